@@ -1,0 +1,936 @@
+package gen
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/cilium/ebpf/btf"
+	"github.com/dave/jennifer/jen"
+)
+
+// TypeGen turns BTF types into Go declarations whose memory layout is the C
+// layout: unsafe.Sizeof of every generated struct equals the BTF size and
+// every field sits at its BTF offset.
+//
+// The rules, chosen so that a value can be copied to and from the kernel as
+// raw bytes on every 32- and 64-bit GOARCH:
+//   - every hole and the trailing padding of a C struct is an explicit
+//     `_ [N]byte` field, so Go never pads implicitly;
+//   - a member whose Go alignment the C offset (or the C size) does not
+//     allow, such as a u64 at offset 4 in a packed struct, is stored as
+//     `<Name>Bytes [N]byte` with Name/SetName accessor methods;
+//   - a union is a struct holding its first largest member, followed by
+//     padding; the other members are read and written through accessors
+//     that reinterpret the union's bytes;
+//   - bitfields live in `BitsN [N]byte` storage fields covering exactly the
+//     bytes the bitfields occupy, with one getter and setter per bitfield;
+//     they decode bits in the object's byte order;
+//   - anonymous structs, unions and enums become named types: the name
+//     registered with Name, else the typedef naming them, else
+//     `<Parent>_<Member>` or `<Parent>_AnonN` for members, else AnonN;
+//     an anonymous member is embedded, so its fields read as in C;
+//   - typedefs are transparent: a field of type pid_t is an int32 with a
+//     comment naming pid_t; only structs, unions and enums get Go types;
+//   - char is byte (char arrays hold text), signed char int8, unsigned char
+//     uint8, _Bool bool, __int128 and long double [16]byte, pointers uint64;
+//   - members of size zero (flexible array members) are left out, since Go
+//     pads a struct ending in a zero-sized field.
+//
+// Storage fields are exported because cilium/ebpf copies values without
+// reflection only when a struct has no unexported fields.
+type TypeGen struct {
+	order     binary.ByteOrder
+	// Keyed by tyKey, not by btf.Type: cilium/ebpf hands out separate
+	// copies of one C type for maps and for variables.
+	preferred map[string]string
+	names     map[string]string
+	taken     map[string]bool
+	plans     map[string]*tyPlan
+	queue     []btf.Type
+	anon      int
+}
+
+// NewTypeGen returns a generator for BTF of the given byte order, the byte
+// order of the object the BTF comes from.
+func NewTypeGen(order binary.ByteOrder) *TypeGen {
+	return &TypeGen{
+		order:     order,
+		preferred: make(map[string]string),
+		names:     make(map[string]string),
+		taken:     make(map[string]bool),
+		plans:     make(map[string]*tyPlan),
+	}
+}
+
+// Name registers a preferred Go name for an anonymous type, used when the
+// type is first reached. Names of named C types are not affected.
+func (g *TypeGen) Name(t btf.Type, goName string) {
+	t = tyStrip(t)
+	if t.TypeName() == "" {
+		k := tyKey(t)
+		if _, ok := g.preferred[k]; !ok {
+			g.preferred[k] = goName
+		}
+	}
+}
+
+// GoType returns the Go type expression for t and queues the named Go types
+// it needs for Decls.
+func (g *TypeGen) GoType(t btf.Type) (jen.Code, error) {
+	r, err := g.repr(t)
+	if err != nil {
+		return nil, err
+	}
+	return r.code, nil
+}
+
+// Decls returns the declarations of every queued type and of the types they
+// reach, sorted by Go name. Each struct and union is followed by a
+// compile-time check that its Go size is its C size.
+func (g *TypeGen) Decls() ([]jen.Code, error) {
+	// Planning a type can queue more types, so drain until nothing is new.
+	for i := 0; i < len(g.queue); i++ {
+		if _, err := g.plan(g.queue[i]); err != nil {
+			return nil, err
+		}
+	}
+	plans := make([]*tyPlan, 0, len(g.queue))
+	for _, t := range g.queue {
+		plans = append(plans, g.plans[tyKey(t)])
+	}
+	slices.SortFunc(plans, func(a, b *tyPlan) int { return cmp.Compare(a.goName, b.goName) })
+	var out []jen.Code
+	for _, p := range plans {
+		out = append(out, g.render(p)...)
+	}
+	return out, nil
+}
+
+// tyRepr is the Go representation of a C type.
+type tyRepr struct {
+	code  jen.Code
+	size  uint32
+	align uint32 // Go alignment on 64-bit targets, the strictest case
+	cName string // C spelling, for comments
+	// scalar describes integer-like types that a bitfield may have.
+	scalar tyScalar
+}
+
+type tyScalar int
+
+const (
+	tyNotScalar tyScalar = iota
+	tyUnsigned
+	tySigned
+	tyBool
+)
+
+func tyStrip(t btf.Type) btf.Type {
+	for {
+		switch q := t.(type) {
+		case *btf.Const:
+			t = q.Type
+		case *btf.Volatile:
+			t = q.Type
+		case *btf.Restrict:
+			t = q.Type
+		case *btf.TypeTag:
+			t = q.Type
+		default:
+			return t
+		}
+	}
+}
+
+func (g *TypeGen) repr(t btf.Type) (tyRepr, error) {
+	t = tyStrip(t)
+	switch t := t.(type) {
+	case *btf.Int:
+		return tyIntRepr(t)
+	case *btf.Float:
+		switch t.Size {
+		case 4:
+			return tyRepr{code: jen.Float32(), size: 4, align: 4, cName: t.Name}, nil
+		case 8:
+			return tyRepr{code: jen.Float64(), size: 8, align: 8, cName: t.Name}, nil
+		}
+		return tyRepr{code: tyBytes(t.Size), size: t.Size, align: 1, cName: t.Name}, nil
+	case *btf.Pointer:
+		return tyRepr{code: jen.Uint64(), size: 8, align: 8, cName: tyCName(t)}, nil
+	case *btf.Array:
+		elem, err := g.repr(t.Type)
+		if err != nil {
+			return tyRepr{}, fmt.Errorf("array %s: %w", tyCName(t), err)
+		}
+		return tyRepr{
+			code:  jen.Index(jen.Lit(int(t.Nelems))).Add(elem.code),
+			size:  elem.size * t.Nelems,
+			align: elem.align,
+			cName: tyCName(t),
+		}, nil
+	case *btf.Typedef:
+		under := tyStrip(t.Type)
+		switch under.(type) {
+		case *btf.Struct, *btf.Union, *btf.Enum:
+			if under.TypeName() == "" {
+				g.Name(under, GoName(t.Name))
+			}
+		}
+		r, err := g.repr(under)
+		if err != nil {
+			return tyRepr{}, fmt.Errorf("typedef %s: %w", t.Name, err)
+		}
+		r.cName = t.Name
+		return r, nil
+	case *btf.Struct, *btf.Union, *btf.Enum:
+		p, err := g.plan(t)
+		if err != nil {
+			return tyRepr{}, err
+		}
+		return tyRepr{code: jen.Id(p.goName), size: p.size, align: p.align, cName: p.cName, scalar: p.scalar}, nil
+	}
+	return tyRepr{}, fmt.Errorf("%s: no Go representation (only reachable behind a pointer)", tyCName(t))
+}
+
+func tyIntRepr(t *btf.Int) (tyRepr, error) {
+	r := tyRepr{size: t.Size, align: t.Size, cName: t.Name, scalar: tyUnsigned}
+	signed := t.Encoding&btf.Signed != 0
+	if signed {
+		r.scalar = tySigned
+	}
+	switch {
+	case t.Encoding&btf.Bool != 0 && t.Size == 1:
+		r.code, r.scalar = jen.Bool(), tyBool
+	case t.Name == "char" && t.Size == 1:
+		r.code = jen.Byte()
+	case t.Size == 1 && signed:
+		r.code = jen.Int8()
+	case t.Size == 1:
+		r.code = jen.Uint8()
+	case t.Size == 2 && signed:
+		r.code = jen.Int16()
+	case t.Size == 2:
+		r.code = jen.Uint16()
+	case t.Size == 4 && signed:
+		r.code = jen.Int32()
+	case t.Size == 4:
+		r.code = jen.Uint32()
+	case t.Size == 8 && signed:
+		r.code = jen.Int64()
+	case t.Size == 8:
+		r.code = jen.Uint64()
+	case t.Size == 16:
+		// Go has no 128-bit integer; keep the bytes.
+		r.code, r.align, r.scalar = tyBytes(16), 1, tyNotScalar
+	default:
+		return tyRepr{}, fmt.Errorf("int %s: unsupported size %d", t.Name, t.Size)
+	}
+	return r, nil
+}
+
+func tyBytes(n uint32) jen.Code { return jen.Index(jen.Lit(int(n))).Byte() }
+
+// tyCName spells a C type for comments and errors.
+func tyCName(t btf.Type) string {
+	switch t := t.(type) {
+	case *btf.Pointer:
+		if _, ok := tyStrip(t.Target).(*btf.FuncProto); ok {
+			return "function pointer"
+		}
+		return tyCName(t.Target) + " *"
+	case *btf.Const:
+		return "const " + tyCName(t.Type)
+	case *btf.Volatile:
+		return "volatile " + tyCName(t.Type)
+	case *btf.Restrict:
+		return tyCName(t.Type) + " restrict"
+	case *btf.TypeTag:
+		return tyCName(t.Type)
+	case *btf.Array:
+		return fmt.Sprintf("%s[%d]", tyCName(t.Type), t.Nelems)
+	case *btf.Void:
+		return "void"
+	case *btf.FuncProto:
+		return "function"
+	case *btf.Struct:
+		return "struct " + tyOr(t.Name, "(anon)")
+	case *btf.Union:
+		return "union " + tyOr(t.Name, "(anon)")
+	case *btf.Enum:
+		return "enum " + tyOr(t.Name, "(anon)")
+	case *btf.Fwd:
+		return t.Kind.String() + " " + t.Name
+	}
+	if t.TypeName() != "" {
+		return t.TypeName()
+	}
+	return fmt.Sprintf("%T", t)
+}
+
+func tyOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// goNameOf assigns t a unique top-level Go name.
+func (g *TypeGen) goNameOf(t btf.Type) string {
+	k := tyKey(t)
+	if n, ok := g.names[k]; ok {
+		return n
+	}
+	base := g.preferred[k]
+	if base == "" && t.TypeName() != "" {
+		base = GoName(t.TypeName())
+	}
+	if base == "" {
+		base = fmt.Sprintf("Anon%d", g.anon)
+		g.anon++
+	}
+	n := g.reserve(base)
+	g.names[k] = n
+	return n
+}
+
+// reserve claims a top-level identifier, adding a numeric suffix when the
+// name is taken.
+func (g *TypeGen) reserve(base string) string {
+	return tyUnique(g.taken, base)
+}
+
+func tyUnique(taken map[string]bool, base string) string {
+	n := base
+	for i := 2; taken[n]; i++ {
+		n = fmt.Sprintf("%s%d", base, i)
+	}
+	taken[n] = true
+	return n
+}
+
+// GoName turns a C identifier into an exported Go identifier: snake_case
+// and SCREAMING_CASE become CamelCase, other letters keep their case.
+// The result is never a Go keyword, since it starts with an upper-case
+// letter (or X, for names starting with a digit). Collisions between
+// results are resolved by the caller, which knows the scope.
+func GoName(cname string) string {
+	var b strings.Builder
+	for _, part := range strings.Split(cname, "_") {
+		if part == "" {
+			continue
+		}
+		rs := []rune(part)
+		upper := true
+		for _, r := range rs {
+			if unicode.IsLower(r) {
+				upper = false
+				break
+			}
+		}
+		b.WriteRune(unicode.ToUpper(rs[0]))
+		for _, r := range rs[1:] {
+			if upper {
+				r = unicode.ToLower(r)
+			}
+			b.WriteRune(r)
+		}
+	}
+	s := b.String()
+	if s == "" {
+		return "X"
+	}
+	if unicode.IsDigit([]rune(s)[0]) {
+		return "X" + s
+	}
+	return s
+}
+
+// tyPlan is the decided Go form of one struct, union or enum.
+type tyPlan struct {
+	c       btf.Type
+	goName  string
+	cName   string
+	size    uint32
+	align   uint32
+	scalar  tyScalar
+	enum    *btf.Enum
+	under   jen.Code // an enum's underlying Go type
+	consts  []tyConst
+	fields  []tyField
+	access  []tyAccessor
+	omitted []string
+}
+
+type tyConst struct {
+	name  string
+	value string
+}
+
+// tyField is one Go struct field. name "_" is padding; embed means an
+// anonymous C member embedded by its type name.
+type tyField struct {
+	name    string
+	embed   bool
+	code    jen.Code
+	comment string
+	off     uint32
+}
+
+// tyAccessor is a getter and setter pair for a member that is not a plain
+// Go field. storage names the field holding its bytes, or is empty for a
+// union member, which is read from the whole union.
+type tyAccessor struct {
+	get, set string
+	member   btf.Member
+	r        tyRepr
+	storage  string
+	base     uint32 // byte offset of the storage within the C type
+	hint     string // accessor name already promised in a comment
+}
+
+// plan decides the Go form of a struct, union or enum once and queues it.
+func (g *TypeGen) plan(t btf.Type) (*tyPlan, error) {
+	k := tyKey(t)
+	if p, ok := g.plans[k]; ok {
+		return p, nil
+	}
+	p := &tyPlan{c: t, goName: g.goNameOf(t), cName: tyCName(t)}
+	// Registered before planning the members, so that a member's Go name
+	// can use the parent's.
+	g.plans[k] = p
+	var err error
+	switch t := t.(type) {
+	case *btf.Struct:
+		p.size = t.Size
+		err = g.planStruct(p, t.Members)
+	case *btf.Union:
+		p.size = t.Size
+		err = g.planUnion(p, t.Members)
+	case *btf.Enum:
+		err = g.planEnum(p, t)
+	default:
+		err = fmt.Errorf("%s: not a struct, union or enum", tyCName(t))
+	}
+	if err != nil {
+		delete(g.plans, k)
+		return nil, err
+	}
+	g.queue = append(g.queue, t)
+	return p, nil
+}
+
+func (g *TypeGen) planEnum(p *tyPlan, t *btf.Enum) error {
+	p.enum, p.size, p.align = t, t.Size, t.Size
+	p.scalar = tyUnsigned
+	if t.Signed {
+		p.scalar = tySigned
+	}
+	codes := map[uint32][2]jen.Code{
+		1: {jen.Uint8(), jen.Int8()},
+		2: {jen.Uint16(), jen.Int16()},
+		4: {jen.Uint32(), jen.Int32()},
+		8: {jen.Uint64(), jen.Int64()},
+	}
+	c, ok := codes[t.Size]
+	if !ok {
+		return fmt.Errorf("%s: unsupported size %d", p.cName, t.Size)
+	}
+	p.under = c[0]
+	if t.Signed {
+		p.under = c[1]
+	}
+	for _, v := range t.Values {
+		name := GoName(v.Name)
+		if !strings.HasPrefix(name, p.goName) {
+			name = p.goName + name
+		}
+		value := fmt.Sprint(v.Value)
+		if t.Signed {
+			value = fmt.Sprint(tySignExtend(v.Value, t.Size*8))
+		}
+		p.consts = append(p.consts, tyConst{name: g.reserve(name), value: value})
+	}
+	return nil
+}
+
+// tySignExtend reads the low bits of v as a signed number: BTF keeps the
+// values of 32-bit signed enums zero-extended.
+func tySignExtend(v uint64, bits uint32) int64 {
+	if bits >= 64 {
+		return int64(v)
+	}
+	return int64(v<<(64-bits)) >> (64 - bits)
+}
+
+// tyCap is the largest Go alignment a type of this C size may have without
+// Go rounding its size up.
+func tyCap(size uint32) uint32 {
+	a := uint32(8)
+	for a > 1 && size%a != 0 {
+		a /= 2
+	}
+	return a
+}
+
+// memberRepr returns a member's Go form, naming anonymous member types
+// after the parent.
+func (g *TypeGen) memberRepr(p *tyPlan, m btf.Member, anonIndex int) (tyRepr, error) {
+	inner := tyStrip(m.Type)
+	for {
+		a, ok := inner.(*btf.Array)
+		if !ok {
+			break
+		}
+		inner = tyStrip(a.Type)
+	}
+	switch inner.(type) {
+	case *btf.Struct, *btf.Union, *btf.Enum:
+		if m.Name != "" {
+			g.Name(inner, p.goName+"_"+GoName(m.Name))
+		} else {
+			g.Name(inner, fmt.Sprintf("%s_Anon%d", p.goName, anonIndex))
+		}
+	}
+	r, err := g.repr(m.Type)
+	if err != nil {
+		return tyRepr{}, fmt.Errorf("%s member %s: %w", p.cName, tyOr(m.Name, "(anon)"), err)
+	}
+	return r, nil
+}
+
+// tyMemberComment says what Go's spelling of a member hides: pointer
+// targets and typedef names.
+func tyMemberComment(m btf.Member, r tyRepr) string {
+	switch tyStrip(m.Type).(type) {
+	case *btf.Pointer, *btf.Typedef:
+		return r.cName
+	}
+	return ""
+}
+
+type tyStructEntry struct {
+	lo, hi  uint32
+	members []btf.Member // several for a bitfield storage unit
+	bits    bool
+}
+
+func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
+	fieldNames := map[string]bool{}
+	capAlign := tyCap(p.size)
+	var entries []*tyStructEntry
+	for _, m := range members {
+		if m.BitfieldSize > 0 {
+			lo := uint32(m.Offset) / 8
+			hi := (uint32(m.Offset) + uint32(m.BitfieldSize) + 7) / 8
+			if n := len(entries); n > 0 && entries[n-1].bits && lo < entries[n-1].hi {
+				e := entries[n-1]
+				e.hi = max(e.hi, hi)
+				e.members = append(e.members, m)
+				continue
+			}
+			entries = append(entries, &tyStructEntry{lo: lo, hi: hi, members: []btf.Member{m}, bits: true})
+			continue
+		}
+		if m.Offset%8 != 0 {
+			return fmt.Errorf("%s member %s: offset %d bits is not a whole byte", p.cName, m.Name, m.Offset)
+		}
+		entries = append(entries, &tyStructEntry{lo: uint32(m.Offset) / 8, members: []btf.Member{m}})
+	}
+
+	var cur uint32
+	anon, bitsN := 0, 0
+	var pending []tyAccessor
+	for _, e := range entries {
+		if e.bits {
+			if e.lo < cur {
+				return fmt.Errorf("%s member %s: overlaps the previous member", p.cName, e.members[0].Name)
+			}
+			p.pad(cur, e.lo)
+			name := tyUnique(fieldNames, fmt.Sprintf("Bits%d", bitsN))
+			bitsN++
+			p.fields = append(p.fields, tyField{name: name, code: tyBytes(e.hi - e.lo), off: e.lo,
+				comment: "bitfields " + tyBitNames(e.members)})
+			for _, m := range e.members {
+				r, err := g.memberRepr(p, m, anon)
+				if err != nil {
+					return err
+				}
+				pending = append(pending, tyAccessor{member: m, r: r, storage: name, base: e.lo})
+			}
+			cur = e.hi
+			continue
+		}
+		m := e.members[0]
+		r, err := g.memberRepr(p, m, anon)
+		if m.Name == "" {
+			anon++
+		}
+		if err != nil {
+			return err
+		}
+		if r.size == 0 {
+			p.omitted = append(p.omitted, tyOr(m.Name, "(anon)"))
+			continue
+		}
+		if e.lo < cur {
+			return fmt.Errorf("%s member %s: overlaps the previous member", p.cName, m.Name)
+		}
+		p.pad(cur, e.lo)
+		cur = e.lo + r.size
+		allowed := min(capAlign, tyCap(e.lo))
+		if r.align <= allowed {
+			f := tyField{code: r.code, off: e.lo, comment: tyMemberComment(m, r)}
+			if m.Name == "" {
+				f.embed = true
+				f.name = tyUnique(fieldNames, tyGoString(r.code))
+			} else {
+				f.name = tyUnique(fieldNames, GoName(m.Name))
+			}
+			p.fields = append(p.fields, f)
+			p.align = max(p.align, r.align)
+			continue
+		}
+		base := GoName(tyOr(m.Name, fmt.Sprintf("anon%d", anon-1)))
+		name := tyUnique(fieldNames, base+"Bytes")
+		p.fields = append(p.fields, tyField{name: name, code: tyBytes(r.size), off: e.lo,
+			comment: fmt.Sprintf("%s at offset %d, which Go cannot align: use %s and Set%s", r.cName, e.lo, base, base)})
+		pending = append(pending, tyAccessor{member: m, r: r, storage: name, base: e.lo, hint: base})
+	}
+	if cur > p.size {
+		return fmt.Errorf("%s: members end at %d, beyond its size %d", p.cName, cur, p.size)
+	}
+	p.pad(cur, p.size)
+	p.align = max(p.align, 1)
+	return g.nameAccessors(p, fieldNames, pending)
+}
+
+func (p *tyPlan) pad(from, to uint32) {
+	if to > from {
+		p.fields = append(p.fields, tyField{name: "_", code: tyBytes(to - from), off: from})
+	}
+}
+
+func tyBitNames(ms []btf.Member) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = fmt.Sprintf("%s:%d", tyOr(m.Name, "(anon)"), m.BitfieldSize)
+	}
+	return strings.Join(names, ", ")
+}
+
+func (g *TypeGen) nameAccessors(p *tyPlan, names map[string]bool, pending []tyAccessor) error {
+	anon := 0
+	for _, a := range pending {
+		if a.member.BitfieldSize > 0 {
+			if a.r.scalar == tyNotScalar {
+				return fmt.Errorf("%s bitfield %s: type %s is not an integer", p.cName, a.member.Name, a.r.cName)
+			}
+			if a.member.BitfieldSize > 64 {
+				return fmt.Errorf("%s bitfield %s: wider than 64 bits", p.cName, a.member.Name)
+			}
+			if lo, hi := a.bitBytes(); hi-lo > 8 {
+				return fmt.Errorf("%s bitfield %s: spans %d bytes, more than a uint64 holds", p.cName, a.member.Name, hi-lo)
+			}
+		}
+		base := GoName(a.member.Name)
+		if a.hint != "" {
+			base = a.hint
+		} else if a.member.Name == "" {
+			base = fmt.Sprintf("Anon%d", anon)
+			anon++
+		}
+		a.get = tyUnique(names, base)
+		a.set = tyUnique(names, "Set"+a.get)
+		p.access = append(p.access, a)
+	}
+	return nil
+}
+
+// bitBytes is the byte range of a bitfield relative to its storage.
+func (a tyAccessor) bitBytes() (lo, hi uint32) {
+	off := uint32(a.member.Offset)
+	return off/8 - a.base, (off+uint32(a.member.BitfieldSize)+7)/8 - a.base
+}
+
+func (g *TypeGen) planUnion(p *tyPlan, members []btf.Member) error {
+	fieldNames := map[string]bool{}
+	capAlign := tyCap(p.size)
+	reprs := make([]tyRepr, len(members))
+	stored, anon := -1, 0
+	for i, m := range members {
+		r, err := g.memberRepr(p, m, anon)
+		if m.Name == "" {
+			anon++
+		}
+		if err != nil {
+			return err
+		}
+		reprs[i] = r
+		if m.BitfieldSize > 0 || m.Offset != 0 || r.size == 0 || r.align > capAlign || r.size > p.size {
+			continue
+		}
+		if stored < 0 || r.size > reprs[stored].size {
+			stored = i
+		}
+	}
+	var pending []tyAccessor
+	var cur uint32
+	if stored >= 0 {
+		m, r := members[stored], reprs[stored]
+		f := tyField{code: r.code, comment: tyMemberComment(m, r)}
+		if m.Name == "" {
+			f.embed = true
+			f.name = tyUnique(fieldNames, tyGoString(r.code))
+		} else {
+			f.name = tyUnique(fieldNames, GoName(m.Name))
+		}
+		p.fields = append(p.fields, f)
+		p.align = r.align
+		cur = r.size
+	} else {
+		p.fields = append(p.fields, tyField{name: tyUnique(fieldNames, "Raw"), code: tyBytes(p.size),
+			comment: "the union's bytes: use the accessor methods"})
+		cur = p.size
+	}
+	p.pad(cur, p.size)
+	p.align = max(p.align, 1)
+	for i, m := range members {
+		if i == stored {
+			continue
+		}
+		if reprs[i].size == 0 {
+			p.omitted = append(p.omitted, tyOr(m.Name, "(anon)"))
+			continue
+		}
+		if m.BitfieldSize == 0 && (m.Offset != 0 || reprs[i].size > p.size) {
+			return fmt.Errorf("%s member %s: does not fit the union", p.cName, m.Name)
+		}
+		pending = append(pending, tyAccessor{member: m, r: reprs[i]})
+	}
+	return g.nameAccessors(p, fieldNames, pending)
+}
+
+func (g *TypeGen) render(p *tyPlan) []jen.Code {
+	if p.enum != nil {
+		return g.renderEnum(p)
+	}
+	doc := fmt.Sprintf("%s is %s (%d bytes) with its C layout.", p.goName, p.cName, p.size)
+	if len(p.omitted) > 0 {
+		doc += fmt.Sprintf(" Zero-sized members left out: %s.", strings.Join(p.omitted, ", "))
+	}
+	fields := make([]jen.Code, 0, len(p.fields))
+	for _, f := range p.fields {
+		var s *jen.Statement
+		if f.embed {
+			s = jen.Add(f.code)
+		} else {
+			s = jen.Id(f.name).Add(f.code)
+		}
+		if f.comment != "" {
+			s = s.Comment(f.comment)
+		}
+		fields = append(fields, s)
+	}
+	out := []jen.Code{
+		jen.Comment(doc).Line().Type().Id(p.goName).Struct(fields...),
+		jen.Commentf("Fails to compile unless %s has the %d bytes of %s.", p.goName, p.size, p.cName).Line().
+			Var().Id("_").Op("=").Index(jen.Lit(1)).Struct().Values().
+			Index(jen.Qual("unsafe", "Sizeof").Call(jen.Id(p.goName).Values()).Op("-").Lit(int(p.size))),
+	}
+	for _, a := range p.access {
+		out = append(out, g.renderAccessor(p, a)...)
+	}
+	return out
+}
+
+func (g *TypeGen) renderEnum(p *tyPlan) []jen.Code {
+	out := []jen.Code{
+		jen.Commentf("%s is %s (%d bytes).", p.goName, p.cName, p.size).Line().Type().Id(p.goName).Add(p.under),
+	}
+	if len(p.consts) > 0 {
+		defs := make([]jen.Code, len(p.consts))
+		for i, c := range p.consts {
+			defs[i] = jen.Id(c.name).Id(p.goName).Op("=").Id(c.value)
+		}
+		out = append(out, jen.Const().Defs(defs...))
+	}
+	return out
+}
+
+// tyAsBytes is unsafe.Slice((*byte)(unsafe.Pointer(ptr)), n).
+func tyAsBytes(ptr jen.Code, n uint32) *jen.Statement {
+	return jen.Qual("unsafe", "Slice").Call(
+		jen.Parens(jen.Op("*").Byte()).Call(jen.Qual("unsafe", "Pointer").Call(ptr)),
+		jen.Lit(int(n)))
+}
+
+// storageBytes is the slice [lo:hi] of the accessor's storage.
+func (a tyAccessor) storageBytes(p *tyPlan, lo, hi uint32) *jen.Statement {
+	if a.storage != "" {
+		return jen.Id("s").Dot(a.storage).Index(jen.Lit(int(lo)).Op(":").Lit(int(hi)))
+	}
+	return tyAsBytes(jen.Id("s"), p.size).Index(jen.Lit(int(lo)).Op(":").Lit(int(hi)))
+}
+
+func (g *TypeGen) renderAccessor(p *tyPlan, a tyAccessor) []jen.Code {
+	recv := jen.Id("s").Op("*").Id(p.goName)
+	what := fmt.Sprintf("%s.%s", p.cName, tyOr(a.member.Name, "(anon)"))
+	if a.member.BitfieldSize > 0 {
+		return g.renderBitfield(p, a, recv, what)
+	}
+	// The bytes are copied in memory order, which is the object's byte
+	// order wherever the build constraints let this code run.
+	n := a.r.size
+	bytes := a.storageBytes(p, 0, n)
+	return []jen.Code{
+		jen.Commentf("%s returns %s (%s).", a.get, what, a.r.cName).Line().
+			Func().Params(recv).Id(a.get).Params().Add(a.r.code).Block(
+			jen.Var().Id("v").Add(a.r.code),
+			jen.Copy(tyAsBytes(jen.Op("&").Id("v"), n), bytes),
+			jen.Return(jen.Id("v")),
+		),
+		jen.Commentf("%s sets %s (%s).", a.set, what, a.r.cName).Line().
+			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(a.set).Params(jen.Id("v").Add(a.r.code)).Block(
+			jen.Copy(a.storageBytes(p, 0, n), tyAsBytes(jen.Op("&").Id("v"), n)),
+		),
+	}
+}
+
+// renderBitfield writes a getter and setter that load the bytes holding the
+// bitfield into a uint64 and shift. BTF counts a bitfield's bit offset from
+// the start of the struct: in a little-endian object bit 0 is the least
+// significant bit of byte 0, in a big-endian object the most significant.
+// The arithmetic is spelled as Go source because it is plain expressions.
+func (g *TypeGen) renderBitfield(p *tyPlan, a tyAccessor, recv jen.Code, what string) []jen.Code {
+	lo, hi := a.bitBytes()
+	n := hi - lo
+	size := uint32(a.member.BitfieldSize)
+	rel := uint32(a.member.Offset) - 8*(lo+a.base)
+	shift := rel
+	big := g.order == binary.BigEndian
+	if big {
+		shift = 8*n - rel - size
+	}
+	mask := uint64(1)<<size - 1
+	if size == 64 {
+		mask = ^uint64(0)
+	}
+	byteShift := func(i uint32) uint32 {
+		if big {
+			return 8 * (n - 1 - i)
+		}
+		return 8 * i
+	}
+	var load []string
+	for i := range n {
+		term := fmt.Sprintf("uint64(b[%d])", i)
+		if s := byteShift(i); s > 0 {
+			term += fmt.Sprintf("<<%d", s)
+		}
+		load = append(load, term)
+	}
+	loadExpr := strings.Join(load, " | ")
+
+	var get string
+	switch a.r.scalar {
+	case tyBool:
+		get = fmt.Sprintf("x>>%d&1 != 0", shift)
+	case tySigned:
+		get = fmt.Sprintf("%s(int64(x<<%d) >> %d)", tyGoString(a.r.code), 64-shift-size, 64-size)
+	default:
+		get = fmt.Sprintf("%s(x >> %d & %#x)", tyGoString(a.r.code), shift, mask)
+	}
+	setBody := []jen.Code{
+		jen.Id("b").Op(":=").Add(a.storageBytes(p, lo, hi)),
+		jen.Id("x").Op(":=").Id(loadExpr),
+	}
+	value := "uint64(v)"
+	if a.r.scalar == tyBool {
+		setBody = append(setBody, jen.Var().Id("u").Uint64(), jen.If(jen.Id("v")).Block(jen.Id("u").Op("=").Lit(1)))
+		value = "u"
+	}
+	setBody = append(setBody, jen.Id("x").Op("=").Id(fmt.Sprintf("x&^(%#x<<%d) | (%s&%#x)<<%d", mask, shift, value, mask, shift)))
+	for i := range n {
+		store := "x"
+		if s := byteShift(i); s > 0 {
+			store = fmt.Sprintf("x >> %d", s)
+		}
+		setBody = append(setBody, jen.Id("b").Index(jen.Lit(int(i))).Op("=").Byte().Call(jen.Id(store)))
+	}
+	return []jen.Code{
+		jen.Commentf("%s returns the bitfield %s (%s:%d).", a.get, what, a.r.cName, size).Line().
+			Func().Params(recv).Id(a.get).Params().Add(a.r.code).Block(
+			jen.Id("b").Op(":=").Add(a.storageBytes(p, lo, hi)),
+			jen.Id("x").Op(":=").Id(loadExpr),
+			jen.Return(jen.Id(get)),
+		),
+		jen.Commentf("%s sets the bitfield %s (%s:%d), keeping its low %d bits.", a.set, what, a.r.cName, size, size).Line().
+			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(a.set).Params(jen.Id("v").Add(a.r.code)).Block(setBody...),
+	}
+}
+
+// tyGoString renders a type expression such as uint32 or Color.
+func tyGoString(c jen.Code) string {
+	return fmt.Sprintf("%#v", c)
+}
+
+// tyKey identifies a C type across copies of the same BTF: named structs,
+// unions and enums by kind and name (C allows one of each per program),
+// anonymous ones by their whole shape. Identical anonymous types therefore
+// share one Go type.
+func tyKey(t btf.Type) string {
+	var b strings.Builder
+	tyWriteKey(&b, t)
+	return b.String()
+}
+
+func tyWriteKey(b *strings.Builder, t btf.Type) {
+	t = tyStrip(t)
+	writeMembers := func(ms []btf.Member) {
+		for _, m := range ms {
+			fmt.Fprintf(b, "%s@%d:%d ", m.Name, m.Offset, m.BitfieldSize)
+			tyWriteKey(b, m.Type)
+			b.WriteString("; ")
+		}
+		b.WriteString("}")
+	}
+	switch t := t.(type) {
+	case *btf.Struct:
+		if t.Name != "" {
+			b.WriteString("struct " + t.Name)
+			return
+		}
+		fmt.Fprintf(b, "struct %d {", t.Size)
+		writeMembers(t.Members)
+	case *btf.Union:
+		if t.Name != "" {
+			b.WriteString("union " + t.Name)
+			return
+		}
+		fmt.Fprintf(b, "union %d {", t.Size)
+		writeMembers(t.Members)
+	case *btf.Enum:
+		if t.Name != "" {
+			b.WriteString("enum " + t.Name)
+			return
+		}
+		fmt.Fprintf(b, "enum %d %v {", t.Size, t.Signed)
+		for _, v := range t.Values {
+			fmt.Fprintf(b, "%s=%d ", v.Name, v.Value)
+		}
+		b.WriteString("}")
+	case *btf.Array:
+		fmt.Fprintf(b, "[%d]", t.Nelems)
+		tyWriteKey(b, t.Type)
+	case *btf.Typedef:
+		b.WriteString("typedef " + t.Name)
+	case *btf.Int:
+		fmt.Fprintf(b, "int %s %d %d", t.Name, t.Size, t.Encoding)
+	default:
+		b.WriteString(tyCName(t))
+	}
+}

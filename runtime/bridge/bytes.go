@@ -1,0 +1,29 @@
+package bridge
+
+import "unsafe"
+
+// bytesOf returns the memory of *v as a byte slice (no copy).
+func bytesOf[T any](v *T) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(v)), unsafe.Sizeof(*v))
+}
+
+// sizeOf returns the size of T in bytes.
+func sizeOf[T any]() int {
+	var v T
+	return int(unsafe.Sizeof(v))
+}
+
+// fromBytes copies b into a new T. b must hold at least sizeOf[T]() bytes.
+func fromBytes[T any](b []byte) T {
+	var v T
+	copy(bytesOf(&v), b)
+	return v
+}
+
+// sliceBytes returns the memory of s as bytes (no copy).
+func sliceBytes[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*sizeOf[T]())
+}

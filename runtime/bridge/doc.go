@@ -1,0 +1,16 @@
+// Package bridge is what a generated skelgen package needs at run time
+// beyond the user-space VM: typed views of kernel maps, global variables and
+// ring buffers, the attach helpers behind each program's Attach method, and
+// (for ubpf/ programs) loading from the embedded object and binding kernel
+// maps to the VM.
+//
+// Typed views convert between Go values and map bytes by reinterpreting the
+// value's memory. This is exact because skelgen generates Go types with the C
+// layout of the object's BTF (asserted at compile time in the generated code)
+// and guards each generated file with build constraints for the object's byte
+// order. T must therefore be a fixed-size type without Go pointers: the
+// generated structs, sized integers, floats, bools and arrays of them.
+//
+// It imports only the runtime package, cilium/ebpf and the standard library,
+// so a generated package can carry a copy of it.
+package bridge

@@ -1,0 +1,73 @@
+// Package runtime is skelgen's user-space eBPF virtual machine: it
+// validates and runs the programs of an object's SEC("ubpf/...") sections
+// inside the Go process. It uses only the standard library and no other
+// skelgen package, so generated packages can carry a copy of it.
+//
+// # Model
+//
+// A program arrives as raw instruction slots (DecodeInstructions, either
+// byte order) in a ProgramSpec together with the maps it references and the
+// names of the extern (__ksym) functions it calls. Load checks everything
+// once — opcodes, registers, unused fields that must be zero, jump and call
+// targets, lddw pairs, helpers and externs — and rejects a bad program with a
+// *ValidationError naming the instruction. It then pre-decodes each slot into
+// a 16-byte form (lddw merged, jump targets absolute, RFC variants that
+// differ by offset or immediate given opcodes of their own), so the
+// interpreter is one dense switch on the opcode byte.
+//
+// The ISA is RFC 9669 v1–v4 plus callx: ALU and ALU64, JMP and JMP32,
+// signed division and modulo, movsx, ldsx, bswap and le/be, gotol (JMP32 ja),
+// all atomics, lddw with pseudo sources, bpf-to-bpf calls (MaxFrames frames
+// of StackSize bytes, r6–r9 preserved) and callx (register in dst as clang
+// emits it, or in imm; a function address makes a bpf-to-bpf call, a small
+// number calls that helper id). Division by zero yields 0 and modulo by zero
+// leaves the dividend (truncated to 32 bits for the 32-bit forms). ALU
+// operations with r10 as source other than 64-bit mov, add and sub are
+// rejected, as the kernel rejects such pointer arithmetic.
+//
+// # Memory
+//
+// Addresses are tagged 64-bit values: the region index in the upper 32 bits,
+// the offset in the lower. Region 0 is unmapped so NULL faults; region 1 is
+// the context passed to Run; regions 2..9 are the stack frames; then come
+// the map values that lddw references (global sections such as .data and
+// .rodata are one-entry array maps, as in libbpf); then regions created
+// during a run (values returned by bpf_map_lookup_elem, ring buffer
+// reservations, anything a helper maps with AddRegion), dropped when the run
+// ends. Every load and store is bounds-checked against its region; a bad
+// access ends the run with a *MemoryError naming region, offset, size and
+// instruction. Read-only regions (.rodata, maps with FlagRdonlyProg) have no
+// write view. Map handles and function addresses are tagged values outside
+// the region table, so dereferencing them faults too.
+//
+// The checked accessors exist in two forms: Read64/Write64 and friends
+// return ok, as the interpreter uses them; Load64/Store64 and friends panic
+// with a *MemoryError that Trap turns back into an error, for translated
+// code. Bytes, WritableBytes, CBytes and CString give helpers checked slices.
+//
+// # Budget
+//
+// Options.Budget bounds each run. It is charged where control can return to
+// an earlier instruction — on each backward jump, with the length of the
+// jumped-over range (an upper bound of one loop iteration), and on each call —
+// so straight-line code pays nothing. Running out is ErrBudget, a call chain
+// deeper than MaxFrames ErrCallDepth, both wrapped in a *RunError with the
+// instruction index.
+//
+// # Helpers, externs, maps
+//
+// A HelperSet maps kernel helper ids to Funcs; Builtins provides map lookup,
+// update and delete, ktime_get_ns, trace_printk (to Options.Output),
+// get_prandom_u32, get_smp_processor_id (0), get_current_pid_tgid,
+// ktime_get_boot_ns, snprintf, strncmp and the ring buffer helpers. Register
+// replaces an id. Externs bind by name through Options.Externs (or
+// HelperSet.RegisterExtern); an unbound extern is a load error.
+//
+// Map is an interface so that a kernel map can stand behind it; NewMap makes
+// user-space hash, array, per-CPU hash and array (one CPU), LRU hash and
+// ring buffer maps. Lookups of user-space maps return live value memory;
+// errors map to the kernel's negative errno values for the program.
+//
+// A Program runs one call at a time and allocates nothing per run on the
+// interpreter's hot path; Clone gives another goroutine its own run state.
+package runtime

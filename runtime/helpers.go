@@ -1,0 +1,298 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+)
+
+// Func is a helper, an extern or a host function the program calls. It
+// gets the program's r1..r5 and returns r0; an error stops the run.
+type Func func(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error)
+
+type helper struct {
+	name string
+	fn   Func
+}
+
+// HelperSet maps kernel helper ids, and extern names the runtime binds
+// itself, to Funcs.
+type HelperSet struct {
+	byID    map[int32]helper
+	externs map[string]Func
+}
+
+// NewHelperSet returns an empty set.
+func NewHelperSet() *HelperSet {
+	return &HelperSet{byID: map[int32]helper{}, externs: map[string]Func{}}
+}
+
+// Register binds id to f, replacing any earlier binding.
+func (s *HelperSet) Register(id int32, name string, f Func) {
+	s.byID[id] = helper{name: name, fn: f}
+}
+
+// RegisterExtern binds an extern name for every program loaded with s;
+// Options.Externs takes precedence.
+func (s *HelperSet) RegisterExtern(name string, f Func) { s.externs[name] = f }
+
+func (s *HelperSet) lookup(id int32) (helper, bool) {
+	h, ok := s.byID[id]
+	return h, ok
+}
+
+func (s *HelperSet) extern(name string) Func { return s.externs[name] }
+
+// Kernel helper ids (include/uapi/linux/bpf.h).
+const (
+	HelperMapLookupElem     = 1
+	HelperMapUpdateElem     = 2
+	HelperMapDeleteElem     = 3
+	HelperKtimeGetNs        = 5
+	HelperTracePrintk       = 6
+	HelperGetPrandomU32     = 7
+	HelperGetSmpProcessorID = 8
+	HelperGetCurrentPidTgid = 14
+	HelperKtimeGetBootNs    = 125
+	HelperRingbufOutput     = 130
+	HelperRingbufReserve    = 131
+	HelperRingbufSubmit     = 132
+	HelperRingbufDiscard    = 133
+	HelperSnprintf          = 165
+	HelperStrncmp           = 182
+)
+
+// Builtins returns a new set holding the helpers the runtime implements.
+func Builtins() *HelperSet {
+	s := NewHelperSet()
+	s.Register(HelperMapLookupElem, "map_lookup_elem", mapLookupElem)
+	s.Register(HelperMapUpdateElem, "map_update_elem", mapUpdateElem)
+	s.Register(HelperMapDeleteElem, "map_delete_elem", mapDeleteElem)
+	s.Register(HelperKtimeGetNs, "ktime_get_ns", func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) {
+		return monotonicNanos(), nil
+	})
+	s.Register(HelperTracePrintk, "trace_printk", tracePrintk)
+	s.Register(HelperGetPrandomU32, "get_prandom_u32", func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) {
+		return uint64(rand.Uint32()), nil
+	})
+	s.Register(HelperGetSmpProcessorID, "get_smp_processor_id", func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) {
+		return 0, nil
+	})
+	s.Register(HelperGetCurrentPidTgid, "get_current_pid_tgid", func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) {
+		return uint64(os.Getpid())<<32 | uint64(threadID()), nil
+	})
+	s.Register(HelperKtimeGetBootNs, "ktime_get_boot_ns", func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) {
+		return bootNanos(), nil
+	})
+	s.Register(HelperRingbufOutput, "ringbuf_output", ringbufOutput)
+	s.Register(HelperRingbufReserve, "ringbuf_reserve", ringbufReserve)
+	s.Register(HelperRingbufSubmit, "ringbuf_submit", ringbufSubmit)
+	s.Register(HelperRingbufDiscard, "ringbuf_discard", ringbufDiscard)
+	s.Register(HelperSnprintf, "snprintf", snprintfHelper)
+	s.Register(HelperStrncmp, "strncmp", strncmpHelper)
+	return s
+}
+
+func (m *Machine) mapAndKey(handle, keyAddr uint64) (Map, []byte, error) {
+	mp, err := m.Map(handle)
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err := m.Bytes(keyAddr, uint64(mp.Spec().KeySize))
+	if err != nil {
+		return nil, nil, fmt.Errorf("key: %w", err)
+	}
+	return mp, key, nil
+}
+
+// mapLookupElem returns the address of the live value, or NULL.
+func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
+	mp, key, err := m.mapAndKey(r1, r2)
+	if err != nil {
+		return 0, err
+	}
+	val, err := mp.Lookup(key)
+	if errors.Is(err, ErrKeyNotExist) || (err == nil && val == nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return m.AddRegion(valueRegionName(mp), val, true)
+}
+
+// valueRegionName uses the name the map computed once, so a lookup does
+// not allocate.
+func valueRegionName(mp Map) string {
+	if n, ok := mp.(interface{ valueRegionName() string }); ok {
+		return n.valueRegionName()
+	}
+	return "map " + mp.Spec().Name + " value"
+}
+
+func mapUpdateElem(m *Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
+	mp, key, err := m.mapAndKey(r1, r2)
+	if err != nil {
+		return 0, err
+	}
+	val, err := m.Bytes(r3, uint64(mp.Spec().ValueSize))
+	if err != nil {
+		return 0, fmt.Errorf("value: %w", err)
+	}
+	return errno(mp.Update(key, val, r4)), nil
+}
+
+func mapDeleteElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
+	mp, key, err := m.mapAndKey(r1, r2)
+	if err != nil {
+		return 0, err
+	}
+	return errno(mp.Delete(key)), nil
+}
+
+// tracePrintk formats like the kernel's bpf_trace_printk: at most three
+// arguments, the conversions %d %i %u %x %ld %li %lu %lx %lld %lli %llu
+// %llx %s %p %c %%.
+func tracePrintk(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
+	f, err := m.Bytes(r1, r2)
+	if err != nil {
+		return 0, fmt.Errorf("format: %w", err)
+	}
+	if i := bytes.IndexByte(f, 0); i >= 0 {
+		f = f[:i]
+	}
+	args := [3]uint64{r3, r4, r5}
+	out, err := m.format(m.scratch[:0], f, args[:])
+	m.scratch = out[:0]
+	if err != nil {
+		return negErrno(22), nil
+	}
+	if _, err := m.Output().Write(out); err != nil {
+		return 0, fmt.Errorf("output: %w", err)
+	}
+	return uint64(len(out)), nil
+}
+
+// snprintfHelper is bpf_snprintf(str, str_size, fmt, data, data_len): the
+// arguments are an array of u64. It returns the length including the NUL.
+func snprintfHelper(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
+	f, err := m.CBytes(r3, 1<<16)
+	if err != nil {
+		return 0, fmt.Errorf("format: %w", err)
+	}
+	if r5%8 != 0 || r5 > 8*12 {
+		return negErrno(22), nil
+	}
+	raw, err := m.Bytes(r4, r5)
+	if err != nil && r5 > 0 {
+		return 0, fmt.Errorf("data: %w", err)
+	}
+	var args [12]uint64
+	for i := range r5 / 8 {
+		args[i] = binary.LittleEndian.Uint64(raw[i*8:])
+	}
+	out, err := m.format(m.scratch[:0], f, args[:r5/8])
+	m.scratch = out[:0]
+	if err != nil {
+		return negErrno(22), nil
+	}
+	if r2 > 0 {
+		dst, err := m.WritableBytes(r1, r2)
+		if err != nil {
+			return 0, fmt.Errorf("str: %w", err)
+		}
+		n := copy(dst[:len(dst)-1], out)
+		dst[n] = 0
+	}
+	return uint64(len(out)) + 1, nil
+}
+
+// strncmpHelper is bpf_strncmp(s1, s1_sz, s2).
+func strncmpHelper(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
+	s1, err := m.Bytes(r1, r2)
+	if err != nil {
+		return 0, fmt.Errorf("s1: %w", err)
+	}
+	s2, err := m.CBytes(r3, 1<<16)
+	if err != nil {
+		return 0, fmt.Errorf("s2: %w", err)
+	}
+	for i := 0; i < len(s1); i++ {
+		var c2 byte
+		if i < len(s2) {
+			c2 = s2[i]
+		}
+		if s1[i] != c2 {
+			return uint64(int64(s1[i]) - int64(c2)), nil
+		}
+		if s1[i] == 0 {
+			return 0, nil
+		}
+	}
+	return 0, nil
+}
+
+var errFormat = errors.New("unsupported format")
+
+// format appends f with args substituted, following the kernel's subset.
+func (m *Machine) format(out, f []byte, args []uint64) ([]byte, error) {
+	next := 0
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		if c != '%' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		if i < len(f) && f[i] == '%' {
+			out = append(out, '%')
+			continue
+		}
+		long := 0
+		for i < len(f) && f[i] == 'l' && long < 2 {
+			long++
+			i++
+		}
+		if i >= len(f) || next >= len(args) {
+			return out, errFormat
+		}
+		a := args[next]
+		next++
+		switch f[i] {
+		case 'd', 'i':
+			if long == 0 {
+				out = strconv.AppendInt(out, int64(int32(a)), 10)
+			} else {
+				out = strconv.AppendInt(out, int64(a), 10)
+			}
+		case 'u':
+			if long == 0 {
+				a = uint64(uint32(a))
+			}
+			out = strconv.AppendUint(out, a, 10)
+		case 'x':
+			if long == 0 {
+				a = uint64(uint32(a))
+			}
+			out = strconv.AppendUint(out, a, 16)
+		case 'p':
+			out = append(out, "0x"...)
+			out = strconv.AppendUint(out, a, 16)
+		case 'c':
+			out = append(out, byte(a))
+		case 's':
+			s, err := m.CBytes(a, 1<<16)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, s...)
+		default:
+			return out, errFormat
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,626 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+)
+
+// exec is the interpreter: one dense switch on the pre-decoded opcode
+// byte, registers in a local array indexed with a mask so the compiler
+// drops the bounds checks, and the budget charged only on backward jumps
+// and calls.
+func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
+	insns := m.prog.insns
+	mem := &m.Memory
+	var r [16]uint64
+	r[1], r[2] = r1, r2
+	r[10] = StackTop(0)
+	budget := m.budget
+	depth := 0
+	pc := 0
+	for {
+		in := &insns[pc]
+		switch in.op {
+		// ALU64, immediate and register.
+		case 0x07:
+			r[in.dst&15] += uint64(in.imm)
+		case 0x0f:
+			r[in.dst&15] += r[in.src&15]
+		case 0x17:
+			r[in.dst&15] -= uint64(in.imm)
+		case 0x1f:
+			r[in.dst&15] -= r[in.src&15]
+		case 0x27:
+			r[in.dst&15] *= uint64(in.imm)
+		case 0x2f:
+			r[in.dst&15] *= r[in.src&15]
+		case 0x37:
+			if in.imm == 0 {
+				r[in.dst&15] = 0
+			} else {
+				r[in.dst&15] /= uint64(in.imm)
+			}
+		case 0x3f:
+			if s := r[in.src&15]; s == 0 {
+				r[in.dst&15] = 0
+			} else {
+				r[in.dst&15] /= s
+			}
+		case 0x47:
+			r[in.dst&15] |= uint64(in.imm)
+		case 0x4f:
+			r[in.dst&15] |= r[in.src&15]
+		case 0x57:
+			r[in.dst&15] &= uint64(in.imm)
+		case 0x5f:
+			r[in.dst&15] &= r[in.src&15]
+		case 0x67:
+			r[in.dst&15] <<= uint64(in.imm) & 63
+		case 0x6f:
+			r[in.dst&15] <<= r[in.src&15] & 63
+		case 0x77:
+			r[in.dst&15] >>= uint64(in.imm) & 63
+		case 0x7f:
+			r[in.dst&15] >>= r[in.src&15] & 63
+		case 0x87:
+			r[in.dst&15] = -r[in.dst&15]
+		case 0x97:
+			if in.imm != 0 {
+				r[in.dst&15] %= uint64(in.imm)
+			}
+		case 0x9f:
+			if s := r[in.src&15]; s != 0 {
+				r[in.dst&15] %= s
+			}
+		case 0xa7:
+			r[in.dst&15] ^= uint64(in.imm)
+		case 0xaf:
+			r[in.dst&15] ^= r[in.src&15]
+		case 0xb7:
+			r[in.dst&15] = uint64(in.imm)
+		case 0xbf:
+			r[in.dst&15] = r[in.src&15]
+		case 0xc7:
+			r[in.dst&15] = uint64(int64(r[in.dst&15]) >> (uint64(in.imm) & 63))
+		case 0xcf:
+			r[in.dst&15] = uint64(int64(r[in.dst&15]) >> (r[in.src&15] & 63))
+
+		// ALU, 32-bit: results are zero-extended.
+		case 0x04:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) + uint32(in.imm))
+		case 0x0c:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) + uint32(r[in.src&15]))
+		case 0x14:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) - uint32(in.imm))
+		case 0x1c:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) - uint32(r[in.src&15]))
+		case 0x24:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) * uint32(in.imm))
+		case 0x2c:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) * uint32(r[in.src&15]))
+		case 0x34:
+			if s := uint32(in.imm); s == 0 {
+				r[in.dst&15] = 0
+			} else {
+				r[in.dst&15] = uint64(uint32(r[in.dst&15]) / s)
+			}
+		case 0x3c:
+			if s := uint32(r[in.src&15]); s == 0 {
+				r[in.dst&15] = 0
+			} else {
+				r[in.dst&15] = uint64(uint32(r[in.dst&15]) / s)
+			}
+		case 0x44:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) | uint32(in.imm))
+		case 0x4c:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) | uint32(r[in.src&15]))
+		case 0x54:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) & uint32(in.imm))
+		case 0x5c:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) & uint32(r[in.src&15]))
+		case 0x64:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) << (uint32(in.imm) & 31))
+		case 0x6c:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) << (uint32(r[in.src&15]) & 31))
+		case 0x74:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) >> (uint32(in.imm) & 31))
+		case 0x7c:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) >> (uint32(r[in.src&15]) & 31))
+		case 0x84:
+			r[in.dst&15] = uint64(-uint32(r[in.dst&15]))
+		case 0x94:
+			d := uint32(r[in.dst&15])
+			if s := uint32(in.imm); s != 0 {
+				d %= s
+			}
+			r[in.dst&15] = uint64(d)
+		case 0x9c:
+			d := uint32(r[in.dst&15])
+			if s := uint32(r[in.src&15]); s != 0 {
+				d %= s
+			}
+			r[in.dst&15] = uint64(d)
+		case 0xa4:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) ^ uint32(in.imm))
+		case 0xac:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]) ^ uint32(r[in.src&15]))
+		case 0xb4:
+			r[in.dst&15] = uint64(uint32(in.imm))
+		case 0xbc:
+			r[in.dst&15] = uint64(uint32(r[in.src&15]))
+		case 0xc4:
+			r[in.dst&15] = uint64(uint32(int32(r[in.dst&15]) >> (uint32(in.imm) & 31)))
+		case 0xcc:
+			r[in.dst&15] = uint64(uint32(int32(r[in.dst&15]) >> (uint32(r[in.src&15]) & 31)))
+
+		// Signed division and modulo (offset 1). Go defines MinInt / -1 as
+		// MinInt and MinInt % -1 as 0, as RFC 9669 does.
+		case opSdiv64Imm:
+			if in.imm == 0 {
+				r[in.dst&15] = 0
+			} else {
+				r[in.dst&15] = uint64(int64(r[in.dst&15]) / in.imm)
+			}
+		case opSdiv64Reg:
+			if s := int64(r[in.src&15]); s == 0 {
+				r[in.dst&15] = 0
+			} else {
+				r[in.dst&15] = uint64(int64(r[in.dst&15]) / s)
+			}
+		case opSmod64Imm:
+			if in.imm != 0 {
+				r[in.dst&15] = uint64(int64(r[in.dst&15]) % in.imm)
+			}
+		case opSmod64Reg:
+			if s := int64(r[in.src&15]); s != 0 {
+				r[in.dst&15] = uint64(int64(r[in.dst&15]) % s)
+			}
+		case opSdiv32Imm:
+			if s := int32(in.imm); s == 0 {
+				r[in.dst&15] = 0
+			} else {
+				r[in.dst&15] = uint64(uint32(int32(r[in.dst&15]) / s))
+			}
+		case opSdiv32Reg:
+			if s := int32(r[in.src&15]); s == 0 {
+				r[in.dst&15] = 0
+			} else {
+				r[in.dst&15] = uint64(uint32(int32(r[in.dst&15]) / s))
+			}
+		case opSmod32Imm:
+			d := int32(r[in.dst&15])
+			if s := int32(in.imm); s != 0 {
+				d %= s
+			}
+			r[in.dst&15] = uint64(uint32(d))
+		case opSmod32Reg:
+			d := int32(r[in.dst&15])
+			if s := int32(r[in.src&15]); s != 0 {
+				d %= s
+			}
+			r[in.dst&15] = uint64(uint32(d))
+
+		// Sign-extending moves, byte swaps.
+		case opMovsx64:
+			s := r[in.src&15]
+			switch in.off {
+			case 8:
+				r[in.dst&15] = uint64(int64(int8(s)))
+			case 16:
+				r[in.dst&15] = uint64(int64(int16(s)))
+			default:
+				r[in.dst&15] = uint64(int64(int32(s)))
+			}
+		case opMovsx32:
+			s := r[in.src&15]
+			if in.off == 8 {
+				r[in.dst&15] = uint64(uint32(int32(int8(s))))
+			} else {
+				r[in.dst&15] = uint64(uint32(int32(int16(s))))
+			}
+		case opTrunc16:
+			r[in.dst&15] = uint64(uint16(r[in.dst&15]))
+		case opTrunc32:
+			r[in.dst&15] = uint64(uint32(r[in.dst&15]))
+		case opNop:
+		case opSwap16:
+			r[in.dst&15] = uint64(bits.ReverseBytes16(uint16(r[in.dst&15])))
+		case opSwap32:
+			r[in.dst&15] = uint64(bits.ReverseBytes32(uint32(r[in.dst&15])))
+		case opSwap64:
+			r[in.dst&15] = bits.ReverseBytes64(r[in.dst&15])
+
+		// 64-bit immediate load: the second slot is skipped.
+		case 0x18:
+			r[in.dst&15] = uint64(in.imm)
+			pc += 2
+			continue
+
+		// Loads.
+		case 0x61:
+			v, ok := mem.Read32(r[in.src&15] + uint64(in.off))
+			if !ok {
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 4, false, pc)
+			}
+			r[in.dst&15] = v
+		case 0x69:
+			v, ok := mem.Read16(r[in.src&15] + uint64(in.off))
+			if !ok {
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 2, false, pc)
+			}
+			r[in.dst&15] = v
+		case 0x71:
+			v, ok := mem.Read8(r[in.src&15] + uint64(in.off))
+			if !ok {
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 1, false, pc)
+			}
+			r[in.dst&15] = v
+		case 0x79:
+			v, ok := mem.Read64(r[in.src&15] + uint64(in.off))
+			if !ok {
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 8, false, pc)
+			}
+			r[in.dst&15] = v
+		case 0x81:
+			v, ok := mem.Read32(r[in.src&15] + uint64(in.off))
+			if !ok {
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 4, false, pc)
+			}
+			r[in.dst&15] = uint64(int64(int32(v)))
+		case 0x89:
+			v, ok := mem.Read16(r[in.src&15] + uint64(in.off))
+			if !ok {
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 2, false, pc)
+			}
+			r[in.dst&15] = uint64(int64(int16(v)))
+		case 0x91:
+			v, ok := mem.Read8(r[in.src&15] + uint64(in.off))
+			if !ok {
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 1, false, pc)
+			}
+			r[in.dst&15] = uint64(int64(int8(v)))
+
+		// Stores of an immediate.
+		case 0x62:
+			if !mem.Write32(r[in.dst&15]+uint64(in.off), uint64(in.imm)) {
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 4, true, pc)
+			}
+		case 0x6a:
+			if !mem.Write16(r[in.dst&15]+uint64(in.off), uint64(in.imm)) {
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 2, true, pc)
+			}
+		case 0x72:
+			if !mem.Write8(r[in.dst&15]+uint64(in.off), uint64(in.imm)) {
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 1, true, pc)
+			}
+		case 0x7a:
+			if !mem.Write64(r[in.dst&15]+uint64(in.off), uint64(in.imm)) {
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 8, true, pc)
+			}
+
+		// Stores of a register.
+		case 0x63:
+			if !mem.Write32(r[in.dst&15]+uint64(in.off), r[in.src&15]) {
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 4, true, pc)
+			}
+		case 0x6b:
+			if !mem.Write16(r[in.dst&15]+uint64(in.off), r[in.src&15]) {
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 2, true, pc)
+			}
+		case 0x73:
+			if !mem.Write8(r[in.dst&15]+uint64(in.off), r[in.src&15]) {
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 1, true, pc)
+			}
+		case 0x7b:
+			if !mem.Write64(r[in.dst&15]+uint64(in.off), r[in.src&15]) {
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 8, true, pc)
+			}
+
+		case 0xc3, 0xdb:
+			if err := m.atomic(in, &r, pc); err != nil {
+				return 0, err
+			}
+
+		// Jumps, 64-bit compare.
+		case 0x05:
+			goto jump
+		case 0x15:
+			if r[in.dst&15] == uint64(in.imm) {
+				goto jump
+			}
+		case 0x1d:
+			if r[in.dst&15] == r[in.src&15] {
+				goto jump
+			}
+		case 0x25:
+			if r[in.dst&15] > uint64(in.imm) {
+				goto jump
+			}
+		case 0x2d:
+			if r[in.dst&15] > r[in.src&15] {
+				goto jump
+			}
+		case 0x35:
+			if r[in.dst&15] >= uint64(in.imm) {
+				goto jump
+			}
+		case 0x3d:
+			if r[in.dst&15] >= r[in.src&15] {
+				goto jump
+			}
+		case 0x45:
+			if r[in.dst&15]&uint64(in.imm) != 0 {
+				goto jump
+			}
+		case 0x4d:
+			if r[in.dst&15]&r[in.src&15] != 0 {
+				goto jump
+			}
+		case 0x55:
+			if r[in.dst&15] != uint64(in.imm) {
+				goto jump
+			}
+		case 0x5d:
+			if r[in.dst&15] != r[in.src&15] {
+				goto jump
+			}
+		case 0x65:
+			if int64(r[in.dst&15]) > in.imm {
+				goto jump
+			}
+		case 0x6d:
+			if int64(r[in.dst&15]) > int64(r[in.src&15]) {
+				goto jump
+			}
+		case 0x75:
+			if int64(r[in.dst&15]) >= in.imm {
+				goto jump
+			}
+		case 0x7d:
+			if int64(r[in.dst&15]) >= int64(r[in.src&15]) {
+				goto jump
+			}
+		case 0xa5:
+			if r[in.dst&15] < uint64(in.imm) {
+				goto jump
+			}
+		case 0xad:
+			if r[in.dst&15] < r[in.src&15] {
+				goto jump
+			}
+		case 0xb5:
+			if r[in.dst&15] <= uint64(in.imm) {
+				goto jump
+			}
+		case 0xbd:
+			if r[in.dst&15] <= r[in.src&15] {
+				goto jump
+			}
+		case 0xc5:
+			if int64(r[in.dst&15]) < in.imm {
+				goto jump
+			}
+		case 0xcd:
+			if int64(r[in.dst&15]) < int64(r[in.src&15]) {
+				goto jump
+			}
+		case 0xd5:
+			if int64(r[in.dst&15]) <= in.imm {
+				goto jump
+			}
+		case 0xdd:
+			if int64(r[in.dst&15]) <= int64(r[in.src&15]) {
+				goto jump
+			}
+
+		// Jumps, 32-bit compare.
+		case 0x16:
+			if uint32(r[in.dst&15]) == uint32(in.imm) {
+				goto jump
+			}
+		case 0x1e:
+			if uint32(r[in.dst&15]) == uint32(r[in.src&15]) {
+				goto jump
+			}
+		case 0x26:
+			if uint32(r[in.dst&15]) > uint32(in.imm) {
+				goto jump
+			}
+		case 0x2e:
+			if uint32(r[in.dst&15]) > uint32(r[in.src&15]) {
+				goto jump
+			}
+		case 0x36:
+			if uint32(r[in.dst&15]) >= uint32(in.imm) {
+				goto jump
+			}
+		case 0x3e:
+			if uint32(r[in.dst&15]) >= uint32(r[in.src&15]) {
+				goto jump
+			}
+		case 0x46:
+			if uint32(r[in.dst&15])&uint32(in.imm) != 0 {
+				goto jump
+			}
+		case 0x4e:
+			if uint32(r[in.dst&15])&uint32(r[in.src&15]) != 0 {
+				goto jump
+			}
+		case 0x56:
+			if uint32(r[in.dst&15]) != uint32(in.imm) {
+				goto jump
+			}
+		case 0x5e:
+			if uint32(r[in.dst&15]) != uint32(r[in.src&15]) {
+				goto jump
+			}
+		case 0x66:
+			if int32(r[in.dst&15]) > int32(in.imm) {
+				goto jump
+			}
+		case 0x6e:
+			if int32(r[in.dst&15]) > int32(r[in.src&15]) {
+				goto jump
+			}
+		case 0x76:
+			if int32(r[in.dst&15]) >= int32(in.imm) {
+				goto jump
+			}
+		case 0x7e:
+			if int32(r[in.dst&15]) >= int32(r[in.src&15]) {
+				goto jump
+			}
+		case 0xa6:
+			if uint32(r[in.dst&15]) < uint32(in.imm) {
+				goto jump
+			}
+		case 0xae:
+			if uint32(r[in.dst&15]) < uint32(r[in.src&15]) {
+				goto jump
+			}
+		case 0xb6:
+			if uint32(r[in.dst&15]) <= uint32(in.imm) {
+				goto jump
+			}
+		case 0xbe:
+			if uint32(r[in.dst&15]) <= uint32(r[in.src&15]) {
+				goto jump
+			}
+		case 0xc6:
+			if int32(r[in.dst&15]) < int32(in.imm) {
+				goto jump
+			}
+		case 0xce:
+			if int32(r[in.dst&15]) < int32(r[in.src&15]) {
+				goto jump
+			}
+		case 0xd6:
+			if int32(r[in.dst&15]) <= int32(in.imm) {
+				goto jump
+			}
+		case 0xde:
+			if int32(r[in.dst&15]) <= int32(r[in.src&15]) {
+				goto jump
+			}
+
+		// Calls and exit.
+		case opCallFunc:
+			if budget--; budget < 0 {
+				return 0, &RunError{Insn: pc, Err: ErrBudget}
+			}
+			m.budget = budget
+			v, err := m.CallFunc(pc, in.imm, r[1], r[2], r[3], r[4], r[5])
+			if err != nil {
+				return 0, err
+			}
+			budget = m.budget
+			r[0] = v
+		case opCallLocal, 0x8d:
+			if budget--; budget < 0 {
+				return 0, &RunError{Insn: pc, Err: ErrBudget}
+			}
+			target := int(in.imm)
+			if in.op == 0x8d {
+				m.budget = budget
+				t, err := m.callx(pc, r[in.dst&15], &r)
+				if err != nil {
+					return 0, err
+				}
+				budget = m.budget
+				if t < 0 {
+					break // a helper, already called
+				}
+				target = t
+			}
+			if depth+1 >= MaxFrames {
+				return 0, &RunError{Insn: pc, Err: fmt.Errorf("%w: more than %d frames", ErrCallDepth, MaxFrames)}
+			}
+			m.frames[depth] = frame{ret: pc, r6: r[6], r7: r[7], r8: r[8], r9: r[9]}
+			depth++
+			r[10] = StackTop(depth)
+			pc = target
+			continue
+		case 0x95:
+			if depth == 0 {
+				m.budget = budget
+				return r[0], nil
+			}
+			depth--
+			f := &m.frames[depth]
+			r[6], r[7], r[8], r[9] = f.r6, f.r7, f.r8, f.r9
+			r[10] = StackTop(depth)
+			pc = f.ret + 1
+			continue
+
+		default:
+			return 0, &RunError{Insn: pc, Err: fmt.Errorf("invalid opcode %#02x", in.op)}
+		}
+		pc++
+		continue
+
+	jump:
+		if t := int(in.off); t > pc {
+			pc = t
+		} else {
+			budget -= int64(pc - t + 1)
+			if budget < 0 {
+				return 0, &RunError{Insn: pc, Err: ErrBudget}
+			}
+			pc = t
+		}
+	}
+}
+
+// atomic executes one STX|ATOMIC instruction. Runs are single-threaded, so
+// a plain read-modify-write is atomic with respect to the program.
+func (m *Machine) atomic(in *insn, r *[16]uint64, pc int) error {
+	size := uint64(4)
+	if in.op == 0xdb {
+		size = 8
+	}
+	addr := r[in.dst&15] + uint64(in.off)
+	b, err := m.WritableBytes(addr, size)
+	if err != nil {
+		return m.Fault(addr, size, true, pc)
+	}
+	var old uint64
+	if size == 4 {
+		old = uint64(binary.LittleEndian.Uint32(b))
+	} else {
+		old = binary.LittleEndian.Uint64(b)
+	}
+	src := r[in.src&15]
+	var val uint64
+	switch in.imm &^ atomicFETCH {
+	case atomicADD:
+		val = old + src
+	case atomicOR:
+		val = old | src
+	case atomicAND:
+		val = old & src
+	case atomicXOR:
+		val = old ^ src
+	case atomicXCHG &^ atomicFETCH:
+		val = src
+	case atomicCMPXCHG &^ atomicFETCH:
+		val = old
+		cmp := r[0]
+		if size == 4 {
+			cmp = uint64(uint32(cmp))
+		}
+		if old == cmp {
+			val = src
+		}
+		r[0] = old
+	}
+	if size == 4 {
+		binary.LittleEndian.PutUint32(b, uint32(val))
+	} else {
+		binary.LittleEndian.PutUint64(b, val)
+	}
+	if in.imm&atomicFETCH != 0 && in.imm != atomicCMPXCHG {
+		r[in.src&15] = old
+	}
+	return nil
+}

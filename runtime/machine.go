@@ -1,0 +1,173 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// Machine is the state of one run: memory, stack frames, budget. Helpers,
+// externs and translated code receive it to reach guest memory, maps and
+// the output.
+type Machine struct {
+	Memory
+	prog    *Program
+	stack   [MaxFrames * StackSize]byte
+	frames  [MaxFrames]frame
+	budget  int64
+	pc      int
+	scratch []byte
+	pending []reservation
+}
+
+// frame is what a bpf-to-bpf call saves: where to return and the
+// callee-saved registers.
+type frame struct {
+	ret            int
+	r6, r7, r8, r9 uint64
+}
+
+func newMachine(p *Program) *Machine {
+	m := &Machine{prog: p}
+	m.rd = append([][]byte(nil), p.static.rd...)
+	m.wr = append([][]byte(nil), p.static.wr...)
+	m.names = append([]string(nil), p.static.names...)
+	m.nstatic = p.static.nstatic
+	for f := range MaxFrames {
+		s := m.stack[f*StackSize : (f+1)*StackSize : (f+1)*StackSize]
+		m.rd[regionStack+f], m.wr[regionStack+f] = s, s
+	}
+	return m
+}
+
+// Program returns the program being run.
+func (m *Machine) Program() *Program { return m.prog }
+
+// Insn returns the index of the instruction being executed (the call, while
+// a helper runs).
+func (m *Machine) Insn() int { return m.pc }
+
+// Output is where bpf_trace_printk writes.
+func (m *Machine) Output() io.Writer { return m.prog.out }
+
+// Map resolves a map handle as the program passes it to a helper.
+func (m *Machine) Map(handle uint64) (Map, error) {
+	i := handle>>32 - tagMap
+	if handle&0xffffffff == 0 && handle>>32 >= tagMap && i < uint64(len(m.prog.maps)) {
+		return m.prog.maps[i], nil
+	}
+	return nil, fmt.Errorf("%#x is not a map handle", handle)
+}
+
+// FuncAddr reports whether v is a function address (from lddw with
+// PseudoFunc) and its instruction index.
+func FuncAddr(v uint64) (int, bool) { return int(uint32(v)), v>>32 == tagFunc }
+
+// Budget returns the budget left in this run.
+func (m *Machine) Budget() int64 { return m.budget }
+
+// Charge takes n from the budget, failing with ErrBudget when it runs out.
+// Translated code calls it where the interpreter charges: backward jumps
+// and calls.
+func (m *Machine) Charge(n int64) error {
+	m.budget -= n
+	if m.budget < 0 {
+		return ErrBudget
+	}
+	return nil
+}
+
+// Run executes the program with ctx as its context: r1 holds the address of
+// ctx (writes land in ctx), r2 its length. It returns r0 at exit.
+func (p *Program) Run(ctx []byte) (uint64, error) {
+	return p.m.Run(ctx)
+}
+
+// Machine returns the run state Program.Run uses.
+func (p *Program) Machine() *Machine { return p.m }
+
+// Run is Program.Run.
+func (m *Machine) Run(ctx []byte) (uint64, error) {
+	if len(ctx) >= maxRegionSize {
+		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
+	}
+	m.Begin(ctx)
+	r0, err := m.exec(Addr(regionContext, 0), uint64(len(ctx)))
+	m.End()
+	if err != nil && m.prog.name != "" {
+		err = fmt.Errorf("program %s: %w", m.prog.name, err)
+	}
+	return r0, err
+}
+
+// Begin prepares a run over ctx: it maps the context, clears the stack and
+// refills the budget. End releases what the run created. Translated code
+// brackets its body with them, as Run does.
+func (m *Machine) Begin(ctx []byte) {
+	m.rd[regionContext], m.wr[regionContext] = ctx, ctx
+	clear(m.stack[:])
+	m.budget = m.prog.budget
+}
+
+// End ends a run started with Begin.
+func (m *Machine) End() {
+	m.rd[regionContext], m.wr[regionContext] = nil, nil
+	m.reset()
+	for _, r := range m.pending {
+		// The kernel's verifier insists on submit or discard; here an
+		// unfinished reservation is discarded when the run ends.
+		r.rb.release(r.rec)
+	}
+	clear(m.pending)
+	m.pending = m.pending[:0]
+}
+
+// StackTop returns r10 for call depth d (0 for the entry function).
+func StackTop(d int) uint64 { return Addr(uint32(regionStack+d), StackSize) }
+
+// ContextAddr is the address of the context region (r1 at entry).
+const ContextAddr = uint64(regionContext) << 32
+
+// CallFunc calls the helper or extern the validator numbered idx.
+func (m *Machine) CallFunc(pc int, idx int64, r1, r2, r3, r4, r5 uint64) (uint64, error) {
+	m.pc = pc
+	v, err := m.prog.funcs[idx](m, r1, r2, r3, r4, r5)
+	if err != nil {
+		return 0, m.funcError(pc, m.prog.funcNames[idx], err)
+	}
+	return v, nil
+}
+
+func (m *Machine) funcError(pc int, name string, err error) error {
+	var me *MemoryError
+	if errors.As(err, &me) && me.Insn < 0 {
+		me.Insn = pc
+	}
+	return &RunError{Insn: pc, Err: fmt.Errorf("%s: %w", name, err)}
+}
+
+// callx resolves an indirect call: a function address is a bpf-to-bpf
+// call (target >= 0), a small number a helper id.
+func (m *Machine) callx(pc int, v uint64, r *[16]uint64) (target int, err error) {
+	if t, ok := FuncAddr(v); ok {
+		if t >= len(m.prog.insns) || m.prog.insns[t].op == opInvalid {
+			return 0, &RunError{Insn: pc, Err: fmt.Errorf("callx to invalid function address %#x", v)}
+		}
+		return t, nil
+	}
+	if v > math.MaxInt32 {
+		return 0, &RunError{Insn: pc, Err: fmt.Errorf("callx to %#x: neither a function address nor a helper id", v)}
+	}
+	h, ok := m.prog.helpers.lookup(int32(v))
+	if !ok {
+		return 0, &RunError{Insn: pc, Err: fmt.Errorf("callx to unknown helper %d", v)}
+	}
+	m.pc = pc
+	r0, err := h.fn(m, r[1], r[2], r[3], r[4], r[5])
+	if err != nil {
+		return 0, m.funcError(pc, h.name, err)
+	}
+	r[0] = r0
+	return -1, nil
+}

@@ -1,0 +1,472 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+)
+
+// MapType is a kernel BPF_MAP_TYPE_* number.
+type MapType uint32
+
+// The map types NewMap implements.
+const (
+	Hash          MapType = 1
+	Array         MapType = 2
+	PerCPUHash    MapType = 5
+	PerCPUArray   MapType = 6
+	LRUHash       MapType = 9
+	LRUPerCPUHash MapType = 10
+	RingBuf       MapType = 27
+)
+
+// Map flags and update flags, as the kernel numbers them.
+const (
+	FlagRdonlyProg = 1 << 7 // BPF_F_RDONLY_PROG: the program may not write values
+
+	UpdateAny     = 0 // BPF_ANY
+	UpdateNoExist = 1 // BPF_NOEXIST
+	UpdateExist   = 2 // BPF_EXIST
+)
+
+// MapSpec describes a map as the object declares it.
+type MapSpec struct {
+	Name       string
+	Type       MapType
+	KeySize    uint32
+	ValueSize  uint32
+	MaxEntries uint32
+	Flags      uint32
+}
+
+// Map is what programs reach through the map helpers. User-space maps come
+// from NewMap; other packages may back a Map by a kernel map.
+type Map interface {
+	Spec() MapSpec
+	// Lookup returns value memory the program reads and writes: live for
+	// user-space maps, a private copy for kernel-backed ones. A missing key
+	// is ErrKeyNotExist.
+	Lookup(key []byte) ([]byte, error)
+	// Update stores a copy of value; flags is UpdateAny, UpdateNoExist or
+	// UpdateExist.
+	Update(key, value []byte, flags uint64) error
+	Delete(key []byte) error
+	// NextKey writes the key after key into next; a nil or missing key
+	// gives the first key, the last key ErrKeyNotExist.
+	NextKey(key, next []byte) error
+}
+
+// NewMap creates a user-space map. Per-CPU maps have one CPU: their values
+// are ValueSize bytes.
+func NewMap(spec MapSpec) (Map, error) {
+	switch spec.Type {
+	case Hash, PerCPUHash, LRUHash, LRUPerCPUHash:
+		if spec.KeySize == 0 || spec.ValueSize == 0 || spec.MaxEntries == 0 {
+			return nil, fmt.Errorf("map %s: key size, value size and max entries must be nonzero", spec.Name)
+		}
+		return newHashMap(spec), nil
+	case Array, PerCPUArray:
+		if spec.KeySize != 4 || spec.ValueSize == 0 || spec.MaxEntries == 0 {
+			return nil, fmt.Errorf("map %s: array needs 4-byte keys and nonzero value size and max entries", spec.Name)
+		}
+		if uint64(spec.ValueSize)*uint64(spec.MaxEntries) > 1<<30 {
+			return nil, fmt.Errorf("map %s: %d entries of %d bytes is too large", spec.Name, spec.MaxEntries, spec.ValueSize)
+		}
+		return &arrayMap{spec: spec, name: regionName(spec), data: make([]byte, int(spec.ValueSize)*int(spec.MaxEntries))}, nil
+	case RingBuf:
+		return newRingBuffer(spec)
+	}
+	return nil, fmt.Errorf("map %s: type %d: %w", spec.Name, spec.Type, ErrNotSupported)
+}
+
+func regionName(spec MapSpec) string {
+	if len(spec.Name) > 0 && spec.Name[0] == '.' {
+		return spec.Name
+	}
+	return "map " + spec.Name + " value"
+}
+
+func checkFlags(flags uint64) error {
+	if flags > UpdateExist {
+		return fmt.Errorf("update flags %#x: %w", flags, ErrInvalidArg)
+	}
+	return nil
+}
+
+// arrayMap is an array or (one-CPU) per-CPU array. Elements always exist.
+type arrayMap struct {
+	spec MapSpec
+	name string
+	data []byte
+}
+
+func (a *arrayMap) Spec() MapSpec           { return a.spec }
+func (a *arrayMap) valueRegionName() string { return a.name }
+
+func (a *arrayMap) index(key []byte) (int, bool) {
+	if len(key) != 4 {
+		return 0, false
+	}
+	i := binary.LittleEndian.Uint32(key)
+	return int(i), i < a.spec.MaxEntries
+}
+
+func (a *arrayMap) Lookup(key []byte) ([]byte, error) {
+	i, ok := a.index(key)
+	if !ok {
+		return nil, ErrKeyNotExist
+	}
+	vs := int(a.spec.ValueSize)
+	return a.data[i*vs : (i+1)*vs : (i+1)*vs], nil
+}
+
+func (a *arrayMap) Update(key, value []byte, flags uint64) error {
+	if err := checkFlags(flags); err != nil {
+		return err
+	}
+	i, ok := a.index(key)
+	if !ok {
+		return fmt.Errorf("index out of range: %w", ErrMapFull)
+	}
+	if flags == UpdateNoExist {
+		return ErrKeyExist
+	}
+	vs := int(a.spec.ValueSize)
+	copy(a.data[i*vs:(i+1)*vs], value)
+	return nil
+}
+
+func (a *arrayMap) Delete(key []byte) error {
+	return fmt.Errorf("delete from array: %w", ErrInvalidArg)
+}
+
+func (a *arrayMap) NextKey(key, next []byte) error {
+	n := uint32(0)
+	if i, ok := a.index(key); ok && key != nil {
+		n = uint32(i) + 1
+	}
+	if n >= a.spec.MaxEntries {
+		return ErrKeyNotExist
+	}
+	binary.LittleEndian.PutUint32(next, n)
+	return nil
+}
+
+// hashMap is a hash, per-CPU hash or LRU hash. Entries live in slots that
+// keep their value buffers after deletion, so steady-state updates do not
+// allocate; the slots also form the recency list of the LRU variants.
+type hashMap struct {
+	spec       MapSpec
+	name       string
+	lru        bool
+	index      map[string]int32
+	slots      []slot
+	free       []int32
+	head, tail int32 // most and least recently used; -1 when empty
+}
+
+type slot struct {
+	key        string
+	val        []byte
+	used       bool
+	prev, next int32
+}
+
+func newHashMap(spec MapSpec) *hashMap {
+	return &hashMap{
+		spec:  spec,
+		name:  regionName(spec),
+		lru:   spec.Type == LRUHash || spec.Type == LRUPerCPUHash,
+		index: map[string]int32{},
+		head:  -1,
+		tail:  -1,
+	}
+}
+
+func (h *hashMap) Spec() MapSpec           { return h.spec }
+func (h *hashMap) valueRegionName() string { return h.name }
+
+func (h *hashMap) checkKey(key []byte) error {
+	if len(key) != int(h.spec.KeySize) {
+		return fmt.Errorf("key of %d bytes, want %d: %w", len(key), h.spec.KeySize, ErrInvalidArg)
+	}
+	return nil
+}
+
+func (h *hashMap) Lookup(key []byte) ([]byte, error) {
+	s, ok := h.index[string(key)]
+	if !ok {
+		return nil, ErrKeyNotExist
+	}
+	h.touch(s)
+	return h.slots[s].val, nil
+}
+
+func (h *hashMap) Update(key, value []byte, flags uint64) error {
+	if err := checkFlags(flags); err != nil {
+		return err
+	}
+	if err := h.checkKey(key); err != nil {
+		return err
+	}
+	if s, ok := h.index[string(key)]; ok {
+		if flags == UpdateNoExist {
+			return ErrKeyExist
+		}
+		copy(h.slots[s].val, value)
+		h.touch(s)
+		return nil
+	}
+	if flags == UpdateExist {
+		return ErrKeyNotExist
+	}
+	if len(h.index) >= int(h.spec.MaxEntries) {
+		if !h.lru {
+			return ErrMapFull
+		}
+		h.remove(h.tail)
+	}
+	var s int32
+	if n := len(h.free); n > 0 {
+		s = h.free[n-1]
+		h.free = h.free[:n-1]
+	} else {
+		h.slots = append(h.slots, slot{val: make([]byte, h.spec.ValueSize)})
+		s = int32(len(h.slots) - 1)
+	}
+	k := string(key)
+	sl := &h.slots[s]
+	sl.key, sl.used = k, true
+	copy(sl.val, value)
+	h.index[k] = s
+	h.pushFront(s)
+	return nil
+}
+
+func (h *hashMap) Delete(key []byte) error {
+	s, ok := h.index[string(key)]
+	if !ok {
+		return ErrKeyNotExist
+	}
+	h.remove(s)
+	return nil
+}
+
+// remove frees a slot. Its value buffer is cleared, not released: a
+// program may still hold a pointer to it until its run ends, as with the
+// kernel's preallocated maps.
+func (h *hashMap) remove(s int32) {
+	sl := &h.slots[s]
+	delete(h.index, sl.key)
+	h.unlink(s)
+	sl.key, sl.used = "", false
+	clear(sl.val)
+	h.free = append(h.free, s)
+}
+
+func (h *hashMap) NextKey(key, next []byte) error {
+	start := int32(0)
+	if key != nil {
+		if s, ok := h.index[string(key)]; ok {
+			start = s + 1
+		}
+	}
+	for s := start; int(s) < len(h.slots); s++ {
+		if h.slots[s].used {
+			copy(next, h.slots[s].key)
+			return nil
+		}
+	}
+	return ErrKeyNotExist
+}
+
+func (h *hashMap) touch(s int32) {
+	if h.lru && h.head != s {
+		h.unlink(s)
+		h.pushFront(s)
+	}
+}
+
+func (h *hashMap) pushFront(s int32) {
+	sl := &h.slots[s]
+	sl.prev, sl.next = -1, h.head
+	if h.head >= 0 {
+		h.slots[h.head].prev = s
+	}
+	h.head = s
+	if h.tail < 0 {
+		h.tail = s
+	}
+}
+
+func (h *hashMap) unlink(s int32) {
+	sl := &h.slots[s]
+	if sl.prev >= 0 {
+		h.slots[sl.prev].next = sl.next
+	} else {
+		h.head = sl.next
+	}
+	if sl.next >= 0 {
+		h.slots[sl.next].prev = sl.prev
+	} else {
+		h.tail = sl.prev
+	}
+	sl.prev, sl.next = -1, -1
+}
+
+// RingBuffer is a user-space BPF_MAP_TYPE_RINGBUF: programs write records
+// with bpf_ringbuf_output or reserve/submit, Go code reads them with Read.
+// MaxEntries is the capacity in bytes; each record also takes an 8-byte
+// header and is padded to 8 bytes, as in the kernel.
+type RingBuffer struct {
+	spec    MapSpec
+	mu      sync.Mutex
+	used    int
+	records [][]byte
+}
+
+func newRingBuffer(spec MapSpec) (*RingBuffer, error) {
+	n := spec.MaxEntries
+	if n == 0 || n&(n-1) != 0 || spec.KeySize != 0 || spec.ValueSize != 0 {
+		return nil, fmt.Errorf("ring buffer %s: max entries must be a power of two and key and value sizes 0", spec.Name)
+	}
+	return &RingBuffer{spec: spec}, nil
+}
+
+func (rb *RingBuffer) Spec() MapSpec                      { return rb.spec }
+func (rb *RingBuffer) Lookup([]byte) ([]byte, error)      { return nil, ErrNotSupported }
+func (rb *RingBuffer) Update(_, _ []byte, _ uint64) error { return ErrNotSupported }
+func (rb *RingBuffer) Delete([]byte) error                { return ErrNotSupported }
+func (rb *RingBuffer) NextKey(_, _ []byte) error          { return ErrNotSupported }
+
+func recordCost(n int) int { return 8 + (n+7)&^7 }
+
+// reserve takes space for a record of n bytes; nil when full.
+func (rb *RingBuffer) reserve(n int) []byte {
+	rb.mu.Lock()
+	defer rb.mu.Unlock()
+	if n <= 0 || rb.used+recordCost(n) > int(rb.spec.MaxEntries) {
+		return nil
+	}
+	rb.used += recordCost(n)
+	return make([]byte, n)
+}
+
+func (rb *RingBuffer) commit(rec []byte) {
+	rb.mu.Lock()
+	rb.records = append(rb.records, rec)
+	rb.mu.Unlock()
+}
+
+func (rb *RingBuffer) release(rec []byte) {
+	rb.mu.Lock()
+	rb.used -= recordCost(len(rec))
+	rb.mu.Unlock()
+}
+
+// Read removes and returns the oldest submitted record; ok is false when
+// there is none.
+func (rb *RingBuffer) Read() (rec []byte, ok bool) {
+	rb.mu.Lock()
+	defer rb.mu.Unlock()
+	if len(rb.records) == 0 {
+		return nil, false
+	}
+	rec = rb.records[0]
+	rb.records[0] = nil
+	rb.records = rb.records[1:]
+	rb.used -= recordCost(len(rec))
+	return rec, true
+}
+
+// Len returns the number of records waiting to be read.
+func (rb *RingBuffer) Len() int {
+	rb.mu.Lock()
+	defer rb.mu.Unlock()
+	return len(rb.records)
+}
+
+// reservation is a ring buffer record a run has reserved and not yet
+// submitted or discarded.
+type reservation struct {
+	region uint32
+	rb     *RingBuffer
+	rec    []byte
+}
+
+func (m *Machine) ringBuffer(handle uint64) (*RingBuffer, error) {
+	mp, err := m.Map(handle)
+	if err != nil {
+		return nil, err
+	}
+	rb, ok := mp.(*RingBuffer)
+	if !ok {
+		return nil, fmt.Errorf("map %s is not a user-space ring buffer", mp.Spec().Name)
+	}
+	return rb, nil
+}
+
+func ringbufOutput(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
+	rb, err := m.ringBuffer(r1)
+	if err != nil {
+		return 0, err
+	}
+	data, err := m.Bytes(r2, r3)
+	if err != nil {
+		return 0, fmt.Errorf("data: %w", err)
+	}
+	rec := rb.reserve(len(data))
+	if rec == nil {
+		return negErrno(11), nil // -EAGAIN, as the kernel returns when full
+	}
+	copy(rec, data)
+	rb.commit(rec)
+	return 0, nil
+}
+
+func ringbufReserve(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
+	rb, err := m.ringBuffer(r1)
+	if err != nil {
+		return 0, err
+	}
+	if r2 > uint64(rb.spec.MaxEntries) {
+		return 0, nil
+	}
+	rec := rb.reserve(int(r2))
+	if rec == nil {
+		return 0, nil
+	}
+	addr, err := m.AddRegion("ring buffer "+rb.spec.Name+" record", rec, true)
+	if err != nil {
+		rb.release(rec)
+		return 0, err
+	}
+	m.pending = append(m.pending, reservation{region: uint32(addr >> 32), rb: rb, rec: rec})
+	return addr, nil
+}
+
+// finish submits or discards the reservation at addr and unmaps it, so a
+// later access faults.
+func (m *Machine) finish(addr uint64, submit bool) error {
+	for i, p := range m.pending {
+		if uint64(p.region) == addr>>32 && addr&0xffffffff == 0 {
+			if submit {
+				p.rb.commit(p.rec)
+			} else {
+				p.rb.release(p.rec)
+			}
+			m.rd[p.region], m.wr[p.region] = nil, nil
+			m.pending = append(m.pending[:i], m.pending[i+1:]...)
+			return nil
+		}
+	}
+	return fmt.Errorf("%#x is not a pending ring buffer reservation", addr)
+}
+
+func ringbufSubmit(m *Machine, r1, _, _, _, _ uint64) (uint64, error) {
+	return 0, m.finish(r1, true)
+}
+
+func ringbufDiscard(m *Machine, r1, _, _, _, _ uint64) (uint64, error) {
+	return 0, m.finish(r1, false)
+}

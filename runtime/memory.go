@@ -1,0 +1,306 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Fixed region indices. Region 0 stays unmapped so that NULL faults.
+const (
+	regionContext     = 1
+	regionStack       = 2 // frames 0..MaxFrames-1 follow
+	firstStaticRegion = regionStack + MaxFrames
+
+	// MaxFrames is the deepest bpf-to-bpf call chain, entry function included.
+	MaxFrames = 8
+	// StackSize is the stack of each frame in bytes.
+	StackSize = 512
+
+	// maxRegionSize keeps every offset below 2 GiB, so that a negative
+	// offset added to an address borrows into the region bits and lands in
+	// an offset no region has, instead of in the neighbouring region.
+	maxRegionSize = 1 << 31
+	// maxDynamicRegions bounds the regions one run may create (map lookups,
+	// ring buffer reservations).
+	maxDynamicRegions = 1 << 20
+)
+
+// Address tags for values that are not memory: map handles and function
+// addresses. Their region indices are far beyond any region table, so
+// dereferencing one faults.
+const (
+	tagMap  = 0x8000_0000
+	tagFunc = 0xc000_0000
+)
+
+// Addr builds a tagged address from a region index and an offset.
+func Addr(region uint32, off uint32) uint64 { return uint64(region)<<32 | uint64(off) }
+
+// Memory is the address space of one run: a table of byte regions indexed
+// by the upper 32 bits of an address. Reads go through rd, writes through
+// wr; a read-only region has a nil entry in wr, so a store to it fails the
+// same bounds check as an out-of-range store and costs nothing extra.
+type Memory struct {
+	rd      [][]byte
+	wr      [][]byte
+	names   []string
+	nstatic int
+}
+
+// Read8 .. Read64 are the checked loads of the interpreter: ok is false when
+// [addr, addr+size) is not inside one region.
+func (m *Memory) Read8(addr uint64) (uint64, bool) {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && o < uint64(len(m.rd[i])) {
+		return uint64(m.rd[i][o]), true
+	}
+	return 0, false
+}
+
+func (m *Memory) Read16(addr uint64) (uint64, bool) {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && o+2 <= uint64(len(m.rd[i])) {
+		return uint64(binary.LittleEndian.Uint16(m.rd[i][o:])), true
+	}
+	return 0, false
+}
+
+func (m *Memory) Read32(addr uint64) (uint64, bool) {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && o+4 <= uint64(len(m.rd[i])) {
+		return uint64(binary.LittleEndian.Uint32(m.rd[i][o:])), true
+	}
+	return 0, false
+}
+
+func (m *Memory) Read64(addr uint64) (uint64, bool) {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && o+8 <= uint64(len(m.rd[i])) {
+		return binary.LittleEndian.Uint64(m.rd[i][o:]), true
+	}
+	return 0, false
+}
+
+// Write8 .. Write64 are the checked stores; ok is false when the range is not
+// inside one writable region.
+func (m *Memory) Write8(addr, v uint64) bool {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o < uint64(len(m.wr[i])) {
+		m.wr[i][o] = byte(v)
+		return true
+	}
+	return false
+}
+
+func (m *Memory) Write16(addr, v uint64) bool {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o+2 <= uint64(len(m.wr[i])) {
+		binary.LittleEndian.PutUint16(m.wr[i][o:], uint16(v))
+		return true
+	}
+	return false
+}
+
+func (m *Memory) Write32(addr, v uint64) bool {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o+4 <= uint64(len(m.wr[i])) {
+		binary.LittleEndian.PutUint32(m.wr[i][o:], uint32(v))
+		return true
+	}
+	return false
+}
+
+func (m *Memory) Write64(addr, v uint64) bool {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o+8 <= uint64(len(m.wr[i])) {
+		binary.LittleEndian.PutUint64(m.wr[i][o:], v)
+		return true
+	}
+	return false
+}
+
+// Load8 .. Load64 and Store8 .. Store64 are the trapping forms for
+// translated code: a bad access panics with a *MemoryError, which the run
+// wrapper recovers (see Trap).
+func (m *Memory) Load8(addr uint64) uint64 {
+	v, ok := m.Read8(addr)
+	if !ok {
+		panic(m.Fault(addr, 1, false, -1))
+	}
+	return v
+}
+
+func (m *Memory) Load16(addr uint64) uint64 {
+	v, ok := m.Read16(addr)
+	if !ok {
+		panic(m.Fault(addr, 2, false, -1))
+	}
+	return v
+}
+
+func (m *Memory) Load32(addr uint64) uint64 {
+	v, ok := m.Read32(addr)
+	if !ok {
+		panic(m.Fault(addr, 4, false, -1))
+	}
+	return v
+}
+
+func (m *Memory) Load64(addr uint64) uint64 {
+	v, ok := m.Read64(addr)
+	if !ok {
+		panic(m.Fault(addr, 8, false, -1))
+	}
+	return v
+}
+
+func (m *Memory) Store8(addr, v uint64) {
+	if !m.Write8(addr, v) {
+		panic(m.Fault(addr, 1, true, -1))
+	}
+}
+
+func (m *Memory) Store16(addr, v uint64) {
+	if !m.Write16(addr, v) {
+		panic(m.Fault(addr, 2, true, -1))
+	}
+}
+
+func (m *Memory) Store32(addr, v uint64) {
+	if !m.Write32(addr, v) {
+		panic(m.Fault(addr, 4, true, -1))
+	}
+}
+
+func (m *Memory) Store64(addr, v uint64) {
+	if !m.Write64(addr, v) {
+		panic(m.Fault(addr, 8, true, -1))
+	}
+}
+
+// Trap converts a value recovered from a trapping accessor into an error,
+// setting the instruction index; any other panic value is re-raised.
+func Trap(recovered any, insn int) error {
+	if e, ok := recovered.(*MemoryError); ok {
+		if e.Insn < 0 {
+			e.Insn = insn
+		}
+		return e
+	}
+	panic(recovered)
+}
+
+// Fault describes a failed access of size bytes at addr. An offset with the
+// top bit set is read as a step below the start of the next region, which
+// is how a negative offset from a region's base shows up in a tagged address.
+func (m *Memory) Fault(addr, size uint64, write bool, insn int) *MemoryError {
+	i, o := addr>>32, int64(addr&0xffffffff)
+	if o >= maxRegionSize {
+		i++
+		o -= 1 << 32
+	}
+	e := &MemoryError{Region: m.RegionName(i), Offset: o, Size: size, Insn: insn, Write: write, Addr: addr}
+	if write && i < uint64(len(m.rd)) && m.wr[i] == nil && o >= 0 && uint64(o)+size <= uint64(len(m.rd[i])) {
+		e.Region += " (read-only)"
+	}
+	return e
+}
+
+// RegionName names the region with index i for error messages.
+func (m *Memory) RegionName(i uint64) string {
+	switch {
+	case i == 0:
+		return "NULL"
+	case i < uint64(len(m.names)):
+		return m.names[i]
+	case i >= tagFunc:
+		return "function address"
+	case i >= tagMap:
+		return "map handle"
+	}
+	return fmt.Sprintf("unmapped region %d", i)
+}
+
+// Bytes returns the n bytes at addr for reading; the slice aliases guest
+// memory and is valid until the run ends.
+func (m *Memory) Bytes(addr, n uint64) ([]byte, error) {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && n <= maxRegionSize && o+n <= uint64(len(m.rd[i])) {
+		return m.rd[i][o : o+n : o+n], nil
+	}
+	return nil, m.Fault(addr, n, false, -1)
+}
+
+// WritableBytes is Bytes for a range the caller will write.
+func (m *Memory) WritableBytes(addr, n uint64) ([]byte, error) {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && n <= maxRegionSize && o+n <= uint64(len(m.wr[i])) {
+		return m.wr[i][o : o+n : o+n], nil
+	}
+	return nil, m.Fault(addr, n, true, -1)
+}
+
+// CBytes returns the NUL-terminated string at addr without its NUL, looking
+// at most max bytes ahead. A string that runs off its region or is longer
+// than max is an error.
+func (m *Memory) CBytes(addr, max uint64) ([]byte, error) {
+	i, o := addr>>32, addr&0xffffffff
+	if i >= uint64(len(m.rd)) || o >= uint64(len(m.rd[i])) {
+		return nil, m.Fault(addr, 1, false, -1)
+	}
+	b := m.rd[i][o:]
+	if uint64(len(b)) > max {
+		b = b[:max]
+	}
+	for n, c := range b {
+		if c == 0 {
+			return b[:n:n], nil
+		}
+	}
+	return nil, fmt.Errorf("string at %s%+d: no NUL within %d bytes", m.RegionName(i), o, len(b))
+}
+
+// CString is CBytes as a Go string.
+func (m *Memory) CString(addr, max uint64) (string, error) {
+	b, err := m.CBytes(addr, max)
+	return string(b), err
+}
+
+// errTooManyRegions stops a run that creates regions without bound.
+var errTooManyRegions = errors.New("too many memory regions in one run")
+
+// AddRegion maps buf as a new region until the run ends and returns its
+// address. Helpers use it for memory they hand to the program.
+func (m *Memory) AddRegion(name string, buf []byte, writable bool) (uint64, error) {
+	if n := len(m.rd); n > 0 && len(buf) > 0 {
+		// A lookup of the same element twice in a row, as a loop does,
+		// reuses the region instead of growing the table.
+		last := m.rd[n-1]
+		if n > m.nstatic && len(last) == len(buf) && &last[0] == &buf[0] && m.names[n-1] == name && (m.wr[n-1] != nil) == writable {
+			return Addr(uint32(n-1), 0), nil
+		}
+	}
+	if len(m.rd)-m.nstatic >= maxDynamicRegions {
+		return 0, errTooManyRegions
+	}
+	if len(buf) >= maxRegionSize {
+		return 0, fmt.Errorf("region %s: %d bytes is too large", name, len(buf))
+	}
+	m.rd = append(m.rd, buf)
+	if writable {
+		m.wr = append(m.wr, buf)
+	} else {
+		m.wr = append(m.wr, nil)
+	}
+	m.names = append(m.names, name)
+	return Addr(uint32(len(m.rd)-1), 0), nil
+}
+
+// reset drops the regions the last run created, keeping the capacity.
+func (m *Memory) reset() {
+	for i := m.nstatic; i < len(m.rd); i++ {
+		m.rd[i], m.wr[i] = nil, nil
+	}
+	m.rd, m.wr, m.names = m.rd[:m.nstatic], m.wr[:m.nstatic], m.names[:m.nstatic]
+}

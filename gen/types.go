@@ -43,7 +43,7 @@ import (
 // Storage fields are exported because cilium/ebpf copies values without
 // reflection only when a struct has no unexported fields.
 type TypeGen struct {
-	order     binary.ByteOrder
+	order binary.ByteOrder
 	// Keyed by tyKey, not by btf.Type: cilium/ebpf hands out separate
 	// copies of one C type for maps and for variables.
 	preferred map[string]string
@@ -378,6 +378,7 @@ type tyField struct {
 	code    jen.Code
 	comment string
 	off     uint32
+	member  int // index of the C member held, -1 for padding and bitfields
 }
 
 // tyAccessor is a getter and setter pair for a member that is not a plain
@@ -516,13 +517,14 @@ type tyStructEntry struct {
 	lo, hi  uint32
 	members []btf.Member // several for a bitfield storage unit
 	bits    bool
+	index   int // of a plain member
 }
 
 func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 	fieldNames := map[string]bool{}
 	capAlign := tyCap(p.size)
 	var entries []*tyStructEntry
-	for _, m := range members {
+	for i, m := range members {
 		if m.BitfieldSize > 0 {
 			lo := uint32(m.Offset) / 8
 			hi := (uint32(m.Offset) + uint32(m.BitfieldSize) + 7) / 8
@@ -538,7 +540,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 		if m.Offset%8 != 0 {
 			return fmt.Errorf("%s member %s: offset %d bits is not a whole byte", p.cName, m.Name, m.Offset)
 		}
-		entries = append(entries, &tyStructEntry{lo: uint32(m.Offset) / 8, members: []btf.Member{m}})
+		entries = append(entries, &tyStructEntry{lo: uint32(m.Offset) / 8, members: []btf.Member{m}, index: i})
 	}
 
 	var cur uint32
@@ -553,7 +555,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 			name := tyUnique(fieldNames, fmt.Sprintf("Bits%d", bitsN))
 			bitsN++
 			p.fields = append(p.fields, tyField{name: name, code: tyBytes(e.hi - e.lo), off: e.lo,
-				comment: "bitfields " + tyBitNames(e.members)})
+				comment: "bitfields " + tyBitNames(e.members), member: -1})
 			for _, m := range e.members {
 				r, err := g.memberRepr(p, m, anon)
 				if err != nil {
@@ -583,7 +585,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 		cur = e.lo + r.size
 		allowed := min(capAlign, tyCap(e.lo))
 		if r.align <= allowed {
-			f := tyField{code: r.code, off: e.lo, comment: tyMemberComment(m, r)}
+			f := tyField{code: r.code, off: e.lo, comment: tyMemberComment(m, r), member: e.index}
 			if m.Name == "" {
 				f.embed = true
 				f.name = tyUnique(fieldNames, tyGoString(r.code))
@@ -596,7 +598,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 		}
 		base := GoName(tyOr(m.Name, fmt.Sprintf("anon%d", anon-1)))
 		name := tyUnique(fieldNames, base+"Bytes")
-		p.fields = append(p.fields, tyField{name: name, code: tyBytes(r.size), off: e.lo,
+		p.fields = append(p.fields, tyField{name: name, code: tyBytes(r.size), off: e.lo, member: e.index,
 			comment: fmt.Sprintf("%s at offset %d, which Go cannot align: use %s and Set%s", r.cName, e.lo, base, base)})
 		pending = append(pending, tyAccessor{member: m, r: r, storage: name, base: e.lo, hint: base})
 	}
@@ -610,7 +612,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 
 func (p *tyPlan) pad(from, to uint32) {
 	if to > from {
-		p.fields = append(p.fields, tyField{name: "_", code: tyBytes(to - from), off: from})
+		p.fields = append(p.fields, tyField{name: "_", code: tyBytes(to - from), off: from, member: -1})
 	}
 }
 
@@ -681,7 +683,7 @@ func (g *TypeGen) planUnion(p *tyPlan, members []btf.Member) error {
 	var cur uint32
 	if stored >= 0 {
 		m, r := members[stored], reprs[stored]
-		f := tyField{code: r.code, comment: tyMemberComment(m, r)}
+		f := tyField{code: r.code, comment: tyMemberComment(m, r), member: stored}
 		if m.Name == "" {
 			f.embed = true
 			f.name = tyUnique(fieldNames, tyGoString(r.code))
@@ -693,7 +695,7 @@ func (g *TypeGen) planUnion(p *tyPlan, members []btf.Member) error {
 		cur = r.size
 	} else {
 		p.fields = append(p.fields, tyField{name: tyUnique(fieldNames, "Raw"), code: tyBytes(p.size),
-			comment: "the union's bytes: use the accessor methods"})
+			comment: "the union's bytes: use the accessor methods", member: -1})
 		cur = p.size
 	}
 	p.pad(cur, p.size)

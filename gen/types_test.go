@@ -133,4 +133,220 @@ func firstDiff(want, got []byte) string {
 	return "no line differs"
 }
 
-var _ = exec.Command
+// typesRoundTrips are the .data globals of types.bpf.c whose bitfields the C
+// source initialises; set assigns the same values through the generated
+// setters and check reads them back through the getters. The C compiler's
+// bytes are the oracle.
+var typesRoundTrips = []struct {
+	global, goType string
+	set, check     string
+}{
+	{
+		global: "bits_rt", goType: "Bits",
+		set: `v.SetFlags(5); v.SetDelta(-7); v.SetMid(0xabcde); v.SetBig(0x12345678ab)
+			v.SetCol(ColorBlue); v.SetOn(true); v.SetWide(-1234)`,
+		check: `if v.Flags() != 5 || v.Delta() != -7 || v.Mid() != 0xabcde || v.Big() != 0x12345678ab ||
+			v.Col() != ColorBlue || !v.On() || v.Wide() != -1234 || v.Kind != 0 || v.Tail != 0 {
+			t.Errorf("getters: %d %d %#x %#x %d %v %d", v.Flags(), v.Delta(), v.Mid(), v.Big(), v.Col(), v.On(), v.Wide())
+		}`,
+	},
+	{
+		global: "packed_bits_rt", goType: "PackedBits",
+		set: `v.SetA(9); v.SetB(0x1a5); v.SetC(0x5a5a5)`,
+		check: `if v.A() != 9 || v.B() != 0x1a5 || v.C() != 0x5a5a5 || v.D != 0 {
+			t.Errorf("getters: %d %#x %#x", v.A(), v.B(), v.C())
+		}`,
+	},
+	{
+		global: "value_rt", goType: "Value",
+		set: `var a Value_Anon0; a.SetLo(0xa); a.SetHi(0x123); v.SetAnon0(a)`,
+		check: `if a := v.Anon0(); a.Lo() != 0xa || a.Hi() != 0x123 {
+			t.Errorf("getters: %#x %#x", a.Lo(), a.Hi())
+		}`,
+	},
+}
+
+// TestTypesLayout builds the generated types in a scratch module with a test
+// generated from BTF: every size and field offset against BTF, every
+// accessor of a non-bitfield member against the bytes at its BTF offset,
+// and the bitfield setters and getters against the C compiler's .data bytes.
+func TestTypesLayout(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the generated code:", err)
+	}
+	for _, obj := range typesObjects {
+		t.Run(obj.name, func(t *testing.T) {
+			fx := loadTypesFixture(t, obj.name, obj.order)
+			test, err := fx.layoutTest()
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			writeModule(t, dir, map[string][]byte{
+				"go.mod":               []byte("module x\n\ngo 1.26\n"),
+				"types.go":             fx.src,
+				"types_layout_test.go": test,
+			})
+			runGo(t, goBin, dir, "vet", "./...")
+			out := runGo(t, goBin, dir, "test", "-count=1", "-v", "./...")
+			if n := strings.Count(out, "--- PASS"); n != 3 {
+				t.Errorf("want 3 passing tests in the scratch module, got %d:\n%s", n, out)
+			}
+		})
+	}
+}
+
+// TestTypesSizeAssertion shows that the generated size check stops the
+// build when a type's Go size and C size disagree.
+func TestTypesSizeAssertion(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the generated code:", err)
+	}
+	fx := loadTypesFixture(t, "types_bpfel", binary.LittleEndian)
+	for _, wrong := range []string{"-20]", "-28]"} {
+		src := strings.Replace(string(fx.src), "unsafe.Sizeof(Holes{})-24]", "unsafe.Sizeof(Holes{})"+wrong, 1)
+		if src == string(fx.src) {
+			t.Fatal("size assertion of Holes not found in the generated code")
+		}
+		dir := t.TempDir()
+		writeModule(t, dir, map[string][]byte{"go.mod": []byte("module x\n\ngo 1.26\n"), "types.go": []byte(src)})
+		cmd := exec.Command(goBin, "build", "./...")
+		cmd.Dir, cmd.Env = dir, scratchEnv()
+		if out, err := cmd.CombinedOutput(); err == nil {
+			t.Errorf("size %s: build succeeded, want a failure", wrong)
+		} else if !strings.Contains(string(out), "types.go") {
+			t.Errorf("size %s: build failed elsewhere:\n%s", wrong, out)
+		}
+	}
+}
+
+func writeModule(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func scratchEnv() []string {
+	return append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
+}
+
+func runGo(t *testing.T, goBin, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(goBin, args...)
+	cmd.Dir, cmd.Env = dir, scratchEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// layoutTest writes the scratch module's test file. Expected sizes and
+// offsets come from the BTF types themselves.
+func (fx *typesFixture) layoutTest() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`package types
+
+import (
+	"bytes"
+	"testing"
+	"unsafe"
+)
+
+func asBytes[T any](v *T) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(v)), unsafe.Sizeof(*v)) }
+
+func TestLayout(t *testing.T) {
+	check := func(what string, got, want uintptr) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s: Go %d, C %d", what, got, want)
+		}
+	}
+`)
+	var acc bytes.Buffer
+	for _, ty := range fx.gen.queue {
+		p := fx.gen.plans[tyKey(ty)]
+		var size uint32
+		var members []btf.Member
+		switch c := p.c.(type) {
+		case *btf.Struct:
+			size, members = c.Size, c.Members
+		case *btf.Union:
+			size, members = c.Size, c.Members
+		default:
+			continue
+		}
+		fmt.Fprintf(&b, "\tcheck(%q, unsafe.Sizeof(%s{}), %d)\n", "sizeof "+p.goName, p.goName, size)
+		for _, f := range p.fields {
+			if f.member < 0 {
+				continue
+			}
+			m := members[f.member]
+			fmt.Fprintf(&b, "\tcheck(%q, unsafe.Offsetof(%s{}.%s), %d)\n",
+				fmt.Sprintf("offsetof %s.%s (%s)", p.goName, f.name, m.Name), p.goName, f.name, m.Offset/8)
+		}
+		for _, a := range p.access {
+			if a.member.BitfieldSize > 0 {
+				continue
+			}
+			lo, hi := uint32(a.member.Offset)/8, uint32(a.member.Offset)/8+a.r.size
+			fmt.Fprintf(&acc, `	{
+		var x %[1]s
+		pattern := asBytes(&x)
+		for i := range pattern {
+			pattern[i] = byte(i*7 + 1)
+		}
+		v := x.%[2]s()
+		if !bytes.Equal(asBytes(&v), pattern[%[4]d:%[5]d]) {
+			t.Errorf("%[1]s.%[2]s reads %% x, want %% x", asBytes(&v), pattern[%[4]d:%[5]d])
+		}
+		var y %[1]s
+		y.%[3]s(v)
+		if !bytes.Equal(asBytes(&y)[%[4]d:%[5]d], pattern[%[4]d:%[5]d]) {
+			t.Errorf("%[1]s.%[3]s writes %% x", asBytes(&y))
+		}
+	}
+`, p.goName, a.get, a.set, lo, hi)
+		}
+	}
+	b.WriteString("}\n\nfunc TestAccessors(t *testing.T) {\n")
+	b.Write(acc.Bytes())
+	b.WriteString("}\n\nfunc TestBitfieldsMatchC(t *testing.T) {\n")
+	data, ok := fx.spec.Maps[".data"]
+	if !ok || len(data.Contents) != 1 {
+		return nil, fmt.Errorf(".data section missing")
+	}
+	section, ok := data.Contents[0].Value.([]byte)
+	if !ok {
+		return nil, fmt.Errorf(".data contents are %T", data.Contents[0].Value)
+	}
+	for _, rt := range typesRoundTrips {
+		vs, ok := fx.spec.Variables[rt.global]
+		if !ok || vs.SectionName != ".data" {
+			return nil, fmt.Errorf("global %s not in .data", rt.global)
+		}
+		end := int(vs.Offset) + int(vs.Size())
+		if end > len(section) {
+			return nil, fmt.Errorf("global %s beyond .data", rt.global)
+		}
+		fmt.Fprintf(&b, `	{
+		want := %#v
+		var v %s
+		%s
+		if got := asBytes(&v); !bytes.Equal(got, want) {
+			t.Errorf("%s set through Go: %% x, C: %% x", got, want)
+		}
+		v = %s{}
+		copy(asBytes(&v), want)
+		%s
+	}
+`, section[vs.Offset:end], rt.goType, rt.set, rt.global, rt.goType, rt.check)
+	}
+	b.WriteString("}\n")
+	return b.Bytes(), nil
+}

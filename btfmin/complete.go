@@ -1,0 +1,286 @@
+package btfmin
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/cilium/ebpf/btf"
+)
+
+// Diagnostics of clang-19 that name something the header lacks. Each
+// pattern's first group is what is missing.
+var (
+	reUnknownType  = regexp.MustCompile(`error: unknown type name '(\w+)'`)
+	reUndeclared   = regexp.MustCompile(`error: use of undeclared identifier '(\w+)'`)
+	reNoMember     = regexp.MustCompile(`error: no member named '(\w+)' in '([^']+)'`)
+	reIncompleteDf = regexp.MustCompile(`error: incomplete definition of type '([^']+)'`)
+	reIncomplete   = regexp.MustCompile(`error: .*incomplete (?:element |result |return )?type '([^']+)'`)
+	reNotVisible   = regexp.MustCompile(`warning: declaration of '((?:struct|union) \w+)' will not be visible outside`)
+	reRedefinition = regexp.MustCompile(`error: redefinition of '(\w+)'`)
+	reRedefEnumVal = regexp.MustCompile(`error: redefinition of enumerator '(\w+)'`)
+	reDiagLine     = regexp.MustCompile(`^[^ ]+:\d+:\d+: (?:fatal )?error: `)
+)
+
+// maxCompileRounds bounds the compile-and-complete loop; each round adds
+// at least one declaration, and real programs settle in a handful.
+const maxCompileRounds = 64
+
+// compileSource compiles src against header, which is written as
+// dir/name; src is copied into dir first so that its
+// #include "name" finds the new header rather than a vmlinux.h beside the
+// original source. The source's own directory stays on the include path
+// for its other headers. It returns clang's diagnostics.
+func compileSource(clang, src string, cflags []string, dir, name string, header []byte, out string) (string, error) {
+	if err := os.WriteFile(filepath.Join(dir, name), header, 0o644); err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return "", err
+	}
+	srcCopy := filepath.Join(dir, filepath.Base(src))
+	if err := os.WriteFile(srcCopy, data, 0o644); err != nil {
+		return "", err
+	}
+	args := []string{"-g", "-O2", "-target", "bpf", "-fno-color-diagnostics", "-fno-caret-diagnostics", "-ferror-limit=0",
+		"-I", dir, "-I", filepath.Dir(src)}
+	args = append(args, cflags...)
+	args = append(args, "-c", srcCopy, "-o", out)
+	cmd := exec.Command(clang, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	diags := strings.ReplaceAll(stderr.String(), dir+string(filepath.Separator), "")
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return diags, fmt.Errorf("clang failed: %w", err)
+		}
+		return diags, fmt.Errorf("running %s: %w", clang, err)
+	}
+	return diags, nil
+}
+
+// firstErrors quotes the first n error lines of clang's output.
+func firstErrors(diags string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(diags, "\n") {
+		if reDiagLine.MatchString(l) {
+			lines = append(lines, "  "+l)
+			if len(lines) == n {
+				break
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return strings.TrimSpace(diags)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// complete compiles cfg.Source against the header and adds what clang
+// reports missing from the kernel BTFs until it compiles.
+func complete(c *chooser, cfg *Config) error {
+	if len(c.kernels) == 0 {
+		return errors.New("completing from the source needs a kernel BTF (-btf)")
+	}
+	dir, err := os.MkdirTemp("", "skelgen-btfmin-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "out.o")
+	guard := guardFor(cfg.output())
+	for round := 0; round < maxCompileRounds; round++ {
+		header := c.write(cfg.Mode, guard, nil)
+		diags, cerr := compileSource(cfg.clang(), cfg.Source, cfg.CFlags, dir, cfg.output(), []byte(header), out)
+		if cerr != nil && !strings.Contains(cerr.Error(), "clang failed") {
+			return cerr
+		}
+		missing := c.fix(diags)
+		changed := c.write(cfg.Mode, guard, nil) != header
+		if cerr == nil && !changed {
+			return nil
+		}
+		if !changed {
+			if len(missing) > 0 {
+				return fmt.Errorf("%s: not found in kernel BTF: %s", filepath.Base(cfg.Source), strings.Join(missing, ", "))
+			}
+			return fmt.Errorf("%s does not compile with the minimal header, and clang names nothing btfmin can add:\n%s",
+				filepath.Base(cfg.Source), firstErrors(diags, 5))
+		}
+	}
+	return fmt.Errorf("%s: header still incomplete after %d compiles", filepath.Base(cfg.Source), maxCompileRounds)
+}
+
+// fix applies what clang's diagnostics ask for and returns the names it
+// could not find.
+func (c *chooser) fix(diags string) []string {
+	var missing []string
+	miss := func(s string) {
+		if !slices.Contains(missing, s) {
+			missing = append(missing, s)
+		}
+	}
+	for _, line := range strings.Split(diags, "\n") {
+		if m := reRedefEnumVal.FindStringSubmatch(line); m != nil {
+			if e := c.enumHolding(m[1], true); e != nil {
+				c.exclude[declKey(e)] = true
+			}
+			continue
+		}
+		if m := reRedefinition.FindStringSubmatch(line); m != nil {
+			for _, kind := range []string{"struct", "union", "enum", "typedef"} {
+				c.exclude[kind+" "+m[1]] = true
+			}
+			continue
+		}
+		// A bare name clang does not know is a typedef or an enumerator;
+		// looking it up as a struct would pick up cascading errors such
+		// as a parameter named pid whose type was unknown.
+		if m := reUnknownType.FindStringSubmatch(line); m != nil {
+			if t, err := c.kernelType("typedef " + m[1]); err == nil {
+				c.use(t, true)
+			} else {
+				miss(m[1])
+			}
+			continue
+		}
+		if m := reUndeclared.FindStringSubmatch(line); m != nil {
+			if e := c.enumHolding(m[1], false); e != nil {
+				c.use(e, true)
+				c.defs[declKey(e)] = e
+			} else if t, err := c.kernelType("typedef " + m[1]); err == nil {
+				c.use(t, true)
+			} else {
+				miss(m[1])
+			}
+			continue
+		}
+		if m := reNoMember.FindStringSubmatch(line); m != nil {
+			t, err := c.kernelType(cType(m[2]))
+			if err != nil {
+				miss(m[2])
+				continue
+			}
+			if err := c.keepPath(t, []pathElem{{name: m[1]}}); err != nil {
+				if kt := c.kernelDefinition(t); kt != nil {
+					err = c.mergeMember(t, kt, m[1])
+				}
+				if err != nil {
+					miss(cType(m[2]) + "." + m[1])
+				}
+			}
+			continue
+		}
+		if m := reIncompleteDf.FindStringSubmatch(line); m != nil {
+			if t, err := c.kernelType(cType(m[1])); err == nil {
+				c.define(c.resolveNamed(t))
+			} else {
+				miss(m[1])
+			}
+			continue
+		}
+		if m := reIncomplete.FindStringSubmatch(line); m != nil {
+			if t, err := c.kernelType(cType(m[1])); err == nil {
+				c.use(t, true)
+			} else {
+				miss(m[1])
+			}
+			continue
+		}
+		if m := reNotVisible.FindStringSubmatch(line); m != nil {
+			if t, err := c.kernelType(m[1]); err == nil {
+				c.use(t, false)
+			} else {
+				miss(m[1])
+			}
+		}
+	}
+	return missing
+}
+
+// cType strips qualifiers from a type as clang prints it.
+func cType(s string) string {
+	for _, q := range []string{"const ", "volatile "} {
+		s = strings.TrimPrefix(s, q)
+	}
+	return strings.TrimSpace(s)
+}
+
+// enumHolding finds the enum declaring constant name: among the chosen
+// definitions when chosen is set, else in the kernel BTFs.
+func (c *chooser) enumHolding(name string, chosen bool) *btf.Enum {
+	has := func(e *btf.Enum) bool {
+		for _, v := range e.Values {
+			if v.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	if chosen {
+		for _, t := range c.defs {
+			if e, ok := t.(*btf.Enum); ok && has(e) {
+				return e
+			}
+		}
+		return nil
+	}
+	for _, s := range c.kernels {
+		for t, err := range s.All() {
+			if err != nil {
+				break
+			}
+			if e, ok := t.(*btf.Enum); ok && has(e) {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// kernelDefinition finds the kernel's own definition of a named type whose
+// canonical definition came from an object.
+func (c *chooser) kernelDefinition(t btf.Type) btf.Type {
+	k := declKey(t)
+	for _, s := range c.kernels {
+		ts, _ := s.AnyTypesByName(t.TypeName())
+		for _, kt := range ts {
+			if declKey(kt) == k && kt != t {
+				return kt
+			}
+		}
+	}
+	return nil
+}
+
+// mergeMember is the last resort for a member the object's copy of a type
+// lacks (it was compiled against another kernel): the canonical type is
+// replaced by the kernel's, keeping the members already chosen by name.
+func (c *chooser) mergeMember(old, kt btf.Type, member string) error {
+	if findMember(skipTypedefs(kt), member) == nil {
+		return errNoMember
+	}
+	oldKeep := c.keep[c.resolveNamed(old)]
+	c.canon[declKey(old)] = kt
+	if td, ok := kt.(*btf.Typedef); ok {
+		c.defs[declKey(td)] = td
+	}
+	if oldKeep != nil {
+		for i := range oldKeep.members {
+			name := members(c.resolveNamed(old))[i].Name
+			if name != "" {
+				_ = c.keepPath(kt, []pathElem{{name: name}})
+			}
+		}
+	}
+	return c.keepPath(kt, []pathElem{{name: member}})
+}

@@ -1,0 +1,256 @@
+package btfmin
+
+import (
+	"bytes"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf/btf"
+)
+
+// Object is what btfmin reads from one compiled BPF object: its BTF and its
+// CO-RE relocations with their access strings resolved.
+type Object struct {
+	Name        string // file name without directory, for messages and the header comment
+	Spec        *btf.Spec
+	Relocations []Relocation
+	// Warnings are problems that do not stop generation, e.g. a missing
+	// .BTF.ext section.
+	Warnings []string
+}
+
+// Relocation is a CO-RE relocation resolved against the object's BTF.
+type Relocation struct {
+	RawRelocation
+	Root  btf.Type
+	Steps []Step // the access path below Root (field kinds only)
+	Enum  *btf.EnumValue
+}
+
+// Step is one element of a field access path: a member of a struct or
+// union (Member >= 0) or an element of an array (Index).
+type Step struct {
+	Parent btf.Type // *btf.Struct, *btf.Union or *btf.Array
+	Member int      // member index in Parent, -1 for an array element
+	Index  int      // array element index when Member < 0
+}
+
+// Path returns the relocation's field-name path, e.g.
+// "struct task_struct[0].cred.uid.val", independent of type IDs.
+func (r *Relocation) Path() string {
+	var b strings.Builder
+	b.WriteString(typeName(r.Root))
+	switch {
+	case r.Kind.IsEnum():
+		if r.Enum != nil {
+			b.WriteString("::" + r.Enum.Name)
+		}
+	case r.Kind.IsField():
+		first := strings.SplitN(r.Access, ":", 2)[0]
+		b.WriteString("[" + first + "]")
+		for _, s := range r.Steps {
+			if s.Member < 0 {
+				fmt.Fprintf(&b, "[%d]", s.Index)
+				continue
+			}
+			m := members(s.Parent)[s.Member]
+			if m.Name == "" {
+				fmt.Fprintf(&b, ".<anon#%d>", s.Member)
+			} else {
+				b.WriteString("." + m.Name)
+			}
+		}
+	}
+	return b.String()
+}
+
+// ReadObject reads path as a BPF ELF object.
+func ReadObject(path string) (*Object, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := ParseObject(filepath.Base(path), data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return obj, nil
+}
+
+// ParseObject reads an object from memory; name is used in messages.
+func ParseObject(name string, data []byte) (*Object, error) {
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	btfSec := f.Section(".BTF")
+	if btfSec == nil {
+		return nil, errors.New("no .BTF section (compile with clang -g)")
+	}
+	spec, err := btf.LoadSpecFromReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("section .BTF: %w", err)
+	}
+	obj := &Object{Name: name, Spec: spec}
+	extSec := f.Section(".BTF.ext")
+	if extSec == nil {
+		obj.Warnings = append(obj.Warnings, fmt.Sprintf("%s: no .BTF.ext section: no CO-RE relocations, keeping only the types of maps, globals and programs", name))
+		return obj, nil
+	}
+	rawBTF, err := btfSec.Data()
+	if err != nil {
+		return nil, fmt.Errorf("section .BTF: %w", err)
+	}
+	ext, err := extSec.Data()
+	if err != nil {
+		return nil, fmt.Errorf("section .BTF.ext: %w", err)
+	}
+	strs, err := stringTable(rawBTF, f.ByteOrder)
+	if err != nil {
+		return nil, err
+	}
+	raws, err := ParseCORERelocations(ext, strs, f.ByteOrder)
+	if err != nil {
+		return nil, err
+	}
+	for _, raw := range raws {
+		r, err := resolve(spec, raw)
+		if err != nil {
+			return nil, fmt.Errorf("section .BTF.ext: offset %#x: %s relocation in %s at insn offset %d: %w",
+				raw.Offset, raw.Kind, raw.Section, raw.InsnOff, err)
+		}
+		obj.Relocations = append(obj.Relocations, r)
+	}
+	return obj, nil
+}
+
+// resolve looks up a relocation's root type and walks its access string
+// the way libbpf does: the first index steps over the root as an array,
+// each following one selects a member of a struct or union or an element
+// of an array.
+func resolve(spec *btf.Spec, raw RawRelocation) (Relocation, error) {
+	root, err := spec.TypeByID(btf.TypeID(raw.TypeID))
+	if err != nil {
+		return Relocation{}, fmt.Errorf("root type: %w", err)
+	}
+	r := Relocation{RawRelocation: raw, Root: root}
+	switch {
+	case raw.Kind.IsEnum():
+		idx, err := strconv.Atoi(raw.Access)
+		if err != nil {
+			return r, fmt.Errorf("access string %q: %w", raw.Access, err)
+		}
+		e, ok := skipQualifiers(root).(*btf.Enum)
+		if !ok {
+			return r, fmt.Errorf("enum relocation on %s", root)
+		}
+		if idx < 0 || idx >= len(e.Values) {
+			return r, fmt.Errorf("access string %q: enum %s has %d values", raw.Access, e.Name, len(e.Values))
+		}
+		r.Enum = &e.Values[idx]
+	case raw.Kind.IsField():
+		parts := strings.Split(raw.Access, ":")
+		if _, err := strconv.Atoi(parts[0]); err != nil {
+			return r, fmt.Errorf("access string %q: %w", raw.Access, err)
+		}
+		cur := root
+		for _, p := range parts[1:] {
+			idx, err := strconv.Atoi(p)
+			if err != nil || idx < 0 {
+				return r, fmt.Errorf("access string %q: bad index %q", raw.Access, p)
+			}
+			switch t := skipTypedefs(cur).(type) {
+			case *btf.Struct, *btf.Union:
+				ms := members(t)
+				if idx >= len(ms) {
+					return r, fmt.Errorf("access string %q: %s has %d members", raw.Access, typeName(t), len(ms))
+				}
+				r.Steps = append(r.Steps, Step{Parent: t, Member: idx})
+				cur = ms[idx].Type
+			case *btf.Array:
+				r.Steps = append(r.Steps, Step{Parent: t, Member: -1, Index: idx})
+				cur = t.Type
+			default:
+				return r, fmt.Errorf("access string %q: index into %s", raw.Access, cur)
+			}
+		}
+	}
+	return r, nil
+}
+
+// members returns the members of a struct or union, nil otherwise.
+func members(t btf.Type) []btf.Member {
+	switch t := t.(type) {
+	case *btf.Struct:
+		return t.Members
+	case *btf.Union:
+		return t.Members
+	}
+	return nil
+}
+
+// skipQualifiers strips const, volatile, restrict and type tags.
+func skipQualifiers(t btf.Type) btf.Type {
+	for {
+		switch q := t.(type) {
+		case *btf.Const:
+			t = q.Type
+		case *btf.Volatile:
+			t = q.Type
+		case *btf.Restrict:
+			t = q.Type
+		case *btf.TypeTag:
+			t = q.Type
+		default:
+			return t
+		}
+	}
+}
+
+// skipTypedefs strips qualifiers and typedefs.
+func skipTypedefs(t btf.Type) btf.Type {
+	for {
+		t = skipQualifiers(t)
+		td, ok := t.(*btf.Typedef)
+		if !ok {
+			return t
+		}
+		t = td.Type
+	}
+}
+
+// typeName is the C spelling of a named type ("struct task_struct",
+// "u32"), or a description of an anonymous one.
+func typeName(t btf.Type) string {
+	switch t := t.(type) {
+	case *btf.Struct:
+		return "struct " + anon(t.Name)
+	case *btf.Union:
+		return "union " + anon(t.Name)
+	case *btf.Enum:
+		return "enum " + anon(t.Name)
+	case *btf.Fwd:
+		if t.Kind == btf.FwdUnion {
+			return "union " + t.Name
+		}
+		return "struct " + t.Name
+	case *btf.Void:
+		return "void"
+	}
+	if n := t.TypeName(); n != "" {
+		return n
+	}
+	return fmt.Sprintf("%T", t)
+}
+
+func anon(name string) string {
+	if name == "" {
+		return "<anon>"
+	}
+	return name
+}

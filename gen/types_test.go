@@ -164,6 +164,13 @@ var typesRoundTrips = []struct {
 			t.Errorf("getters: %#x %#x", a.Lo(), a.Hi())
 		}`,
 	},
+	{
+		global: "ubits_rt", goType: "Ubits",
+		set:    `v.SetLow3(5)`,
+		check: `if v.Low3() != 5 {
+			t.Errorf("getter: %d", v.Low3())
+		}`,
+	},
 }
 
 // TestTypesLayout builds the generated types in a scratch module with a test
@@ -190,7 +197,7 @@ func TestTypesLayout(t *testing.T) {
 			})
 			runGo(t, goBin, dir, "vet", "./...")
 			out := runGo(t, goBin, dir, "test", "-count=1", "-v", "./...")
-			if n := strings.Count(out, "--- PASS"); n != 3 {
+			if n := strings.Count(out, "--- PASS"); n != 3 || strings.Contains(out, "--- FAIL") {
 				t.Errorf("want 3 passing tests in the scratch module, got %d:\n%s", n, out)
 			}
 		})
@@ -349,4 +356,61 @@ func TestLayout(t *testing.T) {
 	}
 	b.WriteString("}\n")
 	return b.Bytes(), nil
+}
+
+func TestGoName(t *testing.T) {
+	for _, tc := range []struct{ c, want string }{
+		{"event", "Event"},
+		{"task_struct", "TaskStruct"},
+		{"COLOR_RED", "ColorRed"},
+		{"fooBar", "FooBar"},
+		{"foo__bar_", "FooBar"},
+		{"__u32", "U32"},
+		{"type", "Type"},
+		{"func", "Func"},
+		{"ipv6_addr", "Ipv6Addr"},
+		{"9lives", "X9lives"},
+		{"_", "X"},
+		{"", "X"},
+	} {
+		if got := GoName(tc.c); got != tc.want {
+			t.Errorf("GoName(%q) = %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}
+
+func TestTypeGenErrors(t *testing.T) {
+	u64 := &btf.Int{Name: "u64", Size: 8}
+	for _, tc := range []struct {
+		name string
+		typ  btf.Type
+		want string // part of the error
+	}{
+		{"forward declaration", &btf.Fwd{Name: "task_struct"}, "struct task_struct"},
+		{"void", &btf.Void{}, "void"},
+		{"odd int", &btf.Int{Name: "u24", Size: 3}, "int u24: unsupported size 3"},
+		{"odd enum", &btf.Enum{Name: "e3", Size: 3}, "enum e3: unsupported size 3"},
+		{"function member", &btf.Struct{Name: "ops", Size: 8, Members: []btf.Member{
+			{Name: "fn", Type: &btf.FuncProto{Return: &btf.Void{}}}}}, "struct ops member fn"},
+		{"bitfield of a struct", &btf.Struct{Name: "outer", Size: 8, Members: []btf.Member{
+			{Name: "in", Type: &btf.Struct{Name: "in", Size: 8, Members: []btf.Member{{Name: "x", Type: u64}}}, BitfieldSize: 3}}},
+			"struct outer bitfield in"},
+		{"bitfield over nine bytes", &btf.Struct{Name: "wide", Size: 9, Members: []btf.Member{
+			{Name: "w", Type: u64, Offset: 4, BitfieldSize: 64}}}, "struct wide bitfield w: spans 9 bytes"},
+		{"overlap", &btf.Struct{Name: "ov", Size: 8, Members: []btf.Member{
+			{Name: "a", Type: u64}, {Name: "b", Type: u64, Offset: 32}}}, "struct ov member b: overlaps"},
+		{"beyond size", &btf.Struct{Name: "short", Size: 4, Members: []btf.Member{
+			{Name: "a", Type: u64}}}, "struct short: members end at 8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewTypeGen(binary.LittleEndian)
+			_, err := g.GoType(tc.typ)
+			if err == nil {
+				_, err = g.Decls()
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
 }

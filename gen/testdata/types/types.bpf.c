@@ -11,6 +11,7 @@ enum big { BIG_SMALL = 1, BIG_HUGE = 0x100000000ULL };
 enum __attribute__((packed)) tiny { TINY_A = 1, TINY_B = 200 };
 enum __attribute__((packed)) half { HALF_A = 1, HALF_B = 1000 };
 enum __attribute__((packed)) neg8 { NEG8_MIN = -128, NEG8_MAX = 127 };
+enum sbig { SBIG_NEG = -0x10000000000LL, SBIG_POS = 1 };
 
 typedef __u32 my_id_t;
 typedef my_id_t id2_t;
@@ -67,6 +68,13 @@ union value {
 	};
 };
 
+// Bitfields directly in a union, read from the union's own bytes.
+union ubits {
+	__u32 all;
+	__u32 low3 : 3;
+	__s32 top : 4;
+};
+
 struct event {
 	__u32 kind;
 	union {
@@ -102,6 +110,8 @@ struct event {
 	enum half hf;
 	enum neg8 n8;
 	union value val;
+	union ubits ub;
+	enum sbig sb;
 	struct holes holes[2];
 	struct packed pk;
 	struct u64at4 at4;
@@ -155,6 +165,7 @@ struct bits bits_rt = {
 };
 struct packed_bits packed_bits_rt = { .a = 9, .b = 0x1a5, .c = 0x5a5a5 };
 union value value_rt = { .lo = 0xa, .hi = 0x123 };
+union ubits ubits_rt = { .low3 = 5 };
 
 struct flex flex_g;
 struct event event_g;

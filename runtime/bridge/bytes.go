@@ -20,10 +20,3 @@ func fromBytes[T any](b []byte) T {
 	return v
 }
 
-// sliceBytes returns the memory of s as bytes (no copy).
-func sliceBytes[T any](s []T) []byte {
-	if len(s) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*sizeOf[T]())
-}

@@ -104,7 +104,7 @@ func (m *Map[K, V]) BatchLookup(cursor *ebpf.MapBatchCursor, keys []K, values []
 	if len(values) < len(keys) {
 		return 0, errors.New("batch lookup: fewer values than keys")
 	}
-	return m.m.BatchLookup(cursor, sliceBytes(keys), sliceBytes(values[:len(keys)]), nil)
+	return m.m.BatchLookup(cursor, keys, values[:len(keys)], nil)
 }
 
 // BatchUpdate stores keys[i] → values[i] in one system call.
@@ -112,10 +112,10 @@ func (m *Map[K, V]) BatchUpdate(keys []K, values []V, flags ebpf.MapUpdateFlags)
 	if len(values) != len(keys) {
 		return 0, errors.New("batch update: keys and values differ in length")
 	}
-	return m.m.BatchUpdate(sliceBytes(keys), sliceBytes(values), &ebpf.BatchOptions{ElemFlags: uint64(flags)})
+	return m.m.BatchUpdate(keys, values, &ebpf.BatchOptions{ElemFlags: uint64(flags)})
 }
 
 // BatchDelete removes keys in one system call.
 func (m *Map[K, V]) BatchDelete(keys []K) (int, error) {
-	return m.m.BatchDelete(sliceBytes(keys), nil)
+	return m.m.BatchDelete(keys, nil)
 }

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -16,7 +17,12 @@ type RingBuf[E any] struct {
 }
 
 // NewRingBuf wraps m.
-func NewRingBuf[E any](m *ebpf.Map) *RingBuf[E] { return &RingBuf[E]{m: m} }
+func NewRingBuf[E any](m *ebpf.Map) (*RingBuf[E], error) {
+	if m == nil {
+		return nil, errors.New("nil map")
+	}
+	return &RingBuf[E]{m: m}, nil
+}
 
 // Raw returns the underlying cilium/ebpf map.
 func (r *RingBuf[E]) Raw() *ebpf.Map { return r.m }
@@ -62,7 +68,12 @@ type PerfEventArray[E any] struct {
 }
 
 // NewPerfEventArray wraps m.
-func NewPerfEventArray[E any](m *ebpf.Map) *PerfEventArray[E] { return &PerfEventArray[E]{m: m} }
+func NewPerfEventArray[E any](m *ebpf.Map) (*PerfEventArray[E], error) {
+	if m == nil {
+		return nil, errors.New("nil map")
+	}
+	return &PerfEventArray[E]{m: m}, nil
+}
 
 // Raw returns the underlying cilium/ebpf map.
 func (p *PerfEventArray[E]) Raw() *ebpf.Map { return p.m }

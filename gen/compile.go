@@ -1,0 +1,213 @@
+package gen
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+)
+
+// DefaultCFlags are the optimisation flags used when none are given.
+const DefaultCFlags = "-O2 -mcpu=v3"
+
+// CompileOptions says how to build a .bpf.c file.
+type CompileOptions struct {
+	// CC is the compiler; empty means clang-19 if it is on PATH, else clang.
+	CC string
+	// CFlags are the user's flags; nil means DefaultCFlags.
+	CFlags []string
+	// Source is the C file.
+	Source string
+	// Target selects the byte order and architecture.
+	Target Target
+}
+
+// FindCC returns cc if set, else the first of clang-19 and clang on PATH.
+func FindCC(cc string) (string, error) {
+	if cc != "" {
+		return cc, nil
+	}
+	for _, c := range []string{"clang-19", "clang"} {
+		if p, err := exec.LookPath(c); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no C compiler: neither clang-19 nor clang is on PATH (use -cc, or give a prebuilt .bpf.o)")
+}
+
+// stripFor returns the llvm-strip that belongs to the compiler cc.
+func stripFor(cc string) string {
+	base := filepath.Base(cc)
+	if i := strings.LastIndex(base, "-"); i > 0 && strings.HasPrefix(base, "clang") {
+		if p, err := exec.LookPath("llvm-strip" + base[i:]); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("llvm-strip"); err == nil {
+		return p
+	}
+	return ""
+}
+
+// Compile builds opts.Source into a BPF object with BTF and without DWARF.
+// The fixed flags make the output independent of the machine and the
+// directory it is built in. It returns the object and the files the
+// compiler read (for a make depfile).
+func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []string, err error) {
+	cc, err := FindCC(opts.CC)
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := filepath.Abs(opts.Source)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir := filepath.Dir(src)
+	tmp, err := os.MkdirTemp("", "skelgen-cc-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(tmp)
+	out := filepath.Join(tmp, "out.o")
+	dep := filepath.Join(tmp, "out.d")
+
+	cflags := opts.CFlags
+	if cflags == nil {
+		cflags = strings.Fields(DefaultCFlags)
+	}
+	args := []string{"-g", "-fno-ident", "-fdebug-prefix-map=" + dir + "=.", "-fdebug-compilation-dir=."}
+	args = append(args, cflags...)
+	args = append(args, opts.Target.Defines()...)
+	if inc := multiarchInclude(); inc != "" {
+		// Distributions keep <asm/types.h> under the host's multiarch
+		// directory, which clang does not search for the bpf target.
+		args = append(args, "-idirafter", inc)
+	}
+	args = append(args, "-target", opts.Target.Clang, "-c", filepath.Base(src), "-o", out, "-MD", "-MF", dep)
+	cmd := exec.CommandContext(ctx, cc, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %s failed: %w\n%s", opts.Source, filepath.Base(cc), err, firstLines(stderr.String(), 20))
+	}
+	if strip := stripFor(cc); strip != "" {
+		cmd := exec.CommandContext(ctx, strip, "-g", out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return nil, nil, fmt.Errorf("%s: strip DWARF: %w\n%s", opts.Source, err, b)
+		}
+	}
+	obj, err = os.ReadFile(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := os.ReadFile(dep)
+	if err != nil {
+		return nil, nil, err
+	}
+	deps = parseDepfile(string(d), dir)
+	return obj, deps, nil
+}
+
+// multiarchInclude returns the host's multiarch include directory, if any.
+func multiarchInclude() string {
+	triple := map[string]string{
+		"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu", "386": "i386-linux-gnu",
+		"arm": "arm-linux-gnueabihf", "ppc64le": "powerpc64le-linux-gnu", "s390x": "s390x-linux-gnu",
+		"riscv64": "riscv64-linux-gnu", "loong64": "loongarch64-linux-gnu",
+	}[goruntime.GOARCH]
+	if triple == "" {
+		return ""
+	}
+	dir := filepath.Join("/usr/include", triple)
+	if _, err := os.Stat(filepath.Join(dir, "asm")); err != nil {
+		return ""
+	}
+	return dir
+}
+
+// parseDepfile returns the prerequisites of a make depfile written by clang,
+// absolute, in the order given.
+func parseDepfile(d, dir string) []string {
+	d = strings.ReplaceAll(d, "\\\n", " ")
+	if i := strings.Index(d, ":"); i >= 0 {
+		d = d[i+1:]
+	}
+	var deps []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			p := cur.String()
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			deps = append(deps, filepath.Clean(p))
+			cur.Reset()
+		}
+	}
+	for i := 0; i < len(d); i++ {
+		switch c := d[i]; {
+		case c == '\\' && i+1 < len(d) && d[i+1] == ' ':
+			cur.WriteByte(' ')
+			i++
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			flush()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	flush()
+	return deps
+}
+
+// firstLines returns at most n lines of s.
+func firstLines(s string, n int) string {
+	lines := strings.SplitAfter(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append(lines[:n], "...\n")
+	}
+	return strings.Join(lines, "")
+}
+
+// SplitFlags splits a -cflags value into words, honouring single and double
+// quotes.
+func SplitFlags(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	inWord := false
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated quote in %q", s)
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}

@@ -1,0 +1,264 @@
+package gen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// Config is one run of the generator: everything the main command's flags
+// say.
+type Config struct {
+	// Input is the .bpf.o or .bpf.c file.
+	Input string
+	// OutputDir receives the files; empty means the input's directory.
+	OutputDir string
+	// Package is the Go package name; empty means $GOPACKAGE, else the
+	// output directory's name.
+	Package string
+	// Stem names the outputs and prefixes identifiers; empty means the
+	// input's base name without .bpf.c/.bpf.o.
+	Stem string
+	// Targets are the targets of a C input; nil means bpfel and bpfeb.
+	// A prebuilt object has its own single target.
+	Targets []Target
+	// CC and CFlags compile a C input.
+	CC     string
+	CFlags []string
+	// Types are extra C types to generate (-type).
+	Types []string
+	// MakeBase, when set, writes a make depfile per target with paths
+	// relative to it.
+	MakeBase string
+	// Committed compiles nothing: a C input's objects are read from the
+	// files a previous run wrote (for checking without a compiler).
+	Committed bool
+}
+
+// File is one output file.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// IsCSource reports whether the input is C source rather than an object.
+func IsCSource(path string) bool { return strings.HasSuffix(path, ".c") }
+
+// Generate runs the generator in memory and returns the files it would
+// write.
+func Generate(ctx context.Context, cfg Config) ([]File, error) {
+	if cfg.Input == "" {
+		return nil, errors.New("no input file")
+	}
+	outDir := cfg.OutputDir
+	if outDir == "" {
+		outDir = filepath.Dir(cfg.Input)
+	}
+	stem := cfg.Stem
+	if stem == "" {
+		stem = DefaultStem(cfg.Input)
+	}
+	if GoName(stem) == "" {
+		return nil, fmt.Errorf("cannot derive identifiers from stem %q: give -stem", stem)
+	}
+	pkg := cfg.Package
+	if pkg == "" {
+		pkg = os.Getenv("GOPACKAGE")
+	}
+	if pkg == "" {
+		abs, err := filepath.Abs(outDir)
+		if err != nil {
+			return nil, err
+		}
+		pkg = packageName(filepath.Base(abs))
+	}
+
+	type build struct {
+		target Target
+		obj    []byte
+		deps   []string
+	}
+	var builds []build
+	if IsCSource(cfg.Input) {
+		targets := cfg.Targets
+		if targets == nil {
+			targets = []Target{{Clang: "bpfel"}, {Clang: "bpfeb"}}
+		}
+		for _, t := range targets {
+			b := build{target: t}
+			var err error
+			if cfg.Committed {
+				objPath := filepath.Join(outDir, stem+"_"+t.Suffix()+".o")
+				if b.obj, err = os.ReadFile(objPath); err != nil {
+					return nil, fmt.Errorf("%s: no compiler run and no committed object: %w", cfg.Input, err)
+				}
+			} else {
+				b.obj, b.deps, err = Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: cfg.Input, Target: t})
+				if err != nil {
+					return nil, err
+				}
+			}
+			builds = append(builds, b)
+		}
+	} else {
+		data, err := os.ReadFile(cfg.Input)
+		if err != nil {
+			return nil, err
+		}
+		builds = append(builds, build{obj: data})
+	}
+
+	var files []File
+	for _, b := range builds {
+		obj, err := ReadObject(filepath.Base(cfg.Input), b.obj)
+		if err != nil {
+			return nil, err
+		}
+		if !IsCSource(cfg.Input) {
+			b.target = targetForOrder(obj.Order)
+		}
+		base := stem + "_" + b.target.Suffix()
+		src, err := Skeleton(obj, SkeletonConfig{
+			Package:    pkg,
+			Stem:       stem,
+			ObjectFile: base + ".o",
+			Source:     filepath.Base(cfg.Input),
+			Target:     b.target,
+			Types:      cfg.Types,
+		})
+		if err != nil {
+			return nil, err
+		}
+		goPath := filepath.Join(outDir, base+".go")
+		objPath := filepath.Join(outDir, base+".o")
+		files = append(files, File{Path: goPath, Data: src}, File{Path: objPath, Data: b.obj})
+		if cfg.MakeBase != "" && b.deps != nil {
+			d, err := depfile(cfg.MakeBase, []string{goPath, objPath}, b.deps)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, File{Path: goPath + ".d", Data: d})
+		}
+	}
+	return files, nil
+}
+
+// DefaultStem derives the stem from an input file name: x.bpf.c → x.
+func DefaultStem(input string) string {
+	base := filepath.Base(input)
+	for _, ext := range []string{".bpf.c", ".bpf.o", ".c", ".o"} {
+		if strings.HasSuffix(base, ext) {
+			base = strings.TrimSuffix(base, ext)
+			break
+		}
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(base) {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// packageName makes a Go package name from a directory name.
+func packageName(dir string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(dir) {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
+			b.WriteRune(r)
+		}
+	}
+	s := b.String()
+	if s == "" || unicode.IsDigit(rune(s[0])) {
+		s = "bpf" + s
+	}
+	return s
+}
+
+// depfile writes a make rule: targets depend on deps, with paths relative to
+// base.
+func depfile(base string, targets, deps []string) ([]byte, error) {
+	rel := func(p string) (string, error) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", err
+		}
+		r, err := filepath.Rel(base, abs)
+		if err != nil {
+			return "", err
+		}
+		return strings.ReplaceAll(filepath.ToSlash(r), " ", "\\ "), nil
+	}
+	var b strings.Builder
+	for i, t := range targets {
+		r, err := rel(t)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(r)
+	}
+	b.WriteString(":")
+	ds := append([]string(nil), deps...)
+	sort.Strings(ds)
+	for _, d := range ds {
+		r, err := rel(d)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(" \\\n  " + r)
+	}
+	b.WriteString("\n")
+	return []byte(b.String()), nil
+}
+
+// WriteFiles writes every file through a temporary file and a rename, so
+// that a failed run leaves no half-written output. It writes nothing if a
+// directory cannot be created.
+func WriteFiles(files []File) error {
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
+			return err
+		}
+	}
+	var tmps []string
+	defer func() {
+		for _, t := range tmps {
+			os.Remove(t)
+		}
+	}()
+	for _, f := range files {
+		tmp, err := os.CreateTemp(filepath.Dir(f.Path), "."+filepath.Base(f.Path)+".tmp*")
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, tmp.Name())
+		if _, err := tmp.Write(f.Data); err != nil {
+			tmp.Close()
+			return err
+		}
+		if err := tmp.Chmod(0o644); err != nil {
+			tmp.Close()
+			return err
+		}
+		if err := tmp.Close(); err != nil {
+			return err
+		}
+	}
+	for i, f := range files {
+		if err := os.Rename(tmps[i], f.Path); err != nil {
+			return err
+		}
+	}
+	return nil
+}

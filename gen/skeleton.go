@@ -1,0 +1,223 @@
+package gen
+
+import (
+	"bytes"
+	"fmt"
+	"go/format"
+	"sort"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+	"github.com/dave/jennifer/jen"
+)
+
+const (
+	pkgEbpf = "github.com/cilium/ebpf"
+	pkgLink = "github.com/cilium/ebpf/link"
+	pkgFmt  = "fmt"
+
+	// BridgeImport is the import path of the bridge package when the
+	// generated code imports the runtime instead of carrying it.
+	BridgeImport = "github.com/skelgen/skelgen/runtime/bridge"
+)
+
+// SkeletonConfig says how to write one skeleton file.
+type SkeletonConfig struct {
+	// Package is the Go package name.
+	Package string
+	// Stem names the skeleton: identifiers start with GoName(Stem).
+	Stem string
+	// ObjectFile is the base name of the object file embedded beside the Go
+	// file.
+	ObjectFile string
+	// Source names the input in the header comment (a base name).
+	Source string
+	// Target is the object's target; its build constraint guards the file.
+	Target Target
+	// Types are C type names to generate even if no map or variable uses
+	// them; a type given here also types the records of ring buffers and
+	// perf event arrays ("event", or "map=type" for one map).
+	Types []string
+	// BridgeImport is the import path of the bridge package.
+	BridgeImport string
+}
+
+// skeleton holds the state of writing one skeleton.
+type skeleton struct {
+	cfg    SkeletonConfig
+	obj    *Object
+	prefix string
+	types  *TypeGen
+	bridge string
+
+	maps     []*mapInfo
+	programs []*progInfo
+	vars     []*varInfo
+}
+
+type mapInfo struct {
+	name  string // C name
+	field string // Go field name in Objects
+	spec  *ebpf.MapSpec
+	typ   jen.Code // field type
+	ctor  jen.Code // expression building the field from coll.Maps[name]
+	doc   string
+}
+
+type varInfo struct {
+	name  string
+	field string
+	spec  *ebpf.VariableSpec
+	typ   jen.Code
+}
+
+// Skeleton writes the Go skeleton of obj.
+func Skeleton(obj *Object, cfg SkeletonConfig) ([]byte, error) {
+	if cfg.BridgeImport == "" {
+		cfg.BridgeImport = BridgeImport
+	}
+	s := &skeleton{
+		cfg:    cfg,
+		obj:    obj,
+		prefix: GoName(cfg.Stem),
+		types:  NewTypeGen(obj.Order),
+		bridge: cfg.BridgeImport,
+	}
+	// TODO(prefix) s.types.Prefix = s.prefix
+	if err := s.collect(); err != nil {
+		return nil, fmt.Errorf("%s: %w", obj.Name, err)
+	}
+	f, err := s.file()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", obj.Name, err)
+	}
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("%s: rendering the skeleton: %w", obj.Name, err)
+	}
+	out, err := format.Source(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%s: formatting the skeleton: %w", obj.Name, err)
+	}
+	return out, nil
+}
+
+// names hands out Go identifiers, resolving collisions deterministically.
+type names map[string]bool
+
+func (n names) take(base, suffix string) string {
+	if base == "" || base == "_" {
+		base = "X"
+	}
+	name := base
+	if n[name] && suffix != "" {
+		name = base + suffix
+	}
+	for i := 2; n[name]; i++ {
+		name = fmt.Sprintf("%s%s%d", base, suffix, i)
+	}
+	n[name] = true
+	return name
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// isDataSection reports whether a map is a global data section
+// (.rodata, .data, .bss and their named variants) or another section map
+// that the skeleton exposes through variables instead.
+func isDataSection(name string) bool { return strings.HasPrefix(name, ".") }
+
+// eventTypes resolves -type arguments to ring buffer and perf map record
+// types: "map=type" for one map, or a plain type name when the object has
+// exactly one such map.
+func (s *skeleton) eventTypes() (map[string]btf.Type, []btf.Type, error) {
+	var streams []string
+	for _, name := range sortedKeys(s.obj.Spec.Maps) {
+		switch s.obj.Spec.Maps[name].Type {
+		case ebpf.RingBuf, ebpf.PerfEventArray:
+			streams = append(streams, name)
+		}
+	}
+	byMap := map[string]btf.Type{}
+	var extra []btf.Type
+	for _, arg := range s.cfg.Types {
+		mapName, typeName, explicit := strings.Cut(arg, "=")
+		if !explicit {
+			typeName, mapName = arg, ""
+		}
+		t, err := s.lookupType(typeName)
+		if err != nil {
+			return nil, nil, err
+		}
+		extra = append(extra, t)
+		switch {
+		case explicit:
+			m, ok := s.obj.Spec.Maps[mapName]
+			if !ok || (m.Type != ebpf.RingBuf && m.Type != ebpf.PerfEventArray) {
+				return nil, nil, fmt.Errorf("-type %s: no ring buffer or perf event array named %s", arg, mapName)
+			}
+			byMap[mapName] = t
+		case len(streams) == 1:
+			if _, ok := byMap[streams[0]]; !ok && isStruct(t) {
+				byMap[streams[0]] = t
+			}
+		}
+	}
+	return byMap, extra, nil
+}
+
+func isStruct(t btf.Type) bool {
+	_, ok := btf.UnderlyingType(t).(*btf.Struct)
+	return ok
+}
+
+// lookupType finds a C type by name ("event", "struct event", "enum mode").
+func (s *skeleton) lookupType(name string) (btf.Type, error) {
+	kind, bare, ok := strings.Cut(strings.TrimSpace(name), " ")
+	if !ok {
+		bare, kind = kind, ""
+	}
+	var found []btf.Type
+	all, _ := s.obj.Spec.Types.AnyTypesByName(bare)
+	for _, t := range all {
+		switch t.(type) {
+		case *btf.Struct:
+			if kind == "" || kind == "struct" {
+				found = append(found, t)
+			}
+		case *btf.Union:
+			if kind == "" || kind == "union" {
+				found = append(found, t)
+			}
+		case *btf.Enum:
+			if kind == "" || kind == "enum" {
+				found = append(found, t)
+			}
+		case *btf.Typedef:
+			if kind == "" {
+				found = append(found, t)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("-type %s: no such type in the object's BTF (a type only used inside a function is not in BTF: reference it from a global)", name)
+	case 1:
+		return found[0], nil
+	}
+	// Prefer the struct over a typedef of the same name.
+	for _, t := range found {
+		if _, ok := t.(*btf.Typedef); !ok {
+			return t, nil
+		}
+	}
+	return found[0], nil
+}

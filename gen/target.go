@@ -1,0 +1,127 @@
+package gen
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Target is one compilation target of a C input: a BPF byte order and, for
+// GOARCH targets, the architecture whose kernel headers the program uses.
+type Target struct {
+	// Clang is the clang target: "bpfel" or "bpfeb".
+	Clang string
+	// GOARCH is set for architecture targets ("amd64"): the output builds only
+	// there and the compiler sees -D__TARGET_ARCH_<Linux arch>.
+	GOARCH string
+}
+
+// archInfo describes a GOARCH: its byte order and Linux's name for it.
+type archInfo struct {
+	little bool
+	linux  string
+}
+
+var goarches = map[string]archInfo{
+	"386":      {true, "x86"},
+	"amd64":    {true, "x86"},
+	"arm":      {true, "arm"},
+	"arm64":    {true, "arm64"},
+	"loong64":  {true, "loongarch"},
+	"mips":     {false, "mips"},
+	"mipsle":   {true, "mips"},
+	"mips64":   {false, "mips"},
+	"mips64le": {true, "mips"},
+	"ppc64":    {false, "powerpc"},
+	"ppc64le":  {true, "powerpc"},
+	"riscv64":  {true, "riscv"},
+	"s390x":    {false, "s390"},
+}
+
+// ParseTargets parses a -target value: a comma-separated list of bpfel,
+// bpfeb, bpf (the host's byte order is not assumed: bpf means bpfel) and
+// GOARCH names.
+func ParseTargets(s string) ([]Target, error) {
+	var out []Target
+	seen := map[Target]bool{}
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		var t Target
+		switch name {
+		case "bpfel", "bpf":
+			t = Target{Clang: "bpfel"}
+		case "bpfeb":
+			t = Target{Clang: "bpfeb"}
+		default:
+			info, ok := goarches[name]
+			if !ok {
+				return nil, fmt.Errorf("unknown target %q (want bpfel, bpfeb or a GOARCH)", name)
+			}
+			t = Target{Clang: "bpfeb", GOARCH: name}
+			if info.little {
+				t.Clang = "bpfel"
+			}
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no target given")
+	}
+	return out, nil
+}
+
+// Suffix is the file name suffix of the target's outputs: "bpfel" or
+// "amd64_bpfel".
+func (t Target) Suffix() string {
+	if t.GOARCH != "" {
+		return t.GOARCH + "_" + t.Clang
+	}
+	return t.Clang
+}
+
+// ByteOrder is the target's byte order.
+func (t Target) ByteOrder() binary.ByteOrder {
+	if t.Clang == "bpfeb" {
+		return binary.BigEndian
+	}
+	return binary.LittleEndian
+}
+
+// Defines are the extra preprocessor flags of the target.
+func (t Target) Defines() []string {
+	if t.GOARCH == "" {
+		return nil
+	}
+	return []string{"-D__TARGET_ARCH_" + goarches[t.GOARCH].linux}
+}
+
+// BuildConstraint is the //go:build expression of the target's Go file.
+func (t Target) BuildConstraint() string {
+	if t.GOARCH != "" {
+		return t.GOARCH
+	}
+	little := t.Clang == "bpfel"
+	var arches []string
+	for a, info := range goarches {
+		if info.little == little {
+			arches = append(arches, a)
+		}
+	}
+	if little {
+		arches = append(arches, "wasm")
+	}
+	sort.Strings(arches)
+	return strings.Join(arches, " || ")
+}
+
+// targetForOrder is the target of a prebuilt object of the given byte order.
+func targetForOrder(order binary.ByteOrder) Target {
+	if order == binary.BigEndian {
+		return Target{Clang: "bpfeb"}
+	}
+	return Target{Clang: "bpfel"}
+}

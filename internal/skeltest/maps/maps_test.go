@@ -1,0 +1,147 @@
+package maps
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/skelgen/skelgen/internal/testenv"
+)
+
+func TestMapsThroughSkeleton(t *testing.T) {
+	testenv.Kernel(t)
+	pin := testenv.BPFFS(t)
+
+	objs, err := LoadMaps(&ebpf.CollectionOptions{Maps: ebpf.MapOptions{PinPath: pin}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer objs.Close()
+
+	rb, err := objs.Events.NewReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rb.Close()
+	pr, err := objs.PerfEvents.NewReader(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+
+	if err := objs.AttachAll(); err != nil {
+		t.Fatal(err)
+	}
+	const calls = 3
+	for range calls {
+		syscall.Getppid()
+	}
+	tgid := uint32(os.Getpid())
+
+	st, err := objs.Counts.Lookup(Key{Pid: tgid})
+	if err != nil {
+		t.Fatalf("counts[%d]: %v", tgid, err)
+	}
+	if st.Count < calls {
+		t.Errorf("counts[%d].Count = %d, want >= %d", tgid, st.Count, calls)
+	}
+	if st.LastNs == 0 {
+		t.Error("counts: LastNs not set")
+	}
+	if len(st.Comm) == 0 || st.Comm[0] == 0 {
+		t.Error("counts: Comm empty")
+	}
+	var iterErr error
+	seen := false
+	for k, v := range objs.Counts.All(&iterErr) {
+		if k.Pid == tgid && v.Count == st.Count {
+			seen = true
+		}
+	}
+	if iterErr != nil || !seen {
+		t.Errorf("iterating counts: seen=%v err=%v", seen, iterErr)
+	}
+
+	total, err := objs.Totals.Lookup(0)
+	if err != nil || total < calls {
+		t.Errorf("totals[0] = %d, %v; want >= %d", total, err, calls)
+	}
+	perCPU, err := objs.PercpuHits.Lookup(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum uint64
+	for _, v := range perCPU {
+		sum += v
+	}
+	if sum < calls {
+		t.Errorf("percpu_hits[0] summed over %d CPUs = %d, want >= %d", len(perCPU), sum, calls)
+	}
+	if _, err := objs.Recent.Lookup(tgid); err != nil {
+		t.Errorf("recent[%d]: %v", tgid, err)
+	}
+	if v, err := objs.Inner.Lookup(0); err != nil || v < calls {
+		t.Errorf("inner[0] (through outer) = %d, %v; want >= %d", v, err, calls)
+	}
+	inner, err := objs.Outer.Lookup(0)
+	if err != nil {
+		t.Fatalf("outer[0]: %v", err)
+	}
+	inner.Close()
+
+	if _, err := os.Stat(filepath.Join(pin, "pinned_counts")); err != nil {
+		t.Errorf("pinned map not pinned: %v", err)
+	}
+	if _, err := objs.PinnedCounts.Lookup(tgid); err != nil {
+		t.Errorf("pinned_counts[%d]: %v", tgid, err)
+	}
+
+	rb.SetDeadline(time.Now().Add(5 * time.Second))
+	for {
+		ev, err := rb.Read()
+		if err != nil {
+			t.Fatalf("ring buffer: %v", err)
+		}
+		if ev.Tgid == tgid {
+			break
+		}
+	}
+	pr.SetDeadline(time.Now().Add(5 * time.Second))
+	for {
+		ev, lost, err := pr.Read()
+		if err != nil {
+			t.Fatalf("perf reader: %v", err)
+		}
+		if lost == 0 && ev.Tgid == tgid {
+			break
+		}
+	}
+
+	if err := objs.Counts.Delete(Key{Pid: tgid}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := objs.Counts.Lookup(Key{Pid: tgid}); !errors.Is(err, ebpf.ErrKeyNotExist) {
+		t.Errorf("lookup after delete: %v, want ErrKeyNotExist", err)
+	}
+	if err := objs.Totals.Put(3, 42); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := objs.Totals.BatchUpdate([]uint32{1, 2}, []uint64{10, 20}, ebpf.UpdateAny); err != nil || n != 2 {
+		t.Errorf("batch update: %d, %v", n, err)
+	}
+	keys := make([]uint32, 4)
+	vals := make([]uint64, 4)
+	var cursor ebpf.MapBatchCursor
+	n, err := objs.Totals.BatchLookup(&cursor, keys, vals)
+	if err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+		t.Fatal(err)
+	}
+	if n != 4 || vals[1] != 10 || vals[2] != 20 || vals[3] != 42 {
+		t.Errorf("batch lookup: n=%d keys=%v values=%v", n, keys, vals)
+	}
+}

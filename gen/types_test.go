@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,7 +48,7 @@ func loadTypesFixture(t *testing.T, name string, order binary.ByteOrder) *typesF
 	}
 	g := NewTypeGen(order)
 	var roots []btf.Type
-	for _, m := range tySortedKeys(spec.Maps) {
+	for _, m := range slices.Sorted(maps.Keys(spec.Maps)) {
 		ms := spec.Maps[m]
 		if strings.HasPrefix(m, ".") || ms.Key == nil {
 			continue
@@ -55,7 +56,7 @@ func loadTypesFixture(t *testing.T, name string, order binary.ByteOrder) *typesF
 		g.Name(ms.Value, GoName(m)+"Value")
 		roots = append(roots, ms.Key, ms.Value)
 	}
-	for _, v := range tySortedKeys(spec.Variables) {
+	for _, v := range slices.Sorted(maps.Keys(spec.Variables)) {
 		if vs := spec.Variables[v]; vs.Type != nil && vs.SectionName != "license" {
 			roots = append(roots, vs.Type.Type)
 		}
@@ -79,15 +80,6 @@ func loadTypesFixture(t *testing.T, name string, order binary.ByteOrder) *typesF
 		t.Fatalf("%s: render: %v", name, err)
 	}
 	return &typesFixture{spec: spec, gen: g, src: buf.Bytes()}
-}
-
-func tySortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func TestTypesGolden(t *testing.T) {
@@ -166,7 +158,7 @@ var typesRoundTrips = []struct {
 	},
 	{
 		global: "ubits_rt", goType: "Ubits",
-		set:    `v.SetLow3(5)`,
+		set: `v.SetLow3(5)`,
 		check: `if v.Low3() != 5 {
 			t.Errorf("getter: %d", v.Low3())
 		}`,

@@ -153,6 +153,22 @@ func asmLine(mn string, ops []string, pc int, labels map[string]int) ([]Instruct
 		if err != nil {
 			return nil, err
 		}
+		if idx, ok := strings.CutPrefix(ops[1], "map:"); ok {
+			// lddw %rN, map:I loads the handle of ProgramSpec.Maps[I].
+			n, err := strconv.Atoi(idx)
+			return []Instruction{{Opcode: 0x18, Dst: d, Src: PseudoMapIdx, Imm: int32(n)}, {}}, err
+		}
+		if idx, ok := strings.CutPrefix(ops[1], "value:"); ok {
+			// lddw %rN, value:I+OFF loads the address of map I's value
+			// at key 0, plus OFF: a global variable.
+			is, offs, _ := strings.Cut(idx, "+")
+			n, err := strconv.Atoi(is)
+			if err != nil {
+				return nil, err
+			}
+			off, _ := strconv.Atoi(offs)
+			return []Instruction{{Opcode: 0x18, Dst: d, Src: PseudoMapIdxValue, Imm: int32(n)}, {Imm: int32(off)}}, nil
+		}
 		v, err := asmImm(ops[1])
 		if err != nil {
 			return nil, err

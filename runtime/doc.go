@@ -47,10 +47,10 @@
 //
 // # Budget
 //
-// Options.Budget bounds each run. It is charged where control can return to
-// an earlier instruction — on each backward jump, with the length of the
-// jumped-over range (an upper bound of one loop iteration), and on each call —
-// so straight-line code pays nothing. Running out is ErrBudget, a call chain
+// Options.Budget bounds the instruction slots each run executes. It is
+// charged where control transfers — taken jumps, calls, exits — with the
+// length of the straight-line run just finished, so the count is exact
+// (Machine.Executed) while other instructions pay nothing. Running out is ErrBudget, a call chain
 // deeper than MaxFrames ErrCallDepth, both wrapped in a *RunError with the
 // instruction index.
 //

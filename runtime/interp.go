@@ -8,8 +8,8 @@ import (
 
 // exec is the interpreter: one dense switch on the pre-decoded opcode
 // byte, registers in a local array indexed with a mask so the compiler
-// drops the bounds checks, and the budget charged only on backward jumps
-// and calls.
+// drops the bounds checks, and the budget charged only where control
+// transfers (taken jumps, calls, exits).
 func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 	insns := m.prog.insns
 	mem := &m.Memory
@@ -19,6 +19,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 	budget := m.budget
 	depth := 0
 	pc := 0
+	start := 0 // first instruction of the current straight-line run
 	for {
 		in := &insns[pc]
 		switch in.op {
@@ -506,9 +507,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 
 		// Calls and exit.
 		case opCallFunc:
-			if budget--; budget < 0 {
-				return 0, &RunError{Insn: pc, Err: ErrBudget}
-			}
 			m.budget = budget
 			v, err := m.CallFunc(pc, in.imm, r[1], r[2], r[3], r[4], r[5])
 			if err != nil {
@@ -517,9 +515,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			budget = m.budget
 			r[0] = v
 		case opCallLocal, 0x8d:
-			if budget--; budget < 0 {
-				return 0, &RunError{Insn: pc, Err: ErrBudget}
-			}
 			target := int(in.imm)
 			if in.op == 0x8d {
 				m.budget = budget
@@ -536,21 +531,29 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			if depth+1 >= MaxFrames {
 				return 0, &RunError{Insn: pc, Err: fmt.Errorf("%w: more than %d frames", ErrCallDepth, MaxFrames)}
 			}
+			if budget -= int64(pc - start + 1); budget < 0 {
+				return 0, &RunError{Insn: pc, Err: ErrBudget}
+			}
 			m.frames[depth] = frame{ret: pc, r6: r[6], r7: r[7], r8: r[8], r9: r[9]}
 			depth++
 			r[10] = StackTop(depth)
-			pc = target
+			pc, start = target, target
 			continue
 		case 0x95:
+			budget -= int64(pc - start + 1)
 			if depth == 0 {
 				m.budget = budget
 				return r[0], nil
+			}
+			if budget < 0 {
+				return 0, &RunError{Insn: pc, Err: ErrBudget}
 			}
 			depth--
 			f := &m.frames[depth]
 			r[6], r[7], r[8], r[9] = f.r6, f.r7, f.r8, f.r9
 			r[10] = StackTop(depth)
 			pc = f.ret + 1
+			start = pc
 			continue
 
 		default:
@@ -560,15 +563,14 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		continue
 
 	jump:
-		if t := int(in.off); t > pc {
-			pc = t
-		} else {
-			budget -= int64(pc - t + 1)
-			if budget < 0 {
-				return 0, &RunError{Insn: pc, Err: ErrBudget}
-			}
-			pc = t
+		// Charging the finished straight-line run at each taken jump
+		// makes the budget an exact count of executed instruction slots
+		// (lddw counts two) at the cost of one subtraction per jump.
+		if budget -= int64(pc - start + 1); budget < 0 {
+			return 0, &RunError{Insn: pc, Err: ErrBudget}
 		}
+		pc = int(in.off)
+		start = pc
 	}
 }
 

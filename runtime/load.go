@@ -34,9 +34,11 @@ type Options struct {
 	// Externs binds ProgramSpec.Externs by name. An unbound extern is a
 	// load error.
 	Externs map[string]Func
-	// Budget bounds the instructions one run may execute; 0 means
-	// DefaultBudget. It is charged on backward jumps (with the length of the
-	// loop body, an upper bound of what one iteration executes) and on calls.
+	// Budget bounds the instruction slots one run may execute; 0 means
+	// DefaultBudget. It is charged where control transfers (taken jumps,
+	// calls, exits) with the straight-line run just finished, so the count
+	// is exact while the check costs nothing on other instructions; a run
+	// overshoots by at most one straight-line run before it stops.
 	Budget uint64
 	// Output receives bpf_trace_printk text; nil discards it.
 	Output io.Writer

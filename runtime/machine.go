@@ -67,9 +67,13 @@ func FuncAddr(v uint64) (int, bool) { return int(uint32(v)), v>>32 == tagFunc }
 // Budget returns the budget left in this run.
 func (m *Machine) Budget() int64 { return m.budget }
 
+// Executed returns the instruction slots the last successful run executed
+// (lddw counts two; a helper call one).
+func (m *Machine) Executed() uint64 { return uint64(m.prog.budget - m.budget) }
+
 // Charge takes n from the budget, failing with ErrBudget when it runs out.
-// Translated code calls it where the interpreter charges: backward jumps
-// and calls.
+// Translated code calls it where the interpreter charges: at each taken
+// jump, call and exit, with the length of the straight-line run it ends.
 func (m *Machine) Charge(n int64) error {
 	m.budget -= n
 	if m.budget < 0 {

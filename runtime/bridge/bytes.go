@@ -19,4 +19,3 @@ func fromBytes[T any](b []byte) T {
 	copy(bytesOf(&v), b)
 	return v
 }
-

@@ -350,7 +350,14 @@ func (c *chooser) addRelocation(r *Relocation) error {
 	case r.Kind.IsEnum(), r.Kind == TypeSize, r.Kind == TypeMatches:
 		c.use(r.Root, true)
 	default:
-		c.use(r.Root, false)
+		// A forward declaration is a different BTF kind (fwd) from the
+		// struct the target has, so type_exists and type IDs would
+		// resolve to nothing: define the type, even with no members.
+		if t := c.resolveNamed(r.Root); isComposite(t) {
+			c.define(t)
+		} else {
+			c.use(r.Root, false)
+		}
 	}
 	return nil
 }

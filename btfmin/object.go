@@ -58,10 +58,10 @@ func (r *Relocation) Path() string {
 				fmt.Fprintf(&b, "[%d]", s.Index)
 				continue
 			}
-			m := members(s.Parent)[s.Member]
-			if m.Name == "" {
-				fmt.Fprintf(&b, ".<anon#%d>", s.Member)
-			} else {
+			// Anonymous members are left out: their position differs
+			// between a full and a minimal header, while the named
+			// member inside identifies the field just as libbpf does.
+			if m := members(s.Parent)[s.Member]; m.Name != "" {
 				b.WriteString("." + m.Name)
 			}
 		}

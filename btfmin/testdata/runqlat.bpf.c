@@ -1,6 +1,7 @@
 // runqlat: run-queue latency histogram. tp_btf programs take BPF_PROG
 // arguments; the task state field changed its name in 5.14, so both
 // layouts are described as ___flavor structs and chosen at load time.
+// The kfuncs are __ksym externs.
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -25,9 +26,10 @@ struct {
 } start SEC(".maps");
 
 __u64 hist[MAX_SLOTS] = {};
-__u64 max_nr_running = 0;
+__u64 max_cpus_allowed = 0;
 
-extern struct rq runqueues __ksym;
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
 
 static __always_inline unsigned int get_task_state(void *task)
 {
@@ -76,16 +78,19 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	struct rq *rq;
+	struct task_struct *t;
 	u64 *tsp, delta;
 	u32 pid;
 
 	if (get_task_state(prev) == TASK_RUNNING)
 		trace_enqueue(prev->tgid, prev->pid);
 
-	rq = bpf_this_cpu_ptr(&runqueues);
-	if (rq->nr_running > max_nr_running)
-		max_nr_running = rq->nr_running;
+	t = bpf_task_from_pid(next->tgid);
+	if (t) {
+		if (t->nr_cpus_allowed > max_cpus_allowed)
+			max_cpus_allowed = t->nr_cpus_allowed;
+		bpf_task_release(t);
+	}
 
 	pid = next->pid;
 	tsp = bpf_map_lookup_elem(&start, &pid);

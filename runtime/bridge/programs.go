@@ -73,11 +73,8 @@ func (p Program) wrap(what string, lk link.Link, err error) (link.Link, error) {
 // explainAttach adds what the running kernel lacks to errors whose cause is
 // not obvious from the system call's errno.
 func explainAttach(what string, err error) error {
-	switch {
-	case errors.Is(err, os.ErrNotExist) && (what == "kprobe" || what == "kretprobe"):
-		return fmt.Errorf("%w (this kernel has no kprobe support: no kprobe PMU or kprobe_events)", err)
-	case errors.Is(err, ebpf.ErrNotSupported):
-		return fmt.Errorf("%w (not supported by this kernel)", err)
+	if errors.Is(err, ebpf.ErrNotSupported) {
+		return fmt.Errorf("%w (%s is not supported by this kernel)", err, what)
 	}
 	return err
 }

@@ -306,7 +306,7 @@ func endianWidth(name string) (int32, bool) {
 
 func wantOperands(mn token, ops []operand, n int) error {
 	if len(ops) != n {
-		return mn.errorf("invalid number of operands (want %d, have %d) for", n, len(ops))
+		return mn.errorf("invalid number of operands: want %d, have %d", n, len(ops))
 	}
 	return nil
 }

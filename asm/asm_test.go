@@ -165,8 +165,8 @@ func TestErrors(t *testing.T) {
 		{"ldxb %r0, [%r1+0x10000]", "offset out of 16-bit range", 1},
 		{"ldxb %r0, [%r1-32769]", "offset out of 16-bit range", 1},
 		{"ldxb %r0, [%r1", "unterminated memory operand", 1},
-		{"lddw %r0", "invalid number of operands (want 2, have 1)", 1},
-		{"exit %r0", "invalid number of operands (want 0, have 1)", 1},
+		{"lddw %r0", "invalid number of operands: want 2, have 1: \"lddw\"", 1},
+		{"exit %r0", "invalid number of operands: want 0, have 1", 1},
 		{"lock", "invalid number of operands for lock", 1},
 		{"lock or [%r10-8]", "invalid number of operands for lock or", 1},
 		{"lock nand [%r10-8], %r1", "invalid atomic operation", 1},
@@ -191,4 +191,33 @@ func TestErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzAssemble checks that no input panics and that every accepted program
+// is whole slots that cilium/ebpf can decode.
+func FuzzAssemble(f *testing.F) {
+	for _, s := range []string{
+		"mov %r0, 1\nexit", "lock fetch add [%r10-8], %r1", "l: ja l", "call local f\nf: exit",
+		"lddw %r1, 0xffffffffffffffff", "jne32 %r1, 0x80000000, -1", "ldxsw %r0, [%r10 - 4]", "[", "%r", "-0x",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		b, err := Assemble(src)
+		if err != nil {
+			var ae *Error
+			if !errors.As(err, &ae) || ae.Line < 1 {
+				t.Fatalf("error %v is not an *Error with a line", err)
+			}
+			return
+		}
+		if len(b)%8 != 0 {
+			t.Fatalf("%d bytes", len(b))
+		}
+		if _, err := ebpf.AppendInstructions(nil, bytes.NewReader(b), binary.LittleEndian, "linux"); err != nil && len(b) > 0 {
+			// An lddw is always followed by its second slot, so a
+			// decode error means a malformed encoding.
+			t.Fatalf("cilium/ebpf cannot decode % x: %v", b, err)
+		}
+	})
 }

@@ -57,3 +57,17 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParse checks that no input panics and errors are *ParseError.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("-- asm\nexit\n-- raw\n0x95\n-- mem\n00 01\n-- result\n0x1\n"))
+	f.Add([]byte("-- raw\n07 00 01 00 01 00 00 00\n-- error\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if _, err := Parse("f.data", data); err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+		}
+	})
+}

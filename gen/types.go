@@ -43,6 +43,10 @@ import (
 // Storage fields are exported because cilium/ebpf copies values without
 // reflection only when a struct has no unexported fields.
 type TypeGen struct {
+	// Prefix starts every generated type name (and so every enum
+	// constant's); set it before the first GoType or Name call.
+	Prefix string
+
 	order binary.ByteOrder
 	// Keyed by tyKey, not by btf.Type: cilium/ebpf hands out separate
 	// copies of one C type for maps and for variables.
@@ -69,6 +73,11 @@ func NewTypeGen(order binary.ByteOrder) *TypeGen {
 // Name registers a preferred Go name for an anonymous type, used when the
 // type is first reached. Names of named C types are not affected.
 func (g *TypeGen) Name(t btf.Type, goName string) {
+	g.prefer(t, g.Prefix+goName)
+}
+
+// prefer records a full Go name for an anonymous type; the first wins.
+func (g *TypeGen) prefer(t btf.Type, goName string) {
 	t = tyStrip(t)
 	if t.TypeName() == "" {
 		k := tyKey(t)
@@ -286,10 +295,10 @@ func (g *TypeGen) goNameOf(t btf.Type) string {
 	}
 	base := g.preferred[k]
 	if base == "" && t.TypeName() != "" {
-		base = GoName(t.TypeName())
+		base = g.Prefix + GoName(t.TypeName())
 	}
 	if base == "" {
-		base = fmt.Sprintf("Anon%d", g.anon)
+		base = fmt.Sprintf("%sAnon%d", g.Prefix, g.anon)
 		g.anon++
 	}
 	n := g.reserve(base)
@@ -445,8 +454,11 @@ func (g *TypeGen) planEnum(p *tyPlan, t *btf.Enum) error {
 		p.under = c[1]
 	}
 	for _, v := range t.Values {
+		// COLOR_RED of enum color is ColorRed, RED is ColorRed too.
 		name := GoName(v.Name)
-		if !strings.HasPrefix(name, p.goName) {
+		if strings.HasPrefix(name, strings.TrimPrefix(p.goName, g.Prefix)) {
+			name = g.Prefix + name
+		} else {
 			name = p.goName + name
 		}
 		value := fmt.Sprint(v.Value)
@@ -491,9 +503,9 @@ func (g *TypeGen) memberRepr(p *tyPlan, m btf.Member, anonIndex int) (tyRepr, er
 	switch inner.(type) {
 	case *btf.Struct, *btf.Union, *btf.Enum:
 		if m.Name != "" {
-			g.Name(inner, p.goName+"_"+GoName(m.Name))
+			g.prefer(inner, p.goName+"_"+GoName(m.Name))
 		} else {
-			g.Name(inner, fmt.Sprintf("%s_Anon%d", p.goName, anonIndex))
+			g.prefer(inner, fmt.Sprintf("%s_Anon%d", p.goName, anonIndex))
 		}
 	}
 	r, err := g.repr(m.Type)
@@ -504,13 +516,30 @@ func (g *TypeGen) memberRepr(p *tyPlan, m btf.Member, anonIndex int) (tyRepr, er
 }
 
 // tyMemberComment says what Go's spelling of a member hides: pointer
-// targets and typedef names.
+// targets and typedef names, except fixed-width integer typedefs such as
+// __u32, whose Go type says as much.
 func tyMemberComment(m btf.Member, r tyRepr) string {
 	switch tyStrip(m.Type).(type) {
-	case *btf.Pointer, *btf.Typedef:
+	case *btf.Pointer:
 		return r.cName
+	case *btf.Typedef:
+		if !tyFixedWidth(r.cName) && tyGoString(r.code) != GoName(r.cName) {
+			return r.cName
+		}
 	}
 	return ""
+}
+
+func tyFixedWidth(name string) bool {
+	name = strings.TrimPrefix(name, "__")
+	name = strings.TrimSuffix(name, "_t")
+	name = strings.TrimPrefix(strings.TrimPrefix(name, "uint"), "int")
+	name = strings.TrimPrefix(strings.TrimPrefix(name, "u"), "s")
+	switch name {
+	case "8", "16", "32", "64":
+		return true
+	}
+	return false
 }
 
 type tyStructEntry struct {

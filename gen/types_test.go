@@ -406,3 +406,37 @@ func TestTypeGenErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestTypeGenPrefix checks that Prefix reaches every top-level name once.
+func TestTypeGenPrefix(t *testing.T) {
+	u32 := &btf.Int{Name: "unsigned int", Size: 4}
+	color := &btf.Enum{Name: "color", Size: 4, Values: []btf.EnumValue{{Name: "COLOR_RED"}}}
+	inner := &btf.Struct{Size: 4, Members: []btf.Member{{Name: "x", Type: u32}}}
+	outer := &btf.Struct{Name: "outer", Size: 8, Members: []btf.Member{
+		{Name: "in", Type: inner}, {Name: "c", Type: color, Offset: 32}}}
+	value := &btf.Struct{Size: 8, Members: []btf.Member{{Name: "o", Type: outer}}}
+	g := NewTypeGen(binary.LittleEndian)
+	g.Prefix = "Probe"
+	g.Name(value, "CountsValue")
+	if _, err := g.GoType(value); err != nil {
+		t.Fatal(err)
+	}
+	decls, err := g.Decls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := jen.NewFile("p")
+	for _, d := range decls {
+		f.Add(d)
+	}
+	src := fmt.Sprintf("%#v", f)
+	for _, want := range []string{"type ProbeColor uint32", "ProbeColorRed ProbeColor = 0",
+		"type ProbeOuter struct", "type ProbeOuter_In struct", "type ProbeCountsValue struct"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("no %q in:\n%s", want, src)
+		}
+	}
+	if strings.Contains(src, "ProbeProbe") {
+		t.Errorf("prefix applied twice:\n%s", src)
+	}
+}

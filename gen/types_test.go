@@ -39,7 +39,12 @@ type typesFixture struct {
 
 func loadTypesFixture(t *testing.T, name string, order binary.ByteOrder) *typesFixture {
 	t.Helper()
-	spec, err := ebpf.LoadCollectionSpec(filepath.Join("testdata", "types", name+".o"))
+	return loadTypesFixtureFrom(t, filepath.Join("testdata", "types"), name, order)
+}
+
+func loadTypesFixtureFrom(t *testing.T, dir, name string, order binary.ByteOrder) *typesFixture {
+	t.Helper()
+	spec, err := ebpf.LoadCollectionSpec(filepath.Join(dir, name+".o"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,5 +443,35 @@ func TestTypeGenPrefix(t *testing.T) {
 	}
 	if strings.Contains(src, "ProbeProbe") {
 		t.Errorf("prefix applied twice:\n%s", src)
+	}
+}
+
+// TestTypesObjectsCurrent rebuilds the test objects with clang-19 and checks
+// that they give the committed golden output, so the committed objects
+// cannot drift from types.bpf.c.
+func TestTypesObjectsCurrent(t *testing.T) {
+	for _, tool := range []string{"clang-19", "make"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("SKELGEN_REQUIRE_CLANG") == "1" {
+				t.Fatalf("%s is required (SKELGEN_REQUIRE_CLANG=1): %v", tool, err)
+			}
+			t.Skipf("%s not found, using the committed objects only: %v", tool, err)
+		}
+	}
+	out := t.TempDir()
+	cmd := exec.Command("make", "-s", "-C", filepath.Join("testdata", "types"), "OUT="+out)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make: %v\n%s", err, msg)
+	}
+	for _, obj := range typesObjects {
+		fresh := loadTypesFixtureFrom(t, out, obj.name, obj.order)
+		want, err := os.ReadFile(filepath.Join("testdata", "types", obj.name+".go.golden"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(fresh.src, want) {
+			t.Errorf("%s: a fresh clang build differs from the committed one; run make in testdata/types:\n%s",
+				obj.name, firstDiff(want, fresh.src))
+		}
 	}
 }

@@ -386,7 +386,6 @@ type tyField struct {
 	embed   bool
 	code    jen.Code
 	comment string
-	off     uint32
 	member  int // index of the C member held, -1 for padding and bitfields
 }
 
@@ -583,7 +582,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 			p.pad(cur, e.lo)
 			name := tyUnique(fieldNames, fmt.Sprintf("Bits%d", bitsN))
 			bitsN++
-			p.fields = append(p.fields, tyField{name: name, code: tyBytes(e.hi - e.lo), off: e.lo,
+			p.fields = append(p.fields, tyField{name: name, code: tyBytes(e.hi - e.lo),
 				comment: "bitfields " + tyBitNames(e.members), member: -1})
 			for _, m := range e.members {
 				r, err := g.memberRepr(p, m, anon)
@@ -614,7 +613,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 		cur = e.lo + r.size
 		allowed := min(capAlign, tyCap(e.lo))
 		if r.align <= allowed {
-			f := tyField{code: r.code, off: e.lo, comment: tyMemberComment(m, r), member: e.index}
+			f := tyField{code: r.code, comment: tyMemberComment(m, r), member: e.index}
 			if m.Name == "" {
 				f.embed = true
 				f.name = tyUnique(fieldNames, tyGoString(r.code))
@@ -627,7 +626,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 		}
 		base := GoName(tyOr(m.Name, fmt.Sprintf("anon%d", anon-1)))
 		name := tyUnique(fieldNames, base+"Bytes")
-		p.fields = append(p.fields, tyField{name: name, code: tyBytes(r.size), off: e.lo, member: e.index,
+		p.fields = append(p.fields, tyField{name: name, code: tyBytes(r.size), member: e.index,
 			comment: fmt.Sprintf("%s at offset %d, which Go cannot align: use %s and Set%s", r.cName, e.lo, base, base)})
 		pending = append(pending, tyAccessor{member: m, r: r, storage: name, base: e.lo, hint: base})
 	}
@@ -641,7 +640,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 
 func (p *tyPlan) pad(from, to uint32) {
 	if to > from {
-		p.fields = append(p.fields, tyField{name: "_", code: tyBytes(to - from), off: from, member: -1})
+		p.fields = append(p.fields, tyField{name: "_", code: tyBytes(to - from), member: -1})
 	}
 }
 

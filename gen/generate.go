@@ -35,6 +35,11 @@ type Config struct {
 	// MakeBase, when set, writes a make depfile per target with paths
 	// relative to it.
 	MakeBase string
+	// ImportRuntime makes the package import the skelgen runtime instead
+	// of carrying a copy of it (-runtime import).
+	ImportRuntime bool
+	// AOT translates ubpf/ programs to Go (-aot).
+	AOT bool
 	// Committed compiles nothing: a C input's objects are read from the
 	// files a previous run wrote (for checking without a compiler).
 	Committed bool

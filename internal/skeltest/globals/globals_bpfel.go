@@ -200,7 +200,7 @@ func (p GlobalsOnSysEnterProgram) Attach() (link.Link, error) {
 
 // Limits is struct limits (16 bytes) with its C layout.
 type Limits struct {
-	MaxEvents uint32 // __u32
+	MaxEvents uint32
 	Ports     [4]uint16
 	Mode      Mode
 }
@@ -219,7 +219,7 @@ const (
 
 // Record is struct record (48 bytes) with its C layout.
 type Record struct {
-	Kind uint32 // __u32
+	Kind uint32
 	_    [4]byte
 	Record_Anon0
 	Bits0 [1]byte // bitfields flags:3, level:5
@@ -284,7 +284,7 @@ func (s *Record) SetSeq(v uint32) {
 
 // Record_Anon0 is union (anon) (8 bytes) with its C layout.
 type Record_Anon0 struct {
-	AsU64 uint64 // __u64
+	AsU64 uint64
 }
 
 // Fails to compile unless Record_Anon0 has the 8 bytes of union (anon).
@@ -316,8 +316,8 @@ func (s *Record_Anon0) SetAnon0(v Record_Anon0_Anon0) {
 
 // Record_Anon0_Anon0 is struct (anon) (4 bytes) with its C layout.
 type Record_Anon0_Anon0 struct {
-	Lo uint16 // __u16
-	Hi uint16 // __u16
+	Lo uint16
+	Hi uint16
 }
 
 // Fails to compile unless Record_Anon0_Anon0 has the 4 bytes of struct (anon).

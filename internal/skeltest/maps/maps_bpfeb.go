@@ -175,9 +175,9 @@ func (p MapsCountGetppidProgram) Attach() (link.Link, error) {
 
 // Event is struct event (32 bytes) with its C layout.
 type Event struct {
-	Pid  uint32 // __u32
-	Tgid uint32 // __u32
-	Ts   uint64 // __u64
+	Pid  uint32
+	Tgid uint32
+	Ts   uint64
 	Comm [16]byte
 }
 
@@ -186,8 +186,8 @@ var _ = [1]struct{}{}[unsafe.Sizeof(Event{})-32]
 
 // Key is struct key (8 bytes) with its C layout.
 type Key struct {
-	Pid uint32 // __u32
-	Cpu uint32 // __u32
+	Pid uint32
+	Cpu uint32
 }
 
 // Fails to compile unless Key has the 8 bytes of struct key.
@@ -195,8 +195,8 @@ var _ = [1]struct{}{}[unsafe.Sizeof(Key{})-8]
 
 // Stats is struct stats (32 bytes) with its C layout.
 type Stats struct {
-	Count  uint64 // __u64
-	LastNs uint64 // __u64
+	Count  uint64
+	LastNs uint64
 	Comm   [16]byte
 }
 

@@ -1,0 +1,71 @@
+package gen
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+)
+
+// Flags binds the main command's flags to a Config. The CLI parses them from
+// its arguments and Check from the go:generate lines it finds, so both read
+// them the same way.
+type Flags struct {
+	cfg     Config
+	target  string
+	cflags  string
+	runtime string
+}
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// Usage is the main command's synopsis.
+const Usage = "skelgen [flags] INPUT  (INPUT is x.bpf.o or x.bpf.c; flags come first)"
+
+// NewFlags defines the main command's flags on fs.
+func NewFlags(fs *flag.FlagSet) *Flags {
+	f := &Flags{}
+	fs.StringVar(&f.cfg.OutputDir, "o", "", "output `dir`ectory (default: the input's directory)")
+	fs.StringVar(&f.cfg.Package, "pkg", "", "Go package `name` (default: $GOPACKAGE, else the directory name)")
+	fs.StringVar(&f.cfg.Stem, "stem", "", "`name` of the outputs and identifier prefix (default: the input's base name)")
+	fs.StringVar(&f.target, "target", "bpfel,bpfeb", "comma-separated `targets` of a C input: bpfel, bpfeb or GOARCH names")
+	fs.StringVar(&f.cfg.CC, "cc", "", "C `compiler` (default: clang-19, else clang)")
+	fs.StringVar(&f.cflags, "cflags", DefaultCFlags, "C compiler `flags`")
+	fs.Var((*stringList)(&f.cfg.Types), "type", "C `type` to generate even if unused; also types ring buffer and perf records (\"event\" or \"map=event\"); repeatable")
+	fs.StringVar(&f.runtime, "runtime", "vendor", "how the package gets the runtime for ubpf/ programs: vendor (carry a copy) or import")
+	fs.BoolVar(&f.cfg.AOT, "aot", true, "translate ubpf/ programs to Go ahead of time")
+	fs.StringVar(&f.cfg.MakeBase, "makebase", "", "write make depfiles with paths relative to `dir`")
+	return f
+}
+
+// Config completes the Config from the parsed flags and the positional
+// arguments.
+func (f *Flags) Config(args []string) (Config, error) {
+	if len(args) != 1 {
+		return Config{}, fmt.Errorf("want exactly one INPUT after the flags, got %d arguments (usage: %s)", len(args), Usage)
+	}
+	cfg := f.cfg
+	cfg.Input = args[0]
+	if IsCSource(cfg.Input) {
+		targets, err := ParseTargets(f.target)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Targets = targets
+		if cfg.CFlags, err = SplitFlags(f.cflags); err != nil {
+			return cfg, fmt.Errorf("-cflags: %w", err)
+		}
+	}
+	switch f.runtime {
+	case "vendor":
+		cfg.ImportRuntime = false
+	case "import":
+		cfg.ImportRuntime = true
+	default:
+		return cfg, fmt.Errorf("-runtime %q: want vendor or import", f.runtime)
+	}
+	return cfg, nil
+}

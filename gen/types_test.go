@@ -18,7 +18,19 @@ import (
 	"github.com/dave/jennifer/jen"
 )
 
-var updateTypes = flag.Bool("update", false, "rewrite golden files")
+// The -update flag may be declared by another test file of the package as a
+// package-level variable, which is initialised before any init function runs;
+// declare it here only if it is not.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+}
+
+func updateGolden() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // typesObjects are the committed builds of testdata/types/types.bpf.c.
 var typesObjects = []struct {
@@ -96,7 +108,7 @@ func TestTypesGolden(t *testing.T) {
 				t.Fatal("two runs generated different output")
 			}
 			golden := filepath.Join("testdata", "types", obj.name+".go.golden")
-			if *updateTypes {
+			if updateGolden() {
 				if err := os.WriteFile(golden, fx.src, 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"unsafe"
 )
 
 // exec is the interpreter: one dense switch on the pre-decoded opcode
@@ -16,12 +17,18 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 	var r [16]uint64
 	r[1], r[2] = r1, r2
 	r[10] = StackTop(0)
-	budget := m.budget
-	depth := 0
-	pc := 0
-	start := 0 // first instruction of the current straight-line run
+	// The budget, call depth and start of the current straight-line run
+	// live in m, not in locals: they change only at control transfers, and
+	// keeping them out of registers spares the dispatch path spills.
+	m.depth, m.start = 0, 0
+	// Instructions are addressed by pointer, not index: validation has
+	// proved that every jump, call and fall-through stays inside insns, so
+	// the bounds check of insns[pc] on every dispatch would never fire.
+	// The base address lives in m, read only at control transfers and
+	// errors, which keeps it from occupying a register in the dispatch path.
+	m.base = unsafe.Pointer(unsafe.SliceData(insns))
+	in := (*insn)(m.base)
 	for {
-		in := &insns[pc]
 		switch in.op {
 		// ALU64, immediate and register.
 		case 0x07:
@@ -235,91 +242,91 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		// 64-bit immediate load: the second slot is skipped.
 		case 0x18:
 			r[in.dst&15] = uint64(in.imm)
-			pc += 2
+			in = (*insn)(unsafe.Add(unsafe.Pointer(in), 2*unsafe.Sizeof(insn{})))
 			continue
 
 		// Loads.
 		case 0x61:
 			v, ok := mem.Read32(r[in.src&15] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 4, false, pc)
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 4, false, index(m.base, in))
 			}
 			r[in.dst&15] = v
 		case 0x69:
 			v, ok := mem.Read16(r[in.src&15] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 2, false, pc)
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 2, false, index(m.base, in))
 			}
 			r[in.dst&15] = v
 		case 0x71:
 			v, ok := mem.Read8(r[in.src&15] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 1, false, pc)
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 1, false, index(m.base, in))
 			}
 			r[in.dst&15] = v
 		case 0x79:
 			v, ok := mem.Read64(r[in.src&15] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 8, false, pc)
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 8, false, index(m.base, in))
 			}
 			r[in.dst&15] = v
 		case 0x81:
 			v, ok := mem.Read32(r[in.src&15] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 4, false, pc)
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 4, false, index(m.base, in))
 			}
 			r[in.dst&15] = uint64(int64(int32(v)))
 		case 0x89:
 			v, ok := mem.Read16(r[in.src&15] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 2, false, pc)
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 2, false, index(m.base, in))
 			}
 			r[in.dst&15] = uint64(int64(int16(v)))
 		case 0x91:
 			v, ok := mem.Read8(r[in.src&15] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 1, false, pc)
+				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 1, false, index(m.base, in))
 			}
 			r[in.dst&15] = uint64(int64(int8(v)))
 
 		// Stores of an immediate.
 		case 0x62:
 			if !mem.Write32(r[in.dst&15]+uint64(in.off), uint64(in.imm)) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 4, true, pc)
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 4, true, index(m.base, in))
 			}
 		case 0x6a:
 			if !mem.Write16(r[in.dst&15]+uint64(in.off), uint64(in.imm)) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 2, true, pc)
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 2, true, index(m.base, in))
 			}
 		case 0x72:
 			if !mem.Write8(r[in.dst&15]+uint64(in.off), uint64(in.imm)) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 1, true, pc)
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 1, true, index(m.base, in))
 			}
 		case 0x7a:
 			if !mem.Write64(r[in.dst&15]+uint64(in.off), uint64(in.imm)) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 8, true, pc)
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 8, true, index(m.base, in))
 			}
 
 		// Stores of a register.
 		case 0x63:
 			if !mem.Write32(r[in.dst&15]+uint64(in.off), r[in.src&15]) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 4, true, pc)
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 4, true, index(m.base, in))
 			}
 		case 0x6b:
 			if !mem.Write16(r[in.dst&15]+uint64(in.off), r[in.src&15]) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 2, true, pc)
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 2, true, index(m.base, in))
 			}
 		case 0x73:
 			if !mem.Write8(r[in.dst&15]+uint64(in.off), r[in.src&15]) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 1, true, pc)
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 1, true, index(m.base, in))
 			}
 		case 0x7b:
 			if !mem.Write64(r[in.dst&15]+uint64(in.off), r[in.src&15]) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 8, true, pc)
+				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 8, true, index(m.base, in))
 			}
 
 		case 0xc3, 0xdb:
-			if err := m.atomic(in, &r, pc); err != nil {
+			if err := m.atomic(in, &r, index(m.base, in)); err != nil {
 				return 0, err
 			}
 
@@ -507,71 +514,81 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 
 		// Calls and exit.
 		case opCallFunc:
-			m.budget = budget
-			v, err := m.CallFunc(pc, in.imm, r[1], r[2], r[3], r[4], r[5])
+			v, err := m.CallFunc(index(m.base, in), in.imm, r[1], r[2], r[3], r[4], r[5])
 			if err != nil {
 				return 0, err
 			}
-			budget = m.budget
 			r[0] = v
 		case opCallLocal, 0x8d:
 			target := int(in.imm)
 			if in.op == 0x8d {
-				m.budget = budget
-				t, err := m.callx(pc, r[in.dst&15], &r)
+				t, err := m.callx(index(m.base, in), r[in.dst&15], &r)
 				if err != nil {
 					return 0, err
 				}
-				budget = m.budget
 				if t < 0 {
 					break // a helper, already called
 				}
 				target = t
 			}
-			if depth+1 >= MaxFrames {
+			pc := index(m.base, in)
+			if m.depth+1 >= MaxFrames {
 				return 0, &RunError{Insn: pc, Err: fmt.Errorf("%w: more than %d frames", ErrCallDepth, MaxFrames)}
 			}
-			if budget -= int64(pc - start + 1); budget < 0 {
+			if m.budget -= int64(pc - m.start + 1); m.budget < 0 {
 				return 0, &RunError{Insn: pc, Err: ErrBudget}
 			}
-			m.frames[depth] = frame{ret: pc, r6: r[6], r7: r[7], r8: r[8], r9: r[9]}
-			depth++
-			r[10] = StackTop(depth)
-			pc, start = target, target
+			m.frames[m.depth] = frame{ret: pc, r6: r[6], r7: r[7], r8: r[8], r9: r[9]}
+			m.depth++
+			r[10] = StackTop(m.depth)
+			m.start = target
+			in = at(m.base, target)
 			continue
 		case 0x95:
-			budget -= int64(pc - start + 1)
-			if depth == 0 {
-				m.budget = budget
+			pc := index(m.base, in)
+			m.budget -= int64(pc - m.start + 1)
+			if m.depth == 0 {
 				return r[0], nil
 			}
-			if budget < 0 {
+			if m.budget < 0 {
 				return 0, &RunError{Insn: pc, Err: ErrBudget}
 			}
-			depth--
-			f := &m.frames[depth]
+			m.depth--
+			f := &m.frames[m.depth]
 			r[6], r[7], r[8], r[9] = f.r6, f.r7, f.r8, f.r9
-			r[10] = StackTop(depth)
-			pc = f.ret + 1
-			start = pc
+			r[10] = StackTop(m.depth)
+			m.start = f.ret + 1
+			in = at(m.base, m.start)
 			continue
 
+		case opInvalid:
+			return 0, &RunError{Insn: index(m.base, in), Err: fmt.Errorf("execution reached the second slot of an lddw")}
 		default:
-			return 0, &RunError{Insn: pc, Err: fmt.Errorf("invalid opcode %#02x", in.op)}
+			return 0, &RunError{Insn: index(m.base, in), Err: fmt.Errorf("invalid opcode %#02x", in.op)}
 		}
-		pc++
+		in = (*insn)(unsafe.Add(unsafe.Pointer(in), unsafe.Sizeof(insn{})))
 		continue
 
 	jump:
 		// Charging the finished straight-line run at each taken jump
 		// makes the budget an exact count of executed instruction slots
 		// (lddw counts two) at the cost of one subtraction per jump.
-		if budget -= int64(pc - start + 1); budget < 0 {
-			return 0, &RunError{Insn: pc, Err: ErrBudget}
+		if m.budget -= int64(index(m.base, in) - m.start + 1); m.budget < 0 {
+			return 0, &RunError{Insn: index(m.base, in), Err: ErrBudget}
 		}
-		pc = int(in.off)
-		start = pc
+		m.start = int(in.off)
+		in = at(m.base, m.start)
 	}
+}
+
+// index is the position of in within the instructions starting at base.
+func index(base unsafe.Pointer, in *insn) int {
+	return int((uintptr(unsafe.Pointer(in)) - uintptr(base)) / unsafe.Sizeof(insn{}))
+}
+
+// at is the instruction at index i; the validator has checked i.
+func at(base unsafe.Pointer, i int) *insn {
+	return (*insn)(unsafe.Add(base, uintptr(i)*unsafe.Sizeof(insn{})))
 }
 
 // atomic executes one STX|ATOMIC instruction. Runs are single-threaded, so

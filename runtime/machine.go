@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unsafe"
 )
 
 // Machine is the state of one run: memory, stack frames, budget. Helpers,
@@ -16,6 +17,9 @@ type Machine struct {
 	stack   [MaxFrames * StackSize]byte
 	frames  [MaxFrames]frame
 	budget  int64
+	depth   int
+	start   int
+	base    unsafe.Pointer // &prog.insns[0] during exec
 	pc      int
 	scratch []byte
 	pending []reservation

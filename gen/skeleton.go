@@ -84,7 +84,7 @@ func Skeleton(obj *Object, cfg SkeletonConfig) ([]byte, error) {
 		types:  NewTypeGen(obj.Order),
 		bridge: cfg.BridgeImport,
 	}
-	// TODO(prefix) s.types.Prefix = s.prefix
+	s.types.Prefix = s.prefix
 	if err := s.collect(); err != nil {
 		return nil, fmt.Errorf("%s: %w", obj.Name, err)
 	}

@@ -36,9 +36,9 @@ type GlobalsVariableSpecs struct {
 	// Hist is hist in .bss.
 	Hist *bridge.VarSpec[[8]uint32]
 	// LastRecord is last_record in .data.
-	LastRecord *bridge.VarSpec[Record]
+	LastRecord *bridge.VarSpec[GlobalsRecord]
 	// Limits is limits in .rodata.
-	Limits *bridge.VarSpec[Limits]
+	Limits *bridge.VarSpec[GlobalsLimits]
 	// Matched is matched in .bss.
 	Matched *bridge.VarSpec[uint64]
 	// TargetTgid is target_tgid in .rodata.
@@ -64,10 +64,10 @@ func LoadGlobalsSpec() (*GlobalsSpec, error) {
 	if s.Variables.Hist, err = bridge.NewVarSpec[[8]uint32](spec.Variables["hist"]); err != nil {
 		return nil, fmt.Errorf("globals: %w", err)
 	}
-	if s.Variables.LastRecord, err = bridge.NewVarSpec[Record](spec.Variables["last_record"]); err != nil {
+	if s.Variables.LastRecord, err = bridge.NewVarSpec[GlobalsRecord](spec.Variables["last_record"]); err != nil {
 		return nil, fmt.Errorf("globals: %w", err)
 	}
-	if s.Variables.Limits, err = bridge.NewVarSpec[Limits](spec.Variables["limits"]); err != nil {
+	if s.Variables.Limits, err = bridge.NewVarSpec[GlobalsLimits](spec.Variables["limits"]); err != nil {
 		return nil, fmt.Errorf("globals: %w", err)
 	}
 	if s.Variables.Matched, err = bridge.NewVarSpec[uint64](spec.Variables["matched"]); err != nil {
@@ -125,9 +125,9 @@ type GlobalsVariables struct {
 	// Hist is hist in .bss.
 	Hist *bridge.Var[[8]uint32]
 	// LastRecord is last_record in .data.
-	LastRecord *bridge.Var[Record]
+	LastRecord *bridge.Var[GlobalsRecord]
 	// Limits is limits in .rodata.
-	Limits *bridge.Var[Limits]
+	Limits *bridge.Var[GlobalsLimits]
 	// Matched is matched in .bss.
 	Matched *bridge.Var[uint64]
 	// TargetTgid is target_tgid in .rodata.
@@ -149,10 +149,10 @@ func (o *GlobalsObjects) init() error {
 	if o.Variables.Hist, err = bridge.NewVar[[8]uint32](coll.Variables["hist"]); err != nil {
 		return fmt.Errorf("variable hist: %w", err)
 	}
-	if o.Variables.LastRecord, err = bridge.NewVar[Record](coll.Variables["last_record"]); err != nil {
+	if o.Variables.LastRecord, err = bridge.NewVar[GlobalsRecord](coll.Variables["last_record"]); err != nil {
 		return fmt.Errorf("variable last_record: %w", err)
 	}
-	if o.Variables.Limits, err = bridge.NewVar[Limits](coll.Variables["limits"]); err != nil {
+	if o.Variables.Limits, err = bridge.NewVar[GlobalsLimits](coll.Variables["limits"]); err != nil {
 		return fmt.Errorf("variable limits: %w", err)
 	}
 	if o.Variables.Matched, err = bridge.NewVar[uint64](coll.Variables["matched"]); err != nil {
@@ -198,52 +198,52 @@ func (p GlobalsOnSysEnterProgram) Attach() (link.Link, error) {
 	return p.AttachRawTracepoint("sys_enter")
 }
 
-// Limits is struct limits (16 bytes) with its C layout.
-type Limits struct {
+// GlobalsLimits is struct limits (16 bytes) with its C layout.
+type GlobalsLimits struct {
 	MaxEvents uint32
 	Ports     [4]uint16
-	Mode      Mode
+	Mode      GlobalsMode
 }
 
-// Fails to compile unless Limits has the 16 bytes of struct limits.
-var _ = [1]struct{}{}[unsafe.Sizeof(Limits{})-16]
+// Fails to compile unless GlobalsLimits has the 16 bytes of struct limits.
+var _ = [1]struct{}{}[unsafe.Sizeof(GlobalsLimits{})-16]
 
-// Mode is enum mode (4 bytes).
-type Mode uint32
+// GlobalsMode is enum mode (4 bytes).
+type GlobalsMode uint32
 
 const (
-	ModeOff   Mode = 0
-	ModeCount Mode = 1
-	ModeTrace Mode = 2
+	GlobalsModeOff   GlobalsMode = 0
+	GlobalsModeCount GlobalsMode = 1
+	GlobalsModeTrace GlobalsMode = 2
 )
 
-// Record is struct record (48 bytes) with its C layout.
-type Record struct {
+// GlobalsRecord is struct record (48 bytes) with its C layout.
+type GlobalsRecord struct {
 	Kind uint32
 	_    [4]byte
-	Record_Anon0
+	GlobalsRecord_Anon0
 	Bits0 [1]byte // bitfields flags:3, level:5
 	Bits1 [3]byte // bitfields seq:24
 	_     [4]byte
 	Owner uint64 // void *
 	Grid  [2][3]uint8
 	_     [2]byte
-	Mode  Mode
+	Mode  GlobalsMode
 	_     [4]byte
 }
 
-// Fails to compile unless Record has the 48 bytes of struct record.
-var _ = [1]struct{}{}[unsafe.Sizeof(Record{})-48]
+// Fails to compile unless GlobalsRecord has the 48 bytes of struct record.
+var _ = [1]struct{}{}[unsafe.Sizeof(GlobalsRecord{})-48]
 
 // Flags returns the bitfield struct record.flags (__u32:3).
-func (s *Record) Flags() uint32 {
+func (s *GlobalsRecord) Flags() uint32 {
 	b := s.Bits0[0:1]
 	x := uint64(b[0])
 	return uint32(x >> 5 & 0x7)
 }
 
 // SetFlags sets the bitfield struct record.flags (__u32:3), keeping its low 3 bits.
-func (s *Record) SetFlags(v uint32) {
+func (s *GlobalsRecord) SetFlags(v uint32) {
 	b := s.Bits0[0:1]
 	x := uint64(b[0])
 	x = x&^(0x7<<5) | (uint64(v)&0x7)<<5
@@ -251,14 +251,14 @@ func (s *Record) SetFlags(v uint32) {
 }
 
 // Level returns the bitfield struct record.level (__u32:5).
-func (s *Record) Level() uint32 {
+func (s *GlobalsRecord) Level() uint32 {
 	b := s.Bits0[0:1]
 	x := uint64(b[0])
 	return uint32(x >> 0 & 0x1f)
 }
 
 // SetLevel sets the bitfield struct record.level (__u32:5), keeping its low 5 bits.
-func (s *Record) SetLevel(v uint32) {
+func (s *GlobalsRecord) SetLevel(v uint32) {
 	b := s.Bits0[0:1]
 	x := uint64(b[0])
 	x = x&^(0x1f<<0) | (uint64(v)&0x1f)<<0
@@ -266,14 +266,14 @@ func (s *Record) SetLevel(v uint32) {
 }
 
 // Seq returns the bitfield struct record.seq (__u32:24).
-func (s *Record) Seq() uint32 {
+func (s *GlobalsRecord) Seq() uint32 {
 	b := s.Bits1[0:3]
 	x := uint64(b[0])<<16 | uint64(b[1])<<8 | uint64(b[2])
 	return uint32(x >> 0 & 0xffffff)
 }
 
 // SetSeq sets the bitfield struct record.seq (__u32:24), keeping its low 24 bits.
-func (s *Record) SetSeq(v uint32) {
+func (s *GlobalsRecord) SetSeq(v uint32) {
 	b := s.Bits1[0:3]
 	x := uint64(b[0])<<16 | uint64(b[1])<<8 | uint64(b[2])
 	x = x&^(0xffffff<<0) | (uint64(v)&0xffffff)<<0
@@ -282,43 +282,43 @@ func (s *Record) SetSeq(v uint32) {
 	b[2] = byte(x)
 }
 
-// Record_Anon0 is union (anon) (8 bytes) with its C layout.
-type Record_Anon0 struct {
+// GlobalsRecord_Anon0 is union (anon) (8 bytes) with its C layout.
+type GlobalsRecord_Anon0 struct {
 	AsU64 uint64
 }
 
-// Fails to compile unless Record_Anon0 has the 8 bytes of union (anon).
-var _ = [1]struct{}{}[unsafe.Sizeof(Record_Anon0{})-8]
+// Fails to compile unless GlobalsRecord_Anon0 has the 8 bytes of union (anon).
+var _ = [1]struct{}{}[unsafe.Sizeof(GlobalsRecord_Anon0{})-8]
 
 // AsU32 returns union (anon).as_u32 (__u32[2]).
-func (s *Record_Anon0) AsU32() [2]uint32 {
+func (s *GlobalsRecord_Anon0) AsU32() [2]uint32 {
 	var v [2]uint32
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), 8), unsafe.Slice((*byte)(unsafe.Pointer(s)), 8)[0:8])
 	return v
 }
 
 // SetAsU32 sets union (anon).as_u32 (__u32[2]).
-func (s *Record_Anon0) SetAsU32(v [2]uint32) {
+func (s *GlobalsRecord_Anon0) SetAsU32(v [2]uint32) {
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(s)), 8)[0:8], unsafe.Slice((*byte)(unsafe.Pointer(&v)), 8))
 }
 
 // Anon0 returns union (anon).(anon) (struct (anon)).
-func (s *Record_Anon0) Anon0() Record_Anon0_Anon0 {
-	var v Record_Anon0_Anon0
+func (s *GlobalsRecord_Anon0) Anon0() GlobalsRecord_Anon0_Anon0 {
+	var v GlobalsRecord_Anon0_Anon0
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), 4), unsafe.Slice((*byte)(unsafe.Pointer(s)), 8)[0:4])
 	return v
 }
 
 // SetAnon0 sets union (anon).(anon) (struct (anon)).
-func (s *Record_Anon0) SetAnon0(v Record_Anon0_Anon0) {
+func (s *GlobalsRecord_Anon0) SetAnon0(v GlobalsRecord_Anon0_Anon0) {
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(s)), 8)[0:4], unsafe.Slice((*byte)(unsafe.Pointer(&v)), 4))
 }
 
-// Record_Anon0_Anon0 is struct (anon) (4 bytes) with its C layout.
-type Record_Anon0_Anon0 struct {
+// GlobalsRecord_Anon0_Anon0 is struct (anon) (4 bytes) with its C layout.
+type GlobalsRecord_Anon0_Anon0 struct {
 	Lo uint16
 	Hi uint16
 }
 
-// Fails to compile unless Record_Anon0_Anon0 has the 4 bytes of struct (anon).
-var _ = [1]struct{}{}[unsafe.Sizeof(Record_Anon0_Anon0{})-4]
+// Fails to compile unless GlobalsRecord_Anon0_Anon0 has the 4 bytes of struct (anon).
+var _ = [1]struct{}{}[unsafe.Sizeof(GlobalsRecord_Anon0_Anon0{})-4]

@@ -26,11 +26,11 @@ func load(t *testing.T, tgid uint32, maxEvents uint32) *GlobalsObjects {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lim.MaxEvents != 8 || lim.Ports[1] != 443 || lim.Mode != ModeCount {
+	if lim.MaxEvents != 8 || lim.Ports[1] != 443 || lim.Mode != GlobalsModeCount {
 		t.Fatalf("compiled limits = %+v", lim)
 	}
 	lim.MaxEvents = maxEvents
-	lim.Mode = ModeTrace
+	lim.Mode = GlobalsModeTrace
 	if err := spec.Variables.Limits.Set(lim); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestRodataConstantChangesBehaviour(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Kind != 7 || rec.Level() != uint32(ModeTrace) || rec.AsU32()[1] != uint32(os.Getpid()) || rec.Grid[1][2] != 9 {
+	if rec.Kind != 7 || rec.Level() != uint32(GlobalsModeTrace) || rec.AsU32()[1] != uint32(os.Getpid()) || rec.Grid[1][2] != 9 {
 		t.Errorf("last_record = %+v (level %d, as_u32 %v)", rec, rec.Level(), rec.AsU32())
 	}
 	if rec.Seq() != uint32(matched)&0xffffff {

@@ -73,9 +73,9 @@ func (s *MapsSpec) Load(opts *ebpf.CollectionOptions) (*MapsObjects, error) {
 // MapsObjects are the loaded maps, programs and variables. Close releases them.
 type MapsObjects struct {
 	// Counts is map counts (Hash, max_entries 1024).
-	Counts *bridge.Map[Key, Stats]
+	Counts *bridge.Map[MapsKey, MapsStats]
 	// Events is map events (RingBuf, max_entries 16384).
-	Events *bridge.RingBuf[Event]
+	Events *bridge.RingBuf[MapsEvent]
 	// Inner is map inner (Array, max_entries 1).
 	Inner *bridge.Map[uint32, uint64]
 	// Outer is map outer (ArrayOfMaps, max_entries 2).
@@ -83,7 +83,7 @@ type MapsObjects struct {
 	// PercpuHits is map percpu_hits (PerCPUArray, max_entries 1).
 	PercpuHits *bridge.PerCPUMap[uint32, uint64]
 	// PerfEvents is map perf_events (PerfEventArray, max_entries 0).
-	PerfEvents *bridge.PerfEventArray[Event]
+	PerfEvents *bridge.PerfEventArray[MapsEvent]
 	// PinnedCounts is map pinned_counts (Hash, max_entries 16).
 	PinnedCounts *bridge.Map[uint32, uint64]
 	// Recent is map recent (LRUHash, max_entries 128).
@@ -108,10 +108,10 @@ type MapsVariables struct {
 func (o *MapsObjects) init() error {
 	coll := o.collection
 	var err error
-	if o.Counts, err = bridge.NewMap[Key, Stats](coll.Maps["counts"]); err != nil {
+	if o.Counts, err = bridge.NewMap[MapsKey, MapsStats](coll.Maps["counts"]); err != nil {
 		return fmt.Errorf("map counts: %w", err)
 	}
-	if o.Events, err = bridge.NewRingBuf[Event](coll.Maps["events"]); err != nil {
+	if o.Events, err = bridge.NewRingBuf[MapsEvent](coll.Maps["events"]); err != nil {
 		return fmt.Errorf("map events: %w", err)
 	}
 	if o.Inner, err = bridge.NewMap[uint32, uint64](coll.Maps["inner"]); err != nil {
@@ -123,7 +123,7 @@ func (o *MapsObjects) init() error {
 	if o.PercpuHits, err = bridge.NewPerCPUMap[uint32, uint64](coll.Maps["percpu_hits"]); err != nil {
 		return fmt.Errorf("map percpu_hits: %w", err)
 	}
-	if o.PerfEvents, err = bridge.NewPerfEventArray[Event](coll.Maps["perf_events"]); err != nil {
+	if o.PerfEvents, err = bridge.NewPerfEventArray[MapsEvent](coll.Maps["perf_events"]); err != nil {
 		return fmt.Errorf("map perf_events: %w", err)
 	}
 	if o.PinnedCounts, err = bridge.NewMap[uint32, uint64](coll.Maps["pinned_counts"]); err != nil {
@@ -173,32 +173,32 @@ func (p MapsCountGetppidProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
 }
 
-// Event is struct event (32 bytes) with its C layout.
-type Event struct {
+// MapsEvent is struct event (32 bytes) with its C layout.
+type MapsEvent struct {
 	Pid  uint32
 	Tgid uint32
 	Ts   uint64
 	Comm [16]byte
 }
 
-// Fails to compile unless Event has the 32 bytes of struct event.
-var _ = [1]struct{}{}[unsafe.Sizeof(Event{})-32]
+// Fails to compile unless MapsEvent has the 32 bytes of struct event.
+var _ = [1]struct{}{}[unsafe.Sizeof(MapsEvent{})-32]
 
-// Key is struct key (8 bytes) with its C layout.
-type Key struct {
+// MapsKey is struct key (8 bytes) with its C layout.
+type MapsKey struct {
 	Pid uint32
 	Cpu uint32
 }
 
-// Fails to compile unless Key has the 8 bytes of struct key.
-var _ = [1]struct{}{}[unsafe.Sizeof(Key{})-8]
+// Fails to compile unless MapsKey has the 8 bytes of struct key.
+var _ = [1]struct{}{}[unsafe.Sizeof(MapsKey{})-8]
 
-// Stats is struct stats (32 bytes) with its C layout.
-type Stats struct {
+// MapsStats is struct stats (32 bytes) with its C layout.
+type MapsStats struct {
 	Count  uint64
 	LastNs uint64
 	Comm   [16]byte
 }
 
-// Fails to compile unless Stats has the 32 bytes of struct stats.
-var _ = [1]struct{}{}[unsafe.Sizeof(Stats{})-32]
+// Fails to compile unless MapsStats has the 32 bytes of struct stats.
+var _ = [1]struct{}{}[unsafe.Sizeof(MapsStats{})-32]

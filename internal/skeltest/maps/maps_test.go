@@ -43,7 +43,7 @@ func TestMapsThroughSkeleton(t *testing.T) {
 	}
 	tgid := uint32(os.Getpid())
 
-	st, err := objs.Counts.Lookup(Key{Pid: tgid})
+	st, err := objs.Counts.Lookup(MapsKey{Pid: tgid})
 	if err != nil {
 		t.Fatalf("counts[%d]: %v", tgid, err)
 	}
@@ -122,10 +122,10 @@ func TestMapsThroughSkeleton(t *testing.T) {
 		}
 	}
 
-	if err := objs.Counts.Delete(Key{Pid: tgid}); err != nil {
+	if err := objs.Counts.Delete(MapsKey{Pid: tgid}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := objs.Counts.Lookup(Key{Pid: tgid}); !errors.Is(err, ebpf.ErrKeyNotExist) {
+	if _, err := objs.Counts.Lookup(MapsKey{Pid: tgid}); !errors.Is(err, ebpf.ErrKeyNotExist) {
 		t.Errorf("lookup after delete: %v, want ErrKeyNotExist", err)
 	}
 	if err := objs.Totals.Put(3, 42); err != nil {

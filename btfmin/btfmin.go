@@ -60,8 +60,8 @@ func (cfg *Config) output() string {
 // deterministic for the same inputs, so callers can compare them with a
 // header on disk to detect staleness.
 func Generate(cfg Config) (*Result, error) {
-	if len(cfg.Objects) == 0 && len(cfg.Fields) == 0 && len(cfg.Decls) == 0 {
-		return nil, errors.New("nothing to do: give objects, -field or -decl")
+	if len(cfg.Objects) == 0 && len(cfg.Fields) == 0 && len(cfg.Decls) == 0 && cfg.Source == "" {
+		return nil, errors.New("nothing to do: give objects, a source, -field or -decl")
 	}
 	kernels, err := loadKernels(cfg.KernelBTF)
 	if err != nil {

@@ -172,6 +172,9 @@ func ParseCORERelocations(ext, strs []byte, bo binary.ByteOrder) ([]RawRelocatio
 	off += 4
 	var relos []RawRelocation
 	for off < int(end) {
+		if uint64(off)+8 > end {
+			return nil, r.errf(off, "section header past end of core_relo subsection")
+		}
 		secOff, err := r.u32(off)
 		if err != nil {
 			return nil, err

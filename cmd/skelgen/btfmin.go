@@ -2,9 +2,101 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/skelgen/skelgen/btfmin"
 )
 
 func cmdBtfmin(args []string, stdout, stderr io.Writer) error {
-	return errors.New("btfmin: not implemented yet")
+	fs := newFlagSet("btfmin", stderr, "skelgen btfmin [flags] OBJECT.o...")
+	var kernels, fields, decls stringList
+	fs.Var(&kernels, "btf", "kernel BTF file (repeatable; default /sys/kernel/btf/vmlinux)")
+	fs.Var(&fields, "field", "keep a kernel member path, e.g. task_struct.pid (repeatable)")
+	fs.Var(&decls, "decl", "keep a whole kernel type, e.g. 'enum cgroup_subsys_id' (repeatable)")
+	src := fs.String("src", "", "source of the object: compile it against the header and complete what clang reports missing")
+	cflags := fs.String("cflags", "", "extra clang flags for -src, space separated")
+	clang := fs.String("clang", "clang-19", "clang binary")
+	mode := fs.String("mode", "compact", "compact (used members only) or exact (original offsets, identical instructions)")
+	out := fs.String("o", "", "output header (default stdout); the source includes it by this base name")
+	verify := fs.Bool("verify", false, "recompile -src with the header and compare every CO-RE relocation against each -btf; exit 1 on differences")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	m, err := btfmin.ParseMode(*mode)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return errUsage
+	}
+	if len(kernels) == 0 {
+		kernels = stringList{"/sys/kernel/btf/vmlinux"}
+	}
+	cfg := btfmin.Config{
+		Objects:   fs.Args(),
+		KernelBTF: kernels,
+		Source:    *src,
+		CFlags:    strings.Fields(*cflags),
+		Clang:     *clang,
+		Fields:    fields,
+		Decls:     decls,
+		Mode:      m,
+		Output:    *out,
+	}
+	if *verify && (*src == "" || len(cfg.Objects) != 1) {
+		fmt.Fprintln(stderr, "btfmin: -verify needs -src and exactly one object")
+		return errUsage
+	}
+	res, err := btfmin.Generate(cfg)
+	if err != nil {
+		return fmt.Errorf("btfmin: %w", err)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "skelgen: warning: %s\n", w)
+	}
+	if *out == "" {
+		if _, err := stdout.Write(res.Header); err != nil {
+			return err
+		}
+	} else if err := writeFileAtomic(*out, res.Header); err != nil {
+		return fmt.Errorf("btfmin: %w", err)
+	}
+	if !*verify {
+		return nil
+	}
+	report, err := btfmin.Verify(cfg, res.Header)
+	if err != nil {
+		return fmt.Errorf("btfmin: verify: %w", err)
+	}
+	w := stdout
+	if *out == "" {
+		w = stderr
+	}
+	fmt.Fprint(w, report)
+	if !report.OK() {
+		return exitError(1)
+	}
+	return nil
+}
+
+// writeFileAtomic writes through a temporary file in the same directory
+// and renames it, so a reader never sees half a header.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -546,12 +546,11 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			continue
 		case 0x95:
 			pc := index(m.base, in)
-			m.budget -= int64(pc - m.start + 1)
+			if m.budget -= int64(pc - m.start + 1); m.budget < 0 {
+				return 0, &RunError{Insn: pc, Err: ErrBudget}
+			}
 			if m.depth == 0 {
 				return r[0], nil
-			}
-			if m.budget < 0 {
-				return 0, &RunError{Insn: pc, Err: ErrBudget}
 			}
 			m.depth--
 			f := &m.frames[m.depth]

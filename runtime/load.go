@@ -37,8 +37,9 @@ type Options struct {
 	// Budget bounds the instruction slots one run may execute; 0 means
 	// DefaultBudget. It is charged where control transfers (taken jumps,
 	// calls, exits) with the straight-line run just finished, so the count
-	// is exact while the check costs nothing on other instructions; a run
-	// overshoots by at most one straight-line run before it stops.
+	// is exact while the check costs nothing on other instructions. A run
+	// that would execute more fails with ErrBudget at the end of the
+	// straight-line run that crossed the limit.
 	Budget uint64
 	// Output receives bpf_trace_printk text; nil discards it.
 	Output io.Writer

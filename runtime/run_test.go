@@ -1,0 +1,382 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// global returns a one-entry array map holding data, the form a global
+// section takes.
+func global(t testing.TB, name string, data []byte) Map {
+	t.Helper()
+	m, err := NewMap(MapSpec{Name: name, Type: Array, KeySize: 4, ValueSize: uint32(len(data)), MaxEntries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Update(make([]byte, 4), data, UpdateAny); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestMemoryErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		src    string
+		ctx    []byte
+		maps   func(t *testing.T) []Map
+		region string
+		offset int64
+		size   uint64
+		insn   int
+		write  bool
+	}{
+		{name: "context read past end", src: "ldxw %r0, [%r1+8]\nexit", ctx: make([]byte, 10),
+			region: "context", offset: 8, size: 4, insn: 0},
+		{name: "stack below frame", src: "mov %r0, 0\nldxdw %r0, [%r10-520]\nexit",
+			region: "stack frame 0", offset: -8, size: 8, insn: 1},
+		{name: "stack above frame", src: "stxb [%r10+0], %r1\nexit",
+			region: "stack frame 0", offset: 512, size: 1, insn: 0, write: true},
+		{name: "NULL store", src: "mov %r0, 0\nstw [%r0+16], 1\nexit",
+			region: "NULL", offset: 16, size: 4, insn: 1, write: true},
+		{name: "callee frame", src: "call local f\nexit\nf:\nldxh %r0, [%r10-513]\nexit",
+			region: "stack frame 1", offset: -1, size: 2, insn: 2},
+		{name: "read-only global", src: "lddw %r1, value:0+0\nstb [%r1+1], 7\nexit",
+			maps:   func(t *testing.T) []Map { return []Map{global(t, ".rodata", []byte("abc\x00"))} },
+			region: ".rodata (read-only)", offset: 1, size: 1, insn: 2, write: true},
+		{name: "map value past end", src: `
+			stw [%r10-4], 3
+			lddw %r1, map:0
+			mov %r2, %r10
+			add %r2, -4
+			call 1
+			jeq %r0, 0, out
+			ldxdw %r0, [%r0+8]
+		out:
+			exit`,
+			maps: func(t *testing.T) []Map {
+				m, err := NewMap(MapSpec{Name: "counts", Type: Array, KeySize: 4, ValueSize: 12, MaxEntries: 4})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return []Map{m}
+			},
+			region: "map counts value", offset: 8, size: 8, insn: 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var maps []Map
+			if tt.maps != nil {
+				maps = tt.maps(t)
+			}
+			p := loadAsm(t, tt.src, maps, nil)
+			_, err := p.Run(tt.ctx)
+			var me *MemoryError
+			if !errors.As(err, &me) {
+				t.Fatalf("want *MemoryError, got %v", err)
+			}
+			if me.Region != tt.region || me.Offset != tt.offset || me.Size != tt.size || me.Insn != tt.insn || me.Write != tt.write {
+				t.Fatalf("got %+v (%v)\nwant region %q offset %d size %d insn %d write %v", *me, err, tt.region, tt.offset, tt.size, tt.insn, tt.write)
+			}
+		})
+	}
+}
+
+func TestArithmetic(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want uint64
+	}{
+		{"div by zero register", "mov %r0, 7\nmov %r1, 0\ndiv %r0, %r1\nexit", 0},
+		{"mod by zero keeps dividend", "mov %r0, 7\nmov %r1, 0\nmod %r0, %r1\nexit", 7},
+		{"mod32 by zero truncates", "lddw %r0, 0x100000007\nmov %r1, 0\nmod32 %r0, %r1\nexit", 7},
+		{"sdiv by zero", "mov %r0, -7\nsdiv %r0, 0\nexit", 0},
+		{"smod by zero", "mov %r0, -7\nsmod %r0, 0\nexit", uint64(1<<64 - 7)},
+		{"sdiv intmin by -1", "lddw %r0, 0x8000000000000000\nsdiv %r0, -1\nexit", 1 << 63},
+		{"smod negative", "mov %r0, -7\nsmod %r0, 3\nexit", uint64(1<<64 - 1)},
+		{"movsx 8 to 64", "mov %r1, 0x80\nmovsx864 %r0, %r1\nexit", uint64(1<<64 - 128)},
+		{"movsx 16 to 32", "mov %r1, 0x8000\nmovsx1632 %r0, %r1\nexit", 0xffff8000},
+		{"bswap16 clears high bits", "lddw %r0, 0x1122334455667788\nbswap16 %r0\nexit", 0x8877},
+		{"le32 truncates", "lddw %r0, 0x1122334455667788\nle32 %r0\nexit", 0x55667788},
+		{"arsh32", "mov32 %r0, 0x80000000\narsh32 %r0, 4\nexit", 0xf8000000},
+		{"shift masked", "mov %r0, 1\nlsh %r0, 65\nexit", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := loadAsm(t, tt.src, nil, nil).Run(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Fatalf("r0 = %#x, want %#x", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBudgetAndDepth(t *testing.T) {
+	loop := "mov %r0, 0\nloop:\nadd %r0, 1\njlt %r0, 10, loop\nexit"
+	t.Run("exact count", func(t *testing.T) {
+		p := loadAsm(t, loop, nil, nil)
+		if _, err := p.Run(nil); err != nil {
+			t.Fatal(err)
+		}
+		// mov, 10 x (add, jlt), exit
+		if got := p.Machine().Executed(); got != 22 {
+			t.Fatalf("executed %d instructions, want 22", got)
+		}
+	})
+	t.Run("budget one short", func(t *testing.T) {
+		p := loadAsm(t, loop, nil, &Options{Budget: 21})
+		_, err := p.Run(nil)
+		var re *RunError
+		// The 22nd instruction is the exit, where the last run is charged.
+		if !errors.Is(err, ErrBudget) || !errors.As(err, &re) || re.Insn != 3 {
+			t.Fatalf("want ErrBudget at instruction 3, got %v", err)
+		}
+		if _, err := loadAsm(t, loop, nil, &Options{Budget: 22}).Run(nil); err != nil {
+			t.Fatalf("budget 22: %v", err)
+		}
+	})
+	t.Run("endless loop", func(t *testing.T) {
+		p := loadAsm(t, "mov %r0, 0\nja -1", nil, &Options{Budget: 1000})
+		_, err := p.Run(nil)
+		var re *RunError
+		if !errors.Is(err, ErrBudget) || !errors.As(err, &re) || re.Insn != 1 {
+			t.Fatalf("want ErrBudget at instruction 1, got %v", err)
+		}
+	})
+	t.Run("endless loop default budget", func(t *testing.T) {
+		_, err := loadAsm(t, "l:\nadd %r0, 1\nja l", nil, nil).Run(nil)
+		if !errors.Is(err, ErrBudget) {
+			t.Fatalf("want ErrBudget, got %v", err)
+		}
+	})
+	t.Run("recursion", func(t *testing.T) {
+		_, err := loadAsm(t, "call local f\nexit\nf:\ncall local f\nexit", nil, nil).Run(nil)
+		var re *RunError
+		if !errors.Is(err, ErrCallDepth) || !errors.As(err, &re) || re.Insn != 2 {
+			t.Fatalf("want ErrCallDepth at instruction 2, got %v", err)
+		}
+	})
+	t.Run("seven nested calls fit", func(t *testing.T) {
+		src := "mov %r0, 0\n"
+		for i := range 7 {
+			src += "call local f" + string(rune('0'+i)) + "\nexit\nf" + string(rune('0'+i)) + ":\nadd %r0, 1\n"
+		}
+		src += "stdw [%r10-8], 5\nldxdw %r1, [%r10-8]\nadd %r0, %r1\nexit"
+		got, err := loadAsm(t, src, nil, nil).Run(nil)
+		if err != nil || got != 12 {
+			t.Fatalf("got %d, %v; want 12", got, err)
+		}
+	})
+}
+
+func TestValidation(t *testing.T) {
+	lddw := []Instruction{{Opcode: 0x18, Dst: 1, Imm: 1}, {}}
+	exit := Instruction{Opcode: 0x95}
+	tests := []struct {
+		name  string
+		insns []Instruction
+		insn  int
+		msg   string
+	}{
+		{"empty", nil, 0, "no instructions"},
+		{"unknown opcode", []Instruction{{Opcode: 0x8f}, exit}, 0, "unknown opcode"},
+		{"legacy packet load", []Instruction{{Opcode: 0x20}, exit}, 0, "unknown opcode"},
+		{"bad register", []Instruction{{Opcode: 0xb7, Dst: 11}, exit}, 0, "invalid destination register"},
+		{"write r10", []Instruction{exit, {Opcode: 0xb7, Dst: 10}, exit}, 1, "r10"},
+		{"jump out", []Instruction{{Opcode: 0x05, Offset: 5}, exit}, 0, "outside the program"},
+		{"jump into lddw", append(append([]Instruction{{Opcode: 0x05, Offset: 1}}, lddw...), exit), 0, "middle of an lddw"},
+		{"falls off", []Instruction{{Opcode: 0xb7}}, 0, "falls off"},
+		{"lddw at end", lddw[:1], 0, "missing its second slot"},
+		{"unknown helper", []Instruction{{Opcode: 0x85, Imm: 9999}, exit}, 0, "unknown helper 9999"},
+		{"unbound extern", []Instruction{{Opcode: 0x85, Src: PseudoKfuncCall, Imm: 0}, exit}, 0, `unbound extern "host_fn"`},
+		{"map out of range", []Instruction{{Opcode: 0x18, Dst: 1, Src: PseudoMapIdx, Imm: 3}, {}, exit}, 0, "reference to map 3"},
+		{"bad atomic", []Instruction{{Opcode: 0xdb, Dst: 10, Src: 1, Offset: -8, Imm: 0x10}, exit}, 0, "unknown atomic"},
+		{"add with offset", []Instruction{{Opcode: 0x07, Offset: 1}, exit}, 0, "offset=0"},
+		{"exit with imm", []Instruction{{Opcode: 0x95, Imm: 1}, exit}, 0, "imm=0"},
+		{"or with r10", []Instruction{{Opcode: 0x4f, Src: 10}, exit}, 0, "frame pointer"},
+		{"call local into lddw", append(append([]Instruction{{Opcode: 0x85, Src: PseudoCall, Imm: 1}}, lddw...), exit), 0, "middle of an lddw"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(&ProgramSpec{Name: "v", Instructions: tt.insns, Externs: []string{"host_fn"}}, nil)
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("want *ValidationError, got %v", err)
+			}
+			if ve.Insn != tt.insn || !strings.Contains(ve.Msg, tt.msg) {
+				t.Fatalf("got %v; want instruction %d and %q", err, tt.insn, tt.msg)
+			}
+		})
+	}
+}
+
+func TestDecodeBigEndian(t *testing.T) {
+	want := []Instruction{{Opcode: 0xb7, Dst: 0, Imm: 42}, {Opcode: 0x0f, Dst: 0, Src: 3}, {Opcode: 0x95}}
+	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		var b []byte
+		for _, in := range want {
+			b = in.Encode(b, order)
+		}
+		got, err := DecodeInstructions(b, order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%v: slot %d = %v, want %v", order, i, got[i], want[i])
+			}
+		}
+	}
+	if _, err := DecodeInstructions(make([]byte, 12), binary.LittleEndian); err == nil {
+		t.Fatal("12 bytes decoded without error")
+	}
+	// Big-endian puts dst in the high nibble.
+	got, _ := DecodeInstructions([]byte{0xbf, 0x12, 0, 0, 0, 0, 0, 0}, binary.BigEndian)
+	if got[0].Dst != 1 || got[0].Src != 2 {
+		t.Fatalf("big-endian registers: %v", got[0])
+	}
+}
+
+func TestExterns(t *testing.T) {
+	insns, err := assemble("mov %r1, 40\nmov %r2, 2\ncall 0\nexit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	insns[2].Src = PseudoKfuncCall
+	spec := &ProgramSpec{Instructions: insns, Externs: []string{"host_add"}}
+	if _, err := Load(spec, nil); err == nil {
+		t.Fatal("unbound extern loaded")
+	}
+	add := func(_ *Machine, a, b, _, _, _ uint64) (uint64, error) { return a + b, nil }
+	p, err := Load(spec, &Options{Externs: map[string]Func{"host_add": add}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := p.Run(nil); err != nil || got != 42 {
+		t.Fatalf("got %d, %v; want 42", got, err)
+	}
+	fail := func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) { return 0, errors.New("host says no") }
+	p, _ = Load(spec, &Options{Externs: map[string]Func{"host_add": fail}})
+	_, err = p.Run(nil)
+	var re *RunError
+	if !errors.As(err, &re) || re.Insn != 2 || !strings.Contains(err.Error(), "host_add: host says no") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestCallxFunctionAddress(t *testing.T) {
+	insns, err := assemble("lddw %r2, 0\ncall %r2\nadd %r0, 1\nexit\nmov %r0, 41\nexit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	insns[0].Src, insns[0].Imm = PseudoFunc, 4 // slot 5 = 0 + 1 + 4
+	p, err := Load(&ProgramSpec{Instructions: insns}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := p.Run(nil); err != nil || got != 42 {
+		t.Fatalf("got %d, %v; want 42", got, err)
+	}
+}
+
+func TestContextWritesLand(t *testing.T) {
+	ctx := make([]byte, 8)
+	p := loadAsm(t, "stdw [%r1+0], 0x1234\nmov %r0, %r2\nexit", nil, nil)
+	n, err := p.Run(ctx)
+	if err != nil || n != 8 {
+		t.Fatalf("got %d, %v", n, err)
+	}
+	if binary.LittleEndian.Uint64(ctx) != 0x1234 {
+		t.Fatalf("ctx = %x", ctx)
+	}
+}
+
+func TestTracePrintk(t *testing.T) {
+	rodata := []byte("a=%d b=%llx s=%s %u%%\n\x00hi\x00")
+	var out bytes.Buffer
+	p := loadAsm(t, `
+		lddw %r1, value:0+0
+		mov %r2, 23
+		mov %r3, -5
+		lddw %r4, 0xdeadbeef00
+		lddw %r5, value:0+23
+		call 6
+		exit`, []Map{global(t, ".rodata", rodata)}, &Options{Output: &out})
+	n, err := p.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// %u has no argument left: the kernel rejects the format, so does the helper.
+	if int64(n) != -22 || out.Len() != 0 {
+		t.Fatalf("four conversions: r0=%d out=%q", int64(n), out.String())
+	}
+	rodata = []byte("a=%d b=%llx s=%s %%\n\x00hi\x00")
+	p = loadAsm(t, `
+		lddw %r1, value:0+0
+		mov %r2, 21
+		mov %r3, -5
+		lddw %r4, 0xdeadbeef00
+		lddw %r5, value:0+21
+		call 6
+		exit`, []Map{global(t, ".rodata", rodata)}, &Options{Output: &out})
+	n, err = p.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "a=-5 b=deadbeef00 s=hi %\n"
+	if out.String() != want || n != uint64(len(want)) {
+		t.Fatalf("output %q (r0=%d), want %q", out.String(), n, want)
+	}
+}
+
+func TestSnprintfStrncmp(t *testing.T) {
+	rodata := []byte("%d-%s\x00ab\x00abc\x00")
+	p := loadAsm(t, `
+		stdw [%r10-16], 7
+		lddw %r1, value:0+6
+		stxdw [%r10-8], %r1
+		mov %r1, %r10
+		add %r1, -32
+		mov %r2, 16
+		lddw %r3, value:0+0
+		mov %r4, %r10
+		add %r4, -16
+		mov %r5, 16
+		call 165
+		mov %r6, %r0
+		mov %r1, %r10
+		add %r1, -32
+		mov %r2, 4
+		lddw %r3, value:0+9
+		call 182
+		mov32 %r0, %r0
+		lsh %r6, 32
+		or %r0, %r6
+		exit`, []Map{global(t, ".rodata", rodata)}, nil)
+	got, err := p.Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// snprintf wrote "7-ab\0" (5 with NUL); strncmp("7-ab", "abc") < 0.
+	if got>>32 != 5 || int32(got) >= 0 {
+		t.Fatalf("got %#x", got)
+	}
+}
+
+func TestPidAndCPU(t *testing.T) {
+	got, err := loadAsm(t, "call 14\nmov %r6, %r0\ncall 8\nadd %r0, %r6\nexit", nil, nil).Run(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got>>32 != uint64(os.Getpid()) {
+		t.Fatalf("tgid %d, want %d", got>>32, os.Getpid())
+	}
+}

@@ -6,8 +6,8 @@ import (
 	"flag"
 	"io"
 	"os"
-	"path/filepath"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )

@@ -48,12 +48,13 @@ type TypeGen struct {
 	Prefix string
 
 	order binary.ByteOrder
-	// Keyed by tyKey, not by btf.Type: cilium/ebpf hands out separate
+	// Keyed by key, not by btf.Type: cilium/ebpf hands out separate
 	// copies of one C type for maps and for variables.
 	preferred map[string]string
 	names     map[string]string
 	taken     map[string]bool
 	plans     map[string]*tyPlan
+	keys      map[btf.Type]string
 	queue     []btf.Type
 	anon      int
 }
@@ -67,6 +68,7 @@ func NewTypeGen(order binary.ByteOrder) *TypeGen {
 		names:     make(map[string]string),
 		taken:     make(map[string]bool),
 		plans:     make(map[string]*tyPlan),
+		keys:      make(map[btf.Type]string),
 	}
 }
 
@@ -80,7 +82,7 @@ func (g *TypeGen) Name(t btf.Type, goName string) {
 func (g *TypeGen) prefer(t btf.Type, goName string) {
 	t = tyStrip(t)
 	if t.TypeName() == "" {
-		k := tyKey(t)
+		k := g.key(t)
 		if _, ok := g.preferred[k]; !ok {
 			g.preferred[k] = goName
 		}
@@ -109,7 +111,7 @@ func (g *TypeGen) Decls() ([]jen.Code, error) {
 	}
 	plans := make([]*tyPlan, 0, len(g.queue))
 	for _, t := range g.queue {
-		plans = append(plans, g.plans[tyKey(t)])
+		plans = append(plans, g.plans[g.key(t)])
 	}
 	slices.SortFunc(plans, func(a, b *tyPlan) int { return cmp.Compare(a.goName, b.goName) })
 	var out []jen.Code
@@ -289,7 +291,7 @@ func tyOr(s, def string) string {
 
 // goNameOf assigns t a unique top-level Go name.
 func (g *TypeGen) goNameOf(t btf.Type) string {
-	k := tyKey(t)
+	k := g.key(t)
 	if n, ok := g.names[k]; ok {
 		return n
 	}
@@ -403,7 +405,7 @@ type tyAccessor struct {
 
 // plan decides the Go form of a struct, union or enum once and queues it.
 func (g *TypeGen) plan(t btf.Type) (*tyPlan, error) {
-	k := tyKey(t)
+	k := g.key(t)
 	if p, ok := g.plans[k]; ok {
 		return p, nil
 	}
@@ -908,59 +910,48 @@ func tyGoString(c jen.Code) string {
 	return fmt.Sprintf("%#v", c)
 }
 
-// tyKey identifies a C type across copies of the same BTF: named structs,
-// unions and enums by kind and name (C allows one of each per program),
-// anonymous ones by their whole shape. Identical anonymous types therefore
-// share one Go type.
-func tyKey(t btf.Type) string {
-	var b strings.Builder
-	tyWriteKey(&b, t)
-	return b.String()
-}
-
-func tyWriteKey(b *strings.Builder, t btf.Type) {
+// key identifies a C type across copies of the same BTF by its whole
+// shape: cilium/ebpf hands out separate copies of one C type for maps and for
+// variables, and BTF may hold different types of one name (a kernel's or a
+// linked object's, from several compilation units). Identical anonymous
+// types therefore share one Go type, and same-named different types get
+// different ones. Pointers are keyed by their target's name only, which
+// ends the recursion of self-referencing types.
+func (g *TypeGen) key(t btf.Type) string {
 	t = tyStrip(t)
+	if k, ok := g.keys[t]; ok {
+		return k
+	}
+	var b strings.Builder
 	writeMembers := func(ms []btf.Member) {
 		for _, m := range ms {
-			fmt.Fprintf(b, "%s@%d:%d ", m.Name, m.Offset, m.BitfieldSize)
-			tyWriteKey(b, m.Type)
-			b.WriteString("; ")
+			fmt.Fprintf(&b, "%s@%d:%d %s; ", m.Name, m.Offset, m.BitfieldSize, g.key(m.Type))
 		}
 		b.WriteString("}")
 	}
 	switch t := t.(type) {
 	case *btf.Struct:
-		if t.Name != "" {
-			b.WriteString("struct " + t.Name)
-			return
-		}
-		fmt.Fprintf(b, "struct %d {", t.Size)
+		fmt.Fprintf(&b, "struct %s %d {", t.Name, t.Size)
 		writeMembers(t.Members)
 	case *btf.Union:
-		if t.Name != "" {
-			b.WriteString("union " + t.Name)
-			return
-		}
-		fmt.Fprintf(b, "union %d {", t.Size)
+		fmt.Fprintf(&b, "union %s %d {", t.Name, t.Size)
 		writeMembers(t.Members)
 	case *btf.Enum:
-		if t.Name != "" {
-			b.WriteString("enum " + t.Name)
-			return
-		}
-		fmt.Fprintf(b, "enum %d %v {", t.Size, t.Signed)
+		fmt.Fprintf(&b, "enum %s %d %v {", t.Name, t.Size, t.Signed)
 		for _, v := range t.Values {
-			fmt.Fprintf(b, "%s=%d ", v.Name, v.Value)
+			fmt.Fprintf(&b, "%s=%d ", v.Name, v.Value)
 		}
 		b.WriteString("}")
 	case *btf.Array:
-		fmt.Fprintf(b, "[%d]", t.Nelems)
-		tyWriteKey(b, t.Type)
+		fmt.Fprintf(&b, "[%d]%s", t.Nelems, g.key(t.Type))
 	case *btf.Typedef:
-		b.WriteString("typedef " + t.Name)
+		fmt.Fprintf(&b, "typedef %s %s", t.Name, g.key(t.Type))
 	case *btf.Int:
-		fmt.Fprintf(b, "int %s %d %d", t.Name, t.Size, t.Encoding)
+		fmt.Fprintf(&b, "int %s %d %d", t.Name, t.Size, t.Encoding)
 	default:
 		b.WriteString(tyCName(t))
 	}
+	k := b.String()
+	g.keys[t] = k
+	return k
 }

@@ -36,9 +36,23 @@ func ReadObject(name string, data []byte) (obj *Object, err error) {
 			obj, err = nil, fmt.Errorf("%s: malformed object: %v", name, r)
 		}
 	}()
+	if !bytes.HasPrefix(data, []byte(elf.ELFMAG)) {
+		return nil, fmt.Errorf("%s: not an ELF file", name)
+	}
+	if len(data) >= 20 {
+		// e_machine, read before the section headers so that a truncated
+		// object of another machine is still named as such.
+		order := binary.ByteOrder(binary.LittleEndian)
+		if elf.Data(data[elf.EI_DATA]) == elf.ELFDATA2MSB {
+			order = binary.BigEndian
+		}
+		if m := elf.Machine(order.Uint16(data[18:])); m != elf.EM_BPF {
+			return nil, fmt.Errorf("%s: not a BPF object: ELF machine is %v", name, m)
+		}
+	}
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("%s: not an ELF file: %w", name, err)
+		return nil, fmt.Errorf("%s: truncated or malformed ELF: %w", name, err)
 	}
 	defer f.Close()
 	if f.Machine != elf.EM_BPF {

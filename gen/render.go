@@ -47,6 +47,9 @@ func (s *skeleton) collect() error {
 		if bridge.IsUserProgram(p) {
 			continue
 		}
+		if p.Type == ebpf.UnspecifiedProgram {
+			return fmt.Errorf("section %s: program %s: unknown program kind (section names follow libbpf: tracepoint/, kprobe/, xdp, ...; ubpf/ for user space): %w", p.SectionName, name, errUnsupported)
+		}
 		pi := &progInfo{name: name, spec: p, attach: attachFor(p)}
 		pi.field = taken.take(GoName(name), "Program")
 		pi.typ = s.prefix + pi.field + "Program"

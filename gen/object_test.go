@@ -2,8 +2,8 @@ package gen
 
 import (
 	"bytes"
-	"debug/elf"
 	"context"
+	"debug/elf"
 	"os"
 	"path/filepath"
 	"strings"

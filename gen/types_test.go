@@ -211,6 +211,9 @@ func (fx *typesFixture) runLayoutTest(t *testing.T, goBin string, test []byte, t
 // large body of real layouts (packed structs, bitfields, nested anonymous
 // unions), reached from a few well-known roots.
 func TestTypesKernelLayout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and tests Go types for about 250 kernel types; skipped in -short mode")
+	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to build the generated code:", err)
@@ -310,8 +313,11 @@ func TestLayout(t *testing.T) {
 		}
 	}
 `)
-	var acc bytes.Buffer
+	// Accessor checks go in one function per type: the compiler is slow on
+	// a single function of thousands of blocks.
+	var calls, funcs bytes.Buffer
 	for _, ty := range fx.gen.queue {
+		var acc bytes.Buffer
 		p := fx.gen.plans[fx.gen.key(ty)]
 		var size uint32
 		var members []btf.Member
@@ -334,6 +340,7 @@ func TestLayout(t *testing.T) {
 		}
 		for _, a := range p.access {
 			if a.member.BitfieldSize > 0 {
+				writeBitfieldCheck(&acc, fx.gen.order, p.goName, size, a)
 				continue
 			}
 			lo, hi := uint32(a.member.Offset)/8, uint32(a.member.Offset)/8+a.r.size
@@ -355,10 +362,15 @@ func TestLayout(t *testing.T) {
 	}
 `, p.goName, a.get, a.set, lo, hi)
 		}
+		if acc.Len() > 0 {
+			fmt.Fprintf(&calls, "\taccessors%s(t)\n", p.goName)
+			fmt.Fprintf(&funcs, "\nfunc accessors%s(t *testing.T) {\n%s}\n", p.goName, acc.Bytes())
+		}
 	}
 	b.WriteString("}\n\nfunc TestAccessors(t *testing.T) {\n")
-	b.Write(acc.Bytes())
+	b.Write(calls.Bytes())
 	b.WriteString("}\n")
+	b.Write(funcs.Bytes())
 	if fx.spec == nil {
 		return b.Bytes(), nil
 	}
@@ -527,4 +539,44 @@ func renderTypes(t *testing.T, g *TypeGen) []byte {
 		t.Fatalf("render: %v", err)
 	}
 	return buf.Bytes()
+}
+
+// writeBitfieldCheck writes a test block that sets one bitfield to all ones
+// in a zero value and compares the value's bytes with the bits BTF assigns
+// to the bitfield: bit k of the type is bit k%8 of byte k/8, counted from
+// the least significant end in a little-endian object and from the most
+// significant end in a big-endian one. Neighbouring bits must stay zero.
+func writeBitfieldCheck(w *bytes.Buffer, order binary.ByteOrder, goType string, size uint32, a tyAccessor) {
+	want := make([]byte, size)
+	for k := uint32(a.member.Offset); k < uint32(a.member.Offset+a.member.BitfieldSize); k++ {
+		bit := k % 8
+		if order == binary.BigEndian {
+			bit = 7 - bit
+		}
+		want[k/8] |= 1 << bit
+	}
+	value := fmt.Sprintf("%s(ones)", tyGoString(a.r.code))
+	if a.r.scalar == tyBool {
+		value = "true"
+	}
+	fmt.Fprintf(w, `	{
+		var x %[1]s
+		var ones uint64 = ^uint64(0)
+		_ = ones
+		x.%[2]s(%[3]s)
+		if want := %#[4]v; !bytes.Equal(asBytes(&x), want) {
+			t.Errorf("%[1]s.%[2]s(all ones) sets %% x, want %% x", asBytes(&x), want)
+		}
+		if x.%[5]s() == %[6]s {
+			t.Errorf("%[1]s.%[5]s reads zero after setting all ones")
+		}
+	}
+`, goType, a.set, value, want, a.get, tyZero(a))
+}
+
+func tyZero(a tyAccessor) string {
+	if a.r.scalar == tyBool {
+		return "false"
+	}
+	return "0"
 }

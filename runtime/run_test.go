@@ -263,7 +263,9 @@ func TestExterns(t *testing.T) {
 	if got, err := p.Run(nil); err != nil || got != 42 {
 		t.Fatalf("got %d, %v; want 42", got, err)
 	}
-	fail := func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) { return 0, errors.New("host says no") }
+	fail := func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) {
+		return 0, errors.New("host says no")
+	}
 	p, _ = Load(spec, &Options{Externs: map[string]Func{"host_add": fail}})
 	_, err = p.Run(nil)
 	var re *RunError

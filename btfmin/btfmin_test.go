@@ -330,3 +330,30 @@ func FuzzParseCORERelocations(f *testing.F) {
 		}
 	})
 }
+
+// TestVerifyFindsDifferences breaks a correct header in a way that still
+// compiles (bpf_iter_num only forward-declared, so type_exists resolves to
+// nothing) and expects Verify to report exactly that relocation.
+func TestVerifyFindsDifferences(t *testing.T) {
+	clang := testenv.Clang(t)
+	cfg := Config{
+		Objects: []string{corpusObject("corekinds")}, Source: corpusSource("corekinds"), CFlags: corpusCFlags,
+		KernelBTF: []string{runningKernelBTF(t)}, Clang: clang,
+	}
+	res, err := Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const def = "struct bpf_iter_num {\n};\n"
+	if !bytes.Contains(res.Header, []byte(def)) {
+		t.Fatalf("header lacks %q", def)
+	}
+	broken := bytes.Replace(res.Header, []byte(def), nil, 1)
+	rep, err := Verify(cfg, broken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK() || len(rep.Targets[0].Diffs) != 1 || rep.Targets[0].Diffs[0].Key != "type_exists struct bpf_iter_num" {
+		t.Errorf("want one difference on type_exists struct bpf_iter_num, got:\n%s", rep)
+	}
+}

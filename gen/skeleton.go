@@ -3,7 +3,6 @@ package gen
 import (
 	"bytes"
 	"fmt"
-	"go/format"
 	"sort"
 	"strings"
 
@@ -96,11 +95,8 @@ func Skeleton(obj *Object, cfg SkeletonConfig) ([]byte, error) {
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("%s: rendering the skeleton: %w", obj.Name, err)
 	}
-	out, err := format.Source(buf.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("%s: formatting the skeleton: %w", obj.Name, err)
-	}
-	return out, nil
+	// jennifer's Render formats the source with go/format.
+	return buf.Bytes(), nil
 }
 
 // names hands out Go identifiers, resolving collisions deterministically.

@@ -1,0 +1,73 @@
+package gen
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	bpf2go "github.com/cilium/ebpf/cmd/bpf2go/gen"
+
+	"github.com/skelgen/skelgen/internal/testenv"
+)
+
+// BenchmarkGenerate times generating the skeleton of each testdata object
+// with skelgen and with cilium/ebpf's bpf2go generator, from the object's
+// bytes to formatted Go source, in the same run.
+func BenchmarkGenerate(b *testing.B) {
+	root := testenv.ModuleRoot(b)
+	for _, name := range []string{"maps", "globals", "progs", "uprobe"} {
+		data := readObjectFile(b, filepath.Join(root, "internal/skeltest", name, name+"_bpfel.o"))
+		b.Run(name+"/skelgen", func(b *testing.B) {
+			for b.Loop() {
+				obj, err := ReadObject(name+".o", data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Skeleton(obj, SkeletonConfig{Package: "p", Stem: name, ObjectFile: name + ".o", Target: Target{Clang: "bpfel"}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/bpf2go", func(b *testing.B) {
+			for b.Loop() {
+				spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(data))
+				if err != nil {
+					b.Fatal(err)
+				}
+				var maps, vars, progs []string
+				for n := range spec.Maps {
+					maps = append(maps, n)
+				}
+				for n := range spec.Variables {
+					vars = append(vars, n)
+				}
+				for n := range spec.Programs {
+					progs = append(progs, n)
+				}
+				err = bpf2go.Generate(bpf2go.GenerateArgs{
+					Package: "p", Stem: name, Maps: maps, Variables: vars, Programs: progs,
+					Types: bpf2go.CollectGlobalTypes(spec), ObjectFile: name + ".o", Output: io.Discard,
+				})
+				if err != nil {
+					// bpf2go refuses some types skelgen handles
+					// (pointer members, for one).
+					b.Skipf("bpf2go cannot generate %s: %v", name, err)
+				}
+			}
+		})
+	}
+}
+
+func readObjectFile(b *testing.B, path string) []byte {
+	b.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+

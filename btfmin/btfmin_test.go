@@ -37,14 +37,16 @@ func TestCorpusRelocationKinds(t *testing.T) {
 	}
 }
 
-// TestGolden writes each corpus object's header from the object alone (no
-// kernel BTF, so the result does not depend on the machine) and compares
-// it with testdata/golden. Run with -update to regenerate.
+// TestGolden writes each corpus object's header from the object and
+// cilium/ebpf's test kernel BTF (a fixed file, so the result does not
+// depend on the machine) and compares it with testdata/golden. Run with
+// -update to regenerate.
 func TestGolden(t *testing.T) {
+	kernel := oldKernelBTF(t)
 	for _, name := range corpus {
 		for _, mode := range []Mode{Compact, Exact} {
 			t.Run(name+"/"+mode.String(), func(t *testing.T) {
-				cfg := Config{Objects: []string{corpusObject(name)}, Mode: mode}
+				cfg := Config{Objects: []string{corpusObject(name)}, KernelBTF: []string{kernel}, Mode: mode}
 				res, err := Generate(cfg)
 				if err != nil {
 					t.Fatal(err)

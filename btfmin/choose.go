@@ -27,6 +27,9 @@ type chooser struct {
 	exclude  map[string]bool // names the source defines itself
 	kernels  []*btf.Spec
 	inKernel map[string]bool
+	// enumerators indexes the kernels' enum constants by name, built on
+	// first use.
+	enumerators map[string]*btf.Enum
 }
 
 func newChooser(kernels []*btf.Spec) *chooser {

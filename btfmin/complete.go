@@ -218,33 +218,39 @@ func cType(s string) string {
 // enumHolding finds the enum declaring constant name: among the chosen
 // definitions when chosen is set, else in the kernel BTFs.
 func (c *chooser) enumHolding(name string, chosen bool) *btf.Enum {
-	has := func(e *btf.Enum) bool {
-		for _, v := range e.Values {
-			if v.Name == name {
-				return true
-			}
-		}
-		return false
-	}
 	if chosen {
-		for _, t := range c.defs {
-			if e, ok := t.(*btf.Enum); ok && has(e) {
+		keys := make([]string, 0, len(c.defs))
+		for k := range c.defs {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if e, ok := c.defs[k].(*btf.Enum); ok && slices.ContainsFunc(e.Values, func(v btf.EnumValue) bool { return v.Name == name }) {
 				return e
 			}
 		}
 		return nil
 	}
-	for _, s := range c.kernels {
-		for t, err := range s.All() {
-			if err != nil {
-				break
-			}
-			if e, ok := t.(*btf.Enum); ok && has(e) {
-				return e
+	if c.enumerators == nil {
+		// One pass over the kernel types indexes every enumerator;
+		// completion asks for several per round.
+		c.enumerators = map[string]*btf.Enum{}
+		for _, s := range c.kernels {
+			for t, err := range s.All() {
+				if err != nil {
+					break
+				}
+				if e, ok := t.(*btf.Enum); ok {
+					for _, v := range e.Values {
+						if _, dup := c.enumerators[v.Name]; !dup {
+							c.enumerators[v.Name] = e
+						}
+					}
+				}
 			}
 		}
 	}
-	return nil
+	return c.enumerators[name]
 }
 
 // kernelDefinition finds the kernel's own definition of a named type whose

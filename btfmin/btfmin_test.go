@@ -195,7 +195,7 @@ func TestKernelOnly(t *testing.T) {
 	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if diags, err := compileSource(clang, src, nil, t.TempDir(), "min.h", res.Header, filepath.Join(dir, "prog.o")); err != nil {
+	if diags, ok, err := compileSource(clang, src, nil, t.TempDir(), "min.h", res.Header, filepath.Join(dir, "prog.o")); err != nil || !ok {
 		t.Fatalf("%v\n%s", err, diags)
 	}
 }

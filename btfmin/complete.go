@@ -36,18 +36,19 @@ const maxCompileRounds = 64
 // dir/name; src is copied into dir first so that its
 // #include "name" finds the new header rather than a vmlinux.h beside the
 // original source. The source's own directory stays on the include path
-// for its other headers. It returns clang's diagnostics.
-func compileSource(clang, src string, cflags []string, dir, name string, header []byte, out string) (string, error) {
+// for its other headers. It returns clang's diagnostics and whether it
+// compiled; err is for failures to run clang at all.
+func compileSource(clang, src string, cflags []string, dir, name string, header []byte, out string) (diags string, ok bool, err error) {
 	if err := os.WriteFile(filepath.Join(dir, name), header, 0o644); err != nil {
-		return "", err
+		return "", false, err
 	}
 	data, err := os.ReadFile(src)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	srcCopy := filepath.Join(dir, filepath.Base(src))
 	if err := os.WriteFile(srcCopy, data, 0o644); err != nil {
-		return "", err
+		return "", false, err
 	}
 	args := []string{"-g", "-O2", "-target", "bpf", "-fno-color-diagnostics", "-fno-caret-diagnostics", "-ferror-limit=0",
 		"-I", dir, "-I", filepath.Dir(src)}
@@ -57,15 +58,16 @@ func compileSource(clang, src string, cflags []string, dir, name string, header 
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err = cmd.Run()
-	diags := strings.ReplaceAll(stderr.String(), dir+string(filepath.Separator), "")
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return diags, fmt.Errorf("clang failed: %w", err)
-		}
-		return diags, fmt.Errorf("running %s: %w", clang, err)
+	diags = strings.ReplaceAll(stderr.String(), dir+string(filepath.Separator), "")
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return diags, true, nil
+	case errors.As(err, &ee):
+		return diags, false, nil
+	default:
+		return diags, false, fmt.Errorf("running %s: %w", clang, err)
 	}
-	return diags, nil
 }
 
 // firstErrors quotes the first n error lines of clang's output.
@@ -100,13 +102,13 @@ func complete(c *chooser, cfg *Config) error {
 	guard := guardFor(cfg.output())
 	for round := 0; round < maxCompileRounds; round++ {
 		header := c.write(cfg.Mode, guard, nil)
-		diags, cerr := compileSource(cfg.clang(), cfg.Source, cfg.CFlags, dir, cfg.output(), []byte(header), out)
-		if cerr != nil && !strings.Contains(cerr.Error(), "clang failed") {
-			return cerr
+		diags, ok, err := compileSource(cfg.clang(), cfg.Source, cfg.CFlags, dir, cfg.output(), []byte(header), out)
+		if err != nil {
+			return err
 		}
 		missing := c.fix(diags)
 		changed := c.write(cfg.Mode, guard, nil) != header
-		if cerr == nil && !changed {
+		if ok && !changed {
 			return nil
 		}
 		if !changed {
@@ -275,18 +277,23 @@ func (c *chooser) mergeMember(old, kt btf.Type, member string) error {
 	if findMember(skipTypedefs(kt), member) == nil {
 		return errNoMember
 	}
-	oldKeep := c.keep[c.resolveNamed(old)]
+	oldDef := c.resolveNamed(old)
+	var kept []string
+	if ks := c.keep[oldDef]; ks != nil {
+		for i, m := range members(oldDef) {
+			if (ks.whole || ks.members[i]) && m.Name != "" {
+				kept = append(kept, m.Name)
+			}
+		}
+	}
 	c.canon[declKey(old)] = kt
 	if td, ok := kt.(*btf.Typedef); ok {
 		c.defs[declKey(td)] = td
 	}
-	if oldKeep != nil {
-		for i := range oldKeep.members {
-			name := members(c.resolveNamed(old))[i].Name
-			if name != "" {
-				_ = c.keepPath(kt, []pathElem{{name: name}})
-			}
+	for _, name := range append(kept, member) {
+		if err := c.keepPath(kt, []pathElem{{name: name}}); err != nil && name == member {
+			return err
 		}
 	}
-	return c.keepPath(kt, []pathElem{{name: member}})
+	return nil
 }

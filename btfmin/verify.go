@@ -86,9 +86,12 @@ func Verify(cfg Config, header []byte) (*Report, error) {
 	}
 	defer os.RemoveAll(dir)
 	newObj := filepath.Join(dir, "new.o")
-	diags, err := compileSource(cfg.clang(), cfg.Source, cfg.CFlags, dir, cfg.output(), header, newObj)
+	diags, ok, err := compileSource(cfg.clang(), cfg.Source, cfg.CFlags, dir, cfg.output(), header, newObj)
 	if err != nil {
-		return nil, fmt.Errorf("%s with the new header: %w\n%s", filepath.Base(cfg.Source), err, firstErrors(diags, 5))
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s does not compile with the new header:\n%s", filepath.Base(cfg.Source), firstErrors(diags, 5))
 	}
 	report := &Report{Object: filepath.Base(cfg.Objects[0])}
 	if report.IdenticalInstructions, err = sameInstructions(cfg.Objects[0], newObj); err != nil {

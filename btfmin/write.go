@@ -59,7 +59,9 @@ func (c *chooser) write(mode Mode, guard string, comment []string) string {
 	}
 	fwds := make([]string, 0, len(c.fwd)+len(w.fwdRefs))
 	for k := range c.fwd {
-		fwds = append(fwds, k)
+		if !c.exclude[k] {
+			fwds = append(fwds, k)
+		}
 	}
 	for k := range w.fwdRefs {
 		if !c.fwd[k] {

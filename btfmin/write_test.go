@@ -80,7 +80,7 @@ func TestWriteLayouts(t *testing.T) {
 			if err := os.WriteFile(src, []byte(checks.String()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if diags, err := compileSource(clang, src, nil, t.TempDir(), "layout.h", []byte(header), filepath.Join(dir, "out.o")); err != nil {
+			if diags, ok, err := compileSource(clang, src, nil, t.TempDir(), "layout.h", []byte(header), filepath.Join(dir, "out.o")); err != nil || !ok {
 				t.Fatalf("%v\n%s\n%s", err, diags, header)
 			}
 		})

@@ -1,0 +1,100 @@
+package btfmin
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf/btf"
+)
+
+// TestFixFromDiagnostics feeds clang-19 diagnostics (as clang prints
+// them) to the completion step with the older kernel's BTF, and checks
+// what the header gains. No clang needed.
+func TestFixFromDiagnostics(t *testing.T) {
+	kernel, err := btf.LoadSpec(oldKernelBTF(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		diag    string
+		want    []string
+		missing []string
+	}{
+		{"typedef", "x.bpf.c:3:1: error: unknown type name 'u32'", []string{"typedef __u32 u32;"}, nil},
+		{"enumerator", "x.bpf.c:9:12: error: use of undeclared identifier 'BPF_ANY'", []string{"BPF_ANY = 0,"}, nil},
+		{"typedef as identifier", "x.bpf.c:9:12: error: use of undeclared identifier 'u64'", []string{"typedef __u64 u64;"}, nil},
+		{"member", "x.bpf.c:5:20: error: no member named 'tgid' in 'struct task_struct'",
+			[]string{"struct task_struct {\n\tpid_t tgid;\n};"}, nil},
+		{"member in anonymous union", "x.bpf.c:5:20: error: no member named 'skc_daddr' in 'const struct sock_common'",
+			[]string{"struct sock_common {\n\tunion {\n\t\tstruct {\n\t\t\t__be32 skc_daddr;\n\t\t};\n\t};\n};"}, nil},
+		{"incomplete", "x.bpf.c:5:20: error: variable has incomplete type 'struct qstr'", []string{"struct qstr {", "const unsigned char *name;"}, nil},
+		{"sizeof incomplete", "x.bpf.c:5:20: error: invalid application of 'sizeof' to an incomplete type 'struct list_head'",
+			[]string{"struct list_head {\n\tstruct list_head *next;\n\tstruct list_head *prev;\n};"}, nil},
+		{"incomplete definition", "x.bpf.c:5:20: error: incomplete definition of type 'struct rq'", []string{"struct rq {\n};"}, nil},
+		{"not visible", "x.bpf.c:5:20: warning: declaration of 'struct linux_binprm' will not be visible outside of this function [-Wvisibility]",
+			[]string{"struct linux_binprm;"}, nil},
+		{"unknown", "x.bpf.c:3:1: error: unknown type name 'no_such_t'\nx.bpf.c:4:1: error: use of undeclared identifier 'NO_SUCH'",
+			nil, []string{"no_such_t", "NO_SUCH"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newChooser([]*btf.Spec{kernel})
+			missing := c.fix(tt.diag)
+			h := c.write(Compact, "__X_H__", nil)
+			for _, w := range tt.want {
+				if !strings.Contains(h, w) {
+					t.Errorf("header lacks %q:\n%s", w, h)
+				}
+			}
+			if strings.Join(missing, ",") != strings.Join(tt.missing, ",") {
+				t.Errorf("missing %q, want %q", missing, tt.missing)
+			}
+		})
+	}
+}
+
+// TestRedefinitionExcludes: a type the source defines itself leaves the
+// header once clang reports the redefinition.
+func TestRedefinitionExcludes(t *testing.T) {
+	kernel, err := btf.LoadSpec(oldKernelBTF(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newChooser([]*btf.Spec{kernel})
+	c.fix("x.bpf.c:5:20: error: variable has incomplete type 'struct qstr'")
+	if !strings.Contains(c.write(Compact, "__X_H__", nil), "struct qstr {") {
+		t.Fatal("qstr not added")
+	}
+	c.fix("x.bpf.c:7:8: error: redefinition of 'qstr'")
+	if h := c.write(Compact, "__X_H__", nil); strings.Contains(h, "struct qstr") {
+		t.Errorf("qstr still in header:\n%s", h)
+	}
+}
+
+// TestMergeMember: when the object's copy of a kernel struct lacks a
+// member clang asks for, the kernel's definition replaces it and the
+// members already chosen stay.
+func TestMergeMember(t *testing.T) {
+	kernel, err := btf.LoadSpec(oldKernelBTF(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kt *btf.Struct
+	if err := kernel.TypeByName("task_struct", &kt); err != nil {
+		t.Fatal(err)
+	}
+	pid := kt.Members[findMember(kt, "pid")[0].Member]
+	local := &btf.Struct{Name: "task_struct", Size: 8, Members: []btf.Member{{Name: "pid", Type: pid.Type}}}
+	c := newChooser([]*btf.Spec{kernel})
+	if err := c.keepPath(local, []pathElem{{name: "pid"}}); err != nil {
+		t.Fatal(err)
+	}
+	if missing := c.fix("x.bpf.c:5:20: error: no member named 'tgid' in 'struct task_struct'"); len(missing) > 0 {
+		t.Fatalf("missing %q", missing)
+	}
+	h := c.write(Compact, "__X_H__", nil)
+	if !strings.Contains(h, "struct task_struct {\n\tpid_t pid;\n\tpid_t tgid;\n};") {
+		t.Errorf("header:\n%s", h)
+	}
+}

@@ -93,14 +93,23 @@ func (r reader) u32(off int) (uint32, error) {
 	return r.bo.Uint32(r.b[off:]), nil
 }
 
+// checkHeader checks the fixed part shared by .BTF and .BTF.ext headers:
+// magic, version, flags and header length, 24 bytes in all.
+func (r reader) checkHeader() error {
+	if len(r.b) < 24 {
+		return r.errf(0, "header truncated (%d bytes)", len(r.b))
+	}
+	if m := r.bo.Uint16(r.b); m != btfMagic {
+		return r.errf(0, "bad magic %#x", m)
+	}
+	return nil
+}
+
 // stringTable returns the string section of raw .BTF data.
 func stringTable(btf []byte, bo binary.ByteOrder) ([]byte, error) {
 	r := reader{sec: ".BTF", b: btf, bo: bo}
-	if len(btf) < 24 {
-		return nil, r.errf(0, "header truncated (%d bytes)", len(btf))
-	}
-	if m := bo.Uint16(btf); m != btfMagic {
-		return nil, r.errf(0, "bad magic %#x", m)
+	if err := r.checkHeader(); err != nil {
+		return nil, err
 	}
 	hdrLen, _ := r.u32(4)
 	strOff, _ := r.u32(16)
@@ -131,11 +140,8 @@ func cstring(strs []byte, off uint32) (string, bool) {
 // errors carrying the offset in .BTF.ext.
 func ParseCORERelocations(ext, strs []byte, bo binary.ByteOrder) ([]RawRelocation, error) {
 	r := reader{sec: ".BTF.ext", b: ext, bo: bo}
-	if len(ext) < 24 {
-		return nil, r.errf(0, "header truncated (%d bytes)", len(ext))
-	}
-	if m := bo.Uint16(ext); m != btfMagic {
-		return nil, r.errf(0, "bad magic %#x", m)
+	if err := r.checkHeader(); err != nil {
+		return nil, err
 	}
 	hdrLen, _ := r.u32(4)
 	if hdrLen < 32 {

@@ -42,8 +42,13 @@
 //
 // The checked accessors exist in two forms: Read64/Write64 and friends
 // return ok, as the interpreter uses them; Load64/Store64 and friends panic
-// with a *MemoryError that Trap turns back into an error, for translated
-// code. Bytes, WritableBytes, CBytes and CString give helpers checked slices.
+// with a Trap value that Memory.Recover turns into the same *MemoryError,
+// for translated code. All of them inline. Bytes, WritableBytes, CBytes and
+// CString give helpers checked slices.
+//
+// Translated code runs against a Program's Machine: Begin, the body
+// (registers as locals, Charge where the interpreter charges the budget,
+// StackTop for r10, FuncAt and Call for helpers and externs), End.
 //
 // # Budget
 //

@@ -147,6 +147,28 @@ func (m *Machine) CallFunc(pc int, idx int64, r1, r2, r3, r4, r5 uint64) (uint64
 	return v, nil
 }
 
+// FuncAt returns the helper or extern that the call instruction at index
+// insn resolves to, with its name, for translated code to call through
+// Machine.Call. ok is false when insn is not such a call.
+func (p *Program) FuncAt(insn int) (f Func, name string, ok bool) {
+	if insn < 0 || insn >= len(p.insns) || p.insns[insn].op != opCallFunc {
+		return nil, "", false
+	}
+	i := p.insns[insn].imm
+	return p.funcs[i], p.funcNames[i], true
+}
+
+// Call calls f as the call instruction at pc does, wrapping its error the
+// way the interpreter does.
+func (m *Machine) Call(pc int, f Func, name string, r1, r2, r3, r4, r5 uint64) (uint64, error) {
+	m.pc = pc
+	v, err := f(m, r1, r2, r3, r4, r5)
+	if err != nil {
+		return 0, m.funcError(pc, name, err)
+	}
+	return v, nil
+}
+
 func (m *Machine) funcError(pc int, name string, err error) error {
 	var me *MemoryError
 	if errors.As(err, &me) && me.Insn < 0 {

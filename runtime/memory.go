@@ -121,72 +121,92 @@ func (m *Memory) Write64(addr, v uint64) bool {
 }
 
 // Load8 .. Load64 and Store8 .. Store64 are the trapping forms for
-// translated code: a bad access panics with a *MemoryError, which the run
-// wrapper recovers (see Trap).
+// translated code: a bad access panics with a Trap value, which the run
+// wrapper turns into a *MemoryError with Recover. They are written out
+// rather than calling Read/Write, and panic with a plain value rather than
+// building the error, to stay within the inliner's budget.
 func (m *Memory) Load8(addr uint64) uint64 {
-	v, ok := m.Read8(addr)
-	if !ok {
-		panic(m.Fault(addr, 1, false, -1))
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && o < uint64(len(m.rd[i])) {
+		return uint64(m.rd[i][o])
 	}
-	return v
+	panic(Trap{addr, 1, false})
 }
 
 func (m *Memory) Load16(addr uint64) uint64 {
-	v, ok := m.Read16(addr)
-	if !ok {
-		panic(m.Fault(addr, 2, false, -1))
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && o+2 <= uint64(len(m.rd[i])) {
+		return uint64(binary.LittleEndian.Uint16(m.rd[i][o:]))
 	}
-	return v
+	panic(Trap{addr, 2, false})
 }
 
 func (m *Memory) Load32(addr uint64) uint64 {
-	v, ok := m.Read32(addr)
-	if !ok {
-		panic(m.Fault(addr, 4, false, -1))
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && o+4 <= uint64(len(m.rd[i])) {
+		return uint64(binary.LittleEndian.Uint32(m.rd[i][o:]))
 	}
-	return v
+	panic(Trap{addr, 4, false})
 }
 
 func (m *Memory) Load64(addr uint64) uint64 {
-	v, ok := m.Read64(addr)
-	if !ok {
-		panic(m.Fault(addr, 8, false, -1))
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && o+8 <= uint64(len(m.rd[i])) {
+		return binary.LittleEndian.Uint64(m.rd[i][o:])
 	}
-	return v
+	panic(Trap{addr, 8, false})
 }
 
 func (m *Memory) Store8(addr, v uint64) {
-	if !m.Write8(addr, v) {
-		panic(m.Fault(addr, 1, true, -1))
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o < uint64(len(m.wr[i])) {
+		m.wr[i][o] = byte(v)
+		return
 	}
+	panic(Trap{addr, 1, true})
 }
 
 func (m *Memory) Store16(addr, v uint64) {
-	if !m.Write16(addr, v) {
-		panic(m.Fault(addr, 2, true, -1))
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o+2 <= uint64(len(m.wr[i])) {
+		binary.LittleEndian.PutUint16(m.wr[i][o:], uint16(v))
+		return
 	}
+	panic(Trap{addr, 2, true})
 }
 
 func (m *Memory) Store32(addr, v uint64) {
-	if !m.Write32(addr, v) {
-		panic(m.Fault(addr, 4, true, -1))
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o+4 <= uint64(len(m.wr[i])) {
+		binary.LittleEndian.PutUint32(m.wr[i][o:], uint32(v))
+		return
 	}
+	panic(Trap{addr, 4, true})
 }
 
 func (m *Memory) Store64(addr, v uint64) {
-	if !m.Write64(addr, v) {
-		panic(m.Fault(addr, 8, true, -1))
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o+8 <= uint64(len(m.wr[i])) {
+		binary.LittleEndian.PutUint64(m.wr[i][o:], v)
+		return
 	}
+	panic(Trap{addr, 8, true})
 }
 
-// Trap converts a value recovered from a trapping accessor into an error,
-// setting the instruction index; any other panic value is re-raised.
-func Trap(recovered any, insn int) error {
-	if e, ok := recovered.(*MemoryError); ok {
-		if e.Insn < 0 {
-			e.Insn = insn
-		}
-		return e
+// Trap is the panic value of a failed trapping access.
+type Trap struct {
+	Addr  uint64
+	Size  uint64
+	Write bool
+}
+
+// Recover converts a value recovered from a trapping accessor into the
+// *MemoryError the interpreter would return at instruction insn; any other
+// panic value is re-raised. Translated code calls it from a deferred
+// function.
+func (m *Memory) Recover(recovered any, insn int) error {
+	if t, ok := recovered.(Trap); ok {
+		return m.Fault(t.Addr, t.Size, t.Write, insn)
 	}
 	panic(recovered)
 }

@@ -382,3 +382,43 @@ func TestPidAndCPU(t *testing.T) {
 		t.Fatalf("tgid %d, want %d", got>>32, os.Getpid())
 	}
 }
+
+// TestTrappingAccessors drives the accessors translated code uses, as such
+// code would: Begin, accesses, Recover in a deferred function, End.
+func TestTrappingAccessors(t *testing.T) {
+	p := loadAsm(t, "call 8\nexit", nil, nil)
+	m := p.Machine()
+	ctx := make([]byte, 8)
+	run := func() (v uint64, err error) {
+		m.Begin(ctx)
+		defer m.End()
+		defer func() {
+			if r := recover(); r != nil {
+				err = m.Recover(r, 7)
+			}
+		}()
+		m.Store32(ContextAddr+4, 0xabcd)
+		m.Store64(StackTop(0)-8, 5)
+		v = m.Load32(ContextAddr+4) + m.Load64(StackTop(0)-8)
+		f, name, ok := p.FuncAt(0)
+		if !ok || name != "helper 8 (get_smp_processor_id)" {
+			t.Fatalf("FuncAt(0) = %v %q", ok, name)
+		}
+		if cpu, err := m.Call(0, f, name, 0, 0, 0, 0, 0); err != nil || cpu != 0 {
+			t.Fatalf("Call: %d %v", cpu, err)
+		}
+		m.Load64(ContextAddr + 4) // crosses the end of the context
+		return v, nil
+	}
+	v, err := run()
+	var me *MemoryError
+	if !errors.As(err, &me) || me.Region != "context" || me.Offset != 4 || me.Size != 8 || me.Insn != 7 || me.Write {
+		t.Fatalf("got %v, %v", v, err)
+	}
+	if binary.LittleEndian.Uint32(ctx[4:]) != 0xabcd {
+		t.Fatalf("store did not land in the context: %x", ctx)
+	}
+	if _, _, ok := p.FuncAt(1); ok {
+		t.Fatal("FuncAt(1) found a call at an exit")
+	}
+}

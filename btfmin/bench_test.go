@@ -19,6 +19,20 @@ func BenchmarkCompile(b *testing.B) {
 	kernel := runningKernelBTF(b)
 	full := fullVmlinuxH(b, kernel)
 	fullLines := float64(bytes.Count(full, []byte("\n")))
+	// The floor under every pair below: clang starting up and compiling
+	// nothing. The header can only change the time above it.
+	b.Run("empty", func(b *testing.B) {
+		src := filepath.Join(b.TempDir(), "empty.c")
+		if err := os.WriteFile(src, []byte("int x;\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			cmd := exec.Command(clang, "-g", "-O2", "-target", "bpf", "-c", src, "-o", src+".o")
+			if msg, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v\n%s", err, msg)
+			}
+		}
+	})
 	for _, name := range corpus {
 		res, err := Generate(Config{Objects: []string{corpusObject(name)}, Source: corpusSource(name), CFlags: corpusCFlags, KernelBTF: []string{kernel}, Clang: clang})
 		if err != nil {

@@ -113,6 +113,9 @@ func choose(objs []*Object, kernels []*btf.Spec, fields, decls []string) (*choos
 			}
 		}
 		c.addObjectTypes(o.Spec)
+		for _, sec := range o.Sections {
+			c.addHookPrototype(sec)
+		}
 	}
 	for _, f := range fields {
 		if err := c.addField(f); err != nil {

@@ -359,3 +359,24 @@ func TestVerifyFindsDifferences(t *testing.T) {
 		t.Errorf("want one difference on type_exists struct bpf_iter_num, got:\n%s", rep)
 	}
 }
+
+// TestHookPrototypes: BPF_PROG arguments leave no trace in the object's
+// BTF, so their types come from the kernel's prototype of the hook the
+// section names.
+func TestHookPrototypes(t *testing.T) {
+	kernel := oldKernelBTF(t)
+	tests := []struct{ tool, want string }{
+		{"runqlat", "typedef _Bool bool;"}, // tp_btf/sched_switch: bool preempt
+		{"corekinds", "struct pt_regs;"},   // raw_tp/sys_enter: struct pt_regs *regs
+		{"netpeek", "\nstruct sock;\n"},    // tp_btf/inet_sock_set_state: const struct sock *sk
+	}
+	for _, tt := range tests {
+		res, err := Generate(Config{Objects: []string{corpusObject(tt.tool)}, KernelBTF: []string{kernel}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(res.Header, []byte(tt.want)) {
+			t.Errorf("%s: header lacks %q:\n%s", tt.tool, tt.want, res.Header)
+		}
+	}
+}

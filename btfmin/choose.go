@@ -400,3 +400,52 @@ func (c *chooser) addObjectTypes(spec *btf.Spec) {
 		}
 	}
 }
+
+// addHookPrototype declares what a program's arguments need when its
+// section names a BTF-typed hook: BPF_PROG unpacks them from the context
+// with the kernel's prototype, and the inlined function that takes them
+// leaves no trace in the object's BTF. tp_btf and raw_tp hooks are typed
+// by the kernel's btf_trace_NAME typedef, fentry, fexit, fmod_ret by the
+// function itself, lsm hooks by bpf_lsm_NAME.
+func (c *chooser) addHookPrototype(section string) {
+	prefix, hook, ok := strings.Cut(section, "/")
+	if !ok || hook == "" {
+		return
+	}
+	var name string
+	switch strings.TrimSuffix(prefix, ".s") {
+	case "tp_btf", "raw_tp", "raw_tracepoint", "raw_tp.w", "raw_tracepoint.w":
+		name = "btf_trace_" + hook
+	case "fentry", "fexit", "fmod_ret":
+		name = hook
+	case "lsm", "lsm_cgroup":
+		name = "bpf_lsm_" + hook
+	default:
+		return
+	}
+	for _, spec := range c.kernels {
+		ts, _ := spec.AnyTypesByName(name)
+		for _, t := range ts {
+			var proto *btf.FuncProto
+			switch t := t.(type) {
+			case *btf.Typedef:
+				if p, ok := t.Type.(*btf.Pointer); ok {
+					proto, _ = p.Target.(*btf.FuncProto)
+				}
+			case *btf.Func:
+				proto, _ = t.Type.(*btf.FuncProto)
+			}
+			if proto == nil {
+				continue
+			}
+			params := proto.Params
+			if strings.HasPrefix(name, "btf_trace_") && len(params) > 0 {
+				params = params[1:] // the tracepoint's void *__data
+			}
+			for _, p := range params {
+				c.use(p.Type, false)
+			}
+			return
+		}
+	}
+}

@@ -19,6 +19,9 @@ type Object struct {
 	Name        string // file name without directory, for messages and the header comment
 	Spec        *btf.Spec
 	Relocations []Relocation
+	// Sections are the program sections (executable, non-empty), in
+	// file order; their names say what a program attaches to.
+	Sections []string
 	// Warnings are problems that do not stop generation, e.g. a missing
 	// .BTF.ext section.
 	Warnings []string
@@ -97,6 +100,11 @@ func ParseObject(name string, data []byte) (*Object, error) {
 		return nil, fmt.Errorf("section .BTF: %w", err)
 	}
 	obj := &Object{Name: name, Spec: spec}
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 && s.Size > 0 {
+			obj.Sections = append(obj.Sections, s.Name)
+		}
+	}
 	extSec := f.Section(".BTF.ext")
 	if extSec == nil {
 		obj.Warnings = append(obj.Warnings, fmt.Sprintf("%s: no .BTF.ext section: no CO-RE relocations, keeping only the types of maps, globals and programs", name))

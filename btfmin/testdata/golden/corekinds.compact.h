@@ -15,6 +15,7 @@ struct dentry;
 struct file;
 struct mm_struct;
 struct path;
+struct pt_regs;
 struct qstr;
 struct rlimit;
 struct signal_struct;

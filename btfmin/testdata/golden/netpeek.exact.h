@@ -12,6 +12,7 @@
 #endif
 
 struct in6_addr;
+struct sock;
 struct sock_common;
 
 typedef unsigned char __u8;

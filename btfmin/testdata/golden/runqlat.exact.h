@@ -48,6 +48,8 @@ typedef unsigned char __u8;
 
 typedef __u32 __wsum;
 
+typedef _Bool bool;
+
 typedef __s32 s32;
 
 typedef __u32 u32;

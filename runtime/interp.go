@@ -14,9 +14,11 @@ import (
 func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 	insns := m.prog.insns
 	mem := &m.Memory
-	var r [16]uint64
-	r[1], r[2] = r1, r2
-	r[10] = StackTop(0)
+	// The register file has 256 entries so that indexing it with a uint8
+	// needs neither a mask nor a bounds check; only r0..r10 are used.
+	r := &m.regs
+	clear(r[:11])
+	r[1], r[2], r[10] = r1, r2, StackTop(0)
 	// The budget, call depth and start of the current straight-line run
 	// live in m, not in locals: they change only at control transfers, and
 	// keeping them out of registers spares the dispatch path spills.
@@ -32,233 +34,233 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		switch in.op {
 		// ALU64, immediate and register.
 		case 0x07:
-			r[in.dst&15] += uint64(in.imm)
+			r[in.dst] += uint64(in.imm)
 			in = next(in)
 			continue
 		case 0x0f:
-			r[in.dst&15] += r[in.src&15]
+			r[in.dst] += r[in.src]
 			in = next(in)
 			continue
 		case 0x17:
-			r[in.dst&15] -= uint64(in.imm)
+			r[in.dst] -= uint64(in.imm)
 			in = next(in)
 			continue
 		case 0x1f:
-			r[in.dst&15] -= r[in.src&15]
+			r[in.dst] -= r[in.src]
 			in = next(in)
 			continue
 		case 0x27:
-			r[in.dst&15] *= uint64(in.imm)
+			r[in.dst] *= uint64(in.imm)
 			in = next(in)
 			continue
 		case 0x2f:
-			r[in.dst&15] *= r[in.src&15]
+			r[in.dst] *= r[in.src]
 			in = next(in)
 			continue
 		case 0x37:
 			if in.imm == 0 {
-				r[in.dst&15] = 0
+				r[in.dst] = 0
 			} else {
-				r[in.dst&15] /= uint64(in.imm)
+				r[in.dst] /= uint64(in.imm)
 			}
 			in = next(in)
 			continue
 		case 0x3f:
-			if s := r[in.src&15]; s == 0 {
-				r[in.dst&15] = 0
+			if s := r[in.src]; s == 0 {
+				r[in.dst] = 0
 			} else {
-				r[in.dst&15] /= s
+				r[in.dst] /= s
 			}
 			in = next(in)
 			continue
 		case 0x47:
-			r[in.dst&15] |= uint64(in.imm)
+			r[in.dst] |= uint64(in.imm)
 			in = next(in)
 			continue
 		case 0x4f:
-			r[in.dst&15] |= r[in.src&15]
+			r[in.dst] |= r[in.src]
 			in = next(in)
 			continue
 		case 0x57:
-			r[in.dst&15] &= uint64(in.imm)
+			r[in.dst] &= uint64(in.imm)
 			in = next(in)
 			continue
 		case 0x5f:
-			r[in.dst&15] &= r[in.src&15]
+			r[in.dst] &= r[in.src]
 			in = next(in)
 			continue
 		case 0x67:
-			r[in.dst&15] <<= uint64(in.imm) & 63
+			r[in.dst] <<= uint64(in.imm) & 63
 			in = next(in)
 			continue
 		case 0x6f:
-			r[in.dst&15] <<= r[in.src&15] & 63
+			r[in.dst] <<= r[in.src] & 63
 			in = next(in)
 			continue
 		case 0x77:
-			r[in.dst&15] >>= uint64(in.imm) & 63
+			r[in.dst] >>= uint64(in.imm) & 63
 			in = next(in)
 			continue
 		case 0x7f:
-			r[in.dst&15] >>= r[in.src&15] & 63
+			r[in.dst] >>= r[in.src] & 63
 			in = next(in)
 			continue
 		case 0x87:
-			r[in.dst&15] = -r[in.dst&15]
+			r[in.dst] = -r[in.dst]
 			in = next(in)
 			continue
 		case 0x97:
 			if in.imm != 0 {
-				r[in.dst&15] %= uint64(in.imm)
+				r[in.dst] %= uint64(in.imm)
 			}
 			in = next(in)
 			continue
 		case 0x9f:
-			if s := r[in.src&15]; s != 0 {
-				r[in.dst&15] %= s
+			if s := r[in.src]; s != 0 {
+				r[in.dst] %= s
 			}
 			in = next(in)
 			continue
 		case 0xa7:
-			r[in.dst&15] ^= uint64(in.imm)
+			r[in.dst] ^= uint64(in.imm)
 			in = next(in)
 			continue
 		case 0xaf:
-			r[in.dst&15] ^= r[in.src&15]
+			r[in.dst] ^= r[in.src]
 			in = next(in)
 			continue
 		case 0xb7:
-			r[in.dst&15] = uint64(in.imm)
+			r[in.dst] = uint64(in.imm)
 			in = next(in)
 			continue
 		case 0xbf:
-			r[in.dst&15] = r[in.src&15]
+			r[in.dst] = r[in.src]
 			in = next(in)
 			continue
 		case 0xc7:
-			r[in.dst&15] = uint64(int64(r[in.dst&15]) >> (uint64(in.imm) & 63))
+			r[in.dst] = uint64(int64(r[in.dst]) >> (uint64(in.imm) & 63))
 			in = next(in)
 			continue
 		case 0xcf:
-			r[in.dst&15] = uint64(int64(r[in.dst&15]) >> (r[in.src&15] & 63))
+			r[in.dst] = uint64(int64(r[in.dst]) >> (r[in.src] & 63))
 			in = next(in)
 			continue
 
 		// ALU, 32-bit: results are zero-extended.
 		case 0x04:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) + uint32(in.imm))
+			r[in.dst] = uint64(uint32(r[in.dst]) + uint32(in.imm))
 			in = next(in)
 			continue
 		case 0x0c:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) + uint32(r[in.src&15]))
+			r[in.dst] = uint64(uint32(r[in.dst]) + uint32(r[in.src]))
 			in = next(in)
 			continue
 		case 0x14:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) - uint32(in.imm))
+			r[in.dst] = uint64(uint32(r[in.dst]) - uint32(in.imm))
 			in = next(in)
 			continue
 		case 0x1c:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) - uint32(r[in.src&15]))
+			r[in.dst] = uint64(uint32(r[in.dst]) - uint32(r[in.src]))
 			in = next(in)
 			continue
 		case 0x24:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) * uint32(in.imm))
+			r[in.dst] = uint64(uint32(r[in.dst]) * uint32(in.imm))
 			in = next(in)
 			continue
 		case 0x2c:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) * uint32(r[in.src&15]))
+			r[in.dst] = uint64(uint32(r[in.dst]) * uint32(r[in.src]))
 			in = next(in)
 			continue
 		case 0x34:
 			if s := uint32(in.imm); s == 0 {
-				r[in.dst&15] = 0
+				r[in.dst] = 0
 			} else {
-				r[in.dst&15] = uint64(uint32(r[in.dst&15]) / s)
+				r[in.dst] = uint64(uint32(r[in.dst]) / s)
 			}
 			in = next(in)
 			continue
 		case 0x3c:
-			if s := uint32(r[in.src&15]); s == 0 {
-				r[in.dst&15] = 0
+			if s := uint32(r[in.src]); s == 0 {
+				r[in.dst] = 0
 			} else {
-				r[in.dst&15] = uint64(uint32(r[in.dst&15]) / s)
+				r[in.dst] = uint64(uint32(r[in.dst]) / s)
 			}
 			in = next(in)
 			continue
 		case 0x44:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) | uint32(in.imm))
+			r[in.dst] = uint64(uint32(r[in.dst]) | uint32(in.imm))
 			in = next(in)
 			continue
 		case 0x4c:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) | uint32(r[in.src&15]))
+			r[in.dst] = uint64(uint32(r[in.dst]) | uint32(r[in.src]))
 			in = next(in)
 			continue
 		case 0x54:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) & uint32(in.imm))
+			r[in.dst] = uint64(uint32(r[in.dst]) & uint32(in.imm))
 			in = next(in)
 			continue
 		case 0x5c:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) & uint32(r[in.src&15]))
+			r[in.dst] = uint64(uint32(r[in.dst]) & uint32(r[in.src]))
 			in = next(in)
 			continue
 		case 0x64:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) << (uint32(in.imm) & 31))
+			r[in.dst] = uint64(uint32(r[in.dst]) << (uint32(in.imm) & 31))
 			in = next(in)
 			continue
 		case 0x6c:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) << (uint32(r[in.src&15]) & 31))
+			r[in.dst] = uint64(uint32(r[in.dst]) << (uint32(r[in.src]) & 31))
 			in = next(in)
 			continue
 		case 0x74:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) >> (uint32(in.imm) & 31))
+			r[in.dst] = uint64(uint32(r[in.dst]) >> (uint32(in.imm) & 31))
 			in = next(in)
 			continue
 		case 0x7c:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) >> (uint32(r[in.src&15]) & 31))
+			r[in.dst] = uint64(uint32(r[in.dst]) >> (uint32(r[in.src]) & 31))
 			in = next(in)
 			continue
 		case 0x84:
-			r[in.dst&15] = uint64(-uint32(r[in.dst&15]))
+			r[in.dst] = uint64(-uint32(r[in.dst]))
 			in = next(in)
 			continue
 		case 0x94:
-			d := uint32(r[in.dst&15])
+			d := uint32(r[in.dst])
 			if s := uint32(in.imm); s != 0 {
 				d %= s
 			}
-			r[in.dst&15] = uint64(d)
+			r[in.dst] = uint64(d)
 			in = next(in)
 			continue
 		case 0x9c:
-			d := uint32(r[in.dst&15])
-			if s := uint32(r[in.src&15]); s != 0 {
+			d := uint32(r[in.dst])
+			if s := uint32(r[in.src]); s != 0 {
 				d %= s
 			}
-			r[in.dst&15] = uint64(d)
+			r[in.dst] = uint64(d)
 			in = next(in)
 			continue
 		case 0xa4:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) ^ uint32(in.imm))
+			r[in.dst] = uint64(uint32(r[in.dst]) ^ uint32(in.imm))
 			in = next(in)
 			continue
 		case 0xac:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]) ^ uint32(r[in.src&15]))
+			r[in.dst] = uint64(uint32(r[in.dst]) ^ uint32(r[in.src]))
 			in = next(in)
 			continue
 		case 0xb4:
-			r[in.dst&15] = uint64(uint32(in.imm))
+			r[in.dst] = uint64(uint32(in.imm))
 			in = next(in)
 			continue
 		case 0xbc:
-			r[in.dst&15] = uint64(uint32(r[in.src&15]))
+			r[in.dst] = uint64(uint32(r[in.src]))
 			in = next(in)
 			continue
 		case 0xc4:
-			r[in.dst&15] = uint64(uint32(int32(r[in.dst&15]) >> (uint32(in.imm) & 31)))
+			r[in.dst] = uint64(uint32(int32(r[in.dst]) >> (uint32(in.imm) & 31)))
 			in = next(in)
 			continue
 		case 0xcc:
-			r[in.dst&15] = uint64(uint32(int32(r[in.dst&15]) >> (uint32(r[in.src&15]) & 31)))
+			r[in.dst] = uint64(uint32(int32(r[in.dst]) >> (uint32(r[in.src]) & 31)))
 			in = next(in)
 			continue
 
@@ -266,223 +268,223 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		// MinInt and MinInt % -1 as 0, as RFC 9669 does.
 		case opSdiv64Imm:
 			if in.imm == 0 {
-				r[in.dst&15] = 0
+				r[in.dst] = 0
 			} else {
-				r[in.dst&15] = uint64(int64(r[in.dst&15]) / in.imm)
+				r[in.dst] = uint64(int64(r[in.dst]) / in.imm)
 			}
 			in = next(in)
 			continue
 		case opSdiv64Reg:
-			if s := int64(r[in.src&15]); s == 0 {
-				r[in.dst&15] = 0
+			if s := int64(r[in.src]); s == 0 {
+				r[in.dst] = 0
 			} else {
-				r[in.dst&15] = uint64(int64(r[in.dst&15]) / s)
+				r[in.dst] = uint64(int64(r[in.dst]) / s)
 			}
 			in = next(in)
 			continue
 		case opSmod64Imm:
 			if in.imm != 0 {
-				r[in.dst&15] = uint64(int64(r[in.dst&15]) % in.imm)
+				r[in.dst] = uint64(int64(r[in.dst]) % in.imm)
 			}
 			in = next(in)
 			continue
 		case opSmod64Reg:
-			if s := int64(r[in.src&15]); s != 0 {
-				r[in.dst&15] = uint64(int64(r[in.dst&15]) % s)
+			if s := int64(r[in.src]); s != 0 {
+				r[in.dst] = uint64(int64(r[in.dst]) % s)
 			}
 			in = next(in)
 			continue
 		case opSdiv32Imm:
 			if s := int32(in.imm); s == 0 {
-				r[in.dst&15] = 0
+				r[in.dst] = 0
 			} else {
-				r[in.dst&15] = uint64(uint32(int32(r[in.dst&15]) / s))
+				r[in.dst] = uint64(uint32(int32(r[in.dst]) / s))
 			}
 			in = next(in)
 			continue
 		case opSdiv32Reg:
-			if s := int32(r[in.src&15]); s == 0 {
-				r[in.dst&15] = 0
+			if s := int32(r[in.src]); s == 0 {
+				r[in.dst] = 0
 			} else {
-				r[in.dst&15] = uint64(uint32(int32(r[in.dst&15]) / s))
+				r[in.dst] = uint64(uint32(int32(r[in.dst]) / s))
 			}
 			in = next(in)
 			continue
 		case opSmod32Imm:
-			d := int32(r[in.dst&15])
+			d := int32(r[in.dst])
 			if s := int32(in.imm); s != 0 {
 				d %= s
 			}
-			r[in.dst&15] = uint64(uint32(d))
+			r[in.dst] = uint64(uint32(d))
 			in = next(in)
 			continue
 		case opSmod32Reg:
-			d := int32(r[in.dst&15])
-			if s := int32(r[in.src&15]); s != 0 {
+			d := int32(r[in.dst])
+			if s := int32(r[in.src]); s != 0 {
 				d %= s
 			}
-			r[in.dst&15] = uint64(uint32(d))
+			r[in.dst] = uint64(uint32(d))
 			in = next(in)
 			continue
 
 		// Sign-extending moves, byte swaps.
 		case opMovsx64:
-			s := r[in.src&15]
+			s := r[in.src]
 			switch in.off {
 			case 8:
-				r[in.dst&15] = uint64(int64(int8(s)))
+				r[in.dst] = uint64(int64(int8(s)))
 			case 16:
-				r[in.dst&15] = uint64(int64(int16(s)))
+				r[in.dst] = uint64(int64(int16(s)))
 			default:
-				r[in.dst&15] = uint64(int64(int32(s)))
+				r[in.dst] = uint64(int64(int32(s)))
 			}
 			in = next(in)
 			continue
 		case opMovsx32:
-			s := r[in.src&15]
+			s := r[in.src]
 			if in.off == 8 {
-				r[in.dst&15] = uint64(uint32(int32(int8(s))))
+				r[in.dst] = uint64(uint32(int32(int8(s))))
 			} else {
-				r[in.dst&15] = uint64(uint32(int32(int16(s))))
+				r[in.dst] = uint64(uint32(int32(int16(s))))
 			}
 			in = next(in)
 			continue
 		case opTrunc16:
-			r[in.dst&15] = uint64(uint16(r[in.dst&15]))
+			r[in.dst] = uint64(uint16(r[in.dst]))
 			in = next(in)
 			continue
 		case opTrunc32:
-			r[in.dst&15] = uint64(uint32(r[in.dst&15]))
+			r[in.dst] = uint64(uint32(r[in.dst]))
 			in = next(in)
 			continue
 		case opNop:
 			in = next(in)
 			continue
 		case opSwap16:
-			r[in.dst&15] = uint64(bits.ReverseBytes16(uint16(r[in.dst&15])))
+			r[in.dst] = uint64(bits.ReverseBytes16(uint16(r[in.dst])))
 			in = next(in)
 			continue
 		case opSwap32:
-			r[in.dst&15] = uint64(bits.ReverseBytes32(uint32(r[in.dst&15])))
+			r[in.dst] = uint64(bits.ReverseBytes32(uint32(r[in.dst])))
 			in = next(in)
 			continue
 		case opSwap64:
-			r[in.dst&15] = bits.ReverseBytes64(r[in.dst&15])
+			r[in.dst] = bits.ReverseBytes64(r[in.dst])
 			in = next(in)
 			continue
 
 		// 64-bit immediate load: the second slot is skipped.
 		case 0x18:
-			r[in.dst&15] = uint64(in.imm)
+			r[in.dst] = uint64(in.imm)
 			in = (*insn)(unsafe.Add(unsafe.Pointer(in), 2*unsafe.Sizeof(insn{})))
 			continue
 
 		// Loads.
 		case 0x61:
-			v, ok := mem.Read32(r[in.src&15] + uint64(in.off))
+			v, ok := mem.Read32(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 4, false, index(m.base, in))
+				return 0, mem.Fault(r[in.src]+uint64(in.off), 4, false, index(m.base, in))
 			}
-			r[in.dst&15] = v
+			r[in.dst] = v
 			in = next(in)
 			continue
 		case 0x69:
-			v, ok := mem.Read16(r[in.src&15] + uint64(in.off))
+			v, ok := mem.Read16(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 2, false, index(m.base, in))
+				return 0, mem.Fault(r[in.src]+uint64(in.off), 2, false, index(m.base, in))
 			}
-			r[in.dst&15] = v
+			r[in.dst] = v
 			in = next(in)
 			continue
 		case 0x71:
-			v, ok := mem.Read8(r[in.src&15] + uint64(in.off))
+			v, ok := mem.Read8(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 1, false, index(m.base, in))
+				return 0, mem.Fault(r[in.src]+uint64(in.off), 1, false, index(m.base, in))
 			}
-			r[in.dst&15] = v
+			r[in.dst] = v
 			in = next(in)
 			continue
 		case 0x79:
-			v, ok := mem.Read64(r[in.src&15] + uint64(in.off))
+			v, ok := mem.Read64(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 8, false, index(m.base, in))
+				return 0, mem.Fault(r[in.src]+uint64(in.off), 8, false, index(m.base, in))
 			}
-			r[in.dst&15] = v
+			r[in.dst] = v
 			in = next(in)
 			continue
 		case 0x81:
-			v, ok := mem.Read32(r[in.src&15] + uint64(in.off))
+			v, ok := mem.Read32(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 4, false, index(m.base, in))
+				return 0, mem.Fault(r[in.src]+uint64(in.off), 4, false, index(m.base, in))
 			}
-			r[in.dst&15] = uint64(int64(int32(v)))
+			r[in.dst] = uint64(int64(int32(v)))
 			in = next(in)
 			continue
 		case 0x89:
-			v, ok := mem.Read16(r[in.src&15] + uint64(in.off))
+			v, ok := mem.Read16(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 2, false, index(m.base, in))
+				return 0, mem.Fault(r[in.src]+uint64(in.off), 2, false, index(m.base, in))
 			}
-			r[in.dst&15] = uint64(int64(int16(v)))
+			r[in.dst] = uint64(int64(int16(v)))
 			in = next(in)
 			continue
 		case 0x91:
-			v, ok := mem.Read8(r[in.src&15] + uint64(in.off))
+			v, ok := mem.Read8(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src&15]+uint64(in.off), 1, false, index(m.base, in))
+				return 0, mem.Fault(r[in.src]+uint64(in.off), 1, false, index(m.base, in))
 			}
-			r[in.dst&15] = uint64(int64(int8(v)))
+			r[in.dst] = uint64(int64(int8(v)))
 			in = next(in)
 			continue
 
 		// Stores of an immediate.
 		case 0x62:
-			if !mem.Write32(r[in.dst&15]+uint64(in.off), uint64(in.imm)) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 4, true, index(m.base, in))
+			if !mem.Write32(r[in.dst]+uint64(in.off), uint64(in.imm)) {
+				return 0, mem.Fault(r[in.dst]+uint64(in.off), 4, true, index(m.base, in))
 			}
 			in = next(in)
 			continue
 		case 0x6a:
-			if !mem.Write16(r[in.dst&15]+uint64(in.off), uint64(in.imm)) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 2, true, index(m.base, in))
+			if !mem.Write16(r[in.dst]+uint64(in.off), uint64(in.imm)) {
+				return 0, mem.Fault(r[in.dst]+uint64(in.off), 2, true, index(m.base, in))
 			}
 			in = next(in)
 			continue
 		case 0x72:
-			if !mem.Write8(r[in.dst&15]+uint64(in.off), uint64(in.imm)) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 1, true, index(m.base, in))
+			if !mem.Write8(r[in.dst]+uint64(in.off), uint64(in.imm)) {
+				return 0, mem.Fault(r[in.dst]+uint64(in.off), 1, true, index(m.base, in))
 			}
 			in = next(in)
 			continue
 		case 0x7a:
-			if !mem.Write64(r[in.dst&15]+uint64(in.off), uint64(in.imm)) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 8, true, index(m.base, in))
+			if !mem.Write64(r[in.dst]+uint64(in.off), uint64(in.imm)) {
+				return 0, mem.Fault(r[in.dst]+uint64(in.off), 8, true, index(m.base, in))
 			}
 			in = next(in)
 			continue
 
 		// Stores of a register.
 		case 0x63:
-			if !mem.Write32(r[in.dst&15]+uint64(in.off), r[in.src&15]) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 4, true, index(m.base, in))
+			if !mem.Write32(r[in.dst]+uint64(in.off), r[in.src]) {
+				return 0, mem.Fault(r[in.dst]+uint64(in.off), 4, true, index(m.base, in))
 			}
 			in = next(in)
 			continue
 		case 0x6b:
-			if !mem.Write16(r[in.dst&15]+uint64(in.off), r[in.src&15]) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 2, true, index(m.base, in))
+			if !mem.Write16(r[in.dst]+uint64(in.off), r[in.src]) {
+				return 0, mem.Fault(r[in.dst]+uint64(in.off), 2, true, index(m.base, in))
 			}
 			in = next(in)
 			continue
 		case 0x73:
-			if !mem.Write8(r[in.dst&15]+uint64(in.off), r[in.src&15]) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 1, true, index(m.base, in))
+			if !mem.Write8(r[in.dst]+uint64(in.off), r[in.src]) {
+				return 0, mem.Fault(r[in.dst]+uint64(in.off), 1, true, index(m.base, in))
 			}
 			in = next(in)
 			continue
 		case 0x7b:
-			if !mem.Write64(r[in.dst&15]+uint64(in.off), r[in.src&15]) {
-				return 0, mem.Fault(r[in.dst&15]+uint64(in.off), 8, true, index(m.base, in))
+			if !mem.Write64(r[in.dst]+uint64(in.off), r[in.src]) {
+				return 0, mem.Fault(r[in.dst]+uint64(in.off), 8, true, index(m.base, in))
 			}
 			in = next(in)
 			continue
@@ -492,7 +494,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			// is not live across a call: otherwise the compiler spills it on
 			// every dispatch, calls or not.
 			pc := index(m.base, in)
-			if err := m.atomic(in, &r, pc); err != nil {
+			if err := m.atomic(in, r, pc); err != nil {
 				return 0, err
 			}
 			in = at(m.base, pc+1)
@@ -502,133 +504,133 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		case 0x05:
 			goto jump
 		case 0x15:
-			if r[in.dst&15] == uint64(in.imm) {
+			if r[in.dst] == uint64(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x1d:
-			if r[in.dst&15] == r[in.src&15] {
+			if r[in.dst] == r[in.src] {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x25:
-			if r[in.dst&15] > uint64(in.imm) {
+			if r[in.dst] > uint64(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x2d:
-			if r[in.dst&15] > r[in.src&15] {
+			if r[in.dst] > r[in.src] {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x35:
-			if r[in.dst&15] >= uint64(in.imm) {
+			if r[in.dst] >= uint64(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x3d:
-			if r[in.dst&15] >= r[in.src&15] {
+			if r[in.dst] >= r[in.src] {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x45:
-			if r[in.dst&15]&uint64(in.imm) != 0 {
+			if r[in.dst]&uint64(in.imm) != 0 {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x4d:
-			if r[in.dst&15]&r[in.src&15] != 0 {
+			if r[in.dst]&r[in.src] != 0 {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x55:
-			if r[in.dst&15] != uint64(in.imm) {
+			if r[in.dst] != uint64(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x5d:
-			if r[in.dst&15] != r[in.src&15] {
+			if r[in.dst] != r[in.src] {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x65:
-			if int64(r[in.dst&15]) > in.imm {
+			if int64(r[in.dst]) > in.imm {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x6d:
-			if int64(r[in.dst&15]) > int64(r[in.src&15]) {
+			if int64(r[in.dst]) > int64(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x75:
-			if int64(r[in.dst&15]) >= in.imm {
+			if int64(r[in.dst]) >= in.imm {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x7d:
-			if int64(r[in.dst&15]) >= int64(r[in.src&15]) {
+			if int64(r[in.dst]) >= int64(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xa5:
-			if r[in.dst&15] < uint64(in.imm) {
+			if r[in.dst] < uint64(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xad:
-			if r[in.dst&15] < r[in.src&15] {
+			if r[in.dst] < r[in.src] {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xb5:
-			if r[in.dst&15] <= uint64(in.imm) {
+			if r[in.dst] <= uint64(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xbd:
-			if r[in.dst&15] <= r[in.src&15] {
+			if r[in.dst] <= r[in.src] {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xc5:
-			if int64(r[in.dst&15]) < in.imm {
+			if int64(r[in.dst]) < in.imm {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xcd:
-			if int64(r[in.dst&15]) < int64(r[in.src&15]) {
+			if int64(r[in.dst]) < int64(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xd5:
-			if int64(r[in.dst&15]) <= in.imm {
+			if int64(r[in.dst]) <= in.imm {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xdd:
-			if int64(r[in.dst&15]) <= int64(r[in.src&15]) {
+			if int64(r[in.dst]) <= int64(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
@@ -636,133 +638,133 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 
 		// Jumps, 32-bit compare.
 		case 0x16:
-			if uint32(r[in.dst&15]) == uint32(in.imm) {
+			if uint32(r[in.dst]) == uint32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x1e:
-			if uint32(r[in.dst&15]) == uint32(r[in.src&15]) {
+			if uint32(r[in.dst]) == uint32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x26:
-			if uint32(r[in.dst&15]) > uint32(in.imm) {
+			if uint32(r[in.dst]) > uint32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x2e:
-			if uint32(r[in.dst&15]) > uint32(r[in.src&15]) {
+			if uint32(r[in.dst]) > uint32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x36:
-			if uint32(r[in.dst&15]) >= uint32(in.imm) {
+			if uint32(r[in.dst]) >= uint32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x3e:
-			if uint32(r[in.dst&15]) >= uint32(r[in.src&15]) {
+			if uint32(r[in.dst]) >= uint32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x46:
-			if uint32(r[in.dst&15])&uint32(in.imm) != 0 {
+			if uint32(r[in.dst])&uint32(in.imm) != 0 {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x4e:
-			if uint32(r[in.dst&15])&uint32(r[in.src&15]) != 0 {
+			if uint32(r[in.dst])&uint32(r[in.src]) != 0 {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x56:
-			if uint32(r[in.dst&15]) != uint32(in.imm) {
+			if uint32(r[in.dst]) != uint32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x5e:
-			if uint32(r[in.dst&15]) != uint32(r[in.src&15]) {
+			if uint32(r[in.dst]) != uint32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x66:
-			if int32(r[in.dst&15]) > int32(in.imm) {
+			if int32(r[in.dst]) > int32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x6e:
-			if int32(r[in.dst&15]) > int32(r[in.src&15]) {
+			if int32(r[in.dst]) > int32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x76:
-			if int32(r[in.dst&15]) >= int32(in.imm) {
+			if int32(r[in.dst]) >= int32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0x7e:
-			if int32(r[in.dst&15]) >= int32(r[in.src&15]) {
+			if int32(r[in.dst]) >= int32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xa6:
-			if uint32(r[in.dst&15]) < uint32(in.imm) {
+			if uint32(r[in.dst]) < uint32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xae:
-			if uint32(r[in.dst&15]) < uint32(r[in.src&15]) {
+			if uint32(r[in.dst]) < uint32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xb6:
-			if uint32(r[in.dst&15]) <= uint32(in.imm) {
+			if uint32(r[in.dst]) <= uint32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xbe:
-			if uint32(r[in.dst&15]) <= uint32(r[in.src&15]) {
+			if uint32(r[in.dst]) <= uint32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xc6:
-			if int32(r[in.dst&15]) < int32(in.imm) {
+			if int32(r[in.dst]) < int32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xce:
-			if int32(r[in.dst&15]) < int32(r[in.src&15]) {
+			if int32(r[in.dst]) < int32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xd6:
-			if int32(r[in.dst&15]) <= int32(in.imm) {
+			if int32(r[in.dst]) <= int32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
 		case 0xde:
-			if int32(r[in.dst&15]) <= int32(r[in.src&15]) {
+			if int32(r[in.dst]) <= int32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
@@ -782,7 +784,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			target := int(in.imm)
 			pc := index(m.base, in)
 			if in.op == 0x8d {
-				t, err := m.callx(pc, r[in.dst&15], &r)
+				t, err := m.callx(pc, r[in.dst], r)
 				if err != nil {
 					return 0, err
 				}
@@ -856,12 +858,12 @@ func at(base unsafe.Pointer, i int) *insn {
 
 // atomic executes one STX|ATOMIC instruction. Runs are single-threaded, so
 // a plain read-modify-write is atomic with respect to the program.
-func (m *Machine) atomic(in *insn, r *[16]uint64, pc int) error {
+func (m *Machine) atomic(in *insn, r *[256]uint64, pc int) error {
 	size := uint64(4)
 	if in.op == 0xdb {
 		size = 8
 	}
-	addr := r[in.dst&15] + uint64(in.off)
+	addr := r[in.dst] + uint64(in.off)
 	b, err := m.WritableBytes(addr, size)
 	if err != nil {
 		return m.Fault(addr, size, true, pc)
@@ -872,7 +874,7 @@ func (m *Machine) atomic(in *insn, r *[16]uint64, pc int) error {
 	} else {
 		old = binary.LittleEndian.Uint64(b)
 	}
-	src := r[in.src&15]
+	src := r[in.src]
 	var val uint64
 	switch in.imm &^ atomicFETCH {
 	case atomicADD:
@@ -902,7 +904,7 @@ func (m *Machine) atomic(in *insn, r *[16]uint64, pc int) error {
 		binary.LittleEndian.PutUint64(b, val)
 	}
 	if in.imm&atomicFETCH != 0 && in.imm != atomicCMPXCHG {
-		r[in.src&15] = old
+		r[in.src] = old
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ type Machine struct {
 	prog    *Program
 	stack   [MaxFrames * StackSize]byte
 	frames  [MaxFrames]frame
+	regs    [256]uint64
 	budget  int64
 	depth   int
 	start   int
@@ -179,7 +180,7 @@ func (m *Machine) funcError(pc int, name string, err error) error {
 
 // callx resolves an indirect call: a function address is a bpf-to-bpf
 // call (target >= 0), a small number a helper id.
-func (m *Machine) callx(pc int, v uint64, r *[16]uint64) (target int, err error) {
+func (m *Machine) callx(pc int, v uint64, r *[256]uint64) (target int, err error) {
 	if t, ok := FuncAddr(v); ok {
 		if t >= len(m.prog.insns) || m.prog.insns[t].op == opInvalid {
 			return 0, &RunError{Insn: pc, Err: fmt.Errorf("callx to invalid function address %#x", v)}

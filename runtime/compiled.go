@@ -1,0 +1,290 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// This file is the run-time side of ahead-of-time translation: skelgen can
+// turn a program into Go functions (package gen, Translate) that run
+// against a loaded Program's Machine with the same memory, budget and
+// errors as the interpreter. Translated code reports every failure by
+// panicking with a value of an unexported type made here; Compiled.Run
+// recovers those and turns them into the interpreter's errors, and lets any
+// other panic through.
+
+// Entry is the Go function a translated program starts in. r1 and r2 are
+// the context's address and length, budget the instruction budget of the
+// run; it returns r0 and the budget left.
+type Entry func(m *Machine, r1, r2 uint64, budget int64) (r0 uint64, left int64)
+
+// Imm is a resolved 64-bit immediate (map handle, map value address,
+// function address) that a translation compiled in as a constant.
+type Imm struct {
+	Insn  int
+	Value uint64
+}
+
+// Translation is what a translated program hands to Bind.
+type Translation struct {
+	Entry Entry
+	// Insns is the number of instruction slots translated.
+	Insns int
+	// Imms are the lddw constants the translation assumed; Bind checks each
+	// against the value Load resolved, so that a translation can never run
+	// against a program whose maps or globals were laid out differently.
+	Imms []Imm
+	// Calls are the indices of the helper and extern calls, which the
+	// translation makes through Machine.CallAt.
+	Calls []int
+}
+
+// Compiled is a Program bound to its translation. Like a Program it runs
+// one call at a time; Clone gives another goroutine its own.
+type Compiled struct {
+	p     *Program
+	entry Entry
+}
+
+// Bind checks that t was translated from p's instructions and the same
+// resolution of maps, globals and calls, and returns the pair.
+func (p *Program) Bind(t Translation) (*Compiled, error) {
+	if t.Entry == nil {
+		return nil, fmt.Errorf("program %s: translation has no entry function", p.name)
+	}
+	if t.Insns != len(p.insns) {
+		return nil, fmt.Errorf("program %s: translation of %d instructions, program has %d", p.name, t.Insns, len(p.insns))
+	}
+	for _, c := range t.Imms {
+		if c.Insn < 0 || c.Insn >= len(p.insns) || p.insns[c.Insn].op != classLD|sizeDW {
+			return nil, fmt.Errorf("program %s: instruction %d: translation expects an lddw", p.name, c.Insn)
+		}
+		if got := uint64(p.insns[c.Insn].imm); got != c.Value {
+			return nil, fmt.Errorf("program %s: instruction %d: lddw resolves to %#x, translation assumed %#x", p.name, c.Insn, got, c.Value)
+		}
+	}
+	for _, pc := range t.Calls {
+		if _, _, ok := p.FuncAt(pc); !ok {
+			return nil, fmt.Errorf("program %s: instruction %d: translation expects a helper or extern call", p.name, pc)
+		}
+	}
+	return &Compiled{p: p, entry: t.Entry}, nil
+}
+
+// Program returns the program c runs.
+func (c *Compiled) Program() *Program { return c.p }
+
+// Clone returns a Compiled with its own run state (see Program.Clone).
+func (c *Compiled) Clone() *Compiled { return &Compiled{p: c.p.Clone(), entry: c.entry} }
+
+// Run is Program.Run for the translation: the same context, stack, budget
+// and errors.
+func (c *Compiled) Run(ctx []byte) (uint64, error) {
+	m := c.p.m
+	if len(ctx) >= maxRegionSize {
+		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
+	}
+	m.Begin(ctx)
+	r0, err := m.enter(c.entry, uint64(len(ctx)))
+	m.End()
+	if err != nil && m.prog.name != "" {
+		err = fmt.Errorf("program %s: %w", m.prog.name, err)
+	}
+	return r0, err
+}
+
+func (m *Machine) enter(e Entry, n uint64) (r0 uint64, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			r0, err = 0, m.trapError(x)
+		}
+	}()
+	r0, m.budget = e(m, ContextAddr, n, m.budget)
+	return r0, nil
+}
+
+// trapError turns a panic of translated code into the interpreter's error.
+func (m *Machine) trapError(x any) error {
+	switch t := x.(type) {
+	case fault:
+		return m.Fault(t.addr, uint64(t.size), t.write, int(t.insn))
+	case budgetFault:
+		return &RunError{Insn: int(t), Err: ErrBudget}
+	case depthFault:
+		return &RunError{Insn: int(t), Err: fmt.Errorf("%w: more than %d frames", ErrCallDepth, MaxFrames)}
+	case *RunError:
+		return t
+	}
+	panic(x)
+}
+
+// fault is the panic value of a failed access: the accessors below carry
+// the instruction index so the error can name it, and build nothing on the
+// hot path, so they stay within the inliner's budget.
+type fault struct {
+	addr  uint64
+	insn  int32
+	size  uint8
+	write bool
+}
+
+type (
+	budgetFault int
+	depthFault  int
+)
+
+// Load8At .. Load64At are the loads of translated code: insn is the index
+// of the load instruction, named in the error when the access fails.
+func (m *Memory) Load8At(addr uint64, insn int) uint64 {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && o < uint64(len(m.rd[i])) {
+		return uint64(m.rd[i][o])
+	}
+	panic(fault{addr, int32(insn), 1, false})
+}
+
+func (m *Memory) Load16At(addr uint64, insn int) uint64 {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && o+2 <= uint64(len(m.rd[i])) {
+		return uint64(binary.LittleEndian.Uint16(m.rd[i][o : o+2 : o+2]))
+	}
+	panic(fault{addr, int32(insn), 2, false})
+}
+
+func (m *Memory) Load32At(addr uint64, insn int) uint64 {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && o+4 <= uint64(len(m.rd[i])) {
+		return uint64(binary.LittleEndian.Uint32(m.rd[i][o : o+4 : o+4]))
+	}
+	panic(fault{addr, int32(insn), 4, false})
+}
+
+func (m *Memory) Load64At(addr uint64, insn int) uint64 {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && o+8 <= uint64(len(m.rd[i])) {
+		return binary.LittleEndian.Uint64(m.rd[i][o : o+8 : o+8])
+	}
+	panic(fault{addr, int32(insn), 8, false})
+}
+
+// Store8At .. Store64At are the stores of translated code.
+func (m *Memory) Store8At(addr, v uint64, insn int) {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o < uint64(len(m.wr[i])) {
+		m.wr[i][o] = byte(v)
+		return
+	}
+	panic(fault{addr, int32(insn), 1, true})
+}
+
+func (m *Memory) Store16At(addr, v uint64, insn int) {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o+2 <= uint64(len(m.wr[i])) {
+		binary.LittleEndian.PutUint16(m.wr[i][o:o+2:o+2], uint16(v))
+		return
+	}
+	panic(fault{addr, int32(insn), 2, true})
+}
+
+func (m *Memory) Store32At(addr, v uint64, insn int) {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o+4 <= uint64(len(m.wr[i])) {
+		binary.LittleEndian.PutUint32(m.wr[i][o:o+4:o+4], uint32(v))
+		return
+	}
+	panic(fault{addr, int32(insn), 4, true})
+}
+
+func (m *Memory) Store64At(addr, v uint64, insn int) {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o+8 <= uint64(len(m.wr[i])) {
+		binary.LittleEndian.PutUint64(m.wr[i][o:o+8:o+8], v)
+		return
+	}
+	panic(fault{addr, int32(insn), 8, true})
+}
+
+// Cell32At and Cell64At return the writable bytes an atomic instruction
+// at insn reads and modifies.
+func (m *Memory) Cell32At(addr uint64, insn int) []byte {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o+4 <= uint64(len(m.wr[i])) {
+		return m.wr[i][o : o+4 : o+4]
+	}
+	panic(fault{addr, int32(insn), 4, true})
+}
+
+func (m *Memory) Cell64At(addr uint64, insn int) []byte {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.wr)) && o+8 <= uint64(len(m.wr[i])) {
+		return m.wr[i][o : o+8 : o+8]
+	}
+	panic(fault{addr, int32(insn), 8, true})
+}
+
+// Frame returns the stack of call depth d (the region r10 points to the end
+// of), so that translated code can address r10-relative slots with constant
+// offsets directly. d must be below MaxFrames, as CheckDepth ensures.
+func (m *Machine) Frame(d int) *[StackSize]byte {
+	return (*[StackSize]byte)(m.stack[d*StackSize : (d+1)*StackSize])
+}
+
+// CheckBudget fails the run with ErrBudget at insn when the budget left is
+// negative. Translated code subtracts the instructions of each straight-line
+// run and calls it where the interpreter charges: taken jumps, calls, exits.
+func CheckBudget(left int64, insn int) {
+	if left < 0 {
+		panic(budgetFault(insn))
+	}
+}
+
+// CheckDepth fails the run with ErrCallDepth when the call at insn, made at
+// depth d, would need more than MaxFrames frames.
+func CheckDepth(d int, insn int) {
+	if d+1 >= MaxFrames {
+		panic(depthFault(insn))
+	}
+}
+
+// CallAt calls the helper or extern that the call instruction at insn
+// resolves to (Bind checked that it is one) and returns r0.
+func (m *Machine) CallAt(insn int, r1, r2, r3, r4, r5 uint64) uint64 {
+	f, name, _ := m.prog.FuncAt(insn)
+	v, err := m.Call(insn, f, name, r1, r2, r3, r4, r5)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// CallX resolves the callx at insn with target value v as the interpreter
+// does: a helper id is called at once and target is -1, r0 its result; a
+// function address gives the instruction index of the function to call.
+func (m *Machine) CallX(insn int, v, r1, r2, r3, r4, r5 uint64) (target int, r0 uint64) {
+	if t, ok := FuncAddr(v); ok {
+		if t >= len(m.prog.insns) || m.prog.insns[t].op == opInvalid {
+			panic(&RunError{Insn: insn, Err: fmt.Errorf("callx to invalid function address %#x", v)})
+		}
+		return t, 0
+	}
+	if v > math.MaxInt32 {
+		panic(&RunError{Insn: insn, Err: fmt.Errorf("callx to %#x: neither a function address nor a helper id", v)})
+	}
+	h, ok := m.prog.helpers.lookup(int32(v))
+	if !ok {
+		panic(&RunError{Insn: insn, Err: fmt.Errorf("callx to unknown helper %d", v)})
+	}
+	r0, err := m.Call(insn, h.fn, h.name, r1, r2, r3, r4, r5)
+	if err != nil {
+		panic(err)
+	}
+	return -1, r0
+}
+
+// NoFunction fails the run at a callx whose target the translation has no
+// function for: translations reach the functions a program calls or takes
+// the address of, not computed addresses of other instructions.
+func NoFunction(insn, target int) {
+	panic(&RunError{Insn: insn, Err: fmt.Errorf("callx to instruction %d: not a function of the translation", target)})
+}

@@ -380,3 +380,30 @@ func TestHookPrototypes(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseObject: whole objects, so that resolving access strings
+// against damaged BTF is exercised too. Errors are fine, panics are not.
+func FuzzParseObject(f *testing.F) {
+	for _, name := range corpus {
+		data, err := os.ReadFile(corpusObject(name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		obj, err := ParseObject("fuzz.bpf.o", data)
+		if err != nil {
+			return
+		}
+		for i := range obj.Relocations {
+			_ = obj.Relocations[i].Path()
+		}
+		c := newChooser(nil)
+		for i := range obj.Relocations {
+			_ = c.addRelocation(&obj.Relocations[i])
+		}
+		c.addObjectTypes(obj.Spec)
+		_ = c.write(Exact, "__F_H__", nil)
+	})
+}

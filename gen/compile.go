@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
+
+	"github.com/skelgen/skelgen/templates"
 )
 
 // DefaultCFlags are the optimisation flags used when none are given.
@@ -83,6 +85,16 @@ func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []strin
 	args := []string{"-g", "-fno-ident", "-fdebug-prefix-map=" + dir + "=.", "-fdebug-compilation-dir=."}
 	args = append(args, cflags...)
 	args = append(args, opts.Target.Defines()...)
+	// skelgen.h, the built-ins of user-space programs, is always on the
+	// include path, after the user's directories so a local copy wins.
+	inc := filepath.Join(tmp, "include")
+	if err := os.MkdirAll(inc, 0o755); err != nil {
+		return nil, nil, err
+	}
+	if err := os.WriteFile(filepath.Join(inc, "skelgen.h"), templates.SkelgenH, 0o644); err != nil {
+		return nil, nil, err
+	}
+	args = append(args, "-idirafter", inc)
 	if inc := multiarchInclude(); inc != "" {
 		// Distributions keep <asm/types.h> under the host's multiarch
 		// directory, which clang does not search for the bpf target.
@@ -110,7 +122,11 @@ func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []strin
 	if err != nil {
 		return nil, nil, err
 	}
-	deps = parseDepfile(string(d), dir)
+	for _, dep := range parseDepfile(string(d), dir) {
+		if !strings.HasPrefix(dep, tmp+string(filepath.Separator)) {
+			deps = append(deps, dep)
+		}
+	}
 	return obj, deps, nil
 }
 

@@ -2,7 +2,6 @@ package gen
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -31,7 +30,7 @@ func (s *skeleton) collect() error {
 	for _, r := range reservedFields {
 		taken[r] = true
 	}
-	for _, name := range sortedKeys(spec.Maps) {
+	for _, name := range sortedNames(spec.Maps) {
 		if isDataSection(name) {
 			continue
 		}
@@ -42,7 +41,7 @@ func (s *skeleton) collect() error {
 		}
 		s.maps = append(s.maps, m)
 	}
-	for _, name := range sortedKeys(spec.Programs) {
+	for _, name := range sortedNames(spec.Programs) {
 		p := spec.Programs[name]
 		if bridge.IsUserProgram(p) {
 			continue
@@ -55,8 +54,11 @@ func (s *skeleton) collect() error {
 		pi.typ = s.prefix + pi.field + "Program"
 		s.programs = append(s.programs, pi)
 	}
+	if err := s.collectUser(taken); err != nil {
+		return err
+	}
 	vtaken := names{}
-	for _, name := range sortedKeys(spec.Variables) {
+	for _, name := range sortedNames(spec.Variables) {
 		v := spec.Variables[name]
 		if v.SectionName == ".kconfig" || v.SectionName == ".ksyms" {
 			continue
@@ -103,7 +105,7 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 	}
 	raw := func(why string) {
 		m.typ = jen.Op("*").Qual(pkgEbpf, "Map")
-		m.ctor = nil
+		m.ctor = jen.Qual(b, "RawMap")
 		m.doc = why
 	}
 	generic := func(wrapper string, params ...jen.Code) {
@@ -151,12 +153,19 @@ func (s *skeleton) file() (*jen.File, error) {
 	f.ImportName(pkgEbpf, "ebpf")
 	f.ImportName(pkgLink, "link")
 	f.ImportAlias(s.bridge, "bridge")
+	f.ImportName(s.cfg.RuntimeImport, "runtime")
 	f.Anon("embed")
 
 	p := s.prefix
 	objVar := lowerFirst(p) + "Object"
 	specT, objsT := p+"Spec", p+"Objects"
 	varSpecsT, varsT := p+"VariableSpecs", p+"Variables"
+	hostT, bindFn := p+"Host", lowerFirst(p)+"Externs"
+	hasUser := len(s.user) > 0
+	hasHost := len(s.host) > 0
+	errf := func(format string) *jen.Statement {
+		return jen.Qual(pkgFmt, "Errorf").Call(jen.Lit(format), jen.Err())
+	}
 
 	f.Commentf("%s is the object built from %s for target %s.", objVar, s.cfg.Source, s.cfg.Target.Suffix())
 	f.Comment("")
@@ -167,7 +176,7 @@ func (s *skeleton) file() (*jen.File, error) {
 	f.Commentf("%s is the object's collection spec with typed handles to its global variables.", specT)
 	f.Commentf("Change variables (for .rodata, the constants the verifier sees) before Load.")
 	f.Type().Id(specT).Struct(
-		jen.Comment("Spec is the object as cilium/ebpf reads it; user-space programs are removed."),
+		jen.Comment("Spec is the whole object as cilium/ebpf reads it, user-space programs included."),
 		jen.Id("Spec").Op("*").Qual(pkgEbpf, "CollectionSpec"),
 		jen.Comment("Variables are the object's global variables before load."),
 		jen.Id("Variables").Id(varSpecsT),
@@ -183,36 +192,69 @@ func (s *skeleton) file() (*jen.File, error) {
 	f.Commentf("Load%sSpec parses the embedded object.", p)
 	f.Func().Id("Load"+p+"Spec").Params().Params(jen.Op("*").Id(specT), jen.Error()).BlockFunc(func(g *jen.Group) {
 		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(pkgEbpf, "LoadCollectionSpecFromReader").Call(jen.Qual("bytes", "NewReader").Call(jen.Id(objVar)))
-		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Qual(pkgFmt, "Errorf").Call(jen.Lit(s.cfg.Stem+": %w"), jen.Err())))
-		g.Qual(s.bridge, "RemoveUserPrograms").Call(jen.Id("spec"))
+		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")))
 		g.Id("s").Op(":=").Op("&").Id(specT).Values(jen.Dict{jen.Id("Spec"): jen.Id("spec")})
 		for _, v := range s.vars {
 			g.If(
 				jen.List(jen.Id("s").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVarSpec").Types(v.typ).Call(jen.Id("spec").Dot("Variables").Index(jen.Lit(v.name))),
 				jen.Err().Op("!=").Nil(),
-			).Block(jen.Return(jen.Nil(), jen.Qual(pkgFmt, "Errorf").Call(jen.Lit(s.cfg.Stem+": %w"), jen.Err())))
+			).Block(jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")))
 		}
 		g.Return(jen.Id("s"), jen.Nil())
 	})
 
-	f.Commentf("Load%s parses the embedded object and loads it into the kernel; opts may be nil.", p)
-	f.Func().Id("Load"+p).Params(jen.Id("opts").Op("*").Qual(pkgEbpf, "CollectionOptions")).Params(jen.Op("*").Id(objsT), jen.Error()).Block(
+	// Load's parameters differ: kernel-only objects take cilium/ebpf's
+	// options; objects with user programs take the bridge's, and the host
+	// implementation when their programs call host functions.
+	var params, args []jen.Code
+	var optsType jen.Code
+	if hasHost {
+		params = append(params, jen.Id("host").Id(hostT))
+		args = append(args, jen.Id("host"))
+	}
+	if hasUser {
+		optsType = jen.Op("*").Qual(s.bridge, "LoadOptions")
+	} else {
+		optsType = jen.Op("*").Qual(pkgEbpf, "CollectionOptions")
+	}
+	params = append(params, jen.Id("opts").Add(optsType))
+	args = append(args, jen.Id("opts"))
+
+	loadDoc := "loads the kernel programs and maps into the kernel; opts may be nil."
+	if hasUser {
+		loadDoc = "loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil."
+		if hasHost {
+			loadDoc += " host implements the functions the user-space programs call."
+		}
+	}
+	f.Commentf("Load%s parses the embedded object and %s", p, loadDoc)
+	f.Func().Id("Load"+p).Params(params...).Params(jen.Op("*").Id(objsT), jen.Error()).Block(
 		jen.List(jen.Id("spec"), jen.Err()).Op(":=").Id("Load"+p+"Spec").Call(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("spec").Dot("Load").Call(jen.Id("opts"))),
+		jen.Return(jen.Id("spec").Dot("Load").Call(args...)),
 	)
 
-	f.Comment("Load creates the maps and loads the programs into the kernel; opts may be nil.")
-	f.Func().Params(jen.Id("s").Op("*").Id(specT)).Id("Load").Params(jen.Id("opts").Op("*").Qual(pkgEbpf, "CollectionOptions")).Params(jen.Op("*").Id(objsT), jen.Error()).Block(
-		jen.List(jen.Id("coll"), jen.Err()).Op(":=").Qual(s.bridge, "NewCollection").Call(jen.Id("s").Dot("Spec"), jen.Id("opts")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Qual(pkgFmt, "Errorf").Call(jen.Lit(s.cfg.Stem+": %w"), jen.Err()))),
-		jen.Id("o").Op(":=").Op("&").Id(objsT).Values(jen.Dict{jen.Id("collection"): jen.Id("coll")}),
-		jen.If(jen.Err().Op(":=").Id("o").Dot("init").Call(), jen.Err().Op("!=").Nil()).Block(
-			jen.Id("coll").Dot("Close").Call(),
-			jen.Return(jen.Nil(), jen.Qual(pkgFmt, "Errorf").Call(jen.Lit(s.cfg.Stem+": %w"), jen.Err())),
-		),
-		jen.Return(jen.Id("o"), jen.Nil()),
-	)
+	f.Comment("Load " + loadDoc)
+	f.Func().Params(jen.Id("s").Op("*").Id(specT)).Id("Load").Params(params...).Params(jen.Op("*").Id(objsT), jen.Error()).BlockFunc(func(g *jen.Group) {
+		externs := jen.Nil()
+		if hasHost {
+			externs = jen.Id(bindFn).Call(jen.Id("host"))
+		}
+		if hasUser {
+			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, jen.Id("opts"))
+		} else {
+			g.Var().Id("lo").Qual(s.bridge, "LoadOptions")
+			g.If(jen.Id("opts").Op("!=").Nil()).Block(jen.Id("lo").Dot("Collection").Op("=").Op("*").Id("opts"))
+			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, jen.Op("&").Id("lo"))
+		}
+		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")))
+		g.Id("o").Op(":=").Op("&").Id(objsT).Values(jen.Dict{jen.Id("set"): jen.Id("set")})
+		g.If(jen.Err().Op(":=").Id("o").Dot("init").Call(), jen.Err().Op("!=").Nil()).Block(
+			jen.Id("set").Dot("Close").Call(),
+			jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")),
+		)
+		g.Return(jen.Id("o"), jen.Nil())
+	})
 
 	// The objects.
 	var fields []jen.Code
@@ -226,12 +268,15 @@ func (s *skeleton) file() (*jen.File, error) {
 	for _, pi := range s.programs {
 		fields = append(fields, jen.Comment(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)), jen.Id(pi.field).Id(pi.typ))
 	}
+	for _, up := range s.user {
+		fields = append(fields, jen.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process.", up.field, up.name, up.spec.SectionName)),
+			jen.Id(up.field).Op("*").Qual(s.bridge, "UserProgram").Types(up.ctx))
+	}
 	fields = append(fields,
 		jen.Comment("Variables are the global variables, read and written through memory-mapped sections."),
 		jen.Id("Variables").Id(varsT),
 		jen.Line(),
-		jen.Id("links").Qual(s.bridge, "Links"),
-		jen.Id("collection").Op("*").Qual(pkgEbpf, "Collection"),
+		jen.Id("set").Op("*").Qual(s.bridge, "Set"),
 	)
 	f.Commentf("%s are the loaded maps, programs and variables. Close releases them.", objsT)
 	f.Type().Id(objsT).Struct(fields...)
@@ -245,39 +290,31 @@ func (s *skeleton) file() (*jen.File, error) {
 	f.Type().Id(varsT).Struct(vFields...)
 
 	f.Func().Params(jen.Id("o").Op("*").Id(objsT)).Id("init").Params().Error().BlockFunc(func(g *jen.Group) {
-		g.Id("coll").Op(":=").Id("o").Dot("collection")
-		if len(s.vars) > 0 || slices.ContainsFunc(s.maps, func(m *mapInfo) bool { return m.ctor != nil }) {
-			g.Var().Err().Error()
+		if len(s.maps)+len(s.programs)+len(s.user)+len(s.vars) == 0 {
+			g.Return(jen.Nil())
+			return
 		}
+		g.Var().Err().Error()
 		for _, m := range s.maps {
-			src := jen.Id("coll").Dot("Maps").Index(jen.Lit(m.name))
-			if m.ctor == nil {
-				g.Id("o").Dot(m.field).Op("=").Add(src)
-				continue
-			}
-			g.If(jen.List(jen.Id("o").Dot(m.field), jen.Err()).Op("=").Add(m.ctor).Call(src), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Qual(pkgFmt, "Errorf").Call(jen.Lit("map "+m.name+": %w"), jen.Err())))
+			g.If(jen.List(jen.Id("o").Dot(m.field), jen.Err()).Op("=").Add(m.ctor).Call(jen.Id("o").Dot("set"), jen.Lit(m.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 		}
 		for _, pi := range s.programs {
-			g.Id("o").Dot(pi.field).Op("=").Id(pi.typ).Values(jen.Qual(s.bridge, "NewProgram").Call(
-				jen.Id("coll").Dot("Programs").Index(jen.Lit(pi.name)), jen.Lit(pi.name), jen.Op("&").Id("o").Dot("links")))
+			g.If(jen.List(jen.Id("o").Dot(pi.field).Dot("Program"), jen.Err()).Op("=").Qual(s.bridge, "NewProgram").Call(jen.Id("o").Dot("set"), jen.Lit(pi.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		}
+		for _, up := range s.user {
+			g.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Qual(s.bridge, "NewUserProgram").Types(up.ctx).Call(jen.Id("o").Dot("set"), jen.Lit(up.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 		}
 		for _, v := range s.vars {
-			g.If(jen.List(jen.Id("o").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVar").Types(v.typ).Call(jen.Id("coll").Dot("Variables").Index(jen.Lit(v.name))), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Qual(pkgFmt, "Errorf").Call(jen.Lit("variable "+v.name+": %w"), jen.Err())))
+			g.If(jen.List(jen.Id("o").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVar").Types(v.typ).Call(jen.Id("o").Dot("set"), jen.Lit(v.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 		}
 		g.Return(jen.Nil())
 	})
 
-	f.Comment("Collection returns the underlying cilium/ebpf collection.")
-	f.Func().Params(jen.Id("o").Op("*").Id(objsT)).Id("Collection").Params().Op("*").Qual(pkgEbpf, "Collection").Block(jen.Return(jen.Id("o").Dot("collection")))
+	f.Comment("Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.")
+	f.Func().Params(jen.Id("o").Op("*").Id(objsT)).Id("Collection").Params().Op("*").Qual(pkgEbpf, "Collection").Block(jen.Return(jen.Id("o").Dot("set").Dot("Coll")))
 
-	f.Comment("Close detaches every link made by Attach methods and closes all programs and maps.")
-	f.Func().Params(jen.Id("o").Op("*").Id(objsT)).Id("Close").Params().Error().Block(
-		jen.Err().Op(":=").Id("o").Dot("links").Dot("Close").Call(),
-		jen.Id("o").Dot("collection").Dot("Close").Call(),
-		jen.Return(jen.Err()),
-	)
+	f.Comment("Close detaches every link made by Attach methods and releases all programs and maps.")
+	f.Func().Params(jen.Id("o").Op("*").Id(objsT)).Id("Close").Params().Error().Block(jen.Return(jen.Id("o").Dot("set").Dot("Close").Call()))
 
 	var autos []*progInfo
 	for _, pi := range s.programs {
@@ -309,6 +346,10 @@ func (s *skeleton) file() (*jen.File, error) {
 			f.Commentf("The link is also closed by %s.Close.", objsT)
 		}
 		f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Attach").Params(a.params...).Add(results).Block(jen.Return(a.call))
+	}
+
+	if hasHost {
+		s.hostDecls(f, hostT, bindFn)
 	}
 
 	decls, err := s.types.Decls()

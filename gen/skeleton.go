@@ -16,9 +16,11 @@ const (
 	pkgLink = "github.com/cilium/ebpf/link"
 	pkgFmt  = "fmt"
 
-	// BridgeImport is the import path of the bridge package when the
-	// generated code imports the runtime instead of carrying it.
-	BridgeImport = "github.com/skelgen/skelgen/runtime/bridge"
+	// BridgeImport and RuntimeImport are the import paths of the bridge
+	// and runtime packages when the generated code imports them instead of
+	// carrying a copy.
+	BridgeImport  = "github.com/skelgen/skelgen/runtime/bridge"
+	RuntimeImport = "github.com/skelgen/skelgen/runtime"
 )
 
 // SkeletonConfig says how to write one skeleton file.
@@ -38,8 +40,11 @@ type SkeletonConfig struct {
 	// them; a type given here also types the records of ring buffers and
 	// perf event arrays ("event", or "map=type" for one map).
 	Types []string
-	// BridgeImport is the import path of the bridge package.
-	BridgeImport string
+	// BridgeImport and RuntimeImport are the import paths of the bridge
+	// and runtime packages: the skelgen module's, or a copy the package
+	// carries.
+	BridgeImport  string
+	RuntimeImport string
 }
 
 // skeleton holds the state of writing one skeleton.
@@ -53,6 +58,8 @@ type skeleton struct {
 	maps     []*mapInfo
 	programs []*progInfo
 	vars     []*varInfo
+	user     []*userProg
+	host     []*hostFunc
 }
 
 type mapInfo struct {
@@ -75,6 +82,9 @@ type varInfo struct {
 func Skeleton(obj *Object, cfg SkeletonConfig) ([]byte, error) {
 	if cfg.BridgeImport == "" {
 		cfg.BridgeImport = BridgeImport
+	}
+	if cfg.RuntimeImport == "" {
+		cfg.RuntimeImport = RuntimeImport
 	}
 	s := &skeleton{
 		cfg:    cfg,
@@ -117,7 +127,7 @@ func (n names) take(base, suffix string) string {
 	return name
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func sortedNames[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -136,7 +146,7 @@ func isDataSection(name string) bool { return strings.HasPrefix(name, ".") }
 // exactly one such map.
 func (s *skeleton) eventTypes() (map[string]btf.Type, []btf.Type, error) {
 	var streams []string
-	for _, name := range sortedKeys(s.obj.Spec.Maps) {
+	for _, name := range sortedNames(s.obj.Spec.Maps) {
 		switch s.obj.Spec.Maps[name].Type {
 		case ebpf.RingBuf, ebpf.PerfEventArray:
 			streams = append(streams, name)

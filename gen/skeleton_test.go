@@ -20,6 +20,7 @@ var skeletonDirs = []string{
 	"internal/skeltest/progs",
 	"internal/skeltest/tracing",
 	"internal/skeltest/uprobe",
+	"internal/skeltest/ubpf",
 	"examples/latency",
 }
 

@@ -21,7 +21,7 @@ var latencyObject []byte
 // LatencySpec is the object's collection spec with typed handles to its global variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type LatencySpec struct {
-	// Spec is the object as cilium/ebpf reads it; user-space programs are removed.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
 	// Variables are the object's global variables before load.
 	Variables LatencyVariableSpecs
@@ -39,7 +39,6 @@ func LoadLatencySpec() (*LatencySpec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("latency: %w", err)
 	}
-	bridge.RemoveUserPrograms(spec)
 	s := &LatencySpec{Spec: spec}
 	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
 		return nil, fmt.Errorf("latency: %w", err)
@@ -47,7 +46,7 @@ func LoadLatencySpec() (*LatencySpec, error) {
 	return s, nil
 }
 
-// LoadLatency parses the embedded object and loads it into the kernel; opts may be nil.
+// LoadLatency parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
 func LoadLatency(opts *ebpf.CollectionOptions) (*LatencyObjects, error) {
 	spec, err := LoadLatencySpec()
 	if err != nil {
@@ -56,15 +55,19 @@ func LoadLatency(opts *ebpf.CollectionOptions) (*LatencyObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load creates the maps and loads the programs into the kernel; opts may be nil.
+// Load loads the kernel programs and maps into the kernel; opts may be nil.
 func (s *LatencySpec) Load(opts *ebpf.CollectionOptions) (*LatencyObjects, error) {
-	coll, err := bridge.NewCollection(s.Spec, opts)
+	var lo bridge.LoadOptions
+	if opts != nil {
+		lo.Collection = *opts
+	}
+	set, err := bridge.Load(s.Spec, nil, &lo)
 	if err != nil {
 		return nil, fmt.Errorf("latency: %w", err)
 	}
-	o := &LatencyObjects{collection: coll}
+	o := &LatencyObjects{set: set}
 	if err := o.init(); err != nil {
-		coll.Close()
+		set.Close()
 		return nil, fmt.Errorf("latency: %w", err)
 	}
 	return o, nil
@@ -85,8 +88,7 @@ type LatencyObjects struct {
 	// Variables are the global variables, read and written through memory-mapped sections.
 	Variables LatencyVariables
 
-	links      bridge.Links
-	collection *ebpf.Collection
+	set *bridge.Set
 }
 
 // LatencyVariables are the loaded global variables.
@@ -96,35 +98,36 @@ type LatencyVariables struct {
 }
 
 func (o *LatencyObjects) init() error {
-	coll := o.collection
 	var err error
-	if o.Hist, err = bridge.NewMap[uint32, uint64](coll.Maps["hist"]); err != nil {
-		return fmt.Errorf("map hist: %w", err)
+	if o.Hist, err = bridge.NewMap[uint32, uint64](o.set, "hist"); err != nil {
+		return err
 	}
-	if o.Start, err = bridge.NewMap[uint32, uint64](coll.Maps["start"]); err != nil {
-		return fmt.Errorf("map start: %w", err)
+	if o.Start, err = bridge.NewMap[uint32, uint64](o.set, "start"); err != nil {
+		return err
 	}
-	if o.Totals, err = bridge.NewMap[uint32, LatencyTotals](coll.Maps["totals"]); err != nil {
-		return fmt.Errorf("map totals: %w", err)
+	if o.Totals, err = bridge.NewMap[uint32, LatencyTotals](o.set, "totals"); err != nil {
+		return err
 	}
-	o.OnEnter = LatencyOnEnterProgram{bridge.NewProgram(coll.Programs["on_enter"], "on_enter", &o.links)}
-	o.OnExit = LatencyOnExitProgram{bridge.NewProgram(coll.Programs["on_exit"], "on_exit", &o.links)}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](coll.Variables["target_tgid"]); err != nil {
-		return fmt.Errorf("variable target_tgid: %w", err)
+	if o.OnEnter.Program, err = bridge.NewProgram(o.set, "on_enter"); err != nil {
+		return err
+	}
+	if o.OnExit.Program, err = bridge.NewProgram(o.set, "on_exit"); err != nil {
+		return err
+	}
+	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
+		return err
 	}
 	return nil
 }
 
-// Collection returns the underlying cilium/ebpf collection.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
 func (o *LatencyObjects) Collection() *ebpf.Collection {
-	return o.collection
+	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and closes all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs and maps.
 func (o *LatencyObjects) Close() error {
-	err := o.links.Close()
-	o.collection.Close()
-	return err
+	return o.set.Close()
 }
 
 // AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.

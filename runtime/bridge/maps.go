@@ -6,50 +6,153 @@ import (
 	"iter"
 
 	"github.com/cilium/ebpf"
+
+	"github.com/skelgen/skelgen/runtime"
 )
 
-// Map is a kernel map with keys of type K and values of type V.
-type Map[K, V any] struct {
-	m *ebpf.Map
+// ErrInProcess is returned by operations that need the kernel when an object
+// was loaded to run in process.
+var ErrInProcess = errors.New("not available: the object runs in process, without the kernel")
+
+// mapHandle is a map of a loaded object: a kernel map, or a user-space map
+// of the runtime when the map lives in the Go process.
+type mapHandle struct {
+	name string
+	k    *ebpf.Map
+	u    runtime.Map
 }
 
-// NewMap wraps m. It checks that the Go types have the map's key and value
-// sizes, so a mismatch is found at load time and not as corrupted data.
-func NewMap[K, V any](m *ebpf.Map) (*Map[K, V], error) {
-	if err := checkSizes[K, V](m, 1); err != nil {
-		return nil, err
+func (s *Set) mapHandle(name string) (mapHandle, error) {
+	h := mapHandle{name: name}
+	if s.Coll != nil {
+		h.k = s.Coll.Maps[name]
 	}
-	return &Map[K, V]{m: m}, nil
+	if h.k == nil && s.User != nil {
+		h.u = s.User.maps[name]
+	}
+	if h.k == nil && h.u == nil {
+		return h, fmt.Errorf("map %s: not loaded", name)
+	}
+	return h, nil
 }
 
-func checkSizes[K, V any](m *ebpf.Map, valueUnits int) error {
-	if m == nil {
-		return errors.New("nil map")
+func (h mapHandle) keySize() int {
+	if h.k != nil {
+		return int(h.k.KeySize())
 	}
-	if ks := sizeOf[K](); m.KeySize() != 0 && ks != int(m.KeySize()) {
-		return fmt.Errorf("map %v: key size %d, Go key type has %d bytes", m, m.KeySize(), ks)
+	return int(h.u.Spec().KeySize)
+}
+
+func (h mapHandle) valueSize() int {
+	if h.k != nil {
+		return int(h.k.ValueSize())
 	}
-	if vs := sizeOf[V](); m.ValueSize() != 0 && vs != int(m.ValueSize())*valueUnits {
-		return fmt.Errorf("map %v: value size %d, Go value type has %d bytes", m, m.ValueSize(), vs)
+	return int(h.u.Spec().ValueSize)
+}
+
+func (h mapHandle) checkSizes(ks, vs int) error {
+	if k := h.keySize(); k != 0 && k != ks {
+		return fmt.Errorf("map %s: key size %d, Go key type has %d bytes", h.name, k, ks)
+	}
+	if v := h.valueSize(); v != 0 && vs >= 0 && v != vs {
+		return fmt.Errorf("map %s: value size %d, Go value type has %d bytes", h.name, v, vs)
 	}
 	return nil
 }
 
-// Raw returns the underlying cilium/ebpf map.
-func (m *Map[K, V]) Raw() *ebpf.Map { return m.m }
+// userErr maps the runtime's map errors to cilium/ebpf's, so that callers
+// test one set of errors whichever side holds the map.
+func userErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, runtime.ErrKeyNotExist):
+		return fmt.Errorf("%w", ebpf.ErrKeyNotExist)
+	case errors.Is(err, runtime.ErrKeyExist):
+		return fmt.Errorf("%w", ebpf.ErrKeyExist)
+	}
+	return err
+}
+
+func (h mapHandle) lookup(key, value []byte) error {
+	if h.k != nil {
+		return h.k.Lookup(key, value)
+	}
+	v, err := h.u.Lookup(key)
+	if err != nil {
+		return userErr(err)
+	}
+	copy(value, v)
+	return nil
+}
+
+func (h mapHandle) update(key, value []byte, flags ebpf.MapUpdateFlags) error {
+	if h.k != nil {
+		return h.k.Update(key, value, flags)
+	}
+	return userErr(h.u.Update(key, value, uint64(flags)))
+}
+
+func (h mapHandle) delete(key []byte) error {
+	if h.k != nil {
+		return h.k.Delete(key)
+	}
+	return userErr(h.u.Delete(key))
+}
+
+// nextKey returns the key after key (nil: the first), or nil at the end.
+func (h mapHandle) nextKey(key []byte) ([]byte, error) {
+	if h.k != nil {
+		var prev any
+		if key != nil {
+			prev = key
+		}
+		return h.k.NextKeyBytes(prev)
+	}
+	next := make([]byte, h.keySize())
+	err := h.u.NextKey(key, next)
+	if errors.Is(err, runtime.ErrKeyNotExist) {
+		return nil, nil
+	}
+	return next, err
+}
+
+// Map is a map with keys of type K and values of type V: a kernel map, or
+// a user-space map when the object runs in process or only user-space
+// programs use the map.
+type Map[K, V any] struct {
+	h mapHandle
+}
+
+// NewMap returns the map name of s, checking that the Go types have the
+// map's key and value sizes, so a mismatch is found at load time and not as
+// corrupted data.
+func NewMap[K, V any](s *Set, name string) (*Map[K, V], error) {
+	h, err := s.mapHandle(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.checkSizes(sizeOf[K](), sizeOf[V]()); err != nil {
+		return nil, err
+	}
+	return &Map[K, V]{h: h}, nil
+}
+
+// Raw returns the kernel map, or nil when the map lives in the process.
+func (m *Map[K, V]) Raw() *ebpf.Map { return m.h.k }
 
 // Lookup returns the value stored under key. A missing key is an error that
 // satisfies errors.Is(err, ebpf.ErrKeyNotExist).
 func (m *Map[K, V]) Lookup(key K) (V, error) {
 	var v V
-	err := m.m.Lookup(bytesOf(&key), bytesOf(&v))
+	err := m.h.lookup(bytesOf(&key), bytesOf(&v))
 	return v, err
 }
 
 // Update stores value under key with the given flags (ebpf.UpdateAny,
 // UpdateNoExist, UpdateExist).
 func (m *Map[K, V]) Update(key K, value V, flags ebpf.MapUpdateFlags) error {
-	return m.m.Update(bytesOf(&key), bytesOf(&value), flags)
+	return m.h.update(bytesOf(&key), bytesOf(&value), flags)
 }
 
 // Put stores value under key, creating or replacing it.
@@ -59,30 +162,57 @@ func (m *Map[K, V]) Put(key K, value V) error {
 
 // Delete removes key.
 func (m *Map[K, V]) Delete(key K) error {
-	return m.m.Delete(bytesOf(&key))
+	return m.h.delete(bytesOf(&key))
 }
 
-// LookupAndDelete returns the value under key and removes it (queues, stacks
-// and hash maps on kernels that support it).
+// LookupAndDelete returns the value under key and removes it.
 func (m *Map[K, V]) LookupAndDelete(key K) (V, error) {
 	var v V
-	err := m.m.LookupAndDelete(bytesOf(&key), bytesOf(&v))
-	return v, err
+	if m.h.k != nil {
+		err := m.h.k.LookupAndDelete(bytesOf(&key), bytesOf(&v))
+		return v, err
+	}
+	if err := m.h.lookup(bytesOf(&key), bytesOf(&v)); err != nil {
+		return v, err
+	}
+	return v, m.h.delete(bytesOf(&key))
 }
 
 // All iterates over the map's entries. Iteration stops at the first error,
 // which *errp receives when errp is not nil.
 func (m *Map[K, V]) All(errp *error) iter.Seq2[K, V] {
 	return func(yield func(K, V) bool) {
-		it := m.m.Iterate()
-		var kb, vb []byte
-		for it.Next(&kb, &vb) {
-			if !yield(fromBytes[K](kb), fromBytes[V](vb)) {
+		if m.h.k != nil {
+			it := m.h.k.Iterate()
+			var kb, vb []byte
+			for it.Next(&kb, &vb) {
+				if !yield(fromBytes[K](kb), fromBytes[V](vb)) {
+					return
+				}
+			}
+			if errp != nil {
+				*errp = it.Err()
+			}
+			return
+		}
+		var err error
+		defer func() {
+			if errp != nil {
+				*errp = err
+			}
+		}()
+		var kb []byte
+		for {
+			if kb, err = m.h.nextKey(kb); err != nil || kb == nil {
 				return
 			}
-		}
-		if errp != nil {
-			*errp = it.Err()
+			var v V
+			if err = m.h.lookup(kb, bytesOf(&v)); err != nil {
+				return
+			}
+			if !yield(fromBytes[K](kb), v) {
+				return
+			}
 		}
 	}
 }
@@ -100,22 +230,46 @@ func (m *Map[K, V]) Keys() ([]K, error) {
 // BatchLookup reads up to len(keys) entries starting at cursor (a zero
 // cursor starts at the beginning) and returns how many it read. At the end of
 // the map the error is ebpf.ErrKeyNotExist, with the last entries read.
+// Kernel maps only.
 func (m *Map[K, V]) BatchLookup(cursor *ebpf.MapBatchCursor, keys []K, values []V) (int, error) {
+	if m.h.k == nil {
+		return 0, ErrInProcess
+	}
 	if len(values) < len(keys) {
 		return 0, errors.New("batch lookup: fewer values than keys")
 	}
-	return m.m.BatchLookup(cursor, keys, values[:len(keys)], nil)
+	return m.h.k.BatchLookup(cursor, keys, values[:len(keys)], nil)
 }
 
-// BatchUpdate stores keys[i] → values[i] in one system call.
+// BatchUpdate stores keys[i] → values[i] in one system call. Kernel maps
+// only.
 func (m *Map[K, V]) BatchUpdate(keys []K, values []V, flags ebpf.MapUpdateFlags) (int, error) {
+	if m.h.k == nil {
+		return 0, ErrInProcess
+	}
 	if len(values) != len(keys) {
 		return 0, errors.New("batch update: keys and values differ in length")
 	}
-	return m.m.BatchUpdate(keys, values, &ebpf.BatchOptions{ElemFlags: uint64(flags)})
+	return m.h.k.BatchUpdate(keys, values, &ebpf.BatchOptions{ElemFlags: uint64(flags)})
 }
 
-// BatchDelete removes keys in one system call.
+// BatchDelete removes keys in one system call. Kernel maps only.
 func (m *Map[K, V]) BatchDelete(keys []K) (int, error) {
-	return m.m.BatchDelete(keys, nil)
+	if m.h.k == nil {
+		return 0, ErrInProcess
+	}
+	return m.h.k.BatchDelete(keys, nil)
+}
+
+// RawMap returns the kernel map name of s, for map kinds without a typed
+// view, or nil when the object runs in process.
+func RawMap(s *Set, name string) (*ebpf.Map, error) {
+	if s.Coll == nil {
+		return nil, nil
+	}
+	m := s.Coll.Maps[name]
+	if m == nil {
+		return nil, fmt.Errorf("map %s: not loaded", name)
+	}
+	return m, nil
 }

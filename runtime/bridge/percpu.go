@@ -7,29 +7,47 @@ import (
 	"github.com/cilium/ebpf"
 )
 
-// PerCPUMap is a per-CPU kernel map: each key holds one V per possible CPU.
+// PerCPUMap is a per-CPU map: each key holds one V per possible CPU. In
+// process, the runtime has one CPU, so each key holds one V.
 type PerCPUMap[K, V any] struct {
-	m *ebpf.Map
+	h mapHandle
 }
 
-// NewPerCPUMap wraps m, checking the key and value sizes.
-func NewPerCPUMap[K, V any](m *ebpf.Map) (*PerCPUMap[K, V], error) {
-	if err := checkSizes[K, V](m, 1); err != nil {
+// NewPerCPUMap returns the map name of s, checking the key and value sizes.
+func NewPerCPUMap[K, V any](s *Set, name string) (*PerCPUMap[K, V], error) {
+	h, err := s.mapHandle(name)
+	if err != nil {
 		return nil, err
 	}
-	return &PerCPUMap[K, V]{m: m}, nil
+	if err := h.checkSizes(sizeOf[K](), sizeOf[V]()); err != nil {
+		return nil, err
+	}
+	return &PerCPUMap[K, V]{h: h}, nil
 }
 
-// Raw returns the underlying cilium/ebpf map.
-func (m *PerCPUMap[K, V]) Raw() *ebpf.Map { return m.m }
+// Raw returns the kernel map, or nil when the map lives in the process.
+func (m *PerCPUMap[K, V]) Raw() *ebpf.Map { return m.h.k }
 
-// stride is the kernel's per-CPU value stride: the value size rounded up to 8.
-func (m *PerCPUMap[K, V]) stride() int { return (sizeOf[V]() + 7) &^ 7 }
-
-func (m *PerCPUMap[K, V]) split(b []byte) ([]V, error) {
-	stride := m.stride()
+// Lookup returns the values of key, one per possible CPU.
+func (m *PerCPUMap[K, V]) Lookup(key K) ([]V, error) {
+	if m.h.k == nil {
+		var v V
+		if err := m.h.lookup(bytesOf(&key), bytesOf(&v)); err != nil {
+			return nil, err
+		}
+		return []V{v}, nil
+	}
+	b, err := m.h.k.LookupBytes(bytesOf(&key))
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, fmt.Errorf("lookup: %w", ebpf.ErrKeyNotExist)
+	}
+	// The kernel's per-CPU stride is the value size rounded up to 8.
+	stride := (sizeOf[V]() + 7) &^ 7
 	if stride == 0 || len(b)%stride != 0 {
-		return nil, fmt.Errorf("map %v: per-CPU value of %d bytes is not a multiple of %d", m.m, len(b), stride)
+		return nil, fmt.Errorf("map %s: per-CPU value of %d bytes is not a multiple of %d", m.h.name, len(b), stride)
 	}
 	out := make([]V, len(b)/stride)
 	for i := range out {
@@ -38,30 +56,24 @@ func (m *PerCPUMap[K, V]) split(b []byte) ([]V, error) {
 	return out, nil
 }
 
-// Lookup returns the values of key, one per possible CPU.
-func (m *PerCPUMap[K, V]) Lookup(key K) ([]V, error) {
-	b, err := m.m.LookupBytes(bytesOf(&key))
-	if err != nil {
-		return nil, err
-	}
-	if b == nil {
-		return nil, fmt.Errorf("lookup: %w", ebpf.ErrKeyNotExist)
-	}
-	return m.split(b)
-}
-
 // Update stores values (one per possible CPU) under key.
 func (m *PerCPUMap[K, V]) Update(key K, values []V, flags ebpf.MapUpdateFlags) error {
+	if m.h.k == nil {
+		if len(values) != 1 {
+			return fmt.Errorf("map %s: %d per-CPU values for the runtime's one CPU", m.h.name, len(values))
+		}
+		return m.h.update(bytesOf(&key), bytesOf(&values[0]), flags)
+	}
 	per := make([][]byte, len(values))
 	for i := range values {
 		per[i] = bytesOf(&values[i])
 	}
-	return m.m.Update(bytesOf(&key), per, flags)
+	return m.h.k.Update(bytesOf(&key), per, flags)
 }
 
 // Delete removes key.
 func (m *PerCPUMap[K, V]) Delete(key K) error {
-	return m.m.Delete(bytesOf(&key))
+	return m.h.delete(bytesOf(&key))
 }
 
 // All iterates over the map's entries; see Map.All.
@@ -74,20 +86,12 @@ func (m *PerCPUMap[K, V]) All(errp *error) iter.Seq2[K, []V] {
 			}
 		}()
 		var kb []byte
-		var next []byte
 		for {
-			var prev any
-			if kb != nil {
-				prev = kb
-			}
-			next, err = m.m.NextKeyBytes(prev)
-			if err != nil || next == nil {
+			if kb, err = m.h.nextKey(kb); err != nil || kb == nil {
 				return
 			}
-			kb = next
 			var vs []V
-			vs, err = m.Lookup(fromBytes[K](kb))
-			if err != nil {
+			if vs, err = m.Lookup(fromBytes[K](kb)); err != nil {
 				return
 			}
 			if !yield(fromBytes[K](kb), vs) {
@@ -98,16 +102,25 @@ func (m *PerCPUMap[K, V]) All(errp *error) iter.Seq2[K, []V] {
 }
 
 // MapOfMaps is an array or hash of maps: its values are inner kernel maps.
+// It exists only in the kernel.
 type MapOfMaps[K any] struct {
 	m *ebpf.Map
 }
 
-// NewMapOfMaps wraps m, checking the key size.
-func NewMapOfMaps[K any](m *ebpf.Map) (*MapOfMaps[K], error) {
-	if err := checkSizes[K, uint32](m, 1); err != nil {
+// NewMapOfMaps returns the map name of s, checking the key size. In
+// process it returns a map whose operations fail with ErrInProcess.
+func NewMapOfMaps[K any](s *Set, name string) (*MapOfMaps[K], error) {
+	if s.Coll == nil {
+		return &MapOfMaps[K]{}, nil
+	}
+	h, err := s.mapHandle(name)
+	if err != nil {
 		return nil, err
 	}
-	return &MapOfMaps[K]{m: m}, nil
+	if err := h.checkSizes(sizeOf[K](), -1); err != nil {
+		return nil, err
+	}
+	return &MapOfMaps[K]{m: h.k}, nil
 }
 
 // Raw returns the underlying cilium/ebpf map.
@@ -115,6 +128,9 @@ func (m *MapOfMaps[K]) Raw() *ebpf.Map { return m.m }
 
 // Lookup returns the inner map stored under key; the caller closes it.
 func (m *MapOfMaps[K]) Lookup(key K) (*ebpf.Map, error) {
+	if m.m == nil {
+		return nil, ErrInProcess
+	}
 	var inner *ebpf.Map
 	err := m.m.Lookup(bytesOf(&key), &inner)
 	return inner, err
@@ -122,10 +138,16 @@ func (m *MapOfMaps[K]) Lookup(key K) (*ebpf.Map, error) {
 
 // Update stores inner under key.
 func (m *MapOfMaps[K]) Update(key K, inner *ebpf.Map, flags ebpf.MapUpdateFlags) error {
+	if m.m == nil {
+		return ErrInProcess
+	}
 	return m.m.Update(bytesOf(&key), inner, flags)
 }
 
 // Delete removes key.
 func (m *MapOfMaps[K]) Delete(key K) error {
+	if m.m == nil {
+		return ErrInProcess
+	}
 	return m.m.Delete(bytesOf(&key))
 }

@@ -45,25 +45,43 @@ func (l *Links) Close() error {
 
 // Program is a loaded kernel program with the attach operations its section
 // name allows. The generated skeleton gives each program a type embedding
-// Program and an Attach method for its section.
+// Program and an Attach method for its section. When the object runs in
+// process, kernel programs are not loaded and every operation fails with
+// ErrInProcess.
 type Program struct {
 	prog  *ebpf.Program
 	name  string
 	links *Links
 }
 
-// NewProgram wraps prog; links made by its Attach methods go to links.
-func NewProgram(prog *ebpf.Program, name string, links *Links) Program {
-	return Program{prog: prog, name: name, links: links}
+// NewProgram returns the kernel program name of s; links made by its Attach
+// methods are closed with s.
+func NewProgram(s *Set, name string) (Program, error) {
+	p := Program{name: name, links: &s.Links}
+	if s.Coll == nil {
+		return p, nil
+	}
+	if p.prog = s.Coll.Programs[name]; p.prog == nil {
+		return p, fmt.Errorf("program %s: not loaded", name)
+	}
+	return p, nil
 }
 
-// Raw returns the underlying cilium/ebpf program.
+// Raw returns the underlying cilium/ebpf program, or nil in process.
 func (p Program) Raw() *ebpf.Program { return p.prog }
 
 // Run runs the program once in the kernel with BPF_PROG_TEST_RUN.
-func (p Program) Run(opts *ebpf.RunOptions) (uint32, error) { return p.prog.Run(opts) }
+func (p Program) Run(opts *ebpf.RunOptions) (uint32, error) {
+	if p.prog == nil {
+		return 0, fmt.Errorf("program %s: %w", p.name, ErrInProcess)
+	}
+	return p.prog.Run(opts)
+}
 
 func (p Program) wrap(what string, lk link.Link, err error) (link.Link, error) {
+	if p.prog == nil {
+		return nil, fmt.Errorf("program %s: attach: %w", p.name, ErrInProcess)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("program %s: attach %s: %w", p.name, what, explainAttach(what, err))
 	}
@@ -81,12 +99,18 @@ func explainAttach(what string, err error) error {
 
 // AttachTracepoint attaches to tracepoint group/name.
 func (p Program) AttachTracepoint(group, name string) (link.Link, error) {
+	if p.prog == nil {
+		return p.wrap("", nil, nil)
+	}
 	lk, err := link.Tracepoint(group, name, p.prog, nil)
 	return p.wrap("tracepoint "+group+"/"+name, lk, err)
 }
 
 // AttachRawTracepoint attaches to the raw tracepoint name.
 func (p Program) AttachRawTracepoint(name string) (link.Link, error) {
+	if p.prog == nil {
+		return p.wrap("", nil, nil)
+	}
 	lk, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: name, Program: p.prog})
 	return p.wrap("raw tracepoint "+name, lk, err)
 }
@@ -94,18 +118,27 @@ func (p Program) AttachRawTracepoint(name string) (link.Link, error) {
 // AttachTracing attaches a tp_btf, fentry, fexit or fmod_ret program to the
 // target resolved at load time.
 func (p Program) AttachTracing() (link.Link, error) {
+	if p.prog == nil {
+		return p.wrap("", nil, nil)
+	}
 	lk, err := link.AttachTracing(link.TracingOptions{Program: p.prog})
 	return p.wrap("tracing", lk, err)
 }
 
 // AttachLSM attaches an LSM program.
 func (p Program) AttachLSM() (link.Link, error) {
+	if p.prog == nil {
+		return p.wrap("", nil, nil)
+	}
 	lk, err := link.AttachLSM(link.LSMOptions{Program: p.prog})
 	return p.wrap("lsm", lk, err)
 }
 
 // AttachKprobe attaches to the kernel symbol, at its entry or (ret) return.
 func (p Program) AttachKprobe(symbol string, ret bool) (link.Link, error) {
+	if p.prog == nil {
+		return p.wrap("", nil, nil)
+	}
 	var lk link.Link
 	var err error
 	what := "kprobe"
@@ -138,6 +171,9 @@ func kprobesAvailable() bool {
 // AttachUprobe attaches to symbol in the executable or library at path, at
 // its entry or (ret) return. pid 0 means every process.
 func (p Program) AttachUprobe(path, symbol string, ret bool, pid int) (link.Link, error) {
+	if p.prog == nil {
+		return p.wrap("", nil, nil)
+	}
 	what := "uprobe"
 	if ret {
 		what = "uretprobe"
@@ -159,12 +195,18 @@ func (p Program) AttachUprobe(path, symbol string, ret bool, pid int) (link.Link
 
 // AttachXDP attaches an XDP program to the network interface ifindex.
 func (p Program) AttachXDP(ifindex int) (link.Link, error) {
+	if p.prog == nil {
+		return p.wrap("", nil, nil)
+	}
 	lk, err := link.AttachXDP(link.XDPOptions{Program: p.prog, Interface: ifindex})
 	return p.wrap(fmt.Sprintf("xdp to interface %d", ifindex), lk, err)
 }
 
 // AttachTCX attaches a tc program to ifindex, on egress or ingress.
 func (p Program) AttachTCX(ifindex int, egress bool) (link.Link, error) {
+	if p.prog == nil {
+		return p.wrap("", nil, nil)
+	}
 	at := ebpf.AttachTCXIngress
 	if egress {
 		at = ebpf.AttachTCXEgress
@@ -175,6 +217,9 @@ func (p Program) AttachTCX(ifindex int, egress bool) (link.Link, error) {
 
 // AttachCgroup attaches to the cgroup at path with the attach type at.
 func (p Program) AttachCgroup(path string, at ebpf.AttachType) (link.Link, error) {
+	if p.prog == nil {
+		return p.wrap("", nil, nil)
+	}
 	lk, err := link.AttachCgroup(link.CgroupOptions{Path: path, Attach: at, Program: p.prog})
 	return p.wrap("cgroup "+path, lk, err)
 }
@@ -182,6 +227,9 @@ func (p Program) AttachCgroup(path string, at ebpf.AttachType) (link.Link, error
 // AttachSocket attaches a socket filter to conn; it stays attached until the
 // socket is closed.
 func (p Program) AttachSocket(conn syscall.Conn) error {
+	if p.prog == nil {
+		return fmt.Errorf("program %s: %w", p.name, ErrInProcess)
+	}
 	if err := link.AttachSocketFilter(conn, p.prog); err != nil {
 		return fmt.Errorf("program %s: attach socket filter: %w", p.name, err)
 	}

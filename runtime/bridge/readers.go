@@ -1,35 +1,46 @@
 package bridge
 
 import (
-	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/perf"
 	"github.com/cilium/ebpf/ringbuf"
+
+	"github.com/skelgen/skelgen/runtime"
 )
 
-// RingBuf is a BPF_MAP_TYPE_RINGBUF whose records are of type E.
+// RingBuf is a BPF_MAP_TYPE_RINGBUF whose records are of type E: a kernel
+// ring buffer, or the runtime's when the map lives in the process.
 type RingBuf[E any] struct {
-	m *ebpf.Map
+	h mapHandle
 }
 
-// NewRingBuf wraps m.
-func NewRingBuf[E any](m *ebpf.Map) (*RingBuf[E], error) {
-	if m == nil {
-		return nil, errors.New("nil map")
+// NewRingBuf returns the ring buffer name of s.
+func NewRingBuf[E any](s *Set, name string) (*RingBuf[E], error) {
+	h, err := s.mapHandle(name)
+	if err != nil {
+		return nil, err
 	}
-	return &RingBuf[E]{m: m}, nil
+	return &RingBuf[E]{h: h}, nil
 }
 
-// Raw returns the underlying cilium/ebpf map.
-func (r *RingBuf[E]) Raw() *ebpf.Map { return r.m }
+// Raw returns the kernel map, or nil when the map lives in the process.
+func (r *RingBuf[E]) Raw() *ebpf.Map { return r.h.k }
 
 // NewReader opens a reader of the ring buffer's records.
 func (r *RingBuf[E]) NewReader() (*RingBufReader[E], error) {
-	rd, err := ringbuf.NewReader(r.m)
+	if r.h.k == nil {
+		rb, ok := r.h.u.(*runtime.RingBuffer)
+		if !ok {
+			return nil, fmt.Errorf("map %s is not a ring buffer", r.h.name)
+		}
+		return &RingBufReader[E]{u: rb, closed: make(chan struct{})}, nil
+	}
+	rd, err := ringbuf.NewReader(r.h.k)
 	if err != nil {
 		return nil, err
 	}
@@ -40,39 +51,96 @@ func (r *RingBuf[E]) NewReader() (*RingBufReader[E], error) {
 type RingBufReader[E any] struct {
 	r   *ringbuf.Reader
 	rec ringbuf.Record
+
+	// In process: the runtime's ring buffer, polled.
+	u        *runtime.RingBuffer
+	mu       sync.Mutex
+	deadline time.Time
+	closed   chan struct{}
+	once     sync.Once
 }
 
 // Read blocks until a record is available (or the deadline passes, or the
 // reader is closed) and returns it. A record shorter than E is an error.
 func (r *RingBufReader[E]) Read() (E, error) {
 	var e E
-	if err := r.r.ReadInto(&r.rec); err != nil {
-		return e, err
+	var sample []byte
+	if r.u != nil {
+		var err error
+		if sample, err = r.readUser(); err != nil {
+			return e, err
+		}
+	} else {
+		if err := r.r.ReadInto(&r.rec); err != nil {
+			return e, err
+		}
+		sample = r.rec.RawSample
 	}
-	if len(r.rec.RawSample) < sizeOf[E]() {
-		return e, fmt.Errorf("ring buffer record of %d bytes, want %d", len(r.rec.RawSample), sizeOf[E]())
+	if len(sample) < sizeOf[E]() {
+		return e, fmt.Errorf("ring buffer record of %d bytes, want %d", len(sample), sizeOf[E]())
 	}
-	return fromBytes[E](r.rec.RawSample), nil
+	return fromBytes[E](sample), nil
+}
+
+// readUser polls the in-process ring buffer: its records are written by
+// programs that run in this process, so a short sleep between polls is all
+// the waiting needed.
+func (r *RingBufReader[E]) readUser() ([]byte, error) {
+	for {
+		if rec, ok := r.u.Read(); ok {
+			return rec, nil
+		}
+		r.mu.Lock()
+		dl := r.deadline
+		r.mu.Unlock()
+		if !dl.IsZero() && !time.Now().Before(dl) {
+			return nil, os.ErrDeadlineExceeded
+		}
+		select {
+		case <-r.closed:
+			return nil, os.ErrClosed
+		case <-time.After(time.Millisecond):
+		}
+	}
 }
 
 // SetDeadline makes Read return os.ErrDeadlineExceeded after t.
-func (r *RingBufReader[E]) SetDeadline(t time.Time) { r.r.SetDeadline(t) }
+func (r *RingBufReader[E]) SetDeadline(t time.Time) {
+	if r.u != nil {
+		r.mu.Lock()
+		r.deadline = t
+		r.mu.Unlock()
+		return
+	}
+	r.r.SetDeadline(t)
+}
 
 // Close stops the reader; a blocked Read returns os.ErrClosed.
-func (r *RingBufReader[E]) Close() error { return r.r.Close() }
+func (r *RingBufReader[E]) Close() error {
+	if r.u != nil {
+		r.once.Do(func() { close(r.closed) })
+		return nil
+	}
+	return r.r.Close()
+}
 
 // PerfEventArray is a BPF_MAP_TYPE_PERF_EVENT_ARRAY whose samples are of
-// type E.
+// type E. It exists only in the kernel.
 type PerfEventArray[E any] struct {
 	m *ebpf.Map
 }
 
-// NewPerfEventArray wraps m.
-func NewPerfEventArray[E any](m *ebpf.Map) (*PerfEventArray[E], error) {
-	if m == nil {
-		return nil, errors.New("nil map")
+// NewPerfEventArray returns the perf event array name of s. In process it
+// returns an array whose NewReader fails with ErrInProcess.
+func NewPerfEventArray[E any](s *Set, name string) (*PerfEventArray[E], error) {
+	if s.Coll == nil {
+		return &PerfEventArray[E]{}, nil
 	}
-	return &PerfEventArray[E]{m: m}, nil
+	h, err := s.mapHandle(name)
+	if err != nil {
+		return nil, err
+	}
+	return &PerfEventArray[E]{m: h.k}, nil
 }
 
 // Raw returns the underlying cilium/ebpf map.
@@ -81,6 +149,9 @@ func (p *PerfEventArray[E]) Raw() *ebpf.Map { return p.m }
 // NewReader opens a reader with a per-CPU buffer of at least perCPUBuffer
 // bytes (0 means one page).
 func (p *PerfEventArray[E]) NewReader(perCPUBuffer int) (*PerfReader[E], error) {
+	if p.m == nil {
+		return nil, ErrInProcess
+	}
 	if perCPUBuffer <= 0 {
 		perCPUBuffer = os.Getpagesize()
 	}
@@ -117,3 +188,4 @@ func (p *PerfReader[E]) SetDeadline(t time.Time) { p.r.SetDeadline(t) }
 
 // Close stops the reader.
 func (p *PerfReader[E]) Close() error { return p.r.Close() }
+

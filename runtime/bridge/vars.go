@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cilium/ebpf"
 )
@@ -38,38 +39,80 @@ func (s *VarSpec[T]) Set(value T) error {
 // Raw returns the underlying cilium/ebpf variable spec.
 func (s *VarSpec[T]) Raw() *ebpf.VariableSpec { return s.v }
 
-// Var is a loaded global variable of type T, read and written through the
-// memory-mapped data section (kernel 5.5 and later). Variables in .rodata
-// are read-only after load.
+// Var is a loaded global variable of type T. In the kernel it is read and
+// written through the memory-mapped data section (kernel 5.5 and later); in
+// process, through the runtime's section memory. Both are the memory the
+// programs use. Variables in .rodata are read-only after load.
 type Var[T any] struct {
-	v *ebpf.Variable
+	name string
+	k    *ebpf.Variable
+	mem  []byte // in process: the variable's bytes in its section
+	ro   bool
 }
 
-// NewVar wraps v, checking its size against T.
-func NewVar[T any](v *ebpf.Variable) (*Var[T], error) {
-	if v == nil {
-		return nil, fmt.Errorf("nil variable")
+// NewVar returns the variable name of s, checking its size against T.
+func NewVar[T any](s *Set, name string) (*Var[T], error) {
+	if s.Coll != nil {
+		if v := s.Coll.Variables[name]; v != nil {
+			if int(v.Size()) != sizeOf[T]() {
+				return nil, fmt.Errorf("variable %s: %d bytes, Go type has %d", name, v.Size(), sizeOf[T]())
+			}
+			return &Var[T]{name: name, k: v}, nil
+		}
 	}
-	if int(v.Size()) != sizeOf[T]() {
-		return nil, fmt.Errorf("variable %v: %d bytes, Go type has %d", v, v.Size(), sizeOf[T]())
+	vs := s.Spec.Variables[name]
+	if vs == nil || s.User == nil {
+		return nil, fmt.Errorf("variable %s: not loaded", name)
 	}
-	return &Var[T]{v: v}, nil
+	m := s.User.maps[vs.SectionName]
+	if m == nil {
+		return nil, fmt.Errorf("variable %s: section %s not loaded", name, vs.SectionName)
+	}
+	val, err := m.Lookup(make([]byte, 4))
+	if err != nil {
+		return nil, fmt.Errorf("variable %s: section %s: %w", name, vs.SectionName, err)
+	}
+	size := uint64(vs.Size())
+	if int(size) != sizeOf[T]() {
+		return nil, fmt.Errorf("variable %s: %d bytes, Go type has %d", name, size, sizeOf[T]())
+	}
+	if uint64(vs.Offset)+size > uint64(len(val)) {
+		return nil, fmt.Errorf("variable %s: outside section %s", name, vs.SectionName)
+	}
+	return &Var[T]{name: name, mem: val[vs.Offset : uint64(vs.Offset)+size], ro: strings.HasPrefix(vs.SectionName, ".rodata")}, nil
 }
 
 // Get reads the variable's current value.
 func (v *Var[T]) Get() (T, error) {
 	var t T
-	err := v.v.Get(bytesOf(&t))
-	return t, err
+	if v.k != nil {
+		err := v.k.Get(bytesOf(&t))
+		return t, err
+	}
+	copy(bytesOf(&t), v.mem)
+	return t, nil
 }
 
 // Set writes the variable; programs see the new value at once.
 func (v *Var[T]) Set(value T) error {
-	return v.v.Set(bytesOf(&value))
+	if v.k != nil {
+		return v.k.Set(bytesOf(&value))
+	}
+	if v.ro {
+		return fmt.Errorf("variable %s: %w", v.name, ebpf.ErrReadOnly)
+	}
+	copy(v.mem, bytesOf(&value))
+	return nil
 }
 
 // ReadOnly reports whether the variable cannot be written after load.
-func (v *Var[T]) ReadOnly() bool { return v.v.ReadOnly() }
+func (v *Var[T]) ReadOnly() bool {
+	if v.k != nil {
+		return v.k.ReadOnly()
+	}
+	return v.ro
+}
 
-// Raw returns the underlying cilium/ebpf variable.
-func (v *Var[T]) Raw() *ebpf.Variable { return v.v }
+// Raw returns the kernel variable, or nil in process.
+func (v *Var[T]) Raw() *ebpf.Variable { return v.k }
+

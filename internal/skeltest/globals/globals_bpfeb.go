@@ -21,7 +21,7 @@ var globalsObject []byte
 // GlobalsSpec is the object's collection spec with typed handles to its global variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type GlobalsSpec struct {
-	// Spec is the object as cilium/ebpf reads it; user-space programs are removed.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
 	// Variables are the object's global variables before load.
 	Variables GlobalsVariableSpecs
@@ -53,7 +53,6 @@ func LoadGlobalsSpec() (*GlobalsSpec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("globals: %w", err)
 	}
-	bridge.RemoveUserPrograms(spec)
 	s := &GlobalsSpec{Spec: spec}
 	if s.Variables.Calls, err = bridge.NewVarSpec[uint64](spec.Variables["calls"]); err != nil {
 		return nil, fmt.Errorf("globals: %w", err)
@@ -82,7 +81,7 @@ func LoadGlobalsSpec() (*GlobalsSpec, error) {
 	return s, nil
 }
 
-// LoadGlobals parses the embedded object and loads it into the kernel; opts may be nil.
+// LoadGlobals parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
 func LoadGlobals(opts *ebpf.CollectionOptions) (*GlobalsObjects, error) {
 	spec, err := LoadGlobalsSpec()
 	if err != nil {
@@ -91,15 +90,19 @@ func LoadGlobals(opts *ebpf.CollectionOptions) (*GlobalsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load creates the maps and loads the programs into the kernel; opts may be nil.
+// Load loads the kernel programs and maps into the kernel; opts may be nil.
 func (s *GlobalsSpec) Load(opts *ebpf.CollectionOptions) (*GlobalsObjects, error) {
-	coll, err := bridge.NewCollection(s.Spec, opts)
+	var lo bridge.LoadOptions
+	if opts != nil {
+		lo.Collection = *opts
+	}
+	set, err := bridge.Load(s.Spec, nil, &lo)
 	if err != nil {
 		return nil, fmt.Errorf("globals: %w", err)
 	}
-	o := &GlobalsObjects{collection: coll}
+	o := &GlobalsObjects{set: set}
 	if err := o.init(); err != nil {
-		coll.Close()
+		set.Close()
 		return nil, fmt.Errorf("globals: %w", err)
 	}
 	return o, nil
@@ -112,8 +115,7 @@ type GlobalsObjects struct {
 	// Variables are the global variables, read and written through memory-mapped sections.
 	Variables GlobalsVariables
 
-	links      bridge.Links
-	collection *ebpf.Collection
+	set *bridge.Set
 }
 
 // GlobalsVariables are the loaded global variables.
@@ -137,46 +139,45 @@ type GlobalsVariables struct {
 }
 
 func (o *GlobalsObjects) init() error {
-	coll := o.collection
 	var err error
-	o.OnSysEnter = GlobalsOnSysEnterProgram{bridge.NewProgram(coll.Programs["on_sys_enter"], "on_sys_enter", &o.links)}
-	if o.Variables.Calls, err = bridge.NewVar[uint64](coll.Variables["calls"]); err != nil {
-		return fmt.Errorf("variable calls: %w", err)
+	if o.OnSysEnter.Program, err = bridge.NewProgram(o.set, "on_sys_enter"); err != nil {
+		return err
 	}
-	if o.Variables.CustomCounter, err = bridge.NewVar[uint64](coll.Variables["custom_counter"]); err != nil {
-		return fmt.Errorf("variable custom_counter: %w", err)
+	if o.Variables.Calls, err = bridge.NewVar[uint64](o.set, "calls"); err != nil {
+		return err
 	}
-	if o.Variables.Hist, err = bridge.NewVar[[8]uint32](coll.Variables["hist"]); err != nil {
-		return fmt.Errorf("variable hist: %w", err)
+	if o.Variables.CustomCounter, err = bridge.NewVar[uint64](o.set, "custom_counter"); err != nil {
+		return err
 	}
-	if o.Variables.LastRecord, err = bridge.NewVar[GlobalsRecord](coll.Variables["last_record"]); err != nil {
-		return fmt.Errorf("variable last_record: %w", err)
+	if o.Variables.Hist, err = bridge.NewVar[[8]uint32](o.set, "hist"); err != nil {
+		return err
 	}
-	if o.Variables.Limits, err = bridge.NewVar[GlobalsLimits](coll.Variables["limits"]); err != nil {
-		return fmt.Errorf("variable limits: %w", err)
+	if o.Variables.LastRecord, err = bridge.NewVar[GlobalsRecord](o.set, "last_record"); err != nil {
+		return err
 	}
-	if o.Variables.Matched, err = bridge.NewVar[uint64](coll.Variables["matched"]); err != nil {
-		return fmt.Errorf("variable matched: %w", err)
+	if o.Variables.Limits, err = bridge.NewVar[GlobalsLimits](o.set, "limits"); err != nil {
+		return err
 	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](coll.Variables["target_tgid"]); err != nil {
-		return fmt.Errorf("variable target_tgid: %w", err)
+	if o.Variables.Matched, err = bridge.NewVar[uint64](o.set, "matched"); err != nil {
+		return err
 	}
-	if o.Variables.Weights, err = bridge.NewVar[[4]uint64](coll.Variables["weights"]); err != nil {
-		return fmt.Errorf("variable weights: %w", err)
+	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
+		return err
+	}
+	if o.Variables.Weights, err = bridge.NewVar[[4]uint64](o.set, "weights"); err != nil {
+		return err
 	}
 	return nil
 }
 
-// Collection returns the underlying cilium/ebpf collection.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
 func (o *GlobalsObjects) Collection() *ebpf.Collection {
-	return o.collection
+	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and closes all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs and maps.
 func (o *GlobalsObjects) Close() error {
-	err := o.links.Close()
-	o.collection.Close()
-	return err
+	return o.set.Close()
 }
 
 // AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.

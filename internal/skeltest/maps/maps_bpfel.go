@@ -21,7 +21,7 @@ var mapsObject []byte
 // MapsSpec is the object's collection spec with typed handles to its global variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type MapsSpec struct {
-	// Spec is the object as cilium/ebpf reads it; user-space programs are removed.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
 	// Variables are the object's global variables before load.
 	Variables MapsVariableSpecs
@@ -39,7 +39,6 @@ func LoadMapsSpec() (*MapsSpec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
-	bridge.RemoveUserPrograms(spec)
 	s := &MapsSpec{Spec: spec}
 	if s.Variables.UnusedEvent, err = bridge.NewVarSpec[uint64](spec.Variables["unused_event"]); err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
@@ -47,7 +46,7 @@ func LoadMapsSpec() (*MapsSpec, error) {
 	return s, nil
 }
 
-// LoadMaps parses the embedded object and loads it into the kernel; opts may be nil.
+// LoadMaps parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
 func LoadMaps(opts *ebpf.CollectionOptions) (*MapsObjects, error) {
 	spec, err := LoadMapsSpec()
 	if err != nil {
@@ -56,15 +55,19 @@ func LoadMaps(opts *ebpf.CollectionOptions) (*MapsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load creates the maps and loads the programs into the kernel; opts may be nil.
+// Load loads the kernel programs and maps into the kernel; opts may be nil.
 func (s *MapsSpec) Load(opts *ebpf.CollectionOptions) (*MapsObjects, error) {
-	coll, err := bridge.NewCollection(s.Spec, opts)
+	var lo bridge.LoadOptions
+	if opts != nil {
+		lo.Collection = *opts
+	}
+	set, err := bridge.Load(s.Spec, nil, &lo)
 	if err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
-	o := &MapsObjects{collection: coll}
+	o := &MapsObjects{set: set}
 	if err := o.init(); err != nil {
-		coll.Close()
+		set.Close()
 		return nil, fmt.Errorf("maps: %w", err)
 	}
 	return o, nil
@@ -95,8 +98,7 @@ type MapsObjects struct {
 	// Variables are the global variables, read and written through memory-mapped sections.
 	Variables MapsVariables
 
-	links      bridge.Links
-	collection *ebpf.Collection
+	set *bridge.Set
 }
 
 // MapsVariables are the loaded global variables.
@@ -106,52 +108,51 @@ type MapsVariables struct {
 }
 
 func (o *MapsObjects) init() error {
-	coll := o.collection
 	var err error
-	if o.Counts, err = bridge.NewMap[MapsKey, MapsStats](coll.Maps["counts"]); err != nil {
-		return fmt.Errorf("map counts: %w", err)
+	if o.Counts, err = bridge.NewMap[MapsKey, MapsStats](o.set, "counts"); err != nil {
+		return err
 	}
-	if o.Events, err = bridge.NewRingBuf[MapsEvent](coll.Maps["events"]); err != nil {
-		return fmt.Errorf("map events: %w", err)
+	if o.Events, err = bridge.NewRingBuf[MapsEvent](o.set, "events"); err != nil {
+		return err
 	}
-	if o.Inner, err = bridge.NewMap[uint32, uint64](coll.Maps["inner"]); err != nil {
-		return fmt.Errorf("map inner: %w", err)
+	if o.Inner, err = bridge.NewMap[uint32, uint64](o.set, "inner"); err != nil {
+		return err
 	}
-	if o.Outer, err = bridge.NewMapOfMaps[uint32](coll.Maps["outer"]); err != nil {
-		return fmt.Errorf("map outer: %w", err)
+	if o.Outer, err = bridge.NewMapOfMaps[uint32](o.set, "outer"); err != nil {
+		return err
 	}
-	if o.PercpuHits, err = bridge.NewPerCPUMap[uint32, uint64](coll.Maps["percpu_hits"]); err != nil {
-		return fmt.Errorf("map percpu_hits: %w", err)
+	if o.PercpuHits, err = bridge.NewPerCPUMap[uint32, uint64](o.set, "percpu_hits"); err != nil {
+		return err
 	}
-	if o.PerfEvents, err = bridge.NewPerfEventArray[MapsEvent](coll.Maps["perf_events"]); err != nil {
-		return fmt.Errorf("map perf_events: %w", err)
+	if o.PerfEvents, err = bridge.NewPerfEventArray[MapsEvent](o.set, "perf_events"); err != nil {
+		return err
 	}
-	if o.PinnedCounts, err = bridge.NewMap[uint32, uint64](coll.Maps["pinned_counts"]); err != nil {
-		return fmt.Errorf("map pinned_counts: %w", err)
+	if o.PinnedCounts, err = bridge.NewMap[uint32, uint64](o.set, "pinned_counts"); err != nil {
+		return err
 	}
-	if o.Recent, err = bridge.NewMap[uint32, uint64](coll.Maps["recent"]); err != nil {
-		return fmt.Errorf("map recent: %w", err)
+	if o.Recent, err = bridge.NewMap[uint32, uint64](o.set, "recent"); err != nil {
+		return err
 	}
-	if o.Totals, err = bridge.NewMap[uint32, uint64](coll.Maps["totals"]); err != nil {
-		return fmt.Errorf("map totals: %w", err)
+	if o.Totals, err = bridge.NewMap[uint32, uint64](o.set, "totals"); err != nil {
+		return err
 	}
-	o.CountGetppid = MapsCountGetppidProgram{bridge.NewProgram(coll.Programs["count_getppid"], "count_getppid", &o.links)}
-	if o.Variables.UnusedEvent, err = bridge.NewVar[uint64](coll.Variables["unused_event"]); err != nil {
-		return fmt.Errorf("variable unused_event: %w", err)
+	if o.CountGetppid.Program, err = bridge.NewProgram(o.set, "count_getppid"); err != nil {
+		return err
+	}
+	if o.Variables.UnusedEvent, err = bridge.NewVar[uint64](o.set, "unused_event"); err != nil {
+		return err
 	}
 	return nil
 }
 
-// Collection returns the underlying cilium/ebpf collection.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
 func (o *MapsObjects) Collection() *ebpf.Collection {
-	return o.collection
+	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and closes all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs and maps.
 func (o *MapsObjects) Close() error {
-	err := o.links.Close()
-	o.collection.Close()
-	return err
+	return o.set.Close()
 }
 
 // AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.

@@ -21,7 +21,7 @@ var progsObject []byte
 // ProgsSpec is the object's collection spec with typed handles to its global variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type ProgsSpec struct {
-	// Spec is the object as cilium/ebpf reads it; user-space programs are removed.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
 	// Variables are the object's global variables before load.
 	Variables ProgsVariableSpecs
@@ -36,12 +36,11 @@ func LoadProgsSpec() (*ProgsSpec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("progs: %w", err)
 	}
-	bridge.RemoveUserPrograms(spec)
 	s := &ProgsSpec{Spec: spec}
 	return s, nil
 }
 
-// LoadProgs parses the embedded object and loads it into the kernel; opts may be nil.
+// LoadProgs parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
 func LoadProgs(opts *ebpf.CollectionOptions) (*ProgsObjects, error) {
 	spec, err := LoadProgsSpec()
 	if err != nil {
@@ -50,15 +49,19 @@ func LoadProgs(opts *ebpf.CollectionOptions) (*ProgsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load creates the maps and loads the programs into the kernel; opts may be nil.
+// Load loads the kernel programs and maps into the kernel; opts may be nil.
 func (s *ProgsSpec) Load(opts *ebpf.CollectionOptions) (*ProgsObjects, error) {
-	coll, err := bridge.NewCollection(s.Spec, opts)
+	var lo bridge.LoadOptions
+	if opts != nil {
+		lo.Collection = *opts
+	}
+	set, err := bridge.Load(s.Spec, nil, &lo)
 	if err != nil {
 		return nil, fmt.Errorf("progs: %w", err)
 	}
-	o := &ProgsObjects{collection: coll}
+	o := &ProgsObjects{set: set}
 	if err := o.init(); err != nil {
-		coll.Close()
+		set.Close()
 		return nil, fmt.Errorf("progs: %w", err)
 	}
 	return o, nil
@@ -89,41 +92,55 @@ type ProgsObjects struct {
 	// Variables are the global variables, read and written through memory-mapped sections.
 	Variables ProgsVariables
 
-	links      bridge.Links
-	collection *ebpf.Collection
+	set *bridge.Set
 }
 
 // ProgsVariables are the loaded global variables.
 type ProgsVariables struct{}
 
 func (o *ProgsObjects) init() error {
-	coll := o.collection
 	var err error
-	if o.Hits, err = bridge.NewMap[uint32, uint64](coll.Maps["hits"]); err != nil {
-		return fmt.Errorf("map hits: %w", err)
+	if o.Hits, err = bridge.NewMap[uint32, uint64](o.set, "hits"); err != nil {
+		return err
 	}
-	o.BtfExec = ProgsBtfExecProgram{bridge.NewProgram(coll.Programs["btf_exec"], "btf_exec", &o.links)}
-	o.KpOpenat = ProgsKpOpenatProgram{bridge.NewProgram(coll.Programs["kp_openat"], "kp_openat", &o.links)}
-	o.KrpOpenat = ProgsKrpOpenatProgram{bridge.NewProgram(coll.Programs["krp_openat"], "krp_openat", &o.links)}
-	o.RawSysEnter = ProgsRawSysEnterProgram{bridge.NewProgram(coll.Programs["raw_sys_enter"], "raw_sys_enter", &o.links)}
-	o.SockAll = ProgsSockAllProgram{bridge.NewProgram(coll.Programs["sock_all"], "sock_all", &o.links)}
-	o.TcIngress = ProgsTcIngressProgram{bridge.NewProgram(coll.Programs["tc_ingress"], "tc_ingress", &o.links)}
-	o.TpGetppid = ProgsTpGetppidProgram{bridge.NewProgram(coll.Programs["tp_getppid"], "tp_getppid", &o.links)}
-	o.UpAny = ProgsUpAnyProgram{bridge.NewProgram(coll.Programs["up_any"], "up_any", &o.links)}
-	o.XdpPass = ProgsXdpPassProgram{bridge.NewProgram(coll.Programs["xdp_pass"], "xdp_pass", &o.links)}
+	if o.BtfExec.Program, err = bridge.NewProgram(o.set, "btf_exec"); err != nil {
+		return err
+	}
+	if o.KpOpenat.Program, err = bridge.NewProgram(o.set, "kp_openat"); err != nil {
+		return err
+	}
+	if o.KrpOpenat.Program, err = bridge.NewProgram(o.set, "krp_openat"); err != nil {
+		return err
+	}
+	if o.RawSysEnter.Program, err = bridge.NewProgram(o.set, "raw_sys_enter"); err != nil {
+		return err
+	}
+	if o.SockAll.Program, err = bridge.NewProgram(o.set, "sock_all"); err != nil {
+		return err
+	}
+	if o.TcIngress.Program, err = bridge.NewProgram(o.set, "tc_ingress"); err != nil {
+		return err
+	}
+	if o.TpGetppid.Program, err = bridge.NewProgram(o.set, "tp_getppid"); err != nil {
+		return err
+	}
+	if o.UpAny.Program, err = bridge.NewProgram(o.set, "up_any"); err != nil {
+		return err
+	}
+	if o.XdpPass.Program, err = bridge.NewProgram(o.set, "xdp_pass"); err != nil {
+		return err
+	}
 	return nil
 }
 
-// Collection returns the underlying cilium/ebpf collection.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
 func (o *ProgsObjects) Collection() *ebpf.Collection {
-	return o.collection
+	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and closes all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs and maps.
 func (o *ProgsObjects) Close() error {
-	err := o.links.Close()
-	o.collection.Close()
-	return err
+	return o.set.Close()
 }
 
 // AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.

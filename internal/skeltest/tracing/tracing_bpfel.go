@@ -20,7 +20,7 @@ var tracingObject []byte
 // TracingSpec is the object's collection spec with typed handles to its global variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type TracingSpec struct {
-	// Spec is the object as cilium/ebpf reads it; user-space programs are removed.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
 	// Variables are the object's global variables before load.
 	Variables TracingVariableSpecs
@@ -40,7 +40,6 @@ func LoadTracingSpec() (*TracingSpec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
-	bridge.RemoveUserPrograms(spec)
 	s := &TracingSpec{Spec: spec}
 	if s.Variables.Entries, err = bridge.NewVarSpec[uint64](spec.Variables["entries"]); err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
@@ -51,7 +50,7 @@ func LoadTracingSpec() (*TracingSpec, error) {
 	return s, nil
 }
 
-// LoadTracing parses the embedded object and loads it into the kernel; opts may be nil.
+// LoadTracing parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
 func LoadTracing(opts *ebpf.CollectionOptions) (*TracingObjects, error) {
 	spec, err := LoadTracingSpec()
 	if err != nil {
@@ -60,15 +59,19 @@ func LoadTracing(opts *ebpf.CollectionOptions) (*TracingObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load creates the maps and loads the programs into the kernel; opts may be nil.
+// Load loads the kernel programs and maps into the kernel; opts may be nil.
 func (s *TracingSpec) Load(opts *ebpf.CollectionOptions) (*TracingObjects, error) {
-	coll, err := bridge.NewCollection(s.Spec, opts)
+	var lo bridge.LoadOptions
+	if opts != nil {
+		lo.Collection = *opts
+	}
+	set, err := bridge.Load(s.Spec, nil, &lo)
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
-	o := &TracingObjects{collection: coll}
+	o := &TracingObjects{set: set}
 	if err := o.init(); err != nil {
-		coll.Close()
+		set.Close()
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
 	return o, nil
@@ -83,8 +86,7 @@ type TracingObjects struct {
 	// Variables are the global variables, read and written through memory-mapped sections.
 	Variables TracingVariables
 
-	links      bridge.Links
-	collection *ebpf.Collection
+	set *bridge.Set
 }
 
 // TracingVariables are the loaded global variables.
@@ -96,29 +98,30 @@ type TracingVariables struct {
 }
 
 func (o *TracingObjects) init() error {
-	coll := o.collection
 	var err error
-	o.EnterUnlinkat = TracingEnterUnlinkatProgram{bridge.NewProgram(coll.Programs["enter_unlinkat"], "enter_unlinkat", &o.links)}
-	o.ExitUnlinkat = TracingExitUnlinkatProgram{bridge.NewProgram(coll.Programs["exit_unlinkat"], "exit_unlinkat", &o.links)}
-	if o.Variables.Entries, err = bridge.NewVar[uint64](coll.Variables["entries"]); err != nil {
-		return fmt.Errorf("variable entries: %w", err)
+	if o.EnterUnlinkat.Program, err = bridge.NewProgram(o.set, "enter_unlinkat"); err != nil {
+		return err
 	}
-	if o.Variables.Exits, err = bridge.NewVar[uint64](coll.Variables["exits"]); err != nil {
-		return fmt.Errorf("variable exits: %w", err)
+	if o.ExitUnlinkat.Program, err = bridge.NewProgram(o.set, "exit_unlinkat"); err != nil {
+		return err
+	}
+	if o.Variables.Entries, err = bridge.NewVar[uint64](o.set, "entries"); err != nil {
+		return err
+	}
+	if o.Variables.Exits, err = bridge.NewVar[uint64](o.set, "exits"); err != nil {
+		return err
 	}
 	return nil
 }
 
-// Collection returns the underlying cilium/ebpf collection.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
 func (o *TracingObjects) Collection() *ebpf.Collection {
-	return o.collection
+	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and closes all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs and maps.
 func (o *TracingObjects) Close() error {
-	err := o.links.Close()
-	o.collection.Close()
-	return err
+	return o.set.Close()
 }
 
 // AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.

@@ -20,7 +20,7 @@ var uprobeObject []byte
 // UprobeSpec is the object's collection spec with typed handles to its global variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type UprobeSpec struct {
-	// Spec is the object as cilium/ebpf reads it; user-space programs are removed.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
 	// Variables are the object's global variables before load.
 	Variables UprobeVariableSpecs
@@ -35,12 +35,11 @@ func LoadUprobeSpec() (*UprobeSpec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}
-	bridge.RemoveUserPrograms(spec)
 	s := &UprobeSpec{Spec: spec}
 	return s, nil
 }
 
-// LoadUprobe parses the embedded object and loads it into the kernel; opts may be nil.
+// LoadUprobe parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
 func LoadUprobe(opts *ebpf.CollectionOptions) (*UprobeObjects, error) {
 	spec, err := LoadUprobeSpec()
 	if err != nil {
@@ -49,15 +48,19 @@ func LoadUprobe(opts *ebpf.CollectionOptions) (*UprobeObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load creates the maps and loads the programs into the kernel; opts may be nil.
+// Load loads the kernel programs and maps into the kernel; opts may be nil.
 func (s *UprobeSpec) Load(opts *ebpf.CollectionOptions) (*UprobeObjects, error) {
-	coll, err := bridge.NewCollection(s.Spec, opts)
+	var lo bridge.LoadOptions
+	if opts != nil {
+		lo.Collection = *opts
+	}
+	set, err := bridge.Load(s.Spec, nil, &lo)
 	if err != nil {
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}
-	o := &UprobeObjects{collection: coll}
+	o := &UprobeObjects{set: set}
 	if err := o.init(); err != nil {
-		coll.Close()
+		set.Close()
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}
 	return o, nil
@@ -72,33 +75,31 @@ type UprobeObjects struct {
 	// Variables are the global variables, read and written through memory-mapped sections.
 	Variables UprobeVariables
 
-	links      bridge.Links
-	collection *ebpf.Collection
+	set *bridge.Set
 }
 
 // UprobeVariables are the loaded global variables.
 type UprobeVariables struct{}
 
 func (o *UprobeObjects) init() error {
-	coll := o.collection
 	var err error
-	if o.Calls, err = bridge.NewMap[uint32, uint64](coll.Maps["calls"]); err != nil {
-		return fmt.Errorf("map calls: %w", err)
+	if o.Calls, err = bridge.NewMap[uint32, uint64](o.set, "calls"); err != nil {
+		return err
 	}
-	o.CountCalls = UprobeCountCallsProgram{bridge.NewProgram(coll.Programs["count_calls"], "count_calls", &o.links)}
+	if o.CountCalls.Program, err = bridge.NewProgram(o.set, "count_calls"); err != nil {
+		return err
+	}
 	return nil
 }
 
-// Collection returns the underlying cilium/ebpf collection.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
 func (o *UprobeObjects) Collection() *ebpf.Collection {
-	return o.collection
+	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and closes all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs and maps.
 func (o *UprobeObjects) Close() error {
-	err := o.links.Close()
-	o.collection.Close()
-	return err
+	return o.set.Close()
 }
 
 // AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.

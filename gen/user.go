@@ -1,0 +1,320 @@
+package gen
+
+import (
+	"fmt"
+	"go/token"
+	"sort"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+	"github.com/dave/jennifer/jen"
+
+	"github.com/skelgen/skelgen/runtime/bridge"
+)
+
+// userProg is a ubpf/ program in the skeleton.
+type userProg struct {
+	name  string
+	field string
+	spec  *ebpf.ProgramSpec
+	ctx   jen.Code // Go type of the context struct, or struct{}
+}
+
+// hostFunc is an extern (__ksym) function that user programs call and the
+// host implements: a method of the generated host interface.
+type hostFunc struct {
+	name   string // C name
+	method string
+	proto  *btf.FuncProto
+	params []hostParam
+	result *btf.Int // nil for void; enums are described by their size
+	signed bool
+	size   uint32
+	resTyp jen.Code
+}
+
+// hostParam is one parameter of a host function and how its register
+// becomes a Go value.
+type hostParam struct {
+	name string
+	typ  jen.Code
+	kind paramKind
+	elem jen.Code // for pointer kinds: the pointee's Go type
+}
+
+type paramKind int
+
+const (
+	paramInt      paramKind = iota // sized integer, bool or enum
+	paramString                    // const char *
+	paramInPtr                     // const T *: copied in
+	paramInOutPtr                  // T *: copied in and back
+	paramPointer                   // void * or a pointer to an unsized type
+)
+
+// collectUser finds the ubpf/ programs and their host functions.
+func (s *skeleton) collectUser(taken names) error {
+	spec := s.obj.Spec
+	externs := map[string]bool{}
+	for _, name := range sortedNames(spec.Programs) {
+		p := spec.Programs[name]
+		if !bridge.IsUserProgram(p) {
+			continue
+		}
+		up := &userProg{name: name, spec: p, ctx: jen.Struct()}
+		up.field = taken.take(GoName(name), "Program")
+		if ctx := contextType(p); ctx != nil {
+			code, err := s.types.GoType(ctx)
+			if err != nil {
+				return fmt.Errorf("user program %s: context: %w", name, err)
+			}
+			up.ctx = code
+		}
+		s.user = append(s.user, up)
+		for _, ins := range p.Instructions {
+			if ins.IsKfuncCall() && ins.Reference() != "" && !bridge.IsBuiltin(ins.Reference()) {
+				externs[ins.Reference()] = true
+			}
+		}
+	}
+	externNames := make([]string, 0, len(externs))
+	for n := range externs {
+		externNames = append(externNames, n)
+	}
+	sort.Strings(externNames)
+	methods := names{}
+	for _, n := range externNames {
+		hf, err := s.hostFunc(n, methods)
+		if err != nil {
+			return fmt.Errorf("host function %s: %w", n, err)
+		}
+		s.host = append(s.host, hf)
+	}
+	return nil
+}
+
+// contextType is the struct a program's first argument points to, or nil.
+func contextType(p *ebpf.ProgramSpec) btf.Type {
+	if len(p.Instructions) == 0 {
+		return nil
+	}
+	fn := btf.FuncMetadata(&p.Instructions[0])
+	if fn == nil {
+		return nil
+	}
+	proto, ok := fn.Type.(*btf.FuncProto)
+	if !ok || len(proto.Params) == 0 {
+		return nil
+	}
+	ptr, ok := btf.UnderlyingType(proto.Params[0].Type).(*btf.Pointer)
+	if !ok {
+		return nil
+	}
+	switch btf.UnderlyingType(ptr.Target).(type) {
+	case *btf.Struct, *btf.Union:
+		return btf.QualifiedType(ptr.Target)
+	}
+	return nil
+}
+
+func (s *skeleton) hostFunc(name string, methods names) (*hostFunc, error) {
+	var fn *btf.Func
+	if err := s.obj.Spec.Types.TypeByName(name, &fn); err != nil {
+		return nil, fmt.Errorf("no BTF prototype: %w", err)
+	}
+	proto, ok := fn.Type.(*btf.FuncProto)
+	if !ok {
+		return nil, fmt.Errorf("BTF type %v is not a prototype", fn.Type)
+	}
+	if len(proto.Params) > 5 {
+		return nil, fmt.Errorf("%d parameters: BPF passes at most 5", len(proto.Params))
+	}
+	hf := &hostFunc{name: name, method: methods.take(GoName(name), "Func"), proto: proto}
+	pnames := names{}
+	for i, p := range proto.Params {
+		pname := lowerFirst(GoName(p.Name))
+		if p.Name == "" || !token.IsIdentifier(pname) || token.IsKeyword(pname) {
+			pname = fmt.Sprintf("arg%d", i)
+		}
+		hp := hostParam{name: pnames.take(pname, "")}
+		if err := s.describeParam(&hp, p.Type); err != nil {
+			return nil, fmt.Errorf("parameter %d (%s): %w", i, p.Name, err)
+		}
+		hf.params = append(hf.params, hp)
+	}
+	if _, void := proto.Return.(*btf.Void); !void && proto.Return != nil {
+		size, signed, err := intShape(proto.Return)
+		if err != nil {
+			return nil, fmt.Errorf("return type: %w", err)
+		}
+		code, err := s.types.GoType(proto.Return)
+		if err != nil {
+			return nil, fmt.Errorf("return type: %w", err)
+		}
+		hf.size, hf.signed, hf.resTyp = size, signed, code
+	}
+	return hf, nil
+}
+
+// intShape describes an integer-like type (int, bool, enum) by size and
+// signedness.
+func intShape(t btf.Type) (uint32, bool, error) {
+	switch u := btf.UnderlyingType(t).(type) {
+	case *btf.Int:
+		return u.Size, u.Encoding == btf.Signed, nil
+	case *btf.Enum:
+		return u.Size, u.Signed, nil
+	}
+	return 0, false, fmt.Errorf("%v is not an integer, bool or enum (pass structs by pointer)", t)
+}
+
+func (s *skeleton) describeParam(hp *hostParam, t btf.Type) error {
+	if ptr, ok := btf.UnderlyingType(t).(*btf.Pointer); ok {
+		target := ptr.Target
+		isConst := false
+		for {
+			switch q := target.(type) {
+			case *btf.Const:
+				isConst = true
+				target = q.Type
+				continue
+			case *btf.Volatile:
+				target = q.Type
+				continue
+			case *btf.Restrict:
+				target = q.Type
+				continue
+			case *btf.Typedef:
+				target = q.Type
+				continue
+			}
+			break
+		}
+		if i, ok := target.(*btf.Int); ok && i.Size == 1 && isConst && (i.Encoding == btf.Char || i.Encoding == btf.Signed || i.Name == "char") {
+			hp.kind, hp.typ = paramString, jen.String()
+			return nil
+		}
+		if _, err := btf.Sizeof(target); err == nil {
+			if _, void := target.(*btf.Void); !void {
+				code, err := s.types.GoType(target)
+				if err == nil {
+					hp.elem = code
+					hp.typ = jen.Op("*").Add(code)
+					hp.kind = paramInOutPtr
+					if isConst {
+						hp.kind = paramInPtr
+					}
+					return nil
+				}
+			}
+		}
+		hp.kind, hp.typ = paramPointer, jen.Qual(s.bridge, "Pointer")
+		return nil
+	}
+	if _, _, err := intShape(t); err != nil {
+		return err
+	}
+	code, err := s.types.GoType(t)
+	if err != nil {
+		return err
+	}
+	hp.kind, hp.typ = paramInt, code
+	return nil
+}
+
+// hostDecls writes the host interface and the function binding it to the
+// runtime's externs.
+func (s *skeleton) hostDecls(f *jen.File, hostT, bindFn string) {
+	var methods []jen.Code
+	for _, hf := range s.host {
+		var params []jen.Code
+		for _, p := range hf.params {
+			params = append(params, jen.Id(p.name).Add(p.typ))
+		}
+		m := jen.Comment(fmt.Sprintf("%s implements extern %s.", hf.method, hf.name)).Line().Id(hf.method).Params(params...)
+		if hf.resTyp != nil {
+			m = m.Add(hf.resTyp)
+		}
+		methods = append(methods, m)
+	}
+	f.Commentf("%s is implemented by the Go host: the extern (__ksym) functions that the", hostT)
+	f.Comment("object's user-space programs call. Pointer arguments are bounds-checked")
+	f.Comment("copies of program memory, written back after the call unless const.")
+	f.Type().Id(hostT).Interface(methods...)
+
+	rt := s.runtimeImport()
+	f.Func().Id(bindFn).Params(jen.Id("host").Id(hostT)).Map(jen.String()).Qual(rt, "Func").BlockFunc(func(g *jen.Group) {
+		dict := jen.Dict{}
+		for _, hf := range s.host {
+			dict[jen.Lit(hf.name)] = jen.Func().Params(
+				jen.Id("m").Op("*").Qual(rt, "Machine"),
+				jen.List(jen.Id("r1"), jen.Id("r2"), jen.Id("r3"), jen.Id("r4"), jen.Id("r5")).Uint64(),
+			).Params(jen.Uint64(), jen.Error()).BlockFunc(func(b *jen.Group) {
+				s.hostBody(b, hf)
+			})
+		}
+		g.Return(jen.Map(jen.String()).Qual(rt, "Func").Values(dict))
+	})
+}
+
+func (s *skeleton) hostBody(b *jen.Group, hf *hostFunc) {
+	regs := []string{"r1", "r2", "r3", "r4", "r5"}
+	var args []jen.Code
+	var writeBack []jen.Code
+	for i, p := range hf.params {
+		r := jen.Id(regs[i])
+		switch p.kind {
+		case paramInt:
+			if isBoolCode(p.typ) {
+				args = append(args, r.Clone().Op("!=").Lit(0))
+			} else {
+				args = append(args, jen.Add(p.typ).Call(r))
+			}
+		case paramString:
+			b.List(jen.Id(p.name), jen.Err()).Op(":=").Qual(s.bridge, "String").Call(jen.Id("m"), r)
+			b.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Err()))
+			args = append(args, jen.Id(p.name))
+		case paramInPtr, paramInOutPtr:
+			b.List(jen.Id(p.name), jen.Err()).Op(":=").Qual(s.bridge, "CopyIn").Types(p.elem).Call(jen.Id("m"), r)
+			b.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Err()))
+			args = append(args, jen.Id(p.name))
+			if p.kind == paramInOutPtr {
+				writeBack = append(writeBack, jen.If(jen.Err().Op(":=").Qual(s.bridge, "CopyOut").Call(jen.Id("m"), r, jen.Id(p.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Err())))
+			}
+		case paramPointer:
+			args = append(args, jen.Qual(s.bridge, "Pointer").Values(jen.Dict{jen.Id("Machine"): jen.Id("m"), jen.Id("Addr"): r}))
+		}
+	}
+	call := jen.Id("host").Dot(hf.method).Call(args...)
+	if hf.resTyp == nil {
+		b.Add(call)
+		for _, w := range writeBack {
+			b.Add(w)
+		}
+		b.Return(jen.Lit(0), jen.Nil())
+		return
+	}
+	b.Id("ret").Op(":=").Add(call)
+	for _, w := range writeBack {
+		b.Add(w)
+	}
+	switch {
+	case isBoolCode(hf.resTyp):
+		b.If(jen.Id("ret")).Block(jen.Return(jen.Lit(1), jen.Nil()))
+		b.Return(jen.Lit(0), jen.Nil())
+	case hf.signed:
+		b.Return(jen.Uint64().Call(jen.Int64().Call(jen.Id("ret"))), jen.Nil())
+	default:
+		b.Return(jen.Uint64().Call(jen.Id("ret")), jen.Nil())
+	}
+}
+
+func isBoolCode(c jen.Code) bool {
+	return fmt.Sprintf("%#v", c) == "bool"
+}
+
+// runtimeImport is the import path of the runtime package matching the
+// bridge the skeleton uses.
+func (s *skeleton) runtimeImport() string {
+	return s.cfg.RuntimeImport
+}

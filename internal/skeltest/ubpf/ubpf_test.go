@@ -1,0 +1,195 @@
+package ubpf
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/skelgen/skelgen/internal/testenv"
+	"github.com/skelgen/skelgen/runtime"
+	"github.com/skelgen/skelgen/runtime/bridge"
+)
+
+// host records what the user program passes to the host functions.
+type host struct {
+	now     uint64
+	emitted map[string]uint64
+	sample  UbpfSample
+}
+
+func (h *host) HostNow() uint64 { return h.now }
+
+func (h *host) HostEmit(name string, v uint64) int32 {
+	h.emitted[name] = v
+	return 42
+}
+
+func (h *host) HostRecord(s *UbpfSample) {
+	h.sample = *s
+	s.Flags = 0x5a // written back into the program's stack
+}
+
+func newHost() *host { return &host{now: 123456789, emitted: map[string]uint64{}} }
+
+// runReport runs the report program for pid and checks what every side
+// saw; it returns the context.
+func runReport(t *testing.T, objs *UbpfObjects, h *host, out *bytes.Buffer, pid uint32) UbpfReportCtx {
+	t.Helper()
+	ctx := UbpfReportCtx{Pid: pid}
+	r0, err := objs.Report.Run(&ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r0 != 0x5a {
+		t.Errorf("report returned %#x, want the flags the host wrote back (0x5a)", r0)
+	}
+	if ctx.Now != h.now {
+		t.Errorf("ctx.Now = %d, want host_now's %d", ctx.Now, h.now)
+	}
+	if ctx.EmitRet != 42 {
+		t.Errorf("ctx.EmitRet = %d, want host_emit's 42", ctx.EmitRet)
+	}
+	if h.emitted["count"] != ctx.Count {
+		t.Errorf("host_emit got count=%d, ctx.Count = %d", h.emitted["count"], ctx.Count)
+	}
+	if h.sample.Value != ctx.Count || h.sample.Slot != 3 {
+		t.Errorf("host_record got %+v, want value %d slot 3", h.sample, ctx.Count)
+	}
+	text := out.String()
+	for _, want := range []string{"usecs", "distribution", "report done for"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	return ctx
+}
+
+// TestKernelAndUserPrograms: the kernel program counts getppid calls; the
+// user program reads the kernel's maps and globals in process.
+func TestKernelAndUserPrograms(t *testing.T) {
+	testenv.Kernel(t)
+	h := newHost()
+	var out bytes.Buffer
+	records := map[string]int64{}
+	objs, err := LoadUbpf(h, &bridge.LoadOptions{Output: &out, Records: func(n string, v int64) { records[n] = v }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer objs.Close()
+	// Only user programs use user_hist and the .rodata sections: they must
+	// not exist in the kernel.
+	for _, name := range []string{"user_hist", ".rodata", ".rodata.str1.1"} {
+		if objs.Collection().Maps[name] != nil {
+			t.Errorf("map %s was created in the kernel", name)
+		}
+	}
+	if objs.UserHist.Raw() != nil || objs.Counts.Raw() == nil {
+		t.Error("user_hist should be a user-space map and counts a kernel map")
+	}
+	if err := objs.AttachAll(); err != nil {
+		t.Fatal(err)
+	}
+	const calls = 5
+	for range calls {
+		syscall.Getppid()
+	}
+	pid := uint32(os.Getpid())
+	ctx := runReport(t, objs, h, &out, pid)
+	if ctx.Seen != 1 || ctx.Count < calls {
+		t.Errorf("user program saw count %d (seen %d), want >= %d from the kernel map", ctx.Count, ctx.Seen, calls)
+	}
+	if ctx.SharedHits < calls {
+		t.Errorf("user program saw shared[0] = %d through the mmapped array, want >= %d", ctx.SharedHits, calls)
+	}
+	kh, err := objs.Variables.KernelHits.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if records["kernel_hits"] < calls || uint64(records["kernel_hits"]) > kh {
+		t.Errorf("skelgen_emit kernel_hits = %d, .bss kernel_hits now %d", records["kernel_hits"], kh)
+	}
+	if !strings.Contains(out.String(), "calls, kernel_hits") {
+		t.Errorf("skelgen_printf output missing:\n%s", out.String())
+	}
+
+	// A user program that faults or spins returns an error; the host and
+	// the kernel maps go on.
+	before, err := objs.Counts.Lookup(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBadPrograms(t, objs)
+	syscall.Getppid()
+	after, err := objs.Counts.Lookup(pid)
+	if err != nil || after <= before {
+		t.Errorf("kernel map after failed user runs: %d (was %d), %v", after, before, err)
+	}
+}
+
+func checkBadPrograms(t *testing.T, objs *UbpfObjects) {
+	t.Helper()
+	_, err := objs.BadRead.Run(&UbpfReportCtx{})
+	var me *runtime.MemoryError
+	if !errors.As(err, &me) {
+		t.Fatalf("bad_read: %v, want a *runtime.MemoryError", err)
+	}
+	if !strings.Contains(err.Error(), "context") {
+		t.Errorf("bad_read error does not name the region: %v", err)
+	}
+	_, err = objs.Spin.Run(nil)
+	if !errors.Is(err, runtime.ErrBudget) {
+		t.Fatalf("spin: %v, want ErrBudget", err)
+	}
+}
+
+// TestInProcess runs the object without the kernel: every map is a
+// user-space map, fed here from Go instead of by the kernel program.
+func TestInProcess(t *testing.T) {
+	h := newHost()
+	var out bytes.Buffer
+	objs, err := LoadUbpf(h, &bridge.LoadOptions{InProcess: true, Output: &out, Budget: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer objs.Close()
+	if objs.Collection() != nil || objs.Counts.Raw() != nil {
+		t.Fatal("in-process load created kernel objects")
+	}
+	if _, err := objs.CountGetppid.Attach(); !errors.Is(err, bridge.ErrInProcess) {
+		t.Errorf("attaching a kernel program in process: %v, want ErrInProcess", err)
+	}
+	if err := objs.Counts.Put(77, 9); err != nil {
+		t.Fatal(err)
+	}
+	if err := objs.Shared.Put(0, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := objs.Variables.KernelHits.Set(11); err != nil {
+		t.Fatal(err)
+	}
+	ctx := runReport(t, objs, h, &out, 77)
+	if ctx.Seen != 1 || ctx.Count != 9 || ctx.SharedHits != 4 {
+		t.Errorf("ctx = %+v, want seen 1, count 9, shared 4", ctx)
+	}
+	if !strings.Contains(out.String(), "pid 77: 9 calls, kernel_hits 11") {
+		t.Errorf("printf output:\n%s", out.String())
+	}
+	// The user program filled user_hist; Go reads it through the typed map.
+	var total uint64
+	for i := range uint32(16) {
+		v, err := objs.UserHist.Lookup(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += v
+	}
+	if total == 0 {
+		t.Error("user_hist is empty after the run")
+	}
+	checkBadPrograms(t, objs)
+	// Still usable after the failures.
+	runReport(t, objs, h, &out, 77)
+}

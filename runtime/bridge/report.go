@@ -1,0 +1,180 @@
+package bridge
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/skelgen/skelgen/runtime"
+)
+
+// The built-in functions of skelgen.h: __ksym externs that user programs
+// call and the runtime binds itself, so they are not part of a skeleton's
+// host interface.
+const (
+	externPrintLog2Hist   = "skelgen_print_log2_hist"
+	externPrintLinearHist = "skelgen_print_linear_hist"
+	externPrintf          = "skelgen_printf_array"
+	externEmit            = "skelgen_emit"
+)
+
+// IsBuiltin reports whether an extern name is one of skelgen.h's built-ins.
+func IsBuiltin(name string) bool {
+	switch name {
+	case externPrintLog2Hist, externPrintLinearHist, externPrintf, externEmit:
+		return true
+	}
+	return false
+}
+
+// maxString bounds the strings built-ins read from program memory.
+const maxString = 4096
+
+func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
+	out := o.Output
+	h.RegisterExtern(externPrintLog2Hist, func(m *runtime.Machine, r1, r2, _, _, _ uint64) (uint64, error) {
+		slots, err := counters(m, r1)
+		if err != nil {
+			return 0, err
+		}
+		unit, err := m.CString(r2, maxString)
+		if err != nil {
+			return 0, err
+		}
+		PrintLog2Hist(out, slots, unit)
+		return 0, nil
+	})
+	h.RegisterExtern(externPrintLinearHist, func(m *runtime.Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
+		slots, err := counters(m, r1)
+		if err != nil {
+			return 0, err
+		}
+		unit, err := m.CString(r4, maxString)
+		if err != nil {
+			return 0, err
+		}
+		PrintLinearHist(out, slots, r2, r3, unit)
+		return 0, nil
+	})
+	h.RegisterExtern(externPrintf, func(m *runtime.Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
+		f, err := m.Bytes(r1, r2)
+		if err != nil {
+			return 0, err
+		}
+		if i := strings.IndexByte(string(f), 0); i >= 0 {
+			f = f[:i]
+		}
+		if r4%8 != 0 || r4 > 8*12 {
+			return negErrno(22), nil // -EINVAL
+		}
+		var args []uint64
+		if r4 > 0 {
+			raw, err := m.Bytes(r3, r4)
+			if err != nil {
+				return 0, err
+			}
+			for i := 0; i < len(raw); i += 8 {
+				args = append(args, binary.NativeEndian.Uint64(raw[i:]))
+			}
+		}
+		text, err := m.Format(nil, f, args)
+		if err != nil {
+			return negErrno(22), nil
+		}
+		n, _ := out.Write(text)
+		return uint64(n), nil
+	})
+	records := o.Records
+	h.RegisterExtern(externEmit, func(m *runtime.Machine, r1, r2, _, _, _ uint64) (uint64, error) {
+		name, err := m.CString(r1, maxString)
+		if err != nil {
+			return 0, err
+		}
+		if records != nil {
+			records(name, int64(r2))
+		}
+		return 0, nil
+	})
+}
+
+func negErrno(e int64) uint64 { return uint64(-e) }
+
+// counters reads every slot of an array map of 64-bit counters.
+func counters(m *runtime.Machine, handle uint64) ([]uint64, error) {
+	mp, err := m.Map(handle)
+	if err != nil {
+		return nil, err
+	}
+	spec := mp.Spec()
+	if spec.KeySize != 4 || spec.ValueSize != 8 {
+		return nil, fmt.Errorf("histogram map %s: want 4-byte keys and 8-byte counters, have %d and %d", spec.Name, spec.KeySize, spec.ValueSize)
+	}
+	slots := make([]uint64, spec.MaxEntries)
+	key := make([]byte, 4)
+	for i := range slots {
+		binary.NativeEndian.PutUint32(key, uint32(i))
+		v, err := mp.Lookup(key)
+		if err != nil {
+			continue
+		}
+		slots[i] = binary.NativeEndian.Uint64(v)
+	}
+	return slots, nil
+}
+
+// PrintLog2Hist prints slots (slot i counts values in [2^i, 2^(i+1))) as
+// bcc's print_log2_hist does.
+func PrintLog2Hist(w io.Writer, slots []uint64, unit string) {
+	last, max := lastNonZero(slots)
+	if last < 0 {
+		return
+	}
+	width := 10
+	if last > 32 {
+		width = 20
+	}
+	fmt.Fprintf(w, "%*s : count    distribution\n", 2*width+5, unit)
+	for i := 0; i <= last; i++ {
+		low := uint64(1) << i
+		high := low<<1 - 1
+		if i == 0 {
+			low = 0
+		}
+		fmt.Fprintf(w, "%*d -> %-*d : %-8d |%s|\n", width, low, width, high, slots[i], stars(slots[i], max, 40))
+	}
+}
+
+// PrintLinearHist prints slots (slot i counts values in
+// [base + i*step, base + (i+1)*step)) as bcc's print_linear_hist does.
+func PrintLinearHist(w io.Writer, slots []uint64, base, step uint64, unit string) {
+	last, max := lastNonZero(slots)
+	if last < 0 {
+		return
+	}
+	fmt.Fprintf(w, "%10s : count    distribution\n", unit)
+	for i := 0; i <= last; i++ {
+		fmt.Fprintf(w, "%10d : %-8d |%s|\n", base+uint64(i)*step, slots[i], stars(slots[i], max, 40))
+	}
+}
+
+func lastNonZero(slots []uint64) (last int, max uint64) {
+	last = -1
+	for i, v := range slots {
+		if v > 0 {
+			last = i
+		}
+		if v > max {
+			max = v
+		}
+	}
+	return last, max
+}
+
+func stars(v, max uint64, width int) string {
+	n := 0
+	if max > 0 {
+		n = int(v * uint64(width) / max)
+	}
+	return strings.Repeat("*", n) + strings.Repeat(" ", width-n)
+}

@@ -1,0 +1,175 @@
+package bridge
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/skelgen/skelgen/runtime"
+)
+
+// IsUserProgram reports whether a program runs in user space (section
+// "ubpf" or "ubpf/<hook>") rather than in the kernel.
+func IsUserProgram(p *ebpf.ProgramSpec) bool {
+	return p.SectionName == "ubpf" || strings.HasPrefix(p.SectionName, "ubpf/")
+}
+
+// LoadOptions configure Load. The zero value loads the kernel part into the
+// kernel and prints user programs' output to standard output.
+type LoadOptions struct {
+	// Collection configures the kernel part (pin paths, verifier logs).
+	Collection ebpf.CollectionOptions
+	// InProcess runs everything in the Go process: no kernel programs are
+	// loaded and every map is a user-space map. For tests and unprivileged
+	// users; kernel programs' Attach and Run fail with ErrInProcess.
+	InProcess bool
+	// Output receives the text of bpf_printk, skelgen_printf and the
+	// histogram built-ins; nil means os.Stdout.
+	Output io.Writer
+	// Records receives skelgen_emit records; nil discards them.
+	Records func(name string, value int64)
+	// Budget bounds the instructions of one user program run; 0 means
+	// runtime.DefaultBudget.
+	Budget uint64
+}
+
+// Set is a loaded object: the kernel collection (nil in process) and the
+// user-space half, with the links its programs' Attach methods made.
+type Set struct {
+	// Spec is the whole object, user-space programs included.
+	Spec *ebpf.CollectionSpec
+	// Coll is the kernel part; nil when the object runs in process.
+	Coll *ebpf.Collection
+	// User holds the user-space programs and the maps only they use.
+	User *UserSet
+	// Links are closed by Close.
+	Links Links
+}
+
+// Load loads spec: its kernel programs and the maps they use into the kernel
+// (unless opts.InProcess), its ubpf/ programs into the runtime, with
+// externs binding the host functions those programs call by name.
+func Load(spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *LoadOptions) (*Set, error) {
+	var o LoadOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Output == nil {
+		o.Output = os.Stdout
+	}
+	s := &Set{Spec: spec}
+	if !o.InProcess {
+		coll, err := NewCollection(KernelSpec(spec), &o.Collection)
+		if err != nil {
+			return nil, err
+		}
+		s.Coll = coll
+	}
+	user, err := loadUser(s, externs, &o)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.User = user
+	return s, nil
+}
+
+// Close detaches every link and releases the kernel and user-space parts.
+func (s *Set) Close() error {
+	err := s.Links.Close()
+	if s.User != nil {
+		s.User.close()
+	}
+	if s.Coll != nil {
+		s.Coll.Close()
+	}
+	return err
+}
+
+// references returns the names of the maps (data sections included) that
+// the program's instructions refer to.
+func references(p *ebpf.ProgramSpec, maps map[string]*ebpf.MapSpec) map[string]bool {
+	refs := map[string]bool{}
+	for _, ins := range p.Instructions {
+		if ref := ins.Reference(); ref != "" && ins.IsLoadFromMap() {
+			if _, ok := maps[ref]; ok {
+				refs[ref] = true
+			}
+		}
+	}
+	return refs
+}
+
+// KernelSpec returns the part of spec that goes into the kernel: without the
+// user-space programs, and without the maps and data sections only they use
+// (cilium/ebpf would create those even though no kernel program needs
+// them). spec itself is not changed.
+func KernelSpec(spec *ebpf.CollectionSpec) *ebpf.CollectionSpec {
+	k := spec.Copy()
+	kernelRefs := map[string]bool{}
+	userRefs := map[string]bool{}
+	for name, p := range k.Programs {
+		refs := references(p, k.Maps)
+		target := kernelRefs
+		if IsUserProgram(p) {
+			target = userRefs
+			delete(k.Programs, name)
+		}
+		for r := range refs {
+			target[r] = true
+		}
+	}
+	for name := range userRefs {
+		if kernelRefs[name] {
+			continue
+		}
+		delete(k.Maps, name)
+		for vname, v := range k.Variables {
+			if v.SectionName == name {
+				delete(k.Variables, vname)
+			}
+		}
+	}
+	return k
+}
+
+// NewCollection loads spec into the kernel like ebpf.NewCollectionWithOptions
+// and explains failures whose errno alone says little.
+func NewCollection(spec *ebpf.CollectionSpec, opts *ebpf.CollectionOptions) (*ebpf.Collection, error) {
+	var o ebpf.CollectionOptions
+	if opts != nil {
+		o = *opts
+	}
+	coll, err := ebpf.NewCollectionWithOptions(spec, o)
+	if err != nil {
+		return nil, explainLoad(spec, err)
+	}
+	return coll, nil
+}
+
+// explainLoad names what the kernel refused when it refuses trampolines or
+// pinned maps lack a path.
+func explainLoad(spec *ebpf.CollectionSpec, err error) error {
+	var names []string
+	for name, p := range spec.Programs {
+		if p.Type == ebpf.Tracing && (p.AttachType == ebpf.AttachTraceFEntry || p.AttachType == ebpf.AttachTraceFExit || p.AttachType == ebpf.AttachModifyReturn) {
+			if strings.Contains(err.Error(), name) {
+				names = append(names, name)
+			}
+		}
+	}
+	if len(names) > 0 && (errors.Is(err, os.ErrPermission) || errors.Is(err, ebpf.ErrNotSupported)) {
+		return fmt.Errorf("%w (the kernel refused to load fentry/fexit program %s: this kernel does not allow BPF trampolines)", err, strings.Join(names, ", "))
+	}
+	for _, m := range spec.Maps {
+		if m.Pinning == ebpf.PinByName && strings.Contains(err.Error(), "pin") {
+			return fmt.Errorf("%w (map %s is pinned by name: set CollectionOptions.Maps.PinPath to a directory in a mounted bpffs)", err, m.Name)
+		}
+	}
+	return err
+}
+

@@ -66,9 +66,13 @@ func TestRedefinitionExcludes(t *testing.T) {
 	if !strings.Contains(c.write(Compact, "__X_H__", nil), "struct qstr {") {
 		t.Fatal("qstr not added")
 	}
-	c.fix("x.bpf.c:7:8: error: redefinition of 'qstr'")
-	if h := c.write(Compact, "__X_H__", nil); strings.Contains(h, "struct qstr") {
-		t.Errorf("qstr still in header:\n%s", h)
+	c.fix("x.bpf.c:5:20: error: unknown type name 'u32'\nx.bpf.c:6:1: error: use of undeclared identifier 'BPF_ANY'")
+	c.fix("x.bpf.c:7:8: error: redefinition of 'qstr'\nx.bpf.c:8:14: error: redefinition of 'u32'\nx.bpf.c:9:3: error: redefinition of enumerator 'BPF_EXIST'")
+	h := c.write(Compact, "__X_H__", nil)
+	for _, gone := range []string{"struct qstr", "typedef __u32 u32;", "BPF_ANY"} {
+		if strings.Contains(h, gone) {
+			t.Errorf("%q still in header:\n%s", gone, h)
+		}
 	}
 }
 

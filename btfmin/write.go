@@ -95,7 +95,9 @@ func (c *chooser) write(mode Mode, guard string, comment []string) string {
 func (w *writer) roots() []string {
 	var keys []string
 	for k := range w.c.defs {
-		keys = append(keys, k)
+		if !w.c.exclude[k] {
+			keys = append(keys, k)
+		}
 	}
 	for t := range w.c.keep {
 		if k := declKey(t); k != "" && w.c.isHeader(t) {

@@ -294,12 +294,35 @@ func (w *writer) typeRef(t btf.Type, depth int) string {
 	return t.TypeName()
 }
 
+// enumSizeAttr returns the attribute that gives an enum the size BTF
+// recorded; the values alone give int (or 64 bits for large values).
+// packed picks the smallest unsigned type that fits, which is right for
+// the unsigned small enums the kernel has; mode sets the width but makes
+// the type signed, so it serves signed ones and ENUM64s with small
+// values.
+func enumSizeAttr(t *btf.Enum) string {
+	switch {
+	case t.Size < 4 && !t.Signed:
+		return "__attribute__((packed)) "
+	case t.Size == 1:
+		return "__attribute__((mode(QI))) "
+	case t.Size == 2:
+		return "__attribute__((mode(HI))) "
+	case t.Size == 8:
+		for _, v := range t.Values {
+			if v.Value > 1<<31-1 && (!t.Signed || int64(v.Value) < -1<<31) {
+				return "" // a value beyond 32 bits makes it 64-bit already
+			}
+		}
+		return "__attribute__((mode(DI))) "
+	}
+	return ""
+}
+
 func (w *writer) enumBody(t *btf.Enum, depth int) string {
 	var b strings.Builder
 	b.WriteString("enum ")
-	if t.Size < 4 {
-		b.WriteString("__attribute__((packed)) ")
-	}
+	b.WriteString(enumSizeAttr(t))
 	if t.Name != "" {
 		b.WriteString(t.Name + " ")
 	}

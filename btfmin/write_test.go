@@ -22,7 +22,9 @@ func layoutTypes() (*btf.Struct, *btf.Struct) {
 	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
 	char := &btf.Int{Name: "char", Size: 1, Encoding: btf.Char}
 	small := &btf.Enum{Name: "small", Size: 1, Values: []btf.EnumValue{{Name: "SMALL_A", Value: 1}, {Name: "SMALL_B", Value: 200}}}
-	wide := &btf.Enum{Name: "wide", Size: 8, Values: []btf.EnumValue{{Name: "WIDE_MAX", Value: 1 << 40}}}
+	wide := &btf.Enum{Name: "wide", Size: 8, Values: []btf.EnumValue{{Name: "WIDE_MAX", Value: 1 << 40}, {Name: "WIDE_ONE", Value: 1}}}
+	half := &btf.Enum{Name: "half", Size: 2, Signed: true, Values: []btf.EnumValue{{Name: "HALF_NEG", Value: ^uint64(0)}}}
+	wideSmall := &btf.Enum{Name: "wide_small", Size: 8, Values: []btf.EnumValue{{Name: "WIDE_SMALL", Value: 3}}}
 	packed := &btf.Struct{Name: "packed_s", Size: 7, Members: []btf.Member{
 		{Name: "a", Type: u8, Offset: 0},
 		{Name: "b", Type: u32, Offset: 8},
@@ -30,7 +32,7 @@ func layoutTypes() (*btf.Struct, *btf.Struct) {
 	}}
 	fn := &btf.FuncProto{Return: i32, Params: []btf.FuncParam{{Name: "x", Type: &btf.Pointer{Target: &btf.Const{Type: char}}}}}
 	anon := &btf.Union{Size: 8, Members: []btf.Member{{Name: "u_word", Type: u64}, {Name: "u_half", Type: u32}}}
-	s := &btf.Struct{Name: "layout_s", Size: 64, Members: []btf.Member{
+	s := &btf.Struct{Name: "layout_s", Size: 80, Members: []btf.Member{
 		{Name: "flag_a", Type: u32, Offset: 0, BitfieldSize: 1},
 		{Name: "flag_b", Type: u32, Offset: 1, BitfieldSize: 3},
 		{Name: "flag_c", Type: u32, Offset: 13, BitfieldSize: 7},
@@ -41,6 +43,8 @@ func layoutTypes() (*btf.Struct, *btf.Struct) {
 		{Name: "names", Type: &btf.Array{Type: &btf.Pointer{Target: char}, Index: u32, Nelems: 2}, Offset: 256},
 		{Name: "cp", Type: &btf.Const{Type: &btf.Pointer{Target: char}}, Offset: 384},
 		{Name: "w", Type: wide, Offset: 448},
+		{Name: "h", Type: half, Offset: 128 + 64 + 64 + 128 + 64 + 64},
+		{Name: "ws", Type: wideSmall, Offset: 128 + 64 + 64 + 128 + 64 + 64 + 64},
 	}}
 	return s, packed
 }
@@ -54,7 +58,7 @@ func TestWriteLayouts(t *testing.T) {
 	for _, mode := range []Mode{Compact, Exact} {
 		t.Run(mode.String(), func(t *testing.T) {
 			c := newChooser(nil)
-			for _, name := range []string{"flag_c", "kind", "p", "cb", "u_half", "names", "cp", "w"} {
+			for _, name := range []string{"flag_c", "kind", "p", "cb", "u_half", "names", "cp", "w", "h", "ws"} {
 				if err := c.keepPath(s, []pathElem{{name: name}}); err != nil {
 					t.Fatal(err)
 				}
@@ -67,9 +71,11 @@ func TestWriteLayouts(t *testing.T) {
 			fmt.Fprintf(&checks, "_Static_assert(sizeof(struct packed_s) == %d, \"packed size\");\n", packed.Size)
 			fmt.Fprintf(&checks, "_Static_assert(sizeof(enum small) == 1, \"enum size\");\n")
 			fmt.Fprintf(&checks, "_Static_assert(sizeof(enum wide) == 8, \"enum64 size\");\n")
+			fmt.Fprintf(&checks, "_Static_assert(sizeof(enum half) == 2 && HALF_NEG < 0, \"signed enum16\");\n")
+			fmt.Fprintf(&checks, "_Static_assert(sizeof(enum wide_small) == 8, \"small enum64\");\n")
 			if mode == Exact {
 				fmt.Fprintf(&checks, "_Static_assert(sizeof(struct layout_s) == %d, \"size\");\n", s.Size)
-				for _, m := range []string{"kind", "p", "cb", "u_half", "names", "cp", "w"} {
+				for _, m := range []string{"kind", "p", "cb", "u_half", "names", "cp", "w", "h", "ws"} {
 					off := fieldOffset(t, s, m)
 					fmt.Fprintf(&checks, "_Static_assert(__builtin_offsetof(struct layout_s, %s) == %d, %q);\n", m, off, m)
 				}

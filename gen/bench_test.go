@@ -69,5 +69,3 @@ func readObjectFile(b *testing.B, path string) []byte {
 	}
 	return data
 }
-
-

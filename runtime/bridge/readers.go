@@ -188,4 +188,3 @@ func (p *PerfReader[E]) SetDeadline(t time.Time) { p.r.SetDeadline(t) }
 
 // Close stops the reader.
 func (p *PerfReader[E]) Close() error { return p.r.Close() }
-

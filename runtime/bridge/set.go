@@ -172,4 +172,3 @@ func explainLoad(spec *ebpf.CollectionSpec, err error) error {
 	}
 	return err
 }
-

@@ -115,4 +115,3 @@ func (v *Var[T]) ReadOnly() bool {
 
 // Raw returns the kernel variable, or nil in process.
 func (v *Var[T]) Raw() *ebpf.Variable { return v.k }
-

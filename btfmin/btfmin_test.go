@@ -135,19 +135,24 @@ func TestUnion(t *testing.T) {
 		}
 	}
 	for _, name := range corpus {
-		cfg := Config{Objects: []string{corpusObject(name)}, Source: corpusSource(name), CFlags: corpusCFlags, KernelBTF: []string{kernel}, Clang: clang}
-		// Complete the union with what each source alone needs, then
-		// verify that source against it.
-		full, err := Generate(Config{Objects: objs, Source: cfg.Source, CFlags: corpusCFlags, KernelBTF: cfg.KernelBTF, Clang: clang})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := Verify(cfg, full.Header)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !rep.OK() {
-			t.Errorf("%s against the union header:\n%s", name, rep)
+		for _, mode := range []Mode{Compact, Exact} {
+			cfg := Config{Objects: []string{corpusObject(name)}, Source: corpusSource(name), CFlags: corpusCFlags, KernelBTF: []string{kernel}, Clang: clang, Mode: mode}
+			// Complete the union with what each source alone needs,
+			// then verify that source against it.
+			full, err := Generate(Config{Objects: objs, Source: cfg.Source, CFlags: corpusCFlags, KernelBTF: cfg.KernelBTF, Clang: clang, Mode: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Verify(cfg, full.Header)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.OK() {
+				t.Errorf("%s against the %s union header:\n%s", name, mode, rep)
+			}
+			if mode == Exact && !rep.IdenticalInstructions {
+				t.Errorf("%s: exact union header changes the instructions", name)
+			}
 		}
 	}
 }

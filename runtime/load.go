@@ -567,7 +567,9 @@ func (v *validator) mapIndex(i int, idx int32) error {
 }
 
 // mapValueRegion maps the value at key 0 of map idx as a static region:
-// the form global sections (.data, .rodata, .bss) take.
+// the form global sections (.data, .rodata, .bss) take. The slice Lookup
+// returns here is used for the program's lifetime, so a Map backing
+// globals must return memory that stays valid (user-space arrays do).
 func (v *validator) mapValueRegion(i, idx int) (uint32, error) {
 	if r, ok := v.valueRegion[idx]; ok {
 		return r, nil

@@ -1,0 +1,699 @@
+package gen
+
+import (
+	"fmt"
+
+	"github.com/dave/jennifer/jen"
+)
+
+const (
+	pkgBinary = "encoding/binary"
+	pkgBits   = "math/bits"
+)
+
+// emitter writes the Go declarations of one translated program.
+type emitter struct {
+	prog *aotProgram
+	opts TranslateOptions
+
+	// Per function being emitted.
+	fn      *aotFunc
+	used    [11]bool // registers the body mentions
+	frame   bool     // the body indexes the frame array fp
+	pending int      // instruction slots run since the budget was last charged
+}
+
+// code builds one statement from raw Go text and jen values (qualified
+// identifiers, so that the file gets its imports).
+func code(parts ...any) *jen.Statement {
+	s := &jen.Statement{}
+	for _, p := range parts {
+		switch v := p.(type) {
+		case string:
+			s.Id(v)
+		case jen.Code:
+			s.Add(v)
+		default:
+			panic(fmt.Sprintf("code: unexpected %T", p))
+		}
+	}
+	return s
+}
+
+func (e *emitter) rt(name string) *jen.Statement { return jen.Qual(e.opts.RuntimePath, name) }
+
+func le() *jen.Statement { return jen.Qual(pkgBinary, "LittleEndian") }
+
+// r names register n and notes that the body uses it.
+func (e *emitter) r(n uint8) string {
+	e.used[n] = true
+	return fmt.Sprintf("r%d", n)
+}
+
+func (e *emitter) fnName(entry int) string { return fmt.Sprintf("%sFn%d", e.opts.Name, entry) }
+
+func label(pc int) string { return fmt.Sprintf("L%d", pc) }
+
+// u64 prints an immediate sign-extended to 64 bits, as an unsigned constant.
+func u64(imm int32) string {
+	if imm >= 0 {
+		return fmt.Sprint(imm)
+	}
+	return fmt.Sprintf("%#x", uint64(int64(imm)))
+}
+
+// u32 prints an immediate as an unsigned 32-bit constant.
+func u32(imm int32) string {
+	if imm >= 0 {
+		return fmt.Sprint(imm)
+	}
+	return fmt.Sprintf("%#x", uint32(imm))
+}
+
+// program returns the declarations as one statement, separated by blank
+// lines, so that one jen.File.Add places them all.
+func (e *emitter) program() *jen.Statement {
+	out := jen.Add(e.translation()).Line().Line().Add(e.entry())
+	for _, f := range e.prog.fnList {
+		out.Line().Line().Add(e.function(f))
+	}
+	return out
+}
+
+// translation is the function the caller hands to Program.Bind.
+func (e *emitter) translation() jen.Code {
+	p := e.prog
+	imms, calls := map[int]uint64{}, map[int]bool{}
+	for _, f := range p.fnList {
+		for _, pc := range f.body {
+			in := p.insns[pc]
+			if in.pseudo {
+				imms[pc] = in.imm64
+			}
+			if in.op == 0x85 && in.src != 1 {
+				calls[pc] = true
+			}
+		}
+	}
+	fields := jen.Dict{
+		jen.Id("Entry"): jen.Id(e.opts.Name + "Entry"),
+		jen.Id("Insns"): jen.Lit(p.nslots),
+	}
+	if len(imms) > 0 {
+		var list []jen.Code
+		for _, pc := range sortedKeys(imms) {
+			list = append(list, jen.Values(jen.Dict{jen.Id("Insn"): jen.Lit(pc), jen.Id("Value"): jen.Id(fmt.Sprintf("%#x", imms[pc]))}))
+		}
+		fields[jen.Id("Imms")] = jen.Index().Add(e.rt("Imm")).Values(list...)
+	}
+	if len(calls) > 0 {
+		var list []jen.Code
+		for _, pc := range sortedKeys(calls) {
+			list = append(list, jen.Lit(pc))
+		}
+		fields[jen.Id("Calls")] = jen.Index().Int().Values(list...)
+	}
+	name := e.opts.Name + "Translation"
+	return jen.Commentf("%s returns the Go translation of program %q, for runtime.Program.Bind.", name, p.name).Line().
+		Func().Id(name).Params().Add(e.rt("Translation")).Block(
+		jen.Return(e.rt("Translation").Values(fields)),
+	)
+}
+
+// entry starts the program at instruction 0 in frame 0 with r1 and r2 set
+// and the other registers zero, as the interpreter does.
+func (e *emitter) entry() jen.Code {
+	f := e.prog.funcs[0]
+	var args []jen.Code
+	args = append(args, jen.Id("m"), jen.Lit(0), jen.Id("b"))
+	for _, r := range f.in.regs() {
+		switch r {
+		case 1, 2:
+			args = append(args, jen.Id(fmt.Sprintf("r%d", r)))
+		default:
+			args = append(args, jen.Lit(0))
+		}
+	}
+	call := jen.Id(e.fnName(0)).Call(args...)
+	var body []jen.Code
+	if f.out == 0 {
+		body = append(body, jen.Return(call))
+	} else {
+		lhs := []jen.Code{jen.Id("r0"), jen.Id("left")}
+		for range f.out.regs() {
+			lhs = append(lhs, jen.Id("_"))
+		}
+		body = append(body, jen.List(lhs...).Op(":=").Add(call), jen.Return(jen.Id("r0"), jen.Id("left")))
+	}
+	name := e.opts.Name + "Entry"
+	return jen.Commentf("%s is the runtime.Entry of program %q.", name, e.prog.name).Line().
+		Func().Id(name).Params(
+		jen.Id("m").Op("*").Add(e.rt("Machine")),
+		jen.List(jen.Id("r1"), jen.Id("r2")).Uint64(),
+		jen.Id("b").Int64(),
+	).Params(jen.Uint64(), jen.Int64()).Block(body...)
+}
+
+func (e *emitter) function(f *aotFunc) jen.Code {
+	p := e.prog
+	e.fn, e.used, e.frame, e.pending = f, [11]bool{}, false, 0
+	labels := p.labels(f)
+	var body []jen.Code
+	if f.body[0] != f.entry {
+		labels[f.entry] = true
+		body = append(body, jen.Goto().Id(label(f.entry)))
+	}
+	falls := false
+	lastLine := ""
+	for _, pc := range f.body {
+		in := p.insns[pc]
+		if labels[pc] {
+			if falls && e.pending > 0 {
+				body = append(body, code(fmt.Sprintf("b -= %d", e.pending)))
+			}
+			body = append(body, jen.Id(label(pc)).Op(":"))
+		}
+		if labels[pc] || !falls {
+			e.pending = 0
+		}
+		if line, ok := e.opts.Lines[pc]; ok && line != lastLine {
+			body = append(body, jen.Comment(line))
+			lastLine = line
+		}
+		stmts := e.insn(in)
+		note := ""
+		if len(stmts) == 0 {
+			note = " (no effect)"
+		}
+		body = append(body, jen.Commentf("%d: %s%s", pc, disasm(in), note))
+		body = append(body, stmts...)
+		falls = in.op != 0x05 && in.op != 0x06 && in.op != 0x95
+	}
+
+	var decl []jen.Code
+	var locals []jen.Code
+	for r := uint8(0); r < 10; r++ {
+		if e.used[r] && !f.in.has(r) {
+			locals = append(locals, jen.Id(fmt.Sprintf("r%d", r)))
+		}
+	}
+	if len(locals) > 0 {
+		decl = append(decl, jen.Var().List(locals...).Uint64())
+	}
+	if e.frame {
+		decl = append(decl, jen.Id("fp").Op(":=").Id("m").Dot("Frame").Call(jen.Id("d")))
+	}
+	if e.used[10] {
+		decl = append(decl, jen.Id("r10").Op(":=").Add(e.rt("StackTop")).Call(jen.Id("d")))
+	}
+
+	params := []jen.Code{jen.Id("m").Op("*").Add(e.rt("Machine")), jen.Id("d").Int(), jen.Id("b").Int64()}
+	if in := f.in.regs(); len(in) > 0 {
+		var ids []jen.Code
+		for _, r := range in {
+			ids = append(ids, jen.Id(fmt.Sprintf("r%d", r)))
+		}
+		params = append(params, jen.List(ids...).Uint64())
+	}
+	results := []jen.Code{jen.Uint64(), jen.Int64()}
+	for range f.out.regs() {
+		results = append(results, jen.Uint64())
+	}
+	what := fmt.Sprintf("the function at instruction %d", f.entry)
+	if sym := p.syms[f.entry]; sym != "" {
+		what = fmt.Sprintf("function %s (instruction %d)", sym, f.entry)
+	}
+	doc := fmt.Sprintf("%s is %s of program %q, run at call depth d with budget b; it returns r0 and the budget left", e.fnName(f.entry), what, p.name)
+	if f.out != 0 {
+		doc += fmt.Sprintf(", then r%v for callers that read them after the call", f.out.regs())
+	}
+	return jen.Comment(doc + ".").Line().
+		Func().Id(e.fnName(f.entry)).Params(params...).Params(results...).Block(append(decl, body...)...)
+}
+
+// charge subtracts the straight-line run ending at pc and checks the
+// budget, as the interpreter does at a taken jump, call or exit.
+func (e *emitter) charge(pc int) []jen.Code {
+	return []jen.Code{
+		code(fmt.Sprintf("b -= %d", e.pending)),
+		e.rt("CheckBudget").Call(jen.Id("b"), jen.Lit(pc)),
+	}
+}
+
+// live reports whether the value instruction pc leaves in register n is
+// read later.
+func (e *emitter) live(pc int, n uint8) bool { return e.fn.liveOut[pc].has(n) }
+
+func (e *emitter) insn(in *aotInsn) []jen.Code {
+	e.pending += in.slots
+	switch in.class() {
+	case 4, 7:
+		if !e.live(in.pc, in.dst) {
+			return nil
+		}
+		if in.class() == 7 {
+			return e.alu64(in)
+		}
+		return e.alu32(in)
+	case 0:
+		if !e.live(in.pc, in.dst) {
+			return nil
+		}
+		return []jen.Code{code(fmt.Sprintf("%s = %#x", e.r(in.dst), in.imm64))}
+	case 1:
+		return e.load(in)
+	case 2, 3:
+		if in.op&0xe0 == 0xc0 {
+			return e.atomic(in)
+		}
+		return e.store(in)
+	}
+	return e.jump(in)
+}
+
+func (e *emitter) alu64(in *aotInsn) []jen.Code {
+	d := e.r(in.dst)
+	x := in.op&8 != 0
+	var s string
+	if x {
+		s = e.r(in.src)
+	}
+	set := func(format string, args ...any) []jen.Code {
+		return []jen.Code{code(d + " = " + fmt.Sprintf(format, args...))}
+	}
+	op := map[uint8]string{0x00: "+=", 0x10: "-=", 0x20: "*=", 0x40: "|=", 0x50: "&=", 0xa0: "^="}
+	code8 := in.op & 0xf0
+	if o, ok := op[code8]; ok {
+		switch {
+		case x:
+			return []jen.Code{code(fmt.Sprintf("%s %s %s", d, o, s))}
+		case code8 == 0x00 && in.imm < 0:
+			return []jen.Code{code(fmt.Sprintf("%s -= %d", d, -int64(in.imm)))}
+		}
+		return []jen.Code{code(fmt.Sprintf("%s %s %s", d, o, u64(in.imm)))}
+	}
+	signed := in.off == 1
+	switch code8 {
+	case 0x60, 0x70, 0xc0:
+		amount := fmt.Sprint(in.imm & 63)
+		if x {
+			amount = fmt.Sprintf("(%s & 63)", s)
+		}
+		switch code8 {
+		case 0x60:
+			return []jen.Code{code(fmt.Sprintf("%s <<= %s", d, amount))}
+		case 0x70:
+			return []jen.Code{code(fmt.Sprintf("%s >>= %s", d, amount))}
+		}
+		return set("uint64(int64(%s) >> %s)", d, amount)
+	case 0x30:
+		switch {
+		case x && signed:
+			return []jen.Code{code(fmt.Sprintf("if s := int64(%s); s != 0 { %s = uint64(int64(%s) / s) } else { %s = 0 }", s, d, d, d))}
+		case x:
+			return []jen.Code{code(fmt.Sprintf("if %s != 0 { %s /= %s } else { %s = 0 }", s, d, s, d))}
+		case in.imm == 0:
+			return set("0")
+		case signed:
+			return set("uint64(int64(%s) / %d)", d, in.imm)
+		}
+		return []jen.Code{code(fmt.Sprintf("%s /= %s", d, u64(in.imm)))}
+	case 0x90:
+		switch {
+		case x && signed:
+			return []jen.Code{code(fmt.Sprintf("if s := int64(%s); s != 0 { %s = uint64(int64(%s) %% s) }", s, d, d))}
+		case x:
+			return []jen.Code{code(fmt.Sprintf("if %s != 0 { %s %%= %s }", s, d, s))}
+		case in.imm == 0:
+			return nil
+		case signed:
+			return set("uint64(int64(%s) %% %d)", d, in.imm)
+		}
+		return []jen.Code{code(fmt.Sprintf("%s %%= %s", d, u64(in.imm)))}
+	case 0x80:
+		return set("-%s", d)
+	case 0xb0:
+		switch {
+		case !x:
+			return set("%s", u64(in.imm))
+		case in.off != 0:
+			return set("uint64(int64(int%d(%s)))", in.off, s)
+		case in.src == in.dst:
+			return nil
+		}
+		return set("%s", s)
+	case 0xd0:
+		return e.swap(d, in.imm)
+	}
+	panic(fmt.Sprintf("alu64: opcode %#x passed validation", in.op))
+}
+
+func (e *emitter) swap(d string, width int32) []jen.Code {
+	switch width {
+	case 16:
+		return []jen.Code{code(d+" = uint64(", jen.Qual(pkgBits, "ReverseBytes16"), fmt.Sprintf("(uint16(%s)))", d))}
+	case 32:
+		return []jen.Code{code(d+" = uint64(", jen.Qual(pkgBits, "ReverseBytes32"), fmt.Sprintf("(uint32(%s)))", d))}
+	}
+	return []jen.Code{code(d+" = ", jen.Qual(pkgBits, "ReverseBytes64"), fmt.Sprintf("(%s)", d))}
+}
+
+func (e *emitter) alu32(in *aotInsn) []jen.Code {
+	d := e.r(in.dst)
+	x := in.op&8 != 0
+	var s, k string // s: the source as uint32; k likewise for display of shifts
+	if x {
+		s = fmt.Sprintf("uint32(%s)", e.r(in.src))
+	} else {
+		s = u32(in.imm)
+	}
+	set := func(format string, args ...any) []jen.Code {
+		return []jen.Code{code(d + " = " + fmt.Sprintf(format, args...))}
+	}
+	op := map[uint8]string{0x00: "+", 0x10: "-", 0x20: "*", 0x40: "|", 0x50: "&", 0xa0: "^"}
+	code8 := in.op & 0xf0
+	if o, ok := op[code8]; ok {
+		return set("uint64(uint32(%s) %s %s)", d, o, s)
+	}
+	signed := in.off == 1
+	switch code8 {
+	case 0x60, 0x70, 0xc0:
+		k = fmt.Sprint(uint32(in.imm) & 31)
+		if x {
+			k = fmt.Sprintf("(%s & 31)", s)
+		}
+		switch code8 {
+		case 0x60:
+			return set("uint64(uint32(%s) << %s)", d, k)
+		case 0x70:
+			return set("uint64(uint32(%s) >> %s)", d, k)
+		}
+		return set("uint64(uint32(int32(%s) >> %s))", d, k)
+	case 0x30:
+		switch {
+		case x && signed:
+			return []jen.Code{code(fmt.Sprintf("if s := int32(%s); s != 0 { %s = uint64(uint32(int32(%s) / s)) } else { %s = 0 }", e.r(in.src), d, d, d))}
+		case x:
+			return []jen.Code{code(fmt.Sprintf("if s := %s; s != 0 { %s = uint64(uint32(%s) / s) } else { %s = 0 }", s, d, d, d))}
+		case in.imm == 0:
+			return set("0")
+		case signed:
+			return set("uint64(uint32(int32(%s) / %d))", d, in.imm)
+		}
+		return set("uint64(uint32(%s) / %s)", d, s)
+	case 0x90:
+		switch {
+		case x && signed:
+			return []jen.Code{code(fmt.Sprintf("if s := int32(%s); s != 0 { %s = uint64(uint32(int32(%s) %% s)) } else { %s = uint64(uint32(%s)) }", e.r(in.src), d, d, d, d))}
+		case x:
+			return []jen.Code{code(fmt.Sprintf("if s := %s; s != 0 { %s = uint64(uint32(%s) %% s) } else { %s = uint64(uint32(%s)) }", s, d, d, d, d))}
+		case in.imm == 0:
+			return set("uint64(uint32(%s))", d)
+		case signed:
+			return set("uint64(uint32(int32(%s) %% %d))", d, in.imm)
+		}
+		return set("uint64(uint32(%s) %% %s)", d, s)
+	case 0x80:
+		return set("uint64(-uint32(%s))", d)
+	case 0xb0:
+		switch {
+		case !x:
+			return set("%s", s)
+		case in.off != 0:
+			return set("uint64(uint32(int32(int%d(%s))))", in.off, e.r(in.src))
+		}
+		return set("uint64(%s)", s)
+	case 0xd0:
+		if x { // be: swap on a little-endian guest
+			return e.swap(d, in.imm)
+		}
+		switch in.imm {
+		case 16:
+			return set("uint64(uint16(%s))", d)
+		case 32:
+			return set("uint64(uint32(%s))", d)
+		}
+		return nil // le64 is the identity
+	}
+	panic(fmt.Sprintf("alu32: opcode %#x passed validation", in.op))
+}
+
+// sizeOf is the access size of a load or store opcode.
+func sizeOf(op uint8) int {
+	return map[uint8]int{0x00: 4, 0x08: 2, 0x10: 1, 0x18: 8}[op&0x18]
+}
+
+// inFrame reports whether base+off .. +size is provably inside the
+// current frame: base is r10 itself and the offset is constant.
+func inFrame(base uint8, off int16, size int) bool {
+	return base == 10 && int(off) >= -512 && int(off)+size <= 0
+}
+
+func (e *emitter) addr(base uint8, off int16) string {
+	b := e.r(base)
+	switch {
+	case off > 0:
+		return fmt.Sprintf("%s+%d", b, off)
+	case off < 0:
+		return fmt.Sprintf("%s-%d", b, -int(off))
+	}
+	return b
+}
+
+func (e *emitter) load(in *aotInsn) []jen.Code {
+	size := sizeOf(in.op)
+	live := e.live(in.pc, in.dst)
+	var val *jen.Statement
+	if inFrame(in.src, in.off, size) {
+		if !live {
+			return nil
+		}
+		e.frame = true
+		i := 512 + int(in.off)
+		switch size {
+		case 1:
+			val = code(fmt.Sprintf("uint64(fp[%d])", i))
+		case 2:
+			val = code("uint64(", le(), fmt.Sprintf(".Uint16(fp[%d:]))", i))
+		case 4:
+			val = code("uint64(", le(), fmt.Sprintf(".Uint32(fp[%d:]))", i))
+		default:
+			val = code(le(), fmt.Sprintf(".Uint64(fp[%d:])", i))
+		}
+	} else {
+		val = code(fmt.Sprintf("m.Load%dAt(%s, %d)", size*8, e.addr(in.src, in.off), in.pc))
+		if !live {
+			return []jen.Code{code("_ = ", val)}
+		}
+	}
+	if in.op&0xe0 == 0x80 { // sign-extending load
+		val = code(fmt.Sprintf("uint64(int64(int%d(", size*8), val, ")))")
+	}
+	return []jen.Code{code(e.r(in.dst)+" = ", val)}
+}
+
+func (e *emitter) store(in *aotInsn) []jen.Code {
+	size := sizeOf(in.op)
+	var v string // the value, as a uint64 expression
+	if in.class() == 3 {
+		v = e.r(in.src)
+	} else {
+		v = u64(in.imm)
+	}
+	if !inFrame(in.dst, in.off, size) {
+		return []jen.Code{code(fmt.Sprintf("m.Store%dAt(%s, %s, %d)", size*8, e.addr(in.dst, in.off), v, in.pc))}
+	}
+	e.frame = true
+	i := 512 + int(in.off)
+	var t string // v truncated to the access size
+	if in.class() == 3 {
+		t = fmt.Sprintf("uint%d(%s)", size*8, v)
+		if size == 1 {
+			t = fmt.Sprintf("byte(%s)", v)
+		}
+	} else {
+		t = fmt.Sprint(uint64(int64(in.imm)) & (1<<(size*8) - 1))
+		if size == 8 {
+			t = u64(in.imm)
+		}
+	}
+	if size == 1 {
+		return []jen.Code{code(fmt.Sprintf("fp[%d] = %s", i, t))}
+	}
+	return []jen.Code{code(le(), fmt.Sprintf(".PutUint%d(fp[%d:], %s)", size*8, i, t))}
+}
+
+func (e *emitter) atomic(in *aotInsn) []jen.Code {
+	w := 64
+	if in.op&0x18 == 0 {
+		w = 32
+	}
+	s := e.r(in.src)
+	get := code(le(), fmt.Sprintf(".Uint%d(c)", w))
+	if w == 32 {
+		get = code("uint64(", le(), ".Uint32(c))")
+	}
+	put := func(v string) *jen.Statement {
+		if w == 32 {
+			return code(le(), fmt.Sprintf(".PutUint32(c, uint32(%s))", v))
+		}
+		return code(le(), fmt.Sprintf(".PutUint64(c, %s)", v))
+	}
+	stmts := []jen.Code{code(fmt.Sprintf("c := m.Cell%dAt(%s, %d)", w, e.addr(in.dst, in.off), in.pc))}
+	ops := map[int32]string{0x00: "+", 0x40: "|", 0x50: "&", 0xa0: "^"}
+	switch in.imm {
+	case 0xe1: // xchg
+		if e.live(in.pc, in.src) {
+			stmts = append(stmts, code("old := ", get), put(s), code(s+" = old"))
+		} else {
+			stmts = append(stmts, put(s))
+		}
+	case 0xf1: // cmpxchg
+		cmp := e.r(0)
+		if w == 32 {
+			cmp = fmt.Sprintf("uint64(uint32(%s))", cmp)
+		}
+		stmts = append(stmts, code("old := ", get), jen.If(code("old == "+cmp)).Block(put(s)))
+		if e.live(in.pc, 0) {
+			stmts = append(stmts, code(e.r(0)+" = old"))
+		}
+	default:
+		o := ops[in.imm&^1]
+		if in.imm&1 != 0 && e.live(in.pc, in.src) {
+			stmts = append(stmts, code("old := ", get), put("old"+o+s), code(s+" = old"))
+		} else {
+			stmts = append(stmts, code(le(), fmt.Sprintf(".PutUint%d(c, ", w), e.atomicOperand(w, get), fmt.Sprintf("%s%s)", o, e.atomicSrc(w, s))))
+		}
+	}
+	return []jen.Code{jen.Block(stmts...)}
+}
+
+// atomicOperand and atomicSrc write the operands of a non-fetching atomic
+// in the width of the cell.
+func (e *emitter) atomicOperand(w int, get *jen.Statement) *jen.Statement {
+	if w == 32 {
+		return code(le(), ".Uint32(c)")
+	}
+	return get
+}
+
+func (e *emitter) atomicSrc(w int, s string) string {
+	if w == 32 {
+		return fmt.Sprintf("uint32(%s)", s)
+	}
+	return s
+}
+
+// cond is the Go condition of a conditional jump.
+func (e *emitter) cond(in *aotInsn) string {
+	code8 := in.op & 0xf0
+	is32 := in.class() == 6
+	x := in.op&8 != 0
+	signed := code8 == 0x60 || code8 == 0x70 || code8 == 0xc0 || code8 == 0xd0
+	var d, s string
+	switch {
+	case is32 && signed:
+		d = fmt.Sprintf("int32(%s)", e.r(in.dst))
+		s = fmt.Sprint(in.imm)
+		if x {
+			s = fmt.Sprintf("int32(%s)", e.r(in.src))
+		}
+	case is32:
+		d = fmt.Sprintf("uint32(%s)", e.r(in.dst))
+		s = u32(in.imm)
+		if x {
+			s = fmt.Sprintf("uint32(%s)", e.r(in.src))
+		}
+	case signed:
+		d = fmt.Sprintf("int64(%s)", e.r(in.dst))
+		s = fmt.Sprint(in.imm)
+		if x {
+			s = fmt.Sprintf("int64(%s)", e.r(in.src))
+		}
+	default:
+		d = e.r(in.dst)
+		s = u64(in.imm)
+		if x {
+			s = e.r(in.src)
+		}
+	}
+	ops := map[uint8]string{0x10: "==", 0x20: ">", 0x30: ">=", 0x50: "!=", 0x60: ">", 0x70: ">=",
+		0xa0: "<", 0xb0: "<=", 0xc0: "<", 0xd0: "<="}
+	if code8 == 0x40 {
+		return fmt.Sprintf("%s&%s != 0", d, s)
+	}
+	return fmt.Sprintf("%s %s %s", d, ops[code8], s)
+}
+
+func (e *emitter) jump(in *aotInsn) []jen.Code {
+	switch {
+	case in.op == 0x05 || in.op == 0x06:
+		return append(e.charge(in.pc), jen.Goto().Id(label(in.target)))
+	case in.op == 0x95:
+		ret := []jen.Code{jen.Id(e.r(0)), jen.Id("b")}
+		for _, r := range e.fn.out.regs() {
+			ret = append(ret, jen.Id(e.r(r)))
+		}
+		return append(e.charge(in.pc), jen.Return(ret...))
+	case in.op == 0x85 && in.src == 1:
+		stmts := e.call(in, e.prog.funcs[in.target])
+		e.pending = 0
+		return stmts
+	case in.op == 0x85:
+		call := code(fmt.Sprintf("m.CallAt(%d, %s, %s, %s, %s, %s)", in.pc, e.r(1), e.r(2), e.r(3), e.r(4), e.r(5)))
+		if e.live(in.pc, 0) {
+			return []jen.Code{code(e.r(0)+" = ", call)}
+		}
+		return []jen.Code{call}
+	case in.op == 0x8d:
+		return e.callx(in)
+	}
+	taken := append(e.charge(in.pc), jen.Goto().Id(label(in.target)))
+	return []jen.Code{jen.If(code(e.cond(in))).Block(taken...)}
+}
+
+// call is a bpf-to-bpf call of g: depth check, budget, then the Go call.
+func (e *emitter) call(in *aotInsn, g *aotFunc) []jen.Code {
+	stmts := []jen.Code{e.rt("CheckDepth").Call(jen.Id("d"), jen.Lit(in.pc))}
+	stmts = append(stmts, e.charge(in.pc)...)
+	args := []jen.Code{jen.Id("m"), jen.Id("d+1"), jen.Id("b")}
+	for _, r := range g.in.regs() {
+		args = append(args, jen.Id(e.r(r)))
+	}
+	lhs := []jen.Code{jen.Id("_"), jen.Id("b")}
+	if e.live(in.pc, 0) {
+		lhs[0] = jen.Id(e.r(0))
+	}
+	for _, r := range g.out.regs() {
+		if e.live(in.pc, r) {
+			lhs = append(lhs, jen.Id(e.r(r)))
+		} else {
+			lhs = append(lhs, jen.Id("_"))
+		}
+	}
+	return append(stmts, jen.List(lhs...).Op("=").Id(e.fnName(g.entry)).Call(args...))
+}
+
+// callx resolves the target at run time: a helper id is called by the
+// runtime, a function address selects one of the translated functions.
+func (e *emitter) callx(in *aotInsn) []jen.Code {
+	v := "_"
+	var helper []jen.Code
+	if e.live(in.pc, 0) {
+		v = "v"
+		helper = append(helper, code(e.r(0)+" = v"))
+	}
+	resolve := code(fmt.Sprintf("t, %s := m.CallX(%d, %s, %s, %s, %s, %s, %s)", v, in.pc, e.r(in.dst), e.r(1), e.r(2), e.r(3), e.r(4), e.r(5)))
+	cases := []jen.Code{jen.Case(jen.Lit(-1)).Block(helper...)}
+	pending := e.pending
+	for _, g := range e.prog.fnList {
+		body := e.call(in, g)
+		// The helper path charges nothing, so the straight-line run goes
+		// on after the callx; give back what the call charged so that the
+		// next charge takes it again.
+		body = append(body, code(fmt.Sprintf("b += %d", pending)))
+		cases = append(cases, jen.Case(jen.Lit(g.entry)).Block(body...))
+	}
+	cases = append(cases, jen.Default().Block(e.rt("NoFunction").Call(jen.Lit(in.pc), jen.Id("t"))))
+	return []jen.Code{jen.Switch(resolve.Op(";").Id("t")).Block(cases...)}
+}

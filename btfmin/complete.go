@@ -37,7 +37,8 @@ const maxCompileRounds = 64
 // #include "name" finds the new header rather than a vmlinux.h beside the
 // original source. The source's own directory stays on the include path
 // for its other headers. It returns clang's diagnostics and whether it
-// compiled; err is for failures to run clang at all.
+// compiled; err is for failures to run clang at all. With out empty it
+// only preprocesses and returns the preprocessed text instead.
 func compileSource(clang, src string, cflags []string, dir, name string, header []byte, out string) (diags string, ok bool, err error) {
 	if err := os.WriteFile(filepath.Join(dir, name), header, 0o644); err != nil {
 		return "", false, err
@@ -53,12 +54,20 @@ func compileSource(clang, src string, cflags []string, dir, name string, header 
 	args := []string{"-g", "-O2", "-target", "bpf", "-fno-color-diagnostics", "-fno-caret-diagnostics", "-ferror-limit=0",
 		"-I", dir, "-I", filepath.Dir(src)}
 	args = append(args, cflags...)
-	args = append(args, "-c", srcCopy, "-o", out)
+	if out == "" {
+		args = append(args, "-E", srcCopy)
+	} else {
+		args = append(args, "-c", srcCopy, "-o", out)
+	}
 	cmd := exec.Command(clang, args...)
-	var stderr bytes.Buffer
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
 	err = cmd.Run()
 	diags = strings.ReplaceAll(stderr.String(), dir+string(filepath.Separator), "")
+	if out == "" {
+		diags = stdout.String()
+	}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -100,6 +109,9 @@ func complete(c *chooser, cfg *Config) error {
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "out.o")
 	guard := guardFor(cfg.output())
+	if err := c.wholeForLayoutUse(cfg, dir); err != nil {
+		return err
+	}
 	for round := 0; round < maxCompileRounds; round++ {
 		header := c.write(cfg.Mode, guard, nil)
 		diags, ok, err := compileSource(cfg.clang(), cfg.Source, cfg.CFlags, dir, cfg.output(), []byte(header), out)
@@ -120,6 +132,29 @@ func complete(c *chooser, cfg *Config) error {
 		}
 	}
 	return fmt.Errorf("%s: header still incomplete after %d compiles", filepath.Base(cfg.Source), maxCompileRounds)
+}
+
+// reLayoutUse finds sizeof and offsetof applied to a named struct or
+// union in preprocessed source.
+var reLayoutUse = regexp.MustCompile(`\b(?:sizeof|offsetof|__builtin_offsetof)\s*\(\s*(struct|union)\s+(\w+)`)
+
+// wholeForLayoutUse keeps whole every type whose size or member offsets
+// the source computes at compile time: CO-RE does not relocate sizeof
+// and offsetof, and a compact definition would silently change them.
+// Clang only complains when the type is incomplete, so the source is
+// preprocessed and searched instead.
+func (c *chooser) wholeForLayoutUse(cfg *Config, dir string) error {
+	text, ok, err := compileSource(cfg.clang(), cfg.Source, cfg.CFlags, dir, cfg.output(), []byte(c.write(cfg.Mode, guardFor(cfg.output()), nil)), "")
+	if err != nil || !ok {
+		// The compile loop reports what is wrong with the source.
+		return err
+	}
+	for _, m := range reLayoutUse.FindAllStringSubmatch(text, -1) {
+		if t, err := c.kernelType(m[1] + " " + m[2]); err == nil && c.isHeader(t) {
+			c.use(t, true)
+		}
+	}
+	return nil
 }
 
 // fix applies what clang's diagnostics ask for and returns the names it

@@ -1,10 +1,13 @@
 package btfmin
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf/btf"
+	"github.com/skelgen/skelgen/internal/testenv"
 )
 
 // TestFixFromDiagnostics feeds clang-19 diagnostics (as clang prints
@@ -100,5 +103,47 @@ func TestMergeMember(t *testing.T) {
 	h := c.write(Compact, "__X_H__", nil)
 	if !strings.Contains(h, "struct task_struct {\n\tpid_t pid;\n\tpid_t tgid;\n};") {
 		t.Errorf("header:\n%s", h)
+	}
+}
+
+// TestLayoutUseKeepsWhole: sizeof of a kernel struct the programs also
+// read through CO-RE must see the whole struct, not the compact one.
+func TestLayoutUseKeepsWhole(t *testing.T) {
+	clang := testenv.Clang(t)
+	kernel := runningKernelBTF(t)
+	src := filepath.Join(t.TempDir(), "size.bpf.c")
+	code := `#include "vmlinux.h"
+unsigned long size, off;
+int f(struct task_struct *t) {
+	size = sizeof(struct task_struct);
+	off = __builtin_offsetof(struct mm_struct, mmap_base);
+	return t->pid;
+}
+`
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Generate(Config{Source: src, KernelBTF: []string{kernel}, Clang: clang, Fields: []string{"task_struct.pid", "mm_struct.mmap_base"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := btf.LoadSpec(kernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"task_struct", "mm_struct"} {
+		var kt *btf.Struct
+		if err := spec.TypeByName(name, &kt); err != nil {
+			t.Fatal(err)
+		}
+		h := string(res.Header)
+		start := strings.Index(h, "\nstruct "+name+" {\n")
+		if start < 0 {
+			t.Fatalf("no struct %s in header", name)
+		}
+		body := h[start : start+strings.Index(h[start:], "\n};")]
+		if n := strings.Count(body, ";\n"); n < len(kt.Members)/2 {
+			t.Errorf("struct %s has %d members in the header, kernel has %d", name, n, len(kt.Members))
+		}
 	}
 }

@@ -98,15 +98,15 @@ func Builtins() *HelperSet {
 }
 
 func (m *Machine) mapAndKey(handle, keyAddr uint64) (Map, []byte, error) {
-	mp, err := m.Map(handle)
-	if err != nil {
-		return nil, nil, err
+	i, ok := m.mapIndex(handle)
+	if !ok {
+		return nil, nil, fmt.Errorf("%#x is not a map handle", handle)
 	}
-	key, err := m.Bytes(keyAddr, uint64(mp.Spec().KeySize))
+	key, err := m.Bytes(keyAddr, uint64(m.prog.keySizes[i]))
 	if err != nil {
 		return nil, nil, fmt.Errorf("key: %w", err)
 	}
-	return mp, key, nil
+	return m.prog.maps[i], key, nil
 }
 
 // mapLookupElem returns the address of the live value, or NULL.
@@ -122,16 +122,9 @@ func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return m.AddRegion(valueRegionName(mp), val, true)
-}
-
-// valueRegionName uses the name the map computed once, so a lookup does
-// not allocate.
-func valueRegionName(mp Map) string {
-	if n, ok := mp.(interface{ valueRegionName() string }); ok {
-		return n.valueRegionName()
-	}
-	return "map " + mp.Spec().Name + " value"
+	// The region name was built at load, so a lookup does not allocate.
+	i, _ := m.mapIndex(r1)
+	return m.AddRegion(m.prog.valueNames[i], val, true)
 }
 
 func mapUpdateElem(m *Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {

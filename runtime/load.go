@@ -51,17 +51,19 @@ const DefaultBudget = 1 << 24
 // Program is a validated program with its run state. A Program runs one
 // call at a time; use Clone for another goroutine.
 type Program struct {
-	name      string
-	insns     []insn
-	funcs     []Func
-	funcNames []string
-	maps      []Map
-	helpers   *HelperSet
-	budget    int64
-	out       io.Writer
-	symbols   map[int]string
-	static    Memory // the regions every run starts with (context and stack slots filled per run)
-	m         *Machine
+	name       string
+	insns      []insn
+	funcs      []Func
+	funcNames  []string
+	maps       []Map
+	valueNames []string // region names of map values, by map index
+	keySizes   []uint32 // by map index, so helpers need not copy a MapSpec
+	helpers    *HelperSet
+	budget     int64
+	out        io.Writer
+	symbols    map[int]string
+	static     Memory // the regions every run starts with (context and stack slots filled per run)
+	m          *Machine
 }
 
 // Name returns the program's name.
@@ -105,6 +107,14 @@ func Load(spec *ProgramSpec, opts *Options) (*Program, error) {
 		return nil, err
 	}
 	p.static.nstatic = len(p.static.rd)
+	for _, m := range p.maps {
+		var spec MapSpec
+		if m != nil {
+			spec = m.Spec()
+		}
+		p.valueNames = append(p.valueNames, regionName(spec))
+		p.keySizes = append(p.keySizes, spec.KeySize)
+	}
 	p.m = newMachine(p)
 	return p, nil
 }
@@ -584,10 +594,7 @@ func (v *validator) mapValueRegion(i, idx int) (uint32, error) {
 	if len(val) >= maxRegionSize {
 		return 0, v.fail(i, "map %s: value of %d bytes is too large", spec.Name, len(val))
 	}
-	name := spec.Name
-	if !strings.HasPrefix(name, ".") {
-		name = "map " + name + " value"
-	}
+	name := regionName(spec)
 	s := &v.p.static
 	s.rd = append(s.rd, val)
 	if spec.Flags&FlagRdonlyProg != 0 || strings.HasPrefix(spec.Name, ".rodata") {

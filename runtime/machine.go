@@ -58,11 +58,15 @@ func (m *Machine) Output() io.Writer { return m.prog.out }
 
 // Map resolves a map handle as the program passes it to a helper.
 func (m *Machine) Map(handle uint64) (Map, error) {
-	i := handle>>32 - tagMap
-	if handle&0xffffffff == 0 && handle>>32 >= tagMap && i < uint64(len(m.prog.maps)) {
+	if i, ok := m.mapIndex(handle); ok {
 		return m.prog.maps[i], nil
 	}
 	return nil, fmt.Errorf("%#x is not a map handle", handle)
+}
+
+func (m *Machine) mapIndex(handle uint64) (int, bool) {
+	i := handle>>32 - tagMap
+	return int(i), handle&0xffffffff == 0 && handle>>32 >= tagMap && i < uint64(len(m.prog.maps))
 }
 
 // FuncAddr reports whether v is a function address (from lddw with

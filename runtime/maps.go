@@ -72,7 +72,7 @@ func NewMap(spec MapSpec) (Map, error) {
 		if uint64(spec.ValueSize)*uint64(spec.MaxEntries) > 1<<30 {
 			return nil, fmt.Errorf("map %s: %d entries of %d bytes is too large", spec.Name, spec.MaxEntries, spec.ValueSize)
 		}
-		return &arrayMap{spec: spec, name: regionName(spec), data: make([]byte, int(spec.ValueSize)*int(spec.MaxEntries))}, nil
+		return &arrayMap{spec: spec, data: make([]byte, int(spec.ValueSize)*int(spec.MaxEntries))}, nil
 	case RingBuf:
 		return newRingBuffer(spec)
 	}
@@ -96,12 +96,10 @@ func checkFlags(flags uint64) error {
 // arrayMap is an array or (one-CPU) per-CPU array. Elements always exist.
 type arrayMap struct {
 	spec MapSpec
-	name string
 	data []byte
 }
 
-func (a *arrayMap) Spec() MapSpec           { return a.spec }
-func (a *arrayMap) valueRegionName() string { return a.name }
+func (a *arrayMap) Spec() MapSpec { return a.spec }
 
 func (a *arrayMap) index(key []byte) (int, bool) {
 	if len(key) != 4 {
@@ -157,7 +155,6 @@ func (a *arrayMap) NextKey(key, next []byte) error {
 // allocate; the slots also form the recency list of the LRU variants.
 type hashMap struct {
 	spec       MapSpec
-	name       string
 	lru        bool
 	index      map[string]int32
 	slots      []slot
@@ -175,7 +172,6 @@ type slot struct {
 func newHashMap(spec MapSpec) *hashMap {
 	return &hashMap{
 		spec:  spec,
-		name:  regionName(spec),
 		lru:   spec.Type == LRUHash || spec.Type == LRUPerCPUHash,
 		index: map[string]int32{},
 		head:  -1,
@@ -183,8 +179,7 @@ func newHashMap(spec MapSpec) *hashMap {
 	}
 }
 
-func (h *hashMap) Spec() MapSpec           { return h.spec }
-func (h *hashMap) valueRegionName() string { return h.name }
+func (h *hashMap) Spec() MapSpec { return h.spec }
 
 func (h *hashMap) checkKey(key []byte) error {
 	if len(key) != int(h.spec.KeySize) {

@@ -135,21 +135,46 @@ func complete(c *chooser, cfg *Config) error {
 }
 
 // reLayoutUse finds sizeof and offsetof applied to a named struct or
-// union in preprocessed source.
-var reLayoutUse = regexp.MustCompile(`\b(?:sizeof|offsetof|__builtin_offsetof)\s*\(\s*(struct|union)\s+(\w+)`)
+// union, and variables, members and parameters declared with one by
+// value, in preprocessed source.
+var (
+	reLayoutUse = regexp.MustCompile(`\b(?:sizeof|offsetof|__builtin_offsetof)\s*\(\s*(struct|union)\s+(\w+)`)
+	reByValue   = regexp.MustCompile(`\b(struct|union)\s+(\w+)\s+\w+\s*[;=\[,)]`)
+	reLineMark  = regexp.MustCompile(`^# \d+ "([^"]*)"`)
+)
+
+// sourceLines keeps the lines of preprocessed text that come from the
+// file named base (macro expansions included), dropping the headers'.
+func sourceLines(text, base string) string {
+	var b strings.Builder
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		if m := reLineMark.FindStringSubmatch(line); m != nil {
+			in = filepath.Base(m[1]) == base
+			continue
+		}
+		if in {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
 
 // wholeForLayoutUse keeps whole every type whose size or member offsets
-// the source computes at compile time: CO-RE does not relocate sizeof
-// and offsetof, and a compact definition would silently change them.
-// Clang only complains when the type is incomplete, so the source is
-// preprocessed and searched instead.
+// the source fixes at compile time: CO-RE does not relocate sizeof,
+// offsetof or the layout of a local copy, and a compact definition would
+// silently change them. Clang only complains when the type is
+// incomplete, so the source's own lines are preprocessed and searched
+// instead.
 func (c *chooser) wholeForLayoutUse(cfg *Config, dir string) error {
 	text, ok, err := compileSource(cfg.clang(), cfg.Source, cfg.CFlags, dir, cfg.output(), []byte(c.write(cfg.Mode, guardFor(cfg.output()), nil)), "")
 	if err != nil || !ok {
 		// The compile loop reports what is wrong with the source.
 		return err
 	}
-	for _, m := range reLayoutUse.FindAllStringSubmatch(text, -1) {
+	text = sourceLines(text, filepath.Base(cfg.Source))
+	uses := append(reLayoutUse.FindAllStringSubmatch(text, -1), reByValue.FindAllStringSubmatch(text, -1)...)
+	for _, m := range uses {
 		if t, err := c.kernelType(m[1] + " " + m[2]); err == nil && c.isHeader(t) {
 			c.use(t, true)
 		}

@@ -106,24 +106,27 @@ func TestMergeMember(t *testing.T) {
 	}
 }
 
-// TestLayoutUseKeepsWhole: sizeof of a kernel struct the programs also
-// read through CO-RE must see the whole struct, not the compact one.
+// TestLayoutUseKeepsWhole: sizeof, offsetof and local copies of a kernel
+// struct the programs also read through CO-RE must see the whole struct,
+// not the compact one.
 func TestLayoutUseKeepsWhole(t *testing.T) {
 	clang := testenv.Clang(t)
 	kernel := runningKernelBTF(t)
 	src := filepath.Join(t.TempDir(), "size.bpf.c")
 	code := `#include "vmlinux.h"
 unsigned long size, off;
-int f(struct task_struct *t) {
+int f(struct task_struct *t, struct nsproxy *p) {
+	struct pid_namespace ns;
 	size = sizeof(struct task_struct);
 	off = __builtin_offsetof(struct mm_struct, mmap_base);
-	return t->pid;
+	__builtin_memcpy(&ns, p->pid_ns_for_children, sizeof(ns));
+	return t->pid + ns.level;
 }
 `
 	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Generate(Config{Source: src, KernelBTF: []string{kernel}, Clang: clang, Fields: []string{"task_struct.pid", "mm_struct.mmap_base"}})
+	res, err := Generate(Config{Source: src, KernelBTF: []string{kernel}, Clang: clang, Fields: []string{"task_struct.pid", "mm_struct.mmap_base", "pid_namespace.level"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +134,7 @@ int f(struct task_struct *t) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"task_struct", "mm_struct"} {
+	for _, name := range []string{"task_struct", "mm_struct", "pid_namespace"} {
 		var kt *btf.Struct
 		if err := spec.TypeByName(name, &kt); err != nil {
 			t.Fatal(err)

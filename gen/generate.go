@@ -119,6 +119,19 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	}
 
 	var files []File
+	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types}
+	if !cfg.ImportRuntime {
+		rt, br, err := vendoredImports(outDir)
+		if err != nil {
+			return nil, err
+		}
+		skelCfg.RuntimeImport, skelCfg.BridgeImport = rt, br
+		vendored, err := vendorFiles(outDir, rt)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, vendored...)
+	}
 	for _, b := range builds {
 		obj, err := ReadObject(filepath.Base(cfg.Input), b.obj)
 		if err != nil {
@@ -128,14 +141,9 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 			b.target = targetForOrder(obj.Order)
 		}
 		base := stem + "_" + b.target.Suffix()
-		src, err := Skeleton(obj, SkeletonConfig{
-			Package:    pkg,
-			Stem:       stem,
-			ObjectFile: base + ".o",
-			Source:     filepath.Base(cfg.Input),
-			Target:     b.target,
-			Types:      cfg.Types,
-		})
+		sc := skelCfg
+		sc.ObjectFile, sc.Target = base+".o", b.target
+		src, err := Skeleton(obj, sc)
 		if err != nil {
 			return nil, err
 		}

@@ -145,6 +145,29 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 	return nil
 }
 
+// aliases declares the runtime's types and errors that users of an object
+// with user programs need, so that they never import the runtime: a
+// package that carries its copy keeps it internal.
+func (s *skeleton) aliases(f *jen.File) {
+	p := s.prefix
+	f.Commentf("%sLoadOptions configure Load: in process or with the kernel, where output and records go, the instruction budget.", p)
+	f.Type().Id(p+"LoadOptions").Op("=").Qual(s.bridge, "LoadOptions")
+	if len(s.host) > 0 {
+		f.Commentf("%sPointer is an untyped pointer argument of a host function.", p)
+		f.Type().Id(p+"Pointer").Op("=").Qual(s.bridge, "Pointer")
+	}
+	f.Commentf("%sMemoryError is the error of a user program that accessed memory out of bounds.", p)
+	f.Type().Id(p+"MemoryError").Op("=").Qual(s.cfg.RuntimeImport, "MemoryError")
+	f.Var().Defs(
+		jen.Commentf("%sErrBudget: a user program ran out of its instruction budget.", p),
+		jen.Id(p+"ErrBudget").Op("=").Qual(s.cfg.RuntimeImport, "ErrBudget"),
+		jen.Commentf("%sErrCallDepth: a user program nested calls too deeply.", p),
+		jen.Id(p+"ErrCallDepth").Op("=").Qual(s.cfg.RuntimeImport, "ErrCallDepth"),
+		jen.Commentf("%sErrInProcess: a kernel operation on an object loaded in process.", p),
+		jen.Id(p+"ErrInProcess").Op("=").Qual(s.bridge, "ErrInProcess"),
+	)
+}
+
 // file writes the whole skeleton.
 func (s *skeleton) file() (*jen.File, error) {
 	f := jen.NewFile(s.cfg.Package)
@@ -213,7 +236,8 @@ func (s *skeleton) file() (*jen.File, error) {
 		args = append(args, jen.Id("host"))
 	}
 	if hasUser {
-		optsType = jen.Op("*").Qual(s.bridge, "LoadOptions")
+		optsType = jen.Op("*").Id(p + "LoadOptions")
+		s.aliases(f)
 	} else {
 		optsType = jen.Op("*").Qual(pkgEbpf, "CollectionOptions")
 	}

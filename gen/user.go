@@ -208,7 +208,7 @@ func (s *skeleton) describeParam(hp *hostParam, t btf.Type) error {
 				}
 			}
 		}
-		hp.kind, hp.typ = paramPointer, jen.Qual(s.bridge, "Pointer")
+		hp.kind, hp.typ = paramPointer, jen.Id(s.prefix+"Pointer")
 		return nil
 	}
 	if _, _, err := intShape(t); err != nil {

@@ -25,8 +25,16 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := gen.WriteFiles(files); err != nil {
 		return err
 	}
+	vendored := 0
 	for _, f := range files {
+		if gen.IsVendored(f.Path) {
+			vendored++
+			continue
+		}
 		fmt.Fprintf(stdout, "wrote %s\n", f.Path)
+	}
+	if vendored > 0 {
+		fmt.Fprintf(stdout, "wrote %d files of the runtime copy the package carries\n", vendored)
 	}
 	return nil
 }

@@ -1,9 +1,13 @@
 //go:build ignore
 
 // Syscall latency: the kernel side times every system call of the traced
-// processes and counts the latencies in a log2 histogram.
+// processes and counts the latencies in a log2 histogram; the user-space
+// program (SEC("ubpf/report")), run by the Go host every interval, computes
+// percentiles from the same maps, prints the histogram, emits metrics
+// through host functions and starts the next interval.
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include "skelgen.h"
 
 #define MAX_SLOTS 64
 
@@ -96,6 +100,69 @@ int on_exit(void *ctx)
 		if (delta > t->max_ns)
 			t->max_ns = delta;
 	}
+	return 0;
+}
+
+/* The interval's figures, filled in by report for the Go host. */
+struct summary {
+	__u64 count;
+	__u64 p50_ns;
+	__u64 p90_ns;
+	__u64 p99_ns;
+	__u64 max_ns;
+	__u64 mean_ns;
+};
+
+/* Implemented by the Go host. */
+extern void host_metric(const char *name, __u64 value) __ksym;
+
+SEC("ubpf/report")
+int report(struct summary *s)
+{
+	__u64 total = 0, cum = 0, zero64 = 0;
+	__u32 zero = 0;
+
+	for (__u32 i = 0; i < MAX_SLOTS; i++) {
+		__u64 *n = bpf_map_lookup_elem(&hist, &i);
+		if (n)
+			total += *n;
+	}
+	s->count = total;
+	if (total == 0)
+		return 0;
+	s->p50_ns = s->p90_ns = s->p99_ns = 0;
+	for (__u32 i = 0; i < MAX_SLOTS; i++) {
+		__u64 *n = bpf_map_lookup_elem(&hist, &i);
+		if (!n)
+			continue;
+		cum += *n;
+		/* The upper bound of the slot where the percentile falls. */
+		__u64 upper = (2ULL << i) - 1;
+		if (!s->p50_ns && cum * 100 >= total * 50)
+			s->p50_ns = upper;
+		if (!s->p90_ns && cum * 100 >= total * 90)
+			s->p90_ns = upper;
+		if (!s->p99_ns && cum * 100 >= total * 99)
+			s->p99_ns = upper;
+	}
+	struct totals *t = bpf_map_lookup_elem(&totals, &zero);
+	if (t) {
+		s->max_ns = t->max_ns;
+		s->mean_ns = t->count ? t->sum_ns / t->count : 0;
+	}
+
+	skelgen_print_log2_hist(&hist, "nsecs");
+	skelgen_printf("%llu syscalls: p50 <= %llu ns, p90 <= %llu ns, p99 <= %llu ns, max %llu ns\n",
+		       total, s->p50_ns, s->p90_ns, s->p99_ns, s->max_ns);
+	host_metric("syscalls", total);
+	host_metric("p50_ns", s->p50_ns);
+	host_metric("p99_ns", s->p99_ns);
+
+	/* Start the next interval. */
+	for (__u32 i = 0; i < MAX_SLOTS; i++)
+		bpf_map_update_elem(&hist, &i, &zero64, BPF_ANY);
+	struct totals empty = {};
+	bpf_map_update_elem(&totals, &zero, &empty, BPF_ANY);
 	return 0;
 }
 

@@ -9,7 +9,8 @@ import (
 	"fmt"
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
-	bridge "github.com/skelgen/skelgen/runtime/bridge"
+	bridge "github.com/skelgen/skelgen/examples/latency/internal/skelgenrt/bridge"
+	"github.com/skelgen/skelgen/examples/latency/internal/skelgenrt/runtime"
 	"unsafe"
 )
 
@@ -46,22 +47,36 @@ func LoadLatencySpec() (*LatencySpec, error) {
 	return s, nil
 }
 
-// LoadLatency parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
-func LoadLatency(opts *ebpf.CollectionOptions) (*LatencyObjects, error) {
+// LatencyLoadOptions configure Load: in process or with the kernel, where output and records go, the instruction budget.
+type LatencyLoadOptions = bridge.LoadOptions
+
+// LatencyPointer is an untyped pointer argument of a host function.
+type LatencyPointer = bridge.Pointer
+
+// LatencyMemoryError is the error of a user program that accessed memory out of bounds.
+type LatencyMemoryError = runtime.MemoryError
+
+var (
+	// LatencyErrBudget: a user program ran out of its instruction budget.
+	LatencyErrBudget = runtime.ErrBudget
+	// LatencyErrCallDepth: a user program nested calls too deeply.
+	LatencyErrCallDepth = runtime.ErrCallDepth
+	// LatencyErrInProcess: a kernel operation on an object loaded in process.
+	LatencyErrInProcess = bridge.ErrInProcess
+)
+
+// LoadLatency parses the embedded object and loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil. host implements the functions the user-space programs call.
+func LoadLatency(host LatencyHost, opts *LatencyLoadOptions) (*LatencyObjects, error) {
 	spec, err := LoadLatencySpec()
 	if err != nil {
 		return nil, err
 	}
-	return spec.Load(opts)
+	return spec.Load(host, opts)
 }
 
-// Load loads the kernel programs and maps into the kernel; opts may be nil.
-func (s *LatencySpec) Load(opts *ebpf.CollectionOptions) (*LatencyObjects, error) {
-	var lo bridge.LoadOptions
-	if opts != nil {
-		lo.Collection = *opts
-	}
-	set, err := bridge.Load(s.Spec, nil, &lo)
+// Load loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil. host implements the functions the user-space programs call.
+func (s *LatencySpec) Load(host LatencyHost, opts *LatencyLoadOptions) (*LatencyObjects, error) {
+	set, err := bridge.Load(s.Spec, latencyExterns(host), opts)
 	if err != nil {
 		return nil, fmt.Errorf("latency: %w", err)
 	}
@@ -85,6 +100,8 @@ type LatencyObjects struct {
 	OnEnter LatencyOnEnterProgram
 	// OnExit is program on_exit (section tracepoint/raw_syscalls/sys_exit).
 	OnExit LatencyOnExitProgram
+	// Report is user-space program report (section ubpf/report), run in process.
+	Report *bridge.UserProgram[LatencySummary]
 	// Variables are the global variables, read and written through memory-mapped sections.
 	Variables LatencyVariables
 
@@ -112,6 +129,9 @@ func (o *LatencyObjects) init() error {
 		return err
 	}
 	if o.OnExit.Program, err = bridge.NewProgram(o.set, "on_exit"); err != nil {
+		return err
+	}
+	if o.Report, err = bridge.NewUserProgram[LatencySummary](o.set, "report"); err != nil {
 		return err
 	}
 	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
@@ -162,6 +182,38 @@ type LatencyOnExitProgram struct {
 func (p LatencyOnExitProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("raw_syscalls", "sys_exit")
 }
+
+// LatencyHost is implemented by the Go host: the extern (__ksym) functions that the
+// object's user-space programs call. Pointer arguments are bounds-checked
+// copies of program memory, written back after the call unless const.
+type LatencyHost interface {
+	// HostMetric implements extern host_metric.
+	HostMetric(arg0 string, arg1 uint64)
+}
+
+func latencyExterns(host LatencyHost) map[string]runtime.Func {
+	return map[string]runtime.Func{"host_metric": func(m *runtime.Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
+		arg0, err := bridge.String(m, r1)
+		if err != nil {
+			return 0, err
+		}
+		host.HostMetric(arg0, uint64(r2))
+		return 0, nil
+	}}
+}
+
+// LatencySummary is struct summary (48 bytes) with its C layout.
+type LatencySummary struct {
+	Count  uint64
+	P50Ns  uint64
+	P90Ns  uint64
+	P99Ns  uint64
+	MaxNs  uint64
+	MeanNs uint64
+}
+
+// Fails to compile unless LatencySummary has the 48 bytes of struct summary.
+var _ = [1]struct{}{}[unsafe.Sizeof(LatencySummary{})-48]
 
 // LatencyTotals is struct totals (24 bytes) with its C layout.
 type LatencyTotals struct {

@@ -1,7 +1,13 @@
-// Command latency traces system call latency with a kernel program and
-// prints a log2 histogram every interval.
+// Command latency traces system call latency. Kernel tracepoints count
+// latencies into a log2 histogram; every interval the Go host runs the
+// object's user-space program, which computes percentiles, prints the
+// histogram and reports metrics back through a host function.
 //
-//	go generate ./examples/latency && sudo go run ./examples/latency -duration 5s
+// As root it traces the real kernel. Otherwise (or with -simulate) it runs
+// the object in process: no kernel programs, every map in user space, fed
+// with synthetic latencies, and the same user-space program reports them.
+//
+//	go generate ./examples/latency && go run ./examples/latency -duration 5s
 package main
 
 //go:generate go run github.com/skelgen/skelgen/cmd/skelgen latency.bpf.c
@@ -11,7 +17,11 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
+	"math/bits"
+	"math/rand/v2"
 	"os"
+	"sort"
 	"strings"
 	"time"
 )
@@ -20,14 +30,24 @@ func main() {
 	duration := flag.Duration("duration", 5*time.Second, "how long to trace (0: until interrupted)")
 	interval := flag.Duration("interval", time.Second, "how often to report")
 	pid := flag.Int("pid", 0, "trace only this process (0: every process)")
+	simulate := flag.Bool("simulate", false, "run in process on synthetic data even as root")
 	flag.Parse()
 
-	if err := run(os.Stdout, *duration, *interval, uint32(*pid)); err != nil {
+	inProcess := *simulate || os.Geteuid() != 0
+	if err := run(os.Stdout, *duration, *interval, uint32(*pid), inProcess); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(out io.Writer, duration, interval time.Duration, pid uint32) error {
+// metrics is the host side of the object: the user-space program calls
+// host_metric, which lands in HostMetric.
+type metrics struct {
+	values map[string]uint64
+}
+
+func (m *metrics) HostMetric(name string, value uint64) { m.values[name] = value }
+
+func run(out io.Writer, duration, interval time.Duration, pid uint32, inProcess bool) error {
 	spec, err := LoadLatencySpec()
 	if err != nil {
 		return err
@@ -35,15 +55,25 @@ func run(out io.Writer, duration, interval time.Duration, pid uint32) error {
 	if err := spec.Variables.TargetTgid.Set(pid); err != nil {
 		return err
 	}
-	objs, err := spec.Load(nil)
+	host := &metrics{values: map[string]uint64{}}
+	objs, err := spec.Load(host, &LatencyLoadOptions{InProcess: inProcess, Output: out})
 	if err != nil {
 		return err
 	}
 	defer objs.Close()
-	if err := objs.AttachAll(); err != nil {
-		return err
+
+	var feed func() error
+	if inProcess {
+		fmt.Fprintln(out, "mode: in process on synthetic data (not root, or -simulate): kernel programs not loaded, maps in user space")
+		rng := rand.New(rand.NewPCG(1, 2))
+		feed = func() error { return synthetic(objs, rng) }
+	} else {
+		if err := objs.AttachAll(); err != nil {
+			return err
+		}
+		fmt.Fprintln(out, "mode: kernel: tracing real system calls (tracepoints raw_syscalls/sys_enter and sys_exit)")
+		feed = func() error { return nil }
 	}
-	fmt.Fprintf(out, "tracing system calls (kernel tracepoints raw_syscalls/sys_enter and sys_exit)\n")
 
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -57,49 +87,57 @@ func run(out io.Writer, duration, interval time.Duration, pid uint32) error {
 			return nil
 		case <-tick.C:
 		}
-		var slots [64]uint64
-		for i := range slots {
-			if slots[i], err = objs.Hist.Lookup(uint32(i)); err != nil {
-				return err
-			}
-		}
-		tot, err := objs.Totals.Lookup(0)
-		if err != nil {
+		if err := feed(); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "\n%s: %d syscalls, mean %d ns, max %d ns\n", time.Now().Format("15:04:05"), tot.Count, mean(tot), tot.MaxNs)
-		printLog2Hist(out, slots[:], "nsecs")
+		fmt.Fprintf(out, "\n%s\n", time.Now().Format("15:04:05"))
+		var sum LatencySummary
+		if _, err := objs.Report.Run(&sum); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		if sum.Count == 0 {
+			fmt.Fprintln(out, "no system calls in this interval")
+			continue
+		}
+		fmt.Fprintf(out, "mean %d ns; metrics from host_metric: %s\n", sum.MeanNs, formatMetrics(host.values))
 	}
 }
 
-func mean(t LatencyTotals) uint64 {
-	if t.Count == 0 {
-		return 0
+// synthetic feeds the maps one interval of made-up latencies, as the kernel
+// programs would: log-normal around 2 µs with a slow tail.
+func synthetic(objs *LatencyObjects, rng *rand.Rand) error {
+	var tot LatencyTotals
+	counts := map[uint32]uint64{}
+	for range 5000 {
+		ns := uint64(math.Exp(rng.NormFloat64()*1.2 + math.Log(2000)))
+		if rng.IntN(100) == 0 {
+			ns *= 500
+		}
+		counts[uint32(bits.Len64(ns)-1)]++
+		tot.Count++
+		tot.SumNs += ns
+		tot.MaxNs = max(tot.MaxNs, ns)
 	}
-	return t.SumNs / t.Count
+	for slot, n := range counts {
+		if err := objs.Hist.Put(slot, n); err != nil {
+			return err
+		}
+	}
+	return objs.Totals.Put(0, tot)
 }
 
-// printLog2Hist prints a histogram in the format of bcc's print_log2_hist.
-func printLog2Hist(out io.Writer, slots []uint64, unit string) {
-	last, max := -1, uint64(0)
-	for i, v := range slots {
-		if v > 0 {
-			last = i
-		}
-		if v > max {
-			max = v
-		}
+func formatMetrics(m map[string]uint64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	if last < 0 {
-		return
-	}
-	fmt.Fprintf(out, "%24s : count    distribution\n", unit)
-	for i := 0; i <= last; i++ {
-		low, high := uint64(1)<<i, uint64(1)<<(i+1)-1
-		if i == 0 {
-			low = 0
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(" ")
 		}
-		stars := int(slots[i] * 40 / max)
-		fmt.Fprintf(out, "%10d -> %-10d : %-8d |%-40s|\n", low, high, slots[i], strings.Repeat("*", stars))
+		fmt.Fprintf(&b, "%s=%d", k, m[k])
 	}
+	return b.String()
 }

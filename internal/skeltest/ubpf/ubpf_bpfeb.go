@@ -47,8 +47,26 @@ func LoadUbpfSpec() (*UbpfSpec, error) {
 	return s, nil
 }
 
+// UbpfLoadOptions configure Load: in process or with the kernel, where output and records go, the instruction budget.
+type UbpfLoadOptions = bridge.LoadOptions
+
+// UbpfPointer is an untyped pointer argument of a host function.
+type UbpfPointer = bridge.Pointer
+
+// UbpfMemoryError is the error of a user program that accessed memory out of bounds.
+type UbpfMemoryError = runtime.MemoryError
+
+var (
+	// UbpfErrBudget: a user program ran out of its instruction budget.
+	UbpfErrBudget = runtime.ErrBudget
+	// UbpfErrCallDepth: a user program nested calls too deeply.
+	UbpfErrCallDepth = runtime.ErrCallDepth
+	// UbpfErrInProcess: a kernel operation on an object loaded in process.
+	UbpfErrInProcess = bridge.ErrInProcess
+)
+
 // LoadUbpf parses the embedded object and loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil. host implements the functions the user-space programs call.
-func LoadUbpf(host UbpfHost, opts *bridge.LoadOptions) (*UbpfObjects, error) {
+func LoadUbpf(host UbpfHost, opts *UbpfLoadOptions) (*UbpfObjects, error) {
 	spec, err := LoadUbpfSpec()
 	if err != nil {
 		return nil, err
@@ -57,7 +75,7 @@ func LoadUbpf(host UbpfHost, opts *bridge.LoadOptions) (*UbpfObjects, error) {
 }
 
 // Load loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil. host implements the functions the user-space programs call.
-func (s *UbpfSpec) Load(host UbpfHost, opts *bridge.LoadOptions) (*UbpfObjects, error) {
+func (s *UbpfSpec) Load(host UbpfHost, opts *UbpfLoadOptions) (*UbpfObjects, error) {
 	set, err := bridge.Load(s.Spec, ubpfExterns(host), opts)
 	if err != nil {
 		return nil, fmt.Errorf("ubpf: %w", err)

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/skelgen/skelgen/internal/testenv"
-	"github.com/skelgen/skelgen/runtime"
-	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
 // host records what the user program passes to the host functions.
@@ -74,7 +72,7 @@ func TestKernelAndUserPrograms(t *testing.T) {
 	h := newHost()
 	var out bytes.Buffer
 	records := map[string]int64{}
-	objs, err := LoadUbpf(h, &bridge.LoadOptions{Output: &out, Records: func(n string, v int64) { records[n] = v }})
+	objs, err := LoadUbpf(h, &UbpfLoadOptions{Output: &out, Records: func(n string, v int64) { records[n] = v }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,15 +130,15 @@ func TestKernelAndUserPrograms(t *testing.T) {
 func checkBadPrograms(t *testing.T, objs *UbpfObjects) {
 	t.Helper()
 	_, err := objs.BadRead.Run(&UbpfReportCtx{})
-	var me *runtime.MemoryError
+	var me *UbpfMemoryError
 	if !errors.As(err, &me) {
-		t.Fatalf("bad_read: %v, want a *runtime.MemoryError", err)
+		t.Fatalf("bad_read: %v, want a *UbpfMemoryError", err)
 	}
 	if !strings.Contains(err.Error(), "context") {
 		t.Errorf("bad_read error does not name the region: %v", err)
 	}
 	_, err = objs.Spin.Run(nil)
-	if !errors.Is(err, runtime.ErrBudget) {
+	if !errors.Is(err, UbpfErrBudget) {
 		t.Fatalf("spin: %v, want ErrBudget", err)
 	}
 }
@@ -150,7 +148,7 @@ func checkBadPrograms(t *testing.T, objs *UbpfObjects) {
 func TestInProcess(t *testing.T) {
 	h := newHost()
 	var out bytes.Buffer
-	objs, err := LoadUbpf(h, &bridge.LoadOptions{InProcess: true, Output: &out, Budget: 1 << 20})
+	objs, err := LoadUbpf(h, &UbpfLoadOptions{InProcess: true, Output: &out, Budget: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +156,7 @@ func TestInProcess(t *testing.T) {
 	if objs.Collection() != nil || objs.Counts.Raw() != nil {
 		t.Fatal("in-process load created kernel objects")
 	}
-	if _, err := objs.CountGetppid.Attach(); !errors.Is(err, bridge.ErrInProcess) {
+	if _, err := objs.CountGetppid.Attach(); !errors.Is(err, UbpfErrInProcess) {
 		t.Errorf("attaching a kernel program in process: %v, want ErrInProcess", err)
 	}
 	if err := objs.Counts.Put(77, 9); err != nil {

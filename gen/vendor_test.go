@@ -1,0 +1,117 @@
+package gen
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skelgen/skelgen/internal/testenv"
+)
+
+// TestVendoredPackageStandalone generates the latency example with
+// -runtime vendor into a scratch module that does not require skelgen,
+// builds it, runs it in process, and checks that skelgen check notices an
+// edited copy of the runtime.
+func TestVendoredPackageStandalone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: builds a module")
+	}
+	root := testenv.ModuleRoot(t)
+	mod := t.TempDir()
+	pkg := filepath.Join(mod, "latency")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile := func(src, dst string) {
+		t.Helper()
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile(filepath.Join(root, "examples/latency/main.go"), filepath.Join(pkg, "main.go"))
+	// The prebuilt object as input: no compiler needed.
+	copyFile(filepath.Join(root, "examples/latency/latency_bpfel.o"), filepath.Join(pkg, "latency.bpf.o"))
+	copyFile(filepath.Join(root, "go.sum"), filepath.Join(mod, "go.sum"))
+	goMod := "module example.com/app\n\ngo 1.26\n\nrequire github.com/cilium/ebpf v0.22.0\n"
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(goMod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// main.go's go:generate line names latency.bpf.c; this copy generates
+	// from the object.
+	mainGo, _ := os.ReadFile(filepath.Join(pkg, "main.go"))
+	mainGo = bytes.Replace(mainGo, []byte("cmd/skelgen latency.bpf.c"), []byte("cmd/skelgen latency.bpf.o"), 1)
+	os.WriteFile(filepath.Join(pkg, "main.go"), mainGo, 0o644)
+
+	files, err := Generate(context.Background(), Config{Input: filepath.Join(pkg, "latency.bpf.o"), Package: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles(files); err != nil {
+		t.Fatal(err)
+	}
+	vendored := 0
+	for _, f := range files {
+		if IsVendored(f.Path) {
+			vendored++
+		}
+	}
+	if vendored == 0 {
+		t.Fatal("no runtime copy written")
+	}
+
+	goCmd := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir = mod
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	goCmd("mod", "tidy")
+	modData, _ := os.ReadFile(filepath.Join(mod, "go.mod"))
+	if strings.Contains(string(modData), "skelgen") {
+		t.Fatalf("the scratch module needs skelgen:\n%s", modData)
+	}
+	goCmd("vet", "./...")
+	out := goCmd("run", "./latency", "-simulate", "-duration", "1500ms", "-interval", "500ms")
+	for _, want := range []string{"mode: in process", "distribution", "syscalls: p50", "metrics from host_metric: p50_ns="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	// skelgen check: current, then an edited runtime copy is stale.
+	var report bytes.Buffer
+	res, err := Check(context.Background(), CheckOptions{Patterns: []string{"./..."}, Dir: mod, Out: &report})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stale) != 0 {
+		t.Fatalf("fresh copy reported stale:\n%s", report.String())
+	}
+	interp := filepath.Join(pkg, "internal/skelgenrt/runtime/interp.go")
+	data, err := os.ReadFile(interp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(interp, append(data, "\n// local change\n"...), 0o644)
+	report.Reset()
+	res, err = Check(context.Background(), CheckOptions{Patterns: []string{"./..."}, Dir: mod, Out: &report})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stale) != 1 || !strings.HasSuffix(res.Stale[0], "skelgenrt/runtime/interp.go") {
+		t.Errorf("stale = %v, want the edited runtime copy\n%s", res.Stale, report.String())
+	}
+}

@@ -24,6 +24,14 @@
 // hand-written headers); Exact keeps them at their original offsets with
 // padding so that the recompiled instructions are byte-identical.
 //
+// Which types belong in the header and which the source defines itself
+// is decided by name against the kernel BTF: ___flavor types and types
+// the kernel lacks are the source's. Types whose layout the source fixes
+// at compile time (sizeof, offsetof, local copies, by-value members of the
+// source's own structs, map keys and values, globals) are kept whole, as
+// are types read by value through CO-RE; everything else keeps only the
+// members that relocations or clang ask for.
+//
 // Nothing here writes files: Generate returns bytes, so callers (the CLI,
 // the skeleton generator's staleness check) decide where they go.
 package btfmin

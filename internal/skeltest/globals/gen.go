@@ -2,4 +2,4 @@
 // .data, .bss and a custom data section.
 package globals
 
-//go:generate go run github.com/skelgen/skelgen/cmd/skelgen -cflags "-O2 -mcpu=v3 -I../include" globals.bpf.c
+//go:generate go run github.com/skelgen/skelgen/cmd/skelgen -runtime import -cflags "-O2 -mcpu=v3 -I../include" globals.bpf.c

@@ -2,4 +2,4 @@
 // programs, which need BPF trampolines.
 package tracing
 
-//go:generate go run github.com/skelgen/skelgen/cmd/skelgen -cflags "-O2 -mcpu=v3 -I../include" tracing.bpf.c
+//go:generate go run github.com/skelgen/skelgen/cmd/skelgen -runtime import -cflags "-O2 -mcpu=v3 -I../include" tracing.bpf.c

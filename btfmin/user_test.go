@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,4 +137,56 @@ func attachExecsnoop(t *testing.T, obj string) *ringbuf.Reader {
 	}
 	t.Cleanup(func() { rd.Close() })
 	return rd
+}
+
+// TestCorpusLoadsWithMinimalHeader rebuilds every corpus tool on its
+// compact header and has the kernel load and attach it: CO-RE relocation
+// against the running kernel and the verifier both accept the new build.
+func TestCorpusLoadsWithMinimalHeader(t *testing.T) {
+	clang := testenv.Clang(t)
+	kernel := runningKernelBTF(t)
+	testenv.Kernel(t)
+	for _, name := range corpus {
+		t.Run(name, func(t *testing.T) {
+			cfg := Config{Objects: []string{corpusObject(name)}, Source: corpusSource(name), CFlags: corpusCFlags, KernelBTF: []string{kernel}, Clang: clang}
+			res, err := Generate(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj := filepath.Join(t.TempDir(), name+".bpf.o")
+			diags, ok, err := compileSource(clang, cfg.Source, corpusCFlags, t.TempDir(), "vmlinux.h", res.Header, obj)
+			if err != nil || !ok {
+				t.Fatalf("%v\n%s", err, diags)
+			}
+			spec, err := ebpf.LoadCollectionSpec(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			coll, err := ebpf.NewCollection(spec)
+			if err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			defer coll.Close()
+			for pname, ps := range spec.Programs {
+				prog := coll.Programs[pname]
+				prefix, hook, _ := strings.Cut(ps.SectionName, "/")
+				var l link.Link
+				switch prefix {
+				case "tp":
+					group, event, _ := strings.Cut(hook, "/")
+					l, err = link.Tracepoint(group, event, prog, nil)
+				case "tp_btf":
+					l, err = link.AttachTracing(link.TracingOptions{Program: prog})
+				case "raw_tp":
+					l, err = link.AttachRawTracepoint(link.RawTracepointOptions{Name: hook, Program: prog})
+				default:
+					t.Fatalf("%s: no attach rule for section %s", pname, ps.SectionName)
+				}
+				if err != nil {
+					t.Fatalf("attach %s (%s): %v", pname, ps.SectionName, err)
+				}
+				l.Close()
+			}
+		})
+	}
 }

@@ -87,9 +87,10 @@ func (g *gen) byte() byte {
 func (g *gen) reg() uint8 { return g.byte() % 10 } // r0..r9, never r10
 
 type item struct {
-	insns []Instruction
-	jump  int // item index within the function, -1 for none
-	call  int // function index, -1 for none
+	insns    []Instruction
+	jump     int // item index within the function, -1 for none
+	jumpSlot int // which of insns is the jump
+	call     int // function index, -1 for none
 }
 
 var genALU = []uint8{aluADD, aluSUB, aluMUL, aluDIV, aluOR, aluAND, aluLSH, aluRSH, aluMOD, aluXOR, aluMOV, aluARSH}
@@ -106,7 +107,7 @@ func (g *gen) item(fn, nfuncs, nitems int) item {
 	if b&0x80 != 0 {
 		class = classALU
 	}
-	switch b % 12 {
+	switch b % 13 {
 	case 0:
 		op := genALU[int(g.byte())%len(genALU)]
 		in := Instruction{Opcode: class | op, Dst: g.reg(), Imm: int32(int8(g.byte()))}
@@ -184,6 +185,16 @@ func (g *gen) item(fn, nfuncs, nitems int) item {
 			{Opcode: classLDX | modeMEM | genSize[g.byte()%4], Dst: g.reg(), Src: 0, Offset: int16(g.byte() % 12)},
 		}
 		return it
+	case 11: // a loop tail: increment, then test the same register
+		d := g.reg()
+		test := Instruction{Opcode: classJMP | []uint8{0xa0, 0xb0, 0x50, 0xc0}[g.byte()%4], Dst: d, Imm: int32(int8(g.byte()))}
+		if g.byte()&1 == 1 {
+			test.Opcode |= srcX
+			test.Src, test.Imm = g.reg(), 0
+		}
+		it.insns = []Instruction{{Opcode: classALU64 | aluADD, Dst: d, Imm: int32(int8(g.byte()))}, test}
+		it.jump, it.jumpSlot = int(g.byte())%nitems, 1
+		return it
 	default:
 		return one(Instruction{Opcode: classJMP | jmpCALL, Imm: HelperGetSmpProcessorID})
 	}
@@ -228,7 +239,7 @@ func (g *gen) program() []Instruction {
 			here := starts[fi][ii]
 			if it.jump >= 0 {
 				target := starts[fi][min(it.jump, len(f.items)-1)]
-				ins[0].Offset = int16(target - here - 1)
+				ins[it.jumpSlot].Offset = int16(target - here - it.jumpSlot - 1)
 			}
 			if it.call >= 0 {
 				ins[0].Imm = int32(fstart[it.call] - here - 1)
@@ -240,29 +251,31 @@ func (g *gen) program() []Instruction {
 }
 
 // FuzzWellFormed runs generated well-formed programs: Load must accept
-// them, runs must end with r0 or a typed error, and two runs of the same
-// program over the same input must agree.
+// them, runs must end with r0 or a typed error, and a run with fused
+// instructions must agree with one without on r0, error, context and the
+// count of executed instructions.
 func FuzzWellFormed(f *testing.F) {
 	f.Add([]byte{2, 5, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
 	f.Add([]byte{1, 20, 5, 16, 3, 4, 0, 1, 2, 0, 7, 0, 8, 1, 0, 9, 10, 1, 3})
 	f.Add([]byte{3, 3, 7, 1, 7, 2, 6, 0x10, 1, 0, 0, 4, 9, 1, 1, 10, 1, 2, 3, 4, 0, 7, 2})
+	f.Add([]byte{1, 4, 0, 0, 3, 1, 5, 0, 3, 7, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g := gen{data: data}
 		insns := g.program()
-		p, err := Load(&ProgramSpec{Instructions: insns, Maps: fuzzMaps(t)}, &Options{Budget: 1 << 14})
-		if err != nil {
-			t.Fatalf("well-formed program rejected: %v\n%v", err, insns)
+		run := func(opts *Options) (uint64, error, []byte, uint64) {
+			p, err := Load(&ProgramSpec{Instructions: insns, Maps: fuzzMaps(t)}, opts)
+			if err != nil {
+				t.Fatalf("well-formed program rejected: %v\n%v", err, insns)
+			}
+			ctx := make([]byte, 64)
+			r0, err := p.Run(ctx)
+			checkRunError(t, err)
+			return r0, err, ctx, p.Machine().Executed()
 		}
-		ctx1, ctx2 := make([]byte, 64), make([]byte, 64)
-		r1, err1 := p.Run(ctx1)
-		checkRunError(t, err1)
-		q, err := Load(&ProgramSpec{Instructions: insns, Maps: fuzzMaps(t)}, &Options{Budget: 1 << 14})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r2, err2 := q.Run(ctx2)
-		if r1 != r2 || (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) || string(ctx1) != string(ctx2) {
-			t.Fatalf("runs disagree: %#x %v / %#x %v", r1, err1, r2, err2)
+		r1, err1, ctx1, n1 := run(&Options{Budget: 1 << 14})
+		r2, err2, ctx2, n2 := run(&Options{Budget: 1 << 14, noFusion: true})
+		if r1 != r2 || (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) || string(ctx1) != string(ctx2) || (err1 == nil && n1 != n2) {
+			t.Fatalf("fused and plain runs disagree: %#x %v %d / %#x %v %d", r1, err1, n1, r2, err2, n2)
 		}
 	})
 }

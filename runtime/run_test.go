@@ -131,6 +131,17 @@ func TestBudgetAndDepth(t *testing.T) {
 			t.Fatalf("executed %d instructions, want 22", got)
 		}
 	})
+	t.Run("jump into a fused pair", func(t *testing.T) {
+		src := "mov %r0, 0\nja check\nloop:\nadd %r0, 1\ncheck:\njlt %r0, 5, loop\nexit"
+		for _, opts := range []*Options{{}, {noFusion: true}} {
+			p := loadAsm(t, src, nil, opts)
+			got, err := p.Run(nil)
+			// mov, ja, jlt, 5 x (add, jlt), exit
+			if err != nil || got != 5 || p.Machine().Executed() != 14 {
+				t.Fatalf("fusion %v: r0=%d err=%v executed=%d; want 5, nil, 14", !opts.noFusion, got, err, p.Machine().Executed())
+			}
+		}
+	})
 	t.Run("budget one short", func(t *testing.T) {
 		p := loadAsm(t, loop, nil, &Options{Budget: 21})
 		_, err := p.Run(nil)

@@ -1,0 +1,500 @@
+package gen
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/skelgen/skelgen/runtime"
+)
+
+// The random programs are well-formed (they pass validation) and use the
+// whole ISA: 32- and 64-bit ALU including division, sign extension and
+// byte swaps, loads and stores of every size on the context, the stack
+// (directly through r10 and through copies), a global and map values,
+// atomics, forward and backward jumps of both widths, bpf-to-bpf calls
+// (recursion included, so call depth runs out), callx of functions and
+// helpers, and helpers that fail. Offsets stray out of bounds and loops
+// lose their counter now and then, so every error class turns up.
+
+// genItem is one instruction before jump and call offsets are known.
+type genItem struct {
+	in     runtime.Instruction
+	hi     int32 // lddw: the second slot's immediate
+	lddw   bool
+	jumpTo int // index of the target label, or -1
+	callTo int // index of the target function, or -1
+	funcAt int // lddw of a function address: index of the function, or -1
+}
+
+type progGen struct {
+	rnd    *rand.Rand
+	items  []genItem
+	labels []int // label -> item index
+	funcs  []int // function -> item index of its first instruction
+	nfuncs int
+	fn     int // function being generated
+	inLoop bool
+}
+
+const (
+	genCtxSize  = 64
+	genDataSize = 64 // the .data global of the fuzz setup
+)
+
+// randomProgram returns program i of the batch for seed.
+func randomProgram(seed uint64, i int) aotCase {
+	g := &progGen{rnd: rand.New(rand.NewPCG(seed, uint64(i)))}
+	g.nfuncs = 1 + g.rnd.IntN(4)
+	g.funcs = make([]int, g.nfuncs)
+	for f := 0; f < g.nfuncs; f++ {
+		g.fn = f
+		g.funcs[f] = len(g.items)
+		g.function()
+	}
+	mem := make([]byte, genCtxSize)
+	for j := range mem {
+		mem[j] = byte(g.rnd.Uint32())
+	}
+	return aotCase{Name: fmt.Sprintf("rand_%d_%d", seed, i), Insns: g.resolve(), Mem: mem, Setup: "fuzz", Budget: 4000}
+}
+
+func (g *progGen) emit(in runtime.Instruction) { g.items = append(g.items, genItem{in: in, jumpTo: -1, callTo: -1, funcAt: -1}) }
+
+func (g *progGen) newLabel() int { g.labels = append(g.labels, -1); return len(g.labels) - 1 }
+
+func (g *progGen) place(l int) { g.labels[l] = len(g.items) }
+
+func (g *progGen) lddw(dst, src uint8, lo, hi int32) {
+	g.items = append(g.items, genItem{in: runtime.Instruction{Opcode: 0x18, Dst: dst, Src: src, Imm: lo}, hi: hi, lddw: true, jumpTo: -1, callTo: -1, funcAt: -1})
+}
+
+func (g *progGen) jump(in runtime.Instruction, l int) {
+	g.items = append(g.items, genItem{in: in, jumpTo: l, callTo: -1, funcAt: -1})
+}
+
+// resolve lays out the slots and fills in jump, call and function offsets.
+func (g *progGen) resolve() []runtime.Instruction {
+	slot := make([]int, len(g.items)+1)
+	for i, it := range g.items {
+		slot[i+1] = slot[i] + 1
+		if it.lddw {
+			slot[i+1]++
+		}
+	}
+	var out []runtime.Instruction
+	for i, it := range g.items {
+		in := it.in
+		rel := func(target int) int32 { return int32(slot[target] - slot[i] - 1) }
+		switch {
+		case it.jumpTo >= 0 && in.Opcode == 0x06:
+			in.Imm = rel(g.labels[it.jumpTo])
+		case it.jumpTo >= 0:
+			in.Offset = int16(rel(g.labels[it.jumpTo]))
+		case it.callTo >= 0:
+			in.Imm = rel(g.funcs[it.callTo])
+		case it.funcAt >= 0:
+			in.Imm = rel(g.funcs[it.funcAt])
+		}
+		out = append(out, in)
+		if it.lddw {
+			out = append(out, runtime.Instruction{Imm: it.hi})
+		}
+	}
+	return out
+}
+
+// Register roles: r6 keeps the context in the entry function, r8 counts
+// loops, r9 computes addresses; random arithmetic writes the others (and
+// r6 too in called functions, whose r6..r9 the call must restore).
+func (g *progGen) dst() uint8 {
+	regs := []uint8{0, 1, 2, 3, 4, 5, 7}
+	if g.fn > 0 {
+		regs = append(regs, 6)
+	}
+	return regs[g.rnd.IntN(len(regs))]
+}
+
+func (g *progGen) src() uint8 { return uint8(g.rnd.IntN(10)) }
+
+func (g *progGen) imm() int32 {
+	switch g.rnd.IntN(6) {
+	case 0:
+		return 0
+	case 1:
+		return -1
+	case 2:
+		return int32(g.rnd.IntN(64))
+	case 3:
+		return -int32(g.rnd.IntN(64))
+	case 4:
+		return int32(g.rnd.Uint32()) | -1<<31
+	}
+	return int32(g.rnd.Uint32())
+}
+
+func (g *progGen) function() {
+	if g.fn == 0 {
+		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 6, Src: 1}) // mov r6, r1
+	}
+	n := 4 + g.rnd.IntN(20)
+	pending := map[int][]int{} // statement index -> labels to place there
+	end := g.newLabel()
+	for s := 0; s < n; s++ {
+		for _, l := range pending[s] {
+			g.place(l)
+		}
+		g.statement(func() int {
+			t := s + 1 + g.rnd.IntN(6)
+			if t >= n {
+				return end
+			}
+			l := g.newLabel()
+			pending[t] = append(pending[t], l)
+			return l
+		})
+	}
+	for s, ls := range pending {
+		if s >= n {
+			for _, l := range ls {
+				g.labels[l] = len(g.items)
+			}
+		}
+	}
+	g.place(end)
+	if g.rnd.IntN(2) == 0 {
+		g.emit(runtime.Instruction{Opcode: 0xb7, Dst: 0, Imm: g.imm()})
+	}
+	g.emit(runtime.Instruction{Opcode: 0x95})
+}
+
+// statement emits one random construct; forward returns a label further
+// on in the function.
+func (g *progGen) statement(forward func() int) {
+	switch k := g.rnd.IntN(100); {
+	case k < 35:
+		g.alu()
+	case k < 55:
+		g.memory()
+	case k < 62:
+		g.atomic()
+	case k < 75:
+		g.condJump(forward())
+	case k < 80 && !g.inLoop:
+		g.loop()
+	case k < 84:
+		g.helper()
+	case k < 90:
+		g.call()
+	case k < 93:
+		g.callx()
+	case k < 95:
+		// A backward jump with a random condition: may loop until the
+		// budget runs out.
+		l := g.newLabel()
+		g.labels[l] = g.funcs[g.fn] + g.rnd.IntN(len(g.items)-g.funcs[g.fn]+1)
+		g.condJump(l)
+	case k < 97:
+		g.jump(runtime.Instruction{Opcode: 0x05}, forward())
+	default:
+		g.jump(runtime.Instruction{Opcode: 0x06}, forward()) // gotol
+	}
+}
+
+func (g *progGen) alu() {
+	class := uint8(0x07)
+	if g.rnd.IntN(2) == 0 {
+		class = 0x04
+	}
+	codes := []uint8{0x00, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80, 0x90, 0xa0, 0xb0, 0xc0, 0xd0}
+	code := codes[g.rnd.IntN(len(codes))]
+	in := runtime.Instruction{Dst: g.dst()}
+	x := g.rnd.IntN(2) == 0
+	switch code {
+	case 0x80:
+		x = false
+	case 0xd0:
+		in.Imm = []int32{16, 32, 64}[g.rnd.IntN(3)]
+		if class == 0x07 {
+			x = false
+		}
+	case 0x30, 0x90:
+		if g.rnd.IntN(2) == 0 {
+			in.Offset = 1 // signed
+		}
+	case 0xb0:
+		if x && g.rnd.IntN(3) == 0 {
+			in.Offset = []int16{8, 16, 32}[g.rnd.IntN(3)]
+			if class == 0x04 && in.Offset == 32 {
+				in.Offset = 16
+			}
+		}
+	}
+	if x {
+		in.Opcode = class | 0x08 | code
+		if code != 0xd0 { // be carries no source register
+			in.Src = g.src()
+		}
+		if in.Src == 10 && !(class == 0x07 && in.Offset == 0 && (code == 0xb0 || code == 0x00 || code == 0x10)) {
+			in.Src = 9
+		}
+	} else {
+		in.Opcode = class | code
+		if code != 0xd0 {
+			in.Imm = g.imm()
+		}
+		if code == 0x80 {
+			in.Imm = 0
+		}
+	}
+	if code == 0xb0 && x && g.rnd.IntN(4) == 0 {
+		g.lddw(in.Dst, 0, int32(g.rnd.Uint32()), int32(g.rnd.Uint32()))
+		return
+	}
+	g.emit(in)
+}
+
+// base loads r9 with an address in a random region and returns the
+// region's size (0 for a map value looked up at run time).
+func (g *progGen) base() {
+	switch g.rnd.IntN(5) {
+	case 0:
+		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 9, Src: 10}) // mov r9, r10
+		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: -int32(g.rnd.IntN(520))})
+	case 1:
+		if g.fn == 0 {
+			g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 9, Src: 6}) // mov r9, r6 (the context)
+		} else {
+			g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 9, Src: 1})
+		}
+	case 2:
+		g.lddw(9, runtime.PseudoMapIdxValue, 0, int32(g.rnd.IntN(genDataSize)))
+	case 3:
+		// Indexed: r9 = (rX & 0x38) + the context or the frame pointer.
+		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 9, Src: g.src() % 8})
+		g.emit(runtime.Instruction{Opcode: 0x57, Dst: 9, Imm: 0x38})
+		if g.fn == 0 && g.rnd.IntN(2) == 0 {
+			g.emit(runtime.Instruction{Opcode: 0x0f, Dst: 9, Src: 6})
+		} else {
+			g.emit(runtime.Instruction{Opcode: 0x0f, Dst: 9, Src: 10})
+			g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: -64})
+		}
+	default:
+		g.lddw(9, runtime.PseudoMapIdxValue, 0, 0)
+		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: int32(g.rnd.IntN(genDataSize + 8))})
+	}
+}
+
+func (g *progGen) offset() int16 {
+	if g.rnd.IntN(10) == 0 {
+		return int16(g.rnd.IntN(200) - 100)
+	}
+	return int16(g.rnd.IntN(24) - 8)
+}
+
+func (g *progGen) memory() {
+	sizes := []uint8{0x00, 0x08, 0x10, 0x18}
+	size := sizes[g.rnd.IntN(4)]
+	base, off := uint8(9), g.offset()
+	if g.rnd.IntN(3) == 0 {
+		// r10-relative: most inside the frame, some not.
+		base, off = 10, -int16(g.rnd.IntN(72))
+		if g.rnd.IntN(10) == 0 {
+			off = int16(g.rnd.IntN(1100) - 1000)
+		}
+	} else {
+		g.base()
+	}
+	switch g.rnd.IntN(4) {
+	case 0, 1:
+		op := uint8(0x61) | size
+		if size != 0x18 && g.rnd.IntN(3) == 0 {
+			op = 0x81 | size // sign-extending load
+		}
+		g.emit(runtime.Instruction{Opcode: op, Dst: g.dst(), Src: base, Offset: off})
+	case 2:
+		g.emit(runtime.Instruction{Opcode: 0x63 | size, Dst: base, Src: g.src(), Offset: off})
+	default:
+		g.emit(runtime.Instruction{Opcode: 0x62 | size, Dst: base, Offset: off, Imm: g.imm()})
+	}
+}
+
+func (g *progGen) atomic() {
+	g.base()
+	op := []int32{0x00, 0x40, 0x50, 0xa0, 0x01, 0x41, 0x51, 0xa1, 0xe1, 0xf1}[g.rnd.IntN(10)]
+	width := uint8(0xdb)
+	if g.rnd.IntN(2) == 0 {
+		width = 0xc3
+	}
+	src := g.dst()
+	g.emit(runtime.Instruction{Opcode: width, Dst: 9, Src: src, Offset: g.offset() &^ 7, Imm: op})
+}
+
+func (g *progGen) condJump(l int) {
+	codes := []uint8{0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0xa0, 0xb0, 0xc0, 0xd0}
+	class := uint8(0x05)
+	if g.rnd.IntN(3) == 0 {
+		class = 0x06
+	}
+	in := runtime.Instruction{Opcode: class | codes[g.rnd.IntN(len(codes))], Dst: g.src() % 10}
+	if g.rnd.IntN(2) == 0 {
+		in.Opcode |= 0x08
+		in.Src = g.src()
+	} else {
+		in.Imm = g.imm()
+	}
+	g.jump(in, l)
+}
+
+// loop is a counted loop around a few statements; the body may clobber
+// nothing that counts, except through a random backward jump.
+func (g *progGen) loop() {
+	g.inLoop = true
+	defer func() { g.inLoop = false }()
+	g.emit(runtime.Instruction{Opcode: 0xb7, Dst: 8, Imm: int32(1 + g.rnd.IntN(20))})
+	top := g.newLabel()
+	g.place(top)
+	n := 1 + g.rnd.IntN(4)
+	after := g.newLabel()
+	for s := 0; s < n; s++ {
+		g.statement(func() int { return after })
+	}
+	g.place(after)
+	g.emit(runtime.Instruction{Opcode: 0x17, Dst: 8, Imm: 1})
+	g.jump(runtime.Instruction{Opcode: 0x55, Dst: 8}, top) // jne r8, 0, top
+}
+
+func (g *progGen) helper() {
+	switch g.rnd.IntN(6) {
+	case 0, 1:
+		g.emit(runtime.Instruction{Opcode: 0x85, Imm: 5}) // unwind: r0 = r1
+	case 2:
+		// counts[key] = value, key and value on the stack.
+		g.emit(runtime.Instruction{Opcode: 0x62, Dst: 10, Offset: -8, Imm: int32(g.rnd.IntN(8))})
+		g.emit(runtime.Instruction{Opcode: 0x7a, Dst: 10, Offset: -16, Imm: g.imm()})
+		g.lddw(1, runtime.PseudoMapIdx, 1, 0)
+		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 2, Src: 10})
+		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 2, Imm: -8})
+		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 3, Src: 10})
+		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 3, Imm: -16})
+		g.emit(runtime.Instruction{Opcode: 0xb7, Dst: 4})
+		g.emit(runtime.Instruction{Opcode: 0x85, Imm: runtime.HelperMapUpdateElem})
+	case 3, 4:
+		// v = lookup(counts, key); if v != NULL, use it.
+		g.emit(runtime.Instruction{Opcode: 0x62, Dst: 10, Offset: -8, Imm: int32(g.rnd.IntN(8))})
+		g.lddw(1, runtime.PseudoMapIdx, 1, 0)
+		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 2, Src: 10})
+		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 2, Imm: -8})
+		g.emit(runtime.Instruction{Opcode: 0x85, Imm: runtime.HelperMapLookupElem})
+		skip := g.newLabel()
+		g.jump(runtime.Instruction{Opcode: 0x15}, skip) // jeq r0, 0, skip
+		if g.rnd.IntN(2) == 0 {
+			g.emit(runtime.Instruction{Opcode: 0xdb, Dst: 0, Src: 3, Imm: 0x01}) // lock fetch add [r0], r3
+		} else {
+			g.emit(runtime.Instruction{Opcode: 0x79, Dst: 4, Src: 0, Offset: int16(g.rnd.IntN(12))})
+		}
+		g.place(skip)
+	default:
+		if g.rnd.IntN(4) == 0 {
+			g.emit(runtime.Instruction{Opcode: 0x85, Imm: 100}) // fails the run
+		} else {
+			g.emit(runtime.Instruction{Opcode: 0x85, Imm: 5})
+		}
+	}
+}
+
+// call calls a later function, or now and then an earlier one or itself,
+// which can recurse until the call depth runs out.
+func (g *progGen) call() {
+	target := g.rnd.IntN(g.nfuncs)
+	if target <= g.fn && g.rnd.IntN(3) != 0 && g.fn+1 < g.nfuncs {
+		target = g.fn + 1 + g.rnd.IntN(g.nfuncs-g.fn-1)
+	}
+	g.emit(runtime.Instruction{Opcode: 0xb7, Dst: 1 + uint8(g.rnd.IntN(5)), Imm: g.imm()})
+	g.items = append(g.items, genItem{in: runtime.Instruction{Opcode: 0x85, Src: runtime.PseudoCall}, jumpTo: -1, callTo: target, funcAt: -1})
+}
+
+func (g *progGen) callx() {
+	if g.rnd.IntN(3) == 0 {
+		g.emit(runtime.Instruction{Opcode: 0xb7, Dst: 9, Imm: 5}) // a helper id
+	} else {
+		target := g.rnd.IntN(g.nfuncs)
+		if target <= g.fn && g.fn+1 < g.nfuncs {
+			target = g.fn + 1
+		}
+		g.items = append(g.items, genItem{in: runtime.Instruction{Opcode: 0x18, Dst: 9, Src: runtime.PseudoFunc}, lddw: true, jumpTo: -1, callTo: -1, funcAt: target})
+	}
+	g.emit(runtime.Instruction{Opcode: 0x8d, Dst: 9})
+}
+
+// errorClass sorts an outcome for the summary.
+func errorClass(err string) string {
+	switch {
+	case err == "":
+		return "ok"
+	case strings.Contains(err, "instruction budget"):
+		return "budget"
+	case strings.Contains(err, "call depth"):
+		return "call depth"
+	case strings.Contains(err, "invalid read") || strings.Contains(err, "invalid write"):
+		return "memory"
+	case strings.HasPrefix(err, "load: "):
+		return "rejected"
+	}
+	return "other run error"
+}
+
+// checkRandomBatch runs programs 0..n-1 of seed and fails on any
+// disagreement; it returns how many programs ended in each class.
+func checkRandomBatch(t testing.TB, seed uint64, n int) map[string]int {
+	cases := make([]aotCase, n)
+	for i := range cases {
+		cases[i] = randomProgram(seed, i)
+	}
+	res := runAgreement(t, cases)
+	classes := map[string]int{}
+	for i, l := range res.Lines {
+		classes[errorClass(l.Interp.Err)]++
+		if d := l.disagreement(false); d != "" {
+			t.Errorf("%s: %s\nprogram:\n%s", l.Name, d, disasmCase(cases[i]))
+		}
+	}
+	return classes
+}
+
+func disasmCase(c aotCase) string {
+	p, err := decodeProgram(&runtime.ProgramSpec{Instructions: c.Insns})
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, pc := range p.order {
+		fmt.Fprintf(&b, "%4d: %s\n", pc, disasm(p.insns[pc]))
+	}
+	return b.String()
+}
+
+// FuzzAOTRandom compares interpreter and translation on a batch of random
+// well-formed programs per input, since each input costs a Go build.
+// go test runs the seeds; go test -fuzz FuzzAOTRandom explores.
+func FuzzAOTRandom(f *testing.F) {
+	f.Add(uint64(1))
+	if !testing.Short() {
+		f.Add(uint64(2))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		classes := checkRandomBatch(t, seed, 64)
+		var keys []string
+		for k := range classes {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s %d", k, classes[k]))
+		}
+		t.Logf("seed %d: %s", seed, strings.Join(parts, ", "))
+	})
+}

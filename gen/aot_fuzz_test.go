@@ -61,7 +61,9 @@ func randomProgram(seed uint64, i int) aotCase {
 	return aotCase{Name: fmt.Sprintf("rand_%d_%d", seed, i), Insns: g.resolve(), Mem: mem, Setup: "fuzz", Budget: 4000}
 }
 
-func (g *progGen) emit(in runtime.Instruction) { g.items = append(g.items, genItem{in: in, jumpTo: -1, callTo: -1, funcAt: -1}) }
+func (g *progGen) emit(in runtime.Instruction) {
+	g.items = append(g.items, genItem{in: in, jumpTo: -1, callTo: -1, funcAt: -1})
+}
 
 func (g *progGen) newLabel() int { g.labels = append(g.labels, -1); return len(g.labels) - 1 }
 

@@ -433,3 +433,35 @@ func TestTrappingAccessors(t *testing.T) {
 		t.Fatal("FuncAt(1) found a call at an exit")
 	}
 }
+
+func TestFormat(t *testing.T) {
+	tests := []struct {
+		f    string
+		args []uint64
+		want string
+	}{
+		{"%d|%u|%x", []uint64{uint64(1<<64 - 5), uint64(1<<64 - 1), 255}, "-5|4294967295|ff"},
+		{"%ld|%lu|%llx", []uint64{uint64(1<<64 - 5), 1 << 40, 1 << 40}, "-5|1099511627776|10000000000"},
+		{"[%5d][%-5d][%05d][%+d][% d]", []uint64{42, 42, uint64(1<<64 - 42), 7, 7}, "[   42][42   ][-0042][+7][ 7]"},
+		{"[%4s][%-3c]%%", []uint64{0, 'z'}, "[  hi][z  ]%"},
+		{"%p", []uint64{0x1000}, "0x1000"},
+	}
+	m := loadAsm(t, "lddw %r1, value:0+0\nexit", []Map{global(t, ".rodata", []byte("hi\x00"))}, nil).Machine()
+	m.Begin(nil)
+	defer m.End()
+	for _, tt := range tests {
+		args := tt.args
+		if strings.Contains(tt.f, "%4s") {
+			args = []uint64{Addr(firstStaticRegion, 0), args[1]}
+		}
+		got, err := m.format(nil, []byte(tt.f), args)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("format(%q) = %q, %v; want %q", tt.f, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"%d %d", "%q", "%"} {
+		if _, err := m.format(nil, []byte(bad), []uint64{1}); err == nil {
+			t.Errorf("format(%q) accepted", bad)
+		}
+	}
+}

@@ -119,6 +119,14 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	}
 
 	var files []File
+	objs := make([]*Object, len(builds))
+	for i, b := range builds {
+		obj, err := ReadObject(filepath.Base(cfg.Input), b.obj)
+		if err != nil {
+			return nil, err
+		}
+		objs[i] = obj
+	}
 	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types}
 	if !cfg.ImportRuntime {
 		rt, br, err := vendoredImports(outDir)
@@ -132,11 +140,8 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		}
 		files = append(files, vendored...)
 	}
-	for _, b := range builds {
-		obj, err := ReadObject(filepath.Base(cfg.Input), b.obj)
-		if err != nil {
-			return nil, err
-		}
+	for i, b := range builds {
+		obj := objs[i]
 		if !IsCSource(cfg.Input) {
 			b.target = targetForOrder(obj.Order)
 		}

@@ -1,10 +1,10 @@
 package runtime
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -77,16 +77,26 @@ func conformanceHelpers() *HelperSet {
 	return h
 }
 
+// runVector runs a vector with fused instructions and without; the two
+// must agree.
 func runVector(v vector) (uint64, error) {
 	insns, err := v.program()
 	if err != nil {
 		return 0, err
 	}
-	p, err := Load(&ProgramSpec{Instructions: insns}, &Options{Helpers: conformanceHelpers()})
-	if err != nil {
-		return 0, err
+	var r0 [2]uint64
+	var errs [2]error
+	for i, noFusion := range []bool{false, true} {
+		p, err := Load(&ProgramSpec{Instructions: insns}, &Options{Helpers: conformanceHelpers(), noFusion: noFusion})
+		if err != nil {
+			return 0, err
+		}
+		r0[i], errs[i] = p.Run(v.mem())
 	}
-	return p.Run(v.mem())
+	if r0[0] != r0[1] || (errs[0] == nil) != (errs[1] == nil) {
+		return 0, fmt.Errorf("fused run (%#x, %v) differs from plain run (%#x, %v)", r0[0], errs[0], r0[1], errs[1])
+	}
+	return r0[0], errs[0]
 }
 
 func TestConformance(t *testing.T) {
@@ -173,5 +183,3 @@ func TestConformanceNegative(t *testing.T) {
 		})
 	}
 }
-
-var _ = bytes.Equal

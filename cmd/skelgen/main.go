@@ -18,6 +18,7 @@ const usage = `usage:
   skelgen [flags] INPUT                 generate a skeleton from x.bpf.o or x.bpf.c
   skelgen btfmin [flags] OBJECT.o...    write a minimal preserve_access_index header
   skelgen check [PACKAGES]              report stale generated files (exit 1 on drift)
+  skelgen header [-o FILE]              write skelgen.h, the built-ins of ubpf/ programs
   skelgen run [flags] OBJECT.o SECTION  run a ubpf/ program in the interpreter
   skelgen vm test FILE.data...          run eBPF conformance test files
   skelgen vm plugin                     act as a bpf_conformance plugin
@@ -49,6 +50,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdBtfmin(args[1:], stdout, stderr)
 	case "check":
 		err = cmdCheck(args[1:], stdout, stderr)
+	case "header":
+		err = cmdHeader(args[1:], stdout, stderr)
 	case "run":
 		err = cmdRun(args[1:], stdout, stderr)
 	case "vm":

@@ -163,7 +163,7 @@ func TestKernelOnly(t *testing.T) {
 	old := oldKernelBTF(t)
 	res, err := Generate(Config{
 		KernelBTF: []string{old},
-		Fields:    []string{"task_struct.pid", "task_struct.tgid", "sock.__sk_common.skc_family"},
+		Fields:    []string{"task_struct.pid", "task_struct.tgid", "sock.__sk_common.skc_family", "signal_struct.rlim[7].rlim_cur"},
 		Decls:     []string{"enum pid_type", "u32"},
 		Output:    "min.h",
 	})
@@ -177,6 +177,8 @@ func TestKernelOnly(t *testing.T) {
 		"struct sock {\n\tstruct sock_common __sk_common;\n};",
 		"enum pid_type {\n\tPIDTYPE_PID = 0,",
 		"typedef __u32 u32;",
+		"struct rlimit {\n\t__kernel_ulong_t rlim_cur;\n};",
+		"struct signal_struct {\n\tstruct rlimit rlim[16];\n};",
 	} {
 		if !strings.Contains(h, want) {
 			t.Errorf("header lacks %q:\n%s", want, h)

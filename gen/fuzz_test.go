@@ -1,0 +1,31 @@
+package gen
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/skelgen/skelgen/internal/testenv"
+)
+
+// FuzzReadObject feeds mutated objects to the reader and the skeleton
+// writer: malformed input must give an error, never a panic or a hang.
+func FuzzReadObject(f *testing.F) {
+	root := testenv.ModuleRoot(f)
+	objs, _ := filepath.Glob(filepath.Join(root, "internal/skeltest/*/*_bpfel.o"))
+	for _, o := range objs {
+		data, err := os.ReadFile(o)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("\x7fELF"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		obj, err := ReadObject("fuzz.o", data)
+		if err != nil {
+			return
+		}
+		Skeleton(obj, SkeletonConfig{Package: "p", Stem: "fuzz", ObjectFile: "fuzz.o", Target: Target{Clang: "bpfel"}})
+	})
+}

@@ -1,11 +1,13 @@
 package gen
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skelgen/skelgen/runtime"
 )
@@ -264,36 +266,38 @@ func (g *progGen) base() {
 	switch g.rnd.IntN(5) {
 	case 0:
 		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 9, Src: 10}) // mov r9, r10
-		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: -int32(g.rnd.IntN(520))})
+		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: -int32(16 + g.rnd.IntN(480))})
 	case 1:
 		if g.fn == 0 {
 			g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 9, Src: 6}) // mov r9, r6 (the context)
+			g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: 8})
 		} else {
-			g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 9, Src: 1})
+			g.lddw(9, runtime.PseudoMapIdxValue, 0, 16)
 		}
 	case 2:
-		g.lddw(9, runtime.PseudoMapIdxValue, 0, int32(g.rnd.IntN(genDataSize)))
+		g.lddw(9, runtime.PseudoMapIdxValue, 0, int32(8+g.rnd.IntN(genDataSize-24)))
 	case 3:
 		// Indexed: r9 = (rX & 0x38) + the context or the frame pointer.
 		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 9, Src: g.src() % 8})
 		g.emit(runtime.Instruction{Opcode: 0x57, Dst: 9, Imm: 0x38})
 		if g.fn == 0 && g.rnd.IntN(2) == 0 {
 			g.emit(runtime.Instruction{Opcode: 0x0f, Dst: 9, Src: 6})
+			g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: 8})
 		} else {
 			g.emit(runtime.Instruction{Opcode: 0x0f, Dst: 9, Src: 10})
 			g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: -64})
 		}
 	default:
 		g.lddw(9, runtime.PseudoMapIdxValue, 0, 0)
-		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: int32(g.rnd.IntN(genDataSize + 8))})
+		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: int32(8 + g.rnd.IntN(genDataSize-16))})
 	}
 }
 
 func (g *progGen) offset() int16 {
-	if g.rnd.IntN(10) == 0 {
+	if g.rnd.IntN(12) == 0 {
 		return int16(g.rnd.IntN(200) - 100)
 	}
-	return int16(g.rnd.IntN(24) - 8)
+	return int16(g.rnd.IntN(16) - 8)
 }
 
 func (g *progGen) memory() {
@@ -395,7 +399,7 @@ func (g *progGen) helper() {
 		if g.rnd.IntN(2) == 0 {
 			g.emit(runtime.Instruction{Opcode: 0xdb, Dst: 0, Src: 3, Imm: 0x01}) // lock fetch add [r0], r3
 		} else {
-			g.emit(runtime.Instruction{Opcode: 0x79, Dst: 4, Src: 0, Offset: int16(g.rnd.IntN(12))})
+			g.emit(runtime.Instruction{Opcode: 0x79, Dst: 4, Src: 0, Offset: int16(g.rnd.IntN(12) / 10 * 8)})
 		}
 		g.place(skip)
 	default:
@@ -410,8 +414,12 @@ func (g *progGen) helper() {
 // call calls a later function, or now and then an earlier one or itself,
 // which can recurse until the call depth runs out.
 func (g *progGen) call() {
+	if g.fn+1 == g.nfuncs && g.rnd.IntN(6) != 0 {
+		g.alu() // the last function calls back only now and then
+		return
+	}
 	target := g.rnd.IntN(g.nfuncs)
-	if target <= g.fn && g.rnd.IntN(3) != 0 && g.fn+1 < g.nfuncs {
+	if target <= g.fn && g.rnd.IntN(8) != 0 && g.fn+1 < g.nfuncs {
 		target = g.fn + 1 + g.rnd.IntN(g.nfuncs-g.fn-1)
 	}
 	g.emit(runtime.Instruction{Opcode: 0xb7, Dst: 1 + uint8(g.rnd.IntN(5)), Imm: g.imm()})
@@ -450,12 +458,12 @@ func errorClass(err string) string {
 
 // checkRandomBatch runs programs 0..n-1 of seed and fails on any
 // disagreement; it returns how many programs ended in each class.
-func checkRandomBatch(t testing.TB, seed uint64, n int) map[string]int {
+func checkRandomBatch(t testing.TB, seed uint64, n int, vet bool) map[string]int {
 	cases := make([]aotCase, n)
 	for i := range cases {
 		cases[i] = randomProgram(seed, i)
 	}
-	res := runAgreement(t, cases)
+	res := runAgreement(t, cases, vet)
 	classes := map[string]int{}
 	for i, l := range res.Lines {
 		classes[errorClass(l.Interp.Err)]++
@@ -479,24 +487,61 @@ func disasmCase(c aotCase) string {
 }
 
 // FuzzAOTRandom compares interpreter and translation on a batch of random
-// well-formed programs per input, since each input costs a Go build.
-// go test runs the seeds; go test -fuzz FuzzAOTRandom explores.
+// well-formed programs per input, since each input costs a Go build. go
+// test runs the seeds. go test -fuzz works on a quiet machine, but Go's
+// fuzzing gives an input 10 seconds before calling it a hang, which a build
+// can take under load; TestAOTRandomSoak runs larger batches for as long
+// as -aot.soak says.
 func FuzzAOTRandom(f *testing.F) {
 	f.Add(uint64(1))
 	if !testing.Short() {
 		f.Add(uint64(2))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {
-		classes := checkRandomBatch(t, seed, 64)
-		var keys []string
-		for k := range classes {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var parts []string
-		for _, k := range keys {
-			parts = append(parts, fmt.Sprintf("%s %d", k, classes[k]))
-		}
-		t.Logf("seed %d: %s", seed, strings.Join(parts, ", "))
+		classes := checkRandomBatch(t, seed, 32, !fuzzing())
+		t.Logf("seed %d: %s", seed, summary(classes))
 	})
+}
+
+// fuzzing reports whether the test binary runs under go test -fuzz.
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
+}
+
+func summary(classes map[string]int) string {
+	var keys []string
+	for k := range classes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, classes[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+var soak = flag.Duration("aot.soak", 0, "compare random programs in batches for this long (TestAOTRandomSoak)")
+
+// TestAOTRandomSoak is the long run of FuzzAOTRandom's comparison: batches
+// of 128 random programs from consecutive seeds, one build each, until
+// -aot.soak has passed.
+func TestAOTRandomSoak(t *testing.T) {
+	if *soak == 0 {
+		t.Skip("set -aot.soak=10m to compare random programs for that long")
+	}
+	deadline := time.Now().Add(*soak)
+	seed := uint64(time.Now().UnixNano())
+	total := map[string]int{}
+	programs, builds := 0, 0
+	for time.Now().Before(deadline) && !t.Failed() {
+		for k, n := range checkRandomBatch(t, seed, 128, false) {
+			total[k] += n
+			programs += n
+		}
+		builds++
+		seed++
+	}
+	t.Logf("%d random programs in %d builds compared: %s", programs, builds, summary(total))
 }

@@ -16,7 +16,7 @@ const conformanceDir = "../shared/conformance/bpf_conformance/tests"
 // program was given and the error with the interpreter's.
 func TestAOTConformance(t *testing.T) {
 	cases := loadConf(t)
-	res := runAgreement(t, cases)
+	res := runAgreement(t, cases, true)
 	ran, rejected := 0, 0
 	for _, l := range res.Lines {
 		if d := l.disagreement(true); d != "" {

@@ -289,7 +289,7 @@ var errNoMember = errors.New("no such member")
 // full (the program may read it by value).
 func (c *chooser) keepPath(root btf.Type, path []pathElem) error {
 	cur := c.resolveNamed(root)
-	if _, ok := cur.(*btf.Struct); ok || isUnion(cur) {
+	if isComposite(cur) {
 		c.define(cur)
 	}
 	var last btf.Type = cur
@@ -334,8 +334,6 @@ func pathString(p []pathElem) string {
 	}
 	return b.String()
 }
-
-func isUnion(t btf.Type) bool { _, ok := t.(*btf.Union); return ok }
 
 func isComposite(t btf.Type) bool {
 	switch t.(type) {

@@ -115,3 +115,71 @@ func TestVendoredPackageStandalone(t *testing.T) {
 		t.Errorf("stale = %v, want the edited runtime copy\n%s", res.Stale, report.String())
 	}
 }
+
+// TestMistypedHostFailsToCompile: a host that implements a host function
+// with the wrong Go type is a compile error, not a run-time surprise.
+func TestMistypedHostFailsToCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: builds a module")
+	}
+	root := testenv.ModuleRoot(t)
+	mod := t.TempDir()
+	pkg := filepath.Join(mod, "probes")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	obj, err := os.ReadFile(filepath.Join(root, "internal/skeltest/ubpf/ubpf_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(path, data string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(pkg, "ubpf.bpf.o"), string(obj))
+	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
+	write(filepath.Join(mod, "go.sum"), string(sum))
+	write(filepath.Join(mod, "go.mod"), "module example.com/app\n\ngo 1.26\n\nrequire github.com/cilium/ebpf v0.22.0\n")
+	files, err := Generate(context.Background(), Config{Input: filepath.Join(pkg, "ubpf.bpf.o"), Package: "probes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles(files); err != nil {
+		t.Fatal(err)
+	}
+	const host = `package main
+
+import "example.com/app/probes"
+
+type host struct{}
+
+func (host) HostNow() uint64                  { return 0 }
+func (host) HostEmit(name string, v int) int32 { return 0 } // v should be uint64
+func (host) HostRecord(s *probes.UbpfSample)  {}
+
+func main() { probes.LoadUbpf(host{}, nil) }
+`
+	write(filepath.Join(mod, "main.go"), host)
+	build := func() (string, error) {
+		cmd := exec.Command("go", "build", "-o", os.DevNull, ".")
+		cmd.Dir = mod
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := build()
+	if err == nil {
+		t.Fatal("a mistyped host function compiled")
+	}
+	t.Logf("compiler error, as a user sees it:\n%s", out)
+	if !strings.Contains(out, "does not implement probes.UbpfHost") || !strings.Contains(out, "wrong type for method HostEmit") {
+		t.Errorf("unexpected compiler error:\n%s", out)
+	}
+	// The same program with the right type builds.
+	write(filepath.Join(mod, "main.go"), strings.Replace(host, "v int)", "v uint64)", 1))
+	if out, err := build(); err != nil {
+		t.Fatalf("the corrected host does not build: %v\n%s", err, out)
+	}
+}

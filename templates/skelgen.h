@@ -33,6 +33,11 @@ extern void skelgen_print_linear_hist(void *map, unsigned long long base,
 extern int skelgen_printf_array(const char *fmt, unsigned int fmt_size,
 				const unsigned long long *args, unsigned int args_size) __ksym;
 
+/* Iterates over a map, as the bpf(2) command BPF_MAP_GET_NEXT_KEY does for
+ * user space: writes the key after key (NULL: the first key) to next_key and
+ * returns 0, or returns -ENOENT after the last key. */
+extern long skelgen_map_next_key(void *map, const void *key, void *next_key) __ksym;
+
 /* Emits the record name = value to the host's record callback. */
 extern void skelgen_emit(const char *name, long long value) __ksym;
 

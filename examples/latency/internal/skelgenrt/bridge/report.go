@@ -20,12 +20,13 @@ const (
 	externPrintLinearHist = "skelgen_print_linear_hist"
 	externPrintf          = "skelgen_printf_array"
 	externEmit            = "skelgen_emit"
+	externMapNextKey      = "skelgen_map_next_key"
 )
 
 // IsBuiltin reports whether an extern name is one of skelgen.h's built-ins.
 func IsBuiltin(name string) bool {
 	switch name {
-	case externPrintLog2Hist, externPrintLinearHist, externPrintf, externEmit:
+	case externPrintLog2Hist, externPrintLinearHist, externPrintf, externEmit, externMapNextKey:
 		return true
 	}
 	return false
@@ -87,6 +88,27 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
 		}
 		n, _ := out.Write(text)
 		return uint64(n), nil
+	})
+	h.RegisterExtern(externMapNextKey, func(m *runtime.Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
+		mp, err := m.Map(r1)
+		if err != nil {
+			return 0, err
+		}
+		ks := uint64(mp.Spec().KeySize)
+		var key []byte
+		if r2 != 0 {
+			if key, err = m.Bytes(r2, ks); err != nil {
+				return 0, err
+			}
+		}
+		next, err := m.WritableBytes(r3, ks)
+		if err != nil {
+			return 0, err
+		}
+		if err := mp.NextKey(key, next); err != nil {
+			return negErrno(2), nil // -ENOENT
+		}
+		return 0, nil
 	})
 	records := o.Records
 	h.RegisterExtern(externEmit, func(m *runtime.Machine, r1, r2, _, _, _ uint64) (uint64, error) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -38,6 +39,9 @@ type LoadOptions struct {
 	// Budget bounds the instructions of one user program run; 0 means
 	// runtime.DefaultBudget.
 	Budget uint64
+	// Programs, when not nil, names the user-space programs to load; the
+	// others are left out (with the host functions only they call).
+	Programs []string
 }
 
 // Set is a loaded object: the kernel collection (nil in process) and the
@@ -175,3 +179,26 @@ func explainLoad(spec *ebpf.CollectionSpec, err error) error {
 	}
 	return err
 }
+
+// FindUserProgram returns the name of the user-space program of spec whose
+// section is section ("ubpf/x") or whose function is named section.
+func FindUserProgram(spec *ebpf.CollectionSpec, section string) (string, error) {
+	var names []string
+	for name, p := range spec.Programs {
+		if !IsUserProgram(p) {
+			continue
+		}
+		if p.SectionName == section || name == section {
+			return name, nil
+		}
+		names = append(names, p.SectionName)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return "", fmt.Errorf("no user-space programs (SEC(\"ubpf/...\")) in the object")
+	}
+	return "", fmt.Errorf("no user-space program %q; the object has %s", section, strings.Join(names, ", "))
+}
+
+// Program returns the runtime program of the user-space program name.
+func (u *UserSet) Program(name string) *runtime.Program { return u.progs[name] }

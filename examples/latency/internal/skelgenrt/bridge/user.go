@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -53,7 +54,7 @@ func loadUser(s *Set, externs map[string]runtime.Func, o *LoadOptions) (*UserSet
 	var userProgs []string
 	needed := map[string]bool{}
 	for name, p := range spec.Programs {
-		if !IsUserProgram(p) {
+		if !IsUserProgram(p) || o.Programs != nil && !slices.Contains(o.Programs, name) {
 			continue
 		}
 		userProgs = append(userProgs, name)

@@ -16,7 +16,9 @@
 // *ValidationError naming the instruction. It then pre-decodes each slot into
 // a 16-byte form (lddw merged, jump targets absolute, RFC variants that
 // differ by offset or immediate given opcodes of their own), so the
-// interpreter is one dense switch on the opcode byte.
+// interpreter is one dense switch on the opcode byte. The common loop tail
+// "add rX, imm; jcc rX, ..." is fused into one dispatch; the jump keeps its
+// own slot for code that jumps to it, and counts stay per instruction.
 //
 // The ISA is RFC 9669 v1–v4 plus callx: ALU and ALU64, JMP and JMP32,
 // signed division and modulo, movsx, ldsx, bswap and le/be, gotol (JMP32 ja),

@@ -234,7 +234,9 @@ func strncmpHelper(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 
 var errFormat = errors.New("unsupported format")
 
-// format appends f with args substituted, following the kernel's subset.
+// format appends f with args substituted, following the kernel's subset:
+// the conversions above, with the flags "0+- " and a width, as
+// bpf_bprintf_prepare accepts them.
 func (m *Machine) format(out, f []byte, args []uint64) ([]byte, error) {
 	next := 0
 	for i := 0; i < len(f); i++ {
@@ -248,6 +250,28 @@ func (m *Machine) format(out, f []byte, args []uint64) ([]byte, error) {
 			out = append(out, '%')
 			continue
 		}
+		var zero, plus, left, space bool
+		for ; i < len(f); i++ {
+			switch f[i] {
+			case '0':
+				zero = true
+				continue
+			case '+':
+				plus = true
+				continue
+			case '-':
+				left = true
+				continue
+			case ' ':
+				space = true
+				continue
+			}
+			break
+		}
+		width := 0
+		for ; i < len(f) && f[i] >= '0' && f[i] <= '9' && width < 1000; i++ {
+			width = width*10 + int(f[i]-'0')
+		}
 		long := 0
 		for i < len(f) && f[i] == 'l' && long < 2 {
 			long++
@@ -258,13 +282,21 @@ func (m *Machine) format(out, f []byte, args []uint64) ([]byte, error) {
 		}
 		a := args[next]
 		next++
+		start := len(out)
+		signed := false
 		switch f[i] {
 		case 'd', 'i':
+			v := int64(a)
 			if long == 0 {
-				out = strconv.AppendInt(out, int64(int32(a)), 10)
-			} else {
-				out = strconv.AppendInt(out, int64(a), 10)
+				v = int64(int32(a))
 			}
+			if v >= 0 && plus {
+				out = append(out, '+')
+			} else if v >= 0 && space {
+				out = append(out, ' ')
+			}
+			out = strconv.AppendInt(out, v, 10)
+			signed = true
 		case 'u':
 			if long == 0 {
 				a = uint64(uint32(a))
@@ -280,15 +312,49 @@ func (m *Machine) format(out, f []byte, args []uint64) ([]byte, error) {
 			out = strconv.AppendUint(out, a, 16)
 		case 'c':
 			out = append(out, byte(a))
+			zero = false
 		case 's':
 			s, err := m.CBytes(a, 1<<16)
 			if err != nil {
 				return out, err
 			}
 			out = append(out, s...)
+			zero = false
 		default:
 			return out, errFormat
 		}
+		out = pad(out, start, width, left, zero && !left, signed)
 	}
 	return out, nil
+}
+
+// pad widens out[start:] to width: spaces after it when left-aligned,
+// zeros after any sign when zero-padded, spaces before it otherwise.
+func pad(out []byte, start, width int, left, zero, signed bool) []byte {
+	n := width - (len(out) - start)
+	if n <= 0 {
+		return out
+	}
+	fill := byte(' ')
+	if zero {
+		fill = '0'
+	}
+	if left {
+		for range n {
+			out = append(out, ' ')
+		}
+		return out
+	}
+	at := start
+	if zero && signed && (out[at] == '-' || out[at] == '+' || out[at] == ' ') {
+		at++
+	}
+	for range n {
+		out = append(out, 0)
+	}
+	copy(out[at+n:], out[at:len(out)-n])
+	for j := at; j < at+n; j++ {
+		out[j] = fill
+	}
+	return out
 }

@@ -170,5 +170,18 @@ const (
 	opSwap32    = 0x50 // be32, bswap32
 	opSwap64    = 0x58 // be64, bswap64
 	opCallLocal = 0x01 // imm = absolute target
-	opCallFunc  = 0x09 // imm = index into Program.funcs
+
+	// Fused loop tails: "add dst, imm" followed by a conditional jump on
+	// dst. imm holds the addend in its low and the jump's immediate in its
+	// high 32 bits; off is the jump's target. The jump stays in the next
+	// slot unchanged, for code that jumps to it directly.
+	opAddJltImm  = 0x60
+	opAddJltReg  = 0x68
+	opAddJleImm  = 0x70
+	opAddJleReg  = 0x78
+	opAddJneImm  = 0x80
+	opAddJneReg  = 0x88
+	opAddJsltImm = 0x90
+	opAddJsltReg = 0x98
+	opCallFunc   = 0x09 // imm = index into Program.funcs
 )

@@ -825,6 +825,72 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = at(m.base, m.start)
 			continue
 
+		// Fused increment and loop test (see fuse).
+		case opAddJltImm:
+			v := r[in.dst] + uint64(int32(in.imm))
+			r[in.dst] = v
+			if v < uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opAddJltReg:
+			v := r[in.dst] + uint64(int32(in.imm))
+			r[in.dst] = v
+			if v < r[in.src] {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opAddJleImm:
+			v := r[in.dst] + uint64(int32(in.imm))
+			r[in.dst] = v
+			if v <= uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opAddJleReg:
+			v := r[in.dst] + uint64(int32(in.imm))
+			r[in.dst] = v
+			if v <= r[in.src] {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opAddJneImm:
+			v := r[in.dst] + uint64(int32(in.imm))
+			r[in.dst] = v
+			if v != uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opAddJneReg:
+			v := r[in.dst] + uint64(int32(in.imm))
+			r[in.dst] = v
+			if v != r[in.src] {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opAddJsltImm:
+			v := r[in.dst] + uint64(int32(in.imm))
+			r[in.dst] = v
+			if int64(v) < in.imm>>32 {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opAddJsltReg:
+			v := r[in.dst] + uint64(int32(in.imm))
+			r[in.dst] = v
+			if int64(v) < int64(r[in.src]) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+
 		case opInvalid:
 			return 0, &RunError{Insn: index(m.base, in), Err: fmt.Errorf("execution reached the second slot of an lddw")}
 		default:
@@ -840,6 +906,15 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		}
 		m.start = int(in.off)
 		in = at(m.base, m.start)
+		continue
+
+	fusedJump:
+		// The jump is the second slot of the pair.
+		if m.budget -= int64(index(m.base, in) + 2 - m.start); m.budget < 0 {
+			return 0, &RunError{Insn: index(m.base, in) + 1, Err: ErrBudget}
+		}
+		m.start = int(in.off)
+		in = at(m.base, m.start)
 	}
 }
 
@@ -847,6 +922,11 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 // its own instead of sharing a tail, which saves a jump per instruction.
 func next(in *insn) *insn {
 	return (*insn)(unsafe.Add(unsafe.Pointer(in), unsafe.Sizeof(insn{})))
+}
+
+// at2 is the instruction after a fused pair.
+func at2(in *insn) *insn {
+	return (*insn)(unsafe.Add(unsafe.Pointer(in), 2*unsafe.Sizeof(insn{})))
 }
 
 // index is the position of in within the instructions starting at base.

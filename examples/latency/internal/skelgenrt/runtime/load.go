@@ -46,6 +46,8 @@ type Options struct {
 	Budget uint64
 	// Output receives bpf_trace_printk text; nil discards it.
 	Output io.Writer
+
+	noFusion bool // tests compare runs with and without fused instructions
 }
 
 // DefaultBudget is the budget of a run when Options.Budget is 0.
@@ -213,8 +215,31 @@ func (v *validator) run() error {
 	if last.Opcode != classJMP|jmpEXIT && last.Opcode != classJMP|jmpJA && last.Opcode != classJMP32|jmpJA {
 		return v.fail(n-1, "program falls off its end: the last instruction is not exit or ja")
 	}
+	if !v.opts.noFusion {
+		fuse(insns, tail)
+	}
 	v.p.insns = insns
 	return nil
+}
+
+// fuse turns the most common loop tail, an increment followed by a
+// conditional jump on the incremented register, into one instruction,
+// saving a dispatch per iteration. Budget accounting still counts both.
+func fuse(insns []insn, tail []bool) {
+	fused := map[uint8]uint8{
+		0xa5: opAddJltImm, 0xad: opAddJltReg,
+		0xb5: opAddJleImm, 0xbd: opAddJleReg,
+		0x55: opAddJneImm, 0x5d: opAddJneReg,
+		0xc5: opAddJsltImm, 0xcd: opAddJsltReg,
+	}
+	for i := 0; i+1 < len(insns); i++ {
+		a, b := &insns[i], &insns[i+1]
+		f, ok := fused[b.op]
+		if a.op != classALU64|aluADD || tail[i] || tail[i+1] || !ok || b.dst != a.dst {
+			continue
+		}
+		*a = insn{op: f, dst: a.dst, src: b.src, off: b.off, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}
+	}
 }
 
 func isJump(op uint8) bool {

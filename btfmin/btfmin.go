@@ -16,7 +16,11 @@ type Config struct {
 	Objects []string
 	// KernelBTF are kernel BTF files (raw BTF or ELF), e.g.
 	// /sys/kernel/btf/vmlinux. They tell kernel types from the source's
-	// own, and complete what the objects cannot show.
+	// own, and complete what the objects cannot show. Without any, every
+	// named type but ___flavors counts as a kernel type, and Source
+	// cannot be used. The header's text depends on them: callers that
+	// compare it with a file on disk (staleness checks) should pass the
+	// same BTF files on every machine.
 	KernelBTF []string
 	// Source, when set, is compiled against the header until it builds;
 	// whatever clang reports missing is added from KernelBTF.

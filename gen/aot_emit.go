@@ -20,7 +20,14 @@ type emitter struct {
 	fn      *aotFunc
 	used    [11]bool // registers the body mentions
 	frame   bool     // the body indexes the frame array fp
-	pending int      // instruction slots run since the budget was last charged
+	pending int      // instruction slots run and not yet subtracted from b
+	// phi is, per label, the pending count every arrival must bring, so
+	// that the edge most often laid out as fall-through needs no
+	// subtraction (see budgetPlan).
+	phi map[int]int
+	// check marks forward jumps that must check the budget (see
+	// budgetPlan); backward jumps, calls and exits always do.
+	check map[int]bool
 }
 
 // code builds one statement from raw Go text and jen values (qualified
@@ -158,23 +165,21 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	p := e.prog
 	e.fn, e.used, e.frame, e.pending = f, [11]bool{}, false, 0
 	labels := p.labels(f)
-	var body []jen.Code
 	if f.body[0] != f.entry {
 		labels[f.entry] = true
+	}
+	e.budgetPlan(f, labels)
+	var body []jen.Code
+	if f.body[0] != f.entry {
+		body = append(body, e.adjust(-e.phi[f.entry])...)
 		body = append(body, jen.Goto().Id(label(f.entry)))
 	}
-	falls := false
 	lastLine := ""
 	for _, pc := range f.body {
 		in := p.insns[pc]
 		if labels[pc] {
-			if falls && e.pending > 0 {
-				body = append(body, code(fmt.Sprintf("b -= %d", e.pending)))
-			}
 			body = append(body, jen.Id(label(pc)).Op(":"))
-		}
-		if labels[pc] || !falls {
-			e.pending = 0
+			e.pending = e.phi[pc]
 		}
 		if line, ok := e.opts.Lines[pc]; ok && line != lastLine {
 			body = append(body, jen.Comment(line))
@@ -187,7 +192,6 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		}
 		body = append(body, jen.Commentf("%d: %s%s", pc, disasm(in), note))
 		body = append(body, stmts...)
-		falls = in.op != 0x05 && in.op != 0x06 && in.op != 0x95
 	}
 
 	var decl []jen.Code
@@ -231,13 +235,125 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		Func().Id(e.fnName(f.entry)).Params(params...).Params(results...).Block(append(decl, body...)...)
 }
 
-// charge subtracts the straight-line run ending at pc and checks the
-// budget, as the interpreter does at a taken jump, call or exit.
-func (e *emitter) charge(pc int) []jen.Code {
-	return []jen.Code{
-		code(fmt.Sprintf("b -= %d", e.pending)),
-		e.rt("CheckBudget").Call(jen.Id("b"), jen.Lit(pc)),
+// falls reports whether control can go on to the next instruction.
+func falls(in *aotInsn) bool { return in.op != 0x05 && in.op != 0x06 && in.op != 0x95 }
+
+// observable reports an instruction whose effects or errors the caller
+// can see: memory access outside the frame's constant slots, helper
+// calls. Everything else only changes registers (and frame slots, which no
+// one sees once the run has failed).
+func observable(in *aotInsn) bool {
+	switch in.class() {
+	case 1:
+		return !inFrame(in.src, in.off, sizeOf(in.op))
+	case 2, 3:
+		return in.op&0xe0 == 0xc0 || !inFrame(in.dst, in.off, sizeOf(in.op))
+	case 5:
+		return in.op == 0x8d || (in.op == 0x85 && in.src != 1)
 	}
+	return false
+}
+
+// budgetPlan decides where f subtracts and checks the budget.
+//
+// b always equals the interpreter's budget plus the pending slots of the
+// current straight-line run. Each label L has a fixed pending count phi(L)
+// (what falls through into it, or else what the first jump to it brings,
+// so that edge needs no code); a jump arriving with a different count
+// subtracts the difference. The
+// interpreter checks the budget at every taken jump, call and exit. The
+// translation checks at backward jumps (every loop has one), calls and
+// exits, and at a forward jump only when an observable instruction can
+// run before the next check: a budget failure at a forward jump that goes
+// on through registers only is then reported at the next check, with the
+// same memory and the same error class, at a later instruction.
+func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
+	p := e.prog
+	e.phi, e.check = map[int]int{}, map[int]bool{}
+	// A label that nothing falls into takes the count of the first jump
+	// that reaches it, so that a label with one way in costs nothing.
+	first := map[int]int{}
+	pending, fell := 0, false
+	for _, pc := range f.body {
+		in := p.insns[pc]
+		if labels[pc] {
+			if !fell {
+				pending = first[pc]
+			}
+			e.phi[pc] = pending
+		}
+		pending += in.slots
+		if t := in.target; t > pc && (in.op == 0x05 || in.op == 0x06 || isCondJump(in.op)) {
+			if _, ok := first[t]; !ok {
+				first[t] = pending
+			}
+		}
+		if in.op == 0x85 && in.src == 1 {
+			pending = 0
+		}
+		fell = falls(in)
+	}
+	// reach[pc]: from pc, an observable instruction may run before a check.
+	reach := map[int]bool{}
+	for i := len(f.body) - 1; i >= 0; i-- {
+		pc := f.body[i]
+		in := p.insns[pc]
+		next := pc + in.slots
+		switch {
+		case observable(in):
+			reach[pc] = true
+		case in.op == 0x95 || (in.op == 0x85 && in.src == 1):
+		case in.op == 0x05 || in.op == 0x06 || isCondJump(in.op):
+			if in.target > pc && reach[in.target] {
+				e.check[pc] = true
+			}
+			// Either the taken path checks, or nothing observable lies
+			// ahead of it; what remains is the fall-through.
+			if in.op != 0x05 && in.op != 0x06 {
+				reach[pc] = reach[next]
+			}
+		default:
+			reach[pc] = reach[next]
+		}
+	}
+}
+
+// adjust subtracts n from b (adds for negative n).
+func (e *emitter) adjust(n int) []jen.Code {
+	switch {
+	case n > 0:
+		return []jen.Code{code(fmt.Sprintf("b -= %d", n))}
+	case n < 0:
+		return []jen.Code{code(fmt.Sprintf("b += %d", -n))}
+	}
+	return nil
+}
+
+// checkAt checks the budget at pc when b holds extra slots of a run still
+// to be charged.
+func (e *emitter) checkAt(pc, extra int) jen.Code {
+	arg := jen.Id("b")
+	if extra != 0 {
+		arg = jen.Id(fmt.Sprintf("b-%d", extra))
+	}
+	return e.rt("CheckBudget").Call(arg, jen.Lit(pc))
+}
+
+// charge subtracts the whole pending run and checks the budget, as the
+// interpreter does at a call or exit.
+func (e *emitter) charge(pc int) []jen.Code {
+	return append(e.adjust(e.pending), e.checkAt(pc, 0))
+}
+
+// jumpTo is a taken jump from pc: bring b to the target's pending count,
+// check when the plan says so, go.
+func (e *emitter) jumpTo(pc, target int) []jen.Code {
+	phi := e.phi[target]
+	stmts := e.adjust(e.pending - phi)
+	if target <= pc || e.check[pc] {
+		stmts = append(stmts, e.checkAt(pc, phi))
+	}
+	return append(stmts, jen.Goto().Id(label(target)))
 }
 
 // live reports whether the value instruction pc leaves in register n is
@@ -628,7 +744,7 @@ func (e *emitter) cond(in *aotInsn) string {
 func (e *emitter) jump(in *aotInsn) []jen.Code {
 	switch {
 	case in.op == 0x05 || in.op == 0x06:
-		return append(e.charge(in.pc), jen.Goto().Id(label(in.target)))
+		return e.jumpTo(in.pc, in.target)
 	case in.op == 0x95:
 		ret := []jen.Code{jen.Id(e.r(0)), jen.Id("b")}
 		for _, r := range e.fn.out.regs() {
@@ -648,8 +764,7 @@ func (e *emitter) jump(in *aotInsn) []jen.Code {
 	case in.op == 0x8d:
 		return e.callx(in)
 	}
-	taken := append(e.charge(in.pc), jen.Goto().Id(label(in.target)))
-	return []jen.Code{jen.If(code(e.cond(in))).Block(taken...)}
+	return []jen.Code{jen.If(code(e.cond(in))).Block(e.jumpTo(in.pc, in.target)...)}
 }
 
 // call is a bpf-to-bpf call of g: depth check, budget, then the Go call.
@@ -691,7 +806,7 @@ func (e *emitter) callx(in *aotInsn) []jen.Code {
 		// The helper path charges nothing, so the straight-line run goes
 		// on after the callx; give back what the call charged so that the
 		// next charge takes it again.
-		body = append(body, code(fmt.Sprintf("b += %d", pending)))
+		body = append(body, e.adjust(-pending)...)
 		cases = append(cases, jen.Case(jen.Lit(g.entry)).Block(body...))
 	}
 	cases = append(cases, jen.Default().Block(e.rt("NoFunction").Call(jen.Lit(in.pc), jen.Id("t"))))

@@ -1,0 +1,14 @@
+// Package aotbench measures skelgen's ahead-of-time translation against
+// the interpreter, plain Go and the kernel's JIT on the runtime's
+// benchmark workloads.
+//
+// workloads.go holds the workloads (copied from runtime/bench_test.go and
+// kept identical by a test); translated.go is their translation by
+// gen.Translate, committed and checked for staleness by
+// TestTranslationUpToDate (regenerate with go test -update). The
+// benchmarks run each workload four ways: "go" (the plain-Go twin),
+// "interp" (runtime.Program.Run), "aot" (the translation through
+// runtime.Compiled.Run) and "kernel" (the same instructions as an XDP
+// program through BPF_PROG_TEST_RUN, where the verifier accepts them; the
+// kernel's own per-run time is reported as ns/op).
+package aotbench

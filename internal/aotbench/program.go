@@ -1,0 +1,59 @@
+package aotbench
+
+import (
+	"encoding/binary"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/skelgen/skelgen/asm"
+	"github.com/skelgen/skelgen/runtime"
+)
+
+// mapRef is the "map:N" operand of lddw in the runtime's benchmark dialect,
+// which package asm does not know.
+var mapRef = regexp.MustCompile(`map:(\d+)`)
+
+// mapSentinel marks an lddw that loaded map:N until it is rewritten.
+const mapSentinel = 0x7ead0000
+
+// Instructions assembles the workload, turning map:N into an lddw of the
+// handle of map N (PseudoMapIdx).
+func (w Workload) Instructions() ([]runtime.Instruction, error) {
+	src := mapRef.ReplaceAllStringFunc(w.Asm, func(s string) string {
+		n, _ := strconv.Atoi(s[len("map:"):])
+		return fmt.Sprint(mapSentinel + n)
+	})
+	b, err := asm.Assemble(src)
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: %w", w.Name, err)
+	}
+	insns, err := runtime.DecodeInstructions(b, binary.LittleEndian)
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: %w", w.Name, err)
+	}
+	for i := range insns {
+		in := &insns[i]
+		if in.Opcode == 0x18 && in.Imm >= mapSentinel && in.Imm < mapSentinel+16 && i+1 < len(insns) && insns[i+1].Imm == 0 {
+			in.Src, in.Imm = runtime.PseudoMapIdx, in.Imm-mapSentinel
+		}
+	}
+	return insns, nil
+}
+
+// Spec returns the program with fresh user-space maps.
+func (w Workload) Spec() (*runtime.ProgramSpec, error) {
+	insns, err := w.Instructions()
+	if err != nil {
+		return nil, err
+	}
+	spec := &runtime.ProgramSpec{Name: w.Name, Instructions: insns}
+	if w.HashMap {
+		m, err := runtime.NewMap(runtime.MapSpec{Name: "counts", Type: runtime.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 256})
+		if err != nil {
+			return nil, err
+		}
+		spec.Maps = []runtime.Map{m}
+	}
+	return spec, nil
+}

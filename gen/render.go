@@ -75,7 +75,10 @@ func (s *skeleton) collect() error {
 // of size bytes when there is no BTF or the type cannot be represented.
 func (s *skeleton) valueType(t btf.Type, size int, anonName string) jen.Code {
 	if v, ok := t.(*btf.Var); ok {
-		t = v.Type
+		t = nil
+		if v != nil {
+			t = v.Type
+		}
 	}
 	if t != nil {
 		if anonName != "" {

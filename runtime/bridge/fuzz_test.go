@@ -1,0 +1,57 @@
+package bridge
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cilium/ebpf"
+)
+
+// FuzzLoadObject loads mutated objects in process: parsing, turning ubpf/
+// programs into the runtime's form, validating and running them must give
+// errors, never a panic or a hang.
+func FuzzLoadObject(f *testing.F) {
+	seeds, _ := filepath.Glob("../../internal/skeltest/*/*_bpfel.o")
+	seeds = append(seeds, "../../examples/latency/latency_bpfel.o")
+	for _, s := range seeds {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		set, err := Load(spec, nil, &LoadOptions{InProcess: true, Output: io.Discard, Budget: 1 << 16})
+		if err != nil {
+			// Host functions are unbound here; load the programs that
+			// need none, one at a time.
+			for name, p := range spec.Programs {
+				if !IsUserProgram(p) {
+					continue
+				}
+				s, err := Load(spec, nil, &LoadOptions{InProcess: true, Output: io.Discard, Budget: 1 << 16, Programs: []string{name}})
+				if err != nil {
+					continue
+				}
+				runAll(s)
+				s.Close()
+			}
+			return
+		}
+		runAll(set)
+		set.Close()
+	})
+}
+
+func runAll(s *Set) {
+	for _, p := range s.User.progs {
+		p.Run(make([]byte, 64))
+	}
+}

@@ -188,8 +188,10 @@ func (l aotLine) disagreement(compareAgain bool) string {
 	if i != a {
 		return fmt.Sprintf("interpreter %+v, translation %+v", i, a)
 	}
-	if compareAgain && l.Again != a {
-		return fmt.Sprintf("second translated run %+v, first %+v", l.Again, a)
+	again := l.Again
+	again.Err = budgetIndex.ReplaceAllString(again.Err, "$1")
+	if compareAgain && again != a {
+		return fmt.Sprintf("second translated run %+v, first %+v", l.Again, l.AOT)
 	}
 	return ""
 }

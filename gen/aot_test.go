@@ -3,8 +3,10 @@ package gen
 import (
 	"encoding/binary"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/skelgen/skelgen/asm"
 	"github.com/skelgen/skelgen/internal/conformance"
 	"github.com/skelgen/skelgen/runtime"
 )
@@ -60,4 +62,47 @@ func loadConf(t *testing.T) []aotCase {
 		cases = append(cases, aotCase{Name: c.Name, Insns: insns, Mem: c.Mem, Setup: "conformance"})
 	}
 	return cases
+}
+
+// TestAOTErrors runs programs that fail, in the interpreter and
+// translated: each must fail with the same error (the translation's
+// second run shows that the failure left nothing behind), and the error
+// must be the expected one.
+func TestAOTErrors(t *testing.T) {
+	tests := []struct {
+		name, asm, want string
+	}{
+		{"read_out_of_bounds", "ldxdw %r0, [%r1+60]\nexit", "instruction 0: invalid read of 8 bytes at context+60"},
+		{"write_below_stack", "stdw [%r10-520], 1\nexit", "instruction 0: invalid write of 8 bytes at stack frame 0-8"},
+		{"null", "mov %r1, 0\nldxw %r0, [%r1]\nexit", "instruction 1: invalid read of 4 bytes at NULL+0"},
+		{"loop_forever", "mov %r0, 0\nloop:\nadd %r0, 1\nja loop\nexit", "instruction budget exhausted"},
+		{"recurse_forever", "call local self\nself:\ncall local self\nexit", "instruction 1: call depth exceeded"},
+		{"helper_fails", "mov %r1, 3\ncall 100\nexit", "instruction 1: helper 100 (fail): helper asked to fail with 3"},
+		{"divide_by_zero", "mov %r0, 7\nmov %r1, 0\ndiv %r0, %r1\nmod32 %r1, %r1\nexit", ""},
+	}
+	var cases []aotCase
+	for _, tt := range tests {
+		b, err := asm.Assemble(tt.asm)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		insns, err := runtime.DecodeInstructions(b, binary.LittleEndian)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, aotCase{Name: tt.name, Insns: insns, Mem: make([]byte, 64), Setup: "fuzz", Budget: 1000})
+	}
+	res := runAgreement(t, cases, true)
+	for i, l := range res.Lines {
+		if d := l.disagreement(true); d != "" {
+			t.Errorf("%s: %s", l.Name, d)
+		}
+		want := tests[i].want
+		switch {
+		case want == "" && l.AOT.Err != "":
+			t.Errorf("%s: translation failed: %s", l.Name, l.AOT.Err)
+		case !strings.Contains(l.AOT.Err, want):
+			t.Errorf("%s: translation's error %q does not contain %q", l.Name, l.AOT.Err, want)
+		}
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -122,11 +124,17 @@ func kernel(b *testing.B, w Workload) {
 			}
 		}
 	}
-	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: ebpf.XDP, License: "GPL", Instructions: insns})
+	p, err := ebpf.NewProgramWithOptions(&ebpf.ProgramSpec{Type: ebpf.XDP, License: "GPL", Instructions: insns},
+		ebpf.ProgramOptions{LogSizeStart: 1 << 20})
 	if err != nil {
 		var ve *ebpf.VerifierError
 		if errors.As(err, &ve) {
-			b.Skipf("the verifier rejects %s: %v", w.Name, firstLine(err))
+			b.Skipf("the verifier rejects %s: %v", w.Name, lastLines(err, 2))
+		}
+		if errors.Is(err, syscall.EFAULT) {
+			// The kernel's verifier fails internally on some loops
+			// (primes on 6.18): the kernel cannot run the program.
+			b.Skipf("the kernel refuses %s: %v", w.Name, err)
 		}
 		b.Fatal(err)
 	}
@@ -147,10 +155,14 @@ func kernel(b *testing.B, w Workload) {
 	b.ReportMetric(float64(per.Nanoseconds()), "ns/op")
 }
 
-func firstLine(err error) string {
-	s := err.Error()
-	if i := bytes.IndexByte([]byte(s), '\n'); i >= 0 {
-		return s[:i]
+// lastLines keeps the end of a verifier error, where the reason is.
+func lastLines(err error, n int) string {
+	var ve *ebpf.VerifierError
+	if errors.As(err, &ve) && len(ve.Log) > 0 {
+		if len(ve.Log) > n {
+			return strings.Join(ve.Log[len(ve.Log)-n:], " / ")
+		}
+		return strings.Join(ve.Log, " / ")
 	}
-	return s
+	return err.Error()
 }

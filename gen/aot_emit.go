@@ -623,9 +623,13 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 	i := 512 + int(in.off)
 	var t string // v truncated to the access size
 	if in.class() == 3 {
-		t = fmt.Sprintf("uint%d(%s)", size*8, v)
-		if size == 1 {
+		switch size {
+		case 1:
 			t = fmt.Sprintf("byte(%s)", v)
+		case 8:
+			t = v
+		default:
+			t = fmt.Sprintf("uint%d(%s)", size*8, v)
 		}
 	} else {
 		t = fmt.Sprint(uint64(int64(in.imm)) & (1<<(size*8) - 1))

@@ -1,10 +1,15 @@
 package gen
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dave/jennifer/jen"
 
 	"github.com/skelgen/skelgen/asm"
 	"github.com/skelgen/skelgen/internal/conformance"
@@ -104,5 +109,97 @@ func TestAOTErrors(t *testing.T) {
 		case !strings.Contains(l.AOT.Err, want):
 			t.Errorf("%s: translation's error %q does not contain %q", l.Name, l.AOT.Err, want)
 		}
+	}
+}
+
+// goldenAsm is a small program touching most of what the translation
+// emits: frame slots, context memory, an atomic, a loop, a helper call and
+// a bpf-to-bpf call whose caller reads r1 afterwards.
+const goldenAsm = `
+	mov %r6, %r1
+	stdw [%r10-8], 0
+	mov %r2, 0
+loop:
+	ldxb %r3, [%r6]
+	add %r6, 1
+	ldxdw %r4, [%r10-8]
+	add %r4, %r3
+	stxdw [%r10-8], %r4
+	add %r2, 1
+	jlt %r2, 4, loop
+	mov %r3, 1
+	lock add [%r10-8], %r3
+	mov %r1, %r4
+	call local double
+	add %r0, %r1
+	call 5
+	exit
+double:
+	mov %r0, %r1
+	lsh %r0, 1
+	mov %r1, 7
+	exit
+`
+
+// TestAOTGolden pins the generated code of goldenAsm, source-line comments
+// included (go test -run TestAOTGolden -update rewrites it).
+func TestAOTGolden(t *testing.T) {
+	b, err := asm.Assemble(goldenAsm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	insns, err := runtime.DecodeInstructions(b, binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := &runtime.ProgramSpec{Name: "golden", Instructions: insns, Symbols: map[int]string{0: "sum4", 17: "double"}}
+	opts := TranslateOptions{Name: "golden", Lines: map[int]string{
+		0:  "golden.bpf.c:5: const __u8 *p = ctx;",
+		3:  "golden.bpf.c:7: sum += p[i];",
+		14: "golden.bpf.c:9: return double(sum) + bpf_unwind(...);",
+	}}
+	render := func() []byte {
+		code, err := Translate(spec, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := jen.NewFile("golden")
+		f.Add(code)
+		var out bytes.Buffer
+		if err := f.Render(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes()
+	}
+	got := render()
+	if !bytes.Equal(got, render()) {
+		t.Fatal("translation is not deterministic")
+	}
+	path := filepath.Join("testdata", "aot", "golden.go.golden")
+	if updateGolden() {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("translation differs from %s (run with -update to accept):\n%s", path, got)
+	}
+}
+
+// TestTranslateRejects checks that a program the runtime rejects is
+// rejected with the runtime's error, naming the instruction.
+func TestTranslateRejects(t *testing.T) {
+	insns := []runtime.Instruction{{Opcode: 0xb7, Dst: 10}, {Opcode: 0x95}} // mov r10, 0
+	_, err := Translate(&runtime.ProgramSpec{Name: "bad", Instructions: insns}, TranslateOptions{})
+	var ve *runtime.ValidationError
+	if !errors.As(err, &ve) || ve.Insn != 0 {
+		t.Fatalf("got %v, want a validation error at instruction 0", err)
+	}
+	if _, err := Translate(&runtime.ProgramSpec{Name: "x", Instructions: insns[1:]}, TranslateOptions{Name: "not an identifier"}); err == nil {
+		t.Fatal("a name with spaces was accepted")
 	}
 }

@@ -161,6 +161,12 @@ func (gl generateLine) config() (Config, error) {
 	if cfg.MakeBase != "" {
 		cfg.MakeBase = abs(cfg.MakeBase)
 	}
+	if cfg.Header != "" {
+		cfg.Header = abs(cfg.Header)
+	}
+	for i, b := range cfg.HeaderBTF {
+		cfg.HeaderBTF[i] = abs(b)
+	}
 	for i, f := range cfg.CFlags {
 		// -I and -iquote paths are relative to the package directory too;
 		// the compiler runs in the source's directory.

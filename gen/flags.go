@@ -38,6 +38,8 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.runtime, "runtime", "vendor", "how the package gets the runtime for ubpf/ programs: vendor (carry a copy) or import")
 	fs.BoolVar(&f.cfg.AOT, "aot", true, "translate ubpf/ programs to Go ahead of time")
 	fs.StringVar(&f.cfg.MakeBase, "makebase", "", "write make depfiles with paths relative to `dir`")
+	fs.StringVar(&f.cfg.Header, "header", "", "regenerate the minimal CO-RE `file` (e.g. vmlinux.h) the C input includes, beside the skeleton")
+	fs.Var((*stringList)(&f.cfg.HeaderBTF), "btf", "kernel BTF `file` for -header (repeatable; default /sys/kernel/btf/vmlinux)")
 	return f
 }
 

@@ -40,6 +40,13 @@ type Config struct {
 	ImportRuntime bool
 	// AOT translates ubpf/ programs to Go (-aot).
 	AOT bool
+	// Header, when set for a C input, is the minimal CO-RE header the
+	// source includes: it is regenerated from the compiled object (see
+	// btfmin) and written with the skeleton.
+	Header string
+	// HeaderBTF are the kernel BTF files the header is completed from;
+	// nil means /sys/kernel/btf/vmlinux.
+	HeaderBTF []string
 	// Committed compiles nothing: a C input's objects are read from the
 	// files a previous run wrote (for checking without a compiler).
 	Committed bool
@@ -119,6 +126,13 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	}
 
 	var files []File
+	if cfg.Header != "" && IsCSource(cfg.Input) && !cfg.Committed {
+		f, err := minimalHeader(cfg, outDir, builds[0].obj, builds[0].target)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
 	objs := make([]*Object, len(builds))
 	for i, b := range builds {
 		obj, err := ReadObject(filepath.Base(cfg.Input), b.obj)

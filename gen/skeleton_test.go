@@ -21,6 +21,7 @@ var skeletonDirs = []string{
 	"internal/skeltest/tracing",
 	"internal/skeltest/uprobe",
 	"internal/skeltest/ubpf",
+	"internal/skeltest/corehdr",
 	"examples/latency",
 }
 

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/skelgen/skelgen/btfmin"
+	"github.com/skelgen/skelgen/gen"
 )
 
 func cmdBtfmin(args []string, stdout, stderr io.Writer) error {
@@ -60,7 +58,7 @@ func cmdBtfmin(args []string, stdout, stderr io.Writer) error {
 		if _, err := stdout.Write(res.Header); err != nil {
 			return err
 		}
-	} else if err := writeFileAtomic(*out, res.Header); err != nil {
+	} else if err := gen.WriteFiles([]gen.File{{Path: *out, Data: res.Header}}); err != nil {
 		return fmt.Errorf("btfmin: %w", err)
 	}
 	if !*verify {
@@ -81,22 +79,3 @@ func cmdBtfmin(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// writeFileAtomic writes through a temporary file in the same directory
-// and renames it, so a reader never sees half a header.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}

@@ -78,4 +78,3 @@ func cmdBtfmin(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
-

@@ -14,6 +14,7 @@ test:
 testdata:
 	$(GO) generate ./...
 	$(MAKE) -C btfmin/testdata
+	$(MAKE) -C gen/testdata/types
 
 # The bundled example: syscall latency from kernel tracepoints.
 demo:
@@ -29,3 +30,12 @@ lint:
 
 check:
 	$(SKELGEN) check ./...
+
+# Each fuzz target for a bounded time (FUZZTIME=10m for a long run).
+FUZZTIME ?= 30s
+FUZZ := runtime:FuzzRun runtime:FuzzWellFormed gen:FuzzReadObject runtime/bridge:FuzzLoadObject \
+	btfmin:FuzzParseCORERelocations btfmin:FuzzParseObject asm:FuzzAssemble internal/conformance:FuzzParse
+fuzz:
+	set -e; for t in $(FUZZ); do \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1x ./$${t%%:*}; \
+	done

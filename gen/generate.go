@@ -141,7 +141,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		}
 		objs[i] = obj
 	}
-	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types}
+	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types, AOT: cfg.AOT}
 	if !cfg.ImportRuntime {
 		rt, br, err := vendoredImports(outDir)
 		if err != nil {

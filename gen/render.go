@@ -329,7 +329,11 @@ func (s *skeleton) file() (*jen.File, error) {
 			g.If(jen.List(jen.Id("o").Dot(pi.field).Dot("Program"), jen.Err()).Op("=").Qual(s.bridge, "NewProgram").Call(jen.Id("o").Dot("set"), jen.Lit(pi.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 		}
 		for _, up := range s.user {
-			g.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Qual(s.bridge, "NewUserProgram").Types(up.ctx).Call(jen.Id("o").Dot("set"), jen.Lit(up.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+			translation := jen.Nil()
+			if up.translation != nil {
+				translation = jen.Id(up.translationFn)
+			}
+			g.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Qual(s.bridge, "NewUserProgram").Types(up.ctx).Call(jen.Id("o").Dot("set"), jen.Lit(up.name), translation), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 		}
 		for _, v := range s.vars {
 			g.If(jen.List(jen.Id("o").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVar").Types(v.typ).Call(jen.Id("o").Dot("set"), jen.Lit(v.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
@@ -377,6 +381,11 @@ func (s *skeleton) file() (*jen.File, error) {
 
 	if hasHost {
 		s.hostDecls(f, hostT, bindFn)
+	}
+	for _, up := range s.user {
+		if up.translation != nil {
+			f.Add(up.translation)
+		}
 	}
 
 	decls, err := s.types.Decls()

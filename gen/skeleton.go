@@ -45,6 +45,9 @@ type SkeletonConfig struct {
 	// carries.
 	BridgeImport  string
 	RuntimeImport string
+	// AOT translates user-space programs to Go; otherwise they run in the
+	// interpreter.
+	AOT bool
 }
 
 // skeleton holds the state of writing one skeleton.

@@ -174,3 +174,30 @@ func TestGeneratedPackagesBuildStandalone(t *testing.T) {
 		}
 	}
 }
+
+// TestAOTFlag: -aot=false keeps the skeleton's API and runs user programs in
+// the interpreter (no translation is generated).
+func TestAOTFlag(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "internal/skeltest/ubpf/ubpf_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := ReadObject("ubpf.o", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, aot := range []bool{true, false} {
+		src, err := Skeleton(obj, SkeletonConfig{Package: "p", Stem: "ubpf", ObjectFile: "ubpf.o", Target: Target{Clang: "bpfel"}, AOT: aot})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hasTranslation := bytes.Contains(src, []byte("func ubpfReportTranslation() runtime.Translation"))
+		interpreted := bytes.Contains(src, []byte(`bridge.NewUserProgram[UbpfReportCtx](o.set, "report", nil)`))
+		if hasTranslation != aot || interpreted == aot {
+			t.Errorf("aot=%v: translation generated %v, interpreter wired %v", aot, hasTranslation, interpreted)
+		}
+		if !bytes.Contains(src, []byte("Report *bridge.UserProgram[UbpfReportCtx]")) {
+			t.Errorf("aot=%v: the Report field changed type", aot)
+		}
+	}
+}

@@ -3,9 +3,12 @@ package gen
 import (
 	"fmt"
 	"go/token"
+	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 	"github.com/dave/jennifer/jen"
 
@@ -18,6 +21,10 @@ type userProg struct {
 	field string
 	spec  *ebpf.ProgramSpec
 	ctx   jen.Code // Go type of the context struct, or struct{}
+	// translation is the program translated to Go (nil without -aot), and
+	// translationFn the generated function returning it.
+	translation   jen.Code
+	translationFn string
 }
 
 // hostFunc is an extern (__ksym) function that user programs call and the
@@ -69,6 +76,11 @@ func (s *skeleton) collectUser(taken names) error {
 				return fmt.Errorf("user program %s: context: %w", name, err)
 			}
 			up.ctx = code
+		}
+		if s.cfg.AOT {
+			if err := s.translate(up); err != nil {
+				return fmt.Errorf("user program %s: translation: %w", name, err)
+			}
 		}
 		s.user = append(s.user, up)
 		for _, ins := range p.Instructions {
@@ -317,4 +329,28 @@ func isBoolCode(c jen.Code) bool {
 // bridge the skeleton uses.
 func (s *skeleton) runtimeImport() string {
 	return s.cfg.RuntimeImport
+}
+
+// translate translates a user program to Go, with the .bpf.c line of each
+// instruction from BTF line info in the comments.
+func (s *skeleton) translate(up *userProg) error {
+	rs, err := bridge.TranslationSpec(s.obj.Spec, up.name)
+	if err != nil {
+		return err
+	}
+	lines := map[int]string{}
+	slot := 0
+	for _, ins := range up.spec.Instructions {
+		if l, ok := ins.Source().(*btf.Line); ok && l != nil {
+			lines[slot] = fmt.Sprintf("%s:%d: %s", filepath.Base(l.FileName()), l.LineNumber(), strings.TrimSpace(l.Line()))
+		}
+		slot += int(ins.Size() / asm.InstructionSize)
+	}
+	name := lowerFirst(s.prefix) + GoName(up.name)
+	code, err := Translate(rs, TranslateOptions{Name: name, Lines: lines, RuntimePath: s.cfg.RuntimeImport})
+	if err != nil {
+		return err
+	}
+	up.translation, up.translationFn = code, name+"Translation"
+	return nil
 }

@@ -6,6 +6,7 @@ package main
 import (
 	"bytes"
 	_ "embed"
+	"encoding/binary"
 	"fmt"
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
@@ -131,7 +132,7 @@ func (o *LatencyObjects) init() error {
 	if o.OnExit.Program, err = bridge.NewProgram(o.set, "on_exit"); err != nil {
 		return err
 	}
-	if o.Report, err = bridge.NewUserProgram[LatencySummary](o.set, "report"); err != nil {
+	if o.Report, err = bridge.NewUserProgram[LatencySummary](o.set, "report", latencyReportTranslation); err != nil {
 		return err
 	}
 	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
@@ -200,6 +201,469 @@ func latencyExterns(host LatencyHost) map[string]runtime.Func {
 		host.HostMetric(arg0, uint64(r2))
 		return 0, nil
 	}}
+}
+
+// latencyReportTranslation returns the Go translation of program "report", for runtime.Program.Bind.
+func latencyReportTranslation() runtime.Translation {
+	return runtime.Translation{
+		Calls: []int{16, 51, 83, 98, 114, 118, 122, 126, 136, 152},
+		Entry: latencyReportEntry,
+		Imms: []runtime.Imm{{
+			Insn:  14,
+			Value: 0x8000000000000000,
+		}, {
+			Insn:  49,
+			Value: 0x8000000000000000,
+		}, {
+			Insn:  81,
+			Value: 0x8000000100000000,
+		}, {
+			Insn:  94,
+			Value: 0x8000000000000000,
+		}, {
+			Insn:  96,
+			Value: 0xa00000000,
+		}, {
+			Insn:  110,
+			Value: 0xb00000004,
+		}, {
+			Insn:  115,
+			Value: 0xa00000006,
+		}, {
+			Insn:  120,
+			Value: 0xa0000000f,
+		}, {
+			Insn:  124,
+			Value: 0xa00000016,
+		}, {
+			Insn:  133,
+			Value: 0x8000000000000000,
+		}, {
+			Insn:  149,
+			Value: 0x8000000100000000,
+		}},
+		Insns: 155,
+	}
+}
+
+// latencyReportEntry is the runtime.Entry of program "report".
+func latencyReportEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return latencyReportFn0(m, 0, b, r1, 0, 0, 0)
+}
+
+// latencyReportFn0 is function report (instruction 0) of program "report", run at call depth d with budget b; it returns r0 and the budget left.
+func latencyReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (uint64, int64) {
+	var r0, r2, r6, r7, r8, r9 uint64
+	fp := m.Frame(d)
+	r10 := runtime.StackTop(d)
+	// latency.bpf.c:120: int report(struct summary *s)
+	// 0: mov %r6, %r1
+	r6 = r1
+	// 1: mov %r7, 0
+	r7 = 0
+	// latency.bpf.c:122: __u64 total = 0, cum = 0, zero64 = 0;
+	// 2: stxdw [%r10-8], %r7
+	binary.LittleEndian.PutUint64(fp[504:], r7)
+	// 3: mov32 %r1, 0
+	r1 = 0
+	// latency.bpf.c:123: __u32 zero = 0;
+	// 4: stxw [%r10-12], %r1
+	binary.LittleEndian.PutUint32(fp[500:], uint32(r1))
+	// latency.bpf.c:125: for (__u32 i = 0; i < MAX_SLOTS; i++) {
+	// 5: stxw [%r10-64], %r1
+	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
+	// 6: ja 12
+	runtime.CheckBudget(b-7, 6)
+	goto L12
+L7:
+	// 7: ldxw %r1, [%r10-64]
+	r1 = uint64(binary.LittleEndian.Uint32(fp[448:]))
+	// 8: add32 %r1, 1
+	r1 = uint64(uint32(r1) + 1)
+	// 9: stxw [%r10-64], %r1
+	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
+	// 10: jlt32 %r1, 64, 12
+	if uint32(r1) < 64 {
+		b += 3
+		runtime.CheckBudget(b-7, 10)
+		goto L12
+	}
+	// 11: ja 22
+	runtime.CheckBudget(b-5, 11)
+	goto L22
+L12:
+	// 12: mov %r2, %r10
+	r2 = r10
+	// 13: add %r2, -64
+	r2 -= 64
+	// latency.bpf.c:126: __u64 *n = bpf_map_lookup_elem(&hist, &i);
+	// 14: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	r1 = 0x8000000000000000
+	// 16: call 1
+	r0 = m.CallAt(16, r1, r2, r3, r4, r5)
+	// latency.bpf.c:127: if (n)
+	// 17: jeq %r0, 0, 7
+	if r0 == 0 {
+		b -= 13
+		runtime.CheckBudget(b, 17)
+		goto L7
+	}
+	// latency.bpf.c:128: total += *n;
+	// 18: ldxdw %r1, [%r0]
+	r1 = m.Load64At(r0, 18)
+	// 19: add %r1, %r7
+	r1 += r7
+	// 20: mov %r7, %r1
+	r7 = r1
+	// 21: ja 7
+	b -= 17
+	runtime.CheckBudget(b, 21)
+	goto L7
+L22:
+	// latency.bpf.c:130: s->count = total;
+	// 22: stxdw [%r6], %r7
+	m.Store64At(r6, r7, 22)
+	// latency.bpf.c:131: if (total == 0)
+	// 23: jeq %r7, 0, 153
+	if r7 == 0 {
+		b += 71
+		goto L153
+	}
+	// 24: mov %r9, 0
+	r9 = 0
+	// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
+	// 25: stxdw [%r6+24], %r9
+	m.Store64At(r6+24, r9, 25)
+	// 26: stxdw [%r6+16], %r9
+	m.Store64At(r6+16, r9, 26)
+	// 27: stxdw [%r6+8], %r9
+	m.Store64At(r6+8, r9, 27)
+	// 28: mov32 %r1, 0
+	r1 = 0
+	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
+	// 29: stxw [%r10-64], %r1
+	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
+	// 30: mov %r1, %r7
+	r1 = r7
+	// 31: mul %r1, 99
+	r1 *= 99
+	// 32: stxdw [%r10-80], %r1
+	binary.LittleEndian.PutUint64(fp[432:], r1)
+	// 33: mov %r1, %r7
+	r1 = r7
+	// 34: mul %r1, 90
+	r1 *= 90
+	// 35: stxdw [%r10-88], %r1
+	binary.LittleEndian.PutUint64(fp[424:], r1)
+	// 36: mov %r1, %r7
+	r1 = r7
+	// 37: mul %r1, 50
+	r1 *= 50
+	// 38: stxdw [%r10-96], %r1
+	binary.LittleEndian.PutUint64(fp[416:], r1)
+	// 39: stxdw [%r10-72], %r6
+	binary.LittleEndian.PutUint64(fp[440:], r6)
+	// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
+	// 40: add %r6, 8
+	r6 += 8
+	// 41: ja 46
+	runtime.CheckBudget(b-25, 41)
+	goto L46
+L42:
+	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
+	// 42: add32 %r1, 1
+	r1 = uint64(uint32(r1) + 1)
+	// 43: stxw [%r10-64], %r1
+	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
+	// 44: jlt32 %r1, 64, 46
+	if uint32(r1) < 64 {
+		b += 22
+		runtime.CheckBudget(b-25, 44)
+		goto L46
+	}
+	// 45: ja 79
+	runtime.CheckBudget(b-4, 45)
+	goto L79
+L46:
+	// 46: mov %r8, %r9
+	r8 = r9
+	// 47: mov %r2, %r10
+	r2 = r10
+	// 48: add %r2, -64
+	r2 -= 64
+	// latency.bpf.c:135: __u64 *n = bpf_map_lookup_elem(&hist, &i);
+	// 49: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	r1 = 0x8000000000000000
+	// 51: call 1
+	r0 = m.CallAt(51, r1, r2, r3, r4, r5)
+	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
+	// 52: ldxw %r1, [%r10-64]
+	r1 = uint64(binary.LittleEndian.Uint32(fp[448:]))
+	// latency.bpf.c:136: if (!n)
+	// 53: jeq %r0, 0, 42
+	if r0 == 0 {
+		b -= 33
+		runtime.CheckBudget(b, 53)
+		goto L42
+	}
+	// latency.bpf.c:138: cum += *n;
+	// 54: ldxdw %r9, [%r0]
+	r9 = m.Load64At(r0, 54)
+	// 55: add %r9, %r8
+	r9 += r8
+	// latency.bpf.c:140: __u64 upper = (2ULL << i) - 1;
+	// 56: mov %r2, 2
+	r2 = 2
+	// 57: lsh %r2, %r1
+	r2 <<= (r1 & 63)
+	// 58: add %r2, -1
+	r2 -= 1
+	// 59: mov %r3, %r9
+	r3 = r9
+	// 60: mul %r3, 100
+	r3 *= 100
+	// latency.bpf.c:141: if (!s->p50_ns && cum * 100 >= total * 50)
+	// 61: ldxdw %r4, [%r6]
+	r4 = m.Load64At(r6, 61)
+	// 62: jne %r4, 0, 66
+	if r4 != 0 {
+		b += 3
+		runtime.CheckBudget(b-45, 62)
+		goto L66
+	}
+	// 63: ldxdw %r4, [%r10-96]
+	r4 = binary.LittleEndian.Uint64(fp[416:])
+	// 64: jlt %r3, %r4, 66
+	if r3 < r4 {
+		b += 1
+		runtime.CheckBudget(b-45, 64)
+		goto L66
+	}
+	// latency.bpf.c:142: s->p50_ns = upper;
+	// 65: stxdw [%r6], %r2
+	m.Store64At(r6, r2, 65)
+L66:
+	// 66: ldxdw %r5, [%r10-72]
+	r5 = binary.LittleEndian.Uint64(fp[440:])
+	// latency.bpf.c:143: if (!s->p90_ns && cum * 100 >= total * 90)
+	// 67: ldxdw %r4, [%r5+16]
+	r4 = m.Load64At(r5+16, 67)
+	// 68: jne %r4, 0, 72
+	if r4 != 0 {
+		b += 3
+		runtime.CheckBudget(b-51, 68)
+		goto L72
+	}
+	// 69: ldxdw %r4, [%r10-88]
+	r4 = binary.LittleEndian.Uint64(fp[424:])
+	// 70: jlt %r3, %r4, 72
+	if r3 < r4 {
+		b += 1
+		runtime.CheckBudget(b-51, 70)
+		goto L72
+	}
+	// latency.bpf.c:144: s->p90_ns = upper;
+	// 71: stxdw [%r5+16], %r2
+	m.Store64At(r5+16, r2, 71)
+L72:
+	// latency.bpf.c:145: if (!s->p99_ns && cum * 100 >= total * 99)
+	// 72: ldxdw %r4, [%r5+24]
+	r4 = m.Load64At(r5+24, 72)
+	// 73: jne %r4, 0, 42
+	if r4 != 0 {
+		b -= 53
+		runtime.CheckBudget(b, 73)
+		goto L42
+	}
+	// 74: ldxdw %r4, [%r10-80]
+	r4 = binary.LittleEndian.Uint64(fp[432:])
+	// 75: jlt %r3, %r4, 42
+	if r3 < r4 {
+		b -= 55
+		runtime.CheckBudget(b, 75)
+		goto L42
+	}
+	// latency.bpf.c:146: s->p99_ns = upper;
+	// 76: ldxdw %r3, [%r10-72]
+	r3 = binary.LittleEndian.Uint64(fp[440:])
+	// 77: stxdw [%r3+24], %r2
+	m.Store64At(r3+24, r2, 77)
+	// 78: ja 42
+	b -= 58
+	runtime.CheckBudget(b, 78)
+	goto L42
+L79:
+	// 79: mov %r2, %r10
+	r2 = r10
+	// 80: add %r2, -12
+	r2 -= 12
+	// latency.bpf.c:148: struct totals *t = bpf_map_lookup_elem(&totals, &zero);
+	// 81: lddw %r1, pseudo(5) 1 (0x8000000100000000)
+	r1 = 0x8000000100000000
+	// 83: call 1
+	r0 = m.CallAt(83, r1, r2, r3, r4, r5)
+	// 84: ldxdw %r6, [%r10-72]
+	r6 = binary.LittleEndian.Uint64(fp[440:])
+	// latency.bpf.c:149: if (t) {
+	// 85: jeq %r0, 0, 94
+	if r0 == 0 {
+		b += 8
+		runtime.CheckBudget(b-19, 85)
+		goto L94
+	}
+	// latency.bpf.c:150: s->max_ns = t->max_ns;
+	// 86: ldxdw %r1, [%r0+16]
+	r1 = m.Load64At(r0+16, 86)
+	// 87: stxdw [%r6+32], %r1
+	m.Store64At(r6+32, r1, 87)
+	// 88: mov %r1, 0
+	r1 = 0
+	// latency.bpf.c:151: s->mean_ns = t->count ? t->sum_ns / t->count : 0;
+	// 89: ldxdw %r2, [%r0]
+	r2 = m.Load64At(r0, 89)
+	// 90: jeq %r2, 0, 93
+	if r2 == 0 {
+		b += 2
+		runtime.CheckBudget(b-18, 90)
+		goto L93
+	}
+	// 91: ldxdw %r1, [%r0+8]
+	r1 = m.Load64At(r0+8, 91)
+	// 92: div %r1, %r2
+	if r2 != 0 {
+		r1 /= r2
+	} else {
+		r1 = 0
+	}
+L93:
+	// 93: stxdw [%r6+40], %r1
+	m.Store64At(r6+40, r1, 93)
+L94:
+	// latency.bpf.c:154: skelgen_print_log2_hist(&hist, "nsecs");
+	// 94: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	r1 = 0x8000000000000000
+	// 96: lddw %r2, pseudo(6) 2 (0xa00000000)
+	r2 = 0xa00000000
+	// 98: call runtime 0
+	m.CallAt(98, r1, r2, r3, r4, r5)
+	// latency.bpf.c:155: skelgen_printf("%llu syscalls: p50 <= %llu ns, p90 <= %llu ns, p99 <= %llu ns, max %llu ns\n",
+	// 99: stxdw [%r10-64], %r7
+	binary.LittleEndian.PutUint64(fp[448:], r7)
+	// 100: ldxdw %r1, [%r6+8]
+	r1 = m.Load64At(r6+8, 100)
+	// 101: stxdw [%r10-56], %r1
+	binary.LittleEndian.PutUint64(fp[456:], r1)
+	// 102: ldxdw %r1, [%r6+16]
+	r1 = m.Load64At(r6+16, 102)
+	// 103: stxdw [%r10-48], %r1
+	binary.LittleEndian.PutUint64(fp[464:], r1)
+	// 104: ldxdw %r1, [%r6+24]
+	r1 = m.Load64At(r6+24, 104)
+	// 105: stxdw [%r10-40], %r1
+	binary.LittleEndian.PutUint64(fp[472:], r1)
+	// 106: ldxdw %r1, [%r6+32]
+	r1 = m.Load64At(r6+32, 106)
+	// 107: stxdw [%r10-32], %r1
+	binary.LittleEndian.PutUint64(fp[480:], r1)
+	// 108: mov %r3, %r10
+	r3 = r10
+	// 109: add %r3, -64
+	r3 -= 64
+	// 110: lddw %r1, pseudo(6) 3 (0xb00000004)
+	r1 = 0xb00000004
+	// 112: mov32 %r2, 76
+	r2 = 76
+	// 113: mov32 %r4, 40
+	r4 = 40
+	// 114: call runtime 1
+	m.CallAt(114, r1, r2, r3, r4, r5)
+	// latency.bpf.c:157: host_metric("syscalls", total);
+	// 115: lddw %r1, pseudo(6) 2 (0xa00000006)
+	r1 = 0xa00000006
+	// 117: mov %r2, %r7
+	r2 = r7
+	// 118: call runtime 2
+	m.CallAt(118, r1, r2, r3, r4, r5)
+	// latency.bpf.c:158: host_metric("p50_ns", s->p50_ns);
+	// 119: ldxdw %r2, [%r6+8]
+	r2 = m.Load64At(r6+8, 119)
+	// 120: lddw %r1, pseudo(6) 2 (0xa0000000f)
+	r1 = 0xa0000000f
+	// 122: call runtime 2
+	m.CallAt(122, r1, r2, r3, r4, r5)
+	// latency.bpf.c:159: host_metric("p99_ns", s->p99_ns);
+	// 123: ldxdw %r2, [%r6+24]
+	r2 = m.Load64At(r6+24, 123)
+	// 124: lddw %r1, pseudo(6) 2 (0xa00000016)
+	r1 = 0xa00000016
+	// 126: call runtime 2
+	m.CallAt(126, r1, r2, r3, r4, r5)
+	// 127: mov32 %r1, 0
+	r1 = 0
+	// latency.bpf.c:162: for (__u32 i = 0; i < MAX_SLOTS; i++)
+	// 128: stxw [%r10-64], %r1
+	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
+L129:
+	// 129: mov %r2, %r10
+	r2 = r10
+	// 130: add %r2, -64
+	r2 -= 64
+	// 131: mov %r3, %r10
+	r3 = r10
+	// 132: add %r3, -8
+	r3 -= 8
+	// latency.bpf.c:163: bpf_map_update_elem(&hist, &i, &zero64, BPF_ANY);
+	// 133: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	r1 = 0x8000000000000000
+	// 135: mov %r4, 0
+	r4 = 0
+	// 136: call 2
+	m.CallAt(136, r1, r2, r3, r4, r5)
+	// latency.bpf.c:162: for (__u32 i = 0; i < MAX_SLOTS; i++)
+	// 137: ldxw %r1, [%r10-64]
+	r1 = uint64(binary.LittleEndian.Uint32(fp[448:]))
+	// 138: add32 %r1, 1
+	r1 = uint64(uint32(r1) + 1)
+	// 139: stxw [%r10-64], %r1
+	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
+	// 140: jlt32 %r1, 64, 129
+	if uint32(r1) < 64 {
+		b -= 12
+		runtime.CheckBudget(b-54, 140)
+		goto L129
+	}
+	// 141: mov %r1, 0
+	r1 = 0
+	// latency.bpf.c:164: struct totals empty = {};
+	// 142: stxdw [%r10-48], %r1
+	binary.LittleEndian.PutUint64(fp[464:], r1)
+	// 143: stxdw [%r10-56], %r1
+	binary.LittleEndian.PutUint64(fp[456:], r1)
+	// 144: stxdw [%r10-64], %r1
+	binary.LittleEndian.PutUint64(fp[448:], r1)
+	// 145: mov %r2, %r10
+	r2 = r10
+	// 146: add %r2, -12
+	r2 -= 12
+	// 147: mov %r3, %r10
+	r3 = r10
+	// 148: add %r3, -64
+	r3 -= 64
+	// latency.bpf.c:165: bpf_map_update_elem(&totals, &zero, &empty, BPF_ANY);
+	// 149: lddw %r1, pseudo(5) 1 (0x8000000100000000)
+	r1 = 0x8000000100000000
+	// 151: mov %r4, 0
+	r4 = 0
+	// 152: call 2
+	m.CallAt(152, r1, r2, r3, r4, r5)
+L153:
+	// latency.bpf.c:167: }
+	// 153: mov32 %r0, 0
+	r0 = 0
+	// 154: exit
+	b -= 80
+	runtime.CheckBudget(b, 154)
+	return r0, b
 }
 
 // LatencySummary is struct summary (48 bytes) with its C layout.

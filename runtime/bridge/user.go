@@ -379,20 +379,53 @@ func programSpec(spec *ebpf.CollectionSpec, p *ebpf.ProgramSpec, maps map[string
 	return rs, nil
 }
 
-// UserProgram is a ubpf/ program whose context is a C struct of Go type T
-// (struct{} for programs without one).
-type UserProgram[T any] struct {
-	name string
-	mu   sync.Mutex
-	prog *runtime.Program
+// TranslationSpec returns the runtime's form of the user-space program
+// name, with stand-in user-space maps, for translating it ahead of time.
+// Map and global references resolve the same way as when the object is
+// loaded, which Bind checks.
+func TranslationSpec(spec *ebpf.CollectionSpec, name string) (*runtime.ProgramSpec, error) {
+	p := spec.Programs[name]
+	if p == nil || !IsUserProgram(p) {
+		return nil, fmt.Errorf("no user-space program %s", name)
+	}
+	maps := map[string]runtime.Map{}
+	for ref := range references(p, spec.Maps) {
+		m, err := userMap(spec.Maps[ref], spec.ByteOrder)
+		if err != nil {
+			return nil, fmt.Errorf("map %s: %w", ref, err)
+		}
+		maps[ref] = m
+	}
+	return programSpec(spec, p, maps)
 }
 
-// NewUserProgram returns the user-space program name of s.
-func NewUserProgram[T any](s *Set, name string) (*UserProgram[T], error) {
+// UserProgram is a ubpf/ program whose context is a C struct of Go type T
+// (struct{} for programs without one). It runs its ahead-of-time
+// translation when the skeleton has one, else the interpreter; both give
+// the same results and errors.
+type UserProgram[T any] struct {
+	name     string
+	mu       sync.Mutex
+	prog     *runtime.Program
+	compiled *runtime.Compiled
+}
+
+// NewUserProgram returns the user-space program name of s. translation,
+// when not nil, returns the program's translation into Go, which is bound
+// to the loaded program (Bind checks that they match).
+func NewUserProgram[T any](s *Set, name string, translation func() runtime.Translation) (*UserProgram[T], error) {
 	if s.User == nil || s.User.progs[name] == nil {
 		return nil, fmt.Errorf("user program %s: not loaded", name)
 	}
-	return &UserProgram[T]{name: name, prog: s.User.progs[name]}, nil
+	p := &UserProgram[T]{name: name, prog: s.User.progs[name]}
+	if translation != nil {
+		c, err := p.prog.Bind(translation())
+		if err != nil {
+			return nil, fmt.Errorf("user program %s: %w", name, err)
+		}
+		p.compiled = c
+	}
+	return p, nil
 }
 
 // Run runs the program once with ctx as its context: the program reads ctx
@@ -407,12 +440,21 @@ func (p *UserProgram[T]) Run(ctx *T) (uint64, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	r0, err := p.prog.Run(b)
+	var r0 uint64
+	var err error
+	if p.compiled != nil {
+		r0, err = p.compiled.Run(b)
+	} else {
+		r0, err = p.prog.Run(b)
+	}
 	if err != nil {
 		return r0, fmt.Errorf("user program %s: %w", p.name, err)
 	}
 	return r0, nil
 }
+
+// Translated reports whether Run uses the ahead-of-time translation.
+func (p *UserProgram[T]) Translated() bool { return p.compiled != nil }
 
 // Raw returns the runtime program.
 func (p *UserProgram[T]) Raw() *runtime.Program { return p.prog }

@@ -6,6 +6,7 @@ package ubpf
 import (
 	"bytes"
 	_ "embed"
+	"encoding/binary"
 	"fmt"
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
@@ -130,13 +131,13 @@ func (o *UbpfObjects) init() error {
 	if o.CountGetppid.Program, err = bridge.NewProgram(o.set, "count_getppid"); err != nil {
 		return err
 	}
-	if o.BadRead, err = bridge.NewUserProgram[UbpfReportCtx](o.set, "bad_read"); err != nil {
+	if o.BadRead, err = bridge.NewUserProgram[UbpfReportCtx](o.set, "bad_read", ubpfBadReadTranslation); err != nil {
 		return err
 	}
-	if o.Report, err = bridge.NewUserProgram[UbpfReportCtx](o.set, "report"); err != nil {
+	if o.Report, err = bridge.NewUserProgram[UbpfReportCtx](o.set, "report", ubpfReportTranslation); err != nil {
 		return err
 	}
-	if o.Spin, err = bridge.NewUserProgram[struct{}](o.set, "spin"); err != nil {
+	if o.Spin, err = bridge.NewUserProgram[struct{}](o.set, "spin", ubpfSpinTranslation); err != nil {
 		return err
 	}
 	if o.Variables.KernelHits, err = bridge.NewVar[uint64](o.set, "kernel_hits"); err != nil {
@@ -212,6 +213,321 @@ func ubpfExterns(host UbpfHost) map[string]runtime.Func {
 			return 0, nil
 		},
 	}
+}
+
+// ubpfBadReadTranslation returns the Go translation of program "bad_read", for runtime.Program.Bind.
+func ubpfBadReadTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: ubpfBadReadEntry,
+		Insns: 6,
+	}
+}
+
+// ubpfBadReadEntry is the runtime.Entry of program "bad_read".
+func ubpfBadReadEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return ubpfBadReadFn0(m, 0, b, r1)
+}
+
+// ubpfBadReadFn0 is function bad_read (instruction 0) of program "bad_read", run at call depth d with budget b; it returns r0 and the budget left.
+func ubpfBadReadFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
+	var r0, r2 uint64
+	fp := m.Frame(d)
+	// ubpf.bpf.c:106: int bad_read(struct report_ctx *ctx)
+	// 0: mov32 %r2, 64
+	r2 = 64
+	// ubpf.bpf.c:108: volatile __u32 i = 64;
+	// 1: stxw [%r10-4], %r2
+	binary.LittleEndian.PutUint32(fp[508:], uint32(r2))
+	// ubpf.bpf.c:109: return *(__u32 *)((char *)ctx + i);
+	// 2: ldxw %r2, [%r10-4]
+	r2 = uint64(binary.LittleEndian.Uint32(fp[508:]))
+	// 3: add %r1, %r2
+	r1 += r2
+	// 4: ldxw %r0, [%r1]
+	r0 = m.Load32At(r1, 4)
+	// 5: exit
+	b -= 6
+	runtime.CheckBudget(b, 5)
+	return r0, b
+}
+
+// ubpfReportTranslation returns the Go translation of program "report", for runtime.Program.Bind.
+func ubpfReportTranslation() runtime.Translation {
+	return runtime.Translation{
+		Calls: []int{6, 16, 20, 25, 33, 47, 68, 73, 77, 82},
+		Entry: ubpfReportEntry,
+		Imms: []runtime.Imm{{
+			Insn:  3,
+			Value: 0x8000000000000000,
+		}, {
+			Insn:  14,
+			Value: 0x8000000100000000,
+		}, {
+			Insn:  23,
+			Value: 0xa00000000,
+		}, {
+			Insn:  44,
+			Value: 0x8000000300000000,
+		}, {
+			Insn:  56,
+			Value: 0xb00000000,
+		}, {
+			Insn:  64,
+			Value: 0xc00000000,
+		}, {
+			Insn:  69,
+			Value: 0x8000000300000000,
+		}, {
+			Insn:  71,
+			Value: 0xa00000006,
+		}, {
+			Insn:  75,
+			Value: 0xa0000000c,
+		}, {
+			Insn:  79,
+			Value: 0xc00000030,
+		}},
+		Insns: 85,
+	}
+}
+
+// ubpfReportEntry is the runtime.Entry of program "report".
+func ubpfReportEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return ubpfReportFn0(m, 0, b, r1, 0, 0, 0)
+}
+
+// ubpfReportFn0 is function report (instruction 0) of program "report", run at call depth d with budget b; it returns r0 and the budget left.
+func ubpfReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (uint64, int64) {
+	var r0, r2, r6, r7 uint64
+	fp := m.Frame(d)
+	r10 := runtime.StackTop(d)
+	// ubpf.bpf.c:76: int report(struct report_ctx *ctx)
+	// 0: mov %r6, %r1
+	r6 = r1
+	// 1: mov32 %r1, 0
+	r1 = 0
+	// ubpf.bpf.c:78: __u32 zero = 0;
+	// 2: stxw [%r10-4], %r1
+	binary.LittleEndian.PutUint32(fp[508:], uint32(r1))
+	// ubpf.bpf.c:79: __u64 *c = bpf_map_lookup_elem(&counts, &ctx->pid);
+	// 3: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	r1 = 0x8000000000000000
+	// 5: mov %r2, %r6
+	r2 = r6
+	// 6: call 1
+	r0 = m.CallAt(6, r1, r2, r3, r4, r5)
+	// ubpf.bpf.c:81: if (c) {
+	// 7: jeq %r0, 0, 12
+	if r0 == 0 {
+		b += 4
+		runtime.CheckBudget(b-12, 7)
+		goto L12
+	}
+	// 8: mov32 %r1, 1
+	r1 = 1
+	// ubpf.bpf.c:82: ctx->seen = 1;
+	// 9: stxw [%r6+4], %r1
+	m.Store32At(r6+4, r1, 9)
+	// ubpf.bpf.c:83: ctx->count = *c;
+	// 10: ldxdw %r1, [%r0]
+	r1 = m.Load64At(r0, 10)
+	// 11: stxdw [%r6+8], %r1
+	m.Store64At(r6+8, r1, 11)
+L12:
+	// 12: mov %r2, %r10
+	r2 = r10
+	// 13: add %r2, -4
+	r2 -= 4
+	// ubpf.bpf.c:85: __u64 *s = bpf_map_lookup_elem(&shared, &zero);
+	// 14: lddw %r1, pseudo(5) 1 (0x8000000100000000)
+	r1 = 0x8000000100000000
+	// 16: call 1
+	r0 = m.CallAt(16, r1, r2, r3, r4, r5)
+	// ubpf.bpf.c:86: if (s)
+	// 17: jeq %r0, 0, 20
+	if r0 == 0 {
+		b += 2
+		runtime.CheckBudget(b-20, 17)
+		goto L20
+	}
+	// ubpf.bpf.c:87: ctx->shared_hits = *s;
+	// 18: ldxdw %r1, [%r0]
+	r1 = m.Load64At(r0, 18)
+	// 19: stxdw [%r6+16], %r1
+	m.Store64At(r6+16, r1, 19)
+L20:
+	// ubpf.bpf.c:88: ctx->now = host_now();
+	// 20: call runtime 0
+	r0 = m.CallAt(20, r1, r2, r3, r4, r5)
+	// 21: stxdw [%r6+24], %r0
+	m.Store64At(r6+24, r0, 21)
+	// ubpf.bpf.c:89: ctx->emit_ret = host_emit("count", ctx->count);
+	// 22: ldxdw %r2, [%r6+8]
+	r2 = m.Load64At(r6+8, 22)
+	// 23: lddw %r1, pseudo(6) 2 (0xa00000000)
+	r1 = 0xa00000000
+	// 25: call runtime 1
+	r0 = m.CallAt(25, r1, r2, r3, r4, r5)
+	// 26: stxw [%r6+32], %r0
+	m.Store32At(r6+32, r0, 26)
+	// ubpf.bpf.c:91: struct sample smp = { .value = ctx->count, .slot = 3 };
+	// 27: ldxdw %r1, [%r6+8]
+	r1 = m.Load64At(r6+8, 27)
+	// 28: mov %r2, 3
+	r2 = 3
+	// 29: stxdw [%r10-16], %r2
+	binary.LittleEndian.PutUint64(fp[496:], r2)
+	// 30: stxdw [%r10-24], %r1
+	binary.LittleEndian.PutUint64(fp[488:], r1)
+	// 31: mov %r1, %r10
+	r1 = r10
+	// 32: add %r1, -24
+	r1 -= 24
+	// ubpf.bpf.c:92: host_record(&smp);
+	// 33: call runtime 2
+	m.CallAt(33, r1, r2, r3, r4, r5)
+	// 34: mov32 %r1, 0
+	r1 = 0
+	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
+	// 35: stxw [%r10-28], %r1
+	binary.LittleEndian.PutUint32(fp[484:], uint32(r1))
+L36:
+	// ubpf.bpf.c:94: __u64 n = (i * 7) % 5;
+	// 36: mul32 %r1, 7
+	r1 = uint64(uint32(r1) * 7)
+	// 37: and32 %r1, 255
+	r1 = uint64(uint32(r1) & 255)
+	// 38: mod32 %r1, 5
+	r1 = uint64(uint32(r1) % 5)
+	// 39: stxdw [%r10-72], %r1
+	binary.LittleEndian.PutUint64(fp[440:], r1)
+	// 40: mov %r2, %r10
+	r2 = r10
+	// 41: add %r2, -28
+	r2 -= 28
+	// 42: mov %r3, %r10
+	r3 = r10
+	// 43: add %r3, -72
+	r3 -= 72
+	// ubpf.bpf.c:95: bpf_map_update_elem(&user_hist, &i, &n, BPF_ANY);
+	// 44: lddw %r1, pseudo(5) 3 (0x8000000300000000)
+	r1 = 0x8000000300000000
+	// 46: mov %r4, 0
+	r4 = 0
+	// 47: call 2
+	m.CallAt(47, r1, r2, r3, r4, r5)
+	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
+	// 48: ldxw %r1, [%r10-28]
+	r1 = uint64(binary.LittleEndian.Uint32(fp[484:]))
+	// 49: add32 %r1, 1
+	r1 = uint64(uint32(r1) + 1)
+	// 50: stxw [%r10-28], %r1
+	binary.LittleEndian.PutUint32(fp[484:], uint32(r1))
+	// 51: jlt32 %r1, 16, 36
+	if uint32(r1) < 16 {
+		b -= 16
+		runtime.CheckBudget(b-36, 51)
+		goto L36
+	}
+	// ubpf.bpf.c:97: skelgen_printf("pid %d: %llu calls, kernel_hits %llu, flags %x\n", ctx->pid, ctx->count, kernel_hits, smp.flags);
+	// 52: ldxw %r1, [%r6]
+	r1 = m.Load32At(r6, 52)
+	// 53: stxdw [%r10-72], %r1
+	binary.LittleEndian.PutUint64(fp[440:], r1)
+	// 54: ldxdw %r1, [%r6+8]
+	r1 = m.Load64At(r6+8, 54)
+	// 55: stxdw [%r10-64], %r1
+	binary.LittleEndian.PutUint64(fp[448:], r1)
+	// 56: lddw %r7, pseudo(6) 4 (0xb00000000)
+	r7 = 0xb00000000
+	// 58: ldxdw %r1, [%r7]
+	r1 = m.Load64At(r7, 58)
+	// 59: stxdw [%r10-56], %r1
+	binary.LittleEndian.PutUint64(fp[456:], r1)
+	// 60: ldxw %r1, [%r10-12]
+	r1 = uint64(binary.LittleEndian.Uint32(fp[500:]))
+	// 61: stxdw [%r10-48], %r1
+	binary.LittleEndian.PutUint64(fp[464:], r1)
+	// 62: mov %r3, %r10
+	r3 = r10
+	// 63: add %r3, -72
+	r3 -= 72
+	// 64: lddw %r1, pseudo(6) 5 (0xc00000000)
+	r1 = 0xc00000000
+	// 66: mov32 %r2, 48
+	r2 = 48
+	// 67: mov32 %r4, 32
+	r4 = 32
+	// 68: call runtime 3
+	m.CallAt(68, r1, r2, r3, r4, r5)
+	// ubpf.bpf.c:98: skelgen_print_log2_hist(&user_hist, "usecs");
+	// 69: lddw %r1, pseudo(5) 3 (0x8000000300000000)
+	r1 = 0x8000000300000000
+	// 71: lddw %r2, pseudo(6) 2 (0xa00000006)
+	r2 = 0xa00000006
+	// 73: call runtime 4
+	m.CallAt(73, r1, r2, r3, r4, r5)
+	// ubpf.bpf.c:99: skelgen_emit("kernel_hits", kernel_hits);
+	// 74: ldxdw %r2, [%r7]
+	r2 = m.Load64At(r7, 74)
+	// 75: lddw %r1, pseudo(6) 2 (0xa0000000c)
+	r1 = 0xa0000000c
+	// 77: call runtime 5
+	m.CallAt(77, r1, r2, r3, r4, r5)
+	// ubpf.bpf.c:100: bpf_printk("report done for %d", ctx->pid);
+	// 78: ldxw %r3, [%r6]
+	r3 = m.Load32At(r6, 78)
+	// 79: lddw %r1, pseudo(6) 5 (0xc00000030)
+	r1 = 0xc00000030
+	// 81: mov32 %r2, 19
+	r2 = 19
+	// 82: call 6
+	m.CallAt(82, r1, r2, r3, r4, r5)
+	// ubpf.bpf.c:101: return smp.flags;
+	// 83: ldxw %r0, [%r10-12]
+	r0 = uint64(binary.LittleEndian.Uint32(fp[500:]))
+	// 84: exit
+	b -= 85
+	runtime.CheckBudget(b, 84)
+	return r0, b
+}
+
+// ubpfSpinTranslation returns the Go translation of program "spin", for runtime.Program.Bind.
+func ubpfSpinTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: ubpfSpinEntry,
+		Insns: 6,
+	}
+}
+
+// ubpfSpinEntry is the runtime.Entry of program "spin".
+func ubpfSpinEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return ubpfSpinFn0(m, 0, b)
+}
+
+// ubpfSpinFn0 is function spin (instruction 0) of program "spin", run at call depth d with budget b; it returns r0 and the budget left.
+func ubpfSpinFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
+	var r1 uint64
+	fp := m.Frame(d)
+	// ubpf.bpf.c:114: int spin(void *ctx)
+	// 0: mov %r1, 0
+	r1 = 0
+	// ubpf.bpf.c:116: volatile __u64 n = 0;
+	// 1: stxdw [%r10-8], %r1
+	binary.LittleEndian.PutUint64(fp[504:], r1)
+L2:
+	// ubpf.bpf.c:119: n++;
+	// 2: ldxdw %r1, [%r10-8]
+	r1 = binary.LittleEndian.Uint64(fp[504:])
+	// 3: add %r1, 1
+	r1 += 1
+	// 4: stxdw [%r10-8], %r1
+	binary.LittleEndian.PutUint64(fp[504:], r1)
+	// ubpf.bpf.c:118: for (;;)
+	// 5: ja 2
+	b -= 4
+	runtime.CheckBudget(b-2, 5)
+	goto L2
 }
 
 // UbpfReportCtx is struct report_ctx (40 bytes) with its C layout.

@@ -3,12 +3,16 @@ package ubpf
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 
 	"github.com/skelgen/skelgen/internal/testenv"
+	"github.com/skelgen/skelgen/runtime"
 )
 
 // host records what the user program passes to the host functions.
@@ -190,4 +194,60 @@ func TestInProcess(t *testing.T) {
 	checkBadPrograms(t, objs)
 	// Still usable after the failures.
 	runReport(t, objs, h, &out, 77)
+}
+
+// TestTranslationAgrees runs each user program through its ahead-of-time
+// translation (what Run uses) and through the interpreter, and compares
+// return values, context writes, map effects and errors.
+func TestTranslationAgrees(t *testing.T) {
+	h := newHost()
+	objs, err := LoadUbpf(h, &UbpfLoadOptions{InProcess: true, Output: io.Discard, Budget: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer objs.Close()
+	if !objs.Report.Translated() || !objs.BadRead.Translated() || !objs.Spin.Translated() {
+		t.Fatal("the skeleton was generated without translations (-aot)")
+	}
+	objs.Counts.Put(5, 17)
+	objs.Shared.Put(0, 3)
+
+	hist := func() []uint64 {
+		var out []uint64
+		for i := range uint32(16) {
+			v, _ := objs.UserHist.Lookup(i)
+			out = append(out, v)
+			objs.UserHist.Put(i, 0)
+		}
+		return out
+	}
+	interp := func(p interface{ Raw() *runtime.Program }, ctx *UbpfReportCtx) (uint64, error) {
+		var b []byte
+		if ctx != nil {
+			b = unsafe.Slice((*byte)(unsafe.Pointer(ctx)), unsafe.Sizeof(*ctx))
+		}
+		return p.Raw().Run(b)
+	}
+
+	ctxA, ctxB := UbpfReportCtx{Pid: 5}, UbpfReportCtx{Pid: 5}
+	r0A, errA := objs.Report.Run(&ctxA)
+	histA := hist()
+	r0B, errB := interp(objs.Report, &ctxB)
+	histB := hist()
+	if errA != nil || errB != nil || r0A != r0B || ctxA != ctxB || !slices.Equal(histA, histB) {
+		t.Errorf("report: translation r0=%d ctx=%+v hist=%v err=%v; interpreter r0=%d ctx=%+v hist=%v err=%v",
+			r0A, ctxA, histA, errA, r0B, ctxB, histB, errB)
+	}
+
+	_, errA = objs.BadRead.Run(&UbpfReportCtx{})
+	_, errB = interp(objs.BadRead, &UbpfReportCtx{})
+	var meA, meB *runtime.MemoryError
+	if !errors.As(errA, &meA) || !errors.As(errB, &meB) || *meA != *meB {
+		t.Errorf("bad_read: translation %v, interpreter %v", errA, errB)
+	}
+	_, errA = objs.Spin.Run(nil)
+	_, errB = interp(objs.Spin, nil)
+	if !errors.Is(errA, runtime.ErrBudget) || !errors.Is(errB, runtime.ErrBudget) {
+		t.Errorf("spin: translation %v, interpreter %v", errA, errB)
+	}
 }

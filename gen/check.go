@@ -181,8 +181,13 @@ func (gl generateLine) config() (Config, error) {
 
 // generateLines returns the package's go:generate lines that run skelgen.
 func generateLines(pkg *packages.Package) ([]generateLine, error) {
+	return generateLinesIn(pkg.GoFiles)
+}
+
+// generateLinesIn returns the go:generate lines of files that run skelgen.
+func generateLinesIn(files []string) ([]generateLine, error) {
 	var out []generateLine
-	for _, file := range pkg.GoFiles {
+	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return nil, err

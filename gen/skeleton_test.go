@@ -55,9 +55,13 @@ func TestDeterministic(t *testing.T) {
 	root := testenv.ModuleRoot(t)
 	for _, dir := range skeletonDirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			lines, err := generateLinesIn(filepath.Join(root, dir))
+			files, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
 			if err != nil {
 				t.Fatal(err)
+			}
+			lines, err := generateLinesIn(files)
+			if err != nil || len(lines) == 0 {
+				t.Fatalf("no skelgen go:generate line in %s: %v", dir, err)
 			}
 			cfg, err := lines[0].config()
 			if err != nil {
@@ -81,35 +85,6 @@ func TestDeterministic(t *testing.T) {
 			}
 		})
 	}
-}
-
-// generateLinesIn reads the skelgen go:generate lines of the Go files in dir.
-func generateLinesIn(dir string) ([]generateLine, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		return nil, err
-	}
-	var out []generateLine
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		for i, line := range strings.Split(string(data), "\n") {
-			rest, ok := strings.CutPrefix(line, "//go:generate ")
-			if !ok {
-				continue
-			}
-			words, err := splitGenerate(rest)
-			if err != nil {
-				return nil, err
-			}
-			if args, ok := skelgenArgs(words); ok {
-				out = append(out, generateLine{file: f, line: i + 1, dir: dir, args: args})
-			}
-		}
-	}
-	return out, nil
 }
 
 // TestGeneratedPackagesBuildStandalone copies each generated skeleton (Go

@@ -283,42 +283,79 @@ func generateEnv(name string) string {
 	return "$" + name
 }
 
-// shortDiff returns at most n changed lines between a and b, marked - and +.
+// shortDiff returns at most n changed lines between a (on disk) and b
+// (generated), marked - and + in the order they occur.
 func shortDiff(a, b []byte, n int) string {
 	if bytes.IndexByte(a, 0) >= 0 || bytes.IndexByte(b, 0) >= 0 {
 		return fmt.Sprintf("  binary files differ (%d bytes on disk, %d generated)\n", len(a), len(b))
 	}
 	al := strings.Split(string(a), "\n")
 	bl := strings.Split(string(b), "\n")
-	// Trim the common prefix and suffix; what remains is the change.
+	// Trim the common prefix and suffix; diff what remains.
 	p := 0
 	for p < len(al) && p < len(bl) && al[p] == bl[p] {
 		p++
 	}
-	sa, sb := len(al), len(bl)
-	for sa > p && sb > p && al[sa-1] == bl[sb-1] {
-		sa--
-		sb--
+	ea, eb := len(al), len(bl)
+	for ea > p && eb > p && al[ea-1] == bl[eb-1] {
+		ea--
+		eb--
 	}
+	ma, mb := al[p:ea], bl[p:eb]
 	var out strings.Builder
 	fmt.Fprintf(&out, "  @@ line %d @@\n", p+1)
-	shown := 0
-	for _, l := range al[p:sa] {
-		if shown == n {
+	lines := lineDiff(ma, mb)
+	for i, l := range lines {
+		if i == n {
+			fmt.Fprintf(&out, "  ... %d more changed lines\n", len(lines)-n)
 			break
 		}
-		out.WriteString("  -" + l + "\n")
-		shown++
-	}
-	for _, l := range bl[p:sb] {
-		if shown == n {
-			break
-		}
-		out.WriteString("  +" + l + "\n")
-		shown++
-	}
-	if total := (sa - p) + (sb - p); total > shown {
-		fmt.Fprintf(&out, "  ... %d more changed lines\n", total-shown)
+		out.WriteString("  " + l + "\n")
 	}
 	return out.String()
+}
+
+// lineDiff lists the lines only in a (as "-line") and only in b ("+line")
+// along a longest common subsequence; inputs too large for that are shown
+// as a whole replacement.
+func lineDiff(a, b []string) []string {
+	var out []string
+	if len(a)*len(b) > 4_000_000 {
+		for _, l := range a {
+			out = append(out, "-"+l)
+		}
+		for _, l := range b {
+			out = append(out, "+"+l)
+		}
+		return out
+	}
+	// lcs[i][j] is the length of the LCS of a[i:] and b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			i++
+			j++
+		case j < len(b) && (i == len(a) || lcs[i][j+1] > lcs[i+1][j]):
+			out = append(out, "+"+b[j])
+			j++
+		default:
+			out = append(out, "-"+a[i])
+			i++
+		}
+	}
+	return out
 }

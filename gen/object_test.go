@@ -176,3 +176,16 @@ func TestUnknownProgramKind(t *testing.T) {
 		t.Fatalf("err = %v, want an error naming the file and section", err)
 	}
 }
+
+func TestShortDiff(t *testing.T) {
+	a := []byte("a\nb\nc\nd\ne\n")
+	b := []byte("a\nb\nX\nd\ne\nf\n")
+	got := shortDiff(a, b, 10)
+	want := "  @@ line 3 @@\n  -c\n  +X\n  +f\n"
+	if got != want {
+		t.Errorf("shortDiff = %q, want %q", got, want)
+	}
+	if got := shortDiff([]byte("\x00a"), []byte("\x00b"), 10); !strings.Contains(got, "binary files differ") {
+		t.Errorf("binary diff = %q", got)
+	}
+}

@@ -52,6 +52,10 @@ func (s *skeleton) collect() error {
 		pi := &progInfo{name: name, spec: p, attach: attachFor(p)}
 		pi.field = taken.take(GoName(name), "Program")
 		pi.typ = s.prefix + pi.field + "Program"
+		for s.types.taken[pi.typ] {
+			pi.typ += "_"
+		}
+		s.types.taken[pi.typ] = true
 		s.programs = append(s.programs, pi)
 	}
 	if err := s.collectUser(taken); err != nil {

@@ -97,6 +97,10 @@ func Skeleton(obj *Object, cfg SkeletonConfig) ([]byte, error) {
 		bridge: cfg.BridgeImport,
 	}
 	s.types.Prefix = s.prefix
+	// The skeleton's own top-level names win over C type names.
+	for _, suffix := range []string{"Spec", "VariableSpecs", "Objects", "Variables", "Host", "LoadOptions", "Pointer", "MemoryError", "ErrBudget", "ErrCallDepth", "ErrInProcess"} {
+		s.types.taken[s.prefix+suffix] = true
+	}
 	if err := s.collect(); err != nil {
 		return nil, fmt.Errorf("%s: %w", obj.Name, err)
 	}

@@ -50,7 +50,7 @@ func TestVendoredPackageStandalone(t *testing.T) {
 	mainGo = bytes.Replace(mainGo, []byte("cmd/skelgen latency.bpf.c"), []byte("cmd/skelgen latency.bpf.o"), 1)
 	os.WriteFile(filepath.Join(pkg, "main.go"), mainGo, 0o644)
 
-	files, err := Generate(context.Background(), Config{Input: filepath.Join(pkg, "latency.bpf.o"), Package: "main"})
+	files, err := Generate(context.Background(), Config{Input: filepath.Join(pkg, "latency.bpf.o"), Package: "main", AOT: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestMistypedHostFailsToCompile(t *testing.T) {
 	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
 	write(filepath.Join(mod, "go.sum"), string(sum))
 	write(filepath.Join(mod, "go.mod"), "module example.com/app\n\ngo 1.26\n\nrequire github.com/cilium/ebpf v0.22.0\n")
-	files, err := Generate(context.Background(), Config{Input: filepath.Join(pkg, "ubpf.bpf.o"), Package: "probes"})
+	files, err := Generate(context.Background(), Config{Input: filepath.Join(pkg, "ubpf.bpf.o"), Package: "probes", AOT: true})
 	if err != nil {
 		t.Fatal(err)
 	}

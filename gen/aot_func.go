@@ -1,7 +1,5 @@
 package gen
 
-import "sort"
-
 // regset is a set of registers r0..r9 (r10 is a constant per function and
 // never tracked).
 type regset uint16
@@ -238,9 +236,4 @@ func (p *aotProgram) labels(f *aotFunc) map[int]bool {
 		}
 	}
 	return l
-}
-
-// sortFuncs is for deterministic iteration where order is not by entry.
-func sortFuncs(fs []*aotFunc) {
-	sort.Slice(fs, func(i, j int) bool { return fs[i].entry < fs[j].entry })
 }

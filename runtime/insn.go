@@ -140,7 +140,7 @@ type insn struct {
 	op  uint8
 	dst uint8
 	src uint8
-	_   uint8
+	x   uint8 // second source register of a fused pair
 	off int32 // memory offset, or absolute jump target
 	imm int64
 }
@@ -181,4 +181,54 @@ const (
 	opAddJsltImm = 0x90
 	opAddJsltReg = 0x98
 	opCallFunc   = 0x09 // imm = index into Program.funcs
+
+	// Fused "mov dst, src; op dst, imm" (the three-address form clang
+	// builds from two-address BPF): dst = src op imm.
+	opMovAddImm  = 0x02
+	opMovSubImm  = 0x03
+	opMovMulImm  = 0x06
+	opMovAndImm  = 0x0a
+	opMovOrImm   = 0x0b
+	opMovXorImm  = 0x0d
+	opMovLshImm  = 0x0e
+	opMovRshImm  = 0x10
+	opMovArshImm = 0x11
+
+	// Fused "mov dst, src; op dst, x": dst = src op x. When the second
+	// instruction's source is dst itself, x is src, which dst then holds.
+	opMovAddReg = 0x12
+	opMovSubReg = 0x13
+	opMovMulReg = 0x19
+	opMovDivReg = 0x1a
+	opMovModReg = 0x1b
+	opMovAndReg = 0x21
+	opMovOrReg  = 0x22
+	opMovXorReg = 0x23
+	opMovLshReg = 0x29
+	opMovRshReg = 0x2a
+
+	// Fused "ldx dst, [src+off]; op x, dst" (accumulating a loaded value,
+	// x != dst): both registers are written, as the pair writes them.
+	opLdxbAdd  = 0x2b
+	opLdxhAdd  = 0x31
+	opLdxwAdd  = 0x32
+	opLdxdwAdd = 0x33
+	opLdxbXor  = 0x39
+	opLdxhXor  = 0x3a
+	opLdxwXor  = 0x3b
+	opLdxdwXor = 0x41
+	opLdxbOr   = 0x42
+	opLdxhOr   = 0x43
+	opLdxwOr   = 0x49
+	opLdxdwOr  = 0x4a
+
+	// Fused "op dst, imm; ja target", the end of an if branch: off is the
+	// jump's target, the jump keeps its own slot.
+	opAddImmJa = 0x4b
+	opSubImmJa = 0x51
+	opMulImmJa = 0x52
+	opAndImmJa = 0x53
+	opOrImmJa  = 0x59
+	opXorImmJa = 0x5a
+	opMovImmJa = 0x5b
 )

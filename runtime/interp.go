@@ -10,7 +10,12 @@ import (
 // exec is the interpreter: one dense switch on the pre-decoded opcode
 // byte, registers in a local array indexed with a mask so the compiler
 // drops the bounds checks, and the budget charged only where control
-// transfers (taken jumps, calls, exits).
+// transfers (taken jumps, calls, exits). exec must stay below the
+// compiler's "big function" size (5000 IR nodes; go build -gcflags=-m=2
+// says "considered 'big'"): past it, inlined callees are limited to a cost
+// of 20 and the memory accessors become calls, costing more than any case
+// added. Fault paths therefore only call memFault, and rare operations live
+// in rareALU.
 func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 	insns := m.prog.insns
 	mem := &m.Memory
@@ -264,112 +269,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = next(in)
 			continue
 
-		// Signed division and modulo (offset 1). Go defines MinInt / -1 as
-		// MinInt and MinInt % -1 as 0, as RFC 9669 does.
-		case opSdiv64Imm:
-			if in.imm == 0 {
-				r[in.dst] = 0
-			} else {
-				r[in.dst] = uint64(int64(r[in.dst]) / in.imm)
-			}
-			in = next(in)
-			continue
-		case opSdiv64Reg:
-			if s := int64(r[in.src]); s == 0 {
-				r[in.dst] = 0
-			} else {
-				r[in.dst] = uint64(int64(r[in.dst]) / s)
-			}
-			in = next(in)
-			continue
-		case opSmod64Imm:
-			if in.imm != 0 {
-				r[in.dst] = uint64(int64(r[in.dst]) % in.imm)
-			}
-			in = next(in)
-			continue
-		case opSmod64Reg:
-			if s := int64(r[in.src]); s != 0 {
-				r[in.dst] = uint64(int64(r[in.dst]) % s)
-			}
-			in = next(in)
-			continue
-		case opSdiv32Imm:
-			if s := int32(in.imm); s == 0 {
-				r[in.dst] = 0
-			} else {
-				r[in.dst] = uint64(uint32(int32(r[in.dst]) / s))
-			}
-			in = next(in)
-			continue
-		case opSdiv32Reg:
-			if s := int32(r[in.src]); s == 0 {
-				r[in.dst] = 0
-			} else {
-				r[in.dst] = uint64(uint32(int32(r[in.dst]) / s))
-			}
-			in = next(in)
-			continue
-		case opSmod32Imm:
-			d := int32(r[in.dst])
-			if s := int32(in.imm); s != 0 {
-				d %= s
-			}
-			r[in.dst] = uint64(uint32(d))
-			in = next(in)
-			continue
-		case opSmod32Reg:
-			d := int32(r[in.dst])
-			if s := int32(r[in.src]); s != 0 {
-				d %= s
-			}
-			r[in.dst] = uint64(uint32(d))
-			in = next(in)
-			continue
-
-		// Sign-extending moves, byte swaps.
-		case opMovsx64:
-			s := r[in.src]
-			switch in.off {
-			case 8:
-				r[in.dst] = uint64(int64(int8(s)))
-			case 16:
-				r[in.dst] = uint64(int64(int16(s)))
-			default:
-				r[in.dst] = uint64(int64(int32(s)))
-			}
-			in = next(in)
-			continue
-		case opMovsx32:
-			s := r[in.src]
-			if in.off == 8 {
-				r[in.dst] = uint64(uint32(int32(int8(s))))
-			} else {
-				r[in.dst] = uint64(uint32(int32(int16(s))))
-			}
-			in = next(in)
-			continue
-		case opTrunc16:
-			r[in.dst] = uint64(uint16(r[in.dst]))
-			in = next(in)
-			continue
-		case opTrunc32:
-			r[in.dst] = uint64(uint32(r[in.dst]))
-			in = next(in)
-			continue
 		case opNop:
-			in = next(in)
-			continue
-		case opSwap16:
-			r[in.dst] = uint64(bits.ReverseBytes16(uint16(r[in.dst])))
-			in = next(in)
-			continue
-		case opSwap32:
-			r[in.dst] = uint64(bits.ReverseBytes32(uint32(r[in.dst])))
-			in = next(in)
-			continue
-		case opSwap64:
-			r[in.dst] = bits.ReverseBytes64(r[in.dst])
 			in = next(in)
 			continue
 
@@ -383,7 +283,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		case 0x61:
 			v, ok := mem.Read32(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src]+uint64(in.off), 4, false, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			r[in.dst] = v
 			in = next(in)
@@ -391,7 +291,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		case 0x69:
 			v, ok := mem.Read16(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src]+uint64(in.off), 2, false, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			r[in.dst] = v
 			in = next(in)
@@ -399,7 +299,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		case 0x71:
 			v, ok := mem.Read8(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src]+uint64(in.off), 1, false, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			r[in.dst] = v
 			in = next(in)
@@ -407,7 +307,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		case 0x79:
 			v, ok := mem.Read64(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src]+uint64(in.off), 8, false, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			r[in.dst] = v
 			in = next(in)
@@ -415,7 +315,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		case 0x81:
 			v, ok := mem.Read32(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src]+uint64(in.off), 4, false, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			r[in.dst] = uint64(int64(int32(v)))
 			in = next(in)
@@ -423,7 +323,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		case 0x89:
 			v, ok := mem.Read16(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src]+uint64(in.off), 2, false, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			r[in.dst] = uint64(int64(int16(v)))
 			in = next(in)
@@ -431,7 +331,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		case 0x91:
 			v, ok := mem.Read8(r[in.src] + uint64(in.off))
 			if !ok {
-				return 0, mem.Fault(r[in.src]+uint64(in.off), 1, false, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			r[in.dst] = uint64(int64(int8(v)))
 			in = next(in)
@@ -440,25 +340,25 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		// Stores of an immediate.
 		case 0x62:
 			if !mem.Write32(r[in.dst]+uint64(in.off), uint64(in.imm)) {
-				return 0, mem.Fault(r[in.dst]+uint64(in.off), 4, true, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
 		case 0x6a:
 			if !mem.Write16(r[in.dst]+uint64(in.off), uint64(in.imm)) {
-				return 0, mem.Fault(r[in.dst]+uint64(in.off), 2, true, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
 		case 0x72:
 			if !mem.Write8(r[in.dst]+uint64(in.off), uint64(in.imm)) {
-				return 0, mem.Fault(r[in.dst]+uint64(in.off), 1, true, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
 		case 0x7a:
 			if !mem.Write64(r[in.dst]+uint64(in.off), uint64(in.imm)) {
-				return 0, mem.Fault(r[in.dst]+uint64(in.off), 8, true, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
@@ -466,25 +366,25 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		// Stores of a register.
 		case 0x63:
 			if !mem.Write32(r[in.dst]+uint64(in.off), r[in.src]) {
-				return 0, mem.Fault(r[in.dst]+uint64(in.off), 4, true, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
 		case 0x6b:
 			if !mem.Write16(r[in.dst]+uint64(in.off), r[in.src]) {
-				return 0, mem.Fault(r[in.dst]+uint64(in.off), 2, true, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
 		case 0x73:
 			if !mem.Write8(r[in.dst]+uint64(in.off), r[in.src]) {
-				return 0, mem.Fault(r[in.dst]+uint64(in.off), 1, true, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
 		case 0x7b:
 			if !mem.Write64(r[in.dst]+uint64(in.off), r[in.src]) {
-				return 0, mem.Fault(r[in.dst]+uint64(in.off), 8, true, index(m.base, in))
+				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
@@ -888,10 +788,232 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = at2(in)
 			continue
 
+		// Fused pairs (see fuse): the second slot is skipped or jumped over.
+		case opMovAddImm:
+			r[in.dst] = r[in.src] + uint64(in.imm)
+			in = at2(in)
+			continue
+		case opMovSubImm:
+			r[in.dst] = r[in.src] - uint64(in.imm)
+			in = at2(in)
+			continue
+		case opMovMulImm:
+			r[in.dst] = r[in.src] * uint64(in.imm)
+			in = at2(in)
+			continue
+		case opMovAndImm:
+			r[in.dst] = r[in.src] & uint64(in.imm)
+			in = at2(in)
+			continue
+		case opMovOrImm:
+			r[in.dst] = r[in.src] | uint64(in.imm)
+			in = at2(in)
+			continue
+		case opMovXorImm:
+			r[in.dst] = r[in.src] ^ uint64(in.imm)
+			in = at2(in)
+			continue
+		case opMovLshImm:
+			r[in.dst] = r[in.src] << (uint64(in.imm) & 63)
+			in = at2(in)
+			continue
+		case opMovRshImm:
+			r[in.dst] = r[in.src] >> (uint64(in.imm) & 63)
+			in = at2(in)
+			continue
+		case opMovArshImm:
+			r[in.dst] = uint64(int64(r[in.src]) >> (uint64(in.imm) & 63))
+			in = at2(in)
+			continue
+		case opMovAddReg:
+			r[in.dst] = r[in.src] + r[in.x]
+			in = at2(in)
+			continue
+		case opMovSubReg:
+			r[in.dst] = r[in.src] - r[in.x]
+			in = at2(in)
+			continue
+		case opMovMulReg:
+			r[in.dst] = r[in.src] * r[in.x]
+			in = at2(in)
+			continue
+		case opMovAndReg:
+			r[in.dst] = r[in.src] & r[in.x]
+			in = at2(in)
+			continue
+		case opMovOrReg:
+			r[in.dst] = r[in.src] | r[in.x]
+			in = at2(in)
+			continue
+		case opMovXorReg:
+			r[in.dst] = r[in.src] ^ r[in.x]
+			in = at2(in)
+			continue
+		case opMovLshReg:
+			r[in.dst] = r[in.src] << (r[in.x] & 63)
+			in = at2(in)
+			continue
+		case opMovRshReg:
+			r[in.dst] = r[in.src] >> (r[in.x] & 63)
+			in = at2(in)
+			continue
+		case opMovDivReg:
+			if d := r[in.x]; d == 0 {
+				r[in.dst] = 0
+			} else {
+				r[in.dst] = r[in.src] / d
+			}
+			in = at2(in)
+			continue
+		case opMovModReg:
+			if d := r[in.x]; d == 0 {
+				r[in.dst] = r[in.src]
+			} else {
+				r[in.dst] = r[in.src] % d
+			}
+			in = at2(in)
+			continue
+		case opLdxbAdd:
+			v, ok := mem.Read8(r[in.src] + uint64(in.off))
+			if !ok {
+				return 0, m.memFault(in)
+			}
+			r[in.dst] = v
+			r[in.x] += v
+			in = at2(in)
+			continue
+		case opLdxbXor:
+			v, ok := mem.Read8(r[in.src] + uint64(in.off))
+			if !ok {
+				return 0, m.memFault(in)
+			}
+			r[in.dst] = v
+			r[in.x] ^= v
+			in = at2(in)
+			continue
+		case opLdxbOr:
+			v, ok := mem.Read8(r[in.src] + uint64(in.off))
+			if !ok {
+				return 0, m.memFault(in)
+			}
+			r[in.dst] = v
+			r[in.x] |= v
+			in = at2(in)
+			continue
+		case opLdxhAdd:
+			v, ok := mem.Read16(r[in.src] + uint64(in.off))
+			if !ok {
+				return 0, m.memFault(in)
+			}
+			r[in.dst] = v
+			r[in.x] += v
+			in = at2(in)
+			continue
+		case opLdxhXor:
+			v, ok := mem.Read16(r[in.src] + uint64(in.off))
+			if !ok {
+				return 0, m.memFault(in)
+			}
+			r[in.dst] = v
+			r[in.x] ^= v
+			in = at2(in)
+			continue
+		case opLdxhOr:
+			v, ok := mem.Read16(r[in.src] + uint64(in.off))
+			if !ok {
+				return 0, m.memFault(in)
+			}
+			r[in.dst] = v
+			r[in.x] |= v
+			in = at2(in)
+			continue
+		case opLdxwAdd:
+			v, ok := mem.Read32(r[in.src] + uint64(in.off))
+			if !ok {
+				return 0, m.memFault(in)
+			}
+			r[in.dst] = v
+			r[in.x] += v
+			in = at2(in)
+			continue
+		case opLdxwXor:
+			v, ok := mem.Read32(r[in.src] + uint64(in.off))
+			if !ok {
+				return 0, m.memFault(in)
+			}
+			r[in.dst] = v
+			r[in.x] ^= v
+			in = at2(in)
+			continue
+		case opLdxwOr:
+			v, ok := mem.Read32(r[in.src] + uint64(in.off))
+			if !ok {
+				return 0, m.memFault(in)
+			}
+			r[in.dst] = v
+			r[in.x] |= v
+			in = at2(in)
+			continue
+		case opLdxdwAdd:
+			v, ok := mem.Read64(r[in.src] + uint64(in.off))
+			if !ok {
+				return 0, m.memFault(in)
+			}
+			r[in.dst] = v
+			r[in.x] += v
+			in = at2(in)
+			continue
+		case opLdxdwXor:
+			v, ok := mem.Read64(r[in.src] + uint64(in.off))
+			if !ok {
+				return 0, m.memFault(in)
+			}
+			r[in.dst] = v
+			r[in.x] ^= v
+			in = at2(in)
+			continue
+		case opLdxdwOr:
+			v, ok := mem.Read64(r[in.src] + uint64(in.off))
+			if !ok {
+				return 0, m.memFault(in)
+			}
+			r[in.dst] = v
+			r[in.x] |= v
+			in = at2(in)
+			continue
+		case opAddImmJa:
+			r[in.dst] += uint64(in.imm)
+			goto fusedJump
+		case opSubImmJa:
+			r[in.dst] -= uint64(in.imm)
+			goto fusedJump
+		case opMulImmJa:
+			r[in.dst] *= uint64(in.imm)
+			goto fusedJump
+		case opAndImmJa:
+			r[in.dst] &= uint64(in.imm)
+			goto fusedJump
+		case opOrImmJa:
+			r[in.dst] |= uint64(in.imm)
+			goto fusedJump
+		case opXorImmJa:
+			r[in.dst] ^= uint64(in.imm)
+			goto fusedJump
+		case opMovImmJa:
+			r[in.dst] = uint64(in.imm)
+			goto fusedJump
+
 		case opInvalid:
 			return 0, &RunError{Insn: index(m.base, in), Err: fmt.Errorf("execution reached the second slot of an lddw")}
 		default:
-			return 0, &RunError{Insn: index(m.base, in), Err: fmt.Errorf("invalid opcode %#02x", in.op)}
+			// The rarer operations live in rareALU, which keeps exec
+			// small enough for the compiler to inline the memory
+			// accessors into it (see exec).
+			if !rareALU(in, r) {
+				return 0, &RunError{Insn: index(m.base, in), Err: fmt.Errorf("invalid opcode %#02x", in.op)}
+			}
+			in = next(in)
+			continue
 		}
 
 	jump:
@@ -987,4 +1109,114 @@ func (m *Machine) atomic(in *insn, r *[256]uint64, pc int) error {
 		r[in.src] = old
 	}
 	return nil
+}
+
+// rareALU executes the ALU operations that clang seldom emits in loops:
+// signed division and modulo, sign-extending moves, byte swaps. It reports
+// false for any other opcode.
+func rareALU(in *insn, r *[256]uint64) bool {
+	switch in.op {
+	// Signed division and modulo (offset 1). Go defines MinInt / -1 as
+	// MinInt and MinInt % -1 as 0, as RFC 9669 does.
+	case opSdiv64Imm:
+		if in.imm == 0 {
+			r[in.dst] = 0
+		} else {
+			r[in.dst] = uint64(int64(r[in.dst]) / in.imm)
+		}
+	case opSdiv64Reg:
+		if s := int64(r[in.src]); s == 0 {
+			r[in.dst] = 0
+		} else {
+			r[in.dst] = uint64(int64(r[in.dst]) / s)
+		}
+	case opSmod64Imm:
+		if in.imm != 0 {
+			r[in.dst] = uint64(int64(r[in.dst]) % in.imm)
+		}
+	case opSmod64Reg:
+		if s := int64(r[in.src]); s != 0 {
+			r[in.dst] = uint64(int64(r[in.dst]) % s)
+		}
+	case opSdiv32Imm:
+		if s := int32(in.imm); s == 0 {
+			r[in.dst] = 0
+		} else {
+			r[in.dst] = uint64(uint32(int32(r[in.dst]) / s))
+		}
+	case opSdiv32Reg:
+		if s := int32(r[in.src]); s == 0 {
+			r[in.dst] = 0
+		} else {
+			r[in.dst] = uint64(uint32(int32(r[in.dst]) / s))
+		}
+	case opSmod32Imm:
+		d := int32(r[in.dst])
+		if s := int32(in.imm); s != 0 {
+			d %= s
+		}
+		r[in.dst] = uint64(uint32(d))
+	case opSmod32Reg:
+		d := int32(r[in.dst])
+		if s := int32(r[in.src]); s != 0 {
+			d %= s
+		}
+		r[in.dst] = uint64(uint32(d))
+	case opMovsx64:
+		s := r[in.src]
+		switch in.off {
+		case 8:
+			r[in.dst] = uint64(int64(int8(s)))
+		case 16:
+			r[in.dst] = uint64(int64(int16(s)))
+		default:
+			r[in.dst] = uint64(int64(int32(s)))
+		}
+	case opMovsx32:
+		s := r[in.src]
+		if in.off == 8 {
+			r[in.dst] = uint64(uint32(int32(int8(s))))
+		} else {
+			r[in.dst] = uint64(uint32(int32(int16(s))))
+		}
+	case opTrunc16:
+		r[in.dst] = uint64(uint16(r[in.dst]))
+	case opTrunc32:
+		r[in.dst] = uint64(uint32(r[in.dst]))
+	case opSwap16:
+		r[in.dst] = uint64(bits.ReverseBytes16(uint16(r[in.dst])))
+	case opSwap32:
+		r[in.dst] = uint64(bits.ReverseBytes32(uint32(r[in.dst])))
+	case opSwap64:
+		r[in.dst] = bits.ReverseBytes64(r[in.dst])
+	default:
+		return false
+	}
+	return true
+}
+
+// memFault is the error of the load or store in that failed its bounds
+// check. It recomputes address and size from the instruction, so that each
+// access in exec needs only a call on its cold path.
+func (m *Machine) memFault(in *insn) error {
+	r := &m.regs
+	addr, size, write := r[in.src]+uint64(in.off), uint64(0), false
+	switch in.op {
+	case opLdxbAdd, opLdxbXor, opLdxbOr:
+		size = 1
+	case opLdxhAdd, opLdxhXor, opLdxhOr:
+		size = 2
+	case opLdxwAdd, opLdxwXor, opLdxwOr:
+		size = 4
+	case opLdxdwAdd, opLdxdwXor, opLdxdwOr:
+		size = 8
+	default:
+		// A plain load (class LDX) or store (ST, STX): the size is in
+		// the opcode, and stores address through dst.
+		size = [4]uint64{4, 2, 1, 8}[in.op>>3&3]
+		if c := in.op & 7; c == classST || c == classSTX {
+			addr, write = r[in.dst]+uint64(in.off), true
+		}
+	}
+	return m.Fault(addr, size, write, index(m.base, in))
 }

@@ -16,9 +16,16 @@
 // *ValidationError naming the instruction. It then pre-decodes each slot into
 // a 16-byte form (lddw merged, jump targets absolute, RFC variants that
 // differ by offset or immediate given opcodes of their own), so the
-// interpreter is one dense switch on the opcode byte. The common loop tail
-// "add rX, imm; jcc rX, ..." is fused into one dispatch; the jump keeps its
-// own slot for code that jumps to it, and counts stay per instruction.
+// interpreter is one dense switch on the opcode byte. Common pairs are
+// fused into one dispatch: the loop tail "add rX, imm; jcc rX, ...", the
+// three-address form "mov rX, rY; op rX, ..." (ALU64), a load accumulated
+// into another register "ldx rX, [..]; add/xor/or rZ, rX", and the end of an
+// if branch "op rX, imm; ja". Only the first slot is rewritten: the second
+// keeps its own instruction for code that jumps to it, and counts, faults
+// and budget errors stay per instruction, as tests compare runs with and
+// without fusion. Rare operations (signed division, movsx, byte swaps) run
+// outside the main switch, which keeps it under the size past which the Go
+// compiler stops inlining the memory accessors into it.
 //
 // The ISA is RFC 9669 v1–v4 plus callx: ALU and ALU64, JMP and JMP32,
 // signed division and modulo, movsx, ldsx, bswap and le/be, gotol (JMP32 ja),

@@ -222,24 +222,146 @@ func (v *validator) run() error {
 	return nil
 }
 
-// fuse turns the most common loop tail, an increment followed by a
-// conditional jump on the incremented register, into one instruction,
-// saving a dispatch per iteration. Budget accounting still counts both.
+// fuse merges common instruction pairs into one dispatch: an increment
+// followed by a conditional jump on the incremented register (a loop tail),
+// a register move followed by an operation on the moved-to register (the
+// three-address form), a load whose value is accumulated into another
+// register, and an operation followed by ja (the end of an if branch).
+// Only the first slot is rewritten: the second keeps its own instruction
+// for code that jumps to it, and budget accounting still counts both.
 func fuse(insns []insn, tail []bool) {
-	fused := map[uint8]uint8{
-		0xa5: opAddJltImm, 0xad: opAddJltReg,
-		0xb5: opAddJleImm, 0xbd: opAddJleReg,
-		0x55: opAddJneImm, 0x5d: opAddJneReg,
-		0xc5: opAddJsltImm, 0xcd: opAddJsltReg,
-	}
 	for i := 0; i+1 < len(insns); i++ {
-		a, b := &insns[i], &insns[i+1]
-		f, ok := fused[b.op]
-		if a.op != classALU64|aluADD || tail[i] || tail[i+1] || !ok || b.dst != a.dst {
+		if tail[i] || tail[i+1] {
 			continue
 		}
-		*a = insn{op: f, dst: a.dst, src: b.src, off: b.off, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}
+		if f, ok := fusePair(insns[i], insns[i+1]); ok {
+			insns[i] = f
+		}
 	}
+}
+
+// fusePair returns the fused form of a followed by b, if there is one.
+func fusePair(a, b insn) (insn, bool) {
+	switch {
+	case a.op == classALU64|aluADD && b.dst == a.dst && fusedAddJcc(b.op) != 0:
+		return insn{op: fusedAddJcc(b.op), dst: a.dst, src: b.src, off: b.off, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
+	case a.op == classALU64|aluMOV|srcX && b.dst == a.dst && fusedMovOp(b.op) != 0:
+		x := b.src
+		if x == a.dst {
+			x = a.src
+		}
+		return insn{op: fusedMovOp(b.op), dst: a.dst, src: a.src, x: x, imm: b.imm}, true
+	case b.op == classJMP|jmpJA && fusedOpJa(a.op) != 0:
+		return insn{op: fusedOpJa(a.op), dst: a.dst, off: b.off, imm: a.imm}, true
+	case a.op&7 == classLDX && a.op&0xe0 == modeMEM && b.src == a.dst && b.dst != a.dst && fusedLdxOp(a.op, b.op) != 0:
+		return insn{op: fusedLdxOp(a.op, b.op), dst: a.dst, src: a.src, x: b.dst, off: a.off}, true
+	}
+	return insn{}, false
+}
+
+// fusedAddJcc is the fused form of "add dst, imm" and the jump op.
+func fusedAddJcc(op uint8) uint8 {
+	switch op {
+	case 0xa5:
+		return opAddJltImm
+	case 0xad:
+		return opAddJltReg
+	case 0xb5:
+		return opAddJleImm
+	case 0xbd:
+		return opAddJleReg
+	case 0x55:
+		return opAddJneImm
+	case 0x5d:
+		return opAddJneReg
+	case 0xc5:
+		return opAddJsltImm
+	case 0xcd:
+		return opAddJsltReg
+	}
+	return 0
+}
+
+// fusedMovOp is the fused form of "mov dst, src" and the ALU64 op.
+func fusedMovOp(op uint8) uint8 {
+	switch op {
+	case 0x07:
+		return opMovAddImm
+	case 0x17:
+		return opMovSubImm
+	case 0x27:
+		return opMovMulImm
+	case 0x57:
+		return opMovAndImm
+	case 0x47:
+		return opMovOrImm
+	case 0xa7:
+		return opMovXorImm
+	case 0x67:
+		return opMovLshImm
+	case 0x77:
+		return opMovRshImm
+	case 0xc7:
+		return opMovArshImm
+	case 0x0f:
+		return opMovAddReg
+	case 0x1f:
+		return opMovSubReg
+	case 0x2f:
+		return opMovMulReg
+	case 0x3f:
+		return opMovDivReg
+	case 0x9f:
+		return opMovModReg
+	case 0x5f:
+		return opMovAndReg
+	case 0x4f:
+		return opMovOrReg
+	case 0xaf:
+		return opMovXorReg
+	case 0x6f:
+		return opMovLshReg
+	case 0x7f:
+		return opMovRshReg
+	}
+	return 0
+}
+
+// fusedOpJa is the fused form of the ALU64 op and "ja".
+func fusedOpJa(op uint8) uint8 {
+	switch op {
+	case 0x07:
+		return opAddImmJa
+	case 0x17:
+		return opSubImmJa
+	case 0x27:
+		return opMulImmJa
+	case 0x57:
+		return opAndImmJa
+	case 0x47:
+		return opOrImmJa
+	case 0xa7:
+		return opXorImmJa
+	case 0xb7:
+		return opMovImmJa
+	}
+	return 0
+}
+
+// fusedLdxOp is the fused form of the load ld and the ALU64 register op.
+func fusedLdxOp(ld, op uint8) uint8 {
+	var ops [4]uint8 // by load size: w, h, b, dw
+	switch op {
+	case 0x0f:
+		ops = [4]uint8{opLdxwAdd, opLdxhAdd, opLdxbAdd, opLdxdwAdd}
+	case 0xaf:
+		ops = [4]uint8{opLdxwXor, opLdxhXor, opLdxbXor, opLdxdwXor}
+	case 0x4f:
+		ops = [4]uint8{opLdxwOr, opLdxhOr, opLdxbOr, opLdxdwOr}
+	default:
+		return 0
+	}
+	return ops[ld>>3&3]
 }
 
 func isJump(op uint8) bool {

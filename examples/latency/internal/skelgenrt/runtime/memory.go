@@ -64,7 +64,7 @@ func (m *Memory) Read8(addr uint64) (uint64, bool) {
 func (m *Memory) Read16(addr uint64) (uint64, bool) {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.rd)) && o+2 <= uint64(len(m.rd[i])) {
-		return uint64(binary.LittleEndian.Uint16(m.rd[i][o:])), true
+		return uint64(binary.LittleEndian.Uint16(m.rd[i][o : o+2 : o+2])), true
 	}
 	return 0, false
 }
@@ -72,7 +72,7 @@ func (m *Memory) Read16(addr uint64) (uint64, bool) {
 func (m *Memory) Read32(addr uint64) (uint64, bool) {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.rd)) && o+4 <= uint64(len(m.rd[i])) {
-		return uint64(binary.LittleEndian.Uint32(m.rd[i][o:])), true
+		return uint64(binary.LittleEndian.Uint32(m.rd[i][o : o+4 : o+4])), true
 	}
 	return 0, false
 }
@@ -80,7 +80,7 @@ func (m *Memory) Read32(addr uint64) (uint64, bool) {
 func (m *Memory) Read64(addr uint64) (uint64, bool) {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.rd)) && o+8 <= uint64(len(m.rd[i])) {
-		return binary.LittleEndian.Uint64(m.rd[i][o:]), true
+		return binary.LittleEndian.Uint64(m.rd[i][o : o+8 : o+8]), true
 	}
 	return 0, false
 }
@@ -99,7 +99,7 @@ func (m *Memory) Write8(addr, v uint64) bool {
 func (m *Memory) Write16(addr, v uint64) bool {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.wr)) && o+2 <= uint64(len(m.wr[i])) {
-		binary.LittleEndian.PutUint16(m.wr[i][o:], uint16(v))
+		binary.LittleEndian.PutUint16(m.wr[i][o:o+2:o+2], uint16(v))
 		return true
 	}
 	return false
@@ -108,7 +108,7 @@ func (m *Memory) Write16(addr, v uint64) bool {
 func (m *Memory) Write32(addr, v uint64) bool {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.wr)) && o+4 <= uint64(len(m.wr[i])) {
-		binary.LittleEndian.PutUint32(m.wr[i][o:], uint32(v))
+		binary.LittleEndian.PutUint32(m.wr[i][o:o+4:o+4], uint32(v))
 		return true
 	}
 	return false
@@ -117,7 +117,7 @@ func (m *Memory) Write32(addr, v uint64) bool {
 func (m *Memory) Write64(addr, v uint64) bool {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.wr)) && o+8 <= uint64(len(m.wr[i])) {
-		binary.LittleEndian.PutUint64(m.wr[i][o:], v)
+		binary.LittleEndian.PutUint64(m.wr[i][o:o+8:o+8], v)
 		return true
 	}
 	return false
@@ -139,7 +139,7 @@ func (m *Memory) Load8(addr uint64) uint64 {
 func (m *Memory) Load16(addr uint64) uint64 {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.rd)) && o+2 <= uint64(len(m.rd[i])) {
-		return uint64(binary.LittleEndian.Uint16(m.rd[i][o:]))
+		return uint64(binary.LittleEndian.Uint16(m.rd[i][o : o+2 : o+2]))
 	}
 	panic(Trap{addr, 2, false})
 }
@@ -147,7 +147,7 @@ func (m *Memory) Load16(addr uint64) uint64 {
 func (m *Memory) Load32(addr uint64) uint64 {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.rd)) && o+4 <= uint64(len(m.rd[i])) {
-		return uint64(binary.LittleEndian.Uint32(m.rd[i][o:]))
+		return uint64(binary.LittleEndian.Uint32(m.rd[i][o : o+4 : o+4]))
 	}
 	panic(Trap{addr, 4, false})
 }
@@ -155,7 +155,7 @@ func (m *Memory) Load32(addr uint64) uint64 {
 func (m *Memory) Load64(addr uint64) uint64 {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.rd)) && o+8 <= uint64(len(m.rd[i])) {
-		return binary.LittleEndian.Uint64(m.rd[i][o:])
+		return binary.LittleEndian.Uint64(m.rd[i][o : o+8 : o+8])
 	}
 	panic(Trap{addr, 8, false})
 }
@@ -172,7 +172,7 @@ func (m *Memory) Store8(addr, v uint64) {
 func (m *Memory) Store16(addr, v uint64) {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.wr)) && o+2 <= uint64(len(m.wr[i])) {
-		binary.LittleEndian.PutUint16(m.wr[i][o:], uint16(v))
+		binary.LittleEndian.PutUint16(m.wr[i][o:o+2:o+2], uint16(v))
 		return
 	}
 	panic(Trap{addr, 2, true})
@@ -181,7 +181,7 @@ func (m *Memory) Store16(addr, v uint64) {
 func (m *Memory) Store32(addr, v uint64) {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.wr)) && o+4 <= uint64(len(m.wr[i])) {
-		binary.LittleEndian.PutUint32(m.wr[i][o:], uint32(v))
+		binary.LittleEndian.PutUint32(m.wr[i][o:o+4:o+4], uint32(v))
 		return
 	}
 	panic(Trap{addr, 4, true})
@@ -190,7 +190,7 @@ func (m *Memory) Store32(addr, v uint64) {
 func (m *Memory) Store64(addr, v uint64) {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.wr)) && o+8 <= uint64(len(m.wr[i])) {
-		binary.LittleEndian.PutUint64(m.wr[i][o:], v)
+		binary.LittleEndian.PutUint64(m.wr[i][o:o+8:o+8], v)
 		return
 	}
 	panic(Trap{addr, 8, true})

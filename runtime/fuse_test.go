@@ -1,0 +1,143 @@
+package runtime
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestFusedPairs runs one program per fused pair with and without fusion:
+// r0, error, context and executed count must agree, and the fused load must
+// contain the fused opcode, so that a pattern fuse stops recognising fails
+// here instead of passing unexercised.
+func TestFusedPairs(t *testing.T) {
+	// r1 holds a value with the sign bit set, r3 a small divisor, r6 zero;
+	// the context holds bytes 0x11, 0x22, ... so that loads of every size
+	// differ.
+	const prologue = "lddw %r1, 0x8000000000012345\nmov %r3, 7\nmov %r6, 0\nmov %r0, 0x5a\n"
+	type tc struct {
+		name string
+		body string
+		op   uint8
+	}
+	var tests []tc
+	for _, o := range []struct {
+		mn      string
+		imm, rg uint8
+	}{
+		{"add", opMovAddImm, opMovAddReg}, {"sub", opMovSubImm, opMovSubReg},
+		{"mul", opMovMulImm, opMovMulReg}, {"and", opMovAndImm, opMovAndReg},
+		{"or", opMovOrImm, opMovOrReg}, {"xor", opMovXorImm, opMovXorReg},
+		{"lsh", opMovLshImm, opMovLshReg}, {"rsh", opMovRshImm, opMovRshReg},
+		{"arsh", opMovArshImm, 0}, {"div", 0, opMovDivReg}, {"mod", 0, opMovModReg},
+	} {
+		if o.imm != 0 {
+			tests = append(tests, tc{"mov+" + o.mn + " imm", fmt.Sprintf("mov %%r2, %%r1\n%s %%r2, 5\nmov %%r0, %%r2\nexit", o.mn), o.imm})
+		}
+		if o.rg != 0 {
+			tests = append(tests,
+				tc{"mov+" + o.mn + " reg", fmt.Sprintf("mov %%r2, %%r1\n%s %%r2, %%r3\nmov %%r0, %%r2\nexit", o.mn), o.rg},
+				// The second source is the moved-to register itself.
+				tc{"mov+" + o.mn + " self", fmt.Sprintf("mov %%r2, %%r3\n%s %%r2, %%r2\nmov %%r0, %%r2\nexit", o.mn), o.rg},
+				// Division and modulo by zero.
+				tc{"mov+" + o.mn + " zero", fmt.Sprintf("mov %%r2, %%r1\n%s %%r2, %%r6\nmov %%r0, %%r2\nexit", o.mn), o.rg})
+		}
+	}
+	for _, l := range []struct {
+		size string
+		ops  [3]uint8 // add, xor, or
+	}{
+		{"b", [3]uint8{opLdxbAdd, opLdxbXor, opLdxbOr}}, {"h", [3]uint8{opLdxhAdd, opLdxhXor, opLdxhOr}},
+		{"w", [3]uint8{opLdxwAdd, opLdxwXor, opLdxwOr}}, {"dw", [3]uint8{opLdxdwAdd, opLdxdwXor, opLdxdwOr}},
+	} {
+		for i, mn := range []string{"add", "xor", "or"} {
+			name := "ldx" + l.size + "+" + mn
+			tests = append(tests,
+				tc{name, fmt.Sprintf("ldx%s %%r4, [%%r9+3]\n%s %%r0, %%r4\nadd %%r0, %%r4\nexit", l.size, mn), l.ops[i]},
+				// Past the end of the context: the load faults at its own slot.
+				tc{name + " fault", fmt.Sprintf("ldx%s %%r4, [%%r9+64]\n%s %%r0, %%r4\nexit", l.size, mn), l.ops[i]})
+		}
+	}
+	for _, o := range []struct {
+		mn string
+		op uint8
+	}{{"add", opAddImmJa}, {"sub", opSubImmJa}, {"mul", opMulImmJa}, {"and", opAndImmJa}, {"or", opOrImmJa}, {"xor", opXorImmJa}, {"mov", opMovImmJa}} {
+		// The jump slot is also reached directly, as a jump target.
+		tests = append(tests, tc{o.mn + "+ja", fmt.Sprintf("jeq %%r6, 1, skip\n%s %%r0, 9\nskip:\nja out\nmov %%r0, 1\nout:\nadd %%r0, %%r3\njne %%r6, 0, done\nmov %%r6, 1\nja skip\ndone:\nexit", o.mn), o.op})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// r9 keeps the context address, since r1 is overwritten.
+			insns, err := assemble("mov %r9, %r1\n" + prologue + tt.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type result struct {
+				r0, executed uint64
+				err, ctx     string
+			}
+			// A budget of 7 runs out in the middle of each program.
+			budgets := []uint64{0, 7}
+			var res [2][2]result
+			for i, noFusion := range []bool{false, true} {
+				for j, budget := range budgets {
+					p, err := Load(&ProgramSpec{Name: "fuse", Instructions: insns}, &Options{noFusion: noFusion, Budget: budget})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !noFusion && !hasOp(p, tt.op) {
+						t.Fatalf("fused program lacks opcode %#02x", tt.op)
+					}
+					ctx := make([]byte, 64)
+					for k := range ctx {
+						ctx[k] = byte(0x11 * (k + 1))
+					}
+					r0, err := p.Run(ctx)
+					res[i][j] = result{r0: r0, executed: p.Machine().Executed(), err: fmt.Sprint(err), ctx: string(ctx)}
+				}
+			}
+			for j, budget := range budgets {
+				if res[0][j] != res[1][j] {
+					t.Fatalf("budget %d: fused run %+v differs from plain run %+v", budget, res[0][j], res[1][j])
+				}
+			}
+		})
+	}
+}
+
+func hasOp(p *Program, op uint8) bool {
+	for _, in := range p.insns {
+		if in.op == op {
+			return true
+		}
+	}
+	return false
+}
+
+// TestExecNotBig guards the interpreter's speed: once exec passes the
+// compiler's "big function" size, the memory accessors stop being inlined
+// into it (see exec). It asks the compiler, so it needs the go command.
+func TestExecNotBig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the package; skipped in -short mode")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not found: cannot ask the compiler about inlining")
+	}
+	out, err := exec.Command(goCmd, "build", "-gcflags=-m=2", "-o", "/dev/null", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	inlined := false
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, "(*Machine).exec considered 'big'") {
+			t.Fatalf("exec is too big for its memory accessors to inline: %s", l)
+		}
+		inlined = inlined || strings.Contains(l, "interp.go") && strings.Contains(l, "inlining call to (*Memory).Read32")
+	}
+	if !inlined {
+		t.Fatal("compiler output does not mention inlining Read32 into interp.go: the check above may be stale")
+	}
+}

@@ -176,3 +176,40 @@ func TestAOTFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeDepfile: -makebase writes a make rule naming the source and the
+// headers it includes, relative to the base.
+func TestMakeDepfile(t *testing.T) {
+	testenv.Clang(t)
+	root := testenv.ModuleRoot(t)
+	dir := filepath.Join(root, "internal/skeltest/uprobe")
+	files, err := Generate(context.Background(), Config{
+		Input:         filepath.Join(dir, "uprobe.bpf.c"),
+		Targets:       []Target{{Clang: "bpfel"}},
+		CFlags:        []string{"-O2", "-mcpu=v3", "-I" + filepath.Join(root, "internal/skeltest/include")},
+		MakeBase:      root,
+		ImportRuntime: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dep string
+	for _, f := range files {
+		if strings.HasSuffix(f.Path, ".go.d") {
+			dep = string(f.Data)
+		}
+	}
+	for _, want := range []string{
+		"internal/skeltest/uprobe/uprobe_bpfel.go internal/skeltest/uprobe/uprobe_bpfel.o:",
+		"internal/skeltest/uprobe/uprobe.bpf.c",
+		"internal/skeltest/include/common.h",
+		"bpf/bpf_helpers.h",
+	} {
+		if !strings.Contains(dep, want) {
+			t.Errorf("depfile lacks %q:\n%s", want, dep)
+		}
+	}
+	if strings.Contains(dep, "skelgen-cc-") {
+		t.Errorf("depfile names a temporary file:\n%s", dep)
+	}
+}

@@ -175,12 +175,17 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		body = append(body, jen.Goto().Id(label(f.entry)))
 	}
 	lastLine := ""
+	fell := false
 	for _, pc := range f.body {
 		in := p.insns[pc]
 		if labels[pc] {
+			if fell {
+				body = append(body, e.adjust(e.pending-e.phi[pc])...)
+			}
 			body = append(body, jen.Id(label(pc)).Op(":"))
 			e.pending = e.phi[pc]
 		}
+		fell = falls(in)
 		if line, ok := e.opts.Lines[pc]; ok && line != lastLine {
 			body = append(body, jen.Comment(line))
 			lastLine = line
@@ -258,9 +263,8 @@ func observable(in *aotInsn) bool {
 //
 // b always equals the interpreter's budget plus the pending slots of the
 // current straight-line run. Each label L has a fixed pending count phi(L)
-// (what falls through into it, or else what the first jump to it brings,
-// so that edge needs no code); a jump arriving with a different count
-// subtracts the difference. The
+// (what the first forward jump to it brings, or else what falls into it);
+// an edge arriving with a different count subtracts the difference. The
 // interpreter checks the budget at every taken jump, call and exit. The
 // translation checks at backward jumps (every loop has one), calls and
 // exits, and at a forward jump only when an observable instruction can
@@ -270,15 +274,20 @@ func observable(in *aotInsn) bool {
 func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 	p := e.prog
 	e.phi, e.check = map[int]int{}, map[int]bool{}
-	// A label that nothing falls into takes the count of the first jump
-	// that reaches it, so that a label with one way in costs nothing.
+	// A label takes the count of the first forward jump that reaches it,
+	// so that a conditional jump is a bare branch (Go lays out the code
+	// after it as the fall-through), and the fall-through into the label,
+	// if any, subtracts the difference in straight-line code. A label only
+	// backward jumps reach takes what falls into it.
 	first := map[int]int{}
 	pending, fell := 0, false
 	for _, pc := range f.body {
 		in := p.insns[pc]
 		if labels[pc] {
-			if !fell {
-				pending = first[pc]
+			if n, ok := first[pc]; ok {
+				pending = n
+			} else if !fell {
+				pending = 0
 			}
 			e.phi[pc] = pending
 		}

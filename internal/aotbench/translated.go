@@ -47,7 +47,6 @@ L3:
 	}
 	// 8: jeq %r3, 0, 12
 	if r3 == 0 {
-		b -= 2
 		goto L12
 	}
 	// 9: add %r2, 1
@@ -59,17 +58,18 @@ L3:
 L11:
 	// 11: add %r0, 1
 	r0 += 1
+	b += 2
 L12:
 	// 12: add %r1, 1
 	r1 += 1
 	// 13: jlt %r1, 10000, 2
 	if r1 < 10000 {
-		b -= 7
+		b -= 9
 		runtime.CheckBudget(b-2, 13)
 		goto L2
 	}
 	// 14: exit
-	b -= 10
+	b -= 12
 	runtime.CheckBudget(b, 14)
 	return r0, b
 }
@@ -167,13 +167,13 @@ L4:
 	r4 >>= 32
 	// 9: jeq %r4, 0, 12
 	if r4 == 0 {
-		b += 2
 		goto L12
 	}
 	// 10: mov %r2, %r4
 	r2 = r4
 	// 11: add %r3, 32
 	r3 += 32
+	b -= 2
 L12:
 	// 12: mov %r4, %r2
 	r4 = r2
@@ -181,13 +181,13 @@ L12:
 	r4 >>= 16
 	// 14: jeq %r4, 0, 17
 	if r4 == 0 {
-		b += 2
 		goto L17
 	}
 	// 15: mov %r2, %r4
 	r2 = r4
 	// 16: add %r3, 16
 	r3 += 16
+	b -= 2
 L17:
 	// 17: mov %r4, %r2
 	r4 = r2
@@ -195,13 +195,13 @@ L17:
 	r4 >>= 8
 	// 19: jeq %r4, 0, 22
 	if r4 == 0 {
-		b += 2
 		goto L22
 	}
 	// 20: mov %r2, %r4
 	r2 = r4
 	// 21: add %r3, 8
 	r3 += 8
+	b -= 2
 L22:
 	// 22: mov %r4, %r2
 	r4 = r2
@@ -209,13 +209,13 @@ L22:
 	r4 >>= 4
 	// 24: jeq %r4, 0, 27
 	if r4 == 0 {
-		b += 2
 		goto L27
 	}
 	// 25: mov %r2, %r4
 	r2 = r4
 	// 26: add %r3, 4
 	r3 += 4
+	b -= 2
 L27:
 	// 27: mov %r4, %r2
 	r4 = r2
@@ -223,13 +223,13 @@ L27:
 	r4 >>= 2
 	// 29: jeq %r4, 0, 32
 	if r4 == 0 {
-		b += 2
 		goto L32
 	}
 	// 30: mov %r2, %r4
 	r2 = r4
 	// 31: add %r3, 2
 	r3 += 2
+	b -= 2
 L32:
 	// 32: mov %r4, %r2
 	r4 = r2
@@ -237,11 +237,11 @@ L32:
 	r4 >>= 1
 	// 34: jeq %r4, 0, 36
 	if r4 == 0 {
-		b += 1
 		goto L36
 	}
 	// 35: add %r3, 1
 	r3 += 1
+	b -= 1
 L36:
 	// 36: add %r0, %r3
 	r0 += r3
@@ -249,12 +249,12 @@ L36:
 	r1 += 1
 	// 38: jle %r1, 1000, 4
 	if r1 <= 1000 {
-		b -= 35
+		b -= 24
 		runtime.CheckBudget(b-4, 38)
 		goto L4
 	}
 	// 39: exit
-	b -= 40
+	b -= 29
 	runtime.CheckBudget(b, 39)
 	return r0, b
 }
@@ -690,8 +690,7 @@ L1:
 		binary.LittleEndian.PutUint64(c, binary.LittleEndian.Uint64(c)+r1)
 	}
 	// 13: ja 23
-	b += 6
-	runtime.CheckBudget(b-20, 13)
+	runtime.CheckBudget(b-14, 13)
 	goto L23
 L14:
 	// 14: stdw [%r10-16], 1
@@ -710,12 +709,13 @@ L14:
 	r4 = 0
 	// 22: call 2
 	m.CallAt(22, r1, r2, r3, r4, r5)
+	b -= 6
 L23:
 	// 23: add %r6, 1
 	r6 += 1
 	// 24: jlt %r6, 1000, 1
 	if r6 < 1000 {
-		b -= 21
+		b -= 15
 		runtime.CheckBudget(b-1, 24)
 		goto L1
 	}
@@ -732,14 +732,14 @@ L23:
 	r0 = m.CallAt(31, r1, r2, r3, r4, r5)
 	// 32: jeq %r0, 0, 34
 	if r0 == 0 {
-		b += 1
 		goto L34
 	}
 	// 33: ldxdw %r0, [%r0]
 	r0 = m.Load64At(r0, 33)
+	b -= 1
 L34:
 	// 34: exit
-	b -= 32
+	b -= 25
 	runtime.CheckBudget(b, 34)
 	return r0, b
 }

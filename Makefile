@@ -22,7 +22,7 @@ demo:
 	$(GO) run ./examples/latency -duration 3s
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./runtime/ ./gen/ ./btfmin/
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./runtime/ ./gen/ ./btfmin/
 
 lint:
 	$(GO) vet ./...

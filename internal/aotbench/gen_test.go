@@ -8,7 +8,6 @@ import (
 	"go/printer"
 	"go/token"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,20 +75,6 @@ func TestTranslationUpToDate(t *testing.T) {
 	}
 	if !bytes.Equal(have, got) {
 		t.Fatal("translated.go is stale: run go test ./internal/aotbench -run TestTranslationUpToDate -update")
-	}
-}
-
-// TestWorkloadsMatchRuntime checks that the copied workloads are the
-// runtime benchmark's, declaration for declaration.
-func TestWorkloadsMatchRuntime(t *testing.T) {
-	names := []string{"primesAsm", "primesGo", "checksumAsm", "checksumGo", "log2Asm", "log2Go", "switchAsm", "switchGo",
-		"fnvAsm", "fnvGo", "hashCountAsm", "hashCountGo", "pattern"}
-	ours := decls(t, "workloads.go")
-	theirs := decls(t, filepath.Join("..", "..", "runtime", "bench_test.go"))
-	for _, n := range names {
-		if ours[n] == "" || ours[n] != theirs[n] {
-			t.Errorf("%s differs from runtime/bench_test.go's (or is missing)", n)
-		}
 	}
 }
 

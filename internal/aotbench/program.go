@@ -7,8 +7,21 @@ import (
 	"strconv"
 
 	"github.com/skelgen/skelgen/asm"
+	"github.com/skelgen/skelgen/internal/workloads"
 	"github.com/skelgen/skelgen/runtime"
 )
+
+// Workload is a benchmark workload of the runtime's table.
+type Workload struct{ workloads.Workload }
+
+// Workloads returns the runtime's benchmark workloads.
+func Workloads() []Workload {
+	var out []Workload
+	for _, w := range workloads.Workloads() {
+		out = append(out, Workload{w})
+	}
+	return out
+}
 
 // mapRef is the "map:N" operand of lddw in the runtime's benchmark dialect,
 // which package asm does not know.

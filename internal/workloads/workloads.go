@@ -1,14 +1,14 @@
-package aotbench
+// Package workloads holds the benchmark programs of skelgen's runtime, in
+// the ubpf assembly dialect, each with a plain-Go twin computing the same
+// value. The interpreter's benchmarks (runtime) and the translation table
+// (internal/aotbench) both run them.
+package workloads
 
 import (
 	"encoding/binary"
 	"fmt"
 	"strings"
 )
-
-// The declarations from here to the Workload type are copied verbatim from
-// runtime/bench_test.go (TestWorkloadsMatchRuntime keeps them identical),
-// so that this table measures the same programs as the interpreter's.
 
 const primesAsm = `
 	mov %r0, 0

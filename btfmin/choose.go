@@ -252,7 +252,7 @@ func relocationPath(r *Relocation) []pathElem {
 // typedefs it passes, and returns the canonical underlying type.
 func (c *chooser) resolveNamed(t btf.Type) btf.Type {
 	for {
-		t = skipQualifiers(t)
+		t = btf.QualifiedType(t)
 		td, ok := t.(*btf.Typedef)
 		if !ok {
 			return c.canonical(t)

@@ -153,7 +153,7 @@ func resolve(spec *btf.Spec, raw RawRelocation) (Relocation, error) {
 		if err != nil {
 			return r, fmt.Errorf("access string %q: %w", raw.Access, err)
 		}
-		e, ok := skipQualifiers(root).(*btf.Enum)
+		e, ok := btf.QualifiedType(root).(*btf.Enum)
 		if !ok {
 			return r, fmt.Errorf("enum relocation on %s", root)
 		}
@@ -202,28 +202,11 @@ func members(t btf.Type) []btf.Member {
 	return nil
 }
 
-// skipQualifiers strips const, volatile, restrict and type tags.
-func skipQualifiers(t btf.Type) btf.Type {
-	for {
-		switch q := t.(type) {
-		case *btf.Const:
-			t = q.Type
-		case *btf.Volatile:
-			t = q.Type
-		case *btf.Restrict:
-			t = q.Type
-		case *btf.TypeTag:
-			t = q.Type
-		default:
-			return t
-		}
-	}
-}
 
 // skipTypedefs strips qualifiers and typedefs.
 func skipTypedefs(t btf.Type) btf.Type {
 	for {
-		t = skipQualifiers(t)
+		t = btf.QualifiedType(t)
 		td, ok := t.(*btf.Typedef)
 		if !ok {
 			return t

@@ -231,7 +231,7 @@ func (w *writer) decl(t btf.Type, name string, depth int) string {
 		return w.decl(t.Type, name, depth)
 	case *btf.Pointer:
 		inner := "*" + name
-		switch skipQualifiers(t.Target).(type) {
+		switch btf.QualifiedType(t.Target).(type) {
 		case *btf.Array, *btf.FuncProto:
 			inner = "(" + inner + ")"
 		}

@@ -80,7 +80,7 @@ func (g *TypeGen) Name(t btf.Type, goName string) {
 
 // prefer records a full Go name for an anonymous type; the first wins.
 func (g *TypeGen) prefer(t btf.Type, goName string) {
-	t = tyStrip(t)
+	t = btf.QualifiedType(t)
 	if t.TypeName() == "" {
 		k := g.key(t)
 		if _, ok := g.preferred[k]; !ok {
@@ -140,25 +140,9 @@ const (
 	tyBool
 )
 
-func tyStrip(t btf.Type) btf.Type {
-	for {
-		switch q := t.(type) {
-		case *btf.Const:
-			t = q.Type
-		case *btf.Volatile:
-			t = q.Type
-		case *btf.Restrict:
-			t = q.Type
-		case *btf.TypeTag:
-			t = q.Type
-		default:
-			return t
-		}
-	}
-}
 
 func (g *TypeGen) repr(t btf.Type) (tyRepr, error) {
-	t = tyStrip(t)
+	t = btf.QualifiedType(t)
 	switch t := t.(type) {
 	case *btf.Int:
 		return tyIntRepr(t)
@@ -184,7 +168,7 @@ func (g *TypeGen) repr(t btf.Type) (tyRepr, error) {
 			cName: tyCName(t),
 		}, nil
 	case *btf.Typedef:
-		under := tyStrip(t.Type)
+		under := btf.QualifiedType(t.Type)
 		switch under.(type) {
 		case *btf.Struct, *btf.Union, *btf.Enum:
 			if under.TypeName() == "" {
@@ -249,7 +233,7 @@ func tyBytes(n uint32) jen.Code { return jen.Index(jen.Lit(int(n))).Byte() }
 func tyCName(t btf.Type) string {
 	switch t := t.(type) {
 	case *btf.Pointer:
-		if _, ok := tyStrip(t.Target).(*btf.FuncProto); ok {
+		if _, ok := btf.QualifiedType(t.Target).(*btf.FuncProto); ok {
 			return "function pointer"
 		}
 		return tyCName(t.Target) + " *"
@@ -493,13 +477,13 @@ func tyCap(size uint32) uint32 {
 // memberRepr returns a member's Go form, naming anonymous member types
 // after the parent.
 func (g *TypeGen) memberRepr(p *tyPlan, m btf.Member, anonIndex int) (tyRepr, error) {
-	inner := tyStrip(m.Type)
+	inner := btf.QualifiedType(m.Type)
 	for {
 		a, ok := inner.(*btf.Array)
 		if !ok {
 			break
 		}
-		inner = tyStrip(a.Type)
+		inner = btf.QualifiedType(a.Type)
 	}
 	switch inner.(type) {
 	case *btf.Struct, *btf.Union, *btf.Enum:
@@ -520,7 +504,7 @@ func (g *TypeGen) memberRepr(p *tyPlan, m btf.Member, anonIndex int) (tyRepr, er
 // targets and typedef names, except fixed-width integer typedefs such as
 // __u32, whose Go type says as much.
 func tyMemberComment(m btf.Member, r tyRepr) string {
-	switch tyStrip(m.Type).(type) {
+	switch btf.QualifiedType(m.Type).(type) {
 	case *btf.Pointer:
 		return r.cName
 	case *btf.Typedef:
@@ -918,7 +902,7 @@ func tyGoString(c jen.Code) string {
 // different ones. Pointers are keyed by their target's name only, which
 // ends the recursion of self-referencing types.
 func (g *TypeGen) key(t btf.Type) string {
-	t = tyStrip(t)
+	t = btf.QualifiedType(t)
 	if k, ok := g.keys[t]; ok {
 		return k
 	}

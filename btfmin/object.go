@@ -202,7 +202,6 @@ func members(t btf.Type) []btf.Member {
 	return nil
 }
 
-
 // skipTypedefs strips qualifiers and typedefs.
 func skipTypedefs(t btf.Type) btf.Type {
 	for {

@@ -140,7 +140,6 @@ const (
 	tyBool
 )
 
-
 func (g *TypeGen) repr(t btf.Type) (tyRepr, error) {
 	t = btf.QualifiedType(t)
 	switch t := t.(type) {

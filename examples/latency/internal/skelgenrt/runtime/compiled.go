@@ -5,6 +5,7 @@ package runtime
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 )
@@ -253,10 +254,15 @@ func CheckDepth(d int, insn int) {
 // CallAt calls the helper or extern that the call instruction at insn
 // resolves to (Bind checked that it is one) and returns r0.
 func (m *Machine) CallAt(insn int, r1, r2, r3, r4, r5 uint64) uint64 {
-	f, name, _ := m.prog.FuncAt(insn)
-	v, err := m.Call(insn, f, name, r1, r2, r3, r4, r5)
+	// Machine.Call written out: this is the path of every helper call.
+	in := &m.prog.insns[insn]
+	if in.op != opCallFunc {
+		panic(&RunError{Insn: insn, Err: errors.New("translation expects a helper or extern call")})
+	}
+	m.pc = insn
+	v, err := m.prog.funcs[in.imm](m, r1, r2, r3, r4, r5)
 	if err != nil {
-		panic(err)
+		panic(m.funcError(insn, m.prog.funcNames[in.imm], err))
 	}
 	return v
 }

@@ -114,19 +114,45 @@ func (m *Machine) mapAndKey(handle, keyAddr uint64) (Map, []byte, error) {
 
 // mapLookupElem returns the address of the live value, or NULL.
 func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
-	mp, key, err := m.mapAndKey(r1, r2)
-	if err != nil {
+	i, ok := m.mapIndex(r1)
+	ri, o, n := r2>>32, r2&0xffffffff, uint64(0)
+	if ok {
+		n = uint64(m.prog.keySizes[i])
+	}
+	if !ok || ri >= uint64(len(m.rd)) || o+n > uint64(len(m.rd[ri])) {
+		// mapAndKey builds the error.
+		_, _, err := m.mapAndKey(r1, r2)
 		return 0, err
 	}
-	val, err := mp.Lookup(key)
-	if errors.Is(err, ErrKeyNotExist) || (err == nil && val == nil) {
+	key := m.rd[ri][o : o+n : o+n]
+	mp := m.prog.maps[i]
+	var val []byte
+	if h, ok := mp.(*hashMap); ok {
+		// The common case skips the interface call and the error that
+		// reports a missing key, and reuses the region this run already
+		// made for the value.
+		s := h.lookupSlot(key)
+		if s < 0 {
+			return 0, nil
+		}
+		sl := &h.slots[s]
+		if r := sl.region; m.maps(r, sl.val, m.prog.valueNames[i]) {
+			return Addr(r, 0), nil
+		}
+		addr, err := m.AddRegion(m.prog.valueNames[i], sl.val, true)
+		sl.region = uint32(addr >> 32)
+		return addr, err
+	} else {
+		var err error
+		val, err = mp.Lookup(key)
+		if err != nil && !errors.Is(err, ErrKeyNotExist) {
+			return 0, err
+		}
+	}
+	if val == nil {
 		return 0, nil
 	}
-	if err != nil {
-		return 0, err
-	}
 	// The region name was built at load, so a lookup does not allocate.
-	i, _ := m.mapIndex(r1)
 	return m.AddRegion(m.prog.valueNames[i], val, true)
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unsafe"
 )
 
 // Fixed region indices. Region 0 stays unmapped so that NULL faults.
@@ -49,6 +50,25 @@ type Memory struct {
 	wr      [][]byte
 	names   []string
 	nstatic int
+	// seen remembers, by buffer address, regions this run created, so
+	// that looking up the same map values again and again (a counting
+	// loop) reuses their regions instead of growing the table. An entry
+	// counts only if its run number is run and the region still maps
+	// exactly that buffer under that name.
+	seen [regionCacheSize]seenRegion
+	run  uint32
+}
+
+const (
+	regionCacheBits = 7
+	regionCacheSize = 1 << regionCacheBits
+)
+
+type seenRegion struct {
+	buf    uintptr // an address only: the cache must not keep buffers alive
+	name   uintptr // the name's bytes: names built once compare by address
+	region uint32
+	run    uint32 // run number << 1 | writable
 }
 
 // Read8 .. Read64 are the checked loads of the interpreter: ok is false when
@@ -296,14 +316,24 @@ var errTooManyRegions = errors.New("too many memory regions in one run")
 // AddRegion maps buf as a new region until the run ends and returns its
 // address. Helpers use it for memory they hand to the program.
 func (m *Memory) AddRegion(name string, buf []byte, writable bool) (uint64, error) {
-	if n := len(m.rd); n > 0 && len(buf) > 0 {
-		// A lookup of the same element twice in a row, as a loop does,
-		// reuses the region instead of growing the table.
-		last := m.rd[n-1]
-		if n > m.nstatic && len(last) == len(buf) && &last[0] == &buf[0] && m.names[n-1] == name && (m.wr[n-1] != nil) == writable {
-			return Addr(uint32(n-1), 0), nil
+	var c *seenRegion
+	if len(buf) > 0 {
+		p := uintptr(unsafe.Pointer(&buf[0]))
+		c = &m.seen[uint64(p)*0x9e3779b97f4a7c15>>(64-regionCacheBits)]
+		// Only AddRegion fills the entry and only reset (which changes
+		// run) or a ring buffer submit (which empties the region) drop
+		// regions, so a matching entry whose region still has the
+		// buffer's length is that very mapping. The cache is small so
+		// that it stays in the first-level cache next to the maps.
+		if i := c.region; c.buf == p && c.run == m.run<<1|b2u(writable) &&
+			c.name == uintptr(unsafe.Pointer(unsafe.StringData(name))) && uint64(i) < uint64(len(m.rd)) && len(m.rd[i]) == len(buf) {
+			return Addr(i, 0), nil
 		}
 	}
+	return m.addRegion(name, buf, writable, c)
+}
+
+func (m *Memory) addRegion(name string, buf []byte, writable bool, c *seenRegion) (uint64, error) {
 	if len(m.rd)-m.nstatic >= maxDynamicRegions {
 		return 0, errTooManyRegions
 	}
@@ -317,13 +347,49 @@ func (m *Memory) AddRegion(name string, buf []byte, writable bool) (uint64, erro
 		m.wr = append(m.wr, nil)
 	}
 	m.names = append(m.names, name)
-	return Addr(uint32(len(m.rd)-1), 0), nil
+	i := uint32(len(m.rd) - 1)
+	if c != nil {
+		*c = seenRegion{
+			buf:    uintptr(unsafe.Pointer(&buf[0])),
+			name:   uintptr(unsafe.Pointer(unsafe.StringData(name))),
+			region: i,
+			run:    m.run<<1 | b2u(writable),
+		}
+	}
+	return Addr(i, 0), nil
 }
 
-// reset drops the regions the last run created, keeping the capacity.
+// maps reports whether region r is one this run created for exactly buf,
+// writable and named name (compared by address: names built once).
+func (m *Memory) maps(r uint32, buf []byte, name string) bool {
+	if int(r) < m.nstatic || int(r) >= len(m.wr) {
+		return false
+	}
+	w := m.wr[r]
+	return len(w) == len(buf) && len(w) > 0 && &w[0] == &buf[0] && unsafe.StringData(m.names[r]) == unsafe.StringData(name)
+}
+
+// reset drops the regions the last run created, keeping the capacity, and
+// starts a new run number so that the region cache forgets them.
 func (m *Memory) reset() {
+	if len(m.rd) == m.nstatic {
+		return
+	}
 	for i := m.nstatic; i < len(m.rd); i++ {
 		m.rd[i], m.wr[i] = nil, nil
 	}
 	m.rd, m.wr, m.names = m.rd[:m.nstatic], m.wr[:m.nstatic], m.names[:m.nstatic]
+	m.run++
+	if m.run == 1<<31 {
+		// After 2^31 runs a stale entry could carry the current number.
+		m.run = 0
+		m.seen = [regionCacheSize]seenRegion{}
+	}
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
 }

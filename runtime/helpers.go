@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"sync/atomic"
 )
 
 // Func is a helper, an extern or a host function the program calls. It
@@ -133,11 +134,11 @@ func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 			return 0, nil
 		}
 		sl := &h.slots[s]
-		if r := sl.region; m.maps(r, sl.val, m.prog.valueNames[i]) {
+		if r := atomic.LoadUint32(&sl.region); m.maps(r, sl.val) {
 			return Addr(r, 0), nil
 		}
 		addr, err := m.AddRegion(m.prog.valueNames[i], sl.val, true)
-		sl.region = uint32(addr >> 32)
+		atomic.StoreUint32(&sl.region, uint32(addr>>32))
 		return addr, err
 	} else {
 		var err error

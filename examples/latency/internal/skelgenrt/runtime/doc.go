@@ -83,7 +83,13 @@
 // Map is an interface so that a kernel map can stand behind it; NewMap makes
 // user-space hash, array, per-CPU hash and array (one CPU), LRU hash and
 // ring buffer maps. Lookups of user-space maps return live value memory;
-// errors map to the kernel's negative errno values for the program.
+// errors map to the kernel's negative errno values for the program. A value
+// looked up again in the same run gets the region it already has (the hash
+// map's slot remembers it, other maps go through a small cache by buffer
+// address), so a counting loop does not grow the region table. A deleted
+// hash entry's value stays mapped, cleared, until the run ends; an insert
+// may reuse its slot in the same run, and the old pointer then sees the new
+// value, as with the kernel's preallocated maps.
 //
 // A Program runs one call at a time and allocates nothing per run on the
 // interpreter's hot path; Clone gives another goroutine its own run state.

@@ -360,13 +360,15 @@ func (m *Memory) addRegion(name string, buf []byte, writable bool, c *seenRegion
 }
 
 // maps reports whether region r is one this run created for exactly buf,
-// writable and named name (compared by address: names built once).
-func (m *Memory) maps(r uint32, buf []byte, name string) bool {
+// writable. The name is not compared: only a helper mapping the same
+// buffer under another name could differ, and then faults would name that
+// region; reading the names table on every lookup costs more.
+func (m *Memory) maps(r uint32, buf []byte) bool {
 	if int(r) < m.nstatic || int(r) >= len(m.wr) {
 		return false
 	}
 	w := m.wr[r]
-	return len(w) == len(buf) && len(w) > 0 && &w[0] == &buf[0] && unsafe.StringData(m.names[r]) == unsafe.StringData(name)
+	return len(w) == len(buf) && len(w) > 0 && &w[0] == &buf[0]
 }
 
 // reset drops the regions the last run created, keeping the capacity, and

@@ -52,7 +52,8 @@ type Memory struct {
 	// loop) reuses their regions instead of growing the table. An entry
 	// counts only if its run number is run and the region still maps
 	// exactly that buffer under that name.
-	seen [regionCacheSize]seenRegion
+	// It sits behind a pointer, made on first use, to keep Memory small.
+	seen *[regionCacheSize]seenRegion
 	run  uint32
 }
 
@@ -316,6 +317,9 @@ func (m *Memory) AddRegion(name string, buf []byte, writable bool) (uint64, erro
 	var c *seenRegion
 	if len(buf) > 0 {
 		p := uintptr(unsafe.Pointer(&buf[0]))
+		if m.seen == nil {
+			m.seen = new([regionCacheSize]seenRegion)
+		}
 		c = &m.seen[uint64(p)*0x9e3779b97f4a7c15>>(64-regionCacheBits)]
 		// Only AddRegion fills the entry and only reset (which changes
 		// run) or a ring buffer submit (which empties the region) drop
@@ -382,7 +386,7 @@ func (m *Memory) reset() {
 	if m.run == 1<<31 {
 		// After 2^31 runs a stale entry could carry the current number.
 		m.run = 0
-		m.seen = [regionCacheSize]seenRegion{}
+		m.seen = nil
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf"
+
+	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
 // Object is a parsed BPF ELF object: the bytes as given and cilium/ebpf's
@@ -60,6 +62,9 @@ func ReadObject(name string, data []byte) (obj *Object, err error) {
 	}
 	if f.Class != elf.ELFCLASS64 {
 		return nil, fmt.Errorf("%s: not a BPF object: ELF class is %v", name, f.Class)
+	}
+	if err := bridge.CheckSections(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	for _, s := range f.Sections {
 		if s.Type == elf.SHT_NOBITS || s.Type == elf.SHT_NULL {

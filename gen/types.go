@@ -92,6 +92,16 @@ func (g *TypeGen) prefer(t btf.Type, goName string) {
 // GoType returns the Go type expression for t and queues the named Go types
 // it needs for Decls.
 func (g *TypeGen) GoType(t btf.Type) (jen.Code, error) {
+	// A type that contains itself by value (only malformed BTF does) has no
+	// size; cilium/ebpf's Sizeof detects that, before the walks below would
+	// recurse forever.
+	if _, err := btf.Sizeof(t); err != nil {
+		if _, isPtr := btf.UnderlyingType(t).(*btf.Pointer); !isPtr {
+			if _, isVoid := t.(*btf.Void); !isVoid {
+				return nil, fmt.Errorf("type %s: %w", tyCName(t), err)
+			}
+		}
+	}
 	r, err := g.repr(t)
 	if err != nil {
 		return nil, err
@@ -905,6 +915,9 @@ func (g *TypeGen) key(t btf.Type) string {
 	if k, ok := g.keys[t]; ok {
 		return k
 	}
+	// Mark t while its key is built, so that a type containing itself by
+	// value (malformed BTF) ends the recursion instead of overflowing.
+	g.keys[t] = "cycle " + tyCName(t)
 	var b strings.Builder
 	writeMembers := func(ms []btf.Member) {
 		for _, m := range ms {

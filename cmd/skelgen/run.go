@@ -6,8 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/cilium/ebpf"
-
 	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -35,9 +33,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	spec, err := ebpf.LoadCollectionSpec(objPath)
+	data, err := os.ReadFile(objPath)
 	if err != nil {
 		return err
+	}
+	spec, err := bridge.LoadSpec(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", objPath, err)
 	}
 	name, err := bridge.FindUserProgram(spec, section)
 	if err != nil {

@@ -1,13 +1,10 @@
 package bridge
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/cilium/ebpf"
 )
 
 // FuzzLoadObject loads mutated objects in process: parsing, turning ubpf/
@@ -24,7 +21,7 @@ func FuzzLoadObject(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(data))
+		spec, err := LoadSpec(data)
 		if err != nil {
 			return
 		}

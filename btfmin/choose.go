@@ -251,7 +251,8 @@ func relocationPath(r *Relocation) []pathElem {
 // resolveNamed strips qualifiers and typedefs from t, keeping the
 // typedefs it passes, and returns the canonical underlying type.
 func (c *chooser) resolveNamed(t btf.Type) btf.Type {
-	for {
+	// Bounded: malformed BTF can make typedefs loop.
+	for range 64 {
 		t = btf.QualifiedType(t)
 		td, ok := t.(*btf.Typedef)
 		if !ok {
@@ -263,6 +264,7 @@ func (c *chooser) resolveNamed(t btf.Type) btf.Type {
 		}
 		t = ct.Type
 	}
+	return t
 }
 
 // findMember finds a member by name in composite t, looking into

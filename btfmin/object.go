@@ -204,14 +204,8 @@ func members(t btf.Type) []btf.Member {
 
 // skipTypedefs strips qualifiers and typedefs.
 func skipTypedefs(t btf.Type) btf.Type {
-	for {
-		t = btf.QualifiedType(t)
-		td, ok := t.(*btf.Typedef)
-		if !ok {
-			return t
-		}
-		t = td.Type
-	}
+	// cilium/ebpf bounds the walk, so a typedef loop in malformed BTF ends.
+	return btf.UnderlyingType(t)
 }
 
 // typeName is the C spelling of a named type ("struct task_struct",

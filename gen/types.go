@@ -239,23 +239,31 @@ func tyIntRepr(t *btf.Int) (tyRepr, error) {
 func tyBytes(n uint32) jen.Code { return jen.Index(jen.Lit(int(n))).Byte() }
 
 // tyCName spells a C type for comments and errors.
-func tyCName(t btf.Type) string {
+func tyCName(t btf.Type) string { return tyCNameDepth(t, 0) }
+
+// tyCNameDepth names t in C; depth bounds the walk, since malformed BTF can
+// make a pointer or qualifier chain loop.
+func tyCNameDepth(t btf.Type, depth int) string {
+	if depth > 16 {
+		return "..."
+	}
+	next := func(t btf.Type) string { return tyCNameDepth(t, depth+1) }
 	switch t := t.(type) {
 	case *btf.Pointer:
 		if _, ok := btf.QualifiedType(t.Target).(*btf.FuncProto); ok {
 			return "function pointer"
 		}
-		return tyCName(t.Target) + " *"
+		return next(t.Target) + " *"
 	case *btf.Const:
-		return "const " + tyCName(t.Type)
+		return "const " + next(t.Type)
 	case *btf.Volatile:
-		return "volatile " + tyCName(t.Type)
+		return "volatile " + next(t.Type)
 	case *btf.Restrict:
-		return tyCName(t.Type) + " restrict"
+		return next(t.Type) + " restrict"
 	case *btf.TypeTag:
-		return tyCName(t.Type)
+		return next(t.Type)
 	case *btf.Array:
-		return fmt.Sprintf("%s[%d]", tyCName(t.Type), t.Nelems)
+		return fmt.Sprintf("%s[%d]", next(t.Type), t.Nelems)
 	case *btf.Void:
 		return "void"
 	case *btf.FuncProto:
@@ -487,10 +495,14 @@ func tyCap(size uint32) uint32 {
 // after the parent.
 func (g *TypeGen) memberRepr(p *tyPlan, m btf.Member, anonIndex int) (tyRepr, error) {
 	inner := btf.QualifiedType(m.Type)
-	for {
+	for depth := 0; ; depth++ {
 		a, ok := inner.(*btf.Array)
 		if !ok {
 			break
+		}
+		if depth > 32 {
+			// Only malformed BTF nests arrays this deep (or in a loop).
+			return tyRepr{}, fmt.Errorf("member %s: arrays nested more than 32 deep", m.Name)
 		}
 		inner = btf.QualifiedType(a.Type)
 	}

@@ -57,6 +57,8 @@ type TypeGen struct {
 	keys      map[btf.Type]string
 	queue     []btf.Type
 	anon      int
+	// depth bounds repr's recursion: malformed BTF can make types loop.
+	depth int
 }
 
 // NewTypeGen returns a generator for BTF of the given byte order, the byte
@@ -151,6 +153,11 @@ const (
 )
 
 func (g *TypeGen) repr(t btf.Type) (tyRepr, error) {
+	g.depth++
+	defer func() { g.depth-- }()
+	if g.depth > 64 {
+		return tyRepr{}, fmt.Errorf("type %s: nested more than 64 deep (a loop in the BTF?)", tyCName(t))
+	}
 	t = btf.QualifiedType(t)
 	switch t := t.(type) {
 	case *btf.Int:

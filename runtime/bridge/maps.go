@@ -128,14 +128,21 @@ type Map[K, V any] struct {
 // map's key and value sizes, so a mismatch is found at load time and not as
 // corrupted data.
 func NewMap[K, V any](s *Set, name string) (*Map[K, V], error) {
-	h, err := s.mapHandle(name)
+	h, err := typedHandle[K, V](s, name)
 	if err != nil {
 		return nil, err
 	}
-	if err := h.checkSizes(sizeOf[K](), sizeOf[V]()); err != nil {
-		return nil, err
-	}
 	return &Map[K, V]{h: h}, nil
+}
+
+// typedHandle returns the map name of s after checking that K and V have
+// its key and value sizes.
+func typedHandle[K, V any](s *Set, name string) (mapHandle, error) {
+	h, err := s.mapHandle(name)
+	if err != nil {
+		return h, err
+	}
+	return h, h.checkSizes(sizeOf[K](), sizeOf[V]())
 }
 
 // Raw returns the kernel map, or nil when the map lives in the process.

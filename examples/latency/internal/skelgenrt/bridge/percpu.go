@@ -18,11 +18,8 @@ type PerCPUMap[K, V any] struct {
 
 // NewPerCPUMap returns the map name of s, checking the key and value sizes.
 func NewPerCPUMap[K, V any](s *Set, name string) (*PerCPUMap[K, V], error) {
-	h, err := s.mapHandle(name)
+	h, err := typedHandle[K, V](s, name)
 	if err != nil {
-		return nil, err
-	}
-	if err := h.checkSizes(sizeOf[K](), sizeOf[V]()); err != nil {
 		return nil, err
 	}
 	return &PerCPUMap[K, V]{h: h}, nil

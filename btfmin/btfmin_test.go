@@ -390,9 +390,17 @@ func TestHookPrototypes(t *testing.T) {
 
 // FuzzParseObject: whole objects, so that resolving access strings
 // against damaged BTF is exercised too. Errors are fine, panics are not.
+// FuzzParseObject mutates whole objects (btfmin's corpus and the
+// generator's test objects) and writes a header from each that parses:
+// malformed BTF must give an error, never a crash or an endless walk.
 func FuzzParseObject(f *testing.F) {
+	paths := []string{}
 	for _, name := range corpus {
-		data, err := os.ReadFile(corpusObject(name))
+		paths = append(paths, corpusObject(name))
+	}
+	more, _ := filepath.Glob(filepath.Join(testenv.ModuleRoot(f), "internal/skeltest/*/*_bpfel.o"))
+	for _, p := range append(paths, more...) {
+		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -99,6 +99,9 @@ func ParseObject(name string, data []byte) (*Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("section .BTF: %w", err)
 	}
+	if err := checkContainment(spec); err != nil {
+		return nil, fmt.Errorf("section .BTF: %w", err)
+	}
 	obj := &Object{Name: name, Spec: spec}
 	for _, s := range f.Sections {
 		if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 && s.Size > 0 {
@@ -237,4 +240,61 @@ func anon(name string) string {
 		return "<anon>"
 	}
 	return name
+}
+
+// checkContainment rejects BTF in which a type contains itself by value
+// (through members, array elements, typedefs or qualifiers). Only malformed
+// BTF does that, and every walk over member types (sizes, alignment, the
+// header's definition order) would recurse forever on it.
+func checkContainment(spec *btf.Spec) error {
+	const (
+		visiting = 1
+		done     = 2
+	)
+	state := map[btf.Type]int{}
+	var visit func(t btf.Type, depth int) error
+	visit = func(t btf.Type, depth int) error {
+		if depth > 1024 {
+			return fmt.Errorf("type %s: nested more than 1024 levels by value", typeName(t))
+		}
+		switch state[t] {
+		case visiting:
+			return fmt.Errorf("type %s contains itself by value", typeName(t))
+		case done:
+			return nil
+		}
+		state[t] = visiting
+		var inner []btf.Type
+		switch t := t.(type) {
+		case *btf.Struct, *btf.Union:
+			for _, m := range members(t) {
+				inner = append(inner, m.Type)
+			}
+		case *btf.Array:
+			inner = append(inner, t.Type)
+		case *btf.Typedef:
+			inner = append(inner, t.Type)
+		case *btf.Const:
+			inner = append(inner, t.Type)
+		case *btf.Volatile:
+			inner = append(inner, t.Type)
+		case *btf.Restrict:
+			inner = append(inner, t.Type)
+		case *btf.TypeTag:
+			inner = append(inner, t.Type)
+		}
+		for _, in := range inner {
+			if err := visit(in, depth+1); err != nil {
+				return err
+			}
+		}
+		state[t] = done
+		return nil
+	}
+	for t := range spec.All() {
+		if err := visit(t, 0); err != nil {
+			return err
+		}
+	}
+	return nil
 }

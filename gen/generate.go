@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -254,19 +255,33 @@ func depfile(base string, targets, deps []string) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// WriteFiles writes every file through a temporary file and a rename, so
-// that a failed run leaves no half-written output. It writes nothing if a
-// directory cannot be created.
-func WriteFiles(files []File) error {
+// WriteFiles writes files as a set: every file goes to a temporary file
+// first, and only when all are written are they renamed into place. If a
+// rename fails, the files already replaced get their old contents back,
+// so a failed run leaves either the old set or the new one, and no
+// directory it created.
+func WriteFiles(files []File) (err error) {
+	var made []string // directories this call created, parents first
+	defer func() {
+		if err != nil {
+			for i := len(made) - 1; i >= 0; i-- {
+				os.Remove(made[i]) // only removes empty directories
+			}
+		}
+	}()
 	for _, f := range files {
-		if err := os.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
+		dirs, err := mkdirAll(filepath.Dir(f.Path))
+		made = append(made, dirs...)
+		if err != nil {
 			return err
 		}
 	}
-	var tmps []string
+	var tmps, backups []string
 	defer func() {
-		for _, t := range tmps {
-			os.Remove(t)
+		for _, t := range append(tmps, backups...) {
+			if t != "" {
+				os.Remove(t)
+			}
 		}
 	}()
 	for _, f := range files {
@@ -287,10 +302,54 @@ func WriteFiles(files []File) error {
 			return err
 		}
 	}
+	// Keep the old contents under a second name, so that a failed rename
+	// can put back the files renamed before it.
+	for i, f := range files {
+		b := ""
+		if _, err := os.Lstat(f.Path); err == nil {
+			b = tmps[i] + ".old"
+			if err := os.Link(f.Path, b); err != nil {
+				return fmt.Errorf("keeping %s until the new files are in place: %w", f.Path, err)
+			}
+		}
+		backups = append(backups, b)
+	}
 	for i, f := range files {
 		if err := os.Rename(tmps[i], f.Path); err != nil {
+			for j := i - 1; j >= 0; j-- {
+				if backups[j] != "" {
+					os.Rename(backups[j], files[j].Path)
+				} else {
+					os.Remove(files[j].Path)
+				}
+			}
 			return err
 		}
+		tmps[i] = ""
 	}
 	return nil
+}
+
+// mkdirAll creates dir and its missing parents, returning those it
+// created, parents first.
+func mkdirAll(dir string) ([]string, error) {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	slices.Reverse(missing)
+	var made []string
+	for _, d := range missing {
+		if err := os.Mkdir(d, 0o755); err != nil && !os.IsExist(err) {
+			return made, err
+		}
+		made = append(made, d)
+	}
+	return made, nil
 }

@@ -87,8 +87,8 @@ func (c *Compiled) Run(ctx []byte) (uint64, error) {
 		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
 	}
 	m.Begin(ctx)
+	defer m.End()
 	r0, err := m.enter(c.entry, uint64(len(ctx)))
-	m.End()
 	if err != nil && m.prog.name != "" {
 		err = fmt.Errorf("program %s: %w", m.prog.name, err)
 	}

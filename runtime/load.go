@@ -1,9 +1,12 @@
 package runtime
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"strings"
+	"slices"
+	"sync"
+	"unsafe"
 )
 
 // ProgramSpec is everything Load needs to validate and run one program.
@@ -64,7 +67,9 @@ type Program struct {
 	budget     int64
 	out        io.Writer
 	symbols    map[int]string
-	static     Memory // the regions every run starts with (context and stack slots filled per run)
+	static     Memory        // the regions every run starts with (context and stack slots filled per run)
+	readOnly   []bool        // by map index: MapSpec.ReadOnly
+	locks      []*sync.Mutex // of the SharedMaps the program uses, in address order
 	m          *Machine
 }
 
@@ -116,14 +121,23 @@ func Load(spec *ProgramSpec, opts *Options) (*Program, error) {
 		}
 		p.valueNames = append(p.valueNames, regionName(spec))
 		p.keySizes = append(p.keySizes, spec.KeySize)
+		p.readOnly = append(p.readOnly, spec.ReadOnly())
+		if s, ok := m.(SharedMap); ok && !slices.Contains(p.locks, s.shared()) {
+			p.locks = append(p.locks, s.shared())
+		}
 	}
+	// One order for every program, so runs that share maps cannot
+	// deadlock: Go never moves heap objects.
+	slices.SortFunc(p.locks, func(a, b *sync.Mutex) int {
+		return cmp.Compare(uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(b)))
+	})
 	p.m = newMachine(p)
 	return p, nil
 }
 
 // Clone returns a Program sharing the code and maps of p with its own run
-// state, for running concurrently with p. Runs that share maps are not
-// synchronized with each other.
+// state, for running concurrently with p. Runs that share user-space maps
+// take turns (see SharedMap).
 func (p *Program) Clone() *Program {
 	q := *p
 	q.m = newMachine(&q)
@@ -639,7 +653,9 @@ func (v *validator) call(i int, in Instruction) (insn, error) {
 		}
 		name := v.spec.Externs[in.Imm]
 		fn := v.opts.Externs[name]
-		if fn == nil {
+		if fn != nil {
+			fn = hostCall(fn)
+		} else {
 			fn = v.p.helpers.extern(name)
 		}
 		if fn == nil {
@@ -744,7 +760,7 @@ func (v *validator) mapValueRegion(i, idx int) (uint32, error) {
 	name := regionName(spec)
 	s := &v.p.static
 	s.rd = append(s.rd, val)
-	if spec.Flags&FlagRdonlyProg != 0 || strings.HasPrefix(spec.Name, ".rodata") {
+	if spec.ReadOnly() {
 		s.wr = append(s.wr, nil)
 	} else {
 		s.wr = append(s.wr, val)

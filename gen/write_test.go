@@ -1,0 +1,55 @@
+package gen
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestWriteFilesAsASet makes the second rename fail (its target is a
+// non-empty directory) and checks that the first file keeps its old
+// contents and that no directory or temporary file is left behind.
+func TestWriteFilesAsASet(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "a.go")
+	if err := os.WriteFile(first, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blocked := filepath.Join(dir, "b.go")
+	if err := os.MkdirAll(filepath.Join(blocked, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	newDir := filepath.Join(dir, "internal", "skelgenrt")
+	err := WriteFiles([]File{
+		{Path: first, Data: []byte("new")},
+		{Path: filepath.Join(newDir, "c.go"), Data: []byte("c")},
+		{Path: blocked, Data: []byte("b")},
+	})
+	if err == nil {
+		t.Fatal("WriteFiles succeeded with a directory in the way")
+	}
+	if b, _ := os.ReadFile(first); string(b) != "old" {
+		t.Errorf("a.go = %q after the failed write, want the old contents", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "internal")); !os.IsNotExist(err) {
+		t.Errorf("the directory the failed write created is still there (%v)", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left behind: %q, want only a.go and b.go", names)
+	}
+
+	if err := os.RemoveAll(blocked); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles([]File{{Path: first, Data: []byte("new")}, {Path: blocked, Data: []byte("b")}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(first); string(b) != "new" {
+		t.Errorf("a.go = %q, want the new contents", b)
+	}
+}

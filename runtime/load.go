@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -69,7 +70,9 @@ type Program struct {
 	symbols    map[int]string
 	static     Memory        // the regions every run starts with (context and stack slots filled per run)
 	readOnly   []bool        // by map index: MapSpec.ReadOnly
+	entry      []bool        // by instruction: a function starts here
 	locks      []*sync.Mutex // of the SharedMaps the program uses, in address order
+	closed     *atomic.Bool  // shared with clones: see Close
 	m          *Machine
 }
 
@@ -91,6 +94,7 @@ func Load(spec *ProgramSpec, opts *Options) (*Program, error) {
 		out:     opts.Output,
 		symbols: spec.Symbols,
 		budget:  int64(opts.Budget),
+		closed:  new(atomic.Bool),
 	}
 	if p.helpers == nil {
 		p.helpers = Builtins()
@@ -144,6 +148,12 @@ func (p *Program) Clone() *Program {
 	return &q
 }
 
+// Close ends p's use of the memory its maps gave it (a kernel map's
+// mmapped values, say): later runs of p and its clones fail with
+// ErrClosed, so its owner may then release that memory. Close waits for
+// no run; call it when none is in progress.
+func (p *Program) Close() { p.closed.Store(true) }
+
 type validator struct {
 	p           *Program
 	spec        *ProgramSpec
@@ -166,7 +176,9 @@ func (v *validator) run() error {
 		return v.fail(0, "program has %d instructions", n)
 	}
 	insns := make([]insn, n)
-	tail := make([]bool, n) // second slots of lddw
+	tail := make([]bool, n)  // second slots of lddw
+	entry := make([]bool, n) // first instructions of functions
+	entry[0] = true
 	for i := 0; i < n; i++ {
 		in := raw[i]
 		if err := v.checkRegs(i, in); err != nil {
@@ -218,14 +230,28 @@ func (v *validator) run() error {
 		if tail[target] {
 			return v.fail(i, "%s target %d is the middle of an lddw", kind, target)
 		}
+		if kind != "jump" {
+			entry[target] = true
+		}
 	}
-	last := raw[n-1]
-	if tail[n-1] {
-		last = raw[n-2]
+	// Every function ends with exit or ja: falling into the next function
+	// (or off the end) is rejected, as the kernel and ubpf reject it.
+	ends := func(at int) bool {
+		last := raw[at]
+		if tail[at] {
+			last = raw[at-1]
+		}
+		return last.Opcode == classJMP|jmpEXIT || last.Opcode == classJMP|jmpJA || last.Opcode == classJMP32|jmpJA
 	}
-	if last.Opcode != classJMP|jmpEXIT && last.Opcode != classJMP|jmpJA && last.Opcode != classJMP32|jmpJA {
+	for i := 1; i < n; i++ {
+		if entry[i] && !ends(i-1) {
+			return v.fail(i-1, "function falls through into the function at instruction %d: the last instruction is not exit or ja", i)
+		}
+	}
+	if !ends(n - 1) {
 		return v.fail(n-1, "program falls off its end: the last instruction is not exit or ja")
 	}
+	v.p.entry = entry
 	if !v.opts.noFusion {
 		fuse(insns, tail)
 	}

@@ -143,6 +143,9 @@ func (m *Machine) Run(ctx []byte) (uint64, error) {
 	if len(ctx) >= maxRegionSize {
 		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
 	}
+	if m.prog.closed.Load() {
+		return 0, fmt.Errorf("program %s: %w", m.prog.name, ErrClosed)
+	}
 	m.Begin(ctx)
 	defer m.End()
 	r0, err := m.exec(Addr(regionContext, 0), uint64(len(ctx)))
@@ -228,7 +231,7 @@ func (m *Machine) funcError(pc int, name string, err error) error {
 // call (target >= 0), a small number a helper id.
 func (m *Machine) callx(pc int, v uint64, r *[256]uint64) (target int, err error) {
 	if t, ok := FuncAddr(v); ok {
-		if t >= len(m.prog.insns) || m.prog.insns[t].op == opInvalid {
+		if t >= len(m.prog.insns) || !m.prog.entry[t] {
 			return 0, &RunError{Insn: pc, Err: fmt.Errorf("callx to invalid function address %#x", v)}
 		}
 		return t, nil

@@ -36,6 +36,9 @@ type UserSet struct {
 }
 
 func (u *UserSet) close() {
+	for _, p := range u.progs {
+		p.Close()
+	}
 	for _, f := range u.unmaps {
 		f()
 	}

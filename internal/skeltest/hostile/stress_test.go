@@ -1,0 +1,181 @@
+package hostile
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/cilium/ebpf"
+)
+
+// stressTime is how long TestStress runs: SKELGEN_STRESS (a Go duration),
+// 2s by default. CI runs it under -race for 30s; run it for 10m locally
+// after changing the runtime's maps.
+func stressTime(t *testing.T) time.Duration {
+	if v := os.Getenv("SKELGEN_STRESS"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("SKELGEN_STRESS=%q: %v", v, err)
+		}
+		return d
+	}
+	return 2 * time.Second
+}
+
+// TestStress mixes, on one user-space map: the typed Run of a program that
+// bumps, reads back and deletes keys (translation), clones of it in the
+// interpreter, and Go calls (Put, Lookup, Delete, LookupAndDelete, All,
+// Keys) from other goroutines, plus a variable read and written from Go.
+// Keys 1000..1063 belong to one Go goroutine alone, which checks that it
+// reads back exactly what it wrote; iteration must end and never repeat
+// a key. Under -race any unsynchronised access fails the test.
+func TestStress(t *testing.T) {
+	d := stressTime(t)
+	for _, md := range modes {
+		t.Run(md.name, func(t *testing.T) {
+			objs := load(t, md, HostileLoadOptions{})
+			var runs, ops atomic.Int64
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			fail := func(format string, args ...any) {
+				t.Errorf(format, args...)
+			}
+			goroutine := func(f func(r *rand.Rand) bool) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := rand.New(rand.NewPCG(rand.Uint64(), 1))
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						if !f(r) {
+							return
+						}
+					}
+				}()
+			}
+			for range 2 {
+				goroutine(func(r *rand.Rand) bool {
+					c := HostileBumpCtx{Key: r.Uint32N(256), Del: r.Uint32N(4) / 3}
+					if _, err := objs.Bump.Run(&c); err != nil {
+						fail("typed Run: %v", err)
+						return false
+					}
+					runs.Add(1)
+					return true
+				})
+			}
+			for range 2 {
+				clone := objs.Bump.Raw().Clone()
+				var c HostileBumpCtx
+				ctx := unsafe.Slice((*byte)(unsafe.Pointer(&c)), unsafe.Sizeof(c))
+				goroutine(func(r *rand.Rand) bool {
+					c = HostileBumpCtx{Key: r.Uint32N(256), Del: r.Uint32N(4) / 3}
+					if _, err := clone.Run(ctx); err != nil {
+						fail("clone Run: %v", err)
+						return false
+					}
+					if c.Del == 0 && c.Seen == 0 {
+						fail("bump of key %d read back 0", c.Key)
+						return false
+					}
+					runs.Add(1)
+					return true
+				})
+			}
+			mine := map[uint32]uint64{}
+			goroutine(func(r *rand.Rand) bool {
+				k := 1000 + r.Uint32N(64)
+				switch r.IntN(4) {
+				case 0, 1:
+					v := r.Uint64()
+					if err := objs.Counts.Put(k, v); err != nil {
+						fail("Put: %v", err)
+						return false
+					}
+					mine[k] = v
+				case 2:
+					err := objs.Counts.Delete(k)
+					if _, ok := mine[k]; ok != (err == nil) {
+						fail("Delete(%d): %v, key owned: %v", k, err, ok)
+						return false
+					}
+					delete(mine, k)
+				case 3:
+					v, err := objs.Counts.LookupAndDelete(k)
+					want, ok := mine[k]
+					if ok != (err == nil) || ok && v != want {
+						fail("LookupAndDelete(%d) = %d, %v; want %d (present %v)", k, v, err, want, ok)
+						return false
+					}
+					delete(mine, k)
+				}
+				for k, want := range mine {
+					v, err := objs.Counts.Lookup(k)
+					if err != nil || v != want {
+						fail("Lookup(%d) = %d, %v; want %d", k, v, err, want)
+						return false
+					}
+					break
+				}
+				ops.Add(2)
+				return true
+			})
+			goroutine(func(r *rand.Rand) bool {
+				var err error
+				seen := map[uint32]bool{}
+				// A restart after a concurrent delete may repeat keys, as
+				// in the kernel, so only distinct keys are bounded.
+				for k := range objs.Counts.All(&err) {
+					seen[k] = true
+					if len(seen) > 4096 {
+						fail("iteration yields more than max_entries keys")
+						return false
+					}
+					ops.Add(1)
+				}
+				if err != nil && !errors.Is(err, ebpf.ErrIterationAborted) {
+					fail("All: %v", err)
+					return false
+				}
+				if _, err := objs.Counts.Keys(); err != nil && !errors.Is(err, ebpf.ErrIterationAborted) {
+					fail("Keys: %v", err)
+					return false
+				}
+				ops.Add(1)
+				return true
+			})
+			goroutine(func(r *rand.Rand) bool {
+				v := r.Uint64()
+				if err := objs.Variables.KernelHits.Set(v); err != nil {
+					fail("Set: %v", err)
+					return false
+				}
+				if _, err := objs.Variables.KernelHits.Get(); err != nil {
+					fail("Get: %v", err)
+					return false
+				}
+				ops.Add(2)
+				return true
+			})
+			time.Sleep(d)
+			close(stop)
+			wg.Wait()
+			// The owned keys hold what their owner wrote last.
+			for k, want := range mine {
+				if v, err := objs.Counts.Lookup(k); err != nil || v != want {
+					t.Errorf("after the run: Lookup(%d) = %d, %v; want %d", k, v, err, want)
+				}
+			}
+			t.Logf("%s: %v, %d program runs, %d Go map and variable operations", md.name, d, runs.Load(), ops.Load())
+		})
+	}
+}

@@ -88,6 +88,33 @@
 // may reuse its slot in the same run, and the old pointer then sees the new
 // value, as with the kernel's preallocated maps.
 //
+// Read-only maps (MapSpec.ReadOnly: BPF_F_RDONLY_PROG, .rodata and
+// .rodata.*) give read-only regions to lddw and to bpf_map_lookup_elem
+// alike, and the update and delete helpers return -EPERM for them, so a
+// write is a *MemoryError whatever memory stands behind the map (a kernel
+// map mapped read-only, say).
+//
+// # Helpers' work
+//
+// Helpers and built-ins whose work grows with their input charge it with
+// Machine.Charge: one unit per map entry visited or per 64 bytes of text.
+// A run may spend as many units as its instruction budget, on a meter of
+// its own (translated code keeps the instruction budget in a local), and
+// nothing allocates in proportion to a map's max_entries.
+//
+// # Concurrency
+//
 // A Program runs one call at a time and allocates nothing per run on the
 // interpreter's hot path; Clone gives another goroutine its own run state.
+// User-space hash and array maps are SharedMaps: a run holds the lock of
+// each one its program uses from Begin to End (released around calls to
+// host functions, so that they may use the maps from Go), in one global
+// order, and Go code holds it around each access. Runs sharing a map take
+// turns; runs sharing none run in parallel. This gives the kernel's
+// contract — no data races, no corruption, a looked-up value stays valid
+// memory for the whole run — at the cost of one lock per map per run, not
+// per helper call. A value a host function reads through a pointer while
+// the maps are released may be written meanwhile, as on another CPU in the
+// kernel. Program.Close makes later runs fail with ErrClosed, for owners
+// that release memory the maps gave the program.
 package runtime

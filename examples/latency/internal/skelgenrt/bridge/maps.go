@@ -7,36 +7,65 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sync"
 
 	"github.com/cilium/ebpf"
 
 	"github.com/skelgen/skelgen/examples/latency/internal/skelgenrt/runtime"
 )
 
+// ErrClosed is returned by the operations of a loaded object after Close.
+var ErrClosed = errors.New("object is closed")
+
 // ErrInProcess is returned by operations that need the kernel when an object
 // was loaded to run in process.
 var ErrInProcess = errors.New("not available: the object runs in process, without the kernel")
 
 // mapHandle is a map of a loaded object: a kernel map, or a user-space map
-// of the runtime when the map lives in the Go process.
+// of the runtime when the map lives in the Go process. Calls on a
+// user-space map take its lock (runtime.SharedMap), so they are safe next to
+// runs of user programs and other goroutines, and fail once the set is
+// closed.
 type mapHandle struct {
 	name string
 	k    *ebpf.Map
 	u    runtime.Map
+	l    sync.Locker // u's lock, when it has one
+	set  *Set
 }
 
 func (s *Set) mapHandle(name string) (mapHandle, error) {
-	h := mapHandle{name: name}
+	h := mapHandle{name: name, set: s}
 	if s.Coll != nil {
 		h.k = s.Coll.Maps[name]
 	}
 	if h.k == nil && s.User != nil {
 		h.u = s.User.maps[name]
+		if l, ok := h.u.(runtime.SharedMap); ok {
+			h.l = l
+		}
 	}
 	if h.k == nil && h.u == nil {
 		return h, fmt.Errorf("map %s: not loaded", name)
 	}
 	return h, nil
+}
+
+// begin takes the user-space map's lock; end releases it.
+func (h mapHandle) begin() error {
+	if h.set.closed.Load() {
+		return fmt.Errorf("map %s: %w", h.name, ErrClosed)
+	}
+	if h.l != nil {
+		h.l.Lock()
+	}
+	return nil
+}
+
+func (h mapHandle) end() {
+	if h.l != nil {
+		h.l.Unlock()
+	}
 }
 
 func (h mapHandle) keySize() int {
@@ -81,6 +110,14 @@ func (h mapHandle) lookup(key, value []byte) error {
 	if h.k != nil {
 		return h.k.Lookup(key, value)
 	}
+	if err := h.begin(); err != nil {
+		return err
+	}
+	defer h.end()
+	return h.lookupLocked(key, value)
+}
+
+func (h mapHandle) lookupLocked(key, value []byte) error {
 	v, err := h.u.Lookup(key)
 	if err != nil {
 		return userErr(err)
@@ -93,6 +130,10 @@ func (h mapHandle) update(key, value []byte, flags ebpf.MapUpdateFlags) error {
 	if h.k != nil {
 		return h.k.Update(key, value, flags)
 	}
+	if err := h.begin(); err != nil {
+		return err
+	}
+	defer h.end()
 	return userErr(h.u.Update(key, value, uint64(flags)))
 }
 
@@ -100,10 +141,60 @@ func (h mapHandle) delete(key []byte) error {
 	if h.k != nil {
 		return h.k.Delete(key)
 	}
+	if err := h.begin(); err != nil {
+		return err
+	}
+	defer h.end()
 	return userErr(h.u.Delete(key))
 }
 
+// lookupAndDelete copies the value under key into value and removes the
+// entry, in one step for user-space maps as for kernel maps.
+func (h mapHandle) lookupAndDelete(key, value []byte) error {
+	if h.k != nil {
+		return h.k.LookupAndDelete(key, value)
+	}
+	if err := h.begin(); err != nil {
+		return err
+	}
+	defer h.end()
+	if err := h.lookupLocked(key, value); err != nil {
+		return err
+	}
+	return userErr(h.u.Delete(key))
+}
+
+// maxIterationRestarts bounds how often All starts over because the key it
+// stood on was deleted by someone else.
+const maxIterationRestarts = 100
+
+// nextEntry returns the key after key (nil: the first) with its value
+// copied into value, or nil at the end, in one step under the map's lock.
+// restarted reports that key was no longer in the map, so the key returned
+// is the first.
+func (h mapHandle) nextEntry(key, value []byte) (next []byte, restarted bool, err error) {
+	if err := h.begin(); err != nil {
+		return nil, false, err
+	}
+	defer h.end()
+	if key != nil {
+		if _, err := h.u.Lookup(key); err != nil {
+			restarted, key = true, nil
+		}
+	}
+	next = make([]byte, h.keySize())
+	if err := h.u.NextKey(key, next); err != nil {
+		if errors.Is(err, runtime.ErrKeyNotExist) {
+			return nil, restarted, nil
+		}
+		return nil, restarted, err
+	}
+	return next, restarted, h.lookupLocked(next, value)
+}
+
 // nextKey returns the key after key (nil: the first), or nil at the end.
+// Like the kernel's, iteration over a map that changes meanwhile may skip
+// or repeat keys, and a deleted key restarts it from the first.
 func (h mapHandle) nextKey(key []byte) ([]byte, error) {
 	if h.k != nil {
 		var prev any
@@ -112,6 +203,10 @@ func (h mapHandle) nextKey(key []byte) ([]byte, error) {
 		}
 		return h.k.NextKeyBytes(prev)
 	}
+	if err := h.begin(); err != nil {
+		return nil, err
+	}
+	defer h.end()
 	next := make([]byte, h.keySize())
 	err := h.u.NextKey(key, next)
 	if errors.Is(err, runtime.ErrKeyNotExist) {
@@ -178,14 +273,8 @@ func (m *Map[K, V]) Delete(key K) error {
 // LookupAndDelete returns the value under key and removes it.
 func (m *Map[K, V]) LookupAndDelete(key K) (V, error) {
 	var v V
-	if m.h.k != nil {
-		err := m.h.k.LookupAndDelete(bytesOf(&key), bytesOf(&v))
-		return v, err
-	}
-	if err := m.h.lookup(bytesOf(&key), bytesOf(&v)); err != nil {
-		return v, err
-	}
-	return v, m.h.delete(bytesOf(&key))
+	err := m.h.lookupAndDelete(bytesOf(&key), bytesOf(&v))
+	return v, err
 }
 
 // All iterates over the map's entries. Iteration stops at the first error,
@@ -212,13 +301,21 @@ func (m *Map[K, V]) All(errp *error) iter.Seq2[K, V] {
 			}
 		}()
 		var kb []byte
+		restarts := 0
 		for {
-			if kb, err = m.h.nextKey(kb); err != nil || kb == nil {
+			var v V
+			var restarted bool
+			if kb, restarted, err = m.h.nextEntry(kb, bytesOf(&v)); err != nil || kb == nil {
 				return
 			}
-			var v V
-			if err = m.h.lookup(kb, bytesOf(&v)); err != nil {
-				return
+			if restarted {
+				// The key iteration stood on was deleted meanwhile: the
+				// kernel starts over then, and so does cilium/ebpf's
+				// iterator, a bounded number of times.
+				if restarts++; restarts > maxIterationRestarts {
+					err = fmt.Errorf("map %s: %w", m.h.name, ebpf.ErrIterationAborted)
+					return
+				}
 			}
 			if !yield(fromBytes[K](kb), v) {
 				return

@@ -38,7 +38,7 @@ const maxString = 4096
 func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
 	out := o.Output
 	h.RegisterExtern(externPrintLog2Hist, func(m *runtime.Machine, r1, r2, _, _, _ uint64) (uint64, error) {
-		slots, err := counters(m, r1)
+		slots, _, err := counters(m, r1, log2Slots)
 		if err != nil {
 			return 0, err
 		}
@@ -50,7 +50,7 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
 		return 0, nil
 	})
 	h.RegisterExtern(externPrintLinearHist, func(m *runtime.Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
-		slots, err := counters(m, r1)
+		slots, more, err := counters(m, r1, maxLinearSlots)
 		if err != nil {
 			return 0, err
 		}
@@ -59,6 +59,9 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
 			return 0, err
 		}
 		PrintLinearHist(out, slots, r2, r3, unit)
+		if more {
+			fmt.Fprintf(out, "(slots past %d not shown)\n", maxLinearSlots-1)
+		}
 		return 0, nil
 	})
 	h.RegisterExtern(externPrintf, func(m *runtime.Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
@@ -85,6 +88,9 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
 		text, err := m.Format(nil, f, args)
 		if err != nil {
 			return negErrno(22), nil
+		}
+		if err := m.Charge(int64(len(f)+len(text)) / 64); err != nil {
+			return 0, err
 		}
 		n, _ := out.Write(text)
 		return uint64(n), nil
@@ -125,27 +131,65 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
 
 func negErrno(e int64) uint64 { return uint64(-e) }
 
-// counters reads every slot of an array map of 64-bit counters.
-func counters(m *runtime.Machine, handle uint64) ([]uint64, error) {
+// Histogram slots a built-in reads: a log2 histogram has one slot per bit
+// of a 64-bit value; a linear one shows at most maxLinearSlots, so that a
+// map declared with a huge max_entries neither allocates nor prints in
+// proportion to it.
+const (
+	log2Slots      = 64
+	maxLinearSlots = 4096
+)
+
+// counters reads slots 0..n-1 of a map of 64-bit counters keyed by 32-bit
+// slot numbers, charging the run one unit of work per entry it visits.
+// Arrays are read by index up to n; hash maps are walked, so the work is
+// what the map holds, not what it could hold. more reports entries past n.
+func counters(m *runtime.Machine, handle uint64, n int) (slots []uint64, more bool, err error) {
 	mp, err := m.Map(handle)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	spec := mp.Spec()
 	if spec.KeySize != 4 || spec.ValueSize != 8 {
-		return nil, fmt.Errorf("histogram map %s: want 4-byte keys and 8-byte counters, have %d and %d", spec.Name, spec.KeySize, spec.ValueSize)
+		return nil, false, fmt.Errorf("histogram map %s: want 4-byte keys and 8-byte counters, have %d and %d", spec.Name, spec.KeySize, spec.ValueSize)
 	}
-	slots := make([]uint64, spec.MaxEntries)
+	slots = make([]uint64, n)
 	key := make([]byte, 4)
-	for i := range slots {
-		binary.NativeEndian.PutUint32(key, uint32(i))
-		v, err := mp.Lookup(key)
-		if err != nil {
-			continue
+	switch spec.Type {
+	case runtime.Array, runtime.PerCPUArray:
+		more = uint64(spec.MaxEntries) > uint64(n)
+		n = min(n, int(spec.MaxEntries))
+		if err := m.Charge(int64(n)); err != nil {
+			return nil, false, err
 		}
-		slots[i] = binary.NativeEndian.Uint64(v)
+		for i := range n {
+			binary.NativeEndian.PutUint32(key, uint32(i))
+			if v, err := mp.Lookup(key); err == nil {
+				slots[i] = binary.NativeEndian.Uint64(v)
+			}
+		}
+		return slots, more, nil
 	}
-	return slots, nil
+	next := make([]byte, 4)
+	var prev []byte
+	for {
+		if err := m.Charge(1); err != nil {
+			return nil, false, err
+		}
+		if mp.NextKey(prev, next) != nil {
+			return slots, more, nil
+		}
+		i := binary.NativeEndian.Uint32(next)
+		if uint64(i) >= uint64(n) {
+			more = true
+		} else if v, err := mp.Lookup(next); err == nil {
+			slots[i] = binary.NativeEndian.Uint64(v)
+		}
+		prev, next = next, prev
+		if next == nil {
+			next = make([]byte, 4)
+		}
+	}
 }
 
 // PrintLog2Hist prints slots (slot i counts values in [2^i, 2^(i+1))) as

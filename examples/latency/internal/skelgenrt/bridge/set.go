@@ -10,6 +10,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cilium/ebpf"
 
@@ -55,6 +57,11 @@ type Set struct {
 	User *UserSet
 	// Links are closed by Close.
 	Links Links
+
+	// life orders Close after the runs in progress: runs hold it for
+	// reading, Close for writing, so Close never unmaps memory a run uses.
+	life   sync.RWMutex
+	closed atomic.Bool
 }
 
 // Load loads spec: its kernel programs and the maps they use into the kernel
@@ -86,11 +93,17 @@ func Load(spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *Load
 }
 
 // Close detaches every link and releases the kernel and user-space parts.
+// It waits for user program runs in progress; afterwards runs, typed map
+// calls and variables fail with ErrClosed. A host function must not call
+// Close of the object whose program called it.
 func (s *Set) Close() error {
 	err := s.Links.Close()
+	s.life.Lock()
+	s.closed.Store(true)
 	if s.User != nil {
 		s.User.close()
 	}
+	s.life.Unlock()
 	if s.Coll != nil {
 		s.Coll.Close()
 	}

@@ -39,6 +39,9 @@ type UserSet struct {
 }
 
 func (u *UserSet) close() {
+	for _, p := range u.progs {
+		p.Close()
+	}
 	for _, f := range u.unmaps {
 		f()
 	}
@@ -173,7 +176,7 @@ func (u *UserSet) kernelMap(name string, ms *ebpf.MapSpec, km *ebpf.Map) (runtim
 	spec := runtimeSpec(ms)
 	spec.Flags = km.Flags()
 	if km.Type() == ebpf.Array && km.Flags()&flagMmapable != 0 {
-		mem, unmap, err := mmapMap(km, ms.Flags&flagRdonlyProg != 0 || name == ".rodata" || len(name) > 7 && name[:8] == ".rodata.")
+		mem, unmap, err := mmapMap(km, spec.ReadOnly() || runtimeSpec(ms).ReadOnly())
 		if err != nil {
 			return nil, err
 		}
@@ -183,10 +186,7 @@ func (u *UserSet) kernelMap(name string, ms *ebpf.MapSpec, km *ebpf.Map) (runtim
 	return &syscallMap{spec: spec, m: km}, nil
 }
 
-const (
-	flagMmapable   = 1 << 10 // BPF_F_MMAPABLE
-	flagRdonlyProg = 1 << 7  // BPF_F_RDONLY_PROG
-)
+const flagMmapable = 1 << 10 // BPF_F_MMAPABLE
 
 // mmapArray is a kernel BPF_F_MMAPABLE array mapped into the process.
 type mmapArray struct {
@@ -408,6 +408,7 @@ func TranslationSpec(spec *ebpf.CollectionSpec, name string) (*runtime.ProgramSp
 // the same results and errors.
 type UserProgram[T any] struct {
 	name     string
+	set      *Set
 	mu       sync.Mutex
 	prog     *runtime.Program
 	compiled *runtime.Compiled
@@ -420,7 +421,7 @@ func NewUserProgram[T any](s *Set, name string, translation func() runtime.Trans
 	if s.User == nil || s.User.progs[name] == nil {
 		return nil, fmt.Errorf("user program %s: not loaded", name)
 	}
-	p := &UserProgram[T]{name: name, prog: s.User.progs[name]}
+	p := &UserProgram[T]{name: name, set: s, prog: s.User.progs[name]}
 	if translation != nil {
 		c, err := p.prog.Bind(translation())
 		if err != nil {
@@ -441,6 +442,11 @@ func (p *UserProgram[T]) Run(ctx *T) (uint64, error) {
 	if ctx != nil {
 		b = bytesOf(ctx)
 	}
+	p.set.life.RLock()
+	defer p.set.life.RUnlock()
+	if p.set.closed.Load() {
+		return 0, fmt.Errorf("user program %s: %w", p.name, ErrClosed)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var r0 uint64
@@ -459,5 +465,6 @@ func (p *UserProgram[T]) Run(ctx *T) (uint64, error) {
 // Translated reports whether Run uses the ahead-of-time translation.
 func (p *UserProgram[T]) Translated() bool { return p.compiled != nil }
 
-// Raw returns the runtime program.
+// Raw returns the runtime program. Running it directly bypasses Run's
+// guards: one run at a time, and none after Close.
 func (p *UserProgram[T]) Raw() *runtime.Program { return p.prog }

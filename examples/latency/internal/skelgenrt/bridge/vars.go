@@ -5,7 +5,7 @@ package bridge
 
 import (
 	"fmt"
-	"strings"
+	"sync"
 
 	"github.com/cilium/ebpf"
 )
@@ -49,8 +49,10 @@ func (s *VarSpec[T]) Raw() *ebpf.VariableSpec { return s.v }
 type Var[T any] struct {
 	name string
 	k    *ebpf.Variable
-	mem  []byte // in process: the variable's bytes in its section
+	mem  []byte      // in process: the variable's bytes in its section
+	l    sync.Locker // in process: the section's lock
 	ro   bool
+	set  *Set
 }
 
 // NewVar returns the variable name of s, checking its size against T.
@@ -60,7 +62,7 @@ func NewVar[T any](s *Set, name string) (*Var[T], error) {
 			if int(v.Size()) != sizeOf[T]() {
 				return nil, fmt.Errorf("variable %s: %d bytes, Go type has %d", name, v.Size(), sizeOf[T]())
 			}
-			return &Var[T]{name: name, k: v}, nil
+			return &Var[T]{name: name, k: v, set: s}, nil
 		}
 	}
 	vs := s.Spec.Variables[name]
@@ -82,30 +84,54 @@ func NewVar[T any](s *Set, name string) (*Var[T], error) {
 	if uint64(vs.Offset)+size > uint64(len(val)) {
 		return nil, fmt.Errorf("variable %s: outside section %s", name, vs.SectionName)
 	}
-	return &Var[T]{name: name, mem: val[vs.Offset : uint64(vs.Offset)+size], ro: strings.HasPrefix(vs.SectionName, ".rodata")}, nil
+	l, _ := m.(sync.Locker)
+	ro := m.Spec().ReadOnly()
+	return &Var[T]{name: name, mem: val[vs.Offset : uint64(vs.Offset)+size], l: l, ro: ro, set: s}, nil
 }
 
 // Get reads the variable's current value.
 func (v *Var[T]) Get() (T, error) {
 	var t T
+	if v.set.closed.Load() {
+		return t, fmt.Errorf("variable %s: %w", v.name, ErrClosed)
+	}
 	if v.k != nil {
 		err := v.k.Get(bytesOf(&t))
 		return t, err
 	}
+	v.lock()
 	copy(bytesOf(&t), v.mem)
+	v.unlock()
 	return t, nil
 }
 
 // Set writes the variable; programs see the new value at once.
 func (v *Var[T]) Set(value T) error {
+	if v.set.closed.Load() {
+		return fmt.Errorf("variable %s: %w", v.name, ErrClosed)
+	}
 	if v.k != nil {
 		return v.k.Set(bytesOf(&value))
 	}
 	if v.ro {
 		return fmt.Errorf("variable %s: %w", v.name, ebpf.ErrReadOnly)
 	}
+	v.lock()
 	copy(v.mem, bytesOf(&value))
+	v.unlock()
 	return nil
+}
+
+func (v *Var[T]) lock() {
+	if v.l != nil {
+		v.l.Lock()
+	}
+}
+
+func (v *Var[T]) unlock() {
+	if v.l != nil {
+		v.l.Unlock()
+	}
 }
 
 // ReadOnly reports whether the variable cannot be written after load.

@@ -89,9 +89,12 @@ func (c *Compiled) Run(ctx []byte) (uint64, error) {
 	if len(ctx) >= maxRegionSize {
 		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
 	}
+	if m.prog.closed.Load() {
+		return 0, fmt.Errorf("program %s: %w", m.prog.name, ErrClosed)
+	}
 	m.Begin(ctx)
+	defer m.End()
 	r0, err := m.enter(c.entry, uint64(len(ctx)))
-	m.End()
 	if err != nil && m.prog.name != "" {
 		err = fmt.Errorf("program %s: %w", m.prog.name, err)
 	}
@@ -272,7 +275,7 @@ func (m *Machine) CallAt(insn int, r1, r2, r3, r4, r5 uint64) uint64 {
 // function address gives the instruction index of the function to call.
 func (m *Machine) CallX(insn int, v, r1, r2, r3, r4, r5 uint64) (target int, r0 uint64) {
 	if t, ok := FuncAddr(v); ok {
-		if t >= len(m.prog.insns) || m.prog.insns[t].op == opInvalid {
+		if t >= len(m.prog.insns) || !m.prog.entry[t] {
 			panic(&RunError{Insn: insn, Err: fmt.Errorf("callx to invalid function address %#x", v)})
 		}
 		return t, 0

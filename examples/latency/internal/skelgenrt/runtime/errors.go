@@ -12,6 +12,9 @@ import (
 // Run wraps it together with the instruction index where the budget ran out.
 var ErrBudget = errors.New("instruction budget exhausted")
 
+// ErrClosed reports a run of a program after Program.Close.
+var ErrClosed = errors.New("program is closed")
+
 // ErrCallDepth reports a bpf-to-bpf call beyond MaxFrames frames.
 var ErrCallDepth = errors.New("call depth exceeded")
 

@@ -10,3 +10,7 @@ package runtime
 func (m *Machine) Format(out, f []byte, args []uint64) ([]byte, error) {
 	return m.format(out, f, args)
 }
+
+// chargeText charges the work of reading or writing n bytes of text (see
+// Machine.Charge): one unit per 64 bytes.
+func (m *Machine) chargeText(n int) error { return m.Charge(int64(n) / 64) }

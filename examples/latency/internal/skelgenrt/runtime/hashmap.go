@@ -25,6 +25,7 @@ import (
 // the string conversion and general-purpose hashing of a Go map keyed by
 // string, which dominated the cost of the map helpers.
 type hashMap struct {
+	sharedMap
 	spec       MapSpec
 	lru        bool
 	seed       uint64

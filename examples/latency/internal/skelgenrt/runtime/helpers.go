@@ -140,7 +140,7 @@ func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 		if r := atomic.LoadUint32(&sl.region); m.maps(r, sl.val) {
 			return Addr(r, 0), nil
 		}
-		addr, err := m.AddRegion(m.prog.valueNames[i], sl.val, true)
+		addr, err := m.AddRegion(m.prog.valueNames[i], sl.val, !m.prog.readOnly[i])
 		atomic.StoreUint32(&sl.region, uint32(addr>>32))
 		return addr, err
 	} else {
@@ -154,13 +154,20 @@ func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 		return 0, nil
 	}
 	// The region name was built at load, so a lookup does not allocate.
-	return m.AddRegion(m.prog.valueNames[i], val, true)
+	return m.AddRegion(m.prog.valueNames[i], val, !m.prog.readOnly[i])
 }
+
+// errReadOnly is what the update and delete helpers return for read-only
+// maps: -EPERM, as the kernel refuses writes to frozen maps.
+const errReadOnly = 1
 
 func mapUpdateElem(m *Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
 	mp, key, err := m.mapAndKey(r1, r2)
 	if err != nil {
 		return 0, err
+	}
+	if mp.Spec().ReadOnly() {
+		return negErrno(errReadOnly), nil
 	}
 	val, err := m.Bytes(r3, uint64(mp.Spec().ValueSize))
 	if err != nil {
@@ -173,6 +180,9 @@ func mapDeleteElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 	mp, key, err := m.mapAndKey(r1, r2)
 	if err != nil {
 		return 0, err
+	}
+	if mp.Spec().ReadOnly() {
+		return negErrno(errReadOnly), nil
 	}
 	return errno(mp.Delete(key)), nil
 }
@@ -193,6 +203,14 @@ func tracePrintk(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	m.scratch = out[:0]
 	if err != nil {
 		return negErrno(22), nil
+	}
+	if err := m.chargeText(len(f) + len(out)); err != nil {
+		return 0, err
+	}
+	// The kernel's trace output shows each call as a line of its own.
+	if len(out) == 0 || out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+		m.scratch = out[:0]
 	}
 	if _, err := m.Output().Write(out); err != nil {
 		return 0, fmt.Errorf("output: %w", err)
@@ -222,6 +240,9 @@ func snprintfHelper(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	m.scratch = out[:0]
 	if err != nil {
 		return negErrno(22), nil
+	}
+	if err := m.chargeText(len(f) + len(out)); err != nil {
+		return 0, err
 	}
 	if r2 > 0 {
 		dst, err := m.WritableBytes(r1, r2)

@@ -4,9 +4,13 @@
 package runtime
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"strings"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"unsafe"
 )
 
 // ProgramSpec is everything Load needs to validate and run one program.
@@ -67,7 +71,11 @@ type Program struct {
 	budget     int64
 	out        io.Writer
 	symbols    map[int]string
-	static     Memory // the regions every run starts with (context and stack slots filled per run)
+	static     Memory        // the regions every run starts with (context and stack slots filled per run)
+	readOnly   []bool        // by map index: MapSpec.ReadOnly
+	entry      []bool        // by instruction: a function starts here
+	locks      []*sync.Mutex // of the SharedMaps the program uses, in address order
+	closed     *atomic.Bool  // shared with clones: see Close
 	m          *Machine
 }
 
@@ -89,6 +97,7 @@ func Load(spec *ProgramSpec, opts *Options) (*Program, error) {
 		out:     opts.Output,
 		symbols: spec.Symbols,
 		budget:  int64(opts.Budget),
+		closed:  new(atomic.Bool),
 	}
 	if p.helpers == nil {
 		p.helpers = Builtins()
@@ -119,19 +128,34 @@ func Load(spec *ProgramSpec, opts *Options) (*Program, error) {
 		}
 		p.valueNames = append(p.valueNames, regionName(spec))
 		p.keySizes = append(p.keySizes, spec.KeySize)
+		p.readOnly = append(p.readOnly, spec.ReadOnly())
+		if s, ok := m.(SharedMap); ok && !slices.Contains(p.locks, s.shared()) {
+			p.locks = append(p.locks, s.shared())
+		}
 	}
+	// One order for every program, so runs that share maps cannot
+	// deadlock: Go never moves heap objects.
+	slices.SortFunc(p.locks, func(a, b *sync.Mutex) int {
+		return cmp.Compare(uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(b)))
+	})
 	p.m = newMachine(p)
 	return p, nil
 }
 
 // Clone returns a Program sharing the code and maps of p with its own run
-// state, for running concurrently with p. Runs that share maps are not
-// synchronized with each other.
+// state, for running concurrently with p. Runs that share user-space maps
+// take turns (see SharedMap).
 func (p *Program) Clone() *Program {
 	q := *p
 	q.m = newMachine(&q)
 	return &q
 }
+
+// Close ends p's use of the memory its maps gave it (a kernel map's
+// mmapped values, say): later runs of p and its clones fail with
+// ErrClosed, so its owner may then release that memory. Close waits for
+// no run; call it when none is in progress.
+func (p *Program) Close() { p.closed.Store(true) }
 
 type validator struct {
 	p           *Program
@@ -155,7 +179,9 @@ func (v *validator) run() error {
 		return v.fail(0, "program has %d instructions", n)
 	}
 	insns := make([]insn, n)
-	tail := make([]bool, n) // second slots of lddw
+	tail := make([]bool, n)  // second slots of lddw
+	entry := make([]bool, n) // first instructions of functions
+	entry[0] = true
 	for i := 0; i < n; i++ {
 		in := raw[i]
 		if err := v.checkRegs(i, in); err != nil {
@@ -207,14 +233,28 @@ func (v *validator) run() error {
 		if tail[target] {
 			return v.fail(i, "%s target %d is the middle of an lddw", kind, target)
 		}
+		if kind != "jump" {
+			entry[target] = true
+		}
 	}
-	last := raw[n-1]
-	if tail[n-1] {
-		last = raw[n-2]
+	// Every function ends with exit or ja: falling into the next function
+	// (or off the end) is rejected, as the kernel and ubpf reject it.
+	ends := func(at int) bool {
+		last := raw[at]
+		if tail[at] {
+			last = raw[at-1]
+		}
+		return last.Opcode == classJMP|jmpEXIT || last.Opcode == classJMP|jmpJA || last.Opcode == classJMP32|jmpJA
 	}
-	if last.Opcode != classJMP|jmpEXIT && last.Opcode != classJMP|jmpJA && last.Opcode != classJMP32|jmpJA {
+	for i := 1; i < n; i++ {
+		if entry[i] && !ends(i-1) {
+			return v.fail(i-1, "function falls through into the function at instruction %d: the last instruction is not exit or ja", i)
+		}
+	}
+	if !ends(n - 1) {
 		return v.fail(n-1, "program falls off its end: the last instruction is not exit or ja")
 	}
+	v.p.entry = entry
 	if !v.opts.noFusion {
 		fuse(insns, tail)
 	}
@@ -642,7 +682,9 @@ func (v *validator) call(i int, in Instruction) (insn, error) {
 		}
 		name := v.spec.Externs[in.Imm]
 		fn := v.opts.Externs[name]
-		if fn == nil {
+		if fn != nil {
+			fn = hostCall(fn)
+		} else {
 			fn = v.p.helpers.extern(name)
 		}
 		if fn == nil {
@@ -747,7 +789,7 @@ func (v *validator) mapValueRegion(i, idx int) (uint32, error) {
 	name := regionName(spec)
 	s := &v.p.static
 	s.rd = append(s.rd, val)
-	if spec.Flags&FlagRdonlyProg != 0 || strings.HasPrefix(spec.Name, ".rodata") {
+	if spec.ReadOnly() {
 		s.wr = append(s.wr, nil)
 	} else {
 		s.wr = append(s.wr, val)

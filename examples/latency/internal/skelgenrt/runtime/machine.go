@@ -27,6 +27,8 @@ type Machine struct {
 	pc      int
 	scratch []byte
 	pending []reservation
+	held    bool // the run holds the locks of its program's SharedMaps
+	work    int64
 }
 
 // frame is what a bpf-to-bpf call saves: where to return and the
@@ -83,15 +85,51 @@ func (m *Machine) Budget() int64 { return m.budget }
 // (lddw counts two; a helper call one).
 func (m *Machine) Executed() uint64 { return uint64(m.prog.budget - m.budget) }
 
-// Charge takes n from the budget, failing with ErrBudget when it runs out.
-// Translated code calls it where the interpreter charges: at each taken
-// jump, call and exit, with the length of the straight-line run it ends.
+// Charge takes n units of work from what helpers and built-ins may do in
+// this run, failing with ErrBudget when it runs out. Helpers whose work
+// grows with their input (walking a map, formatting text) charge one unit
+// per element or per 64 bytes. Each run allows as many units as its
+// instruction budget, counted apart from it because translated code keeps
+// the instruction budget in a local: so a run's time stays bounded by
+// twice its budget, and both engines fail at the same call.
 func (m *Machine) Charge(n int64) error {
-	m.budget -= n
-	if m.budget < 0 {
+	if n < 0 || n > m.work {
+		m.work = 0
 		return ErrBudget
 	}
+	m.work -= n
 	return nil
+}
+
+// lockMaps takes the locks of the program's SharedMaps, in one global order.
+func (m *Machine) lockMaps() {
+	for _, l := range m.prog.locks {
+		l.Lock()
+	}
+	m.held = true
+}
+
+func (m *Machine) unlockMaps() {
+	if !m.held {
+		return
+	}
+	m.held = false
+	for i := len(m.prog.locks) - 1; i >= 0; i-- {
+		m.prog.locks[i].Unlock()
+	}
+}
+
+// hostCall wraps a host function so that it runs with the maps unlocked:
+// it may then use them through Go APIs that take their locks.
+func hostCall(f Func) Func {
+	return func(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
+		if len(m.prog.locks) == 0 {
+			return f(m, r1, r2, r3, r4, r5)
+		}
+		m.unlockMaps()
+		defer m.lockMaps()
+		return f(m, r1, r2, r3, r4, r5)
+	}
 }
 
 // Run executes the program with ctx as its context: r1 holds the address of
@@ -108,26 +146,33 @@ func (m *Machine) Run(ctx []byte) (uint64, error) {
 	if len(ctx) >= maxRegionSize {
 		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
 	}
+	if m.prog.closed.Load() {
+		return 0, fmt.Errorf("program %s: %w", m.prog.name, ErrClosed)
+	}
 	m.Begin(ctx)
+	defer m.End()
 	r0, err := m.exec(Addr(regionContext, 0), uint64(len(ctx)))
-	m.End()
 	if err != nil && m.prog.name != "" {
 		err = fmt.Errorf("program %s: %w", m.prog.name, err)
 	}
 	return r0, err
 }
 
-// Begin prepares a run over ctx: it maps the context, clears the stack and
-// refills the budget. End releases what the run created. Translated code
-// brackets its body with them, as Run does.
+// Begin prepares a run over ctx: it takes the locks of the program's
+// user-space maps, maps the context, clears the stack and refills the
+// budget. End releases what the run created and the locks; call it even
+// when the run panics (defer it).
 func (m *Machine) Begin(ctx []byte) {
+	m.lockMaps()
 	m.rd[regionContext], m.wr[regionContext] = ctx, ctx
 	clear(m.stack[:])
 	m.budget = m.prog.budget
+	m.work = m.prog.budget
 }
 
 // End ends a run started with Begin.
 func (m *Machine) End() {
+	defer m.unlockMaps()
 	m.rd[regionContext], m.wr[regionContext] = nil, nil
 	m.reset()
 	for _, r := range m.pending {
@@ -189,7 +234,7 @@ func (m *Machine) funcError(pc int, name string, err error) error {
 // call (target >= 0), a small number a helper id.
 func (m *Machine) callx(pc int, v uint64, r *[256]uint64) (target int, err error) {
 	if t, ok := FuncAddr(v); ok {
-		if t >= len(m.prog.insns) || m.prog.insns[t].op == opInvalid {
+		if t >= len(m.prog.insns) || !m.prog.entry[t] {
 			return 0, &RunError{Insn: pc, Err: fmt.Errorf("callx to invalid function address %#x", v)}
 		}
 		return t, nil

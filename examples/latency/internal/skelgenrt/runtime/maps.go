@@ -6,6 +6,7 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -42,8 +43,20 @@ type MapSpec struct {
 	Flags      uint32
 }
 
+// ReadOnly reports whether programs may only read the map's values:
+// BPF_F_RDONLY_PROG maps and the .rodata sections (".rodata" and
+// ".rodata.*", which libbpf and cilium/ebpf freeze after load). Lookups of
+// such maps give read-only regions, and the update and delete helpers fail
+// with -EPERM, as the kernel refuses them.
+func (s MapSpec) ReadOnly() bool {
+	return s.Flags&FlagRdonlyProg != 0 || s.Name == ".rodata" || strings.HasPrefix(s.Name, ".rodata.")
+}
+
 // Map is what programs reach through the map helpers. User-space maps come
 // from NewMap; other packages may back a Map by a kernel map.
+//
+// The methods are not synchronised: a user-space map is a SharedMap, and
+// whoever calls them holds its lock (see SharedMap).
 type Map interface {
 	Spec() MapSpec
 	// Lookup returns value memory the program reads and writes: live for
@@ -58,6 +71,32 @@ type Map interface {
 	// gives the first key, the last key ErrKeyNotExist.
 	NextKey(key, next []byte) error
 }
+
+// SharedMap is a user-space map that runs of programs and Go code share.
+// A run holds the lock of every SharedMap its program uses from its start
+// to its end, except while the program calls a host function (an extern
+// bound through Options.Externs), so that the host function may use the maps
+// too. Go code holds the lock around each access. Runs of programs that
+// share a map therefore take turns, and Go calls wait for the run in
+// progress; runs that share no user-space map run in parallel.
+//
+// Because a run holds the lock, the value memory a program looked up stays
+// its own for the whole run (except across host calls, where another run
+// or Go call may write it, as another CPU may in the kernel), and map
+// values are never freed while the map lives, so a stale pointer reads
+// valid memory.
+type SharedMap interface {
+	Map
+	sync.Locker
+	shared() *sync.Mutex
+}
+
+// sharedMap is the lock of a user-space map.
+type sharedMap struct{ mu sync.Mutex }
+
+func (s *sharedMap) Lock()               { s.mu.Lock() }
+func (s *sharedMap) Unlock()             { s.mu.Unlock() }
+func (s *sharedMap) shared() *sync.Mutex { return &s.mu }
 
 // NewMap creates a user-space map. Per-CPU maps have one CPU: their values
 // are ValueSize bytes.
@@ -98,6 +137,7 @@ func checkFlags(flags uint64) error {
 
 // arrayMap is an array or (one-CPU) per-CPU array. Elements always exist.
 type arrayMap struct {
+	sharedMap
 	spec MapSpec
 	data []byte
 }

@@ -241,7 +241,8 @@ func (m *Memory) Recover(recovered any, insn int) error {
 func (m *Memory) Fault(addr, size uint64, write bool, insn int) *MemoryError {
 	i, o := addr>>32, int64(addr&0xffffffff)
 	if o >= maxRegionSize {
-		i++
+		// The region index wraps too: NULL minus a little is NULL-n.
+		i = (i + 1) & 0xffffffff
 		o -= 1 << 32
 	}
 	e := &MemoryError{Region: m.RegionName(i), Offset: o, Size: size, Insn: insn, Write: write, Addr: addr}

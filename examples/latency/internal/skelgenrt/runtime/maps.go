@@ -209,6 +209,9 @@ func newRingBuffer(spec MapSpec) (*RingBuffer, error) {
 	if n == 0 || n&(n-1) != 0 || spec.KeySize != 0 || spec.ValueSize != 0 {
 		return nil, fmt.Errorf("ring buffer %s: max entries must be a power of two and key and value sizes 0", spec.Name)
 	}
+	if n > 1<<30 {
+		return nil, fmt.Errorf("ring buffer %s: %d bytes is too large", spec.Name, n)
+	}
 	return &RingBuffer{spec: spec}, nil
 }
 
@@ -294,6 +297,9 @@ func ringbufOutput(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("data: %w", err)
 	}
+	if err := m.chargeText(len(data)); err != nil {
+		return 0, err
+	}
 	rec := rb.reserve(len(data))
 	if rec == nil {
 		return negErrno(11), nil // -EAGAIN, as the kernel returns when full
@@ -310,6 +316,10 @@ func ringbufReserve(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 	}
 	if r2 > uint64(rb.spec.MaxEntries) {
 		return 0, nil
+	}
+	// The record is allocated and cleared: charge it like text.
+	if err := m.chargeText(int(r2)); err != nil {
+		return 0, err
 	}
 	rec := rb.reserve(int(r2))
 	if rec == nil {

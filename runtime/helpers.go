@@ -154,17 +154,13 @@ func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 	return m.AddRegion(m.prog.valueNames[i], val, !m.prog.readOnly[i])
 }
 
-// errReadOnly is what the update and delete helpers return for read-only
-// maps: -EPERM, as the kernel refuses writes to frozen maps.
-const errReadOnly = 1
-
 func mapUpdateElem(m *Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
 	mp, key, err := m.mapAndKey(r1, r2)
 	if err != nil {
 		return 0, err
 	}
 	if mp.Spec().ReadOnly() {
-		return negErrno(errReadOnly), nil
+		return errno(ErrReadOnly), nil
 	}
 	val, err := m.Bytes(r3, uint64(mp.Spec().ValueSize))
 	if err != nil {
@@ -179,7 +175,7 @@ func mapDeleteElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 		return 0, err
 	}
 	if mp.Spec().ReadOnly() {
-		return negErrno(errReadOnly), nil
+		return errno(ErrReadOnly), nil
 	}
 	return errno(mp.Delete(key)), nil
 }

@@ -31,6 +31,14 @@ struct {
 	__type(value, __u64);
 } counts SEC(".maps");
 
+/* A kernel hash map the test freezes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16);
+	__type(key, __u32);
+	__type(value, __u64);
+} khash SEC(".maps");
+
 const volatile __u64 limit = 7;
 __u64 kernel_hits;
 
@@ -41,7 +49,18 @@ int kern(void *ctx)
 	__u64 *v = bpf_map_lookup_elem(&ro_arr, &k);
 	if (v && *v < limit)
 		kernel_hits++;
+	v = bpf_map_lookup_elem(&khash, &k);
+	if (v)
+		kernel_hits++;
 	return 0;
+}
+
+SEC("ubpf/update_khash")
+long update_khash(void *ctx)
+{
+	__u32 k = 2;
+	__u64 v = 3;
+	return bpf_map_update_elem(&khash, &k, &v, BPF_ANY);
 }
 
 SEC("ubpf/write_ro_lookup")

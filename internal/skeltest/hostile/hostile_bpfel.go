@@ -97,6 +97,8 @@ type HostileObjects struct {
 	Counts *bridge.Map[uint32, uint64]
 	// Huge is map huge (Hash, max_entries 4294967295).
 	Huge *bridge.Map[uint32, uint64]
+	// Khash is map khash (Hash, max_entries 16).
+	Khash *bridge.Map[uint32, uint64]
 	// RoArr is map ro_arr (Array, max_entries 4).
 	RoArr *bridge.Map[uint32, uint64]
 	// Kern is program kern (section tracepoint/syscalls/sys_enter_getppid).
@@ -107,6 +109,8 @@ type HostileObjects struct {
 	HugeHist *bridge.UserProgram[struct{}]
 	// ReadNullMinusOne is user-space program read_null_minus_one (section ubpf/read_null_minus_one), run in process.
 	ReadNullMinusOne *bridge.UserProgram[struct{}]
+	// UpdateKhash is user-space program update_khash (section ubpf/update_khash), run in process.
+	UpdateKhash *bridge.UserProgram[struct{}]
 	// UpdateRo is user-space program update_ro (section ubpf/update_ro), run in process.
 	UpdateRo *bridge.UserProgram[struct{}]
 	// WriteRoLookup is user-space program write_ro_lookup (section ubpf/write_ro_lookup), run in process.
@@ -135,6 +139,9 @@ func (o *HostileObjects) init() error {
 	if o.Huge, err = bridge.NewMap[uint32, uint64](o.set, "huge"); err != nil {
 		return err
 	}
+	if o.Khash, err = bridge.NewMap[uint32, uint64](o.set, "khash"); err != nil {
+		return err
+	}
 	if o.RoArr, err = bridge.NewMap[uint32, uint64](o.set, "ro_arr"); err != nil {
 		return err
 	}
@@ -148,6 +155,9 @@ func (o *HostileObjects) init() error {
 		return err
 	}
 	if o.ReadNullMinusOne, err = bridge.NewUserProgram[struct{}](o.set, "read_null_minus_one", hostileReadNullMinusOneTranslation); err != nil {
+		return err
+	}
+	if o.UpdateKhash, err = bridge.NewUserProgram[struct{}](o.set, "update_khash", hostileUpdateKhashTranslation); err != nil {
 		return err
 	}
 	if o.UpdateRo, err = bridge.NewUserProgram[struct{}](o.set, "update_ro", hostileUpdateRoTranslation); err != nil {
@@ -229,35 +239,35 @@ func hostileBumpFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (
 	var r0, r2, r6, r7 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// hostile.bpf.c:102: int bump(struct bump_ctx *c)
+	// hostile.bpf.c:121: int bump(struct bump_ctx *c)
 	// 0: mov %r6, %r1
 	r6 = r1
-	// hostile.bpf.c:104: __u32 k = c->key;
+	// hostile.bpf.c:123: __u32 k = c->key;
 	// 1: ldxw %r1, [%r6]
 	r1 = m.Load32At(r6, 1)
 	// 2: stxw [%r10-4], %r1
 	binary.LittleEndian.PutUint32(fp[508:], uint32(r1))
 	// 3: mov %r7, 1
 	r7 = 1
-	// hostile.bpf.c:105: __u64 one = 1;
+	// hostile.bpf.c:124: __u64 one = 1;
 	// 4: stxdw [%r10-16], %r7
 	binary.LittleEndian.PutUint64(fp[496:], r7)
 	// 5: mov %r2, %r10
 	r2 = r10
 	// 6: add %r2, -4
 	r2 -= 4
-	// hostile.bpf.c:106: __u64 *v = bpf_map_lookup_elem(&counts, &k);
+	// hostile.bpf.c:125: __u64 *v = bpf_map_lookup_elem(&counts, &k);
 	// 7: lddw %r1, pseudo(5) 0 (0x8000000000000000)
 	r1 = 0x8000000000000000
 	// 9: call 1
 	r0 = m.CallAt(9, r1, r2, r3, r4, r5)
-	// hostile.bpf.c:107: if (v)
+	// hostile.bpf.c:126: if (v)
 	// 10: jeq %r0, 0, 13
 	if r0 == 0 {
 		runtime.CheckBudget(b-11, 10)
 		goto L13
 	}
-	// hostile.bpf.c:108: __sync_fetch_and_add(v, 1);
+	// hostile.bpf.c:127: __sync_fetch_and_add(v, 1);
 	// 11: lock add64 [%r0], %r7
 	{
 		c := m.Cell64At(r0, 11)
@@ -275,7 +285,7 @@ L13:
 	r3 = r10
 	// 16: add %r3, -16
 	r3 -= 16
-	// hostile.bpf.c:110: bpf_map_update_elem(&counts, &k, &one, BPF_NOEXIST);
+	// hostile.bpf.c:129: bpf_map_update_elem(&counts, &k, &one, BPF_NOEXIST);
 	// 17: lddw %r1, pseudo(5) 0 (0x8000000000000000)
 	r1 = 0x8000000000000000
 	// 19: mov %r4, 1
@@ -288,25 +298,25 @@ L21:
 	r2 = r10
 	// 22: add %r2, -4
 	r2 -= 4
-	// hostile.bpf.c:111: v = bpf_map_lookup_elem(&counts, &k);
+	// hostile.bpf.c:130: v = bpf_map_lookup_elem(&counts, &k);
 	// 23: lddw %r1, pseudo(5) 0 (0x8000000000000000)
 	r1 = 0x8000000000000000
 	// 25: call 1
 	r0 = m.CallAt(25, r1, r2, r3, r4, r5)
-	// hostile.bpf.c:112: if (v)
+	// hostile.bpf.c:131: if (v)
 	// 26: jeq %r0, 0, 29
 	if r0 == 0 {
 		runtime.CheckBudget(b-19, 26)
 		goto L29
 	}
-	// hostile.bpf.c:113: c->seen = *v;
+	// hostile.bpf.c:132: c->seen = *v;
 	// 27: ldxdw %r1, [%r0]
 	r1 = m.Load64At(r0, 27)
 	// 28: stxdw [%r6+8], %r1
 	m.Store64At(r6+8, r1, 28)
 	b -= 2
 L29:
-	// hostile.bpf.c:114: if (c->del)
+	// hostile.bpf.c:133: if (c->del)
 	// 29: ldxw %r1, [%r6+4]
 	r1 = m.Load32At(r6+4, 29)
 	// 30: jeq32 %r1, 0, 36
@@ -317,14 +327,14 @@ L29:
 	r2 = r10
 	// 32: add %r2, -4
 	r2 -= 4
-	// hostile.bpf.c:115: bpf_map_delete_elem(&counts, &k);
+	// hostile.bpf.c:134: bpf_map_delete_elem(&counts, &k);
 	// 33: lddw %r1, pseudo(5) 0 (0x8000000000000000)
 	r1 = 0x8000000000000000
 	// 35: call 3
 	m.CallAt(35, r1, r2, r3, r4, r5)
 	b -= 5
 L36:
-	// hostile.bpf.c:116: return 0;
+	// hostile.bpf.c:135: return 0;
 	// 36: mov32 %r0, 0
 	r0 = 0
 	// 37: exit
@@ -371,15 +381,15 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	var r0, r1, r2, r3, r4, r6, r7 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// hostile.bpf.c:81: int huge_hist(void *ctx)
+	// hostile.bpf.c:100: int huge_hist(void *ctx)
 	// 0: mov32 %r1, 3
 	r1 = 3
-	// hostile.bpf.c:83: __u32 k = 3;
+	// hostile.bpf.c:102: __u32 k = 3;
 	// 1: stxw [%r10-4], %r1
 	binary.LittleEndian.PutUint32(fp[508:], uint32(r1))
 	// 2: mov %r1, 5
 	r1 = 5
-	// hostile.bpf.c:84: __u64 v = 5;
+	// hostile.bpf.c:103: __u64 v = 5;
 	// 3: stxdw [%r10-16], %r1
 	binary.LittleEndian.PutUint64(fp[496:], r1)
 	// 4: mov %r6, %r10
@@ -390,7 +400,7 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r7 = r10
 	// 7: add %r7, -16
 	r7 -= 16
-	// hostile.bpf.c:85: bpf_map_update_elem(&huge, &k, &v, BPF_ANY);
+	// hostile.bpf.c:104: bpf_map_update_elem(&huge, &k, &v, BPF_ANY);
 	// 8: lddw %r1, pseudo(5) 0 (0x8000000000000000)
 	r1 = 0x8000000000000000
 	// 10: mov %r2, %r6
@@ -403,10 +413,10 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	m.CallAt(13, r1, r2, r3, r4, r5)
 	// 14: mov32 %r1, -16
 	r1 = 0xfffffff0
-	// hostile.bpf.c:86: k = 0xfffffff0;
+	// hostile.bpf.c:105: k = 0xfffffff0;
 	// 15: stxw [%r10-4], %r1
 	binary.LittleEndian.PutUint32(fp[508:], uint32(r1))
-	// hostile.bpf.c:87: bpf_map_update_elem(&huge, &k, &v, BPF_ANY);
+	// hostile.bpf.c:106: bpf_map_update_elem(&huge, &k, &v, BPF_ANY);
 	// 16: lddw %r1, pseudo(5) 0 (0x8000000000000000)
 	r1 = 0x8000000000000000
 	// 18: mov %r2, %r6
@@ -417,14 +427,14 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r4 = 0
 	// 21: call 2
 	m.CallAt(21, r1, r2, r3, r4, r5)
-	// hostile.bpf.c:88: skelgen_print_log2_hist(&huge, "ns");
+	// hostile.bpf.c:107: skelgen_print_log2_hist(&huge, "ns");
 	// 22: lddw %r1, pseudo(5) 0 (0x8000000000000000)
 	r1 = 0x8000000000000000
 	// 24: lddw %r2, pseudo(6) 1 (0xa00000000)
 	r2 = 0xa00000000
 	// 26: call runtime 0
 	m.CallAt(26, r1, r2, r3, r4, r5)
-	// hostile.bpf.c:89: skelgen_print_linear_hist(&huge, 0, 1, "slot");
+	// hostile.bpf.c:108: skelgen_print_linear_hist(&huge, 0, 1, "slot");
 	// 27: lddw %r1, pseudo(5) 0 (0x8000000000000000)
 	r1 = 0x8000000000000000
 	// 29: mov %r2, 0
@@ -435,7 +445,7 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r4 = 0xa00000003
 	// 33: call runtime 1
 	m.CallAt(33, r1, r2, r3, r4, r5)
-	// hostile.bpf.c:90: return 0;
+	// hostile.bpf.c:109: return 0;
 	// 34: mov32 %r0, 0
 	r0 = 0
 	// 35: exit
@@ -460,10 +470,10 @@ func hostileReadNullMinusOneEntry(m *runtime.Machine, r1, r2 uint64, b int64) (u
 // hostileReadNullMinusOneFn0 is function read_null_minus_one (instruction 0) of program "read_null_minus_one", run at call depth d with budget b; it returns r0 and the budget left.
 func hostileReadNullMinusOneFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1 uint64
-	// hostile.bpf.c:74: int read_null_minus_one(void *ctx)
+	// hostile.bpf.c:93: int read_null_minus_one(void *ctx)
 	// 0: mov %r1, -1
 	r1 = 0xffffffffffffffff
-	// hostile.bpf.c:77: return p[-1];
+	// hostile.bpf.c:96: return p[-1];
 	// 1: ldxb %r0, [%r1]
 	r0 = m.Load8At(r1, 1)
 	// 2: lsh32 %r0, 24
@@ -473,6 +483,61 @@ func hostileReadNullMinusOneFn0(m *runtime.Machine, d int, b int64) (uint64, int
 	// 4: exit
 	b -= 5
 	runtime.CheckBudget(b, 4)
+	return r0, b
+}
+
+// hostileUpdateKhashTranslation returns the Go translation of program "update_khash", for runtime.Program.Bind.
+func hostileUpdateKhashTranslation() runtime.Translation {
+	return runtime.Translation{
+		Calls: []int{11},
+		Entry: hostileUpdateKhashEntry,
+		Imms: []runtime.Imm{{
+			Insn:  8,
+			Value: 0x8000000000000000,
+		}},
+		Insns: 13,
+	}
+}
+
+// hostileUpdateKhashEntry is the runtime.Entry of program "update_khash".
+func hostileUpdateKhashEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return hostileUpdateKhashFn0(m, 0, b, 0)
+}
+
+// hostileUpdateKhashFn0 is function update_khash (instruction 0) of program "update_khash", run at call depth d with budget b; it returns r0 and the budget left.
+func hostileUpdateKhashFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, int64) {
+	var r0, r1, r2, r3, r4 uint64
+	fp := m.Frame(d)
+	r10 := runtime.StackTop(d)
+	// hostile.bpf.c:59: long update_khash(void *ctx)
+	// 0: mov32 %r1, 2
+	r1 = 2
+	// hostile.bpf.c:61: __u32 k = 2;
+	// 1: stxw [%r10-4], %r1
+	binary.LittleEndian.PutUint32(fp[508:], uint32(r1))
+	// 2: mov %r1, 3
+	r1 = 3
+	// hostile.bpf.c:62: __u64 v = 3;
+	// 3: stxdw [%r10-16], %r1
+	binary.LittleEndian.PutUint64(fp[496:], r1)
+	// 4: mov %r2, %r10
+	r2 = r10
+	// 5: add %r2, -4
+	r2 -= 4
+	// 6: mov %r3, %r10
+	r3 = r10
+	// 7: add %r3, -16
+	r3 -= 16
+	// hostile.bpf.c:63: return bpf_map_update_elem(&khash, &k, &v, BPF_ANY);
+	// 8: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	r1 = 0x8000000000000000
+	// 10: mov %r4, 0
+	r4 = 0
+	// 11: call 2
+	r0 = m.CallAt(11, r1, r2, r3, r4, r5)
+	// 12: exit
+	b -= 13
+	runtime.CheckBudget(b, 12)
 	return r0, b
 }
 
@@ -499,15 +564,15 @@ func hostileUpdateRoFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	var r0, r1, r2, r3, r4 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// hostile.bpf.c:59: long update_ro(void *ctx)
+	// hostile.bpf.c:78: long update_ro(void *ctx)
 	// 0: mov32 %r1, 1
 	r1 = 1
-	// hostile.bpf.c:61: __u32 k = 1;
+	// hostile.bpf.c:80: __u32 k = 1;
 	// 1: stxw [%r10-4], %r1
 	binary.LittleEndian.PutUint32(fp[508:], uint32(r1))
 	// 2: mov %r1, 1
 	r1 = 1
-	// hostile.bpf.c:62: __u64 one = 1;
+	// hostile.bpf.c:81: __u64 one = 1;
 	// 3: stxdw [%r10-16], %r1
 	binary.LittleEndian.PutUint64(fp[496:], r1)
 	// 4: mov %r2, %r10
@@ -518,7 +583,7 @@ func hostileUpdateRoFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r3 = r10
 	// 7: add %r3, -16
 	r3 -= 16
-	// hostile.bpf.c:63: return bpf_map_update_elem(&ro_arr, &k, &one, BPF_ANY);
+	// hostile.bpf.c:82: return bpf_map_update_elem(&ro_arr, &k, &one, BPF_ANY);
 	// 8: lddw %r1, pseudo(5) 0 (0x8000000000000000)
 	r1 = 0x8000000000000000
 	// 10: mov %r4, 0
@@ -554,36 +619,36 @@ func hostileWriteRoLookupFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint
 	var r0, r1, r2, r6 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// hostile.bpf.c:48: int write_ro_lookup(void *ctx)
+	// hostile.bpf.c:67: int write_ro_lookup(void *ctx)
 	// 0: mov32 %r6, 1
 	r6 = 1
-	// hostile.bpf.c:50: __u32 k = 1;
+	// hostile.bpf.c:69: __u32 k = 1;
 	// 1: stxw [%r10-4], %r6
 	binary.LittleEndian.PutUint32(fp[508:], uint32(r6))
 	// 2: mov %r2, %r10
 	r2 = r10
 	// 3: add %r2, -4
 	r2 -= 4
-	// hostile.bpf.c:51: __u64 *v = bpf_map_lookup_elem(&ro_arr, &k);
+	// hostile.bpf.c:70: __u64 *v = bpf_map_lookup_elem(&ro_arr, &k);
 	// 4: lddw %r1, pseudo(5) 0 (0x8000000000000000)
 	r1 = 0x8000000000000000
 	// 6: call 1
 	r0 = m.CallAt(6, r1, r2, r3, r4, r5)
-	// hostile.bpf.c:52: if (!v)
+	// hostile.bpf.c:71: if (!v)
 	// 7: jeq %r0, 0, 11
 	if r0 == 0 {
 		goto L11
 	}
 	// 8: mov %r1, 1
 	r1 = 1
-	// hostile.bpf.c:54: *v = 1;
+	// hostile.bpf.c:73: *v = 1;
 	// 9: stxdw [%r0], %r1
 	m.Store64At(r0, r1, 9)
 	// 10: mov32 %r6, 0
 	r6 = 0
 	b -= 3
 L11:
-	// hostile.bpf.c:56: }
+	// hostile.bpf.c:75: }
 	// 11: mov32 %r0, %r6
 	r0 = uint64(uint32(r6))
 	// 12: exit
@@ -612,14 +677,14 @@ func hostileWriteRodataEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64
 // hostileWriteRodataFn0 is function write_rodata (instruction 0) of program "write_rodata", run at call depth d with budget b; it returns r0 and the budget left.
 func hostileWriteRodataFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1, r2 uint64
-	// hostile.bpf.c:69: *(volatile __u64 *)&limit = 99;
+	// hostile.bpf.c:88: *(volatile __u64 *)&limit = 99;
 	// 0: lddw %r1, pseudo(6) 0 (0xa00000000)
 	r1 = 0xa00000000
 	// 2: mov %r2, 99
 	r2 = 99
 	// 3: stxdw [%r1], %r2
 	m.Store64At(r1, r2, 3)
-	// hostile.bpf.c:70: return 0;
+	// hostile.bpf.c:89: return 0;
 	// 4: mov32 %r0, 0
 	r0 = 0
 	// 5: exit

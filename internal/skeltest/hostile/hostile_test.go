@@ -92,6 +92,25 @@ func TestReadOnlyMaps(t *testing.T) {
 	})
 }
 
+// TestFrozenKernelMap: the update helper on a kernel map frozen after
+// load returns the kernel's -EPERM.
+func TestFrozenKernelMap(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			objs := load(t, modes[1], HostileLoadOptions{})
+			if r0, err := e.run(objs.UpdateKhash); err != nil || r0 != 0 {
+				t.Fatalf("update before freezing: r0=%d err=%v", int64(r0), err)
+			}
+			if err := objs.Khash.Raw().Freeze(); err != nil {
+				t.Fatal(err)
+			}
+			if r0, err := e.run(objs.UpdateKhash); err != nil || int64(r0) != -1 {
+				t.Errorf("update of a frozen map: r0=%d err=%v, want -EPERM (-1)", int64(r0), err)
+			}
+		})
+	}
+}
+
 // TestNullMinusOne: the fault names NULL-1, not another kind of address.
 func TestNullMinusOne(t *testing.T) {
 	each(t, func(t *testing.T, md mode, e engine) {

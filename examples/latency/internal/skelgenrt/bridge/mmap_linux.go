@@ -11,7 +11,10 @@ import (
 	"github.com/cilium/ebpf"
 )
 
-var errE2BIG = syscall.E2BIG
+var (
+	errE2BIG = syscall.E2BIG
+	errEPERM = syscall.EPERM
+)
 
 // mmapMap maps a BPF_F_MMAPABLE array's values into the process. cilium/ebpf's
 // Map.Memory offers only copying access; user programs need the live memory.

@@ -260,6 +260,9 @@ func kernelErr(err error) error {
 		return runtime.ErrKeyExist
 	case errors.Is(err, errE2BIG):
 		return runtime.ErrMapFull
+	case errors.Is(err, errEPERM):
+		// A frozen map refuses writes from system calls.
+		return fmt.Errorf("%w: %w", runtime.ErrReadOnly, err)
 	}
 	return err
 }

@@ -26,6 +26,7 @@ var (
 	ErrMapFull      = errors.New("map is full")             // -E2BIG
 	ErrInvalidArg   = errors.New("invalid argument")        // -EINVAL
 	ErrNotSupported = errors.New("operation not supported") // -EOPNOTSUPP
+	ErrReadOnly     = errors.New("map is read-only")        // -EPERM
 )
 
 // errno returns the negative errno the kernel would return for err.
@@ -41,6 +42,8 @@ func errno(err error) uint64 {
 		return negErrno(7)
 	case errors.Is(err, ErrNotSupported):
 		return negErrno(95)
+	case errors.Is(err, ErrReadOnly):
+		return negErrno(1)
 	default:
 		return negErrno(22)
 	}

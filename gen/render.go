@@ -301,7 +301,7 @@ func (s *skeleton) file() (*jen.File, error) {
 	}
 	for _, up := range s.user {
 		fields = append(fields, jen.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process.", up.field, up.name, up.spec.SectionName)),
-			jen.Id(up.field).Op("*").Qual(s.bridge, "UserProgram").Types(up.ctx))
+			jen.Id(up.field).Add(up.typ(s.bridge)))
 	}
 	fields = append(fields,
 		jen.Comment("Variables are the global variables, read and written through memory-mapped sections."),
@@ -337,7 +337,7 @@ func (s *skeleton) file() (*jen.File, error) {
 			if up.translation != nil {
 				translation = jen.Id(up.translationFn)
 			}
-			g.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Qual(s.bridge, "NewUserProgram").Types(up.ctx).Call(jen.Id("o").Dot("set"), jen.Lit(up.name), translation), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+			g.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Add(up.ctor(s.bridge)).Call(jen.Id("o").Dot("set"), jen.Lit(up.name), translation), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 		}
 		for _, v := range s.vars {
 			g.If(jen.List(jen.Id("o").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVar").Types(v.typ).Call(jen.Id("o").Dot("set"), jen.Lit(v.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))

@@ -21,6 +21,9 @@ type userProg struct {
 	field string
 	spec  *ebpf.ProgramSpec
 	ctx   jen.Code // Go type of the context struct, or struct{}
+	// buffer: the program takes (data, len) in ubpf's convention and
+	// runs over a []byte.
+	buffer bool
 	// translation is the program translated to Go (nil without -aot), and
 	// translationFn the generated function returning it.
 	translation   jen.Code
@@ -70,7 +73,9 @@ func (s *skeleton) collectUser(taken names) error {
 		}
 		up := &userProg{name: name, spec: p, ctx: jen.Struct()}
 		up.field = taken.take(GoName(name), "Program")
-		if ctx := contextType(p); ctx != nil {
+		if isBufferProgram(p) {
+			up.buffer = true
+		} else if ctx := contextType(p); ctx != nil {
 			code, err := s.types.GoType(ctx)
 			if err != nil {
 				return fmt.Errorf("user program %s: context: %w", name, err)
@@ -105,8 +110,48 @@ func (s *skeleton) collectUser(taken names) error {
 	return nil
 }
 
-// contextType is the struct a program's first argument points to, or nil.
-func contextType(p *ebpf.ProgramSpec) btf.Type {
+// typ is the Go type of the program's field in the objects.
+func (up *userProg) typ(bridgePkg string) jen.Code {
+	if up.buffer {
+		return jen.Op("*").Qual(bridgePkg, "BufferProgram")
+	}
+	return jen.Op("*").Qual(bridgePkg, "UserProgram").Types(up.ctx)
+}
+
+// ctor is the function that makes the field from the loaded set.
+func (up *userProg) ctor(bridgePkg string) jen.Code {
+	if up.buffer {
+		return jen.Qual(bridgePkg, "NewBufferProgram")
+	}
+	return jen.Qual(bridgePkg, "NewUserProgram").Types(up.ctx)
+}
+
+// isBufferProgram reports whether p's prototype is ubpf's (T *data,
+// integer len) with a byte-sized integer or void as T.
+func isBufferProgram(p *ebpf.ProgramSpec) bool {
+	proto := programProto(p)
+	if proto == nil || len(proto.Params) != 2 {
+		return false
+	}
+	ptr, ok := btf.UnderlyingType(proto.Params[0].Type).(*btf.Pointer)
+	if !ok {
+		return false
+	}
+	switch t := btf.UnderlyingType(ptr.Target).(type) {
+	case *btf.Void:
+	case *btf.Int:
+		if t.Size != 1 {
+			return false
+		}
+	default:
+		return false
+	}
+	_, ok = btf.UnderlyingType(proto.Params[1].Type).(*btf.Int)
+	return ok
+}
+
+// programProto is the BTF prototype of p's entry function, or nil.
+func programProto(p *ebpf.ProgramSpec) *btf.FuncProto {
 	if len(p.Instructions) == 0 {
 		return nil
 	}
@@ -114,8 +159,14 @@ func contextType(p *ebpf.ProgramSpec) btf.Type {
 	if fn == nil {
 		return nil
 	}
-	proto, ok := fn.Type.(*btf.FuncProto)
-	if !ok || len(proto.Params) == 0 {
+	proto, _ := fn.Type.(*btf.FuncProto)
+	return proto
+}
+
+// contextType is the struct a program's first argument points to, or nil.
+func contextType(p *ebpf.ProgramSpec) btf.Type {
+	proto := programProto(p)
+	if proto == nil || len(proto.Params) == 0 {
 		return nil
 	}
 	ptr, ok := btf.UnderlyingType(proto.Params[0].Type).(*btf.Pointer)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -51,5 +53,29 @@ func TestHeader(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"header"}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "skelgen_print_log2_hist") {
 		t.Errorf("exit %d, output %q", code, stdout.String())
+	}
+}
+
+// TestRunBuffer: skelgen run gives a byte-buffer program the file's bytes
+// and their length, as the skeleton's Run([]byte) does; the figure is the
+// sum the Go reference in internal/skeltest/bytebuf computes.
+func TestRunBuffer(t *testing.T) {
+	obj := filepath.Join(testenv.ModuleRoot(t), "internal/skeltest/bytebuf/bytebuf_bpfel.o")
+	mem := filepath.Join(t.TempDir(), "mem")
+	data := []byte("0123456789abcdefXYZ") // two words and three bytes
+	if err := os.WriteFile(mem, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var want uint64
+	for i := 0; i+8 <= 16; i += 8 {
+		want += binary.LittleEndian.Uint64(data[i:])
+	}
+	want += uint64('X') + uint64('Y') + uint64('Z')
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"run", "-mem", mem, obj, "ubpf/checksum"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := stdout.String(); got != fmt.Sprintf("r0 = %d\n", want) {
+		t.Errorf("stdout %q, want r0 = %d", got, want)
 	}
 }

@@ -1,0 +1,41 @@
+//go:build ignore
+
+// User programs in ubpf's calling convention, u64 f(u8 *data, u64 len):
+// the skeleton gives them Run([]byte).
+#include "common.h"
+#include "skelgen.h"
+
+/* The sum of the buffer's 8-byte words (a tail shorter than 8 bytes is
+ * added byte by byte). */
+SEC("ubpf/checksum")
+__u64 checksum(__u8 *data, __u64 len)
+{
+	__u64 sum = 0, i = 0;
+	for (; i + 8 <= len && i < 1 << 20; i += 8)
+		sum += *(__u64 *)(data + i);
+	for (; i < len && i < 1 << 20; i++)
+		sum += data[i];
+	return sum;
+}
+
+/* Parses a 20-byte IPv4-like header: returns protocol << 32 | total
+ * length, or -1 when the buffer is too short or the version is not 4. */
+SEC("ubpf/parse")
+__s64 parse(void *data, __u64 len)
+{
+	__u8 *p = data;
+	if (len < 20 || (p[0] >> 4) != 4)
+		return -1;
+	__u64 total = (__u64)p[2] << 8 | p[3];
+	return (__s64)((__u64)p[9] << 32 | total);
+}
+
+/* Flips every byte in place and returns how many it flipped. */
+SEC("ubpf/invert")
+__u64 invert(char *data, unsigned int len)
+{
+	unsigned int i;
+	for (i = 0; i < len && i < 4096; i++)
+		data[i] = ~data[i];
+	return i;
+}

@@ -1,0 +1,88 @@
+package bytebuf
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/skelgen/skelgen/runtime/bridge"
+)
+
+func checksumGo(b []byte) uint64 {
+	var sum uint64
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		sum += binary.NativeEndian.Uint64(b[i:])
+	}
+	for ; i < len(b); i++ {
+		sum += uint64(b[i])
+	}
+	return sum
+}
+
+func parseGo(b []byte) uint64 {
+	if len(b) < 20 || b[0]>>4 != 4 {
+		return ^uint64(0)
+	}
+	return uint64(b[9])<<32 | uint64(b[2])<<8 | uint64(b[3])
+}
+
+// both runs p over a copy of data through its translation and through the
+// interpreter, checks that they agree on r0 and on the buffer afterwards,
+// and returns r0 and the buffer.
+func both(t *testing.T, p *bridge.BufferProgram, data []byte) (uint64, []byte) {
+	t.Helper()
+	if !p.Translated() {
+		t.Fatal("the skeleton has no translation")
+	}
+	a := append([]byte(nil), data...)
+	r0, err := p.Run(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := append([]byte(nil), data...)
+	r1, err := p.Raw().Run(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r0 != r1 || string(a) != string(b) {
+		t.Fatalf("translation r0=%#x, interpreter r0=%#x (buffers equal: %v)", r0, r1, string(a) == string(b))
+	}
+	return r0, a
+}
+
+func TestBufferPrograms(t *testing.T) {
+	objs, err := LoadBytebuf(&BytebufLoadOptions{InProcess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer objs.Close()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 7, 8, 19, 20, 21, 1500, 2048} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(rnd.Uint32())
+		}
+		if n >= 20 {
+			data[0] = 0x45
+		}
+		if got, _ := both(t, objs.Checksum, data); got != checksumGo(data) {
+			t.Errorf("checksum of %d bytes = %#x, want %#x", n, got, checksumGo(data))
+		}
+		if got, _ := both(t, objs.Parse, data); got != parseGo(data) {
+			t.Errorf("parse of %d bytes = %#x, want %#x", n, got, parseGo(data))
+		}
+		got, out := both(t, objs.Invert, data)
+		if got != uint64(n) {
+			t.Errorf("invert of %d bytes returned %d", n, got)
+		}
+		for i := range data {
+			if out[i] != ^data[i] {
+				t.Fatalf("invert: byte %d is %#x, want %#x", i, out[i], ^data[i])
+			}
+		}
+	}
+	if r0, err := objs.Checksum.Run(nil); err != nil || r0 != 0 {
+		t.Errorf("checksum of nil: %d, %v", r0, err)
+	}
+}

@@ -135,8 +135,8 @@ func TestHugeHistogram(t *testing.T) {
 		}
 		text := out.String()
 		for _, want := range []string{
-			"8 -> 15         : 5 ",      // the log2 histogram's slot 3 ([8, 16))
-			"         3 : 5 ",           // the linear histogram's slot 3
+			"8 -> 15         : 5 ",        // the log2 histogram's slot 3 ([8, 16))
+			"         3 : 5 ",             // the linear histogram's slot 3
 			"(slots past 4095 not shown)", // the entry at 0xfffffff0
 		} {
 			if !strings.Contains(text, want) {

@@ -9,6 +9,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"github.com/dave/jennifer/jen"
+
+	"github.com/skelgen/skelgen/gen/aot"
 )
 
 const (
@@ -20,7 +22,7 @@ const (
 	// and runtime packages when the generated code imports them instead of
 	// carrying a copy.
 	BridgeImport  = "github.com/skelgen/skelgen/runtime/bridge"
-	RuntimeImport = "github.com/skelgen/skelgen/runtime"
+	RuntimeImport = aot.RuntimeImport
 )
 
 // SkeletonConfig says how to write one skeleton file.

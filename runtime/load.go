@@ -162,7 +162,7 @@ func (v *validator) run() error {
 		if err != nil {
 			return err
 		}
-		if in.Opcode == classLD|sizeDW|modeIMM {
+		if in.Opcode == OpLddw {
 			if i+1 >= n {
 				return v.fail(i, "lddw is missing its second slot")
 			}
@@ -192,7 +192,7 @@ func (v *validator) run() error {
 			target, kind = int(in.off), "jump"
 		case in.op == opCallLocal:
 			target, kind = int(in.imm), "call"
-		case in.op == classLD|sizeDW && raw[i].Src == PseudoFunc:
+		case in.op == OpLddw && raw[i].Src == PseudoFunc:
 			target, kind = int(uint32(in.imm)), "function address"
 		}
 		if kind == "" {
@@ -209,7 +209,7 @@ func (v *validator) run() error {
 	if tail[n-1] {
 		last = raw[n-2]
 	}
-	if last.Opcode != classJMP|jmpEXIT && last.Opcode != classJMP|jmpJA && last.Opcode != classJMP32|jmpJA {
+	if last.Opcode != OpExit && last.Opcode != OpJa && last.Opcode != OpJa32 {
 		return v.fail(n-1, "program falls off its end: the last instruction is not exit or ja")
 	}
 	if !v.opts.noFusion {
@@ -240,15 +240,15 @@ func fuse(insns []insn, tail []bool) {
 // fusePair returns the fused form of a followed by b, if there is one.
 func fusePair(a, b insn) (insn, bool) {
 	switch {
-	case a.op == classALU64|aluADD && b.dst == a.dst && fusedAddJcc(b.op) != 0:
+	case a.op == OpAddImm && b.dst == a.dst && fusedAddJcc(b.op) != 0:
 		return insn{op: fusedAddJcc(b.op), dst: a.dst, src: b.src, off: b.off, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
-	case a.op == classALU64|aluMOV|srcX && b.dst == a.dst && fusedMovOp(b.op) != 0:
+	case a.op == OpMovReg && b.dst == a.dst && fusedMovOp(b.op) != 0:
 		x := b.src
 		if x == a.dst {
 			x = a.src
 		}
 		return insn{op: fusedMovOp(b.op), dst: a.dst, src: a.src, x: x, imm: b.imm}, true
-	case b.op == classJMP|jmpJA && fusedOpJa(a.op) != 0:
+	case b.op == OpJa && fusedOpJa(a.op) != 0:
 		return insn{op: fusedOpJa(a.op), dst: a.dst, off: b.off, imm: a.imm}, true
 	case a.op&7 == classLDX && a.op&0xe0 == modeMEM && b.src == a.dst && b.dst != a.dst && fusedLdxOp(a.op, b.op) != 0:
 		return insn{op: fusedLdxOp(a.op, b.op), dst: a.dst, src: a.src, x: b.dst, off: a.off}, true
@@ -257,111 +257,111 @@ func fusePair(a, b insn) (insn, bool) {
 }
 
 // fusedAddJcc is the fused form of "add dst, imm" and the jump op.
-func fusedAddJcc(op uint8) uint8 {
+func fusedAddJcc(op Opcode) Opcode {
 	switch op {
-	case 0xa5:
+	case OpJltImm:
 		return opAddJltImm
-	case 0xad:
+	case OpJltReg:
 		return opAddJltReg
-	case 0xb5:
+	case OpJleImm:
 		return opAddJleImm
-	case 0xbd:
+	case OpJleReg:
 		return opAddJleReg
-	case 0x55:
+	case OpJneImm:
 		return opAddJneImm
-	case 0x5d:
+	case OpJneReg:
 		return opAddJneReg
-	case 0xc5:
+	case OpJsltImm:
 		return opAddJsltImm
-	case 0xcd:
+	case OpJsltReg:
 		return opAddJsltReg
 	}
 	return 0
 }
 
 // fusedMovOp is the fused form of "mov dst, src" and the ALU64 op.
-func fusedMovOp(op uint8) uint8 {
+func fusedMovOp(op Opcode) Opcode {
 	switch op {
-	case 0x07:
+	case OpAddImm:
 		return opMovAddImm
-	case 0x17:
+	case OpSubImm:
 		return opMovSubImm
-	case 0x27:
+	case OpMulImm:
 		return opMovMulImm
-	case 0x57:
+	case OpAndImm:
 		return opMovAndImm
-	case 0x47:
+	case OpOrImm:
 		return opMovOrImm
-	case 0xa7:
+	case OpXorImm:
 		return opMovXorImm
-	case 0x67:
+	case OpLshImm:
 		return opMovLshImm
-	case 0x77:
+	case OpRshImm:
 		return opMovRshImm
-	case 0xc7:
+	case OpArshImm:
 		return opMovArshImm
-	case 0x0f:
+	case OpAddReg:
 		return opMovAddReg
-	case 0x1f:
+	case OpSubReg:
 		return opMovSubReg
-	case 0x2f:
+	case OpMulReg:
 		return opMovMulReg
-	case 0x3f:
+	case OpDivReg:
 		return opMovDivReg
-	case 0x9f:
+	case OpModReg:
 		return opMovModReg
-	case 0x5f:
+	case OpAndReg:
 		return opMovAndReg
-	case 0x4f:
+	case OpOrReg:
 		return opMovOrReg
-	case 0xaf:
+	case OpXorReg:
 		return opMovXorReg
-	case 0x6f:
+	case OpLshReg:
 		return opMovLshReg
-	case 0x7f:
+	case OpRshReg:
 		return opMovRshReg
 	}
 	return 0
 }
 
 // fusedOpJa is the fused form of the ALU64 op and "ja".
-func fusedOpJa(op uint8) uint8 {
+func fusedOpJa(op Opcode) Opcode {
 	switch op {
-	case 0x07:
+	case OpAddImm:
 		return opAddImmJa
-	case 0x17:
+	case OpSubImm:
 		return opSubImmJa
-	case 0x27:
+	case OpMulImm:
 		return opMulImmJa
-	case 0x57:
+	case OpAndImm:
 		return opAndImmJa
-	case 0x47:
+	case OpOrImm:
 		return opOrImmJa
-	case 0xa7:
+	case OpXorImm:
 		return opXorImmJa
-	case 0xb7:
+	case OpMovImm:
 		return opMovImmJa
 	}
 	return 0
 }
 
 // fusedLdxOp is the fused form of the load ld and the ALU64 register op.
-func fusedLdxOp(ld, op uint8) uint8 {
-	var ops [4]uint8 // by load size: w, h, b, dw
+func fusedLdxOp(ld, op Opcode) Opcode {
+	var ops [4]Opcode // by load size: w, h, b, dw
 	switch op {
-	case 0x0f:
-		ops = [4]uint8{opLdxwAdd, opLdxhAdd, opLdxbAdd, opLdxdwAdd}
-	case 0xaf:
-		ops = [4]uint8{opLdxwXor, opLdxhXor, opLdxbXor, opLdxdwXor}
-	case 0x4f:
-		ops = [4]uint8{opLdxwOr, opLdxhOr, opLdxbOr, opLdxdwOr}
+	case OpAddReg:
+		ops = [4]Opcode{opLdxwAdd, opLdxhAdd, opLdxbAdd, opLdxdwAdd}
+	case OpXorReg:
+		ops = [4]Opcode{opLdxwXor, opLdxhXor, opLdxbXor, opLdxdwXor}
+	case OpOrReg:
+		ops = [4]Opcode{opLdxwOr, opLdxhOr, opLdxbOr, opLdxdwOr}
 	default:
 		return 0
 	}
 	return ops[ld>>3&3]
 }
 
-func isJump(op uint8) bool {
+func isJump(op Opcode) bool {
 	c := op & 7
 	if c != classJMP && c != classJMP32 {
 		return false
@@ -380,7 +380,7 @@ func (v *validator) checkRegs(i int, in Instruction) error {
 	if in.Src > 10 {
 		// lddw and call carry pseudo sources, not registers, in src;
 		// their values are checked with the instruction.
-		if in.Opcode != classLD|sizeDW && in.Opcode != classJMP|jmpCALL {
+		if in.Opcode != OpLddw && in.Opcode != OpCall {
 			return v.fail(i, "invalid source register r%d", in.Src)
 		}
 	}
@@ -391,7 +391,7 @@ func (v *validator) checkRegs(i int, in Instruction) error {
 // which needs both slots.
 func (v *validator) decode(i int, in Instruction) (insn, error) {
 	out := insn{op: in.Opcode, dst: in.Dst, src: in.Src, off: int32(in.Offset), imm: int64(in.Imm)}
-	op := in.Opcode
+	op := uint8(in.Opcode) // a number in errors, not the mnemonic
 	zero := func(fields string) error {
 		for _, f := range fields {
 			switch {
@@ -558,7 +558,7 @@ func (v *validator) decode(i int, in Instruction) (insn, error) {
 		out.off = int32(i + 1 + int(in.Offset))
 		return out, nil
 	case classLD:
-		if op == classLD|sizeDW|modeIMM {
+		if in.Opcode == OpLddw {
 			return out, nil // finished by lddw
 		}
 		return out, v.fail(i, "unknown opcode %#02x", op)
@@ -598,7 +598,7 @@ func (v *validator) decode(i int, in Instruction) (insn, error) {
 	return out, v.fail(i, "unknown opcode %#02x", op)
 }
 
-func signedDivOp(div, is64, x bool) uint8 {
+func signedDivOp(div, is64, x bool) Opcode {
 	switch {
 	case div && !is64 && !x:
 		return opSdiv32Imm

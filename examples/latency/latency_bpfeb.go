@@ -272,7 +272,7 @@ func latencyReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64)
 	// latency.bpf.c:125: for (__u32 i = 0; i < MAX_SLOTS; i++) {
 	// 5: stxw [%r10-64], %r1
 	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
-	// 6: ja 12
+	// 6: ja +5 (to 12)
 	runtime.CheckBudget(b-7, 6)
 	goto L12
 L7:
@@ -282,13 +282,13 @@ L7:
 	r1 = uint64(uint32(r1) + 1)
 	// 9: stxw [%r10-64], %r1
 	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
-	// 10: jlt32 %r1, 64, 12
+	// 10: jlt32 %r1, 64, +1 (to 12)
 	if uint32(r1) < 64 {
 		b += 3
 		runtime.CheckBudget(b-7, 10)
 		goto L12
 	}
-	// 11: ja 22
+	// 11: ja +10 (to 22)
 	runtime.CheckBudget(b-5, 11)
 	goto L22
 L12:
@@ -297,12 +297,12 @@ L12:
 	// 13: add %r2, -64
 	r2 -= 64
 	// latency.bpf.c:126: __u64 *n = bpf_map_lookup_elem(&hist, &i);
-	// 14: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	// 14: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 16: call 1
 	r0 = m.CallAt(16, r1, r2, r3, r4, r5)
 	// latency.bpf.c:127: if (n)
-	// 17: jeq %r0, 0, 7
+	// 17: jeq %r0, 0, -11 (to 7)
 	if r0 == 0 {
 		b -= 13
 		runtime.CheckBudget(b, 17)
@@ -315,7 +315,7 @@ L12:
 	r1 += r7
 	// 20: mov %r7, %r1
 	r7 = r1
-	// 21: ja 7
+	// 21: ja -15 (to 7)
 	b -= 17
 	runtime.CheckBudget(b, 21)
 	goto L7
@@ -324,7 +324,7 @@ L22:
 	// 22: stxdw [%r6], %r7
 	m.Store64At(r6, r7, 22)
 	// latency.bpf.c:131: if (total == 0)
-	// 23: jeq %r7, 0, 153
+	// 23: jeq %r7, 0, +129 (to 153)
 	if r7 == 0 {
 		goto L153
 	}
@@ -365,7 +365,7 @@ L22:
 	// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
 	// 40: add %r6, 8
 	r6 += 8
-	// 41: ja 46
+	// 41: ja +4 (to 46)
 	runtime.CheckBudget(b-25, 41)
 	goto L46
 L42:
@@ -374,13 +374,13 @@ L42:
 	r1 = uint64(uint32(r1) + 1)
 	// 43: stxw [%r10-64], %r1
 	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
-	// 44: jlt32 %r1, 64, 46
+	// 44: jlt32 %r1, 64, +1 (to 46)
 	if uint32(r1) < 64 {
 		b += 22
 		runtime.CheckBudget(b-25, 44)
 		goto L46
 	}
-	// 45: ja 79
+	// 45: ja +33 (to 79)
 	runtime.CheckBudget(b-4, 45)
 	goto L79
 L46:
@@ -391,7 +391,7 @@ L46:
 	// 48: add %r2, -64
 	r2 -= 64
 	// latency.bpf.c:135: __u64 *n = bpf_map_lookup_elem(&hist, &i);
-	// 49: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	// 49: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 51: call 1
 	r0 = m.CallAt(51, r1, r2, r3, r4, r5)
@@ -399,7 +399,7 @@ L46:
 	// 52: ldxw %r1, [%r10-64]
 	r1 = uint64(binary.LittleEndian.Uint32(fp[448:]))
 	// latency.bpf.c:136: if (!n)
-	// 53: jeq %r0, 0, 42
+	// 53: jeq %r0, 0, -12 (to 42)
 	if r0 == 0 {
 		b -= 33
 		runtime.CheckBudget(b, 53)
@@ -424,14 +424,14 @@ L46:
 	// latency.bpf.c:141: if (!s->p50_ns && cum * 100 >= total * 50)
 	// 61: ldxdw %r4, [%r6]
 	r4 = m.Load64At(r6, 61)
-	// 62: jne %r4, 0, 66
+	// 62: jne %r4, 0, +3 (to 66)
 	if r4 != 0 {
 		runtime.CheckBudget(b-42, 62)
 		goto L66
 	}
 	// 63: ldxdw %r4, [%r10-96]
 	r4 = binary.LittleEndian.Uint64(fp[416:])
-	// 64: jlt %r3, %r4, 66
+	// 64: jlt %r3, %r4, +1 (to 66)
 	if r3 < r4 {
 		b -= 2
 		runtime.CheckBudget(b-42, 64)
@@ -447,14 +447,14 @@ L66:
 	// latency.bpf.c:143: if (!s->p90_ns && cum * 100 >= total * 90)
 	// 67: ldxdw %r4, [%r5+16]
 	r4 = m.Load64At(r5+16, 67)
-	// 68: jne %r4, 0, 72
+	// 68: jne %r4, 0, +3 (to 72)
 	if r4 != 0 {
 		runtime.CheckBudget(b-45, 68)
 		goto L72
 	}
 	// 69: ldxdw %r4, [%r10-88]
 	r4 = binary.LittleEndian.Uint64(fp[424:])
-	// 70: jlt %r3, %r4, 72
+	// 70: jlt %r3, %r4, +1 (to 72)
 	if r3 < r4 {
 		b -= 2
 		runtime.CheckBudget(b-45, 70)
@@ -468,7 +468,7 @@ L72:
 	// latency.bpf.c:145: if (!s->p99_ns && cum * 100 >= total * 99)
 	// 72: ldxdw %r4, [%r5+24]
 	r4 = m.Load64At(r5+24, 72)
-	// 73: jne %r4, 0, 42
+	// 73: jne %r4, 0, -32 (to 42)
 	if r4 != 0 {
 		b -= 47
 		runtime.CheckBudget(b, 73)
@@ -476,7 +476,7 @@ L72:
 	}
 	// 74: ldxdw %r4, [%r10-80]
 	r4 = binary.LittleEndian.Uint64(fp[432:])
-	// 75: jlt %r3, %r4, 42
+	// 75: jlt %r3, %r4, -34 (to 42)
 	if r3 < r4 {
 		b -= 49
 		runtime.CheckBudget(b, 75)
@@ -487,7 +487,7 @@ L72:
 	r3 = binary.LittleEndian.Uint64(fp[440:])
 	// 77: stxdw [%r3+24], %r2
 	m.Store64At(r3+24, r2, 77)
-	// 78: ja 42
+	// 78: ja -37 (to 42)
 	b -= 52
 	runtime.CheckBudget(b, 78)
 	goto L42
@@ -497,14 +497,14 @@ L79:
 	// 80: add %r2, -12
 	r2 -= 12
 	// latency.bpf.c:148: struct totals *t = bpf_map_lookup_elem(&totals, &zero);
-	// 81: lddw %r1, pseudo(5) 1 (0x8000000100000000)
+	// 81: lddw %r1, map:1
 	r1 = 0x8000000100000000
 	// 83: call 1
 	r0 = m.CallAt(83, r1, r2, r3, r4, r5)
 	// 84: ldxdw %r6, [%r10-72]
 	r6 = binary.LittleEndian.Uint64(fp[440:])
 	// latency.bpf.c:149: if (t) {
-	// 85: jeq %r0, 0, 94
+	// 85: jeq %r0, 0, +8 (to 94)
 	if r0 == 0 {
 		runtime.CheckBudget(b-11, 85)
 		goto L94
@@ -519,7 +519,7 @@ L79:
 	// latency.bpf.c:151: s->mean_ns = t->count ? t->sum_ns / t->count : 0;
 	// 89: ldxdw %r2, [%r0]
 	r2 = m.Load64At(r0, 89)
-	// 90: jeq %r2, 0, 93
+	// 90: jeq %r2, 0, +2 (to 93)
 	if r2 == 0 {
 		runtime.CheckBudget(b-16, 90)
 		goto L93
@@ -539,9 +539,9 @@ L93:
 	b -= 6
 L94:
 	// latency.bpf.c:154: skelgen_print_log2_hist(&hist, "nsecs");
-	// 94: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	// 94: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 96: lddw %r2, pseudo(6) 2 (0xa00000000)
+	// 96: lddw %r2, value:2
 	r2 = 0xa00000000
 	// 98: call runtime 0
 	m.CallAt(98, r1, r2, r3, r4, r5)
@@ -568,7 +568,7 @@ L94:
 	r3 = r10
 	// 109: add %r3, -64
 	r3 -= 64
-	// 110: lddw %r1, pseudo(6) 3 (0xb00000004)
+	// 110: lddw %r1, value:3+4
 	r1 = 0xb00000004
 	// 112: mov32 %r2, 76
 	r2 = 76
@@ -577,7 +577,7 @@ L94:
 	// 114: call runtime 1
 	m.CallAt(114, r1, r2, r3, r4, r5)
 	// latency.bpf.c:157: host_metric("syscalls", total);
-	// 115: lddw %r1, pseudo(6) 2 (0xa00000006)
+	// 115: lddw %r1, value:2+6
 	r1 = 0xa00000006
 	// 117: mov %r2, %r7
 	r2 = r7
@@ -586,14 +586,14 @@ L94:
 	// latency.bpf.c:158: host_metric("p50_ns", s->p50_ns);
 	// 119: ldxdw %r2, [%r6+8]
 	r2 = m.Load64At(r6+8, 119)
-	// 120: lddw %r1, pseudo(6) 2 (0xa0000000f)
+	// 120: lddw %r1, value:2+15
 	r1 = 0xa0000000f
 	// 122: call runtime 2
 	m.CallAt(122, r1, r2, r3, r4, r5)
 	// latency.bpf.c:159: host_metric("p99_ns", s->p99_ns);
 	// 123: ldxdw %r2, [%r6+24]
 	r2 = m.Load64At(r6+24, 123)
-	// 124: lddw %r1, pseudo(6) 2 (0xa00000016)
+	// 124: lddw %r1, value:2+22
 	r1 = 0xa00000016
 	// 126: call runtime 2
 	m.CallAt(126, r1, r2, r3, r4, r5)
@@ -612,7 +612,7 @@ L129:
 	// 132: add %r3, -8
 	r3 -= 8
 	// latency.bpf.c:163: bpf_map_update_elem(&hist, &i, &zero64, BPF_ANY);
-	// 133: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	// 133: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 135: mov %r4, 0
 	r4 = 0
@@ -625,7 +625,7 @@ L129:
 	r1 = uint64(uint32(r1) + 1)
 	// 139: stxw [%r10-64], %r1
 	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
-	// 140: jlt32 %r1, 64, 129
+	// 140: jlt32 %r1, 64, -12 (to 129)
 	if uint32(r1) < 64 {
 		b -= 12
 		runtime.CheckBudget(b-46, 140)
@@ -649,7 +649,7 @@ L129:
 	// 148: add %r3, -64
 	r3 -= 64
 	// latency.bpf.c:165: bpf_map_update_elem(&totals, &zero, &empty, BPF_ANY);
-	// 149: lddw %r1, pseudo(5) 1 (0x8000000100000000)
+	// 149: lddw %r1, map:1
 	r1 = 0x8000000100000000
 	// 151: mov %r4, 0
 	r4 = 0

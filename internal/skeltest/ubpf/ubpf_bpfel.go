@@ -310,14 +310,14 @@ func ubpfReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (u
 	// 2: stxw [%r10-4], %r1
 	binary.LittleEndian.PutUint32(fp[508:], uint32(r1))
 	// ubpf.bpf.c:79: __u64 *c = bpf_map_lookup_elem(&counts, &ctx->pid);
-	// 3: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	// 3: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 5: mov %r2, %r6
 	r2 = r6
 	// 6: call 1
 	r0 = m.CallAt(6, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:81: if (c) {
-	// 7: jeq %r0, 0, 12
+	// 7: jeq %r0, 0, +4 (to 12)
 	if r0 == 0 {
 		runtime.CheckBudget(b-8, 7)
 		goto L12
@@ -339,12 +339,12 @@ L12:
 	// 13: add %r2, -4
 	r2 -= 4
 	// ubpf.bpf.c:85: __u64 *s = bpf_map_lookup_elem(&shared, &zero);
-	// 14: lddw %r1, pseudo(5) 1 (0x8000000100000000)
+	// 14: lddw %r1, map:1
 	r1 = 0x8000000100000000
 	// 16: call 1
 	r0 = m.CallAt(16, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:86: if (s)
-	// 17: jeq %r0, 0, 20
+	// 17: jeq %r0, 0, +2 (to 20)
 	if r0 == 0 {
 		runtime.CheckBudget(b-14, 17)
 		goto L20
@@ -364,7 +364,7 @@ L20:
 	// ubpf.bpf.c:89: ctx->emit_ret = host_emit("count", ctx->count);
 	// 22: ldxdw %r2, [%r6+8]
 	r2 = m.Load64At(r6+8, 22)
-	// 23: lddw %r1, pseudo(6) 2 (0xa00000000)
+	// 23: lddw %r1, value:2
 	r1 = 0xa00000000
 	// 25: call runtime 1
 	r0 = m.CallAt(25, r1, r2, r3, r4, r5)
@@ -410,7 +410,7 @@ L36:
 	// 43: add %r3, -72
 	r3 -= 72
 	// ubpf.bpf.c:95: bpf_map_update_elem(&user_hist, &i, &n, BPF_ANY);
-	// 44: lddw %r1, pseudo(5) 3 (0x8000000300000000)
+	// 44: lddw %r1, map:3
 	r1 = 0x8000000300000000
 	// 46: mov %r4, 0
 	r4 = 0
@@ -423,7 +423,7 @@ L36:
 	r1 = uint64(uint32(r1) + 1)
 	// 50: stxw [%r10-28], %r1
 	binary.LittleEndian.PutUint32(fp[484:], uint32(r1))
-	// 51: jlt32 %r1, 16, 36
+	// 51: jlt32 %r1, 16, -16 (to 36)
 	if uint32(r1) < 16 {
 		b -= 16
 		runtime.CheckBudget(b-30, 51)
@@ -438,7 +438,7 @@ L36:
 	r1 = m.Load64At(r6+8, 54)
 	// 55: stxdw [%r10-64], %r1
 	binary.LittleEndian.PutUint64(fp[448:], r1)
-	// 56: lddw %r7, pseudo(6) 4 (0xb00000000)
+	// 56: lddw %r7, value:4
 	r7 = 0xb00000000
 	// 58: ldxdw %r1, [%r7]
 	r1 = m.Load64At(r7, 58)
@@ -452,7 +452,7 @@ L36:
 	r3 = r10
 	// 63: add %r3, -72
 	r3 -= 72
-	// 64: lddw %r1, pseudo(6) 5 (0xc00000000)
+	// 64: lddw %r1, value:5
 	r1 = 0xc00000000
 	// 66: mov32 %r2, 48
 	r2 = 48
@@ -461,23 +461,23 @@ L36:
 	// 68: call runtime 3
 	m.CallAt(68, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:98: skelgen_print_log2_hist(&user_hist, "usecs");
-	// 69: lddw %r1, pseudo(5) 3 (0x8000000300000000)
+	// 69: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 71: lddw %r2, pseudo(6) 2 (0xa00000006)
+	// 71: lddw %r2, value:2+6
 	r2 = 0xa00000006
 	// 73: call runtime 4
 	m.CallAt(73, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:99: skelgen_emit("kernel_hits", kernel_hits);
 	// 74: ldxdw %r2, [%r7]
 	r2 = m.Load64At(r7, 74)
-	// 75: lddw %r1, pseudo(6) 2 (0xa0000000c)
+	// 75: lddw %r1, value:2+12
 	r1 = 0xa0000000c
 	// 77: call runtime 5
 	m.CallAt(77, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:100: bpf_printk("report done for %d", ctx->pid);
 	// 78: ldxw %r3, [%r6]
 	r3 = m.Load32At(r6, 78)
-	// 79: lddw %r1, pseudo(6) 5 (0xc00000030)
+	// 79: lddw %r1, value:5+48
 	r1 = 0xc00000030
 	// 81: mov32 %r2, 19
 	r2 = 19
@@ -524,7 +524,7 @@ L2:
 	// 4: stxdw [%r10-8], %r1
 	binary.LittleEndian.PutUint64(fp[504:], r1)
 	// ubpf.bpf.c:118: for (;;)
-	// 5: ja 2
+	// 5: ja -4 (to 2)
 	b -= 4
 	runtime.CheckBudget(b-2, 5)
 	goto L2

@@ -61,10 +61,11 @@ func (p *Program) Bind(t Translation) (*Compiled, error) {
 		return nil, fmt.Errorf("program %s: translation of %d instructions, program has %d", p.name, t.Insns, len(p.insns))
 	}
 	for _, c := range t.Imms {
-		if c.Insn < 0 || c.Insn >= len(p.insns) || p.insns[c.Insn].op != classLD|sizeDW {
+		got, ok := p.Imm64(c.Insn)
+		if !ok {
 			return nil, fmt.Errorf("program %s: instruction %d: translation expects an lddw", p.name, c.Insn)
 		}
-		if got := uint64(p.insns[c.Insn].imm); got != c.Value {
+		if got != c.Value {
 			return nil, fmt.Errorf("program %s: instruction %d: lddw resolves to %#x, translation assumed %#x", p.name, c.Insn, got, c.Value)
 		}
 	}
@@ -74,6 +75,17 @@ func (p *Program) Bind(t Translation) (*Compiled, error) {
 		}
 	}
 	return &Compiled{p: p, entry: t.Entry}, nil
+}
+
+// Imm64 returns the value the lddw at instruction pc loads as Load
+// resolved it: the constant, a map handle, the tagged address of a map's
+// value or of a function. ok is false when pc is no lddw. The translator
+// compiles these values in, and Bind checks them.
+func (p *Program) Imm64(pc int) (v uint64, ok bool) {
+	if pc < 0 || pc >= len(p.insns) || p.insns[pc].op != OpLddw {
+		return 0, false
+	}
+	return uint64(p.insns[pc].imm), true
 }
 
 // Program returns the program c runs.

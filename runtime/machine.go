@@ -69,9 +69,9 @@ func (m *Machine) mapIndex(handle uint64) (int, bool) {
 	return int(i), handle&0xffffffff == 0 && handle>>32 >= tagMap && i < uint64(len(m.prog.maps))
 }
 
-// FuncAddr reports whether v is a function address (from lddw with
+// funcAddr reports whether v is a function address (from lddw with
 // PseudoFunc) and its instruction index.
-func FuncAddr(v uint64) (int, bool) { return int(uint32(v)), v>>32 == tagFunc }
+func funcAddr(v uint64) (int, bool) { return int(uint32(v)), v>>32 == tagFunc }
 
 // Budget returns the budget left in this run.
 func (m *Machine) Budget() int64 { return m.budget }
@@ -79,17 +79,6 @@ func (m *Machine) Budget() int64 { return m.budget }
 // Executed returns the instruction slots the last successful run executed
 // (lddw counts two; a helper call one).
 func (m *Machine) Executed() uint64 { return uint64(m.prog.budget - m.budget) }
-
-// Charge takes n from the budget, failing with ErrBudget when it runs out.
-// Translated code calls it where the interpreter charges: at each taken
-// jump, call and exit, with the length of the straight-line run it ends.
-func (m *Machine) Charge(n int64) error {
-	m.budget -= n
-	if m.budget < 0 {
-		return ErrBudget
-	}
-	return nil
-}
 
 // Run executes the program with ctx as its context: r1 holds the address of
 // ctx (writes land in ctx), r2 its length. It returns r0 at exit.
@@ -105,26 +94,26 @@ func (m *Machine) Run(ctx []byte) (uint64, error) {
 	if len(ctx) >= maxRegionSize {
 		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
 	}
-	m.Begin(ctx)
+	m.begin(ctx)
 	r0, err := m.exec(Addr(regionContext, 0), uint64(len(ctx)))
-	m.End()
+	m.end()
 	if err != nil && m.prog.name != "" {
 		err = fmt.Errorf("program %s: %w", m.prog.name, err)
 	}
 	return r0, err
 }
 
-// Begin prepares a run over ctx: it maps the context, clears the stack and
-// refills the budget. End releases what the run created. Translated code
-// brackets its body with them, as Run does.
-func (m *Machine) Begin(ctx []byte) {
+// begin prepares a run over ctx: it maps the context, clears the stack and
+// refills the budget; end releases what the run created. Run and
+// Compiled.Run bracket every run with them.
+func (m *Machine) begin(ctx []byte) {
 	m.rd[regionContext], m.wr[regionContext] = ctx, ctx
 	clear(m.stack[:])
 	m.budget = m.prog.budget
 }
 
-// End ends a run started with Begin.
-func (m *Machine) End() {
+// end ends a run started with begin.
+func (m *Machine) end() {
 	m.rd[regionContext], m.wr[regionContext] = nil, nil
 	m.reset()
 	for _, r := range m.pending {
@@ -142,8 +131,8 @@ func StackTop(d int) uint64 { return Addr(uint32(regionStack+d), StackSize) }
 // ContextAddr is the address of the context region (r1 at entry).
 const ContextAddr = uint64(regionContext) << 32
 
-// CallFunc calls the helper or extern the validator numbered idx.
-func (m *Machine) CallFunc(pc int, idx int64, r1, r2, r3, r4, r5 uint64) (uint64, error) {
+// callFunc calls the helper or extern the validator numbered idx.
+func (m *Machine) callFunc(pc int, idx int64, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	m.pc = pc
 	v, err := m.prog.funcs[idx](m, r1, r2, r3, r4, r5)
 	if err != nil {
@@ -152,10 +141,10 @@ func (m *Machine) CallFunc(pc int, idx int64, r1, r2, r3, r4, r5 uint64) (uint64
 	return v, nil
 }
 
-// FuncAt returns the helper or extern that the call instruction at index
-// insn resolves to, with its name, for translated code to call through
-// Machine.Call. ok is false when insn is not such a call.
-func (p *Program) FuncAt(insn int) (f Func, name string, ok bool) {
+// funcAt returns the helper or extern that the call instruction at index
+// insn resolves to, with its name; ok is false when insn is not such a
+// call. Bind checks the calls a translation makes with it.
+func (p *Program) funcAt(insn int) (f Func, name string, ok bool) {
 	if insn < 0 || insn >= len(p.insns) || p.insns[insn].op != opCallFunc {
 		return nil, "", false
 	}
@@ -163,9 +152,9 @@ func (p *Program) FuncAt(insn int) (f Func, name string, ok bool) {
 	return p.funcs[i], p.funcNames[i], true
 }
 
-// Call calls f as the call instruction at pc does, wrapping its error the
+// call calls f as the call instruction at pc does, wrapping its error the
 // way the interpreter does.
-func (m *Machine) Call(pc int, f Func, name string, r1, r2, r3, r4, r5 uint64) (uint64, error) {
+func (m *Machine) call(pc int, f Func, name string, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	m.pc = pc
 	v, err := f(m, r1, r2, r3, r4, r5)
 	if err != nil {
@@ -185,7 +174,7 @@ func (m *Machine) funcError(pc int, name string, err error) error {
 // callx resolves an indirect call: a function address is a bpf-to-bpf
 // call (target >= 0), a small number a helper id.
 func (m *Machine) callx(pc int, v uint64, r *[256]uint64) (target int, err error) {
-	if t, ok := FuncAddr(v); ok {
+	if t, ok := funcAddr(v); ok {
 		if t >= len(m.prog.insns) || m.prog.insns[t].op == opInvalid {
 			return 0, &RunError{Insn: pc, Err: fmt.Errorf("callx to invalid function address %#x", v)}
 		}

@@ -394,31 +394,27 @@ func TestPidAndCPU(t *testing.T) {
 	}
 }
 
-// TestTrappingAccessors drives the accessors translated code uses, as such
-// code would: Begin, accesses, Recover in a deferred function, End.
+// TestTrappingAccessors drives the accessors translated code uses, as
+// Compiled.Run does: begin, accesses, trapError on the recovered panic, end.
 func TestTrappingAccessors(t *testing.T) {
 	p := loadAsm(t, "call 8\nexit", nil, nil)
 	m := p.Machine()
 	ctx := make([]byte, 8)
 	run := func() (v uint64, err error) {
-		m.Begin(ctx)
-		defer m.End()
+		m.begin(ctx)
+		defer m.end()
 		defer func() {
 			if r := recover(); r != nil {
-				err = m.Recover(r, 7)
+				err = m.trapError(r)
 			}
 		}()
-		m.Store32(ContextAddr+4, 0xabcd)
-		m.Store64(StackTop(0)-8, 5)
-		v = m.Load32(ContextAddr+4) + m.Load64(StackTop(0)-8)
-		f, name, ok := p.FuncAt(0)
-		if !ok || name != "helper 8 (get_smp_processor_id)" {
-			t.Fatalf("FuncAt(0) = %v %q", ok, name)
+		m.Store32At(ContextAddr+4, 0xabcd, 5)
+		m.Store64At(StackTop(0)-8, 5, 5)
+		v = m.Load32At(ContextAddr+4, 6) + m.Load64At(StackTop(0)-8, 6)
+		if cpu := m.CallAt(0, 0, 0, 0, 0, 0); cpu != 0 {
+			t.Fatalf("CallAt: %d", cpu)
 		}
-		if cpu, err := m.Call(0, f, name, 0, 0, 0, 0, 0); err != nil || cpu != 0 {
-			t.Fatalf("Call: %d %v", cpu, err)
-		}
-		m.Load64(ContextAddr + 4) // crosses the end of the context
+		m.Load64At(ContextAddr+4, 7) // crosses the end of the context
 		return v, nil
 	}
 	v, err := run()
@@ -429,8 +425,11 @@ func TestTrappingAccessors(t *testing.T) {
 	if binary.LittleEndian.Uint32(ctx[4:]) != 0xabcd {
 		t.Fatalf("store did not land in the context: %x", ctx)
 	}
-	if _, _, ok := p.FuncAt(1); ok {
-		t.Fatal("FuncAt(1) found a call at an exit")
+	if _, name, ok := p.funcAt(0); !ok || name != "helper 8 (get_smp_processor_id)" {
+		t.Fatalf("funcAt(0) = %v %q", ok, name)
+	}
+	if _, _, ok := p.funcAt(1); ok {
+		t.Fatal("funcAt(1) found a call at an exit")
 	}
 }
 
@@ -447,8 +446,8 @@ func TestFormat(t *testing.T) {
 		{"%p", []uint64{0x1000}, "0x1000"},
 	}
 	m := loadAsm(t, "lddw %r1, value:0+0\nexit", []Map{global(t, ".rodata", []byte("hi\x00"))}, nil).Machine()
-	m.Begin(nil)
-	defer m.End()
+	m.begin(nil)
+	defer m.end()
 	for _, tt := range tests {
 		args := tt.args
 		if strings.Contains(tt.f, "%4s") {

@@ -70,7 +70,7 @@ func (p *Program) Bind(t Translation) (*Compiled, error) {
 		}
 	}
 	for _, pc := range t.Calls {
-		if _, _, ok := p.FuncAt(pc); !ok {
+		if _, _, ok := p.funcAt(pc); !ok {
 			return nil, fmt.Errorf("program %s: instruction %d: translation expects a helper or extern call", p.name, pc)
 		}
 	}
@@ -101,9 +101,9 @@ func (c *Compiled) Run(ctx []byte) (uint64, error) {
 	if len(ctx) >= maxRegionSize {
 		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
 	}
-	m.Begin(ctx)
+	m.begin(ctx)
 	r0, err := m.enter(c.entry, uint64(len(ctx)))
-	m.End()
+	m.end()
 	if err != nil && m.prog.name != "" {
 		err = fmt.Errorf("program %s: %w", m.prog.name, err)
 	}
@@ -266,7 +266,7 @@ func CheckDepth(d int, insn int) {
 // CallAt calls the helper or extern that the call instruction at insn
 // resolves to (Bind checked that it is one) and returns r0.
 func (m *Machine) CallAt(insn int, r1, r2, r3, r4, r5 uint64) uint64 {
-	// Machine.Call written out: this is the path of every helper call.
+	// Machine.call written out: this is the path of every helper call.
 	in := &m.prog.insns[insn]
 	if in.op != opCallFunc {
 		panic(&RunError{Insn: insn, Err: errors.New("translation expects a helper or extern call")})
@@ -283,7 +283,7 @@ func (m *Machine) CallAt(insn int, r1, r2, r3, r4, r5 uint64) uint64 {
 // does: a helper id is called at once and target is -1, r0 its result; a
 // function address gives the instruction index of the function to call.
 func (m *Machine) CallX(insn int, v, r1, r2, r3, r4, r5 uint64) (target int, r0 uint64) {
-	if t, ok := FuncAddr(v); ok {
+	if t, ok := funcAddr(v); ok {
 		if t >= len(m.prog.insns) || m.prog.insns[t].op == opInvalid {
 			panic(&RunError{Insn: insn, Err: fmt.Errorf("callx to invalid function address %#x", v)})
 		}
@@ -296,7 +296,7 @@ func (m *Machine) CallX(insn int, v, r1, r2, r3, r4, r5 uint64) (target int, r0 
 	if !ok {
 		panic(&RunError{Insn: insn, Err: fmt.Errorf("callx to unknown helper %d", v)})
 	}
-	r0, err := m.Call(insn, h.fn, h.name, r1, r2, r3, r4, r5)
+	r0, err := m.call(insn, h.fn, h.name, r1, r2, r3, r4, r5)
 	if err != nil {
 		panic(err)
 	}

@@ -676,7 +676,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		// Calls and exit.
 		case opCallFunc:
 			pc := index(m.base, in)
-			v, err := m.CallFunc(pc, in.imm, r[1], r[2], r[3], r[4], r[5])
+			v, err := m.callFunc(pc, in.imm, r[1], r[2], r[3], r[4], r[5])
 			if err != nil {
 				return 0, err
 			}

@@ -8,16 +8,16 @@ import (
 	"fmt"
 )
 
-// Opcode is an instruction's opcode byte (RFC 9669 section 3): class in the
-// low three bits, then the source bit (immediate or register) and the
-// operation, or mode and size for loads and stores:
+// Opcode is an instruction's opcode byte (RFC 9669 section 3):
 //
-//	  7 6 5 4   3    2 1 0
-//	+---------+-----+-----+
-//	|  code   | src |class|   ALU, ALU64, JMP, JMP32
-//	+----+----+-----+-----+
-//	|mode|size      |class|   LD, LDX, ST, STX
-//	+----+----------+-----+
+//	  7   6   5   4   3   2   1   0
+//	+---------------+---+-----------+
+//	|   operation   |src|   class   |   ALU, ALU64, JMP, JMP32
+//	+-----------+-------+-----------+
+//	|    mode   |  size |   class   |   LD, LDX, ST, STX
+//	+-----------+-------+-----------+
+//
+// src selects the immediate (0) or the source register (1) as operand.
 //
 // The constants below name every opcode the runtime accepts; the
 // interpreter, the validator, the ahead-of-time translator and the

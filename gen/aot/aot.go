@@ -117,6 +117,9 @@ func (in *aotInsn) class() runtime.Class { return in.op.Class() }
 // swaps).
 func aluOp(op runtime.Opcode) runtime.Opcode { return op&0xf0 | runtime.OpAddImm&0x0f }
 
+// isAtomic reports the atomic read-modify-write instructions.
+func isAtomic(op runtime.Opcode) bool { return op == runtime.OpAtomicW || op == runtime.OpAtomicDW }
+
 // jmpOp names a conditional jump's comparison by the JMP immediate opcode
 // of the same comparison (runtime.OpJeqImm for jeq and jeq32, reg or imm).
 func jmpOp(op runtime.Opcode) runtime.Opcode { return op&0xf0 | runtime.OpJa&0x0f }

@@ -256,7 +256,7 @@ func observable(in *aotInsn) bool {
 	case runtime.ClassLDX:
 		return !inFrame(in.src, in.off, sizeOf(in.op))
 	case runtime.ClassST, runtime.ClassSTX:
-		return in.op&0xe0 == 0xc0 || !inFrame(in.dst, in.off, sizeOf(in.op))
+		return isAtomic(in.op) || !inFrame(in.dst, in.off, sizeOf(in.op))
 	case runtime.ClassJMP:
 		return in.op == runtime.OpCallx || (in.op == runtime.OpCall && in.src != 1)
 	}
@@ -392,7 +392,7 @@ func (e *emitter) insn(in *aotInsn) []jen.Code {
 	case runtime.ClassLDX:
 		return e.load(in)
 	case runtime.ClassST, runtime.ClassSTX:
-		if in.op&0xe0 == 0xc0 {
+		if isAtomic(in.op) {
 			return e.atomic(in)
 		}
 		return e.store(in)
@@ -615,7 +615,7 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 			return []jen.Code{code("_ = ", val)}
 		}
 	}
-	if in.op&0xe0 == 0x80 { // sign-extending load
+	if in.op == runtime.OpLdxsb || in.op == runtime.OpLdxsh || in.op == runtime.OpLdxsw {
 		val = code(fmt.Sprintf("uint64(int64(int%d(", size*8), val, ")))")
 	}
 	return []jen.Code{code(e.r(in.dst)+" = ", val)}
@@ -658,7 +658,7 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 
 func (e *emitter) atomic(in *aotInsn) []jen.Code {
 	w := 64
-	if in.op&0x18 == 0 {
+	if in.op == runtime.OpAtomicW {
 		w = 32
 	}
 	s := e.r(in.src)

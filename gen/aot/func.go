@@ -127,7 +127,7 @@ func (p *aotProgram) effect(f *aotFunc, in *aotInsn) effect {
 	case runtime.ClassST:
 		return effect{use: d}
 	case runtime.ClassSTX:
-		if in.op&0xe0 != 0xc0 {
+		if !isAtomic(in.op) {
 			return effect{use: d | s}
 		}
 		e := effect{use: d | s}

@@ -38,7 +38,8 @@ check:
 # Each fuzz target for a bounded time (FUZZTIME=10m for a long run).
 FUZZTIME ?= 30s
 FUZZ := runtime:FuzzRun runtime:FuzzWellFormed gen:FuzzReadObject runtime/bridge:FuzzLoadObject \
-	btfmin:FuzzParseCORERelocations btfmin:FuzzParseObject asm:FuzzAssemble internal/conformance:FuzzParse
+	btfmin:FuzzParseCORERelocations btfmin:FuzzParseObject asm:FuzzAssemble internal/conformance:FuzzParse \
+	gen/aot:FuzzAOTRandom
 fuzz:
 	set -e; for t in $(FUZZ); do \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1x ./$${t%%:*}; \

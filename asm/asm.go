@@ -164,6 +164,9 @@ const (
 
 	pseudoCall    = 1
 	pseudoRuntime = 2
+
+	pseudoMapIdx      = 5
+	pseudoMapIdxValue = 6
 )
 
 var aluOps = map[string]uint8{
@@ -411,6 +414,14 @@ func (a *assembler) lddw(mn token, ops []operand) error {
 	dst, err := ops[0].register()
 	if err != nil {
 		return err
+	}
+	if ref, ok, err := ops[1].mapRef(); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		a.emit(Instruction{Opcode: classLD | modeIMM | sizeDW, Dst: dst, Src: ref.src, Imm: ref.index})
+		a.emit(Instruction{Imm: ref.off})
+		return nil
 	}
 	v, err := ops[1].imm64()
 	if err != nil {

@@ -7,7 +7,10 @@
 // [%rN-off], immediates in decimal or 0x-hexadecimal. Mnemonics follow the
 // suite's naming: an ALU or jump mnemonic without suffix is the 64-bit form
 // ("add", "add64"), a "32" suffix selects the 32-bit class ("add32",
-// "jeq32"); "lock [fetch] OP [mem], %rS" writes atomics; "call N" calls a
+// "jeq32"); "lock [fetch] OP [mem], %rS" writes atomics; "lddw %rD, map:N" loads
+// the handle of the program's map N and "lddw %rD, value:N+OFF" the address
+// of its value plus OFF (a global variable), as the kernel's
+// BPF_PSEUDO_MAP_IDX and BPF_PSEUDO_MAP_IDX_VALUE sources; "call N" calls a
 // helper by ID, "call %rN" is callx and "call local LABEL" is a bpf-to-bpf
 // call. Jump targets are labels or signed slot offsets ("+3", "-2"). As in
 // the suite's reference assembler, "exit" is an implicit label naming the

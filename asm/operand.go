@@ -241,3 +241,43 @@ func (o operand) memory() (reg uint8, off int16, err error) {
 	}
 	return reg, int16(v), nil
 }
+
+// mapRef is the operand of an lddw that loads a map handle ("map:N") or
+// the address of a map's value ("value:N" or "value:N+OFF", a global
+// variable): N indexes the program's map list, as the kernel's
+// BPF_PSEUDO_MAP_IDX and BPF_PSEUDO_MAP_IDX_VALUE sources do.
+type mapRef struct {
+	src   uint8
+	index int32
+	off   int32
+}
+
+// mapRef parses a map reference; ok is false for any other operand.
+func (o operand) mapRef() (ref mapRef, ok bool, err error) {
+	s := o.tok.text
+	rest, isMap := strings.CutPrefix(s, "map:")
+	if isMap {
+		ref.src = pseudoMapIdx
+	} else if rest, ok = strings.CutPrefix(s, "value:"); ok {
+		ref.src = pseudoMapIdxValue
+	} else {
+		return ref, false, nil
+	}
+	idx, off, hasOff := strings.Cut(rest, "+")
+	if isMap && hasOff {
+		return ref, true, o.tok.errorf("a map handle takes no offset")
+	}
+	n, err := strconv.ParseUint(idx, 10, 31)
+	if err != nil {
+		return ref, true, o.tok.errorf("invalid map index")
+	}
+	ref.index = int32(n)
+	if hasOff {
+		v, err := strconv.ParseUint(off, 0, 31)
+		if err != nil {
+			return ref, true, o.tok.errorf("invalid value offset")
+		}
+		ref.off = int32(v)
+	}
+	return ref, true, nil
+}

@@ -26,7 +26,7 @@ func BenchmarkGenerate(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := Skeleton(obj, SkeletonConfig{Package: "p", Stem: name, ObjectFile: name + ".o", Target: Target{Clang: "bpfel"}}); err != nil {
+				if _, _, err := Skeleton(obj, SkeletonConfig{Package: "p", Stem: name, ObjectFile: name + ".o", Target: Target{Clang: "bpfel"}}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -22,7 +22,7 @@
 //     externs need;
 //   - TypeGen (types.go) writes Go types with the exact C layout of the
 //     BTF types those reach;
-//   - Translate (aot*.go) turns each ubpf/ program into Go functions that
+//   - package gen/aot turns each ubpf/ program into Go functions that
 //     the runtime binds at load (-aot);
 //   - with -runtime vendor (the default) the package also gets a copy of
 //     the runtime and bridge under internal/skelgenrt (vendor.go), from the

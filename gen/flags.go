@@ -16,11 +16,12 @@ type Flags struct {
 	runtime string
 }
 
-// stringList is a repeatable flag.
-type stringList []string
+// StringList is a repeatable string flag (flag.Value), for the CLI's
+// subcommands too.
+type StringList []string
 
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+func (s *StringList) String() string     { return strings.Join(*s, ",") }
+func (s *StringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // Usage is the main command's synopsis.
 const Usage = "skelgen [flags] INPUT  (INPUT is x.bpf.o or x.bpf.c; flags come first)"
@@ -34,12 +35,12 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.target, "target", "bpfel,bpfeb", "comma-separated `targets` of a C input: bpfel, bpfeb or GOARCH names")
 	fs.StringVar(&f.cfg.CC, "cc", "", "C `compiler` (default: clang-19, else clang)")
 	fs.StringVar(&f.cflags, "cflags", DefaultCFlags, "C compiler `flags`")
-	fs.Var((*stringList)(&f.cfg.Types), "type", "C `type` to generate even if unused; also types ring buffer and perf records (\"event\" or \"map=event\"); repeatable")
+	fs.Var((*StringList)(&f.cfg.Types), "type", "C `type` to generate even if unused; also types ring buffer and perf records (\"event\" or \"map=event\"); repeatable")
 	fs.StringVar(&f.runtime, "runtime", "vendor", "how the package gets the runtime for ubpf/ programs: vendor (carry a copy) or import")
 	fs.BoolVar(&f.cfg.AOT, "aot", true, "translate ubpf/ programs to Go ahead of time")
 	fs.StringVar(&f.cfg.MakeBase, "makebase", "", "write make depfiles with paths relative to `dir`")
 	fs.StringVar(&f.cfg.Header, "header", "", "regenerate the minimal CO-RE `file` (e.g. vmlinux.h) the C input includes, beside the skeleton")
-	fs.Var((*stringList)(&f.cfg.HeaderBTF), "btf", "kernel BTF `file` for -header (repeatable; default /sys/kernel/btf/vmlinux)")
+	fs.Var((*StringList)(&f.cfg.HeaderBTF), "btf", "kernel BTF `file` for -header (repeatable; default /sys/kernel/btf/vmlinux)")
 	return f
 }
 

@@ -163,15 +163,21 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		base := stem + "_" + b.target.Suffix()
 		sc := skelCfg
 		sc.ObjectFile, sc.Target = base+".o", b.target
-		src, err := Skeleton(obj, sc)
+		src, aotSrc, err := Skeleton(obj, sc)
 		if err != nil {
 			return nil, err
 		}
 		goPath := filepath.Join(outDir, base+".go")
 		objPath := filepath.Join(outDir, base+".o")
 		files = append(files, File{Path: goPath, Data: src}, File{Path: objPath, Data: b.obj})
+		made := []string{goPath, objPath}
+		if aotSrc != nil {
+			aotPath := filepath.Join(outDir, base+"_aot.go")
+			files = append(files, File{Path: aotPath, Data: aotSrc})
+			made = append(made, aotPath)
+		}
 		if cfg.MakeBase != "" && b.deps != nil {
-			d, err := depfile(cfg.MakeBase, []string{goPath, objPath}, b.deps)
+			d, err := depfile(cfg.MakeBase, made, b.deps)
 			if err != nil {
 				return nil, err
 			}

@@ -171,7 +171,7 @@ func TestUnknownProgramKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Skeleton(obj, SkeletonConfig{Package: "p", Stem: "progs", ObjectFile: "progs.o", Target: Target{Clang: "bpfel"}})
+	_, _, err = Skeleton(obj, SkeletonConfig{Package: "p", Stem: "progs", ObjectFile: "progs.o", Target: Target{Clang: "bpfel"}})
 	if err == nil || !strings.Contains(err.Error(), "progs.o") || !strings.Contains(err.Error(), "section sockex") {
 		t.Fatalf("err = %v, want an error naming the file and section", err)
 	}

@@ -386,12 +386,6 @@ func (s *skeleton) file() (*jen.File, error) {
 	if hasHost {
 		s.hostDecls(f, hostT, bindFn)
 	}
-	for _, up := range s.user {
-		if up.translation != nil {
-			f.Add(up.translation)
-		}
-	}
-
 	decls, err := s.types.Decls()
 	if err != nil {
 		return nil, err

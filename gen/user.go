@@ -12,6 +12,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 	"github.com/dave/jennifer/jen"
 
+	"github.com/skelgen/skelgen/gen/aot"
 	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -398,7 +399,7 @@ func (s *skeleton) translate(up *userProg) error {
 		slot += int(ins.Size() / asm.InstructionSize)
 	}
 	name := lowerFirst(s.prefix) + GoName(up.name)
-	code, err := Translate(rs, TranslateOptions{Name: name, Lines: lines, RuntimePath: s.cfg.RuntimeImport})
+	code, err := aot.Translate(rs, aot.Options{Name: name, Lines: lines, RuntimePath: s.cfg.RuntimeImport})
 	if err != nil {
 		return err
 	}

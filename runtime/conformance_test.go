@@ -10,10 +10,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/skelgen/skelgen/internal/testenv"
 )
 
-// conformanceDir holds the bpf_conformance vectors shared by the project.
-const conformanceDir = "/work/shared/conformance/bpf_conformance"
+// conformanceDir returns the bpf_conformance vectors shared by the project,
+// ../shared/conformance beside the module root; the tests that need them
+// skip when it is missing, the fuzz targets just have fewer seeds.
+func conformanceDir(t testing.TB) string {
+	return filepath.Join(testenv.ModuleRoot(t), "..", "shared", "conformance", "bpf_conformance")
+}
 
 type vector struct {
 	sections map[string]string
@@ -100,9 +106,9 @@ func runVector(v vector) (uint64, error) {
 }
 
 func TestConformance(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(conformanceDir, "tests", "*.data"))
+	files, _ := filepath.Glob(filepath.Join(conformanceDir(t), "tests", "*.data"))
 	if len(files) == 0 {
-		t.Skip("conformance vectors not found in " + conformanceDir)
+		t.Skip("conformance vectors not found in " + conformanceDir(t))
 	}
 	known := map[string]bool{"asm": true, "raw": true, "mem": true, "result": true, "error": true, "c": true, "no register offset": true}
 	passed := 0
@@ -145,9 +151,9 @@ func TestConformance(t *testing.T) {
 // invalid is rejected: by the test assembler, by Load, at run time, or by
 // a result that differs from the stated one.
 func TestConformanceNegative(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(conformanceDir, "negative", "*.data"))
+	files, _ := filepath.Glob(filepath.Join(conformanceDir(t), "negative", "*.data"))
 	if len(files) == 0 {
-		t.Skip("conformance vectors not found in " + conformanceDir)
+		t.Skip("conformance vectors not found in " + conformanceDir(t))
 	}
 	known := map[string]bool{"asm": true, "raw": true, "mem": true, "result": true, "error": true}
 	for _, f := range files {

@@ -50,23 +50,40 @@
 // the region table, so dereferencing them faults too.
 //
 // The checked accessors exist in two forms: Read64/Write64 and friends
-// return ok, as the interpreter uses them; Load64/Store64 and friends panic
-// with a Trap value that Memory.Recover turns into the same *MemoryError,
-// for translated code. All of them inline. Bytes, WritableBytes, CBytes and
-// CString give helpers checked slices.
+// return ok, as the interpreter uses them; Load64At/Store64At and friends
+// (and Cell32At/Cell64At for atomics), which translated code calls, carry
+// the instruction index and panic with a small value that Compiled.Run
+// turns into the same *MemoryError. All of them inline. Bytes,
+// WritableBytes, CBytes and CString give helpers checked slices.
 //
-// Translated code runs against a Program's Machine: Begin, the body
-// (registers as locals, Charge where the interpreter charges the budget,
-// StackTop for r10, FuncAt and Call for helpers and externs), End.
+// # Translated code
+//
+// Package gen/aot translates a program into Go functions that run against
+// a Program's Machine: registers are locals, StackTop gives r10 and Frame
+// the stack frame, CheckBudget and CheckDepth fail the run where the
+// interpreter would, CallAt and CallX call helpers, externs and functions
+// as the interpreter resolves them. Program.Bind pairs a Program with its
+// Translation after checking every lddw value the translation compiled in
+// (Program.Imm64), and Compiled.Run runs it with the interpreter's
+// context, stack, budget and errors.
+//
+// # Instructions
+//
+// Opcode names every opcode the runtime accepts (OpAddImm, OpJeq32Reg,
+// OpLdxw, ...); the validator, the interpreter's switch, the translator and
+// the disassembler all speak these names. Instruction.String and
+// Disassemble print instructions in the assembly dialect of package asm
+// (the bpf_conformance suite's), so a listing assembles back to the same
+// slots.
 //
 // # Budget
 //
 // Options.Budget bounds the instruction slots each run executes. It is
 // charged where control transfers — taken jumps, calls, exits — with the
 // length of the straight-line run just finished, so the count is exact
-// (Machine.Executed) while other instructions pay nothing. Running out is ErrBudget, a call chain
-// deeper than MaxFrames ErrCallDepth, both wrapped in a *RunError with the
-// instruction index.
+// (Machine.Executed) while other instructions pay nothing. Running out is
+// ErrBudget, a call chain deeper than MaxFrames ErrCallDepth, both wrapped
+// in a *RunError with the instruction index.
 //
 // # Helpers, externs, maps
 //

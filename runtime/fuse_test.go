@@ -19,12 +19,12 @@ func TestFusedPairs(t *testing.T) {
 	type tc struct {
 		name string
 		body string
-		op   uint8
+		op   Opcode
 	}
 	var tests []tc
 	for _, o := range []struct {
 		mn      string
-		imm, rg uint8
+		imm, rg Opcode
 	}{
 		{"add", opMovAddImm, opMovAddReg}, {"sub", opMovSubImm, opMovSubReg},
 		{"mul", opMovMulImm, opMovMulReg}, {"and", opMovAndImm, opMovAndReg},
@@ -46,10 +46,10 @@ func TestFusedPairs(t *testing.T) {
 	}
 	for _, l := range []struct {
 		size string
-		ops  [3]uint8 // add, xor, or
+		ops  [3]Opcode // add, xor, or
 	}{
-		{"b", [3]uint8{opLdxbAdd, opLdxbXor, opLdxbOr}}, {"h", [3]uint8{opLdxhAdd, opLdxhXor, opLdxhOr}},
-		{"w", [3]uint8{opLdxwAdd, opLdxwXor, opLdxwOr}}, {"dw", [3]uint8{opLdxdwAdd, opLdxdwXor, opLdxdwOr}},
+		{"b", [3]Opcode{opLdxbAdd, opLdxbXor, opLdxbOr}}, {"h", [3]Opcode{opLdxhAdd, opLdxhXor, opLdxhOr}},
+		{"w", [3]Opcode{opLdxwAdd, opLdxwXor, opLdxwOr}}, {"dw", [3]Opcode{opLdxdwAdd, opLdxdwXor, opLdxdwOr}},
 	} {
 		for i, mn := range []string{"add", "xor", "or"} {
 			name := "ldx" + l.size + "+" + mn
@@ -61,7 +61,7 @@ func TestFusedPairs(t *testing.T) {
 	}
 	for _, o := range []struct {
 		mn string
-		op uint8
+		op Opcode
 	}{{"add", opAddImmJa}, {"sub", opSubImmJa}, {"mul", opMulImmJa}, {"and", opAndImmJa}, {"or", opOrImmJa}, {"xor", opXorImmJa}, {"mov", opMovImmJa}} {
 		// The jump slot is also reached directly, as a jump target.
 		tests = append(tests, tc{o.mn + "+ja", fmt.Sprintf("jeq %%r6, 1, skip\n%s %%r0, 9\nskip:\nja out\nmov %%r0, 1\nout:\nadd %%r0, %%r3\njne %%r6, 0, done\nmov %%r6, 1\nja skip\ndone:\nexit", o.mn), o.op})
@@ -106,7 +106,7 @@ func TestFusedPairs(t *testing.T) {
 	}
 }
 
-func hasOp(p *Program, op uint8) bool {
+func hasOp(p *Program, op Opcode) bool {
 	for _, in := range p.insns {
 		if in.op == op {
 			return true

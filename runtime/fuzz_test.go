@@ -33,7 +33,7 @@ func checkRunError(t *testing.T, err error) {
 // FuzzRun feeds arbitrary bytes through DecodeInstructions, Load and Run:
 // nothing may panic or hang, and failures must be typed errors.
 func FuzzRun(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(conformanceDir, "tests", "*.data"))
+	files, _ := filepath.Glob(filepath.Join(conformanceDir(f), "tests", "*.data"))
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -110,14 +110,14 @@ func (g *gen) item(fn, nfuncs, nitems int) item {
 	switch b % 13 {
 	case 0:
 		op := genALU[int(g.byte())%len(genALU)]
-		in := Instruction{Opcode: class | op, Dst: g.reg(), Imm: int32(int8(g.byte()))}
+		in := Instruction{Opcode: Opcode(class | op), Dst: g.reg(), Imm: int32(int8(g.byte()))}
 		if (op == aluDIV || op == aluMOD) && g.byte()&1 == 1 {
 			in.Offset = 1
 		}
 		return one(in)
 	case 1:
 		op := genALU[int(g.byte())%len(genALU)]
-		in := Instruction{Opcode: class | op | srcX, Dst: g.reg(), Src: g.reg()}
+		in := Instruction{Opcode: Opcode(class | op | srcX), Dst: g.reg(), Src: g.reg()}
 		if op == aluMOV && g.byte()&1 == 1 {
 			in.Offset = []int16{8, 16, 32}[g.byte()%3]
 			if class == classALU && in.Offset == 32 {
@@ -131,26 +131,26 @@ func (g *gen) item(fn, nfuncs, nitems int) item {
 		if g.byte()&1 == 1 && size != sizeDW {
 			op = classLDX | modeMEMSX | size
 		}
-		return one(Instruction{Opcode: op, Dst: g.reg(), Src: 10, Offset: -int16(g.byte()%66) * 8})
+		return one(Instruction{Opcode: Opcode(op), Dst: g.reg(), Src: 10, Offset: -int16(g.byte()%66) * 8})
 	case 3: // stack store
 		size := genSize[g.byte()%4]
 		if g.byte()&1 == 1 {
-			return one(Instruction{Opcode: classST | modeMEM | size, Dst: 10, Offset: -int16(g.byte()%66) * 8, Imm: int32(int8(g.byte()))})
+			return one(Instruction{Opcode: Opcode(classST | modeMEM | size), Dst: 10, Offset: -int16(g.byte()%66) * 8, Imm: int32(int8(g.byte()))})
 		}
-		return one(Instruction{Opcode: classSTX | modeMEM | size, Dst: 10, Src: g.reg(), Offset: -int16(g.byte()%66) * 8})
+		return one(Instruction{Opcode: Opcode(classSTX | modeMEM | size), Dst: 10, Src: g.reg(), Offset: -int16(g.byte()%66) * 8})
 	case 4: // context access through r9, saved at entry
 		size := genSize[g.byte()%4]
 		if g.byte()&1 == 1 {
-			return one(Instruction{Opcode: classSTX | modeMEM | size, Dst: 9, Src: g.reg(), Offset: int16(g.byte() % 72)})
+			return one(Instruction{Opcode: Opcode(classSTX | modeMEM | size), Dst: 9, Src: g.reg(), Offset: int16(g.byte() % 72)})
 		}
-		return one(Instruction{Opcode: classLDX | modeMEM | size, Dst: g.reg(), Src: 9, Offset: int16(g.byte() % 72)})
+		return one(Instruction{Opcode: Opcode(classLDX | modeMEM | size), Dst: g.reg(), Src: 9, Offset: int16(g.byte() % 72)})
 	case 5, 6: // conditional jump, either way
 		op := genJmp[int(g.byte())%len(genJmp)]
 		jc := uint8(classJMP)
 		if b&0x40 != 0 {
 			jc = classJMP32
 		}
-		in := Instruction{Opcode: jc | op, Dst: g.reg(), Imm: int32(int8(g.byte()))}
+		in := Instruction{Opcode: Opcode(jc | op), Dst: g.reg(), Imm: int32(int8(g.byte()))}
 		if g.byte()&1 == 1 {
 			in.Opcode |= srcX
 			in.Src, in.Imm = g.reg(), 0
@@ -159,7 +159,7 @@ func (g *gen) item(fn, nfuncs, nitems int) item {
 		it.jump = int(g.byte()) % nitems
 		return it
 	case 7: // call another function (or itself)
-		it.insns = []Instruction{{Opcode: classJMP | jmpCALL, Src: PseudoCall}}
+		it.insns = []Instruction{{Opcode: OpCall, Src: PseudoCall}}
 		it.call = int(g.byte()) % nfuncs
 		return it
 	case 8: // atomic on the stack
@@ -167,36 +167,36 @@ func (g *gen) item(fn, nfuncs, nitems int) item {
 		if g.byte()&1 == 1 {
 			size = sizeW
 		}
-		return one(Instruction{Opcode: classSTX | modeATOMIC | size, Dst: 10, Src: g.reg(), Offset: -8 * int16(1+g.byte()%64), Imm: genAtomic[int(g.byte())%len(genAtomic)]})
+		return one(Instruction{Opcode: Opcode(classSTX | modeATOMIC | size), Dst: 10, Src: g.reg(), Offset: -8 * int16(1+g.byte()%64), Imm: genAtomic[int(g.byte())%len(genAtomic)]})
 	case 9: // 64-bit immediate or a global's address
 		if g.byte()&1 == 1 {
-			it.insns = []Instruction{{Opcode: 0x18, Dst: g.reg(), Src: PseudoMapIdxValue, Imm: 1}, {Imm: int32(g.byte() % 16)}}
+			it.insns = []Instruction{{Opcode: OpLddw, Dst: g.reg(), Src: PseudoMapIdxValue, Imm: 1}, {Imm: int32(g.byte() % 16)}}
 			return it
 		}
-		it.insns = []Instruction{{Opcode: 0x18, Dst: g.reg(), Imm: int32(g.byte()) << 24}, {Imm: int32(g.byte())}}
+		it.insns = []Instruction{{Opcode: OpLddw, Dst: g.reg(), Imm: int32(g.byte()) << 24}, {Imm: int32(g.byte())}}
 		return it
 	case 10: // map lookup of a key on the stack, then use the value
 		it.insns = []Instruction{
-			{Opcode: classST | modeMEM | sizeW, Dst: 10, Offset: -4, Imm: int32(g.byte() % 2)},
-			{Opcode: 0x18, Dst: 1, Src: PseudoMapIdx}, {},
-			{Opcode: classALU64 | aluMOV | srcX, Dst: 2, Src: 10},
-			{Opcode: classALU64 | aluADD, Dst: 2, Imm: -4},
-			{Opcode: classJMP | jmpCALL, Imm: HelperMapLookupElem},
-			{Opcode: classLDX | modeMEM | genSize[g.byte()%4], Dst: g.reg(), Src: 0, Offset: int16(g.byte() % 12)},
+			{Opcode: OpStw, Dst: 10, Offset: -4, Imm: int32(g.byte() % 2)},
+			{Opcode: OpLddw, Dst: 1, Src: PseudoMapIdx}, {},
+			{Opcode: OpMovReg, Dst: 2, Src: 10},
+			{Opcode: OpAddImm, Dst: 2, Imm: -4},
+			{Opcode: OpCall, Imm: HelperMapLookupElem},
+			{Opcode: Opcode(classLDX | modeMEM | genSize[g.byte()%4]), Dst: g.reg(), Src: 0, Offset: int16(g.byte() % 12)},
 		}
 		return it
 	case 11: // a loop tail: increment, then test the same register
 		d := g.reg()
-		test := Instruction{Opcode: classJMP | []uint8{0xa0, 0xb0, 0x50, 0xc0}[g.byte()%4], Dst: d, Imm: int32(int8(g.byte()))}
+		test := Instruction{Opcode: Opcode(classJMP | []uint8{0xa0, 0xb0, 0x50, 0xc0}[g.byte()%4]), Dst: d, Imm: int32(int8(g.byte()))}
 		if g.byte()&1 == 1 {
 			test.Opcode |= srcX
 			test.Src, test.Imm = g.reg(), 0
 		}
-		it.insns = []Instruction{{Opcode: classALU64 | aluADD, Dst: d, Imm: int32(int8(g.byte()))}, test}
+		it.insns = []Instruction{{Opcode: OpAddImm, Dst: d, Imm: int32(int8(g.byte()))}, test}
 		it.jump, it.jumpSlot = int(g.byte())%nitems, 1
 		return it
 	default:
-		return one(Instruction{Opcode: classJMP | jmpCALL, Imm: HelperGetSmpProcessorID})
+		return one(Instruction{Opcode: OpCall, Imm: HelperGetSmpProcessorID})
 	}
 }
 
@@ -209,11 +209,11 @@ func (g *gen) program() []Instruction {
 		for range n {
 			funcs[f].items = append(funcs[f].items, g.item(f, nfuncs, n+1))
 		}
-		exit := item{insns: []Instruction{{Opcode: classJMP | jmpEXIT}}, jump: -1, call: -1}
+		exit := item{insns: []Instruction{{Opcode: Opcode(classJMP | jmpEXIT)}}, jump: -1, call: -1}
 		funcs[f].items = append(funcs[f].items, exit)
 	}
 	// The entry saves the context pointer in r9 for context accesses.
-	funcs[0].items = append([]item{{insns: []Instruction{{Opcode: classALU64 | aluMOV | srcX, Dst: 9, Src: 1}}, jump: -1, call: -1}}, funcs[0].items...)
+	funcs[0].items = append([]item{{insns: []Instruction{{Opcode: OpMovReg, Dst: 9, Src: 1}}, jump: -1, call: -1}}, funcs[0].items...)
 	for i := range funcs[0].items {
 		if funcs[0].items[i].jump >= 0 {
 			funcs[0].items[i].jump++

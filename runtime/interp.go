@@ -38,31 +38,31 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 	for {
 		switch in.op {
 		// ALU64, immediate and register.
-		case 0x07:
+		case OpAddImm:
 			r[in.dst] += uint64(in.imm)
 			in = next(in)
 			continue
-		case 0x0f:
+		case OpAddReg:
 			r[in.dst] += r[in.src]
 			in = next(in)
 			continue
-		case 0x17:
+		case OpSubImm:
 			r[in.dst] -= uint64(in.imm)
 			in = next(in)
 			continue
-		case 0x1f:
+		case OpSubReg:
 			r[in.dst] -= r[in.src]
 			in = next(in)
 			continue
-		case 0x27:
+		case OpMulImm:
 			r[in.dst] *= uint64(in.imm)
 			in = next(in)
 			continue
-		case 0x2f:
+		case OpMulReg:
 			r[in.dst] *= r[in.src]
 			in = next(in)
 			continue
-		case 0x37:
+		case OpDivImm:
 			if in.imm == 0 {
 				r[in.dst] = 0
 			} else {
@@ -70,7 +70,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			}
 			in = next(in)
 			continue
-		case 0x3f:
+		case OpDivReg:
 			if s := r[in.src]; s == 0 {
 				r[in.dst] = 0
 			} else {
@@ -78,105 +78,105 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			}
 			in = next(in)
 			continue
-		case 0x47:
+		case OpOrImm:
 			r[in.dst] |= uint64(in.imm)
 			in = next(in)
 			continue
-		case 0x4f:
+		case OpOrReg:
 			r[in.dst] |= r[in.src]
 			in = next(in)
 			continue
-		case 0x57:
+		case OpAndImm:
 			r[in.dst] &= uint64(in.imm)
 			in = next(in)
 			continue
-		case 0x5f:
+		case OpAndReg:
 			r[in.dst] &= r[in.src]
 			in = next(in)
 			continue
-		case 0x67:
+		case OpLshImm:
 			r[in.dst] <<= uint64(in.imm) & 63
 			in = next(in)
 			continue
-		case 0x6f:
+		case OpLshReg:
 			r[in.dst] <<= r[in.src] & 63
 			in = next(in)
 			continue
-		case 0x77:
+		case OpRshImm:
 			r[in.dst] >>= uint64(in.imm) & 63
 			in = next(in)
 			continue
-		case 0x7f:
+		case OpRshReg:
 			r[in.dst] >>= r[in.src] & 63
 			in = next(in)
 			continue
-		case 0x87:
+		case OpNeg:
 			r[in.dst] = -r[in.dst]
 			in = next(in)
 			continue
-		case 0x97:
+		case OpModImm:
 			if in.imm != 0 {
 				r[in.dst] %= uint64(in.imm)
 			}
 			in = next(in)
 			continue
-		case 0x9f:
+		case OpModReg:
 			if s := r[in.src]; s != 0 {
 				r[in.dst] %= s
 			}
 			in = next(in)
 			continue
-		case 0xa7:
+		case OpXorImm:
 			r[in.dst] ^= uint64(in.imm)
 			in = next(in)
 			continue
-		case 0xaf:
+		case OpXorReg:
 			r[in.dst] ^= r[in.src]
 			in = next(in)
 			continue
-		case 0xb7:
+		case OpMovImm:
 			r[in.dst] = uint64(in.imm)
 			in = next(in)
 			continue
-		case 0xbf:
+		case OpMovReg:
 			r[in.dst] = r[in.src]
 			in = next(in)
 			continue
-		case 0xc7:
+		case OpArshImm:
 			r[in.dst] = uint64(int64(r[in.dst]) >> (uint64(in.imm) & 63))
 			in = next(in)
 			continue
-		case 0xcf:
+		case OpArshReg:
 			r[in.dst] = uint64(int64(r[in.dst]) >> (r[in.src] & 63))
 			in = next(in)
 			continue
 
 		// ALU, 32-bit: results are zero-extended.
-		case 0x04:
+		case OpAdd32Imm:
 			r[in.dst] = uint64(uint32(r[in.dst]) + uint32(in.imm))
 			in = next(in)
 			continue
-		case 0x0c:
+		case OpAdd32Reg:
 			r[in.dst] = uint64(uint32(r[in.dst]) + uint32(r[in.src]))
 			in = next(in)
 			continue
-		case 0x14:
+		case OpSub32Imm:
 			r[in.dst] = uint64(uint32(r[in.dst]) - uint32(in.imm))
 			in = next(in)
 			continue
-		case 0x1c:
+		case OpSub32Reg:
 			r[in.dst] = uint64(uint32(r[in.dst]) - uint32(r[in.src]))
 			in = next(in)
 			continue
-		case 0x24:
+		case OpMul32Imm:
 			r[in.dst] = uint64(uint32(r[in.dst]) * uint32(in.imm))
 			in = next(in)
 			continue
-		case 0x2c:
+		case OpMul32Reg:
 			r[in.dst] = uint64(uint32(r[in.dst]) * uint32(r[in.src]))
 			in = next(in)
 			continue
-		case 0x34:
+		case OpDiv32Imm:
 			if s := uint32(in.imm); s == 0 {
 				r[in.dst] = 0
 			} else {
@@ -184,7 +184,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			}
 			in = next(in)
 			continue
-		case 0x3c:
+		case OpDiv32Reg:
 			if s := uint32(r[in.src]); s == 0 {
 				r[in.dst] = 0
 			} else {
@@ -192,43 +192,43 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			}
 			in = next(in)
 			continue
-		case 0x44:
+		case OpOr32Imm:
 			r[in.dst] = uint64(uint32(r[in.dst]) | uint32(in.imm))
 			in = next(in)
 			continue
-		case 0x4c:
+		case OpOr32Reg:
 			r[in.dst] = uint64(uint32(r[in.dst]) | uint32(r[in.src]))
 			in = next(in)
 			continue
-		case 0x54:
+		case OpAnd32Imm:
 			r[in.dst] = uint64(uint32(r[in.dst]) & uint32(in.imm))
 			in = next(in)
 			continue
-		case 0x5c:
+		case OpAnd32Reg:
 			r[in.dst] = uint64(uint32(r[in.dst]) & uint32(r[in.src]))
 			in = next(in)
 			continue
-		case 0x64:
+		case OpLsh32Imm:
 			r[in.dst] = uint64(uint32(r[in.dst]) << (uint32(in.imm) & 31))
 			in = next(in)
 			continue
-		case 0x6c:
+		case OpLsh32Reg:
 			r[in.dst] = uint64(uint32(r[in.dst]) << (uint32(r[in.src]) & 31))
 			in = next(in)
 			continue
-		case 0x74:
+		case OpRsh32Imm:
 			r[in.dst] = uint64(uint32(r[in.dst]) >> (uint32(in.imm) & 31))
 			in = next(in)
 			continue
-		case 0x7c:
+		case OpRsh32Reg:
 			r[in.dst] = uint64(uint32(r[in.dst]) >> (uint32(r[in.src]) & 31))
 			in = next(in)
 			continue
-		case 0x84:
+		case OpNeg32:
 			r[in.dst] = uint64(-uint32(r[in.dst]))
 			in = next(in)
 			continue
-		case 0x94:
+		case OpMod32Imm:
 			d := uint32(r[in.dst])
 			if s := uint32(in.imm); s != 0 {
 				d %= s
@@ -236,7 +236,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = uint64(d)
 			in = next(in)
 			continue
-		case 0x9c:
+		case OpMod32Reg:
 			d := uint32(r[in.dst])
 			if s := uint32(r[in.src]); s != 0 {
 				d %= s
@@ -244,27 +244,27 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = uint64(d)
 			in = next(in)
 			continue
-		case 0xa4:
+		case OpXor32Imm:
 			r[in.dst] = uint64(uint32(r[in.dst]) ^ uint32(in.imm))
 			in = next(in)
 			continue
-		case 0xac:
+		case OpXor32Reg:
 			r[in.dst] = uint64(uint32(r[in.dst]) ^ uint32(r[in.src]))
 			in = next(in)
 			continue
-		case 0xb4:
+		case OpMov32Imm:
 			r[in.dst] = uint64(uint32(in.imm))
 			in = next(in)
 			continue
-		case 0xbc:
+		case OpMov32Reg:
 			r[in.dst] = uint64(uint32(r[in.src]))
 			in = next(in)
 			continue
-		case 0xc4:
+		case OpArsh32Imm:
 			r[in.dst] = uint64(uint32(int32(r[in.dst]) >> (uint32(in.imm) & 31)))
 			in = next(in)
 			continue
-		case 0xcc:
+		case OpArsh32Reg:
 			r[in.dst] = uint64(uint32(int32(r[in.dst]) >> (uint32(r[in.src]) & 31)))
 			in = next(in)
 			continue
@@ -274,13 +274,13 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			continue
 
 		// 64-bit immediate load: the second slot is skipped.
-		case 0x18:
+		case OpLddw:
 			r[in.dst] = uint64(in.imm)
 			in = (*insn)(unsafe.Add(unsafe.Pointer(in), 2*unsafe.Sizeof(insn{})))
 			continue
 
 		// Loads.
-		case 0x61:
+		case OpLdxw:
 			v, ok := mem.Read32(r[in.src] + uint64(in.off))
 			if !ok {
 				return 0, m.memFault(in)
@@ -288,7 +288,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = v
 			in = next(in)
 			continue
-		case 0x69:
+		case OpLdxh:
 			v, ok := mem.Read16(r[in.src] + uint64(in.off))
 			if !ok {
 				return 0, m.memFault(in)
@@ -296,7 +296,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = v
 			in = next(in)
 			continue
-		case 0x71:
+		case OpLdxb:
 			v, ok := mem.Read8(r[in.src] + uint64(in.off))
 			if !ok {
 				return 0, m.memFault(in)
@@ -304,7 +304,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = v
 			in = next(in)
 			continue
-		case 0x79:
+		case OpLdxdw:
 			v, ok := mem.Read64(r[in.src] + uint64(in.off))
 			if !ok {
 				return 0, m.memFault(in)
@@ -312,7 +312,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = v
 			in = next(in)
 			continue
-		case 0x81:
+		case OpLdxsw:
 			v, ok := mem.Read32(r[in.src] + uint64(in.off))
 			if !ok {
 				return 0, m.memFault(in)
@@ -320,7 +320,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = uint64(int64(int32(v)))
 			in = next(in)
 			continue
-		case 0x89:
+		case OpLdxsh:
 			v, ok := mem.Read16(r[in.src] + uint64(in.off))
 			if !ok {
 				return 0, m.memFault(in)
@@ -328,7 +328,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = uint64(int64(int16(v)))
 			in = next(in)
 			continue
-		case 0x91:
+		case OpLdxsb:
 			v, ok := mem.Read8(r[in.src] + uint64(in.off))
 			if !ok {
 				return 0, m.memFault(in)
@@ -338,25 +338,25 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			continue
 
 		// Stores of an immediate.
-		case 0x62:
+		case OpStw:
 			if !mem.Write32(r[in.dst]+uint64(in.off), uint64(in.imm)) {
 				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
-		case 0x6a:
+		case OpSth:
 			if !mem.Write16(r[in.dst]+uint64(in.off), uint64(in.imm)) {
 				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
-		case 0x72:
+		case OpStb:
 			if !mem.Write8(r[in.dst]+uint64(in.off), uint64(in.imm)) {
 				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
-		case 0x7a:
+		case OpStdw:
 			if !mem.Write64(r[in.dst]+uint64(in.off), uint64(in.imm)) {
 				return 0, m.memFault(in)
 			}
@@ -364,32 +364,32 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			continue
 
 		// Stores of a register.
-		case 0x63:
+		case OpStxw:
 			if !mem.Write32(r[in.dst]+uint64(in.off), r[in.src]) {
 				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
-		case 0x6b:
+		case OpStxh:
 			if !mem.Write16(r[in.dst]+uint64(in.off), r[in.src]) {
 				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
-		case 0x73:
+		case OpStxb:
 			if !mem.Write8(r[in.dst]+uint64(in.off), r[in.src]) {
 				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
-		case 0x7b:
+		case OpStxdw:
 			if !mem.Write64(r[in.dst]+uint64(in.off), r[in.src]) {
 				return 0, m.memFault(in)
 			}
 			in = next(in)
 			continue
 
-		case 0xc3, 0xdb:
+		case OpAtomicW, OpAtomicDW:
 			// Calls below recompute in from its index afterwards, so that in
 			// is not live across a call: otherwise the compiler spills it on
 			// every dispatch, calls or not.
@@ -401,135 +401,135 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			continue
 
 		// Jumps, 64-bit compare.
-		case 0x05:
+		case OpJa:
 			goto jump
-		case 0x15:
+		case OpJeqImm:
 			if r[in.dst] == uint64(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x1d:
+		case OpJeqReg:
 			if r[in.dst] == r[in.src] {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x25:
+		case OpJgtImm:
 			if r[in.dst] > uint64(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x2d:
+		case OpJgtReg:
 			if r[in.dst] > r[in.src] {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x35:
+		case OpJgeImm:
 			if r[in.dst] >= uint64(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x3d:
+		case OpJgeReg:
 			if r[in.dst] >= r[in.src] {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x45:
+		case OpJsetImm:
 			if r[in.dst]&uint64(in.imm) != 0 {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x4d:
+		case OpJsetReg:
 			if r[in.dst]&r[in.src] != 0 {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x55:
+		case OpJneImm:
 			if r[in.dst] != uint64(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x5d:
+		case OpJneReg:
 			if r[in.dst] != r[in.src] {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x65:
+		case OpJsgtImm:
 			if int64(r[in.dst]) > in.imm {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x6d:
+		case OpJsgtReg:
 			if int64(r[in.dst]) > int64(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x75:
+		case OpJsgeImm:
 			if int64(r[in.dst]) >= in.imm {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x7d:
+		case OpJsgeReg:
 			if int64(r[in.dst]) >= int64(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xa5:
+		case OpJltImm:
 			if r[in.dst] < uint64(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xad:
+		case OpJltReg:
 			if r[in.dst] < r[in.src] {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xb5:
+		case OpJleImm:
 			if r[in.dst] <= uint64(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xbd:
+		case OpJleReg:
 			if r[in.dst] <= r[in.src] {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xc5:
+		case OpJsltImm:
 			if int64(r[in.dst]) < in.imm {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xcd:
+		case OpJsltReg:
 			if int64(r[in.dst]) < int64(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xd5:
+		case OpJsleImm:
 			if int64(r[in.dst]) <= in.imm {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xdd:
+		case OpJsleReg:
 			if int64(r[in.dst]) <= int64(r[in.src]) {
 				goto jump
 			}
@@ -537,133 +537,133 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			continue
 
 		// Jumps, 32-bit compare.
-		case 0x16:
+		case OpJeq32Imm:
 			if uint32(r[in.dst]) == uint32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x1e:
+		case OpJeq32Reg:
 			if uint32(r[in.dst]) == uint32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x26:
+		case OpJgt32Imm:
 			if uint32(r[in.dst]) > uint32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x2e:
+		case OpJgt32Reg:
 			if uint32(r[in.dst]) > uint32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x36:
+		case OpJge32Imm:
 			if uint32(r[in.dst]) >= uint32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x3e:
+		case OpJge32Reg:
 			if uint32(r[in.dst]) >= uint32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x46:
+		case OpJset32Imm:
 			if uint32(r[in.dst])&uint32(in.imm) != 0 {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x4e:
+		case OpJset32Reg:
 			if uint32(r[in.dst])&uint32(r[in.src]) != 0 {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x56:
+		case OpJne32Imm:
 			if uint32(r[in.dst]) != uint32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x5e:
+		case OpJne32Reg:
 			if uint32(r[in.dst]) != uint32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x66:
+		case OpJsgt32Imm:
 			if int32(r[in.dst]) > int32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x6e:
+		case OpJsgt32Reg:
 			if int32(r[in.dst]) > int32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x76:
+		case OpJsge32Imm:
 			if int32(r[in.dst]) >= int32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0x7e:
+		case OpJsge32Reg:
 			if int32(r[in.dst]) >= int32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xa6:
+		case OpJlt32Imm:
 			if uint32(r[in.dst]) < uint32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xae:
+		case OpJlt32Reg:
 			if uint32(r[in.dst]) < uint32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xb6:
+		case OpJle32Imm:
 			if uint32(r[in.dst]) <= uint32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xbe:
+		case OpJle32Reg:
 			if uint32(r[in.dst]) <= uint32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xc6:
+		case OpJslt32Imm:
 			if int32(r[in.dst]) < int32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xce:
+		case OpJslt32Reg:
 			if int32(r[in.dst]) < int32(r[in.src]) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xd6:
+		case OpJsle32Imm:
 			if int32(r[in.dst]) <= int32(in.imm) {
 				goto jump
 			}
 			in = next(in)
 			continue
-		case 0xde:
+		case OpJsle32Reg:
 			if int32(r[in.dst]) <= int32(r[in.src]) {
 				goto jump
 			}
@@ -673,17 +673,17 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		// Calls and exit.
 		case opCallFunc:
 			pc := index(m.base, in)
-			v, err := m.CallFunc(pc, in.imm, r[1], r[2], r[3], r[4], r[5])
+			v, err := m.callFunc(pc, in.imm, r[1], r[2], r[3], r[4], r[5])
 			if err != nil {
 				return 0, err
 			}
 			r[0] = v
 			in = at(m.base, pc+1)
 			continue
-		case opCallLocal, 0x8d:
+		case opCallLocal, OpCallx:
 			target := int(in.imm)
 			pc := index(m.base, in)
-			if in.op == 0x8d {
+			if in.op == OpCallx {
 				t, err := m.callx(pc, r[in.dst], r)
 				if err != nil {
 					return 0, err
@@ -706,7 +706,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			m.start = target
 			in = at(m.base, target)
 			continue
-		case 0x95:
+		case OpExit:
 			pc := index(m.base, in)
 			if m.budget -= int64(pc - m.start + 1); m.budget < 0 {
 				return 0, &RunError{Insn: pc, Err: ErrBudget}
@@ -1017,7 +1017,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = next(in)
 			continue
 		default:
-			return 0, &RunError{Insn: index(m.base, in), Err: fmt.Errorf("invalid opcode %#02x", in.op)}
+			return 0, &RunError{Insn: index(m.base, in), Err: fmt.Errorf("invalid opcode %#02x", uint8(in.op))}
 		}
 
 	jump:
@@ -1066,7 +1066,7 @@ func at(base unsafe.Pointer, i int) *insn {
 // a plain read-modify-write is atomic with respect to the program.
 func (m *Machine) atomic(in *insn, r *[256]uint64, pc int) error {
 	size := uint64(4)
-	if in.op == 0xdb {
+	if in.op == OpAtomicDW {
 		size = 8
 	}
 	addr := r[in.dst] + uint64(in.off)

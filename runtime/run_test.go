@@ -189,8 +189,8 @@ func TestBudgetAndDepth(t *testing.T) {
 }
 
 func TestValidation(t *testing.T) {
-	lddw := []Instruction{{Opcode: 0x18, Dst: 1, Imm: 1}, {}}
-	exit := Instruction{Opcode: 0x95}
+	lddw := []Instruction{{Opcode: OpLddw, Dst: 1, Imm: 1}, {}}
+	exit := Instruction{Opcode: Opcode(0x95)}
 	tests := []struct {
 		name  string
 		insns []Instruction
@@ -198,22 +198,22 @@ func TestValidation(t *testing.T) {
 		msg   string
 	}{
 		{"empty", nil, 0, "no instructions"},
-		{"unknown opcode", []Instruction{{Opcode: 0x8f}, exit}, 0, "unknown opcode"},
-		{"legacy packet load", []Instruction{{Opcode: 0x20}, exit}, 0, "unknown opcode"},
-		{"bad register", []Instruction{{Opcode: 0xb7, Dst: 11}, exit}, 0, "invalid destination register"},
-		{"write r10", []Instruction{exit, {Opcode: 0xb7, Dst: 10}, exit}, 1, "r10"},
-		{"jump out", []Instruction{{Opcode: 0x05, Offset: 5}, exit}, 0, "outside the program"},
-		{"jump into lddw", append(append([]Instruction{{Opcode: 0x05, Offset: 1}}, lddw...), exit), 0, "middle of an lddw"},
-		{"falls off", []Instruction{{Opcode: 0xb7}}, 0, "falls off"},
+		{"unknown opcode", []Instruction{{Opcode: Opcode(0x8f)}, exit}, 0, "unknown opcode"},
+		{"legacy packet load", []Instruction{{Opcode: Opcode(0x20)}, exit}, 0, "unknown opcode"},
+		{"bad register", []Instruction{{Opcode: Opcode(0xb7), Dst: 11}, exit}, 0, "invalid destination register"},
+		{"write r10", []Instruction{exit, {Opcode: Opcode(0xb7), Dst: 10}, exit}, 1, "r10"},
+		{"jump out", []Instruction{{Opcode: Opcode(0x05), Offset: 5}, exit}, 0, "outside the program"},
+		{"jump into lddw", append(append([]Instruction{{Opcode: Opcode(0x05), Offset: 1}}, lddw...), exit), 0, "middle of an lddw"},
+		{"falls off", []Instruction{{Opcode: Opcode(0xb7)}}, 0, "falls off"},
 		{"lddw at end", lddw[:1], 0, "missing its second slot"},
-		{"unknown helper", []Instruction{{Opcode: 0x85, Imm: 9999}, exit}, 0, "unknown helper 9999"},
-		{"unbound extern", []Instruction{{Opcode: 0x85, Src: PseudoKfuncCall, Imm: 0}, exit}, 0, `unbound extern "host_fn"`},
-		{"map out of range", []Instruction{{Opcode: 0x18, Dst: 1, Src: PseudoMapIdx, Imm: 3}, {}, exit}, 0, "reference to map 3"},
-		{"bad atomic", []Instruction{{Opcode: 0xdb, Dst: 10, Src: 1, Offset: -8, Imm: 0x10}, exit}, 0, "unknown atomic"},
-		{"add with offset", []Instruction{{Opcode: 0x07, Offset: 1}, exit}, 0, "offset=0"},
-		{"exit with imm", []Instruction{{Opcode: 0x95, Imm: 1}, exit}, 0, "imm=0"},
-		{"or with r10", []Instruction{{Opcode: 0x4f, Src: 10}, exit}, 0, "frame pointer"},
-		{"call local into lddw", append(append([]Instruction{{Opcode: 0x85, Src: PseudoCall, Imm: 1}}, lddw...), exit), 0, "middle of an lddw"},
+		{"unknown helper", []Instruction{{Opcode: Opcode(0x85), Imm: 9999}, exit}, 0, "unknown helper 9999"},
+		{"unbound extern", []Instruction{{Opcode: Opcode(0x85), Src: PseudoKfuncCall, Imm: 0}, exit}, 0, `unbound extern "host_fn"`},
+		{"map out of range", []Instruction{{Opcode: OpLddw, Dst: 1, Src: PseudoMapIdx, Imm: 3}, {}, exit}, 0, "reference to map 3"},
+		{"bad atomic", []Instruction{{Opcode: Opcode(0xdb), Dst: 10, Src: 1, Offset: -8, Imm: 0x10}, exit}, 0, "unknown atomic"},
+		{"add with offset", []Instruction{{Opcode: Opcode(0x07), Offset: 1}, exit}, 0, "offset=0"},
+		{"exit with imm", []Instruction{{Opcode: Opcode(0x95), Imm: 1}, exit}, 0, "imm=0"},
+		{"or with r10", []Instruction{{Opcode: Opcode(0x4f), Src: 10}, exit}, 0, "frame pointer"},
+		{"call local into lddw", append(append([]Instruction{{Opcode: Opcode(0x85), Src: PseudoCall, Imm: 1}}, lddw...), exit), 0, "middle of an lddw"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,7 +230,7 @@ func TestValidation(t *testing.T) {
 }
 
 func TestDecodeBigEndian(t *testing.T) {
-	want := []Instruction{{Opcode: 0xb7, Dst: 0, Imm: 42}, {Opcode: 0x0f, Dst: 0, Src: 3}, {Opcode: 0x95}}
+	want := []Instruction{{Opcode: Opcode(0xb7), Dst: 0, Imm: 42}, {Opcode: Opcode(0x0f), Dst: 0, Src: 3}, {Opcode: Opcode(0x95)}}
 	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
 		var b []byte
 		for _, in := range want {
@@ -394,31 +394,27 @@ func TestPidAndCPU(t *testing.T) {
 	}
 }
 
-// TestTrappingAccessors drives the accessors translated code uses, as such
-// code would: Begin, accesses, Recover in a deferred function, End.
+// TestTrappingAccessors drives the accessors translated code uses, as
+// Compiled.Run does: begin, accesses, trapError on the recovered panic, end.
 func TestTrappingAccessors(t *testing.T) {
 	p := loadAsm(t, "call 8\nexit", nil, nil)
 	m := p.Machine()
 	ctx := make([]byte, 8)
 	run := func() (v uint64, err error) {
-		m.Begin(ctx)
-		defer m.End()
+		m.begin(ctx)
+		defer m.end()
 		defer func() {
 			if r := recover(); r != nil {
-				err = m.Recover(r, 7)
+				err = m.trapError(r)
 			}
 		}()
-		m.Store32(ContextAddr+4, 0xabcd)
-		m.Store64(StackTop(0)-8, 5)
-		v = m.Load32(ContextAddr+4) + m.Load64(StackTop(0)-8)
-		f, name, ok := p.FuncAt(0)
-		if !ok || name != "helper 8 (get_smp_processor_id)" {
-			t.Fatalf("FuncAt(0) = %v %q", ok, name)
+		m.Store32At(ContextAddr+4, 0xabcd, 5)
+		m.Store64At(StackTop(0)-8, 5, 5)
+		v = m.Load32At(ContextAddr+4, 6) + m.Load64At(StackTop(0)-8, 6)
+		if cpu := m.CallAt(0, 0, 0, 0, 0, 0); cpu != 0 {
+			t.Fatalf("CallAt: %d", cpu)
 		}
-		if cpu, err := m.Call(0, f, name, 0, 0, 0, 0, 0); err != nil || cpu != 0 {
-			t.Fatalf("Call: %d %v", cpu, err)
-		}
-		m.Load64(ContextAddr + 4) // crosses the end of the context
+		m.Load64At(ContextAddr+4, 7) // crosses the end of the context
 		return v, nil
 	}
 	v, err := run()
@@ -429,8 +425,11 @@ func TestTrappingAccessors(t *testing.T) {
 	if binary.LittleEndian.Uint32(ctx[4:]) != 0xabcd {
 		t.Fatalf("store did not land in the context: %x", ctx)
 	}
-	if _, _, ok := p.FuncAt(1); ok {
-		t.Fatal("FuncAt(1) found a call at an exit")
+	if _, name, ok := p.funcAt(0); !ok || name != "helper 8 (get_smp_processor_id)" {
+		t.Fatalf("funcAt(0) = %v %q", ok, name)
+	}
+	if _, _, ok := p.funcAt(1); ok {
+		t.Fatal("funcAt(1) found a call at an exit")
 	}
 }
 
@@ -447,8 +446,8 @@ func TestFormat(t *testing.T) {
 		{"%p", []uint64{0x1000}, "0x1000"},
 	}
 	m := loadAsm(t, "lddw %r1, value:0+0\nexit", []Map{global(t, ".rodata", []byte("hi\x00"))}, nil).Machine()
-	m.Begin(nil)
-	defer m.End()
+	m.begin(nil)
+	defer m.end()
 	for _, tt := range tests {
 		args := tt.args
 		if strings.Contains(tt.f, "%4s") {

@@ -11,7 +11,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
+
+	"github.com/skelgen/skelgen/gen"
 )
 
 const usage = `usage:
@@ -99,7 +100,4 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 }
 
 // stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+type stringList = gen.StringList

@@ -2,9 +2,9 @@
 // the interpreter, plain Go and the kernel's JIT on the runtime's
 // benchmark workloads.
 //
-// workloads.go holds the workloads (copied from runtime/bench_test.go and
-// kept identical by a test); translated.go is their translation by
-// gen.Translate, committed and checked for staleness by
+// The workloads are internal/workloads' (the programs the runtime's own
+// benchmarks run), assembled with package asm (program.go); translated.go
+// is their translation by gen/aot, committed and checked for staleness by
 // TestTranslationUpToDate (regenerate with go test -update). The
 // benchmarks run each workload four ways: "go" (the plain-Go twin),
 // "interp" (runtime.Program.Run), "aot" (the translation through

@@ -13,7 +13,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/skelgen/skelgen/gen"
+	"github.com/skelgen/skelgen/gen/aot"
 )
 
 var update = flag.Bool("update", false, "rewrite translated.go")
@@ -30,7 +30,7 @@ func generate() ([]byte, error) {
 			return nil, err
 		}
 		name := strings.ToLower(w.Name[:1]) + w.Name[1:]
-		code, err := gen.Translate(spec, gen.TranslateOptions{Name: name})
+		code, err := aot.Translate(spec, aot.Options{Name: name})
 		if err != nil {
 			return nil, err
 		}
@@ -38,9 +38,9 @@ func generate() ([]byte, error) {
 		cases = append(cases, jen.Case(jen.Lit(w.Name)).Block(jen.Return(jen.Id(name+"Translation").Call(), jen.True())))
 	}
 	f.Comment("translation returns the translation of the workload called name.")
-	f.Func().Id("translation").Params(jen.Id("name").String()).Params(jen.Qual(gen.DefaultRuntimePath, "Translation"), jen.Bool()).Block(
+	f.Func().Id("translation").Params(jen.Id("name").String()).Params(jen.Qual(aot.RuntimeImport, "Translation"), jen.Bool()).Block(
 		jen.Switch(jen.Id("name")).Block(cases...),
-		jen.Return(jen.Qual(gen.DefaultRuntimePath, "Translation").Values(), jen.False()),
+		jen.Return(jen.Qual(aot.RuntimeImport, "Translation").Values(), jen.False()),
 	)
 	var b bytes.Buffer
 	if err := f.Render(&b); err != nil {

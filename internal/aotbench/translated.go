@@ -35,7 +35,7 @@ L3:
 	r3 = r2
 	// 4: mul %r3, %r2
 	r3 *= r2
-	// 5: jgt %r3, %r1, 11
+	// 5: jgt %r3, %r1, +5 (to 11)
 	if r3 > r1 {
 		goto L11
 	}
@@ -45,13 +45,13 @@ L3:
 	if r2 != 0 {
 		r3 %= r2
 	}
-	// 8: jeq %r3, 0, 12
+	// 8: jeq %r3, 0, +3 (to 12)
 	if r3 == 0 {
 		goto L12
 	}
 	// 9: add %r2, 1
 	r2 += 1
-	// 10: ja 3
+	// 10: ja -8 (to 3)
 	b -= 8
 	runtime.CheckBudget(b-3, 10)
 	goto L3
@@ -62,7 +62,7 @@ L11:
 L12:
 	// 12: add %r1, 1
 	r1 += 1
-	// 13: jlt %r1, 10000, 2
+	// 13: jlt %r1, 10000, -12 (to 2)
 	if r1 < 10000 {
 		b -= 9
 		runtime.CheckBudget(b-2, 13)
@@ -103,7 +103,7 @@ L3:
 	r0 += r4
 	// 5: add %r1, 4
 	r1 += 4
-	// 6: jlt %r1, %r3, 3
+	// 6: jlt %r1, %r3, -4 (to 3)
 	if r1 < r3 {
 		b -= 4
 		runtime.CheckBudget(b-3, 6)
@@ -118,7 +118,7 @@ L7:
 	r0 &= 65535
 	// 10: add %r0, %r4
 	r0 += r4
-	// 11: jgt %r0, 65535, 7
+	// 11: jgt %r0, 65535, -5 (to 7)
 	if r0 > 65535 {
 		b -= 5
 		runtime.CheckBudget(b-7, 11)
@@ -165,7 +165,7 @@ L4:
 	r4 = r2
 	// 8: rsh %r4, 32
 	r4 >>= 32
-	// 9: jeq %r4, 0, 12
+	// 9: jeq %r4, 0, +2 (to 12)
 	if r4 == 0 {
 		goto L12
 	}
@@ -179,7 +179,7 @@ L12:
 	r4 = r2
 	// 13: rsh %r4, 16
 	r4 >>= 16
-	// 14: jeq %r4, 0, 17
+	// 14: jeq %r4, 0, +2 (to 17)
 	if r4 == 0 {
 		goto L17
 	}
@@ -193,7 +193,7 @@ L17:
 	r4 = r2
 	// 18: rsh %r4, 8
 	r4 >>= 8
-	// 19: jeq %r4, 0, 22
+	// 19: jeq %r4, 0, +2 (to 22)
 	if r4 == 0 {
 		goto L22
 	}
@@ -207,7 +207,7 @@ L22:
 	r4 = r2
 	// 23: rsh %r4, 4
 	r4 >>= 4
-	// 24: jeq %r4, 0, 27
+	// 24: jeq %r4, 0, +2 (to 27)
 	if r4 == 0 {
 		goto L27
 	}
@@ -221,7 +221,7 @@ L27:
 	r4 = r2
 	// 28: rsh %r4, 2
 	r4 >>= 2
-	// 29: jeq %r4, 0, 32
+	// 29: jeq %r4, 0, +2 (to 32)
 	if r4 == 0 {
 		goto L32
 	}
@@ -235,7 +235,7 @@ L32:
 	r4 = r2
 	// 33: rsh %r4, 1
 	r4 >>= 1
-	// 34: jeq %r4, 0, 36
+	// 34: jeq %r4, 0, +1 (to 36)
 	if r4 == 0 {
 		goto L36
 	}
@@ -247,7 +247,7 @@ L36:
 	r0 += r3
 	// 37: add %r1, 1
 	r1 += 1
-	// 38: jle %r1, 1000, 4
+	// 38: jle %r1, 1000, -35 (to 4)
 	if r1 <= 1000 {
 		b -= 24
 		runtime.CheckBudget(b-4, 38)
@@ -286,293 +286,293 @@ L2:
 	r2 *= 13
 	// 4: and %r2, 31
 	r2 &= 31
-	// 5: jgt %r2, 15, 53
+	// 5: jgt %r2, 15, +47 (to 53)
 	if r2 > 15 {
 		goto L53
 	}
-	// 6: jgt %r2, 7, 30
+	// 6: jgt %r2, 7, +23 (to 30)
 	if r2 > 7 {
 		goto L30
 	}
-	// 7: jgt %r2, 3, 19
+	// 7: jgt %r2, 3, +11 (to 19)
 	if r2 > 3 {
 		goto L19
 	}
-	// 8: jgt %r2, 1, 14
+	// 8: jgt %r2, 1, +5 (to 14)
 	if r2 > 1 {
 		goto L14
 	}
-	// 9: jgt %r2, 0, 12
+	// 9: jgt %r2, 0, +2 (to 12)
 	if r2 > 0 {
 		goto L12
 	}
 	// 10: add %r0, 1
 	r0 += 1
-	// 11: ja 100
+	// 11: ja +88 (to 100)
 	goto L100
 L12:
 	// 12: xor %r0, 8
 	r0 ^= 8
-	// 13: ja 100
+	// 13: ja +86 (to 100)
 	goto L100
 L14:
-	// 14: jgt %r2, 2, 17
+	// 14: jgt %r2, 2, +2 (to 17)
 	if r2 > 2 {
 		goto L17
 	}
 	// 15: mul %r0, 3
 	r0 *= 3
-	// 16: ja 100
+	// 16: ja +83 (to 100)
 	goto L100
 L17:
 	// 17: add %r0, 22
 	r0 += 22
-	// 18: ja 100
+	// 18: ja +81 (to 100)
 	goto L100
 L19:
-	// 19: jgt %r2, 5, 25
+	// 19: jgt %r2, 5, +5 (to 25)
 	if r2 > 5 {
 		goto L25
 	}
-	// 20: jgt %r2, 4, 23
+	// 20: jgt %r2, 4, +2 (to 23)
 	if r2 > 4 {
 		goto L23
 	}
 	// 21: xor %r0, 29
 	r0 ^= 29
-	// 22: ja 100
+	// 22: ja +77 (to 100)
 	goto L100
 L23:
 	// 23: mul %r0, 3
 	r0 *= 3
-	// 24: ja 100
+	// 24: ja +75 (to 100)
 	goto L100
 L25:
-	// 25: jgt %r2, 6, 28
+	// 25: jgt %r2, 6, +2 (to 28)
 	if r2 > 6 {
 		goto L28
 	}
 	// 26: add %r0, 43
 	r0 += 43
-	// 27: ja 100
+	// 27: ja +72 (to 100)
 	goto L100
 L28:
 	// 28: xor %r0, 50
 	r0 ^= 50
-	// 29: ja 100
+	// 29: ja +70 (to 100)
 	goto L100
 L30:
-	// 30: jgt %r2, 11, 42
+	// 30: jgt %r2, 11, +11 (to 42)
 	if r2 > 11 {
 		goto L42
 	}
-	// 31: jgt %r2, 9, 37
+	// 31: jgt %r2, 9, +5 (to 37)
 	if r2 > 9 {
 		goto L37
 	}
-	// 32: jgt %r2, 8, 35
+	// 32: jgt %r2, 8, +2 (to 35)
 	if r2 > 8 {
 		goto L35
 	}
 	// 33: mul %r0, 3
 	r0 *= 3
-	// 34: ja 100
+	// 34: ja +65 (to 100)
 	goto L100
 L35:
 	// 35: add %r0, 64
 	r0 += 64
-	// 36: ja 100
+	// 36: ja +63 (to 100)
 	goto L100
 L37:
-	// 37: jgt %r2, 10, 40
+	// 37: jgt %r2, 10, +2 (to 40)
 	if r2 > 10 {
 		goto L40
 	}
 	// 38: xor %r0, 71
 	r0 ^= 71
-	// 39: ja 100
+	// 39: ja +60 (to 100)
 	goto L100
 L40:
 	// 40: mul %r0, 3
 	r0 *= 3
-	// 41: ja 100
+	// 41: ja +58 (to 100)
 	goto L100
 L42:
-	// 42: jgt %r2, 13, 48
+	// 42: jgt %r2, 13, +5 (to 48)
 	if r2 > 13 {
 		goto L48
 	}
-	// 43: jgt %r2, 12, 46
+	// 43: jgt %r2, 12, +2 (to 46)
 	if r2 > 12 {
 		goto L46
 	}
 	// 44: add %r0, 85
 	r0 += 85
-	// 45: ja 100
+	// 45: ja +54 (to 100)
 	goto L100
 L46:
 	// 46: xor %r0, 92
 	r0 ^= 92
-	// 47: ja 100
+	// 47: ja +52 (to 100)
 	goto L100
 L48:
-	// 48: jgt %r2, 14, 51
+	// 48: jgt %r2, 14, +2 (to 51)
 	if r2 > 14 {
 		goto L51
 	}
 	// 49: mul %r0, 3
 	r0 *= 3
-	// 50: ja 100
+	// 50: ja +49 (to 100)
 	goto L100
 L51:
 	// 51: add %r0, 106
 	r0 += 106
-	// 52: ja 100
+	// 52: ja +47 (to 100)
 	goto L100
 L53:
-	// 53: jgt %r2, 23, 77
+	// 53: jgt %r2, 23, +23 (to 77)
 	if r2 > 23 {
 		goto L77
 	}
-	// 54: jgt %r2, 19, 66
+	// 54: jgt %r2, 19, +11 (to 66)
 	if r2 > 19 {
 		goto L66
 	}
-	// 55: jgt %r2, 17, 61
+	// 55: jgt %r2, 17, +5 (to 61)
 	if r2 > 17 {
 		goto L61
 	}
-	// 56: jgt %r2, 16, 59
+	// 56: jgt %r2, 16, +2 (to 59)
 	if r2 > 16 {
 		goto L59
 	}
 	// 57: xor %r0, 113
 	r0 ^= 113
-	// 58: ja 100
+	// 58: ja +41 (to 100)
 	goto L100
 L59:
 	// 59: mul %r0, 3
 	r0 *= 3
-	// 60: ja 100
+	// 60: ja +39 (to 100)
 	goto L100
 L61:
-	// 61: jgt %r2, 18, 64
+	// 61: jgt %r2, 18, +2 (to 64)
 	if r2 > 18 {
 		goto L64
 	}
 	// 62: add %r0, 127
 	r0 += 127
-	// 63: ja 100
+	// 63: ja +36 (to 100)
 	goto L100
 L64:
 	// 64: xor %r0, 134
 	r0 ^= 134
-	// 65: ja 100
+	// 65: ja +34 (to 100)
 	goto L100
 L66:
-	// 66: jgt %r2, 21, 72
+	// 66: jgt %r2, 21, +5 (to 72)
 	if r2 > 21 {
 		goto L72
 	}
-	// 67: jgt %r2, 20, 70
+	// 67: jgt %r2, 20, +2 (to 70)
 	if r2 > 20 {
 		goto L70
 	}
 	// 68: mul %r0, 3
 	r0 *= 3
-	// 69: ja 100
+	// 69: ja +30 (to 100)
 	goto L100
 L70:
 	// 70: add %r0, 148
 	r0 += 148
-	// 71: ja 100
+	// 71: ja +28 (to 100)
 	goto L100
 L72:
-	// 72: jgt %r2, 22, 75
+	// 72: jgt %r2, 22, +2 (to 75)
 	if r2 > 22 {
 		goto L75
 	}
 	// 73: xor %r0, 155
 	r0 ^= 155
-	// 74: ja 100
+	// 74: ja +25 (to 100)
 	goto L100
 L75:
 	// 75: mul %r0, 3
 	r0 *= 3
-	// 76: ja 100
+	// 76: ja +23 (to 100)
 	goto L100
 L77:
-	// 77: jgt %r2, 27, 89
+	// 77: jgt %r2, 27, +11 (to 89)
 	if r2 > 27 {
 		goto L89
 	}
-	// 78: jgt %r2, 25, 84
+	// 78: jgt %r2, 25, +5 (to 84)
 	if r2 > 25 {
 		goto L84
 	}
-	// 79: jgt %r2, 24, 82
+	// 79: jgt %r2, 24, +2 (to 82)
 	if r2 > 24 {
 		goto L82
 	}
 	// 80: add %r0, 169
 	r0 += 169
-	// 81: ja 100
+	// 81: ja +18 (to 100)
 	goto L100
 L82:
 	// 82: xor %r0, 176
 	r0 ^= 176
-	// 83: ja 100
+	// 83: ja +16 (to 100)
 	goto L100
 L84:
-	// 84: jgt %r2, 26, 87
+	// 84: jgt %r2, 26, +2 (to 87)
 	if r2 > 26 {
 		goto L87
 	}
 	// 85: mul %r0, 3
 	r0 *= 3
-	// 86: ja 100
+	// 86: ja +13 (to 100)
 	goto L100
 L87:
 	// 87: add %r0, 190
 	r0 += 190
-	// 88: ja 100
+	// 88: ja +11 (to 100)
 	goto L100
 L89:
-	// 89: jgt %r2, 29, 95
+	// 89: jgt %r2, 29, +5 (to 95)
 	if r2 > 29 {
 		goto L95
 	}
-	// 90: jgt %r2, 28, 93
+	// 90: jgt %r2, 28, +2 (to 93)
 	if r2 > 28 {
 		goto L93
 	}
 	// 91: xor %r0, 197
 	r0 ^= 197
-	// 92: ja 100
+	// 92: ja +7 (to 100)
 	goto L100
 L93:
 	// 93: mul %r0, 3
 	r0 *= 3
-	// 94: ja 100
+	// 94: ja +5 (to 100)
 	goto L100
 L95:
-	// 95: jgt %r2, 30, 98
+	// 95: jgt %r2, 30, +2 (to 98)
 	if r2 > 30 {
 		goto L98
 	}
 	// 96: add %r0, 211
 	r0 += 211
-	// 97: ja 100
+	// 97: ja +2 (to 100)
 	goto L100
 L98:
 	// 98: xor %r0, 218
 	r0 ^= 218
-	// 99: ja 100
+	// 99: ja +0 (to 100)
 	goto L100
 L100:
 	// 100: add %r1, 1
 	r1 += 1
-	// 101: jlt %r1, 1000, 2
+	// 101: jlt %r1, 1000, -100 (to 2)
 	if r1 < 1000 {
 		b -= 12
 		runtime.CheckBudget(b-2, 101)
@@ -617,7 +617,7 @@ L6:
 	r0 *= r5
 	// 9: add %r1, 1
 	r1 += 1
-	// 10: jlt %r1, %r3, 6
+	// 10: jlt %r1, %r3, -5 (to 6)
 	if r1 < r3 {
 		b -= 5
 		runtime.CheckBudget(b-6, 10)
@@ -669,7 +669,7 @@ L1:
 	r1 &= 63
 	// 4: stxw [%r10-4], %r1
 	binary.LittleEndian.PutUint32(fp[508:], uint32(r1))
-	// 5: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	// 5: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 7: mov %r2, %r10
 	r2 = r10
@@ -677,25 +677,25 @@ L1:
 	r2 -= 4
 	// 9: call 1
 	r0 = m.CallAt(9, r1, r2, r3, r4, r5)
-	// 10: jeq %r0, 0, 14
+	// 10: jeq %r0, 0, +3 (to 14)
 	if r0 == 0 {
 		runtime.CheckBudget(b-11, 10)
 		goto L14
 	}
 	// 11: mov %r1, 1
 	r1 = 1
-	// 12: lock add64 [%r0], %r1
+	// 12: lock add [%r0], %r1
 	{
 		c := m.Cell64At(r0, 12)
 		binary.LittleEndian.PutUint64(c, binary.LittleEndian.Uint64(c)+r1)
 	}
-	// 13: ja 23
+	// 13: ja +9 (to 23)
 	runtime.CheckBudget(b-14, 13)
 	goto L23
 L14:
 	// 14: stdw [%r10-16], 1
 	binary.LittleEndian.PutUint64(fp[496:], 1)
-	// 15: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	// 15: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 17: mov %r2, %r10
 	r2 = r10
@@ -713,7 +713,7 @@ L14:
 L23:
 	// 23: add %r6, 1
 	r6 += 1
-	// 24: jlt %r6, 1000, 1
+	// 24: jlt %r6, 1000, -24 (to 1)
 	if r6 < 1000 {
 		b -= 15
 		runtime.CheckBudget(b-1, 24)
@@ -722,7 +722,7 @@ L23:
 	// 25: mov %r0, 0 (no effect)
 	// 26: stw [%r10-4], 7
 	binary.LittleEndian.PutUint32(fp[508:], 7)
-	// 27: lddw %r1, pseudo(5) 0 (0x8000000000000000)
+	// 27: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 29: mov %r2, %r10
 	r2 = r10
@@ -730,7 +730,7 @@ L23:
 	r2 -= 4
 	// 31: call 1
 	r0 = m.CallAt(31, r1, r2, r3, r4, r5)
-	// 32: jeq %r0, 0, 34
+	// 32: jeq %r0, 0, +1 (to 34)
 	if r0 == 0 {
 		goto L34
 	}

@@ -450,20 +450,13 @@ func (p *userRun) run(ctx []byte) (uint64, error) {
 	return r0, nil
 }
 
-// Translated reports whether Run uses the ahead-of-time translation.
-func (p *userRun) Translated() bool { return p.compiled != nil }
-
-// Raw returns the runtime program. Its Run is the interpreter, and
-// running it directly bypasses Run's guards: one run at a time, and none
-// after Close.
-func (p *userRun) Raw() *runtime.Program { return p.prog }
 
 // UserProgram is a ubpf/ program whose context is a C struct of Go type T
 // (struct{} for programs without one). It runs its ahead-of-time
 // translation when the skeleton has one, else the interpreter; both give
 // the same results and errors.
 type UserProgram[T any] struct {
-	*userRun
+	r *userRun
 }
 
 // NewUserProgram returns the user-space program name of s. translation,
@@ -477,6 +470,14 @@ func NewUserProgram[T any](s *Set, name string, translation func() runtime.Trans
 	return &UserProgram[T]{r}, nil
 }
 
+// Translated reports whether Run uses the ahead-of-time translation.
+func (p *UserProgram[T]) Translated() bool { return p.r.compiled != nil }
+
+// Raw returns the runtime program. Its Run is the interpreter, and
+// running it directly bypasses Run's guards: one run at a time, and none
+// after Close.
+func (p *UserProgram[T]) Raw() *runtime.Program { return p.r.prog }
+
 // Run runs the program once with ctx as its context: the program reads ctx
 // and its writes to the context land in ctx. ctx may be nil. A program that
 // faults or exhausts its budget returns an error naming the instruction;
@@ -487,13 +488,13 @@ func (p *UserProgram[T]) Run(ctx *T) (uint64, error) {
 	if ctx != nil {
 		b = bytesOf(ctx)
 	}
-	return p.run(b)
+	return p.r.run(b)
 }
 
 // BufferProgram is a ubpf/ program in ubpf's calling convention,
 // u64 f(u8 *data, u64 len): it runs over a byte buffer.
 type BufferProgram struct {
-	*userRun
+	r *userRun
 }
 
 // NewBufferProgram returns the user-space program name of s, which takes
@@ -506,8 +507,14 @@ func NewBufferProgram(s *Set, name string, translation func() runtime.Translatio
 	return &BufferProgram{r}, nil
 }
 
+// Translated reports whether Run uses the ahead-of-time translation.
+func (p *BufferProgram) Translated() bool { return p.r.compiled != nil }
+
+// Raw returns the runtime program (see UserProgram.Raw).
+func (p *BufferProgram) Raw() *runtime.Program { return p.r.prog }
+
 // Run runs the program once over data: r1 points at data (writable: the
 // program's writes land in it), r2 holds len(data). data may be nil.
 func (p *BufferProgram) Run(data []byte) (uint64, error) {
-	return p.run(data)
+	return p.r.run(data)
 }

@@ -61,19 +61,31 @@ func (p *Program) Bind(t Translation) (*Compiled, error) {
 		return nil, fmt.Errorf("program %s: translation of %d instructions, program has %d", p.name, t.Insns, len(p.insns))
 	}
 	for _, c := range t.Imms {
-		if c.Insn < 0 || c.Insn >= len(p.insns) || p.insns[c.Insn].op != classLD|sizeDW {
+		got, ok := p.Imm64(c.Insn)
+		if !ok {
 			return nil, fmt.Errorf("program %s: instruction %d: translation expects an lddw", p.name, c.Insn)
 		}
-		if got := uint64(p.insns[c.Insn].imm); got != c.Value {
+		if got != c.Value {
 			return nil, fmt.Errorf("program %s: instruction %d: lddw resolves to %#x, translation assumed %#x", p.name, c.Insn, got, c.Value)
 		}
 	}
 	for _, pc := range t.Calls {
-		if _, _, ok := p.FuncAt(pc); !ok {
+		if _, _, ok := p.funcAt(pc); !ok {
 			return nil, fmt.Errorf("program %s: instruction %d: translation expects a helper or extern call", p.name, pc)
 		}
 	}
 	return &Compiled{p: p, entry: t.Entry}, nil
+}
+
+// Imm64 returns the value the lddw at instruction pc loads as Load
+// resolved it: the constant, a map handle, the tagged address of a map's
+// value or of a function. ok is false when pc is no lddw. The translator
+// compiles these values in, and Bind checks them.
+func (p *Program) Imm64(pc int) (v uint64, ok bool) {
+	if pc < 0 || pc >= len(p.insns) || p.insns[pc].op != OpLddw {
+		return 0, false
+	}
+	return uint64(p.insns[pc].imm), true
 }
 
 // Program returns the program c runs.
@@ -92,8 +104,8 @@ func (c *Compiled) Run(ctx []byte) (uint64, error) {
 	if m.prog.closed.Load() {
 		return 0, fmt.Errorf("program %s: %w", m.prog.name, ErrClosed)
 	}
-	m.Begin(ctx)
-	defer m.End()
+	m.begin(ctx)
+	defer m.end()
 	r0, err := m.enter(c.entry, uint64(len(ctx)))
 	if err != nil && m.prog.name != "" {
 		err = fmt.Errorf("program %s: %w", m.prog.name, err)
@@ -257,7 +269,7 @@ func CheckDepth(d int, insn int) {
 // CallAt calls the helper or extern that the call instruction at insn
 // resolves to (Bind checked that it is one) and returns r0.
 func (m *Machine) CallAt(insn int, r1, r2, r3, r4, r5 uint64) uint64 {
-	// Machine.Call written out: this is the path of every helper call.
+	// Machine.call written out: this is the path of every helper call.
 	in := &m.prog.insns[insn]
 	if in.op != opCallFunc {
 		panic(&RunError{Insn: insn, Err: errors.New("translation expects a helper or extern call")})
@@ -274,7 +286,7 @@ func (m *Machine) CallAt(insn int, r1, r2, r3, r4, r5 uint64) uint64 {
 // does: a helper id is called at once and target is -1, r0 its result; a
 // function address gives the instruction index of the function to call.
 func (m *Machine) CallX(insn int, v, r1, r2, r3, r4, r5 uint64) (target int, r0 uint64) {
-	if t, ok := FuncAddr(v); ok {
+	if t, ok := funcAddr(v); ok {
 		if t >= len(m.prog.insns) || !m.prog.entry[t] {
 			panic(&RunError{Insn: insn, Err: fmt.Errorf("callx to invalid function address %#x", v)})
 		}
@@ -287,7 +299,7 @@ func (m *Machine) CallX(insn int, v, r1, r2, r3, r4, r5 uint64) (target int, r0 
 	if !ok {
 		panic(&RunError{Insn: insn, Err: fmt.Errorf("callx to unknown helper %d", v)})
 	}
-	r0, err := m.Call(insn, h.fn, h.name, r1, r2, r3, r4, r5)
+	r0, err := m.call(insn, h.fn, h.name, r1, r2, r3, r4, r5)
 	if err != nil {
 		panic(err)
 	}

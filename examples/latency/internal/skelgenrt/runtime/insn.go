@@ -8,20 +8,310 @@ import (
 	"fmt"
 )
 
+// Opcode is an instruction's opcode byte (RFC 9669 section 3):
+//
+//	  7   6   5   4   3   2   1   0
+//	+---------------+---+-----------+
+//	|   operation   |src|   class   |   ALU, ALU64, JMP, JMP32
+//	+-----------+-------+-----------+
+//	|    mode   |  size |   class   |   LD, LDX, ST, STX
+//	+-----------+-------+-----------+
+//
+// src selects the immediate (0) or the source register (1) as operand.
+//
+// The constants below name every opcode the runtime accepts; the
+// interpreter, the validator, the ahead-of-time translator and the
+// disassembler (Instruction.String) all speak them. ALU and jump names
+// without a width are the 64-bit forms, as in the assembly dialect.
+type Opcode uint8
+
+// Every valid opcode.
+const (
+	OpAddImm    Opcode = 0x07
+	OpAddReg    Opcode = 0x0f
+	OpSubImm    Opcode = 0x17
+	OpSubReg    Opcode = 0x1f
+	OpMulImm    Opcode = 0x27
+	OpMulReg    Opcode = 0x2f
+	OpDivImm    Opcode = 0x37
+	OpDivReg    Opcode = 0x3f
+	OpOrImm     Opcode = 0x47
+	OpOrReg     Opcode = 0x4f
+	OpAndImm    Opcode = 0x57
+	OpAndReg    Opcode = 0x5f
+	OpLshImm    Opcode = 0x67
+	OpLshReg    Opcode = 0x6f
+	OpRshImm    Opcode = 0x77
+	OpRshReg    Opcode = 0x7f
+	OpModImm    Opcode = 0x97
+	OpModReg    Opcode = 0x9f
+	OpXorImm    Opcode = 0xa7
+	OpXorReg    Opcode = 0xaf
+	OpMovImm    Opcode = 0xb7
+	OpMovReg    Opcode = 0xbf
+	OpArshImm   Opcode = 0xc7
+	OpArshReg   Opcode = 0xcf
+	OpNeg       Opcode = 0x87
+	OpBswap     Opcode = 0xd7
+	OpAdd32Imm  Opcode = 0x04
+	OpAdd32Reg  Opcode = 0x0c
+	OpSub32Imm  Opcode = 0x14
+	OpSub32Reg  Opcode = 0x1c
+	OpMul32Imm  Opcode = 0x24
+	OpMul32Reg  Opcode = 0x2c
+	OpDiv32Imm  Opcode = 0x34
+	OpDiv32Reg  Opcode = 0x3c
+	OpOr32Imm   Opcode = 0x44
+	OpOr32Reg   Opcode = 0x4c
+	OpAnd32Imm  Opcode = 0x54
+	OpAnd32Reg  Opcode = 0x5c
+	OpLsh32Imm  Opcode = 0x64
+	OpLsh32Reg  Opcode = 0x6c
+	OpRsh32Imm  Opcode = 0x74
+	OpRsh32Reg  Opcode = 0x7c
+	OpMod32Imm  Opcode = 0x94
+	OpMod32Reg  Opcode = 0x9c
+	OpXor32Imm  Opcode = 0xa4
+	OpXor32Reg  Opcode = 0xac
+	OpMov32Imm  Opcode = 0xb4
+	OpMov32Reg  Opcode = 0xbc
+	OpArsh32Imm Opcode = 0xc4
+	OpArsh32Reg Opcode = 0xcc
+	OpNeg32     Opcode = 0x84
+	OpLe        Opcode = 0xd4
+	OpBe        Opcode = 0xdc
+	OpLddw      Opcode = 0x18
+	OpLdxw      Opcode = 0x61
+	OpLdxh      Opcode = 0x69
+	OpLdxb      Opcode = 0x71
+	OpLdxdw     Opcode = 0x79
+	OpLdxsw     Opcode = 0x81
+	OpLdxsh     Opcode = 0x89
+	OpLdxsb     Opcode = 0x91
+	OpStw       Opcode = 0x62
+	OpSth       Opcode = 0x6a
+	OpStb       Opcode = 0x72
+	OpStdw      Opcode = 0x7a
+	OpStxw      Opcode = 0x63
+	OpStxh      Opcode = 0x6b
+	OpStxb      Opcode = 0x73
+	OpStxdw     Opcode = 0x7b
+	OpAtomicW   Opcode = 0xc3
+	OpAtomicDW  Opcode = 0xdb
+	OpJa        Opcode = 0x05
+	OpJeqImm    Opcode = 0x15
+	OpJeqReg    Opcode = 0x1d
+	OpJgtImm    Opcode = 0x25
+	OpJgtReg    Opcode = 0x2d
+	OpJgeImm    Opcode = 0x35
+	OpJgeReg    Opcode = 0x3d
+	OpJsetImm   Opcode = 0x45
+	OpJsetReg   Opcode = 0x4d
+	OpJneImm    Opcode = 0x55
+	OpJneReg    Opcode = 0x5d
+	OpJsgtImm   Opcode = 0x65
+	OpJsgtReg   Opcode = 0x6d
+	OpJsgeImm   Opcode = 0x75
+	OpJsgeReg   Opcode = 0x7d
+	OpJltImm    Opcode = 0xa5
+	OpJltReg    Opcode = 0xad
+	OpJleImm    Opcode = 0xb5
+	OpJleReg    Opcode = 0xbd
+	OpJsltImm   Opcode = 0xc5
+	OpJsltReg   Opcode = 0xcd
+	OpJsleImm   Opcode = 0xd5
+	OpJsleReg   Opcode = 0xdd
+	OpCall      Opcode = 0x85
+	OpCallx     Opcode = 0x8d
+	OpExit      Opcode = 0x95
+	OpJa32      Opcode = 0x06
+	OpJeq32Imm  Opcode = 0x16
+	OpJeq32Reg  Opcode = 0x1e
+	OpJgt32Imm  Opcode = 0x26
+	OpJgt32Reg  Opcode = 0x2e
+	OpJge32Imm  Opcode = 0x36
+	OpJge32Reg  Opcode = 0x3e
+	OpJset32Imm Opcode = 0x46
+	OpJset32Reg Opcode = 0x4e
+	OpJne32Imm  Opcode = 0x56
+	OpJne32Reg  Opcode = 0x5e
+	OpJsgt32Imm Opcode = 0x66
+	OpJsgt32Reg Opcode = 0x6e
+	OpJsge32Imm Opcode = 0x76
+	OpJsge32Reg Opcode = 0x7e
+	OpJlt32Imm  Opcode = 0xa6
+	OpJlt32Reg  Opcode = 0xae
+	OpJle32Imm  Opcode = 0xb6
+	OpJle32Reg  Opcode = 0xbe
+	OpJslt32Imm Opcode = 0xc6
+	OpJslt32Reg Opcode = 0xce
+	OpJsle32Imm Opcode = 0xd6
+	OpJsle32Reg Opcode = 0xde
+)
+
+var opcodeNames = map[Opcode]string{
+	OpAddImm:    "add imm",
+	OpAddReg:    "add reg",
+	OpSubImm:    "sub imm",
+	OpSubReg:    "sub reg",
+	OpMulImm:    "mul imm",
+	OpMulReg:    "mul reg",
+	OpDivImm:    "div imm",
+	OpDivReg:    "div reg",
+	OpOrImm:     "or imm",
+	OpOrReg:     "or reg",
+	OpAndImm:    "and imm",
+	OpAndReg:    "and reg",
+	OpLshImm:    "lsh imm",
+	OpLshReg:    "lsh reg",
+	OpRshImm:    "rsh imm",
+	OpRshReg:    "rsh reg",
+	OpModImm:    "mod imm",
+	OpModReg:    "mod reg",
+	OpXorImm:    "xor imm",
+	OpXorReg:    "xor reg",
+	OpMovImm:    "mov imm",
+	OpMovReg:    "mov reg",
+	OpArshImm:   "arsh imm",
+	OpArshReg:   "arsh reg",
+	OpNeg:       "neg",
+	OpBswap:     "bswap",
+	OpAdd32Imm:  "add32 imm",
+	OpAdd32Reg:  "add32 reg",
+	OpSub32Imm:  "sub32 imm",
+	OpSub32Reg:  "sub32 reg",
+	OpMul32Imm:  "mul32 imm",
+	OpMul32Reg:  "mul32 reg",
+	OpDiv32Imm:  "div32 imm",
+	OpDiv32Reg:  "div32 reg",
+	OpOr32Imm:   "or32 imm",
+	OpOr32Reg:   "or32 reg",
+	OpAnd32Imm:  "and32 imm",
+	OpAnd32Reg:  "and32 reg",
+	OpLsh32Imm:  "lsh32 imm",
+	OpLsh32Reg:  "lsh32 reg",
+	OpRsh32Imm:  "rsh32 imm",
+	OpRsh32Reg:  "rsh32 reg",
+	OpMod32Imm:  "mod32 imm",
+	OpMod32Reg:  "mod32 reg",
+	OpXor32Imm:  "xor32 imm",
+	OpXor32Reg:  "xor32 reg",
+	OpMov32Imm:  "mov32 imm",
+	OpMov32Reg:  "mov32 reg",
+	OpArsh32Imm: "arsh32 imm",
+	OpArsh32Reg: "arsh32 reg",
+	OpNeg32:     "neg32",
+	OpLe:        "le",
+	OpBe:        "be",
+	OpLddw:      "lddw",
+	OpLdxw:      "ldxw",
+	OpLdxh:      "ldxh",
+	OpLdxb:      "ldxb",
+	OpLdxdw:     "ldxdw",
+	OpLdxsw:     "ldxsw",
+	OpLdxsh:     "ldxsh",
+	OpLdxsb:     "ldxsb",
+	OpStw:       "stw",
+	OpSth:       "sth",
+	OpStb:       "stb",
+	OpStdw:      "stdw",
+	OpStxw:      "stxw",
+	OpStxh:      "stxh",
+	OpStxb:      "stxb",
+	OpStxdw:     "stxdw",
+	OpAtomicW:   "lock32",
+	OpAtomicDW:  "lock",
+	OpJa:        "ja",
+	OpJeqImm:    "jeq imm",
+	OpJeqReg:    "jeq reg",
+	OpJgtImm:    "jgt imm",
+	OpJgtReg:    "jgt reg",
+	OpJgeImm:    "jge imm",
+	OpJgeReg:    "jge reg",
+	OpJsetImm:   "jset imm",
+	OpJsetReg:   "jset reg",
+	OpJneImm:    "jne imm",
+	OpJneReg:    "jne reg",
+	OpJsgtImm:   "jsgt imm",
+	OpJsgtReg:   "jsgt reg",
+	OpJsgeImm:   "jsge imm",
+	OpJsgeReg:   "jsge reg",
+	OpJltImm:    "jlt imm",
+	OpJltReg:    "jlt reg",
+	OpJleImm:    "jle imm",
+	OpJleReg:    "jle reg",
+	OpJsltImm:   "jslt imm",
+	OpJsltReg:   "jslt reg",
+	OpJsleImm:   "jsle imm",
+	OpJsleReg:   "jsle reg",
+	OpCall:      "call",
+	OpCallx:     "callx",
+	OpExit:      "exit",
+	OpJa32:      "ja32",
+	OpJeq32Imm:  "jeq32 imm",
+	OpJeq32Reg:  "jeq32 reg",
+	OpJgt32Imm:  "jgt32 imm",
+	OpJgt32Reg:  "jgt32 reg",
+	OpJge32Imm:  "jge32 imm",
+	OpJge32Reg:  "jge32 reg",
+	OpJset32Imm: "jset32 imm",
+	OpJset32Reg: "jset32 reg",
+	OpJne32Imm:  "jne32 imm",
+	OpJne32Reg:  "jne32 reg",
+	OpJsgt32Imm: "jsgt32 imm",
+	OpJsgt32Reg: "jsgt32 reg",
+	OpJsge32Imm: "jsge32 imm",
+	OpJsge32Reg: "jsge32 reg",
+	OpJlt32Imm:  "jlt32 imm",
+	OpJlt32Reg:  "jlt32 reg",
+	OpJle32Imm:  "jle32 imm",
+	OpJle32Reg:  "jle32 reg",
+	OpJslt32Imm: "jslt32 imm",
+	OpJslt32Reg: "jslt32 reg",
+	OpJsle32Imm: "jsle32 imm",
+	OpJsle32Reg: "jsle32 reg",
+}
+
+// String returns the opcode's mnemonic, with the source kind for ALU and
+// jump opcodes ("add32 imm", "jeq reg").
+func (op Opcode) String() string {
+	if s, ok := opcodeNames[op]; ok {
+		return s
+	}
+	return fmt.Sprintf("Opcode(%#02x)", uint8(op))
+}
+
+// Class returns the instruction class, the low three bits.
+func (op Opcode) Class() Class { return Class(op & 7) }
+
+// Class is an instruction class (RFC 9669 section 3.1).
+type Class uint8
+
+// The instruction classes.
+const (
+	ClassLD    Class = classLD
+	ClassLDX   Class = classLDX
+	ClassST    Class = classST
+	ClassSTX   Class = classSTX
+	ClassALU   Class = classALU
+	ClassJMP   Class = classJMP
+	ClassJMP32 Class = classJMP32
+	ClassALU64 Class = classALU64
+)
+
+func (c Class) String() string {
+	return [...]string{"ld", "ldx", "st", "stx", "alu", "jmp", "jmp32", "alu64"}[c&7]
+}
+
 // Instruction is one 8-byte instruction slot as RFC 9669 lays it out. A
 // 64-bit immediate load (lddw) occupies two slots; the second carries the
 // upper half of the immediate in Imm and zero everywhere else.
 type Instruction struct {
-	Opcode uint8
+	Opcode Opcode
 	Dst    uint8
 	Src    uint8
 	Offset int16
 	Imm    int32
-}
-
-// String prints the raw fields, enough to identify an instruction in an error.
-func (i Instruction) String() string {
-	return fmt.Sprintf("op=%#02x dst=r%d src=r%d off=%d imm=%d", i.Opcode, i.Dst, i.Src, i.Offset, i.Imm)
 }
 
 // Encode appends the slot in the given byte order. The register nibbles are
@@ -32,7 +322,7 @@ func (i Instruction) Encode(b []byte, order binary.ByteOrder) []byte {
 		regs = i.Src&0xf | i.Dst<<4
 	}
 	var s [8]byte
-	s[0], s[1] = i.Opcode, regs
+	s[0], s[1] = uint8(i.Opcode), regs
 	order.PutUint16(s[2:], uint16(i.Offset))
 	order.PutUint32(s[4:], uint32(i.Imm))
 	return append(b, s[:]...)
@@ -51,7 +341,7 @@ func DecodeInstructions(b []byte, order binary.ByteOrder) ([]Instruction, error)
 			dst, src = s[1]>>4, s[1]&0xf
 		}
 		out[n] = Instruction{
-			Opcode: s[0],
+			Opcode: Opcode(s[0]),
 			Dst:    dst,
 			Src:    src,
 			Offset: int16(order.Uint16(s[2:])),
@@ -140,7 +430,7 @@ const (
 // by offset or immediate; those get opcode values the ISA leaves unused, so
 // the interpreter's single switch needs no second look at the fields.
 type insn struct {
-	op  uint8
+	op  Opcode
 	dst uint8
 	src uint8
 	x   uint8 // second source register of a fused pair
@@ -152,24 +442,24 @@ type insn struct {
 // (BPF_ABS/BPF_IND) and unassigned ALU encodings, which the validator
 // rejects in input, so they never collide with a real instruction.
 const (
-	opInvalid   = 0x00 // second slot of lddw: never executed
-	opSdiv32Imm = 0xe4
-	opSdiv32Reg = 0xec
-	opSdiv64Imm = 0xe7
-	opSdiv64Reg = 0xef
-	opSmod32Imm = 0xf4
-	opSmod32Reg = 0xfc
-	opSmod64Imm = 0xf7
-	opSmod64Reg = 0xff
-	opMovsx32   = 0x20 // off = 8 or 16
-	opMovsx64   = 0x28 // off = 8, 16 or 32
-	opTrunc16   = 0x30 // le16 on a little-endian guest
-	opTrunc32   = 0x38 // le32
-	opNop       = 0x40 // le64
-	opSwap16    = 0x48 // be16, bswap16
-	opSwap32    = 0x50 // be32, bswap32
-	opSwap64    = 0x58 // be64, bswap64
-	opCallLocal = 0x01 // imm = absolute target
+	opInvalid   Opcode = 0x00 // second slot of lddw: never executed
+	opSdiv32Imm        = 0xe4
+	opSdiv32Reg        = 0xec
+	opSdiv64Imm        = 0xe7
+	opSdiv64Reg        = 0xef
+	opSmod32Imm        = 0xf4
+	opSmod32Reg        = 0xfc
+	opSmod64Imm        = 0xf7
+	opSmod64Reg        = 0xff
+	opMovsx32          = 0x20 // off = 8 or 16
+	opMovsx64          = 0x28 // off = 8, 16 or 32
+	opTrunc16          = 0x30 // le16 on a little-endian guest
+	opTrunc32          = 0x38 // le32
+	opNop              = 0x40 // le64
+	opSwap16           = 0x48 // be16, bswap16
+	opSwap32           = 0x50 // be32, bswap32
+	opSwap64           = 0x58 // be64, bswap64
+	opCallLocal        = 0x01 // imm = absolute target
 
 	// Fused loop tails: "add dst, imm" followed by a conditional jump on
 	// dst. imm holds the addend in its low and the jump's immediate in its

@@ -74,9 +74,9 @@ func (m *Machine) mapIndex(handle uint64) (int, bool) {
 	return int(i), handle&0xffffffff == 0 && handle>>32 >= tagMap && i < uint64(len(m.prog.maps))
 }
 
-// FuncAddr reports whether v is a function address (from lddw with
+// funcAddr reports whether v is a function address (from lddw with
 // PseudoFunc) and its instruction index.
-func FuncAddr(v uint64) (int, bool) { return int(uint32(v)), v>>32 == tagFunc }
+func funcAddr(v uint64) (int, bool) { return int(uint32(v)), v>>32 == tagFunc }
 
 // Budget returns the budget left in this run.
 func (m *Machine) Budget() int64 { return m.budget }
@@ -149,8 +149,8 @@ func (m *Machine) Run(ctx []byte) (uint64, error) {
 	if m.prog.closed.Load() {
 		return 0, fmt.Errorf("program %s: %w", m.prog.name, ErrClosed)
 	}
-	m.Begin(ctx)
-	defer m.End()
+	m.begin(ctx)
+	defer m.end()
 	r0, err := m.exec(Addr(regionContext, 0), uint64(len(ctx)))
 	if err != nil && m.prog.name != "" {
 		err = fmt.Errorf("program %s: %w", m.prog.name, err)
@@ -158,11 +158,11 @@ func (m *Machine) Run(ctx []byte) (uint64, error) {
 	return r0, err
 }
 
-// Begin prepares a run over ctx: it takes the locks of the program's
+// begin prepares a run over ctx: it takes the locks of the program's
 // user-space maps, maps the context, clears the stack and refills the
-// budget. End releases what the run created and the locks; call it even
+// budget. end releases what the run created and the locks; call it even
 // when the run panics (defer it).
-func (m *Machine) Begin(ctx []byte) {
+func (m *Machine) begin(ctx []byte) {
 	m.lockMaps()
 	m.rd[regionContext], m.wr[regionContext] = ctx, ctx
 	clear(m.stack[:])
@@ -170,8 +170,8 @@ func (m *Machine) Begin(ctx []byte) {
 	m.work = m.prog.budget
 }
 
-// End ends a run started with Begin.
-func (m *Machine) End() {
+// end ends a run started with begin.
+func (m *Machine) end() {
 	defer m.unlockMaps()
 	m.rd[regionContext], m.wr[regionContext] = nil, nil
 	m.reset()
@@ -190,8 +190,8 @@ func StackTop(d int) uint64 { return Addr(uint32(regionStack+d), StackSize) }
 // ContextAddr is the address of the context region (r1 at entry).
 const ContextAddr = uint64(regionContext) << 32
 
-// CallFunc calls the helper or extern the validator numbered idx.
-func (m *Machine) CallFunc(pc int, idx int64, r1, r2, r3, r4, r5 uint64) (uint64, error) {
+// callFunc calls the helper or extern the validator numbered idx.
+func (m *Machine) callFunc(pc int, idx int64, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	m.pc = pc
 	v, err := m.prog.funcs[idx](m, r1, r2, r3, r4, r5)
 	if err != nil {
@@ -200,10 +200,10 @@ func (m *Machine) CallFunc(pc int, idx int64, r1, r2, r3, r4, r5 uint64) (uint64
 	return v, nil
 }
 
-// FuncAt returns the helper or extern that the call instruction at index
-// insn resolves to, with its name, for translated code to call through
-// Machine.Call. ok is false when insn is not such a call.
-func (p *Program) FuncAt(insn int) (f Func, name string, ok bool) {
+// funcAt returns the helper or extern that the call instruction at index
+// insn resolves to, with its name; ok is false when insn is not such a
+// call. Bind checks the calls a translation makes with it.
+func (p *Program) funcAt(insn int) (f Func, name string, ok bool) {
 	if insn < 0 || insn >= len(p.insns) || p.insns[insn].op != opCallFunc {
 		return nil, "", false
 	}
@@ -211,9 +211,9 @@ func (p *Program) FuncAt(insn int) (f Func, name string, ok bool) {
 	return p.funcs[i], p.funcNames[i], true
 }
 
-// Call calls f as the call instruction at pc does, wrapping its error the
+// call calls f as the call instruction at pc does, wrapping its error the
 // way the interpreter does.
-func (m *Machine) Call(pc int, f Func, name string, r1, r2, r3, r4, r5 uint64) (uint64, error) {
+func (m *Machine) call(pc int, f Func, name string, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	m.pc = pc
 	v, err := f(m, r1, r2, r3, r4, r5)
 	if err != nil {
@@ -233,7 +233,7 @@ func (m *Machine) funcError(pc int, name string, err error) error {
 // callx resolves an indirect call: a function address is a bpf-to-bpf
 // call (target >= 0), a small number a helper id.
 func (m *Machine) callx(pc int, v uint64, r *[256]uint64) (target int, err error) {
-	if t, ok := FuncAddr(v); ok {
+	if t, ok := funcAddr(v); ok {
 		if t >= len(m.prog.insns) || !m.prog.entry[t] {
 			return 0, &RunError{Insn: pc, Err: fmt.Errorf("callx to invalid function address %#x", v)}
 		}

@@ -1,4 +1,4 @@
-package gen
+package aot
 
 import (
 	"bytes"
@@ -167,7 +167,7 @@ func TestAOTGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := &runtime.ProgramSpec{Name: "golden", Instructions: insns, Symbols: map[int]string{0: "sum4", 17: "double"}}
-	opts := TranslateOptions{Name: "golden", Lines: map[int]string{
+	opts := Options{Name: "golden", Lines: map[int]string{
 		0:  "golden.bpf.c:5: const __u8 *p = ctx;",
 		3:  "golden.bpf.c:7: sum += p[i];",
 		14: "golden.bpf.c:9: return double(sum) + bpf_unwind(...);",
@@ -189,8 +189,8 @@ func TestAOTGolden(t *testing.T) {
 	if !bytes.Equal(got, render()) {
 		t.Fatal("translation is not deterministic")
 	}
-	path := filepath.Join("testdata", "aot", "golden.go.golden")
-	if updateGolden() {
+	path := filepath.Join("testdata", "golden.go.golden")
+	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -208,12 +208,12 @@ func TestAOTGolden(t *testing.T) {
 // rejected with the runtime's error, naming the instruction.
 func TestTranslateRejects(t *testing.T) {
 	insns := []runtime.Instruction{{Opcode: 0xb7, Dst: 10}, {Opcode: 0x95}} // mov r10, 0
-	_, err := Translate(&runtime.ProgramSpec{Name: "bad", Instructions: insns}, TranslateOptions{})
+	_, err := Translate(&runtime.ProgramSpec{Name: "bad", Instructions: insns}, Options{})
 	var ve *runtime.ValidationError
 	if !errors.As(err, &ve) || ve.Insn != 0 {
 		t.Fatalf("got %v, want a validation error at instruction 0", err)
 	}
-	if _, err := Translate(&runtime.ProgramSpec{Name: "x", Instructions: insns[1:]}, TranslateOptions{Name: "not an identifier"}); err == nil {
+	if _, err := Translate(&runtime.ProgramSpec{Name: "x", Instructions: insns[1:]}, Options{Name: "not an identifier"}); err == nil {
 		t.Fatal("a name with spaces was accepted")
 	}
 }

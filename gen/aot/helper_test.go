@@ -1,4 +1,4 @@
-package gen
+package aot
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ type aotCase struct {
 	Name   string
 	Insns  []runtime.Instruction
 	Mem    []byte
-	Setup  string // "conformance" or "fuzz" (see testdata/aot/harness.go.in)
+	Setup  string // "conformance" or "fuzz" (see testdata/harness.go.in)
 	Budget uint64
 }
 
@@ -52,12 +52,14 @@ type aotRun struct {
 	Source         []byte // progs.go
 }
 
+var update = flag.Bool("update", false, "rewrite golden files")
+
 var aotModule = flag.String("aot.module", "", "build the agreement harness against the skelgen module in this directory (a snapshot, say) instead of this checkout")
 
 // moduleRoot is the directory of skelgen's go.mod.
 func moduleRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs("..")
+	dir, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func runAgreement(t testing.TB, cases []aotCase, vet bool) aotRun {
 	var entries []jen.Code
 	for i, c := range cases {
 		name := fmt.Sprintf("p%d", i)
-		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, TranslateOptions{Name: name})
+		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: name})
 		tr := jen.Id(name + "Translation")
 		if err != nil {
 			res.TranslateFails[c.Name] = err
@@ -111,7 +113,7 @@ func runAgreement(t testing.TB, cases []aotCase, vet bool) aotRun {
 		t.Fatalf("render: %v", err)
 	}
 	res.Source = src.Bytes()
-	harness, err := os.ReadFile(filepath.Join("testdata", "aot", "harness.go.in"))
+	harness, err := os.ReadFile(filepath.Join("testdata", "harness.go.in"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +132,7 @@ func runAgreement(t testing.TB, cases []aotCase, vet bool) aotRun {
 	build.Dir = dir
 	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build of the translations: %v\n%s", err, firstLines(string(out), 40))
+		t.Fatalf("go build of the translations: %v\n%s", err, out)
 	}
 	res.BuildTime = time.Since(start)
 	if vet {
@@ -138,7 +140,7 @@ func runAgreement(t testing.TB, cases []aotCase, vet bool) aotRun {
 		cmd.Dir = dir
 		cmd.Env = build.Env
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("go vet of the translations: %v\n%s", err, firstLines(string(out), 40))
+			t.Errorf("go vet of the translations: %v\n%s", err, out)
 		}
 	}
 	run := exec.Command(filepath.Join(dir, "harness"))
@@ -146,7 +148,7 @@ func runAgreement(t testing.TB, cases []aotCase, vet bool) aotRun {
 	run.Stderr = &stderr
 	out, err := run.Output()
 	if err != nil {
-		t.Fatalf("harness: %v\n%s", err, firstLines(stderr.String(), 40))
+		t.Fatalf("harness: %v\n%s", err, stderr.String())
 	}
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		var line aotLine

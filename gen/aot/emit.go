@@ -1,9 +1,11 @@
-package gen
+package aot
 
 import (
 	"fmt"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/skelgen/skelgen/runtime"
 )
 
 const (
@@ -14,7 +16,7 @@ const (
 // emitter writes the Go declarations of one translated program.
 type emitter struct {
 	prog *aotProgram
-	opts TranslateOptions
+	opts Options
 
 	// Per function being emitted.
 	fn      *aotFunc
@@ -97,7 +99,7 @@ func (e *emitter) translation() jen.Code {
 			if in.pseudo {
 				imms[pc] = in.imm64
 			}
-			if in.op == 0x85 && in.src != 1 {
+			if in.op == runtime.OpCall && in.src != 1 {
 				calls[pc] = true
 			}
 		}
@@ -195,7 +197,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		if len(stmts) == 0 {
 			note = " (no effect)"
 		}
-		body = append(body, jen.Commentf("%d: %s%s", pc, disasm(in), note))
+		body = append(body, jen.Commentf("%d: %s%s", pc, in.text, note))
 		body = append(body, stmts...)
 	}
 
@@ -241,7 +243,9 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 }
 
 // falls reports whether control can go on to the next instruction.
-func falls(in *aotInsn) bool { return in.op != 0x05 && in.op != 0x06 && in.op != 0x95 }
+func falls(in *aotInsn) bool {
+	return in.op != runtime.OpJa && in.op != runtime.OpJa32 && in.op != runtime.OpExit
+}
 
 // observable reports an instruction whose effects or errors the caller
 // can see: memory access outside the frame's constant slots, helper
@@ -249,12 +253,12 @@ func falls(in *aotInsn) bool { return in.op != 0x05 && in.op != 0x06 && in.op !=
 // one sees once the run has failed).
 func observable(in *aotInsn) bool {
 	switch in.class() {
-	case 1:
+	case runtime.ClassLDX:
 		return !inFrame(in.src, in.off, sizeOf(in.op))
-	case 2, 3:
-		return in.op&0xe0 == 0xc0 || !inFrame(in.dst, in.off, sizeOf(in.op))
-	case 5:
-		return in.op == 0x8d || (in.op == 0x85 && in.src != 1)
+	case runtime.ClassST, runtime.ClassSTX:
+		return isAtomic(in.op) || !inFrame(in.dst, in.off, sizeOf(in.op))
+	case runtime.ClassJMP:
+		return in.op == runtime.OpCallx || (in.op == runtime.OpCall && in.src != 1)
 	}
 	return false
 }
@@ -292,12 +296,12 @@ func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 			e.phi[pc] = pending
 		}
 		pending += in.slots
-		if t := in.target; t > pc && (in.op == 0x05 || in.op == 0x06 || isCondJump(in.op)) {
+		if t := in.target; t > pc && (in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op)) {
 			if _, ok := first[t]; !ok {
 				first[t] = pending
 			}
 		}
-		if in.op == 0x85 && in.src == 1 {
+		if in.op == runtime.OpCall && in.src == 1 {
 			pending = 0
 		}
 		fell = falls(in)
@@ -311,14 +315,14 @@ func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 		switch {
 		case observable(in):
 			reach[pc] = true
-		case in.op == 0x95 || (in.op == 0x85 && in.src == 1):
-		case in.op == 0x05 || in.op == 0x06 || isCondJump(in.op):
+		case in.op == runtime.OpExit || (in.op == runtime.OpCall && in.src == 1):
+		case in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op):
 			if in.target > pc && reach[in.target] {
 				e.check[pc] = true
 			}
 			// Either the taken path checks, or nothing observable lies
 			// ahead of it; what remains is the fall-through.
-			if in.op != 0x05 && in.op != 0x06 {
+			if in.op != runtime.OpJa && in.op != runtime.OpJa32 {
 				reach[pc] = reach[next]
 			}
 		default:
@@ -372,23 +376,23 @@ func (e *emitter) live(pc int, n uint8) bool { return e.fn.liveOut[pc].has(n) }
 func (e *emitter) insn(in *aotInsn) []jen.Code {
 	e.pending += in.slots
 	switch in.class() {
-	case 4, 7:
+	case runtime.ClassALU, runtime.ClassALU64:
 		if !e.live(in.pc, in.dst) {
 			return nil
 		}
-		if in.class() == 7 {
+		if in.class() == runtime.ClassALU64 {
 			return e.alu64(in)
 		}
 		return e.alu32(in)
-	case 0:
+	case runtime.ClassLD:
 		if !e.live(in.pc, in.dst) {
 			return nil
 		}
 		return []jen.Code{code(fmt.Sprintf("%s = %#x", e.r(in.dst), in.imm64))}
-	case 1:
+	case runtime.ClassLDX:
 		return e.load(in)
-	case 2, 3:
-		if in.op&0xe0 == 0xc0 {
+	case runtime.ClassST, runtime.ClassSTX:
+		if isAtomic(in.op) {
 			return e.atomic(in)
 		}
 		return e.store(in)
@@ -406,32 +410,32 @@ func (e *emitter) alu64(in *aotInsn) []jen.Code {
 	set := func(format string, args ...any) []jen.Code {
 		return []jen.Code{code(d + " = " + fmt.Sprintf(format, args...))}
 	}
-	op := map[uint8]string{0x00: "+=", 0x10: "-=", 0x20: "*=", 0x40: "|=", 0x50: "&=", 0xa0: "^="}
-	code8 := in.op & 0xf0
+	op := map[runtime.Opcode]string{runtime.OpAddImm: "+=", runtime.OpSubImm: "-=", runtime.OpMulImm: "*=", runtime.OpOrImm: "|=", runtime.OpAndImm: "&=", runtime.OpXorImm: "^="}
+	code8 := aluOp(in.op)
 	if o, ok := op[code8]; ok {
 		switch {
 		case x:
 			return []jen.Code{code(fmt.Sprintf("%s %s %s", d, o, s))}
-		case code8 == 0x00 && in.imm < 0:
+		case code8 == runtime.OpAddImm && in.imm < 0:
 			return []jen.Code{code(fmt.Sprintf("%s -= %d", d, -int64(in.imm)))}
 		}
 		return []jen.Code{code(fmt.Sprintf("%s %s %s", d, o, u64(in.imm)))}
 	}
 	signed := in.off == 1
 	switch code8 {
-	case 0x60, 0x70, 0xc0:
+	case runtime.OpLshImm, runtime.OpRshImm, runtime.OpArshImm:
 		amount := fmt.Sprint(in.imm & 63)
 		if x {
 			amount = fmt.Sprintf("(%s & 63)", s)
 		}
 		switch code8 {
-		case 0x60:
+		case runtime.OpLshImm:
 			return []jen.Code{code(fmt.Sprintf("%s <<= %s", d, amount))}
-		case 0x70:
+		case runtime.OpRshImm:
 			return []jen.Code{code(fmt.Sprintf("%s >>= %s", d, amount))}
 		}
 		return set("uint64(int64(%s) >> %s)", d, amount)
-	case 0x30:
+	case runtime.OpDivImm:
 		switch {
 		case x && signed:
 			return []jen.Code{code(fmt.Sprintf("if s := int64(%s); s != 0 { %s = uint64(int64(%s) / s) } else { %s = 0 }", s, d, d, d))}
@@ -443,7 +447,7 @@ func (e *emitter) alu64(in *aotInsn) []jen.Code {
 			return set("uint64(int64(%s) / %d)", d, in.imm)
 		}
 		return []jen.Code{code(fmt.Sprintf("%s /= %s", d, u64(in.imm)))}
-	case 0x90:
+	case runtime.OpModImm:
 		switch {
 		case x && signed:
 			return []jen.Code{code(fmt.Sprintf("if s := int64(%s); s != 0 { %s = uint64(int64(%s) %% s) }", s, d, d))}
@@ -455,9 +459,9 @@ func (e *emitter) alu64(in *aotInsn) []jen.Code {
 			return set("uint64(int64(%s) %% %d)", d, in.imm)
 		}
 		return []jen.Code{code(fmt.Sprintf("%s %%= %s", d, u64(in.imm)))}
-	case 0x80:
+	case runtime.OpNeg:
 		return set("-%s", d)
-	case 0xb0:
+	case runtime.OpMovImm:
 		switch {
 		case !x:
 			return set("%s", u64(in.imm))
@@ -467,7 +471,7 @@ func (e *emitter) alu64(in *aotInsn) []jen.Code {
 			return nil
 		}
 		return set("%s", s)
-	case 0xd0:
+	case runtime.OpBswap:
 		return e.swap(d, in.imm)
 	}
 	panic(fmt.Sprintf("alu64: opcode %#x passed validation", in.op))
@@ -495,26 +499,26 @@ func (e *emitter) alu32(in *aotInsn) []jen.Code {
 	set := func(format string, args ...any) []jen.Code {
 		return []jen.Code{code(d + " = " + fmt.Sprintf(format, args...))}
 	}
-	op := map[uint8]string{0x00: "+", 0x10: "-", 0x20: "*", 0x40: "|", 0x50: "&", 0xa0: "^"}
-	code8 := in.op & 0xf0
+	op := map[runtime.Opcode]string{runtime.OpAddImm: "+", runtime.OpSubImm: "-", runtime.OpMulImm: "*", runtime.OpOrImm: "|", runtime.OpAndImm: "&", runtime.OpXorImm: "^"}
+	code8 := aluOp(in.op)
 	if o, ok := op[code8]; ok {
 		return set("uint64(uint32(%s) %s %s)", d, o, s)
 	}
 	signed := in.off == 1
 	switch code8 {
-	case 0x60, 0x70, 0xc0:
+	case runtime.OpLshImm, runtime.OpRshImm, runtime.OpArshImm:
 		k = fmt.Sprint(uint32(in.imm) & 31)
 		if x {
 			k = fmt.Sprintf("(%s & 31)", s)
 		}
 		switch code8 {
-		case 0x60:
+		case runtime.OpLshImm:
 			return set("uint64(uint32(%s) << %s)", d, k)
-		case 0x70:
+		case runtime.OpRshImm:
 			return set("uint64(uint32(%s) >> %s)", d, k)
 		}
 		return set("uint64(uint32(int32(%s) >> %s))", d, k)
-	case 0x30:
+	case runtime.OpDivImm:
 		switch {
 		case x && signed:
 			return []jen.Code{code(fmt.Sprintf("if s := int32(%s); s != 0 { %s = uint64(uint32(int32(%s) / s)) } else { %s = 0 }", e.r(in.src), d, d, d))}
@@ -526,7 +530,7 @@ func (e *emitter) alu32(in *aotInsn) []jen.Code {
 			return set("uint64(uint32(int32(%s) / %d))", d, in.imm)
 		}
 		return set("uint64(uint32(%s) / %s)", d, s)
-	case 0x90:
+	case runtime.OpModImm:
 		switch {
 		case x && signed:
 			return []jen.Code{code(fmt.Sprintf("if s := int32(%s); s != 0 { %s = uint64(uint32(int32(%s) %% s)) } else { %s = uint64(uint32(%s)) }", e.r(in.src), d, d, d, d))}
@@ -538,9 +542,9 @@ func (e *emitter) alu32(in *aotInsn) []jen.Code {
 			return set("uint64(uint32(int32(%s) %% %d))", d, in.imm)
 		}
 		return set("uint64(uint32(%s) %% %s)", d, s)
-	case 0x80:
+	case runtime.OpNeg:
 		return set("uint64(-uint32(%s))", d)
-	case 0xb0:
+	case runtime.OpMovImm:
 		switch {
 		case !x:
 			return set("%s", s)
@@ -548,7 +552,7 @@ func (e *emitter) alu32(in *aotInsn) []jen.Code {
 			return set("uint64(uint32(int32(int%d(%s))))", in.off, e.r(in.src))
 		}
 		return set("uint64(%s)", s)
-	case 0xd0:
+	case runtime.OpBswap:
 		if x { // be: swap on a little-endian guest
 			return e.swap(d, in.imm)
 		}
@@ -564,8 +568,8 @@ func (e *emitter) alu32(in *aotInsn) []jen.Code {
 }
 
 // sizeOf is the access size of a load or store opcode.
-func sizeOf(op uint8) int {
-	return map[uint8]int{0x00: 4, 0x08: 2, 0x10: 1, 0x18: 8}[op&0x18]
+func sizeOf(op runtime.Opcode) int {
+	return map[runtime.Opcode]int{0x00: 4, 0x08: 2, 0x10: 1, 0x18: 8}[op&0x18] // the size field
 }
 
 // inFrame reports whether base+off .. +size is provably inside the
@@ -611,7 +615,7 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 			return []jen.Code{code("_ = ", val)}
 		}
 	}
-	if in.op&0xe0 == 0x80 { // sign-extending load
+	if in.op == runtime.OpLdxsb || in.op == runtime.OpLdxsh || in.op == runtime.OpLdxsw {
 		val = code(fmt.Sprintf("uint64(int64(int%d(", size*8), val, ")))")
 	}
 	return []jen.Code{code(e.r(in.dst)+" = ", val)}
@@ -620,7 +624,7 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 func (e *emitter) store(in *aotInsn) []jen.Code {
 	size := sizeOf(in.op)
 	var v string // the value, as a uint64 expression
-	if in.class() == 3 {
+	if in.class() == runtime.ClassSTX {
 		v = e.r(in.src)
 	} else {
 		v = u64(in.imm)
@@ -631,7 +635,7 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 	e.frame = true
 	i := 512 + int(in.off)
 	var t string // v truncated to the access size
-	if in.class() == 3 {
+	if in.class() == runtime.ClassSTX {
 		switch size {
 		case 1:
 			t = fmt.Sprintf("byte(%s)", v)
@@ -654,7 +658,7 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 
 func (e *emitter) atomic(in *aotInsn) []jen.Code {
 	w := 64
-	if in.op&0x18 == 0 {
+	if in.op == runtime.OpAtomicW {
 		w = 32
 	}
 	s := e.r(in.src)
@@ -715,10 +719,10 @@ func (e *emitter) atomicSrc(w int, s string) string {
 
 // cond is the Go condition of a conditional jump.
 func (e *emitter) cond(in *aotInsn) string {
-	code8 := in.op & 0xf0
-	is32 := in.class() == 6
+	code8 := jmpOp(in.op)
+	is32 := in.class() == runtime.ClassJMP32
 	x := in.op&8 != 0
-	signed := code8 == 0x60 || code8 == 0x70 || code8 == 0xc0 || code8 == 0xd0
+	signed := code8 == runtime.OpJsgtImm || code8 == runtime.OpJsgeImm || code8 == runtime.OpJsltImm || code8 == runtime.OpJsleImm
 	var d, s string
 	switch {
 	case is32 && signed:
@@ -746,9 +750,9 @@ func (e *emitter) cond(in *aotInsn) string {
 			s = e.r(in.src)
 		}
 	}
-	ops := map[uint8]string{0x10: "==", 0x20: ">", 0x30: ">=", 0x50: "!=", 0x60: ">", 0x70: ">=",
-		0xa0: "<", 0xb0: "<=", 0xc0: "<", 0xd0: "<="}
-	if code8 == 0x40 {
+	ops := map[runtime.Opcode]string{runtime.OpJeqImm: "==", runtime.OpJgtImm: ">", runtime.OpJgeImm: ">=", runtime.OpJneImm: "!=", runtime.OpJsgtImm: ">", runtime.OpJsgeImm: ">=",
+		runtime.OpJltImm: "<", runtime.OpJleImm: "<=", runtime.OpJsltImm: "<", runtime.OpJsleImm: "<="}
+	if code8 == runtime.OpJsetImm {
 		return fmt.Sprintf("%s&%s != 0", d, s)
 	}
 	return fmt.Sprintf("%s %s %s", d, ops[code8], s)
@@ -756,25 +760,25 @@ func (e *emitter) cond(in *aotInsn) string {
 
 func (e *emitter) jump(in *aotInsn) []jen.Code {
 	switch {
-	case in.op == 0x05 || in.op == 0x06:
+	case in.op == runtime.OpJa || in.op == runtime.OpJa32:
 		return e.jumpTo(in.pc, in.target)
-	case in.op == 0x95:
+	case in.op == runtime.OpExit:
 		ret := []jen.Code{jen.Id(e.r(0)), jen.Id("b")}
 		for _, r := range e.fn.out.regs() {
 			ret = append(ret, jen.Id(e.r(r)))
 		}
 		return append(e.charge(in.pc), jen.Return(ret...))
-	case in.op == 0x85 && in.src == 1:
+	case in.op == runtime.OpCall && in.src == 1:
 		stmts := e.call(in, e.prog.funcs[in.target])
 		e.pending = 0
 		return stmts
-	case in.op == 0x85:
+	case in.op == runtime.OpCall:
 		call := code(fmt.Sprintf("m.CallAt(%d, %s, %s, %s, %s, %s)", in.pc, e.r(1), e.r(2), e.r(3), e.r(4), e.r(5)))
 		if e.live(in.pc, 0) {
 			return []jen.Code{code(e.r(0)+" = ", call)}
 		}
 		return []jen.Code{call}
-	case in.op == 0x8d:
+	case in.op == runtime.OpCallx:
 		return e.callx(in)
 	}
 	return []jen.Code{jen.If(code(e.cond(in))).Block(e.jumpTo(in.pc, in.target)...)}

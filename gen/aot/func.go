@@ -1,4 +1,6 @@
-package gen
+package aot
+
+import "github.com/skelgen/skelgen/runtime"
 
 // regset is a set of registers r0..r9 (r10 is a constant per function and
 // never tracked).
@@ -61,7 +63,7 @@ func (p *aotProgram) findFunctions() {
 			pc := work[len(work)-1]
 			work = work[:len(work)-1]
 			in := p.insns[pc]
-			if (in.op == 0x85 && in.src == 1) || (in.op == 0x18 && in.target >= 0) {
+			if (in.op == runtime.OpCall && in.src == 1) || (in.op == runtime.OpLddw && in.target >= 0) {
 				queue = append(queue, in.target)
 			}
 			for _, s := range p.successors(in) {
@@ -82,9 +84,9 @@ func (p *aotProgram) findFunctions() {
 // local call, every function for callx.
 func (p *aotProgram) callees(in *aotInsn) []*aotFunc {
 	switch {
-	case in.op == 0x85 && in.src == 1:
+	case in.op == runtime.OpCall && in.src == 1:
 		return []*aotFunc{p.funcs[in.target]}
-	case in.op == 0x8d:
+	case in.op == runtime.OpCallx:
 		return p.fnList
 	}
 	return nil
@@ -102,14 +104,14 @@ func (p *aotProgram) effect(f *aotFunc, in *aotInsn) effect {
 	d, s := reg(in.dst), reg(in.src)
 	x := in.op&8 != 0
 	switch in.class() {
-	case 4, 7: // ALU, ALU64
+	case runtime.ClassALU, runtime.ClassALU64: // ALU, ALU64
 		e := effect{def: d, pure: true}
-		switch in.op & 0xf0 {
-		case 0xb0: // mov, movsx
+		switch aluOp(in.op) {
+		case runtime.OpMovImm: // mov, movsx
 			if x {
 				e.use = s
 			}
-		case 0x80, 0xd0: // neg, byte swaps
+		case runtime.OpNeg, runtime.OpBswap: // neg, byte swaps
 			e.use = d
 		default:
 			e.use = d
@@ -118,14 +120,14 @@ func (p *aotProgram) effect(f *aotFunc, in *aotInsn) effect {
 			}
 		}
 		return e
-	case 0: // lddw
+	case runtime.ClassLD: // lddw
 		return effect{def: d, pure: true}
-	case 1: // ldx: a load can fault, so its address always counts
+	case runtime.ClassLDX: // ldx: a load can fault, so its address always counts
 		return effect{use: s, def: d}
-	case 2:
+	case runtime.ClassST:
 		return effect{use: d}
-	case 3:
-		if in.op&0xe0 != 0xc0 {
+	case runtime.ClassSTX:
+		if !isAtomic(in.op) {
 			return effect{use: d | s}
 		}
 		e := effect{use: d | s}
@@ -140,16 +142,16 @@ func (p *aotProgram) effect(f *aotFunc, in *aotInsn) effect {
 	}
 	// JMP, JMP32.
 	switch {
-	case in.op == 0x05 || in.op == 0x06:
+	case in.op == runtime.OpJa || in.op == runtime.OpJa32:
 		return effect{}
-	case in.op == 0x95:
+	case in.op == runtime.OpExit:
 		return effect{use: reg(0) | f.out}
-	case in.op == 0x85 && in.src == 1:
+	case in.op == runtime.OpCall && in.src == 1:
 		g := p.funcs[in.target]
 		return effect{use: g.in, def: reg(0) | g.out}
-	case in.op == 0x85:
+	case in.op == runtime.OpCall:
 		return effect{use: argRegs, def: reg(0)}
-	case in.op == 0x8d:
+	case in.op == runtime.OpCallx:
 		// A helper leaves r1..r5 alone and a function returns the ones
 		// read afterwards, so only r0 is certainly written.
 		e := effect{use: d | argRegs, def: reg(0)}
@@ -231,7 +233,7 @@ func (p *aotProgram) labels(f *aotFunc) map[int]bool {
 	l := map[int]bool{}
 	for _, pc := range f.body {
 		in := p.insns[pc]
-		if in.op == 0x05 || in.op == 0x06 || isCondJump(in.op) {
+		if in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op) {
 			l[in.target] = true
 		}
 	}

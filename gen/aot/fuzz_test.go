@@ -1,4 +1,4 @@
-package gen
+package aot
 
 import (
 	"flag"
@@ -72,7 +72,7 @@ func (g *progGen) newLabel() int { g.labels = append(g.labels, -1); return len(g
 func (g *progGen) place(l int) { g.labels[l] = len(g.items) }
 
 func (g *progGen) lddw(dst, src uint8, lo, hi int32) {
-	g.items = append(g.items, genItem{in: runtime.Instruction{Opcode: 0x18, Dst: dst, Src: src, Imm: lo}, hi: hi, lddw: true, jumpTo: -1, callTo: -1, funcAt: -1})
+	g.items = append(g.items, genItem{in: runtime.Instruction{Opcode: runtime.OpLddw, Dst: dst, Src: src, Imm: lo}, hi: hi, lddw: true, jumpTo: -1, callTo: -1, funcAt: -1})
 }
 
 func (g *progGen) jump(in runtime.Instruction, l int) {
@@ -93,7 +93,7 @@ func (g *progGen) resolve() []runtime.Instruction {
 		in := it.in
 		rel := func(target int) int32 { return int32(slot[target] - slot[i] - 1) }
 		switch {
-		case it.jumpTo >= 0 && in.Opcode == 0x06:
+		case it.jumpTo >= 0 && in.Opcode == runtime.OpJa32:
 			in.Imm = rel(g.labels[it.jumpTo])
 		case it.jumpTo >= 0:
 			in.Offset = int16(rel(g.labels[it.jumpTo]))
@@ -141,7 +141,7 @@ func (g *progGen) imm() int32 {
 
 func (g *progGen) function() {
 	if g.fn == 0 {
-		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 6, Src: 1}) // mov r6, r1
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 6, Src: 1}) // mov r6, r1
 	}
 	n := 4 + g.rnd.IntN(20)
 	pending := map[int][]int{} // statement index -> labels to place there
@@ -169,9 +169,9 @@ func (g *progGen) function() {
 	}
 	g.place(end)
 	if g.rnd.IntN(2) == 0 {
-		g.emit(runtime.Instruction{Opcode: 0xb7, Dst: 0, Imm: g.imm()})
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 0, Imm: g.imm()})
 	}
-	g.emit(runtime.Instruction{Opcode: 0x95})
+	g.emit(runtime.Instruction{Opcode: runtime.OpExit})
 }
 
 // statement emits one random construct; forward returns a label further
@@ -201,18 +201,18 @@ func (g *progGen) statement(forward func() int) {
 		g.labels[l] = g.funcs[g.fn] + g.rnd.IntN(len(g.items)-g.funcs[g.fn]+1)
 		g.condJump(l)
 	case k < 97:
-		g.jump(runtime.Instruction{Opcode: 0x05}, forward())
+		g.jump(runtime.Instruction{Opcode: runtime.OpJa}, forward())
 	default:
-		g.jump(runtime.Instruction{Opcode: 0x06}, forward()) // gotol
+		g.jump(runtime.Instruction{Opcode: runtime.OpJa32}, forward()) // gotol
 	}
 }
 
 func (g *progGen) alu() {
-	class := uint8(0x07)
+	class := runtime.Opcode(runtime.ClassALU64)
 	if g.rnd.IntN(2) == 0 {
 		class = 0x04
 	}
-	codes := []uint8{0x00, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80, 0x90, 0xa0, 0xb0, 0xc0, 0xd0}
+	codes := []runtime.Opcode{0x00, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80, 0x90, 0xa0, 0xb0, 0xc0, 0xd0}
 	code := codes[g.rnd.IntN(len(codes))]
 	in := runtime.Instruction{Dst: g.dst()}
 	x := g.rnd.IntN(2) == 0
@@ -265,12 +265,12 @@ func (g *progGen) alu() {
 func (g *progGen) base() {
 	switch g.rnd.IntN(5) {
 	case 0:
-		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 9, Src: 10}) // mov r9, r10
-		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: -int32(16 + g.rnd.IntN(480))})
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 9, Src: 10}) // mov r9, r10
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 9, Imm: -int32(16 + g.rnd.IntN(480))})
 	case 1:
 		if g.fn == 0 {
-			g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 9, Src: 6}) // mov r9, r6 (the context)
-			g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: 8})
+			g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 9, Src: 6}) // mov r9, r6 (the context)
+			g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 9, Imm: 8})
 		} else {
 			g.lddw(9, runtime.PseudoMapIdxValue, 0, 16)
 		}
@@ -278,18 +278,18 @@ func (g *progGen) base() {
 		g.lddw(9, runtime.PseudoMapIdxValue, 0, int32(8+g.rnd.IntN(genDataSize-24)))
 	case 3:
 		// Indexed: r9 = (rX & 0x38) + the context or the frame pointer.
-		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 9, Src: g.src() % 8})
-		g.emit(runtime.Instruction{Opcode: 0x57, Dst: 9, Imm: 0x38})
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 9, Src: g.src() % 8})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAndImm, Dst: 9, Imm: 0x38})
 		if g.fn == 0 && g.rnd.IntN(2) == 0 {
-			g.emit(runtime.Instruction{Opcode: 0x0f, Dst: 9, Src: 6})
-			g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: 8})
+			g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 9, Src: 6})
+			g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 9, Imm: 8})
 		} else {
-			g.emit(runtime.Instruction{Opcode: 0x0f, Dst: 9, Src: 10})
-			g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: -64})
+			g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 9, Src: 10})
+			g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 9, Imm: -64})
 		}
 	default:
 		g.lddw(9, runtime.PseudoMapIdxValue, 0, 0)
-		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 9, Imm: int32(8 + g.rnd.IntN(genDataSize-16))})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 9, Imm: int32(8 + g.rnd.IntN(genDataSize-16))})
 	}
 }
 
@@ -301,7 +301,7 @@ func (g *progGen) offset() int16 {
 }
 
 func (g *progGen) memory() {
-	sizes := []uint8{0x00, 0x08, 0x10, 0x18}
+	sizes := []runtime.Opcode{0x00, 0x08, 0x10, 0x18}
 	size := sizes[g.rnd.IntN(4)]
 	base, off := uint8(9), g.offset()
 	if g.rnd.IntN(3) == 0 {
@@ -315,22 +315,22 @@ func (g *progGen) memory() {
 	}
 	switch g.rnd.IntN(4) {
 	case 0, 1:
-		op := uint8(0x61) | size
+		op := runtime.OpLdxw | size
 		if size != 0x18 && g.rnd.IntN(3) == 0 {
 			op = 0x81 | size // sign-extending load
 		}
 		g.emit(runtime.Instruction{Opcode: op, Dst: g.dst(), Src: base, Offset: off})
 	case 2:
-		g.emit(runtime.Instruction{Opcode: 0x63 | size, Dst: base, Src: g.src(), Offset: off})
+		g.emit(runtime.Instruction{Opcode: runtime.OpStxw | size, Dst: base, Src: g.src(), Offset: off})
 	default:
-		g.emit(runtime.Instruction{Opcode: 0x62 | size, Dst: base, Offset: off, Imm: g.imm()})
+		g.emit(runtime.Instruction{Opcode: runtime.OpStw | size, Dst: base, Offset: off, Imm: g.imm()})
 	}
 }
 
 func (g *progGen) atomic() {
 	g.base()
 	op := []int32{0x00, 0x40, 0x50, 0xa0, 0x01, 0x41, 0x51, 0xa1, 0xe1, 0xf1}[g.rnd.IntN(10)]
-	width := uint8(0xdb)
+	width := runtime.OpAtomicDW
 	if g.rnd.IntN(2) == 0 {
 		width = 0xc3
 	}
@@ -339,8 +339,8 @@ func (g *progGen) atomic() {
 }
 
 func (g *progGen) condJump(l int) {
-	codes := []uint8{0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0xa0, 0xb0, 0xc0, 0xd0}
-	class := uint8(0x05)
+	codes := []runtime.Opcode{0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0xa0, 0xb0, 0xc0, 0xd0}
+	class := runtime.Opcode(runtime.ClassJMP)
 	if g.rnd.IntN(3) == 0 {
 		class = 0x06
 	}
@@ -359,7 +359,7 @@ func (g *progGen) condJump(l int) {
 func (g *progGen) loop() {
 	g.inLoop = true
 	defer func() { g.inLoop = false }()
-	g.emit(runtime.Instruction{Opcode: 0xb7, Dst: 8, Imm: int32(1 + g.rnd.IntN(20))})
+	g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 8, Imm: int32(1 + g.rnd.IntN(20))})
 	top := g.newLabel()
 	g.place(top)
 	n := 1 + g.rnd.IntN(4)
@@ -368,45 +368,45 @@ func (g *progGen) loop() {
 		g.statement(func() int { return after })
 	}
 	g.place(after)
-	g.emit(runtime.Instruction{Opcode: 0x17, Dst: 8, Imm: 1})
-	g.jump(runtime.Instruction{Opcode: 0x55, Dst: 8}, top) // jne r8, 0, top
+	g.emit(runtime.Instruction{Opcode: runtime.OpSubImm, Dst: 8, Imm: 1})
+	g.jump(runtime.Instruction{Opcode: runtime.OpJneImm, Dst: 8}, top) // jne r8, 0, top
 }
 
 func (g *progGen) helper() {
 	switch g.rnd.IntN(6) {
 	case 0, 1:
-		g.emit(runtime.Instruction{Opcode: 0x85, Imm: 5}) // unwind: r0 = r1
+		g.emit(runtime.Instruction{Opcode: runtime.OpCall, Imm: 5}) // unwind: r0 = r1
 	case 2:
 		// counts[key] = value, key and value on the stack.
-		g.emit(runtime.Instruction{Opcode: 0x62, Dst: 10, Offset: -8, Imm: int32(g.rnd.IntN(8))})
-		g.emit(runtime.Instruction{Opcode: 0x7a, Dst: 10, Offset: -16, Imm: g.imm()})
+		g.emit(runtime.Instruction{Opcode: runtime.OpStw, Dst: 10, Offset: -8, Imm: int32(g.rnd.IntN(8))})
+		g.emit(runtime.Instruction{Opcode: runtime.OpStdw, Dst: 10, Offset: -16, Imm: g.imm()})
 		g.lddw(1, runtime.PseudoMapIdx, 1, 0)
-		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 2, Src: 10})
-		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 2, Imm: -8})
-		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 3, Src: 10})
-		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 3, Imm: -16})
-		g.emit(runtime.Instruction{Opcode: 0xb7, Dst: 4})
-		g.emit(runtime.Instruction{Opcode: 0x85, Imm: runtime.HelperMapUpdateElem})
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 2, Src: 10})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 2, Imm: -8})
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 3, Src: 10})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 3, Imm: -16})
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 4})
+		g.emit(runtime.Instruction{Opcode: runtime.OpCall, Imm: runtime.HelperMapUpdateElem})
 	case 3, 4:
 		// v = lookup(counts, key); if v != NULL, use it.
-		g.emit(runtime.Instruction{Opcode: 0x62, Dst: 10, Offset: -8, Imm: int32(g.rnd.IntN(8))})
+		g.emit(runtime.Instruction{Opcode: runtime.OpStw, Dst: 10, Offset: -8, Imm: int32(g.rnd.IntN(8))})
 		g.lddw(1, runtime.PseudoMapIdx, 1, 0)
-		g.emit(runtime.Instruction{Opcode: 0xbf, Dst: 2, Src: 10})
-		g.emit(runtime.Instruction{Opcode: 0x07, Dst: 2, Imm: -8})
-		g.emit(runtime.Instruction{Opcode: 0x85, Imm: runtime.HelperMapLookupElem})
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 2, Src: 10})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 2, Imm: -8})
+		g.emit(runtime.Instruction{Opcode: runtime.OpCall, Imm: runtime.HelperMapLookupElem})
 		skip := g.newLabel()
-		g.jump(runtime.Instruction{Opcode: 0x15}, skip) // jeq r0, 0, skip
+		g.jump(runtime.Instruction{Opcode: runtime.OpJeqImm}, skip) // jeq r0, 0, skip
 		if g.rnd.IntN(2) == 0 {
-			g.emit(runtime.Instruction{Opcode: 0xdb, Dst: 0, Src: 3, Imm: 0x01}) // lock fetch add [r0], r3
+			g.emit(runtime.Instruction{Opcode: runtime.OpAtomicDW, Dst: 0, Src: 3, Imm: 0x01}) // lock fetch add [r0], r3
 		} else {
-			g.emit(runtime.Instruction{Opcode: 0x79, Dst: 4, Src: 0, Offset: int16(g.rnd.IntN(12) / 10 * 8)})
+			g.emit(runtime.Instruction{Opcode: runtime.OpLdxdw, Dst: 4, Src: 0, Offset: int16(g.rnd.IntN(12) / 10 * 8)})
 		}
 		g.place(skip)
 	default:
 		if g.rnd.IntN(4) == 0 {
-			g.emit(runtime.Instruction{Opcode: 0x85, Imm: 100}) // fails the run
+			g.emit(runtime.Instruction{Opcode: runtime.OpCall, Imm: 100}) // fails the run
 		} else {
-			g.emit(runtime.Instruction{Opcode: 0x85, Imm: 5})
+			g.emit(runtime.Instruction{Opcode: runtime.OpCall, Imm: 5})
 		}
 	}
 }
@@ -422,21 +422,21 @@ func (g *progGen) call() {
 	if target <= g.fn && g.rnd.IntN(8) != 0 && g.fn+1 < g.nfuncs {
 		target = g.fn + 1 + g.rnd.IntN(g.nfuncs-g.fn-1)
 	}
-	g.emit(runtime.Instruction{Opcode: 0xb7, Dst: 1 + uint8(g.rnd.IntN(5)), Imm: g.imm()})
-	g.items = append(g.items, genItem{in: runtime.Instruction{Opcode: 0x85, Src: runtime.PseudoCall}, jumpTo: -1, callTo: target, funcAt: -1})
+	g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 1 + uint8(g.rnd.IntN(5)), Imm: g.imm()})
+	g.items = append(g.items, genItem{in: runtime.Instruction{Opcode: runtime.OpCall, Src: runtime.PseudoCall}, jumpTo: -1, callTo: target, funcAt: -1})
 }
 
 func (g *progGen) callx() {
 	if g.rnd.IntN(3) == 0 {
-		g.emit(runtime.Instruction{Opcode: 0xb7, Dst: 9, Imm: 5}) // a helper id
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 9, Imm: 5}) // a helper id
 	} else {
 		target := g.rnd.IntN(g.nfuncs)
 		if target <= g.fn && g.fn+1 < g.nfuncs {
 			target = g.fn + 1
 		}
-		g.items = append(g.items, genItem{in: runtime.Instruction{Opcode: 0x18, Dst: 9, Src: runtime.PseudoFunc}, lddw: true, jumpTo: -1, callTo: -1, funcAt: target})
+		g.items = append(g.items, genItem{in: runtime.Instruction{Opcode: runtime.OpLddw, Dst: 9, Src: runtime.PseudoFunc}, lddw: true, jumpTo: -1, callTo: -1, funcAt: target})
 	}
-	g.emit(runtime.Instruction{Opcode: 0x8d, Dst: 9})
+	g.emit(runtime.Instruction{Opcode: runtime.OpCallx, Dst: 9})
 }
 
 // errorClass sorts an outcome for the summary.
@@ -475,13 +475,14 @@ func checkRandomBatch(t testing.TB, seed uint64, n int, vet bool) map[string]int
 }
 
 func disasmCase(c aotCase) string {
-	p, err := decodeProgram(&runtime.ProgramSpec{Instructions: c.Insns})
-	if err != nil {
-		return err.Error()
-	}
 	var b strings.Builder
-	for _, pc := range p.order {
-		fmt.Fprintf(&b, "%4d: %s\n", pc, disasm(p.insns[pc]))
+	for pc := 0; pc < len(c.Insns); pc++ {
+		n := 1
+		if c.Insns[pc].Opcode == runtime.OpLddw && pc+1 < len(c.Insns) {
+			n = 2
+		}
+		fmt.Fprintf(&b, "%4d: %s", pc, runtime.Disassemble(c.Insns[pc:pc+n]))
+		pc += n - 1
 	}
 	return b.String()
 }

@@ -1,0 +1,52 @@
+// Package aot translates user-space eBPF programs ahead of time into Go.
+//
+// Translate turns one program into Go source that the Go compiler makes
+// native code of. Each BPF function (the entry at instruction 0, every
+// bpf-to-bpf call target, every function whose address lddw takes) becomes
+// one Go function:
+//
+//   - registers are local uint64 variables; a liveness analysis decides
+//     which ones a function declares, takes as parameters (those it reads
+//     before writing: r1–r5 and anything else the caller's value shows
+//     through, as in the interpreter, where registers are shared) and
+//     returns (r0, and the r1–r5 a caller reads after the call); writes
+//     nobody reads are dropped unless they can fault;
+//   - jumps are labels and goto, in instruction order, so fall-through stays
+//     fall-through;
+//   - memory goes through the runtime's inlinable trapping accessors
+//     (Machine.Load32At and friends), which carry the instruction index into
+//     the error; loads and stores relative to r10 with a constant offset
+//     inside the frame index the frame's array directly, with no check;
+//   - helpers and externs are called through Machine.CallAt with the call's
+//     instruction index, so they resolve exactly as the interpreter resolves
+//     them, and callx through Machine.CallX and a switch over the functions;
+//   - the budget lives in a local: each straight-line run subtracts its
+//     length where the interpreter charges it (taken jumps, bpf-to-bpf calls,
+//     exits) and checks it there, so ErrBudget comes at the same instruction
+//     with the same memory effects; call depth is checked before each call;
+//   - division and modulo by zero, shifts and sign extension follow RFC 9669
+//     as the interpreter does.
+//
+// The generated code is gofmt'd (when rendered through a jen.File),
+// vet-clean and deterministic; above each instruction a comment gives its
+// index, its assembly (runtime.Instruction.String, the dialect of package
+// asm) and, when Options.Lines has it, the C source line.
+//
+// The translator works from the program as runtime.Load prepared it: the
+// values of lddw's pseudo sources (map handles, addresses of globals and
+// functions) are those the loaded program holds (Program.Imm64), so the
+// translation never recomputes the runtime's address tags or region
+// numbering.
+//
+// To run a translation, load the same ProgramSpec with runtime.Load (which
+// resolves maps, globals, helpers and externs) and bind the generated
+// <Name>Translation() to it:
+//
+//	p, err := runtime.Load(spec, opts)
+//	c, err := p.Bind(xTranslation())
+//	r0, err := c.Run(ctx)
+//
+// Bind checks every constant the translation compiled in (map handles and
+// global addresses) against the loaded program, so a translation never runs
+// against a program whose maps or globals were laid out differently.
+package aot

@@ -1,0 +1,143 @@
+package runtime
+
+// fuse merges common instruction pairs into one dispatch: an increment
+// followed by a conditional jump on the incremented register (a loop tail),
+// a register move followed by an operation on the moved-to register (the
+// three-address form), a load whose value is accumulated into another
+// register, and an operation followed by ja (the end of an if branch).
+// Only the first slot is rewritten: the second keeps its own instruction
+// for code that jumps to it, and budget accounting still counts both.
+func fuse(insns []insn, tail []bool) {
+	for i := 0; i+1 < len(insns); i++ {
+		if tail[i] || tail[i+1] {
+			continue
+		}
+		if f, ok := fusePair(insns[i], insns[i+1]); ok {
+			insns[i] = f
+		}
+	}
+}
+
+// fusePair returns the fused form of a followed by b, if there is one.
+func fusePair(a, b insn) (insn, bool) {
+	switch {
+	case a.op == OpAddImm && b.dst == a.dst && fusedAddJcc(b.op) != 0:
+		return insn{op: fusedAddJcc(b.op), dst: a.dst, src: b.src, off: b.off, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
+	case a.op == OpMovReg && b.dst == a.dst && fusedMovOp(b.op) != 0:
+		x := b.src
+		if x == a.dst {
+			x = a.src
+		}
+		return insn{op: fusedMovOp(b.op), dst: a.dst, src: a.src, x: x, imm: b.imm}, true
+	case b.op == OpJa && fusedOpJa(a.op) != 0:
+		return insn{op: fusedOpJa(a.op), dst: a.dst, off: b.off, imm: a.imm}, true
+	case a.op&7 == classLDX && a.op&0xe0 == modeMEM && b.src == a.dst && b.dst != a.dst && fusedLdxOp(a.op, b.op) != 0:
+		return insn{op: fusedLdxOp(a.op, b.op), dst: a.dst, src: a.src, x: b.dst, off: a.off}, true
+	}
+	return insn{}, false
+}
+
+// fusedAddJcc is the fused form of "add dst, imm" and the jump op.
+func fusedAddJcc(op Opcode) Opcode {
+	switch op {
+	case OpJltImm:
+		return opAddJltImm
+	case OpJltReg:
+		return opAddJltReg
+	case OpJleImm:
+		return opAddJleImm
+	case OpJleReg:
+		return opAddJleReg
+	case OpJneImm:
+		return opAddJneImm
+	case OpJneReg:
+		return opAddJneReg
+	case OpJsltImm:
+		return opAddJsltImm
+	case OpJsltReg:
+		return opAddJsltReg
+	}
+	return 0
+}
+
+// fusedMovOp is the fused form of "mov dst, src" and the ALU64 op.
+func fusedMovOp(op Opcode) Opcode {
+	switch op {
+	case OpAddImm:
+		return opMovAddImm
+	case OpSubImm:
+		return opMovSubImm
+	case OpMulImm:
+		return opMovMulImm
+	case OpAndImm:
+		return opMovAndImm
+	case OpOrImm:
+		return opMovOrImm
+	case OpXorImm:
+		return opMovXorImm
+	case OpLshImm:
+		return opMovLshImm
+	case OpRshImm:
+		return opMovRshImm
+	case OpArshImm:
+		return opMovArshImm
+	case OpAddReg:
+		return opMovAddReg
+	case OpSubReg:
+		return opMovSubReg
+	case OpMulReg:
+		return opMovMulReg
+	case OpDivReg:
+		return opMovDivReg
+	case OpModReg:
+		return opMovModReg
+	case OpAndReg:
+		return opMovAndReg
+	case OpOrReg:
+		return opMovOrReg
+	case OpXorReg:
+		return opMovXorReg
+	case OpLshReg:
+		return opMovLshReg
+	case OpRshReg:
+		return opMovRshReg
+	}
+	return 0
+}
+
+// fusedOpJa is the fused form of the ALU64 op and "ja".
+func fusedOpJa(op Opcode) Opcode {
+	switch op {
+	case OpAddImm:
+		return opAddImmJa
+	case OpSubImm:
+		return opSubImmJa
+	case OpMulImm:
+		return opMulImmJa
+	case OpAndImm:
+		return opAndImmJa
+	case OpOrImm:
+		return opOrImmJa
+	case OpXorImm:
+		return opXorImmJa
+	case OpMovImm:
+		return opMovImmJa
+	}
+	return 0
+}
+
+// fusedLdxOp is the fused form of the load ld and the ALU64 register op.
+func fusedLdxOp(ld, op Opcode) Opcode {
+	var ops [4]Opcode // by load size: w, h, b, dw
+	switch op {
+	case OpAddReg:
+		ops = [4]Opcode{opLdxwAdd, opLdxhAdd, opLdxbAdd, opLdxdwAdd}
+	case OpXorReg:
+		ops = [4]Opcode{opLdxwXor, opLdxhXor, opLdxbXor, opLdxdwXor}
+	case OpOrReg:
+		ops = [4]Opcode{opLdxwOr, opLdxhOr, opLdxbOr, opLdxdwOr}
+	default:
+		return 0
+	}
+	return ops[ld>>3&3]
+}

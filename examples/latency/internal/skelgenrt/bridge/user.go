@@ -453,7 +453,6 @@ func (p *userRun) run(ctx []byte) (uint64, error) {
 	return r0, nil
 }
 
-
 // UserProgram is a ubpf/ program whose context is a C struct of Go type T
 // (struct{} for programs without one). It runs its ahead-of-time
 // translation when the skeleton has one, else the interpreter; both give

@@ -124,9 +124,9 @@
 // A Program runs one call at a time and allocates nothing per run on the
 // interpreter's hot path; Clone gives another goroutine its own run state.
 // User-space hash and array maps are SharedMaps: a run holds the lock of
-// each one its program uses from the start of a run to its end (released around calls to
-// host functions, so that they may use the maps from Go), in one global
-// order, and Go code holds it around each access. Runs sharing a map take
+// each one its program uses from its start to its end (released around
+// calls to host functions, so that they may use the maps from Go), in one
+// global order, and Go code holds it around each access. Runs sharing a map take
 // turns; runs sharing none run in parallel. This gives the kernel's
 // contract — no data races, no corruption, a looked-up value stays valid
 // memory for the whole run — at the cost of one lock per map per run, not

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/packages"
+
+	clang "github.com/skelgen/skelgen/internal/cc"
 )
 
 // CheckOptions configure Check.
@@ -58,7 +60,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, ccErr := FindCC("")
+	_, ccErr := clang.Find("")
 	res := &CheckResult{}
 	for _, pkg := range pkgs {
 		lines, err := generateLines(pkg)

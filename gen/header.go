@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/skelgen/skelgen/btfmin"
+	clang "github.com/skelgen/skelgen/internal/cc"
 )
 
 // minimalHeader regenerates the minimal CO-RE header the C input includes,
@@ -30,14 +31,11 @@ func minimalHeader(cfg Config, outDir string, obj []byte, target Target) (File, 
 	if kernels == nil {
 		kernels = []string{"/sys/kernel/btf/vmlinux"}
 	}
-	cc, err := FindCC(cfg.CC)
+	cc, err := clang.Find(cfg.CC)
 	if err != nil {
 		return File{}, err
 	}
 	cflags := append(append([]string(nil), cfg.CFlags...), target.Defines()...)
-	if inc := multiarchInclude(); inc != "" {
-		cflags = append(cflags, "-idirafter", inc)
-	}
 	res, err := btfmin.Generate(btfmin.Config{
 		Objects:   []string{objPath},
 		KernelBTF: kernels,

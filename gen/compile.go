@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	clang "github.com/skelgen/skelgen/internal/cc"
@@ -80,7 +81,7 @@ func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []strin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %s failed: %w\n%s", opts.Source, filepath.Base(cc), err, firstLines(stderr.String(), 20))
+		return nil, nil, fmt.Errorf("%s: %s failed: %w\n%s%s", opts.Source, filepath.Base(cc), err, firstLines(stderr.String(), 20), missingHeaderHint(stderr.String()))
 	}
 	if strip := stripFor(cc); strip != "" {
 		cmd := exec.CommandContext(ctx, strip, "-g", out)
@@ -136,6 +137,24 @@ func parseDepfile(d, dir string) []string {
 	}
 	flush()
 	return deps
+}
+
+var reHeaderNotFound = regexp.MustCompile(`fatal error: '([^']+)' file not found`)
+
+// missingHeaderHint says what to do about a header clang did not find.
+func missingHeaderHint(diags string) string {
+	m := reHeaderNotFound.FindStringSubmatch(diags)
+	if m == nil {
+		return ""
+	}
+	switch h := m[1]; {
+	case h == "vmlinux.h" || strings.HasSuffix(h, "/vmlinux.h"):
+		return fmt.Sprintf("\nhint: add -header %s to the skelgen command: skelgen writes a minimal %s from the source and the kernel BTF (no full vmlinux.h needed)", h, h)
+	case strings.HasPrefix(h, "bpf/"):
+		return fmt.Sprintf("\nhint: %s comes with libbpf: install libbpf-dev (or libbpf-devel), or add -I<dir> to -cflags", h)
+	default:
+		return fmt.Sprintf("\nhint: add the directory holding %s to -cflags with -I<dir> (relative to the source's directory)", h)
+	}
 }
 
 // firstLines returns at most n lines of s.

@@ -31,7 +31,7 @@ const Usage = "skelgen [flags] INPUT  (INPUT is x.bpf.o or x.bpf.c; flags come f
 func NewFlags(fs *flag.FlagSet) *Flags {
 	f := &Flags{}
 	fs.StringVar(&f.cfg.OutputDir, "o", "", "output `dir`ectory (default: the input's directory)")
-	fs.StringVar(&f.cfg.Package, "pkg", "", "Go package `name` (default: $GOPACKAGE, else the directory name)")
+	fs.StringVar(&f.cfg.Package, "pkg", "", "Go package `name` (default: $GOPACKAGE, else the package of the directory's Go files, else the directory name)")
 	fs.StringVar(&f.cfg.Stem, "stem", "", "`name` of the outputs and identifier prefix (default: the input's base name)")
 	fs.StringVar(&f.target, "target", "bpfel,bpfeb", "comma-separated `targets` of a C input: bpfel, bpfeb or GOARCH names")
 	f.cc.Define(fs)

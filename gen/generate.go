@@ -19,7 +19,8 @@ type Config struct {
 	// OutputDir receives the files; empty means the input's directory.
 	OutputDir string
 	// Package is the Go package name; empty means $GOPACKAGE, else the
-	// output directory's name.
+	// package of the Go files already in the output directory, else the
+	// directory's name.
 	Package string
 	// Stem names the outputs and prefixes identifiers; empty means the
 	// input's base name without .bpf.c/.bpf.o.
@@ -50,6 +51,9 @@ type Config struct {
 	// Committed compiles nothing: a C input's objects are read from the
 	// files a previous run wrote (for checking without a compiler).
 	Committed bool
+	// Warn, when set, receives warnings about the input that do not stop
+	// the run (a .bpf.c that the Go tool would try to build).
+	Warn func(msg string)
 }
 
 // File is one output file.
@@ -67,6 +71,9 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	if cfg.Input == "" {
 		return nil, errors.New("no input file")
 	}
+	if err := checkInput(cfg); err != nil {
+		return nil, err
+	}
 	outDir := cfg.OutputDir
 	if outDir == "" {
 		outDir = filepath.Dir(cfg.Input)
@@ -83,11 +90,10 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		pkg = os.Getenv("GOPACKAGE")
 	}
 	if pkg == "" {
-		abs, err := filepath.Abs(outDir)
-		if err != nil {
+		var err error
+		if pkg, err = dirPackage(outDir, stem); err != nil {
 			return nil, err
 		}
-		pkg = packageName(filepath.Base(abs))
 	}
 
 	type build struct {
@@ -135,6 +141,9 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	}
 	objs := make([]*Object, len(builds))
 	for i, b := range builds {
+		if IsCSource(cfg.Input) && !hasSection(b.obj, ".BTF") {
+			return nil, fmt.Errorf("%s: compiles to an object without BTF, so it defines no program, map or global variable: add one (see the README's recipe)", cfg.Input)
+		}
 		obj, err := ReadObject(filepath.Base(cfg.Input), b.obj)
 		if err != nil {
 			return nil, err

@@ -18,6 +18,7 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cfg.Warn = func(msg string) { fmt.Fprintf(stderr, "skelgen: warning: %s\n", msg) }
 	files, err := gen.Generate(context.Background(), cfg)
 	if err != nil {
 		return err

@@ -3,11 +3,14 @@ package gen
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	clang "github.com/skelgen/skelgen/internal/cc"
@@ -23,6 +26,10 @@ type CompileOptions struct {
 	Source string
 	// Target selects the byte order and architecture.
 	Target Target
+	// Overlay replaces files the source includes (absolute path →
+	// contents) without touching the disk: the generator compiles against
+	// a header it has made but not yet written. The paths need not exist.
+	Overlay map[string][]byte
 }
 
 // stripFor returns the llvm-strip that belongs to the compiler cc.
@@ -75,6 +82,13 @@ func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []strin
 		return nil, nil, err
 	}
 	args = append(args, inc...)
+	if len(opts.Overlay) > 0 {
+		ov, err := writeOverlay(tmp, opts.Overlay)
+		if err != nil {
+			return nil, nil, err
+		}
+		args = append(args, "-ivfsoverlay", ov)
+	}
 	args = append(args, "-target", opts.Target.Clang, "-c", filepath.Base(src), "-o", out, "-MD", "-MF", dep)
 	cmd := exec.CommandContext(ctx, cc, args...)
 	cmd.Dir = dir
@@ -101,6 +115,9 @@ func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []strin
 		if !strings.HasPrefix(dep, tmp+string(filepath.Separator)) {
 			deps = append(deps, dep)
 		}
+	}
+	for p := range opts.Overlay {
+		deps = append(deps, p)
 	}
 	return obj, deps, nil
 }
@@ -137,6 +154,42 @@ func parseDepfile(d, dir string) []string {
 	}
 	flush()
 	return deps
+}
+
+// writeOverlay writes the overlay's files into dir and a clang VFS overlay
+// description mapping their paths to them, and returns the description's
+// path (for -ivfsoverlay).
+func writeOverlay(dir string, files map[string][]byte) (string, error) {
+	type entry struct {
+		Name     string `json:"name"`
+		Type     string `json:"type"`
+		External string `json:"external-contents"`
+	}
+	type root struct {
+		Name     string  `json:"name"`
+		Type     string  `json:"type"`
+		Contents []entry `json:"contents"`
+	}
+	byDir := map[string][]entry{}
+	i := 0
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		ext := filepath.Join(dir, fmt.Sprintf("overlay%d", i))
+		i++
+		if err := os.WriteFile(ext, files[p], 0o644); err != nil {
+			return "", err
+		}
+		byDir[filepath.Dir(p)] = append(byDir[filepath.Dir(p)], entry{filepath.Base(p), "file", ext})
+	}
+	var roots []root
+	for _, d := range slices.Sorted(maps.Keys(byDir)) {
+		roots = append(roots, root{d, "directory", byDir[d]})
+	}
+	data, err := json.Marshal(map[string]any{"version": 0, "case-sensitive": "true", "roots": roots})
+	if err != nil {
+		return "", err
+	}
+	yaml := filepath.Join(dir, "overlay.yaml")
+	return yaml, os.WriteFile(yaml, data, 0o644)
 }
 
 var reHeaderNotFound = regexp.MustCompile(`fatal error: '([^']+)' file not found`)

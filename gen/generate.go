@@ -102,6 +102,19 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		deps   []string
 	}
 	var builds []build
+	var files []File
+	var overlay map[string][]byte
+	if cfg.Header != "" && IsCSource(cfg.Input) && !cfg.Committed {
+		first := Target{Clang: "bpfel"}
+		if len(cfg.Targets) > 0 {
+			first = cfg.Targets[0]
+		}
+		f, ov, err := prepareHeader(ctx, cfg, outDir, first)
+		if err != nil {
+			return nil, err
+		}
+		files, overlay = append(files, f), ov
+	}
 	if IsCSource(cfg.Input) {
 		targets := cfg.Targets
 		if targets == nil {
@@ -116,7 +129,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 					return nil, fmt.Errorf("%s: no compiler run and no committed object: %w", cfg.Input, err)
 				}
 			} else {
-				b.obj, b.deps, err = Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: cfg.Input, Target: t})
+				b.obj, b.deps, err = Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: cfg.Input, Target: t, Overlay: overlay})
 				if err != nil {
 					return nil, err
 				}
@@ -131,14 +144,6 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		builds = append(builds, build{obj: data})
 	}
 
-	var files []File
-	if cfg.Header != "" && IsCSource(cfg.Input) && !cfg.Committed {
-		f, err := minimalHeader(cfg, outDir, builds[0].obj, builds[0].target)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
-	}
 	objs := make([]*Object, len(builds))
 	for i, b := range builds {
 		if IsCSource(cfg.Input) && !hasSection(b.obj, ".BTF") {

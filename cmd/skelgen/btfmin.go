@@ -15,7 +15,7 @@ func cmdBtfmin(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&kernels, "btf", "kernel BTF file (repeatable; default /sys/kernel/btf/vmlinux)")
 	fs.Var(&fields, "field", "keep a kernel member path, e.g. task_struct.pid (repeatable)")
 	fs.Var(&decls, "decl", "keep a whole kernel type, e.g. 'enum cgroup_subsys_id' (repeatable)")
-	src := fs.String("src", "", "source of the object: compile it against the header and complete what clang reports missing")
+	src := fs.String("src", "", "source of the object: compile it against the header and complete what clang reports missing; without objects, the header is made from the source and -btf alone (and verified)")
 	var ccFlags cc.Flags
 	ccFlags.Define(fs)
 	mode := fs.String("mode", "compact", "compact (used members only) or exact (original offsets, identical instructions)")
@@ -48,11 +48,19 @@ func cmdBtfmin(args []string, stdout, stderr io.Writer) error {
 		Mode:      m,
 		Output:    *out,
 	}
-	if *verify && (*src == "" || len(cfg.Objects) != 1) {
-		fmt.Fprintln(stderr, "btfmin: -verify needs -src and exactly one object")
+	if *verify && (*src == "" || len(cfg.Objects) > 1) {
+		fmt.Fprintln(stderr, "btfmin: -verify needs -src and at most one object")
 		return errUsage
 	}
-	res, err := btfmin.Generate(cfg)
+	var res *btfmin.Result
+	var report *btfmin.Report
+	if *src != "" && len(cfg.Objects) == 0 {
+		// No object yet: the header comes from the source and the kernel
+		// BTF alone, and is verified on the way.
+		res, report, err = btfmin.FromSource(cfg)
+	} else {
+		res, err = btfmin.Generate(cfg)
+	}
 	if err != nil {
 		return fmt.Errorf("btfmin: %w", err)
 	}
@@ -66,12 +74,13 @@ func cmdBtfmin(args []string, stdout, stderr io.Writer) error {
 	} else if err := gen.WriteFiles([]gen.File{{Path: *out, Data: res.Header}}); err != nil {
 		return fmt.Errorf("btfmin: %w", err)
 	}
-	if !*verify {
+	if !*verify && report == nil {
 		return nil
 	}
-	report, err := btfmin.Verify(cfg, res.Header)
-	if err != nil {
-		return fmt.Errorf("btfmin: verify: %w", err)
+	if report == nil {
+		if report, err = btfmin.Verify(cfg, res.Header); err != nil {
+			return fmt.Errorf("btfmin: verify: %w", err)
+		}
 	}
 	w := stdout
 	if *out == "" {

@@ -161,3 +161,14 @@ func BPFFS(t testing.TB) string {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
 }
+
+// KernelBTF returns the running kernel's BTF, /sys/kernel/btf/vmlinux, or
+// skips the test (failing under SKELGEN_REQUIRE_KERNEL=1) without it.
+func KernelBTF(t testing.TB) string {
+	t.Helper()
+	const path = "/sys/kernel/btf/vmlinux"
+	if _, err := os.Stat(path); err != nil {
+		skipOrFail(t, "SKELGEN_REQUIRE_KERNEL", "no kernel BTF: "+err.Error())
+	}
+	return path
+}

@@ -157,12 +157,12 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	}
 	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types, AOT: cfg.AOT}
 	if !cfg.ImportRuntime {
-		rt, br, err := vendoredImports(outDir)
+		rc, err := moduleCopy(outDir)
 		if err != nil {
 			return nil, err
 		}
-		skelCfg.RuntimeImport, skelCfg.BridgeImport = rt, br
-		vendored, err := vendorFiles(outDir, rt)
+		skelCfg.RuntimeImport, skelCfg.BridgeImport = rc.runtimePath, rc.bridgePath
+		vendored, err := vendorFiles(rc)
 		if err != nil {
 			return nil, err
 		}

@@ -19,14 +19,7 @@ func TestCheckDrift(t *testing.T) {
 		t.Skip("skipped in -short mode: loads packages")
 	}
 	root := testenv.ModuleRoot(t)
-	mod := t.TempDir()
-	goMod := "module example.com/drift\n\ngo 1.26\n\nrequire github.com/skelgen/skelgen v0.0.0-00010101000000-000000000000\n\nreplace github.com/skelgen/skelgen => " + root + "\n"
-	write(t, filepath.Join(mod, "go.mod"), []byte(goMod))
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(mod, "go.sum"), sum)
+	mod := emptyModule(t, "example.com/drift")
 	obj, err := os.ReadFile(filepath.Join(root, "internal/skeltest/ubpf/ubpf_bpfel.o"))
 	if err != nil {
 		t.Fatal(err)

@@ -40,6 +40,11 @@ func prepareHeader(ctx context.Context, cfg Config, outDir string, target Target
 	if err != nil {
 		return File{}, nil, err
 	}
+	// The file keeps the path as given; the overlay needs it absolute.
+	name := cfg.Header
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(outDir, name)
+	}
 	compile := func(overlay map[string][]byte) ([]byte, error) {
 		obj, _, err := Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: cfg.Input, Target: target, Overlay: overlay})
 		return obj, err
@@ -47,7 +52,7 @@ func prepareHeader(ctx context.Context, cfg Config, outDir string, target Target
 	if _, err := os.Stat(path); err == nil {
 		if obj, err := compile(nil); err == nil {
 			data, err := minimalHeader(cfg, path, obj, target)
-			return File{Path: path, Data: data}, nil, err
+			return File{Path: name, Data: data}, nil, err
 		}
 	}
 	bcfg, err := headerConfig(cfg, path, target)
@@ -73,7 +78,7 @@ func prepareHeader(ctx context.Context, cfg Config, outDir string, target Target
 			return File{}, nil, err
 		}
 		if bytes.Equal(again, header) {
-			return File{Path: path, Data: header}, overlay, nil
+			return File{Path: name, Data: header}, overlay, nil
 		}
 		header = again
 	}

@@ -265,7 +265,7 @@ func TestBadObjects(t *testing.T) {
 // TestNoBTFExt: an object stripped of .BTF.ext still yields the types of
 // its maps and globals, with a warning.
 func TestNoBTFExt(t *testing.T) {
-	res, err := Generate(Config{Objects: []string{filepath.Join("testdata", "noext.bpf.o")}})
+	res, err := Generate(Config{Objects: []string{corpusObject("noext")}})
 	if err != nil {
 		t.Fatal(err)
 	}

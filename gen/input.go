@@ -6,10 +6,12 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"sort"
 	"strings"
 )
@@ -49,7 +51,8 @@ func checkInput(cfg Config) error {
 }
 
 // hasBuildIgnore reports whether C source starts (before any code) with a
-// //go:build constraint that excludes it, e.g. //go:build ignore.
+// //go:build constraint that excludes it from this platform's build, e.g.
+// //go:build ignore.
 func hasBuildIgnore(src []byte) bool {
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	for sc.Scan() {
@@ -57,8 +60,14 @@ func hasBuildIgnore(src []byte) bool {
 		switch {
 		case line == "":
 			continue
-		case strings.HasPrefix(line, "//go:build "):
-			return true
+		case constraint.IsGoBuild(line):
+			expr, err := constraint.Parse(line)
+			if err != nil {
+				return false
+			}
+			return !expr.Eval(func(tag string) bool {
+				return tag == goruntime.GOOS || tag == goruntime.GOARCH || tag == "gc" || (tag == "unix" && goruntime.GOOS != "windows")
+			})
 		case strings.HasPrefix(line, "//"):
 			continue
 		default:

@@ -122,6 +122,19 @@ func Conformance(t testing.TB) string {
 	return filepath.Dir(sharedDir(t, filepath.Join("conformance", "bpf_conformance", "tests")))
 }
 
+// ConformanceSeeds returns the conformance suite's directory for seeding
+// a fuzz target, or "" when it is missing: a fuzz target still runs
+// without its seeds, so this neither skips nor fails.
+func ConformanceSeeds(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(ModuleRoot(t), "..", "shared", "conformance", "bpf_conformance")
+	if _, err := os.Stat(filepath.Join(dir, "tests")); err != nil {
+		t.Logf("no conformance seeds: %v", err)
+		return ""
+	}
+	return dir
+}
+
 // sharedDir returns ../shared/probe, which must exist.
 func sharedDir(t testing.TB, probe string) string {
 	t.Helper()

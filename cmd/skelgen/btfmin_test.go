@@ -88,3 +88,26 @@ func TestBtfminVerify(t *testing.T) {
 		t.Errorf("report:\n%s", stdout)
 	}
 }
+
+// TestBtfminFromSource: -src without objects writes the header from the
+// source and the kernel BTF alone and prints the relocation check.
+func TestBtfminFromSource(t *testing.T) {
+	clang := testenv.Clang(t)
+	kernel := testenv.KernelBTF(t)
+	out := filepath.Join(t.TempDir(), "vmlinux.h")
+	code, stdout, stderr := runCLI(t, "", "btfmin", "-cc", clang, "-cflags", "-O2 -D__TARGET_ARCH_x86", "-btf", kernel,
+		"-src", corpusFile("execsnoop.bpf.c"), "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "execsnoop.bpf.o against vmlinux: ") || !strings.Contains(stdout, " relocations, ok") {
+		t.Errorf("report:\n%s", stdout)
+	}
+	h, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(h), "struct task_struct {") {
+		t.Errorf("header lacks task_struct:\n%s", h)
+	}
+}

@@ -13,7 +13,7 @@ test:
 # Rebuild every committed object and skeleton (needs clang-19 and bpftool).
 testdata:
 	$(GO) generate ./...
-	$(MAKE) -C btfmin/testdata
+	$(MAKE) -C testdata/corpus
 	$(MAKE) -C gen/testdata/types
 
 # The bundled example: syscall latency from kernel tracepoints.

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/skelgen/skelgen/internal/cc"
 )
 
 // Config says what header to generate. The zero Mode is Compact.
@@ -27,7 +29,8 @@ type Config struct {
 	Source string
 	// CFlags are extra clang flags for compiling Source.
 	CFlags []string
-	// Clang is the compiler; "clang-19" when empty.
+	// Clang is the compiler; empty means clang-19 if it is on PATH, else
+	// clang (see internal/cc, shared with the skeleton generator).
 	Clang string
 	// Fields ("task_struct.pid", "sock.__sk_common.skc_family") and Decls
 	// ("enum cgroup_subsys_id", "struct qstr", "u32") ask for kernel
@@ -46,11 +49,8 @@ type Result struct {
 	Warnings []string
 }
 
-func (cfg *Config) clang() string {
-	if cfg.Clang == "" {
-		return "clang-19"
-	}
-	return cfg.Clang
+func (cfg *Config) clang() (string, error) {
+	return cc.Find(cfg.Clang)
 }
 
 func (cfg *Config) output() string {

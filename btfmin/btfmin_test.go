@@ -265,7 +265,7 @@ func TestBadObjects(t *testing.T) {
 // TestNoBTFExt: an object stripped of .BTF.ext still yields the types of
 // its maps and globals, with a warning.
 func TestNoBTFExt(t *testing.T) {
-	res, err := Generate(Config{Objects: []string{filepath.Join("testdata", "noext.bpf.o")}})
+	res, err := Generate(Config{Objects: []string{corpusObject("noext")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,4 +421,24 @@ func FuzzParseObject(f *testing.F) {
 		c.addObjectTypes(obj.Spec)
 		_ = c.write(Exact, "__F_H__", nil)
 	})
+}
+
+// TestSourceFindsSkelgenH: completing from a source that includes
+// skelgen.h finds it, as the skeleton's own compile does.
+func TestSourceFindsSkelgenH(t *testing.T) {
+	clang := testenv.Clang(t)
+	kernel := runningKernelBTF(t)
+	src := filepath.Join(t.TempDir(), "prog.bpf.c")
+	code := "#include \"vmlinux.h\"\n#include <bpf/bpf_helpers.h>\n#include \"skelgen.h\"\n" +
+		"SEC(\"ubpf/x\") int x(struct task_struct *t) { skelgen_printf(\"%d\\n\", t->pid); return 0; }\n"
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Generate(Config{Source: src, KernelBTF: []string{kernel}, Clang: clang})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(res.Header, []byte("struct task_struct {")) {
+		t.Errorf("header lacks task_struct:\n%s", res.Header)
+	}
 }

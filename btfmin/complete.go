@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/skelgen/skelgen/internal/cc"
 )
 
 // Diagnostics of clang-19 that name something the header lacks. Each
@@ -38,7 +40,8 @@ const maxCompileRounds = 64
 // original source. The source's own directory stays on the include path
 // for its other headers. It returns clang's diagnostics and whether it
 // compiled; err is for failures to run clang at all. With out empty it
-// only preprocesses and returns the preprocessed text instead.
+// only preprocesses and returns the preprocessed text instead. skelgen.h
+// is on the include path, as in every compile skelgen runs.
 func compileSource(clang, src string, cflags []string, dir, name string, header []byte, out string) (diags string, ok bool, err error) {
 	if err := os.WriteFile(filepath.Join(dir, name), header, 0o644); err != nil {
 		return "", false, err
@@ -54,6 +57,11 @@ func compileSource(clang, src string, cflags []string, dir, name string, header 
 	args := []string{"-g", "-O2", "-target", "bpf", "-fno-color-diagnostics", "-fno-caret-diagnostics", "-ferror-limit=0",
 		"-I", dir, "-I", filepath.Dir(src)}
 	args = append(args, cflags...)
+	inc, err := cc.IncludeArgs(dir)
+	if err != nil {
+		return "", false, err
+	}
+	args = append(args, inc...)
 	if out == "" {
 		args = append(args, "-E", srcCopy)
 	} else {
@@ -109,12 +117,16 @@ func complete(c *chooser, cfg *Config) error {
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "out.o")
 	guard := guardFor(cfg.output())
-	if err := c.wholeForLayoutUse(cfg, dir); err != nil {
+	clang, err := cfg.clang()
+	if err != nil {
+		return err
+	}
+	if err := c.wholeForLayoutUse(cfg, clang, dir); err != nil {
 		return err
 	}
 	for round := 0; round < maxCompileRounds; round++ {
 		header := c.write(cfg.Mode, guard, nil)
-		diags, ok, err := compileSource(cfg.clang(), cfg.Source, cfg.CFlags, dir, cfg.output(), []byte(header), out)
+		diags, ok, err := compileSource(clang, cfg.Source, cfg.CFlags, dir, cfg.output(), []byte(header), out)
 		if err != nil {
 			return err
 		}
@@ -166,8 +178,8 @@ func sourceLines(text, base string) string {
 // silently change them. Clang only complains when the type is
 // incomplete, so the source's own lines are preprocessed and searched
 // instead.
-func (c *chooser) wholeForLayoutUse(cfg *Config, dir string) error {
-	text, ok, err := compileSource(cfg.clang(), cfg.Source, cfg.CFlags, dir, cfg.output(), []byte(c.write(cfg.Mode, guardFor(cfg.output()), nil)), "")
+func (c *chooser) wholeForLayoutUse(cfg *Config, clang, dir string) error {
+	text, ok, err := compileSource(clang, cfg.Source, cfg.CFlags, dir, cfg.output(), []byte(c.write(cfg.Mode, guardFor(cfg.output()), nil)), "")
 	if err != nil || !ok {
 		// The compile loop reports what is wrong with the source.
 		return err

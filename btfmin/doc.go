@@ -15,6 +15,10 @@
 // source against the header and adding what clang reports missing from a
 // kernel BTF, until it compiles (Config.Source).
 //
+// FromSource needs no object at all: it completes an empty header from the
+// kernel BTF until the source compiles, compiles the object against that
+// draft and minimises from it, so a program never needs a full vmlinux.h.
+//
 // Verify proves the result: it recompiles the source with the new header
 // and resolves every CO-RE relocation of the original and the new object
 // against each kernel BTF with cilium/ebpf's CO-RE engine; the two must

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skelgen/skelgen/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -18,23 +20,19 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // build NAME.bpf.o.
 var corpus = []string{"execsnoop", "runqlat", "corekinds", "netpeek"}
 
-func corpusObject(name string) string { return filepath.Join("testdata", name+".bpf.o") }
-func corpusSource(name string) string { return filepath.Join("testdata", name+".bpf.c") }
+// corpusDir is the top-level testdata/corpus: the btfmin corpus, which the
+// command's tests use too.
+var corpusDir = filepath.Join("..", "testdata", "corpus")
+
+func corpusObject(name string) string { return filepath.Join(corpusDir, name+".bpf.o") }
+func corpusSource(name string) string { return filepath.Join(corpusDir, name+".bpf.c") }
 
 var corpusCFlags = []string{"-D__TARGET_ARCH_x86"}
 
-// runningKernelBTF returns /sys/kernel/btf/vmlinux, skipping (or failing
-// under SKELGEN_REQUIRE_KERNEL=1) when the kernel does not expose it.
+// runningKernelBTF returns /sys/kernel/btf/vmlinux (see testenv.KernelBTF).
 func runningKernelBTF(t testing.TB) string {
 	t.Helper()
-	const path = "/sys/kernel/btf/vmlinux"
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("SKELGEN_REQUIRE_KERNEL") == "1" {
-			t.Fatalf("%s: %v", path, err)
-		}
-		t.Skipf("skipped: no kernel BTF: %v", err)
-	}
-	return path
+	return testenv.KernelBTF(t)
 }
 
 // oldKernelBTF unpacks cilium/ebpf's test vmlinux BTF (an older kernel)

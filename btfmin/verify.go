@@ -86,7 +86,11 @@ func Verify(cfg Config, header []byte) (*Report, error) {
 	}
 	defer os.RemoveAll(dir)
 	newObj := filepath.Join(dir, "new.o")
-	diags, ok, err := compileSource(cfg.clang(), cfg.Source, cfg.CFlags, dir, cfg.output(), header, newObj)
+	clang, err := cfg.clang()
+	if err != nil {
+		return nil, err
+	}
+	diags, ok, err := compileSource(clang, cfg.Source, cfg.CFlags, dir, cfg.output(), header, newObj)
 	if err != nil {
 		return nil, err
 	}

@@ -3,43 +3,33 @@ package gen
 import (
 	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
+	"regexp"
+	"slices"
 	"strings"
 
-	"github.com/skelgen/skelgen/templates"
+	clang "github.com/skelgen/skelgen/internal/cc"
 )
-
-// DefaultCFlags are the optimisation flags used when none are given.
-const DefaultCFlags = "-O2 -mcpu=v3"
 
 // CompileOptions says how to build a .bpf.c file.
 type CompileOptions struct {
 	// CC is the compiler; empty means clang-19 if it is on PATH, else clang.
 	CC string
-	// CFlags are the user's flags; nil means DefaultCFlags.
+	// CFlags are the user's flags; nil means cc.DefaultCFlags.
 	CFlags []string
 	// Source is the C file.
 	Source string
 	// Target selects the byte order and architecture.
 	Target Target
-}
-
-// FindCC returns cc if set, else the first of clang-19 and clang on PATH.
-func FindCC(cc string) (string, error) {
-	if cc != "" {
-		return cc, nil
-	}
-	for _, c := range []string{"clang-19", "clang"} {
-		if p, err := exec.LookPath(c); err == nil {
-			return p, nil
-		}
-	}
-	return "", errors.New("no C compiler: neither clang-19 nor clang is on PATH (use -cc, or give a prebuilt .bpf.o)")
+	// Overlay replaces files the source includes (absolute path →
+	// contents) without touching the disk: the generator compiles against
+	// a header it has made but not yet written. The paths need not exist.
+	Overlay map[string][]byte
 }
 
 // stripFor returns the llvm-strip that belongs to the compiler cc.
@@ -61,7 +51,7 @@ func stripFor(cc string) string {
 // directory it is built in. It returns the object and the files the
 // compiler read (for a make depfile).
 func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []string, err error) {
-	cc, err := FindCC(opts.CC)
+	cc, err := clang.Find(opts.CC)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -80,25 +70,24 @@ func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []strin
 
 	cflags := opts.CFlags
 	if cflags == nil {
-		cflags = strings.Fields(DefaultCFlags)
+		cflags = strings.Fields(clang.DefaultCFlags)
 	}
 	args := []string{"-g", "-fno-ident", "-fdebug-prefix-map=" + dir + "=.", "-fdebug-compilation-dir=."}
 	args = append(args, cflags...)
 	args = append(args, opts.Target.Defines()...)
 	// skelgen.h, the built-ins of user-space programs, is always on the
-	// include path, after the user's directories so a local copy wins.
-	inc := filepath.Join(tmp, "include")
-	if err := os.MkdirAll(inc, 0o755); err != nil {
+	// include path.
+	inc, err := clang.IncludeArgs(tmp)
+	if err != nil {
 		return nil, nil, err
 	}
-	if err := os.WriteFile(filepath.Join(inc, "skelgen.h"), templates.SkelgenH, 0o644); err != nil {
-		return nil, nil, err
-	}
-	args = append(args, "-idirafter", inc)
-	if inc := multiarchInclude(); inc != "" {
-		// Distributions keep <asm/types.h> under the host's multiarch
-		// directory, which clang does not search for the bpf target.
-		args = append(args, "-idirafter", inc)
+	args = append(args, inc...)
+	if len(opts.Overlay) > 0 {
+		ov, err := writeOverlay(tmp, opts.Overlay)
+		if err != nil {
+			return nil, nil, err
+		}
+		args = append(args, "-ivfsoverlay", ov)
 	}
 	args = append(args, "-target", opts.Target.Clang, "-c", filepath.Base(src), "-o", out, "-MD", "-MF", dep)
 	cmd := exec.CommandContext(ctx, cc, args...)
@@ -106,7 +95,7 @@ func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []strin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %s failed: %w\n%s", opts.Source, filepath.Base(cc), err, firstLines(stderr.String(), 20))
+		return nil, nil, fmt.Errorf("%s: %s failed: %w\n%s%s", opts.Source, filepath.Base(cc), err, firstLines(stderr.String(), 20), missingHeaderHint(stderr.String()))
 	}
 	if strip := stripFor(cc); strip != "" {
 		cmd := exec.CommandContext(ctx, strip, "-g", out)
@@ -127,24 +116,10 @@ func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []strin
 			deps = append(deps, dep)
 		}
 	}
+	for p := range opts.Overlay {
+		deps = append(deps, p)
+	}
 	return obj, deps, nil
-}
-
-// multiarchInclude returns the host's multiarch include directory, if any.
-func multiarchInclude() string {
-	triple := map[string]string{
-		"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu", "386": "i386-linux-gnu",
-		"arm": "arm-linux-gnueabihf", "ppc64le": "powerpc64le-linux-gnu", "s390x": "s390x-linux-gnu",
-		"riscv64": "riscv64-linux-gnu", "loong64": "loongarch64-linux-gnu",
-	}[goruntime.GOARCH]
-	if triple == "" {
-		return ""
-	}
-	dir := filepath.Join("/usr/include", triple)
-	if _, err := os.Stat(filepath.Join(dir, "asm")); err != nil {
-		return ""
-	}
-	return dir
 }
 
 // parseDepfile returns the prerequisites of a make depfile written by clang,
@@ -181,6 +156,60 @@ func parseDepfile(d, dir string) []string {
 	return deps
 }
 
+// writeOverlay writes the overlay's files into dir and a clang VFS overlay
+// description mapping their paths to them, and returns the description's
+// path (for -ivfsoverlay).
+func writeOverlay(dir string, files map[string][]byte) (string, error) {
+	type entry struct {
+		Name     string `json:"name"`
+		Type     string `json:"type"`
+		External string `json:"external-contents"`
+	}
+	type root struct {
+		Name     string  `json:"name"`
+		Type     string  `json:"type"`
+		Contents []entry `json:"contents"`
+	}
+	byDir := map[string][]entry{}
+	i := 0
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		ext := filepath.Join(dir, fmt.Sprintf("overlay%d", i))
+		i++
+		if err := os.WriteFile(ext, files[p], 0o644); err != nil {
+			return "", err
+		}
+		byDir[filepath.Dir(p)] = append(byDir[filepath.Dir(p)], entry{filepath.Base(p), "file", ext})
+	}
+	var roots []root
+	for _, d := range slices.Sorted(maps.Keys(byDir)) {
+		roots = append(roots, root{d, "directory", byDir[d]})
+	}
+	data, err := json.Marshal(map[string]any{"version": 0, "case-sensitive": "true", "roots": roots})
+	if err != nil {
+		return "", err
+	}
+	yaml := filepath.Join(dir, "overlay.yaml")
+	return yaml, os.WriteFile(yaml, data, 0o644)
+}
+
+var reHeaderNotFound = regexp.MustCompile(`fatal error: '([^']+)' file not found`)
+
+// missingHeaderHint says what to do about a header clang did not find.
+func missingHeaderHint(diags string) string {
+	m := reHeaderNotFound.FindStringSubmatch(diags)
+	if m == nil {
+		return ""
+	}
+	switch h := m[1]; {
+	case h == "vmlinux.h" || strings.HasSuffix(h, "/vmlinux.h"):
+		return fmt.Sprintf("\nhint: add -header %s to the skelgen command: skelgen writes a minimal %s from the source and the kernel BTF (no full vmlinux.h needed)", h, h)
+	case strings.HasPrefix(h, "bpf/"):
+		return fmt.Sprintf("\nhint: %s comes with libbpf: install libbpf-dev (or libbpf-devel), or add -I<dir> to -cflags", h)
+	default:
+		return fmt.Sprintf("\nhint: add the directory holding %s to -cflags with -I<dir> (relative to the source's directory)", h)
+	}
+}
+
 // firstLines returns at most n lines of s.
 func firstLines(s string, n int) string {
 	lines := strings.SplitAfter(strings.TrimRight(s, "\n"), "\n")
@@ -188,42 +217,4 @@ func firstLines(s string, n int) string {
 		lines = append(lines[:n], "...\n")
 	}
 	return strings.Join(lines, "")
-}
-
-// SplitFlags splits a -cflags value into words, honouring single and double
-// quotes.
-func SplitFlags(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inWord := false
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote, inWord = c, true
-		case c == ' ' || c == '\t' || c == '\n':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("unterminated quote in %q", s)
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out, nil
 }

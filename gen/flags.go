@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+
+	clang "github.com/skelgen/skelgen/internal/cc"
 )
 
 // Flags binds the main command's flags to a Config. The CLI parses them from
@@ -12,7 +14,7 @@ import (
 type Flags struct {
 	cfg     Config
 	target  string
-	cflags  string
+	cc      clang.Flags
 	runtime string
 }
 
@@ -30,11 +32,10 @@ const Usage = "skelgen [flags] INPUT  (INPUT is x.bpf.o or x.bpf.c; flags come f
 func NewFlags(fs *flag.FlagSet) *Flags {
 	f := &Flags{}
 	fs.StringVar(&f.cfg.OutputDir, "o", "", "output `dir`ectory (default: the input's directory)")
-	fs.StringVar(&f.cfg.Package, "pkg", "", "Go package `name` (default: $GOPACKAGE, else the directory name)")
+	fs.StringVar(&f.cfg.Package, "pkg", "", "Go package `name` (default: $GOPACKAGE, else the package of the directory's Go files, else the directory name)")
 	fs.StringVar(&f.cfg.Stem, "stem", "", "`name` of the outputs and identifier prefix (default: the input's base name)")
 	fs.StringVar(&f.target, "target", "bpfel,bpfeb", "comma-separated `targets` of a C input: bpfel, bpfeb or GOARCH names")
-	fs.StringVar(&f.cfg.CC, "cc", "", "C `compiler` (default: clang-19, else clang)")
-	fs.StringVar(&f.cflags, "cflags", DefaultCFlags, "C compiler `flags`")
+	f.cc.Define(fs)
 	fs.Var((*StringList)(&f.cfg.Types), "type", "C `type` to generate even if unused; also types ring buffer and perf records (\"event\" or \"map=event\"); repeatable")
 	fs.StringVar(&f.runtime, "runtime", "vendor", "how the package gets the runtime for ubpf/ programs: vendor (carry a copy) or import")
 	fs.BoolVar(&f.cfg.AOT, "aot", true, "translate ubpf/ programs to Go ahead of time")
@@ -51,6 +52,7 @@ func (f *Flags) Config(args []string) (Config, error) {
 		return Config{}, fmt.Errorf("want exactly one INPUT after the flags, got %d arguments (usage: %s)", len(args), Usage)
 	}
 	cfg := f.cfg
+	cfg.CC = f.cc.CC
 	cfg.Input = args[0]
 	if IsCSource(cfg.Input) {
 		targets, err := ParseTargets(f.target)
@@ -58,8 +60,8 @@ func (f *Flags) Config(args []string) (Config, error) {
 			return cfg, err
 		}
 		cfg.Targets = targets
-		if cfg.CFlags, err = SplitFlags(f.cflags); err != nil {
-			return cfg, fmt.Errorf("-cflags: %w", err)
+		if cfg.CFlags, err = f.cc.Split(); err != nil {
+			return cfg, err
 		}
 	}
 	switch f.runtime {

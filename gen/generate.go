@@ -20,7 +20,8 @@ type Config struct {
 	// OutputDir receives the files; empty means the input's directory.
 	OutputDir string
 	// Package is the Go package name; empty means $GOPACKAGE, else the
-	// output directory's name.
+	// package of the Go files already in the output directory, else the
+	// directory's name.
 	Package string
 	// Stem names the outputs and prefixes identifiers; empty means the
 	// input's base name without .bpf.c/.bpf.o.
@@ -51,6 +52,9 @@ type Config struct {
 	// Committed compiles nothing: a C input's objects are read from the
 	// files a previous run wrote (for checking without a compiler).
 	Committed bool
+	// Warn, when set, receives warnings about the input that do not stop
+	// the run (a .bpf.c that the Go tool would try to build).
+	Warn func(msg string)
 }
 
 // File is one output file.
@@ -68,6 +72,9 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	if cfg.Input == "" {
 		return nil, errors.New("no input file")
 	}
+	if err := checkInput(cfg); err != nil {
+		return nil, err
+	}
 	outDir := cfg.OutputDir
 	if outDir == "" {
 		outDir = filepath.Dir(cfg.Input)
@@ -84,11 +91,10 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		pkg = os.Getenv("GOPACKAGE")
 	}
 	if pkg == "" {
-		abs, err := filepath.Abs(outDir)
-		if err != nil {
+		var err error
+		if pkg, err = dirPackage(outDir, stem); err != nil {
 			return nil, err
 		}
-		pkg = packageName(filepath.Base(abs))
 	}
 
 	type build struct {
@@ -97,6 +103,19 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		deps   []string
 	}
 	var builds []build
+	var files []File
+	var overlay map[string][]byte
+	if cfg.Header != "" && IsCSource(cfg.Input) && !cfg.Committed {
+		first := Target{Clang: "bpfel"}
+		if len(cfg.Targets) > 0 {
+			first = cfg.Targets[0]
+		}
+		f, ov, err := prepareHeader(ctx, cfg, outDir, first)
+		if err != nil {
+			return nil, err
+		}
+		files, overlay = append(files, f), ov
+	}
 	if IsCSource(cfg.Input) {
 		targets := cfg.Targets
 		if targets == nil {
@@ -111,7 +130,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 					return nil, fmt.Errorf("%s: no compiler run and no committed object: %w", cfg.Input, err)
 				}
 			} else {
-				b.obj, b.deps, err = Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: cfg.Input, Target: t})
+				b.obj, b.deps, err = Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: cfg.Input, Target: t, Overlay: overlay})
 				if err != nil {
 					return nil, err
 				}
@@ -126,16 +145,11 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		builds = append(builds, build{obj: data})
 	}
 
-	var files []File
-	if cfg.Header != "" && IsCSource(cfg.Input) && !cfg.Committed {
-		f, err := minimalHeader(cfg, outDir, builds[0].obj, builds[0].target)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
-	}
 	objs := make([]*Object, len(builds))
 	for i, b := range builds {
+		if IsCSource(cfg.Input) && !hasSection(b.obj, ".BTF") {
+			return nil, fmt.Errorf("%s: compiles to an object without BTF, so it defines no program, map or global variable: add one (see the README's recipe)", cfg.Input)
+		}
 		obj, err := ReadObject(filepath.Base(cfg.Input), b.obj)
 		if err != nil {
 			return nil, err
@@ -144,12 +158,12 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	}
 	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types, AOT: cfg.AOT}
 	if !cfg.ImportRuntime {
-		rt, br, err := vendoredImports(outDir)
+		rc, err := moduleCopy(outDir)
 		if err != nil {
 			return nil, err
 		}
-		skelCfg.RuntimeImport, skelCfg.BridgeImport = rt, br
-		vendored, err := vendorFiles(outDir, rt)
+		skelCfg.RuntimeImport, skelCfg.BridgeImport = rc.runtimePath, rc.bridgePath
+		vendored, err := vendorFiles(rc)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,7 +101,7 @@ func TestVendoredPackageStandalone(t *testing.T) {
 	if len(res.Stale) != 0 {
 		t.Fatalf("fresh copy reported stale:\n%s", report.String())
 	}
-	interp := filepath.Join(pkg, "internal/skelgenrt/runtime/interp.go")
+	interp := filepath.Join(mod, "internal/skelgenrt/runtime/interp.go")
 	data, err := os.ReadFile(interp)
 	if err != nil {
 		t.Fatal(err)
@@ -181,5 +182,83 @@ func main() { probes.LoadUbpf(host{}, nil) }
 	write(filepath.Join(mod, "main.go"), strings.Replace(host, "v int)", "v uint64)", 1))
 	if out, err := build(); err != nil {
 		t.Fatalf("the corrected host does not build: %v\n%s", err, out)
+	}
+}
+
+// TestOneCopyPerModule: skeleton packages of one module share the
+// module's runtime copy (so their wrapper types are the same types), and a
+// nested module gets its own.
+func TestOneCopyPerModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: builds a module")
+	}
+	root := testenv.ModuleRoot(t)
+	mod := t.TempDir()
+	obj, err := os.ReadFile(filepath.Join(root, "internal/skeltest/ubpf/ubpf_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(rel, data string) {
+		t.Helper()
+		p := filepath.Join(mod, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gomod := "module %s\n\ngo 1.26\n\nrequire github.com/cilium/ebpf v0.22.0\n"
+	write("go.mod", fmt.Sprintf(gomod, "example.com/app"))
+	write("go.sum", string(sum))
+	write("nested/go.mod", fmt.Sprintf(gomod, "example.com/nested"))
+	write("nested/go.sum", string(sum))
+	copies := map[string]int{}
+	for _, pkg := range []string{"a", "b", "nested/c"} {
+		write(pkg+"/ubpf.bpf.o", string(obj))
+		files, err := Generate(context.Background(), Config{Input: filepath.Join(mod, pkg, "ubpf.bpf.o"), Package: filepath.Base(pkg), AOT: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFiles(files); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if IsVendored(f.Path) {
+				rel, _ := filepath.Rel(mod, f.Path)
+				copies[strings.SplitN(filepath.ToSlash(rel), "/skelgenrt/", 2)[0]]++
+			}
+		}
+	}
+	if len(copies) != 2 || copies["internal"] == 0 || copies["nested/internal"] == 0 {
+		t.Errorf("runtime copies written at %v, want the module's internal/ and the nested module's", copies)
+	}
+	if _, err := os.Stat(filepath.Join(mod, "a", "internal")); !os.IsNotExist(err) {
+		t.Errorf("package a carries a copy of its own")
+	}
+	// The same map type from both packages: one assignable to the other.
+	write("main.go", `package main
+
+import (
+	"example.com/app/a"
+	"example.com/app/b"
+)
+
+func main() {
+	var x a.UbpfObjects
+	var y b.UbpfObjects
+	x.Shared = y.Shared
+	_ = x
+}
+`)
+	cmd := exec.Command("go", "vet", "./...")
+	cmd.Dir = mod
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go vet ./...: %v\n%s", err, out)
 	}
 }

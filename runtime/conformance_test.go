@@ -14,13 +14,6 @@ import (
 	"github.com/skelgen/skelgen/internal/testenv"
 )
 
-// conformanceDir returns the bpf_conformance vectors shared by the project,
-// ../shared/conformance beside the module root; the tests that need them
-// skip when it is missing, the fuzz targets just have fewer seeds.
-func conformanceDir(t testing.TB) string {
-	return filepath.Join(testenv.ModuleRoot(t), "..", "shared", "conformance", "bpf_conformance")
-}
-
 type vector struct {
 	sections map[string]string
 }
@@ -106,9 +99,9 @@ func runVector(v vector) (uint64, error) {
 }
 
 func TestConformance(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(conformanceDir(t), "tests", "*.data"))
+	files, _ := filepath.Glob(filepath.Join(testenv.Conformance(t), "tests", "*.data"))
 	if len(files) == 0 {
-		t.Skip("conformance vectors not found in " + conformanceDir(t))
+		t.Fatal("no conformance vectors in tests/")
 	}
 	known := map[string]bool{"asm": true, "raw": true, "mem": true, "result": true, "error": true, "c": true, "no register offset": true}
 	passed := 0
@@ -151,9 +144,9 @@ func TestConformance(t *testing.T) {
 // invalid is rejected: by the test assembler, by Load, at run time, or by
 // a result that differs from the stated one.
 func TestConformanceNegative(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(conformanceDir(t), "negative", "*.data"))
+	files, _ := filepath.Glob(filepath.Join(testenv.Conformance(t), "negative", "*.data"))
 	if len(files) == 0 {
-		t.Skip("conformance vectors not found in " + conformanceDir(t))
+		t.Fatal("no conformance vectors in negative/")
 	}
 	known := map[string]bool{"asm": true, "raw": true, "mem": true, "result": true, "error": true}
 	for _, f := range files {

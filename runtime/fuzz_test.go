@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/skelgen/skelgen/internal/testenv"
 )
 
 // fuzzMaps gives fuzzed programs something behind map indices 0 and 1.
@@ -33,7 +35,7 @@ func checkRunError(t *testing.T, err error) {
 // FuzzRun feeds arbitrary bytes through DecodeInstructions, Load and Run:
 // nothing may panic or hang, and failures must be typed errors.
 func FuzzRun(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(conformanceDir(f), "tests", "*.data"))
+	files, _ := filepath.Glob(filepath.Join(testenv.ConformanceSeeds(f), "tests", "*.data"))
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {

@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/skelgen/skelgen/btfmin"
 	"github.com/skelgen/skelgen/gen"
+	"github.com/skelgen/skelgen/internal/cc"
 )
 
 func cmdBtfmin(args []string, stdout, stderr io.Writer) error {
@@ -15,9 +15,9 @@ func cmdBtfmin(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&kernels, "btf", "kernel BTF file (repeatable; default /sys/kernel/btf/vmlinux)")
 	fs.Var(&fields, "field", "keep a kernel member path, e.g. task_struct.pid (repeatable)")
 	fs.Var(&decls, "decl", "keep a whole kernel type, e.g. 'enum cgroup_subsys_id' (repeatable)")
-	src := fs.String("src", "", "source of the object: compile it against the header and complete what clang reports missing")
-	cflags := fs.String("cflags", "", "extra clang flags for -src, space separated")
-	clang := fs.String("clang", "clang-19", "clang binary")
+	src := fs.String("src", "", "source of the object: compile it against the header and complete what clang reports missing; without objects, the header is made from the source and -btf alone (and verified)")
+	var ccFlags cc.Flags
+	ccFlags.Define(fs)
 	mode := fs.String("mode", "compact", "compact (used members only) or exact (original offsets, identical instructions)")
 	out := fs.String("o", "", "output header (default stdout); the source includes it by this base name")
 	verify := fs.Bool("verify", false, "recompile -src with the header and compare every CO-RE relocation against each -btf; exit 1 on differences")
@@ -29,6 +29,11 @@ func cmdBtfmin(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, err)
 		return errUsage
 	}
+	cflags, err := ccFlags.Split()
+	if err != nil {
+		fmt.Fprintln(stderr, "btfmin:", err)
+		return errUsage
+	}
 	if len(kernels) == 0 {
 		kernels = stringList{"/sys/kernel/btf/vmlinux"}
 	}
@@ -36,18 +41,26 @@ func cmdBtfmin(args []string, stdout, stderr io.Writer) error {
 		Objects:   fs.Args(),
 		KernelBTF: kernels,
 		Source:    *src,
-		CFlags:    strings.Fields(*cflags),
-		Clang:     *clang,
+		CFlags:    cflags,
+		Clang:     ccFlags.CC,
 		Fields:    fields,
 		Decls:     decls,
 		Mode:      m,
 		Output:    *out,
 	}
-	if *verify && (*src == "" || len(cfg.Objects) != 1) {
-		fmt.Fprintln(stderr, "btfmin: -verify needs -src and exactly one object")
+	if *verify && (*src == "" || len(cfg.Objects) > 1) {
+		fmt.Fprintln(stderr, "btfmin: -verify needs -src and at most one object")
 		return errUsage
 	}
-	res, err := btfmin.Generate(cfg)
+	var res *btfmin.Result
+	var report *btfmin.Report
+	if *src != "" && len(cfg.Objects) == 0 {
+		// No object yet: the header comes from the source and the kernel
+		// BTF alone, and is verified on the way.
+		res, report, err = btfmin.FromSource(cfg)
+	} else {
+		res, err = btfmin.Generate(cfg)
+	}
 	if err != nil {
 		return fmt.Errorf("btfmin: %w", err)
 	}
@@ -61,12 +74,13 @@ func cmdBtfmin(args []string, stdout, stderr io.Writer) error {
 	} else if err := gen.WriteFiles([]gen.File{{Path: *out, Data: res.Header}}); err != nil {
 		return fmt.Errorf("btfmin: %w", err)
 	}
-	if !*verify {
+	if !*verify && report == nil {
 		return nil
 	}
-	report, err := btfmin.Verify(cfg, res.Header)
-	if err != nil {
-		return fmt.Errorf("btfmin: verify: %w", err)
+	if report == nil {
+		if report, err = btfmin.Verify(cfg, res.Header); err != nil {
+			return fmt.Errorf("btfmin: verify: %w", err)
+		}
 	}
 	w := stdout
 	if *out == "" {

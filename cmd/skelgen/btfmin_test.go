@@ -9,20 +9,9 @@ import (
 	"github.com/skelgen/skelgen/internal/testenv"
 )
 
-func btfminTestdata(name string) string {
-	return filepath.Join("..", "..", "btfmin", "testdata", name)
-}
-
-func kernelBTFFile(t *testing.T) string {
-	t.Helper()
-	const path = "/sys/kernel/btf/vmlinux"
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("SKELGEN_REQUIRE_KERNEL") == "1" {
-			t.Fatal(err)
-		}
-		t.Skipf("skipped: no kernel BTF: %v", err)
-	}
-	return path
+// corpusFile is a file of the top-level testdata/corpus.
+func corpusFile(name string) string {
+	return filepath.Join("..", "..", "testdata", "corpus", name)
 }
 
 func TestBtfminCommandLine(t *testing.T) {
@@ -48,7 +37,7 @@ func TestBtfminCommandLine(t *testing.T) {
 }
 
 func TestBtfminKernelOnly(t *testing.T) {
-	kernel := kernelBTFFile(t)
+	kernel := testenv.KernelBTF(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "min.h")
 	code, _, stderr := runCLI(t, "", "btfmin", "-btf", kernel, "-field", "task_struct.pid", "-field", "task_struct.tgid",
@@ -72,7 +61,7 @@ func TestBtfminKernelOnly(t *testing.T) {
 }
 
 func TestBtfminWarningsAndErrors(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "", "btfmin", "-btf", kernelBTFFile(t), btfminTestdata("noext.bpf.o"))
+	code, stdout, stderr := runCLI(t, "", "btfmin", "-btf", testenv.KernelBTF(t), corpusFile("noext.bpf.o"))
 	if code != 0 || !strings.Contains(stderr, "warning: noext.bpf.o: no .BTF.ext") || !strings.Contains(stdout, "#define __VMLINUX_H__") {
 		t.Errorf("no .BTF.ext: exit %d, stderr %q", code, stderr)
 	}
@@ -88,14 +77,37 @@ func TestBtfminWarningsAndErrors(t *testing.T) {
 
 func TestBtfminVerify(t *testing.T) {
 	clang := testenv.Clang(t)
-	kernel := kernelBTFFile(t)
+	kernel := testenv.KernelBTF(t)
 	out := filepath.Join(t.TempDir(), "vmlinux.h")
-	code, stdout, stderr := runCLI(t, "", "btfmin", "-clang", clang, "-btf", kernel, "-src", btfminTestdata("execsnoop.bpf.c"),
-		"-cflags", "-D__TARGET_ARCH_x86", "-mode", "exact", "-verify", "-o", out, btfminTestdata("execsnoop.bpf.o"))
+	code, stdout, stderr := runCLI(t, "", "btfmin", "-clang", clang, "-btf", kernel, "-src", corpusFile("execsnoop.bpf.c"),
+		"-cflags", "-D__TARGET_ARCH_x86", "-mode", "exact", "-verify", "-o", out, corpusFile("execsnoop.bpf.o"))
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout, "execsnoop.bpf.o against vmlinux: ") || !strings.Contains(stdout, " relocations, ok") || !strings.Contains(stdout, "instructions identical") {
 		t.Errorf("report:\n%s", stdout)
+	}
+}
+
+// TestBtfminFromSource: -src without objects writes the header from the
+// source and the kernel BTF alone and prints the relocation check.
+func TestBtfminFromSource(t *testing.T) {
+	clang := testenv.Clang(t)
+	kernel := testenv.KernelBTF(t)
+	out := filepath.Join(t.TempDir(), "vmlinux.h")
+	code, stdout, stderr := runCLI(t, "", "btfmin", "-cc", clang, "-cflags", "-O2 -D__TARGET_ARCH_x86", "-btf", kernel,
+		"-src", corpusFile("execsnoop.bpf.c"), "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "execsnoop.bpf.o against vmlinux: ") || !strings.Contains(stdout, " relocations, ok") {
+		t.Errorf("report:\n%s", stdout)
+	}
+	h, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(h), "struct task_struct {") {
+		t.Errorf("header lacks task_struct:\n%s", h)
 	}
 }

@@ -16,7 +16,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(res.Stale) > 0 || len(res.Broken) > 0 {
+	if len(res.Stale) > 0 || len(res.Broken) > 0 || len(res.Orphans) > 0 {
 		return exitError(1)
 	}
 	return nil

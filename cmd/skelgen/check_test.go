@@ -16,14 +16,7 @@ import (
 func scratchModule(t *testing.T, pkg string) string {
 	t.Helper()
 	root := testenv.ModuleRoot(t)
-	mod := t.TempDir()
-	goMod := "module example.com/scratch\n\ngo 1.26\n\nrequire github.com/skelgen/skelgen v0.0.0-00010101000000-000000000000\n\nreplace github.com/skelgen/skelgen => " + root + "\n"
-	write(t, filepath.Join(mod, "go.mod"), []byte(goMod))
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(mod, "go.sum"), sum)
+	mod := emptyModule(t, "example.com/scratch")
 	for _, dir := range []string{pkg, "include"} {
 		src := filepath.Join(root, "internal/skeltest", dir)
 		entries, err := os.ReadDir(src)
@@ -41,6 +34,22 @@ func scratchModule(t *testing.T, pkg string) string {
 			write(t, filepath.Join(mod, dir, e.Name()), data)
 		}
 	}
+	return mod
+}
+
+// emptyModule returns a new module that requires this checkout of skelgen
+// through a replace directive.
+func emptyModule(t *testing.T, path string) string {
+	t.Helper()
+	root := testenv.ModuleRoot(t)
+	mod := t.TempDir()
+	goMod := "module " + path + "\n\ngo 1.26\n\nrequire github.com/skelgen/skelgen v0.0.0-00010101000000-000000000000\n\nreplace github.com/skelgen/skelgen => " + root + "\n"
+	write(t, filepath.Join(mod, "go.mod"), []byte(goMod))
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(mod, "go.sum"), sum)
 	return mod
 }
 

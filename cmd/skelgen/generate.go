@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/skelgen/skelgen/gen"
 )
@@ -18,6 +19,7 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cfg.Warn = func(msg string) { fmt.Fprintf(stderr, "skelgen: warning: %s\n", msg) }
 	files, err := gen.Generate(context.Background(), cfg)
 	if err != nil {
 		return err
@@ -25,16 +27,17 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	if err := gen.WriteFiles(files); err != nil {
 		return err
 	}
-	vendored := 0
+	vendored, copyDir := 0, ""
 	for _, f := range files {
 		if gen.IsVendored(f.Path) {
 			vendored++
+			copyDir = filepath.Dir(filepath.Dir(f.Path))
 			continue
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", f.Path)
 	}
 	if vendored > 0 {
-		fmt.Fprintf(stdout, "wrote %d files of the runtime copy the package carries\n", vendored)
+		fmt.Fprintf(stdout, "wrote %d files of the module's runtime copy in %s\n", vendored, copyDir)
 	}
 	return nil
 }

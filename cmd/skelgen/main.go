@@ -59,6 +59,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdVM(args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
+		fmt.Fprintf(stdout, "\nflags of the generator (%s):\n", gen.Usage)
+		fs := flag.NewFlagSet("skelgen", flag.ContinueOnError)
+		fs.SetOutput(stdout)
+		gen.NewFlags(fs)
+		fs.PrintDefaults()
 		return 0
 	default:
 		err = cmdGenerate(args, stdout, stderr)

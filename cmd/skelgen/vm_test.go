@@ -11,6 +11,8 @@ import (
 
 	"github.com/skelgen/skelgen/asm"
 	"github.com/skelgen/skelgen/internal/conformance"
+
+	"github.com/skelgen/skelgen/internal/testenv"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -79,15 +81,7 @@ func TestVMTestOutput(t *testing.T) {
 // suiteDir finds the conformance suite beside the module root.
 func suiteDir(t *testing.T) string {
 	t.Helper()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, "..", "shared", "conformance", "bpf_conformance")
-	if _, err := os.Stat(filepath.Join(dir, "tests")); err != nil {
-		t.Skipf("conformance suite not found beside the module (%s): %v", dir, err)
-	}
-	return dir
+	return testenv.Conformance(t)
 }
 
 // TestVMTestSuite runs the whole tests/ directory through the command.

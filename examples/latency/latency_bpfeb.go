@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
-	bridge "github.com/skelgen/skelgen/examples/latency/internal/skelgenrt/bridge"
-	"github.com/skelgen/skelgen/examples/latency/internal/skelgenrt/runtime"
+	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
+	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
 	"unsafe"
 )
 

@@ -8,7 +8,7 @@ package main
 
 import (
 	"encoding/binary"
-	"github.com/skelgen/skelgen/examples/latency/internal/skelgenrt/runtime"
+	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
 )
 
 // latencyReportTranslation returns the Go translation of program "report", for runtime.Program.Bind.

@@ -14,9 +14,9 @@ import (
 	"github.com/skelgen/skelgen/asm"
 	"github.com/skelgen/skelgen/internal/conformance"
 	"github.com/skelgen/skelgen/runtime"
-)
 
-const conformanceDir = "../shared/conformance/bpf_conformance/tests"
+	"github.com/skelgen/skelgen/internal/testenv"
+)
 
 // TestAOTConformance translates every program of the conformance suite
 // into one Go package, builds and runs it, and compares r0, the memory the
@@ -41,13 +41,13 @@ func TestAOTConformance(t *testing.T) {
 
 // loadConf reads the conformance suite's programs.
 func loadConf(t *testing.T) []aotCase {
-	root := moduleRoot(t)
-	files, err := filepath.Glob(filepath.Join(root, conformanceDir, "*.data"))
+	dir := filepath.Join(testenv.Conformance(t), "tests")
+	files, err := filepath.Glob(filepath.Join(dir, "*.data"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Skipf("no conformance suite at %s", filepath.Join(root, conformanceDir))
+		t.Fatalf("no .data files in %s", dir)
 	}
 	var cases []aotCase
 	for _, path := range files {

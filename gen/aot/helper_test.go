@@ -17,6 +17,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/skelgen/skelgen/internal/testenv"
 	"github.com/skelgen/skelgen/runtime"
 )
 
@@ -56,26 +57,13 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 var aotModule = flag.String("aot.module", "", "build the agreement harness against the skelgen module in this directory (a snapshot, say) instead of this checkout")
 
-// moduleRoot is the directory of skelgen's go.mod.
-func moduleRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		t.Fatalf("module root: %v", err)
-	}
-	return dir
-}
-
 // runAgreement translates every case into one Go package of a temporary
 // module that uses this checkout's runtime (a replace directive), builds
 // it once (and vets it when vet is set), runs it and returns what it
 // printed.
 func runAgreement(t testing.TB, cases []aotCase, vet bool) aotRun {
 	t.Helper()
-	root := moduleRoot(t)
+	root := testenv.ModuleRoot(t)
 	if *aotModule != "" {
 		root = *aotModule
 	}

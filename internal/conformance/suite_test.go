@@ -2,37 +2,18 @@ package conformance
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/skelgen/skelgen/asm"
+	"github.com/skelgen/skelgen/internal/testenv"
 )
 
-// suiteDir returns <module root>/../shared/conformance/bpf_conformance, the
-// suite's data beside the checkout, or skips the test when it is missing.
+// suiteDir returns the bpf_conformance suite beside the module root.
 func suiteDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	suite := filepath.Join(dir, "..", "shared", "conformance", "bpf_conformance")
-	if _, err := os.Stat(filepath.Join(suite, "tests")); err != nil {
-		t.Skipf("conformance suite not found beside the module (%s): %v", suite, err)
-	}
-	return suite
+	return testenv.Conformance(t)
 }
 
 func dataFiles(t *testing.T, dir string) []string {

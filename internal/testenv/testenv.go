@@ -5,10 +5,12 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -71,25 +73,88 @@ func Kernel(t testing.TB) {
 	}
 }
 
-// ModuleRoot returns the directory holding the skelgen go.mod.
+// ModuleRoot returns the directory holding the skelgen go.mod: the first
+// directory at or above the test's working directory (go test runs a test
+// in its package directory) whose go.mod declares the skelgen module.
 func ModuleRoot(t testing.TB) string {
 	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate the module root")
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	for d := dir; ; {
+		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && modulePath(data) == skelgenModule {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			t.Fatalf("no go.mod of %s at or above %s", skelgenModule, dir)
+		}
+		d = parent
+	}
 }
 
-// Shared returns ../shared beside the module root (the conformance data),
-// or skips the test when it is missing.
+const skelgenModule = "github.com/skelgen/skelgen"
+
+// modulePath returns the module line's path of a go.mod.
+func modulePath(gomod []byte) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
+
+// Shared returns ../shared relative to the module root, the project's
+// shared data (conformance suite, design notes). When it is missing the
+// test skips, or fails when SKELGEN_REQUIRE_CLANG or SKELGEN_REQUIRE_KERNEL
+// is set: CI must not pass on a checkout without the suite.
 func Shared(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join(ModuleRoot(t), "..", "shared")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("skipped: %s not found", dir)
+	return sharedDir(t, "")
+}
+
+// Conformance returns the bpf_conformance suite in ../shared/conformance
+// (holding tests/ and negative/), with Shared's skip-or-fail rule.
+func Conformance(t testing.TB) string {
+	t.Helper()
+	return filepath.Dir(sharedDir(t, filepath.Join("conformance", "bpf_conformance", "tests")))
+}
+
+// ConformanceSeeds returns the conformance suite's directory for seeding
+// a fuzz target, or "" when it is missing: a fuzz target still runs
+// without its seeds, so this neither skips nor fails.
+func ConformanceSeeds(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(ModuleRoot(t), "..", "shared", "conformance", "bpf_conformance")
+	if _, err := os.Stat(filepath.Join(dir, "tests")); err != nil {
+		t.Logf("no conformance seeds: %v", err)
+		return ""
 	}
 	return dir
+}
+
+// sharedDir returns ../shared/probe, which must exist.
+func sharedDir(t testing.TB, probe string) string {
+	t.Helper()
+	return sharedIn(t, ModuleRoot(t), probe)
+}
+
+func sharedIn(t testing.TB, root, probe string) string {
+	t.Helper()
+	dir := filepath.Join(root, "..", "shared")
+	want := filepath.Join(dir, probe)
+	if _, err := os.Stat(want); err != nil {
+		reason := fmt.Sprintf("%s not found beside the module root: %v", want, err)
+		for _, env := range []string{"SKELGEN_REQUIRE_CLANG", "SKELGEN_REQUIRE_KERNEL"} {
+			if required(env) {
+				t.Fatalf("%s is set, but: %s", env, reason)
+			}
+		}
+		t.Skip("skipped: " + reason)
+	}
+	return want
 }
 
 // BPFFS returns a fresh directory in a mounted bpffs, mounting
@@ -108,4 +173,15 @@ func BPFFS(t testing.TB) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
+}
+
+// KernelBTF returns the running kernel's BTF, /sys/kernel/btf/vmlinux, or
+// skips the test (failing under SKELGEN_REQUIRE_KERNEL=1) without it.
+func KernelBTF(t testing.TB) string {
+	t.Helper()
+	const path = "/sys/kernel/btf/vmlinux"
+	if _, err := os.Stat(path); err != nil {
+		skipOrFail(t, "SKELGEN_REQUIRE_KERNEL", "no kernel BTF: "+err.Error())
+	}
+	return path
 }

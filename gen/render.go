@@ -190,6 +190,7 @@ func (s *skeleton) file() (*jen.File, error) {
 	objVar := lowerFirst(p) + "Object"
 	specT, objsT := p+"Spec", p+"Objects"
 	varSpecsT, varsT := p+"VariableSpecs", p+"Variables"
+	progSpecsT := p + "ProgramSpecs"
 	hostT, bindFn := p+"Host", lowerFirst(p)+"Externs"
 	hasUser := len(s.user) > 0
 	hasHost := len(s.host) > 0
@@ -208,9 +209,22 @@ func (s *skeleton) file() (*jen.File, error) {
 	f.Type().Id(specT).Struct(
 		jen.Comment("Spec is the whole object as cilium/ebpf reads it, user-space programs included."),
 		jen.Id("Spec").Op("*").Qual(pkgEbpf, "CollectionSpec"),
+		jen.Comment("Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded."),
+		jen.Id("Programs").Id(progSpecsT),
 		jen.Comment("Variables are the object's global variables before load."),
 		jen.Id("Variables").Id(varSpecsT),
 	)
+	var psFields []jen.Code
+	for _, pi := range s.programs {
+		psFields = append(psFields, jen.Comment(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)),
+			jen.Id(pi.field).Op("*").Qual(s.bridge, "ProgramSpec"))
+	}
+	for _, up := range s.user {
+		psFields = append(psFields, jen.Comment(fmt.Sprintf("%s is user-space program %s (section %s).", up.field, up.name, up.spec.SectionName)),
+			jen.Id(up.field).Op("*").Qual(s.bridge, "ProgramSpec"))
+	}
+	f.Commentf("%s are the object's programs before load.", progSpecsT)
+	f.Type().Id(progSpecsT).Struct(psFields...)
 	var vsFields []jen.Code
 	for _, v := range s.vars {
 		vsFields = append(vsFields, jen.Comment(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName)),
@@ -224,6 +238,18 @@ func (s *skeleton) file() (*jen.File, error) {
 		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(pkgEbpf, "LoadCollectionSpecFromReader").Call(jen.Qual("bytes", "NewReader").Call(jen.Id(objVar)))
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")))
 		g.Id("s").Op(":=").Op("&").Id(specT).Values(jen.Dict{jen.Id("Spec"): jen.Id("spec")})
+		progSpec := func(field, name string) {
+			g.If(
+				jen.List(jen.Id("s").Dot("Programs").Dot(field), jen.Err()).Op("=").Qual(s.bridge, "NewProgramSpec").Call(jen.Id("spec"), jen.Lit(name)),
+				jen.Err().Op("!=").Nil(),
+			).Block(jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")))
+		}
+		for _, pi := range s.programs {
+			progSpec(pi.field, pi.name)
+		}
+		for _, up := range s.user {
+			progSpec(up.field, up.name)
+		}
 		for _, v := range s.vars {
 			g.If(
 				jen.List(jen.Id("s").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVarSpec").Types(v.typ).Call(jen.Id("spec").Dot("Variables").Index(jen.Lit(v.name))),
@@ -271,12 +297,22 @@ func (s *skeleton) file() (*jen.File, error) {
 		if hasHost {
 			externs = jen.Id(bindFn).Call(jen.Id("host"))
 		}
+		withDisabled := func(opts jen.Code) *jen.Statement {
+			args := []jen.Code{opts}
+			for _, pi := range s.programs {
+				args = append(args, jen.Id("s").Dot("Programs").Dot(pi.field))
+			}
+			for _, up := range s.user {
+				args = append(args, jen.Id("s").Dot("Programs").Dot(up.field))
+			}
+			return jen.Qual(s.bridge, "WithDisabled").Call(args...)
+		}
 		if hasUser {
-			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, jen.Id("opts"))
+			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, withDisabled(jen.Id("opts")))
 		} else {
 			g.Var().Id("lo").Qual(s.bridge, "LoadOptions")
 			g.If(jen.Id("opts").Op("!=").Nil()).Block(jen.Id("lo").Dot("Collection").Op("=").Op("*").Id("opts"))
-			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, jen.Op("&").Id("lo"))
+			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, withDisabled(jen.Op("&").Id("lo")))
 		}
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")))
 		g.Id("o").Op(":=").Op("&").Id(objsT).Values(jen.Dict{jen.Id("set"): jen.Id("set")})
@@ -300,7 +336,7 @@ func (s *skeleton) file() (*jen.File, error) {
 		fields = append(fields, jen.Comment(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)), jen.Id(pi.field).Id(pi.typ))
 	}
 	for _, up := range s.user {
-		fields = append(fields, jen.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process.", up.field, up.name, up.spec.SectionName)),
+		fields = append(fields, jen.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process; nil when its autoload was off.", up.field, up.name, up.spec.SectionName)),
 			jen.Id(up.field).Op("*").Qual(s.bridge, "UserProgram").Types(up.ctx))
 	}
 	fields = append(fields,
@@ -337,7 +373,9 @@ func (s *skeleton) file() (*jen.File, error) {
 			if up.translation != nil {
 				translation = jen.Id(up.translationFn)
 			}
-			g.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Qual(s.bridge, "NewUserProgram").Types(up.ctx).Call(jen.Id("o").Dot("set"), jen.Lit(up.name), translation), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+			g.If(jen.Op("!").Id("o").Dot("set").Dot("Disabled").Call(jen.Lit(up.name))).Block(
+				jen.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Qual(s.bridge, "NewUserProgram").Types(up.ctx).Call(jen.Id("o").Dot("set"), jen.Lit(up.name), translation), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			)
 		}
 		for _, v := range s.vars {
 			g.If(jen.List(jen.Id("o").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVar").Types(v.typ).Call(jen.Id("o").Dot("set"), jen.Lit(v.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
@@ -357,10 +395,12 @@ func (s *skeleton) file() (*jen.File, error) {
 			autos = append(autos, pi)
 		}
 	}
-	f.Comment("AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.")
+	f.Comment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.")
 	f.Func().Params(jen.Id("o").Op("*").Id(objsT)).Id("AttachAll").Params().Error().BlockFunc(func(g *jen.Group) {
 		for _, pi := range autos {
-			g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("o").Dot(pi.field).Dot("Attach").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+			g.If(jen.Op("!").Id("o").Dot(pi.field).Dot("Disabled").Call()).Block(
+				jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("o").Dot(pi.field).Dot("Attach").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			)
 		}
 		g.Return(jen.Nil())
 	})

@@ -39,6 +39,10 @@ type LoadOptions struct {
 	// Programs, when not nil, names the user-space programs to load; the
 	// others are left out (with the host functions only they call).
 	Programs []string
+	// Disabled names programs, kernel or user-space, not to load (their
+	// autoload is off): a kernel program's Attach and Run then fail with
+	// ErrDisabled, and the skeleton leaves a user program's field nil.
+	Disabled []string
 }
 
 // Set is a loaded object: the kernel collection (nil in process) and the
@@ -52,6 +56,8 @@ type Set struct {
 	User *UserSet
 	// Links are closed by Close.
 	Links Links
+
+	disabled map[string]bool
 }
 
 // Load loads spec: its kernel programs and the maps they use into the kernel
@@ -66,8 +72,15 @@ func Load(spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *Load
 		o.Output = os.Stdout
 	}
 	s := &Set{Spec: spec}
+	var k *ebpf.CollectionSpec
 	if !o.InProcess {
-		coll, err := NewCollection(KernelSpec(spec), &o.Collection)
+		k = KernelSpec(spec)
+	}
+	if err := s.applyDisabled(k, &o); err != nil {
+		return nil, err
+	}
+	if !o.InProcess {
+		coll, err := NewCollection(k, &o.Collection)
 		if err != nil {
 			return nil, err
 		}

@@ -23,8 +23,16 @@ var corehdrObject []byte
 type CorehdrSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	Programs CorehdrProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables CorehdrVariableSpecs
+}
+
+// CorehdrProgramSpecs are the object's programs before load.
+type CorehdrProgramSpecs struct {
+	// OnExec is program on_exec (section tracepoint/sched/sched_process_exec).
+	OnExec *bridge.ProgramSpec
 }
 
 // CorehdrVariableSpecs are the object's global variables before load.
@@ -37,6 +45,9 @@ func LoadCorehdrSpec() (*CorehdrSpec, error) {
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}
 	s := &CorehdrSpec{Spec: spec}
+	if s.Programs.OnExec, err = bridge.NewProgramSpec(spec, "on_exec"); err != nil {
+		return nil, fmt.Errorf("corehdr: %w", err)
+	}
 	return s, nil
 }
 
@@ -55,7 +66,7 @@ func (s *CorehdrSpec) Load(opts *ebpf.CollectionOptions) (*CorehdrObjects, error
 	if opts != nil {
 		lo.Collection = *opts
 	}
-	set, err := bridge.Load(s.Spec, nil, &lo)
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.OnExec))
 	if err != nil {
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}
@@ -103,10 +114,12 @@ func (o *CorehdrObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
 func (o *CorehdrObjects) AttachAll() error {
-	if _, err := o.OnExec.Attach(); err != nil {
-		return err
+	if !o.OnExec.Disabled() {
+		if _, err := o.OnExec.Attach(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

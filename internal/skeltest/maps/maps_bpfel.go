@@ -23,8 +23,16 @@ var mapsObject []byte
 type MapsSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	Programs MapsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables MapsVariableSpecs
+}
+
+// MapsProgramSpecs are the object's programs before load.
+type MapsProgramSpecs struct {
+	// CountGetppid is program count_getppid (section tracepoint/syscalls/sys_enter_getppid).
+	CountGetppid *bridge.ProgramSpec
 }
 
 // MapsVariableSpecs are the object's global variables before load.
@@ -40,6 +48,9 @@ func LoadMapsSpec() (*MapsSpec, error) {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
 	s := &MapsSpec{Spec: spec}
+	if s.Programs.CountGetppid, err = bridge.NewProgramSpec(spec, "count_getppid"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
 	if s.Variables.UnusedEvent, err = bridge.NewVarSpec[uint64](spec.Variables["unused_event"]); err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
@@ -61,7 +72,7 @@ func (s *MapsSpec) Load(opts *ebpf.CollectionOptions) (*MapsObjects, error) {
 	if opts != nil {
 		lo.Collection = *opts
 	}
-	set, err := bridge.Load(s.Spec, nil, &lo)
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.CountGetppid))
 	if err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
@@ -155,10 +166,12 @@ func (o *MapsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
 func (o *MapsObjects) AttachAll() error {
-	if _, err := o.CountGetppid.Attach(); err != nil {
-		return err
+	if !o.CountGetppid.Disabled() {
+		if _, err := o.CountGetppid.Attach(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -111,6 +111,7 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 		return s.valueType(ms.Value, int(ms.ValueSize), s.prefix+GoName(m.name)+"Value")
 	}
 	raw := func(why string) {
+		m.rawValue = true
 		m.typ = jen.Op("*").Qual(pkgEbpf, "Map")
 		m.ctor = jen.Qual(b, "RawMap")
 		m.doc = why
@@ -144,12 +145,24 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 		}
 		m.typ = jen.Op("*").Qual(b, wrapper).Types(code)
 		m.ctor = jen.Qual(b, "New"+wrapper).Types(code)
+	case ebpf.StackTrace:
+		m.rawValue = true
+		m.typ = jen.Op("*").Qual(b, "StackTraceMap")
+		m.ctor = jen.Qual(b, "NewStackTraceMap")
 	case ebpf.UnspecifiedMap:
 		return fmt.Errorf("unsupported map type %v: %w", ms.Type, errUnsupported)
 	default:
 		raw(strings.ToLower(ms.Type.String()) + " map: no typed view")
 	}
 	return nil
+}
+
+// specType is the bridge type of the map's spec field.
+func (m *mapInfo) specType() string {
+	if m.rawValue {
+		return "RawMapSpec"
+	}
+	return "MapSpec"
 }
 
 // aliases declares the runtime's types and errors that users of an object
@@ -190,7 +203,7 @@ func (s *skeleton) file() (*jen.File, error) {
 	objVar := lowerFirst(p) + "Object"
 	specT, objsT := p+"Spec", p+"Objects"
 	varSpecsT, varsT := p+"VariableSpecs", p+"Variables"
-	progSpecsT := p + "ProgramSpecs"
+	progSpecsT, mapSpecsT := p+"ProgramSpecs", p+"MapSpecs"
 	hostT, bindFn := p+"Host", lowerFirst(p)+"Externs"
 	hasUser := len(s.user) > 0
 	hasHost := len(s.host) > 0
@@ -209,6 +222,8 @@ func (s *skeleton) file() (*jen.File, error) {
 	f.Type().Id(specT).Struct(
 		jen.Comment("Spec is the whole object as cilium/ebpf reads it, user-space programs included."),
 		jen.Id("Spec").Op("*").Qual(pkgEbpf, "CollectionSpec"),
+		jen.Comment("Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values)."),
+		jen.Id("Maps").Id(mapSpecsT),
 		jen.Comment("Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded."),
 		jen.Id("Programs").Id(progSpecsT),
 		jen.Comment("Variables are the object's global variables before load."),
@@ -223,6 +238,13 @@ func (s *skeleton) file() (*jen.File, error) {
 		psFields = append(psFields, jen.Comment(fmt.Sprintf("%s is user-space program %s (section %s).", up.field, up.name, up.spec.SectionName)),
 			jen.Id(up.field).Op("*").Qual(s.bridge, "ProgramSpec"))
 	}
+	var msFields []jen.Code
+	for _, m := range s.maps {
+		msFields = append(msFields, jen.Comment(fmt.Sprintf("%s is map %s (%s).", m.field, m.name, m.spec.Type)),
+			jen.Id(m.field).Op("*").Qual(s.bridge, m.specType()))
+	}
+	f.Commentf("%s are the object's maps before load.", mapSpecsT)
+	f.Type().Id(mapSpecsT).Struct(msFields...)
 	f.Commentf("%s are the object's programs before load.", progSpecsT)
 	f.Type().Id(progSpecsT).Struct(psFields...)
 	var vsFields []jen.Code
@@ -241,6 +263,12 @@ func (s *skeleton) file() (*jen.File, error) {
 		progSpec := func(field, name string) {
 			g.If(
 				jen.List(jen.Id("s").Dot("Programs").Dot(field), jen.Err()).Op("=").Qual(s.bridge, "NewProgramSpec").Call(jen.Id("spec"), jen.Lit(name)),
+				jen.Err().Op("!=").Nil(),
+			).Block(jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")))
+		}
+		for _, m := range s.maps {
+			g.If(
+				jen.List(jen.Id("s").Dot("Maps").Dot(m.field), jen.Err()).Op("=").Qual(s.bridge, "New"+m.specType()).Call(jen.Id("spec"), jen.Lit(m.name)),
 				jen.Err().Op("!=").Nil(),
 			).Block(jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")))
 		}

@@ -72,6 +72,9 @@ type mapInfo struct {
 	typ   jen.Code // field type
 	ctor  jen.Code // expression building the field from coll.Maps[name]
 	doc   string
+	// rawValue: the skeleton does not type the values, so the spec lets
+	// the value size be set before load.
+	rawValue bool
 }
 
 type varInfo struct {

@@ -22,6 +22,7 @@ var skeletonDirs = []string{
 	"internal/skeltest/uprobe",
 	"internal/skeltest/ubpf",
 	"internal/skeltest/corehdr",
+	"internal/skeltest/sizing",
 	"examples/latency",
 }
 

@@ -25,10 +25,22 @@ var latencyObject []byte
 type LatencySpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps LatencyMapSpecs
 	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
 	Programs LatencyProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables LatencyVariableSpecs
+}
+
+// LatencyMapSpecs are the object's maps before load.
+type LatencyMapSpecs struct {
+	// Hist is map hist (Array).
+	Hist *bridge.MapSpec
+	// Start is map start (Hash).
+	Start *bridge.MapSpec
+	// Totals is map totals (Array).
+	Totals *bridge.MapSpec
 }
 
 // LatencyProgramSpecs are the object's programs before load.
@@ -54,6 +66,15 @@ func LoadLatencySpec() (*LatencySpec, error) {
 		return nil, fmt.Errorf("latency: %w", err)
 	}
 	s := &LatencySpec{Spec: spec}
+	if s.Maps.Hist, err = bridge.NewMapSpec(spec, "hist"); err != nil {
+		return nil, fmt.Errorf("latency: %w", err)
+	}
+	if s.Maps.Start, err = bridge.NewMapSpec(spec, "start"); err != nil {
+		return nil, fmt.Errorf("latency: %w", err)
+	}
+	if s.Maps.Totals, err = bridge.NewMapSpec(spec, "totals"); err != nil {
+		return nil, fmt.Errorf("latency: %w", err)
+	}
 	if s.Programs.OnEnter, err = bridge.NewProgramSpec(spec, "on_enter"); err != nil {
 		return nil, fmt.Errorf("latency: %w", err)
 	}

@@ -80,6 +80,9 @@ func Load(spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *Load
 		return nil, err
 	}
 	if !o.InProcess {
+		if err := checkSized(k); err != nil {
+			return nil, err
+		}
 		coll, err := NewCollection(k, &o.Collection)
 		if err != nil {
 			return nil, err

@@ -23,10 +23,18 @@ var corehdrObject []byte
 type CorehdrSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps CorehdrMapSpecs
 	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
 	Programs CorehdrProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables CorehdrVariableSpecs
+}
+
+// CorehdrMapSpecs are the object's maps before load.
+type CorehdrMapSpecs struct {
+	// LastExec is map last_exec (Hash).
+	LastExec *bridge.MapSpec
 }
 
 // CorehdrProgramSpecs are the object's programs before load.
@@ -45,6 +53,9 @@ func LoadCorehdrSpec() (*CorehdrSpec, error) {
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}
 	s := &CorehdrSpec{Spec: spec}
+	if s.Maps.LastExec, err = bridge.NewMapSpec(spec, "last_exec"); err != nil {
+		return nil, fmt.Errorf("corehdr: %w", err)
+	}
 	if s.Programs.OnExec, err = bridge.NewProgramSpec(spec, "on_exec"); err != nil {
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}

@@ -23,11 +23,16 @@ var globalsObject []byte
 type GlobalsSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps GlobalsMapSpecs
 	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
 	Programs GlobalsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables GlobalsVariableSpecs
 }
+
+// GlobalsMapSpecs are the object's maps before load.
+type GlobalsMapSpecs struct{}
 
 // GlobalsProgramSpecs are the object's programs before load.
 type GlobalsProgramSpecs struct {

@@ -23,10 +23,34 @@ var mapsObject []byte
 type MapsSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps MapsMapSpecs
 	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
 	Programs MapsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables MapsVariableSpecs
+}
+
+// MapsMapSpecs are the object's maps before load.
+type MapsMapSpecs struct {
+	// Counts is map counts (Hash).
+	Counts *bridge.MapSpec
+	// Events is map events (RingBuf).
+	Events *bridge.MapSpec
+	// Inner is map inner (Array).
+	Inner *bridge.MapSpec
+	// Outer is map outer (ArrayOfMaps).
+	Outer *bridge.MapSpec
+	// PercpuHits is map percpu_hits (PerCPUArray).
+	PercpuHits *bridge.MapSpec
+	// PerfEvents is map perf_events (PerfEventArray).
+	PerfEvents *bridge.MapSpec
+	// PinnedCounts is map pinned_counts (Hash).
+	PinnedCounts *bridge.MapSpec
+	// Recent is map recent (LRUHash).
+	Recent *bridge.MapSpec
+	// Totals is map totals (Array).
+	Totals *bridge.MapSpec
 }
 
 // MapsProgramSpecs are the object's programs before load.
@@ -48,6 +72,33 @@ func LoadMapsSpec() (*MapsSpec, error) {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
 	s := &MapsSpec{Spec: spec}
+	if s.Maps.Counts, err = bridge.NewMapSpec(spec, "counts"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.Events, err = bridge.NewMapSpec(spec, "events"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.Inner, err = bridge.NewMapSpec(spec, "inner"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.Outer, err = bridge.NewMapSpec(spec, "outer"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.PercpuHits, err = bridge.NewMapSpec(spec, "percpu_hits"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.PerfEvents, err = bridge.NewMapSpec(spec, "perf_events"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.PinnedCounts, err = bridge.NewMapSpec(spec, "pinned_counts"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.Recent, err = bridge.NewMapSpec(spec, "recent"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.Totals, err = bridge.NewMapSpec(spec, "totals"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
 	if s.Programs.CountGetppid, err = bridge.NewProgramSpec(spec, "count_getppid"); err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}

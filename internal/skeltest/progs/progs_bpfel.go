@@ -23,10 +23,18 @@ var progsObject []byte
 type ProgsSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps ProgsMapSpecs
 	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
 	Programs ProgsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables ProgsVariableSpecs
+}
+
+// ProgsMapSpecs are the object's maps before load.
+type ProgsMapSpecs struct {
+	// Hits is map hits (Array).
+	Hits *bridge.MapSpec
 }
 
 // ProgsProgramSpecs are the object's programs before load.
@@ -61,6 +69,9 @@ func LoadProgsSpec() (*ProgsSpec, error) {
 		return nil, fmt.Errorf("progs: %w", err)
 	}
 	s := &ProgsSpec{Spec: spec}
+	if s.Maps.Hits, err = bridge.NewMapSpec(spec, "hits"); err != nil {
+		return nil, fmt.Errorf("progs: %w", err)
+	}
 	if s.Programs.BtfExec, err = bridge.NewProgramSpec(spec, "btf_exec"); err != nil {
 		return nil, fmt.Errorf("progs: %w", err)
 	}

@@ -22,11 +22,16 @@ var tracingObject []byte
 type TracingSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps TracingMapSpecs
 	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
 	Programs TracingProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables TracingVariableSpecs
 }
+
+// TracingMapSpecs are the object's maps before load.
+type TracingMapSpecs struct{}
 
 // TracingProgramSpecs are the object's programs before load.
 type TracingProgramSpecs struct {

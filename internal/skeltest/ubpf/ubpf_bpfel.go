@@ -25,10 +25,22 @@ var ubpfObject []byte
 type UbpfSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps UbpfMapSpecs
 	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
 	Programs UbpfProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables UbpfVariableSpecs
+}
+
+// UbpfMapSpecs are the object's maps before load.
+type UbpfMapSpecs struct {
+	// Counts is map counts (Hash).
+	Counts *bridge.MapSpec
+	// Shared is map shared (Array).
+	Shared *bridge.MapSpec
+	// UserHist is map user_hist (Array).
+	UserHist *bridge.MapSpec
 }
 
 // UbpfProgramSpecs are the object's programs before load.
@@ -56,6 +68,15 @@ func LoadUbpfSpec() (*UbpfSpec, error) {
 		return nil, fmt.Errorf("ubpf: %w", err)
 	}
 	s := &UbpfSpec{Spec: spec}
+	if s.Maps.Counts, err = bridge.NewMapSpec(spec, "counts"); err != nil {
+		return nil, fmt.Errorf("ubpf: %w", err)
+	}
+	if s.Maps.Shared, err = bridge.NewMapSpec(spec, "shared"); err != nil {
+		return nil, fmt.Errorf("ubpf: %w", err)
+	}
+	if s.Maps.UserHist, err = bridge.NewMapSpec(spec, "user_hist"); err != nil {
+		return nil, fmt.Errorf("ubpf: %w", err)
+	}
 	if s.Programs.CountGetppid, err = bridge.NewProgramSpec(spec, "count_getppid"); err != nil {
 		return nil, fmt.Errorf("ubpf: %w", err)
 	}

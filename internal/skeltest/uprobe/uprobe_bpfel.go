@@ -22,10 +22,18 @@ var uprobeObject []byte
 type UprobeSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps UprobeMapSpecs
 	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
 	Programs UprobeProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables UprobeVariableSpecs
+}
+
+// UprobeMapSpecs are the object's maps before load.
+type UprobeMapSpecs struct {
+	// Calls is map calls (Hash).
+	Calls *bridge.MapSpec
 }
 
 // UprobeProgramSpecs are the object's programs before load.
@@ -44,6 +52,9 @@ func LoadUprobeSpec() (*UprobeSpec, error) {
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}
 	s := &UprobeSpec{Spec: spec}
+	if s.Maps.Calls, err = bridge.NewMapSpec(spec, "calls"); err != nil {
+		return nil, fmt.Errorf("uprobe: %w", err)
+	}
 	if s.Programs.CountCalls, err = bridge.NewProgramSpec(spec, "count_calls"); err != nil {
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}

@@ -23,6 +23,7 @@ var skeletonDirs = []string{
 	"internal/skeltest/ubpf",
 	"internal/skeltest/corehdr",
 	"internal/skeltest/sizing",
+	"internal/skeltest/records",
 	"examples/latency",
 }
 

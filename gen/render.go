@@ -30,18 +30,24 @@ func (s *skeleton) collect() error {
 	for _, r := range reservedFields {
 		taken[r] = true
 	}
+	var mapNames, progNames []string
 	for _, name := range sortedNames(spec.Maps) {
-		if isDataSection(name) {
-			continue
+		if !isDataSection(name) {
+			mapNames = append(mapNames, name)
 		}
+	}
+	mapFields := taken.assign(mapNames, "Map")
+	progNames = sortedNames(spec.Programs)
+	progFields := taken.assign(progNames, "Program")
+	for _, name := range mapNames {
 		m := &mapInfo{name: name, spec: spec.Maps[name]}
-		m.field = taken.take(GoName(name), "Map")
+		m.field = mapFields[name]
 		if err := s.typeMap(m, events[name]); err != nil {
 			return fmt.Errorf("map %s: %w", name, err)
 		}
 		s.maps = append(s.maps, m)
 	}
-	for _, name := range sortedNames(spec.Programs) {
+	for _, name := range progNames {
 		p := spec.Programs[name]
 		if bridge.IsUserProgram(p) {
 			continue
@@ -50,15 +56,18 @@ func (s *skeleton) collect() error {
 			return fmt.Errorf("section %s: program %s: unknown program kind (section names follow libbpf: tracepoint/, kprobe/, xdp, ...; ubpf/ for user space): %w", p.SectionName, name, errUnsupported)
 		}
 		pi := &progInfo{name: name, spec: p, attach: attachFor(p)}
-		pi.field = taken.take(GoName(name), "Program")
-		pi.typ = s.prefix + pi.field + "Program"
+		pi.field = progFields[name]
+		pi.typ = s.prefix + pi.field
+		if !strings.HasSuffix(pi.field, "Program") {
+			pi.typ += "Program"
+		}
 		for s.types.taken[pi.typ] {
 			pi.typ += "_"
 		}
 		s.types.taken[pi.typ] = true
 		s.programs = append(s.programs, pi)
 	}
-	if err := s.collectUser(taken); err != nil {
+	if err := s.collectUser(progFields); err != nil {
 		return err
 	}
 	vtaken := names{}

@@ -83,6 +83,7 @@ func Load(spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *Load
 		if err := checkSized(k); err != nil {
 			return nil, err
 		}
+		normalizeKconfig(spec)
 		coll, err := NewCollection(k, &o.Collection)
 		if err != nil {
 			return nil, err

@@ -156,3 +156,12 @@ type CorehdrExecInfo struct {
 
 // Fails to compile unless CorehdrExecInfo has the 28 bytes of struct exec_info.
 var _ = [1]struct{}{}[unsafe.Sizeof(CorehdrExecInfo{})-28]
+
+// CommString returns struct exec_info.comm (char[16]) up to its first NUL byte.
+func (s *CorehdrExecInfo) CommString() string {
+	b := s.Comm[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}

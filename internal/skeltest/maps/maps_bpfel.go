@@ -249,6 +249,15 @@ type MapsEvent struct {
 // Fails to compile unless MapsEvent has the 32 bytes of struct event.
 var _ = [1]struct{}{}[unsafe.Sizeof(MapsEvent{})-32]
 
+// CommString returns struct event.comm (char[16]) up to its first NUL byte.
+func (s *MapsEvent) CommString() string {
+	b := s.Comm[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
 // MapsKey is struct key (8 bytes) with its C layout.
 type MapsKey struct {
 	Pid uint32
@@ -267,3 +276,12 @@ type MapsStats struct {
 
 // Fails to compile unless MapsStats has the 32 bytes of struct stats.
 var _ = [1]struct{}{}[unsafe.Sizeof(MapsStats{})-32]
+
+// CommString returns struct stats.comm (char[16]) up to its first NUL byte.
+func (s *MapsStats) CommString() string {
+	b := s.Comm[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}

@@ -208,6 +208,15 @@ type RecordsRec struct {
 // Fails to compile unless RecordsRec has the 72 bytes of struct rec.
 var _ = [1]struct{}{}[unsafe.Sizeof(RecordsRec{})-72]
 
+// DataString returns struct rec.data (char[64]) up to its first NUL byte.
+func (s *RecordsRec) DataString() string {
+	b := s.Data[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
 // RecordsScratch is struct scratch (104 bytes) with its C layout.
 type RecordsScratch struct {
 	R     RecordsRec

@@ -82,6 +82,9 @@ func check(t *testing.T, n int, rec bridge.Record[RecordsRec], padding int) {
 		if !bytes.Equal(got[:payload], want[8:]) || !bytes.Equal(got[rec.Len-8:], make([]byte, len(got)-(rec.Len-8))) {
 			t.Errorf("record %d: Data %q: want the payload then zeros", n, got)
 		}
+		if got := rec.Value.DataString(); got != string(want[8:]) {
+			t.Errorf("record %d: DataString %q, want %q", n, got, want[8:])
+		}
 		if rec.Tail() != nil {
 			t.Errorf("record %d: tail %x of a short record", n, rec.Tail())
 		}

@@ -10,6 +10,10 @@ const volatile __u32 target_tgid = 0;
 
 __u64 entries, exits, tp_entries;
 
+/* libbpf accepts .kconfig externs declared with typedef'd integers. */
+extern __u32 LINUX_KERNEL_VERSION __kconfig;
+__u32 seen_version;
+
 SEC("fentry/do_unlinkat")
 int BPF_PROG(enter_unlinkat) { entries++; return 0; }
 
@@ -22,6 +26,7 @@ int tp_unlinkat(void *ctx)
 	if (target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid)
 		return 0;
 	tp_entries++;
+	seen_version = LINUX_KERNEL_VERSION;
 	return 0;
 }
 

@@ -49,6 +49,8 @@ type TracingVariableSpecs struct {
 	Entries *bridge.VarSpec[uint64]
 	// Exits is exits in .bss.
 	Exits *bridge.VarSpec[uint64]
+	// SeenVersion is seen_version in .bss.
+	SeenVersion *bridge.VarSpec[uint32]
 	// TargetTgid is target_tgid in .rodata.
 	TargetTgid *bridge.VarSpec[uint32]
 	// TpEntries is tp_entries in .bss.
@@ -75,6 +77,9 @@ func LoadTracingSpec() (*TracingSpec, error) {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
 	if s.Variables.Exits, err = bridge.NewVarSpec[uint64](spec.Variables["exits"]); err != nil {
+		return nil, fmt.Errorf("tracing: %w", err)
+	}
+	if s.Variables.SeenVersion, err = bridge.NewVarSpec[uint32](spec.Variables["seen_version"]); err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
 	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
@@ -133,6 +138,8 @@ type TracingVariables struct {
 	Entries *bridge.Var[uint64]
 	// Exits is exits in .bss.
 	Exits *bridge.Var[uint64]
+	// SeenVersion is seen_version in .bss.
+	SeenVersion *bridge.Var[uint32]
 	// TargetTgid is target_tgid in .rodata.
 	TargetTgid *bridge.Var[uint32]
 	// TpEntries is tp_entries in .bss.
@@ -154,6 +161,9 @@ func (o *TracingObjects) init() error {
 		return err
 	}
 	if o.Variables.Exits, err = bridge.NewVar[uint64](o.set, "exits"); err != nil {
+		return err
+	}
+	if o.Variables.SeenVersion, err = bridge.NewVar[uint32](o.set, "seen_version"); err != nil {
 		return err
 	}
 	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {

@@ -101,6 +101,31 @@ func TestAutoloadFallback(t *testing.T) {
 	if n != unlinks {
 		t.Errorf("counted %d unlinkat calls of this process, want %d", n, unlinks)
 	}
+	if !fentry {
+		checkKernelVersion(t, objs)
+	}
+}
+
+// checkKernelVersion compares the .kconfig extern LINUX_KERNEL_VERSION,
+// declared as __u32 (a typedef), with the running kernel's release.
+func checkKernelVersion(t *testing.T, objs *TracingObjects) {
+	t.Helper()
+	v, err := objs.Variables.SeenVersion.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		t.Skip("no /proc/sys/kernel/osrelease:", err)
+	}
+	var major, minor uint32
+	if _, err := fmt.Sscanf(string(rel), "%d.%d", &major, &minor); err != nil {
+		t.Fatalf("osrelease %q: %v", rel, err)
+	}
+	t.Logf("LINUX_KERNEL_VERSION %#x, release %s", v, strings.TrimSpace(string(rel)))
+	if v>>16 != major || v>>8&0xff != minor {
+		t.Errorf("LINUX_KERNEL_VERSION %#x, want %d.%d.x", v, major, minor)
+	}
 }
 
 // A program removed from the spec by hand is treated as disabled, not as

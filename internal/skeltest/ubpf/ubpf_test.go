@@ -12,8 +12,8 @@ import (
 	"unsafe"
 
 	"github.com/skelgen/skelgen/internal/testenv"
-	"github.com/skelgen/skelgen/runtime/bridge"
 	"github.com/skelgen/skelgen/runtime"
+	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
 // host records what the user program passes to the host functions.

@@ -8,8 +8,8 @@ import (
 	"github.com/skelgen/skelgen/internal/testenv"
 )
 
-// FuzzReadObject feeds mutated objects to the reader and the skeleton
-// writer: malformed input must give an error, never a panic or a hang.
+// FuzzReadObject feeds mutated objects to the reader, the DWARF stripper
+// and the skeleton writer: malformed input must give an error, never a panic or a hang.
 func FuzzReadObject(f *testing.F) {
 	root := testenv.ModuleRoot(f)
 	objs, _ := filepath.Glob(filepath.Join(root, "internal/skeltest/*/*_bpfel.o"))
@@ -22,6 +22,7 @@ func FuzzReadObject(f *testing.F) {
 	}
 	f.Add([]byte("\x7fELF"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		StripDWARF("fuzz.o", data)
 		obj, err := ReadObject("fuzz.o", data)
 		if err != nil {
 			return

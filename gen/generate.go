@@ -135,9 +135,21 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	}
 	objs := make([]*Object, len(builds))
 	for i, b := range builds {
-		obj, err := ReadObject(filepath.Base(cfg.Input), b.obj)
+		name := filepath.Base(cfg.Input)
+		obj, err := ReadObject(name, b.obj)
 		if err != nil {
 			return nil, err
+		}
+		// The embedded object carries no DWARF, whatever the input.
+		stripped, err := StripDWARF(name, b.obj)
+		if err != nil {
+			return nil, err
+		}
+		if len(stripped) != len(b.obj) {
+			if obj, err = ReadObject(name, stripped); err != nil {
+				return nil, fmt.Errorf("%s: without DWARF: %w", name, err)
+			}
+			builds[i].obj = stripped
 		}
 		objs[i] = obj
 	}

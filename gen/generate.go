@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/cilium/ebpf"
 )
 
 // Config is one run of the generator: everything the main command's flags
@@ -154,6 +156,13 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		objs[i] = obj
 	}
 	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types, AOT: cfg.AOT}
+	if IsCSource(cfg.Input) {
+		src, err := os.ReadFile(cfg.Input)
+		if err != nil {
+			return nil, err
+		}
+		skelCfg.Records = recordsFromSource(filepath.Base(cfg.Input), src)
+	}
 	if !cfg.ImportRuntime {
 		rt, br, err := vendoredImports(outDir)
 		if err != nil {
@@ -174,6 +183,21 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		base := stem + "_" + b.target.Suffix()
 		sc := skelCfg
 		sc.ObjectFile, sc.Target = base+".o", b.target
+		if missing := missingTypes(obj, skelCfg); len(missing) > 0 && IsCSource(cfg.Input) {
+			var raw []byte
+			var err error
+			if cfg.Committed {
+				sc.SourceTypes, raw, err = committedTypes(outDir, stem, b.target)
+				if err != nil {
+					return nil, fmt.Errorf("%s: types %s are declared only in the source: no compiler run, and no committed types file: %w", cfg.Input, strings.Join(missing, ", "), err)
+				}
+			} else if sc.SourceTypes, raw, err = sourceTypes(ctx, cfg, b.target, missing); err != nil {
+				return nil, err
+			}
+			if raw != nil {
+				files = append(files, File{Path: filepath.Join(outDir, typesFileName(stem, b.target)), Data: raw})
+			}
+		}
 		src, err := Skeleton(obj, sc)
 		if err != nil {
 			return nil, err
@@ -305,4 +329,30 @@ func WriteFiles(files []File) error {
 		}
 	}
 	return nil
+}
+
+// missingTypes returns the names -type gives and the record types read
+// from the source that the object's BTF lacks.
+func missingTypes(obj *Object, cfg SkeletonConfig) []string {
+	var names []string
+	seen := map[string]bool{}
+	want := func(n string) {
+		if n != "" && !seen[n] && !hasType(obj.Spec.Types, n) {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, arg := range cfg.Types {
+		if _, t, ok := strings.Cut(arg, "="); ok {
+			want(t)
+		} else {
+			want(arg)
+		}
+	}
+	for _, name := range sortedNames(cfg.Records) {
+		if m := obj.Spec.Maps[name]; m != nil && (m.Type == ebpf.RingBuf || m.Type == ebpf.PerfEventArray) {
+			want(cfg.Records[name].Type)
+		}
+	}
+	return names
 }

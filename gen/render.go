@@ -144,9 +144,19 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 		if ms.Type == ebpf.PerfEventArray {
 			wrapper = "PerfEventArray"
 		}
+		guess := s.cfg.Records[m.name]
 		if event == nil {
-			raw("record type unknown: name it with -type")
+			if guess.Why != "" && guess.Type == "" {
+				raw(guess.Why)
+			} else {
+				raw("record type unknown: name it with -type")
+			}
 			return nil
+		}
+		if s.fromTypeFlag[m.name] {
+			m.doc = "records typed by -type"
+		} else if guess.Type != "" {
+			m.doc = guess.Why
 		}
 		code, err := s.types.GoType(event)
 		if err != nil {

@@ -48,6 +48,13 @@ type SkeletonConfig struct {
 	// AOT translates user-space programs to Go; otherwise they run in the
 	// interpreter.
 	AOT bool
+	// SourceTypes are types declared in the source but not in the
+	// object's BTF (see sourceTypes); nil if none were needed.
+	SourceTypes *btf.Spec
+	// Records are the record types of ring buffers and perf maps as the
+	// source writes them, by map name: they type readers that -type
+	// does not.
+	Records map[string]RecordGuess
 }
 
 // skeleton holds the state of writing one skeleton.
@@ -63,6 +70,9 @@ type skeleton struct {
 	vars     []*varInfo
 	user     []*userProg
 	host     []*hostFunc
+
+	// fromTypeFlag: maps whose records -type typed.
+	fromTypeFlag map[string]bool
 }
 
 type mapInfo struct {
@@ -98,6 +108,8 @@ func Skeleton(obj *Object, cfg SkeletonConfig) ([]byte, error) {
 		prefix: GoName(cfg.Stem),
 		types:  NewTypeGen(obj.Order),
 		bridge: cfg.BridgeImport,
+
+		fromTypeFlag: map[string]bool{},
 	}
 	s.types.Prefix = s.prefix
 	// The skeleton's own top-level names win over C type names.
@@ -209,10 +221,30 @@ func (s *skeleton) eventTypes() (map[string]btf.Type, []btf.Type, error) {
 				return nil, nil, fmt.Errorf("-type %s: no ring buffer or perf event array named %s", arg, mapName)
 			}
 			byMap[mapName] = t
-		case len(streams) == 1:
+			s.fromTypeFlag[mapName] = true
+		case len(streams) == 1 && s.cfg.Records[streams[0]].Type == "":
+			// A plain -type types the only stream, unless the source
+			// shows what its records are.
 			if _, ok := byMap[streams[0]]; !ok && isStruct(t) {
 				byMap[streams[0]] = t
+				s.fromTypeFlag[streams[0]] = true
 			}
+		}
+	}
+	for _, name := range streams {
+		if _, ok := byMap[name]; ok {
+			continue
+		}
+		g, ok := s.cfg.Records[name]
+		if !ok || g.Type == "" {
+			continue
+		}
+		t, err := s.lookupType(g.Type)
+		if err != nil {
+			return nil, nil, fmt.Errorf("map %s: %s: %w", name, g.Why, err)
+		}
+		if isStruct(t) {
+			byMap[name] = t
 		}
 	}
 	return byMap, extra, nil
@@ -223,14 +255,24 @@ func isStruct(t btf.Type) bool {
 	return ok
 }
 
-// lookupType finds a C type by name ("event", "struct event", "enum mode").
+// lookupType finds a C type by name ("event", "struct event", "enum
+// mode") in the object's BTF, then among the types found in the source.
 func (s *skeleton) lookupType(name string) (btf.Type, error) {
+	t, err := findType(s.obj.Spec.Types, name)
+	if err == nil || s.cfg.SourceTypes == nil {
+		return t, err
+	}
+	return findType(s.cfg.SourceTypes, name)
+}
+
+// findType finds a complete C type by name in spec.
+func findType(spec *btf.Spec, name string) (btf.Type, error) {
 	kind, bare, ok := strings.Cut(strings.TrimSpace(name), " ")
 	if !ok {
 		bare, kind = kind, ""
 	}
 	var found []btf.Type
-	all, _ := s.obj.Spec.Types.AnyTypesByName(bare)
+	all, _ := spec.AnyTypesByName(bare)
 	for _, t := range all {
 		switch t.(type) {
 		case *btf.Struct:
@@ -253,7 +295,7 @@ func (s *skeleton) lookupType(name string) (btf.Type, error) {
 	}
 	switch len(found) {
 	case 0:
-		return nil, fmt.Errorf("-type %s: no such type in the object's BTF (a type only used inside a function is not in BTF: reference it from a global)", name)
+		return nil, fmt.Errorf("-type %s: no such type in the object's BTF (a type used only inside functions is found when skelgen compiles the .bpf.c itself)", name)
 	case 1:
 		return found[0], nil
 	}

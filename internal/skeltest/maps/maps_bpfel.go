@@ -139,7 +139,7 @@ func (s *MapsSpec) Load(opts *ebpf.CollectionOptions) (*MapsObjects, error) {
 type MapsObjects struct {
 	// Counts is map counts (Hash, max_entries 1024).
 	Counts *bridge.Map[MapsKey, MapsStats]
-	// Events is map events (RingBuf, max_entries 16384).
+	// Events is map events (RingBuf, max_entries 16384). Records typed by -type.
 	Events *bridge.RingBuf[MapsEvent]
 	// Inner is map inner (Array, max_entries 1).
 	Inner *bridge.Map[uint32, uint64]
@@ -147,7 +147,7 @@ type MapsObjects struct {
 	Outer *bridge.MapOfMaps[uint32]
 	// PercpuHits is map percpu_hits (PerCPUArray, max_entries 1).
 	PercpuHits *bridge.PerCPUMap[uint32, uint64]
-	// PerfEvents is map perf_events (PerfEventArray, max_entries 0).
+	// PerfEvents is map perf_events (PerfEventArray, max_entries 0). Records typed by -type.
 	PerfEvents *bridge.PerfEventArray[MapsEvent]
 	// PinnedCounts is map pinned_counts (Hash, max_entries 16).
 	PinnedCounts *bridge.Map[uint32, uint64]

@@ -39,12 +39,16 @@ type RecordsMapSpecs struct {
 	Perf *bridge.MapSpec
 	// Rb is map rb (RingBuf).
 	Rb *bridge.MapSpec
+	// SmallRb is map small_rb (RingBuf).
+	SmallRb *bridge.MapSpec
 }
 
 // RecordsProgramSpecs are the object's programs before load.
 type RecordsProgramSpecs struct {
 	// Emit is program emit (section tracepoint/syscalls/sys_enter_getppid).
 	Emit *bridge.ProgramSpec
+	// EmitSmall is program emit_small (section tracepoint/syscalls/sys_enter_getppid).
+	EmitSmall *bridge.ProgramSpec
 }
 
 // RecordsVariableSpecs are the object's global variables before load.
@@ -53,8 +57,6 @@ type RecordsVariableSpecs struct {
 	Calls *bridge.VarSpec[uint32]
 	// TargetTgid is target_tgid in .rodata.
 	TargetTgid *bridge.VarSpec[uint32]
-	// UnusedRec is unused_rec in .bss.
-	UnusedRec *bridge.VarSpec[RecordsRec]
 }
 
 // LoadRecordsSpec parses the embedded object.
@@ -73,16 +75,19 @@ func LoadRecordsSpec() (*RecordsSpec, error) {
 	if s.Maps.Rb, err = bridge.NewMapSpec(spec, "rb"); err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
+	if s.Maps.SmallRb, err = bridge.NewMapSpec(spec, "small_rb"); err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
 	if s.Programs.Emit, err = bridge.NewProgramSpec(spec, "emit"); err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	if s.Programs.EmitSmall, err = bridge.NewProgramSpec(spec, "emit_small"); err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
 	if s.Variables.Calls, err = bridge.NewVarSpec[uint32](spec.Variables["calls"]); err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
 	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
-		return nil, fmt.Errorf("records: %w", err)
-	}
-	if s.Variables.UnusedRec, err = bridge.NewVarSpec[RecordsRec](spec.Variables["unused_rec"]); err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
 	return s, nil
@@ -103,7 +108,7 @@ func (s *RecordsSpec) Load(opts *ebpf.CollectionOptions) (*RecordsObjects, error
 	if opts != nil {
 		lo.Collection = *opts
 	}
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.Emit))
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.Emit, s.Programs.EmitSmall))
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
@@ -119,12 +124,16 @@ func (s *RecordsSpec) Load(opts *ebpf.CollectionOptions) (*RecordsObjects, error
 type RecordsObjects struct {
 	// Buf is map buf (PerCPUArray, max_entries 1).
 	Buf *bridge.PerCPUMap[uint32, RecordsScratch]
-	// Perf is map perf (PerfEventArray, max_entries 0).
+	// Perf is map perf (PerfEventArray, max_entries 0). Records typed by -type.
 	Perf *bridge.PerfEventArray[RecordsRec]
-	// Rb is map rb (RingBuf, max_entries 16384).
+	// Rb is map rb (RingBuf, max_entries 16384). Records typed by -type.
 	Rb *bridge.RingBuf[RecordsRec]
+	// SmallRb is map small_rb (RingBuf, max_entries 4096). Record type struct small, as written at records.bpf.c:91 (bpf_ringbuf_reserve).
+	SmallRb *bridge.RingBuf[RecordsSmall]
 	// Emit is program emit (section tracepoint/syscalls/sys_enter_getppid).
 	Emit RecordsEmitProgram
+	// EmitSmall is program emit_small (section tracepoint/syscalls/sys_enter_getppid).
+	EmitSmall RecordsEmitSmallProgram
 	// Variables are the global variables, read and written through memory-mapped sections.
 	Variables RecordsVariables
 
@@ -137,8 +146,6 @@ type RecordsVariables struct {
 	Calls *bridge.Var[uint32]
 	// TargetTgid is target_tgid in .rodata.
 	TargetTgid *bridge.Var[uint32]
-	// UnusedRec is unused_rec in .bss.
-	UnusedRec *bridge.Var[RecordsRec]
 }
 
 func (o *RecordsObjects) init() error {
@@ -152,16 +159,19 @@ func (o *RecordsObjects) init() error {
 	if o.Rb, err = bridge.NewRingBuf[RecordsRec](o.set, "rb"); err != nil {
 		return err
 	}
+	if o.SmallRb, err = bridge.NewRingBuf[RecordsSmall](o.set, "small_rb"); err != nil {
+		return err
+	}
 	if o.Emit.Program, err = bridge.NewProgram(o.set, "emit"); err != nil {
+		return err
+	}
+	if o.EmitSmall.Program, err = bridge.NewProgram(o.set, "emit_small"); err != nil {
 		return err
 	}
 	if o.Variables.Calls, err = bridge.NewVar[uint32](o.set, "calls"); err != nil {
 		return err
 	}
 	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	if o.Variables.UnusedRec, err = bridge.NewVar[RecordsRec](o.set, "unused_rec"); err != nil {
 		return err
 	}
 	return nil
@@ -184,6 +194,11 @@ func (o *RecordsObjects) AttachAll() error {
 			return err
 		}
 	}
+	if !o.EmitSmall.Disabled() {
+		if _, err := o.EmitSmall.Attach(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -195,6 +210,17 @@ type RecordsEmitProgram struct {
 // Attach attaches the program to tracepoint syscalls/sys_enter_getppid.
 // The link is also closed by RecordsObjects.Close.
 func (p RecordsEmitProgram) Attach() (link.Link, error) {
+	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
+}
+
+// RecordsEmitSmallProgram is program emit_small (section tracepoint/syscalls/sys_enter_getppid, type TracePoint).
+type RecordsEmitSmallProgram struct {
+	bridge.Program
+}
+
+// Attach attaches the program to tracepoint syscalls/sys_enter_getppid.
+// The link is also closed by RecordsObjects.Close.
+func (p RecordsEmitSmallProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
 }
 
@@ -225,3 +251,12 @@ type RecordsScratch struct {
 
 // Fails to compile unless RecordsScratch has the 104 bytes of struct scratch.
 var _ = [1]struct{}{}[unsafe.Sizeof(RecordsScratch{})-104]
+
+// RecordsSmall is struct small (8 bytes) with its C layout.
+type RecordsSmall struct {
+	Pid uint32
+	Seq uint32
+}
+
+// Fails to compile unless RecordsSmall has the 8 bytes of struct small.
+var _ = [1]struct{}{}[unsafe.Sizeof(RecordsSmall{})-8]

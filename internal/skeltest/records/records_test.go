@@ -179,3 +179,34 @@ func TestReadShort(t *testing.T) {
 		t.Errorf("short record read as %+v", ev)
 	}
 }
+
+// struct small is declared and used only inside a function, so it is not
+// in the object's BTF; the generator found it in the source and typed the
+// ring buffer by it without -type.
+func TestSourceTypedReader(t *testing.T) {
+	objs := load(t)
+	rd, err := objs.SmallRb.NewReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	for range 3 {
+		syscall.Getppid()
+	}
+	rd.SetDeadline(time.Now().Add(5 * time.Second))
+	seqs := map[uint32]bool{}
+	for range 3 {
+		rec, err := rd.ReadRecord()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev RecordsSmall = rec.Value
+		if ev.Pid != uint32(os.Getpid()) || rec.Len != 8 {
+			t.Errorf("record %+v of %d bytes, want pid %d and 8 bytes", ev, rec.Len, os.Getpid())
+		}
+		seqs[ev.Seq] = true
+	}
+	if len(seqs) != 3 {
+		t.Errorf("sequence numbers %v, want 3 distinct", seqs)
+	}
+}

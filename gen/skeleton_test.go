@@ -25,6 +25,7 @@ var skeletonDirs = []string{
 	"internal/skeltest/sizing",
 	"internal/skeltest/records",
 	"examples/latency",
+	"examples/execsnoop",
 }
 
 // TestSkeletonsCurrent regenerates every committed skeleton in memory and

@@ -26,6 +26,7 @@ var skeletonDirs = []string{
 	"internal/skeltest/records",
 	"examples/latency",
 	"examples/execsnoop",
+	"examples/opensnoop",
 }
 
 // TestSkeletonsCurrent regenerates every committed skeleton in memory and

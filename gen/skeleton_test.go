@@ -27,6 +27,7 @@ var skeletonDirs = []string{
 	"examples/latency",
 	"examples/execsnoop",
 	"examples/opensnoop",
+	"examples/stackcount",
 }
 
 // TestSkeletonsCurrent regenerates every committed skeleton in memory and

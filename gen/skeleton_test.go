@@ -28,6 +28,7 @@ var skeletonDirs = []string{
 	"examples/execsnoop",
 	"examples/opensnoop",
 	"examples/stackcount",
+	"examples/readsize",
 }
 
 // TestSkeletonsCurrent regenerates every committed skeleton in memory and

@@ -29,6 +29,7 @@ var skeletonDirs = []string{
 	"examples/opensnoop",
 	"examples/stackcount",
 	"examples/readsize",
+	"examples/killsnoop",
 }
 
 // TestSkeletonsCurrent regenerates every committed skeleton in memory and

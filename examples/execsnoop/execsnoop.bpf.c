@@ -6,6 +6,7 @@
 // tail zero.
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include "syscall_tp.h"
 #include <bpf/bpf_core_read.h>
 #include <stdbool.h>
 
@@ -19,19 +20,6 @@ struct task_struct {
 	struct task_struct *real_parent;
 	int tgid;
 } __attribute__((preserve_access_index));
-
-/* The syscalls tracepoints' records (tracefs .../format). */
-struct sys_enter_ctx {
-	__u64 common;
-	__s32 nr;
-	__u64 args[6];
-};
-
-struct sys_exit_ctx {
-	__u64 common;
-	__s32 nr;
-	__s64 ret;
-};
 
 /* Options, set before load. */
 const volatile __u32 target_uid = NO_UID;

@@ -117,7 +117,7 @@ func (s *ExecsnoopSpec) Load(opts *ebpf.CollectionOptions) (*ExecsnoopObjects, e
 
 // ExecsnoopObjects are the loaded maps, programs and variables. Close releases them.
 type ExecsnoopObjects struct {
-	// Events is map events (RingBuf, max_entries 262144). Record type struct event, as written at execsnoop.bpf.c:122 (bpf_ringbuf_output).
+	// Events is map events (RingBuf, max_entries 262144). Record type struct event, as written at execsnoop.bpf.c:110 (bpf_ringbuf_output).
 	Events *bridge.RingBuf[ExecsnoopEvent]
 	// Execs is map execs (Hash, max_entries 10240).
 	Execs *bridge.Map[uint32, ExecsnoopEvent]

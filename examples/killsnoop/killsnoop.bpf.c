@@ -4,19 +4,8 @@
 // sent through a perf event array.
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include "syscall_tp.h"
 #include <stdbool.h>
-
-struct sys_enter_ctx {
-	__u64 common;
-	__s32 nr;
-	__u64 args[6];
-};
-
-struct sys_exit_ctx {
-	__u64 common;
-	__s32 nr;
-	__s64 ret;
-};
 
 /* Options, set before load. */
 const volatile __u32 target_tgid = 0;

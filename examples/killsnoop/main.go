@@ -8,7 +8,7 @@
 // the source.
 package main
 
-//go:generate go run github.com/skelgen/skelgen/cmd/skelgen killsnoop.bpf.c
+//go:generate go run github.com/skelgen/skelgen/cmd/skelgen -cflags "-O2 -mcpu=v3 -I../include" killsnoop.bpf.c
 
 import (
 	"context"
@@ -18,11 +18,12 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/cilium/ebpf/perf"
+
+	"github.com/skelgen/skelgen/examples/internal/cli"
 )
 
 type options struct {
@@ -39,13 +40,8 @@ func main() {
 	duration := flag.Duration("duration", 0, "how long to trace (0: until interrupted)")
 	flag.Parse()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cli.Context(*duration)
 	defer stop()
-	if *duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
-		defer cancel()
-	}
 	if err := run(ctx, os.Stdout, o, nil); err != nil {
 		log.Fatal(err)
 	}
@@ -79,10 +75,7 @@ func run(ctx context.Context, out io.Writer, o options, ready func()) error {
 	if err != nil {
 		return err
 	}
-	go func() {
-		<-ctx.Done()
-		rd.Close()
-	}()
+	cli.CloseOnDone(ctx, rd)
 	fmt.Fprintf(out, "%-8s %-7s %-16s %-4s %-7s %s\n", "TIME", "PID", "COMM", "SIG", "TPID", "RESULT")
 	if ready != nil {
 		ready()

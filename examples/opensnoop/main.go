@@ -10,7 +10,7 @@
 //	sudo go run ./examples/opensnoop -pid 1234 -duration 10s
 package main
 
-//go:generate go run github.com/skelgen/skelgen/cmd/skelgen opensnoop.bpf.c
+//go:generate go run github.com/skelgen/skelgen/cmd/skelgen -cflags "-O2 -mcpu=v3 -I../include" opensnoop.bpf.c
 
 import (
 	"context"
@@ -20,12 +20,13 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/ringbuf"
+
+	"github.com/skelgen/skelgen/examples/internal/cli"
 )
 
 type options struct {
@@ -46,13 +47,8 @@ func main() {
 	duration := flag.Duration("duration", 0, "how long to trace (0: until interrupted)")
 	flag.Parse()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cli.Context(*duration)
 	defer stop()
-	if *duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
-		defer cancel()
-	}
 	if err := run(ctx, os.Stdout, o, nil); err != nil {
 		log.Fatal(err)
 	}
@@ -109,10 +105,7 @@ func run(ctx context.Context, out io.Writer, o options, ready func()) error {
 	if err != nil {
 		return err
 	}
-	go func() {
-		<-ctx.Done()
-		rd.Close()
-	}()
+	cli.CloseOnDone(ctx, rd)
 
 	fmt.Fprintf(out, "# tracing with %s\n", how)
 	if o.timestamp {

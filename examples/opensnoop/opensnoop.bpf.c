@@ -6,6 +6,7 @@
 // tool switches it off before load and uses the openat tracepoint pair.
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include "syscall_tp.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <stdbool.h>
@@ -15,18 +16,6 @@
 struct open_how {
 	__u64 flags;
 } __attribute__((preserve_access_index));
-
-struct sys_enter_ctx {
-	__u64 common;
-	__s32 nr;
-	__u64 args[6];
-};
-
-struct sys_exit_ctx {
-	__u64 common;
-	__s32 nr;
-	__s64 ret;
-};
 
 /* Options, set before load. */
 const volatile __u32 target_tgid = 0;

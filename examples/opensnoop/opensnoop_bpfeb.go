@@ -117,7 +117,7 @@ func (s *OpensnoopSpec) Load(opts *ebpf.CollectionOptions) (*OpensnoopObjects, e
 
 // OpensnoopObjects are the loaded maps, programs and variables. Close releases them.
 type OpensnoopObjects struct {
-	// Events is map events (RingBuf, max_entries 262144). Record type struct event, as written at opensnoop.bpf.c:75 (bpf_ringbuf_reserve).
+	// Events is map events (RingBuf, max_entries 262144). Record type struct event, as written at opensnoop.bpf.c:64 (bpf_ringbuf_reserve).
 	Events *bridge.RingBuf[OpensnoopEvent]
 	// Start is map start (Hash, max_entries 10240).
 	Start *bridge.Map[uint32, OpensnoopArgs]

@@ -8,7 +8,7 @@
 // skelgen's runtime on the kernel's maps.
 package main
 
-//go:generate go run github.com/skelgen/skelgen/cmd/skelgen readsize.bpf.c
+//go:generate go run github.com/skelgen/skelgen/cmd/skelgen -cflags "-O2 -mcpu=v3 -I../include" readsize.bpf.c
 
 import (
 	"context"
@@ -17,8 +17,9 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/signal"
 	"time"
+
+	"github.com/skelgen/skelgen/examples/internal/cli"
 )
 
 type options struct {
@@ -35,13 +36,8 @@ func main() {
 	duration := flag.Duration("duration", 0, "how long to trace (0: until interrupted)")
 	flag.Parse()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cli.Context(*duration)
 	defer stop()
-	if *duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
-		defer cancel()
-	}
 	if err := run(ctx, os.Stdout, o, nil); err != nil {
 		log.Fatal(err)
 	}

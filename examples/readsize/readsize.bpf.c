@@ -7,15 +7,10 @@
 // the next interval, all from the kernel's maps.
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include "syscall_tp.h"
 #include "skelgen.h"
 
 #define MAX_SLOTS 32
-
-struct sys_exit_ctx {
-	__u64 common;
-	__s32 nr;
-	__s64 ret;
-};
 
 /* Options, set before load. */
 const volatile __u32 target_tgid = 0;

@@ -241,24 +241,24 @@ func readsizeReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64
 	var r0, r2, r6 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// readsize.bpf.c:87: int report(struct summary *s)
+	// readsize.bpf.c:82: int report(struct summary *s)
 	// 0: mov %r6, %r1
 	r6 = r1
 	// 1: mov32 %r1, 0
 	r1 = 0
-	// readsize.bpf.c:89: __u32 zero = 0;
+	// readsize.bpf.c:84: __u32 zero = 0;
 	// 2: stxw [%r10-4], %r1
 	binary.LittleEndian.PutUint32(fp[508:], uint32(r1))
 	// 3: mov %r1, 0
 	r1 = 0
-	// readsize.bpf.c:90: __u64 zero64 = 0;
+	// readsize.bpf.c:85: __u64 zero64 = 0;
 	// 4: stxdw [%r10-16], %r1
 	binary.LittleEndian.PutUint64(fp[496:], r1)
 	// 5: mov %r2, %r10
 	r2 = r10
 	// 6: add %r2, -4
 	r2 -= 4
-	// readsize.bpf.c:91: struct totals *t = bpf_map_lookup_elem(&totals, &zero);
+	// readsize.bpf.c:86: struct totals *t = bpf_map_lookup_elem(&totals, &zero);
 	// 7: lddw %r1, pseudo(5) 0 (0x8000000000000000)
 	r1 = 0x8000000000000000
 	// 9: call 1
@@ -267,22 +267,22 @@ func readsizeReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64
 	r1 = r0
 	// 11: mov32 %r0, 1
 	r0 = 1
-	// readsize.bpf.c:92: if (!t)
+	// readsize.bpf.c:87: if (!t)
 	// 12: jeq %r1, 0, 67
 	if r1 == 0 {
 		goto L67
 	}
-	// readsize.bpf.c:94: s->reads = t->reads;
+	// readsize.bpf.c:89: s->reads = t->reads;
 	// 13: ldxdw %r2, [%r1]
 	r2 = m.Load64At(r1, 13)
 	// 14: stxdw [%r6], %r2
 	m.Store64At(r6, r2, 14)
-	// readsize.bpf.c:95: s->bytes = t->bytes;
+	// readsize.bpf.c:90: s->bytes = t->bytes;
 	// 15: ldxdw %r1, [%r1+8]
 	r1 = m.Load64At(r1+8, 15)
 	// 16: stxdw [%r6+8], %r1
 	m.Store64At(r6+8, r1, 16)
-	// readsize.bpf.c:96: s->mean = t->reads ? t->bytes / t->reads : 0;
+	// readsize.bpf.c:91: s->mean = t->reads ? t->bytes / t->reads : 0;
 	// 17: jne %r2, 0, 21
 	if r2 != 0 {
 		runtime.CheckBudget(b-18, 17)
@@ -303,14 +303,14 @@ L21:
 	}
 	// 22: stxdw [%r6+16], %r1
 	m.Store64At(r6+16, r1, 22)
-	// readsize.bpf.c:99: skelgen_print_log2_hist(&hist, "bytes");
+	// readsize.bpf.c:94: skelgen_print_log2_hist(&hist, "bytes");
 	// 23: lddw %r1, pseudo(5) 1 (0x8000000100000000)
 	r1 = 0x8000000100000000
 	// 25: lddw %r2, pseudo(6) 2 (0xa00000000)
 	r2 = 0xa00000000
 	// 27: call runtime 0
 	m.CallAt(27, r1, r2, r3, r4, r5)
-	// readsize.bpf.c:100: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", s->reads, s->bytes, s->mean);
+	// readsize.bpf.c:95: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", s->reads, s->bytes, s->mean);
 	// 28: ldxdw %r1, [%r6]
 	r1 = m.Load64At(r6, 28)
 	// 29: stxdw [%r10-48], %r1
@@ -337,7 +337,7 @@ L21:
 	m.CallAt(40, r1, r2, r3, r4, r5)
 	// 41: mov32 %r1, 0
 	r1 = 0
-	// readsize.bpf.c:102: for (__u32 i = 0; i < MAX_SLOTS; i++)
+	// readsize.bpf.c:97: for (__u32 i = 0; i < MAX_SLOTS; i++)
 	// 42: stxw [%r10-48], %r1
 	binary.LittleEndian.PutUint32(fp[464:], uint32(r1))
 L43:
@@ -349,14 +349,14 @@ L43:
 	r3 = r10
 	// 46: add %r3, -16
 	r3 -= 16
-	// readsize.bpf.c:103: bpf_map_update_elem(&hist, &i, &zero64, BPF_ANY);
+	// readsize.bpf.c:98: bpf_map_update_elem(&hist, &i, &zero64, BPF_ANY);
 	// 47: lddw %r1, pseudo(5) 1 (0x8000000100000000)
 	r1 = 0x8000000100000000
 	// 49: mov %r4, 0
 	r4 = 0
 	// 50: call 2
 	m.CallAt(50, r1, r2, r3, r4, r5)
-	// readsize.bpf.c:102: for (__u32 i = 0; i < MAX_SLOTS; i++)
+	// readsize.bpf.c:97: for (__u32 i = 0; i < MAX_SLOTS; i++)
 	// 51: ldxw %r1, [%r10-48]
 	r1 = uint64(binary.LittleEndian.Uint32(fp[464:]))
 	// 52: add32 %r1, 1
@@ -371,7 +371,7 @@ L43:
 	}
 	// 55: mov %r1, 0
 	r1 = 0
-	// readsize.bpf.c:104: struct totals empty = {};
+	// readsize.bpf.c:99: struct totals empty = {};
 	// 56: stxdw [%r10-40], %r1
 	binary.LittleEndian.PutUint64(fp[472:], r1)
 	// 57: stxdw [%r10-48], %r1
@@ -384,7 +384,7 @@ L43:
 	r3 = r10
 	// 61: add %r3, -48
 	r3 -= 48
-	// readsize.bpf.c:105: bpf_map_update_elem(&totals, &zero, &empty, BPF_ANY);
+	// readsize.bpf.c:100: bpf_map_update_elem(&totals, &zero, &empty, BPF_ANY);
 	// 62: lddw %r1, pseudo(5) 0 (0x8000000000000000)
 	r1 = 0x8000000000000000
 	// 64: mov %r4, 0
@@ -397,7 +397,7 @@ L66:
 	r0 = 0
 	b -= 9
 L67:
-	// readsize.bpf.c:107: }
+	// readsize.bpf.c:102: }
 	// 67: exit
 	b -= 14
 	runtime.CheckBudget(b, 67)

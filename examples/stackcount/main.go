@@ -19,10 +19,11 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/skelgen/skelgen/examples/internal/cli"
 )
 
 type options struct {
@@ -45,13 +46,8 @@ func main() {
 	duration := flag.Duration("duration", 0, "how long to count (0: until interrupted)")
 	flag.Parse()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cli.Context(*duration)
 	defer stop()
-	if *duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
-		defer cancel()
-	}
 	if err := run(ctx, os.Stdout, o, nil); err != nil {
 		log.Fatal(err)
 	}

@@ -188,10 +188,15 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 			var err error
 			if cfg.Committed {
 				sc.SourceTypes, raw, err = committedTypes(outDir, stem, b.target)
+				if errors.Is(err, os.ErrNotExist) && !anyRequired(missing, typeArgs(cfg.Types)) {
+					// Only record types read from the source, none of
+					// which the previous run found: there is no file.
+					err = nil
+				}
 				if err != nil {
 					return nil, fmt.Errorf("%s: types %s are declared only in the source: no compiler run, and no committed types file: %w", cfg.Input, strings.Join(missing, ", "), err)
 				}
-			} else if sc.SourceTypes, raw, err = sourceTypes(ctx, cfg, b.target, missing); err != nil {
+			} else if sc.SourceTypes, raw, err = sourceTypes(ctx, cfg, b.target, missing, typeArgs(cfg.Types)); err != nil {
 				return nil, err
 			}
 			if raw != nil {
@@ -331,6 +336,28 @@ func WriteFiles(files []File) error {
 	return nil
 }
 
+func anyRequired(names []string, required map[string]bool) bool {
+	for _, n := range names {
+		if required[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// typeArgs returns the type names of -type arguments ("map=T" gives T).
+func typeArgs(args []string) map[string]bool {
+	names := map[string]bool{}
+	for _, arg := range args {
+		if _, t, ok := strings.Cut(arg, "="); ok {
+			names[t] = true
+		} else {
+			names[arg] = true
+		}
+	}
+	return names
+}
+
 // missingTypes returns the names -type gives and the record types read
 // from the source that the object's BTF lacks.
 func missingTypes(obj *Object, cfg SkeletonConfig) []string {
@@ -344,10 +371,9 @@ func missingTypes(obj *Object, cfg SkeletonConfig) []string {
 	}
 	for _, arg := range cfg.Types {
 		if _, t, ok := strings.Cut(arg, "="); ok {
-			want(t)
-		} else {
-			want(arg)
+			arg = t
 		}
+		want(arg)
 	}
 	for _, name := range sortedNames(cfg.Records) {
 		if m := obj.Spec.Maps[name]; m != nil && (m.Type == ebpf.RingBuf || m.Type == ebpf.PerfEventArray) {

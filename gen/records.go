@@ -33,15 +33,7 @@ var (
 // send (through its declaration, struct T *e or struct T e). A map whose
 // calls disagree gets no type.
 func recordsFromSource(file string, src []byte) map[string]RecordGuess {
-	// Comments become blanks, newlines kept, so offsets still give lines.
-	text := reComment.ReplaceAllStringFunc(string(src), func(c string) string {
-		return strings.Map(func(r rune) rune {
-			if r == '\n' {
-				return r
-			}
-			return ' '
-		}, c)
-	})
+	text := blankComments(string(src))
 	line := func(off int) int { return strings.Count(text[:off], "\n") + 1 }
 	type use struct {
 		typ, call string
@@ -93,13 +85,26 @@ func recordsFromSource(file string, src []byte) map[string]RecordGuess {
 	return out
 }
 
+// blankComments replaces comments by blanks, keeping newlines, so that
+// offsets still give lines.
+func blankComments(src string) string {
+	return reComment.ReplaceAllStringFunc(src, func(c string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '\n' {
+				return r
+			}
+			return ' '
+		}, c)
+	})
+}
+
 // varType finds the declaration of variable v nearest before the end of
 // text (struct T *v, struct T v, T *v) and returns its type, or "".
 func varType(text, v string) string {
 	if v == "" || v == "sizeof" {
 		return ""
 	}
-	re := regexp.MustCompile(`(?:^|[;{(,\s])((?:struct|union)\s+\w+|\w+)\s*\*?\s*` + regexp.QuoteMeta(v) + `\s*(?:[=;,\[)])`)
+	re := regexp.MustCompile(`(?:^|[;{(,\s])((?:struct|union)\s+\w+|\w+)(?:\s+|\s*\*\s*)` + regexp.QuoteMeta(v) + `\s*(?:[=;,\[)])`)
 	ms := re.FindAllStringSubmatch(text, -1)
 	for i := len(ms) - 1; i >= 0; i-- {
 		t := strings.Join(strings.Fields(ms[i][1]), " ")
@@ -111,6 +116,28 @@ func varType(text, v string) string {
 			continue
 		}
 		return t
+	}
+	// struct T { ... } *v: a type defined where the variable is declared.
+	closeRe := regexp.MustCompile(`\}\s*\*?\s*` + regexp.QuoteMeta(v) + `\s*(?:[=;,\[)])`)
+	locs := closeRe.FindAllStringIndex(text, -1)
+	if len(locs) == 0 {
+		return ""
+	}
+	depth := 0
+	for i := locs[len(locs)-1][0]; i >= 0; i-- {
+		switch text[i] {
+		case '}':
+			depth++
+		case '{':
+			depth--
+			if depth == 0 {
+				m := regexp.MustCompile(`((?:struct|union)\s+\w+)\s*$`).FindStringSubmatch(text[:i])
+				if m == nil {
+					return ""
+				}
+				return strings.Join(strings.Fields(m[1]), " ")
+			}
+		}
 	}
 	return ""
 }

@@ -19,6 +19,13 @@ int b(void *ctx) {
 	bpf_perf_event_output(ctx, &perf, BPF_F_CURRENT_CPU, &e, sizeof(e));
 	return 0;
 }
+int d(void *ctx) {
+	struct local {
+		int a;
+	} l = {};
+	bpf_perf_event_output(ctx, &local_perf, 0, &l, sizeof(l));
+	return 0;
+}
 int c(void *ctx) {
 	struct event *e = bpf_ringbuf_reserve(&rb, sizeof(struct event), 0);
 	struct other o;
@@ -28,7 +35,7 @@ int c(void *ctx) {
 }
 `
 	got := recordsFromSource("x.bpf.c", []byte(src))
-	for m, want := range map[string]string{"rb": "struct event", "perf": "struct event", "mixed": ""} {
+	for m, want := range map[string]string{"rb": "struct event", "perf": "struct event", "mixed": "", "local_perf": "struct local"} {
 		g, ok := got[m]
 		if !ok {
 			t.Errorf("map %s: no guess", m)

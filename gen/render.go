@@ -146,7 +146,9 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 		}
 		guess := s.cfg.Records[m.name]
 		if event == nil {
-			if guess.Why != "" && guess.Type == "" {
+			if note := s.recordNote[m.name]; note != "" {
+				raw(note)
+			} else if guess.Why != "" && guess.Type == "" {
 				raw(guess.Why)
 			} else {
 				raw("record type unknown: name it with -type")

@@ -73,6 +73,9 @@ type skeleton struct {
 
 	// fromTypeFlag: maps whose records -type typed.
 	fromTypeFlag map[string]bool
+	// recordNote: why a stream the source shows a record type for is
+	// left untyped.
+	recordNote map[string]string
 }
 
 type mapInfo struct {
@@ -110,6 +113,7 @@ func Skeleton(obj *Object, cfg SkeletonConfig) ([]byte, error) {
 		bridge: cfg.BridgeImport,
 
 		fromTypeFlag: map[string]bool{},
+		recordNote:   map[string]string{},
 	}
 	s.types.Prefix = s.prefix
 	// The skeleton's own top-level names win over C type names.
@@ -240,12 +244,11 @@ func (s *skeleton) eventTypes() (map[string]btf.Type, []btf.Type, error) {
 			continue
 		}
 		t, err := s.lookupType(g.Type)
-		if err != nil {
-			return nil, nil, fmt.Errorf("map %s: %s: %w", name, g.Why, err)
+		if err != nil || !isStruct(t) {
+			s.recordNote[name] = g.Why + ", but skelgen found no struct definition of it: name the record type with -type"
+			continue
 		}
-		if isStruct(t) {
-			byMap[name] = t
-		}
+		byMap[name] = t
 	}
 	return byMap, extra, nil
 }
@@ -284,7 +287,8 @@ func findType(spec *btf.Spec, name string) (btf.Type, error) {
 				found = append(found, t)
 			}
 		case *btf.Enum:
-			if kind == "" || kind == "enum" {
+			// A forward-declared enum has size 0.
+			if (kind == "" || kind == "enum") && t.(*btf.Enum).Size > 0 {
 				found = append(found, t)
 			}
 		case *btf.Typedef:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
@@ -38,7 +39,9 @@ func hasType(spec *btf.Spec, name string) bool {
 
 // sourceTypes compiles the source with declarations that pull the named
 // types into BTF and returns them, with their raw BTF for the types file.
-func sourceTypes(ctx context.Context, cfg Config, t Target, names []string) (*btf.Spec, []byte, error) {
+// Of names, only those in required (the -type arguments) must be found;
+// a record type read from the source that cannot be is left out.
+func sourceTypes(ctx context.Context, cfg Config, t Target, names []string, required map[string]bool) (*btf.Spec, []byte, error) {
 	src, err := filepath.Abs(cfg.Input)
 	if err != nil {
 		return nil, nil, err
@@ -69,28 +72,46 @@ func sourceTypes(ctx context.Context, cfg Config, t Target, names []string) (*bt
 			}
 		}
 		for _, g := range groups {
-			spec, err := compileWithTypes(ctx, cfg, src, t, kind, g)
-			if err != nil {
-				continue
+			var decls []string
+			for i, n := range g {
+				decls = append(decls, pointerDecl(kind, n, i))
 			}
-			for _, n := range g {
-				if typ, err := findType(spec, n); err == nil {
-					found[n] = typ
-				}
+			tryCompile(ctx, cfg, src, t, decls, g, found)
+		}
+	}
+	// A struct defined inside a function body has no name at file scope:
+	// its definition is copied to the end of the file (where the macros it
+	// uses are defined) and declared from there.
+	text := []byte(nil)
+	for _, n := range names {
+		if found[n] != nil {
+			continue
+		}
+		if text == nil {
+			if text, err = os.ReadFile(src); err != nil {
+				return nil, nil, err
 			}
+		}
+		if def := localDefinition(string(text), n); def != "" {
+			tryCompile(ctx, cfg, src, t, []string{def + ";", pointerDecl("struct", n, 0)}, []string{n}, found)
 		}
 	}
 	var types []btf.Type
 	var missing []string
 	for _, n := range names {
 		if found[n] == nil {
-			missing = append(missing, n)
+			if required[n] {
+				missing = append(missing, n)
+			}
 			continue
 		}
 		types = append(types, found[n])
 	}
 	if len(missing) > 0 {
 		return nil, nil, fmt.Errorf("-type %s: not in the object's BTF, and not declared in %s or its headers", strings.Join(missing, ", "), filepath.Base(cfg.Input))
+	}
+	if len(types) == 0 {
+		return nil, nil, nil
 	}
 	b, err := btf.NewBuilder(types, nil)
 	if err != nil {
@@ -107,22 +128,42 @@ func sourceTypes(ctx context.Context, cfg Config, t Target, names []string) (*bt
 	return spec, raw, nil
 }
 
-// compileWithTypes builds the source with a global pointer to each named
-// type, declared as kind ("struct", "union", "enum" or "" for a typedef).
-func compileWithTypes(ctx context.Context, cfg Config, src string, t Target, kind string, names []string) (*btf.Spec, error) {
+// pointerDecl declares a global pointer to the type name as kind
+// ("struct", "union", "enum" or "" for a typedef), pulling it into BTF.
+func pointerDecl(kind, name string, i int) string {
+	_, bare, ok := strings.Cut(name, " ")
+	if !ok {
+		bare = name
+	}
+	if kind != "" {
+		bare = kind + " " + bare
+	}
+	return fmt.Sprintf("%s *__skelgen_type_%d;", bare, i)
+}
+
+// tryCompile compiles the source followed by decls and records which of
+// names its BTF has; a declaration that does not compile finds nothing.
+func tryCompile(ctx context.Context, cfg Config, src string, t Target, decls, names []string, found map[string]btf.Type) {
+	spec, err := compileWithDecls(ctx, cfg, src, t, decls)
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		if typ, err := findType(spec, n); err == nil {
+			found[n] = typ
+		}
+	}
+}
+
+// compileWithDecls builds the source with decls after it, from a file
+// beside it (so that its includes and the user's relative -I flags
+// resolve as for the source itself), removed afterwards.
+func compileWithDecls(ctx context.Context, cfg Config, src string, t Target, decls []string) (*btf.Spec, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "/* skelgen: the types of %s that -type names, for their BTF */\n", filepath.Base(src))
 	fmt.Fprintf(&b, "#include %q\n", filepath.Base(src))
-	for i, n := range names {
-		_, bare, ok := strings.Cut(n, " ")
-		if !ok {
-			bare = n
-		}
-		decl := bare
-		if kind != "" {
-			decl = kind + " " + bare
-		}
-		fmt.Fprintf(&b, "%s *__skelgen_type_%d;\n", decl, i)
+	for _, d := range decls {
+		b.WriteString(d + "\n")
 	}
 	f, err := os.CreateTemp(filepath.Dir(src), ".skelgen-types-*.c")
 	if err != nil {
@@ -141,6 +182,34 @@ func compileWithTypes(ctx context.Context, cfg Config, src string, t Target, kin
 		return nil, err
 	}
 	return btf.LoadSpecFromReader(bytes.NewReader(obj))
+}
+
+// localDefinition returns the text of the definition "struct name { ... }"
+// (or union) in src, comments blanked, or "".
+func localDefinition(src, name string) string {
+	kind, bare, ok := strings.Cut(name, " ")
+	if !ok {
+		kind, bare = `(?:struct|union)`, name
+	}
+	text := blankComments(src)
+	re := regexp.MustCompile(`\b` + kind + `\s+` + regexp.QuoteMeta(bare) + `\s*\{`)
+	loc := re.FindStringIndex(text)
+	if loc == nil {
+		return ""
+	}
+	depth := 0
+	for i := loc[1] - 1; i < len(text); i++ {
+		switch text[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return text[loc[0] : i+1]
+			}
+		}
+	}
+	return ""
 }
 
 // committedTypes reads the types file a previous run wrote.

@@ -30,15 +30,6 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } events SEC(".maps");
 
-/* The record, built on the stack: not in the object's BTF. */
-struct event {
-	__u32 pid;
-	__s32 tpid;
-	__s32 sig;
-	__s32 ret;
-	char comm[16];
-};
-
 SEC("tracepoint/syscalls/sys_enter_kill")
 int enter_kill(struct sys_enter_ctx *ctx)
 {
@@ -63,7 +54,15 @@ int exit_kill(struct sys_exit_ctx *ctx)
 	if (!a)
 		return 0;
 	if (!failed_only || ctx->ret < 0) {
-		struct event e = {};
+		/* The record, defined and built right here: it is not in the
+		 * object's BTF, and skelgen finds it in this function. */
+		struct event {
+			__u32 pid;
+			__s32 tpid;
+			__s32 sig;
+			__s32 ret;
+			char comm[16];
+		} e = {};
 		e.pid = id >> 32;
 		e.tpid = a->tpid;
 		e.sig = a->sig;

@@ -117,7 +117,7 @@ func (s *KillsnoopSpec) Load(opts *ebpf.CollectionOptions) (*KillsnoopObjects, e
 
 // KillsnoopObjects are the loaded maps, programs and variables. Close releases them.
 type KillsnoopObjects struct {
-	// Events is map events (PerfEventArray, max_entries 0). Record type struct event, as written at killsnoop.bpf.c:72 (bpf_perf_event_output).
+	// Events is map events (PerfEventArray, max_entries 0). Record type struct event, as written at killsnoop.bpf.c:71 (bpf_perf_event_output).
 	Events *bridge.PerfEventArray[KillsnoopEvent]
 	// Start is map start (Hash, max_entries 10240).
 	Start *bridge.Map[uint32, KillsnoopKillArgs]

@@ -4,8 +4,8 @@
 //	sudo go run ./examples/killsnoop -x -duration 30s
 //
 // Records arrive through a perf event array; the reader is typed by the
-// record struct the program builds on its stack, which skelgen finds in
-// the source.
+// record struct the program defines inside its function and builds on its
+// stack, which skelgen finds in the source.
 package main
 
 //go:generate go run github.com/skelgen/skelgen/cmd/skelgen -cflags "-O2 -mcpu=v3 -I../include" killsnoop.bpf.c

@@ -216,3 +216,32 @@ func TestStripDWARFDamaged(t *testing.T) {
 		}
 	}
 }
+
+// The committed type-generator objects carry DWARF, in both byte orders:
+// stripping them needs no compiler.
+func TestStripDWARFCommitted(t *testing.T) {
+	root := testenv.ModuleRoot(t)
+	for _, name := range []string{"types_bpfel.o", "types_bpfeb.o"} {
+		obj, err := os.ReadFile(filepath.Join(root, "gen/testdata/types", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if debugBytes(t, obj) == 0 {
+			t.Fatalf("%s has no DWARF to strip", name)
+		}
+		stripped, err := StripDWARF(name, obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := debugBytes(t, stripped); n != 0 {
+			t.Errorf("%s: %d bytes of DWARF left", name, n)
+		}
+		if a, b := specDump(t, obj), specDump(t, stripped); a != b {
+			t.Errorf("%s: the stripped object reads differently:\n%s", name, shortDiff([]byte(a), []byte(b), 10))
+		}
+		if _, err := ReadObject(name, stripped); err != nil {
+			t.Errorf("%s stripped: %v", name, err)
+		}
+		t.Logf("%s: %d bytes, %d without DWARF", name, len(obj), len(stripped))
+	}
+}

@@ -30,7 +30,8 @@ func TestAssignNames(t *testing.T) {
 	}
 }
 
-// Programs x and __x get readable fields and types, not XProgramProgram.
+// Programs x and __x get readable fields and types, not XProgramProgram;
+// variables count and __count are Count and Count__.
 func TestCollidingProgramNames(t *testing.T) {
 	testenv.Clang(t)
 	dir := t.TempDir()
@@ -38,6 +39,7 @@ func TestCollidingProgramNames(t *testing.T) {
 	code := `
 __attribute__((section("xdp"), used)) int x(void *ctx) { return 2; }
 __attribute__((section("xdp"), used)) int __x(void *ctx) { return 2; }
+int count, __count;
 char LICENSE[] __attribute__((section("license"), used)) = "GPL";
 `
 	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
@@ -53,7 +55,7 @@ char LICENSE[] __attribute__((section("license"), used)) = "GPL";
 			skel = string(f.Data)
 		}
 	}
-	for _, want := range []string{"\tX NamesXProgram\n", "\tX__ NamesX__Program\n"} {
+	for _, want := range []string{"\tX NamesXProgram\n", "\tX__ NamesX__Program\n", "\tCount *bridge.Var[int32]\n", "\tCount__ *bridge.Var[int32]\n"} {
 		if !strings.Contains(skel, want) {
 			t.Errorf("skeleton lacks %q", want)
 		}

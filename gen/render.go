@@ -70,14 +70,17 @@ func (s *skeleton) collect() error {
 	if err := s.collectUser(progFields); err != nil {
 		return err
 	}
-	vtaken := names{}
+	var varNames []string
 	for _, name := range sortedNames(spec.Variables) {
-		v := spec.Variables[name]
-		if v.SectionName == ".kconfig" || v.SectionName == ".ksyms" {
-			continue
+		if v := spec.Variables[name]; v.SectionName != ".kconfig" && v.SectionName != ".ksyms" {
+			varNames = append(varNames, name)
 		}
+	}
+	varFields := names{}.assign(varNames, "Var")
+	for _, name := range varNames {
+		v := spec.Variables[name]
 		vi := &varInfo{name: name, spec: v}
-		vi.field = vtaken.take(GoName(name), "Var")
+		vi.field = varFields[name]
 		vi.typ = s.valueType(v.Type, int(v.Size()), s.prefix+vi.field)
 		s.vars = append(s.vars, vi)
 	}

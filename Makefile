@@ -37,7 +37,7 @@ check:
 
 # Each fuzz target for a bounded time (FUZZTIME=10m for a long run).
 FUZZTIME ?= 30s
-FUZZ := runtime:FuzzRun runtime:FuzzWellFormed gen:FuzzReadObject runtime/bridge:FuzzLoadObject \
+FUZZ := runtime:FuzzRun runtime:FuzzWellFormed gen:FuzzReadObject gen:FuzzStripDWARF runtime/bridge:FuzzLoadObject \
 	btfmin:FuzzParseCORERelocations btfmin:FuzzParseObject asm:FuzzAssemble internal/conformance:FuzzParse \
 	gen/aot:FuzzAOTRandom
 fuzz:

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/cilium/ebpf"
 )
 
 // Config is one run of the generator: everything the main command's flags
@@ -150,13 +152,32 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		if IsCSource(cfg.Input) && !hasSection(b.obj, ".BTF") {
 			return nil, fmt.Errorf("%s: compiles to an object without BTF, so it defines no program, map or global variable: add one (see the README's recipe)", cfg.Input)
 		}
-		obj, err := ReadObject(filepath.Base(cfg.Input), b.obj)
+		name := filepath.Base(cfg.Input)
+		obj, err := ReadObject(name, b.obj)
 		if err != nil {
 			return nil, err
+		}
+		// The embedded object carries no DWARF, whatever the input.
+		stripped, err := StripDWARF(name, b.obj)
+		if err != nil {
+			return nil, err
+		}
+		if len(stripped) != len(b.obj) {
+			if obj, err = ReadObject(name, stripped); err != nil {
+				return nil, fmt.Errorf("%s: without DWARF: %w", name, err)
+			}
+			builds[i].obj = stripped
 		}
 		objs[i] = obj
 	}
 	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types, AOT: cfg.AOT}
+	if IsCSource(cfg.Input) {
+		src, err := os.ReadFile(cfg.Input)
+		if err != nil {
+			return nil, err
+		}
+		skelCfg.Records = recordsFromSource(filepath.Base(cfg.Input), src)
+	}
 	if !cfg.ImportRuntime {
 		rc, err := moduleCopy(outDir)
 		if err != nil {
@@ -177,6 +198,26 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		base := stem + "_" + b.target.Suffix()
 		sc := skelCfg
 		sc.ObjectFile, sc.Target = base+".o", b.target
+		if missing := missingTypes(obj, skelCfg); len(missing) > 0 && IsCSource(cfg.Input) {
+			var raw []byte
+			var err error
+			if cfg.Committed {
+				sc.SourceTypes, raw, err = committedTypes(outDir, stem, b.target)
+				if errors.Is(err, os.ErrNotExist) && !anyRequired(missing, typeArgs(cfg.Types)) {
+					// Only record types read from the source, none of
+					// which the previous run found: there is no file.
+					err = nil
+				}
+				if err != nil {
+					return nil, fmt.Errorf("%s: types %s are declared only in the source: no compiler run, and no committed types file: %w", cfg.Input, strings.Join(missing, ", "), err)
+				}
+			} else if sc.SourceTypes, raw, err = sourceTypes(ctx, cfg, b.target, missing, typeArgs(cfg.Types)); err != nil {
+				return nil, err
+			}
+			if raw != nil {
+				files = append(files, File{Path: filepath.Join(outDir, typesFileName(stem, b.target)), Data: raw})
+			}
+		}
 		src, aotSrc, err := Skeleton(obj, sc)
 		if err != nil {
 			return nil, err
@@ -372,4 +413,51 @@ func mkdirAll(dir string) ([]string, error) {
 		made = append(made, d)
 	}
 	return made, nil
+}
+
+func anyRequired(names []string, required map[string]bool) bool {
+	for _, n := range names {
+		if required[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// typeArgs returns the type names of -type arguments ("map=T" gives T).
+func typeArgs(args []string) map[string]bool {
+	names := map[string]bool{}
+	for _, arg := range args {
+		if _, t, ok := strings.Cut(arg, "="); ok {
+			names[t] = true
+		} else {
+			names[arg] = true
+		}
+	}
+	return names
+}
+
+// missingTypes returns the names -type gives and the record types read
+// from the source that the object's BTF lacks.
+func missingTypes(obj *Object, cfg SkeletonConfig) []string {
+	var names []string
+	seen := map[string]bool{}
+	want := func(n string) {
+		if n != "" && !seen[n] && !hasType(obj.Spec.Types, n) {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, arg := range cfg.Types {
+		if _, t, ok := strings.Cut(arg, "="); ok {
+			arg = t
+		}
+		want(arg)
+	}
+	for _, name := range sortedNames(cfg.Records) {
+		if m := obj.Spec.Maps[name]; m != nil && (m.Type == ebpf.RingBuf || m.Type == ebpf.PerfEventArray) {
+			want(cfg.Records[name].Type)
+		}
+	}
+	return names
 }

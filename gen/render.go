@@ -30,18 +30,24 @@ func (s *skeleton) collect() error {
 	for _, r := range reservedFields {
 		taken[r] = true
 	}
+	var mapNames, progNames []string
 	for _, name := range sortedNames(spec.Maps) {
-		if isDataSection(name) {
-			continue
+		if !isDataSection(name) {
+			mapNames = append(mapNames, name)
 		}
+	}
+	mapFields := taken.assign(mapNames, "Map")
+	progNames = sortedNames(spec.Programs)
+	progFields := taken.assign(progNames, "Program")
+	for _, name := range mapNames {
 		m := &mapInfo{name: name, spec: spec.Maps[name]}
-		m.field = taken.take(GoName(name), "Map")
+		m.field = mapFields[name]
 		if err := s.typeMap(m, events[name]); err != nil {
 			return fmt.Errorf("map %s: %w", name, err)
 		}
 		s.maps = append(s.maps, m)
 	}
-	for _, name := range sortedNames(spec.Programs) {
+	for _, name := range progNames {
 		p := spec.Programs[name]
 		if bridge.IsUserProgram(p) {
 			continue
@@ -50,25 +56,31 @@ func (s *skeleton) collect() error {
 			return fmt.Errorf("section %s: program %s: unknown program kind (section names follow libbpf: tracepoint/, kprobe/, xdp, ...; ubpf/ for user space): %w", p.SectionName, name, errUnsupported)
 		}
 		pi := &progInfo{name: name, spec: p, attach: attachFor(p)}
-		pi.field = taken.take(GoName(name), "Program")
-		pi.typ = s.prefix + pi.field + "Program"
+		pi.field = progFields[name]
+		pi.typ = s.prefix + pi.field
+		if !strings.HasSuffix(pi.field, "Program") {
+			pi.typ += "Program"
+		}
 		for s.types.taken[pi.typ] {
 			pi.typ += "_"
 		}
 		s.types.taken[pi.typ] = true
 		s.programs = append(s.programs, pi)
 	}
-	if err := s.collectUser(taken); err != nil {
+	if err := s.collectUser(progFields); err != nil {
 		return err
 	}
-	vtaken := names{}
+	var varNames []string
 	for _, name := range sortedNames(spec.Variables) {
-		v := spec.Variables[name]
-		if v.SectionName == ".kconfig" || v.SectionName == ".ksyms" {
-			continue
+		if v := spec.Variables[name]; v.SectionName != ".kconfig" && v.SectionName != ".ksyms" {
+			varNames = append(varNames, name)
 		}
+	}
+	varFields := names{}.assign(varNames, "Var")
+	for _, name := range varNames {
+		v := spec.Variables[name]
 		vi := &varInfo{name: name, spec: v}
-		vi.field = vtaken.take(GoName(name), "Var")
+		vi.field = varFields[name]
 		vi.typ = s.valueType(v.Type, int(v.Size()), s.prefix+vi.field)
 		s.vars = append(s.vars, vi)
 	}
@@ -111,6 +123,7 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 		return s.valueType(ms.Value, int(ms.ValueSize), s.prefix+GoName(m.name)+"Value")
 	}
 	raw := func(why string) {
+		m.rawValue = true
 		m.typ = jen.Op("*").Qual(pkgEbpf, "Map")
 		m.ctor = jen.Qual(b, "RawMap")
 		m.doc = why
@@ -134,9 +147,21 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 		if ms.Type == ebpf.PerfEventArray {
 			wrapper = "PerfEventArray"
 		}
+		guess := s.cfg.Records[m.name]
 		if event == nil {
-			raw("record type unknown: name it with -type")
+			if note := s.recordNote[m.name]; note != "" {
+				raw(note)
+			} else if guess.Why != "" && guess.Type == "" {
+				raw(guess.Why)
+			} else {
+				raw("record type unknown: name it with -type")
+			}
 			return nil
+		}
+		if s.fromTypeFlag[m.name] {
+			m.doc = "records typed by -type"
+		} else if guess.Type != "" {
+			m.doc = guess.Why
 		}
 		code, err := s.types.GoType(event)
 		if err != nil {
@@ -144,12 +169,24 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 		}
 		m.typ = jen.Op("*").Qual(b, wrapper).Types(code)
 		m.ctor = jen.Qual(b, "New"+wrapper).Types(code)
+	case ebpf.StackTrace:
+		m.rawValue = true
+		m.typ = jen.Op("*").Qual(b, "StackTraceMap")
+		m.ctor = jen.Qual(b, "NewStackTraceMap")
 	case ebpf.UnspecifiedMap:
 		return fmt.Errorf("unsupported map type %v: %w", ms.Type, errUnsupported)
 	default:
 		raw(strings.ToLower(ms.Type.String()) + " map: no typed view")
 	}
 	return nil
+}
+
+// specType is the bridge type of the map's spec field.
+func (m *mapInfo) specType() string {
+	if m.rawValue {
+		return "RawMapSpec"
+	}
+	return "MapSpec"
 }
 
 // aliases declares the runtime's types and errors that users of an object
@@ -190,6 +227,7 @@ func (s *skeleton) file() (*jen.File, error) {
 	objVar := lowerFirst(p) + "Object"
 	specT, objsT := p+"Spec", p+"Objects"
 	varSpecsT, varsT := p+"VariableSpecs", p+"Variables"
+	progSpecsT, mapSpecsT := p+"ProgramSpecs", p+"MapSpecs"
 	hostT, bindFn := p+"Host", lowerFirst(p)+"Externs"
 	hasUser := len(s.user) > 0
 	hasHost := len(s.host) > 0
@@ -208,9 +246,31 @@ func (s *skeleton) file() (*jen.File, error) {
 	f.Type().Id(specT).Struct(
 		jen.Comment("Spec is the whole object as cilium/ebpf reads it, user-space programs included."),
 		jen.Id("Spec").Op("*").Qual(pkgEbpf, "CollectionSpec"),
+		jen.Comment("Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values)."),
+		jen.Id("Maps").Id(mapSpecsT),
+		jen.Comment("Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded."),
+		jen.Id("Programs").Id(progSpecsT),
 		jen.Comment("Variables are the object's global variables before load."),
 		jen.Id("Variables").Id(varSpecsT),
 	)
+	var psFields []jen.Code
+	for _, pi := range s.programs {
+		psFields = append(psFields, jen.Comment(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)),
+			jen.Id(pi.field).Op("*").Qual(s.bridge, "ProgramSpec"))
+	}
+	for _, up := range s.user {
+		psFields = append(psFields, jen.Comment(fmt.Sprintf("%s is user-space program %s (section %s).", up.field, up.name, up.spec.SectionName)),
+			jen.Id(up.field).Op("*").Qual(s.bridge, "ProgramSpec"))
+	}
+	var msFields []jen.Code
+	for _, m := range s.maps {
+		msFields = append(msFields, jen.Comment(fmt.Sprintf("%s is map %s (%s).", m.field, m.name, m.spec.Type)),
+			jen.Id(m.field).Op("*").Qual(s.bridge, m.specType()))
+	}
+	f.Commentf("%s are the object's maps before load.", mapSpecsT)
+	f.Type().Id(mapSpecsT).Struct(msFields...)
+	f.Commentf("%s are the object's programs before load.", progSpecsT)
+	f.Type().Id(progSpecsT).Struct(psFields...)
 	var vsFields []jen.Code
 	for _, v := range s.vars {
 		vsFields = append(vsFields, jen.Comment(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName)),
@@ -224,6 +284,24 @@ func (s *skeleton) file() (*jen.File, error) {
 		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(pkgEbpf, "LoadCollectionSpecFromReader").Call(jen.Qual("bytes", "NewReader").Call(jen.Id(objVar)))
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")))
 		g.Id("s").Op(":=").Op("&").Id(specT).Values(jen.Dict{jen.Id("Spec"): jen.Id("spec")})
+		progSpec := func(field, name string) {
+			g.If(
+				jen.List(jen.Id("s").Dot("Programs").Dot(field), jen.Err()).Op("=").Qual(s.bridge, "NewProgramSpec").Call(jen.Id("spec"), jen.Lit(name)),
+				jen.Err().Op("!=").Nil(),
+			).Block(jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")))
+		}
+		for _, m := range s.maps {
+			g.If(
+				jen.List(jen.Id("s").Dot("Maps").Dot(m.field), jen.Err()).Op("=").Qual(s.bridge, "New"+m.specType()).Call(jen.Id("spec"), jen.Lit(m.name)),
+				jen.Err().Op("!=").Nil(),
+			).Block(jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")))
+		}
+		for _, pi := range s.programs {
+			progSpec(pi.field, pi.name)
+		}
+		for _, up := range s.user {
+			progSpec(up.field, up.name)
+		}
 		for _, v := range s.vars {
 			g.If(
 				jen.List(jen.Id("s").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVarSpec").Types(v.typ).Call(jen.Id("spec").Dot("Variables").Index(jen.Lit(v.name))),
@@ -271,12 +349,22 @@ func (s *skeleton) file() (*jen.File, error) {
 		if hasHost {
 			externs = jen.Id(bindFn).Call(jen.Id("host"))
 		}
+		withDisabled := func(opts jen.Code) *jen.Statement {
+			args := []jen.Code{opts}
+			for _, pi := range s.programs {
+				args = append(args, jen.Id("s").Dot("Programs").Dot(pi.field))
+			}
+			for _, up := range s.user {
+				args = append(args, jen.Id("s").Dot("Programs").Dot(up.field))
+			}
+			return jen.Qual(s.bridge, "WithDisabled").Call(args...)
+		}
 		if hasUser {
-			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, jen.Id("opts"))
+			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, withDisabled(jen.Id("opts")))
 		} else {
 			g.Var().Id("lo").Qual(s.bridge, "LoadOptions")
 			g.If(jen.Id("opts").Op("!=").Nil()).Block(jen.Id("lo").Dot("Collection").Op("=").Op("*").Id("opts"))
-			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, jen.Op("&").Id("lo"))
+			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, withDisabled(jen.Op("&").Id("lo")))
 		}
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")))
 		g.Id("o").Op(":=").Op("&").Id(objsT).Values(jen.Dict{jen.Id("set"): jen.Id("set")})
@@ -300,7 +388,7 @@ func (s *skeleton) file() (*jen.File, error) {
 		fields = append(fields, jen.Comment(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)), jen.Id(pi.field).Id(pi.typ))
 	}
 	for _, up := range s.user {
-		fields = append(fields, jen.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process.", up.field, up.name, up.spec.SectionName)),
+		fields = append(fields, jen.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process; nil when its autoload was off.", up.field, up.name, up.spec.SectionName)),
 			jen.Id(up.field).Add(up.typ(s.bridge)))
 	}
 	fields = append(fields,
@@ -337,7 +425,9 @@ func (s *skeleton) file() (*jen.File, error) {
 			if up.translation != nil {
 				translation = jen.Id(up.translationFn)
 			}
-			g.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Add(up.ctor(s.bridge)).Call(jen.Id("o").Dot("set"), jen.Lit(up.name), translation), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+			g.If(jen.Op("!").Id("o").Dot("set").Dot("Disabled").Call(jen.Lit(up.name))).Block(
+				jen.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Add(up.ctor(s.bridge)).Call(jen.Id("o").Dot("set"), jen.Lit(up.name), translation), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			)
 		}
 		for _, v := range s.vars {
 			g.If(jen.List(jen.Id("o").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVar").Types(v.typ).Call(jen.Id("o").Dot("set"), jen.Lit(v.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
@@ -357,10 +447,12 @@ func (s *skeleton) file() (*jen.File, error) {
 			autos = append(autos, pi)
 		}
 	}
-	f.Comment("AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.")
+	f.Comment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.")
 	f.Func().Params(jen.Id("o").Op("*").Id(objsT)).Id("AttachAll").Params().Error().BlockFunc(func(g *jen.Group) {
 		for _, pi := range autos {
-			g.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("o").Dot(pi.field).Dot("Attach").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+			g.If(jen.Op("!").Id("o").Dot(pi.field).Dot("Disabled").Call()).Block(
+				jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("o").Dot(pi.field).Dot("Attach").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			)
 		}
 		g.Return(jen.Nil())
 	})

@@ -50,6 +50,13 @@ type SkeletonConfig struct {
 	// AOT translates user-space programs to Go; otherwise they run in the
 	// interpreter.
 	AOT bool
+	// SourceTypes are types declared in the source but not in the
+	// object's BTF (see sourceTypes); nil if none were needed.
+	SourceTypes *btf.Spec
+	// Records are the record types of ring buffers and perf maps as the
+	// source writes them, by map name: they type readers that -type
+	// does not.
+	Records map[string]RecordGuess
 }
 
 // skeleton holds the state of writing one skeleton.
@@ -65,6 +72,12 @@ type skeleton struct {
 	vars     []*varInfo
 	user     []*userProg
 	host     []*hostFunc
+
+	// fromTypeFlag: maps whose records -type typed.
+	fromTypeFlag map[string]bool
+	// recordNote: why a stream the source shows a record type for is
+	// left untyped.
+	recordNote map[string]string
 }
 
 type mapInfo struct {
@@ -74,6 +87,9 @@ type mapInfo struct {
 	typ   jen.Code // field type
 	ctor  jen.Code // expression building the field from coll.Maps[name]
 	doc   string
+	// rawValue: the skeleton does not type the values, so the spec lets
+	// the value size be set before load.
+	rawValue bool
 }
 
 type varInfo struct {
@@ -100,10 +116,13 @@ func Skeleton(obj *Object, cfg SkeletonConfig) (src, aotSrc []byte, err error) {
 		prefix: GoName(cfg.Stem),
 		types:  NewTypeGen(obj.Order),
 		bridge: cfg.BridgeImport,
+
+		fromTypeFlag: map[string]bool{},
+		recordNote:   map[string]string{},
 	}
 	s.types.Prefix = s.prefix
 	// The skeleton's own top-level names win over C type names.
-	for _, suffix := range []string{"Spec", "VariableSpecs", "Objects", "Variables", "Host", "LoadOptions", "Pointer", "MemoryError", "ErrBudget", "ErrCallDepth", "ErrInProcess"} {
+	for _, suffix := range []string{"Spec", "VariableSpecs", "ProgramSpecs", "MapSpecs", "Objects", "Variables", "Host", "LoadOptions", "Pointer", "MemoryError", "ErrBudget", "ErrCallDepth", "ErrInProcess"} {
 		s.types.taken[s.prefix+suffix] = true
 	}
 	if err := s.collect(); err != nil {
@@ -167,6 +186,34 @@ func (n names) take(base, suffix string) string {
 	return name
 }
 
+// assign names the C identifiers cnames, of one kind (suffix "Map",
+// "Program"). Plain names go first, so that of x and __x, x is X. A name
+// that collides keeps its leading underscores at the end (__x is X__);
+// other collisions get the suffix, then a number.
+func (n names) assign(cnames []string, suffix string) map[string]string {
+	order := append([]string(nil), cnames...)
+	lead := func(c string) int { return len(c) - len(strings.TrimLeft(c, "_")) }
+	sort.SliceStable(order, func(i, j int) bool {
+		if li, lj := lead(order[i]), lead(order[j]); li != lj {
+			return li < lj
+		}
+		return order[i] < order[j]
+	})
+	out := make(map[string]string, len(order))
+	for _, c := range order {
+		base := GoName(c)
+		if l := lead(c); n[base] && l > 0 {
+			if marked := base + strings.Repeat("_", l); !n[marked] {
+				n[marked] = true
+				out[c] = marked
+				continue
+			}
+		}
+		out[c] = n.take(base, suffix)
+	}
+	return out
+}
+
 func sortedNames[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -211,11 +258,30 @@ func (s *skeleton) eventTypes() (map[string]btf.Type, []btf.Type, error) {
 				return nil, nil, fmt.Errorf("-type %s: no ring buffer or perf event array named %s", arg, mapName)
 			}
 			byMap[mapName] = t
-		case len(streams) == 1:
+			s.fromTypeFlag[mapName] = true
+		case len(streams) == 1 && s.cfg.Records[streams[0]].Type == "":
+			// A plain -type types the only stream, unless the source
+			// shows what its records are.
 			if _, ok := byMap[streams[0]]; !ok && isStruct(t) {
 				byMap[streams[0]] = t
+				s.fromTypeFlag[streams[0]] = true
 			}
 		}
+	}
+	for _, name := range streams {
+		if _, ok := byMap[name]; ok {
+			continue
+		}
+		g, ok := s.cfg.Records[name]
+		if !ok || g.Type == "" {
+			continue
+		}
+		t, err := s.lookupType(g.Type)
+		if err != nil || !isStruct(t) {
+			s.recordNote[name] = g.Why + ", but skelgen found no struct definition of it: name the record type with -type"
+			continue
+		}
+		byMap[name] = t
 	}
 	return byMap, extra, nil
 }
@@ -225,14 +291,24 @@ func isStruct(t btf.Type) bool {
 	return ok
 }
 
-// lookupType finds a C type by name ("event", "struct event", "enum mode").
+// lookupType finds a C type by name ("event", "struct event", "enum
+// mode") in the object's BTF, then among the types found in the source.
 func (s *skeleton) lookupType(name string) (btf.Type, error) {
+	t, err := findType(s.obj.Spec.Types, name)
+	if err == nil || s.cfg.SourceTypes == nil {
+		return t, err
+	}
+	return findType(s.cfg.SourceTypes, name)
+}
+
+// findType finds a complete C type by name in spec.
+func findType(spec *btf.Spec, name string) (btf.Type, error) {
 	kind, bare, ok := strings.Cut(strings.TrimSpace(name), " ")
 	if !ok {
 		bare, kind = kind, ""
 	}
 	var found []btf.Type
-	all, _ := s.obj.Spec.Types.AnyTypesByName(bare)
+	all, _ := spec.AnyTypesByName(bare)
 	for _, t := range all {
 		switch t.(type) {
 		case *btf.Struct:
@@ -244,7 +320,8 @@ func (s *skeleton) lookupType(name string) (btf.Type, error) {
 				found = append(found, t)
 			}
 		case *btf.Enum:
-			if kind == "" || kind == "enum" {
+			// A forward-declared enum has size 0.
+			if (kind == "" || kind == "enum") && t.(*btf.Enum).Size > 0 {
 				found = append(found, t)
 			}
 		case *btf.Typedef:
@@ -255,7 +332,7 @@ func (s *skeleton) lookupType(name string) (btf.Type, error) {
 	}
 	switch len(found) {
 	case 0:
-		return nil, fmt.Errorf("-type %s: no such type in the object's BTF (a type only used inside a function is not in BTF: reference it from a global)", name)
+		return nil, fmt.Errorf("-type %s: no such type in the object's BTF (a type used only inside functions is found when skelgen compiles the .bpf.c itself)", name)
 	case 1:
 		return found[0], nil
 	}

@@ -382,6 +382,24 @@ type tyPlan struct {
 	fields  []tyField
 	access  []tyAccessor
 	omitted []string
+	cstrs   []tyCString
+}
+
+// tyCString is a string accessor of a char array field: C code treats
+// such arrays as NUL-terminated strings (task comm, file names).
+type tyCString struct {
+	method, field, member string
+	n                     uint32
+}
+
+// tyIsCharArray reports whether t is a one-dimensional array of char.
+func tyIsCharArray(t btf.Type) bool {
+	a, ok := btf.QualifiedType(t).(*btf.Array)
+	if !ok {
+		return false
+	}
+	i, ok := btf.UnderlyingType(a.Type).(*btf.Int)
+	return ok && i.Name == "char" && i.Size == 1
 }
 
 type tyConst struct {
@@ -633,6 +651,9 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 				f.name = tyUnique(fieldNames, tyGoString(r.code))
 			} else {
 				f.name = tyUnique(fieldNames, GoName(m.Name))
+				if tyIsCharArray(m.Type) {
+					p.cstrs = append(p.cstrs, tyCString{field: f.name, member: m.Name, n: r.size})
+				}
 			}
 			p.fields = append(p.fields, f)
 			p.align = max(p.align, r.align)
@@ -649,7 +670,14 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 	}
 	p.pad(cur, p.size)
 	p.align = max(p.align, 1)
-	return g.nameAccessors(p, fieldNames, pending)
+	if err := g.nameAccessors(p, fieldNames, pending); err != nil {
+		return err
+	}
+	// Named last, so that an accessor never takes a member's name.
+	for i := range p.cstrs {
+		p.cstrs[i].method = tyUnique(fieldNames, p.cstrs[i].field+"String")
+	}
+	return nil
 }
 
 func (p *tyPlan) pad(from, to uint32) {
@@ -787,6 +815,16 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 	}
 	for _, a := range p.access {
 		out = append(out, g.renderAccessor(p, a)...)
+	}
+	for _, c := range p.cstrs {
+		out = append(out, jen.Commentf("%s returns %s.%s (char[%d]) up to its first NUL byte.", c.method, p.cName, c.member, c.n).Line().
+			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(c.method).Params().String().Block(
+			jen.Id("b").Op(":=").Id("s").Dot(c.field).Index(jen.Op(":")),
+			jen.If(jen.Id("i").Op(":=").Qual("bytes", "IndexByte").Call(jen.Id("b"), jen.Lit(0)), jen.Id("i").Op(">=").Lit(0)).Block(
+				jen.Id("b").Op("=").Id("b").Index(jen.Op(":").Id("i")),
+			),
+			jen.Return(jen.String().Call(jen.Id("b"))),
+		))
 	}
 	return out
 }

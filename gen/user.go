@@ -63,8 +63,9 @@ const (
 	paramPointer                   // void * or a pointer to an unsized type
 )
 
-// collectUser finds the ubpf/ programs and their host functions.
-func (s *skeleton) collectUser(taken names) error {
+// collectUser finds the ubpf/ programs and their host functions; fields
+// are the Go names of all programs.
+func (s *skeleton) collectUser(fields map[string]string) error {
 	spec := s.obj.Spec
 	externs := map[string]bool{}
 	for _, name := range sortedNames(spec.Programs) {
@@ -73,7 +74,7 @@ func (s *skeleton) collectUser(taken names) error {
 			continue
 		}
 		up := &userProg{name: name, spec: p, ctx: jen.Struct()}
-		up.field = taken.take(GoName(name), "Program")
+		up.field = fields[name]
 		if isBufferProgram(p) {
 			up.buffer = true
 		} else if ctx := contextType(p); ctx != nil {

@@ -24,8 +24,32 @@ var latencyObject []byte
 type LatencySpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps LatencyMapSpecs
+	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	Programs LatencyProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables LatencyVariableSpecs
+}
+
+// LatencyMapSpecs are the object's maps before load.
+type LatencyMapSpecs struct {
+	// Hist is map hist (Array).
+	Hist *bridge.MapSpec
+	// Start is map start (Hash).
+	Start *bridge.MapSpec
+	// Totals is map totals (Array).
+	Totals *bridge.MapSpec
+}
+
+// LatencyProgramSpecs are the object's programs before load.
+type LatencyProgramSpecs struct {
+	// OnEnter is program on_enter (section tracepoint/raw_syscalls/sys_enter).
+	OnEnter *bridge.ProgramSpec
+	// OnExit is program on_exit (section tracepoint/raw_syscalls/sys_exit).
+	OnExit *bridge.ProgramSpec
+	// Report is user-space program report (section ubpf/report).
+	Report *bridge.ProgramSpec
 }
 
 // LatencyVariableSpecs are the object's global variables before load.
@@ -41,6 +65,24 @@ func LoadLatencySpec() (*LatencySpec, error) {
 		return nil, fmt.Errorf("latency: %w", err)
 	}
 	s := &LatencySpec{Spec: spec}
+	if s.Maps.Hist, err = bridge.NewMapSpec(spec, "hist"); err != nil {
+		return nil, fmt.Errorf("latency: %w", err)
+	}
+	if s.Maps.Start, err = bridge.NewMapSpec(spec, "start"); err != nil {
+		return nil, fmt.Errorf("latency: %w", err)
+	}
+	if s.Maps.Totals, err = bridge.NewMapSpec(spec, "totals"); err != nil {
+		return nil, fmt.Errorf("latency: %w", err)
+	}
+	if s.Programs.OnEnter, err = bridge.NewProgramSpec(spec, "on_enter"); err != nil {
+		return nil, fmt.Errorf("latency: %w", err)
+	}
+	if s.Programs.OnExit, err = bridge.NewProgramSpec(spec, "on_exit"); err != nil {
+		return nil, fmt.Errorf("latency: %w", err)
+	}
+	if s.Programs.Report, err = bridge.NewProgramSpec(spec, "report"); err != nil {
+		return nil, fmt.Errorf("latency: %w", err)
+	}
 	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
 		return nil, fmt.Errorf("latency: %w", err)
 	}
@@ -76,7 +118,7 @@ func LoadLatency(host LatencyHost, opts *LatencyLoadOptions) (*LatencyObjects, e
 
 // Load loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil. host implements the functions the user-space programs call.
 func (s *LatencySpec) Load(host LatencyHost, opts *LatencyLoadOptions) (*LatencyObjects, error) {
-	set, err := bridge.Load(s.Spec, latencyExterns(host), opts)
+	set, err := bridge.Load(s.Spec, latencyExterns(host), bridge.WithDisabled(opts, s.Programs.OnEnter, s.Programs.OnExit, s.Programs.Report))
 	if err != nil {
 		return nil, fmt.Errorf("latency: %w", err)
 	}
@@ -100,7 +142,7 @@ type LatencyObjects struct {
 	OnEnter LatencyOnEnterProgram
 	// OnExit is program on_exit (section tracepoint/raw_syscalls/sys_exit).
 	OnExit LatencyOnExitProgram
-	// Report is user-space program report (section ubpf/report), run in process.
+	// Report is user-space program report (section ubpf/report), run in process; nil when its autoload was off.
 	Report *bridge.UserProgram[LatencySummary]
 	// Variables are the global variables, read and written through memory-mapped sections.
 	Variables LatencyVariables
@@ -131,8 +173,10 @@ func (o *LatencyObjects) init() error {
 	if o.OnExit.Program, err = bridge.NewProgram(o.set, "on_exit"); err != nil {
 		return err
 	}
-	if o.Report, err = bridge.NewUserProgram[LatencySummary](o.set, "report", latencyReportTranslation); err != nil {
-		return err
+	if !o.set.Disabled("report") {
+		if o.Report, err = bridge.NewUserProgram[LatencySummary](o.set, "report", latencyReportTranslation); err != nil {
+			return err
+		}
 	}
 	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
 		return err
@@ -150,13 +194,17 @@ func (o *LatencyObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
 func (o *LatencyObjects) AttachAll() error {
-	if _, err := o.OnEnter.Attach(); err != nil {
-		return err
+	if !o.OnEnter.Disabled() {
+		if _, err := o.OnEnter.Attach(); err != nil {
+			return err
+		}
 	}
-	if _, err := o.OnExit.Attach(); err != nil {
-		return err
+	if !o.OnExit.Disabled() {
+		if _, err := o.OnExit.Attach(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ func sizeOf[T any]() int {
 	return int(unsafe.Sizeof(v))
 }
 
-// fromBytes copies b into a new T. b must hold at least sizeOf[T]() bytes.
+// fromBytes copies b into a new T; a b shorter than T leaves the rest zero.
 func fromBytes[T any](b []byte) T {
 	var v T
 	copy(bytesOf(&v), b)

@@ -2,7 +2,9 @@
 // beyond the user-space VM: typed views of kernel maps, global variables and
 // ring buffers, the attach helpers behind each program's Attach method, and
 // (for ubpf/ programs) loading from the embedded object and binding kernel
-// maps to the VM.
+// maps to the VM. Before load, ProgramSpec switches programs off
+// (autoload) and MapSpec sizes maps; after it, typed readers return
+// Records of any length (record.go).
 //
 // Typed views convert between Go values and map bytes by reinterpreting the
 // value's memory. This is exact because skelgen generates Go types with the C

@@ -41,6 +41,10 @@ type LoadOptions struct {
 	// Programs, when not nil, names the user-space programs to load; the
 	// others are left out (with the host functions only they call).
 	Programs []string
+	// Disabled names programs, kernel or user-space, not to load (their
+	// autoload is off): a kernel program's Attach and Run then fail with
+	// ErrDisabled, and the skeleton leaves a user program's field nil.
+	Disabled []string
 }
 
 // Set is a loaded object: the kernel collection (nil in process) and the
@@ -57,8 +61,9 @@ type Set struct {
 
 	// life orders Close after the runs in progress: runs hold it for
 	// reading, Close for writing, so Close never unmaps memory a run uses.
-	life   sync.RWMutex
-	closed atomic.Bool
+	life     sync.RWMutex
+	closed   atomic.Bool
+	disabled map[string]bool
 }
 
 // Load loads spec: its kernel programs and the maps they use into the kernel
@@ -73,8 +78,19 @@ func Load(spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *Load
 		o.Output = os.Stdout
 	}
 	s := &Set{Spec: spec}
+	var k *ebpf.CollectionSpec
 	if !o.InProcess {
-		coll, err := NewCollection(KernelSpec(spec), &o.Collection)
+		k = KernelSpec(spec)
+	}
+	if err := s.applyDisabled(k, &o); err != nil {
+		return nil, err
+	}
+	if !o.InProcess {
+		if err := checkSized(k); err != nil {
+			return nil, err
+		}
+		normalizeKconfig(spec)
+		coll, err := NewCollection(k, &o.Collection)
 		if err != nil {
 			return nil, err
 		}

@@ -53,15 +53,21 @@ func (l *Links) Close() error {
 // process, kernel programs are not loaded and every operation fails with
 // ErrInProcess.
 type Program struct {
-	prog  *ebpf.Program
-	name  string
-	links *Links
+	prog     *ebpf.Program
+	name     string
+	links    *Links
+	disabled bool
 }
 
 // NewProgram returns the kernel program name of s; links made by its Attach
 // methods are closed with s.
 func NewProgram(s *Set, name string) (Program, error) {
 	p := Program{name: name, links: &s.Links}
+	if s.disabled[name] || s.Spec != nil && s.Spec.Programs[name] == nil {
+		// Switched off before load, or removed from the spec.
+		p.disabled = true
+		return p, nil
+	}
 	if s.Coll == nil {
 		return p, nil
 	}
@@ -71,20 +77,34 @@ func NewProgram(s *Set, name string) (Program, error) {
 	return p, nil
 }
 
-// Raw returns the underlying cilium/ebpf program, or nil in process.
+// Raw returns the underlying cilium/ebpf program, or nil in process or
+// when the program was disabled.
 func (p Program) Raw() *ebpf.Program { return p.prog }
+
+// Disabled reports whether the program's autoload was off: it was not
+// loaded, and Attach and Run fail with ErrDisabled.
+func (p Program) Disabled() bool { return p.disabled }
+
+// notLoaded is the error of an operation on a program that is not in the
+// kernel: disabled, or the object runs in process.
+func (p Program) notLoaded() error {
+	if p.disabled {
+		return ErrDisabled
+	}
+	return ErrInProcess
+}
 
 // Run runs the program once in the kernel with BPF_PROG_TEST_RUN.
 func (p Program) Run(opts *ebpf.RunOptions) (uint32, error) {
 	if p.prog == nil {
-		return 0, fmt.Errorf("program %s: %w", p.name, ErrInProcess)
+		return 0, fmt.Errorf("program %s: %w", p.name, p.notLoaded())
 	}
 	return p.prog.Run(opts)
 }
 
 func (p Program) wrap(what string, lk link.Link, err error) (link.Link, error) {
 	if p.prog == nil {
-		return nil, fmt.Errorf("program %s: attach: %w", p.name, ErrInProcess)
+		return nil, fmt.Errorf("program %s: attach: %w", p.name, p.notLoaded())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("program %s: attach %s: %w", p.name, what, explainAttach(what, err))
@@ -232,7 +252,7 @@ func (p Program) AttachCgroup(path string, at ebpf.AttachType) (link.Link, error
 // socket is closed.
 func (p Program) AttachSocket(conn syscall.Conn) error {
 	if p.prog == nil {
-		return fmt.Errorf("program %s: %w", p.name, ErrInProcess)
+		return fmt.Errorf("program %s: %w", p.name, p.notLoaded())
 	}
 	if err := link.AttachSocketFilter(conn, p.prog); err != nil {
 		return fmt.Errorf("program %s: attach socket filter: %w", p.name, err)

@@ -65,25 +65,29 @@ type RingBufReader[E any] struct {
 }
 
 // Read blocks until a record is available (or the deadline passes, or the
-// reader is closed) and returns it. A record shorter than E is an error.
+// reader is closed) and returns it decoded. A record shorter than E leaves
+// the rest of E zero; ReadRecord tells its length and keeps its bytes.
 func (r *RingBufReader[E]) Read() (E, error) {
-	var e E
+	rec, err := r.ReadRecord()
+	return rec.Value, err
+}
+
+// ReadRecord is Read with the record's length and bytes: for records of
+// variable length, a fixed header then a payload (see Record).
+func (r *RingBufReader[E]) ReadRecord() (Record[E], error) {
 	var sample []byte
 	if r.u != nil {
 		var err error
 		if sample, err = r.readUser(); err != nil {
-			return e, err
+			return Record[E]{}, err
 		}
 	} else {
 		if err := r.r.ReadInto(&r.rec); err != nil {
-			return e, err
+			return Record[E]{}, err
 		}
 		sample = r.rec.RawSample
 	}
-	if len(sample) < sizeOf[E]() {
-		return e, fmt.Errorf("ring buffer record of %d bytes, want %d", len(sample), sizeOf[E]())
-	}
-	return fromBytes[E](sample), nil
+	return newRecord[E](sample), nil
 }
 
 // readUser polls the in-process ring buffer: its records are written by
@@ -172,19 +176,29 @@ type PerfReader[E any] struct {
 	rec perf.Record
 }
 
-// Read blocks until a sample is available and returns it with the number of
-// samples the kernel lost before it on that CPU.
+// Read blocks until a sample is available and returns it decoded, or the
+// number of samples the kernel lost on a CPU (then e is zero). A sample
+// shorter than E leaves the rest of E zero; ReadRecord tells its length and
+// keeps its bytes.
 func (p *PerfReader[E]) Read() (e E, lost uint64, err error) {
+	rec, err := p.ReadRecord()
+	return rec.Value, rec.Lost, err
+}
+
+// ReadRecord is Read with the sample's length and bytes (see Record). The
+// kernel pads perf samples to a multiple of 8 bytes, so Len may exceed
+// what the program passed to bpf_perf_event_output by up to 7 bytes: a
+// variable-length payload should carry its own length.
+func (p *PerfReader[E]) ReadRecord() (Record[E], error) {
 	if err := p.r.ReadInto(&p.rec); err != nil {
-		return e, 0, err
+		return Record[E]{}, err
 	}
 	if p.rec.LostSamples != 0 {
-		return e, p.rec.LostSamples, nil
+		return Record[E]{Lost: p.rec.LostSamples, CPU: p.rec.CPU}, nil
 	}
-	if len(p.rec.RawSample) < sizeOf[E]() {
-		return e, 0, fmt.Errorf("perf sample of %d bytes, want %d", len(p.rec.RawSample), sizeOf[E]())
-	}
-	return fromBytes[E](p.rec.RawSample), 0, nil
+	rec := newRecord[E](p.rec.RawSample)
+	rec.CPU = p.rec.CPU
+	return rec, nil
 }
 
 // SetDeadline makes Read return os.ErrDeadlineExceeded after t.

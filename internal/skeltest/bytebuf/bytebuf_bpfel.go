@@ -22,8 +22,25 @@ var bytebufObject []byte
 type BytebufSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps BytebufMapSpecs
+	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	Programs BytebufProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables BytebufVariableSpecs
+}
+
+// BytebufMapSpecs are the object's maps before load.
+type BytebufMapSpecs struct{}
+
+// BytebufProgramSpecs are the object's programs before load.
+type BytebufProgramSpecs struct {
+	// Checksum is user-space program checksum (section ubpf/checksum).
+	Checksum *bridge.ProgramSpec
+	// Invert is user-space program invert (section ubpf/invert).
+	Invert *bridge.ProgramSpec
+	// Parse is user-space program parse (section ubpf/parse).
+	Parse *bridge.ProgramSpec
 }
 
 // BytebufVariableSpecs are the object's global variables before load.
@@ -36,6 +53,15 @@ func LoadBytebufSpec() (*BytebufSpec, error) {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	s := &BytebufSpec{Spec: spec}
+	if s.Programs.Checksum, err = bridge.NewProgramSpec(spec, "checksum"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
+	if s.Programs.Invert, err = bridge.NewProgramSpec(spec, "invert"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
+	if s.Programs.Parse, err = bridge.NewProgramSpec(spec, "parse"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
 	return s, nil
 }
 
@@ -65,7 +91,7 @@ func LoadBytebuf(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 
 // Load loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil.
 func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, opts)
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Checksum, s.Programs.Invert, s.Programs.Parse))
 	if err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
@@ -79,11 +105,11 @@ func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 
 // BytebufObjects are the loaded maps, programs and variables. Close releases them.
 type BytebufObjects struct {
-	// Checksum is user-space program checksum (section ubpf/checksum), run in process.
+	// Checksum is user-space program checksum (section ubpf/checksum), run in process; nil when its autoload was off.
 	Checksum *bridge.BufferProgram
-	// Invert is user-space program invert (section ubpf/invert), run in process.
+	// Invert is user-space program invert (section ubpf/invert), run in process; nil when its autoload was off.
 	Invert *bridge.BufferProgram
-	// Parse is user-space program parse (section ubpf/parse), run in process.
+	// Parse is user-space program parse (section ubpf/parse), run in process; nil when its autoload was off.
 	Parse *bridge.BufferProgram
 	// Variables are the global variables, read and written through memory-mapped sections.
 	Variables BytebufVariables
@@ -96,14 +122,20 @@ type BytebufVariables struct{}
 
 func (o *BytebufObjects) init() error {
 	var err error
-	if o.Checksum, err = bridge.NewBufferProgram(o.set, "checksum", bytebufChecksumTranslation); err != nil {
-		return err
+	if !o.set.Disabled("checksum") {
+		if o.Checksum, err = bridge.NewBufferProgram(o.set, "checksum", bytebufChecksumTranslation); err != nil {
+			return err
+		}
 	}
-	if o.Invert, err = bridge.NewBufferProgram(o.set, "invert", bytebufInvertTranslation); err != nil {
-		return err
+	if !o.set.Disabled("invert") {
+		if o.Invert, err = bridge.NewBufferProgram(o.set, "invert", bytebufInvertTranslation); err != nil {
+			return err
+		}
 	}
-	if o.Parse, err = bridge.NewBufferProgram(o.set, "parse", bytebufParseTranslation); err != nil {
-		return err
+	if !o.set.Disabled("parse") {
+		if o.Parse, err = bridge.NewBufferProgram(o.set, "parse", bytebufParseTranslation); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -118,7 +150,7 @@ func (o *BytebufObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
 func (o *BytebufObjects) AttachAll() error {
 	return nil
 }

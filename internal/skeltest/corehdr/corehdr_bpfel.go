@@ -23,8 +23,24 @@ var corehdrObject []byte
 type CorehdrSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps CorehdrMapSpecs
+	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	Programs CorehdrProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables CorehdrVariableSpecs
+}
+
+// CorehdrMapSpecs are the object's maps before load.
+type CorehdrMapSpecs struct {
+	// LastExec is map last_exec (Hash).
+	LastExec *bridge.MapSpec
+}
+
+// CorehdrProgramSpecs are the object's programs before load.
+type CorehdrProgramSpecs struct {
+	// OnExec is program on_exec (section tracepoint/sched/sched_process_exec).
+	OnExec *bridge.ProgramSpec
 }
 
 // CorehdrVariableSpecs are the object's global variables before load.
@@ -37,6 +53,12 @@ func LoadCorehdrSpec() (*CorehdrSpec, error) {
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}
 	s := &CorehdrSpec{Spec: spec}
+	if s.Maps.LastExec, err = bridge.NewMapSpec(spec, "last_exec"); err != nil {
+		return nil, fmt.Errorf("corehdr: %w", err)
+	}
+	if s.Programs.OnExec, err = bridge.NewProgramSpec(spec, "on_exec"); err != nil {
+		return nil, fmt.Errorf("corehdr: %w", err)
+	}
 	return s, nil
 }
 
@@ -55,7 +77,7 @@ func (s *CorehdrSpec) Load(opts *ebpf.CollectionOptions) (*CorehdrObjects, error
 	if opts != nil {
 		lo.Collection = *opts
 	}
-	set, err := bridge.Load(s.Spec, nil, &lo)
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.OnExec))
 	if err != nil {
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}
@@ -103,10 +125,12 @@ func (o *CorehdrObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
 func (o *CorehdrObjects) AttachAll() error {
-	if _, err := o.OnExec.Attach(); err != nil {
-		return err
+	if !o.OnExec.Disabled() {
+		if _, err := o.OnExec.Attach(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -132,3 +156,12 @@ type CorehdrExecInfo struct {
 
 // Fails to compile unless CorehdrExecInfo has the 28 bytes of struct exec_info.
 var _ = [1]struct{}{}[unsafe.Sizeof(CorehdrExecInfo{})-28]
+
+// CommString returns struct exec_info.comm (char[16]) up to its first NUL byte.
+func (s *CorehdrExecInfo) CommString() string {
+	b := s.Comm[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}

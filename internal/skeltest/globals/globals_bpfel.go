@@ -23,8 +23,21 @@ var globalsObject []byte
 type GlobalsSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps GlobalsMapSpecs
+	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	Programs GlobalsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables GlobalsVariableSpecs
+}
+
+// GlobalsMapSpecs are the object's maps before load.
+type GlobalsMapSpecs struct{}
+
+// GlobalsProgramSpecs are the object's programs before load.
+type GlobalsProgramSpecs struct {
+	// OnSysEnter is program on_sys_enter (section raw_tp/sys_enter).
+	OnSysEnter *bridge.ProgramSpec
 }
 
 // GlobalsVariableSpecs are the object's global variables before load.
@@ -54,6 +67,9 @@ func LoadGlobalsSpec() (*GlobalsSpec, error) {
 		return nil, fmt.Errorf("globals: %w", err)
 	}
 	s := &GlobalsSpec{Spec: spec}
+	if s.Programs.OnSysEnter, err = bridge.NewProgramSpec(spec, "on_sys_enter"); err != nil {
+		return nil, fmt.Errorf("globals: %w", err)
+	}
 	if s.Variables.Calls, err = bridge.NewVarSpec[uint64](spec.Variables["calls"]); err != nil {
 		return nil, fmt.Errorf("globals: %w", err)
 	}
@@ -96,7 +112,7 @@ func (s *GlobalsSpec) Load(opts *ebpf.CollectionOptions) (*GlobalsObjects, error
 	if opts != nil {
 		lo.Collection = *opts
 	}
-	set, err := bridge.Load(s.Spec, nil, &lo)
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.OnSysEnter))
 	if err != nil {
 		return nil, fmt.Errorf("globals: %w", err)
 	}
@@ -180,10 +196,12 @@ func (o *GlobalsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
 func (o *GlobalsObjects) AttachAll() error {
-	if _, err := o.OnSysEnter.Attach(); err != nil {
-		return err
+	if !o.OnSysEnter.Disabled() {
+		if _, err := o.OnSysEnter.Attach(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

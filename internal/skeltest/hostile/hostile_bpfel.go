@@ -24,8 +24,44 @@ var hostileObject []byte
 type HostileSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps HostileMapSpecs
+	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	Programs HostileProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables HostileVariableSpecs
+}
+
+// HostileMapSpecs are the object's maps before load.
+type HostileMapSpecs struct {
+	// Counts is map counts (Hash).
+	Counts *bridge.MapSpec
+	// Huge is map huge (Hash).
+	Huge *bridge.MapSpec
+	// Khash is map khash (Hash).
+	Khash *bridge.MapSpec
+	// RoArr is map ro_arr (Array).
+	RoArr *bridge.MapSpec
+}
+
+// HostileProgramSpecs are the object's programs before load.
+type HostileProgramSpecs struct {
+	// Kern is program kern (section tracepoint/syscalls/sys_enter_getppid).
+	Kern *bridge.ProgramSpec
+	// Bump is user-space program bump (section ubpf/bump).
+	Bump *bridge.ProgramSpec
+	// HugeHist is user-space program huge_hist (section ubpf/huge_hist).
+	HugeHist *bridge.ProgramSpec
+	// ReadNullMinusOne is user-space program read_null_minus_one (section ubpf/read_null_minus_one).
+	ReadNullMinusOne *bridge.ProgramSpec
+	// UpdateKhash is user-space program update_khash (section ubpf/update_khash).
+	UpdateKhash *bridge.ProgramSpec
+	// UpdateRo is user-space program update_ro (section ubpf/update_ro).
+	UpdateRo *bridge.ProgramSpec
+	// WriteRoLookup is user-space program write_ro_lookup (section ubpf/write_ro_lookup).
+	WriteRoLookup *bridge.ProgramSpec
+	// WriteRodata is user-space program write_rodata (section ubpf/write_rodata).
+	WriteRodata *bridge.ProgramSpec
 }
 
 // HostileVariableSpecs are the object's global variables before load.
@@ -43,6 +79,42 @@ func LoadHostileSpec() (*HostileSpec, error) {
 		return nil, fmt.Errorf("hostile: %w", err)
 	}
 	s := &HostileSpec{Spec: spec}
+	if s.Maps.Counts, err = bridge.NewMapSpec(spec, "counts"); err != nil {
+		return nil, fmt.Errorf("hostile: %w", err)
+	}
+	if s.Maps.Huge, err = bridge.NewMapSpec(spec, "huge"); err != nil {
+		return nil, fmt.Errorf("hostile: %w", err)
+	}
+	if s.Maps.Khash, err = bridge.NewMapSpec(spec, "khash"); err != nil {
+		return nil, fmt.Errorf("hostile: %w", err)
+	}
+	if s.Maps.RoArr, err = bridge.NewMapSpec(spec, "ro_arr"); err != nil {
+		return nil, fmt.Errorf("hostile: %w", err)
+	}
+	if s.Programs.Kern, err = bridge.NewProgramSpec(spec, "kern"); err != nil {
+		return nil, fmt.Errorf("hostile: %w", err)
+	}
+	if s.Programs.Bump, err = bridge.NewProgramSpec(spec, "bump"); err != nil {
+		return nil, fmt.Errorf("hostile: %w", err)
+	}
+	if s.Programs.HugeHist, err = bridge.NewProgramSpec(spec, "huge_hist"); err != nil {
+		return nil, fmt.Errorf("hostile: %w", err)
+	}
+	if s.Programs.ReadNullMinusOne, err = bridge.NewProgramSpec(spec, "read_null_minus_one"); err != nil {
+		return nil, fmt.Errorf("hostile: %w", err)
+	}
+	if s.Programs.UpdateKhash, err = bridge.NewProgramSpec(spec, "update_khash"); err != nil {
+		return nil, fmt.Errorf("hostile: %w", err)
+	}
+	if s.Programs.UpdateRo, err = bridge.NewProgramSpec(spec, "update_ro"); err != nil {
+		return nil, fmt.Errorf("hostile: %w", err)
+	}
+	if s.Programs.WriteRoLookup, err = bridge.NewProgramSpec(spec, "write_ro_lookup"); err != nil {
+		return nil, fmt.Errorf("hostile: %w", err)
+	}
+	if s.Programs.WriteRodata, err = bridge.NewProgramSpec(spec, "write_rodata"); err != nil {
+		return nil, fmt.Errorf("hostile: %w", err)
+	}
 	if s.Variables.KernelHits, err = bridge.NewVarSpec[uint64](spec.Variables["kernel_hits"]); err != nil {
 		return nil, fmt.Errorf("hostile: %w", err)
 	}
@@ -78,7 +150,7 @@ func LoadHostile(opts *HostileLoadOptions) (*HostileObjects, error) {
 
 // Load loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil.
 func (s *HostileSpec) Load(opts *HostileLoadOptions) (*HostileObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, opts)
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Kern, s.Programs.Bump, s.Programs.HugeHist, s.Programs.ReadNullMinusOne, s.Programs.UpdateKhash, s.Programs.UpdateRo, s.Programs.WriteRoLookup, s.Programs.WriteRodata))
 	if err != nil {
 		return nil, fmt.Errorf("hostile: %w", err)
 	}
@@ -102,19 +174,19 @@ type HostileObjects struct {
 	RoArr *bridge.Map[uint32, uint64]
 	// Kern is program kern (section tracepoint/syscalls/sys_enter_getppid).
 	Kern HostileKernProgram
-	// Bump is user-space program bump (section ubpf/bump), run in process.
+	// Bump is user-space program bump (section ubpf/bump), run in process; nil when its autoload was off.
 	Bump *bridge.UserProgram[HostileBumpCtx]
-	// HugeHist is user-space program huge_hist (section ubpf/huge_hist), run in process.
+	// HugeHist is user-space program huge_hist (section ubpf/huge_hist), run in process; nil when its autoload was off.
 	HugeHist *bridge.UserProgram[struct{}]
-	// ReadNullMinusOne is user-space program read_null_minus_one (section ubpf/read_null_minus_one), run in process.
+	// ReadNullMinusOne is user-space program read_null_minus_one (section ubpf/read_null_minus_one), run in process; nil when its autoload was off.
 	ReadNullMinusOne *bridge.UserProgram[struct{}]
-	// UpdateKhash is user-space program update_khash (section ubpf/update_khash), run in process.
+	// UpdateKhash is user-space program update_khash (section ubpf/update_khash), run in process; nil when its autoload was off.
 	UpdateKhash *bridge.UserProgram[struct{}]
-	// UpdateRo is user-space program update_ro (section ubpf/update_ro), run in process.
+	// UpdateRo is user-space program update_ro (section ubpf/update_ro), run in process; nil when its autoload was off.
 	UpdateRo *bridge.UserProgram[struct{}]
-	// WriteRoLookup is user-space program write_ro_lookup (section ubpf/write_ro_lookup), run in process.
+	// WriteRoLookup is user-space program write_ro_lookup (section ubpf/write_ro_lookup), run in process; nil when its autoload was off.
 	WriteRoLookup *bridge.UserProgram[struct{}]
-	// WriteRodata is user-space program write_rodata (section ubpf/write_rodata), run in process.
+	// WriteRodata is user-space program write_rodata (section ubpf/write_rodata), run in process; nil when its autoload was off.
 	WriteRodata *bridge.UserProgram[struct{}]
 	// Variables are the global variables, read and written through memory-mapped sections.
 	Variables HostileVariables
@@ -147,26 +219,40 @@ func (o *HostileObjects) init() error {
 	if o.Kern.Program, err = bridge.NewProgram(o.set, "kern"); err != nil {
 		return err
 	}
-	if o.Bump, err = bridge.NewUserProgram[HostileBumpCtx](o.set, "bump", hostileBumpTranslation); err != nil {
-		return err
+	if !o.set.Disabled("bump") {
+		if o.Bump, err = bridge.NewUserProgram[HostileBumpCtx](o.set, "bump", hostileBumpTranslation); err != nil {
+			return err
+		}
 	}
-	if o.HugeHist, err = bridge.NewUserProgram[struct{}](o.set, "huge_hist", hostileHugeHistTranslation); err != nil {
-		return err
+	if !o.set.Disabled("huge_hist") {
+		if o.HugeHist, err = bridge.NewUserProgram[struct{}](o.set, "huge_hist", hostileHugeHistTranslation); err != nil {
+			return err
+		}
 	}
-	if o.ReadNullMinusOne, err = bridge.NewUserProgram[struct{}](o.set, "read_null_minus_one", hostileReadNullMinusOneTranslation); err != nil {
-		return err
+	if !o.set.Disabled("read_null_minus_one") {
+		if o.ReadNullMinusOne, err = bridge.NewUserProgram[struct{}](o.set, "read_null_minus_one", hostileReadNullMinusOneTranslation); err != nil {
+			return err
+		}
 	}
-	if o.UpdateKhash, err = bridge.NewUserProgram[struct{}](o.set, "update_khash", hostileUpdateKhashTranslation); err != nil {
-		return err
+	if !o.set.Disabled("update_khash") {
+		if o.UpdateKhash, err = bridge.NewUserProgram[struct{}](o.set, "update_khash", hostileUpdateKhashTranslation); err != nil {
+			return err
+		}
 	}
-	if o.UpdateRo, err = bridge.NewUserProgram[struct{}](o.set, "update_ro", hostileUpdateRoTranslation); err != nil {
-		return err
+	if !o.set.Disabled("update_ro") {
+		if o.UpdateRo, err = bridge.NewUserProgram[struct{}](o.set, "update_ro", hostileUpdateRoTranslation); err != nil {
+			return err
+		}
 	}
-	if o.WriteRoLookup, err = bridge.NewUserProgram[struct{}](o.set, "write_ro_lookup", hostileWriteRoLookupTranslation); err != nil {
-		return err
+	if !o.set.Disabled("write_ro_lookup") {
+		if o.WriteRoLookup, err = bridge.NewUserProgram[struct{}](o.set, "write_ro_lookup", hostileWriteRoLookupTranslation); err != nil {
+			return err
+		}
 	}
-	if o.WriteRodata, err = bridge.NewUserProgram[struct{}](o.set, "write_rodata", hostileWriteRodataTranslation); err != nil {
-		return err
+	if !o.set.Disabled("write_rodata") {
+		if o.WriteRodata, err = bridge.NewUserProgram[struct{}](o.set, "write_rodata", hostileWriteRodataTranslation); err != nil {
+			return err
+		}
 	}
 	if o.Variables.KernelHits, err = bridge.NewVar[uint64](o.set, "kernel_hits"); err != nil {
 		return err
@@ -187,10 +273,12 @@ func (o *HostileObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
 func (o *HostileObjects) AttachAll() error {
-	if _, err := o.Kern.Attach(); err != nil {
-		return err
+	if !o.Kern.Disabled() {
+		if _, err := o.Kern.Attach(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

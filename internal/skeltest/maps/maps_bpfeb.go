@@ -23,8 +23,40 @@ var mapsObject []byte
 type MapsSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps MapsMapSpecs
+	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	Programs MapsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables MapsVariableSpecs
+}
+
+// MapsMapSpecs are the object's maps before load.
+type MapsMapSpecs struct {
+	// Counts is map counts (Hash).
+	Counts *bridge.MapSpec
+	// Events is map events (RingBuf).
+	Events *bridge.MapSpec
+	// Inner is map inner (Array).
+	Inner *bridge.MapSpec
+	// Outer is map outer (ArrayOfMaps).
+	Outer *bridge.MapSpec
+	// PercpuHits is map percpu_hits (PerCPUArray).
+	PercpuHits *bridge.MapSpec
+	// PerfEvents is map perf_events (PerfEventArray).
+	PerfEvents *bridge.MapSpec
+	// PinnedCounts is map pinned_counts (Hash).
+	PinnedCounts *bridge.MapSpec
+	// Recent is map recent (LRUHash).
+	Recent *bridge.MapSpec
+	// Totals is map totals (Array).
+	Totals *bridge.MapSpec
+}
+
+// MapsProgramSpecs are the object's programs before load.
+type MapsProgramSpecs struct {
+	// CountGetppid is program count_getppid (section tracepoint/syscalls/sys_enter_getppid).
+	CountGetppid *bridge.ProgramSpec
 }
 
 // MapsVariableSpecs are the object's global variables before load.
@@ -40,6 +72,36 @@ func LoadMapsSpec() (*MapsSpec, error) {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
 	s := &MapsSpec{Spec: spec}
+	if s.Maps.Counts, err = bridge.NewMapSpec(spec, "counts"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.Events, err = bridge.NewMapSpec(spec, "events"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.Inner, err = bridge.NewMapSpec(spec, "inner"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.Outer, err = bridge.NewMapSpec(spec, "outer"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.PercpuHits, err = bridge.NewMapSpec(spec, "percpu_hits"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.PerfEvents, err = bridge.NewMapSpec(spec, "perf_events"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.PinnedCounts, err = bridge.NewMapSpec(spec, "pinned_counts"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.Recent, err = bridge.NewMapSpec(spec, "recent"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Maps.Totals, err = bridge.NewMapSpec(spec, "totals"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
+	if s.Programs.CountGetppid, err = bridge.NewProgramSpec(spec, "count_getppid"); err != nil {
+		return nil, fmt.Errorf("maps: %w", err)
+	}
 	if s.Variables.UnusedEvent, err = bridge.NewVarSpec[uint64](spec.Variables["unused_event"]); err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
@@ -61,7 +123,7 @@ func (s *MapsSpec) Load(opts *ebpf.CollectionOptions) (*MapsObjects, error) {
 	if opts != nil {
 		lo.Collection = *opts
 	}
-	set, err := bridge.Load(s.Spec, nil, &lo)
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.CountGetppid))
 	if err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
@@ -77,7 +139,7 @@ func (s *MapsSpec) Load(opts *ebpf.CollectionOptions) (*MapsObjects, error) {
 type MapsObjects struct {
 	// Counts is map counts (Hash, max_entries 1024).
 	Counts *bridge.Map[MapsKey, MapsStats]
-	// Events is map events (RingBuf, max_entries 16384).
+	// Events is map events (RingBuf, max_entries 16384). Records typed by -type.
 	Events *bridge.RingBuf[MapsEvent]
 	// Inner is map inner (Array, max_entries 1).
 	Inner *bridge.Map[uint32, uint64]
@@ -85,7 +147,7 @@ type MapsObjects struct {
 	Outer *bridge.MapOfMaps[uint32]
 	// PercpuHits is map percpu_hits (PerCPUArray, max_entries 1).
 	PercpuHits *bridge.PerCPUMap[uint32, uint64]
-	// PerfEvents is map perf_events (PerfEventArray, max_entries 0).
+	// PerfEvents is map perf_events (PerfEventArray, max_entries 0). Records typed by -type.
 	PerfEvents *bridge.PerfEventArray[MapsEvent]
 	// PinnedCounts is map pinned_counts (Hash, max_entries 16).
 	PinnedCounts *bridge.Map[uint32, uint64]
@@ -155,10 +217,12 @@ func (o *MapsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
 func (o *MapsObjects) AttachAll() error {
-	if _, err := o.CountGetppid.Attach(); err != nil {
-		return err
+	if !o.CountGetppid.Disabled() {
+		if _, err := o.CountGetppid.Attach(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -185,6 +249,15 @@ type MapsEvent struct {
 // Fails to compile unless MapsEvent has the 32 bytes of struct event.
 var _ = [1]struct{}{}[unsafe.Sizeof(MapsEvent{})-32]
 
+// CommString returns struct event.comm (char[16]) up to its first NUL byte.
+func (s *MapsEvent) CommString() string {
+	b := s.Comm[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
 // MapsKey is struct key (8 bytes) with its C layout.
 type MapsKey struct {
 	Pid uint32
@@ -203,3 +276,12 @@ type MapsStats struct {
 
 // Fails to compile unless MapsStats has the 32 bytes of struct stats.
 var _ = [1]struct{}{}[unsafe.Sizeof(MapsStats{})-32]
+
+// CommString returns struct stats.comm (char[16]) up to its first NUL byte.
+func (s *MapsStats) CommString() string {
+	b := s.Comm[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}

@@ -23,8 +23,40 @@ var progsObject []byte
 type ProgsSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps ProgsMapSpecs
+	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	Programs ProgsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables ProgsVariableSpecs
+}
+
+// ProgsMapSpecs are the object's maps before load.
+type ProgsMapSpecs struct {
+	// Hits is map hits (Array).
+	Hits *bridge.MapSpec
+}
+
+// ProgsProgramSpecs are the object's programs before load.
+type ProgsProgramSpecs struct {
+	// BtfExec is program btf_exec (section tp_btf/sched_process_exec).
+	BtfExec *bridge.ProgramSpec
+	// KpOpenat is program kp_openat (section kprobe/do_sys_openat2).
+	KpOpenat *bridge.ProgramSpec
+	// KrpOpenat is program krp_openat (section kretprobe/do_sys_openat2).
+	KrpOpenat *bridge.ProgramSpec
+	// RawSysEnter is program raw_sys_enter (section raw_tp/sys_enter).
+	RawSysEnter *bridge.ProgramSpec
+	// SockAll is program sock_all (section socket).
+	SockAll *bridge.ProgramSpec
+	// TcIngress is program tc_ingress (section tcx/ingress).
+	TcIngress *bridge.ProgramSpec
+	// TpGetppid is program tp_getppid (section tracepoint/syscalls/sys_enter_getppid).
+	TpGetppid *bridge.ProgramSpec
+	// UpAny is program up_any (section uprobe).
+	UpAny *bridge.ProgramSpec
+	// XdpPass is program xdp_pass (section xdp).
+	XdpPass *bridge.ProgramSpec
 }
 
 // ProgsVariableSpecs are the object's global variables before load.
@@ -37,6 +69,36 @@ func LoadProgsSpec() (*ProgsSpec, error) {
 		return nil, fmt.Errorf("progs: %w", err)
 	}
 	s := &ProgsSpec{Spec: spec}
+	if s.Maps.Hits, err = bridge.NewMapSpec(spec, "hits"); err != nil {
+		return nil, fmt.Errorf("progs: %w", err)
+	}
+	if s.Programs.BtfExec, err = bridge.NewProgramSpec(spec, "btf_exec"); err != nil {
+		return nil, fmt.Errorf("progs: %w", err)
+	}
+	if s.Programs.KpOpenat, err = bridge.NewProgramSpec(spec, "kp_openat"); err != nil {
+		return nil, fmt.Errorf("progs: %w", err)
+	}
+	if s.Programs.KrpOpenat, err = bridge.NewProgramSpec(spec, "krp_openat"); err != nil {
+		return nil, fmt.Errorf("progs: %w", err)
+	}
+	if s.Programs.RawSysEnter, err = bridge.NewProgramSpec(spec, "raw_sys_enter"); err != nil {
+		return nil, fmt.Errorf("progs: %w", err)
+	}
+	if s.Programs.SockAll, err = bridge.NewProgramSpec(spec, "sock_all"); err != nil {
+		return nil, fmt.Errorf("progs: %w", err)
+	}
+	if s.Programs.TcIngress, err = bridge.NewProgramSpec(spec, "tc_ingress"); err != nil {
+		return nil, fmt.Errorf("progs: %w", err)
+	}
+	if s.Programs.TpGetppid, err = bridge.NewProgramSpec(spec, "tp_getppid"); err != nil {
+		return nil, fmt.Errorf("progs: %w", err)
+	}
+	if s.Programs.UpAny, err = bridge.NewProgramSpec(spec, "up_any"); err != nil {
+		return nil, fmt.Errorf("progs: %w", err)
+	}
+	if s.Programs.XdpPass, err = bridge.NewProgramSpec(spec, "xdp_pass"); err != nil {
+		return nil, fmt.Errorf("progs: %w", err)
+	}
 	return s, nil
 }
 
@@ -55,7 +117,7 @@ func (s *ProgsSpec) Load(opts *ebpf.CollectionOptions) (*ProgsObjects, error) {
 	if opts != nil {
 		lo.Collection = *opts
 	}
-	set, err := bridge.Load(s.Spec, nil, &lo)
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.BtfExec, s.Programs.KpOpenat, s.Programs.KrpOpenat, s.Programs.RawSysEnter, s.Programs.SockAll, s.Programs.TcIngress, s.Programs.TpGetppid, s.Programs.UpAny, s.Programs.XdpPass))
 	if err != nil {
 		return nil, fmt.Errorf("progs: %w", err)
 	}
@@ -143,22 +205,32 @@ func (o *ProgsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
 func (o *ProgsObjects) AttachAll() error {
-	if _, err := o.BtfExec.Attach(); err != nil {
-		return err
+	if !o.BtfExec.Disabled() {
+		if _, err := o.BtfExec.Attach(); err != nil {
+			return err
+		}
 	}
-	if _, err := o.KpOpenat.Attach(); err != nil {
-		return err
+	if !o.KpOpenat.Disabled() {
+		if _, err := o.KpOpenat.Attach(); err != nil {
+			return err
+		}
 	}
-	if _, err := o.KrpOpenat.Attach(); err != nil {
-		return err
+	if !o.KrpOpenat.Disabled() {
+		if _, err := o.KrpOpenat.Attach(); err != nil {
+			return err
+		}
 	}
-	if _, err := o.RawSysEnter.Attach(); err != nil {
-		return err
+	if !o.RawSysEnter.Disabled() {
+		if _, err := o.RawSysEnter.Attach(); err != nil {
+			return err
+		}
 	}
-	if _, err := o.TpGetppid.Attach(); err != nil {
-		return err
+	if !o.TpGetppid.Disabled() {
+		if _, err := o.TpGetppid.Attach(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

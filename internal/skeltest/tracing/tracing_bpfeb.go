@@ -22,8 +22,25 @@ var tracingObject []byte
 type TracingSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps TracingMapSpecs
+	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	Programs TracingProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables TracingVariableSpecs
+}
+
+// TracingMapSpecs are the object's maps before load.
+type TracingMapSpecs struct{}
+
+// TracingProgramSpecs are the object's programs before load.
+type TracingProgramSpecs struct {
+	// EnterUnlinkat is program enter_unlinkat (section fentry/do_unlinkat).
+	EnterUnlinkat *bridge.ProgramSpec
+	// ExitUnlinkat is program exit_unlinkat (section fexit/do_unlinkat).
+	ExitUnlinkat *bridge.ProgramSpec
+	// TpUnlinkat is program tp_unlinkat (section tracepoint/syscalls/sys_enter_unlinkat).
+	TpUnlinkat *bridge.ProgramSpec
 }
 
 // TracingVariableSpecs are the object's global variables before load.
@@ -32,6 +49,12 @@ type TracingVariableSpecs struct {
 	Entries *bridge.VarSpec[uint64]
 	// Exits is exits in .bss.
 	Exits *bridge.VarSpec[uint64]
+	// SeenVersion is seen_version in .bss.
+	SeenVersion *bridge.VarSpec[uint32]
+	// TargetTgid is target_tgid in .rodata.
+	TargetTgid *bridge.VarSpec[uint32]
+	// TpEntries is tp_entries in .bss.
+	TpEntries *bridge.VarSpec[uint64]
 }
 
 // LoadTracingSpec parses the embedded object.
@@ -41,10 +64,28 @@ func LoadTracingSpec() (*TracingSpec, error) {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
 	s := &TracingSpec{Spec: spec}
+	if s.Programs.EnterUnlinkat, err = bridge.NewProgramSpec(spec, "enter_unlinkat"); err != nil {
+		return nil, fmt.Errorf("tracing: %w", err)
+	}
+	if s.Programs.ExitUnlinkat, err = bridge.NewProgramSpec(spec, "exit_unlinkat"); err != nil {
+		return nil, fmt.Errorf("tracing: %w", err)
+	}
+	if s.Programs.TpUnlinkat, err = bridge.NewProgramSpec(spec, "tp_unlinkat"); err != nil {
+		return nil, fmt.Errorf("tracing: %w", err)
+	}
 	if s.Variables.Entries, err = bridge.NewVarSpec[uint64](spec.Variables["entries"]); err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
 	if s.Variables.Exits, err = bridge.NewVarSpec[uint64](spec.Variables["exits"]); err != nil {
+		return nil, fmt.Errorf("tracing: %w", err)
+	}
+	if s.Variables.SeenVersion, err = bridge.NewVarSpec[uint32](spec.Variables["seen_version"]); err != nil {
+		return nil, fmt.Errorf("tracing: %w", err)
+	}
+	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
+		return nil, fmt.Errorf("tracing: %w", err)
+	}
+	if s.Variables.TpEntries, err = bridge.NewVarSpec[uint64](spec.Variables["tp_entries"]); err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
 	return s, nil
@@ -65,7 +106,7 @@ func (s *TracingSpec) Load(opts *ebpf.CollectionOptions) (*TracingObjects, error
 	if opts != nil {
 		lo.Collection = *opts
 	}
-	set, err := bridge.Load(s.Spec, nil, &lo)
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.EnterUnlinkat, s.Programs.ExitUnlinkat, s.Programs.TpUnlinkat))
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
@@ -83,6 +124,8 @@ type TracingObjects struct {
 	EnterUnlinkat TracingEnterUnlinkatProgram
 	// ExitUnlinkat is program exit_unlinkat (section fexit/do_unlinkat).
 	ExitUnlinkat TracingExitUnlinkatProgram
+	// TpUnlinkat is program tp_unlinkat (section tracepoint/syscalls/sys_enter_unlinkat).
+	TpUnlinkat TracingTpUnlinkatProgram
 	// Variables are the global variables, read and written through memory-mapped sections.
 	Variables TracingVariables
 
@@ -95,6 +138,12 @@ type TracingVariables struct {
 	Entries *bridge.Var[uint64]
 	// Exits is exits in .bss.
 	Exits *bridge.Var[uint64]
+	// SeenVersion is seen_version in .bss.
+	SeenVersion *bridge.Var[uint32]
+	// TargetTgid is target_tgid in .rodata.
+	TargetTgid *bridge.Var[uint32]
+	// TpEntries is tp_entries in .bss.
+	TpEntries *bridge.Var[uint64]
 }
 
 func (o *TracingObjects) init() error {
@@ -105,10 +154,22 @@ func (o *TracingObjects) init() error {
 	if o.ExitUnlinkat.Program, err = bridge.NewProgram(o.set, "exit_unlinkat"); err != nil {
 		return err
 	}
+	if o.TpUnlinkat.Program, err = bridge.NewProgram(o.set, "tp_unlinkat"); err != nil {
+		return err
+	}
 	if o.Variables.Entries, err = bridge.NewVar[uint64](o.set, "entries"); err != nil {
 		return err
 	}
 	if o.Variables.Exits, err = bridge.NewVar[uint64](o.set, "exits"); err != nil {
+		return err
+	}
+	if o.Variables.SeenVersion, err = bridge.NewVar[uint32](o.set, "seen_version"); err != nil {
+		return err
+	}
+	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
+		return err
+	}
+	if o.Variables.TpEntries, err = bridge.NewVar[uint64](o.set, "tp_entries"); err != nil {
 		return err
 	}
 	return nil
@@ -124,13 +185,22 @@ func (o *TracingObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
 func (o *TracingObjects) AttachAll() error {
-	if _, err := o.EnterUnlinkat.Attach(); err != nil {
-		return err
+	if !o.EnterUnlinkat.Disabled() {
+		if _, err := o.EnterUnlinkat.Attach(); err != nil {
+			return err
+		}
 	}
-	if _, err := o.ExitUnlinkat.Attach(); err != nil {
-		return err
+	if !o.ExitUnlinkat.Disabled() {
+		if _, err := o.ExitUnlinkat.Attach(); err != nil {
+			return err
+		}
+	}
+	if !o.TpUnlinkat.Disabled() {
+		if _, err := o.TpUnlinkat.Attach(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -155,4 +225,15 @@ type TracingExitUnlinkatProgram struct {
 // The link is also closed by TracingObjects.Close.
 func (p TracingExitUnlinkatProgram) Attach() (link.Link, error) {
 	return p.AttachTracing()
+}
+
+// TracingTpUnlinkatProgram is program tp_unlinkat (section tracepoint/syscalls/sys_enter_unlinkat, type TracePoint).
+type TracingTpUnlinkatProgram struct {
+	bridge.Program
+}
+
+// Attach attaches the program to tracepoint syscalls/sys_enter_unlinkat.
+// The link is also closed by TracingObjects.Close.
+func (p TracingTpUnlinkatProgram) Attach() (link.Link, error) {
+	return p.AttachTracepoint("syscalls", "sys_enter_unlinkat")
 }

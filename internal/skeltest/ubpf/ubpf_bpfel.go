@@ -24,8 +24,34 @@ var ubpfObject []byte
 type UbpfSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps UbpfMapSpecs
+	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	Programs UbpfProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables UbpfVariableSpecs
+}
+
+// UbpfMapSpecs are the object's maps before load.
+type UbpfMapSpecs struct {
+	// Counts is map counts (Hash).
+	Counts *bridge.MapSpec
+	// Shared is map shared (Array).
+	Shared *bridge.MapSpec
+	// UserHist is map user_hist (Array).
+	UserHist *bridge.MapSpec
+}
+
+// UbpfProgramSpecs are the object's programs before load.
+type UbpfProgramSpecs struct {
+	// CountGetppid is program count_getppid (section tracepoint/syscalls/sys_enter_getppid).
+	CountGetppid *bridge.ProgramSpec
+	// BadRead is user-space program bad_read (section ubpf/bad_read).
+	BadRead *bridge.ProgramSpec
+	// Report is user-space program report (section ubpf/report).
+	Report *bridge.ProgramSpec
+	// Spin is user-space program spin (section ubpf/spin).
+	Spin *bridge.ProgramSpec
 }
 
 // UbpfVariableSpecs are the object's global variables before load.
@@ -41,6 +67,27 @@ func LoadUbpfSpec() (*UbpfSpec, error) {
 		return nil, fmt.Errorf("ubpf: %w", err)
 	}
 	s := &UbpfSpec{Spec: spec}
+	if s.Maps.Counts, err = bridge.NewMapSpec(spec, "counts"); err != nil {
+		return nil, fmt.Errorf("ubpf: %w", err)
+	}
+	if s.Maps.Shared, err = bridge.NewMapSpec(spec, "shared"); err != nil {
+		return nil, fmt.Errorf("ubpf: %w", err)
+	}
+	if s.Maps.UserHist, err = bridge.NewMapSpec(spec, "user_hist"); err != nil {
+		return nil, fmt.Errorf("ubpf: %w", err)
+	}
+	if s.Programs.CountGetppid, err = bridge.NewProgramSpec(spec, "count_getppid"); err != nil {
+		return nil, fmt.Errorf("ubpf: %w", err)
+	}
+	if s.Programs.BadRead, err = bridge.NewProgramSpec(spec, "bad_read"); err != nil {
+		return nil, fmt.Errorf("ubpf: %w", err)
+	}
+	if s.Programs.Report, err = bridge.NewProgramSpec(spec, "report"); err != nil {
+		return nil, fmt.Errorf("ubpf: %w", err)
+	}
+	if s.Programs.Spin, err = bridge.NewProgramSpec(spec, "spin"); err != nil {
+		return nil, fmt.Errorf("ubpf: %w", err)
+	}
 	if s.Variables.KernelHits, err = bridge.NewVarSpec[uint64](spec.Variables["kernel_hits"]); err != nil {
 		return nil, fmt.Errorf("ubpf: %w", err)
 	}
@@ -76,7 +123,7 @@ func LoadUbpf(host UbpfHost, opts *UbpfLoadOptions) (*UbpfObjects, error) {
 
 // Load loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil. host implements the functions the user-space programs call.
 func (s *UbpfSpec) Load(host UbpfHost, opts *UbpfLoadOptions) (*UbpfObjects, error) {
-	set, err := bridge.Load(s.Spec, ubpfExterns(host), opts)
+	set, err := bridge.Load(s.Spec, ubpfExterns(host), bridge.WithDisabled(opts, s.Programs.CountGetppid, s.Programs.BadRead, s.Programs.Report, s.Programs.Spin))
 	if err != nil {
 		return nil, fmt.Errorf("ubpf: %w", err)
 	}
@@ -98,11 +145,11 @@ type UbpfObjects struct {
 	UserHist *bridge.Map[uint32, uint64]
 	// CountGetppid is program count_getppid (section tracepoint/syscalls/sys_enter_getppid).
 	CountGetppid UbpfCountGetppidProgram
-	// BadRead is user-space program bad_read (section ubpf/bad_read), run in process.
+	// BadRead is user-space program bad_read (section ubpf/bad_read), run in process; nil when its autoload was off.
 	BadRead *bridge.UserProgram[UbpfReportCtx]
-	// Report is user-space program report (section ubpf/report), run in process.
+	// Report is user-space program report (section ubpf/report), run in process; nil when its autoload was off.
 	Report *bridge.UserProgram[UbpfReportCtx]
-	// Spin is user-space program spin (section ubpf/spin), run in process.
+	// Spin is user-space program spin (section ubpf/spin), run in process; nil when its autoload was off.
 	Spin *bridge.UserProgram[struct{}]
 	// Variables are the global variables, read and written through memory-mapped sections.
 	Variables UbpfVariables
@@ -130,14 +177,20 @@ func (o *UbpfObjects) init() error {
 	if o.CountGetppid.Program, err = bridge.NewProgram(o.set, "count_getppid"); err != nil {
 		return err
 	}
-	if o.BadRead, err = bridge.NewUserProgram[UbpfReportCtx](o.set, "bad_read", ubpfBadReadTranslation); err != nil {
-		return err
+	if !o.set.Disabled("bad_read") {
+		if o.BadRead, err = bridge.NewUserProgram[UbpfReportCtx](o.set, "bad_read", ubpfBadReadTranslation); err != nil {
+			return err
+		}
 	}
-	if o.Report, err = bridge.NewUserProgram[UbpfReportCtx](o.set, "report", ubpfReportTranslation); err != nil {
-		return err
+	if !o.set.Disabled("report") {
+		if o.Report, err = bridge.NewUserProgram[UbpfReportCtx](o.set, "report", ubpfReportTranslation); err != nil {
+			return err
+		}
 	}
-	if o.Spin, err = bridge.NewUserProgram[struct{}](o.set, "spin", ubpfSpinTranslation); err != nil {
-		return err
+	if !o.set.Disabled("spin") {
+		if o.Spin, err = bridge.NewUserProgram[struct{}](o.set, "spin", ubpfSpinTranslation); err != nil {
+			return err
+		}
 	}
 	if o.Variables.KernelHits, err = bridge.NewVar[uint64](o.set, "kernel_hits"); err != nil {
 		return err
@@ -155,10 +208,12 @@ func (o *UbpfObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
 func (o *UbpfObjects) AttachAll() error {
-	if _, err := o.CountGetppid.Attach(); err != nil {
-		return err
+	if !o.CountGetppid.Disabled() {
+		if _, err := o.CountGetppid.Attach(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

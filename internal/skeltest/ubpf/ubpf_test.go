@@ -13,6 +13,7 @@ import (
 
 	"github.com/skelgen/skelgen/internal/testenv"
 	"github.com/skelgen/skelgen/runtime"
+	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
 // host records what the user program passes to the host functions.
@@ -249,5 +250,42 @@ func TestTranslationAgrees(t *testing.T) {
 	_, errB = interp(objs.Spin, nil)
 	if !errors.Is(errA, runtime.ErrBudget) || !errors.Is(errB, runtime.ErrBudget) {
 		t.Errorf("spin: translation %v, interpreter %v", errA, errB)
+	}
+}
+
+// TestAutoloadUser switches user-space programs off before load: their
+// fields stay nil, the others run, and a disabled kernel program reports
+// ErrDisabled on Attach rather than ErrInProcess.
+func TestAutoloadUser(t *testing.T) {
+	spec, err := LoadUbpfSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Programs.Spin.SetAutoload(false)
+	spec.Programs.BadRead.SetAutoload(false)
+	spec.Programs.CountGetppid.SetAutoload(false)
+	if spec.Programs.Spin.Autoload() || !spec.Programs.Report.Autoload() {
+		t.Fatal("Autoload does not report what SetAutoload set")
+	}
+	h := newHost()
+	objs, err := spec.Load(h, &UbpfLoadOptions{InProcess: true, Output: io.Discard, Budget: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer objs.Close()
+	if objs.Spin != nil || objs.BadRead != nil {
+		t.Errorf("disabled user programs loaded: spin %v, bad_read %v", objs.Spin, objs.BadRead)
+	}
+	if objs.Report == nil {
+		t.Fatal("report was not loaded")
+	}
+	if _, err := objs.CountGetppid.Attach(); !errors.Is(err, bridge.ErrDisabled) {
+		t.Errorf("Attach of a disabled kernel program: %v, want ErrDisabled", err)
+	}
+	if err := objs.AttachAll(); err != nil {
+		t.Errorf("AttachAll does not skip the disabled program: %v", err)
+	}
+	if _, err := objs.Report.Run(&UbpfReportCtx{}); err != nil {
+		t.Errorf("report after disabling others: %v", err)
 	}
 }

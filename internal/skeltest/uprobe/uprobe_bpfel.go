@@ -22,8 +22,24 @@ var uprobeObject []byte
 type UprobeSpec struct {
 	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	Maps UprobeMapSpecs
+	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	Programs UprobeProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables UprobeVariableSpecs
+}
+
+// UprobeMapSpecs are the object's maps before load.
+type UprobeMapSpecs struct {
+	// Calls is map calls (Hash).
+	Calls *bridge.MapSpec
+}
+
+// UprobeProgramSpecs are the object's programs before load.
+type UprobeProgramSpecs struct {
+	// CountCalls is program count_calls (section uprobe).
+	CountCalls *bridge.ProgramSpec
 }
 
 // UprobeVariableSpecs are the object's global variables before load.
@@ -36,6 +52,12 @@ func LoadUprobeSpec() (*UprobeSpec, error) {
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}
 	s := &UprobeSpec{Spec: spec}
+	if s.Maps.Calls, err = bridge.NewMapSpec(spec, "calls"); err != nil {
+		return nil, fmt.Errorf("uprobe: %w", err)
+	}
+	if s.Programs.CountCalls, err = bridge.NewProgramSpec(spec, "count_calls"); err != nil {
+		return nil, fmt.Errorf("uprobe: %w", err)
+	}
 	return s, nil
 }
 
@@ -54,7 +76,7 @@ func (s *UprobeSpec) Load(opts *ebpf.CollectionOptions) (*UprobeObjects, error) 
 	if opts != nil {
 		lo.Collection = *opts
 	}
-	set, err := bridge.Load(s.Spec, nil, &lo)
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.CountCalls))
 	if err != nil {
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}
@@ -102,7 +124,7 @@ func (o *UprobeObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
 func (o *UprobeObjects) AttachAll() error {
 	return nil
 }

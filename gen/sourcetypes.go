@@ -1,0 +1,227 @@
+package gen
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/cilium/ebpf/btf"
+)
+
+// Types that a program uses only inside functions (a record built on the
+// stack or in a ring buffer reservation) are not in the object's BTF:
+// clang describes globals, function signatures and CO-RE accesses only.
+// When -type or a ring buffer's record names such a type, skelgen compiles
+// the source a second time, from a file beside it that includes it and
+// declares one global pointer per wanted type; that object's BTF has them.
+// The kernel object is not changed. The types found are written as raw BTF
+// to <stem>_<target>_types.btf, which skelgen check reads when it runs
+// without a compiler, as it reads the committed objects.
+
+// typesFileName names the raw BTF of a target's source-only types.
+func typesFileName(stem string, t Target) string {
+	return stem + "_" + t.Suffix() + "_types.btf"
+}
+
+// hasType reports whether spec has a complete type called name ("event",
+// "struct event", "event_t").
+func hasType(spec *btf.Spec, name string) bool {
+	if spec == nil {
+		return false
+	}
+	_, err := findType(spec, name)
+	return err == nil
+}
+
+// sourceTypes compiles the source with declarations that pull the named
+// types into BTF and returns them, with their raw BTF for the types file.
+// Of names, only those in required (the -type arguments) must be found;
+// a record type read from the source that cannot be is left out.
+func sourceTypes(ctx context.Context, cfg Config, t Target, names []string, required map[string]bool) (*btf.Spec, []byte, error) {
+	src, err := filepath.Abs(cfg.Input)
+	if err != nil {
+		return nil, nil, err
+	}
+	found := map[string]btf.Type{}
+	// Plain names are tried as struct tags first (the usual case, all in
+	// one compilation), then one by one as typedefs, unions and enums:
+	// declaring a name with the wrong kind does not compile.
+	for _, kind := range []string{"struct", "", "union", "enum"} {
+		var todo []string
+		for _, n := range names {
+			if found[n] != nil {
+				continue
+			}
+			if k, _, explicit := strings.Cut(n, " "); explicit && k != kind {
+				continue
+			}
+			todo = append(todo, n)
+		}
+		if len(todo) == 0 {
+			continue
+		}
+		groups := [][]string{todo}
+		if kind != "struct" {
+			groups = nil
+			for _, n := range todo {
+				groups = append(groups, []string{n})
+			}
+		}
+		for _, g := range groups {
+			var decls []string
+			for i, n := range g {
+				decls = append(decls, pointerDecl(kind, n, i))
+			}
+			tryCompile(ctx, cfg, src, t, decls, g, found)
+		}
+	}
+	// A struct defined inside a function body has no name at file scope:
+	// its definition is copied to the end of the file (where the macros it
+	// uses are defined) and declared from there.
+	text := []byte(nil)
+	for _, n := range names {
+		if found[n] != nil {
+			continue
+		}
+		if text == nil {
+			if text, err = os.ReadFile(src); err != nil {
+				return nil, nil, err
+			}
+		}
+		if def := localDefinition(string(text), n); def != "" {
+			tryCompile(ctx, cfg, src, t, []string{def + ";", pointerDecl("struct", n, 0)}, []string{n}, found)
+		}
+	}
+	var types []btf.Type
+	var missing []string
+	for _, n := range names {
+		if found[n] == nil {
+			if required[n] {
+				missing = append(missing, n)
+			}
+			continue
+		}
+		types = append(types, found[n])
+	}
+	if len(missing) > 0 {
+		return nil, nil, fmt.Errorf("-type %s: not in the object's BTF, and not declared in %s or its headers", strings.Join(missing, ", "), filepath.Base(cfg.Input))
+	}
+	if len(types) == 0 {
+		return nil, nil, nil
+	}
+	b, err := btf.NewBuilder(types, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := b.Marshal(nil, &btf.MarshalOptions{Order: t.ByteOrder()})
+	if err != nil {
+		return nil, nil, err
+	}
+	spec, err := btf.LoadSpecFromReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, nil, err
+	}
+	return spec, raw, nil
+}
+
+// pointerDecl declares a global pointer to the type name as kind
+// ("struct", "union", "enum" or "" for a typedef), pulling it into BTF.
+func pointerDecl(kind, name string, i int) string {
+	_, bare, ok := strings.Cut(name, " ")
+	if !ok {
+		bare = name
+	}
+	if kind != "" {
+		bare = kind + " " + bare
+	}
+	return fmt.Sprintf("%s *__skelgen_type_%d;", bare, i)
+}
+
+// tryCompile compiles the source followed by decls and records which of
+// names its BTF has; a declaration that does not compile finds nothing.
+func tryCompile(ctx context.Context, cfg Config, src string, t Target, decls, names []string, found map[string]btf.Type) {
+	spec, err := compileWithDecls(ctx, cfg, src, t, decls)
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		if typ, err := findType(spec, n); err == nil {
+			found[n] = typ
+		}
+	}
+}
+
+// compileWithDecls builds the source with decls after it, from a file
+// beside it (so that its includes and the user's relative -I flags
+// resolve as for the source itself), removed afterwards.
+func compileWithDecls(ctx context.Context, cfg Config, src string, t Target, decls []string) (*btf.Spec, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "/* skelgen: the types of %s that -type names, for their BTF */\n", filepath.Base(src))
+	fmt.Fprintf(&b, "#include %q\n", filepath.Base(src))
+	for _, d := range decls {
+		b.WriteString(d + "\n")
+	}
+	f, err := os.CreateTemp(filepath.Dir(src), ".skelgen-types-*.c")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	obj, _, err := Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: f.Name(), Target: t})
+	if err != nil {
+		return nil, err
+	}
+	return btf.LoadSpecFromReader(bytes.NewReader(obj))
+}
+
+// localDefinition returns the text of the definition "struct name { ... }"
+// (or union) in src, comments blanked, or "".
+func localDefinition(src, name string) string {
+	kind, bare, ok := strings.Cut(name, " ")
+	if !ok {
+		kind, bare = `(?:struct|union)`, name
+	}
+	text := blankComments(src)
+	re := regexp.MustCompile(`\b` + kind + `\s+` + regexp.QuoteMeta(bare) + `\s*\{`)
+	loc := re.FindStringIndex(text)
+	if loc == nil {
+		return ""
+	}
+	depth := 0
+	for i := loc[1] - 1; i < len(text); i++ {
+		switch text[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return text[loc[0] : i+1]
+			}
+		}
+	}
+	return ""
+}
+
+// committedTypes reads the types file a previous run wrote.
+func committedTypes(outDir, stem string, t Target) (*btf.Spec, []byte, error) {
+	path := filepath.Join(outDir, typesFileName(stem, t))
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	spec, err := btf.LoadSpecFromReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return spec, raw, nil
+}

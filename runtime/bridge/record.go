@@ -1,0 +1,46 @@
+package bridge
+
+// Record is one record of a typed ring buffer or perf reader: the record
+// decoded as E, and all its bytes.
+//
+// Records need not be exactly E's size. Exec tracers, for one, send a
+// fixed header and then only as many bytes of arguments as there are:
+//
+//	struct event { __u32 pid; __u32 args_size; char args[ARGS_MAX]; };
+//	bpf_ringbuf_output(&events, e, offsetof(struct event, args) + e->args_size, 0);
+//
+// A record shorter than E decodes into Value with the rest of E zero, and
+// Len says how many bytes were real (Value.Args[:Value.ArgsSize] is then
+// the payload). A record longer than E (a header struct followed by a
+// payload the struct does not describe, or perf's padding) decodes E from
+// its first bytes; Tail returns the rest.
+type Record[E any] struct {
+	// Value is the record decoded; fields past Len are zero.
+	Value E
+	// Len is the record's length in bytes.
+	Len int
+	// Raw is every byte of the record. It is valid until the reader's next
+	// Read or ReadRecord: copy it to keep it.
+	Raw []byte
+	// Lost, for perf readers, is the number of samples the kernel lost on
+	// CPU; the record then carries no data.
+	Lost uint64
+	// CPU is the CPU a perf sample came from (0 for ring buffers).
+	CPU int
+}
+
+// Short reports whether the record was shorter than E, so that part of
+// Value is zero-filled rather than sent.
+func (r Record[E]) Short() bool { return r.Len < sizeOf[E]() }
+
+// Tail returns the bytes of the record past E (nil if there are none).
+func (r Record[E]) Tail() []byte {
+	if n := sizeOf[E](); len(r.Raw) > n {
+		return r.Raw[n:]
+	}
+	return nil
+}
+
+func newRecord[E any](sample []byte) Record[E] {
+	return Record[E]{Value: fromBytes[E](sample), Len: len(sample), Raw: sample}
+}

@@ -17,6 +17,14 @@
 // order. T must therefore be a fixed-size type without Go pointers: the
 // generated structs, sized integers, floats, bools and arrays of them.
 //
+// Files follow the seams: set.go loads an object and closes it; maps.go,
+// percpu.go, mapofmaps.go, stacks.go, readers.go and vars.go are the typed
+// views; user.go builds the user-space half (runtime maps for the maps only
+// user programs use), kernelmaps.go adapts kernel maps to the runtime's Map
+// (mmapped arrays, system calls), convert.go turns a ubpf/ program of the
+// object into the runtime's ProgramSpec, userprog.go is UserProgram and
+// BufferProgram, and report.go the built-ins of skelgen.h.
+//
 // It imports only the runtime package, cilium/ebpf and the standard library,
 // so a generated package can carry a copy of it.
 package bridge

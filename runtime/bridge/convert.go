@@ -1,0 +1,90 @@
+package bridge
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/skelgen/skelgen/runtime"
+)
+
+// programSpec turns a ubpf/ program of the object into the runtime's form:
+// its instructions (bpf-to-bpf callees included, as cilium/ebpf links them)
+// with map, data-section and extern references rewritten to indices.
+func programSpec(spec *ebpf.CollectionSpec, p *ebpf.ProgramSpec, maps map[string]runtime.Map) (*runtime.ProgramSpec, error) {
+	insns := make(asm.Instructions, len(p.Instructions))
+	copy(insns, p.Instructions)
+	rs := &runtime.ProgramSpec{Name: p.Name, Symbols: map[int]string{}}
+	mapIdx := map[string]int{}
+	externIdx := map[string]int{}
+	slot := 0
+	for i := range insns {
+		ins := &insns[i]
+		if sym := ins.Symbol(); sym != "" {
+			rs.Symbols[slot] = sym
+		}
+		slot += int(ins.Size() / asm.InstructionSize)
+		ref := ins.Reference()
+		switch {
+		case ref != "" && ins.IsLoadFromMap():
+			m := maps[ref]
+			if m == nil {
+				return nil, fmt.Errorf("instruction %d: map %s not loaded", i, ref)
+			}
+			idx, ok := mapIdx[ref]
+			if !ok {
+				idx = len(rs.Maps)
+				mapIdx[ref] = idx
+				rs.Maps = append(rs.Maps, m)
+			}
+			off := uint64(ins.Constant) >> 32
+			if ins.Src == asm.PseudoMapValue {
+				ins.Src = asm.PseudoMapValue + 4 // BPF_PSEUDO_MAP_IDX_VALUE
+			} else {
+				ins.Src = asm.PseudoMapFD + 4 // BPF_PSEUDO_MAP_IDX
+			}
+			ins.Constant = int64(off<<32 | uint64(idx))
+		case ref != "" && ins.IsKfuncCall():
+			idx, ok := externIdx[ref]
+			if !ok {
+				idx = len(rs.Externs)
+				externIdx[ref] = idx
+				rs.Externs = append(rs.Externs, ref)
+			}
+			ins.Constant = int64(idx)
+			ins.Offset = 0
+		}
+	}
+	var buf bytes.Buffer
+	if err := insns.Marshal(&buf, spec.ByteOrder); err != nil {
+		return nil, err
+	}
+	decoded, err := runtime.DecodeInstructions(buf.Bytes(), spec.ByteOrder)
+	if err != nil {
+		return nil, err
+	}
+	rs.Instructions = decoded
+	return rs, nil
+}
+
+// TranslationSpec returns the runtime's form of the user-space program
+// name, with stand-in user-space maps, for translating it ahead of time.
+// Map and global references resolve the same way as when the object is
+// loaded, which Bind checks.
+func TranslationSpec(spec *ebpf.CollectionSpec, name string) (*runtime.ProgramSpec, error) {
+	p := spec.Programs[name]
+	if p == nil || !IsUserProgram(p) {
+		return nil, fmt.Errorf("no user-space program %s", name)
+	}
+	maps := map[string]runtime.Map{}
+	for ref := range references(p, spec.Maps) {
+		m, err := userMap(spec.Maps[ref], spec.ByteOrder)
+		if err != nil {
+			return nil, fmt.Errorf("map %s: %w", ref, err)
+		}
+		maps[ref] = m
+	}
+	return programSpec(spec, p, maps)
+}

@@ -24,6 +24,7 @@ type chooser struct {
 	defs     map[string]btf.Type   // named enums and typedefs to define
 	fwd      map[string]bool       // composites needing a forward declaration
 	wholeVis map[btf.Type]bool
+	onPath   map[useKey]bool // the types use is walking, against loops in malformed BTF
 	exclude  map[string]bool // names the source defines itself
 	kernels  []*btf.Spec
 	inKernel map[string]bool
@@ -39,6 +40,7 @@ func newChooser(kernels []*btf.Spec) *chooser {
 		defs:     map[string]btf.Type{},
 		fwd:      map[string]bool{},
 		wholeVis: map[btf.Type]bool{},
+		onPath:   map[useKey]bool{},
 		exclude:  map[string]bool{},
 		kernels:  kernels,
 		inKernel: map[string]bool{},
@@ -151,6 +153,14 @@ func (c *chooser) define(t btf.Type) {
 // definition (by-value use), otherwise a declaration is enough (behind a
 // pointer).
 func (c *chooser) use(t btf.Type, whole bool) {
+	// Malformed BTF can loop through pointers and typedefs (typedef T *T):
+	// a type already being walked on this path adds nothing new.
+	k := useKey{t, whole}
+	if c.onPath[k] {
+		return
+	}
+	c.onPath[k] = true
+	defer delete(c.onPath, k)
 	switch t := t.(type) {
 	case *btf.Const:
 		c.use(t.Type, whole)
@@ -448,4 +458,10 @@ func (c *chooser) addHookPrototype(section string) {
 			return
 		}
 	}
+}
+
+// useKey is a call of chooser.use.
+type useKey struct {
+	t     btf.Type
+	whole bool
 }

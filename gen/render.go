@@ -8,6 +8,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 	"github.com/dave/jennifer/jen"
 
+	"github.com/skelgen/skelgen/internal/gocomment"
 	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -194,20 +195,20 @@ func (m *mapInfo) specType() string {
 // package that carries its copy keeps it internal.
 func (s *skeleton) aliases(f *jen.File) {
 	p := s.prefix
-	f.Commentf("%sLoadOptions configure Load: in process or with the kernel, where output and records go, the instruction budget.", p)
+	f.Add(gocomment.Commentf("%sLoadOptions configure Load: in process or with the kernel, where output and records go, the instruction budget.", p))
 	f.Type().Id(p+"LoadOptions").Op("=").Qual(s.bridge, "LoadOptions")
 	if len(s.host) > 0 {
-		f.Commentf("%sPointer is an untyped pointer argument of a host function.", p)
+		f.Add(gocomment.Commentf("%sPointer is an untyped pointer argument of a host function.", p))
 		f.Type().Id(p+"Pointer").Op("=").Qual(s.bridge, "Pointer")
 	}
-	f.Commentf("%sMemoryError is the error of a user program that accessed memory out of bounds.", p)
+	f.Add(gocomment.Commentf("%sMemoryError is the error of a user program that accessed memory out of bounds.", p))
 	f.Type().Id(p+"MemoryError").Op("=").Qual(s.cfg.RuntimeImport, "MemoryError")
 	f.Var().Defs(
-		jen.Commentf("%sErrBudget: a user program ran out of its instruction budget.", p),
+		gocomment.Commentf("%sErrBudget: a user program ran out of its instruction budget.", p),
 		jen.Id(p+"ErrBudget").Op("=").Qual(s.cfg.RuntimeImport, "ErrBudget"),
-		jen.Commentf("%sErrCallDepth: a user program nested calls too deeply.", p),
+		gocomment.Commentf("%sErrCallDepth: a user program nested calls too deeply.", p),
 		jen.Id(p+"ErrCallDepth").Op("=").Qual(s.cfg.RuntimeImport, "ErrCallDepth"),
-		jen.Commentf("%sErrInProcess: a kernel operation on an object loaded in process.", p),
+		gocomment.Commentf("%sErrInProcess: a kernel operation on an object loaded in process.", p),
 		jen.Id(p+"ErrInProcess").Op("=").Qual(s.bridge, "ErrInProcess"),
 	)
 }
@@ -235,51 +236,62 @@ func (s *skeleton) file() (*jen.File, error) {
 		return jen.Qual(pkgFmt, "Errorf").Call(jen.Lit(format), jen.Err())
 	}
 
-	f.Commentf("%s is the object built from %s for target %s.", objVar, s.cfg.Source, s.cfg.Target.Suffix())
+	// The user's types come first: they are what a reader looks for. All
+	// of them were queued while collecting the object's maps, variables,
+	// programs and host functions.
+	decls, err := s.types.Decls()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range decls {
+		f.Add(d)
+	}
+
+	f.Add(gocomment.Commentf("%s is the object built from %s for target %s.", objVar, s.cfg.Source, s.cfg.Target.Suffix()))
 	f.Comment("")
 	f.Comment("//go:embed " + s.cfg.ObjectFile)
 	f.Var().Id(objVar).Index().Byte()
 
 	// The spec.
-	f.Commentf("%s is the object's collection spec with typed handles to its global variables.", specT)
-	f.Commentf("Change variables (for .rodata, the constants the verifier sees) before Load.")
+	f.Add(gocomment.Commentf("%s is the object's collection spec with typed handles to its global variables.", specT))
+	f.Add(gocomment.Commentf("Change variables (for .rodata, the constants the verifier sees) before Load."))
 	f.Type().Id(specT).Struct(
-		jen.Comment("Spec is the whole object as cilium/ebpf reads it, user-space programs included."),
+		gocomment.Comment("Spec is the whole object as cilium/ebpf reads it, user-space programs included."),
 		jen.Id("Spec").Op("*").Qual(pkgEbpf, "CollectionSpec"),
-		jen.Comment("Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values)."),
+		gocomment.Comment("Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values)."),
 		jen.Id("Maps").Id(mapSpecsT),
-		jen.Comment("Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded."),
+		gocomment.Comment("Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded."),
 		jen.Id("Programs").Id(progSpecsT),
-		jen.Comment("Variables are the object's global variables before load."),
+		gocomment.Comment("Variables are the object's global variables before load."),
 		jen.Id("Variables").Id(varSpecsT),
 	)
 	var psFields []jen.Code
 	for _, pi := range s.programs {
-		psFields = append(psFields, jen.Comment(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)),
+		psFields = append(psFields, gocomment.Comment(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)),
 			jen.Id(pi.field).Op("*").Qual(s.bridge, "ProgramSpec"))
 	}
 	for _, up := range s.user {
-		psFields = append(psFields, jen.Comment(fmt.Sprintf("%s is user-space program %s (section %s).", up.field, up.name, up.spec.SectionName)),
+		psFields = append(psFields, gocomment.Comment(fmt.Sprintf("%s is user-space program %s (section %s).", up.field, up.name, up.spec.SectionName)),
 			jen.Id(up.field).Op("*").Qual(s.bridge, "ProgramSpec"))
 	}
 	var msFields []jen.Code
 	for _, m := range s.maps {
-		msFields = append(msFields, jen.Comment(fmt.Sprintf("%s is map %s (%s).", m.field, m.name, m.spec.Type)),
+		msFields = append(msFields, gocomment.Comment(fmt.Sprintf("%s is map %s (%s).", m.field, m.name, m.spec.Type)),
 			jen.Id(m.field).Op("*").Qual(s.bridge, m.specType()))
 	}
-	f.Commentf("%s are the object's maps before load.", mapSpecsT)
+	f.Add(gocomment.Commentf("%s are the object's maps before load.", mapSpecsT))
 	f.Type().Id(mapSpecsT).Struct(msFields...)
-	f.Commentf("%s are the object's programs before load.", progSpecsT)
+	f.Add(gocomment.Commentf("%s are the object's programs before load.", progSpecsT))
 	f.Type().Id(progSpecsT).Struct(psFields...)
 	var vsFields []jen.Code
 	for _, v := range s.vars {
-		vsFields = append(vsFields, jen.Comment(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName)),
+		vsFields = append(vsFields, gocomment.Comment(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName)),
 			jen.Id(v.field).Op("*").Qual(s.bridge, "VarSpec").Types(v.typ))
 	}
-	f.Commentf("%s are the object's global variables before load.", varSpecsT)
+	f.Add(gocomment.Commentf("%s are the object's global variables before load.", varSpecsT))
 	f.Type().Id(varSpecsT).Struct(vsFields...)
 
-	f.Commentf("Load%sSpec parses the embedded object.", p)
+	f.Add(gocomment.Commentf("Load%sSpec parses the embedded object.", p))
 	f.Func().Id("Load"+p+"Spec").Params().Params(jen.Op("*").Id(specT), jen.Error()).BlockFunc(func(g *jen.Group) {
 		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(pkgEbpf, "LoadCollectionSpecFromReader").Call(jen.Qual("bytes", "NewReader").Call(jen.Id(objVar)))
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), errf(s.cfg.Stem+": %w")))
@@ -336,14 +348,14 @@ func (s *skeleton) file() (*jen.File, error) {
 			loadDoc += " host implements the functions the user-space programs call."
 		}
 	}
-	f.Commentf("Load%s parses the embedded object and %s", p, loadDoc)
+	f.Add(gocomment.Commentf("Load%s parses the embedded object and %s", p, loadDoc))
 	f.Func().Id("Load"+p).Params(params...).Params(jen.Op("*").Id(objsT), jen.Error()).Block(
 		jen.List(jen.Id("spec"), jen.Err()).Op(":=").Id("Load"+p+"Spec").Call(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("spec").Dot("Load").Call(args...)),
 	)
 
-	f.Comment("Load " + loadDoc)
+	f.Add(gocomment.Comment("Load " + loadDoc))
 	f.Func().Params(jen.Id("s").Op("*").Id(specT)).Id("Load").Params(params...).Params(jen.Op("*").Id(objsT), jen.Error()).BlockFunc(func(g *jen.Group) {
 		externs := jen.Nil()
 		if hasHost {
@@ -382,30 +394,30 @@ func (s *skeleton) file() (*jen.File, error) {
 		if m.doc != "" {
 			doc += " " + upperFirst(m.doc) + "."
 		}
-		fields = append(fields, jen.Comment(doc), jen.Id(m.field).Add(m.typ))
+		fields = append(fields, gocomment.Comment(doc), jen.Id(m.field).Add(m.typ))
 	}
 	for _, pi := range s.programs {
-		fields = append(fields, jen.Comment(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)), jen.Id(pi.field).Id(pi.typ))
+		fields = append(fields, gocomment.Comment(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)), jen.Id(pi.field).Id(pi.typ))
 	}
 	for _, up := range s.user {
-		fields = append(fields, jen.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process; nil when its autoload was off.", up.field, up.name, up.spec.SectionName)),
+		fields = append(fields, gocomment.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process; nil when its autoload was off.", up.field, up.name, up.spec.SectionName)),
 			jen.Id(up.field).Add(up.typ(s.bridge)))
 	}
 	fields = append(fields,
-		jen.Comment("Variables are the global variables, read and written through memory-mapped sections."),
+		gocomment.Comment("Variables are the global variables, read and written through memory-mapped sections."),
 		jen.Id("Variables").Id(varsT),
 		jen.Line(),
 		jen.Id("set").Op("*").Qual(s.bridge, "Set"),
 	)
-	f.Commentf("%s are the loaded maps, programs and variables. Close releases them.", objsT)
+	f.Add(gocomment.Commentf("%s are the loaded maps, programs and variables. Close releases them.", objsT))
 	f.Type().Id(objsT).Struct(fields...)
 
 	var vFields []jen.Code
 	for _, v := range s.vars {
-		vFields = append(vFields, jen.Comment(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName)),
+		vFields = append(vFields, gocomment.Comment(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName)),
 			jen.Id(v.field).Op("*").Qual(s.bridge, "Var").Types(v.typ))
 	}
-	f.Commentf("%s are the loaded global variables.", varsT)
+	f.Add(gocomment.Commentf("%s are the loaded global variables.", varsT))
 	f.Type().Id(varsT).Struct(vFields...)
 
 	f.Func().Params(jen.Id("o").Op("*").Id(objsT)).Id("init").Params().Error().BlockFunc(func(g *jen.Group) {
@@ -435,10 +447,10 @@ func (s *skeleton) file() (*jen.File, error) {
 		g.Return(jen.Nil())
 	})
 
-	f.Comment("Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.")
+	f.Add(gocomment.Comment("Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process."))
 	f.Func().Params(jen.Id("o").Op("*").Id(objsT)).Id("Collection").Params().Op("*").Qual(pkgEbpf, "Collection").Block(jen.Return(jen.Id("o").Dot("set").Dot("Coll")))
 
-	f.Comment("Close detaches every link made by Attach methods and releases all programs and maps.")
+	f.Add(gocomment.Comment("Close detaches every link made by Attach methods and releases all programs and maps."))
 	f.Func().Params(jen.Id("o").Op("*").Id(objsT)).Id("Close").Params().Error().Block(jen.Return(jen.Id("o").Dot("set").Dot("Close").Call()))
 
 	var autos []*progInfo
@@ -447,7 +459,7 @@ func (s *skeleton) file() (*jen.File, error) {
 			autos = append(autos, pi)
 		}
 	}
-	f.Comment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.")
+	f.Add(gocomment.Comment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close."))
 	f.Func().Params(jen.Id("o").Op("*").Id(objsT)).Id("AttachAll").Params().Error().BlockFunc(func(g *jen.Group) {
 		for _, pi := range autos {
 			g.If(jen.Op("!").Id("o").Dot(pi.field).Dot("Disabled").Call()).Block(
@@ -458,7 +470,7 @@ func (s *skeleton) file() (*jen.File, error) {
 	})
 
 	for _, pi := range s.programs {
-		f.Commentf("%s is program %s (section %s, type %s).", pi.typ, pi.name, pi.spec.SectionName, pi.spec.Type)
+		f.Add(gocomment.Commentf("%s is program %s (section %s, type %s).", pi.typ, pi.name, pi.spec.SectionName, pi.spec.Type))
 		f.Type().Id(pi.typ).Struct(jen.Qual(s.bridge, "Program"))
 		a := pi.attach
 		if a == nil {
@@ -468,22 +480,15 @@ func (s *skeleton) file() (*jen.File, error) {
 		if a.linkless {
 			results = jen.Error()
 		}
-		f.Comment("Attach " + a.doc)
+		f.Add(gocomment.Comment("Attach " + a.doc))
 		if !a.linkless {
-			f.Commentf("The link is also closed by %s.Close.", objsT)
+			f.Add(gocomment.Commentf("The link is also closed by %s.Close.", objsT))
 		}
 		f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Attach").Params(a.params...).Add(results).Block(jen.Return(a.call))
 	}
 
 	if hasHost {
 		s.hostDecls(f, hostT, bindFn)
-	}
-	decls, err := s.types.Decls()
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range decls {
-		f.Add(d)
 	}
 	return f, nil
 }

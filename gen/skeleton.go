@@ -137,14 +137,53 @@ func Skeleton(obj *Object, cfg SkeletonConfig) (src, aotSrc []byte, err error) {
 	if err := f.Render(&buf); err != nil {
 		return nil, nil, fmt.Errorf("%s: rendering the skeleton: %w", obj.Name, err)
 	}
+	src = groupImports(buf.Bytes())
 	if af := s.translationFile(); af != nil {
 		var abuf bytes.Buffer
 		if err := af.Render(&abuf); err != nil {
 			return nil, nil, fmt.Errorf("%s: rendering the translation: %w", obj.Name, err)
 		}
-		aotSrc = abuf.Bytes()
+		aotSrc = groupImports(abuf.Bytes())
 	}
-	return buf.Bytes(), aotSrc, nil
+	return src, aotSrc, nil
+}
+
+// groupImports splits the import block jennifer writes (one sorted list)
+// into the standard library and the rest, separated by a blank line, as
+// goimports does. The result is still gofmt'd: each group stays sorted.
+func groupImports(src []byte) []byte {
+	const open, end = "\nimport (\n", "\n)\n"
+	i := bytes.Index(src, []byte(open))
+	if i < 0 {
+		return src
+	}
+	body := i + len(open)
+	j := bytes.Index(src[body:], []byte(end))
+	if j < 0 {
+		return src
+	}
+	var std, other [][]byte
+	for _, line := range bytes.Split(src[body:body+j], []byte("\n")) {
+		path := line
+		if q := bytes.IndexByte(line, '"'); q >= 0 {
+			path = line[q+1:]
+		}
+		if first, _, _ := bytes.Cut(path, []byte("/")); bytes.Contains(first, []byte(".")) {
+			other = append(other, line)
+		} else {
+			std = append(std, line)
+		}
+	}
+	if len(std) == 0 || len(other) == 0 {
+		return src
+	}
+	var out bytes.Buffer
+	out.Write(src[:body])
+	out.Write(bytes.Join(std, []byte("\n")))
+	out.WriteString("\n\n")
+	out.Write(bytes.Join(other, []byte("\n")))
+	out.Write(src[body+j:])
+	return out.Bytes()
 }
 
 // translationFile is the file of the user programs' translations, nil

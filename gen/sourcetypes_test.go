@@ -65,7 +65,7 @@ func TestTypesFromSource(t *testing.T) {
 	for _, f := range files {
 		switch {
 		case strings.HasSuffix(f.Path, "_bpfel.go"):
-			skel = string(f.Data)
+			skel = unwrapComments(string(f.Data))
 		case strings.HasSuffix(f.Path, "_types.btf"):
 			typesFiles++
 		case strings.HasSuffix(f.Path, "_bpfel.o"):
@@ -147,7 +147,7 @@ char LICENSE[] __attribute__((section("license"), used)) = "GPL";
 			t.Errorf("a types file without types: %s", f.Path)
 		}
 		if strings.HasSuffix(f.Path, "_bpfel.go") {
-			skel = string(f.Data)
+			skel = unwrapComments(string(f.Data))
 		}
 	}
 	if !strings.Contains(skel, "Rb *ebpf.Map") || !strings.Contains(skel, "struct nothere, as written at undef.bpf.c:8 (bpf_ringbuf_output), but skelgen found no struct definition") {
@@ -160,4 +160,10 @@ char LICENSE[] __attribute__((section("license"), used)) = "GPL";
 	if _, err := Generate(context.Background(), cfg); err != nil {
 		t.Errorf("without a compiler: %v", err)
 	}
+}
+
+// unwrapComments joins wrapped comment lines, so that tests can look for
+// a sentence whatever the line breaks.
+func unwrapComments(src string) string {
+	return strings.NewReplacer("\n\t// ", " ", "\n// ", " ").Replace(src)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 	"github.com/dave/jennifer/jen"
+
+	"github.com/skelgen/skelgen/internal/gocomment"
 )
 
 // TypeGen turns BTF types into Go declarations whose memory layout is the C
@@ -794,7 +796,10 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 	if len(p.omitted) > 0 {
 		doc += fmt.Sprintf(" Zero-sized members left out: %s.", strings.Join(p.omitted, ", "))
 	}
-	fields := make([]jen.Code, 0, len(p.fields))
+	// structs.HostLayout tells the compiler that the layout is the C one
+	// and must stay as declared; zero-sized and first, it adds no bytes.
+	fields := make([]jen.Code, 0, len(p.fields)+1)
+	fields = append(fields, jen.Id("_").Qual("structs", "HostLayout"))
 	for _, f := range p.fields {
 		var s *jen.Statement
 		if f.embed {
@@ -808,8 +813,8 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 		fields = append(fields, s)
 	}
 	out := []jen.Code{
-		jen.Comment(doc).Line().Type().Id(p.goName).Struct(fields...),
-		jen.Commentf("Fails to compile unless %s has the %d bytes of %s.", p.goName, p.size, p.cName).Line().
+		gocomment.Comment(doc).Line().Type().Id(p.goName).Struct(fields...),
+		gocomment.Commentf("Fails to compile unless %s has the %d bytes of %s.", p.goName, p.size, p.cName).Line().
 			Var().Id("_").Op("=").Index(jen.Lit(1)).Struct().Values().
 			Index(jen.Qual("unsafe", "Sizeof").Call(jen.Id(p.goName).Values()).Op("-").Lit(int(p.size))),
 	}
@@ -817,7 +822,7 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 		out = append(out, g.renderAccessor(p, a)...)
 	}
 	for _, c := range p.cstrs {
-		out = append(out, jen.Commentf("%s returns %s.%s (char[%d]) up to its first NUL byte.", c.method, p.cName, c.member, c.n).Line().
+		out = append(out, gocomment.Commentf("%s returns %s.%s (char[%d]) up to its first NUL byte.", c.method, p.cName, c.member, c.n).Line().
 			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(c.method).Params().String().Block(
 			jen.Id("b").Op(":=").Id("s").Dot(c.field).Index(jen.Op(":")),
 			jen.If(jen.Id("i").Op(":=").Qual("bytes", "IndexByte").Call(jen.Id("b"), jen.Lit(0)), jen.Id("i").Op(">=").Lit(0)).Block(
@@ -831,7 +836,7 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 
 func (g *TypeGen) renderEnum(p *tyPlan) []jen.Code {
 	out := []jen.Code{
-		jen.Commentf("%s is %s (%d bytes).", p.goName, p.cName, p.size).Line().Type().Id(p.goName).Add(p.under),
+		gocomment.Commentf("%s is %s (%d bytes).", p.goName, p.cName, p.size).Line().Type().Id(p.goName).Add(p.under),
 	}
 	if len(p.consts) > 0 {
 		defs := make([]jen.Code, len(p.consts))
@@ -869,13 +874,13 @@ func (g *TypeGen) renderAccessor(p *tyPlan, a tyAccessor) []jen.Code {
 	n := a.r.size
 	bytes := a.storageBytes(p, 0, n)
 	return []jen.Code{
-		jen.Commentf("%s returns %s (%s).", a.get, what, a.r.cName).Line().
+		gocomment.Commentf("%s returns %s (%s).", a.get, what, a.r.cName).Line().
 			Func().Params(recv).Id(a.get).Params().Add(a.r.code).Block(
 			jen.Var().Id("v").Add(a.r.code),
 			jen.Copy(tyAsBytes(jen.Op("&").Id("v"), n), bytes),
 			jen.Return(jen.Id("v")),
 		),
-		jen.Commentf("%s sets %s (%s).", a.set, what, a.r.cName).Line().
+		gocomment.Commentf("%s sets %s (%s).", a.set, what, a.r.cName).Line().
 			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(a.set).Params(jen.Id("v").Add(a.r.code)).Block(
 			jen.Copy(a.storageBytes(p, 0, n), tyAsBytes(jen.Op("&").Id("v"), n)),
 		),
@@ -944,13 +949,13 @@ func (g *TypeGen) renderBitfield(p *tyPlan, a tyAccessor, recv jen.Code, what st
 		setBody = append(setBody, jen.Id("b").Index(jen.Lit(int(i))).Op("=").Byte().Call(jen.Id(store)))
 	}
 	return []jen.Code{
-		jen.Commentf("%s returns the bitfield %s (%s:%d).", a.get, what, a.r.cName, size).Line().
+		gocomment.Commentf("%s returns the bitfield %s (%s:%d).", a.get, what, a.r.cName, size).Line().
 			Func().Params(recv).Id(a.get).Params().Add(a.r.code).Block(
 			jen.Id("b").Op(":=").Add(a.storageBytes(p, lo, hi)),
 			jen.Id("x").Op(":=").Id(loadExpr),
 			jen.Return(jen.Id(get)),
 		),
-		jen.Commentf("%s sets the bitfield %s (%s:%d), keeping its low %d bits.", a.set, what, a.r.cName, size, size).Line().
+		gocomment.Commentf("%s sets the bitfield %s (%s:%d), keeping its low %d bits.", a.set, what, a.r.cName, size, size).Line().
 			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(a.set).Params(jen.Id("v").Add(a.r.code)).Block(setBody...),
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/skelgen/skelgen/gen/aot"
+	"github.com/skelgen/skelgen/internal/gocomment"
 	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -296,15 +297,13 @@ func (s *skeleton) hostDecls(f *jen.File, hostT, bindFn string) {
 		for _, p := range hf.params {
 			params = append(params, jen.Id(p.name).Add(p.typ))
 		}
-		m := jen.Comment(fmt.Sprintf("%s implements extern %s.", hf.method, hf.name)).Line().Id(hf.method).Params(params...)
+		m := gocomment.Comment(fmt.Sprintf("%s implements extern %s.", hf.method, hf.name)).Line().Id(hf.method).Params(params...)
 		if hf.resTyp != nil {
 			m = m.Add(hf.resTyp)
 		}
 		methods = append(methods, m)
 	}
-	f.Commentf("%s is implemented by the Go host: the extern (__ksym) functions that the", hostT)
-	f.Comment("object's user-space programs call. Pointer arguments are bounds-checked")
-	f.Comment("copies of program memory, written back after the call unless const.")
+	f.Add(gocomment.Commentf("%s is implemented by the Go host: the extern (__ksym) functions that the object's user-space programs call. Pointer arguments are bounds-checked copies of program memory, written back after the call unless const.", hostT))
 	f.Type().Id(hostT).Interface(methods...)
 
 	rt := s.runtimeImport()

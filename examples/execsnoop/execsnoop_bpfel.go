@@ -7,25 +7,65 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"structs"
+	"unsafe"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
-	"unsafe"
 )
+
+// ExecsnoopEvent is struct event (1064 bytes) with its C layout.
+type ExecsnoopEvent struct {
+	_         structs.HostLayout
+	Pid       uint32
+	Ppid      uint32
+	Uid       uint32
+	Retval    int32
+	ArgsCount uint32
+	ArgsSize  uint32
+	Comm      [16]byte
+	Args      [1024]byte
+}
+
+// Fails to compile unless ExecsnoopEvent has the 1064 bytes of struct event.
+var _ = [1]struct{}{}[unsafe.Sizeof(ExecsnoopEvent{})-1064]
+
+// CommString returns struct event.comm (char[16]) up to its first NUL byte.
+func (s *ExecsnoopEvent) CommString() string {
+	b := s.Comm[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// ArgsString returns struct event.args (char[1024]) up to its first NUL byte.
+func (s *ExecsnoopEvent) ArgsString() string {
+	b := s.Args[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
 
 // execsnoopObject is the object built from execsnoop.bpf.c for target bpfel.
 //
 //go:embed execsnoop_bpfel.o
 var execsnoopObject []byte
 
-// ExecsnoopSpec is the object's collection spec with typed handles to its global variables.
+// ExecsnoopSpec is the object's collection spec with typed handles to its
+// global variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type ExecsnoopSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps ExecsnoopMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs ExecsnoopProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables ExecsnoopVariableSpecs
@@ -41,9 +81,11 @@ type ExecsnoopMapSpecs struct {
 
 // ExecsnoopProgramSpecs are the object's programs before load.
 type ExecsnoopProgramSpecs struct {
-	// EnterExecve is program enter_execve (section tracepoint/syscalls/sys_enter_execve).
+	// EnterExecve is program enter_execve (section
+	// tracepoint/syscalls/sys_enter_execve).
 	EnterExecve *bridge.ProgramSpec
-	// ExitExecve is program exit_execve (section tracepoint/syscalls/sys_exit_execve).
+	// ExitExecve is program exit_execve (section
+	// tracepoint/syscalls/sys_exit_execve).
 	ExitExecve *bridge.ProgramSpec
 }
 
@@ -88,7 +130,8 @@ func LoadExecsnoopSpec() (*ExecsnoopSpec, error) {
 	return s, nil
 }
 
-// LoadExecsnoop parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
+// LoadExecsnoop parses the embedded object and loads the kernel programs and
+// maps into the kernel; opts may be nil.
 func LoadExecsnoop(opts *ebpf.CollectionOptions) (*ExecsnoopObjects, error) {
 	spec, err := LoadExecsnoopSpec()
 	if err != nil {
@@ -115,17 +158,22 @@ func (s *ExecsnoopSpec) Load(opts *ebpf.CollectionOptions) (*ExecsnoopObjects, e
 	return o, nil
 }
 
-// ExecsnoopObjects are the loaded maps, programs and variables. Close releases them.
+// ExecsnoopObjects are the loaded maps, programs and variables. Close releases
+// them.
 type ExecsnoopObjects struct {
-	// Events is map events (RingBuf, max_entries 262144). Record type struct event, as written at execsnoop.bpf.c:110 (bpf_ringbuf_output).
+	// Events is map events (RingBuf, max_entries 262144). Record type struct
+	// event, as written at execsnoop.bpf.c:110 (bpf_ringbuf_output).
 	Events *bridge.RingBuf[ExecsnoopEvent]
 	// Execs is map execs (Hash, max_entries 10240).
 	Execs *bridge.Map[uint32, ExecsnoopEvent]
-	// EnterExecve is program enter_execve (section tracepoint/syscalls/sys_enter_execve).
+	// EnterExecve is program enter_execve (section
+	// tracepoint/syscalls/sys_enter_execve).
 	EnterExecve ExecsnoopEnterExecveProgram
-	// ExitExecve is program exit_execve (section tracepoint/syscalls/sys_exit_execve).
+	// ExitExecve is program exit_execve (section
+	// tracepoint/syscalls/sys_exit_execve).
 	ExitExecve ExecsnoopExitExecveProgram
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables ExecsnoopVariables
 
 	set *bridge.Set
@@ -167,17 +215,21 @@ func (o *ExecsnoopObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *ExecsnoopObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *ExecsnoopObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *ExecsnoopObjects) AttachAll() error {
 	if !o.EnterExecve.Disabled() {
 		if _, err := o.EnterExecve.Attach(); err != nil {
@@ -192,7 +244,8 @@ func (o *ExecsnoopObjects) AttachAll() error {
 	return nil
 }
 
-// ExecsnoopEnterExecveProgram is program enter_execve (section tracepoint/syscalls/sys_enter_execve, type TracePoint).
+// ExecsnoopEnterExecveProgram is program enter_execve (section
+// tracepoint/syscalls/sys_enter_execve, type TracePoint).
 type ExecsnoopEnterExecveProgram struct {
 	bridge.Program
 }
@@ -203,7 +256,8 @@ func (p ExecsnoopEnterExecveProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_enter_execve")
 }
 
-// ExecsnoopExitExecveProgram is program exit_execve (section tracepoint/syscalls/sys_exit_execve, type TracePoint).
+// ExecsnoopExitExecveProgram is program exit_execve (section
+// tracepoint/syscalls/sys_exit_execve, type TracePoint).
 type ExecsnoopExitExecveProgram struct {
 	bridge.Program
 }
@@ -212,37 +266,4 @@ type ExecsnoopExitExecveProgram struct {
 // The link is also closed by ExecsnoopObjects.Close.
 func (p ExecsnoopExitExecveProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_exit_execve")
-}
-
-// ExecsnoopEvent is struct event (1064 bytes) with its C layout.
-type ExecsnoopEvent struct {
-	Pid       uint32
-	Ppid      uint32
-	Uid       uint32
-	Retval    int32
-	ArgsCount uint32
-	ArgsSize  uint32
-	Comm      [16]byte
-	Args      [1024]byte
-}
-
-// Fails to compile unless ExecsnoopEvent has the 1064 bytes of struct event.
-var _ = [1]struct{}{}[unsafe.Sizeof(ExecsnoopEvent{})-1064]
-
-// CommString returns struct event.comm (char[16]) up to its first NUL byte.
-func (s *ExecsnoopEvent) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
-}
-
-// ArgsString returns struct event.args (char[1024]) up to its first NUL byte.
-func (s *ExecsnoopEvent) ArgsString() string {
-	b := s.Args[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
 }

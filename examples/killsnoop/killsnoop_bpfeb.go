@@ -7,25 +7,64 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"structs"
+	"unsafe"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
-	"unsafe"
 )
+
+// KillsnoopEvent is struct event (32 bytes) with its C layout.
+type KillsnoopEvent struct {
+	_    structs.HostLayout
+	Pid  uint32
+	Tpid int32
+	Sig  int32
+	Ret  int32
+	Comm [16]byte
+}
+
+// Fails to compile unless KillsnoopEvent has the 32 bytes of struct event.
+var _ = [1]struct{}{}[unsafe.Sizeof(KillsnoopEvent{})-32]
+
+// CommString returns struct event.comm (char[16]) up to its first NUL byte.
+func (s *KillsnoopEvent) CommString() string {
+	b := s.Comm[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// KillsnoopKillArgs is struct kill_args (8 bytes) with its C layout.
+type KillsnoopKillArgs struct {
+	_    structs.HostLayout
+	Tpid int32
+	Sig  int32
+}
+
+// Fails to compile unless KillsnoopKillArgs has the 8 bytes of struct
+// kill_args.
+var _ = [1]struct{}{}[unsafe.Sizeof(KillsnoopKillArgs{})-8]
 
 // killsnoopObject is the object built from killsnoop.bpf.c for target bpfeb.
 //
 //go:embed killsnoop_bpfeb.o
 var killsnoopObject []byte
 
-// KillsnoopSpec is the object's collection spec with typed handles to its global variables.
+// KillsnoopSpec is the object's collection spec with typed handles to its
+// global variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type KillsnoopSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps KillsnoopMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs KillsnoopProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables KillsnoopVariableSpecs
@@ -41,7 +80,8 @@ type KillsnoopMapSpecs struct {
 
 // KillsnoopProgramSpecs are the object's programs before load.
 type KillsnoopProgramSpecs struct {
-	// EnterKill is program enter_kill (section tracepoint/syscalls/sys_enter_kill).
+	// EnterKill is program enter_kill (section
+	// tracepoint/syscalls/sys_enter_kill).
 	EnterKill *bridge.ProgramSpec
 	// ExitKill is program exit_kill (section tracepoint/syscalls/sys_exit_kill).
 	ExitKill *bridge.ProgramSpec
@@ -88,7 +128,8 @@ func LoadKillsnoopSpec() (*KillsnoopSpec, error) {
 	return s, nil
 }
 
-// LoadKillsnoop parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
+// LoadKillsnoop parses the embedded object and loads the kernel programs and
+// maps into the kernel; opts may be nil.
 func LoadKillsnoop(opts *ebpf.CollectionOptions) (*KillsnoopObjects, error) {
 	spec, err := LoadKillsnoopSpec()
 	if err != nil {
@@ -115,17 +156,21 @@ func (s *KillsnoopSpec) Load(opts *ebpf.CollectionOptions) (*KillsnoopObjects, e
 	return o, nil
 }
 
-// KillsnoopObjects are the loaded maps, programs and variables. Close releases them.
+// KillsnoopObjects are the loaded maps, programs and variables. Close releases
+// them.
 type KillsnoopObjects struct {
-	// Events is map events (PerfEventArray, max_entries 0). Record type struct event, as written at killsnoop.bpf.c:71 (bpf_perf_event_output).
+	// Events is map events (PerfEventArray, max_entries 0). Record type struct
+	// event, as written at killsnoop.bpf.c:71 (bpf_perf_event_output).
 	Events *bridge.PerfEventArray[KillsnoopEvent]
 	// Start is map start (Hash, max_entries 10240).
 	Start *bridge.Map[uint32, KillsnoopKillArgs]
-	// EnterKill is program enter_kill (section tracepoint/syscalls/sys_enter_kill).
+	// EnterKill is program enter_kill (section
+	// tracepoint/syscalls/sys_enter_kill).
 	EnterKill KillsnoopEnterKillProgram
 	// ExitKill is program exit_kill (section tracepoint/syscalls/sys_exit_kill).
 	ExitKill KillsnoopExitKillProgram
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables KillsnoopVariables
 
 	set *bridge.Set
@@ -167,17 +212,21 @@ func (o *KillsnoopObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *KillsnoopObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *KillsnoopObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *KillsnoopObjects) AttachAll() error {
 	if !o.EnterKill.Disabled() {
 		if _, err := o.EnterKill.Attach(); err != nil {
@@ -192,7 +241,8 @@ func (o *KillsnoopObjects) AttachAll() error {
 	return nil
 }
 
-// KillsnoopEnterKillProgram is program enter_kill (section tracepoint/syscalls/sys_enter_kill, type TracePoint).
+// KillsnoopEnterKillProgram is program enter_kill (section
+// tracepoint/syscalls/sys_enter_kill, type TracePoint).
 type KillsnoopEnterKillProgram struct {
 	bridge.Program
 }
@@ -203,7 +253,8 @@ func (p KillsnoopEnterKillProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_enter_kill")
 }
 
-// KillsnoopExitKillProgram is program exit_kill (section tracepoint/syscalls/sys_exit_kill, type TracePoint).
+// KillsnoopExitKillProgram is program exit_kill (section
+// tracepoint/syscalls/sys_exit_kill, type TracePoint).
 type KillsnoopExitKillProgram struct {
 	bridge.Program
 }
@@ -213,33 +264,3 @@ type KillsnoopExitKillProgram struct {
 func (p KillsnoopExitKillProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_exit_kill")
 }
-
-// KillsnoopEvent is struct event (32 bytes) with its C layout.
-type KillsnoopEvent struct {
-	Pid  uint32
-	Tpid int32
-	Sig  int32
-	Ret  int32
-	Comm [16]byte
-}
-
-// Fails to compile unless KillsnoopEvent has the 32 bytes of struct event.
-var _ = [1]struct{}{}[unsafe.Sizeof(KillsnoopEvent{})-32]
-
-// CommString returns struct event.comm (char[16]) up to its first NUL byte.
-func (s *KillsnoopEvent) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
-}
-
-// KillsnoopKillArgs is struct kill_args (8 bytes) with its C layout.
-type KillsnoopKillArgs struct {
-	Tpid int32
-	Sig  int32
-}
-
-// Fails to compile unless KillsnoopKillArgs has the 8 bytes of struct kill_args.
-var _ = [1]struct{}{}[unsafe.Sizeof(KillsnoopKillArgs{})-8]

@@ -8,6 +8,7 @@ package main
 
 import (
 	"encoding/binary"
+
 	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
 )
 

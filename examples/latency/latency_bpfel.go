@@ -7,26 +7,57 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"structs"
+	"unsafe"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
 	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
-	"unsafe"
 )
+
+// LatencySummary is struct summary (48 bytes) with its C layout.
+type LatencySummary struct {
+	_      structs.HostLayout
+	Count  uint64
+	P50Ns  uint64
+	P90Ns  uint64
+	P99Ns  uint64
+	MaxNs  uint64
+	MeanNs uint64
+}
+
+// Fails to compile unless LatencySummary has the 48 bytes of struct summary.
+var _ = [1]struct{}{}[unsafe.Sizeof(LatencySummary{})-48]
+
+// LatencyTotals is struct totals (24 bytes) with its C layout.
+type LatencyTotals struct {
+	_     structs.HostLayout
+	Count uint64
+	SumNs uint64
+	MaxNs uint64
+}
+
+// Fails to compile unless LatencyTotals has the 24 bytes of struct totals.
+var _ = [1]struct{}{}[unsafe.Sizeof(LatencyTotals{})-24]
 
 // latencyObject is the object built from latency.bpf.c for target bpfel.
 //
 //go:embed latency_bpfel.o
 var latencyObject []byte
 
-// LatencySpec is the object's collection spec with typed handles to its global variables.
+// LatencySpec is the object's collection spec with typed handles to its global
+// variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type LatencySpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps LatencyMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs LatencyProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables LatencyVariableSpecs
@@ -89,13 +120,15 @@ func LoadLatencySpec() (*LatencySpec, error) {
 	return s, nil
 }
 
-// LatencyLoadOptions configure Load: in process or with the kernel, where output and records go, the instruction budget.
+// LatencyLoadOptions configure Load: in process or with the kernel, where
+// output and records go, the instruction budget.
 type LatencyLoadOptions = bridge.LoadOptions
 
 // LatencyPointer is an untyped pointer argument of a host function.
 type LatencyPointer = bridge.Pointer
 
-// LatencyMemoryError is the error of a user program that accessed memory out of bounds.
+// LatencyMemoryError is the error of a user program that accessed memory out
+// of bounds.
 type LatencyMemoryError = runtime.MemoryError
 
 var (
@@ -107,7 +140,10 @@ var (
 	LatencyErrInProcess = bridge.ErrInProcess
 )
 
-// LoadLatency parses the embedded object and loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil. host implements the functions the user-space programs call.
+// LoadLatency parses the embedded object and loads the kernel programs and the
+// maps they use into the kernel (unless opts.InProcess) and the user-space
+// programs into the runtime; opts may be nil. host implements the functions
+// the user-space programs call.
 func LoadLatency(host LatencyHost, opts *LatencyLoadOptions) (*LatencyObjects, error) {
 	spec, err := LoadLatencySpec()
 	if err != nil {
@@ -116,7 +152,9 @@ func LoadLatency(host LatencyHost, opts *LatencyLoadOptions) (*LatencyObjects, e
 	return spec.Load(host, opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil. host implements the functions the user-space programs call.
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess) and the user-space programs into the runtime; opts may be
+// nil. host implements the functions the user-space programs call.
 func (s *LatencySpec) Load(host LatencyHost, opts *LatencyLoadOptions) (*LatencyObjects, error) {
 	set, err := bridge.Load(s.Spec, latencyExterns(host), bridge.WithDisabled(opts, s.Programs.OnEnter, s.Programs.OnExit, s.Programs.Report))
 	if err != nil {
@@ -130,7 +168,8 @@ func (s *LatencySpec) Load(host LatencyHost, opts *LatencyLoadOptions) (*Latency
 	return o, nil
 }
 
-// LatencyObjects are the loaded maps, programs and variables. Close releases them.
+// LatencyObjects are the loaded maps, programs and variables. Close releases
+// them.
 type LatencyObjects struct {
 	// Hist is map hist (Array, max_entries 64).
 	Hist *bridge.Map[uint32, uint64]
@@ -142,9 +181,11 @@ type LatencyObjects struct {
 	OnEnter LatencyOnEnterProgram
 	// OnExit is program on_exit (section tracepoint/raw_syscalls/sys_exit).
 	OnExit LatencyOnExitProgram
-	// Report is user-space program report (section ubpf/report), run in process; nil when its autoload was off.
+	// Report is user-space program report (section ubpf/report), run in process;
+	// nil when its autoload was off.
 	Report *bridge.UserProgram[LatencySummary]
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables LatencyVariables
 
 	set *bridge.Set
@@ -184,17 +225,21 @@ func (o *LatencyObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *LatencyObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *LatencyObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *LatencyObjects) AttachAll() error {
 	if !o.OnEnter.Disabled() {
 		if _, err := o.OnEnter.Attach(); err != nil {
@@ -209,7 +254,8 @@ func (o *LatencyObjects) AttachAll() error {
 	return nil
 }
 
-// LatencyOnEnterProgram is program on_enter (section tracepoint/raw_syscalls/sys_enter, type TracePoint).
+// LatencyOnEnterProgram is program on_enter (section
+// tracepoint/raw_syscalls/sys_enter, type TracePoint).
 type LatencyOnEnterProgram struct {
 	bridge.Program
 }
@@ -220,7 +266,8 @@ func (p LatencyOnEnterProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("raw_syscalls", "sys_enter")
 }
 
-// LatencyOnExitProgram is program on_exit (section tracepoint/raw_syscalls/sys_exit, type TracePoint).
+// LatencyOnExitProgram is program on_exit (section
+// tracepoint/raw_syscalls/sys_exit, type TracePoint).
 type LatencyOnExitProgram struct {
 	bridge.Program
 }
@@ -231,9 +278,10 @@ func (p LatencyOnExitProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("raw_syscalls", "sys_exit")
 }
 
-// LatencyHost is implemented by the Go host: the extern (__ksym) functions that the
-// object's user-space programs call. Pointer arguments are bounds-checked
-// copies of program memory, written back after the call unless const.
+// LatencyHost is implemented by the Go host: the extern (__ksym) functions
+// that the object's user-space programs call. Pointer arguments are
+// bounds-checked copies of program memory, written back after the call unless
+// const.
 type LatencyHost interface {
 	// HostMetric implements extern host_metric.
 	HostMetric(arg0 string, arg1 uint64)
@@ -249,26 +297,3 @@ func latencyExterns(host LatencyHost) map[string]runtime.Func {
 		return 0, nil
 	}}
 }
-
-// LatencySummary is struct summary (48 bytes) with its C layout.
-type LatencySummary struct {
-	Count  uint64
-	P50Ns  uint64
-	P90Ns  uint64
-	P99Ns  uint64
-	MaxNs  uint64
-	MeanNs uint64
-}
-
-// Fails to compile unless LatencySummary has the 48 bytes of struct summary.
-var _ = [1]struct{}{}[unsafe.Sizeof(LatencySummary{})-48]
-
-// LatencyTotals is struct totals (24 bytes) with its C layout.
-type LatencyTotals struct {
-	Count uint64
-	SumNs uint64
-	MaxNs uint64
-}
-
-// Fails to compile unless LatencyTotals has the 24 bytes of struct totals.
-var _ = [1]struct{}{}[unsafe.Sizeof(LatencyTotals{})-24]

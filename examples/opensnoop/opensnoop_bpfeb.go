@@ -7,25 +7,77 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"structs"
+	"unsafe"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
-	"unsafe"
 )
+
+// OpensnoopArgs is struct args (16 bytes) with its C layout.
+type OpensnoopArgs struct {
+	_     structs.HostLayout
+	Fname uint64 // const char *
+	Flags int32
+	_     [4]byte
+}
+
+// Fails to compile unless OpensnoopArgs has the 16 bytes of struct args.
+var _ = [1]struct{}{}[unsafe.Sizeof(OpensnoopArgs{})-16]
+
+// OpensnoopEvent is struct event (304 bytes) with its C layout.
+type OpensnoopEvent struct {
+	_     structs.HostLayout
+	TsNs  uint64
+	Pid   uint32
+	Tid   uint32
+	Uid   uint32
+	Ret   int32
+	Flags int32
+	Comm  [16]byte
+	Fname [256]byte
+	_     [4]byte
+}
+
+// Fails to compile unless OpensnoopEvent has the 304 bytes of struct event.
+var _ = [1]struct{}{}[unsafe.Sizeof(OpensnoopEvent{})-304]
+
+// CommString returns struct event.comm (char[16]) up to its first NUL byte.
+func (s *OpensnoopEvent) CommString() string {
+	b := s.Comm[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// FnameString returns struct event.fname (char[256]) up to its first NUL byte.
+func (s *OpensnoopEvent) FnameString() string {
+	b := s.Fname[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
 
 // opensnoopObject is the object built from opensnoop.bpf.c for target bpfeb.
 //
 //go:embed opensnoop_bpfeb.o
 var opensnoopObject []byte
 
-// OpensnoopSpec is the object's collection spec with typed handles to its global variables.
+// OpensnoopSpec is the object's collection spec with typed handles to its
+// global variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type OpensnoopSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps OpensnoopMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs OpensnoopProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables OpensnoopVariableSpecs
@@ -41,9 +93,11 @@ type OpensnoopMapSpecs struct {
 
 // OpensnoopProgramSpecs are the object's programs before load.
 type OpensnoopProgramSpecs struct {
-	// EnterOpenat is program enter_openat (section tracepoint/syscalls/sys_enter_openat).
+	// EnterOpenat is program enter_openat (section
+	// tracepoint/syscalls/sys_enter_openat).
 	EnterOpenat *bridge.ProgramSpec
-	// ExitOpenat is program exit_openat (section tracepoint/syscalls/sys_exit_openat).
+	// ExitOpenat is program exit_openat (section
+	// tracepoint/syscalls/sys_exit_openat).
 	ExitOpenat *bridge.ProgramSpec
 	// FexitOpenat2 is program fexit_openat2 (section fexit/do_sys_openat2).
 	FexitOpenat2 *bridge.ProgramSpec
@@ -88,7 +142,8 @@ func LoadOpensnoopSpec() (*OpensnoopSpec, error) {
 	return s, nil
 }
 
-// LoadOpensnoop parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
+// LoadOpensnoop parses the embedded object and loads the kernel programs and
+// maps into the kernel; opts may be nil.
 func LoadOpensnoop(opts *ebpf.CollectionOptions) (*OpensnoopObjects, error) {
 	spec, err := LoadOpensnoopSpec()
 	if err != nil {
@@ -115,19 +170,24 @@ func (s *OpensnoopSpec) Load(opts *ebpf.CollectionOptions) (*OpensnoopObjects, e
 	return o, nil
 }
 
-// OpensnoopObjects are the loaded maps, programs and variables. Close releases them.
+// OpensnoopObjects are the loaded maps, programs and variables. Close releases
+// them.
 type OpensnoopObjects struct {
-	// Events is map events (RingBuf, max_entries 262144). Record type struct event, as written at opensnoop.bpf.c:64 (bpf_ringbuf_reserve).
+	// Events is map events (RingBuf, max_entries 262144). Record type struct
+	// event, as written at opensnoop.bpf.c:64 (bpf_ringbuf_reserve).
 	Events *bridge.RingBuf[OpensnoopEvent]
 	// Start is map start (Hash, max_entries 10240).
 	Start *bridge.Map[uint32, OpensnoopArgs]
-	// EnterOpenat is program enter_openat (section tracepoint/syscalls/sys_enter_openat).
+	// EnterOpenat is program enter_openat (section
+	// tracepoint/syscalls/sys_enter_openat).
 	EnterOpenat OpensnoopEnterOpenatProgram
-	// ExitOpenat is program exit_openat (section tracepoint/syscalls/sys_exit_openat).
+	// ExitOpenat is program exit_openat (section
+	// tracepoint/syscalls/sys_exit_openat).
 	ExitOpenat OpensnoopExitOpenatProgram
 	// FexitOpenat2 is program fexit_openat2 (section fexit/do_sys_openat2).
 	FexitOpenat2 OpensnoopFexitOpenat2Program
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables OpensnoopVariables
 
 	set *bridge.Set
@@ -167,17 +227,21 @@ func (o *OpensnoopObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *OpensnoopObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *OpensnoopObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *OpensnoopObjects) AttachAll() error {
 	if !o.EnterOpenat.Disabled() {
 		if _, err := o.EnterOpenat.Attach(); err != nil {
@@ -197,7 +261,8 @@ func (o *OpensnoopObjects) AttachAll() error {
 	return nil
 }
 
-// OpensnoopEnterOpenatProgram is program enter_openat (section tracepoint/syscalls/sys_enter_openat, type TracePoint).
+// OpensnoopEnterOpenatProgram is program enter_openat (section
+// tracepoint/syscalls/sys_enter_openat, type TracePoint).
 type OpensnoopEnterOpenatProgram struct {
 	bridge.Program
 }
@@ -208,7 +273,8 @@ func (p OpensnoopEnterOpenatProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_enter_openat")
 }
 
-// OpensnoopExitOpenatProgram is program exit_openat (section tracepoint/syscalls/sys_exit_openat, type TracePoint).
+// OpensnoopExitOpenatProgram is program exit_openat (section
+// tracepoint/syscalls/sys_exit_openat, type TracePoint).
 type OpensnoopExitOpenatProgram struct {
 	bridge.Program
 }
@@ -219,7 +285,8 @@ func (p OpensnoopExitOpenatProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_exit_openat")
 }
 
-// OpensnoopFexitOpenat2Program is program fexit_openat2 (section fexit/do_sys_openat2, type Tracing).
+// OpensnoopFexitOpenat2Program is program fexit_openat2 (section
+// fexit/do_sys_openat2, type Tracing).
 type OpensnoopFexitOpenat2Program struct {
 	bridge.Program
 }
@@ -228,48 +295,4 @@ type OpensnoopFexitOpenat2Program struct {
 // The link is also closed by OpensnoopObjects.Close.
 func (p OpensnoopFexitOpenat2Program) Attach() (link.Link, error) {
 	return p.AttachTracing()
-}
-
-// OpensnoopArgs is struct args (16 bytes) with its C layout.
-type OpensnoopArgs struct {
-	Fname uint64 // const char *
-	Flags int32
-	_     [4]byte
-}
-
-// Fails to compile unless OpensnoopArgs has the 16 bytes of struct args.
-var _ = [1]struct{}{}[unsafe.Sizeof(OpensnoopArgs{})-16]
-
-// OpensnoopEvent is struct event (304 bytes) with its C layout.
-type OpensnoopEvent struct {
-	TsNs  uint64
-	Pid   uint32
-	Tid   uint32
-	Uid   uint32
-	Ret   int32
-	Flags int32
-	Comm  [16]byte
-	Fname [256]byte
-	_     [4]byte
-}
-
-// Fails to compile unless OpensnoopEvent has the 304 bytes of struct event.
-var _ = [1]struct{}{}[unsafe.Sizeof(OpensnoopEvent{})-304]
-
-// CommString returns struct event.comm (char[16]) up to its first NUL byte.
-func (s *OpensnoopEvent) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
-}
-
-// FnameString returns struct event.fname (char[256]) up to its first NUL byte.
-func (s *OpensnoopEvent) FnameString() string {
-	b := s.Fname[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
 }

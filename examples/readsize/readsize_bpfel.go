@@ -7,26 +7,53 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"structs"
+	"unsafe"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
 	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
-	"unsafe"
 )
+
+// ReadsizeSummary is struct summary (24 bytes) with its C layout.
+type ReadsizeSummary struct {
+	_     structs.HostLayout
+	Reads uint64
+	Bytes uint64
+	Mean  uint64
+}
+
+// Fails to compile unless ReadsizeSummary has the 24 bytes of struct summary.
+var _ = [1]struct{}{}[unsafe.Sizeof(ReadsizeSummary{})-24]
+
+// ReadsizeTotals is struct totals (16 bytes) with its C layout.
+type ReadsizeTotals struct {
+	_     structs.HostLayout
+	Reads uint64
+	Bytes uint64
+}
+
+// Fails to compile unless ReadsizeTotals has the 16 bytes of struct totals.
+var _ = [1]struct{}{}[unsafe.Sizeof(ReadsizeTotals{})-16]
 
 // readsizeObject is the object built from readsize.bpf.c for target bpfel.
 //
 //go:embed readsize_bpfel.o
 var readsizeObject []byte
 
-// ReadsizeSpec is the object's collection spec with typed handles to its global variables.
+// ReadsizeSpec is the object's collection spec with typed handles to its
+// global variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type ReadsizeSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps ReadsizeMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs ReadsizeProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables ReadsizeVariableSpecs
@@ -84,10 +111,12 @@ func LoadReadsizeSpec() (*ReadsizeSpec, error) {
 	return s, nil
 }
 
-// ReadsizeLoadOptions configure Load: in process or with the kernel, where output and records go, the instruction budget.
+// ReadsizeLoadOptions configure Load: in process or with the kernel, where
+// output and records go, the instruction budget.
 type ReadsizeLoadOptions = bridge.LoadOptions
 
-// ReadsizeMemoryError is the error of a user program that accessed memory out of bounds.
+// ReadsizeMemoryError is the error of a user program that accessed memory out
+// of bounds.
 type ReadsizeMemoryError = runtime.MemoryError
 
 var (
@@ -99,7 +128,9 @@ var (
 	ReadsizeErrInProcess = bridge.ErrInProcess
 )
 
-// LoadReadsize parses the embedded object and loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil.
+// LoadReadsize parses the embedded object and loads the kernel programs and
+// the maps they use into the kernel (unless opts.InProcess) and the user-space
+// programs into the runtime; opts may be nil.
 func LoadReadsize(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error) {
 	spec, err := LoadReadsizeSpec()
 	if err != nil {
@@ -108,7 +139,9 @@ func LoadReadsize(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil.
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess) and the user-space programs into the runtime; opts may be
+// nil.
 func (s *ReadsizeSpec) Load(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.ReadDone, s.Programs.Report))
 	if err != nil {
@@ -122,7 +155,8 @@ func (s *ReadsizeSpec) Load(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error)
 	return o, nil
 }
 
-// ReadsizeObjects are the loaded maps, programs and variables. Close releases them.
+// ReadsizeObjects are the loaded maps, programs and variables. Close releases
+// them.
 type ReadsizeObjects struct {
 	// Hist is map hist (Array, max_entries 32).
 	Hist *bridge.Map[uint32, uint64]
@@ -130,9 +164,11 @@ type ReadsizeObjects struct {
 	Totals *bridge.Map[uint32, ReadsizeTotals]
 	// ReadDone is program read_done (section tracepoint/syscalls/sys_exit_read).
 	ReadDone ReadsizeReadDoneProgram
-	// Report is user-space program report (section ubpf/report), run in process; nil when its autoload was off.
+	// Report is user-space program report (section ubpf/report), run in process;
+	// nil when its autoload was off.
 	Report *bridge.UserProgram[ReadsizeSummary]
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables ReadsizeVariables
 
 	set *bridge.Set
@@ -171,17 +207,21 @@ func (o *ReadsizeObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *ReadsizeObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *ReadsizeObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *ReadsizeObjects) AttachAll() error {
 	if !o.ReadDone.Disabled() {
 		if _, err := o.ReadDone.Attach(); err != nil {
@@ -191,7 +231,8 @@ func (o *ReadsizeObjects) AttachAll() error {
 	return nil
 }
 
-// ReadsizeReadDoneProgram is program read_done (section tracepoint/syscalls/sys_exit_read, type TracePoint).
+// ReadsizeReadDoneProgram is program read_done (section
+// tracepoint/syscalls/sys_exit_read, type TracePoint).
 type ReadsizeReadDoneProgram struct {
 	bridge.Program
 }
@@ -201,22 +242,3 @@ type ReadsizeReadDoneProgram struct {
 func (p ReadsizeReadDoneProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_exit_read")
 }
-
-// ReadsizeSummary is struct summary (24 bytes) with its C layout.
-type ReadsizeSummary struct {
-	Reads uint64
-	Bytes uint64
-	Mean  uint64
-}
-
-// Fails to compile unless ReadsizeSummary has the 24 bytes of struct summary.
-var _ = [1]struct{}{}[unsafe.Sizeof(ReadsizeSummary{})-24]
-
-// ReadsizeTotals is struct totals (16 bytes) with its C layout.
-type ReadsizeTotals struct {
-	Reads uint64
-	Bytes uint64
-}
-
-// Fails to compile unless ReadsizeTotals has the 16 bytes of struct totals.
-var _ = [1]struct{}{}[unsafe.Sizeof(ReadsizeTotals{})-16]

@@ -7,24 +7,51 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"structs"
+	"unsafe"
+
 	"github.com/cilium/ebpf"
 	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
-	"unsafe"
 )
+
+// StackcountKey is struct key (28 bytes) with its C layout.
+type StackcountKey struct {
+	_           structs.HostLayout
+	Pid         uint32
+	KernelStack int32
+	UserStack   int32
+	Comm        [16]byte
+}
+
+// Fails to compile unless StackcountKey has the 28 bytes of struct key.
+var _ = [1]struct{}{}[unsafe.Sizeof(StackcountKey{})-28]
+
+// CommString returns struct key.comm (char[16]) up to its first NUL byte.
+func (s *StackcountKey) CommString() string {
+	b := s.Comm[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
 
 // stackcountObject is the object built from stackcount.bpf.c for target bpfeb.
 //
 //go:embed stackcount_bpfeb.o
 var stackcountObject []byte
 
-// StackcountSpec is the object's collection spec with typed handles to its global variables.
+// StackcountSpec is the object's collection spec with typed handles to its
+// global variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type StackcountSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps StackcountMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs StackcountProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables StackcountVariableSpecs
@@ -82,7 +109,8 @@ func LoadStackcountSpec() (*StackcountSpec, error) {
 	return s, nil
 }
 
-// LoadStackcount parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
+// LoadStackcount parses the embedded object and loads the kernel programs and
+// maps into the kernel; opts may be nil.
 func LoadStackcount(opts *ebpf.CollectionOptions) (*StackcountObjects, error) {
 	spec, err := LoadStackcountSpec()
 	if err != nil {
@@ -109,7 +137,8 @@ func (s *StackcountSpec) Load(opts *ebpf.CollectionOptions) (*StackcountObjects,
 	return o, nil
 }
 
-// StackcountObjects are the loaded maps, programs and variables. Close releases them.
+// StackcountObjects are the loaded maps, programs and variables. Close
+// releases them.
 type StackcountObjects struct {
 	// Counts is map counts (Hash, max_entries 0).
 	Counts *bridge.Map[StackcountKey, uint64]
@@ -117,7 +146,8 @@ type StackcountObjects struct {
 	Stacks *bridge.StackTraceMap
 	// CountStack is program count_stack (section tracepoint).
 	CountStack StackcountCountStackProgram
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables StackcountVariables
 
 	set *bridge.Set
@@ -156,42 +186,27 @@ func (o *StackcountObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *StackcountObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *StackcountObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *StackcountObjects) AttachAll() error {
 	return nil
 }
 
-// StackcountCountStackProgram is program count_stack (section tracepoint, type TracePoint).
+// StackcountCountStackProgram is program count_stack (section tracepoint, type
+// TracePoint).
 type StackcountCountStackProgram struct {
 	bridge.Program
-}
-
-// StackcountKey is struct key (28 bytes) with its C layout.
-type StackcountKey struct {
-	Pid         uint32
-	KernelStack int32
-	UserStack   int32
-	Comm        [16]byte
-}
-
-// Fails to compile unless StackcountKey has the 28 bytes of struct key.
-var _ = [1]struct{}{}[unsafe.Sizeof(StackcountKey{})-28]
-
-// CommString returns struct key.comm (char[16]) up to its first NUL byte.
-func (s *StackcountKey) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
 }

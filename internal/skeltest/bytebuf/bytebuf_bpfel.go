@@ -7,6 +7,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+
 	"github.com/cilium/ebpf"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
@@ -17,14 +18,18 @@ import (
 //go:embed bytebuf_bpfel.o
 var bytebufObject []byte
 
-// BytebufSpec is the object's collection spec with typed handles to its global variables.
+// BytebufSpec is the object's collection spec with typed handles to its global
+// variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type BytebufSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps BytebufMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs BytebufProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables BytebufVariableSpecs
@@ -65,10 +70,12 @@ func LoadBytebufSpec() (*BytebufSpec, error) {
 	return s, nil
 }
 
-// BytebufLoadOptions configure Load: in process or with the kernel, where output and records go, the instruction budget.
+// BytebufLoadOptions configure Load: in process or with the kernel, where
+// output and records go, the instruction budget.
 type BytebufLoadOptions = bridge.LoadOptions
 
-// BytebufMemoryError is the error of a user program that accessed memory out of bounds.
+// BytebufMemoryError is the error of a user program that accessed memory out
+// of bounds.
 type BytebufMemoryError = runtime.MemoryError
 
 var (
@@ -80,7 +87,9 @@ var (
 	BytebufErrInProcess = bridge.ErrInProcess
 )
 
-// LoadBytebuf parses the embedded object and loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil.
+// LoadBytebuf parses the embedded object and loads the kernel programs and the
+// maps they use into the kernel (unless opts.InProcess) and the user-space
+// programs into the runtime; opts may be nil.
 func LoadBytebuf(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 	spec, err := LoadBytebufSpec()
 	if err != nil {
@@ -89,7 +98,9 @@ func LoadBytebuf(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil.
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess) and the user-space programs into the runtime; opts may be
+// nil.
 func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Checksum, s.Programs.Invert, s.Programs.Parse))
 	if err != nil {
@@ -103,15 +114,20 @@ func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 	return o, nil
 }
 
-// BytebufObjects are the loaded maps, programs and variables. Close releases them.
+// BytebufObjects are the loaded maps, programs and variables. Close releases
+// them.
 type BytebufObjects struct {
-	// Checksum is user-space program checksum (section ubpf/checksum), run in process; nil when its autoload was off.
+	// Checksum is user-space program checksum (section ubpf/checksum), run in
+	// process; nil when its autoload was off.
 	Checksum *bridge.BufferProgram
-	// Invert is user-space program invert (section ubpf/invert), run in process; nil when its autoload was off.
+	// Invert is user-space program invert (section ubpf/invert), run in process;
+	// nil when its autoload was off.
 	Invert *bridge.BufferProgram
-	// Parse is user-space program parse (section ubpf/parse), run in process; nil when its autoload was off.
+	// Parse is user-space program parse (section ubpf/parse), run in process; nil
+	// when its autoload was off.
 	Parse *bridge.BufferProgram
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables BytebufVariables
 
 	set *bridge.Set
@@ -140,17 +156,21 @@ func (o *BytebufObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *BytebufObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *BytebufObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *BytebufObjects) AttachAll() error {
 	return nil
 }

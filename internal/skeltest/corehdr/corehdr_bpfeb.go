@@ -7,25 +7,54 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"structs"
+	"unsafe"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
-	"unsafe"
 )
+
+// CorehdrExecInfo is struct exec_info (28 bytes) with its C layout.
+type CorehdrExecInfo struct {
+	_    structs.HostLayout
+	Pid  uint32
+	Ppid uint32
+	Uid  uint32
+	Comm [16]byte
+}
+
+// Fails to compile unless CorehdrExecInfo has the 28 bytes of struct
+// exec_info.
+var _ = [1]struct{}{}[unsafe.Sizeof(CorehdrExecInfo{})-28]
+
+// CommString returns struct exec_info.comm (char[16]) up to its first NUL
+// byte.
+func (s *CorehdrExecInfo) CommString() string {
+	b := s.Comm[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
 
 // corehdrObject is the object built from corehdr.bpf.c for target bpfeb.
 //
 //go:embed corehdr_bpfeb.o
 var corehdrObject []byte
 
-// CorehdrSpec is the object's collection spec with typed handles to its global variables.
+// CorehdrSpec is the object's collection spec with typed handles to its global
+// variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type CorehdrSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps CorehdrMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs CorehdrProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables CorehdrVariableSpecs
@@ -62,7 +91,8 @@ func LoadCorehdrSpec() (*CorehdrSpec, error) {
 	return s, nil
 }
 
-// LoadCorehdr parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
+// LoadCorehdr parses the embedded object and loads the kernel programs and
+// maps into the kernel; opts may be nil.
 func LoadCorehdr(opts *ebpf.CollectionOptions) (*CorehdrObjects, error) {
 	spec, err := LoadCorehdrSpec()
 	if err != nil {
@@ -89,13 +119,15 @@ func (s *CorehdrSpec) Load(opts *ebpf.CollectionOptions) (*CorehdrObjects, error
 	return o, nil
 }
 
-// CorehdrObjects are the loaded maps, programs and variables. Close releases them.
+// CorehdrObjects are the loaded maps, programs and variables. Close releases
+// them.
 type CorehdrObjects struct {
 	// LastExec is map last_exec (Hash, max_entries 1024).
 	LastExec *bridge.Map[uint32, CorehdrExecInfo]
 	// OnExec is program on_exec (section tracepoint/sched/sched_process_exec).
 	OnExec CorehdrOnExecProgram
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables CorehdrVariables
 
 	set *bridge.Set
@@ -115,17 +147,21 @@ func (o *CorehdrObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *CorehdrObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *CorehdrObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *CorehdrObjects) AttachAll() error {
 	if !o.OnExec.Disabled() {
 		if _, err := o.OnExec.Attach(); err != nil {
@@ -135,7 +171,8 @@ func (o *CorehdrObjects) AttachAll() error {
 	return nil
 }
 
-// CorehdrOnExecProgram is program on_exec (section tracepoint/sched/sched_process_exec, type TracePoint).
+// CorehdrOnExecProgram is program on_exec (section
+// tracepoint/sched/sched_process_exec, type TracePoint).
 type CorehdrOnExecProgram struct {
 	bridge.Program
 }
@@ -144,24 +181,4 @@ type CorehdrOnExecProgram struct {
 // The link is also closed by CorehdrObjects.Close.
 func (p CorehdrOnExecProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("sched", "sched_process_exec")
-}
-
-// CorehdrExecInfo is struct exec_info (28 bytes) with its C layout.
-type CorehdrExecInfo struct {
-	Pid  uint32
-	Ppid uint32
-	Uid  uint32
-	Comm [16]byte
-}
-
-// Fails to compile unless CorehdrExecInfo has the 28 bytes of struct exec_info.
-var _ = [1]struct{}{}[unsafe.Sizeof(CorehdrExecInfo{})-28]
-
-// CommString returns struct exec_info.comm (char[16]) up to its first NUL byte.
-func (s *CorehdrExecInfo) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
 }

@@ -7,25 +7,164 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"structs"
+	"unsafe"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
-	"unsafe"
 )
+
+// GlobalsLimits is struct limits (16 bytes) with its C layout.
+type GlobalsLimits struct {
+	_         structs.HostLayout
+	MaxEvents uint32
+	Ports     [4]uint16
+	Mode      GlobalsMode
+}
+
+// Fails to compile unless GlobalsLimits has the 16 bytes of struct limits.
+var _ = [1]struct{}{}[unsafe.Sizeof(GlobalsLimits{})-16]
+
+// GlobalsMode is enum mode (4 bytes).
+type GlobalsMode uint32
+
+const (
+	GlobalsModeOff   GlobalsMode = 0
+	GlobalsModeCount GlobalsMode = 1
+	GlobalsModeTrace GlobalsMode = 2
+)
+
+// GlobalsRecord is struct record (48 bytes) with its C layout.
+type GlobalsRecord struct {
+	_    structs.HostLayout
+	Kind uint32
+	_    [4]byte
+	GlobalsRecord_Anon0
+	Bits0 [1]byte // bitfields flags:3, level:5
+	Bits1 [3]byte // bitfields seq:24
+	_     [4]byte
+	Owner uint64 // void *
+	Grid  [2][3]uint8
+	_     [2]byte
+	Mode  GlobalsMode
+	_     [4]byte
+}
+
+// Fails to compile unless GlobalsRecord has the 48 bytes of struct record.
+var _ = [1]struct{}{}[unsafe.Sizeof(GlobalsRecord{})-48]
+
+// Flags returns the bitfield struct record.flags (__u32:3).
+func (s *GlobalsRecord) Flags() uint32 {
+	b := s.Bits0[0:1]
+	x := uint64(b[0])
+	return uint32(x >> 0 & 0x7)
+}
+
+// SetFlags sets the bitfield struct record.flags (__u32:3), keeping its low 3
+// bits.
+func (s *GlobalsRecord) SetFlags(v uint32) {
+	b := s.Bits0[0:1]
+	x := uint64(b[0])
+	x = x&^(0x7<<0) | (uint64(v)&0x7)<<0
+	b[0] = byte(x)
+}
+
+// Level returns the bitfield struct record.level (__u32:5).
+func (s *GlobalsRecord) Level() uint32 {
+	b := s.Bits0[0:1]
+	x := uint64(b[0])
+	return uint32(x >> 3 & 0x1f)
+}
+
+// SetLevel sets the bitfield struct record.level (__u32:5), keeping its low 5
+// bits.
+func (s *GlobalsRecord) SetLevel(v uint32) {
+	b := s.Bits0[0:1]
+	x := uint64(b[0])
+	x = x&^(0x1f<<3) | (uint64(v)&0x1f)<<3
+	b[0] = byte(x)
+}
+
+// Seq returns the bitfield struct record.seq (__u32:24).
+func (s *GlobalsRecord) Seq() uint32 {
+	b := s.Bits1[0:3]
+	x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16
+	return uint32(x >> 0 & 0xffffff)
+}
+
+// SetSeq sets the bitfield struct record.seq (__u32:24), keeping its low 24
+// bits.
+func (s *GlobalsRecord) SetSeq(v uint32) {
+	b := s.Bits1[0:3]
+	x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16
+	x = x&^(0xffffff<<0) | (uint64(v)&0xffffff)<<0
+	b[0] = byte(x)
+	b[1] = byte(x >> 8)
+	b[2] = byte(x >> 16)
+}
+
+// GlobalsRecord_Anon0 is union (anon) (8 bytes) with its C layout.
+type GlobalsRecord_Anon0 struct {
+	_     structs.HostLayout
+	AsU64 uint64
+}
+
+// Fails to compile unless GlobalsRecord_Anon0 has the 8 bytes of union (anon).
+var _ = [1]struct{}{}[unsafe.Sizeof(GlobalsRecord_Anon0{})-8]
+
+// AsU32 returns union (anon).as_u32 (__u32[2]).
+func (s *GlobalsRecord_Anon0) AsU32() [2]uint32 {
+	var v [2]uint32
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), 8), unsafe.Slice((*byte)(unsafe.Pointer(s)), 8)[0:8])
+	return v
+}
+
+// SetAsU32 sets union (anon).as_u32 (__u32[2]).
+func (s *GlobalsRecord_Anon0) SetAsU32(v [2]uint32) {
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(s)), 8)[0:8], unsafe.Slice((*byte)(unsafe.Pointer(&v)), 8))
+}
+
+// Anon0 returns union (anon).(anon) (struct (anon)).
+func (s *GlobalsRecord_Anon0) Anon0() GlobalsRecord_Anon0_Anon0 {
+	var v GlobalsRecord_Anon0_Anon0
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), 4), unsafe.Slice((*byte)(unsafe.Pointer(s)), 8)[0:4])
+	return v
+}
+
+// SetAnon0 sets union (anon).(anon) (struct (anon)).
+func (s *GlobalsRecord_Anon0) SetAnon0(v GlobalsRecord_Anon0_Anon0) {
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(s)), 8)[0:4], unsafe.Slice((*byte)(unsafe.Pointer(&v)), 4))
+}
+
+// GlobalsRecord_Anon0_Anon0 is struct (anon) (4 bytes) with its C layout.
+type GlobalsRecord_Anon0_Anon0 struct {
+	_  structs.HostLayout
+	Lo uint16
+	Hi uint16
+}
+
+// Fails to compile unless GlobalsRecord_Anon0_Anon0 has the 4 bytes of struct
+// (anon).
+var _ = [1]struct{}{}[unsafe.Sizeof(GlobalsRecord_Anon0_Anon0{})-4]
 
 // globalsObject is the object built from globals.bpf.c for target bpfel.
 //
 //go:embed globals_bpfel.o
 var globalsObject []byte
 
-// GlobalsSpec is the object's collection spec with typed handles to its global variables.
+// GlobalsSpec is the object's collection spec with typed handles to its global
+// variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type GlobalsSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps GlobalsMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs GlobalsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables GlobalsVariableSpecs
@@ -97,7 +236,8 @@ func LoadGlobalsSpec() (*GlobalsSpec, error) {
 	return s, nil
 }
 
-// LoadGlobals parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
+// LoadGlobals parses the embedded object and loads the kernel programs and
+// maps into the kernel; opts may be nil.
 func LoadGlobals(opts *ebpf.CollectionOptions) (*GlobalsObjects, error) {
 	spec, err := LoadGlobalsSpec()
 	if err != nil {
@@ -124,11 +264,13 @@ func (s *GlobalsSpec) Load(opts *ebpf.CollectionOptions) (*GlobalsObjects, error
 	return o, nil
 }
 
-// GlobalsObjects are the loaded maps, programs and variables. Close releases them.
+// GlobalsObjects are the loaded maps, programs and variables. Close releases
+// them.
 type GlobalsObjects struct {
 	// OnSysEnter is program on_sys_enter (section raw_tp/sys_enter).
 	OnSysEnter GlobalsOnSysEnterProgram
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables GlobalsVariables
 
 	set *bridge.Set
@@ -186,17 +328,21 @@ func (o *GlobalsObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *GlobalsObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *GlobalsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *GlobalsObjects) AttachAll() error {
 	if !o.OnSysEnter.Disabled() {
 		if _, err := o.OnSysEnter.Attach(); err != nil {
@@ -206,7 +352,8 @@ func (o *GlobalsObjects) AttachAll() error {
 	return nil
 }
 
-// GlobalsOnSysEnterProgram is program on_sys_enter (section raw_tp/sys_enter, type RawTracepoint).
+// GlobalsOnSysEnterProgram is program on_sys_enter (section raw_tp/sys_enter,
+// type RawTracepoint).
 type GlobalsOnSysEnterProgram struct {
 	bridge.Program
 }
@@ -216,128 +363,3 @@ type GlobalsOnSysEnterProgram struct {
 func (p GlobalsOnSysEnterProgram) Attach() (link.Link, error) {
 	return p.AttachRawTracepoint("sys_enter")
 }
-
-// GlobalsLimits is struct limits (16 bytes) with its C layout.
-type GlobalsLimits struct {
-	MaxEvents uint32
-	Ports     [4]uint16
-	Mode      GlobalsMode
-}
-
-// Fails to compile unless GlobalsLimits has the 16 bytes of struct limits.
-var _ = [1]struct{}{}[unsafe.Sizeof(GlobalsLimits{})-16]
-
-// GlobalsMode is enum mode (4 bytes).
-type GlobalsMode uint32
-
-const (
-	GlobalsModeOff   GlobalsMode = 0
-	GlobalsModeCount GlobalsMode = 1
-	GlobalsModeTrace GlobalsMode = 2
-)
-
-// GlobalsRecord is struct record (48 bytes) with its C layout.
-type GlobalsRecord struct {
-	Kind uint32
-	_    [4]byte
-	GlobalsRecord_Anon0
-	Bits0 [1]byte // bitfields flags:3, level:5
-	Bits1 [3]byte // bitfields seq:24
-	_     [4]byte
-	Owner uint64 // void *
-	Grid  [2][3]uint8
-	_     [2]byte
-	Mode  GlobalsMode
-	_     [4]byte
-}
-
-// Fails to compile unless GlobalsRecord has the 48 bytes of struct record.
-var _ = [1]struct{}{}[unsafe.Sizeof(GlobalsRecord{})-48]
-
-// Flags returns the bitfield struct record.flags (__u32:3).
-func (s *GlobalsRecord) Flags() uint32 {
-	b := s.Bits0[0:1]
-	x := uint64(b[0])
-	return uint32(x >> 0 & 0x7)
-}
-
-// SetFlags sets the bitfield struct record.flags (__u32:3), keeping its low 3 bits.
-func (s *GlobalsRecord) SetFlags(v uint32) {
-	b := s.Bits0[0:1]
-	x := uint64(b[0])
-	x = x&^(0x7<<0) | (uint64(v)&0x7)<<0
-	b[0] = byte(x)
-}
-
-// Level returns the bitfield struct record.level (__u32:5).
-func (s *GlobalsRecord) Level() uint32 {
-	b := s.Bits0[0:1]
-	x := uint64(b[0])
-	return uint32(x >> 3 & 0x1f)
-}
-
-// SetLevel sets the bitfield struct record.level (__u32:5), keeping its low 5 bits.
-func (s *GlobalsRecord) SetLevel(v uint32) {
-	b := s.Bits0[0:1]
-	x := uint64(b[0])
-	x = x&^(0x1f<<3) | (uint64(v)&0x1f)<<3
-	b[0] = byte(x)
-}
-
-// Seq returns the bitfield struct record.seq (__u32:24).
-func (s *GlobalsRecord) Seq() uint32 {
-	b := s.Bits1[0:3]
-	x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16
-	return uint32(x >> 0 & 0xffffff)
-}
-
-// SetSeq sets the bitfield struct record.seq (__u32:24), keeping its low 24 bits.
-func (s *GlobalsRecord) SetSeq(v uint32) {
-	b := s.Bits1[0:3]
-	x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16
-	x = x&^(0xffffff<<0) | (uint64(v)&0xffffff)<<0
-	b[0] = byte(x)
-	b[1] = byte(x >> 8)
-	b[2] = byte(x >> 16)
-}
-
-// GlobalsRecord_Anon0 is union (anon) (8 bytes) with its C layout.
-type GlobalsRecord_Anon0 struct {
-	AsU64 uint64
-}
-
-// Fails to compile unless GlobalsRecord_Anon0 has the 8 bytes of union (anon).
-var _ = [1]struct{}{}[unsafe.Sizeof(GlobalsRecord_Anon0{})-8]
-
-// AsU32 returns union (anon).as_u32 (__u32[2]).
-func (s *GlobalsRecord_Anon0) AsU32() [2]uint32 {
-	var v [2]uint32
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), 8), unsafe.Slice((*byte)(unsafe.Pointer(s)), 8)[0:8])
-	return v
-}
-
-// SetAsU32 sets union (anon).as_u32 (__u32[2]).
-func (s *GlobalsRecord_Anon0) SetAsU32(v [2]uint32) {
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(s)), 8)[0:8], unsafe.Slice((*byte)(unsafe.Pointer(&v)), 8))
-}
-
-// Anon0 returns union (anon).(anon) (struct (anon)).
-func (s *GlobalsRecord_Anon0) Anon0() GlobalsRecord_Anon0_Anon0 {
-	var v GlobalsRecord_Anon0_Anon0
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), 4), unsafe.Slice((*byte)(unsafe.Pointer(s)), 8)[0:4])
-	return v
-}
-
-// SetAnon0 sets union (anon).(anon) (struct (anon)).
-func (s *GlobalsRecord_Anon0) SetAnon0(v GlobalsRecord_Anon0_Anon0) {
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(s)), 8)[0:4], unsafe.Slice((*byte)(unsafe.Pointer(&v)), 4))
-}
-
-// GlobalsRecord_Anon0_Anon0 is struct (anon) (4 bytes) with its C layout.
-type GlobalsRecord_Anon0_Anon0 struct {
-	Lo uint16
-	Hi uint16
-}
-
-// Fails to compile unless GlobalsRecord_Anon0_Anon0 has the 4 bytes of struct (anon).
-var _ = [1]struct{}{}[unsafe.Sizeof(GlobalsRecord_Anon0_Anon0{})-4]

@@ -7,26 +7,43 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"structs"
+	"unsafe"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
-	"unsafe"
 )
+
+// HostileBumpCtx is struct bump_ctx (16 bytes) with its C layout.
+type HostileBumpCtx struct {
+	_    structs.HostLayout
+	Key  uint32
+	Del  uint32
+	Seen uint64
+}
+
+// Fails to compile unless HostileBumpCtx has the 16 bytes of struct bump_ctx.
+var _ = [1]struct{}{}[unsafe.Sizeof(HostileBumpCtx{})-16]
 
 // hostileObject is the object built from hostile.bpf.c for target bpfel.
 //
 //go:embed hostile_bpfel.o
 var hostileObject []byte
 
-// HostileSpec is the object's collection spec with typed handles to its global variables.
+// HostileSpec is the object's collection spec with typed handles to its global
+// variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type HostileSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps HostileMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs HostileProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables HostileVariableSpecs
@@ -52,13 +69,15 @@ type HostileProgramSpecs struct {
 	Bump *bridge.ProgramSpec
 	// HugeHist is user-space program huge_hist (section ubpf/huge_hist).
 	HugeHist *bridge.ProgramSpec
-	// ReadNullMinusOne is user-space program read_null_minus_one (section ubpf/read_null_minus_one).
+	// ReadNullMinusOne is user-space program read_null_minus_one (section
+	// ubpf/read_null_minus_one).
 	ReadNullMinusOne *bridge.ProgramSpec
 	// UpdateKhash is user-space program update_khash (section ubpf/update_khash).
 	UpdateKhash *bridge.ProgramSpec
 	// UpdateRo is user-space program update_ro (section ubpf/update_ro).
 	UpdateRo *bridge.ProgramSpec
-	// WriteRoLookup is user-space program write_ro_lookup (section ubpf/write_ro_lookup).
+	// WriteRoLookup is user-space program write_ro_lookup (section
+	// ubpf/write_ro_lookup).
 	WriteRoLookup *bridge.ProgramSpec
 	// WriteRodata is user-space program write_rodata (section ubpf/write_rodata).
 	WriteRodata *bridge.ProgramSpec
@@ -124,10 +143,12 @@ func LoadHostileSpec() (*HostileSpec, error) {
 	return s, nil
 }
 
-// HostileLoadOptions configure Load: in process or with the kernel, where output and records go, the instruction budget.
+// HostileLoadOptions configure Load: in process or with the kernel, where
+// output and records go, the instruction budget.
 type HostileLoadOptions = bridge.LoadOptions
 
-// HostileMemoryError is the error of a user program that accessed memory out of bounds.
+// HostileMemoryError is the error of a user program that accessed memory out
+// of bounds.
 type HostileMemoryError = runtime.MemoryError
 
 var (
@@ -139,7 +160,9 @@ var (
 	HostileErrInProcess = bridge.ErrInProcess
 )
 
-// LoadHostile parses the embedded object and loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil.
+// LoadHostile parses the embedded object and loads the kernel programs and the
+// maps they use into the kernel (unless opts.InProcess) and the user-space
+// programs into the runtime; opts may be nil.
 func LoadHostile(opts *HostileLoadOptions) (*HostileObjects, error) {
 	spec, err := LoadHostileSpec()
 	if err != nil {
@@ -148,7 +171,9 @@ func LoadHostile(opts *HostileLoadOptions) (*HostileObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil.
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess) and the user-space programs into the runtime; opts may be
+// nil.
 func (s *HostileSpec) Load(opts *HostileLoadOptions) (*HostileObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Kern, s.Programs.Bump, s.Programs.HugeHist, s.Programs.ReadNullMinusOne, s.Programs.UpdateKhash, s.Programs.UpdateRo, s.Programs.WriteRoLookup, s.Programs.WriteRodata))
 	if err != nil {
@@ -162,7 +187,8 @@ func (s *HostileSpec) Load(opts *HostileLoadOptions) (*HostileObjects, error) {
 	return o, nil
 }
 
-// HostileObjects are the loaded maps, programs and variables. Close releases them.
+// HostileObjects are the loaded maps, programs and variables. Close releases
+// them.
 type HostileObjects struct {
 	// Counts is map counts (Hash, max_entries 4096).
 	Counts *bridge.Map[uint32, uint64]
@@ -174,21 +200,29 @@ type HostileObjects struct {
 	RoArr *bridge.Map[uint32, uint64]
 	// Kern is program kern (section tracepoint/syscalls/sys_enter_getppid).
 	Kern HostileKernProgram
-	// Bump is user-space program bump (section ubpf/bump), run in process; nil when its autoload was off.
+	// Bump is user-space program bump (section ubpf/bump), run in process; nil
+	// when its autoload was off.
 	Bump *bridge.UserProgram[HostileBumpCtx]
-	// HugeHist is user-space program huge_hist (section ubpf/huge_hist), run in process; nil when its autoload was off.
+	// HugeHist is user-space program huge_hist (section ubpf/huge_hist), run in
+	// process; nil when its autoload was off.
 	HugeHist *bridge.UserProgram[struct{}]
-	// ReadNullMinusOne is user-space program read_null_minus_one (section ubpf/read_null_minus_one), run in process; nil when its autoload was off.
+	// ReadNullMinusOne is user-space program read_null_minus_one (section
+	// ubpf/read_null_minus_one), run in process; nil when its autoload was off.
 	ReadNullMinusOne *bridge.UserProgram[struct{}]
-	// UpdateKhash is user-space program update_khash (section ubpf/update_khash), run in process; nil when its autoload was off.
+	// UpdateKhash is user-space program update_khash (section ubpf/update_khash),
+	// run in process; nil when its autoload was off.
 	UpdateKhash *bridge.UserProgram[struct{}]
-	// UpdateRo is user-space program update_ro (section ubpf/update_ro), run in process; nil when its autoload was off.
+	// UpdateRo is user-space program update_ro (section ubpf/update_ro), run in
+	// process; nil when its autoload was off.
 	UpdateRo *bridge.UserProgram[struct{}]
-	// WriteRoLookup is user-space program write_ro_lookup (section ubpf/write_ro_lookup), run in process; nil when its autoload was off.
+	// WriteRoLookup is user-space program write_ro_lookup (section
+	// ubpf/write_ro_lookup), run in process; nil when its autoload was off.
 	WriteRoLookup *bridge.UserProgram[struct{}]
-	// WriteRodata is user-space program write_rodata (section ubpf/write_rodata), run in process; nil when its autoload was off.
+	// WriteRodata is user-space program write_rodata (section ubpf/write_rodata),
+	// run in process; nil when its autoload was off.
 	WriteRodata *bridge.UserProgram[struct{}]
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables HostileVariables
 
 	set *bridge.Set
@@ -263,17 +297,21 @@ func (o *HostileObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *HostileObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *HostileObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *HostileObjects) AttachAll() error {
 	if !o.Kern.Disabled() {
 		if _, err := o.Kern.Attach(); err != nil {
@@ -283,7 +321,8 @@ func (o *HostileObjects) AttachAll() error {
 	return nil
 }
 
-// HostileKernProgram is program kern (section tracepoint/syscalls/sys_enter_getppid, type TracePoint).
+// HostileKernProgram is program kern (section
+// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
 type HostileKernProgram struct {
 	bridge.Program
 }
@@ -293,13 +332,3 @@ type HostileKernProgram struct {
 func (p HostileKernProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
 }
-
-// HostileBumpCtx is struct bump_ctx (16 bytes) with its C layout.
-type HostileBumpCtx struct {
-	Key  uint32
-	Del  uint32
-	Seen uint64
-}
-
-// Fails to compile unless HostileBumpCtx has the 16 bytes of struct bump_ctx.
-var _ = [1]struct{}{}[unsafe.Sizeof(HostileBumpCtx{})-16]

@@ -8,6 +8,7 @@ package hostile
 
 import (
 	"encoding/binary"
+
 	"github.com/skelgen/skelgen/runtime"
 )
 

@@ -7,25 +7,82 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"structs"
+	"unsafe"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
-	"unsafe"
 )
+
+// MapsEvent is struct event (32 bytes) with its C layout.
+type MapsEvent struct {
+	_    structs.HostLayout
+	Pid  uint32
+	Tgid uint32
+	Ts   uint64
+	Comm [16]byte
+}
+
+// Fails to compile unless MapsEvent has the 32 bytes of struct event.
+var _ = [1]struct{}{}[unsafe.Sizeof(MapsEvent{})-32]
+
+// CommString returns struct event.comm (char[16]) up to its first NUL byte.
+func (s *MapsEvent) CommString() string {
+	b := s.Comm[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// MapsKey is struct key (8 bytes) with its C layout.
+type MapsKey struct {
+	_   structs.HostLayout
+	Pid uint32
+	Cpu uint32
+}
+
+// Fails to compile unless MapsKey has the 8 bytes of struct key.
+var _ = [1]struct{}{}[unsafe.Sizeof(MapsKey{})-8]
+
+// MapsStats is struct stats (32 bytes) with its C layout.
+type MapsStats struct {
+	_      structs.HostLayout
+	Count  uint64
+	LastNs uint64
+	Comm   [16]byte
+}
+
+// Fails to compile unless MapsStats has the 32 bytes of struct stats.
+var _ = [1]struct{}{}[unsafe.Sizeof(MapsStats{})-32]
+
+// CommString returns struct stats.comm (char[16]) up to its first NUL byte.
+func (s *MapsStats) CommString() string {
+	b := s.Comm[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
 
 // mapsObject is the object built from maps.bpf.c for target bpfel.
 //
 //go:embed maps_bpfel.o
 var mapsObject []byte
 
-// MapsSpec is the object's collection spec with typed handles to its global variables.
+// MapsSpec is the object's collection spec with typed handles to its global
+// variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type MapsSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps MapsMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs MapsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables MapsVariableSpecs
@@ -55,7 +112,8 @@ type MapsMapSpecs struct {
 
 // MapsProgramSpecs are the object's programs before load.
 type MapsProgramSpecs struct {
-	// CountGetppid is program count_getppid (section tracepoint/syscalls/sys_enter_getppid).
+	// CountGetppid is program count_getppid (section
+	// tracepoint/syscalls/sys_enter_getppid).
 	CountGetppid *bridge.ProgramSpec
 }
 
@@ -108,7 +166,8 @@ func LoadMapsSpec() (*MapsSpec, error) {
 	return s, nil
 }
 
-// LoadMaps parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
+// LoadMaps parses the embedded object and loads the kernel programs and maps
+// into the kernel; opts may be nil.
 func LoadMaps(opts *ebpf.CollectionOptions) (*MapsObjects, error) {
 	spec, err := LoadMapsSpec()
 	if err != nil {
@@ -135,7 +194,8 @@ func (s *MapsSpec) Load(opts *ebpf.CollectionOptions) (*MapsObjects, error) {
 	return o, nil
 }
 
-// MapsObjects are the loaded maps, programs and variables. Close releases them.
+// MapsObjects are the loaded maps, programs and variables. Close releases
+// them.
 type MapsObjects struct {
 	// Counts is map counts (Hash, max_entries 1024).
 	Counts *bridge.Map[MapsKey, MapsStats]
@@ -147,7 +207,8 @@ type MapsObjects struct {
 	Outer *bridge.MapOfMaps[uint32]
 	// PercpuHits is map percpu_hits (PerCPUArray, max_entries 1).
 	PercpuHits *bridge.PerCPUMap[uint32, uint64]
-	// PerfEvents is map perf_events (PerfEventArray, max_entries 0). Records typed by -type.
+	// PerfEvents is map perf_events (PerfEventArray, max_entries 0). Records typed
+	// by -type.
 	PerfEvents *bridge.PerfEventArray[MapsEvent]
 	// PinnedCounts is map pinned_counts (Hash, max_entries 16).
 	PinnedCounts *bridge.Map[uint32, uint64]
@@ -155,9 +216,11 @@ type MapsObjects struct {
 	Recent *bridge.Map[uint32, uint64]
 	// Totals is map totals (Array, max_entries 4).
 	Totals *bridge.Map[uint32, uint64]
-	// CountGetppid is program count_getppid (section tracepoint/syscalls/sys_enter_getppid).
+	// CountGetppid is program count_getppid (section
+	// tracepoint/syscalls/sys_enter_getppid).
 	CountGetppid MapsCountGetppidProgram
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables MapsVariables
 
 	set *bridge.Set
@@ -207,17 +270,21 @@ func (o *MapsObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *MapsObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *MapsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *MapsObjects) AttachAll() error {
 	if !o.CountGetppid.Disabled() {
 		if _, err := o.CountGetppid.Attach(); err != nil {
@@ -227,7 +294,8 @@ func (o *MapsObjects) AttachAll() error {
 	return nil
 }
 
-// MapsCountGetppidProgram is program count_getppid (section tracepoint/syscalls/sys_enter_getppid, type TracePoint).
+// MapsCountGetppidProgram is program count_getppid (section
+// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
 type MapsCountGetppidProgram struct {
 	bridge.Program
 }
@@ -236,52 +304,4 @@ type MapsCountGetppidProgram struct {
 // The link is also closed by MapsObjects.Close.
 func (p MapsCountGetppidProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
-}
-
-// MapsEvent is struct event (32 bytes) with its C layout.
-type MapsEvent struct {
-	Pid  uint32
-	Tgid uint32
-	Ts   uint64
-	Comm [16]byte
-}
-
-// Fails to compile unless MapsEvent has the 32 bytes of struct event.
-var _ = [1]struct{}{}[unsafe.Sizeof(MapsEvent{})-32]
-
-// CommString returns struct event.comm (char[16]) up to its first NUL byte.
-func (s *MapsEvent) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
-}
-
-// MapsKey is struct key (8 bytes) with its C layout.
-type MapsKey struct {
-	Pid uint32
-	Cpu uint32
-}
-
-// Fails to compile unless MapsKey has the 8 bytes of struct key.
-var _ = [1]struct{}{}[unsafe.Sizeof(MapsKey{})-8]
-
-// MapsStats is struct stats (32 bytes) with its C layout.
-type MapsStats struct {
-	Count  uint64
-	LastNs uint64
-	Comm   [16]byte
-}
-
-// Fails to compile unless MapsStats has the 32 bytes of struct stats.
-var _ = [1]struct{}{}[unsafe.Sizeof(MapsStats{})-32]
-
-// CommString returns struct stats.comm (char[16]) up to its first NUL byte.
-func (s *MapsStats) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
 }

@@ -7,10 +7,11 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"syscall"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
-	"syscall"
 )
 
 // progsObject is the object built from progs.bpf.c for target bpfeb.
@@ -18,14 +19,18 @@ import (
 //go:embed progs_bpfeb.o
 var progsObject []byte
 
-// ProgsSpec is the object's collection spec with typed handles to its global variables.
+// ProgsSpec is the object's collection spec with typed handles to its global
+// variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type ProgsSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps ProgsMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs ProgsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables ProgsVariableSpecs
@@ -51,7 +56,8 @@ type ProgsProgramSpecs struct {
 	SockAll *bridge.ProgramSpec
 	// TcIngress is program tc_ingress (section tcx/ingress).
 	TcIngress *bridge.ProgramSpec
-	// TpGetppid is program tp_getppid (section tracepoint/syscalls/sys_enter_getppid).
+	// TpGetppid is program tp_getppid (section
+	// tracepoint/syscalls/sys_enter_getppid).
 	TpGetppid *bridge.ProgramSpec
 	// UpAny is program up_any (section uprobe).
 	UpAny *bridge.ProgramSpec
@@ -102,7 +108,8 @@ func LoadProgsSpec() (*ProgsSpec, error) {
 	return s, nil
 }
 
-// LoadProgs parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
+// LoadProgs parses the embedded object and loads the kernel programs and maps
+// into the kernel; opts may be nil.
 func LoadProgs(opts *ebpf.CollectionOptions) (*ProgsObjects, error) {
 	spec, err := LoadProgsSpec()
 	if err != nil {
@@ -129,7 +136,8 @@ func (s *ProgsSpec) Load(opts *ebpf.CollectionOptions) (*ProgsObjects, error) {
 	return o, nil
 }
 
-// ProgsObjects are the loaded maps, programs and variables. Close releases them.
+// ProgsObjects are the loaded maps, programs and variables. Close releases
+// them.
 type ProgsObjects struct {
 	// Hits is map hits (Array, max_entries 8).
 	Hits *bridge.Map[uint32, uint64]
@@ -145,13 +153,15 @@ type ProgsObjects struct {
 	SockAll ProgsSockAllProgram
 	// TcIngress is program tc_ingress (section tcx/ingress).
 	TcIngress ProgsTcIngressProgram
-	// TpGetppid is program tp_getppid (section tracepoint/syscalls/sys_enter_getppid).
+	// TpGetppid is program tp_getppid (section
+	// tracepoint/syscalls/sys_enter_getppid).
 	TpGetppid ProgsTpGetppidProgram
 	// UpAny is program up_any (section uprobe).
 	UpAny ProgsUpAnyProgram
 	// XdpPass is program xdp_pass (section xdp).
 	XdpPass ProgsXdpPassProgram
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables ProgsVariables
 
 	set *bridge.Set
@@ -195,17 +205,21 @@ func (o *ProgsObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *ProgsObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *ProgsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *ProgsObjects) AttachAll() error {
 	if !o.BtfExec.Disabled() {
 		if _, err := o.BtfExec.Attach(); err != nil {
@@ -235,7 +249,8 @@ func (o *ProgsObjects) AttachAll() error {
 	return nil
 }
 
-// ProgsBtfExecProgram is program btf_exec (section tp_btf/sched_process_exec, type Tracing).
+// ProgsBtfExecProgram is program btf_exec (section tp_btf/sched_process_exec,
+// type Tracing).
 type ProgsBtfExecProgram struct {
 	bridge.Program
 }
@@ -246,7 +261,8 @@ func (p ProgsBtfExecProgram) Attach() (link.Link, error) {
 	return p.AttachTracing()
 }
 
-// ProgsKpOpenatProgram is program kp_openat (section kprobe/do_sys_openat2, type Kprobe).
+// ProgsKpOpenatProgram is program kp_openat (section kprobe/do_sys_openat2,
+// type Kprobe).
 type ProgsKpOpenatProgram struct {
 	bridge.Program
 }
@@ -257,7 +273,8 @@ func (p ProgsKpOpenatProgram) Attach() (link.Link, error) {
 	return p.AttachKprobe("do_sys_openat2", false)
 }
 
-// ProgsKrpOpenatProgram is program krp_openat (section kretprobe/do_sys_openat2, type Kprobe).
+// ProgsKrpOpenatProgram is program krp_openat (section
+// kretprobe/do_sys_openat2, type Kprobe).
 type ProgsKrpOpenatProgram struct {
 	bridge.Program
 }
@@ -268,7 +285,8 @@ func (p ProgsKrpOpenatProgram) Attach() (link.Link, error) {
 	return p.AttachKprobe("do_sys_openat2", true)
 }
 
-// ProgsRawSysEnterProgram is program raw_sys_enter (section raw_tp/sys_enter, type RawTracepoint).
+// ProgsRawSysEnterProgram is program raw_sys_enter (section raw_tp/sys_enter,
+// type RawTracepoint).
 type ProgsRawSysEnterProgram struct {
 	bridge.Program
 }
@@ -289,18 +307,21 @@ func (p ProgsSockAllProgram) Attach(conn syscall.Conn) error {
 	return p.AttachSocket(conn)
 }
 
-// ProgsTcIngressProgram is program tc_ingress (section tcx/ingress, type SchedCLS).
+// ProgsTcIngressProgram is program tc_ingress (section tcx/ingress, type
+// SchedCLS).
 type ProgsTcIngressProgram struct {
 	bridge.Program
 }
 
-// Attach attaches the program to ingress of the network interface ifindex (tcx).
+// Attach attaches the program to ingress of the network interface ifindex
+// (tcx).
 // The link is also closed by ProgsObjects.Close.
 func (p ProgsTcIngressProgram) Attach(ifindex int) (link.Link, error) {
 	return p.AttachTCX(ifindex, false)
 }
 
-// ProgsTpGetppidProgram is program tp_getppid (section tracepoint/syscalls/sys_enter_getppid, type TracePoint).
+// ProgsTpGetppidProgram is program tp_getppid (section
+// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
 type ProgsTpGetppidProgram struct {
 	bridge.Program
 }
@@ -316,7 +337,8 @@ type ProgsUpAnyProgram struct {
 	bridge.Program
 }
 
-// Attach attaches the program to symbol in the binary at path (uprobe); pid 0 means every process.
+// Attach attaches the program to symbol in the binary at path (uprobe); pid 0
+// means every process.
 // The link is also closed by ProgsObjects.Close.
 func (p ProgsUpAnyProgram) Attach(path string, symbol string, pid int) (link.Link, error) {
 	return p.AttachUprobe(path, symbol, false, pid)

@@ -7,25 +7,71 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"structs"
+	"unsafe"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
-	"unsafe"
 )
+
+// RecordsRec is struct rec (72 bytes) with its C layout.
+type RecordsRec struct {
+	_    structs.HostLayout
+	Pid  uint32
+	Len  uint32
+	Data [64]byte
+}
+
+// Fails to compile unless RecordsRec has the 72 bytes of struct rec.
+var _ = [1]struct{}{}[unsafe.Sizeof(RecordsRec{})-72]
+
+// DataString returns struct rec.data (char[64]) up to its first NUL byte.
+func (s *RecordsRec) DataString() string {
+	b := s.Data[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// RecordsScratch is struct scratch (104 bytes) with its C layout.
+type RecordsScratch struct {
+	_     structs.HostLayout
+	R     RecordsRec
+	Extra [32]uint8
+}
+
+// Fails to compile unless RecordsScratch has the 104 bytes of struct scratch.
+var _ = [1]struct{}{}[unsafe.Sizeof(RecordsScratch{})-104]
+
+// RecordsSmall is struct small (8 bytes) with its C layout.
+type RecordsSmall struct {
+	_   structs.HostLayout
+	Pid uint32
+	Seq uint32
+}
+
+// Fails to compile unless RecordsSmall has the 8 bytes of struct small.
+var _ = [1]struct{}{}[unsafe.Sizeof(RecordsSmall{})-8]
 
 // recordsObject is the object built from records.bpf.c for target bpfeb.
 //
 //go:embed records_bpfeb.o
 var recordsObject []byte
 
-// RecordsSpec is the object's collection spec with typed handles to its global variables.
+// RecordsSpec is the object's collection spec with typed handles to its global
+// variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type RecordsSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps RecordsMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs RecordsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables RecordsVariableSpecs
@@ -47,7 +93,8 @@ type RecordsMapSpecs struct {
 type RecordsProgramSpecs struct {
 	// Emit is program emit (section tracepoint/syscalls/sys_enter_getppid).
 	Emit *bridge.ProgramSpec
-	// EmitSmall is program emit_small (section tracepoint/syscalls/sys_enter_getppid).
+	// EmitSmall is program emit_small (section
+	// tracepoint/syscalls/sys_enter_getppid).
 	EmitSmall *bridge.ProgramSpec
 }
 
@@ -93,7 +140,8 @@ func LoadRecordsSpec() (*RecordsSpec, error) {
 	return s, nil
 }
 
-// LoadRecords parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
+// LoadRecords parses the embedded object and loads the kernel programs and
+// maps into the kernel; opts may be nil.
 func LoadRecords(opts *ebpf.CollectionOptions) (*RecordsObjects, error) {
 	spec, err := LoadRecordsSpec()
 	if err != nil {
@@ -120,7 +168,8 @@ func (s *RecordsSpec) Load(opts *ebpf.CollectionOptions) (*RecordsObjects, error
 	return o, nil
 }
 
-// RecordsObjects are the loaded maps, programs and variables. Close releases them.
+// RecordsObjects are the loaded maps, programs and variables. Close releases
+// them.
 type RecordsObjects struct {
 	// Buf is map buf (PerCPUArray, max_entries 1).
 	Buf *bridge.PerCPUMap[uint32, RecordsScratch]
@@ -128,13 +177,16 @@ type RecordsObjects struct {
 	Perf *bridge.PerfEventArray[RecordsRec]
 	// Rb is map rb (RingBuf, max_entries 16384). Records typed by -type.
 	Rb *bridge.RingBuf[RecordsRec]
-	// SmallRb is map small_rb (RingBuf, max_entries 4096). Record type struct small, as written at records.bpf.c:91 (bpf_ringbuf_reserve).
+	// SmallRb is map small_rb (RingBuf, max_entries 4096). Record type struct
+	// small, as written at records.bpf.c:91 (bpf_ringbuf_reserve).
 	SmallRb *bridge.RingBuf[RecordsSmall]
 	// Emit is program emit (section tracepoint/syscalls/sys_enter_getppid).
 	Emit RecordsEmitProgram
-	// EmitSmall is program emit_small (section tracepoint/syscalls/sys_enter_getppid).
+	// EmitSmall is program emit_small (section
+	// tracepoint/syscalls/sys_enter_getppid).
 	EmitSmall RecordsEmitSmallProgram
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables RecordsVariables
 
 	set *bridge.Set
@@ -177,17 +229,21 @@ func (o *RecordsObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *RecordsObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *RecordsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *RecordsObjects) AttachAll() error {
 	if !o.Emit.Disabled() {
 		if _, err := o.Emit.Attach(); err != nil {
@@ -202,7 +258,8 @@ func (o *RecordsObjects) AttachAll() error {
 	return nil
 }
 
-// RecordsEmitProgram is program emit (section tracepoint/syscalls/sys_enter_getppid, type TracePoint).
+// RecordsEmitProgram is program emit (section
+// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
 type RecordsEmitProgram struct {
 	bridge.Program
 }
@@ -213,7 +270,8 @@ func (p RecordsEmitProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
 }
 
-// RecordsEmitSmallProgram is program emit_small (section tracepoint/syscalls/sys_enter_getppid, type TracePoint).
+// RecordsEmitSmallProgram is program emit_small (section
+// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
 type RecordsEmitSmallProgram struct {
 	bridge.Program
 }
@@ -223,40 +281,3 @@ type RecordsEmitSmallProgram struct {
 func (p RecordsEmitSmallProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
 }
-
-// RecordsRec is struct rec (72 bytes) with its C layout.
-type RecordsRec struct {
-	Pid  uint32
-	Len  uint32
-	Data [64]byte
-}
-
-// Fails to compile unless RecordsRec has the 72 bytes of struct rec.
-var _ = [1]struct{}{}[unsafe.Sizeof(RecordsRec{})-72]
-
-// DataString returns struct rec.data (char[64]) up to its first NUL byte.
-func (s *RecordsRec) DataString() string {
-	b := s.Data[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
-}
-
-// RecordsScratch is struct scratch (104 bytes) with its C layout.
-type RecordsScratch struct {
-	R     RecordsRec
-	Extra [32]uint8
-}
-
-// Fails to compile unless RecordsScratch has the 104 bytes of struct scratch.
-var _ = [1]struct{}{}[unsafe.Sizeof(RecordsScratch{})-104]
-
-// RecordsSmall is struct small (8 bytes) with its C layout.
-type RecordsSmall struct {
-	Pid uint32
-	Seq uint32
-}
-
-// Fails to compile unless RecordsSmall has the 8 bytes of struct small.
-var _ = [1]struct{}{}[unsafe.Sizeof(RecordsSmall{})-8]

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
@@ -17,14 +18,18 @@ import (
 //go:embed sizing_bpfel.o
 var sizingObject []byte
 
-// SizingSpec is the object's collection spec with typed handles to its global variables.
+// SizingSpec is the object's collection spec with typed handles to its global
+// variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type SizingSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps SizingMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs SizingProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables SizingVariableSpecs
@@ -42,7 +47,8 @@ type SizingMapSpecs struct {
 
 // SizingProgramSpecs are the object's programs before load.
 type SizingProgramSpecs struct {
-	// CountStacks is program count_stacks (section tracepoint/syscalls/sys_enter_getppid).
+	// CountStacks is program count_stacks (section
+	// tracepoint/syscalls/sys_enter_getppid).
 	CountStacks *bridge.ProgramSpec
 }
 
@@ -77,7 +83,8 @@ func LoadSizingSpec() (*SizingSpec, error) {
 	return s, nil
 }
 
-// LoadSizing parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
+// LoadSizing parses the embedded object and loads the kernel programs and maps
+// into the kernel; opts may be nil.
 func LoadSizing(opts *ebpf.CollectionOptions) (*SizingObjects, error) {
 	spec, err := LoadSizingSpec()
 	if err != nil {
@@ -104,7 +111,8 @@ func (s *SizingSpec) Load(opts *ebpf.CollectionOptions) (*SizingObjects, error) 
 	return o, nil
 }
 
-// SizingObjects are the loaded maps, programs and variables. Close releases them.
+// SizingObjects are the loaded maps, programs and variables. Close releases
+// them.
 type SizingObjects struct {
 	// Counts is map counts (Hash, max_entries 0).
 	Counts *bridge.Map[uint32, uint64]
@@ -112,9 +120,11 @@ type SizingObjects struct {
 	Outer *bridge.MapOfMaps[uint32]
 	// Stacks is map stacks (StackTrace, max_entries 0).
 	Stacks *bridge.StackTraceMap
-	// CountStacks is program count_stacks (section tracepoint/syscalls/sys_enter_getppid).
+	// CountStacks is program count_stacks (section
+	// tracepoint/syscalls/sys_enter_getppid).
 	CountStacks SizingCountStacksProgram
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables SizingVariables
 
 	set *bridge.Set
@@ -146,17 +156,21 @@ func (o *SizingObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *SizingObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *SizingObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *SizingObjects) AttachAll() error {
 	if !o.CountStacks.Disabled() {
 		if _, err := o.CountStacks.Attach(); err != nil {
@@ -166,7 +180,8 @@ func (o *SizingObjects) AttachAll() error {
 	return nil
 }
 
-// SizingCountStacksProgram is program count_stacks (section tracepoint/syscalls/sys_enter_getppid, type TracePoint).
+// SizingCountStacksProgram is program count_stacks (section
+// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
 type SizingCountStacksProgram struct {
 	bridge.Program
 }

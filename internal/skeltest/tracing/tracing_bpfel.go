@@ -7,6 +7,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
@@ -17,14 +18,18 @@ import (
 //go:embed tracing_bpfel.o
 var tracingObject []byte
 
-// TracingSpec is the object's collection spec with typed handles to its global variables.
+// TracingSpec is the object's collection spec with typed handles to its global
+// variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type TracingSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps TracingMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs TracingProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables TracingVariableSpecs
@@ -39,7 +44,8 @@ type TracingProgramSpecs struct {
 	EnterUnlinkat *bridge.ProgramSpec
 	// ExitUnlinkat is program exit_unlinkat (section fexit/do_unlinkat).
 	ExitUnlinkat *bridge.ProgramSpec
-	// TpUnlinkat is program tp_unlinkat (section tracepoint/syscalls/sys_enter_unlinkat).
+	// TpUnlinkat is program tp_unlinkat (section
+	// tracepoint/syscalls/sys_enter_unlinkat).
 	TpUnlinkat *bridge.ProgramSpec
 }
 
@@ -91,7 +97,8 @@ func LoadTracingSpec() (*TracingSpec, error) {
 	return s, nil
 }
 
-// LoadTracing parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
+// LoadTracing parses the embedded object and loads the kernel programs and
+// maps into the kernel; opts may be nil.
 func LoadTracing(opts *ebpf.CollectionOptions) (*TracingObjects, error) {
 	spec, err := LoadTracingSpec()
 	if err != nil {
@@ -118,15 +125,18 @@ func (s *TracingSpec) Load(opts *ebpf.CollectionOptions) (*TracingObjects, error
 	return o, nil
 }
 
-// TracingObjects are the loaded maps, programs and variables. Close releases them.
+// TracingObjects are the loaded maps, programs and variables. Close releases
+// them.
 type TracingObjects struct {
 	// EnterUnlinkat is program enter_unlinkat (section fentry/do_unlinkat).
 	EnterUnlinkat TracingEnterUnlinkatProgram
 	// ExitUnlinkat is program exit_unlinkat (section fexit/do_unlinkat).
 	ExitUnlinkat TracingExitUnlinkatProgram
-	// TpUnlinkat is program tp_unlinkat (section tracepoint/syscalls/sys_enter_unlinkat).
+	// TpUnlinkat is program tp_unlinkat (section
+	// tracepoint/syscalls/sys_enter_unlinkat).
 	TpUnlinkat TracingTpUnlinkatProgram
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables TracingVariables
 
 	set *bridge.Set
@@ -175,17 +185,21 @@ func (o *TracingObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *TracingObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *TracingObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *TracingObjects) AttachAll() error {
 	if !o.EnterUnlinkat.Disabled() {
 		if _, err := o.EnterUnlinkat.Attach(); err != nil {
@@ -205,7 +219,8 @@ func (o *TracingObjects) AttachAll() error {
 	return nil
 }
 
-// TracingEnterUnlinkatProgram is program enter_unlinkat (section fentry/do_unlinkat, type Tracing).
+// TracingEnterUnlinkatProgram is program enter_unlinkat (section
+// fentry/do_unlinkat, type Tracing).
 type TracingEnterUnlinkatProgram struct {
 	bridge.Program
 }
@@ -216,7 +231,8 @@ func (p TracingEnterUnlinkatProgram) Attach() (link.Link, error) {
 	return p.AttachTracing()
 }
 
-// TracingExitUnlinkatProgram is program exit_unlinkat (section fexit/do_unlinkat, type Tracing).
+// TracingExitUnlinkatProgram is program exit_unlinkat (section
+// fexit/do_unlinkat, type Tracing).
 type TracingExitUnlinkatProgram struct {
 	bridge.Program
 }
@@ -227,7 +243,8 @@ func (p TracingExitUnlinkatProgram) Attach() (link.Link, error) {
 	return p.AttachTracing()
 }
 
-// TracingTpUnlinkatProgram is program tp_unlinkat (section tracepoint/syscalls/sys_enter_unlinkat, type TracePoint).
+// TracingTpUnlinkatProgram is program tp_unlinkat (section
+// tracepoint/syscalls/sys_enter_unlinkat, type TracePoint).
 type TracingTpUnlinkatProgram struct {
 	bridge.Program
 }

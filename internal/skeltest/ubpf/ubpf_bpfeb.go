@@ -7,26 +7,58 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"structs"
+	"unsafe"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
-	"unsafe"
 )
+
+// UbpfReportCtx is struct report_ctx (40 bytes) with its C layout.
+type UbpfReportCtx struct {
+	_          structs.HostLayout
+	Pid        uint32
+	Seen       uint32
+	Count      uint64
+	SharedHits uint64
+	Now        uint64
+	EmitRet    int32
+	Pad        uint32
+}
+
+// Fails to compile unless UbpfReportCtx has the 40 bytes of struct report_ctx.
+var _ = [1]struct{}{}[unsafe.Sizeof(UbpfReportCtx{})-40]
+
+// UbpfSample is struct sample (16 bytes) with its C layout.
+type UbpfSample struct {
+	_     structs.HostLayout
+	Value uint64
+	Slot  uint32
+	Flags uint32
+}
+
+// Fails to compile unless UbpfSample has the 16 bytes of struct sample.
+var _ = [1]struct{}{}[unsafe.Sizeof(UbpfSample{})-16]
 
 // ubpfObject is the object built from ubpf.bpf.c for target bpfeb.
 //
 //go:embed ubpf_bpfeb.o
 var ubpfObject []byte
 
-// UbpfSpec is the object's collection spec with typed handles to its global variables.
+// UbpfSpec is the object's collection spec with typed handles to its global
+// variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type UbpfSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps UbpfMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs UbpfProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables UbpfVariableSpecs
@@ -44,7 +76,8 @@ type UbpfMapSpecs struct {
 
 // UbpfProgramSpecs are the object's programs before load.
 type UbpfProgramSpecs struct {
-	// CountGetppid is program count_getppid (section tracepoint/syscalls/sys_enter_getppid).
+	// CountGetppid is program count_getppid (section
+	// tracepoint/syscalls/sys_enter_getppid).
 	CountGetppid *bridge.ProgramSpec
 	// BadRead is user-space program bad_read (section ubpf/bad_read).
 	BadRead *bridge.ProgramSpec
@@ -94,13 +127,15 @@ func LoadUbpfSpec() (*UbpfSpec, error) {
 	return s, nil
 }
 
-// UbpfLoadOptions configure Load: in process or with the kernel, where output and records go, the instruction budget.
+// UbpfLoadOptions configure Load: in process or with the kernel, where output
+// and records go, the instruction budget.
 type UbpfLoadOptions = bridge.LoadOptions
 
 // UbpfPointer is an untyped pointer argument of a host function.
 type UbpfPointer = bridge.Pointer
 
-// UbpfMemoryError is the error of a user program that accessed memory out of bounds.
+// UbpfMemoryError is the error of a user program that accessed memory out of
+// bounds.
 type UbpfMemoryError = runtime.MemoryError
 
 var (
@@ -112,7 +147,10 @@ var (
 	UbpfErrInProcess = bridge.ErrInProcess
 )
 
-// LoadUbpf parses the embedded object and loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil. host implements the functions the user-space programs call.
+// LoadUbpf parses the embedded object and loads the kernel programs and the
+// maps they use into the kernel (unless opts.InProcess) and the user-space
+// programs into the runtime; opts may be nil. host implements the functions
+// the user-space programs call.
 func LoadUbpf(host UbpfHost, opts *UbpfLoadOptions) (*UbpfObjects, error) {
 	spec, err := LoadUbpfSpec()
 	if err != nil {
@@ -121,7 +159,9 @@ func LoadUbpf(host UbpfHost, opts *UbpfLoadOptions) (*UbpfObjects, error) {
 	return spec.Load(host, opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil. host implements the functions the user-space programs call.
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess) and the user-space programs into the runtime; opts may be
+// nil. host implements the functions the user-space programs call.
 func (s *UbpfSpec) Load(host UbpfHost, opts *UbpfLoadOptions) (*UbpfObjects, error) {
 	set, err := bridge.Load(s.Spec, ubpfExterns(host), bridge.WithDisabled(opts, s.Programs.CountGetppid, s.Programs.BadRead, s.Programs.Report, s.Programs.Spin))
 	if err != nil {
@@ -135,7 +175,8 @@ func (s *UbpfSpec) Load(host UbpfHost, opts *UbpfLoadOptions) (*UbpfObjects, err
 	return o, nil
 }
 
-// UbpfObjects are the loaded maps, programs and variables. Close releases them.
+// UbpfObjects are the loaded maps, programs and variables. Close releases
+// them.
 type UbpfObjects struct {
 	// Counts is map counts (Hash, max_entries 1024).
 	Counts *bridge.Map[uint32, uint64]
@@ -143,15 +184,20 @@ type UbpfObjects struct {
 	Shared *bridge.Map[uint32, uint64]
 	// UserHist is map user_hist (Array, max_entries 16).
 	UserHist *bridge.Map[uint32, uint64]
-	// CountGetppid is program count_getppid (section tracepoint/syscalls/sys_enter_getppid).
+	// CountGetppid is program count_getppid (section
+	// tracepoint/syscalls/sys_enter_getppid).
 	CountGetppid UbpfCountGetppidProgram
-	// BadRead is user-space program bad_read (section ubpf/bad_read), run in process; nil when its autoload was off.
+	// BadRead is user-space program bad_read (section ubpf/bad_read), run in
+	// process; nil when its autoload was off.
 	BadRead *bridge.UserProgram[UbpfReportCtx]
-	// Report is user-space program report (section ubpf/report), run in process; nil when its autoload was off.
+	// Report is user-space program report (section ubpf/report), run in process;
+	// nil when its autoload was off.
 	Report *bridge.UserProgram[UbpfReportCtx]
-	// Spin is user-space program spin (section ubpf/spin), run in process; nil when its autoload was off.
+	// Spin is user-space program spin (section ubpf/spin), run in process; nil
+	// when its autoload was off.
 	Spin *bridge.UserProgram[struct{}]
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables UbpfVariables
 
 	set *bridge.Set
@@ -198,17 +244,21 @@ func (o *UbpfObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *UbpfObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *UbpfObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *UbpfObjects) AttachAll() error {
 	if !o.CountGetppid.Disabled() {
 		if _, err := o.CountGetppid.Attach(); err != nil {
@@ -218,7 +268,8 @@ func (o *UbpfObjects) AttachAll() error {
 	return nil
 }
 
-// UbpfCountGetppidProgram is program count_getppid (section tracepoint/syscalls/sys_enter_getppid, type TracePoint).
+// UbpfCountGetppidProgram is program count_getppid (section
+// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
 type UbpfCountGetppidProgram struct {
 	bridge.Program
 }
@@ -229,8 +280,8 @@ func (p UbpfCountGetppidProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
 }
 
-// UbpfHost is implemented by the Go host: the extern (__ksym) functions that the
-// object's user-space programs call. Pointer arguments are bounds-checked
+// UbpfHost is implemented by the Go host: the extern (__ksym) functions that
+// the object's user-space programs call. Pointer arguments are bounds-checked
 // copies of program memory, written back after the call unless const.
 type UbpfHost interface {
 	// HostEmit implements extern host_emit.
@@ -268,27 +319,3 @@ func ubpfExterns(host UbpfHost) map[string]runtime.Func {
 		},
 	}
 }
-
-// UbpfReportCtx is struct report_ctx (40 bytes) with its C layout.
-type UbpfReportCtx struct {
-	Pid        uint32
-	Seen       uint32
-	Count      uint64
-	SharedHits uint64
-	Now        uint64
-	EmitRet    int32
-	Pad        uint32
-}
-
-// Fails to compile unless UbpfReportCtx has the 40 bytes of struct report_ctx.
-var _ = [1]struct{}{}[unsafe.Sizeof(UbpfReportCtx{})-40]
-
-// UbpfSample is struct sample (16 bytes) with its C layout.
-type UbpfSample struct {
-	Value uint64
-	Slot  uint32
-	Flags uint32
-}
-
-// Fails to compile unless UbpfSample has the 16 bytes of struct sample.
-var _ = [1]struct{}{}[unsafe.Sizeof(UbpfSample{})-16]

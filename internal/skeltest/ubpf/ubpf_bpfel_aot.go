@@ -8,6 +8,7 @@ package ubpf
 
 import (
 	"encoding/binary"
+
 	"github.com/skelgen/skelgen/runtime"
 )
 

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
@@ -17,14 +18,18 @@ import (
 //go:embed uprobe_bpfel.o
 var uprobeObject []byte
 
-// UprobeSpec is the object's collection spec with typed handles to its global variables.
+// UprobeSpec is the object's collection spec with typed handles to its global
+// variables.
 // Change variables (for .rodata, the constants the verifier sees) before Load.
 type UprobeSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs included.
+	// Spec is the whole object as cilium/ebpf reads it, user-space programs
+	// included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).
+	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
+	// does not type the values).
 	Maps UprobeMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)): a disabled
+	// program is not loaded.
 	Programs UprobeProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables UprobeVariableSpecs
@@ -61,7 +66,8 @@ func LoadUprobeSpec() (*UprobeSpec, error) {
 	return s, nil
 }
 
-// LoadUprobe parses the embedded object and loads the kernel programs and maps into the kernel; opts may be nil.
+// LoadUprobe parses the embedded object and loads the kernel programs and maps
+// into the kernel; opts may be nil.
 func LoadUprobe(opts *ebpf.CollectionOptions) (*UprobeObjects, error) {
 	spec, err := LoadUprobeSpec()
 	if err != nil {
@@ -88,13 +94,15 @@ func (s *UprobeSpec) Load(opts *ebpf.CollectionOptions) (*UprobeObjects, error) 
 	return o, nil
 }
 
-// UprobeObjects are the loaded maps, programs and variables. Close releases them.
+// UprobeObjects are the loaded maps, programs and variables. Close releases
+// them.
 type UprobeObjects struct {
 	// Calls is map calls (Hash, max_entries 64).
 	Calls *bridge.Map[uint32, uint64]
 	// CountCalls is program count_calls (section uprobe).
 	CountCalls UprobeCountCallsProgram
-	// Variables are the global variables, read and written through memory-mapped sections.
+	// Variables are the global variables, read and written through memory-mapped
+	// sections.
 	Variables UprobeVariables
 
 	set *bridge.Set
@@ -114,27 +122,33 @@ func (o *UprobeObjects) init() error {
 	return nil
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.
+// Collection returns the kernel part as a cilium/ebpf collection, or nil when
+// the object runs in process.
 func (o *UprobeObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs and maps.
+// Close detaches every link made by Attach methods and releases all programs
+// and maps.
 func (o *UprobeObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.
+// AttachAll attaches every program whose section names its attach point,
+// skipping programs whose autoload was off. On error, links made so far stay
+// until Close.
 func (o *UprobeObjects) AttachAll() error {
 	return nil
 }
 
-// UprobeCountCallsProgram is program count_calls (section uprobe, type Kprobe).
+// UprobeCountCallsProgram is program count_calls (section uprobe, type
+// Kprobe).
 type UprobeCountCallsProgram struct {
 	bridge.Program
 }
 
-// Attach attaches the program to symbol in the binary at path (uprobe); pid 0 means every process.
+// Attach attaches the program to symbol in the binary at path (uprobe); pid 0
+// means every process.
 // The link is also closed by UprobeObjects.Close.
 func (p UprobeCountCallsProgram) Attach(path string, symbol string, pid int) (link.Link, error) {
 	return p.AttachUprobe(path, symbol, false, pid)

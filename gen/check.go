@@ -95,6 +95,11 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 				return nil, fmt.Errorf("%s:%d: %w", gl.file, gl.line, err)
 			}
 			for _, f := range files {
+				if f.Remove {
+					// Left over from an earlier run: the orphan check
+					// reports it if it is still there.
+					continue
+				}
 				produced[f.Path] = true
 				if strings.HasSuffix(f.Path, ".d") {
 					continue

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -63,6 +64,10 @@ type Config struct {
 type File struct {
 	Path string
 	Data []byte
+	// Remove marks a file an earlier run generated and this one does not
+	// (a translation after -aot=false): WriteFiles deletes it once the
+	// new files are in place.
+	Remove bool
 }
 
 // IsCSource reports whether the input is C source rather than an object.
@@ -226,10 +231,12 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		objPath := filepath.Join(outDir, base+".o")
 		files = append(files, File{Path: goPath, Data: src}, File{Path: objPath, Data: b.obj})
 		made := []string{goPath, objPath}
+		aotPath := filepath.Join(outDir, base+"_aot.go")
 		if aotSrc != nil {
-			aotPath := filepath.Join(outDir, base+"_aot.go")
 			files = append(files, File{Path: aotPath, Data: aotSrc})
 			made = append(made, aotPath)
+		} else if old, err := os.ReadFile(aotPath); err == nil && bytes.HasPrefix(old, []byte(skeletonStamp)) {
+			files = append(files, File{Path: aotPath, Remove: true})
 		}
 		if cfg.MakeBase != "" && b.deps != nil {
 			d, err := depfile(cfg.MakeBase, made, b.deps)
@@ -321,7 +328,24 @@ func depfile(base string, targets, deps []string) ([]byte, error) {
 // rename fails, the files already replaced get their old contents back,
 // so a failed run leaves either the old set or the new one, and no
 // directory it created.
-func WriteFiles(files []File) (err error) {
+func WriteFiles(all []File) (err error) {
+	var files, removals []File
+	for _, f := range all {
+		if f.Remove {
+			removals = append(removals, f)
+		} else {
+			files = append(files, f)
+		}
+	}
+	defer func() {
+		if err == nil {
+			for _, f := range removals {
+				if rerr := os.Remove(f.Path); rerr != nil && !os.IsNotExist(rerr) {
+					err = rerr
+				}
+			}
+		}
+	}()
 	var made []string // directories this call created, parents first
 	defer func() {
 		if err != nil {

@@ -1,9 +1,12 @@
 package gen
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/skelgen/skelgen/internal/testenv"
 )
 
 // TestWriteFilesAsASet makes the second rename fail (its target is a
@@ -51,5 +54,32 @@ func TestWriteFilesAsASet(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(first); string(b) != "new" {
 		t.Errorf("a.go = %q, want the new contents", b)
+	}
+}
+
+// TestAOTOffRemovesTranslation: generating with -aot=false where an
+// earlier run wrote the translation removes that file with the new set.
+func TestAOTOffRemovesTranslation(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "internal/skeltest/ubpf/ubpf_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "ubpf.bpf.o")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	aot := filepath.Join(dir, "ubpf_bpfel_aot.go")
+	for _, on := range []bool{true, false} {
+		files, err := Generate(context.Background(), Config{Input: in, Package: "ubpf", ImportRuntime: true, AOT: on})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFiles(files); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(aot); (err == nil) != on {
+			t.Errorf("-aot=%v: translation file exists: %v", on, err == nil)
+		}
 	}
 }

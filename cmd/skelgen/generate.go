@@ -34,6 +34,10 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 			copyDir = filepath.Dir(filepath.Dir(f.Path))
 			continue
 		}
+		if f.Remove {
+			fmt.Fprintf(stdout, "removed %s\n", f.Path)
+			continue
+		}
 		fmt.Fprintf(stdout, "wrote %s\n", f.Path)
 	}
 	if vendored > 0 {

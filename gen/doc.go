@@ -15,13 +15,16 @@
 // For each target (bpfel, bpfeb or a GOARCH) the outputs are the object
 // and a Go file guarded by the target's build constraint:
 //
-//   - Skeleton writes the Go file with jennifer: the embedded object, the
-//     Spec with typed variable, map (sizes) and program (autoload) specs,
-//     Load, the Objects with typed maps
-//     (runtime/bridge's Map, PerCPUMap, RingBuf, ...), programs with
+//   - Skeleton writes the Go file with jennifer. collect.go decides the Go
+//     shape of every map, program and variable; render.go writes one
+//     function per section of the file, in the file's order: the user's
+//     types, the embedded object, the Spec with typed variable, map
+//     (sizes) and program (autoload) specs, Load, the Objects with typed
+//     maps (runtime/bridge's Map, PerCPUMap, RingBuf, ...), programs with
 //     Attach methods derived from section names (attach.go), typed
 //     variables, user-space programs (user.go) and the host interface their
-//     externs need;
+//     externs need. Each target's translation goes to a file of its own,
+//     <stem>_<target>_aot.go;
 //   - TypeGen (types.go) writes Go types with the exact C layout of the
 //     BTF types those reach;
 //   - package gen/aot turns each ubpf/ program into Go functions that

@@ -1,0 +1,190 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+	"github.com/dave/jennifer/jen"
+
+	"github.com/skelgen/skelgen/runtime/bridge"
+)
+
+// reservedFields are names of the Objects type's own methods and fields.
+var reservedFields = []string{"Close", "Collection", "Variables", "AttachAll"}
+
+// collect decides the Go shape of every map, program and variable.
+func (s *skeleton) collect() error {
+	spec := s.obj.Spec
+	events, extra, err := s.eventTypes()
+	if err != nil {
+		return err
+	}
+	for _, t := range extra {
+		if _, err := s.types.GoType(t); err != nil {
+			return fmt.Errorf("-type %s: %w", t.TypeName(), err)
+		}
+	}
+	taken := names{}
+	for _, r := range reservedFields {
+		taken[r] = true
+	}
+	var mapNames, progNames []string
+	for _, name := range sortedNames(spec.Maps) {
+		if !isDataSection(name) {
+			mapNames = append(mapNames, name)
+		}
+	}
+	mapFields := taken.assign(mapNames, "Map")
+	progNames = sortedNames(spec.Programs)
+	progFields := taken.assign(progNames, "Program")
+	for _, name := range mapNames {
+		m := &mapInfo{name: name, spec: spec.Maps[name]}
+		m.field = mapFields[name]
+		if err := s.typeMap(m, events[name]); err != nil {
+			return fmt.Errorf("map %s: %w", name, err)
+		}
+		s.maps = append(s.maps, m)
+	}
+	for _, name := range progNames {
+		p := spec.Programs[name]
+		if bridge.IsUserProgram(p) {
+			continue
+		}
+		if p.Type == ebpf.UnspecifiedProgram {
+			return fmt.Errorf("section %s: program %s: unknown program kind (section names follow libbpf: tracepoint/, kprobe/, xdp, ...; ubpf/ for user space): %w", p.SectionName, name, errUnsupported)
+		}
+		pi := &progInfo{name: name, spec: p, attach: attachFor(p)}
+		pi.field = progFields[name]
+		pi.typ = s.prefix + pi.field
+		if !strings.HasSuffix(pi.field, "Program") {
+			pi.typ += "Program"
+		}
+		for s.types.taken[pi.typ] {
+			pi.typ += "_"
+		}
+		s.types.taken[pi.typ] = true
+		s.programs = append(s.programs, pi)
+	}
+	if err := s.collectUser(progFields); err != nil {
+		return err
+	}
+	var varNames []string
+	for _, name := range sortedNames(spec.Variables) {
+		if v := spec.Variables[name]; v.SectionName != ".kconfig" && v.SectionName != ".ksyms" {
+			varNames = append(varNames, name)
+		}
+	}
+	varFields := names{}.assign(varNames, "Var")
+	for _, name := range varNames {
+		v := spec.Variables[name]
+		vi := &varInfo{name: name, spec: v}
+		vi.field = varFields[name]
+		vi.typ = s.valueType(v.Type, int(v.Size()), s.prefix+vi.field)
+		s.vars = append(s.vars, vi)
+	}
+	return nil
+}
+
+// valueType returns the Go type of a BTF type, falling back to a byte array
+// of size bytes when there is no BTF or the type cannot be represented.
+func (s *skeleton) valueType(t btf.Type, size int, anonName string) jen.Code {
+	if v, ok := t.(*btf.Var); ok {
+		t = nil
+		if v != nil {
+			t = v.Type
+		}
+	}
+	if t != nil {
+		if anonName != "" {
+			s.types.Name(t, anonName)
+		}
+		if code, err := s.types.GoType(t); err == nil {
+			if sz, err := btf.Sizeof(t); err == nil && sz == size {
+				return code
+			}
+		}
+	}
+	return jen.Index(jen.Lit(size)).Byte()
+}
+
+// typeMap picks the bridge wrapper of a map and its Go key and value types.
+func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
+	ms := m.spec
+	b := s.bridge
+	key := func() jen.Code {
+		if ms.KeySize == 0 {
+			return jen.Struct()
+		}
+		return s.valueType(ms.Key, int(ms.KeySize), s.prefix+GoName(m.name)+"Key")
+	}
+	value := func() jen.Code {
+		return s.valueType(ms.Value, int(ms.ValueSize), s.prefix+GoName(m.name)+"Value")
+	}
+	raw := func(why string) {
+		m.rawValue = true
+		m.typ = jen.Op("*").Qual(pkgEbpf, "Map")
+		m.ctor = jen.Qual(b, "RawMap")
+		m.doc = why
+	}
+	generic := func(wrapper string, params ...jen.Code) {
+		m.typ = jen.Op("*").Qual(b, wrapper).Types(params...)
+		m.ctor = jen.Qual(b, "New"+wrapper).Types(params...)
+	}
+	switch ms.Type {
+	case ebpf.Hash, ebpf.Array, ebpf.LRUHash, ebpf.LPMTrie:
+		generic("Map", key(), value())
+	case ebpf.Queue, ebpf.Stack, ebpf.BloomFilter:
+		generic("Map", jen.Struct(), value())
+	case ebpf.PerCPUHash, ebpf.PerCPUArray, ebpf.LRUCPUHash:
+		generic("PerCPUMap", key(), value())
+	case ebpf.ArrayOfMaps, ebpf.HashOfMaps:
+		m.typ = jen.Op("*").Qual(b, "MapOfMaps").Types(key())
+		m.ctor = jen.Qual(b, "NewMapOfMaps").Types(key())
+	case ebpf.RingBuf, ebpf.PerfEventArray:
+		wrapper := "RingBuf"
+		if ms.Type == ebpf.PerfEventArray {
+			wrapper = "PerfEventArray"
+		}
+		guess := s.cfg.Records[m.name]
+		if event == nil {
+			if note := s.recordNote[m.name]; note != "" {
+				raw(note)
+			} else if guess.Why != "" && guess.Type == "" {
+				raw(guess.Why)
+			} else {
+				raw("record type unknown: name it with -type")
+			}
+			return nil
+		}
+		if s.fromTypeFlag[m.name] {
+			m.doc = "records typed by -type"
+		} else if guess.Type != "" {
+			m.doc = guess.Why
+		}
+		code, err := s.types.GoType(event)
+		if err != nil {
+			return err
+		}
+		m.typ = jen.Op("*").Qual(b, wrapper).Types(code)
+		m.ctor = jen.Qual(b, "New"+wrapper).Types(code)
+	case ebpf.StackTrace:
+		m.rawValue = true
+		m.typ = jen.Op("*").Qual(b, "StackTraceMap")
+		m.ctor = jen.Qual(b, "NewStackTraceMap")
+	case ebpf.UnspecifiedMap:
+		return fmt.Errorf("unsupported map type %v: %w", ms.Type, errUnsupported)
+	default:
+		raw(strings.ToLower(ms.Type.String()) + " map: no typed view")
+	}
+	return nil
+}
+
+// specType is the bridge type of the map's spec field.
+func (m *mapInfo) specType() string {
+	if m.rawValue {
+		return "RawMapSpec"
+	}
+	return "MapSpec"
+}

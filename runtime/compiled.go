@@ -221,6 +221,38 @@ func (m *Memory) Store64At(addr, v uint64, insn int) {
 	panic(fault{addr, int32(insn), 8, true})
 }
 
+// SpanAt returns the n bytes at addr, for reading or (write) for writing,
+// when they lie inside one region. Translated code takes the span a loop's
+// accesses through one base register can reach before the loop starts and
+// indexes it directly in a copy of the loop; when ok is false it runs the
+// loop with every access checked. Spans stay valid until a helper is
+// called, and loops that call one are not hoisted.
+func (m *Memory) SpanAt(addr, n uint64, write bool) (span []byte, ok bool) {
+	t := m.rd
+	if write {
+		t = m.wr
+	}
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(t)) && n <= maxRegionSize && o+n <= uint64(len(t[i])) {
+		return t[i][o : o+n : o+n], true
+	}
+	return nil, false
+}
+
+// LoopTrips bounds the iterations of a loop whose counter starts at start,
+// grows by step on every iteration and is compared with bound (unsigned)
+// at the loop's end, the loop going on while it is below: it returns the
+// iterations after the first, at most. ok is false when the counter does
+// not start below the bound or the count is not small (the translation then
+// runs the checked loop).
+func LoopTrips(start, bound, step uint64) (more uint64, ok bool) {
+	if start >= bound || bound > 1<<62 || step == 0 {
+		return 0, false
+	}
+	more = (bound - start - 1) / step
+	return more, more < 1<<31
+}
+
 // Cell32At and Cell64At return the writable bytes an atomic instruction
 // at insn reads and modifies.
 func (m *Memory) Cell32At(addr uint64, insn int) []byte {

@@ -17,6 +17,15 @@
 //     (Machine.Load32At and friends), which carry the instruction index into
 //     the error; loads and stores relative to r10 with a constant offset
 //     inside the frame index the frame's array directly, with no check;
+//   - a counted innermost loop (counter stepping up to a bound, base
+//     registers stepping by constants, no calls) is emitted twice: before
+//     it, runtime.LoopTrips bounds its iterations and Memory.SpanAt takes
+//     the span of each base's region that its accesses can reach; when
+//     both succeed a copy of the loop indexes those spans (Go slices, so
+//     Go's own bounds checks remain), else the checked loop runs. Both
+//     copies do the same operations in the same order, so results, faults
+//     (always on the checked path), their instruction and the budget are
+//     the same (loops.go);
 //   - helpers and externs are called through Machine.CallAt with the call's
 //     instruction index, so they resolve exactly as the interpreter resolves
 //     them, and callx through Machine.CallX and a switch over the functions;

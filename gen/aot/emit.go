@@ -30,6 +30,9 @@ type emitter struct {
 	// check marks forward jumps that must check the budget (see
 	// budgetPlan); backward jumps, calls and exits always do.
 	check map[int]bool
+	// fast is the hoisted loop whose fast copy is being emitted, nil
+	// otherwise (see hoistLoop).
+	fast *hoistLoop
 }
 
 // code builds one statement from raw Go text and jen values (qualified
@@ -170,6 +173,10 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	if f.body[0] != f.entry {
 		labels[f.entry] = true
 	}
+	loops := p.findLoops(f)
+	for _, l := range loops {
+		labels[l.back+1] = true // where the fast copy leaves the loop
+	}
 	e.budgetPlan(f, labels)
 	var body []jen.Code
 	if f.body[0] != f.entry {
@@ -184,8 +191,11 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			if fell {
 				body = append(body, e.adjust(e.pending-e.phi[pc])...)
 			}
-			body = append(body, jen.Id(label(pc)).Op(":"))
 			e.pending = e.phi[pc]
+			if l := loops[pc]; l != nil {
+				body = append(body, e.fastLoop(l, labels))
+			}
+			body = append(body, jen.Id(label(pc)).Op(":"))
 		}
 		fell = falls(in)
 		if line, ok := e.opts.Lines[pc]; ok && line != lastLine {
@@ -366,7 +376,112 @@ func (e *emitter) jumpTo(pc, target int) []jen.Code {
 	if target <= pc || e.check[pc] {
 		stmts = append(stmts, e.checkAt(pc, phi))
 	}
-	return append(stmts, jen.Goto().Id(label(target)))
+	return append(stmts, jen.Goto().Id(e.labelOf(target)))
+}
+
+// labelOf names the label of target as jumps in the code being emitted
+// reach it: in the fast copy of a loop, the copy's own labels.
+func (e *emitter) labelOf(target int) string {
+	if l := e.fast; l != nil && target >= l.head && target <= l.back {
+		return fmt.Sprintf("F%d", target)
+	}
+	return label(target)
+}
+
+// fastLoop emits the fast copy of the hoisted loop l, placed where control
+// falls into its head, with b already brought to the head's pending count:
+// when the counter bounds the iterations and every base's span lies in
+// its region, the copy runs the loop with those accesses unchecked and
+// leaves it for the instruction after the back edge; otherwise control
+// goes on into the checked loop.
+func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
+	p := e.prog
+	e.fast = l
+	var body []jen.Code
+	for _, b := range l.bases {
+		r := e.r(b.reg)
+		body = append(body, code(fmt.Sprintf("fb%d := %s", b.reg, offset(r, b.lo))))
+	}
+	fell := false
+	for _, pc := range e.fn.body {
+		if pc < l.head || pc > l.back {
+			continue
+		}
+		in := p.insns[pc]
+		if labels[pc] {
+			if fell {
+				body = append(body, e.adjust(e.pending-e.phi[pc])...)
+			}
+			body = append(body, jen.Id(e.labelOf(pc)).Op(":"))
+			e.pending = e.phi[pc]
+		}
+		fell = falls(in)
+		stmts := e.insn(in)
+		body = append(body, jen.Commentf("%d: %s (fast copy)", pc, in.text))
+		body = append(body, stmts...)
+	}
+	next := l.back + p.insns[l.back].slots
+	body = append(body, e.adjust(e.pending-e.phi[next])...)
+	body = append(body, jen.Goto().Id(label(next)))
+	e.fast = nil
+	e.pending = e.phi[l.head]
+	// The checks, innermost last.
+	for i := len(l.bases) - 1; i >= 0; i-- {
+		b := l.bases[i]
+		n := fmt.Sprintf("%d", b.hi-b.lo)
+		if b.step != 0 {
+			n += fmt.Sprintf("+%d*j", b.step)
+		}
+		body = []jen.Code{jen.If(code(fmt.Sprintf("fv%d, ok := m.SpanAt(%s, %s, %v); ok", b.reg, offset(e.r(b.reg), b.lo), n, b.write))).Block(body...)}
+	}
+	bound := l.bound
+	if l.inclusive {
+		bound += "+1"
+	}
+	trips := "_"
+	for _, b := range l.bases {
+		if b.step != 0 {
+			trips = "j"
+		}
+	}
+	return jen.Commentf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions, run a copy that does not check them.", l.head, l.back, e.baseNames(l)).Line().
+		If(code(trips+", ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok", e.r(l.counter), bound, l.step))).Block(body...)
+}
+
+func (e *emitter) baseNames(l *hoistLoop) string {
+	s := ""
+	for i, b := range l.bases {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("r%d", b.reg)
+	}
+	return s
+}
+
+// offset writes r+off.
+func offset(r string, off int64) string {
+	switch {
+	case off > 0:
+		return fmt.Sprintf("%s+%d", r, off)
+	case off < 0:
+		return fmt.Sprintf("%s-%d", r, -off)
+	}
+	return r
+}
+
+// fastBase returns the hoisted base r, if the fast copy of a loop is being
+// emitted and r is one of its bases.
+func (e *emitter) fastBase(r uint8) *hoistBase {
+	if e.fast == nil {
+		return nil
+	}
+	for _, b := range e.fast.bases {
+		if b.reg == r {
+			return b
+		}
+	}
+	return nil
 }
 
 // live reports whether the value instruction pc leaves in register n is
@@ -609,6 +724,16 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 		default:
 			val = code(le(), fmt.Sprintf(".Uint64(fp[%d:])", i))
 		}
+	} else if b := e.fastBase(in.src); b != nil && live {
+		at := fmt.Sprintf("fv%d[%s-fb%d", in.src, e.addr(in.src, in.off), in.src)
+		switch size {
+		case 1:
+			val = code(fmt.Sprintf("uint64(%s])", at))
+		case 8:
+			val = code(le(), fmt.Sprintf(".Uint64(%s:])", at))
+		default:
+			val = code("uint64(", le(), fmt.Sprintf(".Uint%d(%s:]))", size*8, at))
+		}
 	} else {
 		val = code(fmt.Sprintf("m.Load%dAt(%s, %d)", size*8, e.addr(in.src, in.off), in.pc))
 		if !live {
@@ -629,11 +754,6 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 	} else {
 		v = u64(in.imm)
 	}
-	if !inFrame(in.dst, in.off, size) {
-		return []jen.Code{code(fmt.Sprintf("m.Store%dAt(%s, %s, %d)", size*8, e.addr(in.dst, in.off), v, in.pc))}
-	}
-	e.frame = true
-	i := 512 + int(in.off)
 	var t string // v truncated to the access size
 	if in.class() == runtime.ClassSTX {
 		switch size {
@@ -650,6 +770,18 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 			t = u64(in.imm)
 		}
 	}
+	if !inFrame(in.dst, in.off, size) {
+		if e.fastBase(in.dst) == nil {
+			return []jen.Code{code(fmt.Sprintf("m.Store%dAt(%s, %s, %d)", size*8, e.addr(in.dst, in.off), v, in.pc))}
+		}
+		at := fmt.Sprintf("fv%d[%s-fb%d", in.dst, e.addr(in.dst, in.off), in.dst)
+		if size == 1 {
+			return []jen.Code{code(fmt.Sprintf("%s] = %s", at, t))}
+		}
+		return []jen.Code{code(le(), fmt.Sprintf(".PutUint%d(%s:], %s)", size*8, at, t))}
+	}
+	e.frame = true
+	i := 512 + int(in.off)
 	if size == 1 {
 		return []jen.Code{code(fmt.Sprintf("fp[%d] = %s", i, t))}
 	}

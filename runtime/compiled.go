@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // This file is the run-time side of ahead-of-time translation: skelgen can
@@ -238,6 +239,57 @@ func (m *Memory) SpanAt(addr, n uint64, write bool) (span []byte, ok bool) {
 	}
 	return nil, false
 }
+
+// SpanLoad8 .. SpanLoad64 and SpanStore8 .. SpanStore64 access offset i of
+// a span from SpanAt in the fast copy of a loop, where the translation has
+// proven i in range. They still compare i with the span's length (one
+// compare and a branch the CPU predicts), and panic rather than touch
+// memory outside the span should the proof ever be wrong; the access
+// itself is one machine load or store.
+func SpanLoad8(s []byte, i uint64) uint64 {
+	return uint64(s[i])
+}
+
+func SpanLoad16(s []byte, i uint64) uint64 {
+	return uint64(binary.LittleEndian.Uint16((*[2]byte)(spanAt(s, i, 2))[:]))
+}
+
+func SpanLoad32(s []byte, i uint64) uint64 {
+	return uint64(binary.LittleEndian.Uint32((*[4]byte)(spanAt(s, i, 4))[:]))
+}
+
+func SpanLoad64(s []byte, i uint64) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(spanAt(s, i, 8))[:])
+}
+
+func SpanStore8(s []byte, i, v uint64) {
+	s[i] = byte(v)
+}
+
+func SpanStore16(s []byte, i, v uint64) {
+	binary.LittleEndian.PutUint16((*[2]byte)(spanAt(s, i, 2))[:], uint16(v))
+}
+
+func SpanStore32(s []byte, i, v uint64) {
+	binary.LittleEndian.PutUint32((*[4]byte)(spanAt(s, i, 4))[:], uint32(v))
+}
+
+func SpanStore64(s []byte, i, v uint64) {
+	binary.LittleEndian.PutUint64((*[8]byte)(spanAt(s, i, 8))[:], v)
+}
+
+// spanAt returns the address of s[i], after checking that s has n bytes
+// there. A span is never shorter than the accesses made through it (the
+// translation asks SpanAt for the hull of them all), so len(s)-n does not
+// wrap, and one compare suffices.
+func spanAt(s []byte, i uint64, n uint64) unsafe.Pointer {
+	if i > uint64(len(s))-n {
+		panic(errSpan)
+	}
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), i)
+}
+
+var errSpan = errors.New("skelgen translation: access outside a hoisted span")
 
 // LoopTrips bounds the iterations of a loop whose counter starts at start,
 // grows by step on every iteration and is compared with bound (unsigned)

@@ -55,7 +55,8 @@
 // the instruction index and panic with a small value that Compiled.Run
 // turns into the same *MemoryError. All of them inline. SpanAt and
 // LoopTrips let translated loops check a whole span of a region once
-// before the loop. Bytes,
+// before the loop, and SpanLoad64/SpanStore64 and friends access such a
+// span. Bytes,
 // WritableBytes, CBytes and CString give helpers checked slices.
 //
 // # Translated code

@@ -21,11 +21,14 @@
 //     registers stepping by constants, no calls) is emitted twice: before
 //     it, runtime.LoopTrips bounds its iterations and Memory.SpanAt takes
 //     the span of each base's region that its accesses can reach; when
-//     both succeed a copy of the loop indexes those spans (Go slices, so
-//     Go's own bounds checks remain), else the checked loop runs. Both
-//     copies do the same operations in the same order, so results, faults
-//     (always on the checked path), their instruction and the budget are
-//     the same (loops.go);
+//     both succeed and the budget covers every iteration, a copy of the
+//     loop accesses those spans through runtime.SpanLoad64 and friends
+//     (one compare against the span's length as a safety net, then one
+//     machine load or store) and leaves out the budget checks, still
+//     counting b; else the checked loop runs. Both copies do the same
+//     operations in the same order, so results, faults (always on the
+//     checked path), their instruction and the budget are the same
+//     (loops.go);
 //   - helpers and externs are called through Machine.CallAt with the call's
 //     instruction index, so they resolve exactly as the interpreter resolves
 //     them, and callx through Machine.CallX and a switch over the functions;

@@ -373,7 +373,7 @@ func (e *emitter) charge(pc int) []jen.Code {
 func (e *emitter) jumpTo(pc, target int) []jen.Code {
 	phi := e.phi[target]
 	stmts := e.adjust(e.pending - phi)
-	if target <= pc || e.check[pc] {
+	if (target <= pc || e.check[pc]) && e.fast == nil {
 		stmts = append(stmts, e.checkAt(pc, phi))
 	}
 	return append(stmts, jen.Goto().Id(e.labelOf(target)))
@@ -390,10 +390,11 @@ func (e *emitter) labelOf(target int) string {
 
 // fastLoop emits the fast copy of the hoisted loop l, placed where control
 // falls into its head, with b already brought to the head's pending count:
-// when the counter bounds the iterations and every base's span lies in
-// its region, the copy runs the loop with those accesses unchecked and
-// leaves it for the instruction after the back edge; otherwise control
-// goes on into the checked loop.
+// when the counter bounds the iterations, every base's span lies in its
+// region and the budget covers every iteration the counter allows, the
+// copy runs the loop with those accesses and the budget unchecked (b still
+// counts) and leaves it for the instruction after the back edge; otherwise
+// control goes on into the checked loop.
 func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	p := e.prog
 	e.fast = l
@@ -438,14 +439,15 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	if l.inclusive {
 		bound += "+1"
 	}
-	trips := "_"
-	for _, b := range l.bases {
-		if b.step != 0 {
-			trips = "j"
-		}
+	slots := 0
+	for pc := l.head; pc <= l.back; pc += p.insns[pc].slots {
+		slots += p.insns[pc].slots
 	}
-	return jen.Commentf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions, run a copy that does not check them.", l.head, l.back, e.baseNames(l)).Line().
-		If(code(trips+", ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok", e.r(l.counter), bound, l.step))).Block(body...)
+	// The budget left at the head covers every slot the loop can run, so
+	// no check inside it can fail and the copy leaves them out.
+	body = []jen.Code{jen.If(code(fmt.Sprintf("%s >= int64(j+1)*%d", offset("b", -int64(e.phi[l.head])), slots))).Block(body...)}
+	return jen.Commentf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions and the budget lasts, run a copy that checks neither.", l.head, l.back, e.baseNames(l)).Line().
+		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok", e.r(l.counter), bound, l.step))).Block(body...)
 }
 
 func (e *emitter) baseNames(l *hoistLoop) string {
@@ -724,16 +726,8 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 		default:
 			val = code(le(), fmt.Sprintf(".Uint64(fp[%d:])", i))
 		}
-	} else if b := e.fastBase(in.src); b != nil && live {
-		at := fmt.Sprintf("fv%d[%s-fb%d", in.src, e.addr(in.src, in.off), in.src)
-		switch size {
-		case 1:
-			val = code(fmt.Sprintf("uint64(%s])", at))
-		case 8:
-			val = code(le(), fmt.Sprintf(".Uint64(%s:])", at))
-		default:
-			val = code("uint64(", le(), fmt.Sprintf(".Uint%d(%s:]))", size*8, at))
-		}
+	} else if e.fastBase(in.src) != nil && live {
+		val = code(e.rt(fmt.Sprintf("SpanLoad%d", size*8)), fmt.Sprintf("(fv%d, %s-fb%d)", in.src, e.addr(in.src, in.off), in.src))
 	} else {
 		val = code(fmt.Sprintf("m.Load%dAt(%s, %d)", size*8, e.addr(in.src, in.off), in.pc))
 		if !live {
@@ -774,11 +768,7 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 		if e.fastBase(in.dst) == nil {
 			return []jen.Code{code(fmt.Sprintf("m.Store%dAt(%s, %s, %d)", size*8, e.addr(in.dst, in.off), v, in.pc))}
 		}
-		at := fmt.Sprintf("fv%d[%s-fb%d", in.dst, e.addr(in.dst, in.off), in.dst)
-		if size == 1 {
-			return []jen.Code{code(fmt.Sprintf("%s] = %s", at, t))}
-		}
-		return []jen.Code{code(le(), fmt.Sprintf(".PutUint%d(%s:], %s)", size*8, at, t))}
+		return []jen.Code{code(e.rt(fmt.Sprintf("SpanStore%d", size*8)), fmt.Sprintf("(fv%d, %s-fb%d, %s)", in.dst, e.addr(in.dst, in.off), in.dst, v))}
 	}
 	e.frame = true
 	i := 512 + int(in.off)

@@ -206,6 +206,8 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 		}
 		b.lo, b.hi, b.write = min(b.lo, lo), max(b.hi, lo+size), b.write || write
 	}
+	// Each base's span, [lo, hi) plus its steps, is at least as long as
+	// any access through it, which runtime.SpanLoad64 and friends rely on.
 	for _, r := range order {
 		l.bases = append(l.bases, bases[r])
 	}

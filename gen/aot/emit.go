@@ -2,6 +2,7 @@ package aot
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -400,8 +401,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	e.fast = l
 	var body []jen.Code
 	for _, b := range l.bases {
-		r := e.r(b.reg)
-		body = append(body, code(fmt.Sprintf("fb%d := %s", b.reg, offset(r, b.lo))))
+		body = append(body, code(fmt.Sprintf("fb%d := %s", b.reg, e.baseStart(b))))
 	}
 	fell := false
 	for _, pc := range e.fn.body {
@@ -433,7 +433,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		if b.step != 0 {
 			n += fmt.Sprintf("+%d*j", b.step)
 		}
-		body = []jen.Code{jen.If(code(fmt.Sprintf("fv%d, ok := m.SpanAt(%s, %s, %v); ok", b.reg, offset(e.r(b.reg), b.lo), n, b.write))).Block(body...)}
+		body = []jen.Code{jen.If(code(fmt.Sprintf("fv%d, ok := m.SpanAt(%s, %s, %v); ok", b.reg, e.baseStart(b), n, b.write))).Block(body...)}
 	}
 	bound := l.bound
 	if l.inclusive {
@@ -446,6 +446,14 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	// The budget left at the head covers every slot the loop can run, so
 	// no check inside it can fail and the copy leaves them out.
 	body = []jen.Code{jen.If(code(fmt.Sprintf("%s >= int64(j+1)*%d", offset("b", -int64(e.phi[l.head])), slots))).Block(body...)}
+	for i := len(l.exits) - 1; i >= 0; i-- {
+		x := l.exits[i]
+		xb := x.bound
+		if x.inclusive {
+			xb += "+1"
+		}
+		body = append([]jen.Code{jen.If(code("k, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok && k < j", e.r(l.counter), xb, l.step))).Block(code("j = k"))}, body...)
+	}
 	return jen.Commentf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions and the budget lasts, run a copy that checks neither.", l.head, l.back, e.baseNames(l)).Line().
 		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok", e.r(l.counter), bound, l.step))).Block(body...)
 }
@@ -459,6 +467,16 @@ func (e *emitter) baseNames(l *hoistLoop) string {
 		s += fmt.Sprintf("r%d", b.reg)
 	}
 	return s
+}
+
+// baseStart is the address where the span of base b starts, as computed
+// at the loop's head.
+func (e *emitter) baseStart(b *hoistBase) string {
+	var parts []string
+	for _, r := range b.from {
+		parts = append(parts, e.r(r))
+	}
+	return offset(strings.Join(parts, "+"), b.lo)
 }
 
 // offset writes r+off.

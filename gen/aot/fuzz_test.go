@@ -384,8 +384,11 @@ func (g *progGen) loop() {
 // or r7, which the body may write), r9 steps through a region by a
 // constant added once per iteration, and the body loads and stores through
 // r9 at small offsets, with forward jumps inside the loop and out of it.
-// Starts at or past the bound, spans running off their region, read-only
-// memory and budgets running out inside the loop all turn up.
+// Some loops index instead: r5 = r9 + r8 at the top of the body, and the
+// accesses go through r5; some test r8 against a second bound on the way
+// out. Starts at or past the bound, spans running off
+// their region, read-only memory and budgets running out inside the loop
+// all turn up.
 func (g *progGen) countedLoop() {
 	g.inLoop = true
 	defer func() { g.inLoop = false }()
@@ -405,6 +408,17 @@ func (g *progGen) countedLoop() {
 	n := 1 + g.rnd.IntN(5)
 	step := int32(g.rnd.IntN(9))
 	addAt := g.rnd.IntN(n + 1)
+	// Indexed: r5 = r9 + r8 at the top, as clang computes data + i, and
+	// the accesses go through r5 (which random arithmetic may clobber).
+	base := uint8(9)
+	if g.rnd.IntN(3) == 0 {
+		base = 5
+		if g.rnd.IntN(4) != 0 {
+			step = 0
+		}
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 5, Src: 9})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 5, Src: 8})
+	}
 	pending := map[int][]int{}
 	for k := 0; k <= n; k++ {
 		for _, l := range pending[k] {
@@ -422,7 +436,7 @@ func (g *progGen) countedLoop() {
 			if g.rnd.IntN(8) == 0 {
 				off = g.offset()
 			}
-			g.access(9, off)
+			g.access(base, off)
 		case r < 8:
 			g.alu()
 		default:
@@ -435,6 +449,14 @@ func (g *progGen) countedLoop() {
 		}
 	}
 	g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 8, Imm: int32(1 + g.rnd.IntN(3))})
+	if g.rnd.IntN(3) == 0 {
+		// A second bound, as clang tests i < len beside a constant.
+		exit := runtime.Instruction{Opcode: runtime.OpJgeImm, Dst: 8, Imm: int32(g.rnd.IntN(30))}
+		if g.rnd.IntN(2) == 0 {
+			exit.Opcode = runtime.OpJgtImm
+		}
+		g.jump(exit, after)
+	}
 	back := runtime.Instruction{Opcode: runtime.OpJltImm, Dst: 8, Imm: bound}
 	if g.rnd.IntN(2) == 0 {
 		back.Opcode = runtime.OpJleImm

@@ -22,10 +22,15 @@ import "github.com/skelgen/skelgen/runtime"
 //   - the counter and each hoisted base written in the loop only by one
 //     "add reg, imm" with a non-negative immediate (none for a base that
 //     stays put) that every iteration reaching the back edge runs: no jump
-//     inside the loop passes over it.
+//     inside the loop passes over it; or a base computed in the loop as
+//     "mov rb, rA; add rb, rB" (clang's data + i), both run by every
+//     iteration and the last writes of rb before each access, one of rA
+//     and rB stepping as above and the other not written in the loop.
 //
 // With the counter starting at c0 below the bound K (step s), at most
-// J = (K-c0-1)/s iterations follow the first (runtime.LoopTrips), so an
+// J = (K-c0-1)/s iterations follow the first (runtime.LoopTrips; a jump out
+// of the loop testing the counter against another bound after its add
+// gives another such J, and the least counts), so an
 // access [base+off, +size) before the base's add (step t) reaches
 // base0+off .. base0+off+t*J+size, one after it t more; the span of all of
 // them is checked with runtime.Memory.SpanAt.
@@ -35,13 +40,29 @@ type hoistLoop struct {
 	bound      string // the bound's Go expression (register or constant)
 	inclusive  bool   // jle: the bound is K+1
 	step       int64  // the counter's
-	bases      []*hoistBase
+	// exits are further bounds from jumps out of the loop on the counter
+	// (jge or jgt after its add, run by every iteration), as clang tests
+	// i < len beside a constant bound.
+	exits []hoistBound
+	bases []*hoistBase
+}
+
+// hoistBound is a bound of a loop counter: the loop goes on while the
+// counter is below it (inclusive: not above it).
+type hoistBound struct {
+	bound     string
+	inclusive bool
 }
 
 // hoistBase is one base register of a hoisted loop and the span its
 // accesses reach in the first iteration, relative to its value at the head.
 type hoistBase struct {
-	reg    uint8
+	reg uint8
+	// from are the registers whose sum at the head is the base's value
+	// there, less its first step: the base itself, or rA and rB for a base
+	// the loop computes as "mov rb, rA; add rb, rB" (an index added to a
+	// pointer, as clang writes data[i]).
+	from   []uint8
 	step   int64
 	lo, hi int64 // [lo, hi) in the first iteration
 	write  bool  // some access stores: the span must be writable
@@ -156,11 +177,34 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 		return 0, 0, false
 	}
 	l := &hoistLoop{head: head, back: back.pc, counter: back.dst, inclusive: inclusive}
-	step, _, ok := steady(back.dst)
+	step, addAt, ok := steady(back.dst)
 	if !ok || step == 0 {
 		return nil
 	}
 	l.step = step
+	for _, pc := range loop {
+		in := p.insns[pc]
+		if pc == back.pc || pc < addAt || !isCondJump(in.op) || in.class() != runtime.ClassJMP || in.dst != l.counter || inside(in.target) || skipped(pc) {
+			continue
+		}
+		var e hoistBound
+		switch jmpOp(in.op) {
+		case runtime.OpJgeImm:
+		case runtime.OpJgtImm:
+			e.inclusive = true
+		default:
+			continue
+		}
+		switch {
+		case in.op&8 == 0 && in.imm >= 0:
+			e.bound = u64(in.imm)
+		case in.op&8 != 0 && in.src != 10 && defs[in.src] == 0:
+			e.bound = regName(in.src)
+		default:
+			continue
+		}
+		l.exits = append(l.exits, e)
+	}
 	if back.op&8 != 0 { // register bound
 		if defs[back.src] != 0 || back.src == 10 {
 			return nil
@@ -171,6 +215,51 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 			return nil
 		}
 		l.bound = u64(back.imm)
+	}
+	// baseOf describes base r as the access at pc sees it: its value there
+	// in iteration j is the sum of from at the head plus step*j plus extra.
+	baseOf := func(r uint8, pc int) (step, extra int64, from []uint8, ok bool) {
+		if t, at, ok := steady(r); ok {
+			if at >= 0 && at < pc {
+				extra = t
+			}
+			return t, extra, []uint8{r}, true
+		}
+		// mov r, rA; add r, rB, adjacent, run by every iteration, the last
+		// writes of r before the access (a later write, such as a load
+		// into r itself, is redone by the next iteration's mov first), with
+		// one of rA and rB steady and the other not written by the loop.
+		k := 0
+		for loop[k] != pc {
+			k++
+		}
+		for i := k - 1; i > 0; i-- {
+			x := loop[i]
+			if !p.effect(f, p.insns[x]).def.has(r) {
+				continue
+			}
+			mv, ad := p.insns[loop[i-1]], p.insns[x]
+			if mv.op != runtime.OpMovReg || mv.off != 0 || mv.dst != r || ad.op != runtime.OpAddReg || ad.dst != r {
+				return 0, 0, nil, false
+			}
+			m := mv.pc
+			ra, rb := mv.src, ad.src
+			if ra == r || rb == r || ra == 10 || rb == 10 || skipped(m) || skipped(x) {
+				return 0, 0, nil, false
+			}
+			ta, qa, okA := steady(ra)
+			tb, qb, okB := steady(rb)
+			switch {
+			case !okA || !okB || (ta != 0 && tb != 0):
+				return 0, 0, nil, false
+			case ta != 0 && qa < m:
+				extra = ta
+			case tb != 0 && qb < x:
+				extra = tb
+			}
+			return ta + tb, extra, []uint8{ra, rb}, true
+		}
+		return 0, 0, nil, false
 	}
 	bases := map[uint8]*hoistBase{}
 	var order []uint8
@@ -190,17 +279,14 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 		if base == 10 || inFrame(base, in.off, int(size)) {
 			continue
 		}
-		t, at, ok := steady(base)
+		t, extra, from, ok := baseOf(base, pc)
 		if !ok {
 			continue
 		}
-		lo := int64(in.off)
-		if at >= 0 && at < pc {
-			lo += t
-		}
+		lo := int64(in.off) + extra
 		b := bases[base]
 		if b == nil {
-			b = &hoistBase{reg: base, step: t, lo: lo, hi: lo + size}
+			b = &hoistBase{reg: base, from: from, step: t, lo: lo, hi: lo + size}
 			bases[base] = b
 			order = append(order, base)
 		}

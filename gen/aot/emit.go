@@ -32,8 +32,10 @@ type emitter struct {
 	// budgetPlan); backward jumps, calls and exits always do.
 	check map[int]bool
 	// fast is the hoisted loop whose fast copy is being emitted, nil
-	// otherwise (see hoistLoop).
-	fast *hoistLoop
+	// otherwise (see hoistLoop); backCharge is what its back edge would
+	// subtract from b when the copy defers that to the loop's exit.
+	fast       *hoistLoop
+	backCharge int
 }
 
 // code builds one statement from raw Go text and jen values (qualified
@@ -373,6 +375,10 @@ func (e *emitter) charge(pc int) []jen.Code {
 // check when the plan says so, go.
 func (e *emitter) jumpTo(pc, target int) []jen.Code {
 	phi := e.phi[target]
+	if l := e.fast; l != nil && l.straight && pc == l.back {
+		e.backCharge = e.pending - phi
+		return []jen.Code{jen.Goto().Id(e.labelOf(target))}
+	}
 	stmts := e.adjust(e.pending - phi)
 	if (target <= pc || e.check[pc]) && e.fast == nil {
 		stmts = append(stmts, e.checkAt(pc, phi))
@@ -394,14 +400,18 @@ func (e *emitter) labelOf(target int) string {
 // when the counter bounds the iterations, every base's span lies in its
 // region and the budget covers every iteration the counter allows, the
 // copy runs the loop with those accesses and the budget unchecked (b still
-// counts) and leaves it for the instruction after the back edge; otherwise
-// control goes on into the checked loop.
+// counts, at the exit for a straight loop) and leaves it for the
+// instruction after the back edge; otherwise control goes on into the
+// checked loop.
 func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	p := e.prog
 	e.fast = l
 	var body []jen.Code
 	for _, b := range l.bases {
 		body = append(body, code(fmt.Sprintf("fb%d := %s", b.reg, e.baseStart(b))))
+	}
+	if l.straight {
+		body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
 	}
 	fell := false
 	for _, pc := range e.fn.body {
@@ -422,6 +432,10 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		body = append(body, stmts...)
 	}
 	next := l.back + p.insns[l.back].slots
+	if l.straight && e.backCharge != 0 {
+		// The back edge was taken once per counter step but the last.
+		body = append(body, code(fmt.Sprintf("b -= %d * (int64((%s-c0)/%d) - 1)", e.backCharge, e.r(l.counter), l.step)))
+	}
 	body = append(body, e.adjust(e.pending-e.phi[next])...)
 	body = append(body, jen.Goto().Id(label(next)))
 	e.fast = nil
@@ -490,19 +504,9 @@ func offset(r string, off int64) string {
 	return r
 }
 
-// fastBase returns the hoisted base r, if the fast copy of a loop is being
-// emitted and r is one of its bases.
-func (e *emitter) fastBase(r uint8) *hoistBase {
-	if e.fast == nil {
-		return nil
-	}
-	for _, b := range e.fast.bases {
-		if b.reg == r {
-			return b
-		}
-	}
-	return nil
-}
+// fastAccess reports whether the fast copy of a loop is being emitted and
+// its spans cover the access at pc.
+func (e *emitter) fastAccess(pc int) bool { return e.fast != nil && e.fast.fast[pc] }
 
 // live reports whether the value instruction pc leaves in register n is
 // read later.
@@ -744,7 +748,7 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 		default:
 			val = code(le(), fmt.Sprintf(".Uint64(fp[%d:])", i))
 		}
-	} else if e.fastBase(in.src) != nil && live {
+	} else if e.fastAccess(in.pc) && live {
 		val = code(e.rt(fmt.Sprintf("SpanLoad%d", size*8)), fmt.Sprintf("(fv%d, %s-fb%d)", in.src, e.addr(in.src, in.off), in.src))
 	} else {
 		val = code(fmt.Sprintf("m.Load%dAt(%s, %d)", size*8, e.addr(in.src, in.off), in.pc))
@@ -783,7 +787,7 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 		}
 	}
 	if !inFrame(in.dst, in.off, size) {
-		if e.fastBase(in.dst) == nil {
+		if !e.fastAccess(in.pc) {
 			return []jen.Code{code(fmt.Sprintf("m.Store%dAt(%s, %s, %d)", size*8, e.addr(in.dst, in.off), v, in.pc))}
 		}
 		return []jen.Code{code(e.rt(fmt.Sprintf("SpanStore%d", size*8)), fmt.Sprintf("(fv%d, %s-fb%d, %s)", in.dst, e.addr(in.dst, in.off), in.dst, v))}

@@ -631,6 +631,11 @@ func TestAOTRandomSoak(t *testing.T) {
 	}
 	deadline := time.Now().Add(*soak)
 	seed := uint64(time.Now().UnixNano())
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("failed in the batch of seed %d: randomProgram(%d, i) for i < 128", seed, seed)
+		}
+	})
 	total := map[string]int{}
 	programs, builds := 0, 0
 	for time.Now().Before(deadline) && !t.Failed() {

@@ -1,6 +1,10 @@
 package aot
 
-import "github.com/skelgen/skelgen/runtime"
+import (
+	"slices"
+
+	"github.com/skelgen/skelgen/runtime"
+)
 
 // A hoisted loop is an innermost loop whose memory accesses through some
 // base registers are proven in range once, before it starts, from the
@@ -45,6 +49,15 @@ type hoistLoop struct {
 	// i < len beside a constant bound.
 	exits []hoistBound
 	bases []*hoistBase
+	// fast are the accesses the spans cover, by instruction: only these
+	// go unchecked in the fast copy.
+	fast map[int]bool
+	// straight says the loop has no jump but its back edge and nothing
+	// that can fail in its fast copy (every access is to the frame or
+	// through a hoisted base): each iteration then runs the same slots,
+	// and the copy charges the budget once, when it leaves the loop, from
+	// how far the counter went.
+	straight bool
 }
 
 // hoistBound is a bound of a loop counter: the loop goes on while the
@@ -176,7 +189,7 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 		}
 		return 0, 0, false
 	}
-	l := &hoistLoop{head: head, back: back.pc, counter: back.dst, inclusive: inclusive}
+	l := &hoistLoop{head: head, back: back.pc, counter: back.dst, inclusive: inclusive, fast: map[int]bool{}}
 	step, addAt, ok := steady(back.dst)
 	if !ok || step == 0 {
 		return nil
@@ -289,8 +302,11 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 			b = &hoistBase{reg: base, from: from, step: t, lo: lo, hi: lo + size}
 			bases[base] = b
 			order = append(order, base)
+		} else if b.step != t || !slices.Equal(b.from, from) {
+			continue // computed otherwise here: this access stays checked
 		}
 		b.lo, b.hi, b.write = min(b.lo, lo), max(b.hi, lo+size), b.write || write
+		l.fast[pc] = true
 	}
 	// Each base's span, [lo, hi) plus its steps, is at least as long as
 	// any access through it, which runtime.SpanLoad64 and friends rely on.
@@ -299,6 +315,22 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 	}
 	if len(l.bases) == 0 {
 		return nil
+	}
+	l.straight = true
+	for _, pc := range loop {
+		in := p.insns[pc]
+		switch c := in.class(); {
+		case pc != back.pc && (c == runtime.ClassJMP || c == runtime.ClassJMP32):
+			l.straight = false
+		case c == runtime.ClassLDX:
+			if !inFrame(in.src, in.off, sizeOf(in.op)) && !l.fast[pc] {
+				l.straight = false
+			}
+		case c == runtime.ClassST || c == runtime.ClassSTX:
+			if isAtomic(in.op) || !inFrame(in.dst, in.off, sizeOf(in.op)) && !l.fast[pc] {
+				l.straight = false
+			}
+		}
 	}
 	return l
 }

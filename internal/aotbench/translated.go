@@ -102,6 +102,7 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 		if b-3 >= int64(j+1)*4 {
 			if fv1, ok := m.SpanAt(r1, 4+4*j, false); ok {
 				fb1 := r1
+				c0 := r1
 			F3:
 				// 3: ldxw %r4, [%r1] (fast copy)
 				r4 = runtime.SpanLoad32(fv1, r1-fb1)
@@ -111,9 +112,9 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 				r1 += 4
 				// 6: jlt %r1, %r3, -4 (to 3) (fast copy)
 				if r1 < r3 {
-					b -= 4
 					goto F3
 				}
+				b -= 4 * (int64((r1-c0)/4) - 1)
 				goto L7
 			}
 		}
@@ -635,6 +636,7 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 		if b-6 >= int64(j+1)*5 {
 			if fv1, ok := m.SpanAt(r1, 1+1*j, false); ok {
 				fb1 := r1
+				c0 := r1
 			F6:
 				// 6: ldxb %r4, [%r1] (fast copy)
 				r4 = runtime.SpanLoad8(fv1, r1-fb1)
@@ -646,9 +648,9 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 				r1 += 1
 				// 10: jlt %r1, %r3, -5 (to 6) (fast copy)
 				if r1 < r3 {
-					b -= 5
 					goto F6
 				}
+				b -= 5 * (int64((r1-c0)/1) - 1)
 				goto L11
 			}
 		}
@@ -830,6 +832,7 @@ L6:
 		if b-8 >= int64(j+1)*5 {
 			if fv3, ok := m.SpanAt(r3, 8+8*j, false); ok {
 				fb3 := r3
+				c0 := r7
 			F8:
 				// 8: ldxdw %r5, [%r3] (fast copy)
 				r5 = runtime.SpanLoad64(fv3, r3-fb3)
@@ -841,9 +844,9 @@ L6:
 				r7 += 1
 				// 12: jlt %r7, 256, -5 (to 8) (fast copy)
 				if r7 < 256 {
-					b -= 5
 					goto F8
 				}
+				b -= 5 * (int64((r7-c0)/1) - 1)
 				goto L13
 			}
 		}

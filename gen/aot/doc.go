@@ -25,7 +25,9 @@
 //     loop accesses those spans through runtime.SpanLoad64 and friends
 //     (one compare against the span's length as a safety net, then one
 //     machine load or store) and leaves out the budget checks, still
-//     counting b; else the checked loop runs. Both copies do the same
+//     counting b (a loop with no jump inside but its back edge charges
+//     once, at its exit, from how far its counter went); else the checked
+//     loop runs. Both copies do the same
 //     operations in the same order, so results, faults (always on the
 //     checked path), their instruction and the budget are the same
 //     (loops.go);

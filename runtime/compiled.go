@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // This file is the run-time side of ahead-of-time translation: skelgen can
@@ -219,6 +220,89 @@ func (m *Memory) Store64At(addr, v uint64, insn int) {
 		return
 	}
 	panic(fault{addr, int32(insn), 8, true})
+}
+
+// SpanAt returns the n bytes at addr, for reading or (write) for writing,
+// when they lie inside one region. Translated code takes the span a loop's
+// accesses through one base register can reach before the loop starts and
+// indexes it directly in a copy of the loop; when ok is false it runs the
+// loop with every access checked. Spans stay valid until a helper is
+// called, and loops that call one are not hoisted.
+func (m *Memory) SpanAt(addr, n uint64, write bool) (span []byte, ok bool) {
+	t := m.rd
+	if write {
+		t = m.wr
+	}
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(t)) && n <= maxRegionSize && o+n <= uint64(len(t[i])) {
+		return t[i][o : o+n : o+n], true
+	}
+	return nil, false
+}
+
+// SpanLoad8 .. SpanLoad64 and SpanStore8 .. SpanStore64 access offset i of
+// a span from SpanAt in the fast copy of a loop, where the translation has
+// proven i in range. They still compare i with the span's length (one
+// compare and a branch the CPU predicts), and panic rather than touch
+// memory outside the span should the proof ever be wrong; the access
+// itself is one machine load or store.
+func SpanLoad8(s []byte, i uint64) uint64 {
+	return uint64(s[i])
+}
+
+func SpanLoad16(s []byte, i uint64) uint64 {
+	return uint64(binary.LittleEndian.Uint16((*[2]byte)(spanAt(s, i, 2))[:]))
+}
+
+func SpanLoad32(s []byte, i uint64) uint64 {
+	return uint64(binary.LittleEndian.Uint32((*[4]byte)(spanAt(s, i, 4))[:]))
+}
+
+func SpanLoad64(s []byte, i uint64) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(spanAt(s, i, 8))[:])
+}
+
+func SpanStore8(s []byte, i, v uint64) {
+	s[i] = byte(v)
+}
+
+func SpanStore16(s []byte, i, v uint64) {
+	binary.LittleEndian.PutUint16((*[2]byte)(spanAt(s, i, 2))[:], uint16(v))
+}
+
+func SpanStore32(s []byte, i, v uint64) {
+	binary.LittleEndian.PutUint32((*[4]byte)(spanAt(s, i, 4))[:], uint32(v))
+}
+
+func SpanStore64(s []byte, i, v uint64) {
+	binary.LittleEndian.PutUint64((*[8]byte)(spanAt(s, i, 8))[:], v)
+}
+
+// spanAt returns the address of s[i], after checking that s has n bytes
+// there. A span is never shorter than the accesses made through it (the
+// translation asks SpanAt for the hull of them all), so len(s)-n does not
+// wrap, and one compare suffices.
+func spanAt(s []byte, i uint64, n uint64) unsafe.Pointer {
+	if i > uint64(len(s))-n {
+		panic(errSpan)
+	}
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), i)
+}
+
+var errSpan = errors.New("skelgen translation: access outside a hoisted span")
+
+// LoopTrips bounds the iterations of a loop whose counter starts at start,
+// grows by step on every iteration and is compared with bound (unsigned)
+// at the loop's end, the loop going on while it is below: it returns the
+// iterations after the first, at most. ok is false when the counter does
+// not start below the bound or the count is not small (the translation then
+// runs the checked loop).
+func LoopTrips(start, bound, step uint64) (more uint64, ok bool) {
+	if start >= bound || bound > 1<<62 || step == 0 {
+		return 0, false
+	}
+	more = (bound - start - 1) / step
+	return more, more < 1<<31
 }
 
 // Cell32At and Cell64At return the writable bytes an atomic instruction

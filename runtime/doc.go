@@ -53,7 +53,10 @@
 // return ok, as the interpreter uses them; Load64At/Store64At and friends
 // (and Cell32At/Cell64At for atomics), which translated code calls, carry
 // the instruction index and panic with a small value that Compiled.Run
-// turns into the same *MemoryError. All of them inline. Bytes,
+// turns into the same *MemoryError. All of them inline. SpanAt and
+// LoopTrips let translated loops check a whole span of a region once
+// before the loop, and SpanLoad64/SpanStore64 and friends access such a
+// span. Bytes,
 // WritableBytes, CBytes and CString give helpers checked slices.
 //
 // # Translated code

@@ -17,6 +17,20 @@
 //     (Machine.Load32At and friends), which carry the instruction index into
 //     the error; loads and stores relative to r10 with a constant offset
 //     inside the frame index the frame's array directly, with no check;
+//   - a counted innermost loop (counter stepping up to a bound, base
+//     registers stepping by constants, no calls) is emitted twice: before
+//     it, runtime.LoopTrips bounds its iterations and Memory.SpanAt takes
+//     the span of each base's region that its accesses can reach; when
+//     both succeed and the budget covers every iteration, a copy of the
+//     loop accesses those spans through runtime.SpanLoad64 and friends
+//     (one compare against the span's length as a safety net, then one
+//     machine load or store) and leaves out the budget checks, still
+//     counting b (a loop with no jump inside but its back edge charges
+//     once, at its exit, from how far its counter went); else the checked
+//     loop runs. Both copies do the same
+//     operations in the same order, so results, faults (always on the
+//     checked path), their instruction and the budget are the same
+//     (loops.go);
 //   - helpers and externs are called through Machine.CallAt with the call's
 //     instruction index, so they resolve exactly as the interpreter resolves
 //     them, and callx through Machine.CallX and a switch over the functions;

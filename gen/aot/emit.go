@@ -2,6 +2,7 @@ package aot
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -30,6 +31,11 @@ type emitter struct {
 	// check marks forward jumps that must check the budget (see
 	// budgetPlan); backward jumps, calls and exits always do.
 	check map[int]bool
+	// fast is the hoisted loop whose fast copy is being emitted, nil
+	// otherwise (see hoistLoop); backCharge is what its back edge would
+	// subtract from b when the copy defers that to the loop's exit.
+	fast       *hoistLoop
+	backCharge int
 }
 
 // code builds one statement from raw Go text and jen values (qualified
@@ -170,6 +176,10 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	if f.body[0] != f.entry {
 		labels[f.entry] = true
 	}
+	loops := p.findLoops(f)
+	for _, l := range loops {
+		labels[l.back+1] = true // where the fast copy leaves the loop
+	}
 	e.budgetPlan(f, labels)
 	var body []jen.Code
 	if f.body[0] != f.entry {
@@ -184,8 +194,11 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			if fell {
 				body = append(body, e.adjust(e.pending-e.phi[pc])...)
 			}
-			body = append(body, jen.Id(label(pc)).Op(":"))
 			e.pending = e.phi[pc]
+			if l := loops[pc]; l != nil {
+				body = append(body, e.fastLoop(l, labels))
+			}
+			body = append(body, jen.Id(label(pc)).Op(":"))
 		}
 		fell = falls(in)
 		if line, ok := e.opts.Lines[pc]; ok && line != lastLine {
@@ -362,12 +375,138 @@ func (e *emitter) charge(pc int) []jen.Code {
 // check when the plan says so, go.
 func (e *emitter) jumpTo(pc, target int) []jen.Code {
 	phi := e.phi[target]
+	if l := e.fast; l != nil && l.straight && pc == l.back {
+		e.backCharge = e.pending - phi
+		return []jen.Code{jen.Goto().Id(e.labelOf(target))}
+	}
 	stmts := e.adjust(e.pending - phi)
-	if target <= pc || e.check[pc] {
+	if (target <= pc || e.check[pc]) && e.fast == nil {
 		stmts = append(stmts, e.checkAt(pc, phi))
 	}
-	return append(stmts, jen.Goto().Id(label(target)))
+	return append(stmts, jen.Goto().Id(e.labelOf(target)))
 }
+
+// labelOf names the label of target as jumps in the code being emitted
+// reach it: in the fast copy of a loop, the copy's own labels.
+func (e *emitter) labelOf(target int) string {
+	if l := e.fast; l != nil && target >= l.head && target <= l.back {
+		return fmt.Sprintf("F%d", target)
+	}
+	return label(target)
+}
+
+// fastLoop emits the fast copy of the hoisted loop l, placed where control
+// falls into its head, with b already brought to the head's pending count:
+// when the counter bounds the iterations, every base's span lies in its
+// region and the budget covers every iteration the counter allows, the
+// copy runs the loop with those accesses and the budget unchecked (b still
+// counts, at the exit for a straight loop) and leaves it for the
+// instruction after the back edge; otherwise control goes on into the
+// checked loop.
+func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
+	p := e.prog
+	e.fast = l
+	var body []jen.Code
+	for _, b := range l.bases {
+		body = append(body, code(fmt.Sprintf("fb%d := %s", b.reg, e.baseStart(b))))
+	}
+	if l.straight {
+		body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
+	}
+	fell := false
+	for _, pc := range e.fn.body {
+		if pc < l.head || pc > l.back {
+			continue
+		}
+		in := p.insns[pc]
+		if labels[pc] {
+			if fell {
+				body = append(body, e.adjust(e.pending-e.phi[pc])...)
+			}
+			body = append(body, jen.Id(e.labelOf(pc)).Op(":"))
+			e.pending = e.phi[pc]
+		}
+		fell = falls(in)
+		stmts := e.insn(in)
+		body = append(body, jen.Commentf("%d: %s (fast copy)", pc, in.text))
+		body = append(body, stmts...)
+	}
+	next := l.back + p.insns[l.back].slots
+	if l.straight && e.backCharge != 0 {
+		// The back edge was taken once per counter step but the last.
+		body = append(body, code(fmt.Sprintf("b -= %d * (int64((%s-c0)/%d) - 1)", e.backCharge, e.r(l.counter), l.step)))
+	}
+	body = append(body, e.adjust(e.pending-e.phi[next])...)
+	body = append(body, jen.Goto().Id(label(next)))
+	e.fast = nil
+	e.pending = e.phi[l.head]
+	// The checks, innermost last.
+	for i := len(l.bases) - 1; i >= 0; i-- {
+		b := l.bases[i]
+		n := fmt.Sprintf("%d", b.hi-b.lo)
+		if b.step != 0 {
+			n += fmt.Sprintf("+%d*j", b.step)
+		}
+		body = []jen.Code{jen.If(code(fmt.Sprintf("fv%d, ok := m.SpanAt(%s, %s, %v); ok", b.reg, e.baseStart(b), n, b.write))).Block(body...)}
+	}
+	bound := l.bound
+	if l.inclusive {
+		bound += "+1"
+	}
+	slots := 0
+	for pc := l.head; pc <= l.back; pc += p.insns[pc].slots {
+		slots += p.insns[pc].slots
+	}
+	// The budget left at the head covers every slot the loop can run, so
+	// no check inside it can fail and the copy leaves them out.
+	body = []jen.Code{jen.If(code(fmt.Sprintf("%s >= int64(j+1)*%d", offset("b", -int64(e.phi[l.head])), slots))).Block(body...)}
+	for i := len(l.exits) - 1; i >= 0; i-- {
+		x := l.exits[i]
+		xb := x.bound
+		if x.inclusive {
+			xb += "+1"
+		}
+		body = append([]jen.Code{jen.If(code("k, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok && k < j", e.r(l.counter), xb, l.step))).Block(code("j = k"))}, body...)
+	}
+	return jen.Commentf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions and the budget lasts, run a copy that checks neither.", l.head, l.back, e.baseNames(l)).Line().
+		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok", e.r(l.counter), bound, l.step))).Block(body...)
+}
+
+func (e *emitter) baseNames(l *hoistLoop) string {
+	s := ""
+	for i, b := range l.bases {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("r%d", b.reg)
+	}
+	return s
+}
+
+// baseStart is the address where the span of base b starts, as computed
+// at the loop's head.
+func (e *emitter) baseStart(b *hoistBase) string {
+	var parts []string
+	for _, r := range b.from {
+		parts = append(parts, e.r(r))
+	}
+	return offset(strings.Join(parts, "+"), b.lo)
+}
+
+// offset writes r+off.
+func offset(r string, off int64) string {
+	switch {
+	case off > 0:
+		return fmt.Sprintf("%s+%d", r, off)
+	case off < 0:
+		return fmt.Sprintf("%s-%d", r, -off)
+	}
+	return r
+}
+
+// fastAccess reports whether the fast copy of a loop is being emitted and
+// its spans cover the access at pc.
+func (e *emitter) fastAccess(pc int) bool { return e.fast != nil && e.fast.fast[pc] }
 
 // live reports whether the value instruction pc leaves in register n is
 // read later.
@@ -609,6 +748,8 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 		default:
 			val = code(le(), fmt.Sprintf(".Uint64(fp[%d:])", i))
 		}
+	} else if e.fastAccess(in.pc) && live {
+		val = code(e.rt(fmt.Sprintf("SpanLoad%d", size*8)), fmt.Sprintf("(fv%d, %s-fb%d)", in.src, e.addr(in.src, in.off), in.src))
 	} else {
 		val = code(fmt.Sprintf("m.Load%dAt(%s, %d)", size*8, e.addr(in.src, in.off), in.pc))
 		if !live {
@@ -629,11 +770,6 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 	} else {
 		v = u64(in.imm)
 	}
-	if !inFrame(in.dst, in.off, size) {
-		return []jen.Code{code(fmt.Sprintf("m.Store%dAt(%s, %s, %d)", size*8, e.addr(in.dst, in.off), v, in.pc))}
-	}
-	e.frame = true
-	i := 512 + int(in.off)
 	var t string // v truncated to the access size
 	if in.class() == runtime.ClassSTX {
 		switch size {
@@ -650,6 +786,14 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 			t = u64(in.imm)
 		}
 	}
+	if !inFrame(in.dst, in.off, size) {
+		if !e.fastAccess(in.pc) {
+			return []jen.Code{code(fmt.Sprintf("m.Store%dAt(%s, %s, %d)", size*8, e.addr(in.dst, in.off), v, in.pc))}
+		}
+		return []jen.Code{code(e.rt(fmt.Sprintf("SpanStore%d", size*8)), fmt.Sprintf("(fv%d, %s-fb%d, %s)", in.dst, e.addr(in.dst, in.off), in.dst, v))}
+	}
+	e.frame = true
+	i := 512 + int(in.off)
 	if size == 1 {
 		return []jen.Code{code(fmt.Sprintf("fp[%d] = %s", i, t))}
 	}

@@ -186,8 +186,10 @@ func (g *progGen) statement(forward func() int) {
 		g.atomic()
 	case k < 75:
 		g.condJump(forward())
-	case k < 80 && !g.inLoop:
+	case k < 77 && !g.inLoop:
 		g.loop()
+	case k < 80 && !g.inLoop:
+		g.countedLoop()
 	case k < 84:
 		g.helper()
 	case k < 90:
@@ -301,8 +303,6 @@ func (g *progGen) offset() int16 {
 }
 
 func (g *progGen) memory() {
-	sizes := []runtime.Opcode{0x00, 0x08, 0x10, 0x18}
-	size := sizes[g.rnd.IntN(4)]
 	base, off := uint8(9), g.offset()
 	if g.rnd.IntN(3) == 0 {
 		// r10-relative: most inside the frame, some not.
@@ -313,6 +313,13 @@ func (g *progGen) memory() {
 	} else {
 		g.base()
 	}
+	g.access(base, off)
+}
+
+// access emits a random load or store at base+off.
+func (g *progGen) access(base uint8, off int16) {
+	sizes := []runtime.Opcode{0x00, 0x08, 0x10, 0x18}
+	size := sizes[g.rnd.IntN(4)]
 	switch g.rnd.IntN(4) {
 	case 0, 1:
 		op := runtime.OpLdxw | size
@@ -370,6 +377,96 @@ func (g *progGen) loop() {
 	g.place(after)
 	g.emit(runtime.Instruction{Opcode: runtime.OpSubImm, Dst: 8, Imm: 1})
 	g.jump(runtime.Instruction{Opcode: runtime.OpJneImm, Dst: 8}, top) // jne r8, 0, top
+}
+
+// countedLoop is a loop of the shape the translation hoists bounds checks
+// out of: r8 counts up by a constant to a bound (jlt or jle, an immediate
+// or r7, which the body may write), r9 steps through a region by a
+// constant added once per iteration, and the body loads and stores through
+// r9 at small offsets, with forward jumps inside the loop and out of it.
+// Some loops index instead: r5 = r9 + r8 at the top of the body, and the
+// accesses go through r5; some test r8 against a second bound on the way
+// out. Starts at or past the bound, spans running off
+// their region, read-only memory and budgets running out inside the loop
+// all turn up.
+func (g *progGen) countedLoop() {
+	g.inLoop = true
+	defer func() { g.inLoop = false }()
+	g.base()
+	start := int32(g.rnd.IntN(6))
+	if g.rnd.IntN(6) == 0 {
+		start = 30
+	}
+	g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 8, Imm: start})
+	bound, reg := int32(1+g.rnd.IntN(24)), g.rnd.IntN(4) == 0
+	if reg {
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 7, Imm: bound})
+	}
+	top := g.newLabel()
+	g.place(top)
+	after := g.newLabel()
+	n := 1 + g.rnd.IntN(5)
+	step := int32(g.rnd.IntN(9))
+	addAt := g.rnd.IntN(n + 1)
+	// Indexed: r5 = r9 + r8 at the top, as clang computes data + i, and
+	// the accesses go through r5 (which random arithmetic may clobber).
+	base := uint8(9)
+	if g.rnd.IntN(3) == 0 {
+		base = 5
+		if g.rnd.IntN(4) != 0 {
+			step = 0
+		}
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 5, Src: 9})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 5, Src: 8})
+	}
+	pending := map[int][]int{}
+	for k := 0; k <= n; k++ {
+		for _, l := range pending[k] {
+			g.place(l)
+		}
+		if k == addAt && step > 0 {
+			g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 9, Imm: step})
+		}
+		if k == n {
+			break
+		}
+		switch r := g.rnd.IntN(10); {
+		case r < 5:
+			off := int16(g.rnd.IntN(24) - 4)
+			if g.rnd.IntN(8) == 0 {
+				off = g.offset()
+			}
+			g.access(base, off)
+		case r < 8:
+			g.alu()
+		default:
+			l := after
+			if t := k + 1 + g.rnd.IntN(n); t < n {
+				l = g.newLabel()
+				pending[t] = append(pending[t], l)
+			}
+			g.condJump(l)
+		}
+	}
+	g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 8, Imm: int32(1 + g.rnd.IntN(3))})
+	if g.rnd.IntN(3) == 0 {
+		// A second bound, as clang tests i < len beside a constant.
+		exit := runtime.Instruction{Opcode: runtime.OpJgeImm, Dst: 8, Imm: int32(g.rnd.IntN(30))}
+		if g.rnd.IntN(2) == 0 {
+			exit.Opcode = runtime.OpJgtImm
+		}
+		g.jump(exit, after)
+	}
+	back := runtime.Instruction{Opcode: runtime.OpJltImm, Dst: 8, Imm: bound}
+	if g.rnd.IntN(2) == 0 {
+		back.Opcode = runtime.OpJleImm
+	}
+	if reg {
+		back.Opcode |= 0x08
+		back.Src, back.Imm = 7, 0
+	}
+	g.jump(back, top)
+	g.place(after)
 }
 
 func (g *progGen) helper() {
@@ -534,6 +631,11 @@ func TestAOTRandomSoak(t *testing.T) {
 	}
 	deadline := time.Now().Add(*soak)
 	seed := uint64(time.Now().UnixNano())
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("failed in the batch of seed %d: randomProgram(%d, i) for i < 128", seed, seed)
+		}
+	})
 	total := map[string]int{}
 	programs, builds := 0, 0
 	for time.Now().Before(deadline) && !t.Failed() {
@@ -545,4 +647,24 @@ func TestAOTRandomSoak(t *testing.T) {
 		seed++
 	}
 	t.Logf("%d random programs in %d builds compared: %s", programs, builds, summary(total))
+}
+
+// TestRandomProgramsHoist makes sure the random programs exercise hoisted
+// loops: some of their translations must run a loop's fast copy.
+func TestRandomProgramsHoist(t *testing.T) {
+	hoisted := 0
+	for i := range 128 {
+		c := randomProgram(1, i)
+		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: "p"})
+		if err != nil {
+			continue
+		}
+		if strings.Contains(fmt.Sprintf("%#v", code), "LoopTrips") {
+			hoisted++
+		}
+	}
+	t.Logf("%d of 128 random programs have a hoisted loop", hoisted)
+	if hoisted < 8 {
+		t.Errorf("only %d of 128 random programs have a hoisted loop", hoisted)
+	}
 }

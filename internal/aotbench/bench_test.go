@@ -94,10 +94,11 @@ func run(b *testing.B, w Workload, fn func([]byte) (uint64, error), executed fun
 // kernel loads the workload as an XDP program and times it with
 // BPF_PROG_TEST_RUN, reporting the kernel's time per run. The context is
 // the packet, which programs that read r1 as plain memory cannot use: the
-// verifier rejects those, and the benchmark says so and skips.
+// verifier rejects those, and the benchmark says so and skips. Byte-buffer
+// workloads run their XDP form over a packet of their buffer's bytes.
 func kernel(b *testing.B, w Workload) {
 	testenv.Kernel(b)
-	raw, err := w.Instructions()
+	raw, err := w.KernelInstructions()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -140,6 +141,9 @@ func kernel(b *testing.B, w Workload) {
 	}
 	defer p.Close()
 	pkt := make([]byte, 64)
+	if w.Buffer {
+		pkt = w.Ctx
+	}
 	r0, _, err := p.Benchmark(pkt, 1, nil)
 	if err != nil {
 		b.Fatal(err)

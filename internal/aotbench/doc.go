@@ -10,5 +10,9 @@
 // "interp" (runtime.Program.Run), "aot" (the translation through
 // runtime.Compiled.Run) and "kernel" (the same instructions as an XDP
 // program through BPF_PROG_TEST_RUN, where the verifier accepts them; the
-// kernel's own per-run time is reported as ns/op).
+// kernel's own per-run time is reported as ns/op). The byte-buffer
+// workloads (CsumBuf2K, ParseHdr2K, Classify1K) take their buffer in ubpf's
+// (data, len) convention in user space and run in the kernel as XDP
+// programs over a packet of the same bytes, reading data and data_end from
+// the context; the rest of their instructions are the same.
 package aotbench

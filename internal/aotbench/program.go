@@ -33,7 +33,21 @@ const mapSentinel = 0x7ead0000
 // Instructions assembles the workload, turning map:N into an lddw of the
 // handle of map N (PseudoMapIdx).
 func (w Workload) Instructions() ([]runtime.Instruction, error) {
-	src := mapRef.ReplaceAllStringFunc(w.Asm, func(s string) string {
+	return w.assemble(w.Asm)
+}
+
+// KernelInstructions assembles the workload as the kernel runs it: a
+// byte-buffer workload's XDP form, which reads data and data_end from the
+// context, or else the same program as Instructions.
+func (w Workload) KernelInstructions() ([]runtime.Instruction, error) {
+	if w.Buffer {
+		return w.assemble(w.KernelAsm)
+	}
+	return w.assemble(w.Asm)
+}
+
+func (w Workload) assemble(text string) ([]runtime.Instruction, error) {
+	src := mapRef.ReplaceAllStringFunc(text, func(s string) string {
 		n, _ := strconv.Atoi(s[len("map:"):])
 		return fmt.Sprint(mapSentinel + n)
 	})

@@ -5,6 +5,7 @@ package aotbench
 import (
 	"encoding/binary"
 	runtime "github.com/skelgen/skelgen/runtime"
+	"math/bits"
 )
 
 // primesTranslation returns the Go translation of program "Primes", for runtime.Program.Bind.
@@ -96,6 +97,28 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	r3 = r1
 	// 2: add %r3, %r2
 	r3 += r2
+	// Instructions 3 to 6 are a counted loop: when its accesses through r1 stay in their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(r1, r3, 4); ok {
+		if b-3 >= int64(j+1)*4 {
+			if fv1, ok := m.SpanAt(r1, 4+4*j, false); ok {
+				fb1 := r1
+				c0 := r1
+			F3:
+				// 3: ldxw %r4, [%r1] (fast copy)
+				r4 = runtime.SpanLoad32(fv1, r1-fb1)
+				// 4: add %r0, %r4 (fast copy)
+				r0 += r4
+				// 5: add %r1, 4 (fast copy)
+				r1 += 4
+				// 6: jlt %r1, %r3, -4 (to 3) (fast copy)
+				if r1 < r3 {
+					goto F3
+				}
+				b -= 4 * (int64((r1-c0)/4) - 1)
+				goto L7
+			}
+		}
+	}
 L3:
 	// 3: ldxw %r4, [%r1]
 	r4 = m.Load32At(r1, 3)
@@ -608,6 +631,30 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 	r3 = r1
 	// 5: add %r3, %r2
 	r3 += r2
+	// Instructions 6 to 10 are a counted loop: when its accesses through r1 stay in their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(r1, r3, 1); ok {
+		if b-6 >= int64(j+1)*5 {
+			if fv1, ok := m.SpanAt(r1, 1+1*j, false); ok {
+				fb1 := r1
+				c0 := r1
+			F6:
+				// 6: ldxb %r4, [%r1] (fast copy)
+				r4 = runtime.SpanLoad8(fv1, r1-fb1)
+				// 7: xor %r0, %r4 (fast copy)
+				r0 ^= r4
+				// 8: mul %r0, %r5 (fast copy)
+				r0 *= r5
+				// 9: add %r1, 1 (fast copy)
+				r1 += 1
+				// 10: jlt %r1, %r3, -5 (to 6) (fast copy)
+				if r1 < r3 {
+					goto F6
+				}
+				b -= 5 * (int64((r1-c0)/1) - 1)
+				goto L11
+			}
+		}
+	}
 L6:
 	// 6: ldxb %r4, [%r1]
 	r4 = m.Load8At(r1, 6)
@@ -623,6 +670,7 @@ L6:
 		runtime.CheckBudget(b-6, 10)
 		goto L6
 	}
+L11:
 	// 11: exit
 	b -= 12
 	runtime.CheckBudget(b, 11)
@@ -744,6 +792,528 @@ L34:
 	return r0, b
 }
 
+// csumBuf2KTranslation returns the Go translation of program "CsumBuf2K", for runtime.Program.Bind.
+func csumBuf2KTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: csumBuf2KEntry,
+		Insns: 19,
+	}
+}
+
+// csumBuf2KEntry is the runtime.Entry of program "CsumBuf2K".
+func csumBuf2KEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return csumBuf2KFn0(m, 0, b, r1, r2)
+}
+
+// csumBuf2KFn0 is the function at instruction 0 of program "CsumBuf2K", run at call depth d with budget b; it returns r0 and the budget left.
+func csumBuf2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3, r4, r5, r6, r7 uint64
+	// 0: add %r2, %r1
+	r2 += r1
+	// 1: mov %r0, 0
+	r0 = 0
+	// 2: mov %r3, %r1
+	r3 = r1
+	// 3: add %r3, 2048
+	r3 += 2048
+	// 4: jgt %r3, %r2, +13 (to 18)
+	if r3 > r2 {
+		goto L18
+	}
+	// 5: mov %r6, 0
+	r6 = 0
+L6:
+	// 6: mov %r3, %r1
+	r3 = r1
+	// 7: mov %r7, 0
+	r7 = 0
+	// Instructions 8 to 12 are a counted loop: when its accesses through r3 stay in their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(r7, 256, 1); ok {
+		if b-8 >= int64(j+1)*5 {
+			if fv3, ok := m.SpanAt(r3, 8+8*j, false); ok {
+				fb3 := r3
+				c0 := r7
+			F8:
+				// 8: ldxdw %r5, [%r3] (fast copy)
+				r5 = runtime.SpanLoad64(fv3, r3-fb3)
+				// 9: add %r0, %r5 (fast copy)
+				r0 += r5
+				// 10: add %r3, 8 (fast copy)
+				r3 += 8
+				// 11: add %r7, 1 (fast copy)
+				r7 += 1
+				// 12: jlt %r7, 256, -5 (to 8) (fast copy)
+				if r7 < 256 {
+					goto F8
+				}
+				b -= 5 * (int64((r7-c0)/1) - 1)
+				goto L13
+			}
+		}
+	}
+L8:
+	// 8: ldxdw %r5, [%r3]
+	r5 = m.Load64At(r3, 8)
+	// 9: add %r0, %r5
+	r0 += r5
+	// 10: add %r3, 8
+	r3 += 8
+	// 11: add %r7, 1
+	r7 += 1
+	// 12: jlt %r7, 256, -5 (to 8)
+	if r7 < 256 {
+		b -= 5
+		runtime.CheckBudget(b-8, 12)
+		goto L8
+	}
+L13:
+	// 13: add %r6, 1
+	r6 += 1
+	// 14: jlt %r6, 32, -9 (to 6)
+	if r6 < 32 {
+		b -= 9
+		runtime.CheckBudget(b-6, 14)
+		goto L6
+	}
+	// 15: mov %r4, %r0
+	r4 = r0
+	// 16: rsh %r4, 32
+	r4 >>= 32
+	// 17: add %r0, %r4
+	r0 += r4
+	b -= 13
+L18:
+	// 18: exit
+	b -= 6
+	runtime.CheckBudget(b, 18)
+	return r0, b
+}
+
+// parseHdr2KTranslation returns the Go translation of program "ParseHdr2K", for runtime.Program.Bind.
+func parseHdr2KTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: parseHdr2KEntry,
+		Insns: 40,
+	}
+}
+
+// parseHdr2KEntry is the runtime.Entry of program "ParseHdr2K".
+func parseHdr2KEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return parseHdr2KFn0(m, 0, b, r1, r2)
+}
+
+// parseHdr2KFn0 is the function at instruction 0 of program "ParseHdr2K", run at call depth d with budget b; it returns r0 and the budget left.
+func parseHdr2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3, r5, r6, r7, r8, r9 uint64
+	// 0: add %r2, %r1
+	r2 += r1
+	// 1: mov %r0, 0
+	r0 = 0
+	// 2: mov %r3, %r1
+	r3 = r1
+	// 3: add %r3, 2048
+	r3 += 2048
+	// 4: jgt %r3, %r2, +34 (to 39)
+	if r3 > r2 {
+		goto L39
+	}
+	// 5: mov %r6, 0
+	r6 = 0
+L6:
+	// 6: mov %r3, %r1
+	r3 = r1
+	// 7: mov %r7, 0
+	r7 = 0
+	// Instructions 8 to 36 are a counted loop: when its accesses through r3 stay in their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(r7, 32, 1); ok {
+		if b-8 >= int64(j+1)*29 {
+			if fv3, ok := m.SpanAt(r3+12, 26+64*j, false); ok {
+				fb3 := r3 + 12
+			F8:
+				// 8: ldxh %r5, [%r3+12] (fast copy)
+				r5 = runtime.SpanLoad16(fv3, r3+12-fb3)
+				// 9: be16 %r5 (fast copy)
+				r5 = uint64(bits.ReverseBytes16(uint16(r5)))
+				// 10: jne %r5, 2048, +22 (to 33) (fast copy)
+				if r5 != 2048 {
+					goto F33
+				}
+				// 11: ldxb %r5, [%r3+14] (fast copy)
+				r5 = runtime.SpanLoad8(fv3, r3+14-fb3)
+				// 12: and %r5, 15 (fast copy)
+				r5 &= 15
+				// 13: lsh %r5, 2 (fast copy)
+				r5 <<= 2
+				// 14: add %r0, %r5 (fast copy)
+				r0 += r5
+				// 15: mul %r0, 31 (fast copy)
+				r0 *= 31
+				// 16: ldxb %r5, [%r3+23] (fast copy)
+				r5 = runtime.SpanLoad8(fv3, r3+23-fb3)
+				// 17: xor %r0, %r5 (fast copy)
+				r0 ^= r5
+				// 18: ldxw %r8, [%r3+26] (fast copy)
+				r8 = runtime.SpanLoad32(fv3, r3+26-fb3)
+				// 19: be32 %r8 (fast copy)
+				r8 = uint64(bits.ReverseBytes32(uint32(r8)))
+				// 20: ldxw %r9, [%r3+30] (fast copy)
+				r9 = runtime.SpanLoad32(fv3, r3+30-fb3)
+				// 21: be32 %r9 (fast copy)
+				r9 = uint64(bits.ReverseBytes32(uint32(r9)))
+				// 22: xor %r8, %r9 (fast copy)
+				r8 ^= r9
+				// 23: add %r0, %r8 (fast copy)
+				r0 += r8
+				// 24: ldxh %r5, [%r3+34] (fast copy)
+				r5 = runtime.SpanLoad16(fv3, r3+34-fb3)
+				// 25: be16 %r5 (fast copy)
+				r5 = uint64(bits.ReverseBytes16(uint16(r5)))
+				// 26: ldxh %r8, [%r3+36] (fast copy)
+				r8 = runtime.SpanLoad16(fv3, r3+36-fb3)
+				// 27: be16 %r8 (fast copy)
+				r8 = uint64(bits.ReverseBytes16(uint16(r8)))
+				// 28: lsh %r5, 16 (fast copy)
+				r5 <<= 16
+				// 29: or %r5, %r8 (fast copy)
+				r5 |= r8
+				// 30: mul %r0, 31 (fast copy)
+				r0 *= 31
+				// 31: xor %r0, %r5 (fast copy)
+				r0 ^= r5
+				// 32: ja +1 (to 34) (fast copy)
+				goto F34
+			F33:
+				// 33: add %r0, 1 (fast copy)
+				r0 += 1
+				b += 21
+			F34:
+				// 34: add %r3, 64 (fast copy)
+				r3 += 64
+				// 35: add %r7, 1 (fast copy)
+				r7 += 1
+				// 36: jlt %r7, 32, -29 (to 8) (fast copy)
+				if r7 < 32 {
+					b -= 28
+					goto F8
+				}
+				goto L37
+			}
+		}
+	}
+L8:
+	// 8: ldxh %r5, [%r3+12]
+	r5 = m.Load16At(r3+12, 8)
+	// 9: be16 %r5
+	r5 = uint64(bits.ReverseBytes16(uint16(r5)))
+	// 10: jne %r5, 2048, +22 (to 33)
+	if r5 != 2048 {
+		goto L33
+	}
+	// 11: ldxb %r5, [%r3+14]
+	r5 = m.Load8At(r3+14, 11)
+	// 12: and %r5, 15
+	r5 &= 15
+	// 13: lsh %r5, 2
+	r5 <<= 2
+	// 14: add %r0, %r5
+	r0 += r5
+	// 15: mul %r0, 31
+	r0 *= 31
+	// 16: ldxb %r5, [%r3+23]
+	r5 = m.Load8At(r3+23, 16)
+	// 17: xor %r0, %r5
+	r0 ^= r5
+	// 18: ldxw %r8, [%r3+26]
+	r8 = m.Load32At(r3+26, 18)
+	// 19: be32 %r8
+	r8 = uint64(bits.ReverseBytes32(uint32(r8)))
+	// 20: ldxw %r9, [%r3+30]
+	r9 = m.Load32At(r3+30, 20)
+	// 21: be32 %r9
+	r9 = uint64(bits.ReverseBytes32(uint32(r9)))
+	// 22: xor %r8, %r9
+	r8 ^= r9
+	// 23: add %r0, %r8
+	r0 += r8
+	// 24: ldxh %r5, [%r3+34]
+	r5 = m.Load16At(r3+34, 24)
+	// 25: be16 %r5
+	r5 = uint64(bits.ReverseBytes16(uint16(r5)))
+	// 26: ldxh %r8, [%r3+36]
+	r8 = m.Load16At(r3+36, 26)
+	// 27: be16 %r8
+	r8 = uint64(bits.ReverseBytes16(uint16(r8)))
+	// 28: lsh %r5, 16
+	r5 <<= 16
+	// 29: or %r5, %r8
+	r5 |= r8
+	// 30: mul %r0, 31
+	r0 *= 31
+	// 31: xor %r0, %r5
+	r0 ^= r5
+	// 32: ja +1 (to 34)
+	goto L34
+L33:
+	// 33: add %r0, 1
+	r0 += 1
+	b += 21
+L34:
+	// 34: add %r3, 64
+	r3 += 64
+	// 35: add %r7, 1
+	r7 += 1
+	// 36: jlt %r7, 32, -29 (to 8)
+	if r7 < 32 {
+		b -= 28
+		runtime.CheckBudget(b-8, 36)
+		goto L8
+	}
+L37:
+	// 37: add %r6, 1
+	r6 += 1
+	// 38: jlt %r6, 16, -33 (to 6)
+	if r6 < 16 {
+		b -= 32
+		runtime.CheckBudget(b-6, 38)
+		goto L6
+	}
+	b -= 33
+L39:
+	// 39: exit
+	b -= 6
+	runtime.CheckBudget(b, 39)
+	return r0, b
+}
+
+// classify1KTranslation returns the Go translation of program "Classify1K", for runtime.Program.Bind.
+func classify1KTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: classify1KEntry,
+		Insns: 34,
+	}
+}
+
+// classify1KEntry is the runtime.Entry of program "Classify1K".
+func classify1KEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return classify1KFn0(m, 0, b, r1, r2)
+}
+
+// classify1KFn0 is the function at instruction 0 of program "Classify1K", run at call depth d with budget b; it returns r0 and the budget left.
+func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3, r5, r7 uint64
+	// 0: add %r2, %r1
+	r2 += r1
+	// 1: mov %r0, 0
+	r0 = 0
+	// 2: mov %r3, %r1
+	r3 = r1
+	// 3: add %r3, 1024
+	r3 += 1024
+	// 4: jgt %r3, %r2, +28 (to 33)
+	if r3 > r2 {
+		goto L33
+	}
+	// 5: mov %r3, %r1
+	r3 = r1
+	// 6: mov %r7, 0
+	r7 = 0
+	// Instructions 7 to 32 are a counted loop: when its accesses through r3 stay in their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(r7, 1024, 1); ok {
+		if b-7 >= int64(j+1)*26 {
+			if fv3, ok := m.SpanAt(r3, 1+1*j, false); ok {
+				fb3 := r3
+			F7:
+				// 7: ldxb %r5, [%r3] (fast copy)
+				r5 = runtime.SpanLoad8(fv3, r3-fb3)
+				// 8: jlt %r5, 48, +8 (to 17) (fast copy)
+				if r5 < 48 {
+					goto F17
+				}
+				// 9: jlt %r5, 58, +15 (to 25) (fast copy)
+				if r5 < 58 {
+					goto F25
+				}
+				// 10: jlt %r5, 65, +12 (to 23) (fast copy)
+				if r5 < 65 {
+					goto F23
+				}
+				// 11: jlt %r5, 91, +15 (to 27) (fast copy)
+				if r5 < 91 {
+					goto F27
+				}
+				// 12: jlt %r5, 97, +10 (to 23) (fast copy)
+				if r5 < 97 {
+					b -= 2
+					goto F23
+				}
+				// 13: jlt %r5, 123, +15 (to 29) (fast copy)
+				if r5 < 123 {
+					goto F29
+				}
+				// 14: jlt %r5, 127, +8 (to 23) (fast copy)
+				if r5 < 127 {
+					b -= 4
+					goto F23
+				}
+				// 15: add %r0, 85 (fast copy)
+				r0 += 85
+				// 16: ja +13 (to 30) (fast copy)
+				goto F30
+			F17:
+				// 17: jeq %r5, 32, +3 (to 21) (fast copy)
+				if r5 == 32 {
+					goto F21
+				}
+				// 18: jgt %r5, 32, +4 (to 23) (fast copy)
+				if r5 > 32 {
+					goto F23
+				}
+				// 19: add %r0, 1 (fast copy)
+				r0 += 1
+				// 20: ja +9 (to 30) (fast copy)
+				b += 4
+				goto F30
+			F21:
+				// 21: add %r0, 3 (fast copy)
+				r0 += 3
+				// 22: ja +7 (to 30) (fast copy)
+				b += 5
+				goto F30
+			F23:
+				// 23: add %r0, 5 (fast copy)
+				r0 += 5
+				// 24: ja +5 (to 30) (fast copy)
+				b += 4
+				goto F30
+			F25:
+				// 25: add %r0, 256 (fast copy)
+				r0 += 256
+				// 26: ja +3 (to 30) (fast copy)
+				b += 5
+				goto F30
+			F27:
+				// 27: add %r0, 65536 (fast copy)
+				r0 += 65536
+				// 28: ja +1 (to 30) (fast copy)
+				b += 3
+				goto F30
+			F29:
+				// 29: add %r0, 16777216 (fast copy)
+				r0 += 16777216
+				b += 2
+			F30:
+				// 30: add %r3, 1 (fast copy)
+				r3 += 1
+				// 31: add %r7, 1 (fast copy)
+				r7 += 1
+				// 32: jlt %r7, 1024, -26 (to 7) (fast copy)
+				if r7 < 1024 {
+					b -= 13
+					goto F7
+				}
+				b -= 15
+				goto L33
+			}
+		}
+	}
+L7:
+	// 7: ldxb %r5, [%r3]
+	r5 = m.Load8At(r3, 7)
+	// 8: jlt %r5, 48, +8 (to 17)
+	if r5 < 48 {
+		goto L17
+	}
+	// 9: jlt %r5, 58, +15 (to 25)
+	if r5 < 58 {
+		goto L25
+	}
+	// 10: jlt %r5, 65, +12 (to 23)
+	if r5 < 65 {
+		goto L23
+	}
+	// 11: jlt %r5, 91, +15 (to 27)
+	if r5 < 91 {
+		goto L27
+	}
+	// 12: jlt %r5, 97, +10 (to 23)
+	if r5 < 97 {
+		b -= 2
+		goto L23
+	}
+	// 13: jlt %r5, 123, +15 (to 29)
+	if r5 < 123 {
+		goto L29
+	}
+	// 14: jlt %r5, 127, +8 (to 23)
+	if r5 < 127 {
+		b -= 4
+		goto L23
+	}
+	// 15: add %r0, 85
+	r0 += 85
+	// 16: ja +13 (to 30)
+	goto L30
+L17:
+	// 17: jeq %r5, 32, +3 (to 21)
+	if r5 == 32 {
+		goto L21
+	}
+	// 18: jgt %r5, 32, +4 (to 23)
+	if r5 > 32 {
+		goto L23
+	}
+	// 19: add %r0, 1
+	r0 += 1
+	// 20: ja +9 (to 30)
+	b += 4
+	goto L30
+L21:
+	// 21: add %r0, 3
+	r0 += 3
+	// 22: ja +7 (to 30)
+	b += 5
+	goto L30
+L23:
+	// 23: add %r0, 5
+	r0 += 5
+	// 24: ja +5 (to 30)
+	b += 4
+	goto L30
+L25:
+	// 25: add %r0, 256
+	r0 += 256
+	// 26: ja +3 (to 30)
+	b += 5
+	goto L30
+L27:
+	// 27: add %r0, 65536
+	r0 += 65536
+	// 28: ja +1 (to 30)
+	b += 3
+	goto L30
+L29:
+	// 29: add %r0, 16777216
+	r0 += 16777216
+	b += 2
+L30:
+	// 30: add %r3, 1
+	r3 += 1
+	// 31: add %r7, 1
+	r7 += 1
+	// 32: jlt %r7, 1024, -26 (to 7)
+	if r7 < 1024 {
+		b -= 13
+		runtime.CheckBudget(b-7, 32)
+		goto L7
+	}
+	b -= 15
+L33:
+	// 33: exit
+	b -= 6
+	runtime.CheckBudget(b, 33)
+	return r0, b
+}
+
 // translation returns the translation of the workload called name.
 func translation(name string) (runtime.Translation, bool) {
 	switch name {
@@ -759,6 +1329,12 @@ func translation(name string) (runtime.Translation, bool) {
 		return fNV1a2KTranslation(), true
 	case "HashCount":
 		return hashCountTranslation(), true
+	case "CsumBuf2K":
+		return csumBuf2KTranslation(), true
+	case "ParseHdr2K":
+		return parseHdr2KTranslation(), true
+	case "Classify1K":
+		return classify1KTranslation(), true
 	}
 	return runtime.Translation{}, false
 }

@@ -346,6 +346,11 @@ type Workload struct {
 	// HashMap says the program takes one hash map (map:0) of 4-byte keys
 	// and 8-byte values, as hashCountAsm does.
 	HashMap bool
+	// Buffer says the program takes a byte buffer in ubpf's convention
+	// (r1 = data, r2 = length); KernelAsm is then the same program for the
+	// kernel, an XDP program over a packet of the same bytes.
+	Buffer    bool
+	KernelAsm string
 	// Want is the result of the plain-Go twin.
 	Want uint64
 	// Go runs the plain-Go twin once.
@@ -357,12 +362,12 @@ func Workloads() []Workload {
 	sum := pattern(64 << 10)
 	fnv := pattern(2 << 10)
 	counts := map[uint32]uint64{} // counted into across runs, as the program's map is
-	return []Workload{
+	return append([]Workload{
 		{Name: "Primes", Asm: primesAsm, Want: primesGo(), Go: primesGo},
 		{Name: "Checksum64K", Asm: checksumAsm, Ctx: sum, Want: checksumGo(sum), Go: func() uint64 { return checksumGo(sum) }},
 		{Name: "Log2", Asm: log2Asm, Want: log2Go(), Go: log2Go},
 		{Name: "Switch32", Asm: switchAsm(), Want: switchGo(), Go: switchGo},
 		{Name: "FNV1a2K", Asm: fnvAsm, Ctx: fnv, Want: fnvGo(fnv), Go: func() uint64 { return fnvGo(fnv) }},
 		{Name: "HashCount", Asm: hashCountAsm, HashMap: true, Want: hashCountGo(map[uint32]uint64{}), Go: func() uint64 { return hashCountGo(counts) }},
-	}
+	}, bufferWorkloads()...)
 }

@@ -90,6 +90,40 @@ L19:
 	if r3 >= r4 {
 		goto L27
 	}
+	// Instructions 20 to 26 are a counted loop: when its accesses through r4 stay in their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(r3, 1048576, 1); ok {
+		if k, ok := runtime.LoopTrips(r3, r2, 1); ok && k < j {
+			j = k
+		}
+		if b-6 >= int64(j+1)*7 {
+			if fv4, ok := m.SpanAt(r1+r3, 1+1*j, false); ok {
+				fb4 := r1 + r3
+			F20:
+				// 20: mov %r4, %r1 (fast copy)
+				r4 = r1
+				// 21: add %r4, %r3 (fast copy)
+				r4 += r3
+				// 22: ldxb %r4, [%r4] (fast copy)
+				r4 = runtime.SpanLoad8(fv4, r4-fb4)
+				// 23: add %r0, %r4 (fast copy)
+				r0 += r4
+				// 24: add %r3, 1 (fast copy)
+				r3 += 1
+				// 25: jge %r3, %r2, +1 (to 27) (fast copy)
+				if r3 >= r2 {
+					b -= 6
+					goto L27
+				}
+				// 26: jlt %r3, 1048576, -7 (to 20) (fast copy)
+				if r3 < 1048576 {
+					b -= 7
+					goto F20
+				}
+				b -= 7
+				goto L27
+			}
+		}
+	}
 L20:
 	// bytebuf.bpf.c:17: sum += data[i];
 	// 20: mov %r4, %r1
@@ -149,6 +183,42 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 	}
 	// 2: mov32 %r2, %r2
 	r2 = uint64(uint32(r2))
+	// Instructions 3 to 10 are a counted loop: when its accesses through r3 stay in their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(r0, 4096, 1); ok {
+		if k, ok := runtime.LoopTrips(r0, r2, 1); ok && k < j {
+			j = k
+		}
+		if b-3 >= int64(j+1)*8 {
+			if fv3, ok := m.SpanAt(r1+r0, 1+1*j, true); ok {
+				fb3 := r1 + r0
+			F3:
+				// 3: mov %r3, %r1 (fast copy)
+				r3 = r1
+				// 4: add %r3, %r0 (fast copy)
+				r3 += r0
+				// 5: ldxb %r4, [%r3] (fast copy)
+				r4 = runtime.SpanLoad8(fv3, r3-fb3)
+				// 6: xor32 %r4, -1 (fast copy)
+				r4 = uint64(uint32(r4) ^ 0xffffffff)
+				// 7: stxb [%r3], %r4 (fast copy)
+				runtime.SpanStore8(fv3, r3-fb3, r4)
+				// 8: add %r0, 1 (fast copy)
+				r0 += 1
+				// 9: jge %r0, %r2, +1 (to 11) (fast copy)
+				if r0 >= r2 {
+					b -= 8
+					goto L11
+				}
+				// 10: jlt %r0, 4096, -8 (to 3) (fast copy)
+				if r0 < 4096 {
+					b -= 8
+					goto F3
+				}
+				b -= 9
+				goto L11
+			}
+		}
+	}
 L3:
 	// bytebuf.bpf.c:39: data[i] = ~data[i];
 	// 3: mov %r3, %r1

@@ -1,0 +1,349 @@
+package aot
+
+import (
+	"slices"
+
+	"github.com/skelgen/skelgen/runtime"
+)
+
+// A hoisted loop is an innermost loop whose memory accesses through some
+// base registers are proven in range once, before it starts, from the
+// number of iterations its counter allows. The translation then emits the
+// loop twice: a copy whose accesses through those bases index a span of
+// the region directly, entered when the proof holds, and the checked loop,
+// entered otherwise. Both copies run the same operations in the same order
+// and charge the budget the same way; the fast one merely cannot fault on
+// the accesses it was proven for, so results, errors, the instruction of a
+// fault and the budget all stay the interpreter's.
+//
+// The loops recognised are those clang makes of a counted loop:
+//
+//   - one back edge, the last instruction: jlt or jle (64-bit, unsigned)
+//     of a counter against an immediate or a register the loop does not
+//     write, back to the head;
+//   - entered only by falling into the head; no call inside (a helper may
+//     unmap memory), no inner loop;
+//   - the counter and each hoisted base written in the loop only by one
+//     "add reg, imm" with a non-negative immediate (none for a base that
+//     stays put) that every iteration reaching the back edge runs: no jump
+//     inside the loop passes over it; or a base computed in the loop as
+//     "mov rb, rA; add rb, rB" (clang's data + i), both run by every
+//     iteration and the last writes of rb before each access, one of rA
+//     and rB stepping as above and the other not written in the loop.
+//
+// With the counter starting at c0 below the bound K (step s), at most
+// J = (K-c0-1)/s iterations follow the first (runtime.LoopTrips; a jump out
+// of the loop testing the counter against another bound after its add
+// gives another such J, and the least counts), so an
+// access [base+off, +size) before the base's add (step t) reaches
+// base0+off .. base0+off+t*J+size, one after it t more; the span of all of
+// them is checked with runtime.Memory.SpanAt.
+type hoistLoop struct {
+	head, back int
+	counter    uint8
+	bound      string // the bound's Go expression (register or constant)
+	inclusive  bool   // jle: the bound is K+1
+	step       int64  // the counter's
+	// exits are further bounds from jumps out of the loop on the counter
+	// (jge or jgt after its add, run by every iteration), as clang tests
+	// i < len beside a constant bound.
+	exits []hoistBound
+	bases []*hoistBase
+	// fast are the accesses the spans cover, by instruction: only these
+	// go unchecked in the fast copy.
+	fast map[int]bool
+	// straight says the loop has no jump but its back edge and nothing
+	// that can fail in its fast copy (every access is to the frame or
+	// through a hoisted base): each iteration then runs the same slots,
+	// and the copy charges the budget once, when it leaves the loop, from
+	// how far the counter went.
+	straight bool
+}
+
+// hoistBound is a bound of a loop counter: the loop goes on while the
+// counter is below it (inclusive: not above it).
+type hoistBound struct {
+	bound     string
+	inclusive bool
+}
+
+// hoistBase is one base register of a hoisted loop and the span its
+// accesses reach in the first iteration, relative to its value at the head.
+type hoistBase struct {
+	reg uint8
+	// from are the registers whose sum at the head is the base's value
+	// there, less its first step: the base itself, or rA and rB for a base
+	// the loop computes as "mov rb, rA; add rb, rB" (an index added to a
+	// pointer, as clang writes data[i]).
+	from   []uint8
+	step   int64
+	lo, hi int64 // [lo, hi) in the first iteration
+	write  bool  // some access stores: the span must be writable
+}
+
+// findLoops returns f's hoistable loops by head.
+func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
+	out := map[int]*hoistLoop{}
+	jumpsTo := map[int]int{}
+	for _, pc := range f.body {
+		in := p.insns[pc]
+		if in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op) {
+			jumpsTo[in.target]++
+		}
+	}
+	for i, pc := range f.body {
+		in := p.insns[pc]
+		if !isCondJump(in.op) || in.target > pc || in.class() != runtime.ClassJMP {
+			continue
+		}
+		if l := p.hoistable(f, f.body, i, jumpsTo); l != nil {
+			out[l.head] = l
+		}
+	}
+	return out
+}
+
+// hoistable checks the loop whose back edge is body[bi].
+func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]int) *hoistLoop {
+	back := p.insns[body[bi]]
+	head := back.target
+	var inclusive bool
+	switch jmpOp(back.op) {
+	case runtime.OpJltImm:
+	case runtime.OpJleImm:
+		inclusive = true
+	default:
+		return nil
+	}
+	// Entered by falling into the head only, and jumped to only by the
+	// back edge.
+	hi := -1
+	for k, pc := range body {
+		if pc == head {
+			hi = k
+		}
+	}
+	if hi <= 0 || body[hi-1]+p.insns[body[hi-1]].slots != head || !falls(p.insns[body[hi-1]]) || jumpsTo[head] != 1 || head == f.entry {
+		return nil
+	}
+	loop := body[hi : bi+1]
+	// Every instruction between head and back edge belongs to f, and no
+	// jump from outside lands inside.
+	if loop[len(loop)-1] != back.pc || len(loop) != countInsns(p, loop) {
+		return nil
+	}
+	inside := func(pc int) bool { return pc >= head && pc <= back.pc }
+	for _, pc := range f.body {
+		in := p.insns[pc]
+		if !inside(pc) && in.target >= 0 && inside(in.target) && (in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op)) {
+			return nil
+		}
+	}
+	// defs counts the writes of each register in the loop; adds records
+	// the single "add reg, imm" of each, with its position.
+	defs := map[uint8]int{}
+	type add struct {
+		pc   int
+		step int64
+	}
+	adds := map[uint8]add{}
+	for _, pc := range loop {
+		in := p.insns[pc]
+		switch {
+		case in.op == runtime.OpCall || in.op == runtime.OpCallx || in.op == runtime.OpExit:
+			return nil
+		case pc != back.pc && (in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op)) && in.target <= pc && inside(in.target):
+			return nil // an inner loop
+		}
+		for _, r := range p.effect(f, in).def.regs() {
+			defs[r]++
+		}
+		if in.op == runtime.OpAddImm && in.imm >= 0 {
+			adds[in.dst] = add{pc, int64(in.imm)}
+		}
+	}
+	// skipped reports whether some jump in the loop passes over pc.
+	skipped := func(at int) bool {
+		for _, pc := range loop {
+			in := p.insns[pc]
+			if pc != back.pc && in.target >= 0 && (in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op)) {
+				// A jump out of the loop ends it; only one that goes on
+				// within the loop past the add would skip it.
+				if pc < at && in.target > at && inside(in.target) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	// steady returns the step of a register the loop writes only by one
+	// add every iteration runs (0 for one it never writes).
+	steady := func(r uint8) (int64, int, bool) {
+		switch defs[r] {
+		case 0:
+			return 0, -1, true
+		case 1:
+			if a, ok := adds[r]; ok && !skipped(a.pc) {
+				return a.step, a.pc, true
+			}
+		}
+		return 0, 0, false
+	}
+	l := &hoistLoop{head: head, back: back.pc, counter: back.dst, inclusive: inclusive, fast: map[int]bool{}}
+	step, addAt, ok := steady(back.dst)
+	if !ok || step == 0 {
+		return nil
+	}
+	l.step = step
+	for _, pc := range loop {
+		in := p.insns[pc]
+		if pc == back.pc || pc < addAt || !isCondJump(in.op) || in.class() != runtime.ClassJMP || in.dst != l.counter || inside(in.target) || skipped(pc) {
+			continue
+		}
+		var e hoistBound
+		switch jmpOp(in.op) {
+		case runtime.OpJgeImm:
+		case runtime.OpJgtImm:
+			e.inclusive = true
+		default:
+			continue
+		}
+		switch {
+		case in.op&8 == 0 && in.imm >= 0:
+			e.bound = u64(in.imm)
+		case in.op&8 != 0 && in.src != 10 && defs[in.src] == 0:
+			e.bound = regName(in.src)
+		default:
+			continue
+		}
+		l.exits = append(l.exits, e)
+	}
+	if back.op&8 != 0 { // register bound
+		if defs[back.src] != 0 || back.src == 10 {
+			return nil
+		}
+		l.bound = regName(back.src)
+	} else {
+		if back.imm < 0 {
+			return nil
+		}
+		l.bound = u64(back.imm)
+	}
+	// baseOf describes base r as the access at pc sees it: its value there
+	// in iteration j is the sum of from at the head plus step*j plus extra.
+	baseOf := func(r uint8, pc int) (step, extra int64, from []uint8, ok bool) {
+		if t, at, ok := steady(r); ok {
+			if at >= 0 && at < pc {
+				extra = t
+			}
+			return t, extra, []uint8{r}, true
+		}
+		// mov r, rA; add r, rB, adjacent, run by every iteration, the last
+		// writes of r before the access (a later write, such as a load
+		// into r itself, is redone by the next iteration's mov first), with
+		// one of rA and rB steady and the other not written by the loop.
+		k := 0
+		for loop[k] != pc {
+			k++
+		}
+		for i := k - 1; i > 0; i-- {
+			x := loop[i]
+			if !p.effect(f, p.insns[x]).def.has(r) {
+				continue
+			}
+			mv, ad := p.insns[loop[i-1]], p.insns[x]
+			if mv.op != runtime.OpMovReg || mv.off != 0 || mv.dst != r || ad.op != runtime.OpAddReg || ad.dst != r {
+				return 0, 0, nil, false
+			}
+			m := mv.pc
+			ra, rb := mv.src, ad.src
+			if ra == r || rb == r || ra == 10 || rb == 10 || skipped(m) || skipped(x) {
+				return 0, 0, nil, false
+			}
+			ta, qa, okA := steady(ra)
+			tb, qb, okB := steady(rb)
+			switch {
+			case !okA || !okB || (ta != 0 && tb != 0):
+				return 0, 0, nil, false
+			case ta != 0 && qa < m:
+				extra = ta
+			case tb != 0 && qb < x:
+				extra = tb
+			}
+			return ta + tb, extra, []uint8{ra, rb}, true
+		}
+		return 0, 0, nil, false
+	}
+	bases := map[uint8]*hoistBase{}
+	var order []uint8
+	for _, pc := range loop {
+		in := p.insns[pc]
+		var base uint8
+		var write bool
+		switch c := in.class(); {
+		case c == runtime.ClassLDX && f.liveOut[pc].has(in.dst):
+			base = in.src
+		case (c == runtime.ClassST || c == runtime.ClassSTX) && !isAtomic(in.op):
+			base, write = in.dst, true
+		default:
+			continue
+		}
+		size := int64(sizeOf(in.op))
+		if base == 10 || inFrame(base, in.off, int(size)) {
+			continue
+		}
+		t, extra, from, ok := baseOf(base, pc)
+		if !ok {
+			continue
+		}
+		lo := int64(in.off) + extra
+		b := bases[base]
+		if b == nil {
+			b = &hoistBase{reg: base, from: from, step: t, lo: lo, hi: lo + size}
+			bases[base] = b
+			order = append(order, base)
+		} else if b.step != t || !slices.Equal(b.from, from) {
+			continue // computed otherwise here: this access stays checked
+		}
+		b.lo, b.hi, b.write = min(b.lo, lo), max(b.hi, lo+size), b.write || write
+		l.fast[pc] = true
+	}
+	// Each base's span, [lo, hi) plus its steps, is at least as long as
+	// any access through it, which runtime.SpanLoad64 and friends rely on.
+	for _, r := range order {
+		l.bases = append(l.bases, bases[r])
+	}
+	if len(l.bases) == 0 {
+		return nil
+	}
+	l.straight = true
+	for _, pc := range loop {
+		in := p.insns[pc]
+		switch c := in.class(); {
+		case pc != back.pc && (c == runtime.ClassJMP || c == runtime.ClassJMP32):
+			l.straight = false
+		case c == runtime.ClassLDX:
+			if !inFrame(in.src, in.off, sizeOf(in.op)) && !l.fast[pc] {
+				l.straight = false
+			}
+		case c == runtime.ClassST || c == runtime.ClassSTX:
+			if isAtomic(in.op) || !inFrame(in.dst, in.off, sizeOf(in.op)) && !l.fast[pc] {
+				l.straight = false
+			}
+		}
+	}
+	return l
+}
+
+// countInsns counts the instructions from the first to the last of pcs,
+// so that comparing with len(pcs) tells whether pcs is every instruction
+// between them.
+func countInsns(p *aotProgram, pcs []int) int {
+	n := 0
+	for pc := pcs[0]; pc <= pcs[len(pcs)-1]; pc += p.insns[pc].slots {
+		n++
+	}
+	return n
+}
+
+func regName(r uint8) string { return "r" + string(rune('0'+r)) }

@@ -12,7 +12,8 @@ import (
 	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
 )
 
-// latencyReportTranslation returns the Go translation of program "report", for runtime.Program.Bind.
+// latencyReportTranslation returns the Go translation of program "report", for
+// runtime.Program.Bind.
 func latencyReportTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{16, 51, 83, 98, 114, 118, 122, 126, 136, 152},
@@ -60,7 +61,8 @@ func latencyReportEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int
 	return latencyReportFn0(m, 0, b, r1, 0, 0, 0)
 }
 
-// latencyReportFn0 is function report (instruction 0) of program "report", run at call depth d with budget b; it returns r0 and the budget left.
+// latencyReportFn0 is function report (instruction 0) of program "report", run
+// at call depth d with budget b; it returns r0 and the budget left.
 func latencyReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (uint64, int64) {
 	var r0, r2, r6, r7, r8, r9 uint64
 	fp := m.Frame(d)

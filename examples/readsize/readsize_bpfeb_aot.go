@@ -12,7 +12,8 @@ import (
 	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
 )
 
-// readsizeReportTranslation returns the Go translation of program "report", for runtime.Program.Bind.
+// readsizeReportTranslation returns the Go translation of program "report",
+// for runtime.Program.Bind.
 func readsizeReportTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{9, 27, 40, 50, 65},
@@ -45,7 +46,8 @@ func readsizeReportEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, in
 	return readsizeReportFn0(m, 0, b, r1, 0, 0, 0)
 }
 
-// readsizeReportFn0 is function report (instruction 0) of program "report", run at call depth d with budget b; it returns r0 and the budget left.
+// readsizeReportFn0 is function report (instruction 0) of program "report",
+// run at call depth d with budget b; it returns r0 and the budget left.
 func readsizeReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (uint64, int64) {
 	var r0, r2, r6 uint64
 	fp := m.Frame(d)

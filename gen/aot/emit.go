@@ -6,6 +6,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/skelgen/skelgen/internal/gocomment"
 	"github.com/skelgen/skelgen/runtime"
 )
 
@@ -129,7 +130,7 @@ func (e *emitter) translation() jen.Code {
 		fields[jen.Id("Calls")] = jen.Index().Int().Values(list...)
 	}
 	name := e.opts.Name + "Translation"
-	return jen.Commentf("%s returns the Go translation of program %q, for runtime.Program.Bind.", name, p.name).Line().
+	return gocomment.Commentf("%s returns the Go translation of program %q, for runtime.Program.Bind.", name, p.name).Line().
 		Func().Id(name).Params().Add(e.rt("Translation")).Block(
 		jen.Return(e.rt("Translation").Values(fields)),
 	)
@@ -161,7 +162,7 @@ func (e *emitter) entry() jen.Code {
 		body = append(body, jen.List(lhs...).Op(":=").Add(call), jen.Return(jen.Id("r0"), jen.Id("left")))
 	}
 	name := e.opts.Name + "Entry"
-	return jen.Commentf("%s is the runtime.Entry of program %q.", name, e.prog.name).Line().
+	return gocomment.Commentf("%s is the runtime.Entry of program %q.", name, e.prog.name).Line().
 		Func().Id(name).Params(
 		jen.Id("m").Op("*").Add(e.rt("Machine")),
 		jen.List(jen.Id("r1"), jen.Id("r2")).Uint64(),
@@ -251,7 +252,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	if f.out != 0 {
 		doc += fmt.Sprintf(", then r%v for callers that read them after the call", f.out.regs())
 	}
-	return jen.Comment(doc + ".").Line().
+	return gocomment.Comment(doc + ".").Line().
 		Func().Id(e.fnName(f.entry)).Params(params...).Params(results...).Block(append(decl, body...)...)
 }
 
@@ -468,7 +469,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		}
 		body = append([]jen.Code{jen.If(code("k, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok && k < j", e.r(l.counter), xb, l.step))).Block(code("j = k"))}, body...)
 	}
-	return jen.Commentf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions and the budget lasts, run a copy that checks neither.", l.head, l.back, e.baseNames(l)).Line().
+	return gocomment.Commentf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions and the budget lasts, run a copy that checks neither.", l.head, l.back, e.baseNames(l)).Line().
 		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok", e.r(l.counter), bound, l.step))).Block(body...)
 }
 

@@ -8,7 +8,8 @@ import (
 	"math/bits"
 )
 
-// primesTranslation returns the Go translation of program "Primes", for runtime.Program.Bind.
+// primesTranslation returns the Go translation of program "Primes", for
+// runtime.Program.Bind.
 func primesTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: primesEntry,
@@ -21,7 +22,8 @@ func primesEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
 	return primesFn0(m, 0, b)
 }
 
-// primesFn0 is the function at instruction 0 of program "Primes", run at call depth d with budget b; it returns r0 and the budget left.
+// primesFn0 is the function at instruction 0 of program "Primes", run at call
+// depth d with budget b; it returns r0 and the budget left.
 func primesFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1, r2, r3 uint64
 	// 0: mov %r0, 0
@@ -75,7 +77,8 @@ L12:
 	return r0, b
 }
 
-// checksum64KTranslation returns the Go translation of program "Checksum64K", for runtime.Program.Bind.
+// checksum64KTranslation returns the Go translation of program "Checksum64K",
+// for runtime.Program.Bind.
 func checksum64KTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: checksum64KEntry,
@@ -88,7 +91,8 @@ func checksum64KEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64
 	return checksum64KFn0(m, 0, b, r1, r2)
 }
 
-// checksum64KFn0 is the function at instruction 0 of program "Checksum64K", run at call depth d with budget b; it returns r0 and the budget left.
+// checksum64KFn0 is the function at instruction 0 of program "Checksum64K",
+// run at call depth d with budget b; it returns r0 and the budget left.
 func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
 	// 0: mov %r0, 0
@@ -97,7 +101,8 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	r3 = r1
 	// 2: add %r3, %r2
 	r3 += r2
-	// Instructions 3 to 6 are a counted loop: when its accesses through r1 stay in their regions and the budget lasts, run a copy that checks neither.
+	// Instructions 3 to 6 are a counted loop: when its accesses through r1 stay in
+	// their regions and the budget lasts, run a copy that checks neither.
 	if j, ok := runtime.LoopTrips(r1, r3, 4); ok {
 		if b-3 >= int64(j+1)*4 {
 			if fv1, ok := m.SpanAt(r1, 4+4*j, false); ok {
@@ -155,7 +160,8 @@ L7:
 	return r0, b
 }
 
-// log2Translation returns the Go translation of program "Log2", for runtime.Program.Bind.
+// log2Translation returns the Go translation of program "Log2", for
+// runtime.Program.Bind.
 func log2Translation() runtime.Translation {
 	return runtime.Translation{
 		Entry: log2Entry,
@@ -168,7 +174,8 @@ func log2Entry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
 	return log2Fn0(m, 0, b)
 }
 
-// log2Fn0 is the function at instruction 0 of program "Log2", run at call depth d with budget b; it returns r0 and the budget left.
+// log2Fn0 is the function at instruction 0 of program "Log2", run at call
+// depth d with budget b; it returns r0 and the budget left.
 func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1, r2, r3, r4, r5 uint64
 	// 0: mov %r0, 0
@@ -282,7 +289,8 @@ L36:
 	return r0, b
 }
 
-// switch32Translation returns the Go translation of program "Switch32", for runtime.Program.Bind.
+// switch32Translation returns the Go translation of program "Switch32", for
+// runtime.Program.Bind.
 func switch32Translation() runtime.Translation {
 	return runtime.Translation{
 		Entry: switch32Entry,
@@ -295,7 +303,8 @@ func switch32Entry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
 	return switch32Fn0(m, 0, b)
 }
 
-// switch32Fn0 is the function at instruction 0 of program "Switch32", run at call depth d with budget b; it returns r0 and the budget left.
+// switch32Fn0 is the function at instruction 0 of program "Switch32", run at
+// call depth d with budget b; it returns r0 and the budget left.
 func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1, r2 uint64
 	// 0: mov %r0, 0
@@ -607,7 +616,8 @@ L100:
 	return r0, b
 }
 
-// fNV1a2KTranslation returns the Go translation of program "FNV1a2K", for runtime.Program.Bind.
+// fNV1a2KTranslation returns the Go translation of program "FNV1a2K", for
+// runtime.Program.Bind.
 func fNV1a2KTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: fNV1a2KEntry,
@@ -620,7 +630,8 @@ func fNV1a2KEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
 	return fNV1a2KFn0(m, 0, b, r1, r2)
 }
 
-// fNV1a2KFn0 is the function at instruction 0 of program "FNV1a2K", run at call depth d with budget b; it returns r0 and the budget left.
+// fNV1a2KFn0 is the function at instruction 0 of program "FNV1a2K", run at
+// call depth d with budget b; it returns r0 and the budget left.
 func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
 	// 0: lddw %r0, 0xcbf29ce484222325
@@ -631,7 +642,8 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 	r3 = r1
 	// 5: add %r3, %r2
 	r3 += r2
-	// Instructions 6 to 10 are a counted loop: when its accesses through r1 stay in their regions and the budget lasts, run a copy that checks neither.
+	// Instructions 6 to 10 are a counted loop: when its accesses through r1 stay
+	// in their regions and the budget lasts, run a copy that checks neither.
 	if j, ok := runtime.LoopTrips(r1, r3, 1); ok {
 		if b-6 >= int64(j+1)*5 {
 			if fv1, ok := m.SpanAt(r1, 1+1*j, false); ok {
@@ -677,7 +689,8 @@ L11:
 	return r0, b
 }
 
-// hashCountTranslation returns the Go translation of program "HashCount", for runtime.Program.Bind.
+// hashCountTranslation returns the Go translation of program "HashCount", for
+// runtime.Program.Bind.
 func hashCountTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{9, 22, 31},
@@ -701,7 +714,8 @@ func hashCountEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) 
 	return hashCountFn0(m, 0, b, 0, 0, 0)
 }
 
-// hashCountFn0 is the function at instruction 0 of program "HashCount", run at call depth d with budget b; it returns r0 and the budget left.
+// hashCountFn0 is the function at instruction 0 of program "HashCount", run at
+// call depth d with budget b; it returns r0 and the budget left.
 func hashCountFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (uint64, int64) {
 	var r0, r1, r2, r6 uint64
 	fp := m.Frame(d)
@@ -792,7 +806,8 @@ L34:
 	return r0, b
 }
 
-// csumBuf2KTranslation returns the Go translation of program "CsumBuf2K", for runtime.Program.Bind.
+// csumBuf2KTranslation returns the Go translation of program "CsumBuf2K", for
+// runtime.Program.Bind.
 func csumBuf2KTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: csumBuf2KEntry,
@@ -805,7 +820,8 @@ func csumBuf2KEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) 
 	return csumBuf2KFn0(m, 0, b, r1, r2)
 }
 
-// csumBuf2KFn0 is the function at instruction 0 of program "CsumBuf2K", run at call depth d with budget b; it returns r0 and the budget left.
+// csumBuf2KFn0 is the function at instruction 0 of program "CsumBuf2K", run at
+// call depth d with budget b; it returns r0 and the budget left.
 func csumBuf2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5, r6, r7 uint64
 	// 0: add %r2, %r1
@@ -827,7 +843,8 @@ L6:
 	r3 = r1
 	// 7: mov %r7, 0
 	r7 = 0
-	// Instructions 8 to 12 are a counted loop: when its accesses through r3 stay in their regions and the budget lasts, run a copy that checks neither.
+	// Instructions 8 to 12 are a counted loop: when its accesses through r3 stay
+	// in their regions and the budget lasts, run a copy that checks neither.
 	if j, ok := runtime.LoopTrips(r7, 256, 1); ok {
 		if b-8 >= int64(j+1)*5 {
 			if fv3, ok := m.SpanAt(r3, 8+8*j, false); ok {
@@ -889,7 +906,8 @@ L18:
 	return r0, b
 }
 
-// parseHdr2KTranslation returns the Go translation of program "ParseHdr2K", for runtime.Program.Bind.
+// parseHdr2KTranslation returns the Go translation of program "ParseHdr2K",
+// for runtime.Program.Bind.
 func parseHdr2KTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: parseHdr2KEntry,
@@ -902,7 +920,8 @@ func parseHdr2KEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64)
 	return parseHdr2KFn0(m, 0, b, r1, r2)
 }
 
-// parseHdr2KFn0 is the function at instruction 0 of program "ParseHdr2K", run at call depth d with budget b; it returns r0 and the budget left.
+// parseHdr2KFn0 is the function at instruction 0 of program "ParseHdr2K", run
+// at call depth d with budget b; it returns r0 and the budget left.
 func parseHdr2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r5, r6, r7, r8, r9 uint64
 	// 0: add %r2, %r1
@@ -924,7 +943,8 @@ L6:
 	r3 = r1
 	// 7: mov %r7, 0
 	r7 = 0
-	// Instructions 8 to 36 are a counted loop: when its accesses through r3 stay in their regions and the budget lasts, run a copy that checks neither.
+	// Instructions 8 to 36 are a counted loop: when its accesses through r3 stay
+	// in their regions and the budget lasts, run a copy that checks neither.
 	if j, ok := runtime.LoopTrips(r7, 32, 1); ok {
 		if b-8 >= int64(j+1)*29 {
 			if fv3, ok := m.SpanAt(r3+12, 26+64*j, false); ok {
@@ -1085,7 +1105,8 @@ L39:
 	return r0, b
 }
 
-// classify1KTranslation returns the Go translation of program "Classify1K", for runtime.Program.Bind.
+// classify1KTranslation returns the Go translation of program "Classify1K",
+// for runtime.Program.Bind.
 func classify1KTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: classify1KEntry,
@@ -1098,7 +1119,8 @@ func classify1KEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64)
 	return classify1KFn0(m, 0, b, r1, r2)
 }
 
-// classify1KFn0 is the function at instruction 0 of program "Classify1K", run at call depth d with budget b; it returns r0 and the budget left.
+// classify1KFn0 is the function at instruction 0 of program "Classify1K", run
+// at call depth d with budget b; it returns r0 and the budget left.
 func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r5, r7 uint64
 	// 0: add %r2, %r1
@@ -1117,7 +1139,8 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	r3 = r1
 	// 6: mov %r7, 0
 	r7 = 0
-	// Instructions 7 to 32 are a counted loop: when its accesses through r3 stay in their regions and the budget lasts, run a copy that checks neither.
+	// Instructions 7 to 32 are a counted loop: when its accesses through r3 stay
+	// in their regions and the budget lasts, run a copy that checks neither.
 	if j, ok := runtime.LoopTrips(r7, 1024, 1); ok {
 		if b-7 >= int64(j+1)*26 {
 			if fv3, ok := m.SpanAt(r3, 1+1*j, false); ok {

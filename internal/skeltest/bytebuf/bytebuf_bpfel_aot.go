@@ -8,7 +8,8 @@ package bytebuf
 
 import "github.com/skelgen/skelgen/runtime"
 
-// bytebufChecksumTranslation returns the Go translation of program "checksum", for runtime.Program.Bind.
+// bytebufChecksumTranslation returns the Go translation of program "checksum",
+// for runtime.Program.Bind.
 func bytebufChecksumTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: bytebufChecksumEntry,
@@ -21,7 +22,9 @@ func bytebufChecksumEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, i
 	return bytebufChecksumFn0(m, 0, b, r1, r2)
 }
 
-// bytebufChecksumFn0 is function checksum (instruction 0) of program "checksum", run at call depth d with budget b; it returns r0 and the budget left.
+// bytebufChecksumFn0 is function checksum (instruction 0) of program
+// "checksum", run at call depth d with budget b; it returns r0 and the budget
+// left.
 func bytebufChecksumFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5, r6 uint64
 	// bytebuf.bpf.c:11: __u64 checksum(__u8 *data, __u64 len)
@@ -90,7 +93,8 @@ L19:
 	if r3 >= r4 {
 		goto L27
 	}
-	// Instructions 20 to 26 are a counted loop: when its accesses through r4 stay in their regions and the budget lasts, run a copy that checks neither.
+	// Instructions 20 to 26 are a counted loop: when its accesses through r4 stay
+	// in their regions and the budget lasts, run a copy that checks neither.
 	if j, ok := runtime.LoopTrips(r3, 1048576, 1); ok {
 		if k, ok := runtime.LoopTrips(r3, r2, 1); ok && k < j {
 			j = k
@@ -157,7 +161,8 @@ L27:
 	return r0, b
 }
 
-// bytebufInvertTranslation returns the Go translation of program "invert", for runtime.Program.Bind.
+// bytebufInvertTranslation returns the Go translation of program "invert", for
+// runtime.Program.Bind.
 func bytebufInvertTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: bytebufInvertEntry,
@@ -170,7 +175,8 @@ func bytebufInvertEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int
 	return bytebufInvertFn0(m, 0, b, r1, r2)
 }
 
-// bytebufInvertFn0 is function invert (instruction 0) of program "invert", run at call depth d with budget b; it returns r0 and the budget left.
+// bytebufInvertFn0 is function invert (instruction 0) of program "invert", run
+// at call depth d with budget b; it returns r0 and the budget left.
 func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
 	// bytebuf.bpf.c:35: __u64 invert(char *data, unsigned int len)
@@ -183,7 +189,8 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 	}
 	// 2: mov32 %r2, %r2
 	r2 = uint64(uint32(r2))
-	// Instructions 3 to 10 are a counted loop: when its accesses through r3 stay in their regions and the budget lasts, run a copy that checks neither.
+	// Instructions 3 to 10 are a counted loop: when its accesses through r3 stay
+	// in their regions and the budget lasts, run a copy that checks neither.
 	if j, ok := runtime.LoopTrips(r0, 4096, 1); ok {
 		if k, ok := runtime.LoopTrips(r0, r2, 1); ok && k < j {
 			j = k
@@ -254,7 +261,8 @@ L11:
 	return r0, b
 }
 
-// bytebufParseTranslation returns the Go translation of program "parse", for runtime.Program.Bind.
+// bytebufParseTranslation returns the Go translation of program "parse", for
+// runtime.Program.Bind.
 func bytebufParseTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: bytebufParseEntry,
@@ -267,7 +275,8 @@ func bytebufParseEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 	return bytebufParseFn0(m, 0, b, r1, r2)
 }
 
-// bytebufParseFn0 is function parse (instruction 0) of program "parse", run at call depth d with budget b; it returns r0 and the budget left.
+// bytebufParseFn0 is function parse (instruction 0) of program "parse", run at
+// call depth d with budget b; it returns r0 and the budget left.
 func bytebufParseFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0 uint64
 	// bytebuf.bpf.c:24: __s64 parse(void *data, __u64 len)

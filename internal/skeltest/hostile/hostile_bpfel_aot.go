@@ -12,7 +12,8 @@ import (
 	"github.com/skelgen/skelgen/runtime"
 )
 
-// hostileBumpTranslation returns the Go translation of program "bump", for runtime.Program.Bind.
+// hostileBumpTranslation returns the Go translation of program "bump", for
+// runtime.Program.Bind.
 func hostileBumpTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{9, 20, 25, 35},
@@ -39,7 +40,8 @@ func hostileBumpEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64
 	return hostileBumpFn0(m, 0, b, r1, 0, 0, 0)
 }
 
-// hostileBumpFn0 is function bump (instruction 0) of program "bump", run at call depth d with budget b; it returns r0 and the budget left.
+// hostileBumpFn0 is function bump (instruction 0) of program "bump", run at
+// call depth d with budget b; it returns r0 and the budget left.
 func hostileBumpFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (uint64, int64) {
 	var r0, r2, r6, r7 uint64
 	fp := m.Frame(d)
@@ -148,7 +150,8 @@ L36:
 	return r0, b
 }
 
-// hostileHugeHistTranslation returns the Go translation of program "huge_hist", for runtime.Program.Bind.
+// hostileHugeHistTranslation returns the Go translation of program
+// "huge_hist", for runtime.Program.Bind.
 func hostileHugeHistTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{13, 21, 26, 33},
@@ -181,7 +184,9 @@ func hostileHugeHistEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, i
 	return hostileHugeHistFn0(m, 0, b, 0)
 }
 
-// hostileHugeHistFn0 is function huge_hist (instruction 0) of program "huge_hist", run at call depth d with budget b; it returns r0 and the budget left.
+// hostileHugeHistFn0 is function huge_hist (instruction 0) of program
+// "huge_hist", run at call depth d with budget b; it returns r0 and the budget
+// left.
 func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, int64) {
 	var r0, r1, r2, r3, r4, r6, r7 uint64
 	fp := m.Frame(d)
@@ -259,7 +264,8 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	return r0, b
 }
 
-// hostileReadNullMinusOneTranslation returns the Go translation of program "read_null_minus_one", for runtime.Program.Bind.
+// hostileReadNullMinusOneTranslation returns the Go translation of program
+// "read_null_minus_one", for runtime.Program.Bind.
 func hostileReadNullMinusOneTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: hostileReadNullMinusOneEntry,
@@ -267,12 +273,15 @@ func hostileReadNullMinusOneTranslation() runtime.Translation {
 	}
 }
 
-// hostileReadNullMinusOneEntry is the runtime.Entry of program "read_null_minus_one".
+// hostileReadNullMinusOneEntry is the runtime.Entry of program
+// "read_null_minus_one".
 func hostileReadNullMinusOneEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
 	return hostileReadNullMinusOneFn0(m, 0, b)
 }
 
-// hostileReadNullMinusOneFn0 is function read_null_minus_one (instruction 0) of program "read_null_minus_one", run at call depth d with budget b; it returns r0 and the budget left.
+// hostileReadNullMinusOneFn0 is function read_null_minus_one (instruction 0)
+// of program "read_null_minus_one", run at call depth d with budget b; it
+// returns r0 and the budget left.
 func hostileReadNullMinusOneFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1 uint64
 	// hostile.bpf.c:93: int read_null_minus_one(void *ctx)
@@ -291,7 +300,8 @@ func hostileReadNullMinusOneFn0(m *runtime.Machine, d int, b int64) (uint64, int
 	return r0, b
 }
 
-// hostileUpdateKhashTranslation returns the Go translation of program "update_khash", for runtime.Program.Bind.
+// hostileUpdateKhashTranslation returns the Go translation of program
+// "update_khash", for runtime.Program.Bind.
 func hostileUpdateKhashTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{11},
@@ -309,7 +319,9 @@ func hostileUpdateKhashEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64
 	return hostileUpdateKhashFn0(m, 0, b, 0)
 }
 
-// hostileUpdateKhashFn0 is function update_khash (instruction 0) of program "update_khash", run at call depth d with budget b; it returns r0 and the budget left.
+// hostileUpdateKhashFn0 is function update_khash (instruction 0) of program
+// "update_khash", run at call depth d with budget b; it returns r0 and the
+// budget left.
 func hostileUpdateKhashFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, int64) {
 	var r0, r1, r2, r3, r4 uint64
 	fp := m.Frame(d)
@@ -346,7 +358,8 @@ func hostileUpdateKhashFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint6
 	return r0, b
 }
 
-// hostileUpdateRoTranslation returns the Go translation of program "update_ro", for runtime.Program.Bind.
+// hostileUpdateRoTranslation returns the Go translation of program
+// "update_ro", for runtime.Program.Bind.
 func hostileUpdateRoTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{11},
@@ -364,7 +377,9 @@ func hostileUpdateRoEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, i
 	return hostileUpdateRoFn0(m, 0, b, 0)
 }
 
-// hostileUpdateRoFn0 is function update_ro (instruction 0) of program "update_ro", run at call depth d with budget b; it returns r0 and the budget left.
+// hostileUpdateRoFn0 is function update_ro (instruction 0) of program
+// "update_ro", run at call depth d with budget b; it returns r0 and the budget
+// left.
 func hostileUpdateRoFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, int64) {
 	var r0, r1, r2, r3, r4 uint64
 	fp := m.Frame(d)
@@ -401,7 +416,8 @@ func hostileUpdateRoFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	return r0, b
 }
 
-// hostileWriteRoLookupTranslation returns the Go translation of program "write_ro_lookup", for runtime.Program.Bind.
+// hostileWriteRoLookupTranslation returns the Go translation of program
+// "write_ro_lookup", for runtime.Program.Bind.
 func hostileWriteRoLookupTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{6},
@@ -419,7 +435,9 @@ func hostileWriteRoLookupEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint
 	return hostileWriteRoLookupFn0(m, 0, b, 0, 0, 0)
 }
 
-// hostileWriteRoLookupFn0 is function write_ro_lookup (instruction 0) of program "write_ro_lookup", run at call depth d with budget b; it returns r0 and the budget left.
+// hostileWriteRoLookupFn0 is function write_ro_lookup (instruction 0) of
+// program "write_ro_lookup", run at call depth d with budget b; it returns r0
+// and the budget left.
 func hostileWriteRoLookupFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (uint64, int64) {
 	var r0, r1, r2, r6 uint64
 	fp := m.Frame(d)
@@ -462,7 +480,8 @@ L11:
 	return r0, b
 }
 
-// hostileWriteRodataTranslation returns the Go translation of program "write_rodata", for runtime.Program.Bind.
+// hostileWriteRodataTranslation returns the Go translation of program
+// "write_rodata", for runtime.Program.Bind.
 func hostileWriteRodataTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: hostileWriteRodataEntry,
@@ -479,7 +498,9 @@ func hostileWriteRodataEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64
 	return hostileWriteRodataFn0(m, 0, b)
 }
 
-// hostileWriteRodataFn0 is function write_rodata (instruction 0) of program "write_rodata", run at call depth d with budget b; it returns r0 and the budget left.
+// hostileWriteRodataFn0 is function write_rodata (instruction 0) of program
+// "write_rodata", run at call depth d with budget b; it returns r0 and the
+// budget left.
 func hostileWriteRodataFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1, r2 uint64
 	// hostile.bpf.c:88: *(volatile __u64 *)&limit = 99;

@@ -12,7 +12,8 @@ import (
 	"github.com/skelgen/skelgen/runtime"
 )
 
-// ubpfBadReadTranslation returns the Go translation of program "bad_read", for runtime.Program.Bind.
+// ubpfBadReadTranslation returns the Go translation of program "bad_read", for
+// runtime.Program.Bind.
 func ubpfBadReadTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: ubpfBadReadEntry,
@@ -25,7 +26,8 @@ func ubpfBadReadEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64
 	return ubpfBadReadFn0(m, 0, b, r1)
 }
 
-// ubpfBadReadFn0 is function bad_read (instruction 0) of program "bad_read", run at call depth d with budget b; it returns r0 and the budget left.
+// ubpfBadReadFn0 is function bad_read (instruction 0) of program "bad_read",
+// run at call depth d with budget b; it returns r0 and the budget left.
 func ubpfBadReadFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 	var r0, r2 uint64
 	fp := m.Frame(d)
@@ -48,7 +50,8 @@ func ubpfBadReadFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int6
 	return r0, b
 }
 
-// ubpfReportTranslation returns the Go translation of program "report", for runtime.Program.Bind.
+// ubpfReportTranslation returns the Go translation of program "report", for
+// runtime.Program.Bind.
 func ubpfReportTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{6, 16, 20, 25, 33, 47, 68, 73, 77, 82},
@@ -93,7 +96,8 @@ func ubpfReportEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64)
 	return ubpfReportFn0(m, 0, b, r1, 0, 0, 0)
 }
 
-// ubpfReportFn0 is function report (instruction 0) of program "report", run at call depth d with budget b; it returns r0 and the budget left.
+// ubpfReportFn0 is function report (instruction 0) of program "report", run at
+// call depth d with budget b; it returns r0 and the budget left.
 func ubpfReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (uint64, int64) {
 	var r0, r2, r6, r7 uint64
 	fp := m.Frame(d)
@@ -289,7 +293,8 @@ L36:
 	return r0, b
 }
 
-// ubpfSpinTranslation returns the Go translation of program "spin", for runtime.Program.Bind.
+// ubpfSpinTranslation returns the Go translation of program "spin", for
+// runtime.Program.Bind.
 func ubpfSpinTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: ubpfSpinEntry,
@@ -302,7 +307,8 @@ func ubpfSpinEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
 	return ubpfSpinFn0(m, 0, b)
 }
 
-// ubpfSpinFn0 is function spin (instruction 0) of program "spin", run at call depth d with budget b; it returns r0 and the budget left.
+// ubpfSpinFn0 is function spin (instruction 0) of program "spin", run at call
+// depth d with budget b; it returns r0 and the budget left.
 func ubpfSpinFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r1 uint64
 	fp := m.Frame(d)

@@ -132,6 +132,12 @@ func (m *Machine) trapError(x any) error {
 		return &RunError{Insn: int(t), Err: fmt.Errorf("%w: more than %d frames", ErrCallDepth, MaxFrames)}
 	case *RunError:
 		return t
+	case error:
+		// Only a wrong translation trips a span's safety net; it must not
+		// take the host down.
+		if t == errSpan {
+			return &RunError{Insn: -1, Err: errSpan}
+		}
 	}
 	panic(x)
 }
@@ -243,11 +249,11 @@ func (m *Memory) SpanAt(addr, n uint64, write bool) (span []byte, ok bool) {
 // SpanLoad8 .. SpanLoad64 and SpanStore8 .. SpanStore64 access offset i of
 // a span from SpanAt in the fast copy of a loop, where the translation has
 // proven i in range. They still compare i with the span's length (one
-// compare and a branch the CPU predicts), and panic rather than touch
-// memory outside the span should the proof ever be wrong; the access
-// itself is one machine load or store.
+// compare and a branch the CPU predicts) and fail the run, an error and
+// not a crash, rather than touch memory outside the span should the proof
+// ever be wrong; the access itself is one machine load or store.
 func SpanLoad8(s []byte, i uint64) uint64 {
-	return uint64(s[i])
+	return uint64(*(*byte)(spanAt(s, i, 1)))
 }
 
 func SpanLoad16(s []byte, i uint64) uint64 {
@@ -263,7 +269,7 @@ func SpanLoad64(s []byte, i uint64) uint64 {
 }
 
 func SpanStore8(s []byte, i, v uint64) {
-	s[i] = byte(v)
+	*(*byte)(spanAt(s, i, 1)) = byte(v)
 }
 
 func SpanStore16(s []byte, i, v uint64) {
@@ -279,11 +285,12 @@ func SpanStore64(s []byte, i, v uint64) {
 }
 
 // spanAt returns the address of s[i], after checking that s has n bytes
-// there. A span is never shorter than the accesses made through it (the
-// translation asks SpanAt for the hull of them all), so len(s)-n does not
-// wrap, and one compare suffices.
+// there. The translation asks SpanAt for the hull of all the accesses it
+// makes through a span, so the check never fails in a correct
+// translation; it is the safety net that keeps a wrong one from touching
+// memory outside the span, so it does not rely on that (len(s) < n too).
 func spanAt(s []byte, i uint64, n uint64) unsafe.Pointer {
-	if i > uint64(len(s))-n {
+	if i > uint64(len(s))-n || uint64(len(s)) < n {
 		panic(errSpan)
 	}
 	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), i)

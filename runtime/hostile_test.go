@@ -204,3 +204,26 @@ func TestSharedMapRuns(t *testing.T) {
 		k = append(k[:0], next...)
 	}
 }
+
+// TestSpanSafetyNet: an access a wrong translation makes outside its span
+// (also through a span shorter than the access) ends the run with an
+// error instead of touching other memory or crashing the host.
+func TestSpanSafetyNet(t *testing.T) {
+	m := newMachine(loadAsm(t, "mov %r0, 0\nexit", nil, nil))
+	for _, f := range []func(){
+		func() { SpanStore64(make([]byte, 16), 9, 1) },
+		func() { SpanLoad64(make([]byte, 4), 0) },
+		func() { SpanStore8(nil, 0, 1) },
+		func() { SpanLoad16(make([]byte, 1), 0) },
+	} {
+		err := func() (err error) {
+			defer func() { err = m.trapError(recover()) }()
+			f()
+			return nil
+		}()
+		var re *RunError
+		if !errors.As(err, &re) || !errors.Is(err, errSpan) {
+			t.Errorf("got %v, want a RunError for the span", err)
+		}
+	}
+}

@@ -233,14 +233,16 @@ func (m *Memory) Store64At(addr, v uint64, insn int) {
 // accesses through one base register can reach before the loop starts and
 // indexes it directly in a copy of the loop; when ok is false it runs the
 // loop with every access checked. Spans stay valid until a helper is
-// called, and loops that call one are not hoisted.
+// called, and loops that call one are not hoisted. A span is never
+// shorter than the widest access (8 bytes), which is what lets the span
+// accessors check an offset with one compare.
 func (m *Memory) SpanAt(addr, n uint64, write bool) (span []byte, ok bool) {
 	t := m.rd
 	if write {
 		t = m.wr
 	}
 	i, o := addr>>32, addr&0xffffffff
-	if i < uint64(len(t)) && n <= maxRegionSize && o+n <= uint64(len(t[i])) {
+	if i < uint64(len(t)) && n >= 8 && n <= maxRegionSize && o+n <= uint64(len(t[i])) {
 		return t[i][o : o+n : o+n], true
 	}
 	return nil, false
@@ -288,9 +290,10 @@ func SpanStore64(s []byte, i, v uint64) {
 // there. The translation asks SpanAt for the hull of all the accesses it
 // makes through a span, so the check never fails in a correct
 // translation; it is the safety net that keeps a wrong one from touching
-// memory outside the span, so it does not rely on that (len(s) < n too).
+// memory outside the span. Spans come only from SpanAt, which gives none
+// shorter than 8 bytes, so len(s)-n cannot wrap and one compare suffices.
 func spanAt(s []byte, i uint64, n uint64) unsafe.Pointer {
-	if i > uint64(len(s))-n || uint64(len(s)) < n {
+	if i > uint64(len(s))-n {
 		panic(errSpan)
 	}
 	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), i)

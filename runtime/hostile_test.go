@@ -210,11 +210,22 @@ func TestSharedMapRuns(t *testing.T) {
 // error instead of touching other memory or crashing the host.
 func TestSpanSafetyNet(t *testing.T) {
 	m := newMachine(loadAsm(t, "mov %r0, 0\nexit", nil, nil))
+	ctx := make([]byte, 32)
+	m.begin(ctx)
+	defer m.end()
+	// SpanAt gives no span shorter than the widest access.
+	if _, ok := m.SpanAt(Addr(regionContext, 28), 4, false); ok {
+		t.Error("SpanAt gave a 4-byte span")
+	}
+	span, ok := m.SpanAt(Addr(regionContext, 16), 16, true)
+	if !ok {
+		t.Fatal("SpanAt refused 16 bytes inside the context")
+	}
 	for _, f := range []func(){
-		func() { SpanStore64(make([]byte, 16), 9, 1) },
-		func() { SpanLoad64(make([]byte, 4), 0) },
-		func() { SpanStore8(nil, 0, 1) },
-		func() { SpanLoad16(make([]byte, 1), 0) },
+		func() { SpanStore64(span, 9, 1) },
+		func() { SpanLoad64(span, 1<<63) },
+		func() { SpanStore8(span, 16, 1) },
+		func() { SpanLoad16(span, 15) },
 	} {
 		err := func() (err error) {
 			defer func() { err = m.trapError(recover()) }()

@@ -334,7 +334,8 @@ func (m *Map[K, V]) Keys() ([]K, error) {
 // BatchLookup reads up to len(keys) entries starting at cursor (a zero
 // cursor starts at the beginning) and returns how many it read. At the end of
 // the map the error is ebpf.ErrKeyNotExist, with the last entries read.
-// Kernel maps only.
+// Kernel maps only (cilium/ebpf's cursor is opaque): iterate a user-space
+// map with All.
 func (m *Map[K, V]) BatchLookup(cursor *ebpf.MapBatchCursor, keys []K, values []V) (int, error) {
 	if m.h.k == nil {
 		return 0, ErrInProcess
@@ -345,24 +346,45 @@ func (m *Map[K, V]) BatchLookup(cursor *ebpf.MapBatchCursor, keys []K, values []
 	return m.h.k.BatchLookup(cursor, keys, values[:len(keys)], nil)
 }
 
-// BatchUpdate stores keys[i] → values[i] in one system call. Kernel maps
-// only.
+// BatchUpdate stores keys[i] → values[i] in one system call, or for a
+// user-space map in one step under its lock. It returns how many entries
+// it stored before any error.
 func (m *Map[K, V]) BatchUpdate(keys []K, values []V, flags ebpf.MapUpdateFlags) (int, error) {
-	if m.h.k == nil {
-		return 0, ErrInProcess
-	}
 	if len(values) != len(keys) {
 		return 0, errors.New("batch update: keys and values differ in length")
 	}
-	return m.h.k.BatchUpdate(keys, values, &ebpf.BatchOptions{ElemFlags: uint64(flags)})
+	if m.h.k != nil {
+		return m.h.k.BatchUpdate(keys, values, &ebpf.BatchOptions{ElemFlags: uint64(flags)})
+	}
+	if err := m.h.begin(); err != nil {
+		return 0, err
+	}
+	defer m.h.end()
+	for i := range keys {
+		if err := userErr(m.h.u.Update(bytesOf(&keys[i]), bytesOf(&values[i]), uint64(flags))); err != nil {
+			return i, err
+		}
+	}
+	return len(keys), nil
 }
 
-// BatchDelete removes keys in one system call. Kernel maps only.
+// BatchDelete removes keys in one system call, or for a user-space map in
+// one step under its lock. It returns how many it removed before any
+// error (a missing key is ebpf.ErrKeyNotExist).
 func (m *Map[K, V]) BatchDelete(keys []K) (int, error) {
-	if m.h.k == nil {
-		return 0, ErrInProcess
+	if m.h.k != nil {
+		return m.h.k.BatchDelete(keys, nil)
 	}
-	return m.h.k.BatchDelete(keys, nil)
+	if err := m.h.begin(); err != nil {
+		return 0, err
+	}
+	defer m.h.end()
+	for i := range keys {
+		if err := userErr(m.h.u.Delete(bytesOf(&keys[i]))); err != nil {
+			return i, err
+		}
+	}
+	return len(keys), nil
 }
 
 // RawMap returns the kernel map name of s, for map kinds without a typed

@@ -30,10 +30,11 @@ func stressTime(t *testing.T) time.Duration {
 // TestStress mixes, on one user-space map: the typed Run of a program that
 // bumps, reads back and deletes keys (translation), clones of it in the
 // interpreter, and Go calls (Put, Lookup, Delete, LookupAndDelete, All,
-// Keys) from other goroutines, plus a variable read and written from Go.
-// Keys 1000..1063 belong to one Go goroutine alone, which checks that it
-// reads back exactly what it wrote; iteration must end and never repeat
-// a key. Under -race any unsynchronised access fails the test.
+// Keys, BatchUpdate, BatchDelete) from other goroutines, plus a variable
+// read and written from Go. Keys 1000..1063 belong to one Go goroutine
+// alone, which checks that it reads back exactly what it wrote, and keys
+// 2000..2031 to one that updates and deletes them in batches; iteration
+// must end. Under -race any unsynchronised access fails the test.
 func TestStress(t *testing.T) {
 	d := stressTime(t)
 	for _, md := range modes {
@@ -151,6 +152,32 @@ func TestStress(t *testing.T) {
 					return false
 				}
 				ops.Add(1)
+				return true
+			})
+			// Batches over keys 2000..2031, which nothing else touches.
+			batchKeys := make([]uint32, 32)
+			batchVals := make([]uint64, 32)
+			for i := range batchKeys {
+				batchKeys[i] = 2000 + uint32(i)
+			}
+			goroutine(func(r *rand.Rand) bool {
+				for i := range batchVals {
+					batchVals[i] = r.Uint64()
+				}
+				if n, err := objs.Counts.BatchUpdate(batchKeys, batchVals, ebpf.UpdateAny); err != nil || n != 32 {
+					fail("BatchUpdate: %d, %v", n, err)
+					return false
+				}
+				k := r.IntN(32)
+				if v, err := objs.Counts.Lookup(batchKeys[k]); err != nil || v != batchVals[k] {
+					fail("Lookup(%d) after BatchUpdate = %d, %v; want %d", batchKeys[k], v, err, batchVals[k])
+					return false
+				}
+				if n, err := objs.Counts.BatchDelete(batchKeys); err != nil || n != 32 {
+					fail("BatchDelete: %d, %v", n, err)
+					return false
+				}
+				ops.Add(3)
 				return true
 			})
 			goroutine(func(r *rand.Rand) bool {

@@ -13,13 +13,27 @@ import (
 	"github.com/skelgen/skelgen/internal/testenv"
 )
 
-// BenchmarkGenerate times generating the skeleton of each testdata object
+// benchObjects are the objects BenchmarkGenerate runs on, relative to the
+// module root: small skeleton test objects, the type generator's test object
+// (many types, few maps), and testdata/large (about 100 maps, 100 types and
+// 32 programs).
+var benchObjects = []struct{ name, path string }{
+	{"maps", "internal/skeltest/maps/maps_bpfel.o"},
+	{"globals", "internal/skeltest/globals/globals_bpfel.o"},
+	{"progs", "internal/skeltest/progs/progs_bpfel.o"},
+	{"uprobe", "internal/skeltest/uprobe/uprobe_bpfel.o"},
+	{"types", "gen/testdata/types/types_bpfel.o"},
+	{"large", "gen/testdata/large/large_bpfel.o"},
+}
+
+// BenchmarkGenerate times generating the skeleton of each benchmark object
 // with skelgen and with cilium/ebpf's bpf2go generator, from the object's
 // bytes to formatted Go source, in the same run.
 func BenchmarkGenerate(b *testing.B) {
 	root := testenv.ModuleRoot(b)
-	for _, name := range []string{"maps", "globals", "progs", "uprobe"} {
-		data := readObjectFile(b, filepath.Join(root, "internal/skeltest", name, name+"_bpfel.o"))
+	for _, o := range benchObjects {
+		name := o.name
+		data := readObjectFile(b, filepath.Join(root, o.path))
 		b.Run(name+"/skelgen", func(b *testing.B) {
 			for b.Loop() {
 				obj, err := ReadObject(name+".o", data)

@@ -96,6 +96,9 @@ func (s *skeleton) file() (*jen.File, error) {
 	if len(s.host) > 0 {
 		s.hostDecls(f, id.hostT, id.bindFn)
 	}
+	if s.verb != nil {
+		s.verb.trailer(f)
+	}
 	return f, nil
 }
 
@@ -122,31 +125,39 @@ func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
 		gocomment.Comment("Variables are the object's global variables before load."),
 		jen.Id("Variables").Id(id.varSpecsT),
 	)
-	var psFields []jen.Code
+	var ps []vfield
 	for _, pi := range s.programs {
-		psFields = append(psFields, gocomment.Comment(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)),
-			jen.Id(pi.field).Op("*").Qual(s.bridge, "ProgramSpec"))
+		ps = append(ps, s.ptrField(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName), pi.field, "ProgramSpec"))
 	}
 	for _, up := range s.user {
-		psFields = append(psFields, gocomment.Comment(fmt.Sprintf("%s is user-space program %s (section %s).", up.field, up.name, up.spec.SectionName)),
-			jen.Id(up.field).Op("*").Qual(s.bridge, "ProgramSpec"))
+		ps = append(ps, s.ptrField(fmt.Sprintf("%s is user-space program %s (section %s).", up.field, up.name, up.spec.SectionName), up.field, "ProgramSpec"))
 	}
-	var msFields []jen.Code
+	var ms []vfield
 	for _, m := range s.maps {
-		msFields = append(msFields, gocomment.Comment(fmt.Sprintf("%s is map %s (%s).", m.field, m.name, m.spec.Type)),
-			jen.Id(m.field).Op("*").Qual(s.bridge, m.specType()))
+		ms = append(ms, s.ptrField(fmt.Sprintf("%s is map %s (%s).", m.field, m.name, m.spec.Type), m.field, m.specType()))
 	}
 	f.Add(gocomment.Commentf("%s are the object's maps before load.", id.mapSpecsT))
-	f.Type().Id(id.mapSpecsT).Struct(msFields...)
+	f.Type().Id(id.mapSpecsT).Struct(s.verb.fields(ms)...)
 	f.Add(gocomment.Commentf("%s are the object's programs before load.", id.progSpecsT))
-	f.Type().Id(id.progSpecsT).Struct(psFields...)
-	var vsFields []jen.Code
+	f.Type().Id(id.progSpecsT).Struct(s.verb.fields(ps)...)
+	var vs []vfield
 	for _, v := range s.vars {
-		vsFields = append(vsFields, gocomment.Comment(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName)),
-			jen.Id(v.field).Op("*").Qual(s.bridge, "VarSpec").Types(v.typ))
+		vs = append(vs, s.genericField(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName), v.field, "VarSpec", v.typ))
 	}
 	f.Add(gocomment.Commentf("%s are the object's global variables before load.", id.varSpecsT))
-	f.Type().Id(id.varSpecsT).Struct(vsFields...)
+	f.Type().Id(id.varSpecsT).Struct(s.verb.fields(vs)...)
+}
+
+// ptrField is a field of type *bridge.<name>.
+func (s *skeleton) ptrField(doc, field, name string) vfield {
+	return vfield{doc: doc, name: field, typ: jen.Op("*").Qual(s.bridge, name),
+		vtyp: func(w *vtext) { w.s("*").qual(s.bridge, name) }}
+}
+
+// genericField is a field of type *bridge.<name>[typ].
+func (s *skeleton) genericField(doc, field, name string, typ jen.Code) vfield {
+	return vfield{doc: doc, name: field, typ: jen.Op("*").Qual(s.bridge, name).Types(typ),
+		vtyp: func(w *vtext) { w.s("*").qual(s.bridge, name).s("[").typ(typ).s("]") }}
 }
 
 // loadSpecDecl declares Load<X>Spec, which parses the embedded object.
@@ -156,30 +167,49 @@ func (s *skeleton) loadSpecDecl(f *jen.File, id skelIDs) {
 		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(pkgEbpf, "LoadCollectionSpecFromReader").Call(jen.Qual("bytes", "NewReader").Call(jen.Id(id.objVar)))
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		g.Id("s").Op(":=").Op("&").Id(id.specT).Values(jen.Dict{jen.Id("Spec"): jen.Id("spec")})
-		progSpec := func(field, name string) {
-			g.If(
+		progSpec := func(field, name string) jen.Code {
+			return jen.If(
 				jen.List(jen.Id("s").Dot("Programs").Dot(field), jen.Err()).Op("=").Qual(s.bridge, "NewProgramSpec").Call(jen.Id("spec"), jen.Lit(name)),
 				jen.Err().Op("!=").Nil(),
 			).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		}
-		for _, m := range s.maps {
-			g.If(
+		// if <lhs>, err = <call>; err != nil { return nil, fmt.Errorf(...) }
+		vIf := func(w *vtext, lhs string, call func(w *vtext)) {
+			w.s("\tif " + lhs + ", err = ")
+			call(w)
+			w.s("; err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
+		}
+		s.verb.stmts(g, len(s.maps), func(i int) jen.Code {
+			m := s.maps[i]
+			return jen.If(
 				jen.List(jen.Id("s").Dot("Maps").Dot(m.field), jen.Err()).Op("=").Qual(s.bridge, "New"+m.specType()).Call(jen.Id("spec"), jen.Lit(m.name)),
 				jen.Err().Op("!=").Nil(),
 			).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
-		}
-		for _, pi := range s.programs {
-			progSpec(pi.field, pi.name)
-		}
+		}, func(w *vtext, i int) {
+			m := s.maps[i]
+			vIf(w, "s.Maps."+m.field, func(w *vtext) { w.qual(s.bridge, "New"+m.specType()).s("(spec, ").lit(m.name).s(")") })
+		})
+		s.verb.stmts(g, len(s.programs), func(i int) jen.Code {
+			return progSpec(s.programs[i].field, s.programs[i].name)
+		}, func(w *vtext, i int) {
+			pi := s.programs[i]
+			vIf(w, "s.Programs."+pi.field, func(w *vtext) { w.qual(s.bridge, "NewProgramSpec").s("(spec, ").lit(pi.name).s(")") })
+		})
 		for _, up := range s.user {
-			progSpec(up.field, up.name)
+			g.Add(progSpec(up.field, up.name))
 		}
-		for _, v := range s.vars {
-			g.If(
+		s.verb.stmts(g, len(s.vars), func(i int) jen.Code {
+			v := s.vars[i]
+			return jen.If(
 				jen.List(jen.Id("s").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVarSpec").Types(v.typ).Call(jen.Id("spec").Dot("Variables").Index(jen.Lit(v.name))),
 				jen.Err().Op("!=").Nil(),
 			).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
-		}
+		}, func(w *vtext, i int) {
+			v := s.vars[i]
+			vIf(w, "s.Variables."+v.field, func(w *vtext) {
+				w.qual(s.bridge, "NewVarSpec").s("[").typ(v.typ).s("](spec.Variables[").lit(v.name).s("])")
+			})
+		})
 		g.Return(jen.Id("s"), jen.Nil())
 	})
 }
@@ -254,17 +284,20 @@ func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 // objectDecls declares the loaded objects, their initialisation, Close and
 // AttachAll.
 func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
-	var fields []jen.Code
+	var kernel []vfield
 	for _, m := range s.maps {
 		doc := fmt.Sprintf("%s is map %s (%s, max_entries %d).", m.field, m.name, m.spec.Type, m.spec.MaxEntries)
 		if m.doc != "" {
 			doc += " " + upperFirst(m.doc) + "."
 		}
-		fields = append(fields, gocomment.Comment(doc), jen.Id(m.field).Add(m.typ))
+		kernel = append(kernel, vfield{doc: doc, name: m.field, typ: m.typ})
 	}
 	for _, pi := range s.programs {
-		fields = append(fields, gocomment.Comment(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)), jen.Id(pi.field).Id(pi.typ))
+		typ := pi.typ
+		kernel = append(kernel, vfield{doc: fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName), name: pi.field,
+			typ: jen.Id(typ), vtyp: func(w *vtext) { w.s(typ) }})
 	}
+	fields := s.verb.fields(kernel)
 	for _, up := range s.user {
 		fields = append(fields, gocomment.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process; nil when its autoload was off.", up.field, up.name, up.spec.SectionName)),
 			jen.Id(up.field).Add(up.typ(s.bridge)))
@@ -278,13 +311,12 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 	f.Add(gocomment.Commentf("%s are the loaded maps, programs and variables. Close releases them.", id.objsT))
 	f.Type().Id(id.objsT).Struct(fields...)
 
-	var vFields []jen.Code
+	var vs []vfield
 	for _, v := range s.vars {
-		vFields = append(vFields, gocomment.Comment(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName)),
-			jen.Id(v.field).Op("*").Qual(s.bridge, "Var").Types(v.typ))
+		vs = append(vs, s.genericField(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName), v.field, "Var", v.typ))
 	}
 	f.Add(gocomment.Commentf("%s are the loaded global variables.", id.varsT))
-	f.Type().Id(id.varsT).Struct(vFields...)
+	f.Type().Id(id.varsT).Struct(s.verb.fields(vs)...)
 
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("init").Params().Error().BlockFunc(func(g *jen.Group) {
 		if len(s.maps)+len(s.programs)+len(s.user)+len(s.vars) == 0 {
@@ -292,12 +324,26 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 			return
 		}
 		g.Var().Err().Error()
-		for _, m := range s.maps {
-			g.If(jen.List(jen.Id("o").Dot(m.field), jen.Err()).Op("=").Add(m.ctor).Call(jen.Id("o").Dot("set"), jen.Lit(m.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		// if <lhs>, err = <call>; err != nil { return err }
+		vIf := func(w *vtext, lhs string, call func(w *vtext)) {
+			w.s("\tif " + lhs + ", err = ")
+			call(w)
+			w.s("; err != nil {\n\t\treturn err\n\t}\n")
 		}
-		for _, pi := range s.programs {
-			g.If(jen.List(jen.Id("o").Dot(pi.field).Dot("Program"), jen.Err()).Op("=").Qual(s.bridge, "NewProgram").Call(jen.Id("o").Dot("set"), jen.Lit(pi.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
-		}
+		s.verb.stmts(g, len(s.maps), func(i int) jen.Code {
+			m := s.maps[i]
+			return jen.If(jen.List(jen.Id("o").Dot(m.field), jen.Err()).Op("=").Add(m.ctor).Call(jen.Id("o").Dot("set"), jen.Lit(m.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		}, func(w *vtext, i int) {
+			m := s.maps[i]
+			vIf(w, "o."+m.field, func(w *vtext) { w.expr(m.ctor).s("(o.set, ").lit(m.name).s(")") })
+		})
+		s.verb.stmts(g, len(s.programs), func(i int) jen.Code {
+			pi := s.programs[i]
+			return jen.If(jen.List(jen.Id("o").Dot(pi.field).Dot("Program"), jen.Err()).Op("=").Qual(s.bridge, "NewProgram").Call(jen.Id("o").Dot("set"), jen.Lit(pi.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		}, func(w *vtext, i int) {
+			pi := s.programs[i]
+			vIf(w, "o."+pi.field+".Program", func(w *vtext) { w.qual(s.bridge, "NewProgram").s("(o.set, ").lit(pi.name).s(")") })
+		})
 		for _, up := range s.user {
 			translation := jen.Nil()
 			if up.translation != nil {
@@ -307,9 +353,13 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 				jen.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Add(up.ctor(s.bridge)).Call(jen.Id("o").Dot("set"), jen.Lit(up.name), translation), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 			)
 		}
-		for _, v := range s.vars {
-			g.If(jen.List(jen.Id("o").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVar").Types(v.typ).Call(jen.Id("o").Dot("set"), jen.Lit(v.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
-		}
+		s.verb.stmts(g, len(s.vars), func(i int) jen.Code {
+			v := s.vars[i]
+			return jen.If(jen.List(jen.Id("o").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVar").Types(v.typ).Call(jen.Id("o").Dot("set"), jen.Lit(v.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		}, func(w *vtext, i int) {
+			v := s.vars[i]
+			vIf(w, "o.Variables."+v.field, func(w *vtext) { w.qual(s.bridge, "NewVar").s("[").typ(v.typ).s("](o.set, ").lit(v.name).s(")") })
+		})
 		g.Return(jen.Nil())
 	})
 
@@ -327,11 +377,15 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 	}
 	f.Add(gocomment.Comment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close."))
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("AttachAll").Params().Error().BlockFunc(func(g *jen.Group) {
-		for _, pi := range autos {
-			g.If(jen.Op("!").Id("o").Dot(pi.field).Dot("Disabled").Call()).Block(
+		s.verb.stmts(g, len(autos), func(i int) jen.Code {
+			pi := autos[i]
+			return jen.If(jen.Op("!").Id("o").Dot(pi.field).Dot("Disabled").Call()).Block(
 				jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("o").Dot(pi.field).Dot("Attach").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 			)
-		}
+		}, func(w *vtext, i int) {
+			f := autos[i].field
+			w.s("\tif !o." + f + ".Disabled() {\n\t\tif _, err := o." + f + ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
+		})
 		g.Return(jen.Nil())
 	})
 }

@@ -74,6 +74,9 @@ type skeleton struct {
 	host     []*hostFunc
 
 	// fromTypeFlag: maps whose records -type typed.
+	// verb writes the regular parts verbatim; nil: all through jennifer.
+	verb *verbatim
+
 	fromTypeFlag map[string]bool
 	// recordNote: why a stream the source shows a record type for is
 	// left untyped.
@@ -104,6 +107,13 @@ type varInfo struct {
 // (<stem>_<target>_aot.go), nil when there is none (no ubpf/ programs, or
 // cfg.AOT unset).
 func Skeleton(obj *Object, cfg SkeletonConfig) (src, aotSrc []byte, err error) {
+	return writeSkeleton(obj, cfg, true)
+}
+
+// writeSkeleton is Skeleton, with the regular parts of the file written
+// verbatim (see verbatim) or, with fast unset, all through jennifer and
+// go/format.
+func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []byte, err error) {
 	if cfg.BridgeImport == "" {
 		cfg.BridgeImport = BridgeImport
 	}
@@ -119,6 +129,9 @@ func Skeleton(obj *Object, cfg SkeletonConfig) (src, aotSrc []byte, err error) {
 
 		fromTypeFlag: map[string]bool{},
 		recordNote:   map[string]string{},
+	}
+	if fast {
+		s.verb = newVerbatim(obj.Data)
 	}
 	s.types.Prefix = s.prefix
 	// The skeleton's own top-level names win over C type names.
@@ -137,7 +150,11 @@ func Skeleton(obj *Object, cfg SkeletonConfig) (src, aotSrc []byte, err error) {
 	if err := f.Render(&buf); err != nil {
 		return nil, nil, fmt.Errorf("%s: rendering the skeleton: %w", obj.Name, err)
 	}
-	src = groupImports(buf.Bytes())
+	out, err := s.verb.splice(buf.Bytes())
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: rendering the skeleton: %w", obj.Name, err)
+	}
+	src = groupImports(out)
 	if af := s.translationFile(); af != nil {
 		var abuf bytes.Buffer
 		if err := af.Render(&abuf); err != nil {

@@ -1,0 +1,278 @@
+package gen
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/skelgen/skelgen/internal/gocomment"
+)
+
+// verbatim writes the long, regular parts of a skeleton (one struct field
+// or one if statement per map, program and variable) as text already in
+// gofmt's form, so that go/format parses and prints only the rest of the
+// file: formatting was most of the generator's time on objects with many
+// maps.
+//
+// Each part is a placeholder comment in the jennifer file, replaced after
+// formatting. The qualified names and type expressions a part uses are
+// still rendered by jennifer, in a trailer of one-line declarations
+// (var _ T, var _ = x) after the file's last declaration: so jennifer
+// imports their packages and chooses their qualifiers as it would, and
+// go/format writes them in its own form; the trailer is cut off after
+// formatting. TestVerbatimSameOutput requires the output to be byte for byte
+// the one formatting the whole file gives.
+type verbatim struct {
+	// marker starts every placeholder: it holds a hash of the object, so
+	// no text taken from the object (names, sections) can contain it.
+	marker string
+	parts  [][]vpiece
+	// codes are rendered in the trailer, types as var _ T and
+	// expressions as var _ = x.
+	codes []vcode
+	// quals indexes codes of qualified names, by path and name.
+	quals map[[2]string]int
+}
+
+type vcode struct {
+	code jen.Code
+	expr bool
+}
+
+// vpiece is literal text, or the text of codes[code] when code >= 0.
+type vpiece struct {
+	text string
+	code int
+}
+
+func newVerbatim(data []byte) *verbatim {
+	sum := sha256.Sum256(data)
+	return &verbatim{marker: "skelgen:verbatim:" + hex.EncodeToString(sum[:8]) + ":", quals: map[[2]string]int{}}
+}
+
+// vtext builds the pieces of one part.
+type vtext struct {
+	v      *verbatim
+	pieces []vpiece
+	cur    strings.Builder // literal text after the last piece
+}
+
+func (w *vtext) s(text string) *vtext {
+	w.cur.WriteString(text)
+	return w
+}
+
+// flush ends the literal text so far as a piece.
+func (w *vtext) flush() {
+	if w.cur.Len() > 0 {
+		w.pieces = append(w.pieces, vpiece{text: w.cur.String(), code: -1})
+		w.cur.Reset()
+	}
+}
+
+// typ appends the text of a type expression.
+func (w *vtext) typ(c jen.Code) *vtext {
+	w.flush()
+	w.v.codes = append(w.v.codes, vcode{code: c})
+	w.pieces = append(w.pieces, vpiece{code: len(w.v.codes) - 1})
+	return w
+}
+
+// expr appends the text of an expression.
+func (w *vtext) expr(c jen.Code) *vtext {
+	w.flush()
+	w.v.codes = append(w.v.codes, vcode{code: c, expr: true})
+	w.pieces = append(w.pieces, vpiece{code: len(w.v.codes) - 1})
+	return w
+}
+
+// qual appends a qualified name, path.name.
+func (w *vtext) qual(path, name string) *vtext {
+	w.flush()
+	k := [2]string{path, name}
+	i, ok := w.v.quals[k]
+	if !ok {
+		w.v.codes = append(w.v.codes, vcode{code: jen.Qual(path, name), expr: true})
+		i = len(w.v.codes) - 1
+		w.v.quals[k] = i
+	}
+	w.pieces = append(w.pieces, vpiece{code: i})
+	return w
+}
+
+// lit appends a string literal as jennifer's Lit writes it.
+func (w *vtext) lit(s string) *vtext { return w.s(fmt.Sprintf("%#v", s)) }
+
+// comment appends text as gocomment.Comment wraps it, at indentation
+// indent; ok is false for text go/format would change (trailing blanks,
+// control characters), which must go through jennifer instead.
+func (w *vtext) comment(indent, text string) (ok bool) {
+	lines := gocomment.Wrap(text, gocomment.Width)
+	for _, l := range lines {
+		if l == "" || strings.HasPrefix(l, "/") || strings.TrimRight(l, " \t") != l {
+			return false
+		}
+		for _, r := range l {
+			if r < ' ' || r == 0x7f || r == utf8.RuneError || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
+				return false
+			}
+		}
+	}
+	for _, l := range lines {
+		w.s(indent + "// " + l + "\n")
+	}
+	return true
+}
+
+// vfield is a struct field with its doc comment: typ for jennifer, and
+// vtyp writing the same type as verbatim text (nil: typ rendered in the
+// trailer).
+type vfield struct {
+	doc, name string
+	typ       jen.Code
+	vtyp      func(w *vtext)
+}
+
+// fields are the struct fields fs, as one verbatim part when v is not nil
+// and every doc comment can be written verbatim.
+func (v *verbatim) fields(fs []vfield) []jen.Code {
+	if v != nil && len(fs) > 0 {
+		w := v.part()
+		ok := true
+		for _, f := range fs {
+			if ok = w.comment("\t", f.doc); !ok {
+				break
+			}
+			w.s("\t" + f.name + " ")
+			if f.vtyp != nil {
+				f.vtyp(w)
+			} else {
+				w.typ(f.typ)
+			}
+			w.s("\n")
+		}
+		if ok {
+			return []jen.Code{v.placeholder(w)}
+		}
+	}
+	var out []jen.Code
+	for _, f := range fs {
+		out = append(out, gocomment.Comment(f.doc), jen.Id(f.name).Add(f.typ))
+	}
+	return out
+}
+
+// stmts adds n statements to g: jenStmt(i) as jennifer code, or, when v is
+// not nil, all of them as one verbatim part written by vStmt(w, i) at one
+// tab of indentation.
+func (v *verbatim) stmts(g *jen.Group, n int, jenStmt func(i int) jen.Code, vStmt func(w *vtext, i int)) {
+	if n == 0 {
+		return
+	}
+	if v == nil {
+		for i := range n {
+			g.Add(jenStmt(i))
+		}
+		return
+	}
+	w := v.part()
+	for i := range n {
+		vStmt(w, i)
+	}
+	g.Add(v.placeholder(w))
+}
+
+// part starts a part.
+func (v *verbatim) part() *vtext { return &vtext{v: v} }
+
+// placeholder ends part w and returns the comment standing for it.
+func (v *verbatim) placeholder(w *vtext) jen.Code {
+	w.flush()
+	v.parts = append(v.parts, w.pieces)
+	return jen.Comment(v.marker + strconv.Itoa(len(v.parts)-1))
+}
+
+// trailer adds the declarations the parts' codes are rendered in; it must
+// come after the file's last declaration.
+func (v *verbatim) trailer(f *jen.File) {
+	if len(v.parts) == 0 {
+		return
+	}
+	f.Comment(v.marker + "trailer")
+	for _, c := range v.codes {
+		if c.expr {
+			f.Var().Id("_").Op("=").Add(c.code)
+		} else {
+			f.Var().Id("_").Add(c.code)
+		}
+	}
+}
+
+// splice replaces the placeholders of formatted source src with their
+// parts and cuts off the trailer. Anything unexpected (a placeholder missing
+// or out of order, a code that did not format to one line) is an error,
+// never wrong output.
+func (v *verbatim) splice(src []byte) ([]byte, error) {
+	if v == nil || len(v.parts) == 0 {
+		return src, nil
+	}
+	cut := []byte("\n// " + v.marker + "trailer\n")
+	t := bytes.Index(src, cut)
+	if t < 0 {
+		return nil, fmt.Errorf("verbatim: no trailer")
+	}
+	texts := make([]string, 0, len(v.codes))
+	rest := src[t+len(cut):]
+	for _, c := range v.codes {
+		line, after, ok := bytes.Cut(rest, []byte("\n"))
+		prefix := "var _ "
+		if c.expr {
+			prefix = "var _ = "
+		}
+		if !ok || !bytes.HasPrefix(line, []byte(prefix)) {
+			return nil, fmt.Errorf("verbatim: trailer line %q", line)
+		}
+		texts = append(texts, string(line[len(prefix):]))
+		rest = after
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("verbatim: trailer has %d bytes more", len(rest))
+	}
+	// The file's last declaration ends the source, with its newline.
+	src = append(bytes.TrimRight(src[:t], "\n"), '\n')
+
+	var out bytes.Buffer
+	out.Grow(len(src) * 2)
+	next := 0
+	for len(src) > 0 {
+		line, after, _ := bytes.Cut(src, []byte("\n"))
+		src = after
+		trimmed := bytes.TrimLeft(line, "\t")
+		if n, ok := bytes.CutPrefix(trimmed, []byte("// "+v.marker)); ok {
+			if string(n) != strconv.Itoa(next) {
+				return nil, fmt.Errorf("verbatim: placeholder %s where %d was due", n, next)
+			}
+			for _, p := range v.parts[next] {
+				if p.code >= 0 {
+					out.WriteString(texts[p.code])
+				} else {
+					out.WriteString(p.text)
+				}
+			}
+			next++
+			continue
+		}
+		out.Write(line)
+		out.WriteByte('\n')
+	}
+	if next != len(v.parts) {
+		return nil, fmt.Errorf("verbatim: %d of %d placeholders found", next, len(v.parts))
+	}
+	return out.Bytes(), nil
+}

@@ -392,6 +392,12 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 
 // programDecls declares a type per kernel program with its Attach method.
 func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
+	if s.verb != nil && len(s.programs) > 0 {
+		if w := s.programDeclsVerbatim(id); w != nil {
+			f.Add(s.verb.placeholder(w))
+			return
+		}
+	}
 	for _, pi := range s.programs {
 		f.Add(gocomment.Commentf("%s is program %s (section %s, type %s).", pi.typ, pi.name, pi.spec.SectionName, pi.spec.Type))
 		f.Type().Id(pi.typ).Struct(jen.Qual(s.bridge, "Program"))
@@ -409,6 +415,39 @@ func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
 		}
 		f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Attach").Params(a.params...).Add(results).Block(jen.Return(a.call))
 	}
+}
+
+// programDeclsVerbatim is programDecls as a verbatim part, nil if a doc
+// comment might be changed by go/format.
+func (s *skeleton) programDeclsVerbatim(id skelIDs) *vtext {
+	w := s.verb.part()
+	for i, pi := range s.programs {
+		if i > 0 {
+			w.s("\n")
+		}
+		if !w.docComment(fmt.Sprintf("%s is program %s (section %s, type %s).", pi.typ, pi.name, pi.spec.SectionName, pi.spec.Type)) {
+			return nil
+		}
+		w.s("type " + pi.typ + " struct {\n\t").qual(s.bridge, "Program").s("\n}\n")
+		a := pi.attach
+		if a == nil {
+			continue
+		}
+		w.s("\n")
+		if !w.docComment("Attach " + a.doc) {
+			return nil
+		}
+		if !a.linkless && !w.docComment(fmt.Sprintf("The link is also closed by %s.Close.", id.objsT)) {
+			return nil
+		}
+		results := jen.Params(jen.Qual(pkgLink, "Link"), jen.Error())
+		if a.linkless {
+			results = jen.Error()
+		}
+		// The signature is written by go/format as the type func(...) ...
+		w.s("func (p " + pi.typ + ") Attach").sig(jen.Func().Params(a.params...).Add(results)).s(" {\n\treturn ").expr(a.call).s("\n}\n")
+	}
+	return w
 }
 
 func lowerFirst(s string) string {

@@ -36,13 +36,18 @@ type verbatim struct {
 	// codes are rendered in the trailer, types as var _ T and
 	// expressions as var _ = x.
 	codes []vcode
-	// quals indexes codes of qualified names, by path and name.
+	// quals indexes codes of qualified names, by path and name; seen
+	// indexes the codes of types and expressions already in the trailer
+	// (one Go type is written in several places).
 	quals map[[2]string]int
+	seen  map[*jen.Statement]int
 }
 
 type vcode struct {
 	code jen.Code
 	expr bool
+	// sig: a function type of which only the text after "func" is used.
+	sig bool
 }
 
 // vpiece is literal text, or the text of codes[code] when code >= 0.
@@ -53,7 +58,7 @@ type vpiece struct {
 
 func newVerbatim(data []byte) *verbatim {
 	sum := sha256.Sum256(data)
-	return &verbatim{marker: "skelgen:verbatim:" + hex.EncodeToString(sum[:8]) + ":", quals: map[[2]string]int{}}
+	return &verbatim{marker: "skelgen:verbatim:" + hex.EncodeToString(sum[:8]) + ":", quals: map[[2]string]int{}, seen: map[*jen.Statement]int{}}
 }
 
 // vtext builds the pieces of one part.
@@ -77,18 +82,23 @@ func (w *vtext) flush() {
 }
 
 // typ appends the text of a type expression.
-func (w *vtext) typ(c jen.Code) *vtext {
-	w.flush()
-	w.v.codes = append(w.v.codes, vcode{code: c})
-	w.pieces = append(w.pieces, vpiece{code: len(w.v.codes) - 1})
-	return w
-}
+func (w *vtext) typ(c jen.Code) *vtext { return w.code(c, false) }
 
 // expr appends the text of an expression.
-func (w *vtext) expr(c jen.Code) *vtext {
+func (w *vtext) expr(c jen.Code) *vtext { return w.code(c, true) }
+
+func (w *vtext) code(c jen.Code, expr bool) *vtext {
 	w.flush()
-	w.v.codes = append(w.v.codes, vcode{code: c, expr: true})
-	w.pieces = append(w.pieces, vpiece{code: len(w.v.codes) - 1})
+	st, _ := c.(*jen.Statement)
+	i, ok := w.v.seen[st]
+	if st == nil || !ok || w.v.codes[i].expr != expr {
+		w.v.codes = append(w.v.codes, vcode{code: c, expr: expr})
+		i = len(w.v.codes) - 1
+		if st != nil {
+			w.v.seen[st] = i
+		}
+	}
+	w.pieces = append(w.pieces, vpiece{code: i})
 	return w
 }
 
@@ -128,6 +138,27 @@ func (w *vtext) comment(indent, text string) (ok bool) {
 		w.s(indent + "// " + l + "\n")
 	}
 	return true
+}
+
+// docComment appends text as the doc comment of a top-level declaration;
+// ok is false for text go/format's doc comment reformatting might change
+// (a line starting with a blank, #, [ or a list marker).
+func (w *vtext) docComment(text string) (ok bool) {
+	for _, l := range gocomment.Wrap(text, gocomment.Width) {
+		if l == "" || !(l[0] >= 'A' && l[0] <= 'Z' || l[0] >= 'a' && l[0] <= 'z') {
+			return false
+		}
+	}
+	return w.comment("", text)
+}
+
+// sig appends the parameters and results of function type fn (func(...)
+// ...), as go/format writes them.
+func (w *vtext) sig(fn jen.Code) *vtext {
+	w.flush()
+	w.v.codes = append(w.v.codes, vcode{code: fn, sig: true})
+	w.pieces = append(w.pieces, vpiece{code: len(w.v.codes) - 1})
+	return w
 }
 
 // vfield is a struct field with its doc comment: typ for jennifer, and
@@ -238,7 +269,15 @@ func (v *verbatim) splice(src []byte) ([]byte, error) {
 		if !ok || !bytes.HasPrefix(line, []byte(prefix)) {
 			return nil, fmt.Errorf("verbatim: trailer line %q", line)
 		}
-		texts = append(texts, string(line[len(prefix):]))
+		text := string(line[len(prefix):])
+		if c.sig {
+			var ok bool
+			if text, ok = strings.CutPrefix(text, "func("); !ok {
+				return nil, fmt.Errorf("verbatim: trailer line %q", line)
+			}
+			text = "(" + text
+		}
+		texts = append(texts, text)
 		rest = after
 	}
 	if len(rest) != 0 {
@@ -266,6 +305,12 @@ func (v *verbatim) splice(src []byte) ([]byte, error) {
 				}
 			}
 			next++
+			// A part among the top-level declarations is the doc comment
+			// of the next declaration to go/format, which puts no blank
+			// line between them.
+			if len(trimmed) == len(line) && len(src) > 0 {
+				out.WriteByte('\n')
+			}
 			continue
 		}
 		out.Write(line)

@@ -428,7 +428,7 @@ func (s *skeleton) programDeclsVerbatim(id skelIDs) *vtext {
 		if !w.docComment(fmt.Sprintf("%s is program %s (section %s, type %s).", pi.typ, pi.name, pi.spec.SectionName, pi.spec.Type)) {
 			return nil
 		}
-		w.s("type " + pi.typ + " struct {\n\t").qual(s.bridge, "Program").s("\n}\n")
+		w.s("type "+pi.typ+" struct {\n\t").qual(s.bridge, "Program").s("\n}\n")
 		a := pi.attach
 		if a == nil {
 			continue

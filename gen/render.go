@@ -113,18 +113,13 @@ func (s *skeleton) embedDecl(f *jen.File, id skelIDs) {
 // specDecls declares the spec: the collection spec with typed handles to
 // its maps, programs and variables before load.
 func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
-	f.Add(gocomment.Commentf("%s is the object's collection spec with typed handles to its global variables.", id.specT))
-	f.Add(gocomment.Commentf("Change variables (for .rodata, the constants the verifier sees) before Load."))
-	f.Type().Id(id.specT).Struct(
-		gocomment.Comment("Spec is the whole object as cilium/ebpf reads it, user-space programs included."),
-		jen.Id("Spec").Op("*").Qual(pkgEbpf, "CollectionSpec"),
-		gocomment.Comment("Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values)."),
-		jen.Id("Maps").Id(id.mapSpecsT),
-		gocomment.Comment("Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded."),
-		jen.Id("Programs").Id(id.progSpecsT),
-		gocomment.Comment("Variables are the object's global variables before load."),
-		jen.Id("Variables").Id(id.varSpecsT),
-	)
+	spec := []vfield{
+		{doc: "Spec is the whole object as cilium/ebpf reads it, user-space programs included.", name: "Spec",
+			typ: jen.Op("*").Qual(pkgEbpf, "CollectionSpec"), vtyp: func(w *vtext) { w.s("*").qual(pkgEbpf, "CollectionSpec") }},
+		idField("Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).", "Maps", id.mapSpecsT),
+		idField("Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.", "Programs", id.progSpecsT),
+		idField("Variables are the object's global variables before load.", "Variables", id.varSpecsT),
+	}
 	var ps []vfield
 	for _, pi := range s.programs {
 		ps = append(ps, s.ptrField(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName), pi.field, "ProgramSpec"))
@@ -136,16 +131,24 @@ func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
 	for _, m := range s.maps {
 		ms = append(ms, s.ptrField(fmt.Sprintf("%s is map %s (%s).", m.field, m.name, m.spec.Type), m.field, m.specType()))
 	}
-	f.Add(gocomment.Commentf("%s are the object's maps before load.", id.mapSpecsT))
-	f.Type().Id(id.mapSpecsT).Struct(s.verb.fields(ms)...)
-	f.Add(gocomment.Commentf("%s are the object's programs before load.", id.progSpecsT))
-	f.Type().Id(id.progSpecsT).Struct(s.verb.fields(ps)...)
 	var vs []vfield
 	for _, v := range s.vars {
 		vs = append(vs, s.genericField(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName), v.field, "VarSpec", v.typ))
 	}
-	f.Add(gocomment.Commentf("%s are the object's global variables before load.", id.varSpecsT))
-	f.Type().Id(id.varSpecsT).Struct(s.verb.fields(vs)...)
+	s.verb.structDecls(f, []vstruct{
+		{docs: []string{
+			fmt.Sprintf("%s is the object's collection spec with typed handles to its global variables.", id.specT),
+			"Change variables (for .rodata, the constants the verifier sees) before Load.",
+		}, name: id.specT, fields: spec},
+		{docs: []string{fmt.Sprintf("%s are the object's maps before load.", id.mapSpecsT)}, name: id.mapSpecsT, fields: ms},
+		{docs: []string{fmt.Sprintf("%s are the object's programs before load.", id.progSpecsT)}, name: id.progSpecsT, fields: ps},
+		{docs: []string{fmt.Sprintf("%s are the object's global variables before load.", id.varSpecsT)}, name: id.varSpecsT, fields: vs},
+	})
+}
+
+// idField is a field whose type is a name of the generated package.
+func idField(doc, field, typ string) vfield {
+	return vfield{doc: doc, name: field, typ: jen.Id(typ), vtyp: func(w *vtext) { w.s(typ) }}
 }
 
 // ptrField is a field of type *bridge.<name>.
@@ -162,6 +165,12 @@ func (s *skeleton) genericField(doc, field, name string, typ jen.Code) vfield {
 
 // loadSpecDecl declares Load<X>Spec, which parses the embedded object.
 func (s *skeleton) loadSpecDecl(f *jen.File, id skelIDs) {
+	if s.verb != nil {
+		if w := s.loadSpecVerbatim(id); w != nil {
+			f.Add(s.verb.placeholder(w))
+			return
+		}
+	}
 	f.Add(gocomment.Commentf("Load%sSpec parses the embedded object.", id.p))
 	f.Func().Id("Load"+id.p+"Spec").Params().Params(jen.Op("*").Id(id.specT), jen.Error()).BlockFunc(func(g *jen.Group) {
 		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(pkgEbpf, "LoadCollectionSpecFromReader").Call(jen.Qual("bytes", "NewReader").Call(jen.Id(id.objVar)))
@@ -311,6 +320,19 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 	f.Add(gocomment.Commentf("%s are the loaded maps, programs and variables. Close releases them.", id.objsT))
 	f.Type().Id(id.objsT).Struct(fields...)
 
+	var autos []*progInfo
+	for _, pi := range s.programs {
+		if pi.attach != nil && pi.attach.auto {
+			autos = append(autos, pi)
+		}
+	}
+	if s.verb != nil {
+		if w := s.objectTailVerbatim(id, autos); w != nil {
+			f.Add(s.verb.placeholder(w))
+			return
+		}
+	}
+
 	var vs []vfield
 	for _, v := range s.vars {
 		vs = append(vs, s.genericField(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName), v.field, "Var", v.typ))
@@ -369,12 +391,6 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 	f.Add(gocomment.Comment("Close detaches every link made by Attach methods and releases all programs and maps."))
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("Close").Params().Error().Block(jen.Return(jen.Id("o").Dot("set").Dot("Close").Call()))
 
-	var autos []*progInfo
-	for _, pi := range s.programs {
-		if pi.attach != nil && pi.attach.auto {
-			autos = append(autos, pi)
-		}
-	}
 	f.Add(gocomment.Comment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close."))
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("AttachAll").Params().Error().BlockFunc(func(g *jen.Group) {
 		s.verb.stmts(g, len(autos), func(i int) jen.Code {
@@ -415,6 +431,98 @@ func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
 		}
 		f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Attach").Params(a.params...).Add(results).Block(jen.Return(a.call))
 	}
+}
+
+// loadSpecVerbatim is loadSpecDecl as a verbatim part, nil if its doc
+// comment might be changed by go/format.
+func (s *skeleton) loadSpecVerbatim(id skelIDs) *vtext {
+	w := s.verb.part()
+	if !w.docComment(fmt.Sprintf("Load%sSpec parses the embedded object.", id.p)) {
+		return nil
+	}
+	w.s("func Load"+id.p+"Spec() (*"+id.specT+", error) {\n\tspec, err := ").qual(pkgEbpf, "LoadCollectionSpecFromReader").s("(").
+		qual("bytes", "NewReader").s("(" + id.objVar + "))\n")
+	ifErr := func() {
+		w.s("; err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
+	}
+	w.s("\tif err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
+	w.s("\ts := &" + id.specT + "{Spec: spec}\n")
+	for _, m := range s.maps {
+		w.s("\tif s.Maps."+m.field+", err = ").qual(s.bridge, "New"+m.specType()).s("(spec, ").lit(m.name).s(")")
+		ifErr()
+	}
+	progSpec := func(field, name string) {
+		w.s("\tif s.Programs."+field+", err = ").qual(s.bridge, "NewProgramSpec").s("(spec, ").lit(name).s(")")
+		ifErr()
+	}
+	for _, pi := range s.programs {
+		progSpec(pi.field, pi.name)
+	}
+	for _, up := range s.user {
+		progSpec(up.field, up.name)
+	}
+	for _, v := range s.vars {
+		w.s("\tif s.Variables."+v.field+", err = ").qual(s.bridge, "NewVarSpec").s("[").typ(v.typ).s("](spec.Variables[").lit(v.name).s("])")
+		ifErr()
+	}
+	w.s("\treturn s, nil\n}\n")
+	return w
+}
+
+// objectTailVerbatim is the rest of objectDecls after the Objects struct
+// as a verbatim part: the Variables struct, init, Collection, Close and
+// AttachAll; nil if a comment might be changed by go/format.
+func (s *skeleton) objectTailVerbatim(id skelIDs, autos []*progInfo) *vtext {
+	w := s.verb.part()
+	var vs []vfield
+	for _, v := range s.vars {
+		vs = append(vs, s.genericField(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName), v.field, "Var", v.typ))
+	}
+	if !w.structDecl(vstruct{docs: []string{fmt.Sprintf("%s are the loaded global variables.", id.varsT)}, name: id.varsT, fields: vs}) {
+		return nil
+	}
+	recv := "func (o *" + id.objsT + ") "
+	w.s("\n" + recv + "init() error {\n")
+	if len(s.maps)+len(s.programs)+len(s.user)+len(s.vars) > 0 {
+		w.s("\tvar err error\n")
+		ifErr := "; err != nil {\n\t\treturn err\n\t}\n"
+		for _, m := range s.maps {
+			w.s("\tif o." + m.field + ", err = ").expr(m.ctor).s("(o.set, ").lit(m.name).s(")" + ifErr)
+		}
+		for _, pi := range s.programs {
+			w.s("\tif o."+pi.field+".Program, err = ").qual(s.bridge, "NewProgram").s("(o.set, ").lit(pi.name).s(")" + ifErr)
+		}
+		for _, up := range s.user {
+			translation := "nil"
+			if up.translation != nil {
+				translation = up.translationFn
+			}
+			w.s("\tif !o.set.Disabled(").lit(up.name).s(") {\n\t\tif o." + up.field + ", err = ").expr(up.ctor(s.bridge)).s("(o.set, ").lit(up.name).
+				s(", " + translation + "); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
+		}
+		for _, v := range s.vars {
+			w.s("\tif o.Variables."+v.field+", err = ").qual(s.bridge, "NewVar").s("[").typ(v.typ).s("](o.set, ").lit(v.name).s(")" + ifErr)
+		}
+	}
+	w.s("\treturn nil\n}\n\n")
+	if !w.docComment("Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.") {
+		return nil
+	}
+	w.s(recv+"Collection() *").qual(pkgEbpf, "Collection").s(" {\n\treturn o.set.Coll\n}\n\n")
+	if !w.docComment("Close detaches every link made by Attach methods and releases all programs and maps.") {
+		return nil
+	}
+	w.s(recv + "Close() error {\n\treturn o.set.Close()\n}\n\n")
+	if !w.docComment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.") {
+		return nil
+	}
+	w.s(recv + "AttachAll() error {\n")
+	for _, pi := range autos {
+		f := pi.field
+		w.s("\tif !o." + f + ".Disabled() {\n\t\tif _, err := o." + f + ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
+	}
+	w.s("\treturn nil\n}\n")
+	return w
 }
 
 // programDeclsVerbatim is programDecls as a verbatim part, nil if a doc

@@ -199,6 +199,68 @@ func (v *verbatim) fields(fs []vfield) []jen.Code {
 	return out
 }
 
+// vstruct is a struct type declaration with its doc comments (one
+// gocomment.Comment each).
+type vstruct struct {
+	docs   []string
+	name   string
+	fields []vfield
+}
+
+// structDecls adds the declarations ds to f, as one verbatim part when v
+// is not nil and every comment can be written verbatim.
+func (v *verbatim) structDecls(f *jen.File, ds []vstruct) {
+	if v != nil && len(ds) > 0 {
+		w := v.part()
+		ok := true
+		for i, d := range ds {
+			if i > 0 {
+				w.s("\n")
+			}
+			if ok = w.structDecl(d); !ok {
+				break
+			}
+		}
+		if ok {
+			f.Add(v.placeholder(w))
+			return
+		}
+	}
+	for _, d := range ds {
+		for _, doc := range d.docs {
+			f.Add(gocomment.Comment(doc))
+		}
+		f.Type().Id(d.name).Struct(v.fields(d.fields)...)
+	}
+}
+
+func (w *vtext) structDecl(d vstruct) bool {
+	for _, doc := range d.docs {
+		if !w.docComment(doc) {
+			return false
+		}
+	}
+	if len(d.fields) == 0 {
+		w.s("type " + d.name + " struct{}\n")
+		return true
+	}
+	w.s("type " + d.name + " struct {\n")
+	for _, f := range d.fields {
+		if !w.comment("\t", f.doc) {
+			return false
+		}
+		w.s("\t" + f.name + " ")
+		if f.vtyp != nil {
+			f.vtyp(w)
+		} else {
+			w.typ(f.typ)
+		}
+		w.s("\n")
+	}
+	w.s("}\n")
+	return true
+}
+
 // stmts adds n statements to g: jenStmt(i) as jennifer code, or, when v is
 // not nil, all of them as one verbatim part written by vStmt(w, i) at one
 // tab of indentation.

@@ -177,16 +177,9 @@ func (v *verbatim) fields(fs []vfield) []jen.Code {
 		w := v.part()
 		ok := true
 		for _, f := range fs {
-			if ok = w.comment("\t", f.doc); !ok {
+			if ok = w.field(f); !ok {
 				break
 			}
-			w.s("\t" + f.name + " ")
-			if f.vtyp != nil {
-				f.vtyp(w)
-			} else {
-				w.typ(f.typ)
-			}
-			w.s("\n")
 		}
 		if ok {
 			return []jen.Code{v.placeholder(w)}
@@ -246,18 +239,26 @@ func (w *vtext) structDecl(d vstruct) bool {
 	}
 	w.s("type " + d.name + " struct {\n")
 	for _, f := range d.fields {
-		if !w.comment("\t", f.doc) {
+		if !w.field(f) {
 			return false
 		}
-		w.s("\t" + f.name + " ")
-		if f.vtyp != nil {
-			f.vtyp(w)
-		} else {
-			w.typ(f.typ)
-		}
-		w.s("\n")
 	}
 	w.s("}\n")
+	return true
+}
+
+// field appends struct field f with its doc comment, at one tab.
+func (w *vtext) field(f vfield) bool {
+	if !w.comment("\t", f.doc) {
+		return false
+	}
+	w.s("\t" + f.name + " ")
+	if f.vtyp != nil {
+		f.vtyp(w)
+	} else {
+		w.typ(f.typ)
+	}
+	w.s("\n")
 	return true
 }
 

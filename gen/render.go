@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
 
@@ -104,6 +105,16 @@ func (s *skeleton) file() (*jen.File, error) {
 
 // embedDecl embeds the object.
 func (s *skeleton) embedDecl(f *jen.File, id skelIDs) {
+	if s.verb != nil {
+		w := s.verb.part()
+		// go:embed takes no quoting here: a name with blanks or control
+		// characters goes through jennifer.
+		plain := s.cfg.ObjectFile != "" && !strings.ContainsFunc(s.cfg.ObjectFile, func(r rune) bool { return r <= ' ' || r == 0x7f || r == utf8.RuneError })
+		if plain && w.docComment(fmt.Sprintf("%s is the object built from %s for target %s.", id.objVar, s.cfg.Source, s.cfg.Target.Suffix())) {
+			f.Add(s.verb.placeholder(w.s("//\n//go:embed " + s.cfg.ObjectFile + "\nvar " + id.objVar + " []byte\n")))
+			return
+		}
+	}
 	f.Add(gocomment.Commentf("%s is the object built from %s for target %s.", id.objVar, s.cfg.Source, s.cfg.Target.Suffix()))
 	f.Comment("")
 	f.Comment("//go:embed " + s.cfg.ObjectFile)
@@ -250,6 +261,12 @@ func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 			loadDoc += " host implements the functions the user-space programs call."
 		}
 	}
+	if s.verb != nil && len(s.user) == 0 {
+		if w := s.loadVerbatim(id, loadDoc); w != nil {
+			f.Add(s.verb.placeholder(w))
+			return
+		}
+	}
 	f.Add(gocomment.Commentf("Load%s parses the embedded object and %s", id.p, loadDoc))
 	f.Func().Id("Load"+id.p).Params(params...).Params(jen.Op("*").Id(id.objsT), jen.Error()).Block(
 		jen.List(jen.Id("spec"), jen.Err()).Op(":=").Id("Load"+id.p+"Spec").Call(),
@@ -306,6 +323,21 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 		kernel = append(kernel, vfield{doc: fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName), name: pi.field,
 			typ: jen.Id(typ), vtyp: func(w *vtext) { w.s(typ) }})
 	}
+	if s.verb != nil && len(s.user) == 0 {
+		w := s.verb.part()
+		ok := w.docComment(fmt.Sprintf("%s are the loaded maps, programs and variables. Close releases them.", id.objsT))
+		w.s("type " + id.objsT + " struct {\n")
+		for _, f := range kernel {
+			ok = ok && w.field(f)
+		}
+		ok = ok && w.field(idField("Variables are the global variables, read and written through memory-mapped sections.", "Variables", id.varsT))
+		w.s("\n\tset *").qual(s.bridge, "Set").s("\n}\n")
+		if ok {
+			f.Add(s.verb.placeholder(w))
+			s.objectTail(f, id)
+			return
+		}
+	}
 	fields := s.verb.fields(kernel)
 	for _, up := range s.user {
 		fields = append(fields, gocomment.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process; nil when its autoload was off.", up.field, up.name, up.spec.SectionName)),
@@ -319,7 +351,12 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 	)
 	f.Add(gocomment.Commentf("%s are the loaded maps, programs and variables. Close releases them.", id.objsT))
 	f.Type().Id(id.objsT).Struct(fields...)
+	s.objectTail(f, id)
+}
 
+// objectTail declares what follows the Objects struct: the Variables
+// struct, init, Collection, Close and AttachAll.
+func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 	var autos []*progInfo
 	for _, pi := range s.programs {
 		if pi.attach != nil && pi.attach.auto {
@@ -431,6 +468,40 @@ func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
 		}
 		f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Attach").Params(a.params...).Add(results).Block(jen.Return(a.call))
 	}
+}
+
+// loadVerbatim is loadDecls of an object without user programs as a
+// verbatim part, nil if a doc comment might be changed by go/format.
+func (s *skeleton) loadVerbatim(id skelIDs, loadDoc string) *vtext {
+	w := s.verb.part()
+	if !w.docComment(fmt.Sprintf("Load%s parses the embedded object and %s", id.p, loadDoc)) {
+		return nil
+	}
+	sig := func() {
+		w.s("(opts *").qual(pkgEbpf, "CollectionOptions").s(") (*" + id.objsT + ", error) {\n")
+	}
+	w.s("func Load" + id.p)
+	sig()
+	w.s("\tspec, err := Load" + id.p + "Spec()\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn spec.Load(opts)\n}\n\n")
+	if !w.docComment("Load " + loadDoc) {
+		return nil
+	}
+	w.s("func (s *" + id.specT + ") Load")
+	sig()
+	wrap := func() {
+		w.s("\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n")
+	}
+	w.s("\tvar lo ").qual(s.bridge, "LoadOptions").s("\n\tif opts != nil {\n\t\tlo.Collection = *opts\n\t}\n")
+	w.s("\tset, err := ").qual(s.bridge, "Load").s("(s.Spec, nil, ").qual(s.bridge, "WithDisabled").s("(&lo")
+	for _, pi := range s.programs {
+		w.s(", s.Programs." + pi.field)
+	}
+	w.s("))\n\tif err != nil {\n")
+	wrap()
+	w.s("\t}\n\to := &" + id.objsT + "{set: set}\n\tif err := o.init(); err != nil {\n\t\tset.Close()\n")
+	wrap()
+	w.s("\t}\n\treturn o, nil\n}\n")
+	return w
 }
 
 // loadSpecVerbatim is loadSpecDecl as a verbatim part, nil if its doc

@@ -132,6 +132,7 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 	}
 	if fast {
 		s.verb = newVerbatim(obj.Data)
+		s.types.verb = s.verb
 	}
 	s.types.Prefix = s.prefix
 	// The skeleton's own top-level names win over C type names.

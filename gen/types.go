@@ -61,6 +61,8 @@ type TypeGen struct {
 	anon      int
 	// depth bounds repr's recursion: malformed BTF can make types loop.
 	depth int
+	// verb, when set, writes the size checks verbatim (see verbatim).
+	verb *verbatim
 }
 
 // NewTypeGen returns a generator for BTF of the given byte order, the byte
@@ -814,9 +816,7 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 	}
 	out := []jen.Code{
 		gocomment.Comment(doc).Line().Type().Id(p.goName).Struct(fields...),
-		gocomment.Commentf("Fails to compile unless %s has the %d bytes of %s.", p.goName, p.size, p.cName).Line().
-			Var().Id("_").Op("=").Index(jen.Lit(1)).Struct().Values().
-			Index(jen.Qual("unsafe", "Sizeof").Call(jen.Id(p.goName).Values()).Op("-").Lit(int(p.size))),
+		g.sizeCheck(p),
 	}
 	for _, a := range p.access {
 		out = append(out, g.renderAccessor(p, a)...)
@@ -832,6 +832,22 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 		))
 	}
 	return out
+}
+
+// sizeCheck is the declaration that fails to compile unless the Go type
+// of p has its C size.
+func (g *TypeGen) sizeCheck(p *tyPlan) jen.Code {
+	doc := fmt.Sprintf("Fails to compile unless %s has the %d bytes of %s.", p.goName, p.size, p.cName)
+	if g.verb != nil {
+		w := g.verb.part()
+		if w.docComment(doc) {
+			w.s("var _ = [1]struct{}{}[").qual("unsafe", "Sizeof").s(fmt.Sprintf("(%s{})-%d]\n", p.goName, p.size))
+			return g.verb.placeholder(w)
+		}
+	}
+	return gocomment.Comment(doc).Line().
+		Var().Id("_").Op("=").Index(jen.Lit(1)).Struct().Values().
+		Index(jen.Qual("unsafe", "Sizeof").Call(jen.Id(p.goName).Values()).Op("-").Lit(int(p.size)))
 }
 
 func (g *TypeGen) renderEnum(p *tyPlan) []jen.Code {

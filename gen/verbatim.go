@@ -310,7 +310,7 @@ func (v *verbatim) trailer(f *jen.File) {
 
 // splice replaces the placeholders of formatted source src with their
 // parts and cuts off the trailer. Anything unexpected (a placeholder missing
-// or out of order, a code that did not format to one line) is an error,
+// or repeated, a code that did not format to one line) is an error,
 // never wrong output.
 func (v *verbatim) splice(src []byte) ([]byte, error) {
 	if v == nil || len(v.parts) == 0 {
@@ -351,23 +351,26 @@ func (v *verbatim) splice(src []byte) ([]byte, error) {
 
 	var out bytes.Buffer
 	out.Grow(len(src) * 2)
-	next := 0
+	used := make([]bool, len(v.parts))
+	found := 0
 	for len(src) > 0 {
 		line, after, _ := bytes.Cut(src, []byte("\n"))
 		src = after
 		trimmed := bytes.TrimLeft(line, "\t")
 		if n, ok := bytes.CutPrefix(trimmed, []byte("// "+v.marker)); ok {
-			if string(n) != strconv.Itoa(next) {
-				return nil, fmt.Errorf("verbatim: placeholder %s where %d was due", n, next)
+			i, err := strconv.Atoi(string(n))
+			if err != nil || i < 0 || i >= len(used) || used[i] {
+				return nil, fmt.Errorf("verbatim: unexpected placeholder %q", n)
 			}
-			for _, p := range v.parts[next] {
+			used[i] = true
+			found++
+			for _, p := range v.parts[i] {
 				if p.code >= 0 {
 					out.WriteString(texts[p.code])
 				} else {
 					out.WriteString(p.text)
 				}
 			}
-			next++
 			// A part among the top-level declarations is the doc comment
 			// of the next declaration to go/format, which puts no blank
 			// line between them.
@@ -379,8 +382,8 @@ func (v *verbatim) splice(src []byte) ([]byte, error) {
 		out.Write(line)
 		out.WriteByte('\n')
 	}
-	if next != len(v.parts) {
-		return nil, fmt.Errorf("verbatim: %d of %d placeholders found", next, len(v.parts))
+	if found != len(v.parts) {
+		return nil, fmt.Errorf("verbatim: %d of %d placeholders found", found, len(v.parts))
 	}
 	return out.Bytes(), nil
 }

@@ -94,6 +94,10 @@ func TestVerbatimSplice(t *testing.T) {
 	if want := "package p\n\ntype T struct {\n\tA int\n}\n"; string(got) != want {
 		t.Errorf("splice gave %q, want %q", got, want)
 	}
+	twice := []byte("package p\n\ntype T struct {\n\t// " + v.marker + "0\n\t// " + v.marker + "0\n}\n\n// " + v.marker + "trailer\n")
+	if _, err := v.splice(twice); err == nil {
+		t.Error("splice accepted a placeholder twice")
+	}
 	if _, err := v.splice(ok[:bytes.Index(ok, []byte("\n\n// "))+1]); err == nil {
 		t.Error("splice accepted source without the trailer")
 	}

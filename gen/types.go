@@ -139,7 +139,10 @@ func (g *TypeGen) Decls() ([]jen.Code, error) {
 
 // tyRepr is the Go representation of a C type.
 type tyRepr struct {
-	code  jen.Code
+	code jen.Code
+	// text is code as go/format writes it, for the types written
+	// verbatim (names, builtins, arrays of those); empty otherwise.
+	text  string
 	size  uint32
 	align uint32 // Go alignment on 64-bit targets, the strictest case
 	cName string // C spelling, for comments
@@ -169,20 +172,25 @@ func (g *TypeGen) repr(t btf.Type) (tyRepr, error) {
 	case *btf.Float:
 		switch t.Size {
 		case 4:
-			return tyRepr{code: jen.Float32(), size: 4, align: 4, cName: t.Name}, nil
+			return tyRepr{code: jen.Float32(), text: "float32", size: 4, align: 4, cName: t.Name}, nil
 		case 8:
-			return tyRepr{code: jen.Float64(), size: 8, align: 8, cName: t.Name}, nil
+			return tyRepr{code: jen.Float64(), text: "float64", size: 8, align: 8, cName: t.Name}, nil
 		}
-		return tyRepr{code: tyBytes(t.Size), size: t.Size, align: 1, cName: t.Name}, nil
+		return tyRepr{code: tyBytes(t.Size), text: tyBytesText(t.Size), size: t.Size, align: 1, cName: t.Name}, nil
 	case *btf.Pointer:
-		return tyRepr{code: jen.Uint64(), size: 8, align: 8, cName: tyCName(t)}, nil
+		return tyRepr{code: jen.Uint64(), text: "uint64", size: 8, align: 8, cName: tyCName(t)}, nil
 	case *btf.Array:
 		elem, err := g.repr(t.Type)
 		if err != nil {
 			return tyRepr{}, fmt.Errorf("array %s: %w", tyCName(t), err)
 		}
+		text := ""
+		if elem.text != "" {
+			text = fmt.Sprintf("[%d]%s", int(t.Nelems), elem.text)
+		}
 		return tyRepr{
 			code:  jen.Index(jen.Lit(int(t.Nelems))).Add(elem.code),
+			text:  text,
 			size:  elem.size * t.Nelems,
 			align: elem.align,
 			cName: tyCName(t),
@@ -206,7 +214,7 @@ func (g *TypeGen) repr(t btf.Type) (tyRepr, error) {
 		if err != nil {
 			return tyRepr{}, err
 		}
-		return tyRepr{code: jen.Id(p.goName), size: p.size, align: p.align, cName: p.cName, scalar: p.scalar}, nil
+		return tyRepr{code: jen.Id(p.goName), text: p.goName, size: p.size, align: p.align, cName: p.cName, scalar: p.scalar}, nil
 	}
 	return tyRepr{}, fmt.Errorf("%s: no Go representation (only reachable behind a pointer)", tyCName(t))
 }
@@ -219,28 +227,28 @@ func tyIntRepr(t *btf.Int) (tyRepr, error) {
 	}
 	switch {
 	case t.Encoding&btf.Bool != 0 && t.Size == 1:
-		r.code, r.scalar = jen.Bool(), tyBool
+		r.code, r.text, r.scalar = jen.Bool(), "bool", tyBool
 	case t.Name == "char" && t.Size == 1:
-		r.code = jen.Byte()
+		r.code, r.text = jen.Byte(), "byte"
 	case t.Size == 1 && signed:
-		r.code = jen.Int8()
+		r.code, r.text = jen.Int8(), "int8"
 	case t.Size == 1:
-		r.code = jen.Uint8()
+		r.code, r.text = jen.Uint8(), "uint8"
 	case t.Size == 2 && signed:
-		r.code = jen.Int16()
+		r.code, r.text = jen.Int16(), "int16"
 	case t.Size == 2:
-		r.code = jen.Uint16()
+		r.code, r.text = jen.Uint16(), "uint16"
 	case t.Size == 4 && signed:
-		r.code = jen.Int32()
+		r.code, r.text = jen.Int32(), "int32"
 	case t.Size == 4:
-		r.code = jen.Uint32()
+		r.code, r.text = jen.Uint32(), "uint32"
 	case t.Size == 8 && signed:
-		r.code = jen.Int64()
+		r.code, r.text = jen.Int64(), "int64"
 	case t.Size == 8:
-		r.code = jen.Uint64()
+		r.code, r.text = jen.Uint64(), "uint64"
 	case t.Size == 16:
 		// Go has no 128-bit integer; keep the bytes.
-		r.code, r.align, r.scalar = tyBytes(16), 1, tyNotScalar
+		r.code, r.text, r.align, r.scalar = tyBytes(16), tyBytesText(16), 1, tyNotScalar
 	default:
 		return tyRepr{}, fmt.Errorf("int %s: unsupported size %d", t.Name, t.Size)
 	}
@@ -248,6 +256,9 @@ func tyIntRepr(t *btf.Int) (tyRepr, error) {
 }
 
 func tyBytes(n uint32) jen.Code { return jen.Index(jen.Lit(int(n))).Byte() }
+
+// tyBytesText is tyBytes as text.
+func tyBytesText(n uint32) string { return fmt.Sprintf("[%d]byte", int(n)) }
 
 // tyCName spells a C type for comments and errors.
 func tyCName(t btf.Type) string { return tyCNameDepth(t, 0) }
@@ -417,6 +428,7 @@ type tyField struct {
 	name    string
 	embed   bool
 	code    jen.Code
+	text    string // as tyRepr.text
 	comment string
 	member  int // index of the C member held, -1 for padding and bitfields
 }
@@ -558,7 +570,7 @@ func tyMemberComment(m btf.Member, r tyRepr) string {
 	case *btf.Pointer:
 		return r.cName
 	case *btf.Typedef:
-		if !tyFixedWidth(r.cName) && tyGoString(r.code) != GoName(r.cName) {
+		if !tyFixedWidth(r.cName) && r.goString() != GoName(r.cName) {
 			return r.cName
 		}
 	}
@@ -618,7 +630,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 			p.pad(cur, e.lo)
 			name := tyUnique(fieldNames, fmt.Sprintf("Bits%d", bitsN))
 			bitsN++
-			p.fields = append(p.fields, tyField{name: name, code: tyBytes(e.hi - e.lo),
+			p.fields = append(p.fields, tyField{name: name, code: tyBytes(e.hi - e.lo), text: tyBytesText(e.hi - e.lo),
 				comment: "bitfields " + tyBitNames(e.members), member: -1})
 			for _, m := range e.members {
 				r, err := g.memberRepr(p, m, anon)
@@ -649,10 +661,10 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 		cur = e.lo + r.size
 		allowed := min(capAlign, tyCap(e.lo))
 		if r.align <= allowed {
-			f := tyField{code: r.code, comment: tyMemberComment(m, r), member: e.index}
+			f := tyField{code: r.code, text: r.text, comment: tyMemberComment(m, r), member: e.index}
 			if m.Name == "" {
 				f.embed = true
-				f.name = tyUnique(fieldNames, tyGoString(r.code))
+				f.name = tyUnique(fieldNames, r.goString())
 			} else {
 				f.name = tyUnique(fieldNames, GoName(m.Name))
 				if tyIsCharArray(m.Type) {
@@ -665,7 +677,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 		}
 		base := GoName(tyOr(m.Name, fmt.Sprintf("anon%d", anon-1)))
 		name := tyUnique(fieldNames, base+"Bytes")
-		p.fields = append(p.fields, tyField{name: name, code: tyBytes(r.size), member: e.index,
+		p.fields = append(p.fields, tyField{name: name, code: tyBytes(r.size), text: tyBytesText(r.size), member: e.index,
 			comment: fmt.Sprintf("%s at offset %d, which Go cannot align: use %s and Set%s", r.cName, e.lo, base, base)})
 		pending = append(pending, tyAccessor{member: m, r: r, storage: name, base: e.lo, hint: base})
 	}
@@ -686,7 +698,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 
 func (p *tyPlan) pad(from, to uint32) {
 	if to > from {
-		p.fields = append(p.fields, tyField{name: "_", code: tyBytes(to - from), member: -1})
+		p.fields = append(p.fields, tyField{name: "_", code: tyBytes(to - from), text: tyBytesText(to - from), member: -1})
 	}
 }
 
@@ -757,10 +769,10 @@ func (g *TypeGen) planUnion(p *tyPlan, members []btf.Member) error {
 	var cur uint32
 	if stored >= 0 {
 		m, r := members[stored], reprs[stored]
-		f := tyField{code: r.code, comment: tyMemberComment(m, r), member: stored}
+		f := tyField{code: r.code, text: r.text, comment: tyMemberComment(m, r), member: stored}
 		if m.Name == "" {
 			f.embed = true
-			f.name = tyUnique(fieldNames, tyGoString(r.code))
+			f.name = tyUnique(fieldNames, r.goString())
 		} else {
 			f.name = tyUnique(fieldNames, GoName(m.Name))
 		}
@@ -768,7 +780,7 @@ func (g *TypeGen) planUnion(p *tyPlan, members []btf.Member) error {
 		p.align = r.align
 		cur = r.size
 	} else {
-		p.fields = append(p.fields, tyField{name: tyUnique(fieldNames, "Raw"), code: tyBytes(p.size),
+		p.fields = append(p.fields, tyField{name: tyUnique(fieldNames, "Raw"), code: tyBytes(p.size), text: tyBytesText(p.size),
 			comment: "the union's bytes: use the accessor methods", member: -1})
 		cur = p.size
 	}
@@ -798,6 +810,12 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 	if len(p.omitted) > 0 {
 		doc += fmt.Sprintf(" Zero-sized members left out: %s.", strings.Join(p.omitted, ", "))
 	}
+	if g.verb != nil {
+		if w := g.structVerbatim(p, doc); w != nil {
+			out := []jen.Code{g.verb.placeholder(w), g.sizeCheck(p)}
+			return g.renderMethods(p, out)
+		}
+	}
 	// structs.HostLayout tells the compiler that the layout is the C one
 	// and must stay as declared; zero-sized and first, it adds no bytes.
 	fields := make([]jen.Code, 0, len(p.fields)+1)
@@ -818,6 +836,43 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 		gocomment.Comment(doc).Line().Type().Id(p.goName).Struct(fields...),
 		g.sizeCheck(p),
 	}
+	return g.renderMethods(p, out)
+}
+
+// structVerbatim is the declaration of struct p as a verbatim part, the
+// fields aligned as go/format aligns them; nil unless every field is a
+// plain name and type without a comment.
+func (g *TypeGen) structVerbatim(p *tyPlan, doc string) *vtext {
+	width := 1 // the "_" of the structs.HostLayout field
+	for _, f := range p.fields {
+		if f.text == "" || f.comment != "" || f.embed || !tyASCIIName(f.name) {
+			return nil
+		}
+		width = max(width, len(f.name))
+	}
+	w := g.verb.part()
+	if !w.docComment(doc) {
+		return nil
+	}
+	w.s("type "+p.goName+" struct {\n\t_"+strings.Repeat(" ", width)+"").qual("structs", "HostLayout").s("\n")
+	for _, f := range p.fields {
+		w.s("\t" + f.name + strings.Repeat(" ", width-len(f.name)+1) + f.text + "\n")
+	}
+	w.s("}\n")
+	return w
+}
+
+func tyASCIIName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// renderMethods appends the accessor and C string methods of p to out.
+func (g *TypeGen) renderMethods(p *tyPlan, out []jen.Code) []jen.Code {
 	for _, a := range p.access {
 		out = append(out, g.renderAccessor(p, a)...)
 	}
@@ -974,6 +1029,14 @@ func (g *TypeGen) renderBitfield(p *tyPlan, a tyAccessor, recv jen.Code, what st
 		gocomment.Commentf("%s sets the bitfield %s (%s:%d), keeping its low %d bits.", a.set, what, a.r.cName, size, size).Line().
 			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(a.set).Params(jen.Id("v").Add(a.r.code)).Block(setBody...),
 	}
+}
+
+// goString is r's type expression as text.
+func (r tyRepr) goString() string {
+	if r.text != "" {
+		return r.text
+	}
+	return tyGoString(r.code)
 }
 
 // tyGoString renders a type expression such as uint32 or Color.

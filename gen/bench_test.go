@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -82,4 +83,27 @@ func readObjectFile(b *testing.B, path string) []byte {
 		b.Fatal(err)
 	}
 	return data
+}
+
+// TestLargeObjectCurrent rebuilds testdata/large with its Makefile and
+// requires the committed object byte for byte, so that the benchmark's
+// object cannot drift from large.bpf.c.
+func TestLargeObjectCurrent(t *testing.T) {
+	cc := testenv.Clang(t)
+	out := t.TempDir()
+	cmd := exec.Command("make", "-s", "-C", filepath.Join("testdata", "large"), "OUT="+out, "CLANG="+cc)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make: %v\n%s", err, msg)
+	}
+	fresh, err := os.ReadFile(filepath.Join(out, "large_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile(filepath.Join("testdata", "large", "large_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fresh, committed) {
+		t.Errorf("a fresh clang build of testdata/large differs from the committed object (%d vs %d bytes); run make in testdata/large", len(fresh), len(committed))
+	}
 }

@@ -350,37 +350,44 @@ func (v *verbatim) splice(src []byte) ([]byte, error) {
 	src = append(bytes.TrimRight(src[:t], "\n"), '\n')
 
 	var out bytes.Buffer
-	out.Grow(len(src) * 2)
+	out.Grow(len(src) * 3)
 	used := make([]bool, len(v.parts))
 	found := 0
-	for len(src) > 0 {
-		line, after, _ := bytes.Cut(src, []byte("\n"))
-		src = after
-		trimmed := bytes.TrimLeft(line, "\t")
-		if n, ok := bytes.CutPrefix(trimmed, []byte("// "+v.marker)); ok {
-			i, err := strconv.Atoi(string(n))
-			if err != nil || i < 0 || i >= len(used) || used[i] {
-				return nil, fmt.Errorf("verbatim: unexpected placeholder %q", n)
-			}
-			used[i] = true
-			found++
-			for _, p := range v.parts[i] {
-				if p.code >= 0 {
-					out.WriteString(texts[p.code])
-				} else {
-					out.WriteString(p.text)
-				}
-			}
-			// A part among the top-level declarations is the doc comment
-			// of the next declaration to go/format, which puts no blank
-			// line between them.
-			if len(trimmed) == len(line) && len(src) > 0 {
-				out.WriteByte('\n')
-			}
-			continue
+	needle := []byte("// " + v.marker)
+	for {
+		k := bytes.Index(src, needle)
+		if k < 0 {
+			out.Write(src)
+			break
 		}
-		out.Write(line)
-		out.WriteByte('\n')
+		// The placeholder is a line of its own, indented by tabs.
+		start := bytes.LastIndexByte(src[:k], '\n') + 1
+		end := bytes.IndexByte(src[k:], '\n')
+		if len(bytes.TrimLeft(src[start:k], "\t")) != 0 || end < 0 {
+			return nil, fmt.Errorf("verbatim: placeholder inside a line")
+		}
+		n := src[k+len(needle) : k+end]
+		i, err := strconv.Atoi(string(n))
+		if err != nil || i < 0 || i >= len(used) || used[i] {
+			return nil, fmt.Errorf("verbatim: unexpected placeholder %q", n)
+		}
+		used[i] = true
+		found++
+		out.Write(src[:start])
+		for _, p := range v.parts[i] {
+			if p.code >= 0 {
+				out.WriteString(texts[p.code])
+			} else {
+				out.WriteString(p.text)
+			}
+		}
+		src = src[k+end+1:]
+		// A part among the top-level declarations is the doc comment of
+		// the next declaration to go/format, which puts no blank line
+		// between them.
+		if start == k && len(src) > 0 {
+			out.WriteByte('\n')
+		}
 	}
 	if found != len(v.parts) {
 		return nil, fmt.Errorf("verbatim: %d of %d placeholders found", found, len(v.parts))

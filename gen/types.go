@@ -393,6 +393,7 @@ type tyPlan struct {
 	scalar  tyScalar
 	enum    *btf.Enum
 	under   jen.Code // an enum's underlying Go type
+	underT  string   // the same as text
 	consts  []tyConst
 	fields  []tyField
 	access  []tyAccessor
@@ -492,9 +493,9 @@ func (g *TypeGen) planEnum(p *tyPlan, t *btf.Enum) error {
 	if !ok {
 		return fmt.Errorf("%s: unsupported size %d", p.cName, t.Size)
 	}
-	p.under = c[0]
+	p.under, p.underT = c[0], fmt.Sprintf("uint%d", t.Size*8)
 	if t.Signed {
-		p.under = c[1]
+		p.under, p.underT = c[1], fmt.Sprintf("int%d", t.Size*8)
 	}
 	for _, v := range t.Values {
 		// COLOR_RED of enum color is ColorRed, RED is ColorRed too.
@@ -906,6 +907,11 @@ func (g *TypeGen) sizeCheck(p *tyPlan) jen.Code {
 }
 
 func (g *TypeGen) renderEnum(p *tyPlan) []jen.Code {
+	if g.verb != nil {
+		if w := g.enumVerbatim(p); w != nil {
+			return []jen.Code{g.verb.placeholder(w)}
+		}
+	}
 	out := []jen.Code{
 		gocomment.Commentf("%s is %s (%d bytes).", p.goName, p.cName, p.size).Line().Type().Id(p.goName).Add(p.under),
 	}
@@ -917,6 +923,46 @@ func (g *TypeGen) renderEnum(p *tyPlan) []jen.Code {
 		out = append(out, jen.Const().Defs(defs...))
 	}
 	return out
+}
+
+// enumVerbatim is renderEnum as a verbatim part, the constants aligned
+// as go/format aligns them; nil if a name or value is not plain.
+func (g *TypeGen) enumVerbatim(p *tyPlan) *vtext {
+	width := 0
+	for _, c := range p.consts {
+		if !tyASCIIName(c.name) || !tyDecimal(c.value) {
+			return nil
+		}
+		width = max(width, len(c.name))
+	}
+	w := g.verb.part()
+	if !w.docComment(fmt.Sprintf("%s is %s (%d bytes).", p.goName, p.cName, p.size)) {
+		return nil
+	}
+	w.s("type " + p.goName + " " + p.underT + "\n")
+	if len(p.consts) > 0 {
+		w.s("\nconst (\n")
+		for _, c := range p.consts {
+			w.s("\t" + c.name + strings.Repeat(" ", width-len(c.name)+1) + p.goName + " = " + c.value + "\n")
+		}
+		w.s(")\n")
+	}
+	return w
+}
+
+// tyDecimal reports whether s is a decimal integer, which go/format
+// writes as it is.
+func tyDecimal(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" || len(s) > 1 && s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // tyAsBytes is unsafe.Slice((*byte)(unsafe.Pointer(ptr)), n).

@@ -141,11 +141,12 @@ func (w *vtext) comment(indent, text string) (ok bool) {
 }
 
 // docComment appends text as the doc comment of a top-level declaration;
-// ok is false for text go/format's doc comment reformatting might change
-// (a line starting with a blank, #, [ or a list marker).
+// ok is false for text go/format's doc comment reformatting might change:
+// a line starting with a blank (code), # (a heading) or [ (a link
+// definition); unindented list markers it leaves alone.
 func (w *vtext) docComment(text string) (ok bool) {
 	for _, l := range gocomment.Wrap(text, gocomment.Width) {
-		if l == "" || !(l[0] >= 'A' && l[0] <= 'Z' || l[0] >= 'a' && l[0] <= 'z') {
+		if l == "" || strings.ContainsRune(" \t#[/", rune(l[0])) {
 			return false
 		}
 	}

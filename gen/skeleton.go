@@ -131,7 +131,7 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 		recordNote:   map[string]string{},
 	}
 	if fast {
-		s.verb = newVerbatim(obj.Data)
+		s.verb = newVerbatim()
 		s.types.verb = s.verb
 	}
 	s.types.Prefix = s.prefix

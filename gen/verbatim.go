@@ -2,7 +2,7 @@ package gen
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"strconv"
@@ -29,8 +29,9 @@ import (
 // formatting. TestVerbatimSameOutput requires the output to be byte for byte
 // the one formatting the whole file gives.
 type verbatim struct {
-	// marker starts every placeholder: it holds a hash of the object, so
-	// no text taken from the object (names, sections) can contain it.
+	// marker starts every placeholder: it holds a random nonce, so no
+	// text taken from the object (names, sections) can contain it. It
+	// never reaches the output, which stays deterministic.
 	marker string
 	parts  [][]vpiece
 	// codes are rendered in the trailer, types as var _ T and
@@ -56,9 +57,10 @@ type vpiece struct {
 	code int
 }
 
-func newVerbatim(data []byte) *verbatim {
-	sum := sha256.Sum256(data)
-	return &verbatim{marker: "skelgen:verbatim:" + hex.EncodeToString(sum[:8]) + ":", quals: map[[2]string]int{}, seen: map[*jen.Statement]int{}}
+func newVerbatim() *verbatim {
+	var nonce [8]byte
+	rand.Read(nonce[:]) // never fails (crypto/rand)
+	return &verbatim{marker: "skelgen:verbatim:" + hex.EncodeToString(nonce[:]) + ":", quals: map[[2]string]int{}, seen: map[*jen.Statement]int{}}
 }
 
 // vtext builds the pieces of one part.

@@ -77,7 +77,7 @@ func TestVerbatimSameOutput(t *testing.T) {
 // TestVerbatimSplice checks that splice refuses output whose placeholders
 // are missing or out of order rather than writing a wrong file.
 func TestVerbatimSplice(t *testing.T) {
-	v := newVerbatim([]byte("x"))
+	v := newVerbatim()
 	w := v.part()
 	w.s("\tA int\n")
 	v.placeholder(w)

@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"go/token"
 	"sort"
 	"strings"
 
@@ -142,6 +143,11 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 	if err := s.collect(); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", obj.Name, err)
 	}
+	if s.verb != nil && !s.plainNames() {
+		// Names that are not Go identifiers go through jennifer and
+		// go/format, which reject them as before.
+		s.verb, s.types.verb = nil, nil
+	}
 	f, err := s.file()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", obj.Name, err)
@@ -164,6 +170,30 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 		aotSrc = groupImports(abuf.Bytes())
 	}
 	return src, aotSrc, nil
+}
+
+// plainNames reports whether every name the verbatim parts write as it is
+// is a Go identifier. (Type names are checked where the types are written.)
+func (s *skeleton) plainNames() bool {
+	names := []string{s.prefix, lowerFirst(s.prefix)}
+	for _, m := range s.maps {
+		names = append(names, m.field)
+	}
+	for _, pi := range s.programs {
+		names = append(names, pi.field, pi.typ)
+	}
+	for _, v := range s.vars {
+		names = append(names, v.field)
+	}
+	for _, up := range s.user {
+		names = append(names, up.field, up.translationFn)
+	}
+	for _, n := range names {
+		if n != "" && !token.IsIdentifier(n) {
+			return false
+		}
+	}
+	return token.IsIdentifier(s.prefix)
 }
 
 // groupImports splits the import block jennifer writes (one sorted list)

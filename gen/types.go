@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"go/token"
 	"slices"
 	"strings"
 	"unicode"
@@ -844,9 +845,12 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 // fields aligned as go/format aligns them; nil unless every field is a
 // plain name and type without a comment.
 func (g *TypeGen) structVerbatim(p *tyPlan, doc string) *vtext {
+	if !token.IsIdentifier(p.goName) {
+		return nil
+	}
 	width := 1 // the "_" of the structs.HostLayout field
 	for _, f := range p.fields {
-		if f.text == "" || f.comment != "" || f.embed || !tyASCIIName(f.name) {
+		if f.text == "" || f.comment != "" || f.embed || !tyASCIIName(f.name) || !tyPlainType(f.text) {
 			return nil
 		}
 		width = max(width, len(f.name))
@@ -863,13 +867,28 @@ func (g *TypeGen) structVerbatim(p *tyPlan, doc string) *vtext {
 	return w
 }
 
+// tyASCIIName reports whether s is a Go identifier of ASCII characters
+// (whose width go/format's alignment counts in bytes).
 func tyASCIIName(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+		if c := s[i]; c >= 0x80 {
 			return false
 		}
 	}
-	return s != ""
+	return token.IsIdentifier(s)
+}
+
+// tyPlainType reports whether text is a type name with array prefixes
+// ([4][2]T), which go/format writes as it is.
+func tyPlainType(text string) bool {
+	for strings.HasPrefix(text, "[") {
+		end := strings.IndexByte(text, ']')
+		if end < 2 || !tyDecimal(text[1:end]) {
+			return false
+		}
+		text = text[end+1:]
+	}
+	return token.IsIdentifier(text)
 }
 
 // renderMethods appends the accessor and C string methods of p to out.
@@ -894,7 +913,7 @@ func (g *TypeGen) renderMethods(p *tyPlan, out []jen.Code) []jen.Code {
 // of p has its C size.
 func (g *TypeGen) sizeCheck(p *tyPlan) jen.Code {
 	doc := fmt.Sprintf("Fails to compile unless %s has the %d bytes of %s.", p.goName, p.size, p.cName)
-	if g.verb != nil {
+	if g.verb != nil && token.IsIdentifier(p.goName) {
 		w := g.verb.part()
 		if w.docComment(doc) {
 			w.s("var _ = [1]struct{}{}[").qual("unsafe", "Sizeof").s(fmt.Sprintf("(%s{})-%d]\n", p.goName, p.size))
@@ -928,6 +947,9 @@ func (g *TypeGen) renderEnum(p *tyPlan) []jen.Code {
 // enumVerbatim is renderEnum as a verbatim part, the constants aligned
 // as go/format aligns them; nil if a name or value is not plain.
 func (g *TypeGen) enumVerbatim(p *tyPlan) *vtext {
+	if !token.IsIdentifier(p.goName) {
+		return nil
+	}
 	width := 0
 	for _, c := range p.consts {
 		if !tyASCIIName(c.name) || !tyDecimal(c.value) {

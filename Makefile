@@ -15,6 +15,7 @@ testdata:
 	$(GO) generate ./...
 	$(MAKE) -C testdata/corpus
 	$(MAKE) -C gen/testdata/types
+	$(MAKE) -C gen/testdata/large
 
 # The bundled example: syscall latency from kernel tracepoints.
 demo:

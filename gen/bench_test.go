@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -13,13 +14,27 @@ import (
 	"github.com/skelgen/skelgen/internal/testenv"
 )
 
-// BenchmarkGenerate times generating the skeleton of each testdata object
+// benchObjects are the objects BenchmarkGenerate runs on, relative to the
+// module root: small skeleton test objects, the type generator's test object
+// (many types, few maps), and testdata/large (about 100 maps, 100 types and
+// 32 programs).
+var benchObjects = []struct{ name, path string }{
+	{"maps", "internal/skeltest/maps/maps_bpfel.o"},
+	{"globals", "internal/skeltest/globals/globals_bpfel.o"},
+	{"progs", "internal/skeltest/progs/progs_bpfel.o"},
+	{"uprobe", "internal/skeltest/uprobe/uprobe_bpfel.o"},
+	{"types", "gen/testdata/types/types_bpfel.o"},
+	{"large", "gen/testdata/large/large_bpfel.o"},
+}
+
+// BenchmarkGenerate times generating the skeleton of each benchmark object
 // with skelgen and with cilium/ebpf's bpf2go generator, from the object's
 // bytes to formatted Go source, in the same run.
 func BenchmarkGenerate(b *testing.B) {
 	root := testenv.ModuleRoot(b)
-	for _, name := range []string{"maps", "globals", "progs", "uprobe"} {
-		data := readObjectFile(b, filepath.Join(root, "internal/skeltest", name, name+"_bpfel.o"))
+	for _, o := range benchObjects {
+		name := o.name
+		data := readObjectFile(b, filepath.Join(root, o.path))
 		b.Run(name+"/skelgen", func(b *testing.B) {
 			for b.Loop() {
 				obj, err := ReadObject(name+".o", data)
@@ -68,4 +83,27 @@ func readObjectFile(b *testing.B, path string) []byte {
 		b.Fatal(err)
 	}
 	return data
+}
+
+// TestLargeObjectCurrent rebuilds testdata/large with its Makefile and
+// requires the committed object byte for byte, so that the benchmark's
+// object cannot drift from large.bpf.c.
+func TestLargeObjectCurrent(t *testing.T) {
+	cc := testenv.Clang(t)
+	out := t.TempDir()
+	cmd := exec.Command("make", "-s", "-C", filepath.Join("testdata", "large"), "OUT="+out, "CLANG="+cc)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make: %v\n%s", err, msg)
+	}
+	fresh, err := os.ReadFile(filepath.Join(out, "large_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile(filepath.Join("testdata", "large", "large_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fresh, committed) {
+		t.Errorf("a fresh clang build of testdata/large differs from the committed object (%d vs %d bytes); run make in testdata/large", len(fresh), len(committed))
+	}
 }

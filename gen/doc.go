@@ -24,7 +24,10 @@
 //     Attach methods derived from section names (attach.go), typed
 //     variables, user-space programs (user.go) and the host interface their
 //     externs need. Each target's translation goes to a file of its own,
-//     <stem>_<target>_aot.go;
+//     <stem>_<target>_aot.go. The regular parts (a struct field or an if
+//     statement per map, program and variable) are written as text already
+//     in gofmt's form and spliced in after go/format has formatted the rest
+//     (verbatim.go): formatting was most of the generator's time;
 //   - TypeGen (types.go) writes Go types with the exact C layout of the
 //     BTF types those reach;
 //   - package gen/aot turns each ubpf/ program into Go functions that

@@ -32,7 +32,14 @@ func FuzzReadObject(f *testing.F) {
 		if err != nil {
 			return
 		}
-		Skeleton(obj, SkeletonConfig{Package: "p", Stem: "fuzz", ObjectFile: "fuzz.o", Target: Target{Clang: "bpfel"}})
+		// The verbatim parts must give what formatting the whole file
+		// gives, whatever names and sections the object has.
+		cfg := SkeletonConfig{Package: "p", Stem: "fuzz", ObjectFile: "fuzz.o", Target: Target{Clang: "bpfel"}}
+		fast, _, fastErr := Skeleton(obj, cfg)
+		slow, _, slowErr := writeSkeleton(obj, cfg, false)
+		if (fastErr == nil) != (slowErr == nil) || !bytes.Equal(fast, slow) {
+			t.Fatalf("verbatim output differs from go/format's (errors %v, %v):\n%s", fastErr, slowErr, firstDiff(slow, fast))
+		}
 	})
 }
 

@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
 
@@ -96,11 +97,24 @@ func (s *skeleton) file() (*jen.File, error) {
 	if len(s.host) > 0 {
 		s.hostDecls(f, id.hostT, id.bindFn)
 	}
+	if s.verb != nil {
+		s.verb.trailer(f)
+	}
 	return f, nil
 }
 
 // embedDecl embeds the object.
 func (s *skeleton) embedDecl(f *jen.File, id skelIDs) {
+	if s.verb != nil {
+		w := s.verb.part()
+		// go:embed takes no quoting here: a name with blanks or control
+		// characters goes through jennifer.
+		plain := s.cfg.ObjectFile != "" && !strings.ContainsFunc(s.cfg.ObjectFile, func(r rune) bool { return r <= ' ' || r == 0x7f || r == utf8.RuneError })
+		if plain && w.docComment(fmt.Sprintf("%s is the object built from %s for target %s.", id.objVar, s.cfg.Source, s.cfg.Target.Suffix())) {
+			f.Add(s.verb.placeholder(w.s("//\n//go:embed " + s.cfg.ObjectFile + "\nvar " + id.objVar + " []byte\n")))
+			return
+		}
+	}
 	f.Add(gocomment.Commentf("%s is the object built from %s for target %s.", id.objVar, s.cfg.Source, s.cfg.Target.Suffix()))
 	f.Comment("")
 	f.Comment("//go:embed " + s.cfg.ObjectFile)
@@ -110,76 +124,112 @@ func (s *skeleton) embedDecl(f *jen.File, id skelIDs) {
 // specDecls declares the spec: the collection spec with typed handles to
 // its maps, programs and variables before load.
 func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
-	f.Add(gocomment.Commentf("%s is the object's collection spec with typed handles to its global variables.", id.specT))
-	f.Add(gocomment.Commentf("Change variables (for .rodata, the constants the verifier sees) before Load."))
-	f.Type().Id(id.specT).Struct(
-		gocomment.Comment("Spec is the whole object as cilium/ebpf reads it, user-space programs included."),
-		jen.Id("Spec").Op("*").Qual(pkgEbpf, "CollectionSpec"),
-		gocomment.Comment("Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values)."),
-		jen.Id("Maps").Id(id.mapSpecsT),
-		gocomment.Comment("Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded."),
-		jen.Id("Programs").Id(id.progSpecsT),
-		gocomment.Comment("Variables are the object's global variables before load."),
-		jen.Id("Variables").Id(id.varSpecsT),
-	)
-	var psFields []jen.Code
+	spec := []vfield{
+		{doc: "Spec is the whole object as cilium/ebpf reads it, user-space programs included.", name: "Spec",
+			typ: jen.Op("*").Qual(pkgEbpf, "CollectionSpec"), vtyp: func(w *vtext) { w.s("*").qual(pkgEbpf, "CollectionSpec") }},
+		idField("Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).", "Maps", id.mapSpecsT),
+		idField("Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.", "Programs", id.progSpecsT),
+		idField("Variables are the object's global variables before load.", "Variables", id.varSpecsT),
+	}
+	var ps []vfield
 	for _, pi := range s.programs {
-		psFields = append(psFields, gocomment.Comment(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)),
-			jen.Id(pi.field).Op("*").Qual(s.bridge, "ProgramSpec"))
+		ps = append(ps, s.ptrField(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName), pi.field, "ProgramSpec"))
 	}
 	for _, up := range s.user {
-		psFields = append(psFields, gocomment.Comment(fmt.Sprintf("%s is user-space program %s (section %s).", up.field, up.name, up.spec.SectionName)),
-			jen.Id(up.field).Op("*").Qual(s.bridge, "ProgramSpec"))
+		ps = append(ps, s.ptrField(fmt.Sprintf("%s is user-space program %s (section %s).", up.field, up.name, up.spec.SectionName), up.field, "ProgramSpec"))
 	}
-	var msFields []jen.Code
+	var ms []vfield
 	for _, m := range s.maps {
-		msFields = append(msFields, gocomment.Comment(fmt.Sprintf("%s is map %s (%s).", m.field, m.name, m.spec.Type)),
-			jen.Id(m.field).Op("*").Qual(s.bridge, m.specType()))
+		ms = append(ms, s.ptrField(fmt.Sprintf("%s is map %s (%s).", m.field, m.name, m.spec.Type), m.field, m.specType()))
 	}
-	f.Add(gocomment.Commentf("%s are the object's maps before load.", id.mapSpecsT))
-	f.Type().Id(id.mapSpecsT).Struct(msFields...)
-	f.Add(gocomment.Commentf("%s are the object's programs before load.", id.progSpecsT))
-	f.Type().Id(id.progSpecsT).Struct(psFields...)
-	var vsFields []jen.Code
+	var vs []vfield
 	for _, v := range s.vars {
-		vsFields = append(vsFields, gocomment.Comment(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName)),
-			jen.Id(v.field).Op("*").Qual(s.bridge, "VarSpec").Types(v.typ))
+		vs = append(vs, s.genericField(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName), v.field, "VarSpec", v.typ))
 	}
-	f.Add(gocomment.Commentf("%s are the object's global variables before load.", id.varSpecsT))
-	f.Type().Id(id.varSpecsT).Struct(vsFields...)
+	s.verb.structDecls(f, []vstruct{
+		{docs: []string{
+			fmt.Sprintf("%s is the object's collection spec with typed handles to its global variables.", id.specT),
+			"Change variables (for .rodata, the constants the verifier sees) before Load.",
+		}, name: id.specT, fields: spec},
+		{docs: []string{fmt.Sprintf("%s are the object's maps before load.", id.mapSpecsT)}, name: id.mapSpecsT, fields: ms},
+		{docs: []string{fmt.Sprintf("%s are the object's programs before load.", id.progSpecsT)}, name: id.progSpecsT, fields: ps},
+		{docs: []string{fmt.Sprintf("%s are the object's global variables before load.", id.varSpecsT)}, name: id.varSpecsT, fields: vs},
+	})
+}
+
+// idField is a field whose type is a name of the generated package.
+func idField(doc, field, typ string) vfield {
+	return vfield{doc: doc, name: field, typ: jen.Id(typ), vtyp: func(w *vtext) { w.s(typ) }}
+}
+
+// ptrField is a field of type *bridge.<name>.
+func (s *skeleton) ptrField(doc, field, name string) vfield {
+	return vfield{doc: doc, name: field, typ: jen.Op("*").Qual(s.bridge, name),
+		vtyp: func(w *vtext) { w.s("*").qual(s.bridge, name) }}
+}
+
+// genericField is a field of type *bridge.<name>[typ].
+func (s *skeleton) genericField(doc, field, name string, typ jen.Code) vfield {
+	return vfield{doc: doc, name: field, typ: jen.Op("*").Qual(s.bridge, name).Types(typ),
+		vtyp: func(w *vtext) { w.s("*").qual(s.bridge, name).s("[").typ(typ).s("]") }}
 }
 
 // loadSpecDecl declares Load<X>Spec, which parses the embedded object.
 func (s *skeleton) loadSpecDecl(f *jen.File, id skelIDs) {
+	if s.verb != nil {
+		if w := s.loadSpecVerbatim(id); w != nil {
+			f.Add(s.verb.placeholder(w))
+			return
+		}
+	}
 	f.Add(gocomment.Commentf("Load%sSpec parses the embedded object.", id.p))
 	f.Func().Id("Load"+id.p+"Spec").Params().Params(jen.Op("*").Id(id.specT), jen.Error()).BlockFunc(func(g *jen.Group) {
 		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(pkgEbpf, "LoadCollectionSpecFromReader").Call(jen.Qual("bytes", "NewReader").Call(jen.Id(id.objVar)))
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		g.Id("s").Op(":=").Op("&").Id(id.specT).Values(jen.Dict{jen.Id("Spec"): jen.Id("spec")})
-		progSpec := func(field, name string) {
-			g.If(
+		progSpec := func(field, name string) jen.Code {
+			return jen.If(
 				jen.List(jen.Id("s").Dot("Programs").Dot(field), jen.Err()).Op("=").Qual(s.bridge, "NewProgramSpec").Call(jen.Id("spec"), jen.Lit(name)),
 				jen.Err().Op("!=").Nil(),
 			).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		}
-		for _, m := range s.maps {
-			g.If(
+		// if <lhs>, err = <call>; err != nil { return nil, fmt.Errorf(...) }
+		vIf := func(w *vtext, lhs string, call func(w *vtext)) {
+			w.s("\tif " + lhs + ", err = ")
+			call(w)
+			w.s("; err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
+		}
+		s.verb.stmts(g, len(s.maps), func(i int) jen.Code {
+			m := s.maps[i]
+			return jen.If(
 				jen.List(jen.Id("s").Dot("Maps").Dot(m.field), jen.Err()).Op("=").Qual(s.bridge, "New"+m.specType()).Call(jen.Id("spec"), jen.Lit(m.name)),
 				jen.Err().Op("!=").Nil(),
 			).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
-		}
-		for _, pi := range s.programs {
-			progSpec(pi.field, pi.name)
-		}
+		}, func(w *vtext, i int) {
+			m := s.maps[i]
+			vIf(w, "s.Maps."+m.field, func(w *vtext) { w.qual(s.bridge, "New"+m.specType()).s("(spec, ").lit(m.name).s(")") })
+		})
+		s.verb.stmts(g, len(s.programs), func(i int) jen.Code {
+			return progSpec(s.programs[i].field, s.programs[i].name)
+		}, func(w *vtext, i int) {
+			pi := s.programs[i]
+			vIf(w, "s.Programs."+pi.field, func(w *vtext) { w.qual(s.bridge, "NewProgramSpec").s("(spec, ").lit(pi.name).s(")") })
+		})
 		for _, up := range s.user {
-			progSpec(up.field, up.name)
+			g.Add(progSpec(up.field, up.name))
 		}
-		for _, v := range s.vars {
-			g.If(
+		s.verb.stmts(g, len(s.vars), func(i int) jen.Code {
+			v := s.vars[i]
+			return jen.If(
 				jen.List(jen.Id("s").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVarSpec").Types(v.typ).Call(jen.Id("spec").Dot("Variables").Index(jen.Lit(v.name))),
 				jen.Err().Op("!=").Nil(),
 			).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
-		}
+		}, func(w *vtext, i int) {
+			v := s.vars[i]
+			vIf(w, "s.Variables."+v.field, func(w *vtext) {
+				w.qual(s.bridge, "NewVarSpec").s("[").typ(v.typ).s("](spec.Variables[").lit(v.name).s("])")
+			})
+		})
 		g.Return(jen.Id("s"), jen.Nil())
 	})
 }
@@ -209,6 +259,12 @@ func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 		loadDoc = "loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil."
 		if len(s.host) > 0 {
 			loadDoc += " host implements the functions the user-space programs call."
+		}
+	}
+	if s.verb != nil && len(s.user) == 0 {
+		if w := s.loadVerbatim(id, loadDoc); w != nil {
+			f.Add(s.verb.placeholder(w))
+			return
 		}
 	}
 	f.Add(gocomment.Commentf("Load%s parses the embedded object and %s", id.p, loadDoc))
@@ -254,17 +310,35 @@ func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 // objectDecls declares the loaded objects, their initialisation, Close and
 // AttachAll.
 func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
-	var fields []jen.Code
+	var kernel []vfield
 	for _, m := range s.maps {
 		doc := fmt.Sprintf("%s is map %s (%s, max_entries %d).", m.field, m.name, m.spec.Type, m.spec.MaxEntries)
 		if m.doc != "" {
 			doc += " " + upperFirst(m.doc) + "."
 		}
-		fields = append(fields, gocomment.Comment(doc), jen.Id(m.field).Add(m.typ))
+		kernel = append(kernel, vfield{doc: doc, name: m.field, typ: m.typ})
 	}
 	for _, pi := range s.programs {
-		fields = append(fields, gocomment.Comment(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)), jen.Id(pi.field).Id(pi.typ))
+		typ := pi.typ
+		kernel = append(kernel, vfield{doc: fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName), name: pi.field,
+			typ: jen.Id(typ), vtyp: func(w *vtext) { w.s(typ) }})
 	}
+	if s.verb != nil && len(s.user) == 0 {
+		w := s.verb.part()
+		ok := w.docComment(fmt.Sprintf("%s are the loaded maps, programs and variables. Close releases them.", id.objsT))
+		w.s("type " + id.objsT + " struct {\n")
+		for _, f := range kernel {
+			ok = ok && w.field(f)
+		}
+		ok = ok && w.field(idField("Variables are the global variables, read and written through memory-mapped sections.", "Variables", id.varsT))
+		w.s("\n\tset *").qual(s.bridge, "Set").s("\n}\n")
+		if ok {
+			f.Add(s.verb.placeholder(w))
+			s.objectTail(f, id)
+			return
+		}
+	}
+	fields := s.verb.fields(kernel)
 	for _, up := range s.user {
 		fields = append(fields, gocomment.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process; nil when its autoload was off.", up.field, up.name, up.spec.SectionName)),
 			jen.Id(up.field).Add(up.typ(s.bridge)))
@@ -277,14 +351,31 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 	)
 	f.Add(gocomment.Commentf("%s are the loaded maps, programs and variables. Close releases them.", id.objsT))
 	f.Type().Id(id.objsT).Struct(fields...)
+	s.objectTail(f, id)
+}
 
-	var vFields []jen.Code
+// objectTail declares what follows the Objects struct: the Variables
+// struct, init, Collection, Close and AttachAll.
+func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
+	var autos []*progInfo
+	for _, pi := range s.programs {
+		if pi.attach != nil && pi.attach.auto {
+			autos = append(autos, pi)
+		}
+	}
+	if s.verb != nil {
+		if w := s.objectTailVerbatim(id, autos); w != nil {
+			f.Add(s.verb.placeholder(w))
+			return
+		}
+	}
+
+	var vs []vfield
 	for _, v := range s.vars {
-		vFields = append(vFields, gocomment.Comment(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName)),
-			jen.Id(v.field).Op("*").Qual(s.bridge, "Var").Types(v.typ))
+		vs = append(vs, s.genericField(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName), v.field, "Var", v.typ))
 	}
 	f.Add(gocomment.Commentf("%s are the loaded global variables.", id.varsT))
-	f.Type().Id(id.varsT).Struct(vFields...)
+	f.Type().Id(id.varsT).Struct(s.verb.fields(vs)...)
 
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("init").Params().Error().BlockFunc(func(g *jen.Group) {
 		if len(s.maps)+len(s.programs)+len(s.user)+len(s.vars) == 0 {
@@ -292,12 +383,26 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 			return
 		}
 		g.Var().Err().Error()
-		for _, m := range s.maps {
-			g.If(jen.List(jen.Id("o").Dot(m.field), jen.Err()).Op("=").Add(m.ctor).Call(jen.Id("o").Dot("set"), jen.Lit(m.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		// if <lhs>, err = <call>; err != nil { return err }
+		vIf := func(w *vtext, lhs string, call func(w *vtext)) {
+			w.s("\tif " + lhs + ", err = ")
+			call(w)
+			w.s("; err != nil {\n\t\treturn err\n\t}\n")
 		}
-		for _, pi := range s.programs {
-			g.If(jen.List(jen.Id("o").Dot(pi.field).Dot("Program"), jen.Err()).Op("=").Qual(s.bridge, "NewProgram").Call(jen.Id("o").Dot("set"), jen.Lit(pi.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
-		}
+		s.verb.stmts(g, len(s.maps), func(i int) jen.Code {
+			m := s.maps[i]
+			return jen.If(jen.List(jen.Id("o").Dot(m.field), jen.Err()).Op("=").Add(m.ctor).Call(jen.Id("o").Dot("set"), jen.Lit(m.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		}, func(w *vtext, i int) {
+			m := s.maps[i]
+			vIf(w, "o."+m.field, func(w *vtext) { w.expr(m.ctor).s("(o.set, ").lit(m.name).s(")") })
+		})
+		s.verb.stmts(g, len(s.programs), func(i int) jen.Code {
+			pi := s.programs[i]
+			return jen.If(jen.List(jen.Id("o").Dot(pi.field).Dot("Program"), jen.Err()).Op("=").Qual(s.bridge, "NewProgram").Call(jen.Id("o").Dot("set"), jen.Lit(pi.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		}, func(w *vtext, i int) {
+			pi := s.programs[i]
+			vIf(w, "o."+pi.field+".Program", func(w *vtext) { w.qual(s.bridge, "NewProgram").s("(o.set, ").lit(pi.name).s(")") })
+		})
 		for _, up := range s.user {
 			translation := jen.Nil()
 			if up.translation != nil {
@@ -307,9 +412,13 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 				jen.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Add(up.ctor(s.bridge)).Call(jen.Id("o").Dot("set"), jen.Lit(up.name), translation), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 			)
 		}
-		for _, v := range s.vars {
-			g.If(jen.List(jen.Id("o").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVar").Types(v.typ).Call(jen.Id("o").Dot("set"), jen.Lit(v.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
-		}
+		s.verb.stmts(g, len(s.vars), func(i int) jen.Code {
+			v := s.vars[i]
+			return jen.If(jen.List(jen.Id("o").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVar").Types(v.typ).Call(jen.Id("o").Dot("set"), jen.Lit(v.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		}, func(w *vtext, i int) {
+			v := s.vars[i]
+			vIf(w, "o.Variables."+v.field, func(w *vtext) { w.qual(s.bridge, "NewVar").s("[").typ(v.typ).s("](o.set, ").lit(v.name).s(")") })
+		})
 		g.Return(jen.Nil())
 	})
 
@@ -319,25 +428,29 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 	f.Add(gocomment.Comment("Close detaches every link made by Attach methods and releases all programs and maps."))
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("Close").Params().Error().Block(jen.Return(jen.Id("o").Dot("set").Dot("Close").Call()))
 
-	var autos []*progInfo
-	for _, pi := range s.programs {
-		if pi.attach != nil && pi.attach.auto {
-			autos = append(autos, pi)
-		}
-	}
 	f.Add(gocomment.Comment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close."))
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("AttachAll").Params().Error().BlockFunc(func(g *jen.Group) {
-		for _, pi := range autos {
-			g.If(jen.Op("!").Id("o").Dot(pi.field).Dot("Disabled").Call()).Block(
+		s.verb.stmts(g, len(autos), func(i int) jen.Code {
+			pi := autos[i]
+			return jen.If(jen.Op("!").Id("o").Dot(pi.field).Dot("Disabled").Call()).Block(
 				jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("o").Dot(pi.field).Dot("Attach").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 			)
-		}
+		}, func(w *vtext, i int) {
+			f := autos[i].field
+			w.s("\tif !o." + f + ".Disabled() {\n\t\tif _, err := o." + f + ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
+		})
 		g.Return(jen.Nil())
 	})
 }
 
 // programDecls declares a type per kernel program with its Attach method.
 func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
+	if s.verb != nil && len(s.programs) > 0 {
+		if w := s.programDeclsVerbatim(id); w != nil {
+			f.Add(s.verb.placeholder(w))
+			return
+		}
+	}
 	for _, pi := range s.programs {
 		f.Add(gocomment.Commentf("%s is program %s (section %s, type %s).", pi.typ, pi.name, pi.spec.SectionName, pi.spec.Type))
 		f.Type().Id(pi.typ).Struct(jen.Qual(s.bridge, "Program"))
@@ -355,6 +468,165 @@ func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
 		}
 		f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Attach").Params(a.params...).Add(results).Block(jen.Return(a.call))
 	}
+}
+
+// loadVerbatim is loadDecls of an object without user programs as a
+// verbatim part, nil if a doc comment might be changed by go/format.
+func (s *skeleton) loadVerbatim(id skelIDs, loadDoc string) *vtext {
+	w := s.verb.part()
+	if !w.docComment(fmt.Sprintf("Load%s parses the embedded object and %s", id.p, loadDoc)) {
+		return nil
+	}
+	sig := func() {
+		w.s("(opts *").qual(pkgEbpf, "CollectionOptions").s(") (*" + id.objsT + ", error) {\n")
+	}
+	w.s("func Load" + id.p)
+	sig()
+	w.s("\tspec, err := Load" + id.p + "Spec()\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn spec.Load(opts)\n}\n\n")
+	if !w.docComment("Load " + loadDoc) {
+		return nil
+	}
+	w.s("func (s *" + id.specT + ") Load")
+	sig()
+	wrap := func() {
+		w.s("\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n")
+	}
+	w.s("\tvar lo ").qual(s.bridge, "LoadOptions").s("\n\tif opts != nil {\n\t\tlo.Collection = *opts\n\t}\n")
+	w.s("\tset, err := ").qual(s.bridge, "Load").s("(s.Spec, nil, ").qual(s.bridge, "WithDisabled").s("(&lo")
+	for _, pi := range s.programs {
+		w.s(", s.Programs." + pi.field)
+	}
+	w.s("))\n\tif err != nil {\n")
+	wrap()
+	w.s("\t}\n\to := &" + id.objsT + "{set: set}\n\tif err := o.init(); err != nil {\n\t\tset.Close()\n")
+	wrap()
+	w.s("\t}\n\treturn o, nil\n}\n")
+	return w
+}
+
+// loadSpecVerbatim is loadSpecDecl as a verbatim part, nil if its doc
+// comment might be changed by go/format.
+func (s *skeleton) loadSpecVerbatim(id skelIDs) *vtext {
+	w := s.verb.part()
+	if !w.docComment(fmt.Sprintf("Load%sSpec parses the embedded object.", id.p)) {
+		return nil
+	}
+	w.s("func Load"+id.p+"Spec() (*"+id.specT+", error) {\n\tspec, err := ").qual(pkgEbpf, "LoadCollectionSpecFromReader").s("(").
+		qual("bytes", "NewReader").s("(" + id.objVar + "))\n")
+	ifErr := func() {
+		w.s("; err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
+	}
+	w.s("\tif err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
+	w.s("\ts := &" + id.specT + "{Spec: spec}\n")
+	for _, m := range s.maps {
+		w.s("\tif s.Maps."+m.field+", err = ").qual(s.bridge, "New"+m.specType()).s("(spec, ").lit(m.name).s(")")
+		ifErr()
+	}
+	progSpec := func(field, name string) {
+		w.s("\tif s.Programs."+field+", err = ").qual(s.bridge, "NewProgramSpec").s("(spec, ").lit(name).s(")")
+		ifErr()
+	}
+	for _, pi := range s.programs {
+		progSpec(pi.field, pi.name)
+	}
+	for _, up := range s.user {
+		progSpec(up.field, up.name)
+	}
+	for _, v := range s.vars {
+		w.s("\tif s.Variables."+v.field+", err = ").qual(s.bridge, "NewVarSpec").s("[").typ(v.typ).s("](spec.Variables[").lit(v.name).s("])")
+		ifErr()
+	}
+	w.s("\treturn s, nil\n}\n")
+	return w
+}
+
+// objectTailVerbatim is the rest of objectDecls after the Objects struct
+// as a verbatim part: the Variables struct, init, Collection, Close and
+// AttachAll; nil if a comment might be changed by go/format.
+func (s *skeleton) objectTailVerbatim(id skelIDs, autos []*progInfo) *vtext {
+	w := s.verb.part()
+	var vs []vfield
+	for _, v := range s.vars {
+		vs = append(vs, s.genericField(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName), v.field, "Var", v.typ))
+	}
+	if !w.structDecl(vstruct{docs: []string{fmt.Sprintf("%s are the loaded global variables.", id.varsT)}, name: id.varsT, fields: vs}) {
+		return nil
+	}
+	recv := "func (o *" + id.objsT + ") "
+	w.s("\n" + recv + "init() error {\n")
+	if len(s.maps)+len(s.programs)+len(s.user)+len(s.vars) > 0 {
+		w.s("\tvar err error\n")
+		ifErr := "; err != nil {\n\t\treturn err\n\t}\n"
+		for _, m := range s.maps {
+			w.s("\tif o." + m.field + ", err = ").expr(m.ctor).s("(o.set, ").lit(m.name).s(")" + ifErr)
+		}
+		for _, pi := range s.programs {
+			w.s("\tif o."+pi.field+".Program, err = ").qual(s.bridge, "NewProgram").s("(o.set, ").lit(pi.name).s(")" + ifErr)
+		}
+		for _, up := range s.user {
+			translation := "nil"
+			if up.translation != nil {
+				translation = up.translationFn
+			}
+			w.s("\tif !o.set.Disabled(").lit(up.name).s(") {\n\t\tif o." + up.field + ", err = ").expr(up.ctor(s.bridge)).s("(o.set, ").lit(up.name).
+				s(", " + translation + "); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
+		}
+		for _, v := range s.vars {
+			w.s("\tif o.Variables."+v.field+", err = ").qual(s.bridge, "NewVar").s("[").typ(v.typ).s("](o.set, ").lit(v.name).s(")" + ifErr)
+		}
+	}
+	w.s("\treturn nil\n}\n\n")
+	if !w.docComment("Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.") {
+		return nil
+	}
+	w.s(recv+"Collection() *").qual(pkgEbpf, "Collection").s(" {\n\treturn o.set.Coll\n}\n\n")
+	if !w.docComment("Close detaches every link made by Attach methods and releases all programs and maps.") {
+		return nil
+	}
+	w.s(recv + "Close() error {\n\treturn o.set.Close()\n}\n\n")
+	if !w.docComment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.") {
+		return nil
+	}
+	w.s(recv + "AttachAll() error {\n")
+	for _, pi := range autos {
+		f := pi.field
+		w.s("\tif !o." + f + ".Disabled() {\n\t\tif _, err := o." + f + ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
+	}
+	w.s("\treturn nil\n}\n")
+	return w
+}
+
+// programDeclsVerbatim is programDecls as a verbatim part, nil if a doc
+// comment might be changed by go/format.
+func (s *skeleton) programDeclsVerbatim(id skelIDs) *vtext {
+	w := s.verb.part()
+	for i, pi := range s.programs {
+		if i > 0 {
+			w.s("\n")
+		}
+		if !w.docComment(fmt.Sprintf("%s is program %s (section %s, type %s).", pi.typ, pi.name, pi.spec.SectionName, pi.spec.Type)) {
+			return nil
+		}
+		w.s("type "+pi.typ+" struct {\n\t").qual(s.bridge, "Program").s("\n}\n")
+		a := pi.attach
+		if a == nil {
+			continue
+		}
+		w.s("\n")
+		if !w.docComment("Attach " + a.doc) {
+			return nil
+		}
+		if !a.linkless && !w.docComment(fmt.Sprintf("The link is also closed by %s.Close.", id.objsT)) {
+			return nil
+		}
+		results := jen.Params(jen.Qual(pkgLink, "Link"), jen.Error())
+		if a.linkless {
+			results = jen.Error()
+		}
+		// The signature is written by go/format as the type func(...) ...
+		w.s("func (p " + pi.typ + ") Attach").sig(jen.Func().Params(a.params...).Add(results)).s(" {\n\treturn ").expr(a.call).s("\n}\n")
+	}
+	return w
 }
 
 func lowerFirst(s string) string {

@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"go/token"
 	"sort"
 	"strings"
 
@@ -74,6 +75,9 @@ type skeleton struct {
 	host     []*hostFunc
 
 	// fromTypeFlag: maps whose records -type typed.
+	// verb writes the regular parts verbatim; nil: all through jennifer.
+	verb *verbatim
+
 	fromTypeFlag map[string]bool
 	// recordNote: why a stream the source shows a record type for is
 	// left untyped.
@@ -104,6 +108,13 @@ type varInfo struct {
 // (<stem>_<target>_aot.go), nil when there is none (no ubpf/ programs, or
 // cfg.AOT unset).
 func Skeleton(obj *Object, cfg SkeletonConfig) (src, aotSrc []byte, err error) {
+	return writeSkeleton(obj, cfg, true)
+}
+
+// writeSkeleton is Skeleton, with the regular parts of the file written
+// verbatim (see verbatim) or, with fast unset, all through jennifer and
+// go/format.
+func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []byte, err error) {
 	if cfg.BridgeImport == "" {
 		cfg.BridgeImport = BridgeImport
 	}
@@ -120,6 +131,10 @@ func Skeleton(obj *Object, cfg SkeletonConfig) (src, aotSrc []byte, err error) {
 		fromTypeFlag: map[string]bool{},
 		recordNote:   map[string]string{},
 	}
+	if fast {
+		s.verb = newVerbatim()
+		s.types.verb = s.verb
+	}
 	s.types.Prefix = s.prefix
 	// The skeleton's own top-level names win over C type names.
 	for _, suffix := range []string{"Spec", "VariableSpecs", "ProgramSpecs", "MapSpecs", "Objects", "Variables", "Host", "LoadOptions", "Pointer", "MemoryError", "ErrBudget", "ErrCallDepth", "ErrInProcess"} {
@@ -127,6 +142,11 @@ func Skeleton(obj *Object, cfg SkeletonConfig) (src, aotSrc []byte, err error) {
 	}
 	if err := s.collect(); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", obj.Name, err)
+	}
+	if s.verb != nil && !s.plainNames() {
+		// Names that are not Go identifiers go through jennifer and
+		// go/format, which reject them as before.
+		s.verb, s.types.verb = nil, nil
 	}
 	f, err := s.file()
 	if err != nil {
@@ -137,7 +157,11 @@ func Skeleton(obj *Object, cfg SkeletonConfig) (src, aotSrc []byte, err error) {
 	if err := f.Render(&buf); err != nil {
 		return nil, nil, fmt.Errorf("%s: rendering the skeleton: %w", obj.Name, err)
 	}
-	src = groupImports(buf.Bytes())
+	out, err := s.verb.splice(buf.Bytes())
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: rendering the skeleton: %w", obj.Name, err)
+	}
+	src = groupImports(out)
 	if af := s.translationFile(); af != nil {
 		var abuf bytes.Buffer
 		if err := af.Render(&abuf); err != nil {
@@ -146,6 +170,30 @@ func Skeleton(obj *Object, cfg SkeletonConfig) (src, aotSrc []byte, err error) {
 		aotSrc = groupImports(abuf.Bytes())
 	}
 	return src, aotSrc, nil
+}
+
+// plainNames reports whether every name the verbatim parts write as it is
+// is a Go identifier. (Type names are checked where the types are written.)
+func (s *skeleton) plainNames() bool {
+	names := []string{s.prefix, lowerFirst(s.prefix)}
+	for _, m := range s.maps {
+		names = append(names, m.field)
+	}
+	for _, pi := range s.programs {
+		names = append(names, pi.field, pi.typ)
+	}
+	for _, v := range s.vars {
+		names = append(names, v.field)
+	}
+	for _, up := range s.user {
+		names = append(names, up.field, up.translationFn)
+	}
+	for _, n := range names {
+		if n != "" && !token.IsIdentifier(n) {
+			return false
+		}
+	}
+	return token.IsIdentifier(s.prefix)
 }
 
 // groupImports splits the import block jennifer writes (one sorted list)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"go/token"
 	"slices"
 	"strings"
 	"unicode"
@@ -61,6 +62,8 @@ type TypeGen struct {
 	anon      int
 	// depth bounds repr's recursion: malformed BTF can make types loop.
 	depth int
+	// verb, when set, writes the size checks verbatim (see verbatim).
+	verb *verbatim
 }
 
 // NewTypeGen returns a generator for BTF of the given byte order, the byte
@@ -137,7 +140,10 @@ func (g *TypeGen) Decls() ([]jen.Code, error) {
 
 // tyRepr is the Go representation of a C type.
 type tyRepr struct {
-	code  jen.Code
+	code jen.Code
+	// text is code as go/format writes it, for the types written
+	// verbatim (names, builtins, arrays of those); empty otherwise.
+	text  string
 	size  uint32
 	align uint32 // Go alignment on 64-bit targets, the strictest case
 	cName string // C spelling, for comments
@@ -167,20 +173,25 @@ func (g *TypeGen) repr(t btf.Type) (tyRepr, error) {
 	case *btf.Float:
 		switch t.Size {
 		case 4:
-			return tyRepr{code: jen.Float32(), size: 4, align: 4, cName: t.Name}, nil
+			return tyRepr{code: jen.Float32(), text: "float32", size: 4, align: 4, cName: t.Name}, nil
 		case 8:
-			return tyRepr{code: jen.Float64(), size: 8, align: 8, cName: t.Name}, nil
+			return tyRepr{code: jen.Float64(), text: "float64", size: 8, align: 8, cName: t.Name}, nil
 		}
-		return tyRepr{code: tyBytes(t.Size), size: t.Size, align: 1, cName: t.Name}, nil
+		return tyRepr{code: tyBytes(t.Size), text: tyBytesText(t.Size), size: t.Size, align: 1, cName: t.Name}, nil
 	case *btf.Pointer:
-		return tyRepr{code: jen.Uint64(), size: 8, align: 8, cName: tyCName(t)}, nil
+		return tyRepr{code: jen.Uint64(), text: "uint64", size: 8, align: 8, cName: tyCName(t)}, nil
 	case *btf.Array:
 		elem, err := g.repr(t.Type)
 		if err != nil {
 			return tyRepr{}, fmt.Errorf("array %s: %w", tyCName(t), err)
 		}
+		text := ""
+		if elem.text != "" {
+			text = fmt.Sprintf("[%d]%s", int(t.Nelems), elem.text)
+		}
 		return tyRepr{
 			code:  jen.Index(jen.Lit(int(t.Nelems))).Add(elem.code),
+			text:  text,
 			size:  elem.size * t.Nelems,
 			align: elem.align,
 			cName: tyCName(t),
@@ -204,7 +215,7 @@ func (g *TypeGen) repr(t btf.Type) (tyRepr, error) {
 		if err != nil {
 			return tyRepr{}, err
 		}
-		return tyRepr{code: jen.Id(p.goName), size: p.size, align: p.align, cName: p.cName, scalar: p.scalar}, nil
+		return tyRepr{code: jen.Id(p.goName), text: p.goName, size: p.size, align: p.align, cName: p.cName, scalar: p.scalar}, nil
 	}
 	return tyRepr{}, fmt.Errorf("%s: no Go representation (only reachable behind a pointer)", tyCName(t))
 }
@@ -217,28 +228,28 @@ func tyIntRepr(t *btf.Int) (tyRepr, error) {
 	}
 	switch {
 	case t.Encoding&btf.Bool != 0 && t.Size == 1:
-		r.code, r.scalar = jen.Bool(), tyBool
+		r.code, r.text, r.scalar = jen.Bool(), "bool", tyBool
 	case t.Name == "char" && t.Size == 1:
-		r.code = jen.Byte()
+		r.code, r.text = jen.Byte(), "byte"
 	case t.Size == 1 && signed:
-		r.code = jen.Int8()
+		r.code, r.text = jen.Int8(), "int8"
 	case t.Size == 1:
-		r.code = jen.Uint8()
+		r.code, r.text = jen.Uint8(), "uint8"
 	case t.Size == 2 && signed:
-		r.code = jen.Int16()
+		r.code, r.text = jen.Int16(), "int16"
 	case t.Size == 2:
-		r.code = jen.Uint16()
+		r.code, r.text = jen.Uint16(), "uint16"
 	case t.Size == 4 && signed:
-		r.code = jen.Int32()
+		r.code, r.text = jen.Int32(), "int32"
 	case t.Size == 4:
-		r.code = jen.Uint32()
+		r.code, r.text = jen.Uint32(), "uint32"
 	case t.Size == 8 && signed:
-		r.code = jen.Int64()
+		r.code, r.text = jen.Int64(), "int64"
 	case t.Size == 8:
-		r.code = jen.Uint64()
+		r.code, r.text = jen.Uint64(), "uint64"
 	case t.Size == 16:
 		// Go has no 128-bit integer; keep the bytes.
-		r.code, r.align, r.scalar = tyBytes(16), 1, tyNotScalar
+		r.code, r.text, r.align, r.scalar = tyBytes(16), tyBytesText(16), 1, tyNotScalar
 	default:
 		return tyRepr{}, fmt.Errorf("int %s: unsupported size %d", t.Name, t.Size)
 	}
@@ -246,6 +257,9 @@ func tyIntRepr(t *btf.Int) (tyRepr, error) {
 }
 
 func tyBytes(n uint32) jen.Code { return jen.Index(jen.Lit(int(n))).Byte() }
+
+// tyBytesText is tyBytes as text.
+func tyBytesText(n uint32) string { return fmt.Sprintf("[%d]byte", int(n)) }
 
 // tyCName spells a C type for comments and errors.
 func tyCName(t btf.Type) string { return tyCNameDepth(t, 0) }
@@ -380,6 +394,7 @@ type tyPlan struct {
 	scalar  tyScalar
 	enum    *btf.Enum
 	under   jen.Code // an enum's underlying Go type
+	underT  string   // the same as text
 	consts  []tyConst
 	fields  []tyField
 	access  []tyAccessor
@@ -415,6 +430,7 @@ type tyField struct {
 	name    string
 	embed   bool
 	code    jen.Code
+	text    string // as tyRepr.text
 	comment string
 	member  int // index of the C member held, -1 for padding and bitfields
 }
@@ -478,9 +494,9 @@ func (g *TypeGen) planEnum(p *tyPlan, t *btf.Enum) error {
 	if !ok {
 		return fmt.Errorf("%s: unsupported size %d", p.cName, t.Size)
 	}
-	p.under = c[0]
+	p.under, p.underT = c[0], fmt.Sprintf("uint%d", t.Size*8)
 	if t.Signed {
-		p.under = c[1]
+		p.under, p.underT = c[1], fmt.Sprintf("int%d", t.Size*8)
 	}
 	for _, v := range t.Values {
 		// COLOR_RED of enum color is ColorRed, RED is ColorRed too.
@@ -556,7 +572,7 @@ func tyMemberComment(m btf.Member, r tyRepr) string {
 	case *btf.Pointer:
 		return r.cName
 	case *btf.Typedef:
-		if !tyFixedWidth(r.cName) && tyGoString(r.code) != GoName(r.cName) {
+		if !tyFixedWidth(r.cName) && r.goString() != GoName(r.cName) {
 			return r.cName
 		}
 	}
@@ -616,7 +632,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 			p.pad(cur, e.lo)
 			name := tyUnique(fieldNames, fmt.Sprintf("Bits%d", bitsN))
 			bitsN++
-			p.fields = append(p.fields, tyField{name: name, code: tyBytes(e.hi - e.lo),
+			p.fields = append(p.fields, tyField{name: name, code: tyBytes(e.hi - e.lo), text: tyBytesText(e.hi - e.lo),
 				comment: "bitfields " + tyBitNames(e.members), member: -1})
 			for _, m := range e.members {
 				r, err := g.memberRepr(p, m, anon)
@@ -647,10 +663,10 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 		cur = e.lo + r.size
 		allowed := min(capAlign, tyCap(e.lo))
 		if r.align <= allowed {
-			f := tyField{code: r.code, comment: tyMemberComment(m, r), member: e.index}
+			f := tyField{code: r.code, text: r.text, comment: tyMemberComment(m, r), member: e.index}
 			if m.Name == "" {
 				f.embed = true
-				f.name = tyUnique(fieldNames, tyGoString(r.code))
+				f.name = tyUnique(fieldNames, r.goString())
 			} else {
 				f.name = tyUnique(fieldNames, GoName(m.Name))
 				if tyIsCharArray(m.Type) {
@@ -663,7 +679,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 		}
 		base := GoName(tyOr(m.Name, fmt.Sprintf("anon%d", anon-1)))
 		name := tyUnique(fieldNames, base+"Bytes")
-		p.fields = append(p.fields, tyField{name: name, code: tyBytes(r.size), member: e.index,
+		p.fields = append(p.fields, tyField{name: name, code: tyBytes(r.size), text: tyBytesText(r.size), member: e.index,
 			comment: fmt.Sprintf("%s at offset %d, which Go cannot align: use %s and Set%s", r.cName, e.lo, base, base)})
 		pending = append(pending, tyAccessor{member: m, r: r, storage: name, base: e.lo, hint: base})
 	}
@@ -684,7 +700,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 
 func (p *tyPlan) pad(from, to uint32) {
 	if to > from {
-		p.fields = append(p.fields, tyField{name: "_", code: tyBytes(to - from), member: -1})
+		p.fields = append(p.fields, tyField{name: "_", code: tyBytes(to - from), text: tyBytesText(to - from), member: -1})
 	}
 }
 
@@ -755,10 +771,10 @@ func (g *TypeGen) planUnion(p *tyPlan, members []btf.Member) error {
 	var cur uint32
 	if stored >= 0 {
 		m, r := members[stored], reprs[stored]
-		f := tyField{code: r.code, comment: tyMemberComment(m, r), member: stored}
+		f := tyField{code: r.code, text: r.text, comment: tyMemberComment(m, r), member: stored}
 		if m.Name == "" {
 			f.embed = true
-			f.name = tyUnique(fieldNames, tyGoString(r.code))
+			f.name = tyUnique(fieldNames, r.goString())
 		} else {
 			f.name = tyUnique(fieldNames, GoName(m.Name))
 		}
@@ -766,7 +782,7 @@ func (g *TypeGen) planUnion(p *tyPlan, members []btf.Member) error {
 		p.align = r.align
 		cur = r.size
 	} else {
-		p.fields = append(p.fields, tyField{name: tyUnique(fieldNames, "Raw"), code: tyBytes(p.size),
+		p.fields = append(p.fields, tyField{name: tyUnique(fieldNames, "Raw"), code: tyBytes(p.size), text: tyBytesText(p.size),
 			comment: "the union's bytes: use the accessor methods", member: -1})
 		cur = p.size
 	}
@@ -796,6 +812,12 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 	if len(p.omitted) > 0 {
 		doc += fmt.Sprintf(" Zero-sized members left out: %s.", strings.Join(p.omitted, ", "))
 	}
+	if g.verb != nil {
+		if w := g.structVerbatim(p, doc); w != nil {
+			out := []jen.Code{g.verb.placeholder(w), g.sizeCheck(p)}
+			return g.renderMethods(p, out)
+		}
+	}
 	// structs.HostLayout tells the compiler that the layout is the C one
 	// and must stay as declared; zero-sized and first, it adds no bytes.
 	fields := make([]jen.Code, 0, len(p.fields)+1)
@@ -814,10 +836,63 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 	}
 	out := []jen.Code{
 		gocomment.Comment(doc).Line().Type().Id(p.goName).Struct(fields...),
-		gocomment.Commentf("Fails to compile unless %s has the %d bytes of %s.", p.goName, p.size, p.cName).Line().
-			Var().Id("_").Op("=").Index(jen.Lit(1)).Struct().Values().
-			Index(jen.Qual("unsafe", "Sizeof").Call(jen.Id(p.goName).Values()).Op("-").Lit(int(p.size))),
+		g.sizeCheck(p),
 	}
+	return g.renderMethods(p, out)
+}
+
+// structVerbatim is the declaration of struct p as a verbatim part, the
+// fields aligned as go/format aligns them; nil unless every field is a
+// plain name and type without a comment.
+func (g *TypeGen) structVerbatim(p *tyPlan, doc string) *vtext {
+	if !token.IsIdentifier(p.goName) {
+		return nil
+	}
+	width := 1 // the "_" of the structs.HostLayout field
+	for _, f := range p.fields {
+		if f.text == "" || f.comment != "" || f.embed || !tyASCIIName(f.name) || !tyPlainType(f.text) {
+			return nil
+		}
+		width = max(width, len(f.name))
+	}
+	w := g.verb.part()
+	if !w.docComment(doc) {
+		return nil
+	}
+	w.s("type "+p.goName+" struct {\n\t_"+strings.Repeat(" ", width)+"").qual("structs", "HostLayout").s("\n")
+	for _, f := range p.fields {
+		w.s("\t" + f.name + strings.Repeat(" ", width-len(f.name)+1) + f.text + "\n")
+	}
+	w.s("}\n")
+	return w
+}
+
+// tyASCIIName reports whether s is a Go identifier of ASCII characters
+// (whose width go/format's alignment counts in bytes).
+func tyASCIIName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 {
+			return false
+		}
+	}
+	return token.IsIdentifier(s)
+}
+
+// tyPlainType reports whether text is a type name with array prefixes
+// ([4][2]T), which go/format writes as it is.
+func tyPlainType(text string) bool {
+	for strings.HasPrefix(text, "[") {
+		end := strings.IndexByte(text, ']')
+		if end < 2 || !tyDecimal(text[1:end]) {
+			return false
+		}
+		text = text[end+1:]
+	}
+	return token.IsIdentifier(text)
+}
+
+// renderMethods appends the accessor and C string methods of p to out.
+func (g *TypeGen) renderMethods(p *tyPlan, out []jen.Code) []jen.Code {
 	for _, a := range p.access {
 		out = append(out, g.renderAccessor(p, a)...)
 	}
@@ -834,7 +909,28 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 	return out
 }
 
+// sizeCheck is the declaration that fails to compile unless the Go type
+// of p has its C size.
+func (g *TypeGen) sizeCheck(p *tyPlan) jen.Code {
+	doc := fmt.Sprintf("Fails to compile unless %s has the %d bytes of %s.", p.goName, p.size, p.cName)
+	if g.verb != nil && token.IsIdentifier(p.goName) {
+		w := g.verb.part()
+		if w.docComment(doc) {
+			w.s("var _ = [1]struct{}{}[").qual("unsafe", "Sizeof").s(fmt.Sprintf("(%s{})-%d]\n", p.goName, p.size))
+			return g.verb.placeholder(w)
+		}
+	}
+	return gocomment.Comment(doc).Line().
+		Var().Id("_").Op("=").Index(jen.Lit(1)).Struct().Values().
+		Index(jen.Qual("unsafe", "Sizeof").Call(jen.Id(p.goName).Values()).Op("-").Lit(int(p.size)))
+}
+
 func (g *TypeGen) renderEnum(p *tyPlan) []jen.Code {
+	if g.verb != nil {
+		if w := g.enumVerbatim(p); w != nil {
+			return []jen.Code{g.verb.placeholder(w)}
+		}
+	}
 	out := []jen.Code{
 		gocomment.Commentf("%s is %s (%d bytes).", p.goName, p.cName, p.size).Line().Type().Id(p.goName).Add(p.under),
 	}
@@ -846,6 +942,49 @@ func (g *TypeGen) renderEnum(p *tyPlan) []jen.Code {
 		out = append(out, jen.Const().Defs(defs...))
 	}
 	return out
+}
+
+// enumVerbatim is renderEnum as a verbatim part, the constants aligned
+// as go/format aligns them; nil if a name or value is not plain.
+func (g *TypeGen) enumVerbatim(p *tyPlan) *vtext {
+	if !token.IsIdentifier(p.goName) {
+		return nil
+	}
+	width := 0
+	for _, c := range p.consts {
+		if !tyASCIIName(c.name) || !tyDecimal(c.value) {
+			return nil
+		}
+		width = max(width, len(c.name))
+	}
+	w := g.verb.part()
+	if !w.docComment(fmt.Sprintf("%s is %s (%d bytes).", p.goName, p.cName, p.size)) {
+		return nil
+	}
+	w.s("type " + p.goName + " " + p.underT + "\n")
+	if len(p.consts) > 0 {
+		w.s("\nconst (\n")
+		for _, c := range p.consts {
+			w.s("\t" + c.name + strings.Repeat(" ", width-len(c.name)+1) + p.goName + " = " + c.value + "\n")
+		}
+		w.s(")\n")
+	}
+	return w
+}
+
+// tyDecimal reports whether s is a decimal integer, which go/format
+// writes as it is.
+func tyDecimal(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" || len(s) > 1 && s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // tyAsBytes is unsafe.Slice((*byte)(unsafe.Pointer(ptr)), n).
@@ -958,6 +1097,14 @@ func (g *TypeGen) renderBitfield(p *tyPlan, a tyAccessor, recv jen.Code, what st
 		gocomment.Commentf("%s sets the bitfield %s (%s:%d), keeping its low %d bits.", a.set, what, a.r.cName, size, size).Line().
 			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(a.set).Params(jen.Id("v").Add(a.r.code)).Block(setBody...),
 	}
+}
+
+// goString is r's type expression as text.
+func (r tyRepr) goString() string {
+	if r.text != "" {
+		return r.text
+	}
+	return tyGoString(r.code)
 }
 
 // tyGoString renders a type expression such as uint32 or Color.

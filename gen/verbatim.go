@@ -1,0 +1,399 @@
+package gen
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/skelgen/skelgen/internal/gocomment"
+)
+
+// verbatim writes the long, regular parts of a skeleton (one struct field
+// or one if statement per map, program and variable) as text already in
+// gofmt's form, so that go/format parses and prints only the rest of the
+// file: formatting was most of the generator's time on objects with many
+// maps.
+//
+// Each part is a placeholder comment in the jennifer file, replaced after
+// formatting. The qualified names and type expressions a part uses are
+// still rendered by jennifer, in a trailer of one-line declarations
+// (var _ T, var _ = x) after the file's last declaration: so jennifer
+// imports their packages and chooses their qualifiers as it would, and
+// go/format writes them in its own form; the trailer is cut off after
+// formatting. TestVerbatimSameOutput requires the output to be byte for byte
+// the one formatting the whole file gives.
+type verbatim struct {
+	// marker starts every placeholder: it holds a random nonce, so no
+	// text taken from the object (names, sections) can contain it. It
+	// never reaches the output, which stays deterministic.
+	marker string
+	parts  [][]vpiece
+	// codes are rendered in the trailer, types as var _ T and
+	// expressions as var _ = x.
+	codes []vcode
+	// quals indexes codes of qualified names, by path and name; seen
+	// indexes the codes of types and expressions already in the trailer
+	// (one Go type is written in several places).
+	quals map[[2]string]int
+	seen  map[*jen.Statement]int
+}
+
+type vcode struct {
+	code jen.Code
+	expr bool
+	// sig: a function type of which only the text after "func" is used.
+	sig bool
+}
+
+// vpiece is literal text, or the text of codes[code] when code >= 0.
+type vpiece struct {
+	text string
+	code int
+}
+
+func newVerbatim() *verbatim {
+	var nonce [8]byte
+	rand.Read(nonce[:]) // never fails (crypto/rand)
+	return &verbatim{marker: "skelgen:verbatim:" + hex.EncodeToString(nonce[:]) + ":", quals: map[[2]string]int{}, seen: map[*jen.Statement]int{}}
+}
+
+// vtext builds the pieces of one part.
+type vtext struct {
+	v      *verbatim
+	pieces []vpiece
+	cur    strings.Builder // literal text after the last piece
+}
+
+func (w *vtext) s(text string) *vtext {
+	w.cur.WriteString(text)
+	return w
+}
+
+// flush ends the literal text so far as a piece.
+func (w *vtext) flush() {
+	if w.cur.Len() > 0 {
+		w.pieces = append(w.pieces, vpiece{text: w.cur.String(), code: -1})
+		w.cur.Reset()
+	}
+}
+
+// typ appends the text of a type expression.
+func (w *vtext) typ(c jen.Code) *vtext { return w.code(c, false) }
+
+// expr appends the text of an expression.
+func (w *vtext) expr(c jen.Code) *vtext { return w.code(c, true) }
+
+func (w *vtext) code(c jen.Code, expr bool) *vtext {
+	w.flush()
+	st, _ := c.(*jen.Statement)
+	i, ok := w.v.seen[st]
+	if st == nil || !ok || w.v.codes[i].expr != expr {
+		w.v.codes = append(w.v.codes, vcode{code: c, expr: expr})
+		i = len(w.v.codes) - 1
+		if st != nil {
+			w.v.seen[st] = i
+		}
+	}
+	w.pieces = append(w.pieces, vpiece{code: i})
+	return w
+}
+
+// qual appends a qualified name, path.name.
+func (w *vtext) qual(path, name string) *vtext {
+	w.flush()
+	k := [2]string{path, name}
+	i, ok := w.v.quals[k]
+	if !ok {
+		w.v.codes = append(w.v.codes, vcode{code: jen.Qual(path, name), expr: true})
+		i = len(w.v.codes) - 1
+		w.v.quals[k] = i
+	}
+	w.pieces = append(w.pieces, vpiece{code: i})
+	return w
+}
+
+// lit appends a string literal as jennifer's Lit writes it.
+func (w *vtext) lit(s string) *vtext { return w.s(fmt.Sprintf("%#v", s)) }
+
+// comment appends text as gocomment.Comment wraps it, at indentation
+// indent; ok is false for text go/format would change (trailing blanks,
+// control characters), which must go through jennifer instead.
+func (w *vtext) comment(indent, text string) (ok bool) {
+	lines := gocomment.Wrap(text, gocomment.Width)
+	for _, l := range lines {
+		if l == "" || strings.HasPrefix(l, "/") || strings.TrimRight(l, " \t") != l {
+			return false
+		}
+		for _, r := range l {
+			if r < ' ' || r == 0x7f || r == utf8.RuneError || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
+				return false
+			}
+		}
+	}
+	for _, l := range lines {
+		w.s(indent + "// " + l + "\n")
+	}
+	return true
+}
+
+// docComment appends text as the doc comment of a top-level declaration;
+// ok is false for text go/format's doc comment reformatting might change:
+// a line starting with a blank (code), # (a heading) or [ (a link
+// definition); unindented list markers it leaves alone.
+func (w *vtext) docComment(text string) (ok bool) {
+	for _, l := range gocomment.Wrap(text, gocomment.Width) {
+		if l == "" || strings.ContainsRune(" \t#[/", rune(l[0])) {
+			return false
+		}
+	}
+	return w.comment("", text)
+}
+
+// sig appends the parameters and results of function type fn (func(...)
+// ...), as go/format writes them.
+func (w *vtext) sig(fn jen.Code) *vtext {
+	w.flush()
+	w.v.codes = append(w.v.codes, vcode{code: fn, sig: true})
+	w.pieces = append(w.pieces, vpiece{code: len(w.v.codes) - 1})
+	return w
+}
+
+// vfield is a struct field with its doc comment: typ for jennifer, and
+// vtyp writing the same type as verbatim text (nil: typ rendered in the
+// trailer).
+type vfield struct {
+	doc, name string
+	typ       jen.Code
+	vtyp      func(w *vtext)
+}
+
+// fields are the struct fields fs, as one verbatim part when v is not nil
+// and every doc comment can be written verbatim.
+func (v *verbatim) fields(fs []vfield) []jen.Code {
+	if v != nil && len(fs) > 0 {
+		w := v.part()
+		ok := true
+		for _, f := range fs {
+			if ok = w.field(f); !ok {
+				break
+			}
+		}
+		if ok {
+			return []jen.Code{v.placeholder(w)}
+		}
+	}
+	var out []jen.Code
+	for _, f := range fs {
+		out = append(out, gocomment.Comment(f.doc), jen.Id(f.name).Add(f.typ))
+	}
+	return out
+}
+
+// vstruct is a struct type declaration with its doc comments (one
+// gocomment.Comment each).
+type vstruct struct {
+	docs   []string
+	name   string
+	fields []vfield
+}
+
+// structDecls adds the declarations ds to f, as one verbatim part when v
+// is not nil and every comment can be written verbatim.
+func (v *verbatim) structDecls(f *jen.File, ds []vstruct) {
+	if v != nil && len(ds) > 0 {
+		w := v.part()
+		ok := true
+		for i, d := range ds {
+			if i > 0 {
+				w.s("\n")
+			}
+			if ok = w.structDecl(d); !ok {
+				break
+			}
+		}
+		if ok {
+			f.Add(v.placeholder(w))
+			return
+		}
+	}
+	for _, d := range ds {
+		for _, doc := range d.docs {
+			f.Add(gocomment.Comment(doc))
+		}
+		f.Type().Id(d.name).Struct(v.fields(d.fields)...)
+	}
+}
+
+func (w *vtext) structDecl(d vstruct) bool {
+	for _, doc := range d.docs {
+		if !w.docComment(doc) {
+			return false
+		}
+	}
+	if len(d.fields) == 0 {
+		w.s("type " + d.name + " struct{}\n")
+		return true
+	}
+	w.s("type " + d.name + " struct {\n")
+	for _, f := range d.fields {
+		if !w.field(f) {
+			return false
+		}
+	}
+	w.s("}\n")
+	return true
+}
+
+// field appends struct field f with its doc comment, at one tab.
+func (w *vtext) field(f vfield) bool {
+	if !w.comment("\t", f.doc) {
+		return false
+	}
+	w.s("\t" + f.name + " ")
+	if f.vtyp != nil {
+		f.vtyp(w)
+	} else {
+		w.typ(f.typ)
+	}
+	w.s("\n")
+	return true
+}
+
+// stmts adds n statements to g: jenStmt(i) as jennifer code, or, when v is
+// not nil, all of them as one verbatim part written by vStmt(w, i) at one
+// tab of indentation.
+func (v *verbatim) stmts(g *jen.Group, n int, jenStmt func(i int) jen.Code, vStmt func(w *vtext, i int)) {
+	if n == 0 {
+		return
+	}
+	if v == nil {
+		for i := range n {
+			g.Add(jenStmt(i))
+		}
+		return
+	}
+	w := v.part()
+	for i := range n {
+		vStmt(w, i)
+	}
+	g.Add(v.placeholder(w))
+}
+
+// part starts a part.
+func (v *verbatim) part() *vtext { return &vtext{v: v} }
+
+// placeholder ends part w and returns the comment standing for it.
+func (v *verbatim) placeholder(w *vtext) jen.Code {
+	w.flush()
+	v.parts = append(v.parts, w.pieces)
+	return jen.Comment(v.marker + strconv.Itoa(len(v.parts)-1))
+}
+
+// trailer adds the declarations the parts' codes are rendered in; it must
+// come after the file's last declaration.
+func (v *verbatim) trailer(f *jen.File) {
+	if len(v.parts) == 0 {
+		return
+	}
+	f.Comment(v.marker + "trailer")
+	for _, c := range v.codes {
+		if c.expr {
+			f.Var().Id("_").Op("=").Add(c.code)
+		} else {
+			f.Var().Id("_").Add(c.code)
+		}
+	}
+}
+
+// splice replaces the placeholders of formatted source src with their
+// parts and cuts off the trailer. Anything unexpected (a placeholder missing
+// or repeated, a code that did not format to one line) is an error,
+// never wrong output.
+func (v *verbatim) splice(src []byte) ([]byte, error) {
+	if v == nil || len(v.parts) == 0 {
+		return src, nil
+	}
+	cut := []byte("\n// " + v.marker + "trailer\n")
+	t := bytes.Index(src, cut)
+	if t < 0 {
+		return nil, fmt.Errorf("verbatim: no trailer")
+	}
+	texts := make([]string, 0, len(v.codes))
+	rest := src[t+len(cut):]
+	for _, c := range v.codes {
+		line, after, ok := bytes.Cut(rest, []byte("\n"))
+		prefix := "var _ "
+		if c.expr {
+			prefix = "var _ = "
+		}
+		if !ok || !bytes.HasPrefix(line, []byte(prefix)) {
+			return nil, fmt.Errorf("verbatim: trailer line %q", line)
+		}
+		text := string(line[len(prefix):])
+		if c.sig {
+			var ok bool
+			if text, ok = strings.CutPrefix(text, "func("); !ok {
+				return nil, fmt.Errorf("verbatim: trailer line %q", line)
+			}
+			text = "(" + text
+		}
+		texts = append(texts, text)
+		rest = after
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("verbatim: trailer has %d bytes more", len(rest))
+	}
+	// The file's last declaration ends the source, with its newline.
+	src = append(bytes.TrimRight(src[:t], "\n"), '\n')
+
+	var out bytes.Buffer
+	out.Grow(len(src) * 3)
+	used := make([]bool, len(v.parts))
+	found := 0
+	needle := []byte("// " + v.marker)
+	for {
+		k := bytes.Index(src, needle)
+		if k < 0 {
+			out.Write(src)
+			break
+		}
+		// The placeholder is a line of its own, indented by tabs.
+		start := bytes.LastIndexByte(src[:k], '\n') + 1
+		end := bytes.IndexByte(src[k:], '\n')
+		if len(bytes.TrimLeft(src[start:k], "\t")) != 0 || end < 0 {
+			return nil, fmt.Errorf("verbatim: placeholder inside a line")
+		}
+		n := src[k+len(needle) : k+end]
+		i, err := strconv.Atoi(string(n))
+		if err != nil || i < 0 || i >= len(used) || used[i] {
+			return nil, fmt.Errorf("verbatim: unexpected placeholder %q", n)
+		}
+		used[i] = true
+		found++
+		out.Write(src[:start])
+		for _, p := range v.parts[i] {
+			if p.code >= 0 {
+				out.WriteString(texts[p.code])
+			} else {
+				out.WriteString(p.text)
+			}
+		}
+		src = src[k+end+1:]
+		// A part among the top-level declarations is the doc comment of
+		// the next declaration to go/format, which puts no blank line
+		// between them.
+		if start == k && len(src) > 0 {
+			out.WriteByte('\n')
+		}
+	}
+	if found != len(v.parts) {
+		return nil, fmt.Errorf("verbatim: %d of %d placeholders found", found, len(v.parts))
+	}
+	return out.Bytes(), nil
+}

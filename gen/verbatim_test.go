@@ -1,0 +1,104 @@
+package gen
+
+import (
+	"bytes"
+	"go/format"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skelgen/skelgen/internal/testenv"
+)
+
+// TestVerbatimSameOutput generates the skeleton of every object in the
+// repository with the regular parts written verbatim and with the whole
+// file formatted by go/format, with and without -aot, and requires the same
+// bytes, and output that go/format leaves unchanged.
+func TestVerbatimSameOutput(t *testing.T) {
+	root := testenv.ModuleRoot(t)
+	var objs []string
+	for _, pattern := range []string{"internal/skeltest/*/*.o", "examples/*/*.o", "testdata/corpus/*.o", "gen/testdata/*/*.o"} {
+		m, err := filepath.Glob(filepath.Join(root, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, m...)
+	}
+	if len(objs) < 20 {
+		t.Fatalf("found only %d objects", len(objs))
+	}
+	compared := 0
+	for _, path := range objs {
+		rel, _ := filepath.Rel(root, path)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := filepath.Base(path)
+		obj, err := ReadObject(base, data)
+		if err != nil {
+			t.Logf("%s: not generated: %v", rel, err)
+			continue
+		}
+		stem := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(base, ".o"), ".bpf"), "_bpfel")
+		stem = strings.TrimSuffix(stem, "_bpfeb")
+		target := Target{Clang: "bpfel"}
+		if strings.HasSuffix(base, "_bpfeb.o") {
+			target = Target{Clang: "bpfeb"}
+		}
+		for _, aot := range []bool{false, true} {
+			cfg := SkeletonConfig{Package: "p", Stem: stem, ObjectFile: base, Source: stem + ".bpf.c", Target: target, AOT: aot}
+			fast, fastAOT, err := writeSkeleton(obj, cfg, true)
+			if err != nil {
+				t.Errorf("%s: %v", rel, err)
+				continue
+			}
+			slow, slowAOT, err := writeSkeleton(obj, cfg, false)
+			if err != nil {
+				t.Errorf("%s: %v", rel, err)
+				continue
+			}
+			if !bytes.Equal(fast, slow) {
+				t.Errorf("%s (aot %v): verbatim output differs from go/format's:\n%s", rel, aot, firstDiff(slow, fast))
+			}
+			if !bytes.Equal(fastAOT, slowAOT) {
+				t.Errorf("%s (aot %v): translation differs", rel, aot)
+			}
+			if again, err := format.Source(fast); err != nil || !bytes.Equal(again, fast) {
+				t.Errorf("%s (aot %v): output is not gofmt'd (%v):\n%s", rel, aot, err, firstDiff(fast, again))
+			}
+			compared++
+		}
+	}
+	t.Logf("%d skeletons compared", compared)
+}
+
+// TestVerbatimSplice checks that splice refuses output whose placeholders
+// are missing or out of order rather than writing a wrong file.
+func TestVerbatimSplice(t *testing.T) {
+	v := newVerbatim()
+	w := v.part()
+	w.s("\tA int\n")
+	v.placeholder(w)
+	v.codes = nil
+	src := []byte("package p\n\ntype T struct {\n\tB int\n}\n\n// " + v.marker + "trailer\n")
+	if _, err := v.splice(src); err == nil {
+		t.Error("splice accepted source without the placeholder")
+	}
+	ok := []byte("package p\n\ntype T struct {\n\t// " + v.marker + "0\n}\n\n// " + v.marker + "trailer\n")
+	got, err := v.splice(ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "package p\n\ntype T struct {\n\tA int\n}\n"; string(got) != want {
+		t.Errorf("splice gave %q, want %q", got, want)
+	}
+	twice := []byte("package p\n\ntype T struct {\n\t// " + v.marker + "0\n\t// " + v.marker + "0\n}\n\n// " + v.marker + "trailer\n")
+	if _, err := v.splice(twice); err == nil {
+		t.Error("splice accepted a placeholder twice")
+	}
+	if _, err := v.splice(ok[:bytes.Index(ok, []byte("\n\n// "))+1]); err == nil {
+		t.Error("splice accepted source without the trailer")
+	}
+}

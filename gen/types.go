@@ -354,7 +354,10 @@ func tyUnique(taken map[string]bool, base string) string {
 // results are resolved by the caller, which knows the scope.
 func GoName(cname string) string {
 	var b strings.Builder
-	for _, part := range strings.Split(cname, "_") {
+	// Runes that cannot be in a Go identifier separate words like '_'
+	// (only malformed BTF has them in C names).
+	parts := strings.FieldsFunc(cname, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for _, part := range parts {
 		if part == "" {
 			continue
 		}

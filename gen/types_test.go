@@ -422,6 +422,8 @@ func TestGoName(t *testing.T) {
 		{"ipv6_addr", "Ipv6Addr"},
 		{"9lives", "X9lives"},
 		{"_", "X"},
+		{"custom_co[nter", "CustomCoNter"}, // malformed BTF: still a Go identifier
+		{".rodata.str1.1", "RodataStr11"},
 		{"", "X"},
 	} {
 		if got := GoName(tc.c); got != tc.want {

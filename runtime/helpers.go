@@ -98,16 +98,18 @@ func Builtins() *HelperSet {
 	return s
 }
 
-func (m *Machine) mapAndKey(handle, keyAddr uint64) (Map, []byte, error) {
+// mapAndKey resolves a map handle and reads its key; i is the map's index
+// in the program.
+func (m *Machine) mapAndKey(handle, keyAddr uint64) (mp Map, i int, key []byte, err error) {
 	i, ok := m.mapIndex(handle)
 	if !ok {
-		return nil, nil, fmt.Errorf("%#x is not a map handle", handle)
+		return nil, 0, nil, fmt.Errorf("%#x is not a map handle", handle)
 	}
-	key, err := m.Bytes(keyAddr, uint64(m.prog.keySizes[i]))
+	key, err = m.Bytes(keyAddr, uint64(m.prog.keySizes[i]))
 	if err != nil {
-		return nil, nil, fmt.Errorf("key: %w", err)
+		return nil, 0, nil, fmt.Errorf("key: %w", err)
 	}
-	return m.prog.maps[i], key, nil
+	return m.prog.maps[i], i, key, nil
 }
 
 // mapLookupElem returns the address of the live value, or NULL.
@@ -119,7 +121,7 @@ func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 	}
 	if !ok || ri >= uint64(len(m.rd)) || o+n > uint64(len(m.rd[ri])) {
 		// mapAndKey builds the error.
-		_, _, err := m.mapAndKey(r1, r2)
+		_, _, _, err := m.mapAndKey(r1, r2)
 		return 0, err
 	}
 	key := m.rd[ri][o : o+n : o+n]
@@ -155,11 +157,11 @@ func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 }
 
 func mapUpdateElem(m *Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
-	mp, key, err := m.mapAndKey(r1, r2)
+	mp, i, key, err := m.mapAndKey(r1, r2)
 	if err != nil {
 		return 0, err
 	}
-	if mp.Spec().ReadOnly() {
+	if m.prog.readOnly[i] {
 		return errno(ErrReadOnly), nil
 	}
 	val, err := m.Bytes(r3, uint64(mp.Spec().ValueSize))
@@ -170,11 +172,11 @@ func mapUpdateElem(m *Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
 }
 
 func mapDeleteElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
-	mp, key, err := m.mapAndKey(r1, r2)
+	mp, i, key, err := m.mapAndKey(r1, r2)
 	if err != nil {
 		return 0, err
 	}
-	if mp.Spec().ReadOnly() {
+	if m.prog.readOnly[i] {
 		return errno(ErrReadOnly), nil
 	}
 	return errno(mp.Delete(key)), nil

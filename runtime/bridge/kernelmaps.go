@@ -16,7 +16,7 @@ func (u *UserSet) kernelMap(name string, ms *ebpf.MapSpec, km *ebpf.Map) (runtim
 	spec := runtimeSpec(ms)
 	spec.Flags = km.Flags()
 	if km.Type() == ebpf.Array && km.Flags()&flagMmapable != 0 {
-		mem, unmap, err := mmapMap(km, spec.ReadOnly() || runtimeSpec(ms).ReadOnly())
+		mem, unmap, err := mmapMap(km, spec.ReadOnly())
 		if err != nil {
 			return nil, err
 		}

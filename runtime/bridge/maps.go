@@ -37,15 +37,21 @@ func (s *Set) mapHandle(name string) (mapHandle, error) {
 		h.k = s.Coll.Maps[name]
 	}
 	if h.k == nil && s.User != nil {
-		h.u = s.User.maps[name]
-		if l, ok := h.u.(runtime.SharedMap); ok {
-			h.l = l
-		}
+		h = s.userHandle(name)
 	}
 	if h.k == nil && h.u == nil {
 		return h, fmt.Errorf("map %s: not loaded", name)
 	}
 	return h, nil
+}
+
+// userHandle is the user-space map name of s (u is nil when there is none).
+func (s *Set) userHandle(name string) mapHandle {
+	h := mapHandle{name: name, u: s.User.maps[name], set: s}
+	if l, ok := h.u.(runtime.SharedMap); ok {
+		h.l = l
+	}
+	return h
 }
 
 // begin takes the user-space map's lock; end releases it.
@@ -189,27 +195,28 @@ func (h mapHandle) nextEntry(key, value []byte) (next []byte, restarted bool, er
 	return next, restarted, h.lookupLocked(next, value)
 }
 
-// nextKey returns the key after key (nil: the first), or nil at the end.
-// Like the kernel's, iteration over a map that changes meanwhile may skip
-// or repeat keys, and a deleted key restarts it from the first.
-func (h mapHandle) nextKey(key []byte) ([]byte, error) {
-	if h.k != nil {
-		var prev any
-		if key != nil {
-			prev = key
+// userEntries calls yield with each key of a user-space map, its value
+// copied into value, each entry read in one step under the map's lock.
+// When the key iteration stood on was deleted meanwhile it starts over,
+// as the kernel and cilium/ebpf's iterator do, a bounded number of times.
+func (h mapHandle) userEntries(value []byte, yield func(key []byte) bool) error {
+	var key []byte
+	restarts := 0
+	for {
+		next, restarted, err := h.nextEntry(key, value)
+		if err != nil || next == nil {
+			return err
 		}
-		return h.k.NextKeyBytes(prev)
+		if restarted {
+			if restarts++; restarts > maxIterationRestarts {
+				return fmt.Errorf("map %s: %w", h.name, ebpf.ErrIterationAborted)
+			}
+		}
+		if !yield(next) {
+			return nil
+		}
+		key = next
 	}
-	if err := h.begin(); err != nil {
-		return nil, err
-	}
-	defer h.end()
-	next := make([]byte, h.keySize())
-	err := h.u.NextKey(key, next)
-	if errors.Is(err, runtime.ErrKeyNotExist) {
-		return nil, nil
-	}
-	return next, err
 }
 
 // Map is a map with keys of type K and values of type V: a kernel map, or
@@ -291,32 +298,10 @@ func (m *Map[K, V]) All(errp *error) iter.Seq2[K, V] {
 			}
 			return
 		}
-		var err error
-		defer func() {
-			if errp != nil {
-				*errp = err
-			}
-		}()
-		var kb []byte
-		restarts := 0
-		for {
-			var v V
-			var restarted bool
-			if kb, restarted, err = m.h.nextEntry(kb, bytesOf(&v)); err != nil || kb == nil {
-				return
-			}
-			if restarted {
-				// The key iteration stood on was deleted meanwhile: the
-				// kernel starts over then, and so does cilium/ebpf's
-				// iterator, a bounded number of times.
-				if restarts++; restarts > maxIterationRestarts {
-					err = fmt.Errorf("map %s: %w", m.h.name, ebpf.ErrIterationAborted)
-					return
-				}
-			}
-			if !yield(fromBytes[K](kb), v) {
-				return
-			}
+		var v V
+		err := m.h.userEntries(bytesOf(&v), func(kb []byte) bool { return yield(fromBytes[K](kb), v) })
+		if errp != nil {
+			*errp = err
 		}
 	}
 }

@@ -77,23 +77,25 @@ func (m *PerCPUMap[K, V]) Delete(key K) error {
 func (m *PerCPUMap[K, V]) All(errp *error) iter.Seq2[K, []V] {
 	return func(yield func(K, []V) bool) {
 		var err error
-		defer func() {
-			if errp != nil {
-				*errp = err
+		if m.h.k != nil {
+			var prev any
+			for {
+				var kb []byte
+				if kb, err = m.h.k.NextKeyBytes(prev); err != nil || kb == nil {
+					break
+				}
+				var vs []V
+				if vs, err = m.Lookup(fromBytes[K](kb)); err != nil || !yield(fromBytes[K](kb), vs) {
+					break
+				}
+				prev = kb
 			}
-		}()
-		var kb []byte
-		for {
-			if kb, err = m.h.nextKey(kb); err != nil || kb == nil {
-				return
-			}
-			var vs []V
-			if vs, err = m.Lookup(fromBytes[K](kb)); err != nil {
-				return
-			}
-			if !yield(fromBytes[K](kb), vs) {
-				return
-			}
+		} else {
+			var v V
+			err = m.h.userEntries(bytesOf(&v), func(kb []byte) bool { return yield(fromBytes[K](kb), []V{v}) })
+		}
+		if errp != nil {
+			*errp = err
 		}
 	}
 }

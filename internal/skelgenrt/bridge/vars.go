@@ -6,7 +6,6 @@ package bridge
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/cilium/ebpf"
 )
@@ -50,8 +49,8 @@ func (s *VarSpec[T]) Raw() *ebpf.VariableSpec { return s.v }
 type Var[T any] struct {
 	name string
 	k    *ebpf.Variable
-	mem  []byte      // in process: the variable's bytes in its section
-	l    sync.Locker // in process: the section's lock
+	mem  []byte    // in process: the variable's bytes in its section
+	h    mapHandle // in process: the section, whose lock guards mem
 	ro   bool
 	set  *Set
 }
@@ -70,11 +69,11 @@ func NewVar[T any](s *Set, name string) (*Var[T], error) {
 	if vs == nil || s.User == nil {
 		return nil, fmt.Errorf("variable %s: not loaded", name)
 	}
-	m := s.User.maps[vs.SectionName]
-	if m == nil {
+	h := s.userHandle(vs.SectionName)
+	if h.u == nil {
 		return nil, fmt.Errorf("variable %s: section %s not loaded", name, vs.SectionName)
 	}
-	val, err := m.Lookup(make([]byte, 4))
+	val, err := h.u.Lookup(make([]byte, 4))
 	if err != nil {
 		return nil, fmt.Errorf("variable %s: section %s: %w", name, vs.SectionName, err)
 	}
@@ -85,54 +84,44 @@ func NewVar[T any](s *Set, name string) (*Var[T], error) {
 	if uint64(vs.Offset)+size > uint64(len(val)) {
 		return nil, fmt.Errorf("variable %s: outside section %s", name, vs.SectionName)
 	}
-	l, _ := m.(sync.Locker)
-	ro := m.Spec().ReadOnly()
-	return &Var[T]{name: name, mem: val[vs.Offset : uint64(vs.Offset)+size], l: l, ro: ro, set: s}, nil
+	return &Var[T]{name: name, mem: val[vs.Offset : uint64(vs.Offset)+size], h: h, ro: h.u.Spec().ReadOnly(), set: s}, nil
 }
 
 // Get reads the variable's current value.
 func (v *Var[T]) Get() (T, error) {
 	var t T
-	if v.set.closed.Load() {
-		return t, fmt.Errorf("variable %s: %w", v.name, ErrClosed)
-	}
 	if v.k != nil {
+		if v.set.closed.Load() {
+			return t, fmt.Errorf("variable %s: %w", v.name, ErrClosed)
+		}
 		err := v.k.Get(bytesOf(&t))
 		return t, err
 	}
-	v.lock()
+	if err := v.h.begin(); err != nil {
+		return t, fmt.Errorf("variable %s: %w", v.name, err)
+	}
 	copy(bytesOf(&t), v.mem)
-	v.unlock()
+	v.h.end()
 	return t, nil
 }
 
 // Set writes the variable; programs see the new value at once.
 func (v *Var[T]) Set(value T) error {
-	if v.set.closed.Load() {
-		return fmt.Errorf("variable %s: %w", v.name, ErrClosed)
-	}
 	if v.k != nil {
+		if v.set.closed.Load() {
+			return fmt.Errorf("variable %s: %w", v.name, ErrClosed)
+		}
 		return v.k.Set(bytesOf(&value))
 	}
 	if v.ro {
 		return fmt.Errorf("variable %s: %w", v.name, ebpf.ErrReadOnly)
 	}
-	v.lock()
+	if err := v.h.begin(); err != nil {
+		return fmt.Errorf("variable %s: %w", v.name, err)
+	}
 	copy(v.mem, bytesOf(&value))
-	v.unlock()
+	v.h.end()
 	return nil
-}
-
-func (v *Var[T]) lock() {
-	if v.l != nil {
-		v.l.Lock()
-	}
-}
-
-func (v *Var[T]) unlock() {
-	if v.l != nil {
-		v.l.Unlock()
-	}
 }
 
 // ReadOnly reports whether the variable cannot be written after load.

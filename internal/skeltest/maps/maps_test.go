@@ -82,6 +82,16 @@ func TestMapsThroughSkeleton(t *testing.T) {
 	if sum < calls {
 		t.Errorf("percpu_hits[0] summed over %d CPUs = %d, want >= %d", len(perCPU), sum, calls)
 	}
+	entries := 0
+	for k, vs := range objs.PercpuHits.All(&iterErr) {
+		entries++
+		if k == 0 && len(vs) != len(perCPU) {
+			t.Errorf("percpu_hits.All: %d values for key 0, Lookup gave %d", len(vs), len(perCPU))
+		}
+	}
+	if iterErr != nil || entries == 0 {
+		t.Errorf("iterating percpu_hits: %d entries, err=%v", entries, iterErr)
+	}
 	if _, err := objs.Recent.Lookup(tgid); err != nil {
 		t.Errorf("recent[%d]: %v", tgid, err)
 	}

@@ -3,10 +3,6 @@ package aotbench
 import (
 	"bytes"
 	"flag"
-	"go/ast"
-	"go/parser"
-	"go/printer"
-	"go/token"
 	"os"
 	"strings"
 	"testing"
@@ -76,31 +72,4 @@ func TestTranslationUpToDate(t *testing.T) {
 	if !bytes.Equal(have, got) {
 		t.Fatal("translated.go is stale: run go test ./internal/aotbench -run TestTranslationUpToDate -update")
 	}
-}
-
-// decls prints each top-level declaration of a file by name.
-func decls(t *testing.T, path string) map[string]string {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, d := range f.Decls {
-		name := ""
-		switch d := d.(type) {
-		case *ast.FuncDecl:
-			name = d.Name.Name
-		case *ast.GenDecl:
-			if vs, ok := d.Specs[0].(*ast.ValueSpec); ok {
-				name = vs.Names[0].Name
-			}
-		}
-		var b bytes.Buffer
-		if err := printer.Fprint(&b, fset, &printer.CommentedNode{Node: d, Comments: f.Comments}); err != nil {
-			t.Fatal(err)
-		}
-		out[name] = b.String()
-	}
-	return out
 }

@@ -106,17 +106,11 @@ func modulePath(gomod []byte) string {
 	return ""
 }
 
-// Shared returns ../shared relative to the module root, the project's
-// shared data (conformance suite, design notes). When it is missing the
-// test skips, or fails when SKELGEN_REQUIRE_CLANG or SKELGEN_REQUIRE_KERNEL
-// is set: CI must not pass on a checkout without the suite.
-func Shared(t testing.TB) string {
-	t.Helper()
-	return sharedDir(t, "")
-}
-
 // Conformance returns the bpf_conformance suite in ../shared/conformance
-// (holding tests/ and negative/), with Shared's skip-or-fail rule.
+// (holding tests/ and negative/), beside the module root. When it is
+// missing the test skips, or fails when SKELGEN_REQUIRE_CLANG or
+// SKELGEN_REQUIRE_KERNEL is set: CI must not pass on a checkout without
+// the suite.
 func Conformance(t testing.TB) string {
 	t.Helper()
 	return filepath.Dir(sharedDir(t, filepath.Join("conformance", "bpf_conformance", "tests")))

@@ -216,7 +216,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 				if err != nil {
 					return nil, fmt.Errorf("%s: types %s are declared only in the source: no compiler run, and no committed types file: %w", cfg.Input, strings.Join(missing, ", "), err)
 				}
-			} else if sc.SourceTypes, raw, err = sourceTypes(ctx, cfg, b.target, missing, typeArgs(cfg.Types)); err != nil {
+			} else if sc.SourceTypes, raw, err = sourceTypes(ctx, cfg, b.target, missing, typeArgs(cfg.Types), overlay); err != nil {
 				return nil, err
 			}
 			if raw != nil {

@@ -24,13 +24,15 @@ struct {
 	__type(value, __u64);
 } seen SEC(".maps");
 
+struct sample { __u64 ppid; };	/* used only inside a function */
+
 SEC("tracepoint/sched/sched_process_exec")
 int on_exec(void *ctx)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u32 zero = 0;
-	__u64 v = BPF_CORE_READ(task, real_parent, tgid);
-	bpf_map_update_elem(&seen, &zero, &v, BPF_ANY);
+	struct sample s = { .ppid = BPF_CORE_READ(task, real_parent, tgid) };
+	bpf_map_update_elem(&seen, &zero, &s.ppid, BPF_ANY);
 	return 0;
 }
 
@@ -58,13 +60,20 @@ func TestHeaderFromSource(t *testing.T) {
 	if err := os.WriteFile(src, []byte(headerTestSource), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Input: src, Package: "exec", ImportRuntime: true, Header: "vmlinux.h", AOT: true}
+	// -type names a type the object's BTF lacks: it is found by compiling
+	// the source again, which needs the header not yet written.
+	cfg := Config{Input: src, Package: "exec", ImportRuntime: true, Header: "vmlinux.h", AOT: true, Types: []string{"sample"}}
 	hdr := filepath.Join(dir, "vmlinux.h")
 	gen := func() []byte {
 		t.Helper()
 		files, err := Generate(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f.Path, "_bpfel.go") && !bytes.Contains(f.Data, []byte("type ExecSample struct")) {
+				t.Errorf("%s lacks the -type struct", f.Path)
+			}
 		}
 		if err := WriteFiles(files); err != nil {
 			t.Fatal(err)
@@ -88,7 +97,7 @@ func TestHeaderFromSource(t *testing.T) {
 
 	// The source now reads a member the header lacks: it no longer
 	// compiles against it, so the header is made again.
-	more := strings.Replace(headerTestSource, "BPF_CORE_READ(task, real_parent, tgid);", "BPF_CORE_READ(task, real_parent, tgid) + BPF_CORE_READ(task, prio);", 1)
+	more := strings.Replace(headerTestSource, "BPF_CORE_READ(task, real_parent, tgid) }", "BPF_CORE_READ(task, real_parent, tgid) + BPF_CORE_READ(task, prio) }", 1)
 	if err := os.WriteFile(src, []byte(more), 0o644); err != nil {
 		t.Fatal(err)
 	}

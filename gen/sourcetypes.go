@@ -40,13 +40,20 @@ func hasType(spec *btf.Spec, name string) bool {
 // sourceTypes compiles the source with declarations that pull the named
 // types into BTF and returns them, with their raw BTF for the types file.
 // Of names, only those in required (the -type arguments) must be found;
-// a record type read from the source that cannot be is left out.
-func sourceTypes(ctx context.Context, cfg Config, t Target, names []string, required map[string]bool) (*btf.Spec, []byte, error) {
+// a record type read from the source that cannot be is left out. overlay
+// holds files not yet written (the header -header makes), as for the
+// object's own compilation.
+func sourceTypes(ctx context.Context, cfg Config, t Target, names []string, required map[string]bool, overlay map[string][]byte) (*btf.Spec, []byte, error) {
 	src, err := filepath.Abs(cfg.Input)
 	if err != nil {
 		return nil, nil, err
 	}
+	c := declCompiler{ctx: ctx, cfg: cfg, src: src, target: t, overlay: overlay}
 	found := map[string]btf.Type{}
+	// A pointer to a struct tag compiles whether or not the struct exists,
+	// so a failure of the struct attempt is the source's own: it is
+	// reported if a -type name is then not found.
+	var structErr error
 	// Plain names are tried as struct tags first (the usual case, all in
 	// one compilation), then one by one as typedefs, unions and enums:
 	// declaring a name with the wrong kind does not compile.
@@ -76,7 +83,9 @@ func sourceTypes(ctx context.Context, cfg Config, t Target, names []string, requ
 			for i, n := range g {
 				decls = append(decls, pointerDecl(kind, n, i))
 			}
-			tryCompile(ctx, cfg, src, t, decls, g, found)
+			if err := c.try(decls, g, found); err != nil && kind == "struct" {
+				structErr = err
+			}
 		}
 	}
 	// A struct defined inside a function body has no name at file scope:
@@ -93,7 +102,7 @@ func sourceTypes(ctx context.Context, cfg Config, t Target, names []string, requ
 			}
 		}
 		if def := localDefinition(string(text), n); def != "" {
-			tryCompile(ctx, cfg, src, t, []string{def + ";", pointerDecl("struct", n, 0)}, []string{n}, found)
+			c.try([]string{def + ";", pointerDecl("struct", n, 0)}, []string{n}, found)
 		}
 	}
 	var types []btf.Type
@@ -106,6 +115,9 @@ func sourceTypes(ctx context.Context, cfg Config, t Target, names []string, requ
 			continue
 		}
 		types = append(types, found[n])
+	}
+	if len(missing) > 0 && structErr != nil {
+		return nil, nil, fmt.Errorf("-type %s: not in the object's BTF, and compiling the source to find it failed: %w", strings.Join(missing, ", "), structErr)
 	}
 	if len(missing) > 0 {
 		return nil, nil, fmt.Errorf("-type %s: not in the object's BTF, and not declared in %s or its headers", strings.Join(missing, ", "), filepath.Base(cfg.Input))
@@ -141,24 +153,36 @@ func pointerDecl(kind, name string, i int) string {
 	return fmt.Sprintf("%s *__skelgen_type_%d;", bare, i)
 }
 
-// tryCompile compiles the source followed by decls and records which of
-// names its BTF has; a declaration that does not compile finds nothing.
-func tryCompile(ctx context.Context, cfg Config, src string, t Target, decls, names []string, found map[string]btf.Type) {
-	spec, err := compileWithDecls(ctx, cfg, src, t, decls)
+// declCompiler compiles the source followed by extra declarations.
+type declCompiler struct {
+	ctx     context.Context
+	cfg     Config
+	src     string // absolute
+	target  Target
+	overlay map[string][]byte
+}
+
+// try compiles the source followed by decls and records which of names
+// its BTF has; a declaration that does not compile finds nothing and
+// returns the compiler's error.
+func (c declCompiler) try(decls, names []string, found map[string]btf.Type) error {
+	spec, err := c.compile(decls)
 	if err != nil {
-		return
+		return err
 	}
 	for _, n := range names {
 		if typ, err := findType(spec, n); err == nil {
 			found[n] = typ
 		}
 	}
+	return nil
 }
 
-// compileWithDecls builds the source with decls after it, from a file
-// beside it (so that its includes and the user's relative -I flags
-// resolve as for the source itself), removed afterwards.
-func compileWithDecls(ctx context.Context, cfg Config, src string, t Target, decls []string) (*btf.Spec, error) {
+// compile builds the source with decls after it, from a file beside it
+// (so that its includes and the user's relative -I flags resolve as for
+// the source itself), removed afterwards.
+func (c declCompiler) compile(decls []string) (*btf.Spec, error) {
+	src := c.src
 	var b strings.Builder
 	fmt.Fprintf(&b, "/* skelgen: the types of %s that -type names, for their BTF */\n", filepath.Base(src))
 	fmt.Fprintf(&b, "#include %q\n", filepath.Base(src))
@@ -177,7 +201,7 @@ func compileWithDecls(ctx context.Context, cfg Config, src string, t Target, dec
 	if err := f.Close(); err != nil {
 		return nil, err
 	}
-	obj, _, err := Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: f.Name(), Target: t})
+	obj, _, err := Compile(c.ctx, CompileOptions{CC: c.cfg.CC, CFlags: c.cfg.CFlags, Source: f.Name(), Target: c.target, Overlay: c.overlay})
 	if err != nil {
 		return nil, err
 	}

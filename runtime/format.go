@@ -8,6 +8,7 @@ func (m *Machine) Format(out, f []byte, args []uint64) ([]byte, error) {
 	return m.format(out, f, args)
 }
 
-// chargeText charges the work of reading or writing n bytes of text (see
-// Machine.Charge): one unit per 64 bytes.
-func (m *Machine) chargeText(n int) error { return m.Charge(int64(n) / 64) }
+// ChargeText charges the work of reading or writing n bytes of text (see
+// Charge): one unit per 64 bytes, for the runtime's helpers and the
+// built-ins of other packages alike.
+func (m *Machine) ChargeText(n int) error { return m.Charge(int64(n) / 64) }

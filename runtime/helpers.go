@@ -199,7 +199,7 @@ func tracePrintk(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	if err != nil {
 		return negErrno(22), nil
 	}
-	if err := m.chargeText(len(f) + len(out)); err != nil {
+	if err := m.ChargeText(len(f) + len(out)); err != nil {
 		return 0, err
 	}
 	// The kernel's trace output shows each call as a line of its own.
@@ -236,7 +236,7 @@ func snprintfHelper(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	if err != nil {
 		return negErrno(22), nil
 	}
-	if err := m.chargeText(len(f) + len(out)); err != nil {
+	if err := m.ChargeText(len(f) + len(out)); err != nil {
 		return 0, err
 	}
 	if r2 > 0 {

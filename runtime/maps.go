@@ -294,7 +294,7 @@ func ringbufOutput(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("data: %w", err)
 	}
-	if err := m.chargeText(len(data)); err != nil {
+	if err := m.ChargeText(len(data)); err != nil {
 		return 0, err
 	}
 	rec := rb.reserve(len(data))
@@ -315,7 +315,7 @@ func ringbufReserve(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 		return 0, nil
 	}
 	// The record is allocated and cleared: charge it like text.
-	if err := m.chargeText(int(r2)); err != nil {
+	if err := m.ChargeText(int(r2)); err != nil {
 		return 0, err
 	}
 	rec := rb.reserve(int(r2))

@@ -86,7 +86,7 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
 		if err != nil {
 			return negErrno(22), nil
 		}
-		if err := m.Charge(int64(len(f)+len(text)) / 64); err != nil {
+		if err := m.ChargeText(len(f) + len(text)); err != nil {
 			return 0, err
 		}
 		n, _ := out.Write(text)

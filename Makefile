@@ -42,6 +42,4 @@ FUZZ := runtime:FuzzRun runtime:FuzzWellFormed gen:FuzzReadObject gen:FuzzStripD
 	btfmin:FuzzParseCORERelocations btfmin:FuzzParseObject asm:FuzzAssemble internal/conformance:FuzzParse \
 	gen/aot:FuzzAOTRandom
 fuzz:
-	set -e; for t in $(FUZZ); do \
-		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1x ./$${t%%:*}; \
-	done
+	FUZZTIME=$(FUZZTIME) GO=$(GO) .ci/fuzz $(FUZZ)

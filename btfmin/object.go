@@ -102,6 +102,9 @@ func ParseObject(name string, data []byte) (*Object, error) {
 	if err := checkContainment(spec); err != nil {
 		return nil, fmt.Errorf("section .BTF: %w", err)
 	}
+	if err := checkReferenceLoops(spec); err != nil {
+		return nil, fmt.Errorf("section .BTF: %w", err)
+	}
 	obj := &Object{Name: name, Spec: spec}
 	for _, s := range f.Sections {
 		if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 && s.Size > 0 {
@@ -247,6 +250,67 @@ func anon(name string) string {
 // BTF does that, and every walk over member types (sizes, alignment, the
 // header's definition order) would recurse forever on it.
 func checkContainment(spec *btf.Spec) error {
+	return findLoop(spec, "contains itself by value", "nested more than 1024 levels by value", func(t btf.Type) []btf.Type {
+		switch t := t.(type) {
+		case *btf.Struct, *btf.Union:
+			var inner []btf.Type
+			for _, m := range members(t) {
+				inner = append(inner, m.Type)
+			}
+			return inner
+		case *btf.Array:
+			return []btf.Type{t.Type}
+		}
+		return qualified(t)
+	})
+}
+
+// checkReferenceLoops rejects BTF in which a type refers to itself without
+// a struct or union in between (a pointer to a const of itself, typedef T
+// *T): C cannot write such a type, and walks that follow pointers and
+// typedefs to the structs they name would not end.
+func checkReferenceLoops(spec *btf.Spec) error {
+	return findLoop(spec, "refers to itself without a struct or union in between", "more than 1024 levels of pointers, qualifiers and typedefs", func(t btf.Type) []btf.Type {
+		switch t := t.(type) {
+		case *btf.Pointer:
+			return []btf.Type{t.Target}
+		case *btf.Array:
+			return []btf.Type{t.Type}
+		case *btf.FuncProto:
+			next := []btf.Type{t.Return}
+			for _, p := range t.Params {
+				next = append(next, p.Type)
+			}
+			return next
+		case *btf.Func:
+			return []btf.Type{t.Type}
+		case *btf.Var:
+			return []btf.Type{t.Type}
+		}
+		return qualified(t)
+	})
+}
+
+// qualified returns the type a typedef or qualifier stands for.
+func qualified(t btf.Type) []btf.Type {
+	switch t := t.(type) {
+	case *btf.Typedef:
+		return []btf.Type{t.Type}
+	case *btf.Const:
+		return []btf.Type{t.Type}
+	case *btf.Volatile:
+		return []btf.Type{t.Type}
+	case *btf.Restrict:
+		return []btf.Type{t.Type}
+	case *btf.TypeTag:
+		return []btf.Type{t.Type}
+	}
+	return nil
+}
+
+// findLoop walks the graph of spec's types along next, depth first, and
+// reports a cycle (loop names it) or a path deeper than 1024 (deep).
+func findLoop(spec *btf.Spec, loop, deep string, next func(btf.Type) []btf.Type) error {
 	const (
 		visiting = 1
 		done     = 2
@@ -255,36 +319,17 @@ func checkContainment(spec *btf.Spec) error {
 	var visit func(t btf.Type, depth int) error
 	visit = func(t btf.Type, depth int) error {
 		if depth > 1024 {
-			return fmt.Errorf("type %s: nested more than 1024 levels by value", typeName(t))
+			return fmt.Errorf("type %s: %s", typeName(t), deep)
 		}
 		switch state[t] {
 		case visiting:
-			return fmt.Errorf("type %s contains itself by value", typeName(t))
+			return fmt.Errorf("type %s %s", typeName(t), loop)
 		case done:
 			return nil
 		}
 		state[t] = visiting
-		var inner []btf.Type
-		switch t := t.(type) {
-		case *btf.Struct, *btf.Union:
-			for _, m := range members(t) {
-				inner = append(inner, m.Type)
-			}
-		case *btf.Array:
-			inner = append(inner, t.Type)
-		case *btf.Typedef:
-			inner = append(inner, t.Type)
-		case *btf.Const:
-			inner = append(inner, t.Type)
-		case *btf.Volatile:
-			inner = append(inner, t.Type)
-		case *btf.Restrict:
-			inner = append(inner, t.Type)
-		case *btf.TypeTag:
-			inner = append(inner, t.Type)
-		}
-		for _, in := range inner {
-			if err := visit(in, depth+1); err != nil {
+		for _, n := range next(t) {
+			if err := visit(n, depth+1); err != nil {
 				return err
 			}
 		}

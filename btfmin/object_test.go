@@ -1,0 +1,65 @@
+package btfmin
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf/btf"
+)
+
+// Malformed BTF with loops C cannot write is refused with the type named,
+// before any walk over it could recurse forever.
+func TestTypeLoops(t *testing.T) {
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+
+	// A pointer to a const of itself: no struct in between.
+	ptr := &btf.Pointer{}
+	ptr.Target = &btf.Const{Type: ptr}
+	loopVar := &btf.Var{Name: "p", Type: ptr}
+
+	// A struct holding itself by value, through a typedef.
+	self := &btf.Struct{Name: "self", Size: 8}
+	self.Members = []btf.Member{{Name: "a", Type: i32}, {Name: "me", Type: &btf.Typedef{Name: "self_t", Type: self}, Offset: 32}}
+
+	// A list: a struct pointing at itself is fine.
+	list := &btf.Struct{Name: "list", Size: 8}
+	list.Members = []btf.Member{{Name: "next", Type: &btf.Pointer{Target: list}}}
+
+	for _, tt := range []struct {
+		name  string
+		types []btf.Type
+		check func(*btf.Spec) error
+		want  string
+	}{
+		{"pointer loop", []btf.Type{loopVar}, checkReferenceLoops, "refers to itself without a struct or union in between"},
+		{"by value", []btf.Type{self}, checkContainment, "struct self contains itself by value"},
+		{"list by reference", []btf.Type{list}, checkReferenceLoops, ""},
+		{"list by value", []btf.Type{list}, checkContainment, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := btf.NewBuilder(tt.types, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, err := b.Marshal(nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec, err := btf.LoadSpecFromReader(bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tt.check(spec)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("well-formed BTF refused: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

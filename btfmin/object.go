@@ -87,9 +87,12 @@ func ReadObject(path string) (*Object, error) {
 
 // ParseObject reads an object from memory; name is used in messages.
 func ParseObject(name string, data []byte) (*Object, error) {
+	if !bytes.HasPrefix(data, []byte(elf.ELFMAG)) {
+		return nil, errors.New("not an ELF file")
+	}
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("truncated or malformed ELF: %w", err)
 	}
 	btfSec := f.Section(".BTF")
 	if btfSec == nil {

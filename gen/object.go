@@ -38,42 +38,14 @@ func ReadObject(name string, data []byte) (obj *Object, err error) {
 			obj, err = nil, fmt.Errorf("%s: malformed object: %v", name, r)
 		}
 	}()
-	if !bytes.HasPrefix(data, []byte(elf.ELFMAG)) {
-		return nil, fmt.Errorf("%s: not an ELF file", name)
-	}
-	if len(data) >= 20 {
-		// e_machine, read before the section headers so that a truncated
-		// object of another machine is still named as such.
-		order := binary.ByteOrder(binary.LittleEndian)
-		if elf.Data(data[elf.EI_DATA]) == elf.ELFDATA2MSB {
-			order = binary.BigEndian
-		}
-		if m := elf.Machine(order.Uint16(data[18:])); m != elf.EM_BPF {
-			return nil, fmt.Errorf("%s: not a BPF object: ELF machine is %v", name, m)
-		}
+	if err := bridge.CheckObject(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: truncated or malformed ELF: %w", name, err)
 	}
 	defer f.Close()
-	if f.Machine != elf.EM_BPF {
-		return nil, fmt.Errorf("%s: not a BPF object: ELF machine is %v", name, f.Machine)
-	}
-	if f.Class != elf.ELFCLASS64 {
-		return nil, fmt.Errorf("%s: not a BPF object: ELF class is %v", name, f.Class)
-	}
-	if err := bridge.CheckSections(data); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	for _, s := range f.Sections {
-		if s.Type == elf.SHT_NOBITS || s.Type == elf.SHT_NULL {
-			continue
-		}
-		if s.Offset+s.Size < s.Offset || s.Offset+s.Size > uint64(len(data)) {
-			return nil, fmt.Errorf("%s: section %s: truncated (%d bytes at offset %d, file has %d)", name, s.Name, s.Size, s.Offset, len(data))
-		}
-	}
 	if f.Section(".BTF") == nil {
 		return nil, fmt.Errorf("%s: no .BTF section: compile with clang -g so that the object carries BTF", name)
 	}

@@ -95,3 +95,34 @@ func TestBuildIgnoreWarningAndPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestBadObjectEverySubcommand: the generator, run and btfmin give the
+// same one-line reason for an object that is not one, naming the file.
+func TestBadObjectEverySubcommand(t *testing.T) {
+	obj, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "examples/latency/latency_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := []struct{ name, data, want string }{
+		{"text.o", "hello\n", "text.o: not an ELF file"},
+		{"cut.o", string(obj[:3000]), "cut.o: truncated or malformed ELF"},
+	}
+	for _, f := range files {
+		writeFile(t, filepath.Join(dir, f.name), f.data)
+		for _, args := range [][]string{
+			{"-runtime", "import", "-o", filepath.Join(dir, "out")},
+			{"run"},
+			{"btfmin"},
+		} {
+			args := append(args, filepath.Join(dir, f.name))
+			if args[0] == "run" {
+				args = append(args, "ubpf/report")
+			}
+			code, _, stderr := runCLI(t, "", args...)
+			if code != 1 || !strings.Contains(stderr, f.want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("skelgen %s: exit %d, stderr %q; want 1 line with %q", strings.Join(args, " "), code, stderr, f.want)
+			}
+		}
+	}
+}

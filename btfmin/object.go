@@ -86,7 +86,28 @@ func ReadObject(path string) (*Object, error) {
 }
 
 // ParseObject reads an object from memory; name is used in messages.
+// BTF with loops C cannot write is refused (see checkContainment and
+// checkReferenceLoops), among the types the spec lists and those the
+// relocations name.
 func ParseObject(name string, data []byte) (*Object, error) {
+	obj, err := parseObject(name, data)
+	if err != nil {
+		return nil, err
+	}
+	var roots []btf.Type
+	for _, r := range obj.Relocations {
+		roots = append(roots, r.Root)
+	}
+	if err := checkContainment(obj.Spec, roots); err != nil {
+		return nil, fmt.Errorf("section .BTF: %w", err)
+	}
+	if err := checkReferenceLoops(obj.Spec, roots); err != nil {
+		return nil, fmt.Errorf("section .BTF: %w", err)
+	}
+	return obj, nil
+}
+
+func parseObject(name string, data []byte) (*Object, error) {
 	if !bytes.HasPrefix(data, []byte(elf.ELFMAG)) {
 		return nil, errors.New("not an ELF file")
 	}
@@ -100,12 +121,6 @@ func ParseObject(name string, data []byte) (*Object, error) {
 	}
 	spec, err := btf.LoadSpecFromReader(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("section .BTF: %w", err)
-	}
-	if err := checkContainment(spec); err != nil {
-		return nil, fmt.Errorf("section .BTF: %w", err)
-	}
-	if err := checkReferenceLoops(spec); err != nil {
 		return nil, fmt.Errorf("section .BTF: %w", err)
 	}
 	obj := &Object{Name: name, Spec: spec}
@@ -252,8 +267,8 @@ func anon(name string) string {
 // (through members, array elements, typedefs or qualifiers). Only malformed
 // BTF does that, and every walk over member types (sizes, alignment, the
 // header's definition order) would recurse forever on it.
-func checkContainment(spec *btf.Spec) error {
-	return findLoop(spec, "contains itself by value", "nested more than 1024 levels by value", func(t btf.Type) []btf.Type {
+func checkContainment(spec *btf.Spec, roots []btf.Type) error {
+	return findLoop(spec, roots, "contains itself by value", "nested more than 1024 levels by value", func(t btf.Type) []btf.Type {
 		switch t := t.(type) {
 		case *btf.Struct, *btf.Union:
 			var inner []btf.Type
@@ -272,8 +287,8 @@ func checkContainment(spec *btf.Spec) error {
 // a struct or union in between (a pointer to a const of itself, typedef T
 // *T): C cannot write such a type, and walks that follow pointers and
 // typedefs to the structs they name would not end.
-func checkReferenceLoops(spec *btf.Spec) error {
-	return findLoop(spec, "refers to itself without a struct or union in between", "more than 1024 levels of pointers, qualifiers and typedefs", func(t btf.Type) []btf.Type {
+func checkReferenceLoops(spec *btf.Spec, roots []btf.Type) error {
+	return findLoop(spec, roots, "refers to itself without a struct or union in between", "more than 1024 levels of pointers, qualifiers and typedefs", func(t btf.Type) []btf.Type {
 		switch t := t.(type) {
 		case *btf.Pointer:
 			return []btf.Type{t.Target}
@@ -311,9 +326,10 @@ func qualified(t btf.Type) []btf.Type {
 	return nil
 }
 
-// findLoop walks the graph of spec's types along next, depth first, and
-// reports a cycle (loop names it) or a path deeper than 1024 (deep).
-func findLoop(spec *btf.Spec, loop, deep string, next func(btf.Type) []btf.Type) error {
+// findLoop walks the graph of spec's types and of roots along next, depth
+// first, and reports a cycle (loop names it) or a path deeper than 1024
+// (deep).
+func findLoop(spec *btf.Spec, roots []btf.Type, loop, deep string, next func(btf.Type) []btf.Type) error {
 	const (
 		visiting = 1
 		done     = 2
@@ -339,7 +355,17 @@ func findLoop(spec *btf.Spec, loop, deep string, next func(btf.Type) []btf.Type)
 		state[t] = done
 		return nil
 	}
-	for t := range spec.All() {
+	for t, err := range spec.All() {
+		if err != nil {
+			// cilium/ebpf decodes types lazily: a type it cannot decode
+			// ends the walk here, and would surface later anyway.
+			return err
+		}
+		if err := visit(t, 0); err != nil {
+			return err
+		}
+	}
+	for _, t := range roots {
 		if err := visit(t, 0); err != nil {
 			return err
 		}

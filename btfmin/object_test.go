@@ -29,7 +29,7 @@ func TestTypeLoops(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		types []btf.Type
-		check func(*btf.Spec) error
+		check func(*btf.Spec, []btf.Type) error
 		want  string
 	}{
 		{"pointer loop", []btf.Type{loopVar}, checkReferenceLoops, "refers to itself without a struct or union in between"},
@@ -50,7 +50,7 @@ func TestTypeLoops(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = tt.check(spec)
+			err = tt.check(spec, nil)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("well-formed BTF refused: %v", err)

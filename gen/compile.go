@@ -24,6 +24,11 @@ type CompileOptions struct {
 	CFlags []string
 	// Source is the C file.
 	Source string
+	// Text, when set, is compiled instead of Source's contents, read from
+	// standard input as if it were a file in Source's directory (quoted
+	// includes and relative -I flags resolve there); nothing is written
+	// beside the source.
+	Text []byte
 	// Target selects the byte order and architecture.
 	Target Target
 	// Overlay replaces files the source includes (absolute path →
@@ -89,9 +94,18 @@ func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []strin
 		}
 		args = append(args, "-ivfsoverlay", ov)
 	}
-	args = append(args, "-target", opts.Target.Clang, "-c", filepath.Base(src), "-o", out, "-MD", "-MF", dep)
+	input := []string{filepath.Base(src)}
+	if opts.Text != nil {
+		input = []string{"-x", "c", "-"}
+	}
+	args = append(args, "-target", opts.Target.Clang, "-c")
+	args = append(args, input...)
+	args = append(args, "-o", out, "-MD", "-MF", dep)
 	cmd := exec.CommandContext(ctx, cc, args...)
 	cmd.Dir = dir
+	if opts.Text != nil {
+		cmd.Stdin = bytes.NewReader(opts.Text)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

@@ -178,30 +178,17 @@ func (c declCompiler) try(decls, names []string, found map[string]btf.Type) erro
 	return nil
 }
 
-// compile builds the source with decls after it, from a file beside it
-// (so that its includes and the user's relative -I flags resolve as for
-// the source itself), removed afterwards.
+// compile builds the source with decls after it, as if from a file
+// beside it (so that its includes and the user's relative -I flags
+// resolve as for the source itself); nothing is written there.
 func (c declCompiler) compile(decls []string) (*btf.Spec, error) {
-	src := c.src
 	var b strings.Builder
-	fmt.Fprintf(&b, "/* skelgen: the types of %s that -type names, for their BTF */\n", filepath.Base(src))
-	fmt.Fprintf(&b, "#include %q\n", filepath.Base(src))
+	fmt.Fprintf(&b, "/* skelgen: the types of %s that -type names, for their BTF */\n", filepath.Base(c.src))
+	fmt.Fprintf(&b, "#include %q\n", filepath.Base(c.src))
 	for _, d := range decls {
 		b.WriteString(d + "\n")
 	}
-	f, err := os.CreateTemp(filepath.Dir(src), ".skelgen-types-*.c")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.WriteString(b.String()); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
-	obj, _, err := Compile(c.ctx, CompileOptions{CC: c.cfg.CC, CFlags: c.cfg.CFlags, Source: f.Name(), Target: c.target, Overlay: c.overlay})
+	obj, _, err := Compile(c.ctx, CompileOptions{CC: c.cfg.CC, CFlags: c.cfg.CFlags, Source: c.src, Text: []byte(b.String()), Target: c.target, Overlay: c.overlay})
 	if err != nil {
 		return nil, err
 	}

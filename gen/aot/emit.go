@@ -34,7 +34,7 @@ type emitter struct {
 	check map[int]bool
 	// fast is the hoisted loop whose fast copy is being emitted, nil
 	// otherwise (see hoistLoop); backCharge is what its back edge would
-	// subtract from b when the copy defers that to the loop's exit.
+	// subtract from b, which the copy defers to the loop's exits.
 	fast       *hoistLoop
 	backCharge int
 }
@@ -376,11 +376,14 @@ func (e *emitter) charge(pc int) []jen.Code {
 // check when the plan says so, go.
 func (e *emitter) jumpTo(pc, target int) []jen.Code {
 	phi := e.phi[target]
-	if l := e.fast; l != nil && l.straight && pc == l.back {
-		e.backCharge = e.pending - phi
+	l := e.fast
+	if l != nil && pc == l.back {
 		return []jen.Code{jen.Goto().Id(e.labelOf(target))}
 	}
 	stmts := e.adjust(e.pending - phi)
+	if l != nil && (target < l.head || target > l.back) {
+		stmts = append(stmts, e.backEdges(l, pc < l.addAt)...)
+	}
 	if (target <= pc || e.check[pc]) && e.fast == nil {
 		stmts = append(stmts, e.checkAt(pc, phi))
 	}
@@ -401,9 +404,9 @@ func (e *emitter) labelOf(target int) string {
 // when the counter bounds the iterations, every base's span lies in its
 // region and the budget covers every iteration the counter allows, the
 // copy runs the loop with those accesses and the budget unchecked (b still
-// counts, at the exit for a straight loop) and leaves it for the
-// instruction after the back edge; otherwise control goes on into the
-// checked loop.
+// counts; the back edge's share is charged at each way out, see
+// backEdges) and leaves it for the instruction after the back edge or an
+// exit's target; otherwise control goes on into the checked loop.
 func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	p := e.prog
 	e.fast = l
@@ -411,9 +414,8 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	for _, b := range l.bases {
 		body = append(body, code(fmt.Sprintf("fb%d := %s", b.reg, e.baseStart(b))))
 	}
-	if l.straight {
-		body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
-	}
+	e.backCharge = e.backEdgeCharge(l)
+	body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
 	fell := false
 	for _, pc := range e.fn.body {
 		if pc < l.head || pc > l.back {
@@ -433,11 +435,8 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		body = append(body, stmts...)
 	}
 	next := l.back + p.insns[l.back].slots
-	if l.straight && e.backCharge != 0 {
-		// The back edge was taken once per counter step but the last.
-		body = append(body, code(fmt.Sprintf("b -= %d * (int64((%s-c0)/%d) - 1)", e.backCharge, e.r(l.counter), l.step)))
-	}
 	body = append(body, e.adjust(e.pending-e.phi[next])...)
+	body = append(body, e.backEdges(l, false)...)
 	body = append(body, jen.Goto().Id(label(next)))
 	e.fast = nil
 	e.pending = e.phi[l.head]
@@ -469,8 +468,45 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		}
 		body = append([]jen.Code{jen.If(code("k, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok && k < j", e.r(l.counter), xb, l.step))).Block(code("j = k"))}, body...)
 	}
-	return gocomment.Commentf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions and the budget lasts, run a copy that checks neither.", l.head, l.back, e.baseNames(l)).Line().
+	doc := fmt.Sprintf("Instructions %d to %d are a counted loop: when the budget lasts, run a copy that does not check it.", l.head, l.back)
+	if len(l.bases) > 0 {
+		doc = fmt.Sprintf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions and the budget lasts, run a copy that checks neither.", l.head, l.back, e.baseNames(l))
+	}
+	return gocomment.Comment(doc).Line().
 		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok", e.r(l.counter), bound, l.step))).Block(body...)
+}
+
+// backEdgeCharge is what the back edge of l subtracts from b each time it
+// is taken: every path through the loop reaches it with the same pending
+// count (the phi of the last label in the loop, the head at least, plus
+// the slots from there on).
+func (e *emitter) backEdgeCharge(l *hoistLoop) int {
+	last := l.head
+	for pc := l.head; pc <= l.back; pc += e.prog.insns[pc].slots {
+		if _, ok := e.phi[pc]; ok {
+			last = pc
+		}
+	}
+	n := e.phi[last]
+	for pc := last; pc <= l.back; pc += e.prog.insns[pc].slots {
+		n += e.prog.insns[pc].slots
+	}
+	return n - e.phi[l.head]
+}
+
+// backEdges charges, as the fast copy of l leaves the loop, its back edge
+// for every iteration but the last: the counter went from c0 by one step
+// per iteration, except in the last when it leaves before the add
+// (beforeAdd).
+func (e *emitter) backEdges(l *hoistLoop, beforeAdd bool) []jen.Code {
+	if e.backCharge == 0 {
+		return nil
+	}
+	n := fmt.Sprintf("int64((%s-c0)/%d)", e.r(l.counter), l.step)
+	if !beforeAdd {
+		n += " - 1"
+	}
+	return []jen.Code{code(fmt.Sprintf("b -= %d * (%s)", e.backCharge, n))}
 }
 
 func (e *emitter) baseNames(l *hoistLoop) string {

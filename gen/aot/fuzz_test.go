@@ -659,7 +659,7 @@ func TestRandomProgramsHoist(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		if strings.Contains(fmt.Sprintf("%#v", code), "LoopTrips") {
+		if strings.Contains(fmt.Sprintf("%#v", code), "SpanAt") {
 			hoisted++
 		}
 	}

@@ -102,6 +102,7 @@ L19:
 		if b-6 >= int64(j+1)*7 {
 			if fv4, ok := m.SpanAt(r1+r3, 1+1*j, false); ok {
 				fb4 := r1 + r3
+				c0 := r3
 			F20:
 				// 20: mov %r4, %r1 (fast copy)
 				r4 = r1
@@ -116,14 +117,15 @@ L19:
 				// 25: jge %r3, %r2, +1 (to 27) (fast copy)
 				if r3 >= r2 {
 					b -= 6
+					b -= 7 * (int64((r3-c0)/1) - 1)
 					goto L27
 				}
 				// 26: jlt %r3, 1048576, -7 (to 20) (fast copy)
 				if r3 < 1048576 {
-					b -= 7
 					goto F20
 				}
 				b -= 7
+				b -= 7 * (int64((r3-c0)/1) - 1)
 				goto L27
 			}
 		}
@@ -198,6 +200,7 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 		if b-3 >= int64(j+1)*8 {
 			if fv3, ok := m.SpanAt(r1+r0, 1+1*j, true); ok {
 				fb3 := r1 + r0
+				c0 := r0
 			F3:
 				// 3: mov %r3, %r1 (fast copy)
 				r3 = r1
@@ -214,14 +217,15 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 				// 9: jge %r0, %r2, +1 (to 11) (fast copy)
 				if r0 >= r2 {
 					b -= 8
+					b -= 8 * (int64((r0-c0)/1) - 1)
 					goto L11
 				}
 				// 10: jlt %r0, 4096, -8 (to 3) (fast copy)
 				if r0 < 4096 {
-					b -= 8
 					goto F3
 				}
 				b -= 9
+				b -= 8 * (int64((r0-c0)/1) - 1)
 				goto L11
 			}
 		}

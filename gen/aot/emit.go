@@ -281,7 +281,7 @@ func observable(in *aotInsn) bool {
 //
 // b always equals the interpreter's budget plus the pending slots of the
 // current straight-line run. Each label L has a fixed pending count phi(L)
-// (what the first forward jump to it brings, or else what falls into it);
+// (what falls into it, or else what the first forward jump to it brings);
 // an edge arriving with a different count subtracts the difference. The
 // interpreter checks the budget at every taken jump, call and exit. The
 // translation checks at backward jumps (every loop has one), calls and
@@ -292,20 +292,20 @@ func observable(in *aotInsn) bool {
 func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 	p := e.prog
 	e.phi, e.check = map[int]int{}, map[int]bool{}
-	// A label takes the count of the first forward jump that reaches it,
-	// so that a conditional jump is a bare branch (Go lays out the code
-	// after it as the fall-through), and the fall-through into the label,
-	// if any, subtracts the difference in straight-line code. A label only
-	// backward jumps reach takes what falls into it.
+	// A label takes the count of what falls into it, so that the path
+	// clang lays out as the likely one (falling through, as a forward
+	// conditional jump is predicted not taken) subtracts nothing, and a
+	// jump to it subtracts the difference on its way (Log2's
+	// "if (v >> k) { v >>= k; r += k; }" pays only when the shift gives
+	// 0). A label nothing falls into takes the count of the first forward
+	// jump to it, or 0 when only backward jumps reach it.
 	first := map[int]int{}
 	pending, fell := 0, false
 	for _, pc := range f.body {
 		in := p.insns[pc]
 		if labels[pc] {
-			if n, ok := first[pc]; ok {
-				pending = n
-			} else if !fell {
-				pending = 0
+			if !fell {
+				pending = first[pc]
 			}
 			e.phi[pc] = pending
 		}

@@ -50,6 +50,7 @@ L3:
 	}
 	// 8: jeq %r3, 0, +3 (to 12)
 	if r3 == 0 {
+		b -= 2
 		goto L12
 	}
 	// 9: add %r2, 1
@@ -61,18 +62,17 @@ L3:
 L11:
 	// 11: add %r0, 1
 	r0 += 1
-	b += 2
 L12:
 	// 12: add %r1, 1
 	r1 += 1
 	// 13: jlt %r1, 10000, -12 (to 2)
 	if r1 < 10000 {
-		b -= 9
+		b -= 7
 		runtime.CheckBudget(b-2, 13)
 		goto L2
 	}
 	// 14: exit
-	b -= 12
+	b -= 10
 	runtime.CheckBudget(b, 14)
 	return r0, b
 }
@@ -202,13 +202,13 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r4 >>= 32
 			// 9: jeq %r4, 0, +2 (to 12) (fast copy)
 			if r4 == 0 {
+				b += 2
 				goto F12
 			}
 			// 10: mov %r2, %r4 (fast copy)
 			r2 = r4
 			// 11: add %r3, 32 (fast copy)
 			r3 += 32
-			b -= 2
 		F12:
 			// 12: mov %r4, %r2 (fast copy)
 			r4 = r2
@@ -216,13 +216,13 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r4 >>= 16
 			// 14: jeq %r4, 0, +2 (to 17) (fast copy)
 			if r4 == 0 {
+				b += 2
 				goto F17
 			}
 			// 15: mov %r2, %r4 (fast copy)
 			r2 = r4
 			// 16: add %r3, 16 (fast copy)
 			r3 += 16
-			b -= 2
 		F17:
 			// 17: mov %r4, %r2 (fast copy)
 			r4 = r2
@@ -230,13 +230,13 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r4 >>= 8
 			// 19: jeq %r4, 0, +2 (to 22) (fast copy)
 			if r4 == 0 {
+				b += 2
 				goto F22
 			}
 			// 20: mov %r2, %r4 (fast copy)
 			r2 = r4
 			// 21: add %r3, 8 (fast copy)
 			r3 += 8
-			b -= 2
 		F22:
 			// 22: mov %r4, %r2 (fast copy)
 			r4 = r2
@@ -244,13 +244,13 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r4 >>= 4
 			// 24: jeq %r4, 0, +2 (to 27) (fast copy)
 			if r4 == 0 {
+				b += 2
 				goto F27
 			}
 			// 25: mov %r2, %r4 (fast copy)
 			r2 = r4
 			// 26: add %r3, 4 (fast copy)
 			r3 += 4
-			b -= 2
 		F27:
 			// 27: mov %r4, %r2 (fast copy)
 			r4 = r2
@@ -258,13 +258,13 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r4 >>= 2
 			// 29: jeq %r4, 0, +2 (to 32) (fast copy)
 			if r4 == 0 {
+				b += 2
 				goto F32
 			}
 			// 30: mov %r2, %r4 (fast copy)
 			r2 = r4
 			// 31: add %r3, 2 (fast copy)
 			r3 += 2
-			b -= 2
 		F32:
 			// 32: mov %r4, %r2 (fast copy)
 			r4 = r2
@@ -272,11 +272,11 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r4 >>= 1
 			// 34: jeq %r4, 0, +1 (to 36) (fast copy)
 			if r4 == 0 {
+				b += 1
 				goto F36
 			}
 			// 35: add %r3, 1 (fast copy)
 			r3 += 1
-			b -= 1
 		F36:
 			// 36: add %r0, %r3 (fast copy)
 			r0 += r3
@@ -286,7 +286,7 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			if r1 <= 1000 {
 				goto F4
 			}
-			b -= 24 * (int64((r1-c0)/1) - 1)
+			b -= 35 * (int64((r1-c0)/1) - 1)
 			goto L39
 		}
 	}
@@ -303,13 +303,13 @@ L4:
 	r4 >>= 32
 	// 9: jeq %r4, 0, +2 (to 12)
 	if r4 == 0 {
+		b += 2
 		goto L12
 	}
 	// 10: mov %r2, %r4
 	r2 = r4
 	// 11: add %r3, 32
 	r3 += 32
-	b -= 2
 L12:
 	// 12: mov %r4, %r2
 	r4 = r2
@@ -317,13 +317,13 @@ L12:
 	r4 >>= 16
 	// 14: jeq %r4, 0, +2 (to 17)
 	if r4 == 0 {
+		b += 2
 		goto L17
 	}
 	// 15: mov %r2, %r4
 	r2 = r4
 	// 16: add %r3, 16
 	r3 += 16
-	b -= 2
 L17:
 	// 17: mov %r4, %r2
 	r4 = r2
@@ -331,13 +331,13 @@ L17:
 	r4 >>= 8
 	// 19: jeq %r4, 0, +2 (to 22)
 	if r4 == 0 {
+		b += 2
 		goto L22
 	}
 	// 20: mov %r2, %r4
 	r2 = r4
 	// 21: add %r3, 8
 	r3 += 8
-	b -= 2
 L22:
 	// 22: mov %r4, %r2
 	r4 = r2
@@ -345,13 +345,13 @@ L22:
 	r4 >>= 4
 	// 24: jeq %r4, 0, +2 (to 27)
 	if r4 == 0 {
+		b += 2
 		goto L27
 	}
 	// 25: mov %r2, %r4
 	r2 = r4
 	// 26: add %r3, 4
 	r3 += 4
-	b -= 2
 L27:
 	// 27: mov %r4, %r2
 	r4 = r2
@@ -359,13 +359,13 @@ L27:
 	r4 >>= 2
 	// 29: jeq %r4, 0, +2 (to 32)
 	if r4 == 0 {
+		b += 2
 		goto L32
 	}
 	// 30: mov %r2, %r4
 	r2 = r4
 	// 31: add %r3, 2
 	r3 += 2
-	b -= 2
 L32:
 	// 32: mov %r4, %r2
 	r4 = r2
@@ -373,11 +373,11 @@ L32:
 	r4 >>= 1
 	// 34: jeq %r4, 0, +1 (to 36)
 	if r4 == 0 {
+		b += 1
 		goto L36
 	}
 	// 35: add %r3, 1
 	r3 += 1
-	b -= 1
 L36:
 	// 36: add %r0, %r3
 	r0 += r3
@@ -385,13 +385,13 @@ L36:
 	r1 += 1
 	// 38: jle %r1, 1000, -35 (to 4)
 	if r1 <= 1000 {
-		b -= 24
+		b -= 35
 		runtime.CheckBudget(b-4, 38)
 		goto L4
 	}
 L39:
 	// 39: exit
-	b -= 29
+	b -= 40
 	runtime.CheckBudget(b, 39)
 	return r0, b
 }
@@ -1166,7 +1166,8 @@ L1:
 		binary.LittleEndian.PutUint64(c, binary.LittleEndian.Uint64(c)+r1)
 	}
 	// 13: ja +9 (to 23)
-	runtime.CheckBudget(b-14, 13)
+	b += 6
+	runtime.CheckBudget(b-20, 13)
 	goto L23
 L14:
 	// 14: stdw [%r10-16], 1
@@ -1185,13 +1186,12 @@ L14:
 	r4 = 0
 	// 22: call 2
 	m.CallAt(22, r1, r2, r3, r4, r5)
-	b -= 6
 L23:
 	// 23: add %r6, 1
 	r6 += 1
 	// 24: jlt %r6, 1000, -24 (to 1)
 	if r6 < 1000 {
-		b -= 15
+		b -= 21
 		runtime.CheckBudget(b-1, 24)
 		goto L1
 	}
@@ -1208,14 +1208,14 @@ L23:
 	r0 = m.CallAt(31, r1, r2, r3, r4, r5)
 	// 32: jeq %r0, 0, +1 (to 34)
 	if r0 == 0 {
+		b += 1
 		goto L34
 	}
 	// 33: ldxdw %r0, [%r0]
 	r0 = m.Load64At(r0, 33)
-	b -= 1
 L34:
 	// 34: exit
-	b -= 25
+	b -= 32
 	runtime.CheckBudget(b, 34)
 	return r0, b
 }
@@ -1248,6 +1248,7 @@ func csumBuf2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, in
 	r3 += 2048
 	// 4: jgt %r3, %r2, +13 (to 18)
 	if r3 > r2 {
+		b += 13
 		goto L18
 	}
 	// 5: mov %r6, 0
@@ -1312,10 +1313,9 @@ L13:
 	r4 >>= 32
 	// 17: add %r0, %r4
 	r0 += r4
-	b -= 13
 L18:
 	// 18: exit
-	b -= 6
+	b -= 19
 	runtime.CheckBudget(b, 18)
 	return r0, b
 }
@@ -1348,6 +1348,7 @@ func parseHdr2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	r3 += 2048
 	// 4: jgt %r3, %r2, +34 (to 39)
 	if r3 > r2 {
+		b += 12
 		goto L39
 	}
 	// 5: mov %r6, 0
@@ -1416,11 +1417,11 @@ L6:
 				// 31: xor %r0, %r5 (fast copy)
 				r0 ^= r5
 				// 32: ja +1 (to 34) (fast copy)
+				b -= 21
 				goto F34
 			F33:
 				// 33: add %r0, 1 (fast copy)
 				r0 += 1
-				b += 21
 			F34:
 				// 34: add %r3, 64 (fast copy)
 				r3 += 64
@@ -1430,7 +1431,7 @@ L6:
 				if r7 < 32 {
 					goto F8
 				}
-				b -= 28 * (int64((r7-c0)/1) - 1)
+				b -= 7 * (int64((r7-c0)/1) - 1)
 				goto L37
 			}
 		}
@@ -1487,11 +1488,11 @@ L8:
 	// 31: xor %r0, %r5
 	r0 ^= r5
 	// 32: ja +1 (to 34)
+	b -= 21
 	goto L34
 L33:
 	// 33: add %r0, 1
 	r0 += 1
-	b += 21
 L34:
 	// 34: add %r3, 64
 	r3 += 64
@@ -1499,7 +1500,7 @@ L34:
 	r7 += 1
 	// 36: jlt %r7, 32, -29 (to 8)
 	if r7 < 32 {
-		b -= 28
+		b -= 7
 		runtime.CheckBudget(b-8, 36)
 		goto L8
 	}
@@ -1508,14 +1509,13 @@ L37:
 	r6 += 1
 	// 38: jlt %r6, 16, -33 (to 6)
 	if r6 < 16 {
-		b -= 32
+		b -= 11
 		runtime.CheckBudget(b-6, 38)
 		goto L6
 	}
-	b -= 33
 L39:
 	// 39: exit
-	b -= 6
+	b -= 18
 	runtime.CheckBudget(b, 39)
 	return r0, b
 }
@@ -1548,6 +1548,7 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	r3 += 1024
 	// 4: jgt %r3, %r2, +28 (to 33)
 	if r3 > r2 {
+		b += 13
 		goto L33
 	}
 	// 5: mov %r3, %r1
@@ -1597,6 +1598,7 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 				// 15: add %r0, 85 (fast copy)
 				r0 += 85
 				// 16: ja +13 (to 30) (fast copy)
+				b -= 2
 				goto F30
 			F17:
 				// 17: jeq %r5, 32, +3 (to 21) (fast copy)
@@ -1610,36 +1612,35 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 				// 19: add %r0, 1 (fast copy)
 				r0 += 1
 				// 20: ja +9 (to 30) (fast copy)
-				b += 4
+				b += 2
 				goto F30
 			F21:
 				// 21: add %r0, 3 (fast copy)
 				r0 += 3
 				// 22: ja +7 (to 30) (fast copy)
-				b += 5
+				b += 3
 				goto F30
 			F23:
 				// 23: add %r0, 5 (fast copy)
 				r0 += 5
 				// 24: ja +5 (to 30) (fast copy)
-				b += 4
+				b += 2
 				goto F30
 			F25:
 				// 25: add %r0, 256 (fast copy)
 				r0 += 256
 				// 26: ja +3 (to 30) (fast copy)
-				b += 5
+				b += 3
 				goto F30
 			F27:
 				// 27: add %r0, 65536 (fast copy)
 				r0 += 65536
 				// 28: ja +1 (to 30) (fast copy)
-				b += 3
+				b += 1
 				goto F30
 			F29:
 				// 29: add %r0, 16777216 (fast copy)
 				r0 += 16777216
-				b += 2
 			F30:
 				// 30: add %r3, 1 (fast copy)
 				r3 += 1
@@ -1649,8 +1650,7 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 				if r7 < 1024 {
 					goto F7
 				}
-				b -= 15
-				b -= 13 * (int64((r7-c0)/1) - 1)
+				b -= 11 * (int64((r7-c0)/1) - 1)
 				goto L33
 			}
 		}
@@ -1691,6 +1691,7 @@ L7:
 	// 15: add %r0, 85
 	r0 += 85
 	// 16: ja +13 (to 30)
+	b -= 2
 	goto L30
 L17:
 	// 17: jeq %r5, 32, +3 (to 21)
@@ -1704,36 +1705,35 @@ L17:
 	// 19: add %r0, 1
 	r0 += 1
 	// 20: ja +9 (to 30)
-	b += 4
+	b += 2
 	goto L30
 L21:
 	// 21: add %r0, 3
 	r0 += 3
 	// 22: ja +7 (to 30)
-	b += 5
+	b += 3
 	goto L30
 L23:
 	// 23: add %r0, 5
 	r0 += 5
 	// 24: ja +5 (to 30)
-	b += 4
+	b += 2
 	goto L30
 L25:
 	// 25: add %r0, 256
 	r0 += 256
 	// 26: ja +3 (to 30)
-	b += 5
+	b += 3
 	goto L30
 L27:
 	// 27: add %r0, 65536
 	r0 += 65536
 	// 28: ja +1 (to 30)
-	b += 3
+	b += 1
 	goto L30
 L29:
 	// 29: add %r0, 16777216
 	r0 += 16777216
-	b += 2
 L30:
 	// 30: add %r3, 1
 	r3 += 1
@@ -1741,14 +1741,13 @@ L30:
 	r7 += 1
 	// 32: jlt %r7, 1024, -26 (to 7)
 	if r7 < 1024 {
-		b -= 13
+		b -= 11
 		runtime.CheckBudget(b-7, 32)
 		goto L7
 	}
-	b -= 15
 L33:
 	// 33: exit
-	b -= 6
+	b -= 19
 	runtime.CheckBudget(b, 33)
 	return r0, b
 }

@@ -81,7 +81,7 @@ func readsizeReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64
 	// readsize.bpf.c:87: if (!t)
 	// 12: jeq %r1, 0, +54 (to 67)
 	if r1 == 0 {
-		b += 51
+		b += 9
 		goto L67
 	}
 	// readsize.bpf.c:89: s->reads = t->reads;
@@ -105,7 +105,6 @@ func readsizeReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64
 	// 19: stxdw [%r6+16], %r1
 	m.Store64At(r6+16, r1, 19)
 	// 20: ja +45 (to 66)
-	b += 42
 	goto L66
 L21:
 	// 21: div %r1, %r2
@@ -204,13 +203,14 @@ L43:
 	r4 = 0
 	// 65: call 2
 	m.CallAt(65, r1, r2, r3, r4, r5)
+	b -= 42
 L66:
 	// 66: mov32 %r0, 0
 	r0 = 0
 L67:
 	// readsize.bpf.c:102: }
 	// 67: exit
-	b -= 65
+	b -= 23
 	runtime.CheckBudget(b, 67)
 	return r0, b
 }

@@ -24,7 +24,9 @@
 //     both succeed and the budget covers every iteration, a copy of the
 //     loop accesses those spans through runtime.SpanLoad64 and friends
 //     (one compare against the span's length as a safety net, then one
-//     machine load or store) and checks no budget; it still counts b,
+//     machine load or store; accesses through one base with no label or
+//     write of the base between them share one such check through
+//     runtime.SpanWindow) and checks no budget; it still counts b,
 //     except for its back edge, which it charges once, as it leaves the
 //     loop, from how far the counter went; else the checked loop runs. A
 //     counted loop with no such accesses (branchy arithmetic, Log2) gets

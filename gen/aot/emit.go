@@ -37,6 +37,8 @@ type emitter struct {
 	// subtract from b, which the copy defers to the loop's exits.
 	fast       *hoistLoop
 	backCharge int
+	// win are the windows of the fast copy by access (see windows).
+	win map[int]*spanWindow
 }
 
 // code builds one statement from raw Go text and jen values (qualified
@@ -281,7 +283,7 @@ func observable(in *aotInsn) bool {
 //
 // b always equals the interpreter's budget plus the pending slots of the
 // current straight-line run. Each label L has a fixed pending count phi(L)
-// (what falls into it, or else what the first forward jump to it brings);
+// (what its likely most taken edge brings, see below);
 // an edge arriving with a different count subtracts the difference. The
 // interpreter checks the budget at every taken jump, call and exit. The
 // translation checks at backward jumps (every loop has one), calls and
@@ -292,19 +294,23 @@ func observable(in *aotInsn) bool {
 func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 	p := e.prog
 	e.phi, e.check = map[int]int{}, map[int]bool{}
-	// A label takes the count of what falls into it, so that the path
-	// clang lays out as the likely one (falling through, as a forward
-	// conditional jump is predicted not taken) subtracts nothing, and a
-	// jump to it subtracts the difference on its way (Log2's
-	// "if (v >> k) { v >>= k; r += k; }" pays only when the shift gives
-	// 0). A label nothing falls into takes the count of the first forward
-	// jump to it, or 0 when only backward jumps reach it.
-	first := map[int]int{}
+	// The edge into a label that is likely the most taken arrives free
+	// and the others subtract the difference on their way, taking a
+	// forward conditional jump as the rare way (predicted not taken, as
+	// clang lays out code): a label takes the count of the first
+	// unconditional forward jump to it (the end of an if's then-branch,
+	// jumping over the else), else of what falls into it (Log2's
+	// "if (v >> k) { v >>= k; r += k; }" then pays only when the shift
+	// gives 0), else of the first forward jump, or 0 when only backward
+	// jumps reach it.
+	first, ja := map[int]int{}, map[int]int{}
 	pending, fell := 0, false
 	for _, pc := range f.body {
 		in := p.insns[pc]
 		if labels[pc] {
-			if !fell {
+			if n, ok := ja[pc]; ok {
+				pending = n
+			} else if !fell {
 				pending = first[pc]
 			}
 			e.phi[pc] = pending
@@ -313,6 +319,9 @@ func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 		if t := in.target; t > pc && (in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op)) {
 			if _, ok := first[t]; !ok {
 				first[t] = pending
+			}
+			if _, ok := ja[t]; !ok && !isCondJump(in.op) {
+				ja[t] = pending
 			}
 		}
 		if in.op == runtime.OpCall && in.src == 1 {
@@ -416,6 +425,13 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	}
 	e.backCharge = e.backEdgeCharge(l)
 	body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
+	var names []jen.Code
+	for _, w := range e.windows(l, labels) {
+		names = append(names, jen.Id(w.name))
+	}
+	if len(names) > 0 {
+		body = append(body, jen.Var().List(names...).Add(e.rt("Window")))
+	}
 	fell := false
 	for _, pc := range e.fn.body {
 		if pc < l.head || pc > l.back {
@@ -438,7 +454,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	body = append(body, e.adjust(e.pending-e.phi[next])...)
 	body = append(body, e.backEdges(l, false)...)
 	body = append(body, jen.Goto().Id(label(next)))
-	e.fast = nil
+	e.fast, e.win = nil, nil
 	e.pending = e.phi[l.head]
 	// The checks, innermost last.
 	for i := len(l.bases) - 1; i >= 0; i-- {
@@ -474,6 +490,80 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	}
 	return gocomment.Comment(doc).Line().
 		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok", e.r(l.counter), bound, l.step))).Block(body...)
+}
+
+// A spanWindow is a run of accesses in the fast copy of a loop through one
+// hoisted base, with no label between them and the base unchanged: the
+// first takes the window [base+lo, base+hi) of the base's span (one
+// check) and all of them access it at constant offsets.
+type spanWindow struct {
+	name   string
+	first  int
+	base   uint8
+	lo, hi int64
+}
+
+// windows groups the fast accesses of l into windows (by access in e.win)
+// and returns those of two or more accesses; a single access goes through
+// the span directly.
+func (e *emitter) windows(l *hoistLoop, labels map[int]bool) []*spanWindow {
+	p := e.prog
+	e.win = map[int]*spanWindow{}
+	count := map[*spanWindow]int{}
+	var order []*spanWindow
+	cur := map[uint8]*spanWindow{}
+	for pc := l.head; pc <= l.back; pc += p.insns[pc].slots {
+		in := p.insns[pc]
+		if labels[pc] {
+			cur = map[uint8]*spanWindow{}
+		}
+		if l.fast[pc] {
+			base := in.dst
+			if in.class() == runtime.ClassLDX {
+				base = in.src
+			}
+			lo := int64(in.off)
+			hi := lo + int64(sizeOf(in.op))
+			w := cur[base]
+			if w == nil {
+				w = &spanWindow{name: fmt.Sprintf("w%d", pc), first: pc, base: base, lo: lo, hi: hi}
+				cur[base] = w
+				order = append(order, w)
+			}
+			w.lo, w.hi = min(w.lo, lo), max(w.hi, hi)
+			e.win[pc] = w
+			count[w]++
+		}
+		for _, r := range p.effect(e.fn, in).def.regs() {
+			delete(cur, r)
+		}
+	}
+	var out []*spanWindow
+	for _, w := range order {
+		if count[w] > 1 {
+			out = append(out, w)
+		}
+	}
+	for pc, w := range e.win {
+		if count[w] < 2 {
+			delete(e.win, pc)
+		}
+	}
+	return out
+}
+
+// windowAccess returns, for a fast access in a window, the statements to
+// run before it (taking the window at its first access) and the window's
+// name and the access's offset in it; ok is false for other accesses.
+func (e *emitter) windowAccess(in *aotInsn, base uint8) (pre []jen.Code, name string, k int64, ok bool) {
+	w := e.win[in.pc]
+	if w == nil || !e.fastAccess(in.pc) {
+		return nil, "", 0, false
+	}
+	if w.first == in.pc {
+		pre = []jen.Code{code(w.name+" = ", e.rt("SpanWindow"), fmt.Sprintf("(fv%d, %s-fb%d, %d)", base, offset(e.r(base), w.lo), base, w.hi-w.lo))}
+	}
+	return pre, w.name, int64(in.off) - w.lo, true
 }
 
 // backEdgeCharge is what the back edge of l subtracts from b each time it
@@ -769,6 +859,7 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 	size := sizeOf(in.op)
 	live := e.live(in.pc, in.dst)
 	var val *jen.Statement
+	var stmts []jen.Code
 	if inFrame(in.src, in.off, size) {
 		if !live {
 			return nil
@@ -785,6 +876,9 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 		default:
 			val = code(le(), fmt.Sprintf(".Uint64(fp[%d:])", i))
 		}
+	} else if pre, w, k, ok := e.windowAccess(in, in.src); ok && live {
+		stmts = pre
+		val = code(e.rt(fmt.Sprintf("WindowLoad%d", size*8)), fmt.Sprintf("(%s, %d)", w, k))
 	} else if e.fastAccess(in.pc) && live {
 		val = code(e.rt(fmt.Sprintf("SpanLoad%d", size*8)), fmt.Sprintf("(fv%d, %s-fb%d)", in.src, e.addr(in.src, in.off), in.src))
 	} else {
@@ -796,7 +890,7 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 	if in.op == runtime.OpLdxsb || in.op == runtime.OpLdxsh || in.op == runtime.OpLdxsw {
 		val = code(fmt.Sprintf("uint64(int64(int%d(", size*8), val, ")))")
 	}
-	return []jen.Code{code(e.r(in.dst)+" = ", val)}
+	return append(stmts, code(e.r(in.dst)+" = ", val))
 }
 
 func (e *emitter) store(in *aotInsn) []jen.Code {
@@ -824,6 +918,9 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 		}
 	}
 	if !inFrame(in.dst, in.off, size) {
+		if pre, w, k, ok := e.windowAccess(in, in.dst); ok {
+			return append(pre, code(e.rt(fmt.Sprintf("WindowStore%d", size*8)), fmt.Sprintf("(%s, %d, %s)", w, k, v)))
+		}
 		if !e.fastAccess(in.pc) {
 			return []jen.Code{code(fmt.Sprintf("m.Store%dAt(%s, %s, %d)", size*8, e.addr(in.dst, in.off), v, in.pc))}
 		}

@@ -1166,8 +1166,7 @@ L1:
 		binary.LittleEndian.PutUint64(c, binary.LittleEndian.Uint64(c)+r1)
 	}
 	// 13: ja +9 (to 23)
-	b += 6
-	runtime.CheckBudget(b-20, 13)
+	runtime.CheckBudget(b-14, 13)
 	goto L23
 L14:
 	// 14: stdw [%r10-16], 1
@@ -1186,12 +1185,13 @@ L14:
 	r4 = 0
 	// 22: call 2
 	m.CallAt(22, r1, r2, r3, r4, r5)
+	b -= 6
 L23:
 	// 23: add %r6, 1
 	r6 += 1
 	// 24: jlt %r6, 1000, -24 (to 1)
 	if r6 < 1000 {
-		b -= 21
+		b -= 15
 		runtime.CheckBudget(b-1, 24)
 		goto L1
 	}
@@ -1215,7 +1215,7 @@ L23:
 	r0 = m.Load64At(r0, 33)
 L34:
 	// 34: exit
-	b -= 32
+	b -= 26
 	runtime.CheckBudget(b, 34)
 	return r0, b
 }
@@ -1348,7 +1348,7 @@ func parseHdr2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	r3 += 2048
 	// 4: jgt %r3, %r2, +34 (to 39)
 	if r3 > r2 {
-		b += 12
+		b += 33
 		goto L39
 	}
 	// 5: mov %r6, 0
@@ -1365,9 +1365,11 @@ L6:
 			if fv3, ok := m.SpanAt(r3+12, 26+64*j, false); ok {
 				fb3 := r3 + 12
 				c0 := r7
+				var w8 runtime.Window
 			F8:
 				// 8: ldxh %r5, [%r3+12] (fast copy)
-				r5 = runtime.SpanLoad16(fv3, r3+12-fb3)
+				w8 = runtime.SpanWindow(fv3, r3+12-fb3, 26)
+				r5 = runtime.WindowLoad16(w8, 0)
 				// 9: be16 %r5 (fast copy)
 				r5 = uint64(bits.ReverseBytes16(uint16(r5)))
 				// 10: jne %r5, 2048, +22 (to 33) (fast copy)
@@ -1375,7 +1377,7 @@ L6:
 					goto F33
 				}
 				// 11: ldxb %r5, [%r3+14] (fast copy)
-				r5 = runtime.SpanLoad8(fv3, r3+14-fb3)
+				r5 = runtime.WindowLoad8(w8, 2)
 				// 12: and %r5, 15 (fast copy)
 				r5 &= 15
 				// 13: lsh %r5, 2 (fast copy)
@@ -1385,15 +1387,15 @@ L6:
 				// 15: mul %r0, 31 (fast copy)
 				r0 *= 31
 				// 16: ldxb %r5, [%r3+23] (fast copy)
-				r5 = runtime.SpanLoad8(fv3, r3+23-fb3)
+				r5 = runtime.WindowLoad8(w8, 11)
 				// 17: xor %r0, %r5 (fast copy)
 				r0 ^= r5
 				// 18: ldxw %r8, [%r3+26] (fast copy)
-				r8 = runtime.SpanLoad32(fv3, r3+26-fb3)
+				r8 = runtime.WindowLoad32(w8, 14)
 				// 19: be32 %r8 (fast copy)
 				r8 = uint64(bits.ReverseBytes32(uint32(r8)))
 				// 20: ldxw %r9, [%r3+30] (fast copy)
-				r9 = runtime.SpanLoad32(fv3, r3+30-fb3)
+				r9 = runtime.WindowLoad32(w8, 18)
 				// 21: be32 %r9 (fast copy)
 				r9 = uint64(bits.ReverseBytes32(uint32(r9)))
 				// 22: xor %r8, %r9 (fast copy)
@@ -1401,11 +1403,11 @@ L6:
 				// 23: add %r0, %r8 (fast copy)
 				r0 += r8
 				// 24: ldxh %r5, [%r3+34] (fast copy)
-				r5 = runtime.SpanLoad16(fv3, r3+34-fb3)
+				r5 = runtime.WindowLoad16(w8, 22)
 				// 25: be16 %r5 (fast copy)
 				r5 = uint64(bits.ReverseBytes16(uint16(r5)))
 				// 26: ldxh %r8, [%r3+36] (fast copy)
-				r8 = runtime.SpanLoad16(fv3, r3+36-fb3)
+				r8 = runtime.WindowLoad16(w8, 24)
 				// 27: be16 %r8 (fast copy)
 				r8 = uint64(bits.ReverseBytes16(uint16(r8)))
 				// 28: lsh %r5, 16 (fast copy)
@@ -1417,11 +1419,11 @@ L6:
 				// 31: xor %r0, %r5 (fast copy)
 				r0 ^= r5
 				// 32: ja +1 (to 34) (fast copy)
-				b -= 21
 				goto F34
 			F33:
 				// 33: add %r0, 1 (fast copy)
 				r0 += 1
+				b += 21
 			F34:
 				// 34: add %r3, 64 (fast copy)
 				r3 += 64
@@ -1431,7 +1433,7 @@ L6:
 				if r7 < 32 {
 					goto F8
 				}
-				b -= 7 * (int64((r7-c0)/1) - 1)
+				b -= 28 * (int64((r7-c0)/1) - 1)
 				goto L37
 			}
 		}
@@ -1488,11 +1490,11 @@ L8:
 	// 31: xor %r0, %r5
 	r0 ^= r5
 	// 32: ja +1 (to 34)
-	b -= 21
 	goto L34
 L33:
 	// 33: add %r0, 1
 	r0 += 1
+	b += 21
 L34:
 	// 34: add %r3, 64
 	r3 += 64
@@ -1500,7 +1502,7 @@ L34:
 	r7 += 1
 	// 36: jlt %r7, 32, -29 (to 8)
 	if r7 < 32 {
-		b -= 7
+		b -= 28
 		runtime.CheckBudget(b-8, 36)
 		goto L8
 	}
@@ -1509,13 +1511,13 @@ L37:
 	r6 += 1
 	// 38: jlt %r6, 16, -33 (to 6)
 	if r6 < 16 {
-		b -= 11
+		b -= 32
 		runtime.CheckBudget(b-6, 38)
 		goto L6
 	}
 L39:
 	// 39: exit
-	b -= 18
+	b -= 39
 	runtime.CheckBudget(b, 39)
 	return r0, b
 }
@@ -1548,7 +1550,7 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	r3 += 1024
 	// 4: jgt %r3, %r2, +28 (to 33)
 	if r3 > r2 {
-		b += 13
+		b += 15
 		goto L33
 	}
 	// 5: mov %r3, %r1
@@ -1598,7 +1600,6 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 				// 15: add %r0, 85 (fast copy)
 				r0 += 85
 				// 16: ja +13 (to 30) (fast copy)
-				b -= 2
 				goto F30
 			F17:
 				// 17: jeq %r5, 32, +3 (to 21) (fast copy)
@@ -1612,35 +1613,36 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 				// 19: add %r0, 1 (fast copy)
 				r0 += 1
 				// 20: ja +9 (to 30) (fast copy)
-				b += 2
+				b += 4
 				goto F30
 			F21:
 				// 21: add %r0, 3 (fast copy)
 				r0 += 3
 				// 22: ja +7 (to 30) (fast copy)
-				b += 3
+				b += 5
 				goto F30
 			F23:
 				// 23: add %r0, 5 (fast copy)
 				r0 += 5
 				// 24: ja +5 (to 30) (fast copy)
-				b += 2
+				b += 4
 				goto F30
 			F25:
 				// 25: add %r0, 256 (fast copy)
 				r0 += 256
 				// 26: ja +3 (to 30) (fast copy)
-				b += 3
+				b += 5
 				goto F30
 			F27:
 				// 27: add %r0, 65536 (fast copy)
 				r0 += 65536
 				// 28: ja +1 (to 30) (fast copy)
-				b += 1
+				b += 3
 				goto F30
 			F29:
 				// 29: add %r0, 16777216 (fast copy)
 				r0 += 16777216
+				b += 2
 			F30:
 				// 30: add %r3, 1 (fast copy)
 				r3 += 1
@@ -1650,7 +1652,7 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 				if r7 < 1024 {
 					goto F7
 				}
-				b -= 11 * (int64((r7-c0)/1) - 1)
+				b -= 13 * (int64((r7-c0)/1) - 1)
 				goto L33
 			}
 		}
@@ -1691,7 +1693,6 @@ L7:
 	// 15: add %r0, 85
 	r0 += 85
 	// 16: ja +13 (to 30)
-	b -= 2
 	goto L30
 L17:
 	// 17: jeq %r5, 32, +3 (to 21)
@@ -1705,35 +1706,36 @@ L17:
 	// 19: add %r0, 1
 	r0 += 1
 	// 20: ja +9 (to 30)
-	b += 2
+	b += 4
 	goto L30
 L21:
 	// 21: add %r0, 3
 	r0 += 3
 	// 22: ja +7 (to 30)
-	b += 3
+	b += 5
 	goto L30
 L23:
 	// 23: add %r0, 5
 	r0 += 5
 	// 24: ja +5 (to 30)
-	b += 2
+	b += 4
 	goto L30
 L25:
 	// 25: add %r0, 256
 	r0 += 256
 	// 26: ja +3 (to 30)
-	b += 3
+	b += 5
 	goto L30
 L27:
 	// 27: add %r0, 65536
 	r0 += 65536
 	// 28: ja +1 (to 30)
-	b += 1
+	b += 3
 	goto L30
 L29:
 	// 29: add %r0, 16777216
 	r0 += 16777216
+	b += 2
 L30:
 	// 30: add %r3, 1
 	r3 += 1
@@ -1741,13 +1743,13 @@ L30:
 	r7 += 1
 	// 32: jlt %r7, 1024, -26 (to 7)
 	if r7 < 1024 {
-		b -= 11
+		b -= 13
 		runtime.CheckBudget(b-7, 32)
 		goto L7
 	}
 L33:
 	// 33: exit
-	b -= 19
+	b -= 21
 	runtime.CheckBudget(b, 33)
 	return r0, b
 }

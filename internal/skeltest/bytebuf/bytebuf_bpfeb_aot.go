@@ -201,17 +201,19 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 			if fv3, ok := m.SpanAt(r1+r0, 1+1*j, true); ok {
 				fb3 := r1 + r0
 				c0 := r0
+				var w5 runtime.Window
 			F3:
 				// 3: mov %r3, %r1 (fast copy)
 				r3 = r1
 				// 4: add %r3, %r0 (fast copy)
 				r3 += r0
 				// 5: ldxb %r4, [%r3] (fast copy)
-				r4 = runtime.SpanLoad8(fv3, r3-fb3)
+				w5 = runtime.SpanWindow(fv3, r3-fb3, 1)
+				r4 = runtime.WindowLoad8(w5, 0)
 				// 6: xor32 %r4, -1 (fast copy)
 				r4 = uint64(uint32(r4) ^ 0xffffffff)
 				// 7: stxb [%r3], %r4 (fast copy)
-				runtime.SpanStore8(fv3, r3-fb3, r4)
+				runtime.WindowStore8(w5, 0, r4)
 				// 8: add %r0, 1 (fast copy)
 				r0 += 1
 				// 9: jge %r0, %r2, +1 (to 11) (fast copy)

@@ -81,8 +81,7 @@ func hostileBumpFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (
 		binary.LittleEndian.PutUint64(c, binary.LittleEndian.Uint64(c)+r7)
 	}
 	// 12: ja +8 (to 21)
-	b += 6
-	runtime.CheckBudget(b-19, 12)
+	runtime.CheckBudget(b-13, 12)
 	goto L21
 L13:
 	// 13: mov %r2, %r10
@@ -100,6 +99,7 @@ L13:
 	r4 = 1
 	// 20: call 2
 	m.CallAt(20, r1, r2, r3, r4, r5)
+	b -= 6
 L21:
 	// 21: mov %r2, %r10
 	r2 = r10
@@ -114,7 +114,7 @@ L21:
 	// 26: jeq %r0, 0, +2 (to 29)
 	if r0 == 0 {
 		b += 2
-		runtime.CheckBudget(b-27, 26)
+		runtime.CheckBudget(b-21, 26)
 		goto L29
 	}
 	// hostile.bpf.c:132: c->seen = *v;
@@ -145,7 +145,7 @@ L36:
 	// 36: mov32 %r0, 0
 	r0 = 0
 	// 37: exit
-	b -= 36
+	b -= 30
 	runtime.CheckBudget(b, 37)
 	return r0, b
 }

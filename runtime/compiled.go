@@ -299,6 +299,68 @@ func spanAt(s []byte, i uint64, n uint64) unsafe.Pointer {
 	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), i)
 }
 
+// A Window is n bytes of a span that SpanWindow checked once, so that
+// several accesses a loop's iteration makes through one base register at
+// constant distances cost one check between them: the translation takes
+// the window at the first of them and reads and writes it at constant
+// offsets with WindowLoad8 .. WindowStore64, whose own checks compare two
+// constants once inlined and fold away. Their checks still stand in
+// anything else, so a Window never reaches outside its span.
+type Window struct {
+	p unsafe.Pointer
+	n uint64
+}
+
+// SpanWindow returns the n bytes at offset i of span s as a Window,
+// failing the run as spanAt does when they do not lie inside it.
+func SpanWindow(s []byte, i, n uint64) Window {
+	if n > uint64(len(s)) || i > uint64(len(s))-n {
+		panic(errSpan)
+	}
+	return Window{unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), i), n}
+}
+
+func WindowLoad8(w Window, k uint64) uint64 {
+	return uint64(*(*byte)(w.at(k, 1)))
+}
+
+func WindowLoad16(w Window, k uint64) uint64 {
+	return uint64(binary.LittleEndian.Uint16((*[2]byte)(w.at(k, 2))[:]))
+}
+
+func WindowLoad32(w Window, k uint64) uint64 {
+	return uint64(binary.LittleEndian.Uint32((*[4]byte)(w.at(k, 4))[:]))
+}
+
+func WindowLoad64(w Window, k uint64) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(w.at(k, 8))[:])
+}
+
+func WindowStore8(w Window, k, v uint64) {
+	*(*byte)(w.at(k, 1)) = byte(v)
+}
+
+func WindowStore16(w Window, k, v uint64) {
+	binary.LittleEndian.PutUint16((*[2]byte)(w.at(k, 2))[:], uint16(v))
+}
+
+func WindowStore32(w Window, k, v uint64) {
+	binary.LittleEndian.PutUint32((*[4]byte)(w.at(k, 4))[:], uint32(v))
+}
+
+func WindowStore64(w Window, k, v uint64) {
+	binary.LittleEndian.PutUint64((*[8]byte)(w.at(k, 8))[:], v)
+}
+
+// at returns the address of byte k of w after checking that w has size
+// bytes there.
+func (w Window) at(k, size uint64) unsafe.Pointer {
+	if w.n < size || k > w.n-size {
+		panic(errSpan)
+	}
+	return unsafe.Add(w.p, k)
+}
+
 var errSpan = errors.New("skelgen translation: access outside a hoisted span")
 
 // LoopTrips bounds the iterations of a loop whose counter starts at start,

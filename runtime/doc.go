@@ -56,8 +56,10 @@
 // turns into the same *MemoryError. All of them inline. SpanAt and
 // LoopTrips let translated loops check a whole span of a region once
 // before the loop, and SpanLoad64/SpanStore64 and friends access such a
-// span. Bytes,
-// WritableBytes, CBytes and CString give helpers checked slices.
+// span; SpanWindow checks once the bytes several accesses of one
+// iteration reach through one register, which WindowLoad64/WindowStore64
+// and friends then access at constant offsets. Bytes, WritableBytes,
+// CBytes and CString give helpers checked slices.
 //
 // # Translated code
 //

@@ -206,8 +206,9 @@ func TestSharedMapRuns(t *testing.T) {
 }
 
 // TestSpanSafetyNet: an access a wrong translation makes outside its span
-// (also through a span shorter than the access) ends the run with an
-// error instead of touching other memory or crashing the host.
+// (also through a span shorter than the access, or a window outside its
+// span or shorter than the access) ends the run with an error instead of
+// touching other memory or crashing the host.
 func TestSpanSafetyNet(t *testing.T) {
 	m := newMachine(loadAsm(t, "mov %r0, 0\nexit", nil, nil))
 	ctx := make([]byte, 32)
@@ -226,6 +227,12 @@ func TestSpanSafetyNet(t *testing.T) {
 		func() { SpanLoad64(span, 1<<63) },
 		func() { SpanStore8(span, 16, 1) },
 		func() { SpanLoad16(span, 15) },
+		func() { SpanWindow(span, 9, 8) },
+		func() { SpanWindow(span, 0, 17) },
+		func() { SpanWindow(span, 1<<63, 8) },
+		func() { WindowLoad64(SpanWindow(span, 8, 8), 1) },
+		func() { WindowStore16(SpanWindow(span, 0, 4), 3, 1) },
+		func() { WindowLoad8(Window{}, 0) },
 	} {
 		err := func() (err error) {
 			defer func() { err = m.trapError(recover()) }()

@@ -137,6 +137,7 @@ L22:
 	// latency.bpf.c:131: if (total == 0)
 	// 23: jeq %r7, 0, +129 (to 153)
 	if r7 == 0 {
+		b += 71
 		goto L153
 	}
 	// 24: mov %r9, 0
@@ -237,21 +238,21 @@ L46:
 	r4 = m.Load64At(r6, 61)
 	// 62: jne %r4, 0, +3 (to 66)
 	if r4 != 0 {
-		runtime.CheckBudget(b-42, 62)
+		b += 3
+		runtime.CheckBudget(b-45, 62)
 		goto L66
 	}
 	// 63: ldxdw %r4, [%r10-96]
 	r4 = binary.LittleEndian.Uint64(fp[416:])
 	// 64: jlt %r3, %r4, +1 (to 66)
 	if r3 < r4 {
-		b -= 2
-		runtime.CheckBudget(b-42, 64)
+		b += 1
+		runtime.CheckBudget(b-45, 64)
 		goto L66
 	}
 	// latency.bpf.c:142: s->p50_ns = upper;
 	// 65: stxdw [%r6], %r2
 	m.Store64At(r6, r2, 65)
-	b -= 3
 L66:
 	// 66: ldxdw %r5, [%r10-72]
 	r5 = binary.LittleEndian.Uint64(fp[440:])
@@ -260,28 +261,28 @@ L66:
 	r4 = m.Load64At(r5+16, 67)
 	// 68: jne %r4, 0, +3 (to 72)
 	if r4 != 0 {
-		runtime.CheckBudget(b-45, 68)
+		b += 3
+		runtime.CheckBudget(b-51, 68)
 		goto L72
 	}
 	// 69: ldxdw %r4, [%r10-88]
 	r4 = binary.LittleEndian.Uint64(fp[424:])
 	// 70: jlt %r3, %r4, +1 (to 72)
 	if r3 < r4 {
-		b -= 2
-		runtime.CheckBudget(b-45, 70)
+		b += 1
+		runtime.CheckBudget(b-51, 70)
 		goto L72
 	}
 	// latency.bpf.c:144: s->p90_ns = upper;
 	// 71: stxdw [%r5+16], %r2
 	m.Store64At(r5+16, r2, 71)
-	b -= 3
 L72:
 	// latency.bpf.c:145: if (!s->p99_ns && cum * 100 >= total * 99)
 	// 72: ldxdw %r4, [%r5+24]
 	r4 = m.Load64At(r5+24, 72)
 	// 73: jne %r4, 0, -32 (to 42)
 	if r4 != 0 {
-		b -= 47
+		b -= 53
 		runtime.CheckBudget(b, 73)
 		goto L42
 	}
@@ -289,7 +290,7 @@ L72:
 	r4 = binary.LittleEndian.Uint64(fp[432:])
 	// 75: jlt %r3, %r4, -34 (to 42)
 	if r3 < r4 {
-		b -= 49
+		b -= 55
 		runtime.CheckBudget(b, 75)
 		goto L42
 	}
@@ -299,7 +300,7 @@ L72:
 	// 77: stxdw [%r3+24], %r2
 	m.Store64At(r3+24, r2, 77)
 	// 78: ja -37 (to 42)
-	b -= 52
+	b -= 58
 	runtime.CheckBudget(b, 78)
 	goto L42
 L79:
@@ -317,7 +318,8 @@ L79:
 	// latency.bpf.c:149: if (t) {
 	// 85: jeq %r0, 0, +8 (to 94)
 	if r0 == 0 {
-		runtime.CheckBudget(b-11, 85)
+		b += 8
+		runtime.CheckBudget(b-19, 85)
 		goto L94
 	}
 	// latency.bpf.c:150: s->max_ns = t->max_ns;
@@ -332,7 +334,8 @@ L79:
 	r2 = m.Load64At(r0, 89)
 	// 90: jeq %r2, 0, +2 (to 93)
 	if r2 == 0 {
-		runtime.CheckBudget(b-16, 90)
+		b += 2
+		runtime.CheckBudget(b-18, 90)
 		goto L93
 	}
 	// 91: ldxdw %r1, [%r0+8]
@@ -343,11 +346,9 @@ L79:
 	} else {
 		r1 = 0
 	}
-	b -= 2
 L93:
 	// 93: stxdw [%r6+40], %r1
 	m.Store64At(r6+40, r1, 93)
-	b -= 6
 L94:
 	// latency.bpf.c:154: skelgen_print_log2_hist(&hist, "nsecs");
 	// 94: lddw %r1, map:0
@@ -439,7 +440,7 @@ L129:
 	// 140: jlt32 %r1, 64, -12 (to 129)
 	if uint32(r1) < 64 {
 		b -= 12
-		runtime.CheckBudget(b-46, 140)
+		runtime.CheckBudget(b-54, 140)
 		goto L129
 	}
 	// 141: mov %r1, 0
@@ -466,13 +467,12 @@ L129:
 	r4 = 0
 	// 152: call 2
 	m.CallAt(152, r1, r2, r3, r4, r5)
-	b -= 63
 L153:
 	// latency.bpf.c:167: }
 	// 153: mov32 %r0, 0
 	r0 = 0
 	// 154: exit
-	b -= 9
+	b -= 80
 	runtime.CheckBudget(b, 154)
 	return r0, b
 }

@@ -24,13 +24,15 @@
 //     both succeed and the budget covers every iteration, a copy of the
 //     loop accesses those spans through runtime.SpanLoad64 and friends
 //     (one compare against the span's length as a safety net, then one
-//     machine load or store) and leaves out the budget checks, still
-//     counting b (a loop with no jump inside but its back edge charges
-//     once, at its exit, from how far its counter went); else the checked
-//     loop runs. Both copies do the same
-//     operations in the same order, so results, faults (always on the
-//     checked path), their instruction and the budget are the same
-//     (loops.go);
+//     machine load or store; accesses through one base with no label or
+//     write of the base between them share one such check through
+//     runtime.SpanWindow) and checks no budget; it still counts b,
+//     except for its back edge, which it charges once, as it leaves the
+//     loop, from how far the counter went; else the checked loop runs. A
+//     counted loop with no such accesses (branchy arithmetic, Log2) gets
+//     the same copy for the budget alone. Both copies do the same
+//     operations in the same order, so results, faults, their instruction
+//     and the budget are the same (loops.go);
 //   - helpers and externs are called through Machine.CallAt with the call's
 //     instruction index, so they resolve exactly as the interpreter resolves
 //     them, and callx through Machine.CallX and a switch over the functions;

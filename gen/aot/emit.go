@@ -34,9 +34,11 @@ type emitter struct {
 	check map[int]bool
 	// fast is the hoisted loop whose fast copy is being emitted, nil
 	// otherwise (see hoistLoop); backCharge is what its back edge would
-	// subtract from b when the copy defers that to the loop's exit.
+	// subtract from b, which the copy defers to the loop's exits.
 	fast       *hoistLoop
 	backCharge int
+	// win are the windows of the fast copy by access (see windows).
+	win map[int]*spanWindow
 }
 
 // code builds one statement from raw Go text and jen values (qualified
@@ -281,7 +283,7 @@ func observable(in *aotInsn) bool {
 //
 // b always equals the interpreter's budget plus the pending slots of the
 // current straight-line run. Each label L has a fixed pending count phi(L)
-// (what the first forward jump to it brings, or else what falls into it);
+// (what its likely most taken edge brings, see below);
 // an edge arriving with a different count subtracts the difference. The
 // interpreter checks the budget at every taken jump, call and exit. The
 // translation checks at backward jumps (every loop has one), calls and
@@ -292,20 +294,24 @@ func observable(in *aotInsn) bool {
 func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 	p := e.prog
 	e.phi, e.check = map[int]int{}, map[int]bool{}
-	// A label takes the count of the first forward jump that reaches it,
-	// so that a conditional jump is a bare branch (Go lays out the code
-	// after it as the fall-through), and the fall-through into the label,
-	// if any, subtracts the difference in straight-line code. A label only
-	// backward jumps reach takes what falls into it.
-	first := map[int]int{}
+	// The edge into a label that is likely the most taken arrives free
+	// and the others subtract the difference on their way, taking a
+	// forward conditional jump as the rare way (predicted not taken, as
+	// clang lays out code): a label takes the count of the first
+	// unconditional forward jump to it (the end of an if's then-branch,
+	// jumping over the else), else of what falls into it (Log2's
+	// "if (v >> k) { v >>= k; r += k; }" then pays only when the shift
+	// gives 0), else of the first forward jump, or 0 when only backward
+	// jumps reach it.
+	first, ja := map[int]int{}, map[int]int{}
 	pending, fell := 0, false
 	for _, pc := range f.body {
 		in := p.insns[pc]
 		if labels[pc] {
-			if n, ok := first[pc]; ok {
+			if n, ok := ja[pc]; ok {
 				pending = n
 			} else if !fell {
-				pending = 0
+				pending = first[pc]
 			}
 			e.phi[pc] = pending
 		}
@@ -313,6 +319,9 @@ func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 		if t := in.target; t > pc && (in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op)) {
 			if _, ok := first[t]; !ok {
 				first[t] = pending
+			}
+			if _, ok := ja[t]; !ok && !isCondJump(in.op) {
+				ja[t] = pending
 			}
 		}
 		if in.op == runtime.OpCall && in.src == 1 {
@@ -376,11 +385,14 @@ func (e *emitter) charge(pc int) []jen.Code {
 // check when the plan says so, go.
 func (e *emitter) jumpTo(pc, target int) []jen.Code {
 	phi := e.phi[target]
-	if l := e.fast; l != nil && l.straight && pc == l.back {
-		e.backCharge = e.pending - phi
+	l := e.fast
+	if l != nil && pc == l.back {
 		return []jen.Code{jen.Goto().Id(e.labelOf(target))}
 	}
 	stmts := e.adjust(e.pending - phi)
+	if l != nil && (target < l.head || target > l.back) {
+		stmts = append(stmts, e.backEdges(l, pc < l.addAt)...)
+	}
 	if (target <= pc || e.check[pc]) && e.fast == nil {
 		stmts = append(stmts, e.checkAt(pc, phi))
 	}
@@ -401,9 +413,9 @@ func (e *emitter) labelOf(target int) string {
 // when the counter bounds the iterations, every base's span lies in its
 // region and the budget covers every iteration the counter allows, the
 // copy runs the loop with those accesses and the budget unchecked (b still
-// counts, at the exit for a straight loop) and leaves it for the
-// instruction after the back edge; otherwise control goes on into the
-// checked loop.
+// counts; the back edge's share is charged at each way out, see
+// backEdges) and leaves it for the instruction after the back edge or an
+// exit's target; otherwise control goes on into the checked loop.
 func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	p := e.prog
 	e.fast = l
@@ -411,8 +423,14 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	for _, b := range l.bases {
 		body = append(body, code(fmt.Sprintf("fb%d := %s", b.reg, e.baseStart(b))))
 	}
-	if l.straight {
-		body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
+	e.backCharge = e.backEdgeCharge(l)
+	body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
+	var names []jen.Code
+	for _, w := range e.windows(l, labels) {
+		names = append(names, jen.Id(w.name))
+	}
+	if len(names) > 0 {
+		body = append(body, jen.Var().List(names...).Add(e.rt("Window")))
 	}
 	fell := false
 	for _, pc := range e.fn.body {
@@ -433,13 +451,10 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		body = append(body, stmts...)
 	}
 	next := l.back + p.insns[l.back].slots
-	if l.straight && e.backCharge != 0 {
-		// The back edge was taken once per counter step but the last.
-		body = append(body, code(fmt.Sprintf("b -= %d * (int64((%s-c0)/%d) - 1)", e.backCharge, e.r(l.counter), l.step)))
-	}
 	body = append(body, e.adjust(e.pending-e.phi[next])...)
+	body = append(body, e.backEdges(l, false)...)
 	body = append(body, jen.Goto().Id(label(next)))
-	e.fast = nil
+	e.fast, e.win = nil, nil
 	e.pending = e.phi[l.head]
 	// The checks, innermost last.
 	for i := len(l.bases) - 1; i >= 0; i-- {
@@ -469,8 +484,119 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		}
 		body = append([]jen.Code{jen.If(code("k, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok && k < j", e.r(l.counter), xb, l.step))).Block(code("j = k"))}, body...)
 	}
-	return gocomment.Commentf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions and the budget lasts, run a copy that checks neither.", l.head, l.back, e.baseNames(l)).Line().
+	doc := fmt.Sprintf("Instructions %d to %d are a counted loop: when the budget lasts, run a copy that does not check it.", l.head, l.back)
+	if len(l.bases) > 0 {
+		doc = fmt.Sprintf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions and the budget lasts, run a copy that checks neither.", l.head, l.back, e.baseNames(l))
+	}
+	return gocomment.Comment(doc).Line().
 		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok", e.r(l.counter), bound, l.step))).Block(body...)
+}
+
+// A spanWindow is a run of accesses in the fast copy of a loop through one
+// hoisted base, with no label between them and the base unchanged: the
+// first takes the window [base+lo, base+hi) of the base's span (one
+// check) and all of them access it at constant offsets.
+type spanWindow struct {
+	name   string
+	first  int
+	base   uint8
+	lo, hi int64
+}
+
+// windows groups the fast accesses of l into windows (by access in e.win)
+// and returns those of two or more accesses; a single access goes through
+// the span directly.
+func (e *emitter) windows(l *hoistLoop, labels map[int]bool) []*spanWindow {
+	p := e.prog
+	e.win = map[int]*spanWindow{}
+	count := map[*spanWindow]int{}
+	var order []*spanWindow
+	cur := map[uint8]*spanWindow{}
+	for pc := l.head; pc <= l.back; pc += p.insns[pc].slots {
+		in := p.insns[pc]
+		if labels[pc] {
+			cur = map[uint8]*spanWindow{}
+		}
+		if l.fast[pc] {
+			base := in.dst
+			if in.class() == runtime.ClassLDX {
+				base = in.src
+			}
+			lo := int64(in.off)
+			hi := lo + int64(sizeOf(in.op))
+			w := cur[base]
+			if w == nil {
+				w = &spanWindow{name: fmt.Sprintf("w%d", pc), first: pc, base: base, lo: lo, hi: hi}
+				cur[base] = w
+				order = append(order, w)
+			}
+			w.lo, w.hi = min(w.lo, lo), max(w.hi, hi)
+			e.win[pc] = w
+			count[w]++
+		}
+		for _, r := range p.effect(e.fn, in).def.regs() {
+			delete(cur, r)
+		}
+	}
+	var out []*spanWindow
+	for _, w := range order {
+		if count[w] > 1 {
+			out = append(out, w)
+		}
+	}
+	for pc, w := range e.win {
+		if count[w] < 2 {
+			delete(e.win, pc)
+		}
+	}
+	return out
+}
+
+// windowAccess returns, for a fast access in a window, the statements to
+// run before it (taking the window at its first access) and the window's
+// name and the access's offset in it; ok is false for other accesses.
+func (e *emitter) windowAccess(in *aotInsn, base uint8) (pre []jen.Code, name string, k int64, ok bool) {
+	w := e.win[in.pc]
+	if w == nil || !e.fastAccess(in.pc) {
+		return nil, "", 0, false
+	}
+	if w.first == in.pc {
+		pre = []jen.Code{code(w.name+" = ", e.rt("SpanWindow"), fmt.Sprintf("(fv%d, %s-fb%d, %d)", base, offset(e.r(base), w.lo), base, w.hi-w.lo))}
+	}
+	return pre, w.name, int64(in.off) - w.lo, true
+}
+
+// backEdgeCharge is what the back edge of l subtracts from b each time it
+// is taken: every path through the loop reaches it with the same pending
+// count (the phi of the last label in the loop, the head at least, plus
+// the slots from there on).
+func (e *emitter) backEdgeCharge(l *hoistLoop) int {
+	last := l.head
+	for pc := l.head; pc <= l.back; pc += e.prog.insns[pc].slots {
+		if _, ok := e.phi[pc]; ok {
+			last = pc
+		}
+	}
+	n := e.phi[last]
+	for pc := last; pc <= l.back; pc += e.prog.insns[pc].slots {
+		n += e.prog.insns[pc].slots
+	}
+	return n - e.phi[l.head]
+}
+
+// backEdges charges, as the fast copy of l leaves the loop, its back edge
+// for every iteration but the last: the counter went from c0 by one step
+// per iteration, except in the last when it leaves before the add
+// (beforeAdd).
+func (e *emitter) backEdges(l *hoistLoop, beforeAdd bool) []jen.Code {
+	if e.backCharge == 0 {
+		return nil
+	}
+	n := fmt.Sprintf("int64((%s-c0)/%d)", e.r(l.counter), l.step)
+	if !beforeAdd {
+		n += " - 1"
+	}
+	return []jen.Code{code(fmt.Sprintf("b -= %d * (%s)", e.backCharge, n))}
 }
 
 func (e *emitter) baseNames(l *hoistLoop) string {
@@ -733,6 +859,7 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 	size := sizeOf(in.op)
 	live := e.live(in.pc, in.dst)
 	var val *jen.Statement
+	var stmts []jen.Code
 	if inFrame(in.src, in.off, size) {
 		if !live {
 			return nil
@@ -749,6 +876,9 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 		default:
 			val = code(le(), fmt.Sprintf(".Uint64(fp[%d:])", i))
 		}
+	} else if pre, w, k, ok := e.windowAccess(in, in.src); ok && live {
+		stmts = pre
+		val = code(e.rt(fmt.Sprintf("WindowLoad%d", size*8)), fmt.Sprintf("(%s, %d)", w, k))
 	} else if e.fastAccess(in.pc) && live {
 		val = code(e.rt(fmt.Sprintf("SpanLoad%d", size*8)), fmt.Sprintf("(fv%d, %s-fb%d)", in.src, e.addr(in.src, in.off), in.src))
 	} else {
@@ -760,7 +890,7 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 	if in.op == runtime.OpLdxsb || in.op == runtime.OpLdxsh || in.op == runtime.OpLdxsw {
 		val = code(fmt.Sprintf("uint64(int64(int%d(", size*8), val, ")))")
 	}
-	return []jen.Code{code(e.r(in.dst)+" = ", val)}
+	return append(stmts, code(e.r(in.dst)+" = ", val))
 }
 
 func (e *emitter) store(in *aotInsn) []jen.Code {
@@ -788,6 +918,9 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 		}
 	}
 	if !inFrame(in.dst, in.off, size) {
+		if pre, w, k, ok := e.windowAccess(in, in.dst); ok {
+			return append(pre, code(e.rt(fmt.Sprintf("WindowStore%d", size*8)), fmt.Sprintf("(%s, %d, %s)", w, k, v)))
+		}
 		if !e.fastAccess(in.pc) {
 			return []jen.Code{code(fmt.Sprintf("m.Store%dAt(%s, %s, %d)", size*8, e.addr(in.dst, in.off), v, in.pc))}
 		}

@@ -652,19 +652,23 @@ func TestAOTRandomSoak(t *testing.T) {
 // TestRandomProgramsHoist makes sure the random programs exercise hoisted
 // loops: some of their translations must run a loop's fast copy.
 func TestRandomProgramsHoist(t *testing.T) {
-	hoisted := 0
+	hoisted, windows := 0, 0
 	for i := range 128 {
 		c := randomProgram(1, i)
 		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: "p"})
 		if err != nil {
 			continue
 		}
-		if strings.Contains(fmt.Sprintf("%#v", code), "LoopTrips") {
+		src := fmt.Sprintf("%#v", code)
+		if strings.Contains(src, "SpanAt") {
 			hoisted++
 		}
+		if strings.Contains(src, "SpanWindow") {
+			windows++
+		}
 	}
-	t.Logf("%d of 128 random programs have a hoisted loop", hoisted)
-	if hoisted < 8 {
-		t.Errorf("only %d of 128 random programs have a hoisted loop", hoisted)
+	t.Logf("%d of 128 random programs have a hoisted loop, %d a window", hoisted, windows)
+	if hoisted < 8 || windows < 4 {
+		t.Errorf("only %d of 128 random programs have a hoisted loop, %d a window", hoisted, windows)
 	}
 }

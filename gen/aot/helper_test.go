@@ -35,6 +35,8 @@ type aotOutcome struct {
 	Err     string `json:"err,omitempty"`
 	Mem     string `json:"mem"`
 	Globals string `json:"globals,omitempty"`
+	// Executed: instruction slots of a successful run.
+	Executed uint64 `json:"executed,omitempty"`
 }
 
 // aotLine is what the harness reports for one program.

@@ -12,9 +12,13 @@ import (
 // loop twice: a copy whose accesses through those bases index a span of
 // the region directly, entered when the proof holds, and the checked loop,
 // entered otherwise. Both copies run the same operations in the same order
-// and charge the budget the same way; the fast one merely cannot fault on
-// the accesses it was proven for, so results, errors, the instruction of a
-// fault and the budget all stay the interpreter's.
+// and charge the same budget; the fast one merely cannot fault on the
+// accesses it was proven for, and since it is entered only when the budget
+// covers every iteration the counter allows, it checks no budget and
+// charges its back edge once, when it leaves the loop, from how far the
+// counter went (a loop with no base at all gets the copy for this alone).
+// So results, errors, the instruction of a fault and the budget all stay
+// the interpreter's.
 //
 // The loops recognised are those clang makes of a counted loop:
 //
@@ -52,12 +56,9 @@ type hoistLoop struct {
 	// fast are the accesses the spans cover, by instruction: only these
 	// go unchecked in the fast copy.
 	fast map[int]bool
-	// straight says the loop has no jump but its back edge and nothing
-	// that can fail in its fast copy (every access is to the frame or
-	// through a hoisted base): each iteration then runs the same slots,
-	// and the copy charges the budget once, when it leaves the loop, from
-	// how far the counter went.
-	straight bool
+	// addAt is the counter's add: an iteration that leaves the loop
+	// before it has not stepped the counter.
+	addAt int
 }
 
 // hoistBound is a bound of a loop counter: the loop goes on while the
@@ -194,7 +195,7 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 	if !ok || step == 0 {
 		return nil
 	}
-	l.step = step
+	l.step, l.addAt = step, addAt
 	for _, pc := range loop {
 		in := p.insns[pc]
 		if pc == back.pc || pc < addAt || !isCondJump(in.op) || in.class() != runtime.ClassJMP || in.dst != l.counter || inside(in.target) || skipped(pc) {
@@ -312,25 +313,6 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 	// any access through it, which runtime.SpanLoad64 and friends rely on.
 	for _, r := range order {
 		l.bases = append(l.bases, bases[r])
-	}
-	if len(l.bases) == 0 {
-		return nil
-	}
-	l.straight = true
-	for _, pc := range loop {
-		in := p.insns[pc]
-		switch c := in.class(); {
-		case pc != back.pc && (c == runtime.ClassJMP || c == runtime.ClassJMP32):
-			l.straight = false
-		case c == runtime.ClassLDX:
-			if !inFrame(in.src, in.off, sizeOf(in.op)) && !l.fast[pc] {
-				l.straight = false
-			}
-		case c == runtime.ClassST || c == runtime.ClassSTX:
-			if isAtomic(in.op) || !inFrame(in.dst, in.off, sizeOf(in.op)) && !l.fast[pc] {
-				l.straight = false
-			}
-		}
 	}
 	return l
 }

@@ -50,6 +50,7 @@ L3:
 	}
 	// 8: jeq %r3, 0, +3 (to 12)
 	if r3 == 0 {
+		b -= 2
 		goto L12
 	}
 	// 9: add %r2, 1
@@ -61,18 +62,17 @@ L3:
 L11:
 	// 11: add %r0, 1
 	r0 += 1
-	b += 2
 L12:
 	// 12: add %r1, 1
 	r1 += 1
 	// 13: jlt %r1, 10000, -12 (to 2)
 	if r1 < 10000 {
-		b -= 9
+		b -= 7
 		runtime.CheckBudget(b-2, 13)
 		goto L2
 	}
 	// 14: exit
-	b -= 12
+	b -= 10
 	runtime.CheckBudget(b, 14)
 	return r0, b
 }
@@ -184,6 +184,112 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	r1 = 1
 	// 2: lddw %r5, 0x9e3779b97f4a7c15
 	r5 = 0x9e3779b97f4a7c15
+	// Instructions 4 to 38 are a counted loop: when the budget lasts, run a copy
+	// that does not check it.
+	if j, ok := runtime.LoopTrips(r1, 1000+1, 1); ok {
+		if b-4 >= int64(j+1)*35 {
+			c0 := r1
+		F4:
+			// 4: mov %r2, %r1 (fast copy)
+			r2 = r1
+			// 5: mul %r2, %r5 (fast copy)
+			r2 *= r5
+			// 6: mov %r3, 0 (fast copy)
+			r3 = 0
+			// 7: mov %r4, %r2 (fast copy)
+			r4 = r2
+			// 8: rsh %r4, 32 (fast copy)
+			r4 >>= 32
+			// 9: jeq %r4, 0, +2 (to 12) (fast copy)
+			if r4 == 0 {
+				b += 2
+				goto F12
+			}
+			// 10: mov %r2, %r4 (fast copy)
+			r2 = r4
+			// 11: add %r3, 32 (fast copy)
+			r3 += 32
+		F12:
+			// 12: mov %r4, %r2 (fast copy)
+			r4 = r2
+			// 13: rsh %r4, 16 (fast copy)
+			r4 >>= 16
+			// 14: jeq %r4, 0, +2 (to 17) (fast copy)
+			if r4 == 0 {
+				b += 2
+				goto F17
+			}
+			// 15: mov %r2, %r4 (fast copy)
+			r2 = r4
+			// 16: add %r3, 16 (fast copy)
+			r3 += 16
+		F17:
+			// 17: mov %r4, %r2 (fast copy)
+			r4 = r2
+			// 18: rsh %r4, 8 (fast copy)
+			r4 >>= 8
+			// 19: jeq %r4, 0, +2 (to 22) (fast copy)
+			if r4 == 0 {
+				b += 2
+				goto F22
+			}
+			// 20: mov %r2, %r4 (fast copy)
+			r2 = r4
+			// 21: add %r3, 8 (fast copy)
+			r3 += 8
+		F22:
+			// 22: mov %r4, %r2 (fast copy)
+			r4 = r2
+			// 23: rsh %r4, 4 (fast copy)
+			r4 >>= 4
+			// 24: jeq %r4, 0, +2 (to 27) (fast copy)
+			if r4 == 0 {
+				b += 2
+				goto F27
+			}
+			// 25: mov %r2, %r4 (fast copy)
+			r2 = r4
+			// 26: add %r3, 4 (fast copy)
+			r3 += 4
+		F27:
+			// 27: mov %r4, %r2 (fast copy)
+			r4 = r2
+			// 28: rsh %r4, 2 (fast copy)
+			r4 >>= 2
+			// 29: jeq %r4, 0, +2 (to 32) (fast copy)
+			if r4 == 0 {
+				b += 2
+				goto F32
+			}
+			// 30: mov %r2, %r4 (fast copy)
+			r2 = r4
+			// 31: add %r3, 2 (fast copy)
+			r3 += 2
+		F32:
+			// 32: mov %r4, %r2 (fast copy)
+			r4 = r2
+			// 33: rsh %r4, 1 (fast copy)
+			r4 >>= 1
+			// 34: jeq %r4, 0, +1 (to 36) (fast copy)
+			if r4 == 0 {
+				b += 1
+				goto F36
+			}
+			// 35: add %r3, 1 (fast copy)
+			r3 += 1
+		F36:
+			// 36: add %r0, %r3 (fast copy)
+			r0 += r3
+			// 37: add %r1, 1 (fast copy)
+			r1 += 1
+			// 38: jle %r1, 1000, -35 (to 4) (fast copy)
+			if r1 <= 1000 {
+				goto F4
+			}
+			b -= 35 * (int64((r1-c0)/1) - 1)
+			goto L39
+		}
+	}
 L4:
 	// 4: mov %r2, %r1
 	r2 = r1
@@ -197,13 +303,13 @@ L4:
 	r4 >>= 32
 	// 9: jeq %r4, 0, +2 (to 12)
 	if r4 == 0 {
+		b += 2
 		goto L12
 	}
 	// 10: mov %r2, %r4
 	r2 = r4
 	// 11: add %r3, 32
 	r3 += 32
-	b -= 2
 L12:
 	// 12: mov %r4, %r2
 	r4 = r2
@@ -211,13 +317,13 @@ L12:
 	r4 >>= 16
 	// 14: jeq %r4, 0, +2 (to 17)
 	if r4 == 0 {
+		b += 2
 		goto L17
 	}
 	// 15: mov %r2, %r4
 	r2 = r4
 	// 16: add %r3, 16
 	r3 += 16
-	b -= 2
 L17:
 	// 17: mov %r4, %r2
 	r4 = r2
@@ -225,13 +331,13 @@ L17:
 	r4 >>= 8
 	// 19: jeq %r4, 0, +2 (to 22)
 	if r4 == 0 {
+		b += 2
 		goto L22
 	}
 	// 20: mov %r2, %r4
 	r2 = r4
 	// 21: add %r3, 8
 	r3 += 8
-	b -= 2
 L22:
 	// 22: mov %r4, %r2
 	r4 = r2
@@ -239,13 +345,13 @@ L22:
 	r4 >>= 4
 	// 24: jeq %r4, 0, +2 (to 27)
 	if r4 == 0 {
+		b += 2
 		goto L27
 	}
 	// 25: mov %r2, %r4
 	r2 = r4
 	// 26: add %r3, 4
 	r3 += 4
-	b -= 2
 L27:
 	// 27: mov %r4, %r2
 	r4 = r2
@@ -253,13 +359,13 @@ L27:
 	r4 >>= 2
 	// 29: jeq %r4, 0, +2 (to 32)
 	if r4 == 0 {
+		b += 2
 		goto L32
 	}
 	// 30: mov %r2, %r4
 	r2 = r4
 	// 31: add %r3, 2
 	r3 += 2
-	b -= 2
 L32:
 	// 32: mov %r4, %r2
 	r4 = r2
@@ -267,11 +373,11 @@ L32:
 	r4 >>= 1
 	// 34: jeq %r4, 0, +1 (to 36)
 	if r4 == 0 {
+		b += 1
 		goto L36
 	}
 	// 35: add %r3, 1
 	r3 += 1
-	b -= 1
 L36:
 	// 36: add %r0, %r3
 	r0 += r3
@@ -279,12 +385,13 @@ L36:
 	r1 += 1
 	// 38: jle %r1, 1000, -35 (to 4)
 	if r1 <= 1000 {
-		b -= 24
+		b -= 35
 		runtime.CheckBudget(b-4, 38)
 		goto L4
 	}
+L39:
 	// 39: exit
-	b -= 29
+	b -= 40
 	runtime.CheckBudget(b, 39)
 	return r0, b
 }
@@ -311,6 +418,312 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	r0 = 0
 	// 1: mov %r1, 0
 	r1 = 0
+	// Instructions 2 to 101 are a counted loop: when the budget lasts, run a copy
+	// that does not check it.
+	if j, ok := runtime.LoopTrips(r1, 1000, 1); ok {
+		if b-2 >= int64(j+1)*100 {
+			c0 := r1
+		F2:
+			// 2: mov %r2, %r1 (fast copy)
+			r2 = r1
+			// 3: mul %r2, 13 (fast copy)
+			r2 *= 13
+			// 4: and %r2, 31 (fast copy)
+			r2 &= 31
+			// 5: jgt %r2, 15, +47 (to 53) (fast copy)
+			if r2 > 15 {
+				goto F53
+			}
+			// 6: jgt %r2, 7, +23 (to 30) (fast copy)
+			if r2 > 7 {
+				goto F30
+			}
+			// 7: jgt %r2, 3, +11 (to 19) (fast copy)
+			if r2 > 3 {
+				goto F19
+			}
+			// 8: jgt %r2, 1, +5 (to 14) (fast copy)
+			if r2 > 1 {
+				goto F14
+			}
+			// 9: jgt %r2, 0, +2 (to 12) (fast copy)
+			if r2 > 0 {
+				goto F12
+			}
+			// 10: add %r0, 1 (fast copy)
+			r0 += 1
+			// 11: ja +88 (to 100) (fast copy)
+			goto F100
+		F12:
+			// 12: xor %r0, 8 (fast copy)
+			r0 ^= 8
+			// 13: ja +86 (to 100) (fast copy)
+			goto F100
+		F14:
+			// 14: jgt %r2, 2, +2 (to 17) (fast copy)
+			if r2 > 2 {
+				goto F17
+			}
+			// 15: mul %r0, 3 (fast copy)
+			r0 *= 3
+			// 16: ja +83 (to 100) (fast copy)
+			goto F100
+		F17:
+			// 17: add %r0, 22 (fast copy)
+			r0 += 22
+			// 18: ja +81 (to 100) (fast copy)
+			goto F100
+		F19:
+			// 19: jgt %r2, 5, +5 (to 25) (fast copy)
+			if r2 > 5 {
+				goto F25
+			}
+			// 20: jgt %r2, 4, +2 (to 23) (fast copy)
+			if r2 > 4 {
+				goto F23
+			}
+			// 21: xor %r0, 29 (fast copy)
+			r0 ^= 29
+			// 22: ja +77 (to 100) (fast copy)
+			goto F100
+		F23:
+			// 23: mul %r0, 3 (fast copy)
+			r0 *= 3
+			// 24: ja +75 (to 100) (fast copy)
+			goto F100
+		F25:
+			// 25: jgt %r2, 6, +2 (to 28) (fast copy)
+			if r2 > 6 {
+				goto F28
+			}
+			// 26: add %r0, 43 (fast copy)
+			r0 += 43
+			// 27: ja +72 (to 100) (fast copy)
+			goto F100
+		F28:
+			// 28: xor %r0, 50 (fast copy)
+			r0 ^= 50
+			// 29: ja +70 (to 100) (fast copy)
+			goto F100
+		F30:
+			// 30: jgt %r2, 11, +11 (to 42) (fast copy)
+			if r2 > 11 {
+				goto F42
+			}
+			// 31: jgt %r2, 9, +5 (to 37) (fast copy)
+			if r2 > 9 {
+				goto F37
+			}
+			// 32: jgt %r2, 8, +2 (to 35) (fast copy)
+			if r2 > 8 {
+				goto F35
+			}
+			// 33: mul %r0, 3 (fast copy)
+			r0 *= 3
+			// 34: ja +65 (to 100) (fast copy)
+			goto F100
+		F35:
+			// 35: add %r0, 64 (fast copy)
+			r0 += 64
+			// 36: ja +63 (to 100) (fast copy)
+			goto F100
+		F37:
+			// 37: jgt %r2, 10, +2 (to 40) (fast copy)
+			if r2 > 10 {
+				goto F40
+			}
+			// 38: xor %r0, 71 (fast copy)
+			r0 ^= 71
+			// 39: ja +60 (to 100) (fast copy)
+			goto F100
+		F40:
+			// 40: mul %r0, 3 (fast copy)
+			r0 *= 3
+			// 41: ja +58 (to 100) (fast copy)
+			goto F100
+		F42:
+			// 42: jgt %r2, 13, +5 (to 48) (fast copy)
+			if r2 > 13 {
+				goto F48
+			}
+			// 43: jgt %r2, 12, +2 (to 46) (fast copy)
+			if r2 > 12 {
+				goto F46
+			}
+			// 44: add %r0, 85 (fast copy)
+			r0 += 85
+			// 45: ja +54 (to 100) (fast copy)
+			goto F100
+		F46:
+			// 46: xor %r0, 92 (fast copy)
+			r0 ^= 92
+			// 47: ja +52 (to 100) (fast copy)
+			goto F100
+		F48:
+			// 48: jgt %r2, 14, +2 (to 51) (fast copy)
+			if r2 > 14 {
+				goto F51
+			}
+			// 49: mul %r0, 3 (fast copy)
+			r0 *= 3
+			// 50: ja +49 (to 100) (fast copy)
+			goto F100
+		F51:
+			// 51: add %r0, 106 (fast copy)
+			r0 += 106
+			// 52: ja +47 (to 100) (fast copy)
+			goto F100
+		F53:
+			// 53: jgt %r2, 23, +23 (to 77) (fast copy)
+			if r2 > 23 {
+				goto F77
+			}
+			// 54: jgt %r2, 19, +11 (to 66) (fast copy)
+			if r2 > 19 {
+				goto F66
+			}
+			// 55: jgt %r2, 17, +5 (to 61) (fast copy)
+			if r2 > 17 {
+				goto F61
+			}
+			// 56: jgt %r2, 16, +2 (to 59) (fast copy)
+			if r2 > 16 {
+				goto F59
+			}
+			// 57: xor %r0, 113 (fast copy)
+			r0 ^= 113
+			// 58: ja +41 (to 100) (fast copy)
+			goto F100
+		F59:
+			// 59: mul %r0, 3 (fast copy)
+			r0 *= 3
+			// 60: ja +39 (to 100) (fast copy)
+			goto F100
+		F61:
+			// 61: jgt %r2, 18, +2 (to 64) (fast copy)
+			if r2 > 18 {
+				goto F64
+			}
+			// 62: add %r0, 127 (fast copy)
+			r0 += 127
+			// 63: ja +36 (to 100) (fast copy)
+			goto F100
+		F64:
+			// 64: xor %r0, 134 (fast copy)
+			r0 ^= 134
+			// 65: ja +34 (to 100) (fast copy)
+			goto F100
+		F66:
+			// 66: jgt %r2, 21, +5 (to 72) (fast copy)
+			if r2 > 21 {
+				goto F72
+			}
+			// 67: jgt %r2, 20, +2 (to 70) (fast copy)
+			if r2 > 20 {
+				goto F70
+			}
+			// 68: mul %r0, 3 (fast copy)
+			r0 *= 3
+			// 69: ja +30 (to 100) (fast copy)
+			goto F100
+		F70:
+			// 70: add %r0, 148 (fast copy)
+			r0 += 148
+			// 71: ja +28 (to 100) (fast copy)
+			goto F100
+		F72:
+			// 72: jgt %r2, 22, +2 (to 75) (fast copy)
+			if r2 > 22 {
+				goto F75
+			}
+			// 73: xor %r0, 155 (fast copy)
+			r0 ^= 155
+			// 74: ja +25 (to 100) (fast copy)
+			goto F100
+		F75:
+			// 75: mul %r0, 3 (fast copy)
+			r0 *= 3
+			// 76: ja +23 (to 100) (fast copy)
+			goto F100
+		F77:
+			// 77: jgt %r2, 27, +11 (to 89) (fast copy)
+			if r2 > 27 {
+				goto F89
+			}
+			// 78: jgt %r2, 25, +5 (to 84) (fast copy)
+			if r2 > 25 {
+				goto F84
+			}
+			// 79: jgt %r2, 24, +2 (to 82) (fast copy)
+			if r2 > 24 {
+				goto F82
+			}
+			// 80: add %r0, 169 (fast copy)
+			r0 += 169
+			// 81: ja +18 (to 100) (fast copy)
+			goto F100
+		F82:
+			// 82: xor %r0, 176 (fast copy)
+			r0 ^= 176
+			// 83: ja +16 (to 100) (fast copy)
+			goto F100
+		F84:
+			// 84: jgt %r2, 26, +2 (to 87) (fast copy)
+			if r2 > 26 {
+				goto F87
+			}
+			// 85: mul %r0, 3 (fast copy)
+			r0 *= 3
+			// 86: ja +13 (to 100) (fast copy)
+			goto F100
+		F87:
+			// 87: add %r0, 190 (fast copy)
+			r0 += 190
+			// 88: ja +11 (to 100) (fast copy)
+			goto F100
+		F89:
+			// 89: jgt %r2, 29, +5 (to 95) (fast copy)
+			if r2 > 29 {
+				goto F95
+			}
+			// 90: jgt %r2, 28, +2 (to 93) (fast copy)
+			if r2 > 28 {
+				goto F93
+			}
+			// 91: xor %r0, 197 (fast copy)
+			r0 ^= 197
+			// 92: ja +7 (to 100) (fast copy)
+			goto F100
+		F93:
+			// 93: mul %r0, 3 (fast copy)
+			r0 *= 3
+			// 94: ja +5 (to 100) (fast copy)
+			goto F100
+		F95:
+			// 95: jgt %r2, 30, +2 (to 98) (fast copy)
+			if r2 > 30 {
+				goto F98
+			}
+			// 96: add %r0, 211 (fast copy)
+			r0 += 211
+			// 97: ja +2 (to 100) (fast copy)
+			goto F100
+		F98:
+			// 98: xor %r0, 218 (fast copy)
+			r0 ^= 218
+			// 99: ja +0 (to 100) (fast copy)
+			goto F100
+		F100:
+			// 100: add %r1, 1 (fast copy)
+			r1 += 1
+			// 101: jlt %r1, 1000, -100 (to 2) (fast copy)
+			if r1 < 1000 {
+				goto F2
+			}
+			b -= 12 * (int64((r1-c0)/1) - 1)
+			goto L102
+		}
+	}
 L2:
 	// 2: mov %r2, %r1
 	r2 = r1
@@ -610,6 +1023,7 @@ L100:
 		runtime.CheckBudget(b-2, 101)
 		goto L2
 	}
+L102:
 	// 102: exit
 	b -= 15
 	runtime.CheckBudget(b, 102)
@@ -794,14 +1208,14 @@ L23:
 	r0 = m.CallAt(31, r1, r2, r3, r4, r5)
 	// 32: jeq %r0, 0, +1 (to 34)
 	if r0 == 0 {
+		b += 1
 		goto L34
 	}
 	// 33: ldxdw %r0, [%r0]
 	r0 = m.Load64At(r0, 33)
-	b -= 1
 L34:
 	// 34: exit
-	b -= 25
+	b -= 26
 	runtime.CheckBudget(b, 34)
 	return r0, b
 }
@@ -834,6 +1248,7 @@ func csumBuf2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, in
 	r3 += 2048
 	// 4: jgt %r3, %r2, +13 (to 18)
 	if r3 > r2 {
+		b += 13
 		goto L18
 	}
 	// 5: mov %r6, 0
@@ -898,10 +1313,9 @@ L13:
 	r4 >>= 32
 	// 17: add %r0, %r4
 	r0 += r4
-	b -= 13
 L18:
 	// 18: exit
-	b -= 6
+	b -= 19
 	runtime.CheckBudget(b, 18)
 	return r0, b
 }
@@ -934,6 +1348,7 @@ func parseHdr2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	r3 += 2048
 	// 4: jgt %r3, %r2, +34 (to 39)
 	if r3 > r2 {
+		b += 33
 		goto L39
 	}
 	// 5: mov %r6, 0
@@ -949,9 +1364,12 @@ L6:
 		if b-8 >= int64(j+1)*29 {
 			if fv3, ok := m.SpanAt(r3+12, 26+64*j, false); ok {
 				fb3 := r3 + 12
+				c0 := r7
+				var w8 runtime.Window
 			F8:
 				// 8: ldxh %r5, [%r3+12] (fast copy)
-				r5 = runtime.SpanLoad16(fv3, r3+12-fb3)
+				w8 = runtime.SpanWindow(fv3, r3+12-fb3, 26)
+				r5 = runtime.WindowLoad16(w8, 0)
 				// 9: be16 %r5 (fast copy)
 				r5 = uint64(bits.ReverseBytes16(uint16(r5)))
 				// 10: jne %r5, 2048, +22 (to 33) (fast copy)
@@ -959,7 +1377,7 @@ L6:
 					goto F33
 				}
 				// 11: ldxb %r5, [%r3+14] (fast copy)
-				r5 = runtime.SpanLoad8(fv3, r3+14-fb3)
+				r5 = runtime.WindowLoad8(w8, 2)
 				// 12: and %r5, 15 (fast copy)
 				r5 &= 15
 				// 13: lsh %r5, 2 (fast copy)
@@ -969,15 +1387,15 @@ L6:
 				// 15: mul %r0, 31 (fast copy)
 				r0 *= 31
 				// 16: ldxb %r5, [%r3+23] (fast copy)
-				r5 = runtime.SpanLoad8(fv3, r3+23-fb3)
+				r5 = runtime.WindowLoad8(w8, 11)
 				// 17: xor %r0, %r5 (fast copy)
 				r0 ^= r5
 				// 18: ldxw %r8, [%r3+26] (fast copy)
-				r8 = runtime.SpanLoad32(fv3, r3+26-fb3)
+				r8 = runtime.WindowLoad32(w8, 14)
 				// 19: be32 %r8 (fast copy)
 				r8 = uint64(bits.ReverseBytes32(uint32(r8)))
 				// 20: ldxw %r9, [%r3+30] (fast copy)
-				r9 = runtime.SpanLoad32(fv3, r3+30-fb3)
+				r9 = runtime.WindowLoad32(w8, 18)
 				// 21: be32 %r9 (fast copy)
 				r9 = uint64(bits.ReverseBytes32(uint32(r9)))
 				// 22: xor %r8, %r9 (fast copy)
@@ -985,11 +1403,11 @@ L6:
 				// 23: add %r0, %r8 (fast copy)
 				r0 += r8
 				// 24: ldxh %r5, [%r3+34] (fast copy)
-				r5 = runtime.SpanLoad16(fv3, r3+34-fb3)
+				r5 = runtime.WindowLoad16(w8, 22)
 				// 25: be16 %r5 (fast copy)
 				r5 = uint64(bits.ReverseBytes16(uint16(r5)))
 				// 26: ldxh %r8, [%r3+36] (fast copy)
-				r8 = runtime.SpanLoad16(fv3, r3+36-fb3)
+				r8 = runtime.WindowLoad16(w8, 24)
 				// 27: be16 %r8 (fast copy)
 				r8 = uint64(bits.ReverseBytes16(uint16(r8)))
 				// 28: lsh %r5, 16 (fast copy)
@@ -1013,9 +1431,9 @@ L6:
 				r7 += 1
 				// 36: jlt %r7, 32, -29 (to 8) (fast copy)
 				if r7 < 32 {
-					b -= 28
 					goto F8
 				}
+				b -= 28 * (int64((r7-c0)/1) - 1)
 				goto L37
 			}
 		}
@@ -1097,10 +1515,9 @@ L37:
 		runtime.CheckBudget(b-6, 38)
 		goto L6
 	}
-	b -= 33
 L39:
 	// 39: exit
-	b -= 6
+	b -= 39
 	runtime.CheckBudget(b, 39)
 	return r0, b
 }
@@ -1133,6 +1550,7 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	r3 += 1024
 	// 4: jgt %r3, %r2, +28 (to 33)
 	if r3 > r2 {
+		b += 15
 		goto L33
 	}
 	// 5: mov %r3, %r1
@@ -1145,6 +1563,7 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 		if b-7 >= int64(j+1)*26 {
 			if fv3, ok := m.SpanAt(r3, 1+1*j, false); ok {
 				fb3 := r3
+				c0 := r7
 			F7:
 				// 7: ldxb %r5, [%r3] (fast copy)
 				r5 = runtime.SpanLoad8(fv3, r3-fb3)
@@ -1231,10 +1650,9 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 				r7 += 1
 				// 32: jlt %r7, 1024, -26 (to 7) (fast copy)
 				if r7 < 1024 {
-					b -= 13
 					goto F7
 				}
-				b -= 15
+				b -= 13 * (int64((r7-c0)/1) - 1)
 				goto L33
 			}
 		}
@@ -1329,10 +1747,9 @@ L30:
 		runtime.CheckBudget(b-7, 32)
 		goto L7
 	}
-	b -= 15
 L33:
 	// 33: exit
-	b -= 6
+	b -= 21
 	runtime.CheckBudget(b, 33)
 	return r0, b
 }

@@ -284,12 +284,22 @@ func checkContainment(spec *btf.Spec, roots []btf.Type) error {
 }
 
 // checkReferenceLoops rejects BTF in which a type refers to itself without
-// a struct or union in between (a pointer to a const of itself, typedef T
-// *T): C cannot write such a type, and walks that follow pointers and
-// typedefs to the structs they name would not end.
+// a named struct or union in between (a pointer to a const of itself,
+// typedef T *T, an anonymous struct pointing at itself): C cannot write
+// such a type, and walks that follow pointers and typedefs to the structs
+// they name, or write anonymous ones inline, would not end.
 func checkReferenceLoops(spec *btf.Spec, roots []btf.Type) error {
-	return findLoop(spec, roots, "refers to itself without a struct or union in between", "more than 1024 levels of pointers, qualifiers and typedefs", func(t btf.Type) []btf.Type {
+	return findLoop(spec, roots, "refers to itself without a named struct or union in between", "more than 1024 levels of pointers, qualifiers, typedefs and anonymous members", func(t btf.Type) []btf.Type {
 		switch t := t.(type) {
+		case *btf.Struct, *btf.Union:
+			if t.TypeName() != "" {
+				return nil
+			}
+			var inner []btf.Type
+			for _, m := range members(t) {
+				inner = append(inner, m.Type)
+			}
+			return inner
 		case *btf.Pointer:
 			return []btf.Type{t.Target}
 		case *btf.Array:

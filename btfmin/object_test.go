@@ -22,6 +22,11 @@ func TestTypeLoops(t *testing.T) {
 	self := &btf.Struct{Name: "self", Size: 8}
 	self.Members = []btf.Member{{Name: "a", Type: i32}, {Name: "me", Type: &btf.Typedef{Name: "self_t", Type: self}, Offset: 32}}
 
+	// An anonymous struct pointing at itself: C cannot name it.
+	anonSelf := &btf.Struct{Size: 8}
+	anonSelf.Members = []btf.Member{{Name: "next", Type: &btf.Pointer{Target: anonSelf}}}
+	anonVar := &btf.Var{Name: "a", Type: anonSelf}
+
 	// A list: a struct pointing at itself is fine.
 	list := &btf.Struct{Name: "list", Size: 8}
 	list.Members = []btf.Member{{Name: "next", Type: &btf.Pointer{Target: list}}}
@@ -32,7 +37,8 @@ func TestTypeLoops(t *testing.T) {
 		check func(*btf.Spec, []btf.Type) error
 		want  string
 	}{
-		{"pointer loop", []btf.Type{loopVar}, checkReferenceLoops, "refers to itself without a struct or union in between"},
+		{"pointer loop", []btf.Type{loopVar}, checkReferenceLoops, "refers to itself without a named struct or union in between"},
+		{"anonymous struct loop", []btf.Type{anonVar}, checkReferenceLoops, "refers to itself without a named struct or union in between"},
 		{"by value", []btf.Type{self}, checkContainment, "struct self contains itself by value"},
 		{"list by reference", []btf.Type{list}, checkReferenceLoops, ""},
 		{"list by value", []btf.Type{list}, checkContainment, ""},

@@ -143,6 +143,10 @@ func (w *writer) emit(k string) {
 // depsOf lists the top-level definitions that must precede t's.
 func (w *writer) depsOf(t btf.Type) []string {
 	var deps []string
+	// Types are merged by name (canonical), so BTF that defines one name
+	// two ways can loop through the merge where no type loops by itself:
+	// a body already entered is not walked again.
+	entered := map[btf.Type]bool{}
 	var walk func(t btf.Type, byValue bool)
 	walk = func(t btf.Type, byValue bool) {
 		switch t := t.(type) {
@@ -168,7 +172,8 @@ func (w *writer) depsOf(t btf.Type) []string {
 			if w.c.isHeader(ct) {
 				deps = append(deps, declKey(ct))
 			}
-			if byValue {
+			if byValue && !entered[ct] {
+				entered[ct] = true
 				walk(ct.(*btf.Typedef).Type, true)
 			}
 		case *btf.Enum:
@@ -185,6 +190,10 @@ func (w *writer) depsOf(t btf.Type) []string {
 				}
 				return
 			}
+			if entered[ct] {
+				return
+			}
+			entered[ct] = true
 			w.eachMember(ct, func(m btf.Member) { walk(m.Type, true) })
 		}
 	}

@@ -24,16 +24,17 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 	r := &m.regs
 	clear(r[:11])
 	r[1], r[2], r[10] = r1, r2, StackTop(0)
-	// The budget, call depth and start of the current straight-line run
-	// live in m, not in locals: they change only at control transfers, and
-	// keeping them out of registers spares the dispatch path spills.
-	m.depth, m.start = 0, 0
+	// The budget and call depth live in m, not in locals: they change only
+	// at control transfers, and keeping them out of registers spares the
+	// dispatch path spills.
+	m.depth = 0
 	// Instructions are addressed by pointer, not index: validation has
 	// proved that every jump, call and fall-through stays inside insns, so
 	// the bounds check of insns[pc] on every dispatch would never fire.
 	// The base address lives in m, read only at control transfers and
 	// errors, which keeps it from occupying a register in the dispatch path.
 	m.base = unsafe.Pointer(unsafe.SliceData(insns))
+	m.arm(0, m.budget)
 	in := (*insn)(m.base)
 	for {
 		switch in.op {
@@ -697,29 +698,30 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			if m.depth+1 >= MaxFrames {
 				return 0, &RunError{Insn: pc, Err: fmt.Errorf("%w: more than %d frames", ErrCallDepth, MaxFrames)}
 			}
-			if m.budget -= int64(pc - m.start + 1); m.budget < 0 {
-				return 0, &RunError{Insn: pc, Err: ErrBudget}
+			if err := m.transfer(pc, target); err != nil {
+				return 0, err
 			}
 			m.frames[m.depth] = frame{ret: pc, r6: r[6], r7: r[7], r8: r[8], r9: r[9]}
 			m.depth++
 			r[10] = StackTop(m.depth)
-			m.start = target
 			in = at(m.base, target)
 			continue
 		case OpExit:
 			pc := index(m.base, in)
-			if m.budget -= int64(pc - m.start + 1); m.budget < 0 {
-				return 0, &RunError{Insn: pc, Err: ErrBudget}
-			}
 			if m.depth == 0 {
+				if m.budget = m.left(pc); m.budget < 0 {
+					return 0, &RunError{Insn: pc, Err: ErrBudget}
+				}
 				return r[0], nil
 			}
 			m.depth--
 			f := &m.frames[m.depth]
+			if err := m.transfer(pc, f.ret+1); err != nil {
+				return 0, err
+			}
 			r[6], r[7], r[8], r[9] = f.r6, f.r7, f.r8, f.r9
 			r[10] = StackTop(m.depth)
-			m.start = f.ret + 1
-			in = at(m.base, m.start)
+			in = at(m.base, f.ret+1)
 			continue
 
 		// Fused increment and loop test (see fuse).
@@ -1023,22 +1025,85 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 	jump:
 		// Charging the finished straight-line run at each taken jump
 		// makes the budget an exact count of executed instruction slots
-		// (lddw counts two) at the cost of one subtraction per jump.
-		if m.budget -= int64(index(m.base, in) - m.start + 1); m.budget < 0 {
-			return 0, &RunError{Insn: index(m.base, in), Err: ErrBudget}
+		// (lddw counts two); with the budget kept as a limit address (see
+		// arm) that is one comparison and one addition per jump.
+		if uintptr(unsafe.Pointer(in)) >= m.limit {
+			goto overLimit
 		}
-		m.start = int(in.off)
-		in = at(m.base, m.start)
+		{
+			t := at(m.base, int(in.off))
+			m.limit += uintptr(unsafe.Pointer(t)) - unsafe.Sizeof(insn{}) - uintptr(unsafe.Pointer(in))
+			in = t
+		}
 		continue
 
 	fusedJump:
-		// The jump is the second slot of the pair.
-		if m.budget -= int64(index(m.base, in) + 2 - m.start); m.budget < 0 {
-			return 0, &RunError{Insn: index(m.base, in) + 1, Err: ErrBudget}
+		// The jump is the second slot of the pair, which keeps its own
+		// instruction with the same target.
+		in = next(in)
+		goto jump
+
+	overLimit:
+		{
+			pc := index(m.base, in)
+			if err := m.rearm(pc); err != nil {
+				return 0, err
+			}
+			in = at(m.base, pc)
+			goto jump
 		}
-		m.start = int(in.off)
-		in = at(m.base, m.start)
 	}
+}
+
+// limitCap bounds the part of the budget that arm puts into the limit
+// address, so that the address arithmetic cannot overflow; the rest waits
+// in reserve. A variable so that tests can make the reserve matter.
+var limitCap int64 = 1 << 40
+
+// arm sets the limit for a straight-line run starting at index s with left
+// instruction slots of budget: a control transfer at index pc overruns the
+// budget when the run s..pc is longer than left, that is when pc >= s+left,
+// so the limit is the address of slot s+left. A taken jump from pc to t
+// leaves left-(pc-s+1) for the run at t, whose limit is then t+left-(pc-s+1)
+// = limit+t-pc-1: moving the limit by the jump's distance keeps it, without
+// tracking where the run started.
+func (m *Machine) arm(s int, left int64) {
+	take := min(left, limitCap)
+	m.reserve = left - take
+	m.limit = uintptr(m.base) + uintptr(s+int(take))*unsafe.Sizeof(insn{})
+}
+
+// left is the budget left after a straight-line run that ends with the
+// slot at index pc; negative when the run overran it.
+func (m *Machine) left(pc int) int64 {
+	return m.reserve + int64(int(m.limit-uintptr(m.base))/int(unsafe.Sizeof(insn{}))-pc-1)
+}
+
+// rearm is the slow path of a control transfer at index pc at or past the
+// limit: ErrBudget if the run overran the budget, otherwise (the budget was
+// larger than limitCap) the next part of the reserve goes into the limit.
+//
+//go:noinline
+func (m *Machine) rearm(pc int) error {
+	left := m.left(pc)
+	if left < 0 {
+		m.budget = left
+		return &RunError{Insn: pc, Err: ErrBudget}
+	}
+	m.arm(pc+1, left)
+	return nil
+}
+
+// transfer charges the straight-line run ending with the slot at index pc,
+// which transfers control to index t (a call or a return).
+func (m *Machine) transfer(pc, t int) error {
+	if uintptr(unsafe.Pointer(at(m.base, pc))) >= m.limit {
+		if err := m.rearm(pc); err != nil {
+			return err
+		}
+	}
+	m.limit += uintptr(t-pc-1) * unsafe.Sizeof(insn{})
+	return nil
 }
 
 // next is the instruction after in. Each case advances and continues on

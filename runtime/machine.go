@@ -13,14 +13,19 @@ import (
 // the output.
 type Machine struct {
 	Memory
-	prog    *Program
-	stack   [MaxFrames * StackSize]byte
-	frames  [MaxFrames]frame
-	regs    [256]uint64
-	budget  int64
-	depth   int
-	start   int
-	base    unsafe.Pointer // &prog.insns[0] during exec
+	prog   *Program
+	stack  [MaxFrames * StackSize]byte
+	frames [MaxFrames]frame
+	regs   [256]uint64
+	budget int64
+	depth  int
+	base   unsafe.Pointer // &prog.insns[0] during exec
+	// During exec the budget lives in limit and reserve (see arm): limit
+	// is the address of the first instruction slot whose control transfer
+	// would overrun the budget if the current straight-line run reached
+	// it; reserve is what a budget too large for that form keeps back.
+	limit   uintptr
+	reserve int64
 	pc      int
 	scratch []byte
 	pending []reservation

@@ -4,7 +4,8 @@ package runtime
 // followed by a conditional jump on the incremented register (a loop tail),
 // a register move followed by an operation on the moved-to register (the
 // three-address form), a load whose value is accumulated into another
-// register, and an operation followed by ja (the end of an if branch).
+// register, an operation followed by ja (the end of an if branch), and two
+// conditional jumps of one kind on one register (a chain of range tests).
 // Only the first slot is rewritten: the second keeps its own instruction
 // for code that jumps to it, and budget accounting still counts both.
 func fuse(insns []insn, tail []bool) {
@@ -22,7 +23,7 @@ func fuse(insns []insn, tail []bool) {
 func fusePair(a, b insn) (insn, bool) {
 	switch {
 	case a.op == OpAddImm && b.dst == a.dst && fusedAddJcc(b.op) != 0:
-		return insn{op: fusedAddJcc(b.op), dst: a.dst, src: b.src, off: b.off, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
+		return insn{op: fusedAddJcc(b.op), dst: a.dst, src: b.src, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
 	case a.op == OpMovReg && b.dst == a.dst && fusedMovOp(b.op) != 0:
 		x := b.src
 		if x == a.dst {
@@ -30,7 +31,9 @@ func fusePair(a, b insn) (insn, bool) {
 		}
 		return insn{op: fusedMovOp(b.op), dst: a.dst, src: a.src, x: x, imm: b.imm}, true
 	case b.op == OpJa && fusedOpJa(a.op) != 0:
-		return insn{op: fusedOpJa(a.op), dst: a.dst, off: b.off, imm: a.imm}, true
+		return insn{op: fusedOpJa(a.op), dst: a.dst, imm: a.imm}, true
+	case a.op == b.op && a.dst == b.dst && fusedJccJcc(a.op) != 0:
+		return insn{op: fusedJccJcc(a.op), dst: a.dst, off: a.off, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
 	case a.op&7 == classLDX && a.op&0xe0 == modeMEM && b.src == a.dst && b.dst != a.dst && fusedLdxOp(a.op, b.op) != 0:
 		return insn{op: fusedLdxOp(a.op, b.op), dst: a.dst, src: a.src, x: b.dst, off: a.off}, true
 	}
@@ -56,6 +59,26 @@ func fusedAddJcc(op Opcode) Opcode {
 		return opAddJsltImm
 	case OpJsltReg:
 		return opAddJsltReg
+	}
+	return 0
+}
+
+// fusedJccJcc is the fused form of two conditional jumps op on the same
+// register against immediates.
+func fusedJccJcc(op Opcode) Opcode {
+	switch op {
+	case OpJeqImm:
+		return opJeqJeqImm
+	case OpJneImm:
+		return opJneJneImm
+	case OpJgtImm:
+		return opJgtJgtImm
+	case OpJgeImm:
+		return opJgeJgeImm
+	case OpJltImm:
+		return opJltJltImm
+	case OpJleImm:
+		return opJleJleImm
 	}
 	return 0
 }

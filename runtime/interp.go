@@ -682,29 +682,11 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = at(m.base, pc+1)
 			continue
 		case opCallLocal, OpCallx:
-			target := int(in.imm)
-			pc := index(m.base, in)
-			if in.op == OpCallx {
-				t, err := m.callx(pc, r[in.dst], r)
-				if err != nil {
-					return 0, err
-				}
-				if t < 0 {
-					in = at(m.base, pc+1) // a helper, already called
-					continue
-				}
-				target = t
-			}
-			if m.depth+1 >= MaxFrames {
-				return 0, &RunError{Insn: pc, Err: fmt.Errorf("%w: more than %d frames", ErrCallDepth, MaxFrames)}
-			}
-			if err := m.transfer(pc, target); err != nil {
+			t, err := m.callLocal(index(m.base, in))
+			if err != nil {
 				return 0, err
 			}
-			m.frames[m.depth] = frame{ret: pc, r6: r[6], r7: r[7], r8: r[8], r9: r[9]}
-			m.depth++
-			r[10] = StackTop(m.depth)
-			in = at(m.base, target)
+			in = at(m.base, t)
 			continue
 		case OpExit:
 			pc := index(m.base, in)
@@ -714,14 +696,11 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 				}
 				return r[0], nil
 			}
-			m.depth--
-			f := &m.frames[m.depth]
-			if err := m.transfer(pc, f.ret+1); err != nil {
+			t, err := m.leave(pc)
+			if err != nil {
 				return 0, err
 			}
-			r[6], r[7], r[8], r[9] = f.r6, f.r7, f.r8, f.r9
-			r[10] = StackTop(m.depth)
-			in = at(m.base, f.ret+1)
+			in = at(m.base, t)
 			continue
 
 		// Fused increment and loop test (see fuse).
@@ -1005,6 +984,57 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = uint64(in.imm)
 			goto fusedJump
 
+		// Fused pairs of conditional jumps (see fuse): the first jumps
+		// from this slot, the second from the next.
+		case opJeqJeqImm:
+			if v := r[in.dst]; v == uint64(int32(in.imm)) {
+				goto jump
+			} else if v == uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opJneJneImm:
+			if v := r[in.dst]; v != uint64(int32(in.imm)) {
+				goto jump
+			} else if v != uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opJgtJgtImm:
+			if v := r[in.dst]; v > uint64(int32(in.imm)) {
+				goto jump
+			} else if v > uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opJgeJgeImm:
+			if v := r[in.dst]; v >= uint64(int32(in.imm)) {
+				goto jump
+			} else if v >= uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opJltJltImm:
+			if v := r[in.dst]; v < uint64(int32(in.imm)) {
+				goto jump
+			} else if v < uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opJleJleImm:
+			if v := r[in.dst]; v <= uint64(int32(in.imm)) {
+				goto jump
+			} else if v <= uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+
 		case opInvalid:
 			return 0, &RunError{Insn: index(m.base, in), Err: fmt.Errorf("execution reached the second slot of an lddw")}
 		case opSdiv64Imm, opSdiv64Reg, opSmod64Imm, opSmod64Reg,
@@ -1026,16 +1056,16 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		// Charging the finished straight-line run at each taken jump
 		// makes the budget an exact count of executed instruction slots
 		// (lddw counts two); with the budget kept as a limit address (see
-		// arm) that is one comparison and one addition per jump.
-		if uintptr(unsafe.Pointer(in)) >= m.limit {
-			goto overLimit
+		// arm) that is one comparison and one addition per jump. A jump's
+		// off is its distance in bytes from the next slot (see validate),
+		// which is also how far the jump moves the limit.
+		if uintptr(unsafe.Pointer(in)) < m.limit {
+			d := int(in.off)
+			m.limit += uintptr(d)
+			in = (*insn)(unsafe.Add(unsafe.Pointer(in), d+int(unsafe.Sizeof(insn{}))))
+			continue
 		}
-		{
-			t := at(m.base, int(in.off))
-			m.limit += uintptr(unsafe.Pointer(t)) - unsafe.Sizeof(insn{}) - uintptr(unsafe.Pointer(in))
-			in = t
-		}
-		continue
+		goto overLimit
 
 	fusedJump:
 		// The jump is the second slot of the pair, which keeps its own
@@ -1053,6 +1083,47 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			goto jump
 		}
 	}
+}
+
+// callLocal executes the call (a bpf-to-bpf call or callx) at index pc and
+// returns the index to continue at: the callee's first instruction, or the
+// next one when callx called a helper.
+func (m *Machine) callLocal(pc int) (int, error) {
+	in, r := at(m.base, pc), &m.regs
+	target := int(in.imm)
+	if in.op == OpCallx {
+		t, err := m.callx(pc, r[in.dst], r)
+		if err != nil {
+			return 0, err
+		}
+		if t < 0 {
+			return pc + 1, nil // a helper, already called
+		}
+		target = t
+	}
+	if m.depth+1 >= MaxFrames {
+		return 0, &RunError{Insn: pc, Err: fmt.Errorf("%w: more than %d frames", ErrCallDepth, MaxFrames)}
+	}
+	if err := m.transfer(pc, target); err != nil {
+		return 0, err
+	}
+	m.frames[m.depth] = frame{ret: pc, r6: r[6], r7: r[7], r8: r[8], r9: r[9]}
+	m.depth++
+	r[10] = StackTop(m.depth)
+	return target, nil
+}
+
+// leave executes the exit at index pc of a called function and returns the
+// index after the call.
+func (m *Machine) leave(pc int) (int, error) {
+	m.depth--
+	f, r := &m.frames[m.depth], &m.regs
+	if err := m.transfer(pc, f.ret+1); err != nil {
+		return 0, err
+	}
+	r[6], r[7], r[8], r[9] = f.r6, f.r7, f.r8, f.r9
+	r[10] = StackTop(m.depth)
+	return f.ret + 1, nil
 }
 
 // limitCap bounds the part of the budget that arm puts into the limit

@@ -6,6 +6,7 @@ package runtime
 
 import (
 	"fmt"
+	"unsafe"
 )
 
 // validator checks a ProgramSpec once, at Load: opcodes, registers, fields
@@ -29,8 +30,8 @@ func (v *validator) run() error {
 	if n == 0 {
 		return v.fail(0, "program has no instructions")
 	}
-	if n > 1<<30 {
-		return v.fail(0, "program has %d instructions", n)
+	if n > maxInsns {
+		return v.fail(0, "program has %d instructions, more than %d", n, maxInsns)
 	}
 	insns := make([]insn, n)
 	tail := make([]bool, n)  // second slots of lddw
@@ -112,9 +113,20 @@ func (v *validator) run() error {
 	if !v.opts.noFusion {
 		fuse(insns, tail)
 	}
+	// The interpreter follows a jump by adding its distance in bytes from
+	// the next slot to the instruction pointer (see exec).
+	for i := range insns {
+		if !tail[i] && isJump(raw[i].Opcode) {
+			insns[i].off = (insns[i].off - int32(i) - 1) * int32(unsafe.Sizeof(insn{}))
+		}
+	}
 	v.p.insns = insns
 	return nil
 }
+
+// maxInsns bounds a program's length so that every jump's distance in bytes
+// fits the 32-bit offset of insn.
+const maxInsns = 1 << 27
 
 func isJump(op Opcode) bool {
 	c := op & 7

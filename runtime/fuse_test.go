@@ -84,6 +84,29 @@ func TestFusedPairs(t *testing.T) {
 				j.mn, j.a[k], j.mn, j.b[k]), j.op})
 		}
 	}
+	for _, b := range []struct {
+		op, jcc string
+		fused   Opcode
+		k, c    []int
+	}{
+		{"rsh", "jeq", opMovRshJeqImm, []int{1, 64}, []int{0, 1}}, {"rsh", "jne", opMovRshJneImm, []int{1, 0}, []int{1, -1}},
+		{"and", "jeq", opMovAndJeqImm, []int{1, -2}, []int{0, 2}}, {"and", "jne", opMovAndJneImm, []int{6, -1}, []int{2, 3}},
+	} {
+		for k := range b.k {
+			// r6 runs 0..3, r1 is r6 shifted into the high bits; the
+			// second and third slots are also reached directly.
+			tests = append(tests, tc{fmt.Sprintf("mov+%s+%s %d,%d", b.op, b.jcc, b.k[k], b.c[k]), fmt.Sprintf(
+				"mov %%r6, 0\nloop:\nmov %%r1, %%r6\nlsh %%r1, 62\nor %%r1, %%r6\njeq %%r6, 1, mid\njeq %%r6, 2, last\n"+
+					"mov %%r2, %%r1\nmid:\n%s %%r2, %d\nlast:\n%s %%r2, %d, hit\nadd %%r0, %%r2\nja next\n"+
+					"hit:\nadd %%r0, 10\nnext:\nmul %%r0, 3\nadd %%r6, 1\njlt %%r6, 4, loop\nexit",
+				b.op, b.k[k], b.jcc, b.c[k]), b.fused})
+		}
+	}
+	// A move beside an independent increment, also of the moved-from
+	// register.
+	tests = append(tests,
+		tc{"mov+add other", "mov %r2, %r1\nadd %r3, 9\nmov %r0, %r2\nadd %r0, %r3\nexit", opMovAddImmOther},
+		tc{"mov+add source", "mov %r2, %r1\nadd %r1, -9\nmov %r0, %r2\nxor %r0, %r1\nexit", opMovAddImmOther})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// r9 keeps the context address, since r1 is overwritten.

@@ -14,8 +14,10 @@ import (
 // compiler's "big function" size (5000 IR nodes; go build -gcflags=-m=2
 // says "considered 'big'"): past it, inlined callees are limited to a cost
 // of 20 and the memory accessors become calls, costing more than any case
-// added. Fault paths therefore only call memFault, and rare operations live
-// in rareALU.
+// added. Fault paths therefore only call memFault (each returning on its
+// own: a shared fault label makes the compiler materialise the accessors'
+// ok as a value on every load), calls and exits live in callLocal and exit,
+// and rare operations in rareALU.
 func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 	insns := m.prog.insns
 	mem := &m.Memory
@@ -63,12 +65,8 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] *= r[in.src]
 			in = next(in)
 			continue
-		case OpDivImm:
-			if in.imm == 0 {
-				r[in.dst] = 0
-			} else {
-				r[in.dst] /= uint64(in.imm)
-			}
+		case OpDivImm: // never by zero (see validate)
+			r[in.dst] /= uint64(in.imm)
 			in = next(in)
 			continue
 		case OpDivReg:
@@ -111,14 +109,8 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] >>= r[in.src] & 63
 			in = next(in)
 			continue
-		case OpNeg:
-			r[in.dst] = -r[in.dst]
-			in = next(in)
-			continue
-		case OpModImm:
-			if in.imm != 0 {
-				r[in.dst] %= uint64(in.imm)
-			}
+		case OpModImm: // never by zero (see validate)
+			r[in.dst] %= uint64(in.imm)
 			in = next(in)
 			continue
 		case OpModReg:
@@ -147,10 +139,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = uint64(int64(r[in.dst]) >> (uint64(in.imm) & 63))
 			in = next(in)
 			continue
-		case OpArshReg:
-			r[in.dst] = uint64(int64(r[in.dst]) >> (r[in.src] & 63))
-			in = next(in)
-			continue
 
 		// ALU, 32-bit: results are zero-extended.
 		case OpAdd32Imm:
@@ -177,12 +165,8 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = uint64(uint32(r[in.dst]) * uint32(r[in.src]))
 			in = next(in)
 			continue
-		case OpDiv32Imm:
-			if s := uint32(in.imm); s == 0 {
-				r[in.dst] = 0
-			} else {
-				r[in.dst] = uint64(uint32(r[in.dst]) / s)
-			}
+		case OpDiv32Imm: // never by zero (see validate)
+			r[in.dst] = uint64(uint32(r[in.dst]) / uint32(in.imm))
 			in = next(in)
 			continue
 		case OpDiv32Reg:
@@ -225,16 +209,8 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = uint64(uint32(r[in.dst]) >> (uint32(r[in.src]) & 31))
 			in = next(in)
 			continue
-		case OpNeg32:
-			r[in.dst] = uint64(-uint32(r[in.dst]))
-			in = next(in)
-			continue
-		case OpMod32Imm:
-			d := uint32(r[in.dst])
-			if s := uint32(in.imm); s != 0 {
-				d %= s
-			}
-			r[in.dst] = uint64(d)
+		case OpMod32Imm: // never by zero (see validate)
+			r[in.dst] = uint64(uint32(r[in.dst]) % uint32(in.imm))
 			in = next(in)
 			continue
 		case OpMod32Reg:
@@ -259,14 +235,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			continue
 		case OpMov32Reg:
 			r[in.dst] = uint64(uint32(r[in.src]))
-			in = next(in)
-			continue
-		case OpArsh32Imm:
-			r[in.dst] = uint64(uint32(int32(r[in.dst]) >> (uint32(in.imm) & 31)))
-			in = next(in)
-			continue
-		case OpArsh32Reg:
-			r[in.dst] = uint64(uint32(int32(r[in.dst]) >> (uint32(r[in.src]) & 31)))
 			in = next(in)
 			continue
 
@@ -395,7 +363,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			// is not live across a call: otherwise the compiler spills it on
 			// every dispatch, calls or not.
 			pc := index(m.base, in)
-			if err := m.atomic(in, r, pc); err != nil {
+			if err := m.atomic(pc); err != nil {
 				return 0, err
 			}
 			in = at(m.base, pc+1)
@@ -674,7 +642,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		// Calls and exit.
 		case opCallFunc:
 			pc := index(m.base, in)
-			v, err := m.callFunc(pc, in.imm, r[1], r[2], r[3], r[4], r[5])
+			v, err := m.callFunc(pc)
 			if err != nil {
 				return 0, err
 			}
@@ -689,16 +657,12 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = at(m.base, t)
 			continue
 		case OpExit:
-			pc := index(m.base, in)
-			if m.depth == 0 {
-				if m.budget = m.left(pc); m.budget < 0 {
-					return 0, &RunError{Insn: pc, Err: ErrBudget}
-				}
-				return r[0], nil
-			}
-			t, err := m.leave(pc)
+			t, err := m.exit(index(m.base, in))
 			if err != nil {
 				return 0, err
+			}
+			if t < 0 {
+				return r[0], nil
 			}
 			in = at(m.base, t)
 			continue
@@ -1034,12 +998,49 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			}
 			in = at2(in)
 			continue
+		// Fused bit tests (see fuseTriple): the jump is the third slot.
+		case opMovRshJeqImm:
+			v := r[in.src] >> (uint64(in.imm) & 63)
+			r[in.dst] = v
+			if v == uint64(in.imm>>32) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
+		case opMovRshJneImm:
+			v := r[in.src] >> (uint64(in.imm) & 63)
+			r[in.dst] = v
+			if v != uint64(in.imm>>32) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
+		case opMovAndJeqImm:
+			v := r[in.src] & uint64(int32(in.imm))
+			r[in.dst] = v
+			if v == uint64(in.imm>>32) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
+		case opMovAndJneImm:
+			v := r[in.src] & uint64(int32(in.imm))
+			r[in.dst] = v
+			if v != uint64(in.imm>>32) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
+		case opMovAddImmOther:
+			r[in.dst] = r[in.src]
+			r[in.x] += uint64(in.imm)
+			in = at2(in)
+			continue
 
-		case opInvalid:
-			return 0, &RunError{Insn: index(m.base, in), Err: fmt.Errorf("execution reached the second slot of an lddw")}
 		case opSdiv64Imm, opSdiv64Reg, opSmod64Imm, opSmod64Reg,
 			opSdiv32Imm, opSdiv32Reg, opSmod32Imm, opSmod32Reg,
-			opMovsx64, opMovsx32, opTrunc16, opTrunc32, opSwap16, opSwap32, opSwap64:
+			opMovsx64, opMovsx32, opTrunc16, opTrunc32, opSwap16, opSwap32, opSwap64,
+			OpNeg, OpNeg32, OpArshReg, OpArsh32Imm, OpArsh32Reg:
 			// The rarer operations live in rareALU, which keeps exec
 			// small enough for the compiler to inline the memory
 			// accessors into it (see exec). Listing them here also keeps
@@ -1049,7 +1050,11 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = next(in)
 			continue
 		default:
-			return 0, &RunError{Insn: index(m.base, in), Err: fmt.Errorf("invalid opcode %#02x", uint8(in.op))}
+			// opInvalid (listed so that the jump table starts at 0 and
+			// dispatch needs no range check) or an unknown opcode.
+			return 0, m.invalid(in)
+		case opInvalid:
+			return 0, m.invalid(in)
 		}
 
 	jump:
@@ -1071,6 +1076,11 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		// The jump is the second slot of the pair, which keeps its own
 		// instruction with the same target.
 		in = next(in)
+		goto jump
+
+	tripleJump:
+		// The jump is the third slot of the triple.
+		in = at2(in)
 		goto jump
 
 	overLimit:
@@ -1113,9 +1123,16 @@ func (m *Machine) callLocal(pc int) (int, error) {
 	return target, nil
 }
 
-// leave executes the exit at index pc of a called function and returns the
-// index after the call.
-func (m *Machine) leave(pc int) (int, error) {
+// exit executes the exit at index pc and returns the index after the call
+// it returns from, or -1 at the end of the run, where it leaves the budget
+// left in m.budget.
+func (m *Machine) exit(pc int) (int, error) {
+	if m.depth == 0 {
+		if m.budget = m.left(pc); m.budget < 0 {
+			return 0, &RunError{Insn: pc, Err: ErrBudget}
+		}
+		return -1, nil
+	}
 	m.depth--
 	f, r := &m.frames[m.depth], &m.regs
 	if err := m.transfer(pc, f.ret+1); err != nil {
@@ -1137,7 +1154,9 @@ var limitCap int64 = 1 << 40
 // so the limit is the address of slot s+left. A taken jump from pc to t
 // leaves left-(pc-s+1) for the run at t, whose limit is then t+left-(pc-s+1)
 // = limit+t-pc-1: moving the limit by the jump's distance keeps it, without
-// tracking where the run started.
+// tracking where the run started. Not inlined: exec has no room (see exec).
+//
+//go:noinline
 func (m *Machine) arm(s int, left int64) {
 	take := min(left, limitCap)
 	m.reserve = left - take
@@ -1188,6 +1207,20 @@ func at2(in *insn) *insn {
 	return (*insn)(unsafe.Add(unsafe.Pointer(in), 2*unsafe.Sizeof(insn{})))
 }
 
+// invalid is the error of executing the slot in, which holds no
+// instruction; validation makes it unreachable.
+func (m *Machine) invalid(in *insn) error {
+	if in.op == opInvalid {
+		return &RunError{Insn: index(m.base, in), Err: fmt.Errorf("execution reached the second slot of an lddw")}
+	}
+	return &RunError{Insn: index(m.base, in), Err: fmt.Errorf("invalid opcode %#02x", uint8(in.op))}
+}
+
+// at3 is the instruction after a fused triple.
+func at3(in *insn) *insn {
+	return (*insn)(unsafe.Add(unsafe.Pointer(in), 3*unsafe.Sizeof(insn{})))
+}
+
 // index is the position of in within the instructions starting at base.
 func index(base unsafe.Pointer, in *insn) int {
 	return int((uintptr(unsafe.Pointer(in)) - uintptr(base)) / unsafe.Sizeof(insn{}))
@@ -1200,7 +1233,8 @@ func at(base unsafe.Pointer, i int) *insn {
 
 // atomic executes one STX|ATOMIC instruction. Runs are single-threaded, so
 // a plain read-modify-write is atomic with respect to the program.
-func (m *Machine) atomic(in *insn, r *[256]uint64, pc int) error {
+func (m *Machine) atomic(pc int) error {
+	in, r := at(m.base, pc), &m.regs
 	size := uint64(4)
 	if in.op == OpAtomicDW {
 		size = 8
@@ -1252,7 +1286,8 @@ func (m *Machine) atomic(in *insn, r *[256]uint64, pc int) error {
 }
 
 // rareALU executes the ALU operations that clang seldom emits in loops:
-// signed division and modulo, sign-extending moves, byte swaps.
+// signed division and modulo, sign-extending moves, byte swaps, negation,
+// arithmetic shifts other than by an immediate in 64 bits.
 func rareALU(in *insn, r *[256]uint64) {
 	switch in.op {
 	// Signed division and modulo (offset 1). Go defines MinInt / -1 as
@@ -1328,6 +1363,16 @@ func rareALU(in *insn, r *[256]uint64) {
 		r[in.dst] = uint64(bits.ReverseBytes32(uint32(r[in.dst])))
 	case opSwap64:
 		r[in.dst] = bits.ReverseBytes64(r[in.dst])
+	case OpNeg:
+		r[in.dst] = -r[in.dst]
+	case OpNeg32:
+		r[in.dst] = uint64(-uint32(r[in.dst]))
+	case OpArshReg:
+		r[in.dst] = uint64(int64(r[in.dst]) >> (r[in.src] & 63))
+	case OpArsh32Imm:
+		r[in.dst] = uint64(uint32(int32(r[in.dst]) >> (uint32(in.imm) & 31)))
+	case OpArsh32Reg:
+		r[in.dst] = uint64(uint32(int32(r[in.dst]) >> (uint32(r[in.src]) & 31)))
 	}
 }
 

@@ -502,3 +502,26 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestDivideByImmediateZero covers the rewriting of division and modulo by
+// an immediate zero at load (see validate): RFC 9669 gives dst = 0 for
+// division, and dst unchanged for modulo, truncated to 32 bits in ALU32.
+func TestDivideByImmediateZero(t *testing.T) {
+	const x = "lddw %r0, 0x123456789abcdef0\n"
+	for _, tt := range []struct {
+		src  string
+		want uint64
+	}{
+		{x + "div %r0, 0\nexit", 0},
+		{x + "div32 %r0, 0\nexit", 0},
+		{x + "mod %r0, 0\nexit", 0x123456789abcdef0},
+		{x + "mod32 %r0, 0\nexit", 0x9abcdef0},
+		{x + "div %r0, 16\nexit", 0x0123456789abcdef},
+		{x + "mod32 %r0, 0x100\nexit", 0xf0},
+	} {
+		got, err := loadAsm(t, tt.src, nil, nil).Run(nil)
+		if err != nil || got != tt.want {
+			t.Errorf("%q: r0 = %#x, %v; want %#x", tt.src, got, err, tt.want)
+		}
+	}
+}

@@ -106,6 +106,20 @@ func (v *validator) run() error {
 		return v.fail(n-1, "program falls off its end: the last instruction is not exit or ja")
 	}
 	v.p.entry = entry
+	// Division and modulo by an immediate zero become the instruction with
+	// the same effect, so that exec need not test the divisor.
+	for i := range insns {
+		if in := &insns[i]; !tail[i] && in.imm == 0 {
+			switch in.op {
+			case OpDivImm, OpDiv32Imm:
+				in.op = OpMovImm // dst = 0
+			case OpModImm:
+				in.op = opNop // dst unchanged
+			case OpMod32Imm:
+				in.op = opTrunc32 // dst = uint32(dst)
+			}
+		}
+	}
 	if !v.opts.noFusion {
 		fuse(insns, tail)
 	}

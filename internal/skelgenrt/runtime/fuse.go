@@ -8,8 +8,9 @@ package runtime
 // followed by a conditional jump on the incremented register (a loop tail),
 // a register move followed by an operation on the moved-to register (the
 // three-address form), a load whose value is accumulated into another
-// register, an operation followed by ja (the end of an if branch), and two
-// conditional jumps of one kind on one register (a chain of range tests).
+// register, an operation followed by ja (the end of an if branch), two
+// conditional jumps of one kind on one register (a chain of range tests), a
+// move beside an independent increment, and the triple of a bit test.
 // Only the first slot is rewritten: the second keeps its own instruction
 // for code that jumps to it, and budget accounting still counts both.
 func fuse(insns []insn, tail []bool) {
@@ -17,10 +18,38 @@ func fuse(insns []insn, tail []bool) {
 		if tail[i] || tail[i+1] {
 			continue
 		}
+		if i+2 < len(insns) && !tail[i+2] {
+			if f, ok := fuseTriple(insns[i], insns[i+1], insns[i+2]); ok {
+				insns[i] = f
+				continue
+			}
+		}
 		if f, ok := fusePair(insns[i], insns[i+1]); ok {
 			insns[i] = f
 		}
 	}
+}
+
+// fuseTriple returns the fused form of a, b, c if there is one: a bit test
+// "mov dst, src; rsh or and dst, k; jeq or jne dst, c".
+func fuseTriple(a, b, c insn) (insn, bool) {
+	if a.op != OpMovReg || b.dst != a.dst || c.dst != a.dst {
+		return insn{}, false
+	}
+	var op Opcode
+	switch {
+	case b.op == OpRshImm && c.op == OpJeqImm:
+		op = opMovRshJeqImm
+	case b.op == OpRshImm && c.op == OpJneImm:
+		op = opMovRshJneImm
+	case b.op == OpAndImm && c.op == OpJeqImm:
+		op = opMovAndJeqImm
+	case b.op == OpAndImm && c.op == OpJneImm:
+		op = opMovAndJneImm
+	default:
+		return insn{}, false
+	}
+	return insn{op: op, dst: a.dst, src: a.src, imm: int64(uint64(uint32(b.imm)) | uint64(c.imm)<<32)}, true
 }
 
 // fusePair returns the fused form of a followed by b, if there is one.
@@ -34,6 +63,8 @@ func fusePair(a, b insn) (insn, bool) {
 			x = a.src
 		}
 		return insn{op: fusedMovOp(b.op), dst: a.dst, src: a.src, x: x, imm: b.imm}, true
+	case a.op == OpMovReg && b.op == OpAddImm && b.dst != a.dst:
+		return insn{op: opMovAddImmOther, dst: a.dst, src: a.src, x: b.dst, imm: b.imm}, true
 	case b.op == OpJa && fusedOpJa(a.op) != 0:
 		return insn{op: fusedOpJa(a.op), dst: a.dst, imm: a.imm}, true
 	case a.op == b.op && a.dst == b.dst && fusedJccJcc(a.op) != 0:

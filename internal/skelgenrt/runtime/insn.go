@@ -538,4 +538,18 @@ const (
 	opJgeJgeImm = 0xfd
 	opJltJltImm = 0xe6
 	opJleJleImm = 0xee
+
+	// Fused "mov dst, src; op dst, k; jcc dst, c", a test of some bits of
+	// src (if (x >> k) == 0, if (x & mask) != 0): imm holds k in its low and
+	// c in its high 32 bits; the jump keeps its own slot, two on. They use
+	// the jump codes 0xe0 and 0xf0, and ST with mode MEMSX, which no
+	// instruction has.
+	opMovRshJeqImm = 0xf6
+	opMovRshJneImm = 0xfe
+	opMovAndJeqImm = 0x82
+	opMovAndJneImm = 0x8a
+
+	// Fused "mov dst, src; add x, imm" with x != dst: two independent
+	// updates (STX with mode MEMSX, which no instruction has).
+	opMovAddImmOther = 0x92
 )

@@ -196,10 +196,13 @@ func StackTop(d int) uint64 { return Addr(uint32(regionStack+d), StackSize) }
 // ContextAddr is the address of the context region (r1 at entry).
 const ContextAddr = uint64(regionContext) << 32
 
-// callFunc calls the helper or extern the validator numbered idx.
-func (m *Machine) callFunc(pc int, idx int64, r1, r2, r3, r4, r5 uint64) (uint64, error) {
+// callFunc executes the call at index pc of the helper or extern that the
+// validator numbered in its imm, with r1..r5 from the register file, and
+// returns r0.
+func (m *Machine) callFunc(pc int) (uint64, error) {
 	m.pc = pc
-	v, err := m.prog.funcs[idx](m, r1, r2, r3, r4, r5)
+	idx, r := m.prog.insns[pc].imm, &m.regs
+	v, err := m.prog.funcs[idx](m, r[1], r[2], r[3], r[4], r[5])
 	if err != nil {
 		return 0, m.funcError(pc, m.prog.funcNames[idx], err)
 	}

@@ -195,3 +195,15 @@ func fusedLdxOp(ld, op Opcode) Opcode {
 	}
 	return ops[ld>>3&3]
 }
+
+// jumpsSecond reports whether op is a fused pair whose second slot is a
+// jump the pair takes itself: an increment and loop test, or an operation
+// and ja.
+func jumpsSecond(op Opcode) bool {
+	switch op {
+	case opAddJltImm, opAddJltReg, opAddJleImm, opAddJleReg, opAddJneImm, opAddJneReg, opAddJsltImm, opAddJsltReg,
+		opAddImmJa, opSubImmJa, opMulImmJa, opAndImmJa, opOrImmJa, opXorImmJa, opMovImmJa:
+		return true
+	}
+	return false
+}

@@ -460,8 +460,9 @@ const (
 
 	// Fused loop tails: "add dst, imm" followed by a conditional jump on
 	// dst. imm holds the addend in its low and the jump's immediate in its
-	// high 32 bits. The jump stays in the next slot unchanged, for code
-	// that jumps to it directly, and a taken jump is taken from there.
+	// high 32 bits; off is the jump's distance from the slot after the
+	// pair. The jump stays in the next slot unchanged, for code that jumps
+	// to it directly.
 	opAddJltImm  = 0x60
 	opAddJltReg  = 0x68
 	opAddJleImm  = 0x70
@@ -512,8 +513,9 @@ const (
 	opLdxwOr   = 0x49
 	opLdxdwOr  = 0x4a
 
-	// Fused "op dst, imm; ja target", the end of an if branch: the jump
-	// keeps its own slot and is taken from there.
+	// Fused "op dst, imm; ja target", the end of an if branch: off is the
+	// jump's distance from the slot after the pair; the jump keeps its own
+	// slot.
 	opAddImmJa = 0x4b
 	opSubImmJa = 0x51
 	opMulImmJa = 0x52

@@ -124,8 +124,13 @@ func (v *validator) run() error {
 		fuse(insns, tail)
 	}
 	// The interpreter follows a jump by adding its distance in bytes from
-	// the next slot to the instruction pointer (see exec).
+	// the next slot to the instruction pointer (see exec). A pair fused
+	// with the jump in its second slot holds the distance from the slot
+	// after the pair, computed before that jump's own.
 	for i := range insns {
+		if jumpsSecond(insns[i].op) {
+			insns[i].off = (insns[i+1].off - int32(i) - 2) * int32(unsafe.Sizeof(insn{}))
+		}
 		if !tail[i] && isJump(raw[i].Opcode) {
 			insns[i].off = (insns[i].off - int32(i) - 1) * int32(unsafe.Sizeof(insn{}))
 		}

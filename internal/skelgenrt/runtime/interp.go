@@ -676,7 +676,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if v < uint64(in.imm>>32) {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -684,7 +684,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if v < r[in.src] {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -692,7 +692,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if v <= uint64(in.imm>>32) {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -700,7 +700,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if v <= r[in.src] {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -708,7 +708,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if v != uint64(in.imm>>32) {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -716,7 +716,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if v != r[in.src] {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -724,7 +724,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if int64(v) < in.imm>>32 {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -732,7 +732,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if int64(v) < int64(r[in.src]) {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -932,25 +932,25 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			continue
 		case opAddImmJa:
 			r[in.dst] += uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 		case opSubImmJa:
 			r[in.dst] -= uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 		case opMulImmJa:
 			r[in.dst] *= uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 		case opAndImmJa:
 			r[in.dst] &= uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 		case opOrImmJa:
 			r[in.dst] |= uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 		case opXorImmJa:
 			r[in.dst] ^= uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 		case opMovImmJa:
 			r[in.dst] = uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 
 		// Fused pairs of conditional jumps (see fuse): the first jumps
 		// from this slot, the second from the next.
@@ -1078,9 +1078,28 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 
 	fusedJump:
 		// The jump is the second slot of the pair, which keeps its own
-		// instruction with the same target.
+		// instruction: jump's work, done from the first slot.
+		if uintptr(unsafe.Pointer(in))+unsafe.Sizeof(insn{}) < m.limit {
+			d := int(next(in).off)
+			m.limit += uintptr(d)
+			in = (*insn)(unsafe.Add(unsafe.Pointer(in), d+2*int(unsafe.Sizeof(insn{}))))
+			continue
+		}
 		in = next(in)
-		goto jump
+		goto overLimit
+
+	pairJump:
+		// The jump is the second slot of a pair whose first slot holds
+		// the jump's distance from the slot after the pair (see validate):
+		// jump's work, done from the first slot.
+		if uintptr(unsafe.Pointer(in))+unsafe.Sizeof(insn{}) < m.limit {
+			d := int(in.off)
+			m.limit += uintptr(d)
+			in = (*insn)(unsafe.Add(unsafe.Pointer(in), d+2*int(unsafe.Sizeof(insn{}))))
+			continue
+		}
+		in = next(in)
+		goto overLimit
 
 	tripleJump:
 		// The jump is the third slot of the triple.

@@ -80,7 +80,9 @@ func (m *Machine) mapIndex(handle uint64) (int, bool) {
 // PseudoFunc) and its instruction index.
 func funcAddr(v uint64) (int, bool) { return int(uint32(v)), v>>32 == tagFunc }
 
-// Budget returns the budget left in this run.
+// Budget returns the budget left by the last run. While a run goes on (in a
+// helper) it is the budget the run started with, in the interpreter as in a
+// translation, which both keep the running count elsewhere.
 func (m *Machine) Budget() int64 { return m.budget }
 
 // Executed returns the instruction slots the last successful run executed

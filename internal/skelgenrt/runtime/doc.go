@@ -24,18 +24,16 @@
 // into another register "ldx rX, [..]; add/xor/or rZ, rX", the end of an
 // if branch "op rX, imm; ja", two jumps of one kind on one register
 // against immediates (range tests, switch search trees), a move beside an
-// independent increment "mov rX, rY; add rZ, imm", two increments "add rX,
-// a; add rY, b" (unless the second starts a loop tail); and the bit test
+// independent increment "mov rX, rY; add rZ, imm"; and the bit test
 // "mov rX, rY; rsh/and rX, k; jeq/jne rX, c" as a triple. Only the first
 // slot is rewritten: the others keep their own instructions for code that
 // jumps to them, and counts, faults and budget errors stay per instruction,
 // as tests compare runs with and without fusion. The budget is kept as the
 // address of the first slot where a control transfer would overrun it, so
 // a taken jump costs a comparison and an addition. Rare operations (signed
-// division, 32-bit division by a register, movsx, byte swaps, negation,
-// most arithmetic shifts) run outside the main switch, which keeps it under
-// the size past which the Go compiler stops inlining the memory accessors
-// into it.
+// division, movsx, byte swaps, negation, most arithmetic shifts) run
+// outside the main switch, which keeps it under the size past which the Go
+// compiler stops inlining the memory accessors into it.
 //
 // The ISA is RFC 9669 v1–v4 plus callx: ALU and ALU64, JMP and JMP32,
 // signed division and modulo, movsx, ldsx, bswap and le/be, gotol (JMP32 ja),

@@ -10,8 +10,7 @@ package runtime
 // three-address form), a load whose value is accumulated into another
 // register, an operation followed by ja (the end of an if branch), two
 // conditional jumps of one kind on one register (a chain of range tests), a
-// move beside an independent increment, two increments, and the triple of
-// a bit test.
+// move beside an independent increment, and the triple of a bit test.
 // Only the first slot is rewritten: the second keeps its own instruction
 // for code that jumps to it, and budget accounting still counts both.
 func fuse(insns []insn, tail []bool) {
@@ -22,13 +21,6 @@ func fuse(insns []insn, tail []bool) {
 		if i+2 < len(insns) && !tail[i+2] {
 			if f, ok := fuseTriple(insns[i], insns[i+1], insns[i+2]); ok {
 				insns[i] = f
-				continue
-			}
-		}
-		if insns[i].op == OpAddImm && insns[i+1].op == OpAddImm && i+2 < len(insns) && !tail[i+2] {
-			if _, ok := fusePair(insns[i+1], insns[i+2]); ok && fusedAddJcc(insns[i+2].op) != 0 {
-				// The second increment belongs to a loop tail: fusing
-				// that pair saves the same dispatch on every iteration.
 				continue
 			}
 		}
@@ -71,8 +63,6 @@ func fusePair(a, b insn) (insn, bool) {
 			x = a.src
 		}
 		return insn{op: fusedMovOp(b.op), dst: a.dst, src: a.src, x: x, imm: b.imm}, true
-	case a.op == OpAddImm && b.op == OpAddImm && b.dst != a.dst:
-		return insn{op: opAddImmAddImm, dst: a.dst, x: b.dst, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
 	case a.op == OpMovReg && b.op == OpAddImm && b.dst != a.dst:
 		return insn{op: opMovAddImmOther, dst: a.dst, src: a.src, x: b.dst, imm: b.imm}, true
 	case b.op == OpJa && fusedOpJa(a.op) != 0:

@@ -554,9 +554,4 @@ const (
 	// Fused "mov dst, src; add x, imm" with x != dst: two independent
 	// updates (STX with mode MEMSX, which no instruction has).
 	opMovAddImmOther = 0x92
-
-	// Fused "add dst, a; add x, b" with x != dst, two increments (a
-	// pointer and a counter): imm holds a in its low and b in its high 32
-	// bits (STX with mode MEMSX, which no instruction has).
-	opAddImmAddImm = 0x9a
 )

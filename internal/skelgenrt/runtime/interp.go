@@ -173,6 +173,14 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = uint64(uint32(r[in.dst]) / uint32(in.imm))
 			in = next(in)
 			continue
+		case OpDiv32Reg:
+			if s := uint32(r[in.src]); s == 0 {
+				r[in.dst] = 0
+			} else {
+				r[in.dst] = uint64(uint32(r[in.dst]) / s)
+			}
+			in = next(in)
+			continue
 		case OpOr32Imm:
 			r[in.dst] = uint64(uint32(r[in.dst]) | uint32(in.imm))
 			in = next(in)
@@ -207,6 +215,14 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			continue
 		case OpMod32Imm: // never by zero (see validate)
 			r[in.dst] = uint64(uint32(r[in.dst]) % uint32(in.imm))
+			in = next(in)
+			continue
+		case OpMod32Reg:
+			d := uint32(r[in.dst])
+			if s := uint32(r[in.src]); s != 0 {
+				d %= s
+			}
+			r[in.dst] = uint64(d)
 			in = next(in)
 			continue
 		case OpXor32Imm:
@@ -1019,11 +1035,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			}
 			in = at3(in)
 			continue
-		case opAddImmAddImm:
-			r[in.dst] += uint64(int32(in.imm))
-			r[in.x] += uint64(in.imm >> 32)
-			in = at2(in)
-			continue
 		case opMovAddImmOther:
 			r[in.dst] = r[in.src]
 			r[in.x] += uint64(in.imm)
@@ -1033,7 +1044,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		case opSdiv64Imm, opSdiv64Reg, opSmod64Imm, opSmod64Reg,
 			opSdiv32Imm, opSdiv32Reg, opSmod32Imm, opSmod32Reg,
 			opMovsx64, opMovsx32, opTrunc16, opTrunc32, opSwap16, opSwap32, opSwap64,
-			OpNeg, OpNeg32, OpArshReg, OpArsh32Imm, OpArsh32Reg, OpDiv32Reg, OpMod32Reg:
+			OpNeg, OpNeg32, OpArshReg, OpArsh32Imm, OpArsh32Reg:
 			// The rarer operations live in rareALU, which keeps exec
 			// small enough for the compiler to inline the memory
 			// accessors into it (see exec). Listing them here also keeps
@@ -1298,9 +1309,8 @@ func (m *Machine) atomic(pc int) error {
 }
 
 // rareALU executes the ALU operations that clang seldom emits in loops:
-// signed division and modulo, 32-bit division and modulo by a register,
-// sign-extending moves, byte swaps, negation, arithmetic shifts other than
-// by an immediate in 64 bits.
+// signed division and modulo, sign-extending moves, byte swaps, negation,
+// arithmetic shifts other than by an immediate in 64 bits.
 func rareALU(in *insn, r *[256]uint64) {
 	switch in.op {
 	// Signed division and modulo (offset 1). Go defines MinInt / -1 as
@@ -1376,18 +1386,6 @@ func rareALU(in *insn, r *[256]uint64) {
 		r[in.dst] = uint64(bits.ReverseBytes32(uint32(r[in.dst])))
 	case opSwap64:
 		r[in.dst] = bits.ReverseBytes64(r[in.dst])
-	case OpDiv32Reg:
-		if s := uint32(r[in.src]); s == 0 {
-			r[in.dst] = 0
-		} else {
-			r[in.dst] = uint64(uint32(r[in.dst]) / s)
-		}
-	case OpMod32Reg:
-		d := uint32(r[in.dst])
-		if s := uint32(r[in.src]); s != 0 {
-			d %= s
-		}
-		r[in.dst] = uint64(d)
 	case OpNeg:
 		r[in.dst] = -r[in.dst]
 	case OpNeg32:

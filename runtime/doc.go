@@ -11,16 +11,23 @@
 // once — opcodes, registers, unused fields that must be zero, jump and call
 // targets, lddw pairs, helpers and externs — and rejects a bad program with a
 // *ValidationError naming the instruction. It then pre-decodes each slot into
-// a 16-byte form (lddw merged, jump targets absolute, RFC variants that
+// a 16-byte form (lddw merged, jumps as byte distances, division and
+// modulo by an immediate zero replaced by their effect, RFC variants that
 // differ by offset or immediate given opcodes of their own), so the
 // interpreter is one dense switch on the opcode byte. Common pairs are
 // fused into one dispatch: the loop tail "add rX, imm; jcc rX, ...", the
 // three-address form "mov rX, rY; op rX, ..." (ALU64), a load accumulated
-// into another register "ldx rX, [..]; add/xor/or rZ, rX", and the end of an
-// if branch "op rX, imm; ja". Only the first slot is rewritten: the second
-// keeps its own instruction for code that jumps to it, and counts, faults
-// and budget errors stay per instruction, as tests compare runs with and
-// without fusion. Rare operations (signed division, movsx, byte swaps) run
+// into another register "ldx rX, [..]; add/xor/or rZ, rX", the end of an
+// if branch "op rX, imm; ja", two jumps of one kind on one register
+// against immediates (range tests, switch search trees), a move beside an
+// independent increment "mov rX, rY; add rZ, imm"; and the bit test
+// "mov rX, rY; rsh/and rX, k; jeq/jne rX, c" as a triple. Only the first
+// slot is rewritten: the others keep their own instructions for code that
+// jumps to them, and counts, faults and budget errors stay per instruction,
+// as tests compare runs with and without fusion. The budget is kept as the
+// address of the first slot where a control transfer would overrun it, so
+// a taken jump costs a comparison and an addition. Rare operations (signed
+// division, movsx, byte swaps, negation, most arithmetic shifts) run
 // outside the main switch, which keeps it under the size past which the Go
 // compiler stops inlining the memory accessors into it.
 //

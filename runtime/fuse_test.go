@@ -66,6 +66,47 @@ func TestFusedPairs(t *testing.T) {
 		// The jump slot is also reached directly, as a jump target.
 		tests = append(tests, tc{o.mn + "+ja", fmt.Sprintf("jeq %%r6, 1, skip\n%s %%r0, 9\nskip:\nja out\nmov %%r0, 1\nout:\nadd %%r0, %%r3\njne %%r6, 0, done\nmov %%r6, 1\nja skip\ndone:\nexit", o.mn), o.op})
 	}
+	for _, j := range []struct {
+		mn   string
+		op   Opcode
+		a, b []int // immediate pairs; r6 runs 0..3
+	}{
+		{"jeq", opJeqJeqImm, []int{1, 0}, []int{2, -1}}, {"jne", opJneJneImm, []int{1, -1}, []int{2, 2}},
+		{"jgt", opJgtJgtImm, []int{2, -5}, []int{0, 1}}, {"jge", opJgeJgeImm, []int{3, -5}, []int{1, 2}},
+		{"jlt", opJltJltImm, []int{1, 1}, []int{3, -2}}, {"jle", opJleJleImm, []int{0, 2}, []int{2, -1}},
+	} {
+		for k := range j.a {
+			// Each run takes the first jump, the second, and neither; the
+			// second is also reached directly, as a jump target.
+			tests = append(tests, tc{fmt.Sprintf("%s+%s %d,%d", j.mn, j.mn, j.a[k], j.b[k]), fmt.Sprintf(
+				"mov %%r6, 0\nloop:\njeq %%r6, 2, second\n%s %%r6, %d, one\nsecond:\n%s %%r6, %d, two\nadd %%r0, 1\nja next\n"+
+					"one:\nadd %%r0, 10\nja next\ntwo:\nadd %%r0, 100\nnext:\nmul %%r0, 3\nadd %%r6, 1\njlt %%r6, 4, loop\nexit",
+				j.mn, j.a[k], j.mn, j.b[k]), j.op})
+		}
+	}
+	for _, b := range []struct {
+		op, jcc string
+		fused   Opcode
+		k, c    []int
+	}{
+		{"rsh", "jeq", opMovRshJeqImm, []int{1, 64}, []int{0, 1}}, {"rsh", "jne", opMovRshJneImm, []int{1, 0}, []int{1, -1}},
+		{"and", "jeq", opMovAndJeqImm, []int{1, -2}, []int{0, 2}}, {"and", "jne", opMovAndJneImm, []int{6, -1}, []int{2, 3}},
+	} {
+		for k := range b.k {
+			// r6 runs 0..3, r1 is r6 shifted into the high bits; the
+			// second and third slots are also reached directly.
+			tests = append(tests, tc{fmt.Sprintf("mov+%s+%s %d,%d", b.op, b.jcc, b.k[k], b.c[k]), fmt.Sprintf(
+				"mov %%r6, 0\nloop:\nmov %%r1, %%r6\nlsh %%r1, 62\nor %%r1, %%r6\njeq %%r6, 1, mid\njeq %%r6, 2, last\n"+
+					"mov %%r2, %%r1\nmid:\n%s %%r2, %d\nlast:\n%s %%r2, %d, hit\nadd %%r0, %%r2\nja next\n"+
+					"hit:\nadd %%r0, 10\nnext:\nmul %%r0, 3\nadd %%r6, 1\njlt %%r6, 4, loop\nexit",
+				b.op, b.k[k], b.jcc, b.c[k]), b.fused})
+		}
+	}
+	// A move beside an independent increment, also of the moved-from
+	// register.
+	tests = append(tests,
+		tc{"mov+add other", "mov %r2, %r1\nadd %r3, 9\nmov %r0, %r2\nadd %r0, %r3\nexit", opMovAddImmOther},
+		tc{"mov+add source", "mov %r2, %r1\nadd %r1, -9\nmov %r0, %r2\nxor %r0, %r1\nexit", opMovAddImmOther})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// r9 keeps the context address, since r1 is overwritten.
@@ -77,9 +118,10 @@ func TestFusedPairs(t *testing.T) {
 				r0, executed uint64
 				err, ctx     string
 			}
-			// A budget of 7 runs out in the middle of each program.
-			budgets := []uint64{0, 7}
-			var res [2][2]result
+			// Budgets from 7 up run out in the middle of each program, at
+			// different instructions.
+			budgets := []uint64{0, 7, 12, 19, 26, 33}
+			var res [2][6]result
 			for i, noFusion := range []bool{false, true} {
 				for j, budget := range budgets {
 					p, err := Load(&ProgramSpec{Name: "fuse", Instructions: insns}, &Options{noFusion: noFusion, Budget: budget})

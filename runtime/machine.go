@@ -13,14 +13,19 @@ import (
 // the output.
 type Machine struct {
 	Memory
-	prog    *Program
-	stack   [MaxFrames * StackSize]byte
-	frames  [MaxFrames]frame
-	regs    [256]uint64
-	budget  int64
-	depth   int
-	start   int
-	base    unsafe.Pointer // &prog.insns[0] during exec
+	prog   *Program
+	stack  [MaxFrames * StackSize]byte
+	frames [MaxFrames]frame
+	regs   [256]uint64
+	budget int64
+	depth  int
+	base   unsafe.Pointer // &prog.insns[0] during exec
+	// During exec the budget lives in limit and reserve (see arm): limit
+	// is the address of the first instruction slot whose control transfer
+	// would overrun the budget if the current straight-line run reached
+	// it; reserve is what a budget too large for that form keeps back.
+	limit   uintptr
+	reserve int64
 	pc      int
 	scratch []byte
 	pending []reservation
@@ -75,7 +80,9 @@ func (m *Machine) mapIndex(handle uint64) (int, bool) {
 // PseudoFunc) and its instruction index.
 func funcAddr(v uint64) (int, bool) { return int(uint32(v)), v>>32 == tagFunc }
 
-// Budget returns the budget left in this run.
+// Budget returns the budget left by the last run. While a run goes on (in a
+// helper) it is the budget the run started with, in the interpreter as in a
+// translation, which both keep the running count elsewhere.
 func (m *Machine) Budget() int64 { return m.budget }
 
 // Executed returns the instruction slots the last successful run executed
@@ -187,10 +194,13 @@ func StackTop(d int) uint64 { return Addr(uint32(regionStack+d), StackSize) }
 // ContextAddr is the address of the context region (r1 at entry).
 const ContextAddr = uint64(regionContext) << 32
 
-// callFunc calls the helper or extern the validator numbered idx.
-func (m *Machine) callFunc(pc int, idx int64, r1, r2, r3, r4, r5 uint64) (uint64, error) {
+// callFunc executes the call at index pc of the helper or extern that the
+// validator numbered in its imm, with r1..r5 from the register file, and
+// returns r0.
+func (m *Machine) callFunc(pc int) (uint64, error) {
 	m.pc = pc
-	v, err := m.prog.funcs[idx](m, r1, r2, r3, r4, r5)
+	idx, r := m.prog.insns[pc].imm, &m.regs
+	v, err := m.prog.funcs[idx](m, r[1], r[2], r[3], r[4], r[5])
 	if err != nil {
 		return 0, m.funcError(pc, m.prog.funcNames[idx], err)
 	}

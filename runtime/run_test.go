@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -152,6 +153,43 @@ func TestBudgetAndDepth(t *testing.T) {
 		}
 		if _, err := loadAsm(t, loop, nil, &Options{Budget: 22}).Run(nil); err != nil {
 			t.Fatalf("budget 22: %v", err)
+		}
+	})
+	t.Run("budget held in reserve", func(t *testing.T) {
+		// With a small limitCap the budget moves from reserve into the
+		// limit address many times per run: errors, their instruction and
+		// the executed count must not change, for every budget around the
+		// run's length (34 slots), through jumps, fused jumps, calls and
+		// returns.
+		src := "mov %r0, 0\nmov %r6, 0\nloop:\ncall local f\nadd %r6, 1\njlt %r6, 3, loop\nja out\nout:\nexit\n" +
+			"f:\nadd %r0, 2\njeq %r0, 100, skip\nadd %r0, 1\nskip:\nmov %r1, 1\nadd %r1, 1\nja back\nback:\nexit"
+		type result struct {
+			r0, executed uint64
+			err          string
+		}
+		run := func(budget uint64) result {
+			p := loadAsm(t, src, nil, &Options{Budget: budget})
+			r0, err := p.Run(nil)
+			res := result{r0: r0, err: fmt.Sprint(err)}
+			if err == nil {
+				res.executed = p.Machine().Executed()
+			}
+			return res
+		}
+		defer func(c int64) { limitCap = c }(limitCap)
+		full := run(0)
+		if full.err != "<nil>" || full.executed != 34 {
+			t.Fatalf("run without budget limit: %+v, want 34 slots executed", full)
+		}
+		for budget := uint64(1); budget <= 36; budget++ {
+			limitCap = 1 << 40
+			want := run(budget)
+			for _, c := range []int64{0, 1, 2, 3, 5, 8} {
+				limitCap = c
+				if got := run(budget); got != want {
+					t.Fatalf("budget %d, limitCap %d: %+v, want %+v", budget, c, got, want)
+				}
+			}
 		}
 	})
 	t.Run("endless loop", func(t *testing.T) {
@@ -461,6 +499,29 @@ func TestFormat(t *testing.T) {
 	for _, bad := range []string{"%d %d", "%q", "%"} {
 		if _, err := m.format(nil, []byte(bad), []uint64{1}); err == nil {
 			t.Errorf("format(%q) accepted", bad)
+		}
+	}
+}
+
+// TestDivideByImmediateZero covers the rewriting of division and modulo by
+// an immediate zero at load (see validate): RFC 9669 gives dst = 0 for
+// division, and dst unchanged for modulo, truncated to 32 bits in ALU32.
+func TestDivideByImmediateZero(t *testing.T) {
+	const x = "lddw %r0, 0x123456789abcdef0\n"
+	for _, tt := range []struct {
+		src  string
+		want uint64
+	}{
+		{x + "div %r0, 0\nexit", 0},
+		{x + "div32 %r0, 0\nexit", 0},
+		{x + "mod %r0, 0\nexit", 0x123456789abcdef0},
+		{x + "mod32 %r0, 0\nexit", 0x9abcdef0},
+		{x + "div %r0, 16\nexit", 0x0123456789abcdef},
+		{x + "mod32 %r0, 0x100\nexit", 0xf0},
+	} {
+		got, err := loadAsm(t, tt.src, nil, nil).Run(nil)
+		if err != nil || got != tt.want {
+			t.Errorf("%q: r0 = %#x, %v; want %#x", tt.src, got, err, tt.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"unsafe"
 )
 
 // validator checks a ProgramSpec once, at Load: opcodes, registers, fields
@@ -25,8 +26,8 @@ func (v *validator) run() error {
 	if n == 0 {
 		return v.fail(0, "program has no instructions")
 	}
-	if n > 1<<30 {
-		return v.fail(0, "program has %d instructions", n)
+	if n > maxInsns {
+		return v.fail(0, "program has %d instructions, more than %d", n, maxInsns)
 	}
 	insns := make([]insn, n)
 	tail := make([]bool, n)  // second slots of lddw
@@ -105,12 +106,42 @@ func (v *validator) run() error {
 		return v.fail(n-1, "program falls off its end: the last instruction is not exit or ja")
 	}
 	v.p.entry = entry
+	// Division and modulo by an immediate zero become the instruction with
+	// the same effect, so that exec need not test the divisor.
+	for i := range insns {
+		if in := &insns[i]; !tail[i] && in.imm == 0 {
+			switch in.op {
+			case OpDivImm, OpDiv32Imm:
+				in.op = OpMovImm // dst = 0
+			case OpModImm:
+				in.op = opNop // dst unchanged
+			case OpMod32Imm:
+				in.op = opTrunc32 // dst = uint32(dst)
+			}
+		}
+	}
 	if !v.opts.noFusion {
 		fuse(insns, tail)
+	}
+	// The interpreter follows a jump by adding its distance in bytes from
+	// the next slot to the instruction pointer (see exec). A pair fused
+	// with the jump in its second slot holds the distance from the slot
+	// after the pair, computed before that jump's own.
+	for i := range insns {
+		if jumpsSecond(insns[i].op) {
+			insns[i].off = (insns[i+1].off - int32(i) - 2) * int32(unsafe.Sizeof(insn{}))
+		}
+		if !tail[i] && isJump(raw[i].Opcode) {
+			insns[i].off = (insns[i].off - int32(i) - 1) * int32(unsafe.Sizeof(insn{}))
+		}
 	}
 	v.p.insns = insns
 	return nil
 }
+
+// maxInsns bounds a program's length so that every jump's distance in bytes
+// fits the 32-bit offset of insn.
+const maxInsns = 1 << 27
 
 func isJump(op Opcode) bool {
 	c := op & 7

@@ -8,7 +8,9 @@ package runtime
 // followed by a conditional jump on the incremented register (a loop tail),
 // a register move followed by an operation on the moved-to register (the
 // three-address form), a load whose value is accumulated into another
-// register, and an operation followed by ja (the end of an if branch).
+// register, an operation followed by ja (the end of an if branch), two
+// conditional jumps of one kind on one register (a chain of range tests), a
+// move beside an independent increment, and the triple of a bit test.
 // Only the first slot is rewritten: the second keeps its own instruction
 // for code that jumps to it, and budget accounting still counts both.
 func fuse(insns []insn, tail []bool) {
@@ -16,25 +18,57 @@ func fuse(insns []insn, tail []bool) {
 		if tail[i] || tail[i+1] {
 			continue
 		}
+		if i+2 < len(insns) && !tail[i+2] {
+			if f, ok := fuseTriple(insns[i], insns[i+1], insns[i+2]); ok {
+				insns[i] = f
+				continue
+			}
+		}
 		if f, ok := fusePair(insns[i], insns[i+1]); ok {
 			insns[i] = f
 		}
 	}
 }
 
+// fuseTriple returns the fused form of a, b, c if there is one: a bit test
+// "mov dst, src; rsh or and dst, k; jeq or jne dst, c".
+func fuseTriple(a, b, c insn) (insn, bool) {
+	if a.op != OpMovReg || b.dst != a.dst || c.dst != a.dst {
+		return insn{}, false
+	}
+	var op Opcode
+	switch {
+	case b.op == OpRshImm && c.op == OpJeqImm:
+		op = opMovRshJeqImm
+	case b.op == OpRshImm && c.op == OpJneImm:
+		op = opMovRshJneImm
+	case b.op == OpAndImm && c.op == OpJeqImm:
+		op = opMovAndJeqImm
+	case b.op == OpAndImm && c.op == OpJneImm:
+		op = opMovAndJneImm
+	default:
+		return insn{}, false
+	}
+	return insn{op: op, dst: a.dst, src: a.src, imm: int64(uint64(uint32(b.imm)) | uint64(c.imm)<<32)}, true
+}
+
 // fusePair returns the fused form of a followed by b, if there is one.
 func fusePair(a, b insn) (insn, bool) {
 	switch {
 	case a.op == OpAddImm && b.dst == a.dst && fusedAddJcc(b.op) != 0:
-		return insn{op: fusedAddJcc(b.op), dst: a.dst, src: b.src, off: b.off, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
+		return insn{op: fusedAddJcc(b.op), dst: a.dst, src: b.src, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
 	case a.op == OpMovReg && b.dst == a.dst && fusedMovOp(b.op) != 0:
 		x := b.src
 		if x == a.dst {
 			x = a.src
 		}
 		return insn{op: fusedMovOp(b.op), dst: a.dst, src: a.src, x: x, imm: b.imm}, true
+	case a.op == OpMovReg && b.op == OpAddImm && b.dst != a.dst:
+		return insn{op: opMovAddImmOther, dst: a.dst, src: a.src, x: b.dst, imm: b.imm}, true
 	case b.op == OpJa && fusedOpJa(a.op) != 0:
-		return insn{op: fusedOpJa(a.op), dst: a.dst, off: b.off, imm: a.imm}, true
+		return insn{op: fusedOpJa(a.op), dst: a.dst, imm: a.imm}, true
+	case a.op == b.op && a.dst == b.dst && fusedJccJcc(a.op) != 0:
+		return insn{op: fusedJccJcc(a.op), dst: a.dst, off: a.off, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
 	case a.op&7 == classLDX && a.op&0xe0 == modeMEM && b.src == a.dst && b.dst != a.dst && fusedLdxOp(a.op, b.op) != 0:
 		return insn{op: fusedLdxOp(a.op, b.op), dst: a.dst, src: a.src, x: b.dst, off: a.off}, true
 	}
@@ -60,6 +94,26 @@ func fusedAddJcc(op Opcode) Opcode {
 		return opAddJsltImm
 	case OpJsltReg:
 		return opAddJsltReg
+	}
+	return 0
+}
+
+// fusedJccJcc is the fused form of two conditional jumps op on the same
+// register against immediates.
+func fusedJccJcc(op Opcode) Opcode {
+	switch op {
+	case OpJeqImm:
+		return opJeqJeqImm
+	case OpJneImm:
+		return opJneJneImm
+	case OpJgtImm:
+		return opJgtJgtImm
+	case OpJgeImm:
+		return opJgeJgeImm
+	case OpJltImm:
+		return opJltJltImm
+	case OpJleImm:
+		return opJleJleImm
 	}
 	return 0
 }
@@ -144,4 +198,16 @@ func fusedLdxOp(ld, op Opcode) Opcode {
 		return 0
 	}
 	return ops[ld>>3&3]
+}
+
+// jumpsSecond reports whether op is a fused pair whose second slot is a
+// jump the pair takes itself: an increment and loop test, or an operation
+// and ja.
+func jumpsSecond(op Opcode) bool {
+	switch op {
+	case opAddJltImm, opAddJltReg, opAddJleImm, opAddJleReg, opAddJneImm, opAddJneReg, opAddJsltImm, opAddJsltReg,
+		opAddImmJa, opSubImmJa, opMulImmJa, opAndImmJa, opOrImmJa, opXorImmJa, opMovImmJa:
+		return true
+	}
+	return false
 }

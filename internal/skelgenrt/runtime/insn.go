@@ -426,7 +426,7 @@ const (
 )
 
 // insn is the pre-decoded form the interpreter executes: 16 bytes, with
-// lddw's two halves merged into imm and jump targets made absolute. The op
+// lddw's two halves merged into imm and jump targets made distances in bytes. The op
 // byte is the RFC opcode except for the variants that RFC 9669 distinguishes
 // by offset or immediate; those get opcode values the ISA leaves unused, so
 // the interpreter's single switch needs no second look at the fields.
@@ -435,7 +435,7 @@ type insn struct {
 	dst uint8
 	src uint8
 	x   uint8 // second source register of a fused pair
-	off int32 // memory offset, or absolute jump target
+	off int32 // memory offset, or jump distance in bytes from the next slot
 	imm int64
 }
 
@@ -464,8 +464,9 @@ const (
 
 	// Fused loop tails: "add dst, imm" followed by a conditional jump on
 	// dst. imm holds the addend in its low and the jump's immediate in its
-	// high 32 bits; off is the jump's target. The jump stays in the next
-	// slot unchanged, for code that jumps to it directly.
+	// high 32 bits; off is the jump's distance from the slot after the
+	// pair. The jump stays in the next slot unchanged, for code that jumps
+	// to it directly.
 	opAddJltImm  = 0x60
 	opAddJltReg  = 0x68
 	opAddJleImm  = 0x70
@@ -517,7 +518,8 @@ const (
 	opLdxdwOr  = 0x4a
 
 	// Fused "op dst, imm; ja target", the end of an if branch: off is the
-	// jump's target, the jump keeps its own slot.
+	// jump's distance from the slot after the pair; the jump keeps its own
+	// slot.
 	opAddImmJa = 0x4b
 	opSubImmJa = 0x51
 	opMulImmJa = 0x52
@@ -525,4 +527,31 @@ const (
 	opOrImmJa  = 0x59
 	opXorImmJa = 0x5a
 	opMovImmJa = 0x5b
+
+	// Fused pairs of conditional jumps of the same kind on the same
+	// register against immediates (a chain of range tests, a search tree
+	// built from a switch): imm holds the first immediate in its low and the
+	// second in its high 32 bits, off the first jump's distance; the
+	// second jump keeps its own slot, with its distance. They use the jump codes 0xe0 and
+	// 0xf0, which no jump has.
+	opJeqJeqImm = 0xe5
+	opJneJneImm = 0xed
+	opJgtJgtImm = 0xf5
+	opJgeJgeImm = 0xfd
+	opJltJltImm = 0xe6
+	opJleJleImm = 0xee
+
+	// Fused "mov dst, src; op dst, k; jcc dst, c", a test of some bits of
+	// src (if (x >> k) == 0, if (x & mask) != 0): imm holds k in its low and
+	// c in its high 32 bits; the jump keeps its own slot, two on. They use
+	// the jump codes 0xe0 and 0xf0, and ST with mode MEMSX, which no
+	// instruction has.
+	opMovRshJeqImm = 0xf6
+	opMovRshJneImm = 0xfe
+	opMovAndJeqImm = 0x82
+	opMovAndJneImm = 0x8a
+
+	// Fused "mov dst, src; add x, imm" with x != dst: two independent
+	// updates (STX with mode MEMSX, which no instruction has).
+	opMovAddImmOther = 0x92
 )

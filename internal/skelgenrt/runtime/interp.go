@@ -18,8 +18,10 @@ import (
 // compiler's "big function" size (5000 IR nodes; go build -gcflags=-m=2
 // says "considered 'big'"): past it, inlined callees are limited to a cost
 // of 20 and the memory accessors become calls, costing more than any case
-// added. Fault paths therefore only call memFault, and rare operations live
-// in rareALU.
+// added. Fault paths therefore only call memFault (each returning on its
+// own: a shared fault label makes the compiler materialise the accessors'
+// ok as a value on every load), calls and exits live in callLocal and exit,
+// and rare operations in rareALU.
 func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 	insns := m.prog.insns
 	mem := &m.Memory
@@ -28,16 +30,17 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 	r := &m.regs
 	clear(r[:11])
 	r[1], r[2], r[10] = r1, r2, StackTop(0)
-	// The budget, call depth and start of the current straight-line run
-	// live in m, not in locals: they change only at control transfers, and
-	// keeping them out of registers spares the dispatch path spills.
-	m.depth, m.start = 0, 0
+	// The budget and call depth live in m, not in locals: they change only
+	// at control transfers, and keeping them out of registers spares the
+	// dispatch path spills.
+	m.depth = 0
 	// Instructions are addressed by pointer, not index: validation has
 	// proved that every jump, call and fall-through stays inside insns, so
 	// the bounds check of insns[pc] on every dispatch would never fire.
 	// The base address lives in m, read only at control transfers and
 	// errors, which keeps it from occupying a register in the dispatch path.
 	m.base = unsafe.Pointer(unsafe.SliceData(insns))
+	m.arm(0, m.budget)
 	in := (*insn)(m.base)
 	for {
 		switch in.op {
@@ -66,12 +69,8 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] *= r[in.src]
 			in = next(in)
 			continue
-		case OpDivImm:
-			if in.imm == 0 {
-				r[in.dst] = 0
-			} else {
-				r[in.dst] /= uint64(in.imm)
-			}
+		case OpDivImm: // never by zero (see validate)
+			r[in.dst] /= uint64(in.imm)
 			in = next(in)
 			continue
 		case OpDivReg:
@@ -114,14 +113,8 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] >>= r[in.src] & 63
 			in = next(in)
 			continue
-		case OpNeg:
-			r[in.dst] = -r[in.dst]
-			in = next(in)
-			continue
-		case OpModImm:
-			if in.imm != 0 {
-				r[in.dst] %= uint64(in.imm)
-			}
+		case OpModImm: // never by zero (see validate)
+			r[in.dst] %= uint64(in.imm)
 			in = next(in)
 			continue
 		case OpModReg:
@@ -150,10 +143,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = uint64(int64(r[in.dst]) >> (uint64(in.imm) & 63))
 			in = next(in)
 			continue
-		case OpArshReg:
-			r[in.dst] = uint64(int64(r[in.dst]) >> (r[in.src] & 63))
-			in = next(in)
-			continue
 
 		// ALU, 32-bit: results are zero-extended.
 		case OpAdd32Imm:
@@ -180,12 +169,8 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = uint64(uint32(r[in.dst]) * uint32(r[in.src]))
 			in = next(in)
 			continue
-		case OpDiv32Imm:
-			if s := uint32(in.imm); s == 0 {
-				r[in.dst] = 0
-			} else {
-				r[in.dst] = uint64(uint32(r[in.dst]) / s)
-			}
+		case OpDiv32Imm: // never by zero (see validate)
+			r[in.dst] = uint64(uint32(r[in.dst]) / uint32(in.imm))
 			in = next(in)
 			continue
 		case OpDiv32Reg:
@@ -228,16 +213,8 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = uint64(uint32(r[in.dst]) >> (uint32(r[in.src]) & 31))
 			in = next(in)
 			continue
-		case OpNeg32:
-			r[in.dst] = uint64(-uint32(r[in.dst]))
-			in = next(in)
-			continue
-		case OpMod32Imm:
-			d := uint32(r[in.dst])
-			if s := uint32(in.imm); s != 0 {
-				d %= s
-			}
-			r[in.dst] = uint64(d)
+		case OpMod32Imm: // never by zero (see validate)
+			r[in.dst] = uint64(uint32(r[in.dst]) % uint32(in.imm))
 			in = next(in)
 			continue
 		case OpMod32Reg:
@@ -262,14 +239,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			continue
 		case OpMov32Reg:
 			r[in.dst] = uint64(uint32(r[in.src]))
-			in = next(in)
-			continue
-		case OpArsh32Imm:
-			r[in.dst] = uint64(uint32(int32(r[in.dst]) >> (uint32(in.imm) & 31)))
-			in = next(in)
-			continue
-		case OpArsh32Reg:
-			r[in.dst] = uint64(uint32(int32(r[in.dst]) >> (uint32(r[in.src]) & 31)))
 			in = next(in)
 			continue
 
@@ -398,7 +367,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			// is not live across a call: otherwise the compiler spills it on
 			// every dispatch, calls or not.
 			pc := index(m.base, in)
-			if err := m.atomic(in, r, pc); err != nil {
+			if err := m.atomic(pc); err != nil {
 				return 0, err
 			}
 			in = at(m.base, pc+1)
@@ -677,7 +646,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 		// Calls and exit.
 		case opCallFunc:
 			pc := index(m.base, in)
-			v, err := m.callFunc(pc, in.imm, r[1], r[2], r[3], r[4], r[5])
+			v, err := m.callFunc(pc)
 			if err != nil {
 				return 0, err
 			}
@@ -685,45 +654,21 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = at(m.base, pc+1)
 			continue
 		case opCallLocal, OpCallx:
-			target := int(in.imm)
-			pc := index(m.base, in)
-			if in.op == OpCallx {
-				t, err := m.callx(pc, r[in.dst], r)
-				if err != nil {
-					return 0, err
-				}
-				if t < 0 {
-					in = at(m.base, pc+1) // a helper, already called
-					continue
-				}
-				target = t
+			t, err := m.callLocal(index(m.base, in))
+			if err != nil {
+				return 0, err
 			}
-			if m.depth+1 >= MaxFrames {
-				return 0, &RunError{Insn: pc, Err: fmt.Errorf("%w: more than %d frames", ErrCallDepth, MaxFrames)}
-			}
-			if m.budget -= int64(pc - m.start + 1); m.budget < 0 {
-				return 0, &RunError{Insn: pc, Err: ErrBudget}
-			}
-			m.frames[m.depth] = frame{ret: pc, r6: r[6], r7: r[7], r8: r[8], r9: r[9]}
-			m.depth++
-			r[10] = StackTop(m.depth)
-			m.start = target
-			in = at(m.base, target)
+			in = at(m.base, t)
 			continue
 		case OpExit:
-			pc := index(m.base, in)
-			if m.budget -= int64(pc - m.start + 1); m.budget < 0 {
-				return 0, &RunError{Insn: pc, Err: ErrBudget}
+			t, err := m.exit(index(m.base, in))
+			if err != nil {
+				return 0, err
 			}
-			if m.depth == 0 {
+			if t < 0 {
 				return r[0], nil
 			}
-			m.depth--
-			f := &m.frames[m.depth]
-			r[6], r[7], r[8], r[9] = f.r6, f.r7, f.r8, f.r9
-			r[10] = StackTop(m.depth)
-			m.start = f.ret + 1
-			in = at(m.base, m.start)
+			in = at(m.base, t)
 			continue
 
 		// Fused increment and loop test (see fuse).
@@ -731,7 +676,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if v < uint64(in.imm>>32) {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -739,7 +684,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if v < r[in.src] {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -747,7 +692,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if v <= uint64(in.imm>>32) {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -755,7 +700,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if v <= r[in.src] {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -763,7 +708,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if v != uint64(in.imm>>32) {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -771,7 +716,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if v != r[in.src] {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -779,7 +724,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if int64(v) < in.imm>>32 {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -787,7 +732,7 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v
 			if int64(v) < int64(r[in.src]) {
-				goto fusedJump
+				goto pairJump
 			}
 			in = at2(in)
 			continue
@@ -987,31 +932,119 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			continue
 		case opAddImmJa:
 			r[in.dst] += uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 		case opSubImmJa:
 			r[in.dst] -= uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 		case opMulImmJa:
 			r[in.dst] *= uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 		case opAndImmJa:
 			r[in.dst] &= uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 		case opOrImmJa:
 			r[in.dst] |= uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 		case opXorImmJa:
 			r[in.dst] ^= uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 		case opMovImmJa:
 			r[in.dst] = uint64(in.imm)
-			goto fusedJump
+			goto pairJump
 
-		case opInvalid:
-			return 0, &RunError{Insn: index(m.base, in), Err: fmt.Errorf("execution reached the second slot of an lddw")}
+		// Fused pairs of conditional jumps (see fuse): the first jumps
+		// from this slot, the second from the next.
+		case opJeqJeqImm:
+			if v := r[in.dst]; v == uint64(int32(in.imm)) {
+				goto jump
+			} else if v == uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opJneJneImm:
+			if v := r[in.dst]; v != uint64(int32(in.imm)) {
+				goto jump
+			} else if v != uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opJgtJgtImm:
+			if v := r[in.dst]; v > uint64(int32(in.imm)) {
+				goto jump
+			} else if v > uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opJgeJgeImm:
+			if v := r[in.dst]; v >= uint64(int32(in.imm)) {
+				goto jump
+			} else if v >= uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opJltJltImm:
+			if v := r[in.dst]; v < uint64(int32(in.imm)) {
+				goto jump
+			} else if v < uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		case opJleJleImm:
+			if v := r[in.dst]; v <= uint64(int32(in.imm)) {
+				goto jump
+			} else if v <= uint64(in.imm>>32) {
+				goto fusedJump
+			}
+			in = at2(in)
+			continue
+		// Fused bit tests (see fuseTriple): the jump is the third slot.
+		case opMovRshJeqImm:
+			v := r[in.src] >> (uint64(in.imm) & 63)
+			r[in.dst] = v
+			if v == uint64(in.imm>>32) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
+		case opMovRshJneImm:
+			v := r[in.src] >> (uint64(in.imm) & 63)
+			r[in.dst] = v
+			if v != uint64(in.imm>>32) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
+		case opMovAndJeqImm:
+			v := r[in.src] & uint64(int32(in.imm))
+			r[in.dst] = v
+			if v == uint64(in.imm>>32) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
+		case opMovAndJneImm:
+			v := r[in.src] & uint64(int32(in.imm))
+			r[in.dst] = v
+			if v != uint64(in.imm>>32) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
+		case opMovAddImmOther:
+			r[in.dst] = r[in.src]
+			r[in.x] += uint64(in.imm)
+			in = at2(in)
+			continue
+
 		case opSdiv64Imm, opSdiv64Reg, opSmod64Imm, opSmod64Reg,
 			opSdiv32Imm, opSdiv32Reg, opSmod32Imm, opSmod32Reg,
-			opMovsx64, opMovsx32, opTrunc16, opTrunc32, opSwap16, opSwap32, opSwap64:
+			opMovsx64, opMovsx32, opTrunc16, opTrunc32, opSwap16, opSwap32, opSwap64,
+			OpNeg, OpNeg32, OpArshReg, OpArsh32Imm, OpArsh32Reg:
 			// The rarer operations live in rareALU, which keeps exec
 			// small enough for the compiler to inline the memory
 			// accessors into it (see exec). Listing them here also keeps
@@ -1021,28 +1054,169 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = next(in)
 			continue
 		default:
-			return 0, &RunError{Insn: index(m.base, in), Err: fmt.Errorf("invalid opcode %#02x", uint8(in.op))}
+			// opInvalid (listed so that the jump table starts at 0 and
+			// dispatch needs no range check) or an unknown opcode.
+			return 0, m.invalid(in)
+		case opInvalid:
+			return 0, m.invalid(in)
 		}
 
 	jump:
 		// Charging the finished straight-line run at each taken jump
 		// makes the budget an exact count of executed instruction slots
-		// (lddw counts two) at the cost of one subtraction per jump.
-		if m.budget -= int64(index(m.base, in) - m.start + 1); m.budget < 0 {
-			return 0, &RunError{Insn: index(m.base, in), Err: ErrBudget}
+		// (lddw counts two); with the budget kept as a limit address (see
+		// arm) that is one comparison and one addition per jump. A jump's
+		// off is its distance in bytes from the next slot (see validate),
+		// which is also how far the jump moves the limit.
+		if uintptr(unsafe.Pointer(in)) < m.limit {
+			d := int(in.off)
+			m.limit += uintptr(d)
+			in = (*insn)(unsafe.Add(unsafe.Pointer(in), d+int(unsafe.Sizeof(insn{}))))
+			continue
 		}
-		m.start = int(in.off)
-		in = at(m.base, m.start)
-		continue
+		goto overLimit
 
 	fusedJump:
-		// The jump is the second slot of the pair.
-		if m.budget -= int64(index(m.base, in) + 2 - m.start); m.budget < 0 {
-			return 0, &RunError{Insn: index(m.base, in) + 1, Err: ErrBudget}
+		// The jump is the second slot of the pair, which keeps its own
+		// instruction: jump's work, done from the first slot.
+		if uintptr(unsafe.Pointer(in))+unsafe.Sizeof(insn{}) < m.limit {
+			d := int(next(in).off)
+			m.limit += uintptr(d)
+			in = (*insn)(unsafe.Add(unsafe.Pointer(in), d+2*int(unsafe.Sizeof(insn{}))))
+			continue
 		}
-		m.start = int(in.off)
-		in = at(m.base, m.start)
+		in = next(in)
+		goto overLimit
+
+	pairJump:
+		// The jump is the second slot of a pair whose first slot holds
+		// the jump's distance from the slot after the pair (see validate):
+		// jump's work, done from the first slot.
+		if uintptr(unsafe.Pointer(in))+unsafe.Sizeof(insn{}) < m.limit {
+			d := int(in.off)
+			m.limit += uintptr(d)
+			in = (*insn)(unsafe.Add(unsafe.Pointer(in), d+2*int(unsafe.Sizeof(insn{}))))
+			continue
+		}
+		in = next(in)
+		goto overLimit
+
+	tripleJump:
+		// The jump is the third slot of the triple.
+		in = at2(in)
+		goto jump
+
+	overLimit:
+		{
+			pc := index(m.base, in)
+			if err := m.rearm(pc); err != nil {
+				return 0, err
+			}
+			in = at(m.base, pc)
+			goto jump
+		}
 	}
+}
+
+// callLocal executes the call (a bpf-to-bpf call or callx) at index pc and
+// returns the index to continue at: the callee's first instruction, or the
+// next one when callx called a helper.
+func (m *Machine) callLocal(pc int) (int, error) {
+	in, r := at(m.base, pc), &m.regs
+	target := int(in.imm)
+	if in.op == OpCallx {
+		t, err := m.callx(pc, r[in.dst], r)
+		if err != nil {
+			return 0, err
+		}
+		if t < 0 {
+			return pc + 1, nil // a helper, already called
+		}
+		target = t
+	}
+	if m.depth+1 >= MaxFrames {
+		return 0, &RunError{Insn: pc, Err: fmt.Errorf("%w: more than %d frames", ErrCallDepth, MaxFrames)}
+	}
+	if err := m.transfer(pc, target); err != nil {
+		return 0, err
+	}
+	m.frames[m.depth] = frame{ret: pc, r6: r[6], r7: r[7], r8: r[8], r9: r[9]}
+	m.depth++
+	r[10] = StackTop(m.depth)
+	return target, nil
+}
+
+// exit executes the exit at index pc and returns the index after the call
+// it returns from, or -1 at the end of the run, where it leaves the budget
+// left in m.budget.
+func (m *Machine) exit(pc int) (int, error) {
+	if m.depth == 0 {
+		if m.budget = m.left(pc); m.budget < 0 {
+			return 0, &RunError{Insn: pc, Err: ErrBudget}
+		}
+		return -1, nil
+	}
+	m.depth--
+	f, r := &m.frames[m.depth], &m.regs
+	if err := m.transfer(pc, f.ret+1); err != nil {
+		return 0, err
+	}
+	r[6], r[7], r[8], r[9] = f.r6, f.r7, f.r8, f.r9
+	r[10] = StackTop(m.depth)
+	return f.ret + 1, nil
+}
+
+// limitCap bounds the part of the budget that arm puts into the limit
+// address, so that the address arithmetic cannot overflow; the rest waits
+// in reserve. A variable so that tests can make the reserve matter.
+var limitCap int64 = 1 << 40
+
+// arm sets the limit for a straight-line run starting at index s with left
+// instruction slots of budget: a control transfer at index pc overruns the
+// budget when the run s..pc is longer than left, that is when pc >= s+left,
+// so the limit is the address of slot s+left. A taken jump from pc to t
+// leaves left-(pc-s+1) for the run at t, whose limit is then t+left-(pc-s+1)
+// = limit+t-pc-1: moving the limit by the jump's distance keeps it, without
+// tracking where the run started. Not inlined: exec has no room (see exec).
+//
+//go:noinline
+func (m *Machine) arm(s int, left int64) {
+	take := min(left, limitCap)
+	m.reserve = left - take
+	m.limit = uintptr(m.base) + uintptr(s+int(take))*unsafe.Sizeof(insn{})
+}
+
+// left is the budget left after a straight-line run that ends with the
+// slot at index pc; negative when the run overran it.
+func (m *Machine) left(pc int) int64 {
+	return m.reserve + int64(int(m.limit-uintptr(m.base))/int(unsafe.Sizeof(insn{}))-pc-1)
+}
+
+// rearm is the slow path of a control transfer at index pc at or past the
+// limit: ErrBudget if the run overran the budget, otherwise (the budget was
+// larger than limitCap) the next part of the reserve goes into the limit.
+//
+//go:noinline
+func (m *Machine) rearm(pc int) error {
+	left := m.left(pc)
+	if left < 0 {
+		m.budget = left
+		return &RunError{Insn: pc, Err: ErrBudget}
+	}
+	m.arm(pc+1, left)
+	return nil
+}
+
+// transfer charges the straight-line run ending with the slot at index pc,
+// which transfers control to index t (a call or a return).
+func (m *Machine) transfer(pc, t int) error {
+	if uintptr(unsafe.Pointer(at(m.base, pc))) >= m.limit {
+		if err := m.rearm(pc); err != nil {
+			return err
+		}
+	}
+	m.limit += uintptr(t-pc-1) * unsafe.Sizeof(insn{})
+	return nil
 }
 
 // next is the instruction after in. Each case advances and continues on
@@ -1054,6 +1228,20 @@ func next(in *insn) *insn {
 // at2 is the instruction after a fused pair.
 func at2(in *insn) *insn {
 	return (*insn)(unsafe.Add(unsafe.Pointer(in), 2*unsafe.Sizeof(insn{})))
+}
+
+// invalid is the error of executing the slot in, which holds no
+// instruction; validation makes it unreachable.
+func (m *Machine) invalid(in *insn) error {
+	if in.op == opInvalid {
+		return &RunError{Insn: index(m.base, in), Err: fmt.Errorf("execution reached the second slot of an lddw")}
+	}
+	return &RunError{Insn: index(m.base, in), Err: fmt.Errorf("invalid opcode %#02x", uint8(in.op))}
+}
+
+// at3 is the instruction after a fused triple.
+func at3(in *insn) *insn {
+	return (*insn)(unsafe.Add(unsafe.Pointer(in), 3*unsafe.Sizeof(insn{})))
 }
 
 // index is the position of in within the instructions starting at base.
@@ -1068,7 +1256,8 @@ func at(base unsafe.Pointer, i int) *insn {
 
 // atomic executes one STX|ATOMIC instruction. Runs are single-threaded, so
 // a plain read-modify-write is atomic with respect to the program.
-func (m *Machine) atomic(in *insn, r *[256]uint64, pc int) error {
+func (m *Machine) atomic(pc int) error {
+	in, r := at(m.base, pc), &m.regs
 	size := uint64(4)
 	if in.op == OpAtomicDW {
 		size = 8
@@ -1120,7 +1309,8 @@ func (m *Machine) atomic(in *insn, r *[256]uint64, pc int) error {
 }
 
 // rareALU executes the ALU operations that clang seldom emits in loops:
-// signed division and modulo, sign-extending moves, byte swaps.
+// signed division and modulo, sign-extending moves, byte swaps, negation,
+// arithmetic shifts other than by an immediate in 64 bits.
 func rareALU(in *insn, r *[256]uint64) {
 	switch in.op {
 	// Signed division and modulo (offset 1). Go defines MinInt / -1 as
@@ -1196,6 +1386,16 @@ func rareALU(in *insn, r *[256]uint64) {
 		r[in.dst] = uint64(bits.ReverseBytes32(uint32(r[in.dst])))
 	case opSwap64:
 		r[in.dst] = bits.ReverseBytes64(r[in.dst])
+	case OpNeg:
+		r[in.dst] = -r[in.dst]
+	case OpNeg32:
+		r[in.dst] = uint64(-uint32(r[in.dst]))
+	case OpArshReg:
+		r[in.dst] = uint64(int64(r[in.dst]) >> (r[in.src] & 63))
+	case OpArsh32Imm:
+		r[in.dst] = uint64(uint32(int32(r[in.dst]) >> (uint32(in.imm) & 31)))
+	case OpArsh32Reg:
+		r[in.dst] = uint64(uint32(int32(r[in.dst]) >> (uint32(r[in.src]) & 31)))
 	}
 }
 

@@ -27,7 +27,10 @@
 //     <stem>_<target>_aot.go. The regular parts (a struct field or an if
 //     statement per map, program and variable) are written as text already
 //     in gofmt's form and spliced in after go/format has formatted the rest
-//     (verbatim.go): formatting was most of the generator's time;
+//     (verbatim.go); the type expressions and qualified names they use are
+//     rendered by jennifer and written in gofmt's form by gofmtExpr
+//     (gofmtexpr.go), go/format seeing only those it does not know:
+//     formatting was most of the generator's time;
 //   - TypeGen (types.go) writes Go types with the exact C layout of the
 //     BTF types those reach;
 //   - package gen/aot turns each ubpf/ program into Go functions that

@@ -153,11 +153,7 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 		return nil, nil, fmt.Errorf("%s: %w", obj.Name, err)
 	}
 	// jennifer's Render formats the source with go/format.
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, nil, fmt.Errorf("%s: rendering the skeleton: %w", obj.Name, err)
-	}
-	out, err := s.verb.splice(buf.Bytes())
+	out, err := s.verb.render(f)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: rendering the skeleton: %w", obj.Name, err)
 	}

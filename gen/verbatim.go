@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"go/format"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -24,9 +25,11 @@ import (
 // formatting. The qualified names and type expressions a part uses are
 // still rendered by jennifer, in a trailer of one-line declarations
 // (var _ T, var _ = x) after the file's last declaration: so jennifer
-// imports their packages and chooses their qualifiers as it would, and
-// go/format writes them in its own form; the trailer is cut off after
-// formatting. TestVerbatimSameOutput requires the output to be byte for byte
+// imports their packages and chooses their qualifiers as it would; the
+// trailer is cut off after formatting. jennifer renders the file
+// unformatted, and gofmtExpr writes the trailer's codes in go/format's form
+// where it knows their grammar, so that go/format formats only the rest of
+// the file (and the codes gofmtExpr does not know). TestVerbatimSameOutput requires the output to be byte for byte
 // the one formatting the whole file gives.
 type verbatim struct {
 	// marker starts every placeholder: it holds a random nonce, so no
@@ -311,11 +314,79 @@ func (v *verbatim) trailer(f *jen.File) {
 	}
 }
 
+// render renders f, whose regular parts are placeholders and whose last
+// declarations are the trailer, and splices the parts in. The trailer's
+// codes are written in go/format's form by gofmtExpr where it can: only the
+// rest of the file, and the codes gofmtExpr does not know, go through
+// go/format.
+func (v *verbatim) render(f *jen.File) ([]byte, error) {
+	if v == nil || len(v.parts) == 0 {
+		var buf bytes.Buffer
+		err := f.Render(&buf)
+		return buf.Bytes(), err
+	}
+	f.NoFormat = true
+	var raw bytes.Buffer
+	if err := f.Render(&raw); err != nil {
+		return nil, err
+	}
+	src := raw.Bytes()
+	cut := []byte("\n// " + v.marker + "trailer\n")
+	t := bytes.Index(src, cut)
+	if t < 0 {
+		return nil, fmt.Errorf("verbatim: no trailer")
+	}
+	texts := make([]string, len(v.codes))
+	known := make([]bool, len(v.codes))
+	trailer := bytes.TrimSuffix(src[t+len(cut):], []byte("\n"))
+	rest := trailer[:0:0]
+	// One line a code, unless a code took more than one line.
+	if lines := bytes.Split(trailer, []byte("\n")); len(lines) == len(v.codes) {
+		for i, c := range v.codes {
+			if text, ok := bytes.CutPrefix(lines[i], []byte(c.prefix())); ok {
+				texts[i], known[i] = c.text(gofmtExpr(string(text)))
+			}
+			if !known[i] {
+				rest = append(append(rest, lines[i]...), '\n')
+			}
+		}
+	} else {
+		rest = trailer
+	}
+	source := append(src[:t+len(cut):t+len(cut)], rest...)
+	out, err := format.Source(source)
+	if err != nil {
+		// as jennifer's Render reports it
+		return nil, fmt.Errorf("Error %s while formatting source:\n%s", err, source)
+	}
+	return v.splice(out, texts, known)
+}
+
+// prefix is the declaration a code is rendered in, in the trailer.
+func (c vcode) prefix() string {
+	if c.expr {
+		return "var _ = "
+	}
+	return "var _ "
+}
+
+// text is the text a code stands for in the parts, from its formatted
+// text (ok false: none).
+func (c vcode) text(formatted string, ok bool) (string, bool) {
+	if !ok || !c.sig {
+		return formatted, ok
+	}
+	// only the parameters and results of a function type
+	params, ok := strings.CutPrefix(formatted, "func(")
+	return "(" + params, ok
+}
+
 // splice replaces the placeholders of formatted source src with their
-// parts and cuts off the trailer. Anything unexpected (a placeholder missing
-// or repeated, a code that did not format to one line) is an error,
-// never wrong output.
-func (v *verbatim) splice(src []byte) ([]byte, error) {
+// parts and cuts off the trailer, which holds the formatted codes not
+// already known (texts[i] where known[i]). Anything unexpected (a
+// placeholder missing or repeated, a code that did not format to one line)
+// is an error, never wrong output.
+func (v *verbatim) splice(src []byte, texts []string, known []bool) ([]byte, error) {
 	if v == nil || len(v.parts) == 0 {
 		return src, nil
 	}
@@ -324,26 +395,23 @@ func (v *verbatim) splice(src []byte) ([]byte, error) {
 	if t < 0 {
 		return nil, fmt.Errorf("verbatim: no trailer")
 	}
-	texts := make([]string, 0, len(v.codes))
+	if texts == nil {
+		texts = make([]string, len(v.codes))
+		known = make([]bool, len(v.codes))
+	}
 	rest := src[t+len(cut):]
-	for _, c := range v.codes {
-		line, after, ok := bytes.Cut(rest, []byte("\n"))
-		prefix := "var _ "
-		if c.expr {
-			prefix = "var _ = "
+	for i, c := range v.codes {
+		if known[i] {
+			continue
 		}
-		if !ok || !bytes.HasPrefix(line, []byte(prefix)) {
+		line, after, ok := bytes.Cut(rest, []byte("\n"))
+		var text []byte
+		if ok {
+			text, ok = bytes.CutPrefix(line, []byte(c.prefix()))
+		}
+		if texts[i], ok = c.text(string(text), ok); !ok {
 			return nil, fmt.Errorf("verbatim: trailer line %q", line)
 		}
-		text := string(line[len(prefix):])
-		if c.sig {
-			var ok bool
-			if text, ok = strings.CutPrefix(text, "func("); !ok {
-				return nil, fmt.Errorf("verbatim: trailer line %q", line)
-			}
-			text = "(" + text
-		}
-		texts = append(texts, text)
 		rest = after
 	}
 	if len(rest) != 0 {

@@ -83,11 +83,11 @@ func TestVerbatimSplice(t *testing.T) {
 	v.placeholder(w)
 	v.codes = nil
 	src := []byte("package p\n\ntype T struct {\n\tB int\n}\n\n// " + v.marker + "trailer\n")
-	if _, err := v.splice(src); err == nil {
+	if _, err := v.splice(src, nil, nil); err == nil {
 		t.Error("splice accepted source without the placeholder")
 	}
 	ok := []byte("package p\n\ntype T struct {\n\t// " + v.marker + "0\n}\n\n// " + v.marker + "trailer\n")
-	got, err := v.splice(ok)
+	got, err := v.splice(ok, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,10 +95,10 @@ func TestVerbatimSplice(t *testing.T) {
 		t.Errorf("splice gave %q, want %q", got, want)
 	}
 	twice := []byte("package p\n\ntype T struct {\n\t// " + v.marker + "0\n\t// " + v.marker + "0\n}\n\n// " + v.marker + "trailer\n")
-	if _, err := v.splice(twice); err == nil {
+	if _, err := v.splice(twice, nil, nil); err == nil {
 		t.Error("splice accepted a placeholder twice")
 	}
-	if _, err := v.splice(ok[:bytes.Index(ok, []byte("\n\n// "))+1]); err == nil {
+	if _, err := v.splice(ok[:bytes.Index(ok, []byte("\n\n// "))+1], nil, nil); err == nil {
 		t.Error("splice accepted source without the trailer")
 	}
 }

@@ -1,8 +1,8 @@
 package gen
 
 import (
-	"go/scanner"
 	"go/token"
+	"strconv"
 	"strings"
 )
 
@@ -11,53 +11,125 @@ import (
 // on a line of its own. It knows only the small grammar the verbatim parts'
 // codes use: names, qualified names, pointer, slice and array types,
 // generic instantiations, calls, function types, struct{}, string and
-// decimal or hexadecimal integer literals. ok is false for anything else, which then
-// goes through go/format.
+// decimal or hexadecimal integer literals, all in ASCII. ok is false for
+// anything else, which then goes through go/format.
 func gofmtExpr(src string) (out string, ok bool) {
-	p := exprFmt{}
-	var s scanner.Scanner
-	fset := token.NewFileSet()
-	file := fset.AddFile("", -1, len(src))
-	bad := false
-	s.Init(file, []byte(src), func(token.Position, string) { bad = true }, scanner.ScanComments)
-	for {
-		_, tok, lit := s.Scan()
-		if tok == token.EOF {
-			break
-		}
-		if tok == token.COMMENT {
-			return "", false
-		}
-		if tok == token.SEMICOLON && lit == "\n" {
-			// inserted at the end of the line
-			continue
-		}
-		if tok.IsLiteral() || tok == token.IDENT {
-			p.toks = append(p.toks, exprTok{tok, lit})
-		} else {
-			p.toks = append(p.toks, exprTok{tok, tok.String()})
-		}
-	}
-	if bad || len(p.toks) == 0 {
-		return "", false
-	}
-	p.expr()
-	if p.bad || p.i != len(p.toks) {
-		return "", false
-	}
-	return p.out.String(), true
+	var p exprFmt
+	return p.format(src)
 }
 
-type exprTok struct {
-	tok token.Token
-	lit string
-}
-
+// exprFmt formats codes with gofmtExpr's grammar; one is reused for many
+// codes.
 type exprFmt struct {
 	toks []exprTok
 	i    int
 	out  strings.Builder
 	bad  bool
+	// memo holds the codes formatted so far: one Go type is often
+	// written in many places.
+	memo map[string]exprResult
+}
+
+type exprResult struct {
+	out string
+	ok  bool
+}
+
+// format is gofmtExpr.
+func (p *exprFmt) format(src string) (string, bool) {
+	if r, ok := p.memo[src]; ok {
+		return r.out, r.ok
+	}
+	p.toks, p.i, p.bad = p.toks[:0], 0, false
+	p.out.Reset()
+	p.bad = !p.scan(src)
+	if !p.bad && len(p.toks) > 0 {
+		p.expr()
+	}
+	r := exprResult{}
+	if !p.bad && len(p.toks) > 0 && p.i == len(p.toks) {
+		r = exprResult{p.out.String(), true}
+	}
+	if p.memo == nil {
+		p.memo = map[string]exprResult{}
+	}
+	p.memo[src] = r
+	return r.out, r.ok
+}
+
+// scan splits src into tokens; false for a character outside the grammar.
+func (p *exprFmt) scan(src string) bool {
+	for i := 0; i < len(src); {
+		c := src[i]
+		start := i
+		i++
+		switch {
+		case c == ' ' || c == '\t':
+			continue
+		case c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			for i < len(src) && isIdentByte(src[i]) {
+				i++
+			}
+			name := src[start:i]
+			tok := token.Lookup(name)
+			if tok != token.IDENT && tok != token.FUNC && tok != token.STRUCT {
+				return false
+			}
+			p.toks = append(p.toks, exprTok{tok, name})
+		case '0' <= c && c <= '9':
+			for i < len(src) && isIdentByte(src[i]) {
+				i++
+			}
+			if !plainInt(src[start:i]) || i < len(src) && src[i] == '.' {
+				// not an integer, or a float
+				return false
+			}
+			p.toks = append(p.toks, exprTok{token.INT, src[start:i]})
+		case c == '"':
+			for i < len(src) && src[i] != '"' {
+				if src[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(src) {
+				return false
+			}
+			i++
+			lit := src[start:i]
+			for j := range len(lit) {
+				if lit[j] < ' ' || lit[j] >= 0x7f {
+					return false
+				}
+			}
+			if _, err := strconv.Unquote(lit); err != nil {
+				return false
+			}
+			p.toks = append(p.toks, exprTok{token.STRING, lit})
+		default:
+			tok, ok := exprPunct[c]
+			if !ok {
+				return false
+			}
+			p.toks = append(p.toks, exprTok{tok, src[start:i]})
+		}
+	}
+	return true
+}
+
+var exprPunct = map[byte]token.Token{
+	'.': token.PERIOD, ',': token.COMMA, '*': token.MUL,
+	'[': token.LBRACK, ']': token.RBRACK, '(': token.LPAREN, ')': token.RPAREN,
+	'{': token.LBRACE, '}': token.RBRACE,
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+type exprTok struct {
+	tok token.Token
+	lit string
 }
 
 func (p *exprFmt) peek() token.Token {
@@ -121,17 +193,8 @@ func (p *exprFmt) operand() {
 	}
 	switch p.peek() {
 	case token.STRING:
-		if !strings.HasPrefix(p.toks[p.i].lit, `"`) {
-			// go/format drops carriage returns from raw strings
-			p.bad = true
-			return
-		}
 		p.take(token.STRING)
 	case token.INT:
-		if !plainInt(p.toks[p.i].lit) {
-			p.bad = true
-			return
-		}
 		p.take(token.INT)
 	case token.MUL:
 		// *x.y, *x[i], *f(): the star applies to the whole primary
@@ -293,18 +356,23 @@ func (p *exprFmt) signature() {
 }
 
 // plainInt reports whether an integer literal is one go/format writes as
-// it is: decimal digits, or 0x and lower-case hexadecimal digits.
+// it is: decimal digits, octal digits after a 0, or 0x and lower-case
+// hexadecimal digits.
 func plainInt(lit string) bool {
-	digits := lit
+	digits, max := lit, byte('9')
 	hex := strings.HasPrefix(lit, "0x")
-	if hex {
+	switch {
+	case hex:
 		digits = lit[2:]
+	case len(lit) > 1 && lit[0] == '0':
+		max = '7'
 	}
 	if digits == "" {
 		return false
 	}
-	for _, c := range digits {
-		if !('0' <= c && c <= '9' || hex && 'a' <= c && c <= 'f') {
+	for i := range len(digits) {
+		c := digits[i]
+		if !('0' <= c && c <= max || hex && 'a' <= c && c <= 'f') {
 			return false
 		}
 	}

@@ -38,6 +38,14 @@ var gofmtExprCases = []struct {
 	{"0X1F", false},
 	{"1_000", false},
 	{"0xFF", false},
+	{"08", false},
+	{"0755", true},
+	{"\"a\\tb\\x00\"", true},
+	{"\"\\q\"", false},
+	{"\"é\"", false},
+	{"x . é", false},
+	{"f (a) [0] . b", true},
+	{"var", false},
 	{"1.5", false},
 	{"'a'", false},
 	{"`raw`", false},
@@ -55,13 +63,21 @@ var gofmtExprCases = []struct {
 }
 
 func TestGofmtExpr(t *testing.T) {
-	for _, c := range gofmtExprCases {
-		got, ok := gofmtExpr(c.src)
-		if ok != c.known {
-			t.Errorf("gofmtExpr(%q): ok %v, want %v", c.src, ok, c.known)
-		}
-		if ok {
-			checkGofmtExpr(t, c.src, got)
+	// One formatter for all, twice: what it keeps from one code to the
+	// next must not change the result.
+	var shared exprFmt
+	for range 2 {
+		for _, c := range gofmtExprCases {
+			got, ok := gofmtExpr(c.src)
+			if ok != c.known {
+				t.Errorf("gofmtExpr(%q): ok %v, want %v", c.src, ok, c.known)
+			}
+			if ok {
+				checkGofmtExpr(t, c.src, got)
+			}
+			if again, againOK := shared.format(c.src); again != got || againOK != ok {
+				t.Errorf("reused formatter: %q, %v; fresh: %q, %v", again, againOK, got, ok)
+			}
 		}
 	}
 }

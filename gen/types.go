@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/token"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -1130,36 +1131,57 @@ func (g *TypeGen) key(t btf.Type) string {
 	// Mark t while its key is built, so that a type containing itself by
 	// value (malformed BTF) ends the recursion instead of overflowing.
 	g.keys[t] = "cycle " + tyCName(t)
-	var b strings.Builder
+	// strconv rather than fmt: keys are built for every type the skeleton
+	// reaches.
+	var b []byte
+	num := func(n uint64) { b = strconv.AppendUint(b, n, 10) }
+	head := func(kind, name string, size uint32) {
+		b = append(append(append(append(b, kind...), ' '), name...), ' ')
+		num(uint64(size))
+	}
 	writeMembers := func(ms []btf.Member) {
 		for _, m := range ms {
-			fmt.Fprintf(&b, "%s@%d:%d %s; ", m.Name, m.Offset, m.BitfieldSize, g.key(m.Type))
+			b = append(append(b, m.Name...), '@')
+			num(uint64(m.Offset))
+			b = append(b, ':')
+			num(uint64(m.BitfieldSize))
+			b = append(append(append(b, ' '), g.key(m.Type)...), "; "...)
 		}
-		b.WriteString("}")
+		b = append(b, '}')
 	}
 	switch t := t.(type) {
 	case *btf.Struct:
-		fmt.Fprintf(&b, "struct %s %d {", t.Name, t.Size)
+		head("struct", t.Name, t.Size)
+		b = append(b, " {"...)
 		writeMembers(t.Members)
 	case *btf.Union:
-		fmt.Fprintf(&b, "union %s %d {", t.Name, t.Size)
+		head("union", t.Name, t.Size)
+		b = append(b, " {"...)
 		writeMembers(t.Members)
 	case *btf.Enum:
-		fmt.Fprintf(&b, "enum %s %d %v {", t.Name, t.Size, t.Signed)
+		head("enum", t.Name, t.Size)
+		b = strconv.AppendBool(append(b, ' '), t.Signed)
+		b = append(b, " {"...)
 		for _, v := range t.Values {
-			fmt.Fprintf(&b, "%s=%d ", v.Name, v.Value)
+			b = append(append(b, v.Name...), '=')
+			num(v.Value)
+			b = append(b, ' ')
 		}
-		b.WriteString("}")
+		b = append(b, '}')
 	case *btf.Array:
-		fmt.Fprintf(&b, "[%d]%s", t.Nelems, g.key(t.Type))
+		b = append(b, '[')
+		num(uint64(t.Nelems))
+		b = append(append(b, ']'), g.key(t.Type)...)
 	case *btf.Typedef:
-		fmt.Fprintf(&b, "typedef %s %s", t.Name, g.key(t.Type))
+		b = append(append(append(append(b, "typedef "...), t.Name...), ' '), g.key(t.Type)...)
 	case *btf.Int:
-		fmt.Fprintf(&b, "int %s %d %d", t.Name, t.Size, t.Encoding)
+		head("int", t.Name, t.Size)
+		b = append(b, ' ')
+		num(uint64(t.Encoding))
 	default:
-		b.WriteString(tyCName(t))
+		b = append(b, tyCName(t)...)
 	}
-	k := b.String()
+	k := string(b)
 	g.keys[t] = k
 	return k
 }

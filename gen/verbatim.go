@@ -121,8 +121,9 @@ func (w *vtext) qual(path, name string) *vtext {
 	return w
 }
 
-// lit appends a string literal as jennifer's Lit writes it.
-func (w *vtext) lit(s string) *vtext { return w.s(fmt.Sprintf("%#v", s)) }
+// lit appends a string literal as jennifer's Lit writes it (fmt's %#v,
+// which is strconv.Quote).
+func (w *vtext) lit(s string) *vtext { return w.s(strconv.Quote(s)) }
 
 // comment appends text as gocomment.Comment wraps it, at indentation
 // indent; ok is false for text go/format would change (trailing blanks,
@@ -341,10 +342,11 @@ func (v *verbatim) render(f *jen.File) ([]byte, error) {
 	trailer := bytes.TrimSuffix(src[t+len(cut):], []byte("\n"))
 	rest := trailer[:0:0]
 	// One line a code, unless a code took more than one line.
+	var fm exprFmt
 	if lines := bytes.Split(trailer, []byte("\n")); len(lines) == len(v.codes) {
 		for i, c := range v.codes {
 			if text, ok := bytes.CutPrefix(lines[i], []byte(c.prefix())); ok {
-				texts[i], known[i] = c.text(gofmtExpr(string(text)))
+				texts[i], known[i] = c.text(fm.format(string(text)))
 			}
 			if !known[i] {
 				rest = append(append(rest, lines[i]...), '\n')

@@ -897,11 +897,19 @@ func tyPlainType(text string) bool {
 
 // renderMethods appends the accessor and C string methods of p to out.
 func (g *TypeGen) renderMethods(p *tyPlan, out []jen.Code) []jen.Code {
+	if len(p.access) == 0 && len(p.cstrs) == 0 {
+		return out
+	}
+	if g.verb != nil {
+		if w := g.methodsVerbatim(p); w != nil {
+			return append(out, g.verb.placeholder(w))
+		}
+	}
 	for _, a := range p.access {
 		out = append(out, g.renderAccessor(p, a)...)
 	}
 	for _, c := range p.cstrs {
-		out = append(out, gocomment.Commentf("%s returns %s.%s (char[%d]) up to its first NUL byte.", c.method, p.cName, c.member, c.n).Line().
+		out = append(out, gocomment.Comment(c.doc(p)).Line().
 			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(c.method).Params().String().Block(
 			jen.Id("b").Op(":=").Id("s").Dot(c.field).Index(jen.Op(":")),
 			jen.If(jen.Id("i").Op(":=").Qual("bytes", "IndexByte").Call(jen.Id("b"), jen.Lit(0)), jen.Id("i").Op(">=").Lit(0)).Block(
@@ -911,6 +919,106 @@ func (g *TypeGen) renderMethods(p *tyPlan, out []jen.Code) []jen.Code {
 		))
 	}
 	return out
+}
+
+func (c tyCString) doc(p *tyPlan) string {
+	return fmt.Sprintf("%s returns %s.%s (char[%d]) up to its first NUL byte.", c.method, p.cName, c.member, c.n)
+}
+
+// methodsVerbatim is renderMethods's methods as one verbatim part, nil if
+// a name or doc comment is not plain.
+func (g *TypeGen) methodsVerbatim(p *tyPlan) *vtext {
+	names := []string{p.goName}
+	for _, a := range p.access {
+		names = append(names, a.get, a.set, a.storage)
+	}
+	for _, c := range p.cstrs {
+		names = append(names, c.method, c.field)
+	}
+	for _, n := range names {
+		if n != "" && !token.IsIdentifier(n) {
+			return nil
+		}
+	}
+	w := g.verb.part()
+	recv := "func (s *" + p.goName + ") "
+	first := true
+	// doc starts a method with its doc comment.
+	doc := func(text string) bool {
+		if !first {
+			w.s("\n")
+		}
+		first = false
+		return w.docComment(text)
+	}
+	for _, a := range p.access {
+		what := a.what(p)
+		if a.member.BitfieldSize > 0 {
+			e := g.bitExprs(a)
+			if !doc(e.getDoc(a, what)) {
+				return nil
+			}
+			w.s(recv + a.get + "() ").goType(a.r).s(" {\n\tb := ")
+			w.storage(p, a, e.lo, e.hi).s("\n\tx := " + e.load + "\n\treturn " + e.get + "\n}\n")
+			if !doc(e.setDoc(a, what)) {
+				return nil
+			}
+			w.s(recv + a.set + "(v ").goType(a.r).s(") {\n\tb := ")
+			w.storage(p, a, e.lo, e.hi).s("\n\tx := " + e.load + "\n")
+			if a.r.scalar == tyBool {
+				w.s("\tvar u uint64\n\tif v {\n\t\tu = 1\n\t}\n")
+			}
+			w.s("\tx = " + e.set + "\n")
+			for i, store := range e.stores {
+				w.s("\tb[" + strconv.Itoa(i) + "] = byte(" + store + ")\n")
+			}
+			w.s("}\n")
+			continue
+		}
+		n := a.r.size
+		if !doc(a.getDoc(what)) {
+			return nil
+		}
+		w.s(recv + a.get + "() ").goType(a.r).s(" {\n\tvar v ").goType(a.r).s("\n\tcopy(")
+		w.asBytes("&v", n).s(", ").storage(p, a, 0, n).s(")\n\treturn v\n}\n")
+		if !doc(a.setDoc(what)) {
+			return nil
+		}
+		w.s(recv + a.set + "(v ").goType(a.r).s(") {\n\tcopy(")
+		w.storage(p, a, 0, n).s(", ").asBytes("&v", n).s(")\n}\n")
+	}
+	for _, c := range p.cstrs {
+		if !doc(c.doc(p)) {
+			return nil
+		}
+		w.s(recv+c.method+"() string {\n\tb := s."+c.field+"[:]\n\tif i := ").qual("bytes", "IndexByte")
+		w.s("(b, 0); i >= 0 {\n\t\tb = b[:i]\n\t}\n\treturn string(b)\n}\n")
+	}
+	return w
+}
+
+// goType appends the Go type of r.
+func (w *vtext) goType(r tyRepr) *vtext {
+	if r.text != "" && tyPlainType(r.text) {
+		return w.s(r.text)
+	}
+	return w.typ(r.code)
+}
+
+// asBytes appends tyAsBytes(ptr, n).
+func (w *vtext) asBytes(ptr string, n uint32) *vtext {
+	w.qual("unsafe", "Slice").s("((*byte)(").qual("unsafe", "Pointer")
+	return w.s("(" + ptr + ")), " + strconv.Itoa(int(n)) + ")")
+}
+
+// storage appends a.storageBytes(p, lo, hi).
+func (w *vtext) storage(p *tyPlan, a tyAccessor, lo, hi uint32) *vtext {
+	if a.storage != "" {
+		w.s("s." + a.storage)
+	} else {
+		w.asBytes("s", p.size)
+	}
+	return w.s("[" + strconv.Itoa(int(lo)) + ":" + strconv.Itoa(int(hi)) + "]")
 }
 
 // sizeCheck is the declaration that fails to compile unless the Go type
@@ -1006,9 +1114,14 @@ func (a tyAccessor) storageBytes(p *tyPlan, lo, hi uint32) *jen.Statement {
 	return tyAsBytes(jen.Id("s"), p.size).Index(jen.Lit(int(lo)).Op(":").Lit(int(hi)))
 }
 
+// what names the member of an accessor in its doc comments.
+func (a tyAccessor) what(p *tyPlan) string {
+	return p.cName + "." + tyOr(a.member.Name, "(anon)")
+}
+
 func (g *TypeGen) renderAccessor(p *tyPlan, a tyAccessor) []jen.Code {
 	recv := jen.Id("s").Op("*").Id(p.goName)
-	what := fmt.Sprintf("%s.%s", p.cName, tyOr(a.member.Name, "(anon)"))
+	what := a.what(p)
 	if a.member.BitfieldSize > 0 {
 		return g.renderBitfield(p, a, recv, what)
 	}
@@ -1017,17 +1130,25 @@ func (g *TypeGen) renderAccessor(p *tyPlan, a tyAccessor) []jen.Code {
 	n := a.r.size
 	bytes := a.storageBytes(p, 0, n)
 	return []jen.Code{
-		gocomment.Commentf("%s returns %s (%s).", a.get, what, a.r.cName).Line().
+		gocomment.Comment(a.getDoc(what)).Line().
 			Func().Params(recv).Id(a.get).Params().Add(a.r.code).Block(
 			jen.Var().Id("v").Add(a.r.code),
 			jen.Copy(tyAsBytes(jen.Op("&").Id("v"), n), bytes),
 			jen.Return(jen.Id("v")),
 		),
-		gocomment.Commentf("%s sets %s (%s).", a.set, what, a.r.cName).Line().
+		gocomment.Comment(a.setDoc(what)).Line().
 			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(a.set).Params(jen.Id("v").Add(a.r.code)).Block(
 			jen.Copy(a.storageBytes(p, 0, n), tyAsBytes(jen.Op("&").Id("v"), n)),
 		),
 	}
+}
+
+func (a tyAccessor) getDoc(what string) string {
+	return fmt.Sprintf("%s returns %s (%s).", a.get, what, a.r.cName)
+}
+
+func (a tyAccessor) setDoc(what string) string {
+	return fmt.Sprintf("%s sets %s (%s).", a.set, what, a.r.cName)
 }
 
 // renderBitfield writes a getter and setter that load the bytes holding the
@@ -1036,6 +1157,47 @@ func (g *TypeGen) renderAccessor(p *tyPlan, a tyAccessor) []jen.Code {
 // significant bit of byte 0, in a big-endian object the most significant.
 // The arithmetic is spelled as Go source because it is plain expressions.
 func (g *TypeGen) renderBitfield(p *tyPlan, a tyAccessor, recv jen.Code, what string) []jen.Code {
+	e := g.bitExprs(a)
+	setBody := []jen.Code{
+		jen.Id("b").Op(":=").Add(a.storageBytes(p, e.lo, e.hi)),
+		jen.Id("x").Op(":=").Id(e.load),
+	}
+	if a.r.scalar == tyBool {
+		setBody = append(setBody, jen.Var().Id("u").Uint64(), jen.If(jen.Id("v")).Block(jen.Id("u").Op("=").Lit(1)))
+	}
+	setBody = append(setBody, jen.Id("x").Op("=").Id(e.set))
+	for i, store := range e.stores {
+		setBody = append(setBody, jen.Id("b").Index(jen.Lit(i)).Op("=").Byte().Call(jen.Id(store)))
+	}
+	return []jen.Code{
+		gocomment.Comment(e.getDoc(a, what)).Line().
+			Func().Params(recv).Id(a.get).Params().Add(a.r.code).Block(
+			jen.Id("b").Op(":=").Add(a.storageBytes(p, e.lo, e.hi)),
+			jen.Id("x").Op(":=").Id(e.load),
+			jen.Return(jen.Id(e.get)),
+		),
+		gocomment.Comment(e.setDoc(a, what)).Line().
+			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(a.set).Params(jen.Id("v").Add(a.r.code)).Block(setBody...),
+	}
+}
+
+// tyBitExprs is the arithmetic of a bitfield's accessors, as Go source in
+// go/format's form: the getter and setter load the bytes lo to hi of the
+// storage (b) into a uint64 (x) and shift.
+type tyBitExprs struct {
+	lo, hi, size uint32
+	load         string   // x, from b
+	get          string   // the value, from x
+	set          string   // x with v stored in it (u for a bool)
+	stores       []string // b[i], from x
+}
+
+// bitExprs writes the arithmetic of a bitfield accessor. BTF counts a
+// bitfield's bit offset from the start of the struct: in a little-endian
+// object bit 0 is the least significant bit of byte 0, in a big-endian
+// object the most significant. The arithmetic is spelled as Go source
+// because it is plain expressions.
+func (g *TypeGen) bitExprs(a tyAccessor) tyBitExprs {
 	lo, hi := a.bitBytes()
 	n := hi - lo
 	size := uint32(a.member.BitfieldSize)
@@ -1055,6 +1217,7 @@ func (g *TypeGen) renderBitfield(p *tyPlan, a tyAccessor, recv jen.Code, what st
 		}
 		return 8 * i
 	}
+	e := tyBitExprs{lo: lo, hi: hi, size: size}
 	var load []string
 	for i := range n {
 		term := fmt.Sprintf("uint64(b[%d])", i)
@@ -1063,44 +1226,36 @@ func (g *TypeGen) renderBitfield(p *tyPlan, a tyAccessor, recv jen.Code, what st
 		}
 		load = append(load, term)
 	}
-	loadExpr := strings.Join(load, " | ")
-
-	var get string
+	e.load = strings.Join(load, " | ")
 	switch a.r.scalar {
 	case tyBool:
-		get = fmt.Sprintf("x>>%d&1 != 0", shift)
+		e.get = fmt.Sprintf("x>>%d&1 != 0", shift)
 	case tySigned:
-		get = fmt.Sprintf("%s(int64(x<<%d) >> %d)", tyGoString(a.r.code), 64-shift-size, 64-size)
+		e.get = fmt.Sprintf("%s(int64(x<<%d) >> %d)", tyGoString(a.r.code), 64-shift-size, 64-size)
 	default:
-		get = fmt.Sprintf("%s(x >> %d & %#x)", tyGoString(a.r.code), shift, mask)
-	}
-	setBody := []jen.Code{
-		jen.Id("b").Op(":=").Add(a.storageBytes(p, lo, hi)),
-		jen.Id("x").Op(":=").Id(loadExpr),
+		e.get = fmt.Sprintf("%s(x >> %d & %#x)", tyGoString(a.r.code), shift, mask)
 	}
 	value := "uint64(v)"
 	if a.r.scalar == tyBool {
-		setBody = append(setBody, jen.Var().Id("u").Uint64(), jen.If(jen.Id("v")).Block(jen.Id("u").Op("=").Lit(1)))
 		value = "u"
 	}
-	setBody = append(setBody, jen.Id("x").Op("=").Id(fmt.Sprintf("x&^(%#x<<%d) | (%s&%#x)<<%d", mask, shift, value, mask, shift)))
+	e.set = fmt.Sprintf("x&^(%#x<<%d) | (%s&%#x)<<%d", mask, shift, value, mask, shift)
 	for i := range n {
 		store := "x"
 		if s := byteShift(i); s > 0 {
 			store = fmt.Sprintf("x >> %d", s)
 		}
-		setBody = append(setBody, jen.Id("b").Index(jen.Lit(int(i))).Op("=").Byte().Call(jen.Id(store)))
+		e.stores = append(e.stores, store)
 	}
-	return []jen.Code{
-		gocomment.Commentf("%s returns the bitfield %s (%s:%d).", a.get, what, a.r.cName, size).Line().
-			Func().Params(recv).Id(a.get).Params().Add(a.r.code).Block(
-			jen.Id("b").Op(":=").Add(a.storageBytes(p, lo, hi)),
-			jen.Id("x").Op(":=").Id(loadExpr),
-			jen.Return(jen.Id(get)),
-		),
-		gocomment.Commentf("%s sets the bitfield %s (%s:%d), keeping its low %d bits.", a.set, what, a.r.cName, size, size).Line().
-			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(a.set).Params(jen.Id("v").Add(a.r.code)).Block(setBody...),
-	}
+	return e
+}
+
+func (e tyBitExprs) getDoc(a tyAccessor, what string) string {
+	return fmt.Sprintf("%s returns the bitfield %s (%s:%d).", a.get, what, a.r.cName, e.size)
+}
+
+func (e tyBitExprs) setDoc(a tyAccessor, what string) string {
+	return fmt.Sprintf("%s sets the bitfield %s (%s:%d), keeping its low %d bits.", a.set, what, a.r.cName, e.size, e.size)
 }
 
 // goString is r's type expression as text.

@@ -36,7 +36,7 @@ type verbatim struct {
 	// text taken from the object (names, sections) can contain it. It
 	// never reaches the output, which stays deterministic.
 	marker string
-	parts  [][]vpiece
+	parts  []vpart
 	// codes are rendered in the trailer, types as var _ T and
 	// expressions as var _ = x.
 	codes []vcode
@@ -54,10 +54,17 @@ type vcode struct {
 	sig bool
 }
 
-// vpiece is literal text, or the text of codes[code] when code >= 0.
+// vpart is a part: its literal text, and the pieces it is made of.
+type vpart struct {
+	text   []byte
+	pieces []vpiece
+}
+
+// vpiece is the literal text[start:end] of its part, or the text of
+// codes[code] when code >= 0.
 type vpiece struct {
-	text string
-	code int
+	start, end int
+	code       int
 }
 
 func newVerbatim() *verbatim {
@@ -69,20 +76,21 @@ func newVerbatim() *verbatim {
 // vtext builds the pieces of one part.
 type vtext struct {
 	v      *verbatim
+	buf    []byte // the part's literal text
 	pieces []vpiece
-	cur    strings.Builder // literal text after the last piece
+	start  int // where the literal text after the last piece starts
 }
 
 func (w *vtext) s(text string) *vtext {
-	w.cur.WriteString(text)
+	w.buf = append(w.buf, text...)
 	return w
 }
 
 // flush ends the literal text so far as a piece.
 func (w *vtext) flush() {
-	if w.cur.Len() > 0 {
-		w.pieces = append(w.pieces, vpiece{text: w.cur.String(), code: -1})
-		w.cur.Reset()
+	if len(w.buf) > w.start {
+		w.pieces = append(w.pieces, vpiece{start: w.start, end: len(w.buf), code: -1})
+		w.start = len(w.buf)
 	}
 }
 
@@ -129,7 +137,11 @@ func (w *vtext) lit(s string) *vtext { return w.s(strconv.Quote(s)) }
 // indent; ok is false for text go/format would change (trailing blanks,
 // control characters), which must go through jennifer instead.
 func (w *vtext) comment(indent, text string) (ok bool) {
-	lines := gocomment.Wrap(text, gocomment.Width)
+	return w.commentLines(indent, gocomment.Wrap(text, gocomment.Width))
+}
+
+// commentLines is comment, from the text's wrapped lines.
+func (w *vtext) commentLines(indent string, lines []string) (ok bool) {
 	for _, l := range lines {
 		if l == "" || strings.HasPrefix(l, "/") || strings.TrimRight(l, " \t") != l {
 			return false
@@ -141,7 +153,7 @@ func (w *vtext) comment(indent, text string) (ok bool) {
 		}
 	}
 	for _, l := range lines {
-		w.s(indent + "// " + l + "\n")
+		w.s(indent).s("// ").s(l).s("\n")
 	}
 	return true
 }
@@ -151,12 +163,13 @@ func (w *vtext) comment(indent, text string) (ok bool) {
 // a line starting with a blank (code), # (a heading) or [ (a link
 // definition); unindented list markers it leaves alone.
 func (w *vtext) docComment(text string) (ok bool) {
-	for _, l := range gocomment.Wrap(text, gocomment.Width) {
+	lines := gocomment.Wrap(text, gocomment.Width)
+	for _, l := range lines {
 		if l == "" || strings.ContainsRune(" \t#[/", rune(l[0])) {
 			return false
 		}
 	}
-	return w.comment("", text)
+	return w.commentLines("", lines)
 }
 
 // sig appends the parameters and results of function type fn (func(...)
@@ -295,7 +308,7 @@ func (v *verbatim) part() *vtext { return &vtext{v: v} }
 // placeholder ends part w and returns the comment standing for it.
 func (v *verbatim) placeholder(w *vtext) jen.Code {
 	w.flush()
-	v.parts = append(v.parts, w.pieces)
+	v.parts = append(v.parts, vpart{text: w.buf, pieces: w.pieces})
 	return jen.Comment(v.marker + strconv.Itoa(len(v.parts)-1))
 }
 
@@ -423,7 +436,11 @@ func (v *verbatim) splice(src []byte, texts []string, known []bool) ([]byte, err
 	src = append(bytes.TrimRight(src[:t], "\n"), '\n')
 
 	var out bytes.Buffer
-	out.Grow(len(src) * 3)
+	size := len(src)
+	for _, part := range v.parts {
+		size += len(part.text) + 32*len(part.pieces)
+	}
+	out.Grow(size)
 	used := make([]bool, len(v.parts))
 	found := 0
 	needle := []byte("// " + v.marker)
@@ -447,11 +464,12 @@ func (v *verbatim) splice(src []byte, texts []string, known []bool) ([]byte, err
 		used[i] = true
 		found++
 		out.Write(src[:start])
-		for _, p := range v.parts[i] {
+		part := v.parts[i]
+		for _, p := range part.pieces {
 			if p.code >= 0 {
 				out.WriteString(texts[p.code])
 			} else {
-				out.WriteString(p.text)
+				out.Write(part.text[p.start:p.end])
 			}
 		}
 		src = src[k+end+1:]

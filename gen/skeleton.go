@@ -132,7 +132,7 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 		recordNote:   map[string]string{},
 	}
 	if fast {
-		s.verb = newVerbatim()
+		s.verb = newVerbatim(len(obj.Data))
 		s.types.verb = s.verb
 	}
 	s.types.Prefix = s.prefix
@@ -152,12 +152,12 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", obj.Name, err)
 	}
-	// jennifer's Render formats the source with go/format.
-	out, err := s.verb.render(f)
+	// The imports are grouped before the verbatim parts are spliced in:
+	// groupImports then copies only the rest of the file.
+	src, err = s.verb.render(f, groupImports)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: rendering the skeleton: %w", obj.Name, err)
 	}
-	src = groupImports(out)
 	if af := s.translationFile(); af != nil {
 		var abuf bytes.Buffer
 		if err := af.Render(&abuf); err != nil {
@@ -222,6 +222,7 @@ func groupImports(src []byte) []byte {
 		return src
 	}
 	var out bytes.Buffer
+	out.Grow(len(src) + 1)
 	out.Write(src[:body])
 	out.Write(bytes.Join(std, []byte("\n")))
 	out.WriteString("\n\n")

@@ -354,6 +354,61 @@ func tyUnique(taken map[string]bool, base string) string {
 // letter (or X, for names starting with a digit). Collisions between
 // results are resolved by the caller, which knows the scope.
 func GoName(cname string) string {
+	if s, ok := goNameASCII(cname); ok {
+		return s
+	}
+	return goNameRunes(cname)
+}
+
+// goNameASCII is GoName of an ASCII name, in one pass over its bytes (C
+// names nearly always are); ok is false for other names.
+func goNameASCII(cname string) (string, bool) {
+	b := make([]byte, 0, len(cname)+1)
+	alnum := func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
+	for i := 0; i < len(cname); {
+		if c := cname[i]; c >= 0x80 {
+			return "", false
+		} else if !alnum(c) {
+			i++
+			continue
+		}
+		end := i
+		upper := true
+		for end < len(cname) && cname[end] < 0x80 && alnum(cname[end]) {
+			if c := cname[end]; 'a' <= c && c <= 'z' {
+				upper = false
+			}
+			end++
+		}
+		if end < len(cname) && cname[end] >= 0x80 {
+			return "", false
+		}
+		word := cname[i:end]
+		first := word[0]
+		if 'a' <= first && first <= 'z' {
+			first -= 'a' - 'A'
+		}
+		b = append(b, first)
+		for j := 1; j < len(word); j++ {
+			c := word[j]
+			if upper && 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+		}
+		i = end
+	}
+	switch {
+	case len(b) == 0:
+		return "X", true
+	case '0' <= b[0] && b[0] <= '9':
+		return "X" + string(b), true
+	}
+	return string(b), true
+}
+
+// goNameRunes is GoName of any name.
+func goNameRunes(cname string) string {
 	var b strings.Builder
 	// Runes that cannot be in a Go identifier separate words like '_'
 	// (only malformed BTF has them in C names).

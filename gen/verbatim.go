@@ -29,14 +29,17 @@ import (
 // trailer is cut off after formatting. jennifer renders the file
 // unformatted, and gofmtExpr writes the trailer's codes in go/format's form
 // where it knows their grammar, so that go/format formats only the rest of
-// the file (and the codes gofmtExpr does not know). TestVerbatimSameOutput requires the output to be byte for byte
-// the one formatting the whole file gives.
+// the file (and the codes gofmtExpr does not know). TestVerbatimSameOutput
+// requires the output to be byte for byte the one formatting the whole file
+// gives.
 type verbatim struct {
 	// marker starts every placeholder: it holds a random nonce, so no
 	// text taken from the object (names, sections) can contain it. It
 	// never reaches the output, which stays deterministic.
 	marker string
-	parts  []vpart
+	parts  [][]vpiece
+	// text holds the literal text of all parts.
+	text []byte
 	// codes are rendered in the trailer, types as var _ T and
 	// expressions as var _ = x.
 	codes []vcode
@@ -54,44 +57,46 @@ type vcode struct {
 	sig bool
 }
 
-// vpart is a part: its literal text, and the pieces it is made of.
-type vpart struct {
-	text   []byte
-	pieces []vpiece
-}
-
-// vpiece is the literal text[start:end] of its part, or the text of
-// codes[code] when code >= 0.
+// vpiece is the literal text[start:end], or the text of codes[code] when
+// code >= 0.
 type vpiece struct {
 	start, end int
 	code       int
 }
 
-func newVerbatim() *verbatim {
+// newVerbatim starts the parts of a skeleton whose text is expected to be
+// about size bytes (the object's size is a fair guess).
+func newVerbatim(size int) *verbatim {
 	var nonce [8]byte
 	rand.Read(nonce[:]) // never fails (crypto/rand)
-	return &verbatim{marker: "skelgen:verbatim:" + hex.EncodeToString(nonce[:]) + ":", quals: map[[2]string]int{}, seen: map[*jen.Statement]int{}}
+	return &verbatim{marker: "skelgen:verbatim:" + hex.EncodeToString(nonce[:]) + ":", quals: map[[2]string]int{}, seen: map[*jen.Statement]int{},
+		text: make([]byte, 0, 16<<10+size)}
 }
 
-// vtext builds the pieces of one part.
+// vtext builds the pieces of one part. Its literal text goes to v.text:
+// text[start:end] since the last piece.
 type vtext struct {
-	v      *verbatim
-	buf    []byte // the part's literal text
-	pieces []vpiece
-	start  int // where the literal text after the last piece starts
+	v          *verbatim
+	pieces     []vpiece
+	start, end int
 }
 
 func (w *vtext) s(text string) *vtext {
-	w.buf = append(w.buf, text...)
+	if len(w.v.text) != w.end {
+		// another part wrote in between
+		w.flush()
+	}
+	w.v.text = append(w.v.text, text...)
+	w.end = len(w.v.text)
 	return w
 }
 
 // flush ends the literal text so far as a piece.
 func (w *vtext) flush() {
-	if len(w.buf) > w.start {
-		w.pieces = append(w.pieces, vpiece{start: w.start, end: len(w.buf), code: -1})
-		w.start = len(w.buf)
+	if w.end > w.start {
+		w.pieces = append(w.pieces, vpiece{start: w.start, end: w.end, code: -1})
 	}
+	w.start, w.end = len(w.v.text), len(w.v.text)
 }
 
 // typ appends the text of a type expression.
@@ -181,12 +186,12 @@ func (w *vtext) sig(fn jen.Code) *vtext {
 	return w
 }
 
-// vfield is a struct field with its doc comment: typ for jennifer, and
-// vtyp writing the same type as verbatim text (nil: typ rendered in the
-// trailer).
+// vfield is a struct field with its doc comment: typ builds the type for
+// jennifer (only when it is needed), and vtyp writes the same type as
+// verbatim text (nil: typ rendered in the trailer).
 type vfield struct {
 	doc, name string
-	typ       jen.Code
+	typ       func() jen.Code
 	vtyp      func(w *vtext)
 }
 
@@ -207,7 +212,7 @@ func (v *verbatim) fields(fs []vfield) []jen.Code {
 	}
 	var out []jen.Code
 	for _, f := range fs {
-		out = append(out, gocomment.Comment(f.doc), jen.Id(f.name).Add(f.typ))
+		out = append(out, gocomment.Comment(f.doc), jen.Id(f.name).Add(f.typ()))
 	}
 	return out
 }
@@ -276,7 +281,7 @@ func (w *vtext) field(f vfield) bool {
 	if f.vtyp != nil {
 		f.vtyp(w)
 	} else {
-		w.typ(f.typ)
+		w.typ(f.typ())
 	}
 	w.s("\n")
 	return true
@@ -303,12 +308,12 @@ func (v *verbatim) stmts(g *jen.Group, n int, jenStmt func(i int) jen.Code, vStm
 }
 
 // part starts a part.
-func (v *verbatim) part() *vtext { return &vtext{v: v} }
+func (v *verbatim) part() *vtext { return &vtext{v: v, start: len(v.text), end: len(v.text)} }
 
 // placeholder ends part w and returns the comment standing for it.
 func (v *verbatim) placeholder(w *vtext) jen.Code {
 	w.flush()
-	v.parts = append(v.parts, vpart{text: w.buf, pieces: w.pieces})
+	v.parts = append(v.parts, w.pieces)
 	return jen.Comment(v.marker + strconv.Itoa(len(v.parts)-1))
 }
 
@@ -332,12 +337,18 @@ func (v *verbatim) trailer(f *jen.File) {
 // declarations are the trailer, and splices the parts in. The trailer's
 // codes are written in go/format's form by gofmtExpr where it can: only the
 // rest of the file, and the codes gofmtExpr does not know, go through
-// go/format.
-func (v *verbatim) render(f *jen.File) ([]byte, error) {
+// go/format. fix, if not nil, rewrites the formatted source before the
+// parts are spliced in (it must leave the placeholders alone).
+func (v *verbatim) render(f *jen.File, fix func([]byte) []byte) ([]byte, error) {
+	if fix == nil {
+		fix = func(src []byte) []byte { return src }
+	}
 	if v == nil || len(v.parts) == 0 {
 		var buf bytes.Buffer
-		err := f.Render(&buf)
-		return buf.Bytes(), err
+		if err := f.Render(&buf); err != nil {
+			return nil, err
+		}
+		return fix(buf.Bytes()), nil
 	}
 	f.NoFormat = true
 	var raw bytes.Buffer
@@ -374,7 +385,7 @@ func (v *verbatim) render(f *jen.File) ([]byte, error) {
 		// as jennifer's Render reports it
 		return nil, fmt.Errorf("Error %s while formatting source:\n%s", err, source)
 	}
-	return v.splice(out, texts, known)
+	return v.splice(fix(out), texts, known)
 }
 
 // prefix is the declaration a code is rendered in, in the trailer.
@@ -436,9 +447,9 @@ func (v *verbatim) splice(src []byte, texts []string, known []bool) ([]byte, err
 	src = append(bytes.TrimRight(src[:t], "\n"), '\n')
 
 	var out bytes.Buffer
-	size := len(src)
+	size := len(src) + len(v.text)
 	for _, part := range v.parts {
-		size += len(part.text) + 32*len(part.pieces)
+		size += 32 * len(part)
 	}
 	out.Grow(size)
 	used := make([]bool, len(v.parts))
@@ -464,12 +475,11 @@ func (v *verbatim) splice(src []byte, texts []string, known []bool) ([]byte, err
 		used[i] = true
 		found++
 		out.Write(src[:start])
-		part := v.parts[i]
-		for _, p := range part.pieces {
+		for _, p := range v.parts[i] {
 			if p.code >= 0 {
 				out.WriteString(texts[p.code])
 			} else {
-				out.Write(part.text[p.start:p.end])
+				out.Write(v.text[p.start:p.end])
 			}
 		}
 		src = src[k+end+1:]

@@ -77,7 +77,7 @@ func TestVerbatimSameOutput(t *testing.T) {
 // TestVerbatimSplice checks that splice refuses output whose placeholders
 // are missing or out of order rather than writing a wrong file.
 func TestVerbatimSplice(t *testing.T) {
-	v := newVerbatim()
+	v := newVerbatim(0)
 	w := v.part()
 	w.s("\tA int\n")
 	v.placeholder(w)
@@ -100,5 +100,26 @@ func TestVerbatimSplice(t *testing.T) {
 	}
 	if _, err := v.splice(ok[:bytes.Index(ok, []byte("\n\n// "))+1], nil, nil); err == nil {
 		t.Error("splice accepted source without the trailer")
+	}
+}
+
+// TestVerbatimInterleaved checks that parts written in turns keep their
+// own text.
+func TestVerbatimInterleaved(t *testing.T) {
+	v := newVerbatim(0)
+	a, b := v.part(), v.part()
+	a.s("\tA int\n")
+	b.s("\tB int\n")
+	a.s("\tC int\n")
+	b.s("\tD int\n")
+	v.placeholder(a)
+	v.placeholder(b)
+	src := []byte("package p\n\ntype T struct {\n\t// " + v.marker + "1\n}\n\ntype U struct {\n\t// " + v.marker + "0\n}\n\n// " + v.marker + "trailer\n")
+	got, err := v.splice(src, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "package p\n\ntype T struct {\n\tB int\n\tD int\n}\n\ntype U struct {\n\tA int\n\tC int\n}\n"; string(got) != want {
+		t.Errorf("splice gave %q, want %q", got, want)
 	}
 }

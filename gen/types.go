@@ -114,6 +114,7 @@ func (g *TypeGen) GoType(t btf.Type) (jen.Code, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.verb.known(r.code, r.text)
 	return r.code, nil
 }
 

@@ -48,6 +48,9 @@ type verbatim struct {
 	// (one Go type is written in several places).
 	quals map[[2]string]int
 	seen  map[*jen.Statement]int
+	// writers write codes whose text is known without jennifer: they
+	// stay out of the trailer.
+	writers map[*jen.Statement]func(w *vtext)
 }
 
 type vcode struct {
@@ -70,7 +73,8 @@ func newVerbatim(size int) *verbatim {
 	var nonce [8]byte
 	rand.Read(nonce[:]) // never fails (crypto/rand)
 	return &verbatim{marker: "skelgen:verbatim:" + hex.EncodeToString(nonce[:]) + ":", quals: map[[2]string]int{}, seen: map[*jen.Statement]int{},
-		text: make([]byte, 0, 16<<10+size)}
+		writers: map[*jen.Statement]func(*vtext){},
+		text:    make([]byte, 0, 16<<10+size)}
 }
 
 // vtext builds the pieces of one part. Its literal text goes to v.text:
@@ -106,8 +110,12 @@ func (w *vtext) typ(c jen.Code) *vtext { return w.code(c, false) }
 func (w *vtext) expr(c jen.Code) *vtext { return w.code(c, true) }
 
 func (w *vtext) code(c jen.Code, expr bool) *vtext {
-	w.flush()
 	st, _ := c.(*jen.Statement)
+	if write, ok := w.v.writers[st]; ok && st != nil {
+		write(w)
+		return w
+	}
+	w.flush()
 	i, ok := w.v.seen[st]
 	if st == nil || !ok || w.v.codes[i].expr != expr {
 		w.v.codes = append(w.v.codes, vcode{code: c, expr: expr})
@@ -118,6 +126,23 @@ func (w *vtext) code(c jen.Code, expr bool) *vtext {
 	}
 	w.pieces = append(w.pieces, vpiece{code: i})
 	return w
+}
+
+// known records the text of code c as go/format writes it, so that parts
+// write it without the trailer; text must be a type name or array of one
+// ([4]T), else it is not used. v may be nil.
+func (v *verbatim) known(c jen.Code, text string) {
+	if st, ok := c.(*jen.Statement); ok && v != nil && tyPlainType(text) {
+		v.writers[st] = func(w *vtext) { w.s(text) }
+	}
+}
+
+// knownFunc records how to write code c as go/format writes it. v may be
+// nil.
+func (v *verbatim) knownFunc(c jen.Code, write func(w *vtext)) {
+	if st, ok := c.(*jen.Statement); ok && v != nil {
+		v.writers[st] = write
+	}
 }
 
 // qual appends a qualified name, path.name.

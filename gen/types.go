@@ -1287,9 +1287,9 @@ func (g *TypeGen) bitExprs(a tyAccessor) tyBitExprs {
 	case tyBool:
 		e.get = fmt.Sprintf("x>>%d&1 != 0", shift)
 	case tySigned:
-		e.get = fmt.Sprintf("%s(int64(x<<%d) >> %d)", tyGoString(a.r.code), 64-shift-size, 64-size)
+		e.get = fmt.Sprintf("%s(int64(x<<%d) >> %d)", a.r.goString(), 64-shift-size, 64-size)
 	default:
-		e.get = fmt.Sprintf("%s(x >> %d & %#x)", tyGoString(a.r.code), shift, mask)
+		e.get = fmt.Sprintf("%s(x >> %d & %#x)", a.r.goString(), shift, mask)
 	}
 	value := "uint64(v)"
 	if a.r.scalar == tyBool {

@@ -902,15 +902,15 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 }
 
 // structVerbatim is the declaration of struct p as a verbatim part, the
-// fields aligned as go/format aligns them; nil unless every field is a
-// plain name and type without a comment.
+// fields and their comments aligned as go/format aligns them; nil unless
+// every field is a plain name and type, with a plain comment or none.
 func (g *TypeGen) structVerbatim(p *tyPlan, doc string) *vtext {
 	if !token.IsIdentifier(p.goName) {
 		return nil
 	}
 	width := 1 // the "_" of the structs.HostLayout field
 	for _, f := range p.fields {
-		if f.text == "" || f.comment != "" || f.embed || !tyASCIIName(f.name) || !tyPlainType(f.text) {
+		if f.text == "" || f.embed || !tyASCIIName(f.name) || !tyPlainType(f.text) || f.comment != "" && !tyPlainComment(f.comment) {
 			return nil
 		}
 		width = max(width, len(f.name))
@@ -920,11 +920,46 @@ func (g *TypeGen) structVerbatim(p *tyPlan, doc string) *vtext {
 		return nil
 	}
 	w.s("type "+p.goName+" struct {\n\t_"+strings.Repeat(" ", width)+"").qual("structs", "HostLayout").s("\n")
-	for _, f := range p.fields {
-		w.s("\t" + f.name + strings.Repeat(" ", width-len(f.name)+1) + f.text + "\n")
+	// go/format aligns the comments of each run of consecutive commented
+	// fields one blank after the run's longest type.
+	for i := 0; i < len(p.fields); {
+		end, typeWidth := i, 0
+		for end < len(p.fields) && p.fields[end].comment != "" {
+			if !tyASCIIName(strings.TrimLeft(p.fields[end].text, "[]0123456789")) {
+				return nil
+			}
+			typeWidth = max(typeWidth, len(p.fields[end].text))
+			end++
+		}
+		if end == i {
+			end++
+		}
+		for _, f := range p.fields[i:end] {
+			w.s("\t" + f.name + strings.Repeat(" ", width-len(f.name)+1) + f.text)
+			if f.comment != "" {
+				w.s(strings.Repeat(" ", typeWidth-len(f.text)+1) + "// " + f.comment)
+			}
+			w.s("\n")
+		}
+		i = end
 	}
 	w.s("}\n")
 	return w
+}
+
+// tyPlainComment reports whether a field comment is one go/format leaves
+// as jennifer writes it and whose width is its length: printable ASCII on
+// one line, without blanks at its end or a leading slash.
+func tyPlainComment(c string) bool {
+	if strings.HasPrefix(c, "/") || strings.TrimRight(c, " ") != c {
+		return false
+	}
+	for i := 0; i < len(c); i++ {
+		if c[i] < ' ' || c[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // tyASCIIName reports whether s is a Go identifier of ASCII characters

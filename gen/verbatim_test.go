@@ -2,11 +2,15 @@ package gen
 
 import (
 	"bytes"
+	"encoding/binary"
 	"go/format"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cilium/ebpf/btf"
+	"github.com/dave/jennifer/jen"
 
 	"github.com/skelgen/skelgen/internal/testenv"
 )
@@ -121,5 +125,60 @@ func TestVerbatimInterleaved(t *testing.T) {
 	}
 	if want := "package p\n\ntype T struct {\n\tB int\n\tD int\n}\n\ntype U struct {\n\tA int\n\tC int\n}\n"; string(got) != want {
 		t.Errorf("splice gave %q, want %q", got, want)
+	}
+}
+
+// TestVerbatimStructComments compares the verbatim and the go/format
+// declarations of a struct whose commented fields have types of different
+// widths, in runs broken by uncommented fields.
+func TestVerbatimStructComments(t *testing.T) {
+	u32 := &btf.Int{Name: "u32", Size: 4}
+	ptr := &btf.Pointer{Target: &btf.Void{}}
+	pt := &btf.Struct{Name: "pt", Size: 8, Members: []btf.Member{{Name: "x", Type: u32}, {Name: "y", Type: u32, Offset: 32}}}
+	s := &btf.Struct{Name: "s", Size: 40, Members: []btf.Member{
+		{Name: "a", Type: u32},
+		{Name: "p", Type: ptr, Offset: 64},
+		{Name: "id", Type: &btf.Typedef{Name: "id_t", Type: u32}, Offset: 128},
+		{Name: "where", Type: &btf.Typedef{Name: "pt_t", Type: pt}, Offset: 160},
+		{Name: "b", Type: u32, Offset: 224},
+		{Name: "long_name", Type: ptr, Offset: 256},
+	}}
+	render := func(fast bool) []byte {
+		g := NewTypeGen(binary.LittleEndian)
+		g.Prefix = "P"
+		var v *verbatim
+		if fast {
+			v = newVerbatim(0)
+			g.verb = v
+		}
+		if _, err := g.GoType(s); err != nil {
+			t.Fatal(err)
+		}
+		decls, err := g.Decls()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := jen.NewFile("p")
+		for _, d := range decls {
+			f.Add(d)
+		}
+		if fast {
+			v.trailer(f)
+		}
+		out, err := v.render(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fast && !bytes.Contains(v.text, []byte("Where    PPt    // pt_t")) {
+			t.Error("the struct was not written verbatim")
+		}
+		return out
+	}
+	fast, slow := render(true), render(false)
+	if !bytes.Equal(fast, slow) {
+		t.Errorf("verbatim output differs from go/format's:\n%s", firstDiff(slow, fast))
+	}
+	if !bytes.Contains(fast, []byte("\tWhere    PPt    // pt_t\n")) {
+		t.Errorf("no aligned comment in:\n%s", fast)
 	}
 }

@@ -1309,32 +1309,35 @@ func (g *TypeGen) bitExprs(a tyAccessor) tyBitExprs {
 		return 8 * i
 	}
 	e := tyBitExprs{lo: lo, hi: hi, size: size}
+	// strconv rather than fmt: an object may have hundreds of bitfields.
+	itoa := func(n uint32) string { return strconv.FormatUint(uint64(n), 10) }
+	hexMask := "0x" + strconv.FormatUint(mask, 16) // fmt's %#x
 	var load []string
 	for i := range n {
-		term := fmt.Sprintf("uint64(b[%d])", i)
+		term := "uint64(b[" + itoa(i) + "])"
 		if s := byteShift(i); s > 0 {
-			term += fmt.Sprintf("<<%d", s)
+			term += "<<" + itoa(s)
 		}
 		load = append(load, term)
 	}
 	e.load = strings.Join(load, " | ")
 	switch a.r.scalar {
 	case tyBool:
-		e.get = fmt.Sprintf("x>>%d&1 != 0", shift)
+		e.get = "x>>" + itoa(shift) + "&1 != 0"
 	case tySigned:
-		e.get = fmt.Sprintf("%s(int64(x<<%d) >> %d)", a.r.goString(), 64-shift-size, 64-size)
+		e.get = a.r.goString() + "(int64(x<<" + itoa(64-shift-size) + ") >> " + itoa(64-size) + ")"
 	default:
-		e.get = fmt.Sprintf("%s(x >> %d & %#x)", a.r.goString(), shift, mask)
+		e.get = a.r.goString() + "(x >> " + itoa(shift) + " & " + hexMask + ")"
 	}
 	value := "uint64(v)"
 	if a.r.scalar == tyBool {
 		value = "u"
 	}
-	e.set = fmt.Sprintf("x&^(%#x<<%d) | (%s&%#x)<<%d", mask, shift, value, mask, shift)
+	e.set = "x&^(" + hexMask + "<<" + itoa(shift) + ") | (" + value + "&" + hexMask + ")<<" + itoa(shift)
 	for i := range n {
 		store := "x"
 		if s := byteShift(i); s > 0 {
-			store = fmt.Sprintf("x >> %d", s)
+			store = "x >> " + itoa(s)
 		}
 		e.stores = append(e.stores, store)
 	}

@@ -132,7 +132,8 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 		recordNote:   map[string]string{},
 	}
 	if fast {
-		s.verb = newVerbatim(len(obj.Data))
+		// Skeletons run to one or two times the object's size.
+		s.verb = newVerbatim(len(obj.Data) * 3 / 2)
 		s.types.verb = s.verb
 	}
 	s.types.Prefix = s.prefix

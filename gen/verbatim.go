@@ -68,7 +68,7 @@ type vpiece struct {
 }
 
 // newVerbatim starts the parts of a skeleton whose text is expected to be
-// about size bytes (the object's size is a fair guess).
+// about size bytes.
 func newVerbatim(size int) *verbatim {
 	var nonce [8]byte
 	rand.Read(nonce[:]) // never fails (crypto/rand)

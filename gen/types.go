@@ -659,9 +659,11 @@ type tyStructEntry struct {
 }
 
 func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
-	fieldNames := map[string]bool{}
+	fieldNames := make(map[string]bool, len(members))
 	capAlign := tyCap(p.size)
-	var entries []*tyStructEntry
+	entries := make([]*tyStructEntry, 0, len(members))
+	// a field per member, and padding between some
+	p.fields = make([]tyField, 0, 2*len(members))
 	for i, m := range members {
 		if m.BitfieldSize > 0 {
 			lo := uint32(m.Offset) / 8

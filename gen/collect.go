@@ -106,7 +106,9 @@ func (s *skeleton) valueType(t btf.Type, size int, anonName string) jen.Code {
 			}
 		}
 	}
-	return jen.Index(jen.Lit(size)).Byte()
+	code := jen.Index(jen.Lit(size)).Byte()
+	s.verb.known(code, tyBytesText(uint32(size)))
+	return code
 }
 
 // typeMap picks the bridge wrapper of a map and its Go key and value types.
@@ -115,7 +117,7 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 	b := s.bridge
 	key := func() jen.Code {
 		if ms.KeySize == 0 {
-			return jen.Struct()
+			return s.emptyStruct()
 		}
 		return s.valueType(ms.Key, int(ms.KeySize), s.prefix+GoName(m.name)+"Key")
 	}
@@ -124,24 +126,23 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 	}
 	raw := func(why string) {
 		m.rawValue = true
-		m.typ = jen.Op("*").Qual(pkgEbpf, "Map")
-		m.ctor = jen.Qual(b, "RawMap")
+		m.typ = s.generic(true, pkgEbpf, "Map")
+		m.ctor = s.generic(false, b, "RawMap")
 		m.doc = why
 	}
 	generic := func(wrapper string, params ...jen.Code) {
-		m.typ = jen.Op("*").Qual(b, wrapper).Types(params...)
-		m.ctor = jen.Qual(b, "New"+wrapper).Types(params...)
+		m.typ = s.generic(true, b, wrapper, params...)
+		m.ctor = s.generic(false, b, "New"+wrapper, params...)
 	}
 	switch ms.Type {
 	case ebpf.Hash, ebpf.Array, ebpf.LRUHash, ebpf.LPMTrie:
 		generic("Map", key(), value())
 	case ebpf.Queue, ebpf.Stack, ebpf.BloomFilter:
-		generic("Map", jen.Struct(), value())
+		generic("Map", s.emptyStruct(), value())
 	case ebpf.PerCPUHash, ebpf.PerCPUArray, ebpf.LRUCPUHash:
 		generic("PerCPUMap", key(), value())
 	case ebpf.ArrayOfMaps, ebpf.HashOfMaps:
-		m.typ = jen.Op("*").Qual(b, "MapOfMaps").Types(key())
-		m.ctor = jen.Qual(b, "NewMapOfMaps").Types(key())
+		generic("MapOfMaps", key())
 	case ebpf.RingBuf, ebpf.PerfEventArray:
 		wrapper := "RingBuf"
 		if ms.Type == ebpf.PerfEventArray {
@@ -167,18 +168,54 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 		if err != nil {
 			return err
 		}
-		m.typ = jen.Op("*").Qual(b, wrapper).Types(code)
-		m.ctor = jen.Qual(b, "New"+wrapper).Types(code)
+		generic(wrapper, code)
 	case ebpf.StackTrace:
 		m.rawValue = true
-		m.typ = jen.Op("*").Qual(b, "StackTraceMap")
-		m.ctor = jen.Qual(b, "NewStackTraceMap")
+		generic("StackTraceMap")
 	case ebpf.UnspecifiedMap:
 		return fmt.Errorf("unsupported map type %v: %w", ms.Type, errUnsupported)
 	default:
 		raw(strings.ToLower(ms.Type.String()) + " map: no typed view")
 	}
 	return nil
+}
+
+// emptyStruct is struct{}.
+func (s *skeleton) emptyStruct() jen.Code {
+	code := jen.Struct()
+	s.verb.knownFunc(code, func(w *vtext) { w.s("struct{}") })
+	return code
+}
+
+// generic is the type *path.name[params...] (ptr) or the expression
+// path.name[params...], without brackets when there are no params; the
+// verbatim parts write it with only the qualified name in the trailer.
+func (s *skeleton) generic(ptr bool, path, name string, params ...jen.Code) jen.Code {
+	code := jen.Qual(path, name)
+	if ptr {
+		code = jen.Op("*").Add(code)
+	}
+	if len(params) > 0 {
+		code = code.Types(params...)
+	}
+	s.verb.knownFunc(code, func(w *vtext) {
+		if ptr {
+			w.s("*")
+		}
+		w.qual(path, name)
+		for i, p := range params {
+			if i == 0 {
+				w.s("[")
+			} else {
+				w.s(", ")
+			}
+			w.typ(p)
+		}
+		if len(params) > 0 {
+			w.s("]")
+		}
+	})
+	return code
 }
 
 // specType is the bridge type of the map's spec field.

@@ -25,9 +25,13 @@
 //     variables, user-space programs (user.go) and the host interface their
 //     externs need. Each target's translation goes to a file of its own,
 //     <stem>_<target>_aot.go. The regular parts (a struct field or an if
-//     statement per map, program and variable) are written as text already
-//     in gofmt's form and spliced in after go/format has formatted the rest
-//     (verbatim.go): formatting was most of the generator's time;
+//     statement per map, program and variable; the user's structs, enums
+//     and accessor methods) are written as text already in gofmt's form and
+//     spliced in after go/format has formatted the rest (verbatim.go); the
+//     qualified names and the type expressions whose text is not known
+//     are rendered by jennifer and written in gofmt's form by gofmtExpr
+//     (gofmtexpr.go), go/format seeing only those it does not know:
+//     formatting was most of the generator's time;
 //   - TypeGen (types.go) writes Go types with the exact C layout of the
 //     BTF types those reach;
 //   - package gen/aot turns each ubpf/ program into Go functions that

@@ -126,7 +126,7 @@ func (s *skeleton) embedDecl(f *jen.File, id skelIDs) {
 func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
 	spec := []vfield{
 		{doc: "Spec is the whole object as cilium/ebpf reads it, user-space programs included.", name: "Spec",
-			typ: jen.Op("*").Qual(pkgEbpf, "CollectionSpec"), vtyp: func(w *vtext) { w.s("*").qual(pkgEbpf, "CollectionSpec") }},
+			typ: func() jen.Code { return jen.Op("*").Qual(pkgEbpf, "CollectionSpec") }, vtyp: func(w *vtext) { w.s("*").qual(pkgEbpf, "CollectionSpec") }},
 		idField("Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).", "Maps", id.mapSpecsT),
 		idField("Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.", "Programs", id.progSpecsT),
 		idField("Variables are the object's global variables before load.", "Variables", id.varSpecsT),
@@ -159,18 +159,18 @@ func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
 
 // idField is a field whose type is a name of the generated package.
 func idField(doc, field, typ string) vfield {
-	return vfield{doc: doc, name: field, typ: jen.Id(typ), vtyp: func(w *vtext) { w.s(typ) }}
+	return vfield{doc: doc, name: field, typ: func() jen.Code { return jen.Id(typ) }, vtyp: func(w *vtext) { w.s(typ) }}
 }
 
 // ptrField is a field of type *bridge.<name>.
 func (s *skeleton) ptrField(doc, field, name string) vfield {
-	return vfield{doc: doc, name: field, typ: jen.Op("*").Qual(s.bridge, name),
+	return vfield{doc: doc, name: field, typ: func() jen.Code { return jen.Op("*").Qual(s.bridge, name) },
 		vtyp: func(w *vtext) { w.s("*").qual(s.bridge, name) }}
 }
 
 // genericField is a field of type *bridge.<name>[typ].
 func (s *skeleton) genericField(doc, field, name string, typ jen.Code) vfield {
-	return vfield{doc: doc, name: field, typ: jen.Op("*").Qual(s.bridge, name).Types(typ),
+	return vfield{doc: doc, name: field, typ: func() jen.Code { return jen.Op("*").Qual(s.bridge, name).Types(typ) },
 		vtyp: func(w *vtext) { w.s("*").qual(s.bridge, name).s("[").typ(typ).s("]") }}
 }
 
@@ -316,12 +316,12 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 		if m.doc != "" {
 			doc += " " + upperFirst(m.doc) + "."
 		}
-		kernel = append(kernel, vfield{doc: doc, name: m.field, typ: m.typ})
+		kernel = append(kernel, vfield{doc: doc, name: m.field, typ: func() jen.Code { return m.typ }})
 	}
 	for _, pi := range s.programs {
 		typ := pi.typ
 		kernel = append(kernel, vfield{doc: fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName), name: pi.field,
-			typ: jen.Id(typ), vtyp: func(w *vtext) { w.s(typ) }})
+			typ: func() jen.Code { return jen.Id(typ) }, vtyp: func(w *vtext) { w.s(typ) }})
 	}
 	if s.verb != nil && len(s.user) == 0 {
 		w := s.verb.part()

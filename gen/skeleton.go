@@ -132,7 +132,8 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 		recordNote:   map[string]string{},
 	}
 	if fast {
-		s.verb = newVerbatim()
+		// Skeletons run to one or two times the object's size.
+		s.verb = newVerbatim(len(obj.Data) * 3 / 2)
 		s.types.verb = s.verb
 	}
 	s.types.Prefix = s.prefix
@@ -152,16 +153,12 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", obj.Name, err)
 	}
-	// jennifer's Render formats the source with go/format.
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, nil, fmt.Errorf("%s: rendering the skeleton: %w", obj.Name, err)
-	}
-	out, err := s.verb.splice(buf.Bytes())
+	// The imports are grouped before the verbatim parts are spliced in:
+	// groupImports then copies only the rest of the file.
+	src, err = s.verb.render(f, groupImports)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: rendering the skeleton: %w", obj.Name, err)
 	}
-	src = groupImports(out)
 	if af := s.translationFile(); af != nil {
 		var abuf bytes.Buffer
 		if err := af.Render(&abuf); err != nil {
@@ -226,6 +223,7 @@ func groupImports(src []byte) []byte {
 		return src
 	}
 	var out bytes.Buffer
+	out.Grow(len(src) + 1)
 	out.Write(src[:body])
 	out.Write(bytes.Join(std, []byte("\n")))
 	out.WriteString("\n\n")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/token"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -113,6 +114,7 @@ func (g *TypeGen) GoType(t btf.Type) (jen.Code, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.verb.known(r.code, r.text)
 	return r.code, nil
 }
 
@@ -353,6 +355,61 @@ func tyUnique(taken map[string]bool, base string) string {
 // letter (or X, for names starting with a digit). Collisions between
 // results are resolved by the caller, which knows the scope.
 func GoName(cname string) string {
+	if s, ok := goNameASCII(cname); ok {
+		return s
+	}
+	return goNameRunes(cname)
+}
+
+// goNameASCII is GoName of an ASCII name, in one pass over its bytes (C
+// names nearly always are); ok is false for other names.
+func goNameASCII(cname string) (string, bool) {
+	b := make([]byte, 0, len(cname)+1)
+	alnum := func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
+	for i := 0; i < len(cname); {
+		if c := cname[i]; c >= 0x80 {
+			return "", false
+		} else if !alnum(c) {
+			i++
+			continue
+		}
+		end := i
+		upper := true
+		for end < len(cname) && cname[end] < 0x80 && alnum(cname[end]) {
+			if c := cname[end]; 'a' <= c && c <= 'z' {
+				upper = false
+			}
+			end++
+		}
+		if end < len(cname) && cname[end] >= 0x80 {
+			return "", false
+		}
+		word := cname[i:end]
+		first := word[0]
+		if 'a' <= first && first <= 'z' {
+			first -= 'a' - 'A'
+		}
+		b = append(b, first)
+		for j := 1; j < len(word); j++ {
+			c := word[j]
+			if upper && 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+		}
+		i = end
+	}
+	switch {
+	case len(b) == 0:
+		return "X", true
+	case '0' <= b[0] && b[0] <= '9':
+		return "X" + string(b), true
+	}
+	return string(b), true
+}
+
+// goNameRunes is GoName of any name.
+func goNameRunes(cname string) string {
 	var b strings.Builder
 	// Runes that cannot be in a Go identifier separate words like '_'
 	// (only malformed BTF has them in C names).
@@ -602,9 +659,11 @@ type tyStructEntry struct {
 }
 
 func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
-	fieldNames := map[string]bool{}
+	fieldNames := make(map[string]bool, len(members))
 	capAlign := tyCap(p.size)
-	var entries []*tyStructEntry
+	entries := make([]*tyStructEntry, 0, len(members))
+	// a field per member, and padding between some
+	p.fields = make([]tyField, 0, 2*len(members))
 	for i, m := range members {
 		if m.BitfieldSize > 0 {
 			lo := uint32(m.Offset) / 8
@@ -845,15 +904,15 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 }
 
 // structVerbatim is the declaration of struct p as a verbatim part, the
-// fields aligned as go/format aligns them; nil unless every field is a
-// plain name and type without a comment.
+// fields and their comments aligned as go/format aligns them; nil unless
+// every field is a plain name and type, with a plain comment or none.
 func (g *TypeGen) structVerbatim(p *tyPlan, doc string) *vtext {
 	if !token.IsIdentifier(p.goName) {
 		return nil
 	}
 	width := 1 // the "_" of the structs.HostLayout field
 	for _, f := range p.fields {
-		if f.text == "" || f.comment != "" || f.embed || !tyASCIIName(f.name) || !tyPlainType(f.text) {
+		if f.text == "" || f.embed || !tyASCIIName(f.name) || !tyPlainType(f.text) || f.comment != "" && !tyPlainComment(f.comment) {
 			return nil
 		}
 		width = max(width, len(f.name))
@@ -863,11 +922,46 @@ func (g *TypeGen) structVerbatim(p *tyPlan, doc string) *vtext {
 		return nil
 	}
 	w.s("type "+p.goName+" struct {\n\t_"+strings.Repeat(" ", width)+"").qual("structs", "HostLayout").s("\n")
-	for _, f := range p.fields {
-		w.s("\t" + f.name + strings.Repeat(" ", width-len(f.name)+1) + f.text + "\n")
+	// go/format aligns the comments of each run of consecutive commented
+	// fields one blank after the run's longest type.
+	for i := 0; i < len(p.fields); {
+		end, typeWidth := i, 0
+		for end < len(p.fields) && p.fields[end].comment != "" {
+			if !tyASCIIName(strings.TrimLeft(p.fields[end].text, "[]0123456789")) {
+				return nil
+			}
+			typeWidth = max(typeWidth, len(p.fields[end].text))
+			end++
+		}
+		if end == i {
+			end++
+		}
+		for _, f := range p.fields[i:end] {
+			w.s("\t" + f.name + strings.Repeat(" ", width-len(f.name)+1) + f.text)
+			if f.comment != "" {
+				w.s(strings.Repeat(" ", typeWidth-len(f.text)+1) + "// " + f.comment)
+			}
+			w.s("\n")
+		}
+		i = end
 	}
 	w.s("}\n")
 	return w
+}
+
+// tyPlainComment reports whether a field comment is one go/format leaves
+// as jennifer writes it and whose width is its length: printable ASCII on
+// one line, without blanks at its end or a leading slash.
+func tyPlainComment(c string) bool {
+	if strings.HasPrefix(c, "/") || strings.TrimRight(c, " ") != c {
+		return false
+	}
+	for i := 0; i < len(c); i++ {
+		if c[i] < ' ' || c[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // tyASCIIName reports whether s is a Go identifier of ASCII characters
@@ -896,11 +990,19 @@ func tyPlainType(text string) bool {
 
 // renderMethods appends the accessor and C string methods of p to out.
 func (g *TypeGen) renderMethods(p *tyPlan, out []jen.Code) []jen.Code {
+	if len(p.access) == 0 && len(p.cstrs) == 0 {
+		return out
+	}
+	if g.verb != nil {
+		if w := g.methodsVerbatim(p); w != nil {
+			return append(out, g.verb.placeholder(w))
+		}
+	}
 	for _, a := range p.access {
 		out = append(out, g.renderAccessor(p, a)...)
 	}
 	for _, c := range p.cstrs {
-		out = append(out, gocomment.Commentf("%s returns %s.%s (char[%d]) up to its first NUL byte.", c.method, p.cName, c.member, c.n).Line().
+		out = append(out, gocomment.Comment(c.doc(p)).Line().
 			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(c.method).Params().String().Block(
 			jen.Id("b").Op(":=").Id("s").Dot(c.field).Index(jen.Op(":")),
 			jen.If(jen.Id("i").Op(":=").Qual("bytes", "IndexByte").Call(jen.Id("b"), jen.Lit(0)), jen.Id("i").Op(">=").Lit(0)).Block(
@@ -910,6 +1012,106 @@ func (g *TypeGen) renderMethods(p *tyPlan, out []jen.Code) []jen.Code {
 		))
 	}
 	return out
+}
+
+func (c tyCString) doc(p *tyPlan) string {
+	return fmt.Sprintf("%s returns %s.%s (char[%d]) up to its first NUL byte.", c.method, p.cName, c.member, c.n)
+}
+
+// methodsVerbatim is renderMethods's methods as one verbatim part, nil if
+// a name or doc comment is not plain.
+func (g *TypeGen) methodsVerbatim(p *tyPlan) *vtext {
+	names := []string{p.goName}
+	for _, a := range p.access {
+		names = append(names, a.get, a.set, a.storage)
+	}
+	for _, c := range p.cstrs {
+		names = append(names, c.method, c.field)
+	}
+	for _, n := range names {
+		if n != "" && !token.IsIdentifier(n) {
+			return nil
+		}
+	}
+	w := g.verb.part()
+	recv := "func (s *" + p.goName + ") "
+	first := true
+	// doc starts a method with its doc comment.
+	doc := func(text string) bool {
+		if !first {
+			w.s("\n")
+		}
+		first = false
+		return w.docComment(text)
+	}
+	for _, a := range p.access {
+		what := a.what(p)
+		if a.member.BitfieldSize > 0 {
+			e := g.bitExprs(a)
+			if !doc(e.getDoc(a, what)) {
+				return nil
+			}
+			w.s(recv + a.get + "() ").goType(a.r).s(" {\n\tb := ")
+			w.storage(p, a, e.lo, e.hi).s("\n\tx := " + e.load + "\n\treturn " + e.get + "\n}\n")
+			if !doc(e.setDoc(a, what)) {
+				return nil
+			}
+			w.s(recv + a.set + "(v ").goType(a.r).s(") {\n\tb := ")
+			w.storage(p, a, e.lo, e.hi).s("\n\tx := " + e.load + "\n")
+			if a.r.scalar == tyBool {
+				w.s("\tvar u uint64\n\tif v {\n\t\tu = 1\n\t}\n")
+			}
+			w.s("\tx = " + e.set + "\n")
+			for i, store := range e.stores {
+				w.s("\tb[" + strconv.Itoa(i) + "] = byte(" + store + ")\n")
+			}
+			w.s("}\n")
+			continue
+		}
+		n := a.r.size
+		if !doc(a.getDoc(what)) {
+			return nil
+		}
+		w.s(recv + a.get + "() ").goType(a.r).s(" {\n\tvar v ").goType(a.r).s("\n\tcopy(")
+		w.asBytes("&v", n).s(", ").storage(p, a, 0, n).s(")\n\treturn v\n}\n")
+		if !doc(a.setDoc(what)) {
+			return nil
+		}
+		w.s(recv + a.set + "(v ").goType(a.r).s(") {\n\tcopy(")
+		w.storage(p, a, 0, n).s(", ").asBytes("&v", n).s(")\n}\n")
+	}
+	for _, c := range p.cstrs {
+		if !doc(c.doc(p)) {
+			return nil
+		}
+		w.s(recv+c.method+"() string {\n\tb := s."+c.field+"[:]\n\tif i := ").qual("bytes", "IndexByte")
+		w.s("(b, 0); i >= 0 {\n\t\tb = b[:i]\n\t}\n\treturn string(b)\n}\n")
+	}
+	return w
+}
+
+// goType appends the Go type of r.
+func (w *vtext) goType(r tyRepr) *vtext {
+	if r.text != "" && tyPlainType(r.text) {
+		return w.s(r.text)
+	}
+	return w.typ(r.code)
+}
+
+// asBytes appends tyAsBytes(ptr, n).
+func (w *vtext) asBytes(ptr string, n uint32) *vtext {
+	w.qual("unsafe", "Slice").s("((*byte)(").qual("unsafe", "Pointer")
+	return w.s("(" + ptr + ")), " + strconv.Itoa(int(n)) + ")")
+}
+
+// storage appends a.storageBytes(p, lo, hi).
+func (w *vtext) storage(p *tyPlan, a tyAccessor, lo, hi uint32) *vtext {
+	if a.storage != "" {
+		w.s("s." + a.storage)
+	} else {
+		w.asBytes("s", p.size)
+	}
+	return w.s("[" + strconv.Itoa(int(lo)) + ":" + strconv.Itoa(int(hi)) + "]")
 }
 
 // sizeCheck is the declaration that fails to compile unless the Go type
@@ -1005,9 +1207,14 @@ func (a tyAccessor) storageBytes(p *tyPlan, lo, hi uint32) *jen.Statement {
 	return tyAsBytes(jen.Id("s"), p.size).Index(jen.Lit(int(lo)).Op(":").Lit(int(hi)))
 }
 
+// what names the member of an accessor in its doc comments.
+func (a tyAccessor) what(p *tyPlan) string {
+	return p.cName + "." + tyOr(a.member.Name, "(anon)")
+}
+
 func (g *TypeGen) renderAccessor(p *tyPlan, a tyAccessor) []jen.Code {
 	recv := jen.Id("s").Op("*").Id(p.goName)
-	what := fmt.Sprintf("%s.%s", p.cName, tyOr(a.member.Name, "(anon)"))
+	what := a.what(p)
 	if a.member.BitfieldSize > 0 {
 		return g.renderBitfield(p, a, recv, what)
 	}
@@ -1016,17 +1223,25 @@ func (g *TypeGen) renderAccessor(p *tyPlan, a tyAccessor) []jen.Code {
 	n := a.r.size
 	bytes := a.storageBytes(p, 0, n)
 	return []jen.Code{
-		gocomment.Commentf("%s returns %s (%s).", a.get, what, a.r.cName).Line().
+		gocomment.Comment(a.getDoc(what)).Line().
 			Func().Params(recv).Id(a.get).Params().Add(a.r.code).Block(
 			jen.Var().Id("v").Add(a.r.code),
 			jen.Copy(tyAsBytes(jen.Op("&").Id("v"), n), bytes),
 			jen.Return(jen.Id("v")),
 		),
-		gocomment.Commentf("%s sets %s (%s).", a.set, what, a.r.cName).Line().
+		gocomment.Comment(a.setDoc(what)).Line().
 			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(a.set).Params(jen.Id("v").Add(a.r.code)).Block(
 			jen.Copy(a.storageBytes(p, 0, n), tyAsBytes(jen.Op("&").Id("v"), n)),
 		),
 	}
+}
+
+func (a tyAccessor) getDoc(what string) string {
+	return fmt.Sprintf("%s returns %s (%s).", a.get, what, a.r.cName)
+}
+
+func (a tyAccessor) setDoc(what string) string {
+	return fmt.Sprintf("%s sets %s (%s).", a.set, what, a.r.cName)
 }
 
 // renderBitfield writes a getter and setter that load the bytes holding the
@@ -1035,6 +1250,47 @@ func (g *TypeGen) renderAccessor(p *tyPlan, a tyAccessor) []jen.Code {
 // significant bit of byte 0, in a big-endian object the most significant.
 // The arithmetic is spelled as Go source because it is plain expressions.
 func (g *TypeGen) renderBitfield(p *tyPlan, a tyAccessor, recv jen.Code, what string) []jen.Code {
+	e := g.bitExprs(a)
+	setBody := []jen.Code{
+		jen.Id("b").Op(":=").Add(a.storageBytes(p, e.lo, e.hi)),
+		jen.Id("x").Op(":=").Id(e.load),
+	}
+	if a.r.scalar == tyBool {
+		setBody = append(setBody, jen.Var().Id("u").Uint64(), jen.If(jen.Id("v")).Block(jen.Id("u").Op("=").Lit(1)))
+	}
+	setBody = append(setBody, jen.Id("x").Op("=").Id(e.set))
+	for i, store := range e.stores {
+		setBody = append(setBody, jen.Id("b").Index(jen.Lit(i)).Op("=").Byte().Call(jen.Id(store)))
+	}
+	return []jen.Code{
+		gocomment.Comment(e.getDoc(a, what)).Line().
+			Func().Params(recv).Id(a.get).Params().Add(a.r.code).Block(
+			jen.Id("b").Op(":=").Add(a.storageBytes(p, e.lo, e.hi)),
+			jen.Id("x").Op(":=").Id(e.load),
+			jen.Return(jen.Id(e.get)),
+		),
+		gocomment.Comment(e.setDoc(a, what)).Line().
+			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(a.set).Params(jen.Id("v").Add(a.r.code)).Block(setBody...),
+	}
+}
+
+// tyBitExprs is the arithmetic of a bitfield's accessors, as Go source in
+// go/format's form: the getter and setter load the bytes lo to hi of the
+// storage (b) into a uint64 (x) and shift.
+type tyBitExprs struct {
+	lo, hi, size uint32
+	load         string   // x, from b
+	get          string   // the value, from x
+	set          string   // x with v stored in it (u for a bool)
+	stores       []string // b[i], from x
+}
+
+// bitExprs writes the arithmetic of a bitfield accessor. BTF counts a
+// bitfield's bit offset from the start of the struct: in a little-endian
+// object bit 0 is the least significant bit of byte 0, in a big-endian
+// object the most significant. The arithmetic is spelled as Go source
+// because it is plain expressions.
+func (g *TypeGen) bitExprs(a tyAccessor) tyBitExprs {
 	lo, hi := a.bitBytes()
 	n := hi - lo
 	size := uint32(a.member.BitfieldSize)
@@ -1054,52 +1310,48 @@ func (g *TypeGen) renderBitfield(p *tyPlan, a tyAccessor, recv jen.Code, what st
 		}
 		return 8 * i
 	}
+	e := tyBitExprs{lo: lo, hi: hi, size: size}
+	// strconv rather than fmt: an object may have hundreds of bitfields.
+	itoa := func(n uint32) string { return strconv.FormatUint(uint64(n), 10) }
+	hexMask := "0x" + strconv.FormatUint(mask, 16) // fmt's %#x
 	var load []string
 	for i := range n {
-		term := fmt.Sprintf("uint64(b[%d])", i)
+		term := "uint64(b[" + itoa(i) + "])"
 		if s := byteShift(i); s > 0 {
-			term += fmt.Sprintf("<<%d", s)
+			term += "<<" + itoa(s)
 		}
 		load = append(load, term)
 	}
-	loadExpr := strings.Join(load, " | ")
-
-	var get string
+	e.load = strings.Join(load, " | ")
 	switch a.r.scalar {
 	case tyBool:
-		get = fmt.Sprintf("x>>%d&1 != 0", shift)
+		e.get = "x>>" + itoa(shift) + "&1 != 0"
 	case tySigned:
-		get = fmt.Sprintf("%s(int64(x<<%d) >> %d)", tyGoString(a.r.code), 64-shift-size, 64-size)
+		e.get = a.r.goString() + "(int64(x<<" + itoa(64-shift-size) + ") >> " + itoa(64-size) + ")"
 	default:
-		get = fmt.Sprintf("%s(x >> %d & %#x)", tyGoString(a.r.code), shift, mask)
-	}
-	setBody := []jen.Code{
-		jen.Id("b").Op(":=").Add(a.storageBytes(p, lo, hi)),
-		jen.Id("x").Op(":=").Id(loadExpr),
+		e.get = a.r.goString() + "(x >> " + itoa(shift) + " & " + hexMask + ")"
 	}
 	value := "uint64(v)"
 	if a.r.scalar == tyBool {
-		setBody = append(setBody, jen.Var().Id("u").Uint64(), jen.If(jen.Id("v")).Block(jen.Id("u").Op("=").Lit(1)))
 		value = "u"
 	}
-	setBody = append(setBody, jen.Id("x").Op("=").Id(fmt.Sprintf("x&^(%#x<<%d) | (%s&%#x)<<%d", mask, shift, value, mask, shift)))
+	e.set = "x&^(" + hexMask + "<<" + itoa(shift) + ") | (" + value + "&" + hexMask + ")<<" + itoa(shift)
 	for i := range n {
 		store := "x"
 		if s := byteShift(i); s > 0 {
-			store = fmt.Sprintf("x >> %d", s)
+			store = "x >> " + itoa(s)
 		}
-		setBody = append(setBody, jen.Id("b").Index(jen.Lit(int(i))).Op("=").Byte().Call(jen.Id(store)))
+		e.stores = append(e.stores, store)
 	}
-	return []jen.Code{
-		gocomment.Commentf("%s returns the bitfield %s (%s:%d).", a.get, what, a.r.cName, size).Line().
-			Func().Params(recv).Id(a.get).Params().Add(a.r.code).Block(
-			jen.Id("b").Op(":=").Add(a.storageBytes(p, lo, hi)),
-			jen.Id("x").Op(":=").Id(loadExpr),
-			jen.Return(jen.Id(get)),
-		),
-		gocomment.Commentf("%s sets the bitfield %s (%s:%d), keeping its low %d bits.", a.set, what, a.r.cName, size, size).Line().
-			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(a.set).Params(jen.Id("v").Add(a.r.code)).Block(setBody...),
-	}
+	return e
+}
+
+func (e tyBitExprs) getDoc(a tyAccessor, what string) string {
+	return fmt.Sprintf("%s returns the bitfield %s (%s:%d).", a.get, what, a.r.cName, e.size)
+}
+
+func (e tyBitExprs) setDoc(a tyAccessor, what string) string {
+	return fmt.Sprintf("%s sets the bitfield %s (%s:%d), keeping its low %d bits.", a.set, what, a.r.cName, e.size, e.size)
 }
 
 // goString is r's type expression as text.
@@ -1130,36 +1382,57 @@ func (g *TypeGen) key(t btf.Type) string {
 	// Mark t while its key is built, so that a type containing itself by
 	// value (malformed BTF) ends the recursion instead of overflowing.
 	g.keys[t] = "cycle " + tyCName(t)
-	var b strings.Builder
+	// strconv rather than fmt: keys are built for every type the skeleton
+	// reaches.
+	var b []byte
+	num := func(n uint64) { b = strconv.AppendUint(b, n, 10) }
+	head := func(kind, name string, size uint32) {
+		b = append(append(append(append(b, kind...), ' '), name...), ' ')
+		num(uint64(size))
+	}
 	writeMembers := func(ms []btf.Member) {
 		for _, m := range ms {
-			fmt.Fprintf(&b, "%s@%d:%d %s; ", m.Name, m.Offset, m.BitfieldSize, g.key(m.Type))
+			b = append(append(b, m.Name...), '@')
+			num(uint64(m.Offset))
+			b = append(b, ':')
+			num(uint64(m.BitfieldSize))
+			b = append(append(append(b, ' '), g.key(m.Type)...), "; "...)
 		}
-		b.WriteString("}")
+		b = append(b, '}')
 	}
 	switch t := t.(type) {
 	case *btf.Struct:
-		fmt.Fprintf(&b, "struct %s %d {", t.Name, t.Size)
+		head("struct", t.Name, t.Size)
+		b = append(b, " {"...)
 		writeMembers(t.Members)
 	case *btf.Union:
-		fmt.Fprintf(&b, "union %s %d {", t.Name, t.Size)
+		head("union", t.Name, t.Size)
+		b = append(b, " {"...)
 		writeMembers(t.Members)
 	case *btf.Enum:
-		fmt.Fprintf(&b, "enum %s %d %v {", t.Name, t.Size, t.Signed)
+		head("enum", t.Name, t.Size)
+		b = strconv.AppendBool(append(b, ' '), t.Signed)
+		b = append(b, " {"...)
 		for _, v := range t.Values {
-			fmt.Fprintf(&b, "%s=%d ", v.Name, v.Value)
+			b = append(append(b, v.Name...), '=')
+			num(v.Value)
+			b = append(b, ' ')
 		}
-		b.WriteString("}")
+		b = append(b, '}')
 	case *btf.Array:
-		fmt.Fprintf(&b, "[%d]%s", t.Nelems, g.key(t.Type))
+		b = append(b, '[')
+		num(uint64(t.Nelems))
+		b = append(append(b, ']'), g.key(t.Type)...)
 	case *btf.Typedef:
-		fmt.Fprintf(&b, "typedef %s %s", t.Name, g.key(t.Type))
+		b = append(append(append(append(b, "typedef "...), t.Name...), ' '), g.key(t.Type)...)
 	case *btf.Int:
-		fmt.Fprintf(&b, "int %s %d %d", t.Name, t.Size, t.Encoding)
+		head("int", t.Name, t.Size)
+		b = append(b, ' ')
+		num(uint64(t.Encoding))
 	default:
-		b.WriteString(tyCName(t))
+		b = append(b, tyCName(t)...)
 	}
-	k := b.String()
+	k := string(b)
 	g.keys[t] = k
 	return k
 }

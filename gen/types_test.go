@@ -429,7 +429,27 @@ func TestGoName(t *testing.T) {
 		if got := GoName(tc.c); got != tc.want {
 			t.Errorf("GoName(%q) = %q, want %q", tc.c, got, tc.want)
 		}
+		if got := goNameRunes(tc.c); got != tc.want {
+			t.Errorf("goNameRunes(%q) = %q, want %q", tc.c, got, tc.want)
+		}
 	}
+	if _, ok := goNameASCII("caf\u00e9_x"); ok {
+		t.Error("goNameASCII took a name with a non-ASCII letter")
+	}
+}
+
+// FuzzGoName requires GoName's ASCII path to give what the rune path gives.
+func FuzzGoName(f *testing.F) {
+	for _, s := range []string{"event", "COLOR_RED", "fooBar", "__u32", "9lives", "_", "custom_co[nter", ".rodata.str1.1", "", "a\x7fb", "x\u00e9"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if fast, ok := goNameASCII(s); ok {
+			if slow := goNameRunes(s); fast != slow {
+				t.Errorf("goNameASCII(%q) = %q, goNameRunes %q", s, fast, slow)
+			}
+		}
+	})
 }
 
 func TestTypeGenErrors(t *testing.T) {

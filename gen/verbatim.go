@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"go/format"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -24,16 +25,21 @@ import (
 // formatting. The qualified names and type expressions a part uses are
 // still rendered by jennifer, in a trailer of one-line declarations
 // (var _ T, var _ = x) after the file's last declaration: so jennifer
-// imports their packages and chooses their qualifiers as it would, and
-// go/format writes them in its own form; the trailer is cut off after
-// formatting. TestVerbatimSameOutput requires the output to be byte for byte
-// the one formatting the whole file gives.
+// imports their packages and chooses their qualifiers as it would; the
+// trailer is cut off after formatting. jennifer renders the file
+// unformatted, and gofmtExpr writes the trailer's codes in go/format's form
+// where it knows their grammar, so that go/format formats only the rest of
+// the file (and the codes gofmtExpr does not know). TestVerbatimSameOutput
+// requires the output to be byte for byte the one formatting the whole file
+// gives.
 type verbatim struct {
 	// marker starts every placeholder: it holds a random nonce, so no
 	// text taken from the object (names, sections) can contain it. It
 	// never reaches the output, which stays deterministic.
 	marker string
 	parts  [][]vpiece
+	// text holds the literal text of all parts.
+	text []byte
 	// codes are rendered in the trailer, types as var _ T and
 	// expressions as var _ = x.
 	codes []vcode
@@ -42,6 +48,9 @@ type verbatim struct {
 	// (one Go type is written in several places).
 	quals map[[2]string]int
 	seen  map[*jen.Statement]int
+	// writers write codes whose text is known without jennifer: they
+	// stay out of the trailer.
+	writers map[*jen.Statement]func(w *vtext)
 }
 
 type vcode struct {
@@ -51,36 +60,47 @@ type vcode struct {
 	sig bool
 }
 
-// vpiece is literal text, or the text of codes[code] when code >= 0.
+// vpiece is the literal text[start:end], or the text of codes[code] when
+// code >= 0.
 type vpiece struct {
-	text string
-	code int
+	start, end int
+	code       int
 }
 
-func newVerbatim() *verbatim {
+// newVerbatim starts the parts of a skeleton whose text is expected to be
+// about size bytes.
+func newVerbatim(size int) *verbatim {
 	var nonce [8]byte
 	rand.Read(nonce[:]) // never fails (crypto/rand)
-	return &verbatim{marker: "skelgen:verbatim:" + hex.EncodeToString(nonce[:]) + ":", quals: map[[2]string]int{}, seen: map[*jen.Statement]int{}}
+	return &verbatim{marker: "skelgen:verbatim:" + hex.EncodeToString(nonce[:]) + ":", quals: map[[2]string]int{}, seen: map[*jen.Statement]int{},
+		writers: map[*jen.Statement]func(*vtext){},
+		text:    make([]byte, 0, 16<<10+size)}
 }
 
-// vtext builds the pieces of one part.
+// vtext builds the pieces of one part. Its literal text goes to v.text:
+// text[start:end] since the last piece.
 type vtext struct {
-	v      *verbatim
-	pieces []vpiece
-	cur    strings.Builder // literal text after the last piece
+	v          *verbatim
+	pieces     []vpiece
+	start, end int
 }
 
 func (w *vtext) s(text string) *vtext {
-	w.cur.WriteString(text)
+	if len(w.v.text) != w.end {
+		// another part wrote in between
+		w.flush()
+	}
+	w.v.text = append(w.v.text, text...)
+	w.end = len(w.v.text)
 	return w
 }
 
 // flush ends the literal text so far as a piece.
 func (w *vtext) flush() {
-	if w.cur.Len() > 0 {
-		w.pieces = append(w.pieces, vpiece{text: w.cur.String(), code: -1})
-		w.cur.Reset()
+	if w.end > w.start {
+		w.pieces = append(w.pieces, vpiece{start: w.start, end: w.end, code: -1})
 	}
+	w.start, w.end = len(w.v.text), len(w.v.text)
 }
 
 // typ appends the text of a type expression.
@@ -90,8 +110,12 @@ func (w *vtext) typ(c jen.Code) *vtext { return w.code(c, false) }
 func (w *vtext) expr(c jen.Code) *vtext { return w.code(c, true) }
 
 func (w *vtext) code(c jen.Code, expr bool) *vtext {
-	w.flush()
 	st, _ := c.(*jen.Statement)
+	if write, ok := w.v.writers[st]; ok && st != nil {
+		write(w)
+		return w
+	}
+	w.flush()
 	i, ok := w.v.seen[st]
 	if st == nil || !ok || w.v.codes[i].expr != expr {
 		w.v.codes = append(w.v.codes, vcode{code: c, expr: expr})
@@ -102,6 +126,23 @@ func (w *vtext) code(c jen.Code, expr bool) *vtext {
 	}
 	w.pieces = append(w.pieces, vpiece{code: i})
 	return w
+}
+
+// known records the text of code c as go/format writes it, so that parts
+// write it without the trailer; text must be a type name or array of one
+// ([4]T), else it is not used. v may be nil.
+func (v *verbatim) known(c jen.Code, text string) {
+	if st, ok := c.(*jen.Statement); ok && v != nil && tyPlainType(text) {
+		v.writers[st] = func(w *vtext) { w.s(text) }
+	}
+}
+
+// knownFunc records how to write code c as go/format writes it. v may be
+// nil.
+func (v *verbatim) knownFunc(c jen.Code, write func(w *vtext)) {
+	if st, ok := c.(*jen.Statement); ok && v != nil {
+		v.writers[st] = write
+	}
 }
 
 // qual appends a qualified name, path.name.
@@ -118,14 +159,19 @@ func (w *vtext) qual(path, name string) *vtext {
 	return w
 }
 
-// lit appends a string literal as jennifer's Lit writes it.
-func (w *vtext) lit(s string) *vtext { return w.s(fmt.Sprintf("%#v", s)) }
+// lit appends a string literal as jennifer's Lit writes it (fmt's %#v,
+// which is strconv.Quote).
+func (w *vtext) lit(s string) *vtext { return w.s(strconv.Quote(s)) }
 
 // comment appends text as gocomment.Comment wraps it, at indentation
 // indent; ok is false for text go/format would change (trailing blanks,
 // control characters), which must go through jennifer instead.
 func (w *vtext) comment(indent, text string) (ok bool) {
-	lines := gocomment.Wrap(text, gocomment.Width)
+	return w.commentLines(indent, gocomment.Wrap(text, gocomment.Width))
+}
+
+// commentLines is comment, from the text's wrapped lines.
+func (w *vtext) commentLines(indent string, lines []string) (ok bool) {
 	for _, l := range lines {
 		if l == "" || strings.HasPrefix(l, "/") || strings.TrimRight(l, " \t") != l {
 			return false
@@ -137,7 +183,7 @@ func (w *vtext) comment(indent, text string) (ok bool) {
 		}
 	}
 	for _, l := range lines {
-		w.s(indent + "// " + l + "\n")
+		w.s(indent).s("// ").s(l).s("\n")
 	}
 	return true
 }
@@ -147,12 +193,13 @@ func (w *vtext) comment(indent, text string) (ok bool) {
 // a line starting with a blank (code), # (a heading) or [ (a link
 // definition); unindented list markers it leaves alone.
 func (w *vtext) docComment(text string) (ok bool) {
-	for _, l := range gocomment.Wrap(text, gocomment.Width) {
+	lines := gocomment.Wrap(text, gocomment.Width)
+	for _, l := range lines {
 		if l == "" || strings.ContainsRune(" \t#[/", rune(l[0])) {
 			return false
 		}
 	}
-	return w.comment("", text)
+	return w.commentLines("", lines)
 }
 
 // sig appends the parameters and results of function type fn (func(...)
@@ -164,12 +211,12 @@ func (w *vtext) sig(fn jen.Code) *vtext {
 	return w
 }
 
-// vfield is a struct field with its doc comment: typ for jennifer, and
-// vtyp writing the same type as verbatim text (nil: typ rendered in the
-// trailer).
+// vfield is a struct field with its doc comment: typ builds the type for
+// jennifer (only when it is needed), and vtyp writes the same type as
+// verbatim text (nil: typ rendered in the trailer).
 type vfield struct {
 	doc, name string
-	typ       jen.Code
+	typ       func() jen.Code
 	vtyp      func(w *vtext)
 }
 
@@ -190,7 +237,7 @@ func (v *verbatim) fields(fs []vfield) []jen.Code {
 	}
 	var out []jen.Code
 	for _, f := range fs {
-		out = append(out, gocomment.Comment(f.doc), jen.Id(f.name).Add(f.typ))
+		out = append(out, gocomment.Comment(f.doc), jen.Id(f.name).Add(f.typ()))
 	}
 	return out
 }
@@ -259,7 +306,7 @@ func (w *vtext) field(f vfield) bool {
 	if f.vtyp != nil {
 		f.vtyp(w)
 	} else {
-		w.typ(f.typ)
+		w.typ(f.typ())
 	}
 	w.s("\n")
 	return true
@@ -286,7 +333,7 @@ func (v *verbatim) stmts(g *jen.Group, n int, jenStmt func(i int) jen.Code, vStm
 }
 
 // part starts a part.
-func (v *verbatim) part() *vtext { return &vtext{v: v} }
+func (v *verbatim) part() *vtext { return &vtext{v: v, start: len(v.text), end: len(v.text)} }
 
 // placeholder ends part w and returns the comment standing for it.
 func (v *verbatim) placeholder(w *vtext) jen.Code {
@@ -311,11 +358,86 @@ func (v *verbatim) trailer(f *jen.File) {
 	}
 }
 
+// render renders f, whose regular parts are placeholders and whose last
+// declarations are the trailer, and splices the parts in. The trailer's
+// codes are written in go/format's form by gofmtExpr where it can: only the
+// rest of the file, and the codes gofmtExpr does not know, go through
+// go/format. fix, if not nil, rewrites the formatted source before the
+// parts are spliced in (it must leave the placeholders alone).
+func (v *verbatim) render(f *jen.File, fix func([]byte) []byte) ([]byte, error) {
+	if fix == nil {
+		fix = func(src []byte) []byte { return src }
+	}
+	if v == nil || len(v.parts) == 0 {
+		var buf bytes.Buffer
+		if err := f.Render(&buf); err != nil {
+			return nil, err
+		}
+		return fix(buf.Bytes()), nil
+	}
+	f.NoFormat = true
+	var raw bytes.Buffer
+	if err := f.Render(&raw); err != nil {
+		return nil, err
+	}
+	src := raw.Bytes()
+	cut := []byte("\n// " + v.marker + "trailer\n")
+	t := bytes.Index(src, cut)
+	if t < 0 {
+		return nil, fmt.Errorf("verbatim: no trailer")
+	}
+	texts := make([]string, len(v.codes))
+	known := make([]bool, len(v.codes))
+	trailer := bytes.TrimSuffix(src[t+len(cut):], []byte("\n"))
+	rest := trailer[:0:0]
+	// One line a code, unless a code took more than one line.
+	var fm exprFmt
+	if lines := bytes.Split(trailer, []byte("\n")); len(lines) == len(v.codes) {
+		for i, c := range v.codes {
+			if text, ok := bytes.CutPrefix(lines[i], []byte(c.prefix())); ok {
+				texts[i], known[i] = c.text(fm.format(string(text)))
+			}
+			if !known[i] {
+				rest = append(append(rest, lines[i]...), '\n')
+			}
+		}
+	} else {
+		rest = trailer
+	}
+	source := append(src[:t+len(cut):t+len(cut)], rest...)
+	out, err := format.Source(source)
+	if err != nil {
+		// as jennifer's Render reports it
+		return nil, fmt.Errorf("Error %s while formatting source:\n%s", err, source)
+	}
+	return v.splice(fix(out), texts, known)
+}
+
+// prefix is the declaration a code is rendered in, in the trailer.
+func (c vcode) prefix() string {
+	if c.expr {
+		return "var _ = "
+	}
+	return "var _ "
+}
+
+// text is the text a code stands for in the parts, from its formatted
+// text (ok false: none).
+func (c vcode) text(formatted string, ok bool) (string, bool) {
+	if !ok || !c.sig {
+		return formatted, ok
+	}
+	// only the parameters and results of a function type
+	params, ok := strings.CutPrefix(formatted, "func(")
+	return "(" + params, ok
+}
+
 // splice replaces the placeholders of formatted source src with their
-// parts and cuts off the trailer. Anything unexpected (a placeholder missing
-// or repeated, a code that did not format to one line) is an error,
-// never wrong output.
-func (v *verbatim) splice(src []byte) ([]byte, error) {
+// parts and cuts off the trailer, which holds the formatted codes not
+// already known (texts[i] where known[i]). Anything unexpected (a
+// placeholder missing or repeated, a code that did not format to one line)
+// is an error, never wrong output.
+func (v *verbatim) splice(src []byte, texts []string, known []bool) ([]byte, error) {
 	if v == nil || len(v.parts) == 0 {
 		return src, nil
 	}
@@ -324,26 +446,23 @@ func (v *verbatim) splice(src []byte) ([]byte, error) {
 	if t < 0 {
 		return nil, fmt.Errorf("verbatim: no trailer")
 	}
-	texts := make([]string, 0, len(v.codes))
+	if texts == nil {
+		texts = make([]string, len(v.codes))
+		known = make([]bool, len(v.codes))
+	}
 	rest := src[t+len(cut):]
-	for _, c := range v.codes {
-		line, after, ok := bytes.Cut(rest, []byte("\n"))
-		prefix := "var _ "
-		if c.expr {
-			prefix = "var _ = "
+	for i, c := range v.codes {
+		if known[i] {
+			continue
 		}
-		if !ok || !bytes.HasPrefix(line, []byte(prefix)) {
+		line, after, ok := bytes.Cut(rest, []byte("\n"))
+		var text []byte
+		if ok {
+			text, ok = bytes.CutPrefix(line, []byte(c.prefix()))
+		}
+		if texts[i], ok = c.text(string(text), ok); !ok {
 			return nil, fmt.Errorf("verbatim: trailer line %q", line)
 		}
-		text := string(line[len(prefix):])
-		if c.sig {
-			var ok bool
-			if text, ok = strings.CutPrefix(text, "func("); !ok {
-				return nil, fmt.Errorf("verbatim: trailer line %q", line)
-			}
-			text = "(" + text
-		}
-		texts = append(texts, text)
 		rest = after
 	}
 	if len(rest) != 0 {
@@ -353,7 +472,11 @@ func (v *verbatim) splice(src []byte) ([]byte, error) {
 	src = append(bytes.TrimRight(src[:t], "\n"), '\n')
 
 	var out bytes.Buffer
-	out.Grow(len(src) * 3)
+	size := len(src) + len(v.text)
+	for _, part := range v.parts {
+		size += 32 * len(part)
+	}
+	out.Grow(size)
 	used := make([]bool, len(v.parts))
 	found := 0
 	needle := []byte("// " + v.marker)
@@ -381,7 +504,7 @@ func (v *verbatim) splice(src []byte) ([]byte, error) {
 			if p.code >= 0 {
 				out.WriteString(texts[p.code])
 			} else {
-				out.WriteString(p.text)
+				out.Write(v.text[p.start:p.end])
 			}
 		}
 		src = src[k+end+1:]

@@ -271,11 +271,7 @@ func checkContainment(spec *btf.Spec, roots []btf.Type) error {
 	return findLoop(spec, roots, "contains itself by value", "nested more than 1024 levels by value", func(t btf.Type) []btf.Type {
 		switch t := t.(type) {
 		case *btf.Struct, *btf.Union:
-			var inner []btf.Type
-			for _, m := range members(t) {
-				inner = append(inner, m.Type)
-			}
-			return inner
+			return memberTypes(t)
 		case *btf.Array:
 			return []btf.Type{t.Type}
 		}
@@ -295,11 +291,7 @@ func checkReferenceLoops(spec *btf.Spec, roots []btf.Type) error {
 			if t.TypeName() != "" {
 				return nil
 			}
-			var inner []btf.Type
-			for _, m := range members(t) {
-				inner = append(inner, m.Type)
-			}
-			return inner
+			return memberTypes(t)
 		case *btf.Pointer:
 			return []btf.Type{t.Target}
 		case *btf.Array:
@@ -317,6 +309,15 @@ func checkReferenceLoops(spec *btf.Spec, roots []btf.Type) error {
 		}
 		return qualified(t)
 	})
+}
+
+// memberTypes returns the types of a struct's or union's members.
+func memberTypes(t btf.Type) []btf.Type {
+	var types []btf.Type
+	for _, m := range members(t) {
+		types = append(types, m.Type)
+	}
+	return types
 }
 
 // qualified returns the type a typedef or qualifier stands for.

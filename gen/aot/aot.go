@@ -186,6 +186,11 @@ func isCondJump(op runtime.Opcode) bool {
 	return true
 }
 
+// isJump reports a jump, conditional or not (ja, ja32 or isCondJump).
+func isJump(op runtime.Opcode) bool {
+	return op == runtime.OpJa || op == runtime.OpJa32 || isCondJump(op)
+}
+
 // successors are the instructions control can reach next within the same
 // function.
 func (p *aotProgram) successors(in *aotInsn) []int {

@@ -316,7 +316,7 @@ func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 			e.phi[pc] = pending
 		}
 		pending += in.slots
-		if t := in.target; t > pc && (in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op)) {
+		if t := in.target; t > pc && (isJump(in.op)) {
 			if _, ok := first[t]; !ok {
 				first[t] = pending
 			}
@@ -339,7 +339,7 @@ func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 		case observable(in):
 			reach[pc] = true
 		case in.op == runtime.OpExit || (in.op == runtime.OpCall && in.src == 1):
-		case in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op):
+		case isJump(in.op):
 			if in.target > pc && reach[in.target] {
 				e.check[pc] = true
 			}
@@ -600,14 +600,11 @@ func (e *emitter) backEdges(l *hoistLoop, beforeAdd bool) []jen.Code {
 }
 
 func (e *emitter) baseNames(l *hoistLoop) string {
-	s := ""
-	for i, b := range l.bases {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprintf("r%d", b.reg)
+	var names []string
+	for _, b := range l.bases {
+		names = append(names, fmt.Sprintf("r%d", b.reg))
 	}
-	return s
+	return strings.Join(names, ", ")
 }
 
 // baseStart is the address where the span of base b starts, as computed
@@ -845,14 +842,7 @@ func inFrame(base uint8, off int16, size int) bool {
 }
 
 func (e *emitter) addr(base uint8, off int16) string {
-	b := e.r(base)
-	switch {
-	case off > 0:
-		return fmt.Sprintf("%s+%d", b, off)
-	case off < 0:
-		return fmt.Sprintf("%s-%d", b, -int(off))
-	}
-	return b
+	return offset(e.r(base), int64(off))
 }
 
 func (e *emitter) load(in *aotInsn) []jen.Code {

@@ -233,7 +233,7 @@ func (p *aotProgram) labels(f *aotFunc) map[int]bool {
 	l := map[int]bool{}
 	for _, pc := range f.body {
 		in := p.insns[pc]
-		if in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op) {
+		if isJump(in.op) {
 			l[in.target] = true
 		}
 	}

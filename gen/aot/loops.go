@@ -88,7 +88,7 @@ func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 	jumpsTo := map[int]int{}
 	for _, pc := range f.body {
 		in := p.insns[pc]
-		if in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op) {
+		if isJump(in.op) {
 			jumpsTo[in.target]++
 		}
 	}
@@ -97,7 +97,7 @@ func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 		if !isCondJump(in.op) || in.target > pc || in.class() != runtime.ClassJMP {
 			continue
 		}
-		if l := p.hoistable(f, f.body, i, jumpsTo); l != nil {
+		if l := p.hoistable(f, i, jumpsTo); l != nil {
 			out[l.head] = l
 		}
 	}
@@ -105,7 +105,8 @@ func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 }
 
 // hoistable checks the loop whose back edge is body[bi].
-func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]int) *hoistLoop {
+func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLoop {
+	body := f.body
 	back := p.insns[body[bi]]
 	head := back.target
 	var inclusive bool
@@ -118,12 +119,7 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 	}
 	// Entered by falling into the head only, and jumped to only by the
 	// back edge.
-	hi := -1
-	for k, pc := range body {
-		if pc == head {
-			hi = k
-		}
-	}
+	hi := slices.Index(body, head)
 	if hi <= 0 || body[hi-1]+p.insns[body[hi-1]].slots != head || !falls(p.insns[body[hi-1]]) || jumpsTo[head] != 1 || head == f.entry {
 		return nil
 	}
@@ -136,7 +132,7 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 	inside := func(pc int) bool { return pc >= head && pc <= back.pc }
 	for _, pc := range f.body {
 		in := p.insns[pc]
-		if !inside(pc) && in.target >= 0 && inside(in.target) && (in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op)) {
+		if !inside(pc) && in.target >= 0 && inside(in.target) && (isJump(in.op)) {
 			return nil
 		}
 	}
@@ -153,7 +149,7 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 		switch {
 		case in.op == runtime.OpCall || in.op == runtime.OpCallx || in.op == runtime.OpExit:
 			return nil
-		case pc != back.pc && (in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op)) && in.target <= pc && inside(in.target):
+		case pc != back.pc && (isJump(in.op)) && in.target <= pc && inside(in.target):
 			return nil // an inner loop
 		}
 		for _, r := range p.effect(f, in).def.regs() {
@@ -167,7 +163,7 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 	skipped := func(at int) bool {
 		for _, pc := range loop {
 			in := p.insns[pc]
-			if pc != back.pc && in.target >= 0 && (in.op == runtime.OpJa || in.op == runtime.OpJa32 || isCondJump(in.op)) {
+			if pc != back.pc && in.target >= 0 && (isJump(in.op)) {
 				// A jump out of the loop ends it; only one that goes on
 				// within the loop past the add would skip it.
 				if pc < at && in.target > at && inside(in.target) {
@@ -243,10 +239,7 @@ func (p *aotProgram) hoistable(f *aotFunc, body []int, bi int, jumpsTo map[int]i
 		// writes of r before the access (a later write, such as a load
 		// into r itself, is redone by the next iteration's mov first), with
 		// one of rA and rB steady and the other not written by the loop.
-		k := 0
-		for loop[k] != pc {
-			k++
-		}
+		k := slices.Index(loop, pc)
 		for i := k - 1; i > 0; i-- {
 			x := loop[i]
 			if !p.effect(f, p.insns[x]).def.has(r) {

@@ -153,8 +153,11 @@ func (c *chooser) define(t btf.Type) {
 // definition (by-value use), otherwise a declaration is enough (behind a
 // pointer).
 func (c *chooser) use(t btf.Type, whole bool) {
-	// Malformed BTF can loop through pointers and typedefs (typedef T *T):
-	// a type already being walked on this path adds nothing new.
+	// Malformed BTF can loop through pointers and typedefs (typedef T *T).
+	// ParseObject refuses such objects (checkReferenceLoops), but kernel
+	// BTF given with -btf is not checked (too slow on a whole kernel), and
+	// c.use walks it too: a type already being walked on this path adds
+	// nothing new.
 	k := useKey{t, whole}
 	if c.onPath[k] {
 		return

@@ -1156,11 +1156,11 @@ func (m *Machine) exit(pc int) (int, error) {
 		}
 		return -1, nil
 	}
-	m.depth--
-	f, r := &m.frames[m.depth], &m.regs
+	f, r := &m.frames[m.depth-1], &m.regs
 	if err := m.transfer(pc, f.ret+1); err != nil {
 		return 0, err
 	}
+	m.depth--
 	r[6], r[7], r[8], r[9] = f.r6, f.r7, f.r8, f.r9
 	r[10] = StackTop(m.depth)
 	return f.ret + 1, nil

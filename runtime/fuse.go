@@ -198,7 +198,10 @@ func fusedLdxOp(ld, op Opcode) Opcode {
 
 // jumpsSecond reports whether op is a fused pair whose second slot is a
 // jump the pair takes itself: an increment and loop test, or an operation
-// and ja.
+// and ja. It lists the results of fusedAddJcc and fusedOpJa: a pair added
+// there must be added here (TestFusedPairs runs every one). The
+// interpreter reads the distance from the first slot (exec's pairJump) so
+// that a taken loop back edge does not load the second slot.
 func jumpsSecond(op Opcode) bool {
 	switch op {
 	case opAddJltImm, opAddJltReg, opAddJleImm, opAddJleReg, opAddJneImm, opAddJneReg, opAddJsltImm, opAddJsltReg,

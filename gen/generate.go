@@ -195,6 +195,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		}
 		files = append(files, vendored...)
 	}
+	required := typeArgs(cfg.Types)
 	for i, b := range builds {
 		obj := objs[i]
 		if !IsCSource(cfg.Input) {
@@ -208,7 +209,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 			var err error
 			if cfg.Committed {
 				sc.SourceTypes, raw, err = committedTypes(outDir, stem, b.target)
-				if errors.Is(err, os.ErrNotExist) && !anyRequired(missing, typeArgs(cfg.Types)) {
+				if errors.Is(err, os.ErrNotExist) && !anyRequired(missing, required) {
 					// Only record types read from the source, none of
 					// which the previous run found: there is no file.
 					err = nil
@@ -216,7 +217,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 				if err != nil {
 					return nil, fmt.Errorf("%s: types %s are declared only in the source: no compiler run, and no committed types file: %w", cfg.Input, strings.Join(missing, ", "), err)
 				}
-			} else if sc.SourceTypes, raw, err = sourceTypes(ctx, cfg, b.target, missing, typeArgs(cfg.Types), overlay); err != nil {
+			} else if sc.SourceTypes, raw, err = sourceTypes(ctx, cfg, b.target, missing, required, overlay); err != nil {
 				return nil, err
 			}
 			if raw != nil {
@@ -452,13 +453,17 @@ func anyRequired(names []string, required map[string]bool) bool {
 func typeArgs(args []string) map[string]bool {
 	names := map[string]bool{}
 	for _, arg := range args {
-		if _, t, ok := strings.Cut(arg, "="); ok {
-			names[t] = true
-		} else {
-			names[arg] = true
-		}
+		names[typeArgName(arg)] = true
 	}
 	return names
+}
+
+// typeArgName is the type a -type argument names: T of "T" or "MAP=T".
+func typeArgName(arg string) string {
+	if _, t, ok := strings.Cut(arg, "="); ok {
+		return t
+	}
+	return arg
 }
 
 // missingTypes returns the names -type gives and the record types read
@@ -473,10 +478,7 @@ func missingTypes(obj *Object, cfg SkeletonConfig) []string {
 		}
 	}
 	for _, arg := range cfg.Types {
-		if _, t, ok := strings.Cut(arg, "="); ok {
-			arg = t
-		}
-		want(arg)
+		want(typeArgName(arg))
 	}
 	for _, name := range sortedNames(cfg.Records) {
 		if m := obj.Spec.Maps[name]; m != nil && (m.Type == ebpf.RingBuf || m.Type == ebpf.PerfEventArray) {

@@ -74,10 +74,10 @@ type skeleton struct {
 	user     []*userProg
 	host     []*hostFunc
 
-	// fromTypeFlag: maps whose records -type typed.
 	// verb writes the regular parts verbatim; nil: all through jennifer.
 	verb *verbatim
 
+	// fromTypeFlag: maps whose records -type typed.
 	fromTypeFlag map[string]bool
 	// recordNote: why a stream the source shows a record type for is
 	// left untyped.

@@ -912,7 +912,7 @@ func (g *TypeGen) structVerbatim(p *tyPlan, doc string) *vtext {
 	}
 	width := 1 // the "_" of the structs.HostLayout field
 	for _, f := range p.fields {
-		if f.text == "" || f.embed || !tyASCIIName(f.name) || !tyPlainType(f.text) || f.comment != "" && !tyPlainComment(f.comment) {
+		if f.embed || !tyASCIIName(f.name) || !tyPlainType(f.text) || f.comment != "" && !tyPlainComment(f.comment) {
 			return nil
 		}
 		width = max(width, len(f.name))
@@ -1092,7 +1092,7 @@ func (g *TypeGen) methodsVerbatim(p *tyPlan) *vtext {
 
 // goType appends the Go type of r.
 func (w *vtext) goType(r tyRepr) *vtext {
-	if r.text != "" && tyPlainType(r.text) {
+	if tyPlainType(r.text) {
 		return w.s(r.text)
 	}
 	return w.typ(r.code)

@@ -183,6 +183,15 @@ func StripDWARF(name string, data []byte) ([]byte, error) {
 	order.PutUint64(b[0x28:], newShoff)
 	order.PutUint16(b[0x3c:], uint16(next))
 	order.PutUint16(b[0x3e:], uint16(remap(uint32(order.Uint16(data[0x3e:])))))
+	// The rewrite assumes an object laid out as compilers write it; a
+	// malformed one the rules above miss (a section name table among the
+	// removed sections, a SHT_NULL section with contents) must give an
+	// error, never an object nothing can read.
+	sf, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: malformed object: removing its DWARF leaves no readable ELF (%v)", name, err)
+	}
+	sf.Close()
 	return b, nil
 }
 

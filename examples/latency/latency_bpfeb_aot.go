@@ -84,7 +84,8 @@ func latencyReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64)
 	// 5: stxw [%r10-64], %r1
 	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
 	// 6: ja +5 (to 12)
-	runtime.CheckBudget(b-7, 6)
+	b -= 3
+	runtime.CheckBudget(b-4, 6)
 	goto L12
 L7:
 	// 7: ldxw %r1, [%r10-64]
@@ -95,8 +96,7 @@ L7:
 	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
 	// 10: jlt32 %r1, 64, +1 (to 12)
 	if uint32(r1) < 64 {
-		b += 3
-		runtime.CheckBudget(b-7, 10)
+		runtime.CheckBudget(b-4, 10)
 		goto L12
 	}
 	// 11: ja +10 (to 22)
@@ -115,7 +115,7 @@ L12:
 	// latency.bpf.c:127: if (n)
 	// 17: jeq %r0, 0, -11 (to 7)
 	if r0 == 0 {
-		b -= 13
+		b -= 10
 		runtime.CheckBudget(b, 17)
 		goto L7
 	}
@@ -127,7 +127,7 @@ L12:
 	// 20: mov %r7, %r1
 	r7 = r1
 	// 21: ja -15 (to 7)
-	b -= 17
+	b -= 14
 	runtime.CheckBudget(b, 21)
 	goto L7
 L22:
@@ -137,7 +137,6 @@ L22:
 	// latency.bpf.c:131: if (total == 0)
 	// 23: jeq %r7, 0, +129 (to 153)
 	if r7 == 0 {
-		b += 71
 		goto L153
 	}
 	// 24: mov %r9, 0
@@ -178,7 +177,8 @@ L22:
 	// 40: add %r6, 8
 	r6 += 8
 	// 41: ja +4 (to 46)
-	runtime.CheckBudget(b-25, 41)
+	b -= 22
+	runtime.CheckBudget(b-3, 41)
 	goto L46
 L42:
 	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
@@ -188,8 +188,7 @@ L42:
 	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
 	// 44: jlt32 %r1, 64, +1 (to 46)
 	if uint32(r1) < 64 {
-		b += 22
-		runtime.CheckBudget(b-25, 44)
+		runtime.CheckBudget(b-3, 44)
 		goto L46
 	}
 	// 45: ja +33 (to 79)
@@ -213,7 +212,7 @@ L46:
 	// latency.bpf.c:136: if (!n)
 	// 53: jeq %r0, 0, -12 (to 42)
 	if r0 == 0 {
-		b -= 33
+		b -= 11
 		runtime.CheckBudget(b, 53)
 		goto L42
 	}
@@ -238,21 +237,21 @@ L46:
 	r4 = m.Load64At(r6, 61)
 	// 62: jne %r4, 0, +3 (to 66)
 	if r4 != 0 {
-		b += 3
-		runtime.CheckBudget(b-45, 62)
+		runtime.CheckBudget(b-20, 62)
 		goto L66
 	}
 	// 63: ldxdw %r4, [%r10-96]
 	r4 = binary.LittleEndian.Uint64(fp[416:])
 	// 64: jlt %r3, %r4, +1 (to 66)
 	if r3 < r4 {
-		b += 1
-		runtime.CheckBudget(b-45, 64)
+		b -= 2
+		runtime.CheckBudget(b-20, 64)
 		goto L66
 	}
 	// latency.bpf.c:142: s->p50_ns = upper;
 	// 65: stxdw [%r6], %r2
 	m.Store64At(r6, r2, 65)
+	b -= 3
 L66:
 	// 66: ldxdw %r5, [%r10-72]
 	r5 = binary.LittleEndian.Uint64(fp[440:])
@@ -261,28 +260,28 @@ L66:
 	r4 = m.Load64At(r5+16, 67)
 	// 68: jne %r4, 0, +3 (to 72)
 	if r4 != 0 {
-		b += 3
-		runtime.CheckBudget(b-51, 68)
+		runtime.CheckBudget(b-23, 68)
 		goto L72
 	}
 	// 69: ldxdw %r4, [%r10-88]
 	r4 = binary.LittleEndian.Uint64(fp[424:])
 	// 70: jlt %r3, %r4, +1 (to 72)
 	if r3 < r4 {
-		b += 1
-		runtime.CheckBudget(b-51, 70)
+		b -= 2
+		runtime.CheckBudget(b-23, 70)
 		goto L72
 	}
 	// latency.bpf.c:144: s->p90_ns = upper;
 	// 71: stxdw [%r5+16], %r2
 	m.Store64At(r5+16, r2, 71)
+	b -= 3
 L72:
 	// latency.bpf.c:145: if (!s->p99_ns && cum * 100 >= total * 99)
 	// 72: ldxdw %r4, [%r5+24]
 	r4 = m.Load64At(r5+24, 72)
 	// 73: jne %r4, 0, -32 (to 42)
 	if r4 != 0 {
-		b -= 53
+		b -= 25
 		runtime.CheckBudget(b, 73)
 		goto L42
 	}
@@ -290,7 +289,7 @@ L72:
 	r4 = binary.LittleEndian.Uint64(fp[432:])
 	// 75: jlt %r3, %r4, -34 (to 42)
 	if r3 < r4 {
-		b -= 55
+		b -= 27
 		runtime.CheckBudget(b, 75)
 		goto L42
 	}
@@ -300,7 +299,7 @@ L72:
 	// 77: stxdw [%r3+24], %r2
 	m.Store64At(r3+24, r2, 77)
 	// 78: ja -37 (to 42)
-	b -= 58
+	b -= 30
 	runtime.CheckBudget(b, 78)
 	goto L42
 L79:
@@ -318,8 +317,7 @@ L79:
 	// latency.bpf.c:149: if (t) {
 	// 85: jeq %r0, 0, +8 (to 94)
 	if r0 == 0 {
-		b += 8
-		runtime.CheckBudget(b-19, 85)
+		runtime.CheckBudget(b-11, 85)
 		goto L94
 	}
 	// latency.bpf.c:150: s->max_ns = t->max_ns;
@@ -334,8 +332,7 @@ L79:
 	r2 = m.Load64At(r0, 89)
 	// 90: jeq %r2, 0, +2 (to 93)
 	if r2 == 0 {
-		b += 2
-		runtime.CheckBudget(b-18, 90)
+		runtime.CheckBudget(b-16, 90)
 		goto L93
 	}
 	// 91: ldxdw %r1, [%r0+8]
@@ -346,9 +343,11 @@ L79:
 	} else {
 		r1 = 0
 	}
+	b -= 2
 L93:
 	// 93: stxdw [%r6+40], %r1
 	m.Store64At(r6+40, r1, 93)
+	b -= 6
 L94:
 	// latency.bpf.c:154: skelgen_print_log2_hist(&hist, "nsecs");
 	// 94: lddw %r1, map:0
@@ -440,7 +439,7 @@ L129:
 	// 140: jlt32 %r1, 64, -12 (to 129)
 	if uint32(r1) < 64 {
 		b -= 12
-		runtime.CheckBudget(b-54, 140)
+		runtime.CheckBudget(b-46, 140)
 		goto L129
 	}
 	// 141: mov %r1, 0
@@ -467,12 +466,13 @@ L129:
 	r4 = 0
 	// 152: call 2
 	m.CallAt(152, r1, r2, r3, r4, r5)
+	b -= 63
 L153:
 	// latency.bpf.c:167: }
 	// 153: mov32 %r0, 0
 	r0 = 0
 	// 154: exit
-	b -= 80
+	b -= 9
 	runtime.CheckBudget(b, 154)
 	return r0, b
 }

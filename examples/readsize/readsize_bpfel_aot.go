@@ -81,7 +81,6 @@ func readsizeReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64
 	// readsize.bpf.c:87: if (!t)
 	// 12: jeq %r1, 0, +54 (to 67)
 	if r1 == 0 {
-		b += 9
 		goto L67
 	}
 	// readsize.bpf.c:89: s->reads = t->reads;
@@ -207,10 +206,11 @@ L43:
 L66:
 	// 66: mov32 %r0, 0
 	r0 = 0
+	b -= 9
 L67:
 	// readsize.bpf.c:102: }
 	// 67: exit
-	b -= 23
+	b -= 14
 	runtime.CheckBudget(b, 67)
 	return r0, b
 }

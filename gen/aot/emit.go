@@ -294,34 +294,39 @@ func observable(in *aotInsn) bool {
 func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 	p := e.prog
 	e.phi, e.check = map[int]int{}, map[int]bool{}
-	// The edge into a label that is likely the most taken arrives free
-	// and the others subtract the difference on their way, taking a
-	// forward conditional jump as the rare way (predicted not taken, as
-	// clang lays out code): a label takes the count of the first
-	// unconditional forward jump to it (the end of an if's then-branch,
-	// jumping over the else), else of what falls into it (Log2's
-	// "if (v >> k) { v >>= k; r += k; }" then pays only when the shift
-	// gives 0), else of the first forward jump, or 0 when only backward
-	// jumps reach it.
-	first, ja := map[int]int{}, map[int]int{}
+	// An edge that arrives with a different count than its label's pays
+	// the difference on its way. On a fall-through or an unconditional
+	// jump that is one subtraction in straight-line code; on a
+	// conditional jump it needs a block of its own, which the Go compiler
+	// places on the fall-through path, so that the other way becomes a
+	// taken jump. So a label takes the count of the first conditional
+	// forward jump to it (Log2's "if (v >> k) { v >>= k; r += k; }" then
+	// subtracts 2 in the body and jumps over it with no block between),
+	// else of the first unconditional forward jump (the end of an if's
+	// then-branch, jumping over the else), else of what falls into it,
+	// or 0 when only backward jumps reach it.
+	cond, ja := map[int]int{}, map[int]int{}
 	pending, fell := 0, false
 	for _, pc := range f.body {
 		in := p.insns[pc]
 		if labels[pc] {
-			if n, ok := ja[pc]; ok {
+			if n, ok := cond[pc]; ok {
+				pending = n
+			} else if n, ok := ja[pc]; ok {
 				pending = n
 			} else if !fell {
-				pending = first[pc]
+				pending = 0
 			}
 			e.phi[pc] = pending
 		}
 		pending += in.slots
 		if t := in.target; t > pc && (isJump(in.op)) {
-			if _, ok := first[t]; !ok {
-				first[t] = pending
+			m := ja
+			if isCondJump(in.op) {
+				m = cond
 			}
-			if _, ok := ja[t]; !ok && !isCondJump(in.op) {
-				ja[t] = pending
+			if _, ok := m[t]; !ok {
+				m[t] = pending
 			}
 		}
 		if in.op == runtime.OpCall && in.src == 1 {

@@ -50,7 +50,6 @@ L3:
 	}
 	// 8: jeq %r3, 0, +3 (to 12)
 	if r3 == 0 {
-		b -= 2
 		goto L12
 	}
 	// 9: add %r2, 1
@@ -62,17 +61,18 @@ L3:
 L11:
 	// 11: add %r0, 1
 	r0 += 1
+	b += 2
 L12:
 	// 12: add %r1, 1
 	r1 += 1
 	// 13: jlt %r1, 10000, -12 (to 2)
 	if r1 < 10000 {
-		b -= 7
+		b -= 9
 		runtime.CheckBudget(b-2, 13)
 		goto L2
 	}
 	// 14: exit
-	b -= 10
+	b -= 12
 	runtime.CheckBudget(b, 14)
 	return r0, b
 }
@@ -202,13 +202,13 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r4 >>= 32
 			// 9: jeq %r4, 0, +2 (to 12) (fast copy)
 			if r4 == 0 {
-				b += 2
 				goto F12
 			}
 			// 10: mov %r2, %r4 (fast copy)
 			r2 = r4
 			// 11: add %r3, 32 (fast copy)
 			r3 += 32
+			b -= 2
 		F12:
 			// 12: mov %r4, %r2 (fast copy)
 			r4 = r2
@@ -216,13 +216,13 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r4 >>= 16
 			// 14: jeq %r4, 0, +2 (to 17) (fast copy)
 			if r4 == 0 {
-				b += 2
 				goto F17
 			}
 			// 15: mov %r2, %r4 (fast copy)
 			r2 = r4
 			// 16: add %r3, 16 (fast copy)
 			r3 += 16
+			b -= 2
 		F17:
 			// 17: mov %r4, %r2 (fast copy)
 			r4 = r2
@@ -230,13 +230,13 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r4 >>= 8
 			// 19: jeq %r4, 0, +2 (to 22) (fast copy)
 			if r4 == 0 {
-				b += 2
 				goto F22
 			}
 			// 20: mov %r2, %r4 (fast copy)
 			r2 = r4
 			// 21: add %r3, 8 (fast copy)
 			r3 += 8
+			b -= 2
 		F22:
 			// 22: mov %r4, %r2 (fast copy)
 			r4 = r2
@@ -244,13 +244,13 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r4 >>= 4
 			// 24: jeq %r4, 0, +2 (to 27) (fast copy)
 			if r4 == 0 {
-				b += 2
 				goto F27
 			}
 			// 25: mov %r2, %r4 (fast copy)
 			r2 = r4
 			// 26: add %r3, 4 (fast copy)
 			r3 += 4
+			b -= 2
 		F27:
 			// 27: mov %r4, %r2 (fast copy)
 			r4 = r2
@@ -258,13 +258,13 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r4 >>= 2
 			// 29: jeq %r4, 0, +2 (to 32) (fast copy)
 			if r4 == 0 {
-				b += 2
 				goto F32
 			}
 			// 30: mov %r2, %r4 (fast copy)
 			r2 = r4
 			// 31: add %r3, 2 (fast copy)
 			r3 += 2
+			b -= 2
 		F32:
 			// 32: mov %r4, %r2 (fast copy)
 			r4 = r2
@@ -272,11 +272,11 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r4 >>= 1
 			// 34: jeq %r4, 0, +1 (to 36) (fast copy)
 			if r4 == 0 {
-				b += 1
 				goto F36
 			}
 			// 35: add %r3, 1 (fast copy)
 			r3 += 1
+			b -= 1
 		F36:
 			// 36: add %r0, %r3 (fast copy)
 			r0 += r3
@@ -286,7 +286,7 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			if r1 <= 1000 {
 				goto F4
 			}
-			b -= 35 * (int64((r1-c0)/1) - 1)
+			b -= 24 * (int64((r1-c0)/1) - 1)
 			goto L39
 		}
 	}
@@ -303,13 +303,13 @@ L4:
 	r4 >>= 32
 	// 9: jeq %r4, 0, +2 (to 12)
 	if r4 == 0 {
-		b += 2
 		goto L12
 	}
 	// 10: mov %r2, %r4
 	r2 = r4
 	// 11: add %r3, 32
 	r3 += 32
+	b -= 2
 L12:
 	// 12: mov %r4, %r2
 	r4 = r2
@@ -317,13 +317,13 @@ L12:
 	r4 >>= 16
 	// 14: jeq %r4, 0, +2 (to 17)
 	if r4 == 0 {
-		b += 2
 		goto L17
 	}
 	// 15: mov %r2, %r4
 	r2 = r4
 	// 16: add %r3, 16
 	r3 += 16
+	b -= 2
 L17:
 	// 17: mov %r4, %r2
 	r4 = r2
@@ -331,13 +331,13 @@ L17:
 	r4 >>= 8
 	// 19: jeq %r4, 0, +2 (to 22)
 	if r4 == 0 {
-		b += 2
 		goto L22
 	}
 	// 20: mov %r2, %r4
 	r2 = r4
 	// 21: add %r3, 8
 	r3 += 8
+	b -= 2
 L22:
 	// 22: mov %r4, %r2
 	r4 = r2
@@ -345,13 +345,13 @@ L22:
 	r4 >>= 4
 	// 24: jeq %r4, 0, +2 (to 27)
 	if r4 == 0 {
-		b += 2
 		goto L27
 	}
 	// 25: mov %r2, %r4
 	r2 = r4
 	// 26: add %r3, 4
 	r3 += 4
+	b -= 2
 L27:
 	// 27: mov %r4, %r2
 	r4 = r2
@@ -359,13 +359,13 @@ L27:
 	r4 >>= 2
 	// 29: jeq %r4, 0, +2 (to 32)
 	if r4 == 0 {
-		b += 2
 		goto L32
 	}
 	// 30: mov %r2, %r4
 	r2 = r4
 	// 31: add %r3, 2
 	r3 += 2
+	b -= 2
 L32:
 	// 32: mov %r4, %r2
 	r4 = r2
@@ -373,11 +373,11 @@ L32:
 	r4 >>= 1
 	// 34: jeq %r4, 0, +1 (to 36)
 	if r4 == 0 {
-		b += 1
 		goto L36
 	}
 	// 35: add %r3, 1
 	r3 += 1
+	b -= 1
 L36:
 	// 36: add %r0, %r3
 	r0 += r3
@@ -385,13 +385,13 @@ L36:
 	r1 += 1
 	// 38: jle %r1, 1000, -35 (to 4)
 	if r1 <= 1000 {
-		b -= 35
+		b -= 24
 		runtime.CheckBudget(b-4, 38)
 		goto L4
 	}
 L39:
 	// 39: exit
-	b -= 40
+	b -= 29
 	runtime.CheckBudget(b, 39)
 	return r0, b
 }
@@ -1208,14 +1208,14 @@ L23:
 	r0 = m.CallAt(31, r1, r2, r3, r4, r5)
 	// 32: jeq %r0, 0, +1 (to 34)
 	if r0 == 0 {
-		b += 1
 		goto L34
 	}
 	// 33: ldxdw %r0, [%r0]
 	r0 = m.Load64At(r0, 33)
+	b -= 1
 L34:
 	// 34: exit
-	b -= 26
+	b -= 25
 	runtime.CheckBudget(b, 34)
 	return r0, b
 }
@@ -1248,7 +1248,6 @@ func csumBuf2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, in
 	r3 += 2048
 	// 4: jgt %r3, %r2, +13 (to 18)
 	if r3 > r2 {
-		b += 13
 		goto L18
 	}
 	// 5: mov %r6, 0
@@ -1313,9 +1312,10 @@ L13:
 	r4 >>= 32
 	// 17: add %r0, %r4
 	r0 += r4
+	b -= 13
 L18:
 	// 18: exit
-	b -= 19
+	b -= 6
 	runtime.CheckBudget(b, 18)
 	return r0, b
 }
@@ -1348,7 +1348,6 @@ func parseHdr2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	r3 += 2048
 	// 4: jgt %r3, %r2, +34 (to 39)
 	if r3 > r2 {
-		b += 33
 		goto L39
 	}
 	// 5: mov %r6, 0
@@ -1515,9 +1514,10 @@ L37:
 		runtime.CheckBudget(b-6, 38)
 		goto L6
 	}
+	b -= 33
 L39:
 	// 39: exit
-	b -= 39
+	b -= 6
 	runtime.CheckBudget(b, 39)
 	return r0, b
 }
@@ -1550,7 +1550,6 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	r3 += 1024
 	// 4: jgt %r3, %r2, +28 (to 33)
 	if r3 > r2 {
-		b += 15
 		goto L33
 	}
 	// 5: mov %r3, %r1
@@ -1652,6 +1651,7 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 				if r7 < 1024 {
 					goto F7
 				}
+				b -= 15
 				b -= 13 * (int64((r7-c0)/1) - 1)
 				goto L33
 			}
@@ -1747,9 +1747,10 @@ L30:
 		runtime.CheckBudget(b-7, 32)
 		goto L7
 	}
+	b -= 15
 L33:
 	// 33: exit
-	b -= 21
+	b -= 6
 	runtime.CheckBudget(b, 33)
 	return r0, b
 }

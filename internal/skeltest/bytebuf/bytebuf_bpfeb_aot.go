@@ -35,8 +35,7 @@ func bytebufChecksumFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint
 	// bytebuf.bpf.c:14: for (; i + 8 <= len && i < 1 << 20; i += 8)
 	// 2: jlt %r2, 8, +13 (to 16)
 	if r2 < 8 {
-		b += 13
-		runtime.CheckBudget(b-16, 2)
+		runtime.CheckBudget(b-3, 2)
 		goto L16
 	}
 	// 3: mov %r4, 0
@@ -58,8 +57,8 @@ L5:
 	// bytebuf.bpf.c:14: for (; i + 8 <= len && i < 1 << 20; i += 8)
 	// 10: jgt %r3, 1048575, +5 (to 16)
 	if r3 > 1048575 {
-		b += 5
-		runtime.CheckBudget(b-16, 10)
+		b -= 8
+		runtime.CheckBudget(b-3, 10)
 		goto L16
 	}
 	// 11: mov %r6, %r4
@@ -76,22 +75,22 @@ L5:
 		runtime.CheckBudget(b-5, 15)
 		goto L5
 	}
+	b -= 13
 L16:
 	// 16: mov %r4, %r2
 	r4 = r2
 	// bytebuf.bpf.c:16: for (; i < len && i < 1 << 20; i++)
 	// 17: jlt %r2, 1048576, +1 (to 19)
 	if r2 < 1048576 {
-		b += 1
-		runtime.CheckBudget(b-19, 17)
+		runtime.CheckBudget(b-5, 17)
 		goto L19
 	}
 	// 18: mov %r4, 1048576
 	r4 = 1048576
+	b -= 1
 L19:
 	// 19: jge %r3, %r4, +7 (to 27)
 	if r3 >= r4 {
-		b += 7
 		goto L27
 	}
 	// Instructions 20 to 26 are a counted loop: when its accesses through r4 stay
@@ -100,7 +99,7 @@ L19:
 		if k, ok := runtime.LoopTrips(r3, r2, 1); ok && k < j {
 			j = k
 		}
-		if b-20 >= int64(j+1)*7 {
+		if b-6 >= int64(j+1)*7 {
 			if fv4, ok := m.SpanAt(r1+r3, 1+1*j, false); ok {
 				fb4 := r1 + r3
 				c0 := r3
@@ -117,7 +116,7 @@ L19:
 				r3 += 1
 				// 25: jge %r3, %r2, +1 (to 27) (fast copy)
 				if r3 >= r2 {
-					b += 1
+					b -= 6
 					b -= 7 * (int64((r3-c0)/1) - 1)
 					goto L27
 				}
@@ -125,6 +124,7 @@ L19:
 				if r3 < 1048576 {
 					goto F20
 				}
+				b -= 7
 				b -= 7 * (int64((r3-c0)/1) - 1)
 				goto L27
 			}
@@ -145,19 +145,20 @@ L20:
 	r3 += 1
 	// 25: jge %r3, %r2, +1 (to 27)
 	if r3 >= r2 {
-		b += 1
+		b -= 6
 		goto L27
 	}
 	// 26: jlt %r3, 1048576, -7 (to 20)
 	if r3 < 1048576 {
 		b -= 7
-		runtime.CheckBudget(b-20, 26)
+		runtime.CheckBudget(b-6, 26)
 		goto L20
 	}
+	b -= 7
 L27:
 	// bytebuf.bpf.c:18: return sum;
 	// 27: exit
-	b -= 28
+	b -= 7
 	runtime.CheckBudget(b, 27)
 	return r0, b
 }
@@ -186,7 +187,6 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 	// bytebuf.bpf.c:38: for (i = 0; i < len && i < 4096; i++)
 	// 1: jeq32 %r2, 0, +9 (to 11)
 	if uint32(r2) == 0 {
-		b += 9
 		goto L11
 	}
 	// 2: mov32 %r2, %r2
@@ -218,7 +218,7 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 				r0 += 1
 				// 9: jge %r0, %r2, +1 (to 11) (fast copy)
 				if r0 >= r2 {
-					b += 1
+					b -= 8
 					b -= 8 * (int64((r0-c0)/1) - 1)
 					goto L11
 				}
@@ -226,6 +226,7 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 				if r0 < 4096 {
 					goto F3
 				}
+				b -= 9
 				b -= 8 * (int64((r0-c0)/1) - 1)
 				goto L11
 			}
@@ -248,7 +249,7 @@ L3:
 	r0 += 1
 	// 9: jge %r0, %r2, +1 (to 11)
 	if r0 >= r2 {
-		b += 1
+		b -= 8
 		goto L11
 	}
 	// 10: jlt %r0, 4096, -8 (to 3)
@@ -257,10 +258,11 @@ L3:
 		runtime.CheckBudget(b-3, 10)
 		goto L3
 	}
+	b -= 9
 L11:
 	// bytebuf.bpf.c:40: return i;
 	// 11: exit
-	b -= 12
+	b -= 3
 	runtime.CheckBudget(b, 11)
 	return r0, b
 }
@@ -289,7 +291,6 @@ func bytebufParseFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	// bytebuf.bpf.c:27: if (len < 20 || (p[0] >> 4) != 4)
 	// 1: jlt %r2, 20, +10 (to 12)
 	if r2 < 20 {
-		b += 10
 		goto L12
 	}
 	// 2: ldxb %r2, [%r1]
@@ -298,7 +299,7 @@ func bytebufParseFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	r2 = uint64(uint32(r2) & 240)
 	// 4: jne32 %r2, 64, +7 (to 12)
 	if uint32(r2) != 64 {
-		b += 7
+		b -= 3
 		goto L12
 	}
 	// bytebuf.bpf.c:29: __u64 total = (__u64)p[2] << 8 | p[3];
@@ -317,10 +318,11 @@ func bytebufParseFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	r1 <<= 32
 	// 11: or %r0, %r1
 	r0 |= r1
+	b -= 10
 L12:
 	// bytebuf.bpf.c:31: }
 	// 12: exit
-	b -= 13
+	b -= 3
 	runtime.CheckBudget(b, 12)
 	return r0, b
 }

@@ -113,8 +113,7 @@ L21:
 	// hostile.bpf.c:131: if (v)
 	// 26: jeq %r0, 0, +2 (to 29)
 	if r0 == 0 {
-		b += 2
-		runtime.CheckBudget(b-21, 26)
+		runtime.CheckBudget(b-19, 26)
 		goto L29
 	}
 	// hostile.bpf.c:132: c->seen = *v;
@@ -122,13 +121,13 @@ L21:
 	r1 = m.Load64At(r0, 27)
 	// 28: stxdw [%r6+8], %r1
 	m.Store64At(r6+8, r1, 28)
+	b -= 2
 L29:
 	// hostile.bpf.c:133: if (c->del)
 	// 29: ldxw %r1, [%r6+4]
 	r1 = m.Load32At(r6+4, 29)
 	// 30: jeq32 %r1, 0, +5 (to 36)
 	if uint32(r1) == 0 {
-		b += 5
 		goto L36
 	}
 	// 31: mov %r2, %r10
@@ -140,12 +139,13 @@ L29:
 	r1 = 0x8000000000000000
 	// 35: call 3
 	m.CallAt(35, r1, r2, r3, r4, r5)
+	b -= 5
 L36:
 	// hostile.bpf.c:135: return 0;
 	// 36: mov32 %r0, 0
 	r0 = 0
 	// 37: exit
-	b -= 30
+	b -= 23
 	runtime.CheckBudget(b, 37)
 	return r0, b
 }
@@ -460,7 +460,6 @@ func hostileWriteRoLookupFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint
 	// hostile.bpf.c:71: if (!v)
 	// 7: jeq %r0, 0, +3 (to 11)
 	if r0 == 0 {
-		b += 3
 		goto L11
 	}
 	// 8: mov %r1, 1
@@ -470,12 +469,13 @@ func hostileWriteRoLookupFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint
 	m.Store64At(r0, r1, 9)
 	// 10: mov32 %r6, 0
 	r6 = 0
+	b -= 3
 L11:
 	// hostile.bpf.c:75: }
 	// 11: mov32 %r0, %r6
 	r0 = uint64(uint32(r6))
 	// 12: exit
-	b -= 13
+	b -= 10
 	runtime.CheckBudget(b, 12)
 	return r0, b
 }

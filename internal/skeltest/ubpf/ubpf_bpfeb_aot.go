@@ -120,8 +120,7 @@ func ubpfReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (u
 	// ubpf.bpf.c:81: if (c) {
 	// 7: jeq %r0, 0, +4 (to 12)
 	if r0 == 0 {
-		b += 4
-		runtime.CheckBudget(b-12, 7)
+		runtime.CheckBudget(b-8, 7)
 		goto L12
 	}
 	// 8: mov32 %r1, 1
@@ -134,6 +133,7 @@ func ubpfReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (u
 	r1 = m.Load64At(r0, 10)
 	// 11: stxdw [%r6+8], %r1
 	m.Store64At(r6+8, r1, 11)
+	b -= 4
 L12:
 	// 12: mov %r2, %r10
 	r2 = r10
@@ -147,8 +147,7 @@ L12:
 	// ubpf.bpf.c:86: if (s)
 	// 17: jeq %r0, 0, +2 (to 20)
 	if r0 == 0 {
-		b += 2
-		runtime.CheckBudget(b-20, 17)
+		runtime.CheckBudget(b-14, 17)
 		goto L20
 	}
 	// ubpf.bpf.c:87: ctx->shared_hits = *s;
@@ -156,6 +155,7 @@ L12:
 	r1 = m.Load64At(r0, 18)
 	// 19: stxdw [%r6+16], %r1
 	m.Store64At(r6+16, r1, 19)
+	b -= 2
 L20:
 	// ubpf.bpf.c:88: ctx->now = host_now();
 	// 20: call runtime 0
@@ -227,7 +227,7 @@ L37:
 	// 52: jlt32 %r1, 16, -16 (to 37)
 	if uint32(r1) < 16 {
 		b -= 16
-		runtime.CheckBudget(b-37, 52)
+		runtime.CheckBudget(b-31, 52)
 		goto L37
 	}
 	// ubpf.bpf.c:97: skelgen_printf("pid %d: %llu calls, kernel_hits %llu, flags %x\n", ctx->pid, ctx->count, kernel_hits, smp.flags);
@@ -288,7 +288,7 @@ L37:
 	// 84: ldxw %r0, [%r10-12]
 	r0 = uint64(binary.LittleEndian.Uint32(fp[500:]))
 	// 85: exit
-	b -= 86
+	b -= 80
 	runtime.CheckBudget(b, 85)
 	return r0, b
 }

@@ -71,3 +71,16 @@ func BenchmarkWorkloads(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRunOverhead is the fixed cost of one run: a program of two
+// instructions over a 64-byte context.
+func BenchmarkRunOverhead(b *testing.B) {
+	p := loadAsm(b, "mov %r0, 1\nexit", nil, nil)
+	ctx := make([]byte, 64)
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := p.Run(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -338,6 +338,36 @@ func TestCallxFunctionAddress(t *testing.T) {
 	}
 }
 
+// TestStackClearedBetweenRuns: each run starts with zeroed frames, the
+// frames of calls of earlier runs included (a run clears only the frames
+// the previous one reached). The program takes a deeper path when the
+// context is longer.
+func TestStackClearedBetweenRuns(t *testing.T) {
+	p := loadAsm(t, `
+	jeq %r2, 0, shallow
+	call local one
+	exit
+shallow:
+	ldxdw %r0, [%r10-8]
+	ldxdw %r1, [%r10-512]
+	or %r0, %r1
+	stdw [%r10-8], 7
+	exit
+one:
+	call local two
+	exit
+two:
+	ldxdw %r0, [%r10-8]
+	stdw [%r10-8], 42
+	stdw [%r10-512], 43
+	exit`, nil, nil)
+	for i, ctx := range [][]byte{make([]byte, 8), nil, make([]byte, 8), make([]byte, 8), nil} {
+		if got, err := p.Run(ctx); err != nil || got != 0 {
+			t.Fatalf("run %d (context of %d bytes): got %d, %v; want 0 (a cleared frame)", i, len(ctx), got, err)
+		}
+	}
+}
+
 func TestContextWritesLand(t *testing.T) {
 	ctx := make([]byte, 8)
 	p := loadAsm(t, "stdw [%r1+0], 0x1234\nmov %r0, %r2\nexit", nil, nil)

@@ -85,6 +85,9 @@ func TestAOTErrors(t *testing.T) {
 		{"recurse_forever", "call local self\nexit\nself:\ncall local self\nexit", "instruction 2: call depth exceeded"},
 		{"helper_fails", "mov %r1, 3\ncall 100\nexit", "instruction 1: helper 100 (fail): helper asked to fail with 3"},
 		{"divide_by_zero", "mov %r0, 7\nmov %r1, 0\ndiv %r0, %r1\nmod32 %r1, %r1\nexit", ""},
+		// A callee reads its frame before writing it: the second run
+		// (compared with the first) sees a cleared frame too.
+		{"stack_cleared_between_runs", "call local f\nexit\nf:\nldxdw %r0, [%r10-8]\nstdw [%r10-8], 42\nexit", ""},
 	}
 	var cases []aotCase
 	for _, tt := range tests {

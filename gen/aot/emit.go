@@ -1059,7 +1059,7 @@ func (e *emitter) jump(in *aotInsn) []jen.Code {
 
 // call is a bpf-to-bpf call of g: depth check, budget, then the Go call.
 func (e *emitter) call(in *aotInsn, g *aotFunc) []jen.Code {
-	stmts := []jen.Code{e.rt("CheckDepth").Call(jen.Id("d"), jen.Lit(in.pc))}
+	stmts := []jen.Code{jen.Id("m").Dot("CheckDepth").Call(jen.Id("d"), jen.Lit(in.pc))}
 	stmts = append(stmts, e.charge(in.pc)...)
 	args := []jen.Code{jen.Id("m"), jen.Id("d+1"), jen.Id("b")}
 	for _, r := range g.in.regs() {

@@ -416,11 +416,13 @@ func CheckBudget(left int64, insn int) {
 }
 
 // CheckDepth fails the run with ErrCallDepth when the call at insn, made at
-// depth d, would need more than MaxFrames frames.
-func CheckDepth(d int, insn int) {
+// depth d, would need more than MaxFrames frames; otherwise it notes that
+// the frame of depth d+1 is in use, so that the next run clears it.
+func (m *Machine) CheckDepth(d int, insn int) {
 	if d+1 >= MaxFrames {
 		panic(depthFault(insn))
 	}
+	m.deep = max(m.deep, d+2)
 }
 
 // CallAt calls the helper or extern that the call instruction at insn

@@ -23,7 +23,11 @@ type Machine struct {
 	regs   [256]uint64
 	budget int64
 	depth  int
-	base   unsafe.Pointer // &prog.insns[0] during exec
+	// deep is how many frames, from the first, the run may have written:
+	// one more than the deepest call depth it reached. The next run clears
+	// only those.
+	deep int
+	base unsafe.Pointer // &prog.insns[0] during exec
 	// During exec the budget lives in limit and reserve (see arm): limit
 	// is the address of the first instruction slot whose control transfer
 	// would overrun the budget if the current straight-line run reached
@@ -173,7 +177,8 @@ func (m *Machine) Run(ctx []byte) (uint64, error) {
 func (m *Machine) begin(ctx []byte) {
 	m.lockMaps()
 	m.rd[regionContext], m.wr[regionContext] = ctx, ctx
-	clear(m.stack[:])
+	clear(m.stack[:m.deep*StackSize])
+	m.deep = 1
 	m.budget = m.prog.budget
 	m.work = m.prog.budget
 }

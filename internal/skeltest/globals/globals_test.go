@@ -107,8 +107,12 @@ func TestRodataConstantChangesBehaviour(t *testing.T) {
 	if calls, _ := me.Variables.Calls.Get(); calls <= 1_000_000 {
 		t.Errorf("calls after Set(1e6) and a syscall: %d", calls)
 	}
-	// .rodata is read-only after load.
+	// .rodata is read-only after load, and says so; .data does not.
 	if err := me.Variables.TargetTgid.Set(1); !errors.Is(err, ebpf.ErrReadOnly) {
 		t.Errorf("setting .rodata after load: %v, want ErrReadOnly", err)
+	}
+	if !me.Variables.TargetTgid.ReadOnly() || me.Variables.Calls.ReadOnly() {
+		t.Errorf("ReadOnly: target_tgid (.rodata) %v, calls (.data) %v; want true, false",
+			me.Variables.TargetTgid.ReadOnly(), me.Variables.Calls.ReadOnly())
 	}
 }

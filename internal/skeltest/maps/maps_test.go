@@ -103,6 +103,58 @@ func TestMapsThroughSkeleton(t *testing.T) {
 		t.Fatalf("outer[0]: %v", err)
 	}
 	inner.Close()
+	// An inner map stored from Go is found through the outer one, and
+	// gone after Delete.
+	mine, err := ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Close()
+	if err := mine.Put(uint32(0), uint64(77)); err != nil {
+		t.Fatal(err)
+	}
+	if err := objs.Outer.Update(1, mine, ebpf.UpdateAny); err != nil {
+		t.Fatalf("outer[1] = a new inner map: %v", err)
+	}
+	got, err := objs.Outer.Lookup(1)
+	if err != nil {
+		t.Fatalf("outer[1]: %v", err)
+	}
+	var v77 uint64
+	if err := got.Lookup(uint32(0), &v77); err != nil || v77 != 77 {
+		t.Errorf("outer[1][0] = %d, %v; want 77", v77, err)
+	}
+	got.Close()
+	if err := objs.Outer.Delete(1); err != nil {
+		t.Fatalf("delete outer[1]: %v", err)
+	}
+	if _, err := objs.Outer.Lookup(1); !errors.Is(err, ebpf.ErrKeyNotExist) {
+		t.Errorf("outer[1] after Delete: %v, want ErrKeyNotExist", err)
+	}
+
+	// Per-CPU values stored from Go land on their CPUs. The attached
+	// program may count a few more calls meanwhile, so each value is at
+	// least what was written and far below the next CPU's.
+	want := make([]uint64, len(perCPU))
+	for i := range want {
+		want[i] = 1<<40 + uint64(i)<<32
+	}
+	if err := objs.PercpuHits.Update(0, want, ebpf.UpdateAny); err != nil {
+		t.Fatalf("percpu_hits update: %v", err)
+	}
+	back, err := objs.PercpuHits.Lookup(0)
+	if err != nil || len(back) != len(want) {
+		t.Fatalf("percpu_hits after update: %d values, %v; want %d", len(back), err, len(want))
+	}
+	for i := range want {
+		if back[i] < want[i] || back[i]-want[i] > 1<<20 {
+			t.Errorf("percpu_hits[0] on CPU %d = %#x, want %#x (plus a few calls)", i, back[i], want[i])
+		}
+	}
+	// An array's entries cannot be deleted; the kernel's refusal comes back.
+	if err := objs.PercpuHits.Delete(0); err == nil {
+		t.Error("deleting from a per-CPU array succeeded")
+	}
 
 	if _, err := os.Stat(filepath.Join(pin, "pinned_counts")); err != nil {
 		t.Errorf("pinned map not pinned: %v", err)

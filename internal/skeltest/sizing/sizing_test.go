@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"syscall"
@@ -105,5 +106,15 @@ func TestSized(t *testing.T) {
 	}
 	if total != 5 {
 		t.Errorf("counted %d getppid calls of this process, want 5", total)
+	}
+	// A stack deleted from Go is gone.
+	for id := range objs.Counts.All(&err2) {
+		if err := objs.Stacks.Delete(id); err != nil {
+			t.Fatalf("delete stack %d: %v", id, err)
+		}
+		if _, err := objs.Stacks.Lookup(id); !errors.Is(err, ebpf.ErrKeyNotExist) {
+			t.Errorf("stack %d after Delete: %v, want ErrKeyNotExist", id, err)
+		}
+		break
 	}
 }

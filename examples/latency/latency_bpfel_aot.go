@@ -6,11 +6,7 @@
 
 package main
 
-import (
-	"encoding/binary"
-
-	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
-)
+import "github.com/skelgen/skelgen/internal/skelgenrt/runtime"
 
 // latencyReportTranslation returns the Go translation of program "report", for
 // runtime.Program.Bind.
@@ -74,26 +70,42 @@ func latencyReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64)
 	r7 = 0
 	// latency.bpf.c:122: __u64 total = 0, cum = 0, zero64 = 0;
 	// 2: stxdw [%r10-8], %r7
-	binary.LittleEndian.PutUint64(fp[504:], r7)
+	fp[504] = byte(r7)
+	fp[505] = byte(r7 >> 8)
+	fp[506] = byte(r7 >> 16)
+	fp[507] = byte(r7 >> 24)
+	fp[508] = byte(r7 >> 32)
+	fp[509] = byte(r7 >> 40)
+	fp[510] = byte(r7 >> 48)
+	fp[511] = byte(r7 >> 56)
 	// 3: mov32 %r1, 0
 	r1 = 0
 	// latency.bpf.c:123: __u32 zero = 0;
 	// 4: stxw [%r10-12], %r1
-	binary.LittleEndian.PutUint32(fp[500:], uint32(r1))
+	fp[500] = byte(r1)
+	fp[501] = byte(r1 >> 8)
+	fp[502] = byte(r1 >> 16)
+	fp[503] = byte(r1 >> 24)
 	// latency.bpf.c:125: for (__u32 i = 0; i < MAX_SLOTS; i++) {
 	// 5: stxw [%r10-64], %r1
-	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
+	fp[448] = byte(r1)
+	fp[449] = byte(r1 >> 8)
+	fp[450] = byte(r1 >> 16)
+	fp[451] = byte(r1 >> 24)
 	// 6: ja +5 (to 12)
 	b -= 3
 	runtime.CheckBudget(b-4, 6)
 	goto L12
 L7:
 	// 7: ldxw %r1, [%r10-64]
-	r1 = uint64(binary.LittleEndian.Uint32(fp[448:]))
+	r1 = uint64(fp[448]) | uint64(fp[449])<<8 | uint64(fp[450])<<16 | uint64(fp[451])<<24
 	// 8: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 9: stxw [%r10-64], %r1
-	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
+	fp[448] = byte(r1)
+	fp[449] = byte(r1 >> 8)
+	fp[450] = byte(r1 >> 16)
+	fp[451] = byte(r1 >> 24)
 	// 10: jlt32 %r1, 64, +1 (to 12)
 	if uint32(r1) < 64 {
 		runtime.CheckBudget(b-4, 10)
@@ -152,27 +164,58 @@ L22:
 	r1 = 0
 	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
 	// 29: stxw [%r10-64], %r1
-	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
+	fp[448] = byte(r1)
+	fp[449] = byte(r1 >> 8)
+	fp[450] = byte(r1 >> 16)
+	fp[451] = byte(r1 >> 24)
 	// 30: mov %r1, %r7
 	r1 = r7
 	// 31: mul %r1, 99
 	r1 *= 99
 	// 32: stxdw [%r10-80], %r1
-	binary.LittleEndian.PutUint64(fp[432:], r1)
+	fp[432] = byte(r1)
+	fp[433] = byte(r1 >> 8)
+	fp[434] = byte(r1 >> 16)
+	fp[435] = byte(r1 >> 24)
+	fp[436] = byte(r1 >> 32)
+	fp[437] = byte(r1 >> 40)
+	fp[438] = byte(r1 >> 48)
+	fp[439] = byte(r1 >> 56)
 	// 33: mov %r1, %r7
 	r1 = r7
 	// 34: mul %r1, 90
 	r1 *= 90
 	// 35: stxdw [%r10-88], %r1
-	binary.LittleEndian.PutUint64(fp[424:], r1)
+	fp[424] = byte(r1)
+	fp[425] = byte(r1 >> 8)
+	fp[426] = byte(r1 >> 16)
+	fp[427] = byte(r1 >> 24)
+	fp[428] = byte(r1 >> 32)
+	fp[429] = byte(r1 >> 40)
+	fp[430] = byte(r1 >> 48)
+	fp[431] = byte(r1 >> 56)
 	// 36: mov %r1, %r7
 	r1 = r7
 	// 37: mul %r1, 50
 	r1 *= 50
 	// 38: stxdw [%r10-96], %r1
-	binary.LittleEndian.PutUint64(fp[416:], r1)
+	fp[416] = byte(r1)
+	fp[417] = byte(r1 >> 8)
+	fp[418] = byte(r1 >> 16)
+	fp[419] = byte(r1 >> 24)
+	fp[420] = byte(r1 >> 32)
+	fp[421] = byte(r1 >> 40)
+	fp[422] = byte(r1 >> 48)
+	fp[423] = byte(r1 >> 56)
 	// 39: stxdw [%r10-72], %r6
-	binary.LittleEndian.PutUint64(fp[440:], r6)
+	fp[440] = byte(r6)
+	fp[441] = byte(r6 >> 8)
+	fp[442] = byte(r6 >> 16)
+	fp[443] = byte(r6 >> 24)
+	fp[444] = byte(r6 >> 32)
+	fp[445] = byte(r6 >> 40)
+	fp[446] = byte(r6 >> 48)
+	fp[447] = byte(r6 >> 56)
 	// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
 	// 40: add %r6, 8
 	r6 += 8
@@ -185,7 +228,10 @@ L42:
 	// 42: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 43: stxw [%r10-64], %r1
-	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
+	fp[448] = byte(r1)
+	fp[449] = byte(r1 >> 8)
+	fp[450] = byte(r1 >> 16)
+	fp[451] = byte(r1 >> 24)
 	// 44: jlt32 %r1, 64, +1 (to 46)
 	if uint32(r1) < 64 {
 		runtime.CheckBudget(b-3, 44)
@@ -208,7 +254,7 @@ L46:
 	r0 = m.CallAt(51, r1, r2, r3, r4, r5)
 	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
 	// 52: ldxw %r1, [%r10-64]
-	r1 = uint64(binary.LittleEndian.Uint32(fp[448:]))
+	r1 = uint64(fp[448]) | uint64(fp[449])<<8 | uint64(fp[450])<<16 | uint64(fp[451])<<24
 	// latency.bpf.c:136: if (!n)
 	// 53: jeq %r0, 0, -12 (to 42)
 	if r0 == 0 {
@@ -241,7 +287,7 @@ L46:
 		goto L66
 	}
 	// 63: ldxdw %r4, [%r10-96]
-	r4 = binary.LittleEndian.Uint64(fp[416:])
+	r4 = uint64(fp[416]) | uint64(fp[417])<<8 | uint64(fp[418])<<16 | uint64(fp[419])<<24 | uint64(fp[420])<<32 | uint64(fp[421])<<40 | uint64(fp[422])<<48 | uint64(fp[423])<<56
 	// 64: jlt %r3, %r4, +1 (to 66)
 	if r3 < r4 {
 		b -= 2
@@ -254,7 +300,7 @@ L46:
 	b -= 3
 L66:
 	// 66: ldxdw %r5, [%r10-72]
-	r5 = binary.LittleEndian.Uint64(fp[440:])
+	r5 = uint64(fp[440]) | uint64(fp[441])<<8 | uint64(fp[442])<<16 | uint64(fp[443])<<24 | uint64(fp[444])<<32 | uint64(fp[445])<<40 | uint64(fp[446])<<48 | uint64(fp[447])<<56
 	// latency.bpf.c:143: if (!s->p90_ns && cum * 100 >= total * 90)
 	// 67: ldxdw %r4, [%r5+16]
 	r4 = m.Load64At(r5+16, 67)
@@ -264,7 +310,7 @@ L66:
 		goto L72
 	}
 	// 69: ldxdw %r4, [%r10-88]
-	r4 = binary.LittleEndian.Uint64(fp[424:])
+	r4 = uint64(fp[424]) | uint64(fp[425])<<8 | uint64(fp[426])<<16 | uint64(fp[427])<<24 | uint64(fp[428])<<32 | uint64(fp[429])<<40 | uint64(fp[430])<<48 | uint64(fp[431])<<56
 	// 70: jlt %r3, %r4, +1 (to 72)
 	if r3 < r4 {
 		b -= 2
@@ -286,7 +332,7 @@ L72:
 		goto L42
 	}
 	// 74: ldxdw %r4, [%r10-80]
-	r4 = binary.LittleEndian.Uint64(fp[432:])
+	r4 = uint64(fp[432]) | uint64(fp[433])<<8 | uint64(fp[434])<<16 | uint64(fp[435])<<24 | uint64(fp[436])<<32 | uint64(fp[437])<<40 | uint64(fp[438])<<48 | uint64(fp[439])<<56
 	// 75: jlt %r3, %r4, -34 (to 42)
 	if r3 < r4 {
 		b -= 27
@@ -295,7 +341,7 @@ L72:
 	}
 	// latency.bpf.c:146: s->p99_ns = upper;
 	// 76: ldxdw %r3, [%r10-72]
-	r3 = binary.LittleEndian.Uint64(fp[440:])
+	r3 = uint64(fp[440]) | uint64(fp[441])<<8 | uint64(fp[442])<<16 | uint64(fp[443])<<24 | uint64(fp[444])<<32 | uint64(fp[445])<<40 | uint64(fp[446])<<48 | uint64(fp[447])<<56
 	// 77: stxdw [%r3+24], %r2
 	m.Store64At(r3+24, r2, 77)
 	// 78: ja -37 (to 42)
@@ -313,7 +359,7 @@ L79:
 	// 83: call 1
 	r0 = m.CallAt(83, r1, r2, r3, r4, r5)
 	// 84: ldxdw %r6, [%r10-72]
-	r6 = binary.LittleEndian.Uint64(fp[440:])
+	r6 = uint64(fp[440]) | uint64(fp[441])<<8 | uint64(fp[442])<<16 | uint64(fp[443])<<24 | uint64(fp[444])<<32 | uint64(fp[445])<<40 | uint64(fp[446])<<48 | uint64(fp[447])<<56
 	// latency.bpf.c:149: if (t) {
 	// 85: jeq %r0, 0, +8 (to 94)
 	if r0 == 0 {
@@ -358,23 +404,58 @@ L94:
 	m.CallAt(98, r1, r2, r3, r4, r5)
 	// latency.bpf.c:155: skelgen_printf("%llu syscalls: p50 <= %llu ns, p90 <= %llu ns, p99 <= %llu ns, max %llu ns\n",
 	// 99: stxdw [%r10-64], %r7
-	binary.LittleEndian.PutUint64(fp[448:], r7)
+	fp[448] = byte(r7)
+	fp[449] = byte(r7 >> 8)
+	fp[450] = byte(r7 >> 16)
+	fp[451] = byte(r7 >> 24)
+	fp[452] = byte(r7 >> 32)
+	fp[453] = byte(r7 >> 40)
+	fp[454] = byte(r7 >> 48)
+	fp[455] = byte(r7 >> 56)
 	// 100: ldxdw %r1, [%r6+8]
 	r1 = m.Load64At(r6+8, 100)
 	// 101: stxdw [%r10-56], %r1
-	binary.LittleEndian.PutUint64(fp[456:], r1)
+	fp[456] = byte(r1)
+	fp[457] = byte(r1 >> 8)
+	fp[458] = byte(r1 >> 16)
+	fp[459] = byte(r1 >> 24)
+	fp[460] = byte(r1 >> 32)
+	fp[461] = byte(r1 >> 40)
+	fp[462] = byte(r1 >> 48)
+	fp[463] = byte(r1 >> 56)
 	// 102: ldxdw %r1, [%r6+16]
 	r1 = m.Load64At(r6+16, 102)
 	// 103: stxdw [%r10-48], %r1
-	binary.LittleEndian.PutUint64(fp[464:], r1)
+	fp[464] = byte(r1)
+	fp[465] = byte(r1 >> 8)
+	fp[466] = byte(r1 >> 16)
+	fp[467] = byte(r1 >> 24)
+	fp[468] = byte(r1 >> 32)
+	fp[469] = byte(r1 >> 40)
+	fp[470] = byte(r1 >> 48)
+	fp[471] = byte(r1 >> 56)
 	// 104: ldxdw %r1, [%r6+24]
 	r1 = m.Load64At(r6+24, 104)
 	// 105: stxdw [%r10-40], %r1
-	binary.LittleEndian.PutUint64(fp[472:], r1)
+	fp[472] = byte(r1)
+	fp[473] = byte(r1 >> 8)
+	fp[474] = byte(r1 >> 16)
+	fp[475] = byte(r1 >> 24)
+	fp[476] = byte(r1 >> 32)
+	fp[477] = byte(r1 >> 40)
+	fp[478] = byte(r1 >> 48)
+	fp[479] = byte(r1 >> 56)
 	// 106: ldxdw %r1, [%r6+32]
 	r1 = m.Load64At(r6+32, 106)
 	// 107: stxdw [%r10-32], %r1
-	binary.LittleEndian.PutUint64(fp[480:], r1)
+	fp[480] = byte(r1)
+	fp[481] = byte(r1 >> 8)
+	fp[482] = byte(r1 >> 16)
+	fp[483] = byte(r1 >> 24)
+	fp[484] = byte(r1 >> 32)
+	fp[485] = byte(r1 >> 40)
+	fp[486] = byte(r1 >> 48)
+	fp[487] = byte(r1 >> 56)
 	// 108: mov %r3, %r10
 	r3 = r10
 	// 109: add %r3, -64
@@ -412,7 +493,10 @@ L94:
 	r1 = 0
 	// latency.bpf.c:162: for (__u32 i = 0; i < MAX_SLOTS; i++)
 	// 128: stxw [%r10-64], %r1
-	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
+	fp[448] = byte(r1)
+	fp[449] = byte(r1 >> 8)
+	fp[450] = byte(r1 >> 16)
+	fp[451] = byte(r1 >> 24)
 L129:
 	// 129: mov %r2, %r10
 	r2 = r10
@@ -431,11 +515,14 @@ L129:
 	m.CallAt(136, r1, r2, r3, r4, r5)
 	// latency.bpf.c:162: for (__u32 i = 0; i < MAX_SLOTS; i++)
 	// 137: ldxw %r1, [%r10-64]
-	r1 = uint64(binary.LittleEndian.Uint32(fp[448:]))
+	r1 = uint64(fp[448]) | uint64(fp[449])<<8 | uint64(fp[450])<<16 | uint64(fp[451])<<24
 	// 138: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 139: stxw [%r10-64], %r1
-	binary.LittleEndian.PutUint32(fp[448:], uint32(r1))
+	fp[448] = byte(r1)
+	fp[449] = byte(r1 >> 8)
+	fp[450] = byte(r1 >> 16)
+	fp[451] = byte(r1 >> 24)
 	// 140: jlt32 %r1, 64, -12 (to 129)
 	if uint32(r1) < 64 {
 		b -= 12
@@ -446,11 +533,32 @@ L129:
 	r1 = 0
 	// latency.bpf.c:164: struct totals empty = {};
 	// 142: stxdw [%r10-48], %r1
-	binary.LittleEndian.PutUint64(fp[464:], r1)
+	fp[464] = byte(r1)
+	fp[465] = byte(r1 >> 8)
+	fp[466] = byte(r1 >> 16)
+	fp[467] = byte(r1 >> 24)
+	fp[468] = byte(r1 >> 32)
+	fp[469] = byte(r1 >> 40)
+	fp[470] = byte(r1 >> 48)
+	fp[471] = byte(r1 >> 56)
 	// 143: stxdw [%r10-56], %r1
-	binary.LittleEndian.PutUint64(fp[456:], r1)
+	fp[456] = byte(r1)
+	fp[457] = byte(r1 >> 8)
+	fp[458] = byte(r1 >> 16)
+	fp[459] = byte(r1 >> 24)
+	fp[460] = byte(r1 >> 32)
+	fp[461] = byte(r1 >> 40)
+	fp[462] = byte(r1 >> 48)
+	fp[463] = byte(r1 >> 56)
 	// 144: stxdw [%r10-64], %r1
-	binary.LittleEndian.PutUint64(fp[448:], r1)
+	fp[448] = byte(r1)
+	fp[449] = byte(r1 >> 8)
+	fp[450] = byte(r1 >> 16)
+	fp[451] = byte(r1 >> 24)
+	fp[452] = byte(r1 >> 32)
+	fp[453] = byte(r1 >> 40)
+	fp[454] = byte(r1 >> 48)
+	fp[455] = byte(r1 >> 56)
 	// 145: mov %r2, %r10
 	r2 = r10
 	// 146: add %r2, -12

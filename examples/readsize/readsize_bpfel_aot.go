@@ -6,11 +6,7 @@
 
 package main
 
-import (
-	"encoding/binary"
-
-	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
-)
+import "github.com/skelgen/skelgen/internal/skelgenrt/runtime"
 
 // readsizeReportTranslation returns the Go translation of program "report",
 // for runtime.Program.Bind.
@@ -59,12 +55,22 @@ func readsizeReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64
 	r1 = 0
 	// readsize.bpf.c:84: __u32 zero = 0;
 	// 2: stxw [%r10-4], %r1
-	binary.LittleEndian.PutUint32(fp[508:], uint32(r1))
+	fp[508] = byte(r1)
+	fp[509] = byte(r1 >> 8)
+	fp[510] = byte(r1 >> 16)
+	fp[511] = byte(r1 >> 24)
 	// 3: mov %r1, 0
 	r1 = 0
 	// readsize.bpf.c:85: __u64 zero64 = 0;
 	// 4: stxdw [%r10-16], %r1
-	binary.LittleEndian.PutUint64(fp[496:], r1)
+	fp[496] = byte(r1)
+	fp[497] = byte(r1 >> 8)
+	fp[498] = byte(r1 >> 16)
+	fp[499] = byte(r1 >> 24)
+	fp[500] = byte(r1 >> 32)
+	fp[501] = byte(r1 >> 40)
+	fp[502] = byte(r1 >> 48)
+	fp[503] = byte(r1 >> 56)
 	// 5: mov %r2, %r10
 	r2 = r10
 	// 6: add %r2, -4
@@ -125,15 +131,36 @@ L21:
 	// 28: ldxdw %r1, [%r6]
 	r1 = m.Load64At(r6, 28)
 	// 29: stxdw [%r10-48], %r1
-	binary.LittleEndian.PutUint64(fp[464:], r1)
+	fp[464] = byte(r1)
+	fp[465] = byte(r1 >> 8)
+	fp[466] = byte(r1 >> 16)
+	fp[467] = byte(r1 >> 24)
+	fp[468] = byte(r1 >> 32)
+	fp[469] = byte(r1 >> 40)
+	fp[470] = byte(r1 >> 48)
+	fp[471] = byte(r1 >> 56)
 	// 30: ldxdw %r1, [%r6+8]
 	r1 = m.Load64At(r6+8, 30)
 	// 31: stxdw [%r10-40], %r1
-	binary.LittleEndian.PutUint64(fp[472:], r1)
+	fp[472] = byte(r1)
+	fp[473] = byte(r1 >> 8)
+	fp[474] = byte(r1 >> 16)
+	fp[475] = byte(r1 >> 24)
+	fp[476] = byte(r1 >> 32)
+	fp[477] = byte(r1 >> 40)
+	fp[478] = byte(r1 >> 48)
+	fp[479] = byte(r1 >> 56)
 	// 32: ldxdw %r1, [%r6+16]
 	r1 = m.Load64At(r6+16, 32)
 	// 33: stxdw [%r10-32], %r1
-	binary.LittleEndian.PutUint64(fp[480:], r1)
+	fp[480] = byte(r1)
+	fp[481] = byte(r1 >> 8)
+	fp[482] = byte(r1 >> 16)
+	fp[483] = byte(r1 >> 24)
+	fp[484] = byte(r1 >> 32)
+	fp[485] = byte(r1 >> 40)
+	fp[486] = byte(r1 >> 48)
+	fp[487] = byte(r1 >> 56)
 	// 34: mov %r3, %r10
 	r3 = r10
 	// 35: add %r3, -48
@@ -150,7 +177,10 @@ L21:
 	r1 = 0
 	// readsize.bpf.c:97: for (__u32 i = 0; i < MAX_SLOTS; i++)
 	// 42: stxw [%r10-48], %r1
-	binary.LittleEndian.PutUint32(fp[464:], uint32(r1))
+	fp[464] = byte(r1)
+	fp[465] = byte(r1 >> 8)
+	fp[466] = byte(r1 >> 16)
+	fp[467] = byte(r1 >> 24)
 L43:
 	// 43: mov %r2, %r10
 	r2 = r10
@@ -169,11 +199,14 @@ L43:
 	m.CallAt(50, r1, r2, r3, r4, r5)
 	// readsize.bpf.c:97: for (__u32 i = 0; i < MAX_SLOTS; i++)
 	// 51: ldxw %r1, [%r10-48]
-	r1 = uint64(binary.LittleEndian.Uint32(fp[464:]))
+	r1 = uint64(fp[464]) | uint64(fp[465])<<8 | uint64(fp[466])<<16 | uint64(fp[467])<<24
 	// 52: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 53: stxw [%r10-48], %r1
-	binary.LittleEndian.PutUint32(fp[464:], uint32(r1))
+	fp[464] = byte(r1)
+	fp[465] = byte(r1 >> 8)
+	fp[466] = byte(r1 >> 16)
+	fp[467] = byte(r1 >> 24)
 	// 54: jlt32 %r1, 32, -12 (to 43)
 	if uint32(r1) < 32 {
 		b -= 12
@@ -184,9 +217,23 @@ L43:
 	r1 = 0
 	// readsize.bpf.c:99: struct totals empty = {};
 	// 56: stxdw [%r10-40], %r1
-	binary.LittleEndian.PutUint64(fp[472:], r1)
+	fp[472] = byte(r1)
+	fp[473] = byte(r1 >> 8)
+	fp[474] = byte(r1 >> 16)
+	fp[475] = byte(r1 >> 24)
+	fp[476] = byte(r1 >> 32)
+	fp[477] = byte(r1 >> 40)
+	fp[478] = byte(r1 >> 48)
+	fp[479] = byte(r1 >> 56)
 	// 57: stxdw [%r10-48], %r1
-	binary.LittleEndian.PutUint64(fp[464:], r1)
+	fp[464] = byte(r1)
+	fp[465] = byte(r1 >> 8)
+	fp[466] = byte(r1 >> 16)
+	fp[467] = byte(r1 >> 24)
+	fp[468] = byte(r1 >> 32)
+	fp[469] = byte(r1 >> 40)
+	fp[470] = byte(r1 >> 48)
+	fp[471] = byte(r1 >> 56)
 	// 58: mov %r2, %r10
 	r2 = r10
 	// 59: add %r2, -4

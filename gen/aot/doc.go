@@ -16,17 +16,20 @@
 //   - memory goes through the runtime's inlinable trapping accessors
 //     (Machine.Load32At and friends), which carry the instruction index into
 //     the error; loads and stores relative to r10 with a constant offset
-//     inside the frame index the frame's array directly, with no check;
+//     inside the frame index the frame's array directly, with no check,
+//     byte by byte in little-endian order (the compiler merges the bytes
+//     into one load or store; binary.LittleEndian would leave an inline
+//     mark, a NOP run on every access);
 //   - a counted innermost loop (counter stepping up to a bound, base
 //     registers stepping by constants, no calls) is emitted twice: before
 //     it, runtime.LoopTrips bounds its iterations and Memory.SpanAt takes
 //     the span of each base's region that its accesses can reach; when
 //     both succeed and the budget covers every iteration, a copy of the
-//     loop accesses those spans through runtime.SpanLoad64 and friends
-//     (one compare against the span's length as a safety net, then one
-//     machine load or store; accesses through one base with no label or
-//     write of the base between them share one such check through
-//     runtime.SpanWindow) and checks no budget; it still counts b,
+//     loop accesses those spans through windows: runtime.SpanWindow takes,
+//     with one check (a safety net), the bytes that a run of accesses
+//     through one base with no label or write of the base between them
+//     reaches, as a *[n]byte that they index at constant offsets, one
+//     machine load or store each; it checks no budget and still counts b,
 //     except for its back edge, which it charges once, as it leaves the
 //     loop, from how far the counter went; else the checked loop runs. A
 //     counted loop with no such accesses (branchy arithmetic, Log2) gets

@@ -62,6 +62,39 @@ func (e *emitter) rt(name string) *jen.Statement { return jen.Qual(e.opts.Runtim
 
 func le() *jen.Statement { return jen.Qual(pkgBinary, "LittleEndian") }
 
+// leLoad is the little-endian value of the size bytes at a[k:], a an
+// array pointer, spelled out byte by byte. The Go compiler merges the bytes
+// into one load, as it does for binary.LittleEndian; but a call it inlines
+// leaves an inline mark, a NOP executed on every access, which in a tight
+// loop costs as much as the access.
+func leLoad(a string, k, size int) string {
+	parts := []string{fmt.Sprintf("uint64(%s[%d])", a, k)}
+	for i := 1; i < size; i++ {
+		parts = append(parts, fmt.Sprintf("uint64(%s[%d])<<%d", a, k+i, 8*i))
+	}
+	return strings.Join(parts, " | ")
+}
+
+// leStore stores the low size bytes of v at a[k:] in little-endian order,
+// byte by byte (see leLoad); the compiler merges the stores. imm is v's
+// value when it is a constant (v == ""), whose bytes are written out.
+func leStore(a string, k, size int, v string, imm uint64) []jen.Code {
+	var out []jen.Code
+	for i := range size {
+		var b string
+		switch {
+		case v == "":
+			b = fmt.Sprintf("%#x", byte(imm>>(8*i)))
+		case i == 0:
+			b = fmt.Sprintf("byte(%s)", v)
+		default:
+			b = fmt.Sprintf("byte(%s >> %d)", v, 8*i)
+		}
+		out = append(out, code(fmt.Sprintf("%s[%d] = %s", a, k+i, b)))
+	}
+	return out
+}
+
 // r names register n and notes that the body uses it.
 func (e *emitter) r(n uint8) string {
 	e.used[n] = true
@@ -430,12 +463,8 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	}
 	e.backCharge = e.backEdgeCharge(l)
 	body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
-	var names []jen.Code
 	for _, w := range e.windows(l, labels) {
-		names = append(names, jen.Id(w.name))
-	}
-	if len(names) > 0 {
-		body = append(body, jen.Var().List(names...).Add(e.rt("Window")))
+		body = append(body, code(fmt.Sprintf("var %s *[%d]byte", w.name, w.hi-w.lo)))
 	}
 	fell := false
 	for _, pc := range e.fn.body {
@@ -509,12 +538,10 @@ type spanWindow struct {
 }
 
 // windows groups the fast accesses of l into windows (by access in e.win)
-// and returns those of two or more accesses; a single access goes through
-// the span directly.
+// and returns them; a single access has a window of its own.
 func (e *emitter) windows(l *hoistLoop, labels map[int]bool) []*spanWindow {
 	p := e.prog
 	e.win = map[int]*spanWindow{}
-	count := map[*spanWindow]int{}
 	var order []*spanWindow
 	cur := map[uint8]*spanWindow{}
 	for pc := l.head; pc <= l.back; pc += p.insns[pc].slots {
@@ -537,24 +564,12 @@ func (e *emitter) windows(l *hoistLoop, labels map[int]bool) []*spanWindow {
 			}
 			w.lo, w.hi = min(w.lo, lo), max(w.hi, hi)
 			e.win[pc] = w
-			count[w]++
 		}
 		for _, r := range p.effect(e.fn, in).def.regs() {
 			delete(cur, r)
 		}
 	}
-	var out []*spanWindow
-	for _, w := range order {
-		if count[w] > 1 {
-			out = append(out, w)
-		}
-	}
-	for pc, w := range e.win {
-		if count[w] < 2 {
-			delete(e.win, pc)
-		}
-	}
-	return out
+	return order
 }
 
 // windowAccess returns, for a fast access in a window, the statements to
@@ -566,7 +581,8 @@ func (e *emitter) windowAccess(in *aotInsn, base uint8) (pre []jen.Code, name st
 		return nil, "", 0, false
 	}
 	if w.first == in.pc {
-		pre = []jen.Code{code(w.name+" = ", e.rt("SpanWindow"), fmt.Sprintf("(fv%d, %s-fb%d, %d)", base, offset(e.r(base), w.lo), base, w.hi-w.lo))}
+		n := w.hi - w.lo
+		pre = []jen.Code{code(w.name+" = ", e.rt("SpanWindow"), fmt.Sprintf("[[%d]byte](fv%d, %s-fb%d)", n, base, offset(e.r(base), w.lo), base))}
 	}
 	return pre, w.name, int64(in.off) - w.lo, true
 }
@@ -860,22 +876,15 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 			return nil
 		}
 		e.frame = true
-		i := 512 + int(in.off)
-		switch size {
-		case 1:
-			val = code(fmt.Sprintf("uint64(fp[%d])", i))
-		case 2:
-			val = code("uint64(", le(), fmt.Sprintf(".Uint16(fp[%d:]))", i))
-		case 4:
-			val = code("uint64(", le(), fmt.Sprintf(".Uint32(fp[%d:]))", i))
-		default:
-			val = code(le(), fmt.Sprintf(".Uint64(fp[%d:])", i))
+		val = code(leLoad("fp", 512+int(in.off), size))
+	} else if pre, w, k, ok := e.windowAccess(in, in.src); ok {
+		// Proven in range, the access cannot fault: a dead one only
+		// takes its window.
+		if !live {
+			return pre
 		}
-	} else if pre, w, k, ok := e.windowAccess(in, in.src); ok && live {
 		stmts = pre
-		val = code(e.rt(fmt.Sprintf("WindowLoad%d", size*8)), fmt.Sprintf("(%s, %d)", w, k))
-	} else if e.fastAccess(in.pc) && live {
-		val = code(e.rt(fmt.Sprintf("SpanLoad%d", size*8)), fmt.Sprintf("(fv%d, %s-fb%d)", in.src, e.addr(in.src, in.off), in.src))
+		val = code(leLoad(w, int(k), size))
 	} else {
 		val = code(fmt.Sprintf("m.Load%dAt(%s, %d)", size*8, e.addr(in.src, in.off), in.pc))
 		if !live {
@@ -896,37 +905,19 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 	} else {
 		v = u64(in.imm)
 	}
-	var t string // v truncated to the access size
-	if in.class() == runtime.ClassSTX {
-		switch size {
-		case 1:
-			t = fmt.Sprintf("byte(%s)", v)
-		case 8:
-			t = v
-		default:
-			t = fmt.Sprintf("uint%d(%s)", size*8, v)
-		}
-	} else {
-		t = fmt.Sprint(uint64(int64(in.imm)) & (1<<(size*8) - 1))
-		if size == 8 {
-			t = u64(in.imm)
-		}
+	// The bytes to store: v's, or the immediate's.
+	bv, imm := v, uint64(int64(in.imm))
+	if in.class() != runtime.ClassSTX {
+		bv = ""
 	}
 	if !inFrame(in.dst, in.off, size) {
 		if pre, w, k, ok := e.windowAccess(in, in.dst); ok {
-			return append(pre, code(e.rt(fmt.Sprintf("WindowStore%d", size*8)), fmt.Sprintf("(%s, %d, %s)", w, k, v)))
+			return append(pre, leStore(w, int(k), size, bv, imm)...)
 		}
-		if !e.fastAccess(in.pc) {
-			return []jen.Code{code(fmt.Sprintf("m.Store%dAt(%s, %s, %d)", size*8, e.addr(in.dst, in.off), v, in.pc))}
-		}
-		return []jen.Code{code(e.rt(fmt.Sprintf("SpanStore%d", size*8)), fmt.Sprintf("(fv%d, %s-fb%d, %s)", in.dst, e.addr(in.dst, in.off), in.dst, v))}
+		return []jen.Code{code(fmt.Sprintf("m.Store%dAt(%s, %s, %d)", size*8, e.addr(in.dst, in.off), v, in.pc))}
 	}
 	e.frame = true
-	i := 512 + int(in.off)
-	if size == 1 {
-		return []jen.Code{code(fmt.Sprintf("fp[%d] = %s", i, t))}
-	}
-	return []jen.Code{code(le(), fmt.Sprintf(".PutUint%d(fp[%d:], %s)", size*8, i, t))}
+	return leStore("fp", 512+int(in.off), size, bv, imm)
 }
 
 func (e *emitter) atomic(in *aotInsn) []jen.Code {

@@ -108,9 +108,11 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 			if fv1, ok := m.SpanAt(r1, 4+4*j, false); ok {
 				fb1 := r1
 				c0 := r1
+				var w3 *[4]byte
 			F3:
 				// 3: ldxw %r4, [%r1] (fast copy)
-				r4 = runtime.SpanLoad32(fv1, r1-fb1)
+				w3 = runtime.SpanWindow[[4]byte](fv1, r1-fb1)
+				r4 = uint64(w3[0]) | uint64(w3[1])<<8 | uint64(w3[2])<<16 | uint64(w3[3])<<24
 				// 4: add %r0, %r4 (fast copy)
 				r0 += r4
 				// 5: add %r1, 4 (fast copy)
@@ -1063,9 +1065,11 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 			if fv1, ok := m.SpanAt(r1, 1+1*j, false); ok {
 				fb1 := r1
 				c0 := r1
+				var w6 *[1]byte
 			F6:
 				// 6: ldxb %r4, [%r1] (fast copy)
-				r4 = runtime.SpanLoad8(fv1, r1-fb1)
+				w6 = runtime.SpanWindow[[1]byte](fv1, r1-fb1)
+				r4 = uint64(w6[0])
 				// 7: xor %r0, %r4 (fast copy)
 				r0 ^= r4
 				// 8: mul %r0, %r5 (fast copy)
@@ -1144,7 +1148,10 @@ L1:
 	// 3: and %r1, 63
 	r1 &= 63
 	// 4: stxw [%r10-4], %r1
-	binary.LittleEndian.PutUint32(fp[508:], uint32(r1))
+	fp[508] = byte(r1)
+	fp[509] = byte(r1 >> 8)
+	fp[510] = byte(r1 >> 16)
+	fp[511] = byte(r1 >> 24)
 	// 5: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 7: mov %r2, %r10
@@ -1170,7 +1177,14 @@ L1:
 	goto L23
 L14:
 	// 14: stdw [%r10-16], 1
-	binary.LittleEndian.PutUint64(fp[496:], 1)
+	fp[496] = 0x1
+	fp[497] = 0x0
+	fp[498] = 0x0
+	fp[499] = 0x0
+	fp[500] = 0x0
+	fp[501] = 0x0
+	fp[502] = 0x0
+	fp[503] = 0x0
 	// 15: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 17: mov %r2, %r10
@@ -1197,7 +1211,10 @@ L23:
 	}
 	// 25: mov %r0, 0 (no effect)
 	// 26: stw [%r10-4], 7
-	binary.LittleEndian.PutUint32(fp[508:], 7)
+	fp[508] = 0x7
+	fp[509] = 0x0
+	fp[510] = 0x0
+	fp[511] = 0x0
 	// 27: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 29: mov %r2, %r10
@@ -1264,9 +1281,11 @@ L6:
 			if fv3, ok := m.SpanAt(r3, 8+8*j, false); ok {
 				fb3 := r3
 				c0 := r7
+				var w8 *[8]byte
 			F8:
 				// 8: ldxdw %r5, [%r3] (fast copy)
-				r5 = runtime.SpanLoad64(fv3, r3-fb3)
+				w8 = runtime.SpanWindow[[8]byte](fv3, r3-fb3)
+				r5 = uint64(w8[0]) | uint64(w8[1])<<8 | uint64(w8[2])<<16 | uint64(w8[3])<<24 | uint64(w8[4])<<32 | uint64(w8[5])<<40 | uint64(w8[6])<<48 | uint64(w8[7])<<56
 				// 9: add %r0, %r5 (fast copy)
 				r0 += r5
 				// 10: add %r3, 8 (fast copy)
@@ -1364,11 +1383,11 @@ L6:
 			if fv3, ok := m.SpanAt(r3+12, 26+64*j, false); ok {
 				fb3 := r3 + 12
 				c0 := r7
-				var w8 runtime.Window
+				var w8 *[26]byte
 			F8:
 				// 8: ldxh %r5, [%r3+12] (fast copy)
-				w8 = runtime.SpanWindow(fv3, r3+12-fb3, 26)
-				r5 = runtime.WindowLoad16(w8, 0)
+				w8 = runtime.SpanWindow[[26]byte](fv3, r3+12-fb3)
+				r5 = uint64(w8[0]) | uint64(w8[1])<<8
 				// 9: be16 %r5 (fast copy)
 				r5 = uint64(bits.ReverseBytes16(uint16(r5)))
 				// 10: jne %r5, 2048, +22 (to 33) (fast copy)
@@ -1376,7 +1395,7 @@ L6:
 					goto F33
 				}
 				// 11: ldxb %r5, [%r3+14] (fast copy)
-				r5 = runtime.WindowLoad8(w8, 2)
+				r5 = uint64(w8[2])
 				// 12: and %r5, 15 (fast copy)
 				r5 &= 15
 				// 13: lsh %r5, 2 (fast copy)
@@ -1386,15 +1405,15 @@ L6:
 				// 15: mul %r0, 31 (fast copy)
 				r0 *= 31
 				// 16: ldxb %r5, [%r3+23] (fast copy)
-				r5 = runtime.WindowLoad8(w8, 11)
+				r5 = uint64(w8[11])
 				// 17: xor %r0, %r5 (fast copy)
 				r0 ^= r5
 				// 18: ldxw %r8, [%r3+26] (fast copy)
-				r8 = runtime.WindowLoad32(w8, 14)
+				r8 = uint64(w8[14]) | uint64(w8[15])<<8 | uint64(w8[16])<<16 | uint64(w8[17])<<24
 				// 19: be32 %r8 (fast copy)
 				r8 = uint64(bits.ReverseBytes32(uint32(r8)))
 				// 20: ldxw %r9, [%r3+30] (fast copy)
-				r9 = runtime.WindowLoad32(w8, 18)
+				r9 = uint64(w8[18]) | uint64(w8[19])<<8 | uint64(w8[20])<<16 | uint64(w8[21])<<24
 				// 21: be32 %r9 (fast copy)
 				r9 = uint64(bits.ReverseBytes32(uint32(r9)))
 				// 22: xor %r8, %r9 (fast copy)
@@ -1402,11 +1421,11 @@ L6:
 				// 23: add %r0, %r8 (fast copy)
 				r0 += r8
 				// 24: ldxh %r5, [%r3+34] (fast copy)
-				r5 = runtime.WindowLoad16(w8, 22)
+				r5 = uint64(w8[22]) | uint64(w8[23])<<8
 				// 25: be16 %r5 (fast copy)
 				r5 = uint64(bits.ReverseBytes16(uint16(r5)))
 				// 26: ldxh %r8, [%r3+36] (fast copy)
-				r8 = runtime.WindowLoad16(w8, 24)
+				r8 = uint64(w8[24]) | uint64(w8[25])<<8
 				// 27: be16 %r8 (fast copy)
 				r8 = uint64(bits.ReverseBytes16(uint16(r8)))
 				// 28: lsh %r5, 16 (fast copy)
@@ -1563,9 +1582,11 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 			if fv3, ok := m.SpanAt(r3, 1+1*j, false); ok {
 				fb3 := r3
 				c0 := r7
+				var w7 *[1]byte
 			F7:
 				// 7: ldxb %r5, [%r3] (fast copy)
-				r5 = runtime.SpanLoad8(fv3, r3-fb3)
+				w7 = runtime.SpanWindow[[1]byte](fv3, r3-fb3)
+				r5 = uint64(w7[0])
 				// 8: jlt %r5, 48, +8 (to 17) (fast copy)
 				if r5 < 48 {
 					goto F17

@@ -238,8 +238,7 @@ func (m *Memory) Store64At(addr, v uint64, insn int) {
 // indexes it directly in a copy of the loop; when ok is false it runs the
 // loop with every access checked. Spans stay valid until a helper is
 // called, and loops that call one are not hoisted. A span is never
-// shorter than the widest access (8 bytes), which is what lets the span
-// accessors check an offset with one compare.
+// shorter than the widest access (8 bytes).
 func (m *Memory) SpanAt(addr, n uint64, write bool) (span []byte, ok bool) {
 	t := m.rd
 	if write {
@@ -252,117 +251,24 @@ func (m *Memory) SpanAt(addr, n uint64, write bool) (span []byte, ok bool) {
 	return nil, false
 }
 
-// SpanLoad8 .. SpanLoad64 and SpanStore8 .. SpanStore64 access offset i of
-// a span from SpanAt in the fast copy of a loop, where the translation has
-// proven i in range. They still compare i with the span's length (one
-// compare and a branch the CPU predicts) and fail the run, an error and
-// not a crash, rather than touch memory outside the span should the proof
-// ever be wrong; the access itself is one machine load or store.
-func SpanLoad8(s []byte, i uint64) uint64 {
-	return uint64(*(*byte)(spanAt(s, i, 1)))
-}
-
-func SpanLoad16(s []byte, i uint64) uint64 {
-	return uint64(binary.LittleEndian.Uint16((*[2]byte)(spanAt(s, i, 2))[:]))
-}
-
-func SpanLoad32(s []byte, i uint64) uint64 {
-	return uint64(binary.LittleEndian.Uint32((*[4]byte)(spanAt(s, i, 4))[:]))
-}
-
-func SpanLoad64(s []byte, i uint64) uint64 {
-	return binary.LittleEndian.Uint64((*[8]byte)(spanAt(s, i, 8))[:])
-}
-
-func SpanStore8(s []byte, i, v uint64) {
-	*(*byte)(spanAt(s, i, 1)) = byte(v)
-}
-
-func SpanStore16(s []byte, i, v uint64) {
-	binary.LittleEndian.PutUint16((*[2]byte)(spanAt(s, i, 2))[:], uint16(v))
-}
-
-func SpanStore32(s []byte, i, v uint64) {
-	binary.LittleEndian.PutUint32((*[4]byte)(spanAt(s, i, 4))[:], uint32(v))
-}
-
-func SpanStore64(s []byte, i, v uint64) {
-	binary.LittleEndian.PutUint64((*[8]byte)(spanAt(s, i, 8))[:], v)
-}
-
-// spanAt returns the address of s[i], after checking that s has n bytes
-// there. The translation asks SpanAt for the hull of all the accesses it
-// makes through a span, so the check never fails in a correct
-// translation; it is the safety net that keeps a wrong one from touching
-// memory outside the span. Spans come only from SpanAt, which gives none
-// shorter than 8 bytes, so len(s)-n cannot wrap and one compare suffices.
-func spanAt(s []byte, i uint64, n uint64) unsafe.Pointer {
-	if i > uint64(len(s))-n {
+// SpanWindow returns the bytes at offset i of a span from SpanAt as a
+// *A, A a byte array type ([n]byte). In the fast copy of a loop the
+// translation takes a window at the first of the accesses an iteration
+// makes through one base register at constant distances (a single access
+// has one of its own) and reads and writes it at constant offsets: one
+// check for all of them, then one machine load or store each. The
+// translation has proven the window inside the span; the check is the
+// safety net that fails the run, an error and not a crash, rather than let
+// a wrong proof touch memory outside it. Spans come only from SpanAt,
+// which gives none shorter than 8 bytes, so for a window of at most 8
+// bytes len(s)-n cannot wrap and one compare suffices.
+func SpanWindow[A any](s []byte, i uint64) *A {
+	var a A
+	n := uint64(unsafe.Sizeof(a))
+	if (n > 8 && n > uint64(len(s))) || i > uint64(len(s))-n {
 		panic(errSpan)
 	}
-	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), i)
-}
-
-// A Window is n bytes of a span that SpanWindow checked once, so that
-// several accesses a loop's iteration makes through one base register at
-// constant distances cost one check between them: the translation takes
-// the window at the first of them and reads and writes it at constant
-// offsets with WindowLoad8 .. WindowStore64, whose own checks compare two
-// constants once inlined and fold away. Their checks still stand in
-// anything else, so a Window never reaches outside its span.
-type Window struct {
-	p unsafe.Pointer
-	n uint64
-}
-
-// SpanWindow returns the n bytes at offset i of span s as a Window,
-// failing the run as spanAt does when they do not lie inside it.
-func SpanWindow(s []byte, i, n uint64) Window {
-	if n > uint64(len(s)) || i > uint64(len(s))-n {
-		panic(errSpan)
-	}
-	return Window{unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), i), n}
-}
-
-func WindowLoad8(w Window, k uint64) uint64 {
-	return uint64(*(*byte)(w.at(k, 1)))
-}
-
-func WindowLoad16(w Window, k uint64) uint64 {
-	return uint64(binary.LittleEndian.Uint16((*[2]byte)(w.at(k, 2))[:]))
-}
-
-func WindowLoad32(w Window, k uint64) uint64 {
-	return uint64(binary.LittleEndian.Uint32((*[4]byte)(w.at(k, 4))[:]))
-}
-
-func WindowLoad64(w Window, k uint64) uint64 {
-	return binary.LittleEndian.Uint64((*[8]byte)(w.at(k, 8))[:])
-}
-
-func WindowStore8(w Window, k, v uint64) {
-	*(*byte)(w.at(k, 1)) = byte(v)
-}
-
-func WindowStore16(w Window, k, v uint64) {
-	binary.LittleEndian.PutUint16((*[2]byte)(w.at(k, 2))[:], uint16(v))
-}
-
-func WindowStore32(w Window, k, v uint64) {
-	binary.LittleEndian.PutUint32((*[4]byte)(w.at(k, 4))[:], uint32(v))
-}
-
-func WindowStore64(w Window, k, v uint64) {
-	binary.LittleEndian.PutUint64((*[8]byte)(w.at(k, 8))[:], v)
-}
-
-// at returns the address of byte k of w after checking that w has size
-// bytes there.
-func (w Window) at(k, size uint64) unsafe.Pointer {
-	if w.n < size || k > w.n-size {
-		panic(errSpan)
-	}
-	return unsafe.Add(w.p, k)
+	return (*A)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), i))
 }
 
 var errSpan = errors.New("skelgen translation: access outside a hoisted span")

@@ -66,17 +66,16 @@
 // the instruction index and panic with a small value that Compiled.Run
 // turns into the same *MemoryError. All of them inline. SpanAt and
 // LoopTrips let translated loops check a whole span of a region once
-// before the loop, and SpanLoad64/SpanStore64 and friends access such a
-// span; SpanWindow checks once the bytes several accesses of one
-// iteration reach through one register, which WindowLoad64/WindowStore64
-// and friends then access at constant offsets. Bytes, WritableBytes,
+// before the loop; SpanWindow then takes, with one check, the bytes that
+// the accesses of one iteration reach through one register, which the
+// translation reads and writes as a fixed-size array. Bytes, WritableBytes,
 // CBytes and CString give helpers checked slices.
 //
 // # Translated code
 //
 // Package gen/aot translates a program into Go functions that run against
 // a Program's Machine: registers are locals, StackTop gives r10 and Frame
-// the stack frame, CheckBudget and CheckDepth fail the run where the
+// the stack frame, CheckBudget and Machine.CheckDepth fail the run where the
 // interpreter would, CallAt and CallX call helpers, externs and functions
 // as the interpreter resolves them. Program.Bind pairs a Program with its
 // Translation after checking every lddw value the translation compiled in

@@ -103,13 +103,15 @@ L19:
 			if fv4, ok := m.SpanAt(r1+r3, 1+1*j, false); ok {
 				fb4 := r1 + r3
 				c0 := r3
+				var w22 *[1]byte
 			F20:
 				// 20: mov %r4, %r1 (fast copy)
 				r4 = r1
 				// 21: add %r4, %r3 (fast copy)
 				r4 += r3
 				// 22: ldxb %r4, [%r4] (fast copy)
-				r4 = runtime.SpanLoad8(fv4, r4-fb4)
+				w22 = runtime.SpanWindow[[1]byte](fv4, r4-fb4)
+				r4 = uint64(w22[0])
 				// 23: add %r0, %r4 (fast copy)
 				r0 += r4
 				// 24: add %r3, 1 (fast copy)
@@ -201,19 +203,19 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 			if fv3, ok := m.SpanAt(r1+r0, 1+1*j, true); ok {
 				fb3 := r1 + r0
 				c0 := r0
-				var w5 runtime.Window
+				var w5 *[1]byte
 			F3:
 				// 3: mov %r3, %r1 (fast copy)
 				r3 = r1
 				// 4: add %r3, %r0 (fast copy)
 				r3 += r0
 				// 5: ldxb %r4, [%r3] (fast copy)
-				w5 = runtime.SpanWindow(fv3, r3-fb3, 1)
-				r4 = runtime.WindowLoad8(w5, 0)
+				w5 = runtime.SpanWindow[[1]byte](fv3, r3-fb3)
+				r4 = uint64(w5[0])
 				// 6: xor32 %r4, -1 (fast copy)
 				r4 = uint64(uint32(r4) ^ 0xffffffff)
 				// 7: stxb [%r3], %r4 (fast copy)
-				runtime.WindowStore8(w5, 0, r4)
+				w5[0] = byte(r4)
 				// 8: add %r0, 1 (fast copy)
 				r0 += 1
 				// 9: jge %r0, %r2, +1 (to 11) (fast copy)

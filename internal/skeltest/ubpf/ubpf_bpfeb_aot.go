@@ -6,11 +6,7 @@
 
 package ubpf
 
-import (
-	"encoding/binary"
-
-	"github.com/skelgen/skelgen/runtime"
-)
+import "github.com/skelgen/skelgen/runtime"
 
 // ubpfBadReadTranslation returns the Go translation of program "bad_read", for
 // runtime.Program.Bind.
@@ -36,10 +32,13 @@ func ubpfBadReadFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int6
 	r2 = 64
 	// ubpf.bpf.c:108: volatile __u32 i = 64;
 	// 1: stxw [%r10-4], %r2
-	binary.LittleEndian.PutUint32(fp[508:], uint32(r2))
+	fp[508] = byte(r2)
+	fp[509] = byte(r2 >> 8)
+	fp[510] = byte(r2 >> 16)
+	fp[511] = byte(r2 >> 24)
 	// ubpf.bpf.c:109: return *(__u32 *)((char *)ctx + i);
 	// 2: ldxw %r2, [%r10-4]
-	r2 = uint64(binary.LittleEndian.Uint32(fp[508:]))
+	r2 = uint64(fp[508]) | uint64(fp[509])<<8 | uint64(fp[510])<<16 | uint64(fp[511])<<24
 	// 3: add %r1, %r2
 	r1 += r2
 	// 4: ldxw %r0, [%r1]
@@ -109,7 +108,10 @@ func ubpfReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (u
 	r1 = 0
 	// ubpf.bpf.c:78: __u32 zero = 0;
 	// 2: stxw [%r10-4], %r1
-	binary.LittleEndian.PutUint32(fp[508:], uint32(r1))
+	fp[508] = byte(r1)
+	fp[509] = byte(r1 >> 8)
+	fp[510] = byte(r1 >> 16)
+	fp[511] = byte(r1 >> 24)
 	// ubpf.bpf.c:79: __u64 *c = bpf_map_lookup_elem(&counts, &ctx->pid);
 	// 3: lddw %r1, map:0
 	r1 = 0x8000000000000000
@@ -177,9 +179,23 @@ L20:
 	// 28: lddw %r2, 0x300000000
 	r2 = 0x300000000
 	// 30: stxdw [%r10-16], %r2
-	binary.LittleEndian.PutUint64(fp[496:], r2)
+	fp[496] = byte(r2)
+	fp[497] = byte(r2 >> 8)
+	fp[498] = byte(r2 >> 16)
+	fp[499] = byte(r2 >> 24)
+	fp[500] = byte(r2 >> 32)
+	fp[501] = byte(r2 >> 40)
+	fp[502] = byte(r2 >> 48)
+	fp[503] = byte(r2 >> 56)
 	// 31: stxdw [%r10-24], %r1
-	binary.LittleEndian.PutUint64(fp[488:], r1)
+	fp[488] = byte(r1)
+	fp[489] = byte(r1 >> 8)
+	fp[490] = byte(r1 >> 16)
+	fp[491] = byte(r1 >> 24)
+	fp[492] = byte(r1 >> 32)
+	fp[493] = byte(r1 >> 40)
+	fp[494] = byte(r1 >> 48)
+	fp[495] = byte(r1 >> 56)
 	// 32: mov %r1, %r10
 	r1 = r10
 	// 33: add %r1, -24
@@ -191,7 +207,10 @@ L20:
 	r1 = 0
 	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
 	// 36: stxw [%r10-28], %r1
-	binary.LittleEndian.PutUint32(fp[484:], uint32(r1))
+	fp[484] = byte(r1)
+	fp[485] = byte(r1 >> 8)
+	fp[486] = byte(r1 >> 16)
+	fp[487] = byte(r1 >> 24)
 L37:
 	// ubpf.bpf.c:94: __u64 n = (i * 7) % 5;
 	// 37: mul32 %r1, 7
@@ -201,7 +220,14 @@ L37:
 	// 39: mod32 %r1, 5
 	r1 = uint64(uint32(r1) % 5)
 	// 40: stxdw [%r10-72], %r1
-	binary.LittleEndian.PutUint64(fp[440:], r1)
+	fp[440] = byte(r1)
+	fp[441] = byte(r1 >> 8)
+	fp[442] = byte(r1 >> 16)
+	fp[443] = byte(r1 >> 24)
+	fp[444] = byte(r1 >> 32)
+	fp[445] = byte(r1 >> 40)
+	fp[446] = byte(r1 >> 48)
+	fp[447] = byte(r1 >> 56)
 	// 41: mov %r2, %r10
 	r2 = r10
 	// 42: add %r2, -28
@@ -219,11 +245,14 @@ L37:
 	m.CallAt(48, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
 	// 49: ldxw %r1, [%r10-28]
-	r1 = uint64(binary.LittleEndian.Uint32(fp[484:]))
+	r1 = uint64(fp[484]) | uint64(fp[485])<<8 | uint64(fp[486])<<16 | uint64(fp[487])<<24
 	// 50: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 51: stxw [%r10-28], %r1
-	binary.LittleEndian.PutUint32(fp[484:], uint32(r1))
+	fp[484] = byte(r1)
+	fp[485] = byte(r1 >> 8)
+	fp[486] = byte(r1 >> 16)
+	fp[487] = byte(r1 >> 24)
 	// 52: jlt32 %r1, 16, -16 (to 37)
 	if uint32(r1) < 16 {
 		b -= 16
@@ -234,21 +263,49 @@ L37:
 	// 53: ldxw %r1, [%r6]
 	r1 = m.Load32At(r6, 53)
 	// 54: stxdw [%r10-72], %r1
-	binary.LittleEndian.PutUint64(fp[440:], r1)
+	fp[440] = byte(r1)
+	fp[441] = byte(r1 >> 8)
+	fp[442] = byte(r1 >> 16)
+	fp[443] = byte(r1 >> 24)
+	fp[444] = byte(r1 >> 32)
+	fp[445] = byte(r1 >> 40)
+	fp[446] = byte(r1 >> 48)
+	fp[447] = byte(r1 >> 56)
 	// 55: ldxdw %r1, [%r6+8]
 	r1 = m.Load64At(r6+8, 55)
 	// 56: stxdw [%r10-64], %r1
-	binary.LittleEndian.PutUint64(fp[448:], r1)
+	fp[448] = byte(r1)
+	fp[449] = byte(r1 >> 8)
+	fp[450] = byte(r1 >> 16)
+	fp[451] = byte(r1 >> 24)
+	fp[452] = byte(r1 >> 32)
+	fp[453] = byte(r1 >> 40)
+	fp[454] = byte(r1 >> 48)
+	fp[455] = byte(r1 >> 56)
 	// 57: lddw %r7, value:4
 	r7 = 0xb00000000
 	// 59: ldxdw %r1, [%r7]
 	r1 = m.Load64At(r7, 59)
 	// 60: stxdw [%r10-56], %r1
-	binary.LittleEndian.PutUint64(fp[456:], r1)
+	fp[456] = byte(r1)
+	fp[457] = byte(r1 >> 8)
+	fp[458] = byte(r1 >> 16)
+	fp[459] = byte(r1 >> 24)
+	fp[460] = byte(r1 >> 32)
+	fp[461] = byte(r1 >> 40)
+	fp[462] = byte(r1 >> 48)
+	fp[463] = byte(r1 >> 56)
 	// 61: ldxw %r1, [%r10-12]
-	r1 = uint64(binary.LittleEndian.Uint32(fp[500:]))
+	r1 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
 	// 62: stxdw [%r10-48], %r1
-	binary.LittleEndian.PutUint64(fp[464:], r1)
+	fp[464] = byte(r1)
+	fp[465] = byte(r1 >> 8)
+	fp[466] = byte(r1 >> 16)
+	fp[467] = byte(r1 >> 24)
+	fp[468] = byte(r1 >> 32)
+	fp[469] = byte(r1 >> 40)
+	fp[470] = byte(r1 >> 48)
+	fp[471] = byte(r1 >> 56)
 	// 63: mov %r3, %r10
 	r3 = r10
 	// 64: add %r3, -72
@@ -286,7 +343,7 @@ L37:
 	m.CallAt(83, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:101: return smp.flags;
 	// 84: ldxw %r0, [%r10-12]
-	r0 = uint64(binary.LittleEndian.Uint32(fp[500:]))
+	r0 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
 	// 85: exit
 	b -= 80
 	runtime.CheckBudget(b, 85)
@@ -317,15 +374,29 @@ func ubpfSpinFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	r1 = 0
 	// ubpf.bpf.c:116: volatile __u64 n = 0;
 	// 1: stxdw [%r10-8], %r1
-	binary.LittleEndian.PutUint64(fp[504:], r1)
+	fp[504] = byte(r1)
+	fp[505] = byte(r1 >> 8)
+	fp[506] = byte(r1 >> 16)
+	fp[507] = byte(r1 >> 24)
+	fp[508] = byte(r1 >> 32)
+	fp[509] = byte(r1 >> 40)
+	fp[510] = byte(r1 >> 48)
+	fp[511] = byte(r1 >> 56)
 L2:
 	// ubpf.bpf.c:119: n++;
 	// 2: ldxdw %r1, [%r10-8]
-	r1 = binary.LittleEndian.Uint64(fp[504:])
+	r1 = uint64(fp[504]) | uint64(fp[505])<<8 | uint64(fp[506])<<16 | uint64(fp[507])<<24 | uint64(fp[508])<<32 | uint64(fp[509])<<40 | uint64(fp[510])<<48 | uint64(fp[511])<<56
 	// 3: add %r1, 1
 	r1 += 1
 	// 4: stxdw [%r10-8], %r1
-	binary.LittleEndian.PutUint64(fp[504:], r1)
+	fp[504] = byte(r1)
+	fp[505] = byte(r1 >> 8)
+	fp[506] = byte(r1 >> 16)
+	fp[507] = byte(r1 >> 24)
+	fp[508] = byte(r1 >> 32)
+	fp[509] = byte(r1 >> 40)
+	fp[510] = byte(r1 >> 48)
+	fp[511] = byte(r1 >> 56)
 	// ubpf.bpf.c:118: for (;;)
 	// 5: ja -4 (to 2)
 	b -= 4

@@ -3,6 +3,8 @@ package runtime
 import (
 	"fmt"
 	"os/exec"
+	goruntime "runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -161,19 +163,9 @@ func hasOp(p *Program, op Opcode) bool {
 // compiler's "big function" size, the memory accessors stop being inlined
 // into it (see exec). It asks the compiler, so it needs the go command.
 func TestExecNotBig(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles the package; skipped in -short mode")
-	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go command not found: cannot ask the compiler about inlining")
-	}
-	out, err := exec.Command(goCmd, "build", "-gcflags=-m=2", "-o", "/dev/null", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	out := compilerOutput(t, "-m=2")
 	inlined := false
-	for _, l := range strings.Split(string(out), "\n") {
+	for _, l := range strings.Split(out, "\n") {
 		if strings.Contains(l, "(*Machine).exec considered 'big'") {
 			t.Fatalf("exec is too big for its memory accessors to inline: %s", l)
 		}
@@ -182,4 +174,81 @@ func TestExecNotBig(t *testing.T) {
 	if !inlined {
 		t.Fatal("compiler output does not mention inlining Read32 into interp.go: the check above may be stale")
 	}
+}
+
+// compilerOutput builds this package with the given compiler flags and
+// returns what the compiler printed. It skips in -short mode and where
+// the go command is missing.
+func compilerOutput(t *testing.T, gcflags string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("compiles the package; skipped in -short mode")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not found: cannot ask the compiler")
+	}
+	out, err := exec.Command(goCmd, "build", "-gcflags="+gcflags, "-o", "/dev/null", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// TestDispatchInOneBlock guards exec's code layout on amd64: the dispatch
+// sequence every instruction passes through must lie inside one 32-byte
+// block of the function, so that it never straddles a 64-byte line
+// whichever 32-byte boundary the linker starts exec on (see the padding in
+// exec). It reads the compiler's assembly listing, so it needs the go
+// command. When it fails after a change to exec's prologue, adjust the
+// padding there.
+func TestDispatchInOneBlock(t *testing.T) {
+	if goruntime.GOARCH != "amd64" || goruntime.Compiler != "gc" {
+		t.Skipf("layout is checked for gc on amd64; this is %s on %s", goruntime.Compiler, goruntime.GOARCH)
+	}
+	out := compilerOutput(t, "-S")
+	type line struct {
+		off  int64
+		text string
+	}
+	var code []line
+	in := false
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "runtime.(*Machine).exec STEXT") {
+			in = true
+			continue
+		}
+		if !in {
+			continue
+		}
+		if !strings.HasPrefix(l, "\t0x") {
+			break // the next symbol
+		}
+		// "0x00b7 00183 (file:line)", then the opcode and its operands.
+		f := strings.SplitN(strings.TrimSpace(l), "\t", 2)
+		if len(f) < 2 || strings.HasPrefix(f[1], "PCDATA") || strings.HasPrefix(f[1], "FUNCDATA") {
+			continue
+		}
+		off, err := strconv.ParseInt(strings.Fields(f[0])[0], 0, 64)
+		if err != nil {
+			t.Fatalf("listing line %q: %v", l, err)
+		}
+		code = append(code, line{off, f[1]})
+	}
+	for i, c := range code {
+		if !strings.HasPrefix(c.text, "JMP\t(") {
+			continue
+		}
+		if i < 2 || i+1 >= len(code) || !strings.HasPrefix(code[i-2].text, "MOVBLZX") ||
+			!strings.Contains(code[i-1].text, "exec.jump") {
+			t.Fatalf("the first table jump in exec is not the dispatch (load opcode, load table, jump) this test knows: %q", c.text)
+		}
+		start, end := code[i-2].off, code[i+1].off
+		t.Logf("dispatch at bytes %#x..%#x of exec", start, end)
+		if start/32 != (end-1)/32 {
+			t.Fatalf("exec's dispatch at bytes %#x..%#x straddles a 32-byte block: adjust the padding in exec's prologue", start, end)
+		}
+		return
+	}
+	t.Fatal("no table jump found in exec's listing: the check is stale")
 }

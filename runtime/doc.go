@@ -62,9 +62,9 @@
 // the instruction index and panic with a small value that Compiled.Run
 // turns into the same *MemoryError. All of them inline. SpanAt and
 // LoopTrips let translated loops check a whole span of a region once
-// before the loop; SpanWindow then takes, with one check, the bytes that
-// the accesses of one iteration reach through one register, which the
-// translation reads and writes as a fixed-size array. Bytes, WritableBytes,
+// before the loop; a Window of the span (WindowOf) then gives, with one
+// compare, the bytes that the accesses of one iteration reach through one
+// register, which the translation reads and writes as a fixed-size array. Bytes, WritableBytes,
 // CBytes and CString give helpers checked slices.
 //
 // # Translated code

@@ -222,17 +222,22 @@ func TestSpanSafetyNet(t *testing.T) {
 	if !ok {
 		t.Fatal("SpanAt refused 16 bytes inside the context")
 	}
-	w := SpanWindow[[8]byte](span, 8)
+	w := WindowOf[[8]byte](span).At(8)
 	w[7] = 0xaa
 	if ctx[31] != 0xaa {
 		t.Error("a window's last byte is not the span's")
 	}
+	if v := WindowOf[[16]byte](span).At(0); &v[0] != &ctx[16] {
+		t.Error("a window as long as its span does not start where the span does")
+	}
 	for _, f := range []func(){
-		func() { SpanWindow[[8]byte](span, 9) },
-		func() { SpanWindow[[1]byte](span, 16) },
-		func() { SpanWindow[[17]byte](span, 0) },
-		func() { SpanWindow[[8]byte](span, 1<<63) },
-		func() { SpanWindow[[2]byte](span, 1<<64-1) },
+		func() { WindowOf[[8]byte](span).At(9) },
+		func() { WindowOf[[1]byte](span).At(16) },
+		func() { WindowOf[[17]byte](span).At(0) },
+		func() { WindowOf[[8]byte](span).At(1 << 63) },
+		func() { WindowOf[[2]byte](span).At(1<<64 - 1) },
+		func() { WindowOf[[1]byte](nil).At(0) },
+		func() { Window[[1]byte]{}.At(0) },
 	} {
 		err := func() (err error) {
 			defer func() { err = m.trapError(recover()) }()

@@ -25,11 +25,12 @@
 //     it, runtime.LoopTrips bounds its iterations and Memory.SpanAt takes
 //     the span of each base's region that its accesses can reach; when
 //     both succeed and the budget covers every iteration, a copy of the
-//     loop accesses those spans through windows: runtime.SpanWindow takes,
-//     with one check (a safety net), the bytes that a run of accesses
-//     through one base with no label or write of the base between them
-//     reaches, as a *[n]byte that they index at constant offsets, one
-//     machine load or store each; it checks no budget and still counts b,
+//     loop accesses those spans through windows: made once before the
+//     loop (runtime.WindowOf), a runtime.Window takes, with one compare (a
+//     safety net), the bytes that a run of accesses through one base with
+//     no label or write of the base between them reaches, as a *[n]byte
+//     that they index at constant offsets, one machine load or store
+//     each; it checks no budget and still counts b,
 //     except for its back edge, which it charges once, as it leaves the
 //     loop, from how far the counter went; else the checked loop runs. A
 //     counted loop with no such accesses (branchy arithmetic, Log2) gets

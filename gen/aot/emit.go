@@ -463,8 +463,13 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	}
 	e.backCharge = e.backEdgeCharge(l)
 	body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
+	made := map[string]bool{}
 	for _, w := range e.windows(l, labels) {
 		body = append(body, code(fmt.Sprintf("var %s *[%d]byte", w.name, w.hi-w.lo)))
+		if v := w.maker(); !made[v] {
+			made[v] = true
+			body = append(body, code(fmt.Sprintf("%s := ", v), e.rt("WindowOf"), fmt.Sprintf("[[%d]byte](fv%d)", w.hi-w.lo, w.base)))
+		}
 	}
 	fell := false
 	for _, pc := range e.fn.body {
@@ -537,6 +542,12 @@ type spanWindow struct {
 	lo, hi int64
 }
 
+// maker names the runtime.Window, made before the loop, that w's views
+// come from: one per base register and size.
+func (w *spanWindow) maker() string {
+	return fmt.Sprintf("v%dx%d", w.base, w.hi-w.lo)
+}
+
 // windows groups the fast accesses of l into windows (by access in e.win)
 // and returns them; a single access has a window of its own.
 func (e *emitter) windows(l *hoistLoop, labels map[int]bool) []*spanWindow {
@@ -581,8 +592,7 @@ func (e *emitter) windowAccess(in *aotInsn, base uint8) (pre []jen.Code, name st
 		return nil, "", 0, false
 	}
 	if w.first == in.pc {
-		n := w.hi - w.lo
-		pre = []jen.Code{code(w.name+" = ", e.rt("SpanWindow"), fmt.Sprintf("[[%d]byte](fv%d, %s-fb%d)", n, base, offset(e.r(base), w.lo), base))}
+		pre = []jen.Code{code(fmt.Sprintf("%s = %s.At(%s - fb%d)", w.name, w.maker(), offset(e.r(base), w.lo), base))}
 	}
 	return pre, w.name, int64(in.off) - w.lo, true
 }

@@ -663,7 +663,7 @@ func TestRandomProgramsHoist(t *testing.T) {
 		if strings.Contains(src, "SpanAt") {
 			hoisted++
 		}
-		if strings.Contains(src, "SpanWindow") {
+		if strings.Contains(src, "WindowOf") {
 			windows++
 		}
 	}

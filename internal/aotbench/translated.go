@@ -109,9 +109,10 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 				fb1 := r1
 				c0 := r1
 				var w3 *[4]byte
+				v1x4 := runtime.WindowOf[[4]byte](fv1)
 			F3:
 				// 3: ldxw %r4, [%r1] (fast copy)
-				w3 = runtime.SpanWindow[[4]byte](fv1, r1-fb1)
+				w3 = v1x4.At(r1 - fb1)
 				r4 = uint64(w3[0]) | uint64(w3[1])<<8 | uint64(w3[2])<<16 | uint64(w3[3])<<24
 				// 4: add %r0, %r4 (fast copy)
 				r0 += r4
@@ -1066,9 +1067,10 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 				fb1 := r1
 				c0 := r1
 				var w6 *[1]byte
+				v1x1 := runtime.WindowOf[[1]byte](fv1)
 			F6:
 				// 6: ldxb %r4, [%r1] (fast copy)
-				w6 = runtime.SpanWindow[[1]byte](fv1, r1-fb1)
+				w6 = v1x1.At(r1 - fb1)
 				r4 = uint64(w6[0])
 				// 7: xor %r0, %r4 (fast copy)
 				r0 ^= r4
@@ -1282,9 +1284,10 @@ L6:
 				fb3 := r3
 				c0 := r7
 				var w8 *[8]byte
+				v3x8 := runtime.WindowOf[[8]byte](fv3)
 			F8:
 				// 8: ldxdw %r5, [%r3] (fast copy)
-				w8 = runtime.SpanWindow[[8]byte](fv3, r3-fb3)
+				w8 = v3x8.At(r3 - fb3)
 				r5 = uint64(w8[0]) | uint64(w8[1])<<8 | uint64(w8[2])<<16 | uint64(w8[3])<<24 | uint64(w8[4])<<32 | uint64(w8[5])<<40 | uint64(w8[6])<<48 | uint64(w8[7])<<56
 				// 9: add %r0, %r5 (fast copy)
 				r0 += r5
@@ -1384,9 +1387,10 @@ L6:
 				fb3 := r3 + 12
 				c0 := r7
 				var w8 *[26]byte
+				v3x26 := runtime.WindowOf[[26]byte](fv3)
 			F8:
 				// 8: ldxh %r5, [%r3+12] (fast copy)
-				w8 = runtime.SpanWindow[[26]byte](fv3, r3+12-fb3)
+				w8 = v3x26.At(r3 + 12 - fb3)
 				r5 = uint64(w8[0]) | uint64(w8[1])<<8
 				// 9: be16 %r5 (fast copy)
 				r5 = uint64(bits.ReverseBytes16(uint16(r5)))
@@ -1583,9 +1587,10 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 				fb3 := r3
 				c0 := r7
 				var w7 *[1]byte
+				v3x1 := runtime.WindowOf[[1]byte](fv3)
 			F7:
 				// 7: ldxb %r5, [%r3] (fast copy)
-				w7 = runtime.SpanWindow[[1]byte](fv3, r3-fb3)
+				w7 = v3x1.At(r3 - fb3)
 				r5 = uint64(w7[0])
 				// 8: jlt %r5, 48, +8 (to 17) (fast copy)
 				if r5 < 48 {

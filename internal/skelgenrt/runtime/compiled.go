@@ -251,24 +251,41 @@ func (m *Memory) SpanAt(addr, n uint64, write bool) (span []byte, ok bool) {
 	return nil, false
 }
 
-// SpanWindow returns the bytes at offset i of a span from SpanAt as a
-// *A, A a byte array type ([n]byte). In the fast copy of a loop the
-// translation takes a window at the first of the accesses an iteration
-// makes through one base register at constant distances (a single access
-// has one of its own) and reads and writes it at constant offsets: one
-// check for all of them, then one machine load or store each. The
-// translation has proven the window inside the span; the check is the
-// safety net that fails the run, an error and not a crash, rather than let
-// a wrong proof touch memory outside it. Spans come only from SpanAt,
-// which gives none shorter than 8 bytes, so for a window of at most 8
-// bytes len(s)-n cannot wrap and one compare suffices.
-func SpanWindow[A any](s []byte, i uint64) *A {
+// A Window gives views of type *A, A a byte array type ([n]byte), of a
+// span from SpanAt at checked offsets. In the fast copy of a loop the
+// translation makes one Window per base register and size before the loop
+// and, in each iteration, takes a view at the first of the accesses the
+// iteration makes through that base at constant distances (a single
+// access has one of its own), then reads and writes it at constant
+// offsets: one check for all of them, then one machine load or store
+// each. The translation has proven every view inside the span; the check
+// is the safety net that fails the run, an error and not a crash, rather
+// than let a wrong proof touch memory outside it. A Window holds the
+// span's address and how many offsets have room for an A, computed once,
+// so a view costs one compare.
+type Window[A any] struct {
+	p   unsafe.Pointer
+	end uint64 // offsets below end have room for an A
+}
+
+// WindowOf returns the Window of views of type *A into s.
+func WindowOf[A any](s []byte) Window[A] {
 	var a A
 	n := uint64(unsafe.Sizeof(a))
-	if (n > 8 && n > uint64(len(s))) || i > uint64(len(s))-n {
+	w := Window[A]{p: unsafe.Pointer(unsafe.SliceData(s))}
+	if n <= uint64(len(s)) {
+		w.end = uint64(len(s)) - n + 1
+	}
+	return w
+}
+
+// At returns the view at offset i of the span; it panics with a run error
+// when the view would reach outside the span.
+func (w Window[A]) At(i uint64) *A {
+	if i >= w.end {
 		panic(errSpan)
 	}
-	return (*A)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s)), i))
+	return (*A)(unsafe.Add(w.p, i))
 }
 
 var errSpan = errors.New("skelgen translation: access outside a hoisted span")

@@ -104,13 +104,14 @@ L19:
 				fb4 := r1 + r3
 				c0 := r3
 				var w22 *[1]byte
+				v4x1 := runtime.WindowOf[[1]byte](fv4)
 			F20:
 				// 20: mov %r4, %r1 (fast copy)
 				r4 = r1
 				// 21: add %r4, %r3 (fast copy)
 				r4 += r3
 				// 22: ldxb %r4, [%r4] (fast copy)
-				w22 = runtime.SpanWindow[[1]byte](fv4, r4-fb4)
+				w22 = v4x1.At(r4 - fb4)
 				r4 = uint64(w22[0])
 				// 23: add %r0, %r4 (fast copy)
 				r0 += r4
@@ -204,13 +205,14 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 				fb3 := r1 + r0
 				c0 := r0
 				var w5 *[1]byte
+				v3x1 := runtime.WindowOf[[1]byte](fv3)
 			F3:
 				// 3: mov %r3, %r1 (fast copy)
 				r3 = r1
 				// 4: add %r3, %r0 (fast copy)
 				r3 += r0
 				// 5: ldxb %r4, [%r3] (fast copy)
-				w5 = runtime.SpanWindow[[1]byte](fv3, r3-fb3)
+				w5 = v3x1.At(r3 - fb3)
 				r4 = uint64(w5[0])
 				// 6: xor32 %r4, -1 (fast copy)
 				r4 = uint64(uint32(r4) ^ 0xffffffff)

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cilium/ebpf"
 	ebpfasm "github.com/cilium/ebpf/asm"
@@ -37,7 +39,16 @@ func BenchmarkAOT(b *testing.B) {
 				c := bind(b, load(b, w), w)
 				run(b, w, c.Run, c.Program().Machine().Executed)
 			})
-			b.Run("kernel", func(b *testing.B) { kernel(b, w) })
+			b.Run("kernel", func(b *testing.B) {
+				p, pkt := kernelProgram(b, w)
+				b.ResetTimer()
+				_, per, err := p.Benchmark(pkt, b.N, b.ResetTimer)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(per.Nanoseconds()), "ns/op")
+			})
+			b.Run("aot-vs-kernel", func(b *testing.B) { versus(b, w) })
 		})
 	}
 }
@@ -91,16 +102,17 @@ func run(b *testing.B, w Workload, fn func([]byte) (uint64, error), executed fun
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(insns), "ns/insn")
 }
 
-// kernel loads the workload as an XDP program and times it with
-// BPF_PROG_TEST_RUN, reporting the kernel's time per run. The context is
-// the packet, which programs that read r1 as plain memory cannot use: the
-// verifier rejects those, and the benchmark says so and skips. Byte-buffer
-// workloads run their XDP form over a packet of their buffer's bytes.
-func kernel(b *testing.B, w Workload) {
-	testenv.Kernel(b)
+// kernelProgram loads the workload as an XDP program for
+// BPF_PROG_TEST_RUN, checks its result once and returns it with the packet
+// to run it on; it is closed when b ends. The context is the packet, which
+// programs that read r1 as plain memory cannot use: the verifier rejects
+// those, and the benchmark says so and skips. Byte-buffer workloads run
+// their XDP form over a packet of their buffer's bytes.
+func kernelProgram(tb testing.TB, w Workload) (*ebpf.Program, []byte) {
+	testenv.Kernel(tb)
 	raw, err := w.KernelInstructions()
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	var buf []byte
 	for _, in := range raw {
@@ -108,19 +120,19 @@ func kernel(b *testing.B, w Workload) {
 	}
 	insns, err := ebpfasm.AppendInstructions(nil, bytes.NewReader(buf), binary.LittleEndian, "linux")
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	if w.HashMap {
 		m, err := ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 256})
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
-		defer m.Close()
+		tb.Cleanup(func() { m.Close() })
 		for i := range insns {
 			if insns[i].OpCode == ebpfasm.LoadImmOp(ebpfasm.DWord) && insns[i].Src == runtime.PseudoMapIdx {
 				insns[i].Src = ebpfasm.PseudoMapFD
 				if err := insns[i].AssociateMap(m); err != nil {
-					b.Fatal(err)
+					tb.Fatal(err)
 				}
 			}
 		}
@@ -130,33 +142,74 @@ func kernel(b *testing.B, w Workload) {
 	if err != nil {
 		var ve *ebpf.VerifierError
 		if errors.As(err, &ve) {
-			b.Skipf("the verifier rejects %s: %v", w.Name, lastLines(err, 2))
+			tb.Skipf("the verifier rejects %s: %v", w.Name, lastLines(err, 2))
 		}
 		if errors.Is(err, syscall.EFAULT) {
 			// The kernel's verifier fails internally on some loops
 			// (primes on 6.18): the kernel cannot run the program.
-			b.Skipf("the kernel refuses %s: %v", w.Name, err)
+			tb.Skipf("the kernel refuses %s: %v", w.Name, err)
 		}
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	defer p.Close()
+	tb.Cleanup(func() { p.Close() })
 	pkt := make([]byte, 64)
 	if w.Buffer {
 		pkt = w.Ctx
 	}
 	r0, _, err := p.Benchmark(pkt, 1, nil)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	if uint64(r0) != w.Want&0xffffffff {
-		b.Fatalf("kernel r0 = %d, want %d (from the Go version, 32 bits)", r0, uint32(w.Want))
+		tb.Fatalf("kernel r0 = %d, want %d (from the Go version, 32 bits)", r0, uint32(w.Want))
 	}
+	return p, pkt
+}
+
+// versus times the translation and the kernel alternately, in rounds of
+// the same number of runs each, and reports the median of the rounds'
+// ratios (aot/kernel) with the medians of both times per run. Timing them
+// side by side in short rounds keeps a machine whose speed drifts (a
+// virtual machine's neighbours) from favouring whichever ran in the
+// faster moment, as two benchmarks a second apart can.
+func versus(b *testing.B, w Workload) {
+	p, pkt := kernelProgram(b, w)
+	c := bind(b, load(b, w), w)
+	if r0, err := c.Run(w.Ctx); err != nil || r0 != w.Want {
+		b.Fatalf("aot: r0 = %d, %v; want %d", r0, err, w.Want)
+	}
+	const round = 1000
+	var aot, kern, ratio []float64
+	b.ReportAllocs()
 	b.ResetTimer()
-	_, per, err := p.Benchmark(pkt, b.N, b.ResetTimer)
-	if err != nil {
-		b.Fatal(err)
+	for done := 0; done < b.N; done += round {
+		start := time.Now()
+		for range round {
+			if _, err := c.Run(w.Ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		a := float64(time.Since(start).Nanoseconds()) / round
+		_, per, err := p.Benchmark(pkt, round, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		k := float64(per.Nanoseconds())
+		aot, kern, ratio = append(aot, a), append(kern, k), append(ratio, a/k)
 	}
-	b.ReportMetric(float64(per.Nanoseconds()), "ns/op")
+	b.StopTimer()
+	b.ReportMetric(median(ratio), "aot/kernel")
+	b.ReportMetric(median(aot), "aot-ns/run")
+	b.ReportMetric(median(kern), "kernel-ns/run")
+}
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	if n := len(v); n%2 == 1 {
+		return v[n/2]
+	} else {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
 }
 
 // lastLines keeps the end of a verifier error, where the reason is.

@@ -10,7 +10,15 @@
 // "interp" (runtime.Program.Run), "aot" (the translation through
 // runtime.Compiled.Run) and "kernel" (the same instructions as an XDP
 // program through BPF_PROG_TEST_RUN, where the verifier accepts them; the
-// kernel's own per-run time is reported as ns/op). The byte-buffer
+// kernel's own per-run time is reported as ns/op), then "aot-vs-kernel":
+// the translation and the kernel timed alternately in rounds of 1000 runs
+// each, reporting the median of the rounds' ratios as aot/kernel (and the
+// medians of both times per run). The table's two columns come from
+// benchmarks seconds apart, on a machine whose speed may drift between
+// them; the alternating rounds compare like with like. Its ns/op is the
+// wall time of one translated and one kernel run, the latter including
+// BPF_PROG_TEST_RUN's fixed cost per call (about 20 ms here, for XDP
+// programs run more than once): read aot/kernel. The byte-buffer
 // workloads (CsumBuf2K, ParseHdr2K, Classify1K) take their buffer in ubpf's
 // (data, len) convention in user space and run in the kernel as XDP
 // programs over a packet of the same bytes, reading data and data_end from

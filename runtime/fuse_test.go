@@ -48,18 +48,30 @@ func TestFusedPairs(t *testing.T) {
 	}
 	for _, l := range []struct {
 		size string
-		ops  [3]Opcode // add, xor, or
+		ops  [2]Opcode // add, xor
 	}{
-		{"b", [3]Opcode{opLdxbAdd, opLdxbXor, opLdxbOr}}, {"h", [3]Opcode{opLdxhAdd, opLdxhXor, opLdxhOr}},
-		{"w", [3]Opcode{opLdxwAdd, opLdxwXor, opLdxwOr}}, {"dw", [3]Opcode{opLdxdwAdd, opLdxdwXor, opLdxdwOr}},
+		{"b", [2]Opcode{opLdxbAdd, opLdxbXor}}, {"h", [2]Opcode{opLdxhAdd, opLdxhXor}},
+		{"w", [2]Opcode{opLdxwAdd, opLdxwXor}}, {"dw", [2]Opcode{opLdxdwAdd, opLdxdwXor}},
 	} {
-		for i, mn := range []string{"add", "xor", "or"} {
+		for i, mn := range []string{"add", "xor"} {
 			name := "ldx" + l.size + "+" + mn
 			tests = append(tests,
 				tc{name, fmt.Sprintf("ldx%s %%r4, [%%r9+3]\n%s %%r0, %%r4\nadd %%r0, %%r4\nexit", l.size, mn), l.ops[i]},
 				// Past the end of the context: the load faults at its own slot.
 				tc{name + " fault", fmt.Sprintf("ldx%s %%r4, [%%r9+64]\n%s %%r0, %%r4\nexit", l.size, mn), l.ops[i]})
 		}
+	}
+	for _, l := range []struct {
+		size, swap string
+		op         Opcode
+	}{{"h", "be16", opLdxhSwap16}, {"w", "be32", opLdxwSwap32}} {
+		name := "ldx" + l.size + "+" + l.swap
+		tests = append(tests,
+			tc{name, fmt.Sprintf("ldx%s %%r4, [%%r9+3]\n%s %%r4\nmov %%r0, %%r4\nexit", l.size, l.swap), l.op},
+			// The swap is also reached directly, as a jump target.
+			tc{name + " target", fmt.Sprintf("mov %%r4, 0x1234\njeq %%r6, 0, swap\nldx%s %%r4, [%%r9+3]\nswap:\n%s %%r4\nmov %%r0, %%r4\nexit", l.size, l.swap), l.op},
+			// Past the end of the context: the load faults at its own slot.
+			tc{name + " fault", fmt.Sprintf("ldx%s %%r4, [%%r9+63]\n%s %%r4\nexit", l.size, l.swap), l.op})
 	}
 	for _, o := range []struct {
 		mn string

@@ -10,7 +10,9 @@ package runtime
 // three-address form), a load whose value is accumulated into another
 // register, an operation followed by ja (the end of an if branch), two
 // conditional jumps of one kind on one register (a chain of range tests), a
-// move beside an independent increment, and the triple of a bit test.
+// move beside an independent increment, a load followed by a byte swap
+// of the loaded register (a network-order field), and the triple of a bit
+// test.
 // Only the first slot is rewritten: the second keeps its own instruction
 // for code that jumps to it, and budget accounting still counts both.
 func fuse(insns []insn, tail []bool) {
@@ -69,6 +71,10 @@ func fusePair(a, b insn) (insn, bool) {
 		return insn{op: fusedOpJa(a.op), dst: a.dst, imm: a.imm}, true
 	case a.op == b.op && a.dst == b.dst && fusedJccJcc(a.op) != 0:
 		return insn{op: fusedJccJcc(a.op), dst: a.dst, off: a.off, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
+	case a.op == OpLdxh && b.op == opSwap16 && b.dst == a.dst:
+		return insn{op: opLdxhSwap16, dst: a.dst, src: a.src, off: a.off}, true
+	case a.op == OpLdxw && b.op == opSwap32 && b.dst == a.dst:
+		return insn{op: opLdxwSwap32, dst: a.dst, src: a.src, off: a.off}, true
 	case a.op&7 == classLDX && a.op&0xe0 == modeMEM && b.src == a.dst && b.dst != a.dst && fusedLdxOp(a.op, b.op) != 0:
 		return insn{op: fusedLdxOp(a.op, b.op), dst: a.dst, src: a.src, x: b.dst, off: a.off}, true
 	}
@@ -192,8 +198,6 @@ func fusedLdxOp(ld, op Opcode) Opcode {
 		ops = [4]Opcode{opLdxwAdd, opLdxhAdd, opLdxbAdd, opLdxdwAdd}
 	case OpXorReg:
 		ops = [4]Opcode{opLdxwXor, opLdxhXor, opLdxbXor, opLdxdwXor}
-	case OpOrReg:
-		ops = [4]Opcode{opLdxwOr, opLdxhOr, opLdxbOr, opLdxdwOr}
 	default:
 		return 0
 	}

@@ -512,10 +512,6 @@ const (
 	opLdxhXor  = 0x3a
 	opLdxwXor  = 0x3b
 	opLdxdwXor = 0x41
-	opLdxbOr   = 0x42
-	opLdxhOr   = 0x43
-	opLdxwOr   = 0x49
-	opLdxdwOr  = 0x4a
 
 	// Fused "op dst, imm; ja target", the end of an if branch: off is the
 	// jump's distance from the slot after the pair; the jump keeps its own
@@ -554,4 +550,10 @@ const (
 	// Fused "mov dst, src; add x, imm" with x != dst: two independent
 	// updates (STX with mode MEMSX, which no instruction has).
 	opMovAddImmOther = 0x92
+
+	// Fused "ldxh dst, [src+off]; be16 dst" and "ldxw ...; be32 dst", a
+	// network-order field read (STX with mode MEMSX, which no instruction
+	// has): the load, then its bytes swapped; the swap keeps its own slot.
+	opLdxhSwap16 = 0x8b
+	opLdxwSwap32 = 0x9b
 )

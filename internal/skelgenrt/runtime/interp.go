@@ -847,13 +847,20 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.x] ^= v
 			in = at2(in)
 			continue
-		case opLdxbOr:
-			v, ok := mem.Read8(r[in.src] + uint64(in.off))
+		case opLdxhSwap16:
+			v, ok := mem.Read16(r[in.src] + uint64(in.off))
 			if !ok {
 				return 0, m.memFault(in)
 			}
-			r[in.dst] = v
-			r[in.x] |= v
+			r[in.dst] = uint64(bits.ReverseBytes16(uint16(v)))
+			in = at2(in)
+			continue
+		case opLdxwSwap32:
+			v, ok := mem.Read32(r[in.src] + uint64(in.off))
+			if !ok {
+				return 0, m.memFault(in)
+			}
+			r[in.dst] = uint64(bits.ReverseBytes32(uint32(v)))
 			in = at2(in)
 			continue
 		case opLdxhAdd:
@@ -874,15 +881,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.x] ^= v
 			in = at2(in)
 			continue
-		case opLdxhOr:
-			v, ok := mem.Read16(r[in.src] + uint64(in.off))
-			if !ok {
-				return 0, m.memFault(in)
-			}
-			r[in.dst] = v
-			r[in.x] |= v
-			in = at2(in)
-			continue
 		case opLdxwAdd:
 			v, ok := mem.Read32(r[in.src] + uint64(in.off))
 			if !ok {
@@ -901,15 +899,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.x] ^= v
 			in = at2(in)
 			continue
-		case opLdxwOr:
-			v, ok := mem.Read32(r[in.src] + uint64(in.off))
-			if !ok {
-				return 0, m.memFault(in)
-			}
-			r[in.dst] = v
-			r[in.x] |= v
-			in = at2(in)
-			continue
 		case opLdxdwAdd:
 			v, ok := mem.Read64(r[in.src] + uint64(in.off))
 			if !ok {
@@ -926,15 +915,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			}
 			r[in.dst] = v
 			r[in.x] ^= v
-			in = at2(in)
-			continue
-		case opLdxdwOr:
-			v, ok := mem.Read64(r[in.src] + uint64(in.off))
-			if !ok {
-				return 0, m.memFault(in)
-			}
-			r[in.dst] = v
-			r[in.x] |= v
 			in = at2(in)
 			continue
 		case opAddImmJa:
@@ -1414,13 +1394,13 @@ func (m *Machine) memFault(in *insn) error {
 	r := &m.regs
 	addr, size, write := r[in.src]+uint64(in.off), uint64(0), false
 	switch in.op {
-	case opLdxbAdd, opLdxbXor, opLdxbOr:
+	case opLdxbAdd, opLdxbXor:
 		size = 1
-	case opLdxhAdd, opLdxhXor, opLdxhOr:
+	case opLdxhAdd, opLdxhXor, opLdxhSwap16:
 		size = 2
-	case opLdxwAdd, opLdxwXor, opLdxwOr:
+	case opLdxwAdd, opLdxwXor, opLdxwSwap32:
 		size = 4
-	case opLdxdwAdd, opLdxdwXor, opLdxdwOr:
+	case opLdxdwAdd, opLdxdwXor:
 		size = 8
 	default:
 		// A plain load (class LDX) or store (ST, STX): the size is in

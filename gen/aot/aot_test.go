@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,5 +219,65 @@ func TestTranslateRejects(t *testing.T) {
 	}
 	if _, err := Translate(&runtime.ProgramSpec{Name: "x", Instructions: insns[1:]}, Options{Name: "not an identifier"}); err == nil {
 		t.Fatal("a name with spaces was accepted")
+	}
+}
+
+// TestExactLoops runs loops that end as clang-19 ends a constant trip
+// count (jeq out, ja back) and with jne, under every budget from one
+// instruction to past the whole run: hoisted when the counter meets the
+// bound, checked when it would step over it (and run off the context) or
+// starts past it. Both engines must agree on result, error, the failing
+// instruction and the executed count.
+func TestExactLoops(t *testing.T) {
+	const body = "mov %%r0, 0\nmov %%r3, 0\nmov %%r4, %d\nloop:\nmov %%r5, %%r1\nadd %%r5, %%r4\nldxdw %%r0, [%%r5]\nadd %%r0, %%r3\nadd %%r4, 8\nmov %%r3, %%r0\n"
+	progs := []struct{ name, asm string }{
+		{"jeq_ja", fmt.Sprintf(body, 0) + "jeq %r4, 64, out\nja loop\nout:\nexit"},
+		{"jne", fmt.Sprintf(body, 0) + "jne %r4, 64, loop\nexit"},
+		{"jeq_ja_steps_over", fmt.Sprintf(body, 0) + "jeq %r4, 60, out\nja loop\nout:\nexit"},
+		{"jne_starts_past", fmt.Sprintf(body, 72) + "jne %r4, 64, loop\nexit"},
+	}
+	var cases []aotCase
+	for _, p := range progs {
+		b, err := asm.Assemble(p.asm)
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		insns, err := runtime.DecodeInstructions(b, binary.LittleEndian)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, err := Translate(&runtime.ProgramSpec{Name: p.name, Instructions: insns}, Options{Name: "p"})
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		if src := fmt.Sprintf("%#v", code); !strings.Contains(src, "%8 == 0") {
+			t.Errorf("%s: the loop is not hoisted with the exactness guard", p.name)
+		}
+		for budget := uint64(1); budget <= 80; budget++ {
+			mem := make([]byte, 64)
+			for i := range mem {
+				mem[i] = byte(i*7 + 1)
+			}
+			cases = append(cases, aotCase{Name: fmt.Sprintf("%s/budget=%d", p.name, budget), Insns: insns, Mem: mem, Setup: "fuzz", Budget: budget})
+		}
+	}
+	res := runAgreement(t, cases, true)
+	kinds := map[string]int{}
+	for _, l := range res.Lines {
+		if d := l.disagreement(true); d != "" {
+			t.Errorf("%s: %s", l.Name, d)
+		}
+		switch {
+		case l.AOT.Err == "":
+			kinds["ok"]++
+		case strings.Contains(l.AOT.Err, "budget exhausted"):
+			kinds["budget"]++
+		case strings.Contains(l.AOT.Err, "invalid read"):
+			kinds["fault"]++
+		}
+	}
+	t.Logf("outcomes: %v", kinds)
+	if kinds["ok"] == 0 || kinds["budget"] == 0 || kinds["fault"] == 0 {
+		t.Errorf("outcomes %v: want successes, budget errors and faults", kinds)
 	}
 }

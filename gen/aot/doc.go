@@ -20,8 +20,10 @@
 //     byte by byte in little-endian order (the compiler merges the bytes
 //     into one load or store; binary.LittleEndian would leave an inline
 //     mark, a NOP run on every access);
-//   - a counted innermost loop (counter stepping up to a bound, base
-//     registers stepping by constants, no calls) is emitted twice: before
+//   - a counted innermost loop (counter stepping up to a bound, tested by
+//     jlt or jle, or by jne or clang-19's "jeq out; ja back" when the
+//     counter meets the bound exactly; base registers stepping by
+//     constants, no calls) is emitted twice: before
 //     it, runtime.LoopTrips bounds its iterations and Memory.SpanAt takes
 //     the span of each base's region that its accesses can reach; when
 //     both succeed and the budget covers every iteration, a copy of the

@@ -489,10 +489,12 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		body = append(body, jen.Commentf("%d: %s (fast copy)", pc, in.text))
 		body = append(body, stmts...)
 	}
-	next := l.back + p.insns[l.back].slots
-	body = append(body, e.adjust(e.pending-e.phi[next])...)
-	body = append(body, e.backEdges(l, false)...)
-	body = append(body, jen.Goto().Id(label(next)))
+	if fell { // a conditional back edge: the loop ends when it is not taken
+		next := l.back + p.insns[l.back].slots
+		body = append(body, e.adjust(e.pending-e.phi[next])...)
+		body = append(body, e.backEdges(l, false)...)
+		body = append(body, jen.Goto().Id(label(next)))
+	}
 	e.fast, e.win = nil, nil
 	e.pending = e.phi[l.head]
 	// The checks, innermost last.
@@ -527,8 +529,13 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	if len(l.bases) > 0 {
 		doc = fmt.Sprintf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions and the budget lasts, run a copy that checks neither.", l.head, l.back, e.baseNames(l))
 	}
+	guard := "ok"
+	if l.exact && l.step != 1 {
+		// The counter must meet the bound, not step over it.
+		guard += fmt.Sprintf(" && (%s-%s)%%%d == 0", bound, e.r(l.counter), l.step)
+	}
 	return gocomment.Comment(doc).Line().
-		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok", e.r(l.counter), bound, l.step))).Block(body...)
+		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); %s", e.r(l.counter), bound, l.step, guard))).Block(body...)
 }
 
 // A spanWindow is a run of accesses in the fast copy of a loop through one

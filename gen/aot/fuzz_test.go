@@ -380,8 +380,8 @@ func (g *progGen) loop() {
 }
 
 // countedLoop is a loop of the shape the translation hoists bounds checks
-// out of: r8 counts up by a constant to a bound (jlt or jle, an immediate
-// or r7, which the body may write), r9 steps through a region by a
+// out of: r8 counts up by a constant to a bound (jlt, jle, jne, or jeq out
+// of the loop and ja back; an immediate or r7, which the body may write), r9 steps through a region by a
 // constant added once per iteration, and the body loads and stores through
 // r9 at small offsets, with forward jumps inside the loop and out of it.
 // Some loops index instead: r5 = r9 + r8 at the top of the body, and the
@@ -458,14 +458,27 @@ func (g *progGen) countedLoop() {
 		g.jump(exit, after)
 	}
 	back := runtime.Instruction{Opcode: runtime.OpJltImm, Dst: 8, Imm: bound}
-	if g.rnd.IntN(2) == 0 {
+	// jeq out and ja back, as clang-19 ends a loop with a constant trip
+	// count; it and jne run as jlt only when the counter meets the bound.
+	jeqJa := false
+	switch g.rnd.IntN(6) {
+	case 0, 1:
 		back.Opcode = runtime.OpJleImm
+	case 2:
+		back.Opcode = runtime.OpJneImm
+	case 3:
+		back.Opcode, jeqJa = runtime.OpJeqImm, true
 	}
 	if reg {
 		back.Opcode |= 0x08
 		back.Src, back.Imm = 7, 0
 	}
-	g.jump(back, top)
+	if jeqJa {
+		g.jump(back, after)
+		g.jump(runtime.Instruction{Opcode: runtime.OpJa}, top)
+	} else {
+		g.jump(back, top)
+	}
 	g.place(after)
 }
 

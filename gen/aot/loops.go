@@ -22,9 +22,12 @@ import (
 //
 // The loops recognised are those clang makes of a counted loop:
 //
-//   - one back edge, the last instruction: jlt or jle (64-bit, unsigned)
-//     of a counter against an immediate or a register the loop does not
-//     write, back to the head;
+//   - one back edge, the last instruction: jlt, jle or jne (64-bit,
+//     unsigned) of a counter against an immediate or a register the loop
+//     does not write, back to the head, or "jeq counter, bound" out of the
+//     loop followed by "ja head" (what clang-19 emits for a constant trip
+//     count); a jne or jeq loop is hoisted only when the counter starts
+//     below the bound and meets it exactly, when it runs as the jlt loop;
 //   - entered only by falling into the head; no call inside (a helper may
 //     unmap memory), no inner loop;
 //   - the counter and each hoisted base written in the loop only by one
@@ -47,7 +50,12 @@ type hoistLoop struct {
 	counter    uint8
 	bound      string // the bound's Go expression (register or constant)
 	inclusive  bool   // jle: the bound is K+1
-	step       int64  // the counter's
+	// exact: the loop goes on while the counter differs from the bound
+	// (jne, or "jeq; ja" with the jeq leaving the loop). It then runs as
+	// the jlt loop would only when the counter meets the bound exactly,
+	// starting below it, which the fast copy's guard also requires.
+	exact bool
+	step  int64 // the counter's
 	// exits are further bounds from jumps out of the loop on the counter
 	// (jge or jgt after its add, run by every iteration), as clang tests
 	// i < len beside a constant bound.
@@ -94,7 +102,7 @@ func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 	}
 	for i, pc := range f.body {
 		in := p.insns[pc]
-		if !isCondJump(in.op) || in.target > pc || in.class() != runtime.ClassJMP {
+		if !(isCondJump(in.op) && in.class() == runtime.ClassJMP || in.op == runtime.OpJa) || in.target > pc {
 			continue
 		}
 		if l := p.hoistable(f, i, jumpsTo); l != nil {
@@ -109,11 +117,25 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 	body := f.body
 	back := p.insns[body[bi]]
 	head := back.target
-	var inclusive bool
+	// test is the instruction that tests the counter against the bound:
+	// the back edge itself, or for "jeq; ja" the jeq before it.
+	test := back
+	var inclusive, exact bool
 	switch jmpOp(back.op) {
 	case runtime.OpJltImm:
 	case runtime.OpJleImm:
 		inclusive = true
+	case runtime.OpJneImm:
+		exact = true
+	case runtime.OpJa:
+		if bi == 0 {
+			return nil
+		}
+		test = p.insns[body[bi-1]]
+		if jmpOp(test.op) != runtime.OpJeqImm || test.class() != runtime.ClassJMP || test.target != back.pc+back.slots {
+			return nil
+		}
+		exact = true
 	default:
 		return nil
 	}
@@ -186,15 +208,15 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		}
 		return 0, 0, false
 	}
-	l := &hoistLoop{head: head, back: back.pc, counter: back.dst, inclusive: inclusive, fast: map[int]bool{}}
-	step, addAt, ok := steady(back.dst)
+	l := &hoistLoop{head: head, back: back.pc, counter: test.dst, inclusive: inclusive, exact: exact, fast: map[int]bool{}}
+	step, addAt, ok := steady(test.dst)
 	if !ok || step == 0 {
 		return nil
 	}
 	l.step, l.addAt = step, addAt
 	for _, pc := range loop {
 		in := p.insns[pc]
-		if pc == back.pc || pc < addAt || !isCondJump(in.op) || in.class() != runtime.ClassJMP || in.dst != l.counter || inside(in.target) || skipped(pc) {
+		if pc == back.pc || pc == test.pc || pc < addAt || !isCondJump(in.op) || in.class() != runtime.ClassJMP || in.dst != l.counter || inside(in.target) || skipped(pc) {
 			continue
 		}
 		var e hoistBound
@@ -215,16 +237,19 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		}
 		l.exits = append(l.exits, e)
 	}
-	if back.op&8 != 0 { // register bound
-		if defs[back.src] != 0 || back.src == 10 {
+	if exact && skipped(test.pc) {
+		return nil // an iteration could pass over the test
+	}
+	if test.op&8 != 0 { // register bound
+		if defs[test.src] != 0 || test.src == 10 {
 			return nil
 		}
-		l.bound = regName(back.src)
+		l.bound = regName(test.src)
 	} else {
-		if back.imm < 0 {
+		if test.imm < 0 {
 			return nil
 		}
-		l.bound = u64(back.imm)
+		l.bound = u64(test.imm)
 	}
 	// baseOf describes base r as the access at pc sees it: its value there
 	// in iteration j is the sum of from at the head plus step*j plus extra.

@@ -92,14 +92,7 @@ func TestAOTErrors(t *testing.T) {
 	}
 	var cases []aotCase
 	for _, tt := range tests {
-		b, err := asm.Assemble(tt.asm)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.name, err)
-		}
-		insns, err := runtime.DecodeInstructions(b, binary.LittleEndian)
-		if err != nil {
-			t.Fatal(err)
-		}
+		insns := assembleInsns(t, tt.name, tt.asm)
 		cases = append(cases, aotCase{Name: tt.name, Insns: insns, Mem: make([]byte, 64), Setup: "fuzz", Budget: 1000})
 	}
 	// callx to one past a function's entry: both engines refuse it (the
@@ -162,14 +155,7 @@ double:
 // TestAOTGolden pins the generated code of goldenAsm, source-line comments
 // included (go test -run TestAOTGolden -update rewrites it).
 func TestAOTGolden(t *testing.T) {
-	b, err := asm.Assemble(goldenAsm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	insns, err := runtime.DecodeInstructions(b, binary.LittleEndian)
-	if err != nil {
-		t.Fatal(err)
-	}
+	insns := assembleInsns(t, "golden", goldenAsm)
 	spec := &runtime.ProgramSpec{Name: "golden", Instructions: insns, Symbols: map[int]string{0: "sum4", 17: "double"}}
 	opts := Options{Name: "golden", Lines: map[int]string{
 		0:  "golden.bpf.c:5: const __u8 *p = ctx;",
@@ -238,14 +224,7 @@ func TestExactLoops(t *testing.T) {
 	}
 	var cases []aotCase
 	for _, p := range progs {
-		b, err := asm.Assemble(p.asm)
-		if err != nil {
-			t.Fatalf("%s: %v", p.name, err)
-		}
-		insns, err := runtime.DecodeInstructions(b, binary.LittleEndian)
-		if err != nil {
-			t.Fatal(err)
-		}
+		insns := assembleInsns(t, p.name, p.asm)
 		code, err := Translate(&runtime.ProgramSpec{Name: p.name, Instructions: insns}, Options{Name: "p"})
 		if err != nil {
 			t.Fatalf("%s: %v", p.name, err)
@@ -280,4 +259,18 @@ func TestExactLoops(t *testing.T) {
 	if kinds["ok"] == 0 || kinds["budget"] == 0 || kinds["fault"] == 0 {
 		t.Errorf("outcomes %v: want successes, budget errors and faults", kinds)
 	}
+}
+
+// assembleInsns assembles the program name in ubpf's assembly dialect.
+func assembleInsns(t *testing.T, name, src string) []runtime.Instruction {
+	t.Helper()
+	b, err := asm.Assemble(src)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	insns, err := runtime.DecodeInstructions(b, binary.LittleEndian)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return insns
 }

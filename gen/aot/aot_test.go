@@ -208,19 +208,28 @@ func TestTranslateRejects(t *testing.T) {
 	}
 }
 
-// TestExactLoops runs loops that end as clang-19 ends a constant trip
-// count (jeq out, ja back) and with jne, under every budget from one
-// instruction to past the whole run: hoisted when the counter meets the
-// bound, checked when it would step over it (and run off the context) or
-// starts past it. Both engines must agree on result, error, the failing
-// instruction and the executed count.
+// TestExactLoops runs loops of the forms clang emits: ended as clang-19
+// ends a constant trip count (jeq out, ja back), with jne, and with the
+// bound register tested against the counter (jgt, jge: i < len). Each runs
+// under every budget from one instruction to past the whole run, within the
+// context and running off it (a counter stepping over its bound or
+// starting past it, an inclusive bound one step too far); both engines
+// must agree on result, error, the failing instruction and the executed
+// count.
 func TestExactLoops(t *testing.T) {
 	const body = "mov %%r0, 0\nmov %%r3, 0\nmov %%r4, %d\nloop:\nmov %%r5, %%r1\nadd %%r5, %%r4\nldxdw %%r0, [%%r5]\nadd %%r0, %%r3\nadd %%r4, 8\nmov %%r3, %%r0\n"
-	progs := []struct{ name, asm string }{
-		{"jeq_ja", fmt.Sprintf(body, 0) + "jeq %r4, 64, out\nja loop\nout:\nexit"},
-		{"jne", fmt.Sprintf(body, 0) + "jne %r4, 64, loop\nexit"},
-		{"jeq_ja_steps_over", fmt.Sprintf(body, 0) + "jeq %r4, 60, out\nja loop\nout:\nexit"},
-		{"jne_starts_past", fmt.Sprintf(body, 72) + "jne %r4, 64, loop\nexit"},
+	progs := []struct {
+		name, asm string
+		exact     bool
+	}{
+		{"jeq_ja", fmt.Sprintf(body, 0) + "jeq %r4, 64, out\nja loop\nout:\nexit", true},
+		{"jne", fmt.Sprintf(body, 0) + "jne %r4, 64, loop\nexit", true},
+		{"jeq_ja_steps_over", fmt.Sprintf(body, 0) + "jeq %r4, 60, out\nja loop\nout:\nexit", true},
+		{"jne_starts_past", fmt.Sprintf(body, 72) + "jne %r4, 64, loop\nexit", true},
+		// The bound against the counter, as clang tests i < len, with
+		// len in r2: within the context, and past it.
+		{"jgt_len", "mov %r2, 64\n" + fmt.Sprintf(body, 0) + "jgt %r2, %r4, loop\nexit", false},
+		{"jge_len_past", "mov %r2, 64\n" + fmt.Sprintf(body, 0) + "jge %r2, %r4, loop\nexit", false},
 	}
 	var cases []aotCase
 	for _, p := range progs {
@@ -229,8 +238,12 @@ func TestExactLoops(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p.name, err)
 		}
-		if src := fmt.Sprintf("%#v", code); !strings.Contains(src, "%8 == 0") {
-			t.Errorf("%s: the loop is not hoisted with the exactness guard", p.name)
+		src := fmt.Sprintf("%#v", code)
+		if !strings.Contains(src, "SpanAt") {
+			t.Errorf("%s: the loop is not hoisted", p.name)
+		}
+		if strings.Contains(src, "%8 == 0") != p.exact {
+			t.Errorf("%s: the exactness guard is there: %v, want %v", p.name, !p.exact, p.exact)
 		}
 		for budget := uint64(1); budget <= 80; budget++ {
 			mem := make([]byte, 64)

@@ -381,7 +381,8 @@ func (g *progGen) loop() {
 
 // countedLoop is a loop of the shape the translation hoists bounds checks
 // out of: r8 counts up by a constant to a bound (jlt, jle, jne, or jeq out
-// of the loop and ja back; an immediate or r7, which the body may write), r9 steps through a region by a
+// of the loop and ja back; an immediate or r7, which the body may write,
+// and then also jgt or jge of r7 against r8), r9 steps through a region by a
 // constant added once per iteration, and the body loads and stores through
 // r9 at small offsets, with forward jumps inside the loop and out of it.
 // Some loops index instead: r5 = r9 + r8 at the top of the body, and the
@@ -472,6 +473,11 @@ func (g *progGen) countedLoop() {
 	if reg {
 		back.Opcode |= 0x08
 		back.Src, back.Imm = 7, 0
+		if op := back.Opcode; (op == runtime.OpJltReg || op == runtime.OpJleReg) && g.rnd.IntN(2) == 0 {
+			// The bound against the counter, as clang writes i < len.
+			back.Opcode = map[runtime.Opcode]runtime.Opcode{runtime.OpJltReg: runtime.OpJgtReg, runtime.OpJleReg: runtime.OpJgeReg}[op]
+			back.Dst, back.Src = 7, 8
+		}
 	}
 	if jeqJa {
 		g.jump(back, after)

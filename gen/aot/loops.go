@@ -24,7 +24,8 @@ import (
 //
 //   - one back edge, the last instruction: jlt, jle or jne (64-bit,
 //     unsigned) of a counter against an immediate or a register the loop
-//     does not write, back to the head, or "jeq counter, bound" out of the
+//     does not write, or jgt or jge of such a register against the counter
+//     (clang's i < len), back to the head, or "jeq counter, bound" out of the
 //     loop followed by "ja head" (what clang-19 emits for a constant trip
 //     count); a jne or jeq loop is hoisted only when the counter starts
 //     below the bound and meets it exactly, when it runs as the jlt loop;
@@ -120,6 +121,9 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 	// test is the instruction that tests the counter against the bound:
 	// the back edge itself, or for "jeq; ja" the jeq before it.
 	test := back
+	// counter and bound are the test's dst and src (or imm), swapped for
+	// "jgt bound, counter" and "jge bound, counter" (clang's i < len).
+	counter, boundReg := back.dst, back.src
 	var inclusive, exact bool
 	switch jmpOp(back.op) {
 	case runtime.OpJltImm:
@@ -127,6 +131,12 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		inclusive = true
 	case runtime.OpJneImm:
 		exact = true
+	case runtime.OpJgtImm, runtime.OpJgeImm:
+		if back.op&8 == 0 {
+			return nil
+		}
+		counter, boundReg = back.src, back.dst
+		inclusive = jmpOp(back.op) == runtime.OpJgeImm
 	case runtime.OpJa:
 		if bi == 0 {
 			return nil
@@ -135,6 +145,7 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		if jmpOp(test.op) != runtime.OpJeqImm || test.class() != runtime.ClassJMP || test.target != back.pc+back.slots {
 			return nil
 		}
+		counter, boundReg = test.dst, test.src
 		exact = true
 	default:
 		return nil
@@ -208,8 +219,8 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		}
 		return 0, 0, false
 	}
-	l := &hoistLoop{head: head, back: back.pc, counter: test.dst, inclusive: inclusive, exact: exact, fast: map[int]bool{}}
-	step, addAt, ok := steady(test.dst)
+	l := &hoistLoop{head: head, back: back.pc, counter: counter, inclusive: inclusive, exact: exact, fast: map[int]bool{}}
+	step, addAt, ok := steady(counter)
 	if !ok || step == 0 {
 		return nil
 	}
@@ -241,10 +252,10 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		return nil // an iteration could pass over the test
 	}
 	if test.op&8 != 0 { // register bound
-		if defs[test.src] != 0 || test.src == 10 {
+		if defs[boundReg] != 0 || boundReg == 10 || boundReg == counter {
 			return nil
 		}
-		l.bound = regName(test.src)
+		l.bound = regName(boundReg)
 	} else {
 		if test.imm < 0 {
 			return nil

@@ -39,3 +39,27 @@ __u64 invert(char *data, unsigned int len)
 		data[i] = ~data[i];
 	return i;
 }
+
+/* A polynomial hash of the buffer, in the loop clang writes for
+ * for (i = 0; i < len; i++). */
+SEC("ubpf/hash")
+__u64 hash(__u8 *data, __u64 len)
+{
+	__u64 h = 0;
+	for (__u64 i = 0; i < len; i++)
+		h = h * 31 + data[i];
+	return h;
+}
+
+/* The sum of the first 256 words, or 0 when the buffer is shorter: a
+ * constant trip count, which clang ends with jeq out and ja back. */
+SEC("ubpf/sum256")
+__u64 sum256(__u8 *data, __u64 len)
+{
+	__u64 sum = 0;
+	if (len < 2048)
+		return 0;
+	for (int i = 0; i < 256; i++)
+		sum += ((__u64 *)data)[i];
+	return sum;
+}

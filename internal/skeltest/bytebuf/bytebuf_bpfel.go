@@ -42,10 +42,14 @@ type BytebufMapSpecs struct{}
 type BytebufProgramSpecs struct {
 	// Checksum is user-space program checksum (section ubpf/checksum).
 	Checksum *bridge.ProgramSpec
+	// Hash is user-space program hash (section ubpf/hash).
+	Hash *bridge.ProgramSpec
 	// Invert is user-space program invert (section ubpf/invert).
 	Invert *bridge.ProgramSpec
 	// Parse is user-space program parse (section ubpf/parse).
 	Parse *bridge.ProgramSpec
+	// Sum256 is user-space program sum256 (section ubpf/sum256).
+	Sum256 *bridge.ProgramSpec
 }
 
 // BytebufVariableSpecs are the object's global variables before load.
@@ -61,10 +65,16 @@ func LoadBytebufSpec() (*BytebufSpec, error) {
 	if s.Programs.Checksum, err = bridge.NewProgramSpec(spec, "checksum"); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
+	if s.Programs.Hash, err = bridge.NewProgramSpec(spec, "hash"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
 	if s.Programs.Invert, err = bridge.NewProgramSpec(spec, "invert"); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	if s.Programs.Parse, err = bridge.NewProgramSpec(spec, "parse"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
+	if s.Programs.Sum256, err = bridge.NewProgramSpec(spec, "sum256"); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	return s, nil
@@ -102,7 +112,7 @@ func LoadBytebuf(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 // opts.InProcess) and the user-space programs into the runtime; opts may be
 // nil.
 func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Checksum, s.Programs.Invert, s.Programs.Parse))
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Checksum, s.Programs.Hash, s.Programs.Invert, s.Programs.Parse, s.Programs.Sum256))
 	if err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
@@ -120,12 +130,18 @@ type BytebufObjects struct {
 	// Checksum is user-space program checksum (section ubpf/checksum), run in
 	// process; nil when its autoload was off.
 	Checksum *bridge.BufferProgram
+	// Hash is user-space program hash (section ubpf/hash), run in process; nil
+	// when its autoload was off.
+	Hash *bridge.BufferProgram
 	// Invert is user-space program invert (section ubpf/invert), run in process;
 	// nil when its autoload was off.
 	Invert *bridge.BufferProgram
 	// Parse is user-space program parse (section ubpf/parse), run in process; nil
 	// when its autoload was off.
 	Parse *bridge.BufferProgram
+	// Sum256 is user-space program sum256 (section ubpf/sum256), run in process;
+	// nil when its autoload was off.
+	Sum256 *bridge.BufferProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables BytebufVariables
@@ -143,6 +159,11 @@ func (o *BytebufObjects) init() error {
 			return err
 		}
 	}
+	if !o.set.Disabled("hash") {
+		if o.Hash, err = bridge.NewBufferProgram(o.set, "hash", bytebufHashTranslation); err != nil {
+			return err
+		}
+	}
 	if !o.set.Disabled("invert") {
 		if o.Invert, err = bridge.NewBufferProgram(o.set, "invert", bytebufInvertTranslation); err != nil {
 			return err
@@ -150,6 +171,11 @@ func (o *BytebufObjects) init() error {
 	}
 	if !o.set.Disabled("parse") {
 		if o.Parse, err = bridge.NewBufferProgram(o.set, "parse", bytebufParseTranslation); err != nil {
+			return err
+		}
+	}
+	if !o.set.Disabled("sum256") {
+		if o.Sum256, err = bridge.NewBufferProgram(o.set, "sum256", bytebufSum256Translation); err != nil {
 			return err
 		}
 	}

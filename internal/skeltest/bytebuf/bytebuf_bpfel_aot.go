@@ -166,6 +166,97 @@ L27:
 	return r0, b
 }
 
+// bytebufHashTranslation returns the Go translation of program "hash", for
+// runtime.Program.Bind.
+func bytebufHashTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: bytebufHashEntry,
+		Insns: 11,
+	}
+}
+
+// bytebufHashEntry is the runtime.Entry of program "hash".
+func bytebufHashEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return bytebufHashFn0(m, 0, b, r1, r2)
+}
+
+// bytebufHashFn0 is function hash (instruction 0) of program "hash", run at
+// call depth d with budget b; it returns r0 and the budget left.
+func bytebufHashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3, r4 uint64
+	// bytebuf.bpf.c:46: __u64 hash(__u8 *data, __u64 len)
+	// 0: mov %r0, 0
+	r0 = 0
+	// bytebuf.bpf.c:49: for (__u64 i = 0; i < len; i++)
+	// 1: jeq %r2, 0, +8 (to 10)
+	if r2 == 0 {
+		goto L10
+	}
+	// 2: mov %r3, 0
+	r3 = 0
+	// Instructions 3 to 9 are a counted loop: when its accesses through r4 stay in
+	// their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(r3, r2, 1); ok {
+		if b-3 >= int64(j+1)*7 {
+			if fv4, ok := m.SpanAt(r1+r3, 1+1*j, false); ok {
+				fb4 := r1 + r3
+				c0 := r3
+				var w5 *[1]byte
+				v4x1 := runtime.WindowOf[[1]byte](fv4)
+			F3:
+				// 3: mov %r4, %r1 (fast copy)
+				r4 = r1
+				// 4: add %r4, %r3 (fast copy)
+				r4 += r3
+				// 5: ldxb %r4, [%r4] (fast copy)
+				w5 = v4x1.At(r4 - fb4)
+				r4 = uint64(w5[0])
+				// 6: mul %r0, 31 (fast copy)
+				r0 *= 31
+				// 7: add %r0, %r4 (fast copy)
+				r0 += r4
+				// 8: add %r3, 1 (fast copy)
+				r3 += 1
+				// 9: jlt %r3, %r2, -7 (to 3) (fast copy)
+				if r3 < r2 {
+					goto F3
+				}
+				b -= 8
+				b -= 7 * (int64((r3-c0)/1) - 1)
+				goto L10
+			}
+		}
+	}
+L3:
+	// bytebuf.bpf.c:50: h = h * 31 + data[i];
+	// 3: mov %r4, %r1
+	r4 = r1
+	// 4: add %r4, %r3
+	r4 += r3
+	// 5: ldxb %r4, [%r4]
+	r4 = m.Load8At(r4, 5)
+	// 6: mul %r0, 31
+	r0 *= 31
+	// 7: add %r0, %r4
+	r0 += r4
+	// bytebuf.bpf.c:49: for (__u64 i = 0; i < len; i++)
+	// 8: add %r3, 1
+	r3 += 1
+	// 9: jlt %r3, %r2, -7 (to 3)
+	if r3 < r2 {
+		b -= 7
+		runtime.CheckBudget(b-3, 9)
+		goto L3
+	}
+	b -= 8
+L10:
+	// bytebuf.bpf.c:51: return h;
+	// 10: exit
+	b -= 3
+	runtime.CheckBudget(b, 10)
+	return r0, b
+}
+
 // bytebufInvertTranslation returns the Go translation of program "invert", for
 // runtime.Program.Bind.
 func bytebufInvertTranslation() runtime.Translation {
@@ -328,5 +419,98 @@ L12:
 	// 12: exit
 	b -= 3
 	runtime.CheckBudget(b, 12)
+	return r0, b
+}
+
+// bytebufSum256Translation returns the Go translation of program "sum256", for
+// runtime.Program.Bind.
+func bytebufSum256Translation() runtime.Translation {
+	return runtime.Translation{
+		Entry: bytebufSum256Entry,
+		Insns: 12,
+	}
+}
+
+// bytebufSum256Entry is the runtime.Entry of program "sum256".
+func bytebufSum256Entry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return bytebufSum256Fn0(m, 0, b, r1, r2)
+}
+
+// bytebufSum256Fn0 is function sum256 (instruction 0) of program "sum256", run
+// at call depth d with budget b; it returns r0 and the budget left.
+func bytebufSum256Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3, r4 uint64
+	// bytebuf.bpf.c:57: __u64 sum256(__u8 *data, __u64 len)
+	// 0: mov %r0, 0
+	r0 = 0
+	// bytebuf.bpf.c:60: if (len < 2048)
+	// 1: jlt %r2, 2048, +9 (to 11)
+	if r2 < 2048 {
+		goto L11
+	}
+	// 2: mov %r2, 0
+	r2 = 0
+	// 3: mov %r3, 0
+	r3 = 0
+	// Instructions 4 to 10 are a counted loop: when its accesses through r4 stay
+	// in their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(r2, 2048, 8); ok && (2048-r2)%8 == 0 {
+		if b-4 >= int64(j+1)*7 {
+			if fv4, ok := m.SpanAt(r1+r2, 8+8*j, false); ok {
+				fb4 := r1 + r2
+				c0 := r2
+				var w6 *[8]byte
+				v4x8 := runtime.WindowOf[[8]byte](fv4)
+			F4:
+				// 4: mov %r4, %r1 (fast copy)
+				r4 = r1
+				// 5: add %r4, %r2 (fast copy)
+				r4 += r2
+				// 6: ldxdw %r0, [%r4] (fast copy)
+				w6 = v4x8.At(r4 - fb4)
+				r0 = uint64(w6[0]) | uint64(w6[1])<<8 | uint64(w6[2])<<16 | uint64(w6[3])<<24 | uint64(w6[4])<<32 | uint64(w6[5])<<40 | uint64(w6[6])<<48 | uint64(w6[7])<<56
+				// 7: add %r0, %r3 (fast copy)
+				r0 += r3
+				// 8: add %r2, 8 (fast copy)
+				r2 += 8
+				// 9: mov %r3, %r0 (fast copy)
+				r3 = r0
+				// 10: jne %r2, 2048, -7 (to 4) (fast copy)
+				if r2 != 2048 {
+					goto F4
+				}
+				b -= 9
+				b -= 7 * (int64((r2-c0)/8) - 1)
+				goto L11
+			}
+		}
+	}
+L4:
+	// bytebuf.bpf.c:63: sum += ((__u64 *)data)[i];
+	// 4: mov %r4, %r1
+	r4 = r1
+	// 5: add %r4, %r2
+	r4 += r2
+	// 6: ldxdw %r0, [%r4]
+	r0 = m.Load64At(r4, 6)
+	// 7: add %r0, %r3
+	r0 += r3
+	// bytebuf.bpf.c:62: for (int i = 0; i < 256; i++)
+	// 8: add %r2, 8
+	r2 += 8
+	// 9: mov %r3, %r0
+	r3 = r0
+	// 10: jne %r2, 2048, -7 (to 4)
+	if r2 != 2048 {
+		b -= 7
+		runtime.CheckBudget(b-4, 10)
+		goto L4
+	}
+	b -= 9
+L11:
+	// bytebuf.bpf.c:65: }
+	// 11: exit
+	b -= 3
+	runtime.CheckBudget(b, 11)
 	return r0, b
 }

@@ -3,6 +3,8 @@ package bytebuf
 import (
 	"encoding/binary"
 	"math/rand/v2"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/skelgen/skelgen/runtime/bridge"
@@ -25,6 +27,41 @@ func parseGo(b []byte) uint64 {
 		return ^uint64(0)
 	}
 	return uint64(b[9])<<32 | uint64(b[2])<<8 | uint64(b[3])
+}
+
+func hashGo(b []byte) uint64 {
+	var h uint64
+	for _, c := range b {
+		h = h*31 + uint64(c)
+	}
+	return h
+}
+
+func sum256Go(b []byte) uint64 {
+	if len(b) < 2048 {
+		return 0
+	}
+	return checksumGo(b[:2048])
+}
+
+// TestClangLoopsHoisted: the loops clang-19 writes for hash (i < len) and
+// sum256 (a constant trip count, ended with jne) are translated with their
+// span checked once before the loop, not access by access.
+func TestClangLoopsHoisted(t *testing.T) {
+	src, err := os.ReadFile("bytebuf_bpfel_aot.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range []string{"bytebufHashFn0", "bytebufSum256Fn0"} {
+		_, body, ok := strings.Cut(string(src), "\nfunc "+fn+"(")
+		if !ok {
+			t.Fatalf("no function %s in the translation", fn)
+		}
+		body, _, _ = strings.Cut(body, "\n}\n")
+		if !strings.Contains(body, "m.SpanAt(") {
+			t.Errorf("%s checks each access: its loop is not hoisted", fn)
+		}
+	}
 }
 
 // both runs p over a copy of data through its translation and through the
@@ -71,6 +108,12 @@ func TestBufferPrograms(t *testing.T) {
 		}
 		if got, _ := both(t, objs.Parse, data); got != parseGo(data) {
 			t.Errorf("parse of %d bytes = %#x, want %#x", n, got, parseGo(data))
+		}
+		if got, _ := both(t, objs.Hash, data); got != hashGo(data) {
+			t.Errorf("hash of %d bytes = %#x, want %#x", n, got, hashGo(data))
+		}
+		if got, _ := both(t, objs.Sum256, data); got != sum256Go(data) {
+			t.Errorf("sum256 of %d bytes = %#x, want %#x", n, got, sum256Go(data))
 		}
 		got, out := both(t, objs.Invert, data)
 		if got != uint64(n) {

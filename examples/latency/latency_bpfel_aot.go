@@ -153,13 +153,47 @@ L22:
 	}
 	// 24: mov %r9, 0
 	r9 = 0
-	// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
-	// 25: stxdw [%r6+24], %r9
-	m.Store64At(r6+24, r9, 25)
-	// 26: stxdw [%r6+16], %r9
-	m.Store64At(r6+16, r9, 26)
-	// 27: stxdw [%r6+8], %r9
-	m.Store64At(r6+8, r9, 27)
+	// Instructions 25 to 27 access r6 at constant offsets: when the span they
+	// reach is in its region, run a copy that checks it once.
+	if s25, ok := m.SpanAt(r6+8, 24, true); ok {
+		v25 := runtime.WindowOf[[24]byte](s25).At(0)
+		// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
+		// 25: stxdw [%r6+24], %r9 (span checked)
+		v25[16] = byte(r9)
+		v25[17] = byte(r9 >> 8)
+		v25[18] = byte(r9 >> 16)
+		v25[19] = byte(r9 >> 24)
+		v25[20] = byte(r9 >> 32)
+		v25[21] = byte(r9 >> 40)
+		v25[22] = byte(r9 >> 48)
+		v25[23] = byte(r9 >> 56)
+		// 26: stxdw [%r6+16], %r9 (span checked)
+		v25[8] = byte(r9)
+		v25[9] = byte(r9 >> 8)
+		v25[10] = byte(r9 >> 16)
+		v25[11] = byte(r9 >> 24)
+		v25[12] = byte(r9 >> 32)
+		v25[13] = byte(r9 >> 40)
+		v25[14] = byte(r9 >> 48)
+		v25[15] = byte(r9 >> 56)
+		// 27: stxdw [%r6+8], %r9 (span checked)
+		v25[0] = byte(r9)
+		v25[1] = byte(r9 >> 8)
+		v25[2] = byte(r9 >> 16)
+		v25[3] = byte(r9 >> 24)
+		v25[4] = byte(r9 >> 32)
+		v25[5] = byte(r9 >> 40)
+		v25[6] = byte(r9 >> 48)
+		v25[7] = byte(r9 >> 56)
+	} else {
+		// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
+		// 25: stxdw [%r6+24], %r9
+		m.Store64At(r6+24, r9, 25)
+		// 26: stxdw [%r6+16], %r9
+		m.Store64At(r6+16, r9, 26)
+		// 27: stxdw [%r6+8], %r9
+		m.Store64At(r6+8, r9, 27)
+	}
 	// 28: mov32 %r1, 0
 	r1 = 0
 	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
@@ -412,41 +446,82 @@ L94:
 	fp[453] = byte(r7 >> 40)
 	fp[454] = byte(r7 >> 48)
 	fp[455] = byte(r7 >> 56)
-	// 100: ldxdw %r1, [%r6+8]
-	r1 = m.Load64At(r6+8, 100)
-	// 101: stxdw [%r10-56], %r1
-	fp[456] = byte(r1)
-	fp[457] = byte(r1 >> 8)
-	fp[458] = byte(r1 >> 16)
-	fp[459] = byte(r1 >> 24)
-	fp[460] = byte(r1 >> 32)
-	fp[461] = byte(r1 >> 40)
-	fp[462] = byte(r1 >> 48)
-	fp[463] = byte(r1 >> 56)
-	// 102: ldxdw %r1, [%r6+16]
-	r1 = m.Load64At(r6+16, 102)
-	// 103: stxdw [%r10-48], %r1
-	fp[464] = byte(r1)
-	fp[465] = byte(r1 >> 8)
-	fp[466] = byte(r1 >> 16)
-	fp[467] = byte(r1 >> 24)
-	fp[468] = byte(r1 >> 32)
-	fp[469] = byte(r1 >> 40)
-	fp[470] = byte(r1 >> 48)
-	fp[471] = byte(r1 >> 56)
-	// 104: ldxdw %r1, [%r6+24]
-	r1 = m.Load64At(r6+24, 104)
-	// 105: stxdw [%r10-40], %r1
-	fp[472] = byte(r1)
-	fp[473] = byte(r1 >> 8)
-	fp[474] = byte(r1 >> 16)
-	fp[475] = byte(r1 >> 24)
-	fp[476] = byte(r1 >> 32)
-	fp[477] = byte(r1 >> 40)
-	fp[478] = byte(r1 >> 48)
-	fp[479] = byte(r1 >> 56)
-	// 106: ldxdw %r1, [%r6+32]
-	r1 = m.Load64At(r6+32, 106)
+	// Instructions 100 to 106 access r6 at constant offsets: when the span they
+	// reach is in its region, run a copy that checks it once.
+	if s100, ok := m.SpanAt(r6+8, 32, false); ok {
+		v100 := runtime.WindowOf[[32]byte](s100).At(0)
+		// 100: ldxdw %r1, [%r6+8] (span checked)
+		r1 = uint64(v100[0]) | uint64(v100[1])<<8 | uint64(v100[2])<<16 | uint64(v100[3])<<24 | uint64(v100[4])<<32 | uint64(v100[5])<<40 | uint64(v100[6])<<48 | uint64(v100[7])<<56
+		// 101: stxdw [%r10-56], %r1 (span checked)
+		fp[456] = byte(r1)
+		fp[457] = byte(r1 >> 8)
+		fp[458] = byte(r1 >> 16)
+		fp[459] = byte(r1 >> 24)
+		fp[460] = byte(r1 >> 32)
+		fp[461] = byte(r1 >> 40)
+		fp[462] = byte(r1 >> 48)
+		fp[463] = byte(r1 >> 56)
+		// 102: ldxdw %r1, [%r6+16] (span checked)
+		r1 = uint64(v100[8]) | uint64(v100[9])<<8 | uint64(v100[10])<<16 | uint64(v100[11])<<24 | uint64(v100[12])<<32 | uint64(v100[13])<<40 | uint64(v100[14])<<48 | uint64(v100[15])<<56
+		// 103: stxdw [%r10-48], %r1 (span checked)
+		fp[464] = byte(r1)
+		fp[465] = byte(r1 >> 8)
+		fp[466] = byte(r1 >> 16)
+		fp[467] = byte(r1 >> 24)
+		fp[468] = byte(r1 >> 32)
+		fp[469] = byte(r1 >> 40)
+		fp[470] = byte(r1 >> 48)
+		fp[471] = byte(r1 >> 56)
+		// 104: ldxdw %r1, [%r6+24] (span checked)
+		r1 = uint64(v100[16]) | uint64(v100[17])<<8 | uint64(v100[18])<<16 | uint64(v100[19])<<24 | uint64(v100[20])<<32 | uint64(v100[21])<<40 | uint64(v100[22])<<48 | uint64(v100[23])<<56
+		// 105: stxdw [%r10-40], %r1 (span checked)
+		fp[472] = byte(r1)
+		fp[473] = byte(r1 >> 8)
+		fp[474] = byte(r1 >> 16)
+		fp[475] = byte(r1 >> 24)
+		fp[476] = byte(r1 >> 32)
+		fp[477] = byte(r1 >> 40)
+		fp[478] = byte(r1 >> 48)
+		fp[479] = byte(r1 >> 56)
+		// 106: ldxdw %r1, [%r6+32] (span checked)
+		r1 = uint64(v100[24]) | uint64(v100[25])<<8 | uint64(v100[26])<<16 | uint64(v100[27])<<24 | uint64(v100[28])<<32 | uint64(v100[29])<<40 | uint64(v100[30])<<48 | uint64(v100[31])<<56
+	} else {
+		// 100: ldxdw %r1, [%r6+8]
+		r1 = m.Load64At(r6+8, 100)
+		// 101: stxdw [%r10-56], %r1
+		fp[456] = byte(r1)
+		fp[457] = byte(r1 >> 8)
+		fp[458] = byte(r1 >> 16)
+		fp[459] = byte(r1 >> 24)
+		fp[460] = byte(r1 >> 32)
+		fp[461] = byte(r1 >> 40)
+		fp[462] = byte(r1 >> 48)
+		fp[463] = byte(r1 >> 56)
+		// 102: ldxdw %r1, [%r6+16]
+		r1 = m.Load64At(r6+16, 102)
+		// 103: stxdw [%r10-48], %r1
+		fp[464] = byte(r1)
+		fp[465] = byte(r1 >> 8)
+		fp[466] = byte(r1 >> 16)
+		fp[467] = byte(r1 >> 24)
+		fp[468] = byte(r1 >> 32)
+		fp[469] = byte(r1 >> 40)
+		fp[470] = byte(r1 >> 48)
+		fp[471] = byte(r1 >> 56)
+		// 104: ldxdw %r1, [%r6+24]
+		r1 = m.Load64At(r6+24, 104)
+		// 105: stxdw [%r10-40], %r1
+		fp[472] = byte(r1)
+		fp[473] = byte(r1 >> 8)
+		fp[474] = byte(r1 >> 16)
+		fp[475] = byte(r1 >> 24)
+		fp[476] = byte(r1 >> 32)
+		fp[477] = byte(r1 >> 40)
+		fp[478] = byte(r1 >> 48)
+		fp[479] = byte(r1 >> 56)
+		// 106: ldxdw %r1, [%r6+32]
+		r1 = m.Load64At(r6+32, 106)
+	}
 	// 107: stxdw [%r10-32], %r1
 	fp[480] = byte(r1)
 	fp[481] = byte(r1 >> 8)

@@ -127,31 +127,62 @@ L21:
 	r2 = 0xa00000000
 	// 27: call runtime 0
 	m.CallAt(27, r1, r2, r3, r4, r5)
-	// readsize.bpf.c:95: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", s->reads, s->bytes, s->mean);
-	// 28: ldxdw %r1, [%r6]
-	r1 = m.Load64At(r6, 28)
-	// 29: stxdw [%r10-48], %r1
-	fp[464] = byte(r1)
-	fp[465] = byte(r1 >> 8)
-	fp[466] = byte(r1 >> 16)
-	fp[467] = byte(r1 >> 24)
-	fp[468] = byte(r1 >> 32)
-	fp[469] = byte(r1 >> 40)
-	fp[470] = byte(r1 >> 48)
-	fp[471] = byte(r1 >> 56)
-	// 30: ldxdw %r1, [%r6+8]
-	r1 = m.Load64At(r6+8, 30)
-	// 31: stxdw [%r10-40], %r1
-	fp[472] = byte(r1)
-	fp[473] = byte(r1 >> 8)
-	fp[474] = byte(r1 >> 16)
-	fp[475] = byte(r1 >> 24)
-	fp[476] = byte(r1 >> 32)
-	fp[477] = byte(r1 >> 40)
-	fp[478] = byte(r1 >> 48)
-	fp[479] = byte(r1 >> 56)
-	// 32: ldxdw %r1, [%r6+16]
-	r1 = m.Load64At(r6+16, 32)
+	// Instructions 28 to 32 access r6 at constant offsets: when the span they
+	// reach is in its region, run a copy that checks it once.
+	if s28, ok := m.SpanAt(r6, 24, false); ok {
+		v28 := runtime.WindowOf[[24]byte](s28).At(0)
+		// readsize.bpf.c:95: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", s->reads, s->bytes, s->mean);
+		// 28: ldxdw %r1, [%r6] (span checked)
+		r1 = uint64(v28[0]) | uint64(v28[1])<<8 | uint64(v28[2])<<16 | uint64(v28[3])<<24 | uint64(v28[4])<<32 | uint64(v28[5])<<40 | uint64(v28[6])<<48 | uint64(v28[7])<<56
+		// 29: stxdw [%r10-48], %r1 (span checked)
+		fp[464] = byte(r1)
+		fp[465] = byte(r1 >> 8)
+		fp[466] = byte(r1 >> 16)
+		fp[467] = byte(r1 >> 24)
+		fp[468] = byte(r1 >> 32)
+		fp[469] = byte(r1 >> 40)
+		fp[470] = byte(r1 >> 48)
+		fp[471] = byte(r1 >> 56)
+		// 30: ldxdw %r1, [%r6+8] (span checked)
+		r1 = uint64(v28[8]) | uint64(v28[9])<<8 | uint64(v28[10])<<16 | uint64(v28[11])<<24 | uint64(v28[12])<<32 | uint64(v28[13])<<40 | uint64(v28[14])<<48 | uint64(v28[15])<<56
+		// 31: stxdw [%r10-40], %r1 (span checked)
+		fp[472] = byte(r1)
+		fp[473] = byte(r1 >> 8)
+		fp[474] = byte(r1 >> 16)
+		fp[475] = byte(r1 >> 24)
+		fp[476] = byte(r1 >> 32)
+		fp[477] = byte(r1 >> 40)
+		fp[478] = byte(r1 >> 48)
+		fp[479] = byte(r1 >> 56)
+		// 32: ldxdw %r1, [%r6+16] (span checked)
+		r1 = uint64(v28[16]) | uint64(v28[17])<<8 | uint64(v28[18])<<16 | uint64(v28[19])<<24 | uint64(v28[20])<<32 | uint64(v28[21])<<40 | uint64(v28[22])<<48 | uint64(v28[23])<<56
+	} else {
+		// readsize.bpf.c:95: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", s->reads, s->bytes, s->mean);
+		// 28: ldxdw %r1, [%r6]
+		r1 = m.Load64At(r6, 28)
+		// 29: stxdw [%r10-48], %r1
+		fp[464] = byte(r1)
+		fp[465] = byte(r1 >> 8)
+		fp[466] = byte(r1 >> 16)
+		fp[467] = byte(r1 >> 24)
+		fp[468] = byte(r1 >> 32)
+		fp[469] = byte(r1 >> 40)
+		fp[470] = byte(r1 >> 48)
+		fp[471] = byte(r1 >> 56)
+		// 30: ldxdw %r1, [%r6+8]
+		r1 = m.Load64At(r6+8, 30)
+		// 31: stxdw [%r10-40], %r1
+		fp[472] = byte(r1)
+		fp[473] = byte(r1 >> 8)
+		fp[474] = byte(r1 >> 16)
+		fp[475] = byte(r1 >> 24)
+		fp[476] = byte(r1 >> 32)
+		fp[477] = byte(r1 >> 40)
+		fp[478] = byte(r1 >> 48)
+		fp[479] = byte(r1 >> 56)
+		// 32: ldxdw %r1, [%r6+16]
+		r1 = m.Load64At(r6+16, 32)
+	}
 	// 33: stxdw [%r10-32], %r1
 	fp[480] = byte(r1)
 	fp[481] = byte(r1 >> 8)

@@ -287,3 +287,52 @@ func assembleInsns(t *testing.T, name, src string) []runtime.Instruction {
 	}
 	return insns
 }
+
+// TestSpanBlocks runs straight-line runs of accesses through one base,
+// whose span the translation checks once: within the context, reaching
+// past it (the checked copy stores, then faults at the right
+// instruction), and with the base moved in between (two runs). Every
+// budget from 1 to 12; both engines must agree.
+func TestSpanBlocks(t *testing.T) {
+	progs := []struct{ name, asm string }{
+		{"in_range", "ldxdw %r2, [%r1]\nadd %r2, 1\nldxw %r3, [%r1+8]\nstxdw [%r1+16], %r2\nldxb %r0, [%r1+63]\nadd %r0, %r3\nexit"},
+		{"past_end", "ldxdw %r2, [%r1]\nldxw %r3, [%r1+8]\nstxdw [%r1+16], %r2\nldxdw %r0, [%r1+60]\nexit"},
+		{"base_moved", "ldxdw %r2, [%r1]\nldxdw %r3, [%r1+8]\nadd %r1, 8\nstxdw [%r1+8], %r2\nldxdw %r0, [%r1+56]\nexit"},
+	}
+	var cases []aotCase
+	for _, p := range progs {
+		insns := assembleInsns(t, p.name, p.asm)
+		code, err := Translate(&runtime.ProgramSpec{Name: p.name, Instructions: insns}, Options{Name: "p"})
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		if !strings.Contains(fmt.Sprintf("%#v", code), "(span checked)") {
+			t.Errorf("%s: no span block", p.name)
+		}
+		for budget := uint64(1); budget <= 12; budget++ {
+			mem := make([]byte, 64)
+			for i := range mem {
+				mem[i] = byte(i*13 + 5)
+			}
+			cases = append(cases, aotCase{Name: fmt.Sprintf("%s/budget=%d", p.name, budget), Insns: insns, Mem: mem, Setup: "fuzz", Budget: budget})
+		}
+	}
+	kinds := map[string]int{}
+	for _, l := range runAgreement(t, cases, true).Lines {
+		if d := l.disagreement(true); d != "" {
+			t.Errorf("%s: %s", l.Name, d)
+		}
+		switch {
+		case l.AOT.Err == "":
+			kinds["ok"]++
+		case strings.Contains(l.AOT.Err, "budget exhausted"):
+			kinds["budget"]++
+		case strings.Contains(l.AOT.Err, "invalid"):
+			kinds["fault"]++
+		}
+	}
+	t.Logf("outcomes: %v", kinds)
+	if kinds["ok"] == 0 || kinds["budget"] == 0 || kinds["fault"] == 0 {
+		t.Errorf("outcomes %v: want successes, budget errors and faults", kinds)
+	}
+}

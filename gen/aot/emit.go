@@ -37,6 +37,9 @@ type emitter struct {
 	// subtract from b, which the copy defers to the loop's exits.
 	fast       *hoistLoop
 	backCharge int
+	// blk is the span block whose fast copy is being emitted, nil
+	// otherwise (see spanBlock).
+	blk *spanBlock
 	// win are the windows of the fast copy by access (see windows).
 	win map[int]*spanWindow
 }
@@ -217,6 +220,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		labels[l.back+1] = true // where the fast copy leaves the loop
 	}
 	e.budgetPlan(f, labels)
+	blocks := p.findBlocks(f, labels, loops)
 	var body []jen.Code
 	if f.body[0] != f.entry {
 		body = append(body, e.adjust(-e.phi[f.entry])...)
@@ -224,6 +228,23 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	}
 	lastLine := ""
 	fell := false
+	// emitOne appends the code of the instruction at pc to *to.
+	emitOne := func(to *[]jen.Code, pc int, suffix string) {
+		in := p.insns[pc]
+		if line, ok := e.opts.Lines[pc]; ok && line != lastLine {
+			*to = append(*to, jen.Comment(line))
+			lastLine = line
+		}
+		stmts := e.insn(in)
+		note := suffix
+		if len(stmts) == 0 {
+			note += " (no effect)"
+		}
+		*to = append(*to, jen.Commentf("%d: %s%s", pc, in.text, note))
+		*to = append(*to, stmts...)
+	}
+	var g *spanBlock // the span block being emitted
+	var run []int    // its instructions
 	for _, pc := range f.body {
 		in := p.insns[pc]
 		if labels[pc] {
@@ -237,17 +258,31 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			body = append(body, jen.Id(label(pc)).Op(":"))
 		}
 		fell = falls(in)
-		if line, ok := e.opts.Lines[pc]; ok && line != lastLine {
-			body = append(body, jen.Comment(line))
-			lastLine = line
+		if g == nil && blocks[pc] != nil {
+			g, run = blocks[pc], nil
 		}
-		stmts := e.insn(in)
-		note := ""
-		if len(stmts) == 0 {
-			note = " (no effect)"
+		if g == nil {
+			emitOne(&body, pc, "")
+			continue
 		}
-		body = append(body, jen.Commentf("%d: %s%s", pc, in.text, note))
-		body = append(body, stmts...)
+		run = append(run, pc)
+		if pc != g.last {
+			continue
+		}
+		// Both copies start from the same state: the pending count and
+		// the last source line.
+		pending, line := e.pending, lastLine
+		var fast, checked []jen.Code
+		e.blk = g
+		for _, x := range run {
+			emitOne(&fast, x, " (span checked)")
+		}
+		e.blk, e.pending, lastLine = nil, pending, line
+		for _, x := range run {
+			emitOne(&checked, x, "")
+		}
+		body = append(body, e.spanBlock(g, fast, checked))
+		g = nil
 	}
 
 	var decl []jen.Code
@@ -538,6 +573,18 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); %s", e.r(l.counter), bound, l.step, guard))).Block(body...)
 }
 
+// spanBlock is the code of the span block g from the code of its two
+// copies: the fast one, its accesses through g's base indexing one view of
+// the span, when runtime.Memory.SpanAt gives the span; the checked one
+// otherwise.
+func (e *emitter) spanBlock(g *spanBlock, fast, checked []jen.Code) jen.Code {
+	n := g.hi - g.lo
+	view := code(fmt.Sprintf("v%d := ", g.first), e.rt("WindowOf"), fmt.Sprintf("[[%d]byte](s%d).At(0)", n, g.first))
+	return gocomment.Commentf("Instructions %d to %d access %s at constant offsets: when the span they reach is in its region, run a copy that checks it once.", g.first, g.last, e.r(g.base)).Line().
+		If(code(fmt.Sprintf("s%d, ok := m.SpanAt(%s, %d, %v); ok", g.first, offset(e.r(g.base), g.lo), n, g.write))).Block(append([]jen.Code{view}, fast...)...).
+		Else().Block(checked...)
+}
+
 // A spanWindow is a run of accesses in the fast copy of a loop through one
 // hoisted base, with no label between them and the base unchanged: the
 // first takes the window [base+lo, base+hi) of the base's span (one
@@ -594,6 +641,9 @@ func (e *emitter) windows(l *hoistLoop, labels map[int]bool) []*spanWindow {
 // run before it (taking the window at its first access) and the window's
 // name and the access's offset in it; ok is false for other accesses.
 func (e *emitter) windowAccess(in *aotInsn, base uint8) (pre []jen.Code, name string, k int64, ok bool) {
+	if g := e.blk; g != nil && g.fast[in.pc] {
+		return nil, fmt.Sprintf("v%d", g.first), int64(in.off) - g.lo, true
+	}
 	w := e.win[in.pc]
 	if w == nil || !e.fastAccess(in.pc) {
 		return nil, "", 0, false

@@ -312,6 +312,18 @@ func (g *progGen) memory() {
 		}
 	} else {
 		g.base()
+		if g.rnd.IntN(3) == 0 {
+			// A run of accesses through r9 at constant offsets, as a
+			// header's fields are read (the translation checks their
+			// span once), with arithmetic between, which may write r9.
+			for n := 2 + g.rnd.IntN(4); n > 0; n-- {
+				g.access(base, g.offset())
+				if g.rnd.IntN(2) == 0 {
+					g.alu()
+				}
+			}
+			return
+		}
 	}
 	g.access(base, off)
 }
@@ -671,7 +683,7 @@ func TestAOTRandomSoak(t *testing.T) {
 // TestRandomProgramsHoist makes sure the random programs exercise hoisted
 // loops: some of their translations must run a loop's fast copy.
 func TestRandomProgramsHoist(t *testing.T) {
-	hoisted, windows := 0, 0
+	hoisted, windows, blocks := 0, 0, 0
 	for i := range 128 {
 		c := randomProgram(1, i)
 		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: "p"})
@@ -679,15 +691,19 @@ func TestRandomProgramsHoist(t *testing.T) {
 			continue
 		}
 		src := fmt.Sprintf("%#v", code)
-		if strings.Contains(src, "SpanAt") {
+		// A hoisted loop's span is fvN, a span block's sN.
+		if strings.Contains(src, ", ok := m.SpanAt(") && strings.Contains(src, "fv") {
 			hoisted++
 		}
-		if strings.Contains(src, "WindowOf") {
+		if strings.Contains(src, "](fv") {
 			windows++
 		}
+		if strings.Contains(src, "(span checked)") {
+			blocks++
+		}
 	}
-	t.Logf("%d of 128 random programs have a hoisted loop, %d a window", hoisted, windows)
-	if hoisted < 8 || windows < 4 {
-		t.Errorf("only %d of 128 random programs have a hoisted loop, %d a window", hoisted, windows)
+	t.Logf("%d of 128 random programs have a hoisted loop, %d a window, %d a span block", hoisted, windows, blocks)
+	if hoisted < 8 || windows < 4 || blocks < 8 {
+		t.Errorf("only %d of 128 random programs have a hoisted loop, %d a window, %d a span block", hoisted, windows, blocks)
 	}
 }

@@ -397,18 +397,36 @@ func bytebufParseFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 		b -= 3
 		goto L12
 	}
-	// bytebuf.bpf.c:29: __u64 total = (__u64)p[2] << 8 | p[3];
-	// 5: ldxb %r2, [%r1+3]
-	r2 = m.Load8At(r1+3, 5)
-	// 6: ldxb %r0, [%r1+2]
-	r0 = m.Load8At(r1+2, 6)
-	// 7: lsh %r0, 8
-	r0 <<= 8
-	// 8: or %r0, %r2
-	r0 |= r2
-	// bytebuf.bpf.c:30: return (__s64)((__u64)p[9] << 32 | total);
-	// 9: ldxb %r1, [%r1+9]
-	r1 = m.Load8At(r1+9, 9)
+	// Instructions 5 to 9 access r1 at constant offsets: when the span they reach
+	// is in its region, run a copy that checks it once.
+	if s5, ok := m.SpanAt(r1+2, 8, false); ok {
+		v5 := runtime.WindowOf[[8]byte](s5).At(0)
+		// bytebuf.bpf.c:29: __u64 total = (__u64)p[2] << 8 | p[3];
+		// 5: ldxb %r2, [%r1+3] (span checked)
+		r2 = uint64(v5[1])
+		// 6: ldxb %r0, [%r1+2] (span checked)
+		r0 = uint64(v5[0])
+		// 7: lsh %r0, 8 (span checked)
+		r0 <<= 8
+		// 8: or %r0, %r2 (span checked)
+		r0 |= r2
+		// bytebuf.bpf.c:30: return (__s64)((__u64)p[9] << 32 | total);
+		// 9: ldxb %r1, [%r1+9] (span checked)
+		r1 = uint64(v5[7])
+	} else {
+		// bytebuf.bpf.c:29: __u64 total = (__u64)p[2] << 8 | p[3];
+		// 5: ldxb %r2, [%r1+3]
+		r2 = m.Load8At(r1+3, 5)
+		// 6: ldxb %r0, [%r1+2]
+		r0 = m.Load8At(r1+2, 6)
+		// 7: lsh %r0, 8
+		r0 <<= 8
+		// 8: or %r0, %r2
+		r0 |= r2
+		// bytebuf.bpf.c:30: return (__s64)((__u64)p[9] << 32 | total);
+		// 9: ldxb %r1, [%r1+9]
+		r1 = m.Load8At(r1+9, 9)
+	}
 	// 10: lsh %r1, 32
 	r1 <<= 32
 	// 11: or %r0, %r1

@@ -162,20 +162,52 @@ L20:
 	// ubpf.bpf.c:88: ctx->now = host_now();
 	// 20: call runtime 0
 	r0 = m.CallAt(20, r1, r2, r3, r4, r5)
-	// 21: stxdw [%r6+24], %r0
-	m.Store64At(r6+24, r0, 21)
-	// ubpf.bpf.c:89: ctx->emit_ret = host_emit("count", ctx->count);
-	// 22: ldxdw %r2, [%r6+8]
-	r2 = m.Load64At(r6+8, 22)
+	// Instructions 21 to 22 access r6 at constant offsets: when the span they
+	// reach is in its region, run a copy that checks it once.
+	if s21, ok := m.SpanAt(r6+8, 24, true); ok {
+		v21 := runtime.WindowOf[[24]byte](s21).At(0)
+		// 21: stxdw [%r6+24], %r0 (span checked)
+		v21[16] = byte(r0)
+		v21[17] = byte(r0 >> 8)
+		v21[18] = byte(r0 >> 16)
+		v21[19] = byte(r0 >> 24)
+		v21[20] = byte(r0 >> 32)
+		v21[21] = byte(r0 >> 40)
+		v21[22] = byte(r0 >> 48)
+		v21[23] = byte(r0 >> 56)
+		// ubpf.bpf.c:89: ctx->emit_ret = host_emit("count", ctx->count);
+		// 22: ldxdw %r2, [%r6+8] (span checked)
+		r2 = uint64(v21[0]) | uint64(v21[1])<<8 | uint64(v21[2])<<16 | uint64(v21[3])<<24 | uint64(v21[4])<<32 | uint64(v21[5])<<40 | uint64(v21[6])<<48 | uint64(v21[7])<<56
+	} else {
+		// 21: stxdw [%r6+24], %r0
+		m.Store64At(r6+24, r0, 21)
+		// ubpf.bpf.c:89: ctx->emit_ret = host_emit("count", ctx->count);
+		// 22: ldxdw %r2, [%r6+8]
+		r2 = m.Load64At(r6+8, 22)
+	}
 	// 23: lddw %r1, value:2
 	r1 = 0xa00000000
 	// 25: call runtime 1
 	r0 = m.CallAt(25, r1, r2, r3, r4, r5)
-	// 26: stxw [%r6+32], %r0
-	m.Store32At(r6+32, r0, 26)
-	// ubpf.bpf.c:91: struct sample smp = { .value = ctx->count, .slot = 3 };
-	// 27: ldxdw %r1, [%r6+8]
-	r1 = m.Load64At(r6+8, 27)
+	// Instructions 26 to 27 access r6 at constant offsets: when the span they
+	// reach is in its region, run a copy that checks it once.
+	if s26, ok := m.SpanAt(r6+8, 28, true); ok {
+		v26 := runtime.WindowOf[[28]byte](s26).At(0)
+		// 26: stxw [%r6+32], %r0 (span checked)
+		v26[24] = byte(r0)
+		v26[25] = byte(r0 >> 8)
+		v26[26] = byte(r0 >> 16)
+		v26[27] = byte(r0 >> 24)
+		// ubpf.bpf.c:91: struct sample smp = { .value = ctx->count, .slot = 3 };
+		// 27: ldxdw %r1, [%r6+8] (span checked)
+		r1 = uint64(v26[0]) | uint64(v26[1])<<8 | uint64(v26[2])<<16 | uint64(v26[3])<<24 | uint64(v26[4])<<32 | uint64(v26[5])<<40 | uint64(v26[6])<<48 | uint64(v26[7])<<56
+	} else {
+		// 26: stxw [%r6+32], %r0
+		m.Store32At(r6+32, r0, 26)
+		// ubpf.bpf.c:91: struct sample smp = { .value = ctx->count, .slot = 3 };
+		// 27: ldxdw %r1, [%r6+8]
+		r1 = m.Load64At(r6+8, 27)
+	}
 	// 28: mov %r2, 3
 	r2 = 3
 	// 29: stxdw [%r10-16], %r2
@@ -259,20 +291,40 @@ L36:
 		runtime.CheckBudget(b-30, 51)
 		goto L36
 	}
-	// ubpf.bpf.c:97: skelgen_printf("pid %d: %llu calls, kernel_hits %llu, flags %x\n", ctx->pid, ctx->count, kernel_hits, smp.flags);
-	// 52: ldxw %r1, [%r6]
-	r1 = m.Load32At(r6, 52)
-	// 53: stxdw [%r10-72], %r1
-	fp[440] = byte(r1)
-	fp[441] = byte(r1 >> 8)
-	fp[442] = byte(r1 >> 16)
-	fp[443] = byte(r1 >> 24)
-	fp[444] = byte(r1 >> 32)
-	fp[445] = byte(r1 >> 40)
-	fp[446] = byte(r1 >> 48)
-	fp[447] = byte(r1 >> 56)
-	// 54: ldxdw %r1, [%r6+8]
-	r1 = m.Load64At(r6+8, 54)
+	// Instructions 52 to 54 access r6 at constant offsets: when the span they
+	// reach is in its region, run a copy that checks it once.
+	if s52, ok := m.SpanAt(r6, 16, false); ok {
+		v52 := runtime.WindowOf[[16]byte](s52).At(0)
+		// ubpf.bpf.c:97: skelgen_printf("pid %d: %llu calls, kernel_hits %llu, flags %x\n", ctx->pid, ctx->count, kernel_hits, smp.flags);
+		// 52: ldxw %r1, [%r6] (span checked)
+		r1 = uint64(v52[0]) | uint64(v52[1])<<8 | uint64(v52[2])<<16 | uint64(v52[3])<<24
+		// 53: stxdw [%r10-72], %r1 (span checked)
+		fp[440] = byte(r1)
+		fp[441] = byte(r1 >> 8)
+		fp[442] = byte(r1 >> 16)
+		fp[443] = byte(r1 >> 24)
+		fp[444] = byte(r1 >> 32)
+		fp[445] = byte(r1 >> 40)
+		fp[446] = byte(r1 >> 48)
+		fp[447] = byte(r1 >> 56)
+		// 54: ldxdw %r1, [%r6+8] (span checked)
+		r1 = uint64(v52[8]) | uint64(v52[9])<<8 | uint64(v52[10])<<16 | uint64(v52[11])<<24 | uint64(v52[12])<<32 | uint64(v52[13])<<40 | uint64(v52[14])<<48 | uint64(v52[15])<<56
+	} else {
+		// ubpf.bpf.c:97: skelgen_printf("pid %d: %llu calls, kernel_hits %llu, flags %x\n", ctx->pid, ctx->count, kernel_hits, smp.flags);
+		// 52: ldxw %r1, [%r6]
+		r1 = m.Load32At(r6, 52)
+		// 53: stxdw [%r10-72], %r1
+		fp[440] = byte(r1)
+		fp[441] = byte(r1 >> 8)
+		fp[442] = byte(r1 >> 16)
+		fp[443] = byte(r1 >> 24)
+		fp[444] = byte(r1 >> 32)
+		fp[445] = byte(r1 >> 40)
+		fp[446] = byte(r1 >> 48)
+		fp[447] = byte(r1 >> 56)
+		// 54: ldxdw %r1, [%r6+8]
+		r1 = m.Load64At(r6+8, 54)
+	}
 	// 55: stxdw [%r10-64], %r1
 	fp[448] = byte(r1)
 	fp[449] = byte(r1 >> 8)

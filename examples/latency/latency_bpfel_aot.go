@@ -155,7 +155,7 @@ L22:
 	r9 = 0
 	// Instructions 25 to 27 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
-	if s25, ok := m.SpanAt(r6+8, 24, true); ok {
+	if s25, ok := m.BlockSpan(r6+8, 24, true); ok {
 		v25 := runtime.WindowOf[[24]byte](s25).At(0)
 		// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
 		// 25: stxdw [%r6+24], %r9 (span checked)
@@ -448,7 +448,7 @@ L94:
 	fp[455] = byte(r7 >> 56)
 	// Instructions 100 to 106 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
-	if s100, ok := m.SpanAt(r6+8, 32, false); ok {
+	if s100, ok := m.BlockSpan(r6+8, 32, false); ok {
 		v100 := runtime.WindowOf[[32]byte](s100).At(0)
 		// 100: ldxdw %r1, [%r6+8] (span checked)
 		r1 = uint64(v100[0]) | uint64(v100[1])<<8 | uint64(v100[2])<<16 | uint64(v100[3])<<24 | uint64(v100[4])<<32 | uint64(v100[5])<<40 | uint64(v100[6])<<48 | uint64(v100[7])<<56

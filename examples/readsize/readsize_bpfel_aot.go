@@ -129,7 +129,7 @@ L21:
 	m.CallAt(27, r1, r2, r3, r4, r5)
 	// Instructions 28 to 32 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
-	if s28, ok := m.SpanAt(r6, 24, false); ok {
+	if s28, ok := m.BlockSpan(r6, 24, false); ok {
 		v28 := runtime.WindowOf[[24]byte](s28).At(0)
 		// readsize.bpf.c:95: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", s->reads, s->bytes, s->mean);
 		// 28: ldxdw %r1, [%r6] (span checked)

@@ -9,7 +9,7 @@ import (
 // that the run does not change: clang's unrolled loops and the reads of a
 // header's fields. The translation emits the run twice: a copy whose
 // accesses through the base index one span, checked once with
-// runtime.Memory.SpanAt before the run, and the checked run, entered when
+// runtime.Memory.BlockSpan before the run, and the checked run, entered when
 // the span is not all in its region. Straight-line code charges no budget
 // and holds no check of its own, so both copies end with the same state,
 // and the checked copy faults exactly where the interpreter does.

@@ -23,11 +23,11 @@
 //   - a run of straight-line code (no label, jump, call or atomic inside)
 //     with two or more accesses through one base register it does not
 //     change, as clang writes an unrolled loop or a header's field reads, is
-//     emitted twice: Memory.SpanAt checks the span of all those accesses
-//     once, and when it is in its region a copy indexes one view of it;
-//     otherwise the checked copy runs and faults where the interpreter
-//     does. Straight-line code charges no budget, so both copies leave the
-//     same state (blocks.go);
+//     emitted twice: Memory.BlockSpan (SpanAt, not inlined: see there)
+//     checks the span of all those accesses once, and when it is in its
+//     region a copy indexes one view of it; otherwise the checked copy runs
+//     and faults where the interpreter does. Straight-line code charges no
+//     budget, so both copies leave the same state (blocks.go);
 //   - a counted innermost loop (counter stepping up to a bound, tested by
 //     jlt or jle, or by jne or clang-19's "jeq out; ja back" when the
 //     counter meets the bound exactly; base registers stepping by

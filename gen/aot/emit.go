@@ -581,7 +581,7 @@ func (e *emitter) spanBlock(g *spanBlock, fast, checked []jen.Code) jen.Code {
 	n := g.hi - g.lo
 	view := code(fmt.Sprintf("v%d := ", g.first), e.rt("WindowOf"), fmt.Sprintf("[[%d]byte](s%d).At(0)", n, g.first))
 	return gocomment.Commentf("Instructions %d to %d access %s at constant offsets: when the span they reach is in its region, run a copy that checks it once.", g.first, g.last, e.r(g.base)).Line().
-		If(code(fmt.Sprintf("s%d, ok := m.SpanAt(%s, %d, %v); ok", g.first, offset(e.r(g.base), g.lo), n, g.write))).Block(append([]jen.Code{view}, fast...)...).
+		If(code(fmt.Sprintf("s%d, ok := m.BlockSpan(%s, %d, %v); ok", g.first, offset(e.r(g.base), g.lo), n, g.write))).Block(append([]jen.Code{view}, fast...)...).
 		Else().Block(checked...)
 }
 

@@ -251,6 +251,18 @@ func (m *Memory) SpanAt(addr, n uint64, write bool) (span []byte, ok bool) {
 	return nil, false
 }
 
+// BlockSpan is SpanAt for the straight-line runs of accesses through one
+// base that translated code checks once. It is not inlined: inlined into
+// such a run with a constant address, SpanAt made Go 1.26's compiler fail
+// ("internal compiler error: can't find source for" an edge in register
+// allocation), and one call per run costs no more than one of the checks
+// it saves.
+//
+//go:noinline
+func (m *Memory) BlockSpan(addr, n uint64, write bool) (span []byte, ok bool) {
+	return m.SpanAt(addr, n, write)
+}
+
 // A Window gives views of type *A, A a byte array type ([n]byte), of a
 // span from SpanAt at checked offsets. In the fast copy of a loop the
 // translation makes one Window per base register and size before the loop

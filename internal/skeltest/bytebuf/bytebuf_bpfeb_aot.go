@@ -399,7 +399,7 @@ func bytebufParseFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	}
 	// Instructions 5 to 9 access r1 at constant offsets: when the span they reach
 	// is in its region, run a copy that checks it once.
-	if s5, ok := m.SpanAt(r1+2, 8, false); ok {
+	if s5, ok := m.BlockSpan(r1+2, 8, false); ok {
 		v5 := runtime.WindowOf[[8]byte](s5).At(0)
 		// bytebuf.bpf.c:29: __u64 total = (__u64)p[2] << 8 | p[3];
 		// 5: ldxb %r2, [%r1+3] (span checked)

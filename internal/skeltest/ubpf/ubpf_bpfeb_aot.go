@@ -164,7 +164,7 @@ L20:
 	r0 = m.CallAt(20, r1, r2, r3, r4, r5)
 	// Instructions 21 to 22 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
-	if s21, ok := m.SpanAt(r6+8, 24, true); ok {
+	if s21, ok := m.BlockSpan(r6+8, 24, true); ok {
 		v21 := runtime.WindowOf[[24]byte](s21).At(0)
 		// 21: stxdw [%r6+24], %r0 (span checked)
 		v21[16] = byte(r0)
@@ -191,7 +191,7 @@ L20:
 	r0 = m.CallAt(25, r1, r2, r3, r4, r5)
 	// Instructions 26 to 27 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
-	if s26, ok := m.SpanAt(r6+8, 28, true); ok {
+	if s26, ok := m.BlockSpan(r6+8, 28, true); ok {
 		v26 := runtime.WindowOf[[28]byte](s26).At(0)
 		// 26: stxw [%r6+32], %r0 (span checked)
 		v26[24] = byte(r0)
@@ -293,7 +293,7 @@ L37:
 	}
 	// Instructions 53 to 55 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
-	if s53, ok := m.SpanAt(r6, 16, false); ok {
+	if s53, ok := m.BlockSpan(r6, 16, false); ok {
 		v53 := runtime.WindowOf[[16]byte](s53).At(0)
 		// ubpf.bpf.c:97: skelgen_printf("pid %d: %llu calls, kernel_hits %llu, flags %x\n", ctx->pid, ctx->count, kernel_hits, smp.flags);
 		// 53: ldxw %r1, [%r6] (span checked)

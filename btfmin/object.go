@@ -98,6 +98,10 @@ func ParseObject(name string, data []byte) (*Object, error) {
 	for _, r := range obj.Relocations {
 		roots = append(roots, r.Root)
 	}
+	// Every type reachable from those is a root too: the checks stop at
+	// named structs, and cilium/ebpf's lazy decoding may list only some
+	// of the types, so a loop inside a member would otherwise go unseen.
+	roots = reachable(obj.Spec, roots)
 	if err := checkContainment(obj.Spec, roots); err != nil {
 		return nil, fmt.Errorf("section .BTF: %w", err)
 	}
@@ -309,6 +313,64 @@ func checkReferenceLoops(spec *btf.Spec, roots []btf.Type) error {
 		}
 		return qualified(t)
 	})
+}
+
+// reachable returns every type reachable from spec's listed types and
+// roots by any reference, each once, without recursion.
+func reachable(spec *btf.Spec, roots []btf.Type) []btf.Type {
+	seen := map[btf.Type]bool{}
+	var out, stack []btf.Type
+	push := func(t btf.Type) {
+		if t != nil && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+			stack = append(stack, t)
+		}
+	}
+	if spec != nil {
+		for t, err := range spec.All() {
+			if err != nil {
+				break // the checks report it
+			}
+			push(t)
+		}
+	}
+	for _, t := range roots {
+		push(t)
+	}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch t := t.(type) {
+		case *btf.Struct, *btf.Union:
+			for _, m := range memberTypes(t) {
+				push(m)
+			}
+		case *btf.Pointer:
+			push(t.Target)
+		case *btf.Array:
+			push(t.Index)
+			push(t.Type)
+		case *btf.FuncProto:
+			push(t.Return)
+			for _, p := range t.Params {
+				push(p.Type)
+			}
+		case *btf.Func:
+			push(t.Type)
+		case *btf.Var:
+			push(t.Type)
+		case *btf.Datasec:
+			for _, v := range t.Vars {
+				push(v.Type)
+			}
+		default:
+			for _, q := range qualified(t) {
+				push(q)
+			}
+		}
+	}
+	return out
 }
 
 // memberTypes returns the types of a struct's or union's members.

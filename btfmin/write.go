@@ -147,8 +147,19 @@ func (w *writer) depsOf(t btf.Type) []string {
 	// two ways can loop through the merge where no type loops by itself:
 	// a body already entered is not walked again.
 	entered := map[btf.Type]bool{}
+	// Walking a type again the same way adds no dependency; not doing so
+	// ends the walk on any loop the checks in ParseObject let through.
+	type step struct {
+		t       btf.Type
+		byValue bool
+	}
+	seen := map[step]bool{}
 	var walk func(t btf.Type, byValue bool)
 	walk = func(t btf.Type, byValue bool) {
+		if seen[step{t, byValue}] {
+			return
+		}
+		seen[step{t, byValue}] = true
 		switch t := t.(type) {
 		case *btf.Const:
 			walk(t.Type, byValue)

@@ -1,6 +1,8 @@
 package aot
 
 import (
+	"fmt"
+
 	"github.com/skelgen/skelgen/runtime"
 )
 
@@ -20,6 +22,9 @@ type spanBlock struct {
 	write       bool  // some access stores: the span must be writable
 	fast        map[int]bool
 }
+
+// view names the *[n]byte the fast copy of g indexes.
+func (g *spanBlock) view() string { return fmt.Sprintf("v%d", g.first) }
 
 // findBlocks returns f's span blocks by first instruction, outside the
 // hoisted loops (whose fast copies have windows of their own).
@@ -42,30 +47,18 @@ func (p *aotProgram) findBlocks(f *aotFunc, labels map[int]bool, loops map[int]*
 	}
 	for _, pc := range f.body {
 		in := p.insns[pc]
-		if labels[pc] || inLoop(pc) {
-			done()
-		}
 		if inLoop(pc) {
-			continue
-		}
-		c := in.class()
-		if c == runtime.ClassJMP || c == runtime.ClassJMP32 || (c == runtime.ClassSTX && isAtomic(in.op)) {
 			done()
 			continue
 		}
-		var base uint8
-		access := false
-		switch {
-		case c == runtime.ClassLDX && f.liveOut[pc].has(in.dst):
-			base, access = in.src, true
-		case c == runtime.ClassST || c == runtime.ClassSTX:
-			base, access = in.dst, true
+		if labels[pc] {
+			done()
 		}
-		size := int64(sizeOf(in.op))
-		if access && (base == 10 || inFrame(base, in.off, int(size))) {
-			access = false
+		if c := in.class(); c == runtime.ClassJMP || c == runtime.ClassJMP32 || (c == runtime.ClassSTX && isAtomic(in.op)) {
+			done()
+			continue
 		}
-		if access {
+		if base, size, write, ok := spanAccess(f, in); ok {
 			if cur != nil && cur.base != base {
 				done()
 			}
@@ -73,7 +66,7 @@ func (p *aotProgram) findBlocks(f *aotFunc, labels map[int]bool, loops map[int]*
 				cur = &spanBlock{base: base, first: pc, lo: int64(in.off), hi: int64(in.off) + size, fast: map[int]bool{}}
 			}
 			cur.lo, cur.hi = min(cur.lo, int64(in.off)), max(cur.hi, int64(in.off)+size)
-			cur.write = cur.write || c != runtime.ClassLDX
+			cur.write = cur.write || write
 			cur.last = pc
 			cur.fast[pc] = true
 		}

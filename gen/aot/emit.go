@@ -575,11 +575,11 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 
 // spanBlock is the code of the span block g from the code of its two
 // copies: the fast one, its accesses through g's base indexing one view of
-// the span, when runtime.Memory.SpanAt gives the span; the checked one
+// the span, when runtime.Memory.BlockSpan gives the span; the checked one
 // otherwise.
 func (e *emitter) spanBlock(g *spanBlock, fast, checked []jen.Code) jen.Code {
 	n := g.hi - g.lo
-	view := code(fmt.Sprintf("v%d := ", g.first), e.rt("WindowOf"), fmt.Sprintf("[[%d]byte](s%d).At(0)", n, g.first))
+	view := code(g.view()+" := ", e.rt("WindowOf"), fmt.Sprintf("[[%d]byte](s%d).At(0)", n, g.first))
 	return gocomment.Commentf("Instructions %d to %d access %s at constant offsets: when the span they reach is in its region, run a copy that checks it once.", g.first, g.last, e.r(g.base)).Line().
 		If(code(fmt.Sprintf("s%d, ok := m.BlockSpan(%s, %d, %v); ok", g.first, offset(e.r(g.base), g.lo), n, g.write))).Block(append([]jen.Code{view}, fast...)...).
 		Else().Block(checked...)
@@ -642,7 +642,7 @@ func (e *emitter) windows(l *hoistLoop, labels map[int]bool) []*spanWindow {
 // name and the access's offset in it; ok is false for other accesses.
 func (e *emitter) windowAccess(in *aotInsn, base uint8) (pre []jen.Code, name string, k int64, ok bool) {
 	if g := e.blk; g != nil && g.fast[in.pc] {
-		return nil, fmt.Sprintf("v%d", g.first), int64(in.off) - g.lo, true
+		return nil, g.view(), int64(in.off) - g.lo, true
 	}
 	w := e.win[in.pc]
 	if w == nil || !e.fastAccess(in.pc) {

@@ -308,18 +308,8 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 	var order []uint8
 	for _, pc := range loop {
 		in := p.insns[pc]
-		var base uint8
-		var write bool
-		switch c := in.class(); {
-		case c == runtime.ClassLDX && f.liveOut[pc].has(in.dst):
-			base = in.src
-		case (c == runtime.ClassST || c == runtime.ClassSTX) && !isAtomic(in.op):
-			base, write = in.dst, true
-		default:
-			continue
-		}
-		size := int64(sizeOf(in.op))
-		if base == 10 || inFrame(base, in.off, int(size)) {
+		base, size, write, ok := spanAccess(f, in)
+		if !ok {
 			continue
 		}
 		t, extra, from, ok := baseOf(base, pc)
@@ -358,3 +348,23 @@ func countInsns(p *aotProgram, pcs []int) int {
 }
 
 func regName(r uint8) string { return "r" + string(rune('0'+r)) }
+
+// spanAccess reports whether in is an access a span can cover: a load whose
+// value is used or a plain store, through a base other than r10 and
+// outside the frame's constant slots (those index the frame directly),
+// with its base, size and whether it writes.
+func spanAccess(f *aotFunc, in *aotInsn) (base uint8, size int64, write, ok bool) {
+	switch c := in.class(); {
+	case c == runtime.ClassLDX && f.liveOut[in.pc].has(in.dst):
+		base = in.src
+	case (c == runtime.ClassST || c == runtime.ClassSTX) && !isAtomic(in.op):
+		base, write = in.dst, true
+	default:
+		return 0, 0, false, false
+	}
+	size = int64(sizeOf(in.op))
+	if base == 10 || inFrame(base, in.off, int(size)) {
+		return 0, 0, false, false
+	}
+	return base, size, write, true
+}

@@ -290,33 +290,18 @@ func checkContainment(spec *btf.Spec, roots []btf.Type) error {
 // they name, or write anonymous ones inline, would not end.
 func checkReferenceLoops(spec *btf.Spec, roots []btf.Type) error {
 	return findLoop(spec, roots, "refers to itself without a named struct or union in between", "more than 1024 levels of pointers, qualifiers, typedefs and anonymous members", func(t btf.Type) []btf.Type {
-		switch t := t.(type) {
+		switch t.(type) {
 		case *btf.Struct, *btf.Union:
 			if t.TypeName() != "" {
 				return nil
 			}
-			return memberTypes(t)
-		case *btf.Pointer:
-			return []btf.Type{t.Target}
-		case *btf.Array:
-			return []btf.Type{t.Type}
-		case *btf.FuncProto:
-			next := []btf.Type{t.Return}
-			for _, p := range t.Params {
-				next = append(next, p.Type)
-			}
-			return next
-		case *btf.Func:
-			return []btf.Type{t.Type}
-		case *btf.Var:
-			return []btf.Type{t.Type}
 		}
-		return qualified(t)
+		return references(t)
 	})
 }
 
 // reachable returns every type reachable from spec's listed types and
-// roots by any reference, each once, without recursion.
+// roots by references, each once, without recursion.
 func reachable(spec *btf.Spec, roots []btf.Type) []btf.Type {
 	seen := map[btf.Type]bool{}
 	var out, stack []btf.Type
@@ -341,36 +326,42 @@ func reachable(spec *btf.Spec, roots []btf.Type) []btf.Type {
 	for len(stack) > 0 {
 		t := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		switch t := t.(type) {
-		case *btf.Struct, *btf.Union:
-			for _, m := range memberTypes(t) {
-				push(m)
-			}
-		case *btf.Pointer:
-			push(t.Target)
-		case *btf.Array:
-			push(t.Index)
-			push(t.Type)
-		case *btf.FuncProto:
-			push(t.Return)
-			for _, p := range t.Params {
-				push(p.Type)
-			}
-		case *btf.Func:
-			push(t.Type)
-		case *btf.Var:
-			push(t.Type)
-		case *btf.Datasec:
-			for _, v := range t.Vars {
-				push(v.Type)
-			}
-		default:
-			for _, q := range qualified(t) {
-				push(q)
-			}
+		for _, r := range references(t) {
+			push(r)
 		}
 	}
 	return out
+}
+
+// references returns the types t refers to: members, pointer targets,
+// array elements, parameters and results, what a typedef or qualifier
+// stands for, the types of variables and of a section's variables.
+func references(t btf.Type) []btf.Type {
+	switch t := t.(type) {
+	case *btf.Struct, *btf.Union:
+		return memberTypes(t)
+	case *btf.Pointer:
+		return []btf.Type{t.Target}
+	case *btf.Array:
+		return []btf.Type{t.Type}
+	case *btf.FuncProto:
+		next := []btf.Type{t.Return}
+		for _, p := range t.Params {
+			next = append(next, p.Type)
+		}
+		return next
+	case *btf.Func:
+		return []btf.Type{t.Type}
+	case *btf.Var:
+		return []btf.Type{t.Type}
+	case *btf.Datasec:
+		var next []btf.Type
+		for _, v := range t.Vars {
+			next = append(next, v.Type)
+		}
+		return next
+	}
+	return qualified(t)
 }
 
 // memberTypes returns the types of a struct's or union's members.

@@ -143,12 +143,10 @@ func (w *writer) emit(k string) {
 // depsOf lists the top-level definitions that must precede t's.
 func (w *writer) depsOf(t btf.Type) []string {
 	var deps []string
-	// Types are merged by name (canonical), so BTF that defines one name
-	// two ways can loop through the merge where no type loops by itself:
-	// a body already entered is not walked again.
-	entered := map[btf.Type]bool{}
-	// Walking a type again the same way adds no dependency; not doing so
-	// ends the walk on any loop the checks in ParseObject let through.
+	// Walking a type again the same way adds no dependency. Not doing so
+	// ends the walk on loops: types are merged by name (canonical), so BTF
+	// that defines one name two ways can loop through the merge where no
+	// type loops by itself.
 	type step struct {
 		t       btf.Type
 		byValue bool
@@ -183,8 +181,7 @@ func (w *writer) depsOf(t btf.Type) []string {
 			if w.c.isHeader(ct) {
 				deps = append(deps, declKey(ct))
 			}
-			if byValue && !entered[ct] {
-				entered[ct] = true
+			if byValue {
 				walk(ct.(*btf.Typedef).Type, true)
 			}
 		case *btf.Enum:
@@ -201,10 +198,6 @@ func (w *writer) depsOf(t btf.Type) []string {
 				}
 				return
 			}
-			if entered[ct] {
-				return
-			}
-			entered[ct] = true
 			w.eachMember(ct, func(m btf.Member) { walk(m.Type, true) })
 		}
 	}

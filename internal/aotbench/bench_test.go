@@ -205,11 +205,11 @@ func versus(b *testing.B, w Workload) {
 
 func median(v []float64) float64 {
 	slices.Sort(v)
-	if n := len(v); n%2 == 1 {
+	n := len(v)
+	if n%2 == 1 {
 		return v[n/2]
-	} else {
-		return (v[n/2-1] + v[n/2]) / 2
 	}
+	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // lastLines keeps the end of a verifier error, where the reason is.

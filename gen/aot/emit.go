@@ -493,8 +493,14 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	p := e.prog
 	e.fast = l
 	var body []jen.Code
+	// o<r> counts how far a stepping register r went since the head (the
+	// counter's count is its distance from c0).
+	counts := map[uint8]bool{}
 	for _, b := range l.bases {
-		body = append(body, code(fmt.Sprintf("fb%d := %s", b.reg, e.baseStart(b))))
+		if b.by >= 0 && uint8(b.by) != l.counter && !counts[uint8(b.by)] {
+			counts[uint8(b.by)] = true
+			body = append(body, code(fmt.Sprintf("var o%d uint64", b.by)))
+		}
 	}
 	e.backCharge = e.backEdgeCharge(l)
 	body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
@@ -521,6 +527,9 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		}
 		fell = falls(in)
 		stmts := e.insn(in)
+		if in.op == runtime.OpAddImm && counts[in.dst] {
+			stmts = append(stmts, code(fmt.Sprintf("o%d += %d", in.dst, in.imm)))
+		}
 		body = append(body, jen.Commentf("%d: %s (fast copy)", pc, in.text))
 		body = append(body, stmts...)
 	}
@@ -649,7 +658,18 @@ func (e *emitter) windowAccess(in *aotInsn, base uint8) (pre []jen.Code, name st
 		return nil, "", 0, false
 	}
 	if w.first == in.pc {
-		pre = []jen.Code{code(fmt.Sprintf("%s = %s.At(%s - fb%d)", w.name, w.maker(), offset(e.r(base), w.lo), base))}
+		// The window's place in the span: how far the base went since the
+		// head (see hoistBase.by), plus the window's offset from the
+		// span's.
+		b := e.fast.base(base)
+		at := fmt.Sprint(w.lo - b.lo)
+		switch {
+		case b.by >= 0 && uint8(b.by) == e.fast.counter:
+			at = offset(e.r(e.fast.counter)+"-c0", w.lo-b.lo-e.fast.lag[in.pc])
+		case b.by >= 0:
+			at = offset(fmt.Sprintf("o%d", b.by), w.lo-b.lo-e.fast.lag[in.pc])
+		}
+		pre = []jen.Code{code(fmt.Sprintf("%s = %s.At(%s)", w.name, w.maker(), at))}
 	}
 	return pre, w.name, int64(in.off) - w.lo, true
 }

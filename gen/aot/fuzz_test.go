@@ -396,8 +396,8 @@ func (g *progGen) loop() {
 // of the loop and ja back; an immediate or r7, which the body may write,
 // and then also jgt or jge of r7 against r8), r9 steps through a region by a
 // constant added once per iteration, and the body loads and stores through
-// r9 at small offsets, with forward jumps inside the loop and out of it.
-// Some loops index instead: r5 = r9 + r8 at the top of the body, and the
+// r9 at small offsets, with forward jumps inside the loop and out of it
+// (the counter steps after the body or inside it). Some loops index instead: r5 = r9 + r8 at the top of the body, and the
 // accesses go through r5; some test r8 against a second bound on the way
 // out. Starts at or past the bound, spans running off
 // their region, read-only memory and budgets running out inside the loop
@@ -432,6 +432,12 @@ func (g *progGen) countedLoop() {
 		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 5, Src: 9})
 		g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 5, Src: 8})
 	}
+	// The counter steps after the body, or in it, between the index's
+	// use in r5 and accesses through r5.
+	counterAt, counterStep := n, int32(1+g.rnd.IntN(3))
+	if g.rnd.IntN(3) == 0 {
+		counterAt = g.rnd.IntN(n + 1)
+	}
 	pending := map[int][]int{}
 	for k := 0; k <= n; k++ {
 		for _, l := range pending[k] {
@@ -439,6 +445,9 @@ func (g *progGen) countedLoop() {
 		}
 		if k == addAt && step > 0 {
 			g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 9, Imm: step})
+		}
+		if k == counterAt {
+			g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 8, Imm: counterStep})
 		}
 		if k == n {
 			break
@@ -461,7 +470,6 @@ func (g *progGen) countedLoop() {
 			g.condJump(l)
 		}
 	}
-	g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 8, Imm: int32(1 + g.rnd.IntN(3))})
 	if g.rnd.IntN(3) == 0 {
 		// A second bound, as clang tests i < len beside a constant.
 		exit := runtime.Instruction{Opcode: runtime.OpJgeImm, Dst: 8, Imm: int32(g.rnd.IntN(30))}

@@ -1,6 +1,7 @@
 package aot
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/skelgen/skelgen/runtime"
@@ -65,6 +66,10 @@ type hoistLoop struct {
 	// fast are the accesses the spans cover, by instruction: only these
 	// go unchecked in the fast copy.
 	fast map[int]bool
+	// lag is, by fast access, how far its base's value lags behind the
+	// stepping register's count: the step, when the register's add comes
+	// between the base's "add rb, rB" and the access, else 0.
+	lag map[int]int64
 	// addAt is the counter's add: an iteration that leaves the loop
 	// before it has not stepped the counter.
 	addAt int
@@ -89,6 +94,11 @@ type hoistBase struct {
 	step   int64
 	lo, hi int64 // [lo, hi) in the first iteration
 	write  bool  // some access stores: the span must be writable
+	// by is the register of from that steps (the base itself, or the
+	// index of "mov rb, rA; add rb, rB"), -1 for a base that stays put:
+	// the fast copy counts how far it went since the head in o<by>, so
+	// that an access finds its place in the span from that count alone.
+	by int
 }
 
 // findLoops returns f's hoistable loops by head.
@@ -219,7 +229,7 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		}
 		return 0, 0, false
 	}
-	l := &hoistLoop{head: head, back: back.pc, counter: counter, inclusive: inclusive, exact: exact, fast: map[int]bool{}}
+	l := &hoistLoop{head: head, back: back.pc, counter: counter, inclusive: inclusive, exact: exact, fast: map[int]bool{}, lag: map[int]int64{}}
 	step, addAt, ok := steady(counter)
 	if !ok || step == 0 {
 		return nil
@@ -263,13 +273,19 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		l.bound = u64(test.imm)
 	}
 	// baseOf describes base r as the access at pc sees it: its value there
-	// in iteration j is the sum of from at the head plus step*j plus extra.
-	baseOf := func(r uint8, pc int) (step, extra int64, from []uint8, ok bool) {
+	// in iteration j is the sum of from at the head plus step*j plus extra;
+	// by is the register of from that steps (-1: none) and lag how far the
+	// base lags behind its count (see hoistLoop.lag).
+	baseOf := func(r uint8, pc int) (step, extra int64, from []uint8, by int, lag int64, ok bool) {
 		if t, at, ok := steady(r); ok {
 			if at >= 0 && at < pc {
 				extra = t
 			}
-			return t, extra, []uint8{r}, true
+			by = int(r)
+			if t == 0 {
+				by = -1
+			}
+			return t, extra, []uint8{r}, by, 0, true
 		}
 		// mov r, rA; add r, rB, adjacent, run by every iteration, the last
 		// writes of r before the access (a later write, such as a load
@@ -283,26 +299,36 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 			}
 			mv, ad := p.insns[loop[i-1]], p.insns[x]
 			if mv.op != runtime.OpMovReg || mv.off != 0 || mv.dst != r || ad.op != runtime.OpAddReg || ad.dst != r {
-				return 0, 0, nil, false
+				return 0, 0, nil, 0, 0, false
 			}
 			m := mv.pc
 			ra, rb := mv.src, ad.src
 			if ra == r || rb == r || ra == 10 || rb == 10 || skipped(m) || skipped(x) {
-				return 0, 0, nil, false
+				return 0, 0, nil, 0, 0, false
 			}
 			ta, qa, okA := steady(ra)
 			tb, qb, okB := steady(rb)
+			// The stepping register, where the base reads it and where
+			// it steps.
+			by, read, at := -1, 0, 0
 			switch {
 			case !okA || !okB || (ta != 0 && tb != 0):
-				return 0, 0, nil, false
-			case ta != 0 && qa < m:
-				extra = ta
-			case tb != 0 && qb < x:
-				extra = tb
+				return 0, 0, nil, 0, 0, false
+			case ta != 0:
+				by, read, at = int(ra), m, qa
+			case tb != 0:
+				by, read, at = int(rb), x, qb
 			}
-			return ta + tb, extra, []uint8{ra, rb}, true
+			if by >= 0 {
+				if at < read {
+					extra = ta + tb
+				} else if at < pc {
+					lag = ta + tb
+				}
+			}
+			return ta + tb, extra, []uint8{ra, rb}, by, lag, true
 		}
-		return 0, 0, nil, false
+		return 0, 0, nil, 0, 0, false
 	}
 	bases := map[uint8]*hoistBase{}
 	var order []uint8
@@ -312,21 +338,22 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		if !ok {
 			continue
 		}
-		t, extra, from, ok := baseOf(base, pc)
+		t, extra, from, by, lag, ok := baseOf(base, pc)
 		if !ok {
 			continue
 		}
 		lo := int64(in.off) + extra
 		b := bases[base]
 		if b == nil {
-			b = &hoistBase{reg: base, from: from, step: t, lo: lo, hi: lo + size}
+			b = &hoistBase{reg: base, from: from, step: t, lo: lo, hi: lo + size, by: by}
 			bases[base] = b
 			order = append(order, base)
-		} else if b.step != t || !slices.Equal(b.from, from) {
+		} else if b.step != t || !slices.Equal(b.from, from) || b.by != by {
 			continue // computed otherwise here: this access stays checked
 		}
 		b.lo, b.hi, b.write = min(b.lo, lo), max(b.hi, lo+size), b.write || write
 		l.fast[pc] = true
+		l.lag[pc] = lag
 	}
 	// Each base's span, [lo, hi) plus its steps, is at least as long as
 	// any access through it, which runtime.SpanLoad64 and friends rely on.
@@ -334,6 +361,16 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		l.bases = append(l.bases, bases[r])
 	}
 	return l
+}
+
+// base returns the hoisted base of register r.
+func (l *hoistLoop) base(r uint8) *hoistBase {
+	for _, b := range l.bases {
+		if b.reg == r {
+			return b
+		}
+	}
+	panic(fmt.Sprintf("aot: r%d is no hoisted base", r))
 }
 
 // countInsns counts the instructions from the first to the last of pcs,

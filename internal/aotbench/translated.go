@@ -106,13 +106,12 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	if j, ok := runtime.LoopTrips(r1, r3, 4); ok {
 		if b-3 >= int64(j+1)*4 {
 			if fv1, ok := m.SpanAt(r1, 4+4*j, false); ok {
-				fb1 := r1
 				c0 := r1
 				var w3 *[4]byte
 				v1x4 := runtime.WindowOf[[4]byte](fv1)
 			F3:
 				// 3: ldxw %r4, [%r1] (fast copy)
-				w3 = v1x4.At(r1 - fb1)
+				w3 = v1x4.At(r1 - c0)
 				r4 = uint64(w3[0]) | uint64(w3[1])<<8 | uint64(w3[2])<<16 | uint64(w3[3])<<24
 				// 4: add %r0, %r4 (fast copy)
 				r0 += r4
@@ -1064,13 +1063,12 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 	if j, ok := runtime.LoopTrips(r1, r3, 1); ok {
 		if b-6 >= int64(j+1)*5 {
 			if fv1, ok := m.SpanAt(r1, 1+1*j, false); ok {
-				fb1 := r1
 				c0 := r1
 				var w6 *[1]byte
 				v1x1 := runtime.WindowOf[[1]byte](fv1)
 			F6:
 				// 6: ldxb %r4, [%r1] (fast copy)
-				w6 = v1x1.At(r1 - fb1)
+				w6 = v1x1.At(r1 - c0)
 				r4 = uint64(w6[0])
 				// 7: xor %r0, %r4 (fast copy)
 				r0 ^= r4
@@ -1281,18 +1279,19 @@ L6:
 	if j, ok := runtime.LoopTrips(r7, 256, 1); ok {
 		if b-8 >= int64(j+1)*5 {
 			if fv3, ok := m.SpanAt(r3, 8+8*j, false); ok {
-				fb3 := r3
+				var o3 uint64
 				c0 := r7
 				var w8 *[8]byte
 				v3x8 := runtime.WindowOf[[8]byte](fv3)
 			F8:
 				// 8: ldxdw %r5, [%r3] (fast copy)
-				w8 = v3x8.At(r3 - fb3)
+				w8 = v3x8.At(o3)
 				r5 = uint64(w8[0]) | uint64(w8[1])<<8 | uint64(w8[2])<<16 | uint64(w8[3])<<24 | uint64(w8[4])<<32 | uint64(w8[5])<<40 | uint64(w8[6])<<48 | uint64(w8[7])<<56
 				// 9: add %r0, %r5 (fast copy)
 				r0 += r5
 				// 10: add %r3, 8 (fast copy)
 				r3 += 8
+				o3 += 8
 				// 11: add %r7, 1 (fast copy)
 				r7 += 1
 				// 12: jlt %r7, 256, -5 (to 8) (fast copy)
@@ -1384,13 +1383,13 @@ L6:
 	if j, ok := runtime.LoopTrips(r7, 32, 1); ok {
 		if b-8 >= int64(j+1)*29 {
 			if fv3, ok := m.SpanAt(r3+12, 26+64*j, false); ok {
-				fb3 := r3 + 12
+				var o3 uint64
 				c0 := r7
 				var w8 *[26]byte
 				v3x26 := runtime.WindowOf[[26]byte](fv3)
 			F8:
 				// 8: ldxh %r5, [%r3+12] (fast copy)
-				w8 = v3x26.At(r3 + 12 - fb3)
+				w8 = v3x26.At(o3)
 				r5 = uint64(w8[0]) | uint64(w8[1])<<8
 				// 9: be16 %r5 (fast copy)
 				r5 = uint64(bits.ReverseBytes16(uint16(r5)))
@@ -1449,6 +1448,7 @@ L6:
 			F34:
 				// 34: add %r3, 64 (fast copy)
 				r3 += 64
+				o3 += 64
 				// 35: add %r7, 1 (fast copy)
 				r7 += 1
 				// 36: jlt %r7, 32, -29 (to 8) (fast copy)
@@ -1584,13 +1584,13 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	if j, ok := runtime.LoopTrips(r7, 1024, 1); ok {
 		if b-7 >= int64(j+1)*26 {
 			if fv3, ok := m.SpanAt(r3, 1+1*j, false); ok {
-				fb3 := r3
+				var o3 uint64
 				c0 := r7
 				var w7 *[1]byte
 				v3x1 := runtime.WindowOf[[1]byte](fv3)
 			F7:
 				// 7: ldxb %r5, [%r3] (fast copy)
-				w7 = v3x1.At(r3 - fb3)
+				w7 = v3x1.At(o3)
 				r5 = uint64(w7[0])
 				// 8: jlt %r5, 48, +8 (to 17) (fast copy)
 				if r5 < 48 {
@@ -1671,6 +1671,7 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 			F30:
 				// 30: add %r3, 1 (fast copy)
 				r3 += 1
+				o3 += 1
 				// 31: add %r7, 1 (fast copy)
 				r7 += 1
 				// 32: jlt %r7, 1024, -26 (to 7) (fast copy)

@@ -101,7 +101,6 @@ L19:
 		}
 		if b-6 >= int64(j+1)*7 {
 			if fv4, ok := m.SpanAt(r1+r3, 1+1*j, false); ok {
-				fb4 := r1 + r3
 				c0 := r3
 				var w22 *[1]byte
 				v4x1 := runtime.WindowOf[[1]byte](fv4)
@@ -111,7 +110,7 @@ L19:
 				// 21: add %r4, %r3 (fast copy)
 				r4 += r3
 				// 22: ldxb %r4, [%r4] (fast copy)
-				w22 = v4x1.At(r4 - fb4)
+				w22 = v4x1.At(r3 - c0)
 				r4 = uint64(w22[0])
 				// 23: add %r0, %r4 (fast copy)
 				r0 += r4
@@ -199,7 +198,6 @@ func bytebufHashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	if j, ok := runtime.LoopTrips(r3, r2, 1); ok {
 		if b-3 >= int64(j+1)*7 {
 			if fv4, ok := m.SpanAt(r1+r3, 1+1*j, false); ok {
-				fb4 := r1 + r3
 				c0 := r3
 				var w5 *[1]byte
 				v4x1 := runtime.WindowOf[[1]byte](fv4)
@@ -209,7 +207,7 @@ func bytebufHashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 				// 4: add %r4, %r3 (fast copy)
 				r4 += r3
 				// 5: ldxb %r4, [%r4] (fast copy)
-				w5 = v4x1.At(r4 - fb4)
+				w5 = v4x1.At(r3 - c0)
 				r4 = uint64(w5[0])
 				// 6: mul %r0, 31 (fast copy)
 				r0 *= 31
@@ -293,7 +291,6 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 		}
 		if b-3 >= int64(j+1)*8 {
 			if fv3, ok := m.SpanAt(r1+r0, 1+1*j, true); ok {
-				fb3 := r1 + r0
 				c0 := r0
 				var w5 *[1]byte
 				v3x1 := runtime.WindowOf[[1]byte](fv3)
@@ -303,7 +300,7 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 				// 4: add %r3, %r0 (fast copy)
 				r3 += r0
 				// 5: ldxb %r4, [%r3] (fast copy)
-				w5 = v3x1.At(r3 - fb3)
+				w5 = v3x1.At(r0 - c0)
 				r4 = uint64(w5[0])
 				// 6: xor32 %r4, -1 (fast copy)
 				r4 = uint64(uint32(r4) ^ 0xffffffff)
@@ -475,7 +472,6 @@ func bytebufSum256Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 	if j, ok := runtime.LoopTrips(r2, 2048, 8); ok && (2048-r2)%8 == 0 {
 		if b-4 >= int64(j+1)*7 {
 			if fv4, ok := m.SpanAt(r1+r2, 8+8*j, false); ok {
-				fb4 := r1 + r2
 				c0 := r2
 				var w6 *[8]byte
 				v4x8 := runtime.WindowOf[[8]byte](fv4)
@@ -485,7 +481,7 @@ func bytebufSum256Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 				// 5: add %r4, %r2 (fast copy)
 				r4 += r2
 				// 6: ldxdw %r0, [%r4] (fast copy)
-				w6 = v4x8.At(r4 - fb4)
+				w6 = v4x8.At(r2 - c0)
 				r0 = uint64(w6[0]) | uint64(w6[1])<<8 | uint64(w6[2])<<16 | uint64(w6[3])<<24 | uint64(w6[4])<<32 | uint64(w6[5])<<40 | uint64(w6[6])<<48 | uint64(w6[7])<<56
 				// 7: add %r0, %r3 (fast copy)
 				r0 += r3

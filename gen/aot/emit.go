@@ -487,7 +487,8 @@ func (e *emitter) labelOf(target int) string {
 // region and the budget covers every iteration the counter allows, the
 // copy runs the loop with those accesses and the budget unchecked (b still
 // counts; the back edge's share is charged at each way out, see
-// backEdges) and leaves it for the instruction after the back edge or an
+// backEdges, or before the loop when the counter's test is its only way
+// out) and leaves it for the instruction after the back edge or an
 // exit's target; otherwise control goes on into the checked loop.
 func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	p := e.prog
@@ -503,7 +504,14 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		}
 	}
 	e.backCharge = e.backEdgeCharge(l)
-	body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
+	// A loop whose only way out is the counter's test runs j+1
+	// iterations: its back edges are charged here, once.
+	if l.single && e.backCharge != 0 {
+		body = append(body, code(fmt.Sprintf("b -= %d * int64(j)", e.backCharge)))
+	}
+	if !l.single || l.countsByCounter() {
+		body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
+	}
 	made := map[string]bool{}
 	for _, w := range e.windows(l, labels) {
 		body = append(body, code(fmt.Sprintf("var %s *[%d]byte", w.name, w.hi-w.lo)))
@@ -697,7 +705,7 @@ func (e *emitter) backEdgeCharge(l *hoistLoop) int {
 // per iteration, except in the last when it leaves before the add
 // (beforeAdd).
 func (e *emitter) backEdges(l *hoistLoop, beforeAdd bool) []jen.Code {
-	if e.backCharge == 0 {
+	if e.backCharge == 0 || l.single {
 		return nil
 	}
 	n := fmt.Sprintf("int64((%s-c0)/%d)", e.r(l.counter), l.step)

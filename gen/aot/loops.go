@@ -73,6 +73,10 @@ type hoistLoop struct {
 	// addAt is the counter's add: an iteration that leaves the loop
 	// before it has not stepped the counter.
 	addAt int
+	// single: the loop's only way out is its test of the counter against
+	// the bound, so it runs exactly the iterations the counter allows and
+	// the fast copy charges every back edge before it starts.
+	single bool
 }
 
 // hoistBound is a bound of a loop counter: the loop goes on while the
@@ -258,6 +262,13 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		}
 		l.exits = append(l.exits, e)
 	}
+	l.single = len(l.exits) == 0
+	for _, pc := range loop {
+		in := p.insns[pc]
+		if pc != back.pc && pc != test.pc && isJump(in.op) && !inside(in.target) {
+			l.single = false
+		}
+	}
 	if exact && skipped(test.pc) {
 		return nil // an iteration could pass over the test
 	}
@@ -371,6 +382,17 @@ func (l *hoistLoop) base(r uint8) *hoistBase {
 		}
 	}
 	panic(fmt.Sprintf("aot: r%d is no hoisted base", r))
+}
+
+// countsByCounter reports whether some base of l finds its place from the
+// counter's distance from c0 (see hoistBase.by).
+func (l *hoistLoop) countsByCounter() bool {
+	for _, b := range l.bases {
+		if b.by >= 0 && uint8(b.by) == l.counter {
+			return true
+		}
+	}
+	return false
 }
 
 // countInsns counts the instructions from the first to the last of pcs,

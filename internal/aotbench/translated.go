@@ -106,6 +106,7 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	if j, ok := runtime.LoopTrips(r1, r3, 4); ok {
 		if b-3 >= int64(j+1)*4 {
 			if fv1, ok := m.SpanAt(r1, 4+4*j, false); ok {
+				b -= 4 * int64(j)
 				c0 := r1
 				var w3 *[4]byte
 				v1x4 := runtime.WindowOf[[4]byte](fv1)
@@ -121,7 +122,6 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 				if r1 < r3 {
 					goto F3
 				}
-				b -= 4 * (int64((r1-c0)/4) - 1)
 				goto L7
 			}
 		}
@@ -190,7 +190,7 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	// that does not check it.
 	if j, ok := runtime.LoopTrips(r1, 1000+1, 1); ok {
 		if b-4 >= int64(j+1)*35 {
-			c0 := r1
+			b -= 24 * int64(j)
 		F4:
 			// 4: mov %r2, %r1 (fast copy)
 			r2 = r1
@@ -288,7 +288,6 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			if r1 <= 1000 {
 				goto F4
 			}
-			b -= 24 * (int64((r1-c0)/1) - 1)
 			goto L39
 		}
 	}
@@ -424,7 +423,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	// that does not check it.
 	if j, ok := runtime.LoopTrips(r1, 1000, 1); ok {
 		if b-2 >= int64(j+1)*100 {
-			c0 := r1
+			b -= 12 * int64(j)
 		F2:
 			// 2: mov %r2, %r1 (fast copy)
 			r2 = r1
@@ -722,7 +721,6 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			if r1 < 1000 {
 				goto F2
 			}
-			b -= 12 * (int64((r1-c0)/1) - 1)
 			goto L102
 		}
 	}
@@ -1063,6 +1061,7 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 	if j, ok := runtime.LoopTrips(r1, r3, 1); ok {
 		if b-6 >= int64(j+1)*5 {
 			if fv1, ok := m.SpanAt(r1, 1+1*j, false); ok {
+				b -= 5 * int64(j)
 				c0 := r1
 				var w6 *[1]byte
 				v1x1 := runtime.WindowOf[[1]byte](fv1)
@@ -1080,7 +1079,6 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 				if r1 < r3 {
 					goto F6
 				}
-				b -= 5 * (int64((r1-c0)/1) - 1)
 				goto L11
 			}
 		}
@@ -1280,7 +1278,7 @@ L6:
 		if b-8 >= int64(j+1)*5 {
 			if fv3, ok := m.SpanAt(r3, 8+8*j, false); ok {
 				var o3 uint64
-				c0 := r7
+				b -= 5 * int64(j)
 				var w8 *[8]byte
 				v3x8 := runtime.WindowOf[[8]byte](fv3)
 			F8:
@@ -1298,7 +1296,6 @@ L6:
 				if r7 < 256 {
 					goto F8
 				}
-				b -= 5 * (int64((r7-c0)/1) - 1)
 				goto L13
 			}
 		}
@@ -1384,7 +1381,7 @@ L6:
 		if b-8 >= int64(j+1)*29 {
 			if fv3, ok := m.SpanAt(r3+12, 26+64*j, false); ok {
 				var o3 uint64
-				c0 := r7
+				b -= 28 * int64(j)
 				var w8 *[26]byte
 				v3x26 := runtime.WindowOf[[26]byte](fv3)
 			F8:
@@ -1455,7 +1452,6 @@ L6:
 				if r7 < 32 {
 					goto F8
 				}
-				b -= 28 * (int64((r7-c0)/1) - 1)
 				goto L37
 			}
 		}
@@ -1585,7 +1581,7 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 		if b-7 >= int64(j+1)*26 {
 			if fv3, ok := m.SpanAt(r3, 1+1*j, false); ok {
 				var o3 uint64
-				c0 := r7
+				b -= 13 * int64(j)
 				var w7 *[1]byte
 				v3x1 := runtime.WindowOf[[1]byte](fv3)
 			F7:
@@ -1679,7 +1675,6 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 					goto F7
 				}
 				b -= 15
-				b -= 13 * (int64((r7-c0)/1) - 1)
 				goto L33
 			}
 		}

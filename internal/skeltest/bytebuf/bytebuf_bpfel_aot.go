@@ -198,6 +198,7 @@ func bytebufHashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	if j, ok := runtime.LoopTrips(r3, r2, 1); ok {
 		if b-3 >= int64(j+1)*7 {
 			if fv4, ok := m.SpanAt(r1+r3, 1+1*j, false); ok {
+				b -= 7 * int64(j)
 				c0 := r3
 				var w5 *[1]byte
 				v4x1 := runtime.WindowOf[[1]byte](fv4)
@@ -220,7 +221,6 @@ func bytebufHashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 					goto F3
 				}
 				b -= 8
-				b -= 7 * (int64((r3-c0)/1) - 1)
 				goto L10
 			}
 		}
@@ -472,6 +472,7 @@ func bytebufSum256Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 	if j, ok := runtime.LoopTrips(r2, 2048, 8); ok && (2048-r2)%8 == 0 {
 		if b-4 >= int64(j+1)*7 {
 			if fv4, ok := m.SpanAt(r1+r2, 8+8*j, false); ok {
+				b -= 7 * int64(j)
 				c0 := r2
 				var w6 *[8]byte
 				v4x8 := runtime.WindowOf[[8]byte](fv4)
@@ -494,7 +495,6 @@ func bytebufSum256Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 					goto F4
 				}
 				b -= 9
-				b -= 7 * (int64((r2-c0)/8) - 1)
 				goto L11
 			}
 		}

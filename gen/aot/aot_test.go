@@ -363,3 +363,40 @@ func agreeWithOutcomes(t *testing.T, cases []aotCase) {
 		t.Errorf("outcomes %v: want successes, budget errors and faults", kinds)
 	}
 }
+
+// TestLoopConsts checks which registers a hoisted loop passes through
+// runtime.Opaque: a 64-bit constant set by an lddw in the code falling
+// into the loop, read and not written by it; not a constant that fits in
+// 32 bits, one the loop writes, or one set before a jump target (another
+// path may bring another value). Each program must also agree in both
+// engines.
+func TestLoopConsts(t *testing.T) {
+	const loop = "mov %r0, 0\nmov %r1, 0\nloop:\nxor %r0, %r1\nmul %r0, %r5\nadd %r1, 1\njlt %r1, 100, loop\nexit"
+	progs := []struct {
+		name, asm string
+		opaque    bool
+	}{
+		{"lddw_before", "lddw %r5, 0x100000001b3\n" + loop, true},
+		{"small_constant", "lddw %r5, 0x1b3\n" + loop, false},
+		{"negative_32_bits", "lddw %r5, 0xffffffffffffff00\n" + loop, false},
+		{"behind_a_jump_target", "mov %r5, 7\njeq %r2, 0, next\nlddw %r5, 0x100000001b3\nnext:\n" + loop, false},
+		{"written_in_loop", "lddw %r5, 0x100000001b3\nmov %r0, 0\nmov %r1, 0\nloop:\nxor %r0, %r1\nmul %r0, %r5\nadd %r5, 1\nadd %r1, 1\njlt %r1, 100, loop\nexit", false},
+	}
+	var cases []aotCase
+	for _, p := range progs {
+		insns := assembleInsns(t, p.name, p.asm)
+		code, err := Translate(&runtime.ProgramSpec{Name: p.name, Instructions: insns}, Options{Name: "p"})
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		if got := strings.Contains(fmt.Sprintf("%#v", code), "runtime.Opaque(r5)"); got != p.opaque {
+			t.Errorf("%s: r5 passed through Opaque: %v, want %v", p.name, got, p.opaque)
+		}
+		cases = append(cases, aotCase{Name: p.name, Insns: insns, Mem: make([]byte, 64), Setup: "fuzz"})
+	}
+	for _, l := range runAgreement(t, cases, true).Lines {
+		if d := l.disagreement(true); d != "" {
+			t.Errorf("%s: %s", l.Name, d)
+		}
+	}
+}

@@ -503,6 +503,9 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 			body = append(body, code(fmt.Sprintf("var o%d uint64", b.by)))
 		}
 	}
+	for _, r := range l.consts {
+		body = append(body, code(e.r(r)+" = ", e.rt("Opaque"), "("+e.r(r)+")"))
+	}
 	e.backCharge = e.backEdgeCharge(l)
 	// A loop whose only way out is the counter's test runs j+1
 	// iterations: its back edges are charged here, once.

@@ -73,6 +73,11 @@ type hoistLoop struct {
 	// addAt is the counter's add: an iteration that leaves the loop
 	// before it has not stepped the counter.
 	addAt int
+	// consts are the registers the loop reads and does not write that hold
+	// a 64-bit constant (an lddw's, beyond 32 bits) set in the code that
+	// falls into the head: the fast copy passes them through
+	// runtime.Opaque, so that Go keeps them in registers.
+	consts []uint8
 	// single: the loop's only way out is its test of the counter against
 	// the bound, so it runs exactly the iterations the counter allows and
 	// the fast copy charges every back edge before it starts.
@@ -262,6 +267,7 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		}
 		l.exits = append(l.exits, e)
 	}
+	l.consts = p.loopConsts(f, hi, loop, defs, jumpsTo)
 	l.single = len(l.exits) == 0
 	for _, pc := range loop {
 		in := p.insns[pc]
@@ -382,6 +388,36 @@ func (l *hoistLoop) base(r uint8) *hoistBase {
 		}
 	}
 	panic(fmt.Sprintf("aot: r%d is no hoisted base", r))
+}
+
+// loopConsts returns the registers the loop (body[hi:], instructions
+// loop) reads and does not write whose value at the head is a 64-bit
+// constant beyond 32 bits, set by an lddw in the straight-line code that
+// falls into the head (the walk back stops at a jump target).
+func (p *aotProgram) loopConsts(f *aotFunc, hi int, loop []int, defs map[uint8]int, jumpsTo map[int]int) []uint8 {
+	var read regset
+	for _, pc := range loop {
+		read |= p.effect(f, p.insns[pc]).use
+	}
+	var out []uint8
+	var seen regset
+	for i := hi - 1; i >= 0; i-- {
+		in := p.insns[f.body[i]]
+		for _, r := range p.effect(f, in).def.regs() {
+			if seen.has(r) {
+				continue
+			}
+			seen |= reg(r)
+			if in.class() == runtime.ClassLD && !in.pseudo && int64(in.imm64) != int64(int32(in.imm64)) && read.has(r) && defs[r] == 0 {
+				out = append(out, r)
+			}
+		}
+		if jumpsTo[in.pc] > 0 || in.pc == f.entry || i > 0 && !falls(p.insns[f.body[i-1]]) {
+			break
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // countsByCounter reports whether some base of l finds its place from the

@@ -190,6 +190,7 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	// that does not check it.
 	if j, ok := runtime.LoopTrips(r1, 1000+1, 1); ok {
 		if b-4 >= int64(j+1)*35 {
+			r5 = runtime.Opaque(r5)
 			b -= 24 * int64(j)
 		F4:
 			// 4: mov %r2, %r1 (fast copy)
@@ -1061,6 +1062,7 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 	if j, ok := runtime.LoopTrips(r1, r3, 1); ok {
 		if b-6 >= int64(j+1)*5 {
 			if fv1, ok := m.SpanAt(r1, 1+1*j, false); ok {
+				r5 = runtime.Opaque(r5)
 				b -= 5 * int64(j)
 				c0 := r1
 				var w6 *[1]byte

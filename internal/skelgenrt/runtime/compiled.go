@@ -302,6 +302,15 @@ func (w Window[A]) At(i uint64) *A {
 
 var errSpan = errors.New("skelgen translation: access outside a hoisted span")
 
+// opaqueZero is 0, in a variable the compiler cannot see through.
+var opaqueZero uint64
+
+// Opaque returns x in a way the Go compiler cannot fold: a translated loop
+// passes a 64-bit constant that it reads through it, so that the constant
+// stays in a register across the loop instead of being rebuilt (a 10-byte
+// instruction) at each use, as the compiler does for a value it knows.
+func Opaque(x uint64) uint64 { return x ^ opaqueZero }
+
 // LoopTrips bounds the iterations of a loop whose counter starts at start,
 // grows by step on every iteration and is compared with bound (unsigned)
 // at the loop's end, the loop going on while it is below: it returns the

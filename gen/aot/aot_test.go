@@ -234,11 +234,7 @@ func TestExactLoops(t *testing.T) {
 	var cases []aotCase
 	for _, p := range progs {
 		insns := assembleInsns(t, p.name, p.asm)
-		code, err := Translate(&runtime.ProgramSpec{Name: p.name, Instructions: insns}, Options{Name: "p"})
-		if err != nil {
-			t.Fatalf("%s: %v", p.name, err)
-		}
-		src := fmt.Sprintf("%#v", code)
+		src := translateSource(t, p.name, insns)
 		if !strings.Contains(src, "SpanAt") {
 			t.Errorf("%s: the loop is not hoisted", p.name)
 		}
@@ -272,13 +268,10 @@ func TestHoistedPlaces(t *testing.T) {
 	for _, p := range progs {
 		for _, n := range []int{8, 9} {
 			// r2 is the trip count: within the 64-byte context, and past it.
-			src := fmt.Sprintf("mov %%r2, %d\n%s", n, p.asm)
-			insns := assembleInsns(t, p.name, src)
-			code, err := Translate(&runtime.ProgramSpec{Name: p.name, Instructions: insns}, Options{Name: "p"})
-			if err != nil {
-				t.Fatalf("%s: %v", p.name, err)
-			}
-			if !strings.Contains(fmt.Sprintf("%#v", code), "SpanAt") {
+			text := fmt.Sprintf("mov %%r2, %d\n%s", n, p.asm)
+			insns := assembleInsns(t, p.name, text)
+			src := translateSource(t, p.name, insns)
+			if !strings.Contains(src, "SpanAt") {
 				t.Errorf("%s: the loop is not hoisted", p.name)
 			}
 			for budget := uint64(1); budget <= 100; budget++ {
@@ -291,6 +284,16 @@ func TestHoistedPlaces(t *testing.T) {
 		}
 	}
 	agreeWithOutcomes(t, cases)
+}
+
+// translateSource returns the Go source of the translation of insns.
+func translateSource(t *testing.T, name string, insns []runtime.Instruction) string {
+	t.Helper()
+	code, err := Translate(&runtime.ProgramSpec{Name: name, Instructions: insns}, Options{Name: "p"})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return fmt.Sprintf("%#v", code)
 }
 
 // assembleInsns assembles the program name in ubpf's assembly dialect.
@@ -321,11 +324,8 @@ func TestSpanBlocks(t *testing.T) {
 	var cases []aotCase
 	for _, p := range progs {
 		insns := assembleInsns(t, p.name, p.asm)
-		code, err := Translate(&runtime.ProgramSpec{Name: p.name, Instructions: insns}, Options{Name: "p"})
-		if err != nil {
-			t.Fatalf("%s: %v", p.name, err)
-		}
-		if !strings.Contains(fmt.Sprintf("%#v", code), "(span checked)") {
+		src := translateSource(t, p.name, insns)
+		if !strings.Contains(src, "(span checked)") {
 			t.Errorf("%s: no span block", p.name)
 		}
 		for budget := uint64(1); budget <= 12; budget++ {
@@ -385,11 +385,8 @@ func TestLoopConsts(t *testing.T) {
 	var cases []aotCase
 	for _, p := range progs {
 		insns := assembleInsns(t, p.name, p.asm)
-		code, err := Translate(&runtime.ProgramSpec{Name: p.name, Instructions: insns}, Options{Name: "p"})
-		if err != nil {
-			t.Fatalf("%s: %v", p.name, err)
-		}
-		if got := strings.Contains(fmt.Sprintf("%#v", code), "runtime.Opaque(r5)"); got != p.opaque {
+		src := translateSource(t, p.name, insns)
+		if got := strings.Contains(src, "runtime.Opaque(r5)"); got != p.opaque {
 			t.Errorf("%s: r5 passed through Opaque: %v, want %v", p.name, got, p.opaque)
 		}
 		cases = append(cases, aotCase{Name: p.name, Insns: insns, Mem: make([]byte, 64), Setup: "fuzz"})

@@ -552,9 +552,4 @@ const (
 	// has): the load, then its bytes swapped; the swap keeps its own slot.
 	opLdxhSwap16 = 0x8b
 	opLdxwSwap32 = 0x9b
-
-	// The root of a decision tree (see tree): imm is the tree's index in
-	// Program.trees, off the root jump's own distance (ST with mode 0xa0,
-	// which no instruction has).
-	opTree = 0xa2
 )

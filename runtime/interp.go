@@ -985,21 +985,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			}
 			in = at2(in)
 			continue
-		// A decision tree (see tree): the path its register's value takes,
-		// when the budget covers its taken jumps; else the root's own jump.
-		case opTree:
-			t := &m.prog.trees[in.imm]
-			v := r[in.dst]
-			if l := t.leaf(v); int(m.limit-uintptr(unsafe.Pointer(in))) > l.need {
-				m.limit += uintptr(l.delta)
-				in = (*insn)(unsafe.Add(unsafe.Pointer(in), l.exit))
-				continue
-			}
-			if jumpTaken(t.root.op, v, uint64(t.root.imm)) {
-				goto jump
-			}
-			in = next(in)
-			continue
 		// Fused bit tests (see fuseTriple): the jump is the third slot.
 		case opMovRshJeqImm:
 			v := r[in.src] >> (uint64(in.imm) & 63)

@@ -59,7 +59,6 @@ const DefaultBudget = 1 << 24
 type Program struct {
 	name       string
 	insns      []insn
-	trees      []tree // decision trees, by the index in their root's imm
 	funcs      []Func
 	funcNames  []string
 	maps       []Map

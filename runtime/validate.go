@@ -121,15 +121,7 @@ func (v *validator) run() error {
 		}
 	}
 	if !v.opts.noFusion {
-		// Trees are found on the instructions as they are, and take their
-		// roots over from fused pairs; the other nodes keep what fuse
-		// makes of them, for the runs that reach them otherwise.
-		trees, roots := findTrees(insns, tail)
 		fuse(insns, tail)
-		for k, root := range roots {
-			insns[root].op, insns[root].imm = opTree, int64(k)
-		}
-		v.p.trees = trees
 	}
 	// The interpreter follows a jump by adding its distance in bytes from
 	// the next slot to the instruction pointer (see exec). A pair fused

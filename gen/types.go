@@ -653,34 +653,44 @@ func tyFixedWidth(name string) bool {
 
 type tyStructEntry struct {
 	lo, hi  uint32
-	members []btf.Member // several for a bitfield storage unit
+	members []btf.Member // the struct's, several for a bitfield storage unit
 	bits    bool
 	index   int // of a plain member
+}
+
+// countBits counts the bitfield members at the start of members.
+func countBits(members []btf.Member) int {
+	n := 0
+	for n < len(members) && members[n].BitfieldSize > 0 {
+		n++
+	}
+	return n
 }
 
 func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 	fieldNames := make(map[string]bool, len(members))
 	capAlign := tyCap(p.size)
-	entries := make([]*tyStructEntry, 0, len(members))
+	entries := make([]tyStructEntry, 0, len(members))
 	// a field per member, and padding between some
-	p.fields = make([]tyField, 0, 2*len(members))
+	p.fields = make([]tyField, 0, len(members)+len(members)/4+1)
 	for i, m := range members {
 		if m.BitfieldSize > 0 {
 			lo := uint32(m.Offset) / 8
 			hi := (uint32(m.Offset) + uint32(m.BitfieldSize) + 7) / 8
 			if n := len(entries); n > 0 && entries[n-1].bits && lo < entries[n-1].hi {
-				e := entries[n-1]
+				// The run of members sharing the unit grows by this one.
+				e := &entries[n-1]
 				e.hi = max(e.hi, hi)
-				e.members = append(e.members, m)
+				e.members = e.members[:len(e.members)+1]
 				continue
 			}
-			entries = append(entries, &tyStructEntry{lo: lo, hi: hi, members: []btf.Member{m}, bits: true})
+			entries = append(entries, tyStructEntry{lo: lo, hi: hi, members: members[i : i+1 : i+1+countBits(members[i+1:])], bits: true})
 			continue
 		}
 		if m.Offset%8 != 0 {
 			return fmt.Errorf("%s member %s: offset %d bits is not a whole byte", p.cName, m.Name, m.Offset)
 		}
-		entries = append(entries, &tyStructEntry{lo: uint32(m.Offset) / 8, members: []btf.Member{m}, index: i})
+		entries = append(entries, tyStructEntry{lo: uint32(m.Offset) / 8, members: members[i : i+1 : i+1], index: i})
 	}
 
 	var cur uint32

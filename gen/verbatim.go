@@ -471,10 +471,19 @@ func (v *verbatim) splice(src []byte, texts []string, known []bool) ([]byte, err
 	// The file's last declaration ends the source, with its newline.
 	src = append(bytes.TrimRight(src[:t], "\n"), '\n')
 
+	// The output's size: the source less its placeholders (counted in
+	// full), the parts and a newline after each.
 	var out bytes.Buffer
-	size := len(src) + len(v.text)
+	size := len(src)
 	for _, part := range v.parts {
-		size += 32 * len(part)
+		size++
+		for _, p := range part {
+			if p.code >= 0 {
+				size += len(texts[p.code])
+			} else {
+				size += p.end - p.start
+			}
+		}
 	}
 	out.Grow(size)
 	used := make([]bool, len(v.parts))

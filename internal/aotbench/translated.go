@@ -118,6 +118,17 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 				r0 += r4
 				// 5: add %r1, 4 (fast copy)
 				r1 += 4
+				// 6: jlt %r1, %r3, -4 (to 3) (fast copy, first of two iterations)
+				if !(r1 < r3) {
+					goto L7
+				}
+				// 3: ldxw %r4, [%r1] (fast copy, second iteration)
+				w3 = v1x4.At(r1 - c0)
+				r4 = uint64(w3[0]) | uint64(w3[1])<<8 | uint64(w3[2])<<16 | uint64(w3[3])<<24
+				// 4: add %r0, %r4 (fast copy, second iteration)
+				r0 += r4
+				// 5: add %r1, 4 (fast copy, second iteration)
+				r1 += 4
 				// 6: jlt %r1, %r3, -4 (to 3) (fast copy)
 				if r1 < r3 {
 					goto F3
@@ -1077,6 +1088,19 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 				r0 *= r5
 				// 9: add %r1, 1 (fast copy)
 				r1 += 1
+				// 10: jlt %r1, %r3, -5 (to 6) (fast copy, first of two iterations)
+				if !(r1 < r3) {
+					goto L11
+				}
+				// 6: ldxb %r4, [%r1] (fast copy, second iteration)
+				w6 = v1x1.At(r1 - c0)
+				r4 = uint64(w6[0])
+				// 7: xor %r0, %r4 (fast copy, second iteration)
+				r0 ^= r4
+				// 8: mul %r0, %r5 (fast copy, second iteration)
+				r0 *= r5
+				// 9: add %r1, 1 (fast copy, second iteration)
+				r1 += 1
 				// 10: jlt %r1, %r3, -5 (to 6) (fast copy)
 				if r1 < r3 {
 					goto F6
@@ -1293,6 +1317,20 @@ L6:
 				r3 += 8
 				o3 += 8
 				// 11: add %r7, 1 (fast copy)
+				r7 += 1
+				// 12: jlt %r7, 256, -5 (to 8) (fast copy, first of two iterations)
+				if !(r7 < 256) {
+					goto L13
+				}
+				// 8: ldxdw %r5, [%r3] (fast copy, second iteration)
+				w8 = v3x8.At(o3)
+				r5 = uint64(w8[0]) | uint64(w8[1])<<8 | uint64(w8[2])<<16 | uint64(w8[3])<<24 | uint64(w8[4])<<32 | uint64(w8[5])<<40 | uint64(w8[6])<<48 | uint64(w8[7])<<56
+				// 9: add %r0, %r5 (fast copy, second iteration)
+				r0 += r5
+				// 10: add %r3, 8 (fast copy, second iteration)
+				r3 += 8
+				o3 += 8
+				// 11: add %r7, 1 (fast copy, second iteration)
 				r7 += 1
 				// 12: jlt %r7, 256, -5 (to 8) (fast copy)
 				if r7 < 256 {

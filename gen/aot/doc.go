@@ -40,13 +40,18 @@
 //     safety net), the bytes that a run of accesses through one base with
 //     no label or write of the base between them reaches, as a *[n]byte
 //     that they index at constant offsets, one machine load or store
-//     each; it checks no budget and still counts b,
-//     except for its back edge, which it charges once, as it leaves the
-//     loop, from how far the counter went; else the checked loop runs. A
+//     each, found from how far the base's stepping register went since the
+//     head; it checks no budget and still counts b, except for its back
+//     edge, which it charges once: before the loop when the counter's test
+//     is its only way out, else as it leaves, from how far the counter
+//     went; else the checked loop runs. A
 //     counted loop with no such accesses (branchy arithmetic, Log2) gets
-//     the same copy for the budget alone. Both copies do the same
-//     operations in the same order, so results, faults, their instruction
-//     and the budget are the same (loops.go);
+//     the same copy for the budget alone. The copy passes the 64-bit
+//     constants it reads through runtime.Opaque (Go would otherwise rebuild
+//     them at each use), and runs two iterations per pass, each with its
+//     own test, when its body is short straight-line code. Both copies do
+//     the same operations in the same order, so results, faults, their
+//     instruction and the budget are the same (loops.go);
 //   - helpers and externs are called through Machine.CallAt with the call's
 //     instruction index, so they resolve exactly as the interpreter resolves
 //     them, and callx through Machine.CallX and a switch over the functions;

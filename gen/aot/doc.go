@@ -48,8 +48,13 @@
 //     counted loop with no such accesses (branchy arithmetic, Log2) gets
 //     the same copy for the budget alone. The copy passes the 64-bit
 //     constants it reads through runtime.Opaque (Go would otherwise rebuild
-//     them at each use), and runs two iterations per pass, each with its
-//     own test, when its body is short straight-line code. Both copies do
+//     them at each use). When the counter's test is the loop's only way
+//     out, the copy is a Go range loop over its j+1 iterations, and a base
+//     whose accesses cover exactly its stride each iteration is read
+//     through runtime.Views, element k in iteration k, which Go itself
+//     proves in range (no check per access); otherwise a short
+//     straight-line body runs two iterations per pass, each with its own
+//     test. Both copies do
 //     the same operations in the same order, so results, faults, their
 //     instruction and the budget are the same (loops.go);
 //   - helpers and externs are called through Machine.CallAt with the call's

@@ -42,6 +42,9 @@ type emitter struct {
 	blk *spanBlock
 	// win are the windows of the fast copy by access (see windows).
 	win map[int]*spanWindow
+	// views are the bases of a range loop's fast copy read through a
+	// slice of one element per iteration (see rangeViews).
+	views map[uint8]bool
 }
 
 // code builds one statement from raw Go text and jen values (qualified
@@ -493,12 +496,13 @@ func (e *emitter) labelOf(target int) string {
 func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	p := e.prog
 	e.fast = l
+	e.views = e.rangeViews(l)
 	var body []jen.Code
 	// o<r> counts how far a stepping register r went since the head (the
 	// counter's count is its distance from c0).
 	counts := map[uint8]bool{}
 	for _, b := range l.bases {
-		if b.by >= 0 && uint8(b.by) != l.counter && !counts[uint8(b.by)] {
+		if b.by >= 0 && uint8(b.by) != l.counter && !counts[uint8(b.by)] && !e.views[b.reg] {
 			counts[uint8(b.by)] = true
 			body = append(body, code(fmt.Sprintf("var o%d uint64", b.by)))
 		}
@@ -512,8 +516,16 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	if l.single && e.backCharge != 0 {
 		body = append(body, code(fmt.Sprintf("b -= %d * int64(j)", e.backCharge)))
 	}
-	if !l.single || l.countsByCounter() {
+	if !l.single || l.countsByCounter(e.views) {
 		body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
+	}
+	if e.views != nil {
+		body = append(body, code("n := int(j + 1)"))
+		for _, b := range l.bases {
+			if e.views[b.reg] {
+				body = append(body, code(fmt.Sprintf("vv%d := ", b.reg), e.rt("Views"), fmt.Sprintf("[[%d]byte](fv%d, n)", b.step, b.reg)))
+			}
+		}
 	}
 	made := map[string]bool{}
 	for _, w := range e.windows(l, labels) {
@@ -530,15 +542,47 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		out = append(out, e.backEdges(l, false)...)
 		return append(out, jen.Goto().Id(label(next)))
 	}
+	var to *[]jen.Code // where emit appends
 	emit := func(pc int, note string) {
 		in := p.insns[pc]
 		stmts := e.insn(in)
 		if in.op == runtime.OpAddImm && counts[in.dst] {
 			stmts = append(stmts, code(fmt.Sprintf("o%d += %d", in.dst, in.imm)))
 		}
-		body = append(body, jen.Commentf("%d: %s (%s)", pc, in.text, note))
-		body = append(body, stmts...)
+		*to = append(*to, jen.Commentf("%d: %s (%s)", pc, in.text, note))
+		*to = append(*to, stmts...)
 	}
+	if e.views != nil {
+		// A range loop: j+1 iterations, its back edge's test left out.
+		var loop []jen.Code
+		to = &loop
+		e.pending = e.phi[l.head]
+		fell := false
+		for pc := l.head; pc < l.back; pc += p.insns[pc].slots {
+			if labels[pc] && pc != l.head {
+				if fell {
+					loop = append(loop, e.adjust(e.pending-e.phi[pc])...)
+				}
+				loop = append(loop, jen.Id(e.labelOf(pc)).Op(":"))
+				e.pending = e.phi[pc]
+			}
+			fell = falls(p.insns[pc])
+			emit(pc, "fast copy")
+		}
+		if labels[l.back] {
+			if fell {
+				loop = append(loop, e.adjust(e.pending-e.phi[l.back])...)
+			}
+			loop = append(loop, jen.Id(e.labelOf(l.back)).Op(":"))
+			e.pending = e.phi[l.back]
+		}
+		e.pending += p.insns[l.back].slots
+		loop = append(loop, jen.Commentf("%d: %s (fast copy: the range's end)", l.back, p.insns[l.back].text))
+		body = append(body, jen.For(code("k := range n")).Block(loop...))
+		body = append(body, leave()...)
+		return e.fastLoopGuard(l, body)
+	}
+	to = &body
 	fell, unrolled := false, e.unrollable(l, labels)
 	for _, pc := range e.fn.body {
 		if pc < l.head || pc > l.back {
@@ -569,7 +613,13 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	if fell { // a conditional back edge: the loop ends when it is not taken
 		body = append(body, leave()...)
 	}
-	e.fast, e.win = nil, nil
+	return e.fastLoopGuard(l, body)
+}
+
+// fastLoopGuard wraps the fast copy of l in the checks that let it run.
+func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
+	p := e.prog
+	e.fast, e.win, e.views = nil, nil, nil
 	e.pending = e.phi[l.head]
 	// The checks, innermost last.
 	for i := len(l.bases) - 1; i >= 0; i-- {
@@ -610,6 +660,32 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	}
 	return gocomment.Comment(doc).Line().
 		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); %s", e.r(l.counter), bound, l.step, guard))).Block(body...)
+}
+
+// rangeViews returns the bases of l that its fast copy reads through a
+// slice with one element per iteration (runtime.Views), or nil when the
+// copy is not a range loop. A range loop is a Go for loop over the j+1
+// iterations a loop runs when the counter's test is its only way out (with
+// the budget charged before it, nothing after the loop needs the test), so
+// that Go itself proves each element index in range and checks nothing
+// per access. A base qualifies when it steps by a positive stride and its
+// accesses in one iteration cover exactly one stride: element k is then
+// what iteration k accesses, and j+1 elements are exactly the span checked
+// for it. Other bases keep their windows.
+func (e *emitter) rangeViews(l *hoistLoop) map[uint8]bool {
+	if !l.single || !falls(e.prog.insns[l.back]) {
+		return nil
+	}
+	var views map[uint8]bool
+	for _, b := range l.bases {
+		if b.step > 0 && b.hi-b.lo == b.step {
+			if views == nil {
+				views = map[uint8]bool{}
+			}
+			views[b.reg] = true
+		}
+	}
+	return views
 }
 
 // unrollable reports whether the fast copy of l runs two iterations per
@@ -682,6 +758,9 @@ func (e *emitter) windows(l *hoistLoop, labels map[int]bool) []*spanWindow {
 			if in.class() == runtime.ClassLDX {
 				base = in.src
 			}
+			if e.views[base] {
+				continue // read through its view
+			}
 			lo := int64(in.off)
 			hi := lo + int64(sizeOf(in.op))
 			w := cur[base]
@@ -706,6 +785,10 @@ func (e *emitter) windows(l *hoistLoop, labels map[int]bool) []*spanWindow {
 func (e *emitter) windowAccess(in *aotInsn, base uint8) (pre []jen.Code, name string, k int64, ok bool) {
 	if g := e.blk; g != nil && g.fast[in.pc] {
 		return nil, g.view(), int64(in.off) - g.lo, true
+	}
+	if e.fastAccess(in.pc) && e.views[base] {
+		// Iteration k's element of the base's view (see rangeViews).
+		return nil, fmt.Sprintf("vv%d[k]", base), e.fast.at[in.pc] - e.fast.base(base).lo, true
 	}
 	w := e.win[in.pc]
 	if w == nil || !e.fastAccess(in.pc) {

@@ -331,7 +331,12 @@ func (g *progGen) memory() {
 // access emits a random load or store at base+off.
 func (g *progGen) access(base uint8, off int16) {
 	sizes := []runtime.Opcode{0x00, 0x08, 0x10, 0x18}
-	size := sizes[g.rnd.IntN(4)]
+	g.accessSized(base, off, sizes[g.rnd.IntN(4)])
+}
+
+// accessSized loads or stores through base at off, of the size of size
+// (a load or store opcode's size bits).
+func (g *progGen) accessSized(base uint8, off int16, size runtime.Opcode) {
 	switch g.rnd.IntN(4) {
 	case 0, 1:
 		op := runtime.OpLdxw | size
@@ -438,6 +443,18 @@ func (g *progGen) countedLoop() {
 	if g.rnd.IntN(3) == 0 {
 		counterAt = g.rnd.IntN(n + 1)
 	}
+	// Packed: every access through r9 covers exactly its step, at one
+	// offset, in a body without jumps, as a loop over an array of words
+	// is (the translation reads it through a view, one element per
+	// iteration).
+	packed := base == 9 && g.rnd.IntN(3) == 0
+	var packedSize runtime.Opcode
+	packedOff := int16(g.rnd.IntN(5))
+	if packed {
+		k := g.rnd.IntN(4)
+		step = int32(1) << k
+		packedSize = []runtime.Opcode{0x10, 0x08, 0x00, 0x18}[k] // b, h, w, dw
+	}
 	pending := map[int][]int{}
 	for k := 0; k <= n; k++ {
 		for _, l := range pending[k] {
@@ -453,13 +470,15 @@ func (g *progGen) countedLoop() {
 			break
 		}
 		switch r := g.rnd.IntN(10); {
+		case r < 5 && packed:
+			g.accessSized(base, packedOff, packedSize)
 		case r < 5:
 			off := int16(g.rnd.IntN(24) - 4)
 			if g.rnd.IntN(8) == 0 {
 				off = g.offset()
 			}
 			g.access(base, off)
-		case r < 8:
+		case r < 8 || packed:
 			g.alu()
 		default:
 			l := after
@@ -470,7 +489,7 @@ func (g *progGen) countedLoop() {
 			g.condJump(l)
 		}
 	}
-	if g.rnd.IntN(3) == 0 {
+	if !packed && g.rnd.IntN(3) == 0 {
 		// A second bound, as clang tests i < len beside a constant.
 		exit := runtime.Instruction{Opcode: runtime.OpJgeImm, Dst: 8, Imm: int32(g.rnd.IntN(30))}
 		if g.rnd.IntN(2) == 0 {
@@ -691,7 +710,7 @@ func TestAOTRandomSoak(t *testing.T) {
 // TestRandomProgramsHoist makes sure the random programs exercise hoisted
 // loops: some of their translations must run a loop's fast copy.
 func TestRandomProgramsHoist(t *testing.T) {
-	hoisted, windows, blocks := 0, 0, 0
+	hoisted, windows, views, blocks := 0, 0, 0, 0
 	for i := range 128 {
 		c := randomProgram(1, i)
 		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: "p"})
@@ -703,15 +722,18 @@ func TestRandomProgramsHoist(t *testing.T) {
 		if strings.Contains(src, ", ok := m.SpanAt(") && strings.Contains(src, "fv") {
 			hoisted++
 		}
-		if strings.Contains(src, "](fv") {
+		if strings.Contains(src, "WindowOf[") && strings.Contains(src, "](fv") {
 			windows++
+		}
+		if strings.Contains(src, "runtime.Views[") {
+			views++
 		}
 		if strings.Contains(src, "(span checked)") {
 			blocks++
 		}
 	}
-	t.Logf("%d of 128 random programs have a hoisted loop, %d a window, %d a span block", hoisted, windows, blocks)
-	if hoisted < 8 || windows < 4 || blocks < 8 {
-		t.Errorf("only %d of 128 random programs have a hoisted loop, %d a window, %d a span block", hoisted, windows, blocks)
+	t.Logf("%d of 128 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block", hoisted, windows, views, blocks)
+	if hoisted < 8 || windows < 4 || views < 6 || blocks < 8 {
+		t.Errorf("only %d of 128 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block", hoisted, windows, views, blocks)
 	}
 }

@@ -70,6 +70,9 @@ type hoistLoop struct {
 	// stepping register's count: the step, when the register's add comes
 	// between the base's "add rb, rB" and the access, else 0.
 	lag map[int]int64
+	// at is, by fast access, its offset from its base's value at the head
+	// in the first iteration (hoistBase.lo is the least of them).
+	at map[int]int64
 	// addAt is the counter's add: an iteration that leaves the loop
 	// before it has not stepped the counter.
 	addAt int
@@ -238,7 +241,7 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		}
 		return 0, 0, false
 	}
-	l := &hoistLoop{head: head, back: back.pc, counter: counter, inclusive: inclusive, exact: exact, fast: map[int]bool{}, lag: map[int]int64{}}
+	l := &hoistLoop{head: head, back: back.pc, counter: counter, inclusive: inclusive, exact: exact, fast: map[int]bool{}, lag: map[int]int64{}, at: map[int]int64{}}
 	step, addAt, ok := steady(counter)
 	if !ok || step == 0 {
 		return nil
@@ -370,7 +373,7 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		}
 		b.lo, b.hi, b.write = min(b.lo, lo), max(b.hi, lo+size), b.write || write
 		l.fast[pc] = true
-		l.lag[pc] = lag
+		l.lag[pc], l.at[pc] = lag, lo
 	}
 	// Each base's span, [lo, hi) plus its steps, is at least as long as
 	// any access through it, which runtime.SpanLoad64 and friends rely on.
@@ -420,11 +423,11 @@ func (p *aotProgram) loopConsts(f *aotFunc, hi int, loop []int, defs map[uint8]i
 	return out
 }
 
-// countsByCounter reports whether some base of l finds its place from the
-// counter's distance from c0 (see hoistBase.by).
-func (l *hoistLoop) countsByCounter() bool {
+// countsByCounter reports whether some base of l other than views finds
+// its place from the counter's distance from c0 (see hoistBase.by).
+func (l *hoistLoop) countsByCounter(views map[uint8]bool) bool {
 	for _, b := range l.bases {
-		if b.by >= 0 && uint8(b.by) == l.counter {
+		if b.by >= 0 && uint8(b.by) == l.counter && !views[b.reg] {
 			return true
 		}
 	}

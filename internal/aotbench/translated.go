@@ -107,31 +107,16 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 		if b-3 >= int64(j+1)*4 {
 			if fv1, ok := m.SpanAt(r1, 4+4*j, false); ok {
 				b -= 4 * int64(j)
-				c0 := r1
-				var w3 *[4]byte
-				v1x4 := runtime.WindowOf[[4]byte](fv1)
-			F3:
-				// 3: ldxw %r4, [%r1] (fast copy)
-				w3 = v1x4.At(r1 - c0)
-				r4 = uint64(w3[0]) | uint64(w3[1])<<8 | uint64(w3[2])<<16 | uint64(w3[3])<<24
-				// 4: add %r0, %r4 (fast copy)
-				r0 += r4
-				// 5: add %r1, 4 (fast copy)
-				r1 += 4
-				// 6: jlt %r1, %r3, -4 (to 3) (fast copy, first of two iterations)
-				if !(r1 < r3) {
-					goto L7
-				}
-				// 3: ldxw %r4, [%r1] (fast copy, second iteration)
-				w3 = v1x4.At(r1 - c0)
-				r4 = uint64(w3[0]) | uint64(w3[1])<<8 | uint64(w3[2])<<16 | uint64(w3[3])<<24
-				// 4: add %r0, %r4 (fast copy, second iteration)
-				r0 += r4
-				// 5: add %r1, 4 (fast copy, second iteration)
-				r1 += 4
-				// 6: jlt %r1, %r3, -4 (to 3) (fast copy)
-				if r1 < r3 {
-					goto F3
+				n := int(j + 1)
+				vv1 := runtime.Views[[4]byte](fv1, n)
+				for k := range n {
+					// 3: ldxw %r4, [%r1] (fast copy)
+					r4 = uint64(vv1[k][0]) | uint64(vv1[k][1])<<8 | uint64(vv1[k][2])<<16 | uint64(vv1[k][3])<<24
+					// 4: add %r0, %r4 (fast copy)
+					r0 += r4
+					// 5: add %r1, 4 (fast copy)
+					r1 += 4
+					// 6: jlt %r1, %r3, -4 (to 3) (fast copy: the range's end)
 				}
 				goto L7
 			}
@@ -1075,35 +1060,18 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 			if fv1, ok := m.SpanAt(r1, 1+1*j, false); ok {
 				r5 = runtime.Opaque(r5)
 				b -= 5 * int64(j)
-				c0 := r1
-				var w6 *[1]byte
-				v1x1 := runtime.WindowOf[[1]byte](fv1)
-			F6:
-				// 6: ldxb %r4, [%r1] (fast copy)
-				w6 = v1x1.At(r1 - c0)
-				r4 = uint64(w6[0])
-				// 7: xor %r0, %r4 (fast copy)
-				r0 ^= r4
-				// 8: mul %r0, %r5 (fast copy)
-				r0 *= r5
-				// 9: add %r1, 1 (fast copy)
-				r1 += 1
-				// 10: jlt %r1, %r3, -5 (to 6) (fast copy, first of two iterations)
-				if !(r1 < r3) {
-					goto L11
-				}
-				// 6: ldxb %r4, [%r1] (fast copy, second iteration)
-				w6 = v1x1.At(r1 - c0)
-				r4 = uint64(w6[0])
-				// 7: xor %r0, %r4 (fast copy, second iteration)
-				r0 ^= r4
-				// 8: mul %r0, %r5 (fast copy, second iteration)
-				r0 *= r5
-				// 9: add %r1, 1 (fast copy, second iteration)
-				r1 += 1
-				// 10: jlt %r1, %r3, -5 (to 6) (fast copy)
-				if r1 < r3 {
-					goto F6
+				n := int(j + 1)
+				vv1 := runtime.Views[[1]byte](fv1, n)
+				for k := range n {
+					// 6: ldxb %r4, [%r1] (fast copy)
+					r4 = uint64(vv1[k][0])
+					// 7: xor %r0, %r4 (fast copy)
+					r0 ^= r4
+					// 8: mul %r0, %r5 (fast copy)
+					r0 *= r5
+					// 9: add %r1, 1 (fast copy)
+					r1 += 1
+					// 10: jlt %r1, %r3, -5 (to 6) (fast copy: the range's end)
 				}
 				goto L11
 			}
@@ -1303,38 +1271,19 @@ L6:
 	if j, ok := runtime.LoopTrips(r7, 256, 1); ok {
 		if b-8 >= int64(j+1)*5 {
 			if fv3, ok := m.SpanAt(r3, 8+8*j, false); ok {
-				var o3 uint64
 				b -= 5 * int64(j)
-				var w8 *[8]byte
-				v3x8 := runtime.WindowOf[[8]byte](fv3)
-			F8:
-				// 8: ldxdw %r5, [%r3] (fast copy)
-				w8 = v3x8.At(o3)
-				r5 = uint64(w8[0]) | uint64(w8[1])<<8 | uint64(w8[2])<<16 | uint64(w8[3])<<24 | uint64(w8[4])<<32 | uint64(w8[5])<<40 | uint64(w8[6])<<48 | uint64(w8[7])<<56
-				// 9: add %r0, %r5 (fast copy)
-				r0 += r5
-				// 10: add %r3, 8 (fast copy)
-				r3 += 8
-				o3 += 8
-				// 11: add %r7, 1 (fast copy)
-				r7 += 1
-				// 12: jlt %r7, 256, -5 (to 8) (fast copy, first of two iterations)
-				if !(r7 < 256) {
-					goto L13
-				}
-				// 8: ldxdw %r5, [%r3] (fast copy, second iteration)
-				w8 = v3x8.At(o3)
-				r5 = uint64(w8[0]) | uint64(w8[1])<<8 | uint64(w8[2])<<16 | uint64(w8[3])<<24 | uint64(w8[4])<<32 | uint64(w8[5])<<40 | uint64(w8[6])<<48 | uint64(w8[7])<<56
-				// 9: add %r0, %r5 (fast copy, second iteration)
-				r0 += r5
-				// 10: add %r3, 8 (fast copy, second iteration)
-				r3 += 8
-				o3 += 8
-				// 11: add %r7, 1 (fast copy, second iteration)
-				r7 += 1
-				// 12: jlt %r7, 256, -5 (to 8) (fast copy)
-				if r7 < 256 {
-					goto F8
+				n := int(j + 1)
+				vv3 := runtime.Views[[8]byte](fv3, n)
+				for k := range n {
+					// 8: ldxdw %r5, [%r3] (fast copy)
+					r5 = uint64(vv3[k][0]) | uint64(vv3[k][1])<<8 | uint64(vv3[k][2])<<16 | uint64(vv3[k][3])<<24 | uint64(vv3[k][4])<<32 | uint64(vv3[k][5])<<40 | uint64(vv3[k][6])<<48 | uint64(vv3[k][7])<<56
+					// 9: add %r0, %r5 (fast copy)
+					r0 += r5
+					// 10: add %r3, 8 (fast copy)
+					r3 += 8
+					// 11: add %r7, 1 (fast copy)
+					r7 += 1
+					// 12: jlt %r7, 256, -5 (to 8) (fast copy: the range's end)
 				}
 				goto L13
 			}
@@ -1620,99 +1569,94 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	if j, ok := runtime.LoopTrips(r7, 1024, 1); ok {
 		if b-7 >= int64(j+1)*26 {
 			if fv3, ok := m.SpanAt(r3, 1+1*j, false); ok {
-				var o3 uint64
 				b -= 13 * int64(j)
-				var w7 *[1]byte
-				v3x1 := runtime.WindowOf[[1]byte](fv3)
-			F7:
-				// 7: ldxb %r5, [%r3] (fast copy)
-				w7 = v3x1.At(o3)
-				r5 = uint64(w7[0])
-				// 8: jlt %r5, 48, +8 (to 17) (fast copy)
-				if r5 < 48 {
-					goto F17
-				}
-				// 9: jlt %r5, 58, +15 (to 25) (fast copy)
-				if r5 < 58 {
-					goto F25
-				}
-				// 10: jlt %r5, 65, +12 (to 23) (fast copy)
-				if r5 < 65 {
-					goto F23
-				}
-				// 11: jlt %r5, 91, +15 (to 27) (fast copy)
-				if r5 < 91 {
-					goto F27
-				}
-				// 12: jlt %r5, 97, +10 (to 23) (fast copy)
-				if r5 < 97 {
-					b -= 2
-					goto F23
-				}
-				// 13: jlt %r5, 123, +15 (to 29) (fast copy)
-				if r5 < 123 {
-					goto F29
-				}
-				// 14: jlt %r5, 127, +8 (to 23) (fast copy)
-				if r5 < 127 {
-					b -= 4
-					goto F23
-				}
-				// 15: add %r0, 85 (fast copy)
-				r0 += 85
-				// 16: ja +13 (to 30) (fast copy)
-				goto F30
-			F17:
-				// 17: jeq %r5, 32, +3 (to 21) (fast copy)
-				if r5 == 32 {
-					goto F21
-				}
-				// 18: jgt %r5, 32, +4 (to 23) (fast copy)
-				if r5 > 32 {
-					goto F23
-				}
-				// 19: add %r0, 1 (fast copy)
-				r0 += 1
-				// 20: ja +9 (to 30) (fast copy)
-				b += 4
-				goto F30
-			F21:
-				// 21: add %r0, 3 (fast copy)
-				r0 += 3
-				// 22: ja +7 (to 30) (fast copy)
-				b += 5
-				goto F30
-			F23:
-				// 23: add %r0, 5 (fast copy)
-				r0 += 5
-				// 24: ja +5 (to 30) (fast copy)
-				b += 4
-				goto F30
-			F25:
-				// 25: add %r0, 256 (fast copy)
-				r0 += 256
-				// 26: ja +3 (to 30) (fast copy)
-				b += 5
-				goto F30
-			F27:
-				// 27: add %r0, 65536 (fast copy)
-				r0 += 65536
-				// 28: ja +1 (to 30) (fast copy)
-				b += 3
-				goto F30
-			F29:
-				// 29: add %r0, 16777216 (fast copy)
-				r0 += 16777216
-				b += 2
-			F30:
-				// 30: add %r3, 1 (fast copy)
-				r3 += 1
-				o3 += 1
-				// 31: add %r7, 1 (fast copy)
-				r7 += 1
-				// 32: jlt %r7, 1024, -26 (to 7) (fast copy)
-				if r7 < 1024 {
-					goto F7
+				n := int(j + 1)
+				vv3 := runtime.Views[[1]byte](fv3, n)
+				for k := range n {
+					// 7: ldxb %r5, [%r3] (fast copy)
+					r5 = uint64(vv3[k][0])
+					// 8: jlt %r5, 48, +8 (to 17) (fast copy)
+					if r5 < 48 {
+						goto F17
+					}
+					// 9: jlt %r5, 58, +15 (to 25) (fast copy)
+					if r5 < 58 {
+						goto F25
+					}
+					// 10: jlt %r5, 65, +12 (to 23) (fast copy)
+					if r5 < 65 {
+						goto F23
+					}
+					// 11: jlt %r5, 91, +15 (to 27) (fast copy)
+					if r5 < 91 {
+						goto F27
+					}
+					// 12: jlt %r5, 97, +10 (to 23) (fast copy)
+					if r5 < 97 {
+						b -= 2
+						goto F23
+					}
+					// 13: jlt %r5, 123, +15 (to 29) (fast copy)
+					if r5 < 123 {
+						goto F29
+					}
+					// 14: jlt %r5, 127, +8 (to 23) (fast copy)
+					if r5 < 127 {
+						b -= 4
+						goto F23
+					}
+					// 15: add %r0, 85 (fast copy)
+					r0 += 85
+					// 16: ja +13 (to 30) (fast copy)
+					goto F30
+				F17:
+					// 17: jeq %r5, 32, +3 (to 21) (fast copy)
+					if r5 == 32 {
+						goto F21
+					}
+					// 18: jgt %r5, 32, +4 (to 23) (fast copy)
+					if r5 > 32 {
+						goto F23
+					}
+					// 19: add %r0, 1 (fast copy)
+					r0 += 1
+					// 20: ja +9 (to 30) (fast copy)
+					b += 4
+					goto F30
+				F21:
+					// 21: add %r0, 3 (fast copy)
+					r0 += 3
+					// 22: ja +7 (to 30) (fast copy)
+					b += 5
+					goto F30
+				F23:
+					// 23: add %r0, 5 (fast copy)
+					r0 += 5
+					// 24: ja +5 (to 30) (fast copy)
+					b += 4
+					goto F30
+				F25:
+					// 25: add %r0, 256 (fast copy)
+					r0 += 256
+					// 26: ja +3 (to 30) (fast copy)
+					b += 5
+					goto F30
+				F27:
+					// 27: add %r0, 65536 (fast copy)
+					r0 += 65536
+					// 28: ja +1 (to 30) (fast copy)
+					b += 3
+					goto F30
+				F29:
+					// 29: add %r0, 16777216 (fast copy)
+					r0 += 16777216
+					b += 2
+				F30:
+					// 30: add %r3, 1 (fast copy)
+					r3 += 1
+					// 31: add %r7, 1 (fast copy)
+					r7 += 1
+					// 32: jlt %r7, 1024, -26 (to 7) (fast copy: the range's end)
 				}
 				b -= 15
 				goto L33

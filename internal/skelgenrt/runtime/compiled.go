@@ -302,6 +302,20 @@ func (w Window[A]) At(i uint64) *A {
 
 var errSpan = errors.New("skelgen translation: access outside a hoisted span")
 
+// Views returns s as n consecutive values of type A, for a translated loop
+// that reads one per iteration: a loop whose trip count is n and whose
+// accesses through one base cover exactly sizeof(A) bytes per iteration
+// reads element k in iteration k, so indexing the slice is all the
+// checking its accesses need, and Go proves the index of a range over n in
+// range. It panics with a run error when s is shorter than n values.
+func Views[A any](s []byte, n int) []A {
+	var a A
+	if size := uint64(unsafe.Sizeof(a)); n < 0 || size != 0 && uint64(n) > uint64(len(s))/size {
+		panic(errSpan)
+	}
+	return unsafe.Slice((*A)(unsafe.Pointer(unsafe.SliceData(s))), n)
+}
+
 // opaqueZero is 0, in a variable the compiler cannot see through.
 var opaqueZero uint64
 

@@ -199,44 +199,22 @@ func bytebufHashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 		if b-3 >= int64(j+1)*7 {
 			if fv4, ok := m.SpanAt(r1+r3, 1+1*j, false); ok {
 				b -= 7 * int64(j)
-				c0 := r3
-				var w5 *[1]byte
-				v4x1 := runtime.WindowOf[[1]byte](fv4)
-			F3:
-				// 3: mov %r4, %r1 (fast copy)
-				r4 = r1
-				// 4: add %r4, %r3 (fast copy)
-				r4 += r3
-				// 5: ldxb %r4, [%r4] (fast copy)
-				w5 = v4x1.At(r3 - c0)
-				r4 = uint64(w5[0])
-				// 6: mul %r0, 31 (fast copy)
-				r0 *= 31
-				// 7: add %r0, %r4 (fast copy)
-				r0 += r4
-				// 8: add %r3, 1 (fast copy)
-				r3 += 1
-				// 9: jlt %r3, %r2, -7 (to 3) (fast copy, first of two iterations)
-				if !(r3 < r2) {
-					b -= 8
-					goto L10
-				}
-				// 3: mov %r4, %r1 (fast copy, second iteration)
-				r4 = r1
-				// 4: add %r4, %r3 (fast copy, second iteration)
-				r4 += r3
-				// 5: ldxb %r4, [%r4] (fast copy, second iteration)
-				w5 = v4x1.At(r3 - c0)
-				r4 = uint64(w5[0])
-				// 6: mul %r0, 31 (fast copy, second iteration)
-				r0 *= 31
-				// 7: add %r0, %r4 (fast copy, second iteration)
-				r0 += r4
-				// 8: add %r3, 1 (fast copy, second iteration)
-				r3 += 1
-				// 9: jlt %r3, %r2, -7 (to 3) (fast copy)
-				if r3 < r2 {
-					goto F3
+				n := int(j + 1)
+				vv4 := runtime.Views[[1]byte](fv4, n)
+				for k := range n {
+					// 3: mov %r4, %r1 (fast copy)
+					r4 = r1
+					// 4: add %r4, %r3 (fast copy)
+					r4 += r3
+					// 5: ldxb %r4, [%r4] (fast copy)
+					r4 = uint64(vv4[k][0])
+					// 6: mul %r0, 31 (fast copy)
+					r0 *= 31
+					// 7: add %r0, %r4 (fast copy)
+					r0 += r4
+					// 8: add %r3, 1 (fast copy)
+					r3 += 1
+					// 9: jlt %r3, %r2, -7 (to 3) (fast copy: the range's end)
 				}
 				b -= 8
 				goto L10
@@ -491,44 +469,22 @@ func bytebufSum256Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 		if b-4 >= int64(j+1)*7 {
 			if fv4, ok := m.SpanAt(r1+r2, 8+8*j, false); ok {
 				b -= 7 * int64(j)
-				c0 := r2
-				var w6 *[8]byte
-				v4x8 := runtime.WindowOf[[8]byte](fv4)
-			F4:
-				// 4: mov %r4, %r1 (fast copy)
-				r4 = r1
-				// 5: add %r4, %r2 (fast copy)
-				r4 += r2
-				// 6: ldxdw %r0, [%r4] (fast copy)
-				w6 = v4x8.At(r2 - c0)
-				r0 = uint64(w6[0]) | uint64(w6[1])<<8 | uint64(w6[2])<<16 | uint64(w6[3])<<24 | uint64(w6[4])<<32 | uint64(w6[5])<<40 | uint64(w6[6])<<48 | uint64(w6[7])<<56
-				// 7: add %r0, %r3 (fast copy)
-				r0 += r3
-				// 8: add %r2, 8 (fast copy)
-				r2 += 8
-				// 9: mov %r3, %r0 (fast copy)
-				r3 = r0
-				// 10: jne %r2, 2048, -7 (to 4) (fast copy, first of two iterations)
-				if !(r2 != 2048) {
-					b -= 9
-					goto L11
-				}
-				// 4: mov %r4, %r1 (fast copy, second iteration)
-				r4 = r1
-				// 5: add %r4, %r2 (fast copy, second iteration)
-				r4 += r2
-				// 6: ldxdw %r0, [%r4] (fast copy, second iteration)
-				w6 = v4x8.At(r2 - c0)
-				r0 = uint64(w6[0]) | uint64(w6[1])<<8 | uint64(w6[2])<<16 | uint64(w6[3])<<24 | uint64(w6[4])<<32 | uint64(w6[5])<<40 | uint64(w6[6])<<48 | uint64(w6[7])<<56
-				// 7: add %r0, %r3 (fast copy, second iteration)
-				r0 += r3
-				// 8: add %r2, 8 (fast copy, second iteration)
-				r2 += 8
-				// 9: mov %r3, %r0 (fast copy, second iteration)
-				r3 = r0
-				// 10: jne %r2, 2048, -7 (to 4) (fast copy)
-				if r2 != 2048 {
-					goto F4
+				n := int(j + 1)
+				vv4 := runtime.Views[[8]byte](fv4, n)
+				for k := range n {
+					// 4: mov %r4, %r1 (fast copy)
+					r4 = r1
+					// 5: add %r4, %r2 (fast copy)
+					r4 += r2
+					// 6: ldxdw %r0, [%r4] (fast copy)
+					r0 = uint64(vv4[k][0]) | uint64(vv4[k][1])<<8 | uint64(vv4[k][2])<<16 | uint64(vv4[k][3])<<24 | uint64(vv4[k][4])<<32 | uint64(vv4[k][5])<<40 | uint64(vv4[k][6])<<48 | uint64(vv4[k][7])<<56
+					// 7: add %r0, %r3 (fast copy)
+					r0 += r3
+					// 8: add %r2, 8 (fast copy)
+					r2 += 8
+					// 9: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 10: jne %r2, 2048, -7 (to 4) (fast copy: the range's end)
 				}
 				b -= 9
 				goto L11

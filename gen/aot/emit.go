@@ -665,15 +665,20 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 // rangeViews returns the bases of l that its fast copy reads through a
 // slice with one element per iteration (runtime.Views), or nil when the
 // copy is not a range loop. A range loop is a Go for loop over the j+1
-// iterations a loop runs when the counter's test is its only way out (with
-// the budget charged before it, nothing after the loop needs the test), so
+// iterations the fast copy allows, in place of the back edge's test, so
 // that Go itself proves each element index in range and checks nothing
-// per access. A base qualifies when it steps by a positive stride and its
-// accesses in one iteration cover exactly one stride: element k is then
-// what iteration k accesses, and j+1 elements are exactly the span checked
-// for it. Other bases keep their windows.
+// per access. Its jumps out of the loop stay in its body as they are. The
+// loop leaves at the first of: the back edge's test failing, which happens
+// after exactly j+1 iterations when its bound is the least of the
+// counter's bounds (j is the least of their trip counts); a test of the
+// counter against another bound, which then fires in iteration j; or any
+// other jump out, earlier. So the range's end stands for the back edge's
+// test exactly. A base qualifies when it steps by a positive stride and
+// its accesses in one iteration cover exactly one stride: element k is
+// then what iteration k accesses, and j+1 elements are exactly the span
+// checked for it. Other bases keep their windows.
 func (e *emitter) rangeViews(l *hoistLoop) map[uint8]bool {
-	if !l.single || !falls(e.prog.insns[l.back]) {
+	if !falls(e.prog.insns[l.back]) {
 		return nil
 	}
 	var views map[uint8]bool

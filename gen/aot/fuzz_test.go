@@ -444,9 +444,8 @@ func (g *progGen) countedLoop() {
 		counterAt = g.rnd.IntN(n + 1)
 	}
 	// Packed: every access through r9 covers exactly its step, at one
-	// offset, in a body without jumps, as a loop over an array of words
-	// is (the translation reads it through a view, one element per
-	// iteration).
+	// offset, as a loop over an array of words does (the translation reads
+	// it through a view, one element per iteration).
 	packed := base == 9 && g.rnd.IntN(3) == 0
 	var packedSize runtime.Opcode
 	packedOff := int16(g.rnd.IntN(5))
@@ -478,7 +477,7 @@ func (g *progGen) countedLoop() {
 				off = g.offset()
 			}
 			g.access(base, off)
-		case r < 8 || packed:
+		case r < 8:
 			g.alu()
 		default:
 			l := after
@@ -489,7 +488,7 @@ func (g *progGen) countedLoop() {
 			g.condJump(l)
 		}
 	}
-	if !packed && g.rnd.IntN(3) == 0 {
+	if g.rnd.IntN(3) == 0 {
 		// A second bound, as clang tests i < len beside a constant.
 		exit := runtime.Instruction{Opcode: runtime.OpJgeImm, Dst: 8, Imm: int32(g.rnd.IntN(30))}
 		if g.rnd.IntN(2) == 0 {

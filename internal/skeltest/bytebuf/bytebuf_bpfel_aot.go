@@ -102,29 +102,26 @@ L19:
 		if b-6 >= int64(j+1)*7 {
 			if fv4, ok := m.SpanAt(r1+r3, 1+1*j, false); ok {
 				c0 := r3
-				var w22 *[1]byte
-				v4x1 := runtime.WindowOf[[1]byte](fv4)
-			F20:
-				// 20: mov %r4, %r1 (fast copy)
-				r4 = r1
-				// 21: add %r4, %r3 (fast copy)
-				r4 += r3
-				// 22: ldxb %r4, [%r4] (fast copy)
-				w22 = v4x1.At(r3 - c0)
-				r4 = uint64(w22[0])
-				// 23: add %r0, %r4 (fast copy)
-				r0 += r4
-				// 24: add %r3, 1 (fast copy)
-				r3 += 1
-				// 25: jge %r3, %r2, +1 (to 27) (fast copy)
-				if r3 >= r2 {
-					b -= 6
-					b -= 7 * (int64((r3-c0)/1) - 1)
-					goto L27
-				}
-				// 26: jlt %r3, 1048576, -7 (to 20) (fast copy)
-				if r3 < 1048576 {
-					goto F20
+				n := int(j + 1)
+				vv4 := runtime.Views[[1]byte](fv4, n)
+				for k := range n {
+					// 20: mov %r4, %r1 (fast copy)
+					r4 = r1
+					// 21: add %r4, %r3 (fast copy)
+					r4 += r3
+					// 22: ldxb %r4, [%r4] (fast copy)
+					r4 = uint64(vv4[k][0])
+					// 23: add %r0, %r4 (fast copy)
+					r0 += r4
+					// 24: add %r3, 1 (fast copy)
+					r3 += 1
+					// 25: jge %r3, %r2, +1 (to 27) (fast copy)
+					if r3 >= r2 {
+						b -= 6
+						b -= 7 * (int64((r3-c0)/1) - 1)
+						goto L27
+					}
+					// 26: jlt %r3, 1048576, -7 (to 20) (fast copy: the range's end)
 				}
 				b -= 7
 				b -= 7 * (int64((r3-c0)/1) - 1)
@@ -288,31 +285,28 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 		if b-3 >= int64(j+1)*8 {
 			if fv3, ok := m.SpanAt(r1+r0, 1+1*j, true); ok {
 				c0 := r0
-				var w5 *[1]byte
-				v3x1 := runtime.WindowOf[[1]byte](fv3)
-			F3:
-				// 3: mov %r3, %r1 (fast copy)
-				r3 = r1
-				// 4: add %r3, %r0 (fast copy)
-				r3 += r0
-				// 5: ldxb %r4, [%r3] (fast copy)
-				w5 = v3x1.At(r0 - c0)
-				r4 = uint64(w5[0])
-				// 6: xor32 %r4, -1 (fast copy)
-				r4 = uint64(uint32(r4) ^ 0xffffffff)
-				// 7: stxb [%r3], %r4 (fast copy)
-				w5[0] = byte(r4)
-				// 8: add %r0, 1 (fast copy)
-				r0 += 1
-				// 9: jge %r0, %r2, +1 (to 11) (fast copy)
-				if r0 >= r2 {
-					b -= 8
-					b -= 8 * (int64((r0-c0)/1) - 1)
-					goto L11
-				}
-				// 10: jlt %r0, 4096, -8 (to 3) (fast copy)
-				if r0 < 4096 {
-					goto F3
+				n := int(j + 1)
+				vv3 := runtime.Views[[1]byte](fv3, n)
+				for k := range n {
+					// 3: mov %r3, %r1 (fast copy)
+					r3 = r1
+					// 4: add %r3, %r0 (fast copy)
+					r3 += r0
+					// 5: ldxb %r4, [%r3] (fast copy)
+					r4 = uint64(vv3[k][0])
+					// 6: xor32 %r4, -1 (fast copy)
+					r4 = uint64(uint32(r4) ^ 0xffffffff)
+					// 7: stxb [%r3], %r4 (fast copy)
+					vv3[k][0] = byte(r4)
+					// 8: add %r0, 1 (fast copy)
+					r0 += 1
+					// 9: jge %r0, %r2, +1 (to 11) (fast copy)
+					if r0 >= r2 {
+						b -= 8
+						b -= 8 * (int64((r0-c0)/1) - 1)
+						goto L11
+					}
+					// 10: jlt %r0, 4096, -8 (to 3) (fast copy: the range's end)
 				}
 				b -= 9
 				b -= 8 * (int64((r0-c0)/1) - 1)

@@ -256,7 +256,8 @@ func TestExactLoops(t *testing.T) {
 // the span from how far a register stepped since the head: the index of
 // data + i stepping between the base's computation and the access (the
 // base lags one step behind the count), a base stepping after its access,
-// range loops with other ways out, and bases that stay put. Each over the context and past it, every budget
+// range loops with other ways out, a counter carried through a copy, and
+// bases that stay put. Each over the context and past it, every budget
 // from 1 to 100; both engines must agree.
 func TestHoistedPlaces(t *testing.T) {
 	progs := []struct{ name, asm string }{
@@ -268,6 +269,9 @@ func TestHoistedPlaces(t *testing.T) {
 		{"exit_in_body", "mov %r0, 0\nmov %r4, 0\nloop:\nldxdw %r3, [%r1]\nadd %r3, 3\nstxdw [%r1], %r3\nadd %r4, 1\njge %r4, %r2, out\nadd %r1, 8\njlt %r4, 8, loop\nout:\nmov %r0, %r4\nexit"},
 		{"byte_ends_it", "mov %r0, 0\nmov %r4, 0\nloop:\nldxb %r3, [%r1]\njeq %r3, 58, out\nadd %r0, %r3\nadd %r1, 1\nadd %r4, 8\njlt %r4, %r2, loop\nout:\nexit"},
 		{"byte_never_ends_it", "mov %r0, 0\nmov %r4, 0\nloop:\nldxb %r3, [%r1]\njeq %r3, 1, out\nadd %r0, %r3\nadd %r1, 1\nadd %r4, 1\njlt %r4, %r2, loop\nout:\nexit"},
+		// The counter carried through a copy, as clang-19 writes
+		// for (i = 0; i < n && i < 100; i++) sum += w[i].
+		{"copied_counter", "mov %r3, 0\nmov %r5, 1\nloop:\nmov %r4, %r5\nldxdw %r5, [%r1]\nadd %r3, %r5\njge %r4, %r2, out\nadd %r1, 8\nmov %r5, %r4\nadd %r5, 1\njlt %r4, 100, loop\nout:\nmov %r0, %r3\nexit"},
 		{"bases_stay", "mov %r0, 0\nmov %r4, 0\nmov %r6, 16\nloop:\nmov %r5, %r1\nadd %r5, %r6\nldxdw %r3, [%r5+8]\nadd %r0, %r3\nldxh %r3, [%r1+2]\nadd %r0, %r3\nadd %r4, 1\njlt %r4, %r2, loop\nexit"},
 	}
 	var cases []aotCase

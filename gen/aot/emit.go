@@ -517,7 +517,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		body = append(body, code(fmt.Sprintf("b -= %d * int64(j)", e.backCharge)))
 	}
 	if !l.single || l.countsByCounter(e.views) {
-		body = append(body, code(fmt.Sprintf("c0 := %s", e.r(l.counter))))
+		body = append(body, code(fmt.Sprintf("c0 := %s", e.start(l))))
 	}
 	if e.views != nil {
 		body = append(body, code("n := int(j + 1)"))
@@ -647,7 +647,7 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 		if x.inclusive {
 			xb += "+1"
 		}
-		body = append([]jen.Code{jen.If(code("k, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok && k < j", e.r(l.counter), xb, l.step))).Block(code("j = k"))}, body...)
+		body = append([]jen.Code{jen.If(code("k, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok && k < j", e.start(l), xb, l.step))).Block(code("j = k"))}, body...)
 	}
 	doc := fmt.Sprintf("Instructions %d to %d are a counted loop: when the budget lasts, run a copy that does not check it.", l.head, l.back)
 	if len(l.bases) > 0 {
@@ -656,10 +656,10 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 	guard := "ok"
 	if l.exact && l.step != 1 {
 		// The counter must meet the bound, not step over it.
-		guard += fmt.Sprintf(" && (%s-%s)%%%d == 0", bound, e.r(l.counter), l.step)
+		guard += fmt.Sprintf(" && (%s-%s)%%%d == 0", bound, e.r(l.counter), l.step) // exact loops count by the counter itself
 	}
 	return gocomment.Comment(doc).Line().
-		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); %s", e.r(l.counter), bound, l.step, guard))).Block(body...)
+		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); %s", e.start(l), bound, l.step, guard))).Block(body...)
 }
 
 // rangeViews returns the bases of l that its fast copy reads through a
@@ -832,6 +832,11 @@ func (e *emitter) backEdgeCharge(l *hoistLoop) int {
 		n += e.prog.insns[pc].slots
 	}
 	return n - e.phi[l.head]
+}
+
+// start is the Go expression of l's counter at the head, before it steps.
+func (e *emitter) start(l *hoistLoop) string {
+	return offset(e.r(l.start), -l.startOff)
 }
 
 // backEdges charges, as the fast copy of l leaves the loop, its back edge

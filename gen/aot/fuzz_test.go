@@ -420,8 +420,17 @@ func (g *progGen) countedLoop() {
 	if reg {
 		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 7, Imm: bound})
 	}
+	// Copied: the counter is carried through r4 as clang-19 writes it:
+	// "mov r8, r4" first in the loop, "mov r4, r8; add r4, step" last.
+	copied, copyStep := g.rnd.IntN(5) == 0, int32(1+g.rnd.IntN(3))
+	if copied {
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 4, Imm: start + copyStep})
+	}
 	top := g.newLabel()
 	g.place(top)
+	if copied {
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 8, Src: 4})
+	}
 	after := g.newLabel()
 	n := 1 + g.rnd.IntN(5)
 	step := int32(g.rnd.IntN(9))
@@ -462,10 +471,14 @@ func (g *progGen) countedLoop() {
 		if k == addAt && step > 0 {
 			g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 9, Imm: step})
 		}
-		if k == counterAt {
+		if k == counterAt && !copied {
 			g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 8, Imm: counterStep})
 		}
 		if k == n {
+			if copied {
+				g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 4, Src: 8})
+				g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 4, Imm: copyStep})
+			}
 			break
 		}
 		switch r := g.rnd.IntN(10); {

@@ -38,7 +38,12 @@ import (
 //     inside the loop passes over it; or a base computed in the loop as
 //     "mov rb, rA; add rb, rB" (clang's data + i), both run by every
 //     iteration and the last writes of rb before each access, one of rA
-//     and rB stepping as above and the other not written in the loop.
+//     and rB stepping as above and the other not written in the loop;
+//   - or a counter carried through a copy, as clang-19 writes
+//     for (i = 0; i < n && i < MAX; i++): "mov counter, R" first in the
+//     loop, its only write, and "mov R, counter; add R, s" the last writes
+//     of R, run by every iteration; it steps by s at the head, from R - s
+//     (not for jne and jeq loops).
 //
 // With the counter starting at c0 below the bound K (step s), at most
 // J = (K-c0-1)/s iterations follow the first (runtime.LoopTrips; a jump out
@@ -76,6 +81,11 @@ type hoistLoop struct {
 	// addAt is the counter's add: an iteration that leaves the loop
 	// before it has not stepped the counter.
 	addAt int
+	// The counter's value at the head, before it steps: register start
+	// less startOff (the counter itself, or for a counter clang carries
+	// through a copy, the register it is copied from less the step).
+	start    uint8
+	startOff int64
 	// consts are the registers the loop reads and does not write that hold
 	// a 64-bit constant (an lddw's, beyond 32 bits) set in the code that
 	// falls into the head: the fast copy passes them through
@@ -228,9 +238,32 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		}
 		return false
 	}
+	// A counter clang carries through a copy: "mov counter, R" first in
+	// the loop, and "mov R, counter; add R, s" the last writes of R, so
+	// that each iteration's counter is the last one's plus s (clang-19's
+	// for (i = 0; i < n && i < MAX; i++)). It steps at the head, from R - s
+	// before the first iteration.
+	copied, copyFrom := int64(0), uint8(0)
+	if first := p.insns[loop[0]]; !exact && first.op == runtime.OpMovReg && first.off == 0 && first.dst == counter && first.src != counter && first.src != 10 && defs[counter] == 1 {
+		r := first.src
+		for i := len(loop) - 2; i >= 2; i-- {
+			in := p.insns[loop[i]]
+			if !p.effect(f, in).def.has(r) {
+				continue
+			}
+			mv := p.insns[loop[i-1]]
+			if in.op == runtime.OpAddImm && in.dst == r && in.imm > 0 && mv.op == runtime.OpMovReg && mv.off == 0 && mv.dst == r && mv.src == counter && !skipped(mv.pc) && !skipped(in.pc) {
+				copied, copyFrom = int64(in.imm), r
+			}
+			break
+		}
+	}
 	// steady returns the step of a register the loop writes only by one
 	// add every iteration runs (0 for one it never writes).
 	steady := func(r uint8) (int64, int, bool) {
+		if copied != 0 && r == counter {
+			return copied, head, true
+		}
 		switch defs[r] {
 		case 0:
 			return 0, -1, true
@@ -247,6 +280,10 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		return nil
 	}
 	l.step, l.addAt = step, addAt
+	l.start, l.startOff = counter, 0
+	if copied != 0 {
+		l.start, l.startOff = copyFrom, copied
+	}
 	for _, pc := range loop {
 		in := p.insns[pc]
 		if pc == back.pc || pc == test.pc || pc < addAt || !isCondJump(in.op) || in.class() != runtime.ClassJMP || in.dst != l.counter || inside(in.target) || skipped(pc) {

@@ -63,3 +63,39 @@ __u64 sum256(__u8 *data, __u64 len)
 		sum += ((__u64 *)data)[i];
 	return sum;
 }
+
+/* The sum of the buffer's 32-bit words, at most 4096 of them, folded: the
+ * loop clang-19 writes for for (i = 0; i < n && i < MAX; i++) carries its
+ * counter through a copy. */
+SEC("ubpf/sum32")
+__u64 sum32(__u8 *data, __u64 len)
+{
+	__u64 sum = 0, i;
+	__u32 *w = (__u32 *)data;
+	for (i = 0; i < len / 4 && i < 4096; i++)
+		sum += w[i];
+	return sum + (sum >> 32);
+}
+
+/* The index of the first zero byte, or the length (at most 4096): a loop
+ * with a way out that depends on the data. */
+SEC("ubpf/zero")
+__u64 zero(__u8 *data, __u64 len)
+{
+	__u64 i;
+	for (i = 0; i < len && i < 4096; i++)
+		if (data[i] == 0)
+			break;
+	return i;
+}
+
+/* Adds 3 to each 64-bit word in place, at most 512, and returns how many:
+ * a second bound tested in the middle of the loop's body. */
+SEC("ubpf/bump")
+__u64 bump(__u8 *data, __u64 len)
+{
+	__u64 i, *w = (__u64 *)data;
+	for (i = 0; i < len / 8 && i < 512; i++)
+		w[i] += 3;
+	return i;
+}

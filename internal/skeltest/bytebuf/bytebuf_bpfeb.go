@@ -40,6 +40,8 @@ type BytebufMapSpecs struct{}
 
 // BytebufProgramSpecs are the object's programs before load.
 type BytebufProgramSpecs struct {
+	// Bump is user-space program bump (section ubpf/bump).
+	Bump *bridge.ProgramSpec
 	// Checksum is user-space program checksum (section ubpf/checksum).
 	Checksum *bridge.ProgramSpec
 	// Hash is user-space program hash (section ubpf/hash).
@@ -50,6 +52,10 @@ type BytebufProgramSpecs struct {
 	Parse *bridge.ProgramSpec
 	// Sum256 is user-space program sum256 (section ubpf/sum256).
 	Sum256 *bridge.ProgramSpec
+	// Sum32 is user-space program sum32 (section ubpf/sum32).
+	Sum32 *bridge.ProgramSpec
+	// Zero is user-space program zero (section ubpf/zero).
+	Zero *bridge.ProgramSpec
 }
 
 // BytebufVariableSpecs are the object's global variables before load.
@@ -62,6 +68,9 @@ func LoadBytebufSpec() (*BytebufSpec, error) {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	s := &BytebufSpec{Spec: spec}
+	if s.Programs.Bump, err = bridge.NewProgramSpec(spec, "bump"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
 	if s.Programs.Checksum, err = bridge.NewProgramSpec(spec, "checksum"); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
@@ -75,6 +84,12 @@ func LoadBytebufSpec() (*BytebufSpec, error) {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	if s.Programs.Sum256, err = bridge.NewProgramSpec(spec, "sum256"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
+	if s.Programs.Sum32, err = bridge.NewProgramSpec(spec, "sum32"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
+	if s.Programs.Zero, err = bridge.NewProgramSpec(spec, "zero"); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	return s, nil
@@ -112,7 +127,7 @@ func LoadBytebuf(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 // opts.InProcess) and the user-space programs into the runtime; opts may be
 // nil.
 func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Checksum, s.Programs.Hash, s.Programs.Invert, s.Programs.Parse, s.Programs.Sum256))
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Bump, s.Programs.Checksum, s.Programs.Hash, s.Programs.Invert, s.Programs.Parse, s.Programs.Sum256, s.Programs.Sum32, s.Programs.Zero))
 	if err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
@@ -127,6 +142,9 @@ func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 // BytebufObjects are the loaded maps, programs and variables. Close releases
 // them.
 type BytebufObjects struct {
+	// Bump is user-space program bump (section ubpf/bump), run in process; nil
+	// when its autoload was off.
+	Bump *bridge.BufferProgram
 	// Checksum is user-space program checksum (section ubpf/checksum), run in
 	// process; nil when its autoload was off.
 	Checksum *bridge.BufferProgram
@@ -142,6 +160,12 @@ type BytebufObjects struct {
 	// Sum256 is user-space program sum256 (section ubpf/sum256), run in process;
 	// nil when its autoload was off.
 	Sum256 *bridge.BufferProgram
+	// Sum32 is user-space program sum32 (section ubpf/sum32), run in process; nil
+	// when its autoload was off.
+	Sum32 *bridge.BufferProgram
+	// Zero is user-space program zero (section ubpf/zero), run in process; nil
+	// when its autoload was off.
+	Zero *bridge.BufferProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables BytebufVariables
@@ -154,6 +178,11 @@ type BytebufVariables struct{}
 
 func (o *BytebufObjects) init() error {
 	var err error
+	if !o.set.Disabled("bump") {
+		if o.Bump, err = bridge.NewBufferProgram(o.set, "bump", bytebufBumpTranslation); err != nil {
+			return err
+		}
+	}
 	if !o.set.Disabled("checksum") {
 		if o.Checksum, err = bridge.NewBufferProgram(o.set, "checksum", bytebufChecksumTranslation); err != nil {
 			return err
@@ -176,6 +205,16 @@ func (o *BytebufObjects) init() error {
 	}
 	if !o.set.Disabled("sum256") {
 		if o.Sum256, err = bridge.NewBufferProgram(o.set, "sum256", bytebufSum256Translation); err != nil {
+			return err
+		}
+	}
+	if !o.set.Disabled("sum32") {
+		if o.Sum32, err = bridge.NewBufferProgram(o.set, "sum32", bytebufSum32Translation); err != nil {
+			return err
+		}
+	}
+	if !o.set.Disabled("zero") {
+		if o.Zero, err = bridge.NewBufferProgram(o.set, "zero", bytebufZeroTranslation); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,110 @@ package bytebuf
 
 import "github.com/skelgen/skelgen/runtime"
 
+// bytebufBumpTranslation returns the Go translation of program "bump", for
+// runtime.Program.Bind.
+func bytebufBumpTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: bytebufBumpEntry,
+		Insns: 11,
+	}
+}
+
+// bytebufBumpEntry is the runtime.Entry of program "bump".
+func bytebufBumpEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return bytebufBumpFn0(m, 0, b, r1, r2)
+}
+
+// bytebufBumpFn0 is function bump (instruction 0) of program "bump", run at
+// call depth d with budget b; it returns r0 and the budget left.
+func bytebufBumpFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3 uint64
+	// bytebuf.bpf.c:95: __u64 bump(__u8 *data, __u64 len)
+	// 0: mov %r0, 0
+	r0 = 0
+	// bytebuf.bpf.c:98: for (i = 0; i < len / 8 && i < 512; i++)
+	// 1: jlt %r2, 8, +8 (to 10)
+	if r2 < 8 {
+		goto L10
+	}
+	// 2: rsh %r2, 3
+	r2 >>= 3
+	// Instructions 3 to 9 are a counted loop: when its accesses through r1 stay in
+	// their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(r0, 512, 1); ok {
+		if k, ok := runtime.LoopTrips(r0, r2, 1); ok && k < j {
+			j = k
+		}
+		if b-3 >= int64(j+1)*7 {
+			if fv1, ok := m.SpanAt(r1, 8+8*j, true); ok {
+				c0 := r0
+				n := int(j + 1)
+				vv1 := runtime.Views[[8]byte](fv1, n)
+				for k := range n {
+					// 3: ldxdw %r3, [%r1] (fast copy)
+					r3 = uint64(vv1[k][0]) | uint64(vv1[k][1])<<8 | uint64(vv1[k][2])<<16 | uint64(vv1[k][3])<<24 | uint64(vv1[k][4])<<32 | uint64(vv1[k][5])<<40 | uint64(vv1[k][6])<<48 | uint64(vv1[k][7])<<56
+					// 4: add %r3, 3 (fast copy)
+					r3 += 3
+					// 5: stxdw [%r1], %r3 (fast copy)
+					vv1[k][0] = byte(r3)
+					vv1[k][1] = byte(r3 >> 8)
+					vv1[k][2] = byte(r3 >> 16)
+					vv1[k][3] = byte(r3 >> 24)
+					vv1[k][4] = byte(r3 >> 32)
+					vv1[k][5] = byte(r3 >> 40)
+					vv1[k][6] = byte(r3 >> 48)
+					vv1[k][7] = byte(r3 >> 56)
+					// 6: add %r0, 1 (fast copy)
+					r0 += 1
+					// 7: jge %r0, %r2, +2 (to 10) (fast copy)
+					if r0 >= r2 {
+						b -= 6
+						b -= 7 * (int64((r0-c0)/1) - 1)
+						goto L10
+					}
+					// 8: add %r1, 8 (fast copy)
+					r1 += 8
+					// 9: jlt %r0, 512, -7 (to 3) (fast copy: the range's end)
+				}
+				b -= 8
+				b -= 7 * (int64((r0-c0)/1) - 1)
+				goto L10
+			}
+		}
+	}
+L3:
+	// bytebuf.bpf.c:99: w[i] += 3;
+	// 3: ldxdw %r3, [%r1]
+	r3 = m.Load64At(r1, 3)
+	// 4: add %r3, 3
+	r3 += 3
+	// 5: stxdw [%r1], %r3
+	m.Store64At(r1, r3, 5)
+	// bytebuf.bpf.c:98: for (i = 0; i < len / 8 && i < 512; i++)
+	// 6: add %r0, 1
+	r0 += 1
+	// 7: jge %r0, %r2, +2 (to 10)
+	if r0 >= r2 {
+		b -= 6
+		goto L10
+	}
+	// 8: add %r1, 8
+	r1 += 8
+	// 9: jlt %r0, 512, -7 (to 3)
+	if r0 < 512 {
+		b -= 7
+		runtime.CheckBudget(b-3, 9)
+		goto L3
+	}
+	b -= 8
+L10:
+	// bytebuf.bpf.c:100: return i;
+	// 10: exit
+	b -= 3
+	runtime.CheckBudget(b, 10)
+	return r0, b
+}
+
 // bytebufChecksumTranslation returns the Go translation of program "checksum",
 // for runtime.Program.Bind.
 func bytebufChecksumTranslation() runtime.Translation {
@@ -512,5 +616,241 @@ L11:
 	// 11: exit
 	b -= 3
 	runtime.CheckBudget(b, 11)
+	return r0, b
+}
+
+// bytebufSum32Translation returns the Go translation of program "sum32", for
+// runtime.Program.Bind.
+func bytebufSum32Translation() runtime.Translation {
+	return runtime.Translation{
+		Entry: bytebufSum32Entry,
+		Insns: 16,
+	}
+}
+
+// bytebufSum32Entry is the runtime.Entry of program "sum32".
+func bytebufSum32Entry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return bytebufSum32Fn0(m, 0, b, r1, r2)
+}
+
+// bytebufSum32Fn0 is function sum32 (instruction 0) of program "sum32", run at
+// call depth d with budget b; it returns r0 and the budget left.
+func bytebufSum32Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3, r4, r5 uint64
+	// bytebuf.bpf.c:71: __u64 sum32(__u8 *data, __u64 len)
+	// 0: mov %r3, 0
+	r3 = 0
+	// bytebuf.bpf.c:75: for (i = 0; i < len / 4 && i < 4096; i++)
+	// 1: jlt %r2, 4, +10 (to 12)
+	if r2 < 4 {
+		goto L12
+	}
+	// 2: rsh %r2, 2
+	r2 >>= 2
+	// 3: mov %r5, 1
+	r5 = 1
+	// Instructions 4 to 11 are a counted loop: when its accesses through r1 stay
+	// in their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(r5-1, 4096, 1); ok {
+		if k, ok := runtime.LoopTrips(r5-1, r2, 1); ok && k < j {
+			j = k
+		}
+		if b-4 >= int64(j+1)*8 {
+			if fv1, ok := m.SpanAt(r1, 4+4*j, false); ok {
+				c0 := r5 - 1
+				n := int(j + 1)
+				vv1 := runtime.Views[[4]byte](fv1, n)
+				for k := range n {
+					// 4: mov %r4, %r5 (fast copy)
+					r4 = r5
+					// 5: ldxw %r5, [%r1] (fast copy)
+					r5 = uint64(vv1[k][0]) | uint64(vv1[k][1])<<8 | uint64(vv1[k][2])<<16 | uint64(vv1[k][3])<<24
+					// 6: add %r3, %r5 (fast copy)
+					r3 += r5
+					// 7: jge %r4, %r2, +4 (to 12) (fast copy)
+					if r4 >= r2 {
+						b -= 6
+						b -= 8 * (int64((r4-c0)/1) - 1)
+						goto L12
+					}
+					// 8: add %r1, 4 (fast copy)
+					r1 += 4
+					// 9: mov %r5, %r4 (fast copy)
+					r5 = r4
+					// 10: add %r5, 1 (fast copy)
+					r5 += 1
+					// 11: jlt %r4, 4096, -8 (to 4) (fast copy: the range's end)
+				}
+				b -= 10
+				b -= 8 * (int64((r4-c0)/1) - 1)
+				goto L12
+			}
+		}
+	}
+L4:
+	// 4: mov %r4, %r5
+	r4 = r5
+	// bytebuf.bpf.c:76: sum += w[i];
+	// 5: ldxw %r5, [%r1]
+	r5 = m.Load32At(r1, 5)
+	// 6: add %r3, %r5
+	r3 += r5
+	// bytebuf.bpf.c:75: for (i = 0; i < len / 4 && i < 4096; i++)
+	// 7: jge %r4, %r2, +4 (to 12)
+	if r4 >= r2 {
+		b -= 6
+		goto L12
+	}
+	// 8: add %r1, 4
+	r1 += 4
+	// 9: mov %r5, %r4
+	r5 = r4
+	// 10: add %r5, 1
+	r5 += 1
+	// 11: jlt %r4, 4096, -8 (to 4)
+	if r4 < 4096 {
+		b -= 8
+		runtime.CheckBudget(b-4, 11)
+		goto L4
+	}
+	b -= 10
+L12:
+	// bytebuf.bpf.c:77: return sum + (sum >> 32);
+	// 12: mov %r0, %r3
+	r0 = r3
+	// 13: rsh %r0, 32
+	r0 >>= 32
+	// 14: add %r0, %r3
+	r0 += r3
+	// 15: exit
+	b -= 6
+	runtime.CheckBudget(b, 15)
+	return r0, b
+}
+
+// bytebufZeroTranslation returns the Go translation of program "zero", for
+// runtime.Program.Bind.
+func bytebufZeroTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: bytebufZeroEntry,
+		Insns: 17,
+	}
+}
+
+// bytebufZeroEntry is the runtime.Entry of program "zero".
+func bytebufZeroEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return bytebufZeroFn0(m, 0, b, r1, r2)
+}
+
+// bytebufZeroFn0 is function zero (instruction 0) of program "zero", run at
+// call depth d with budget b; it returns r0 and the budget left.
+func bytebufZeroFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3, r4, r5 uint64
+	// bytebuf.bpf.c:83: __u64 zero(__u8 *data, __u64 len)
+	// 0: mov %r3, %r2
+	r3 = r2
+	// bytebuf.bpf.c:86: for (i = 0; i < len && i < 4096; i++)
+	// 1: jlt %r2, 4096, +1 (to 3)
+	if r2 < 4096 {
+		runtime.CheckBudget(b-2, 1)
+		goto L3
+	}
+	// 2: mov %r3, 4096
+	r3 = 4096
+	b -= 1
+L3:
+	// 3: mov %r0, 0
+	r0 = 0
+	// 4: jeq %r2, 0, +11 (to 16)
+	if r2 == 0 {
+		goto L16
+	}
+	// 5: mov %r4, 0
+	r4 = 0
+	// Instructions 6 to 15 are a counted loop: when its accesses through r5 stay
+	// in their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(r4, 4096, 1); ok {
+		if k, ok := runtime.LoopTrips(r4, r2, 1); ok && k < j {
+			j = k
+		}
+		if b-5 >= int64(j+1)*10 {
+			if fv5, ok := m.SpanAt(r1+r4, 1+1*j, false); ok {
+				c0 := r4
+				n := int(j + 1)
+				vv5 := runtime.Views[[1]byte](fv5, n)
+				for k := range n {
+					// 6: mov %r5, %r1 (fast copy)
+					r5 = r1
+					// 7: add %r5, %r4 (fast copy)
+					r5 += r4
+					// 8: ldxb %r5, [%r5] (fast copy)
+					r5 = uint64(vv5[k][0])
+					// 9: mov %r0, %r4 (fast copy)
+					r0 = r4
+					// 10: jeq32 %r5, 0, +5 (to 16) (fast copy)
+					if uint32(r5) == 0 {
+						b -= 6
+						b -= 10 * (int64((r4 - c0) / 1))
+						goto L16
+					}
+					// 11: add %r4, 1 (fast copy)
+					r4 += 1
+					// 12: mov %r0, %r3 (fast copy)
+					r0 = r3
+					// 13: jge %r4, %r2, +2 (to 16) (fast copy)
+					if r4 >= r2 {
+						b -= 9
+						b -= 10 * (int64((r4-c0)/1) - 1)
+						goto L16
+					}
+					// 14: mov %r0, %r3 (fast copy)
+					r0 = r3
+					// 15: jlt %r4, 4096, -10 (to 6) (fast copy: the range's end)
+				}
+				b -= 11
+				b -= 10 * (int64((r4-c0)/1) - 1)
+				goto L16
+			}
+		}
+	}
+L6:
+	// bytebuf.bpf.c:87: if (data[i] == 0)
+	// 6: mov %r5, %r1
+	r5 = r1
+	// 7: add %r5, %r4
+	r5 += r4
+	// 8: ldxb %r5, [%r5]
+	r5 = m.Load8At(r5, 8)
+	// 9: mov %r0, %r4
+	r0 = r4
+	// 10: jeq32 %r5, 0, +5 (to 16)
+	if uint32(r5) == 0 {
+		b -= 6
+		goto L16
+	}
+	// bytebuf.bpf.c:86: for (i = 0; i < len && i < 4096; i++)
+	// 11: add %r4, 1
+	r4 += 1
+	// 12: mov %r0, %r3
+	r0 = r3
+	// 13: jge %r4, %r2, +2 (to 16)
+	if r4 >= r2 {
+		b -= 9
+		goto L16
+	}
+	// 14: mov %r0, %r3
+	r0 = r3
+	// 15: jlt %r4, 4096, -10 (to 6)
+	if r4 < 4096 {
+		b -= 10
+		runtime.CheckBudget(b-5, 15)
+		goto L6
+	}
+	b -= 11
+L16:
+	// bytebuf.bpf.c:89: return i;
+	// 16: exit
+	b -= 5
+	runtime.CheckBudget(b, 16)
 	return r0, b
 }

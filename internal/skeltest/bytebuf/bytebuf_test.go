@@ -44,15 +44,35 @@ func sum256Go(b []byte) uint64 {
 	return checksumGo(b[:2048])
 }
 
+func sum32Go(b []byte) uint64 {
+	var sum uint64
+	for i := 0; i < len(b)/4 && i < 4096; i++ {
+		sum += uint64(binary.NativeEndian.Uint32(b[4*i:]))
+	}
+	return sum + sum>>32
+}
+
+func zeroGo(b []byte) uint64 {
+	for i := 0; i < len(b) && i < 4096; i++ {
+		if b[i] == 0 {
+			return uint64(i)
+		}
+	}
+	return uint64(min(len(b), 4096))
+}
+
 // TestClangLoopsHoisted: the loops clang-19 writes for hash (i < len) and
 // sum256 (a constant trip count, ended with jne) are translated with their
-// span checked once before the loop, not access by access.
+// span checked once before the loop, not access by access; those of sum32
+// (a counter carried through a copy), zero (a way out that depends on the
+// data) and bump (a second bound mid-body, stores) run as range loops over
+// views, with no check per access.
 func TestClangLoopsHoisted(t *testing.T) {
 	src, err := os.ReadFile("bytebuf_bpfel_aot.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, fn := range []string{"bytebufHashFn0", "bytebufSum256Fn0"} {
+	for _, fn := range []string{"bytebufHashFn0", "bytebufSum256Fn0", "bytebufSum32Fn0", "bytebufZeroFn0", "bytebufBumpFn0"} {
 		_, body, ok := strings.Cut(string(src), "\nfunc "+fn+"(")
 		if !ok {
 			t.Fatalf("no function %s in the translation", fn)
@@ -60,6 +80,52 @@ func TestClangLoopsHoisted(t *testing.T) {
 		body, _, _ = strings.Cut(body, "\n}\n")
 		if !strings.Contains(body, "m.SpanAt(") {
 			t.Errorf("%s checks each access: its loop is not hoisted", fn)
+		}
+		if fn != "bytebufHashFn0" && fn != "bytebufSum256Fn0" && !strings.Contains(body, "runtime.Views[") {
+			t.Errorf("%s is not a range loop", fn)
+		}
+	}
+}
+
+// TestClangLoopsAtTheirBounds runs sum32, zero and bump over buffers
+// around their caps (4096 words, 4096 bytes, 512 words) and without, with
+// a zero byte rare or absent: translation, interpreter and Go agree.
+func TestClangLoopsAtTheirBounds(t *testing.T) {
+	objs, err := LoadBytebuf(&BytebufLoadOptions{InProcess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer objs.Close()
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 3, 4, 9, 100, 4095, 4096, 4097, 4100, 16383, 16384, 16388, 20000} {
+		for _, zeros := range []bool{false, true} {
+			data := make([]byte, n)
+			for i := range data {
+				data[i] = byte(1 + rnd.IntN(255))
+				if zeros && rnd.IntN(3000) == 0 {
+					data[i] = 0
+				}
+			}
+			if got, _ := both(t, objs.Sum32, data); got != sum32Go(data) {
+				t.Errorf("sum32 of %d bytes = %#x, want %#x", n, got, sum32Go(data))
+			}
+			if got, _ := both(t, objs.Zero, data); got != zeroGo(data) {
+				t.Errorf("zero of %d bytes = %d, want %d", n, got, zeroGo(data))
+			}
+			got, out := both(t, objs.Bump, data)
+			words := min(n/8, 512)
+			if got != uint64(words) {
+				t.Errorf("bump of %d bytes returned %d, want %d", n, got, words)
+			}
+			for i := range n / 8 {
+				want := binary.NativeEndian.Uint64(data[8*i:])
+				if i < words {
+					want += 3
+				}
+				if g := binary.NativeEndian.Uint64(out[8*i:]); g != want {
+					t.Fatalf("bump of %d bytes: word %d is %#x, want %#x", n, i, g, want)
+				}
+			}
 		}
 	}
 }

@@ -272,6 +272,11 @@ func TestHoistedPlaces(t *testing.T) {
 		// The counter carried through a copy, as clang-19 writes
 		// for (i = 0; i < n && i < 100; i++) sum += w[i].
 		{"copied_counter", "mov %r3, 0\nmov %r5, 1\nloop:\nmov %r4, %r5\nldxdw %r5, [%r1]\nadd %r3, %r5\njge %r4, %r2, out\nadd %r1, 8\nmov %r5, %r4\nadd %r5, 1\njlt %r4, 100, loop\nout:\nmov %r0, %r3\nexit"},
+		// The same with the counter indexing the data (data + i), its
+		// register set before the loop by an instruction the translation
+		// drops (the loop overwrites it before reading it). Found by the
+		// soak: the span started where that dropped value pointed.
+		{"copied_counter_index", "mov %r9, %r1\nmov %r8, 3\nmov %r4, 4\nloop:\nmov %r8, %r4\nmov %r5, %r9\nadd %r5, %r8\nstdw [%r5+2], -856305142\nldxsh %r0, [%r5+12]\nmov %r4, %r8\nadd %r4, 1\njlt %r8, %r2, loop\nexit"},
 		{"bases_stay", "mov %r0, 0\nmov %r4, 0\nmov %r6, 16\nloop:\nmov %r5, %r1\nadd %r5, %r6\nldxdw %r3, [%r5+8]\nadd %r0, %r3\nldxh %r3, [%r1+2]\nadd %r0, %r3\nadd %r4, 1\njlt %r4, %r2, loop\nexit"},
 	}
 	var cases []aotCase

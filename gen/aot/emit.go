@@ -628,7 +628,7 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 		if b.step != 0 {
 			n += fmt.Sprintf("+%d*j", b.step)
 		}
-		body = []jen.Code{jen.If(code(fmt.Sprintf("fv%d, ok := m.SpanAt(%s, %s, %v); ok", b.reg, e.baseStart(b), n, b.write))).Block(body...)}
+		body = []jen.Code{jen.If(code(fmt.Sprintf("fv%d, ok := m.SpanAt(%s, %s, %v); ok", b.reg, e.baseStart(l, b), n, b.write))).Block(body...)}
 	}
 	bound := l.bound
 	if l.inclusive {
@@ -862,11 +862,17 @@ func (e *emitter) baseNames(l *hoistLoop) string {
 	return strings.Join(names, ", ")
 }
 
-// baseStart is the address where the span of base b starts, as computed
-// at the loop's head.
-func (e *emitter) baseStart(b *hoistBase) string {
+// baseStart is the address where the span of base b of loop l starts, as
+// computed at the loop's head, where the counter is taken as it is before
+// it steps (e.start: for a counter carried through a copy, the register
+// itself holds nothing the loop reads yet).
+func (e *emitter) baseStart(l *hoistLoop, b *hoistBase) string {
 	var parts []string
 	for _, r := range b.from {
+		if r == l.counter && l.startOff != 0 {
+			parts = append(parts, "("+e.start(l)+")")
+			continue
+		}
 		parts = append(parts, e.r(r))
 	}
 	return offset(strings.Join(parts, "+"), b.lo)

@@ -230,6 +230,12 @@ func TestSpanSafetyNet(t *testing.T) {
 	if v := WindowOf[[16]byte](span).At(0); &v[0] != &ctx[16] {
 		t.Error("a window as long as its span does not start where the span does")
 	}
+	if v := Views[[8]byte](span, 2); len(v) != 2 || &v[1][7] != &ctx[31] {
+		t.Error("views of a span do not cover it element by element")
+	}
+	if Opaque(0x100000001b3) != 0x100000001b3 {
+		t.Error("Opaque changed its argument")
+	}
 	for _, f := range []func(){
 		func() { WindowOf[[8]byte](span).At(9) },
 		func() { WindowOf[[1]byte](span).At(16) },
@@ -238,6 +244,11 @@ func TestSpanSafetyNet(t *testing.T) {
 		func() { WindowOf[[2]byte](span).At(1<<64 - 1) },
 		func() { WindowOf[[1]byte](nil).At(0) },
 		func() { Window[[1]byte]{}.At(0) },
+		// Views: more elements than the span holds, a count that would
+		// overflow a multiplication, a negative count.
+		func() { Views[[8]byte](span, 3) },
+		func() { Views[[8]byte](span, 1<<61+1) },
+		func() { Views[[1]byte](span, -1) },
 	} {
 		err := func() (err error) {
 			defer func() { err = m.trapError(recover()) }()

@@ -277,6 +277,25 @@ func TestHoistedPlaces(t *testing.T) {
 		// drops (the loop overwrites it before reading it). Found by the
 		// soak: the span started where that dropped value pointed.
 		{"copied_counter_index", "mov %r9, %r1\nmov %r8, 3\nmov %r4, 4\nloop:\nmov %r8, %r4\nmov %r5, %r9\nadd %r5, %r8\nstdw [%r5+2], -856305142\nldxsh %r0, [%r5+12]\nmov %r4, %r8\nadd %r4, 1\njlt %r8, %r2, loop\nexit"},
+		// Back edges testing a register computed from the counter, as
+		// clang-19 writes for (; i + 8 <= len; i += 8) (r2 is the trip
+		// count times 8): from a shadow of the counter (a copy made after
+		// its add) with a second bound in the body, as clang writes
+		// checksum; from the counter after its add; before its add; less
+		// a constant.
+		{"derived_shadow", "mul %r2, 8\nmov %r0, 0\nmov %r3, 0\njlt %r2, 8, out\nmov %r4, 0\nmov %r5, 0\nloop:\nmov %r0, %r1\nadd %r0, %r4\nldxdw %r0, [%r0]\nadd %r0, %r5\nadd %r3, 8\njgt %r3, 1000, out\nmov %r6, %r4\nadd %r6, 16\nmov %r4, %r3\nmov %r5, %r0\njle %r6, %r2, loop\nout:\nexit"},
+		{"derived_shadow_bound_fires", "mul %r2, 8\nmov %r0, 0\nmov %r3, 0\nmov %r4, 0\nmov %r5, 0\nloop:\nmov %r0, %r1\nadd %r0, %r4\nldxdw %r0, [%r0]\nadd %r0, %r5\nadd %r3, 8\njgt %r3, 39, out\nmov %r6, %r4\nadd %r6, 16\nmov %r4, %r3\nmov %r5, %r0\njle %r6, %r2, loop\nout:\nexit"},
+		// The shadow does not start equal to the counter: the guard
+		// sends the loop to its checked copy.
+		{"derived_shadow_unequal", "mul %r2, 8\nmov %r0, 0\nmov %r3, 8\nmov %r4, 0\nmov %r5, 0\nloop:\nmov %r0, %r1\nadd %r0, %r4\nldxdw %r0, [%r0]\nadd %r0, %r5\nadd %r3, 8\nmov %r6, %r4\nadd %r6, 16\nmov %r4, %r3\nmov %r5, %r0\njle %r6, %r2, loop\nexit"},
+		{"derived_after_add", "mul %r2, 8\nmov %r0, 0\nmov %r3, 0\nloop:\nmov %r5, %r1\nadd %r5, %r3\nldxdw %r4, [%r5]\nadd %r0, %r4\nadd %r3, 8\nmov %r6, %r3\nadd %r6, 8\njle %r6, %r2, loop\nexit"},
+		{"derived_before_add", "mul %r2, 8\nmov %r0, 0\nmov %r3, 0\nloop:\nmov %r6, %r3\nadd %r6, 16\nldxdw %r4, [%r1]\nadd %r0, %r4\nadd %r1, 8\nadd %r3, 8\njle %r6, %r2, loop\nexit"},
+		{"derived_less", "mul %r2, 8\nmov %r0, 0\nmov %r3, 0\nloop:\nldxdw %r4, [%r1]\nadd %r0, %r4\nadd %r1, 8\nadd %r3, 8\nmov %r6, %r3\nadd %r6, -8\njgt %r2, %r6, loop\nexit"},
+		// A shadow read only after its mov (data + i with i copied from
+		// the stepped counter); its value before the loop is dead, and
+		// once not equal to the counter.
+		{"shadow_read_after_mov", "mul %r2, 8\nmov %r0, 0\nmov %r3, 0\nmov %r4, 0\nloop:\nadd %r3, 8\nmov %r4, %r3\nmov %r5, %r1\nadd %r5, %r4\nldxdw %r6, [%r5-8]\nadd %r0, %r6\njlt %r3, %r2, loop\nexit"},
+		{"shadow_read_after_mov_unequal", "mul %r2, 8\nmov %r0, 0\nmov %r3, 0\nmov %r4, 5\nloop:\nadd %r3, 8\nmov %r4, %r3\nmov %r5, %r1\nadd %r5, %r4\nldxdw %r6, [%r5-8]\nadd %r0, %r6\njlt %r3, %r2, loop\nexit"},
 		{"bases_stay", "mov %r0, 0\nmov %r4, 0\nmov %r6, 16\nloop:\nmov %r5, %r1\nadd %r5, %r6\nldxdw %r3, [%r5+8]\nadd %r0, %r3\nldxh %r3, [%r1+2]\nadd %r0, %r3\nadd %r4, 1\njlt %r4, %r2, loop\nexit"},
 	}
 	var cases []aotCase

@@ -2,6 +2,7 @@ package aot
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -549,6 +550,9 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		if in.op == runtime.OpAddImm && counts[in.dst] {
 			stmts = append(stmts, code(fmt.Sprintf("o%d += %d", in.dst, in.imm)))
 		}
+		if s, ok := l.shadowAt[pc]; ok && counts[in.dst] {
+			stmts = append(stmts, code(fmt.Sprintf("o%d += %d", in.dst, s)))
+		}
 		*to = append(*to, jen.Commentf("%d: %s (%s)", pc, in.text, note))
 		*to = append(*to, stmts...)
 	}
@@ -654,12 +658,21 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 		doc = fmt.Sprintf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions and the budget lasts, run a copy that checks neither.", l.head, l.back, e.baseNames(l))
 	}
 	guard := "ok"
+	// A shadow steps with its counter only if it starts equal to it.
+	var shadows []int
+	for x := range l.shadows {
+		shadows = append(shadows, int(x))
+	}
+	slices.Sort(shadows)
+	for _, x := range shadows {
+		guard += fmt.Sprintf(" && %s == %s", e.r(uint8(x)), e.r(l.shadows[uint8(x)]))
+	}
 	if l.exact && l.step != 1 {
 		// The counter must meet the bound, not step over it.
 		guard += fmt.Sprintf(" && (%s-%s)%%%d == 0", bound, e.r(l.counter), l.step) // exact loops count by the counter itself
 	}
 	return gocomment.Comment(doc).Line().
-		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); %s", e.start(l), bound, l.step, guard))).Block(body...)
+		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); %s", offset(e.start(l), l.testOff), bound, l.step, guard))).Block(body...)
 }
 
 // rangeViews returns the bases of l that its fast copy reads through a

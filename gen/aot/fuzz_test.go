@@ -404,7 +404,8 @@ func (g *progGen) loop() {
 // r9 at small offsets, with forward jumps inside the loop and out of it
 // (the counter steps after the body or inside it). Some loops index instead: r5 = r9 + r8 at the top of the body, and the
 // accesses go through r5; some test r8 against a second bound on the way
-// out. Starts at or past the bound, spans running off
+// out; some test r6, computed from the counter or from r4, a copy of it,
+// in place of the counter. Starts at or past the bound, spans running off
 // their region, read-only memory and budgets running out inside the loop
 // all turn up.
 func (g *progGen) countedLoop() {
@@ -426,10 +427,36 @@ func (g *progGen) countedLoop() {
 	if copied {
 		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 4, Imm: start + copyStep})
 	}
+	// Derived: the back edge tests r6 = Y + c instead of the counter, as
+	// clang-19 tests i + 8 <= len; Y is the counter or r4, a shadow of
+	// it ("mov r4, r8" after the counter's add, r4 equal to r8 before the
+	// loop, or not), and r6 is computed at the top of the body or at its
+	// end.
+	derived := !copied && g.rnd.IntN(4) == 0
+	shadow := derived && g.rnd.IntN(2) == 0
+	derivedTop, derivedOff := g.rnd.IntN(2) == 0, int32(g.rnd.IntN(25)-8)
+	if shadow {
+		s := start
+		if g.rnd.IntN(6) == 0 {
+			s += int32(1 + g.rnd.IntN(3))
+		}
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 4, Imm: s})
+	}
+	y := uint8(8)
+	if shadow {
+		y = 4
+	}
+	derive := func() {
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 6, Src: y})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 6, Imm: derivedOff})
+	}
 	top := g.newLabel()
 	g.place(top)
 	if copied {
 		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 8, Src: 4})
+	}
+	if derived && derivedTop {
+		derive()
 	}
 	after := g.newLabel()
 	n := 1 + g.rnd.IntN(5)
@@ -444,7 +471,7 @@ func (g *progGen) countedLoop() {
 			step = 0
 		}
 		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 5, Src: 9})
-		g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 5, Src: 8})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 5, Src: y})
 	}
 	// The counter steps after the body, or in it, between the index's
 	// use in r5 and accesses through r5.
@@ -473,11 +500,17 @@ func (g *progGen) countedLoop() {
 		}
 		if k == counterAt && !copied {
 			g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 8, Imm: counterStep})
+			if shadow {
+				g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 4, Src: 8})
+			}
 		}
 		if k == n {
 			if copied {
 				g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 4, Src: 8})
 				g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 4, Imm: copyStep})
+			}
+			if derived && !derivedTop {
+				derive()
 			}
 			break
 		}
@@ -521,13 +554,21 @@ func (g *progGen) countedLoop() {
 	case 3:
 		back.Opcode, jeqJa = runtime.OpJeqImm, true
 	}
+	if derived {
+		// A derived test is hoisted only with jlt and jle (or their
+		// swapped forms).
+		back.Dst = 6
+		if jeqJa || back.Opcode == runtime.OpJneImm {
+			back.Opcode, jeqJa = runtime.OpJltImm, false
+		}
+	}
 	if reg {
 		back.Opcode |= 0x08
 		back.Src, back.Imm = 7, 0
 		if op := back.Opcode; (op == runtime.OpJltReg || op == runtime.OpJleReg) && g.rnd.IntN(2) == 0 {
 			// The bound against the counter, as clang writes i < len.
 			back.Opcode = map[runtime.Opcode]runtime.Opcode{runtime.OpJltReg: runtime.OpJgtReg, runtime.OpJleReg: runtime.OpJgeReg}[op]
-			back.Dst, back.Src = 7, 8
+			back.Dst, back.Src = 7, back.Dst
 		}
 	}
 	if jeqJa {
@@ -720,10 +761,12 @@ func TestAOTRandomSoak(t *testing.T) {
 }
 
 // TestRandomProgramsHoist makes sure the random programs exercise hoisted
-// loops: some of their translations must run a loop's fast copy.
+// loops: some of their translations must run a loop's fast copy, some
+// through views, some with a back edge testing a register derived from
+// the counter, some guarded by a shadow of it.
 func TestRandomProgramsHoist(t *testing.T) {
-	hoisted, windows, views, blocks := 0, 0, 0, 0
-	for i := range 128 {
+	hoisted, windows, views, blocks, derived, shadows := 0, 0, 0, 0, 0, 0
+	for i := range 256 {
 		c := randomProgram(1, i)
 		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: "p"})
 		if err != nil {
@@ -743,9 +786,17 @@ func TestRandomProgramsHoist(t *testing.T) {
 		if strings.Contains(src, "(span checked)") {
 			blocks++
 		}
+		// The generator's counter is r8, its derived test r6 = Y + c
+		// (the trip count from r8 plus an offset), its shadow r4.
+		if strings.Contains(src, "LoopTrips(r8+") || strings.Contains(src, "LoopTrips(r8-") {
+			derived++
+		}
+		if strings.Contains(src, "&& r4 == r8") {
+			shadows++
+		}
 	}
-	t.Logf("%d of 128 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block", hoisted, windows, views, blocks)
-	if hoisted < 8 || windows < 4 || views < 6 || blocks < 8 {
-		t.Errorf("only %d of 128 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block", hoisted, windows, views, blocks)
+	t.Logf("%d of 256 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block, %d a derived test, %d a shadow", hoisted, windows, views, blocks, derived, shadows)
+	if hoisted < 16 || windows < 8 || views < 8 || blocks < 16 || derived < 6 || shadows < 3 {
+		t.Errorf("too few: want at least 16 hoisted loops, 8 windows, 8 views, 16 span blocks, 6 derived tests, 3 shadows")
 	}
 }

@@ -43,7 +43,15 @@ import (
 //     for (i = 0; i < n && i < MAX; i++): "mov counter, R" first in the
 //     loop, its only write, and "mov R, counter; add R, s" the last writes
 //     of R, run by every iteration; it steps by s at the head, from R - s
-//     (not for jne and jeq loops).
+//     (not for jne and jeq loops);
+//   - or a back edge testing not the counter but "mov T, Y; add T, c"
+//     computed in the loop (the only writes of T), Y the counter or a
+//     shadow of it, as clang-19 writes for (; i + 8 <= len; i += 8): the
+//     test is then the counter's, offset (hoistLoop.testOff). A shadow is
+//     a register whose only write in the loop is "mov X, counter" after
+//     the counter's add: it steps with the counter, at the mov, provided
+//     it equals the counter when the loop starts, which the fast copy's
+//     guard checks.
 //
 // With the counter starting at c0 below the bound K (step s), at most
 // J = (K-c0-1)/s iterations follow the first (runtime.LoopTrips; a jump out
@@ -91,6 +99,14 @@ type hoistLoop struct {
 	// falls into the head: the fast copy passes them through
 	// runtime.Opaque, so that Go keeps them in registers.
 	consts []uint8
+	// testOff: the back edge tests the counter plus testOff (a register
+	// the loop computes from it, see hoistable), so that the trip count is
+	// runtime.LoopTrips's from the counter's start plus testOff.
+	testOff int64
+	// shadows maps each shadow register (see above) to its counter, and
+	// shadowAt each shadow's mov to its step.
+	shadows  map[uint8]uint8
+	shadowAt map[int]int64
 	// single: the loop's only way out is its test of the counter against
 	// the bound, so it runs exactly the iterations the counter allows and
 	// the fast copy charges every back edge before it starts.
@@ -258,11 +274,31 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 			break
 		}
 	}
+	// Shadows: "mov X, C" the only write of X, after the only write of C,
+	// "add C, s", both run by every iteration.
+	type shadow struct {
+		of   uint8
+		pc   int
+		step int64
+	}
+	shadows := map[uint8]shadow{}
+	for _, pc := range loop {
+		in := p.insns[pc]
+		if in.op != runtime.OpMovReg || in.off != 0 || in.dst == in.src || in.src == 10 || defs[in.dst] != 1 || defs[in.src] != 1 || skipped(pc) {
+			continue
+		}
+		if a, ok := adds[in.src]; ok && a.step > 0 && a.pc < pc && !skipped(a.pc) {
+			shadows[in.dst] = shadow{in.src, pc, a.step}
+		}
+	}
 	// steady returns the step of a register the loop writes only by one
-	// add every iteration runs (0 for one it never writes).
+	// add every iteration runs (0 for one it never writes), and where.
 	steady := func(r uint8) (int64, int, bool) {
 		if copied != 0 && r == counter {
 			return copied, head, true
+		}
+		if sh, ok := shadows[r]; ok {
+			return sh.step, sh.pc, true
 		}
 		switch defs[r] {
 		case 0:
@@ -274,10 +310,57 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		}
 		return 0, 0, false
 	}
-	l := &hoistLoop{head: head, back: back.pc, counter: counter, inclusive: inclusive, exact: exact, fast: map[int]bool{}, lag: map[int]int64{}, at: map[int]int64{}}
+	// A derived test: the back edge tests T, "mov T, Y; add T, c" the
+	// last writes of T and its only ones, Y the counter C or a shadow of
+	// it. T is then C at the head, plus the step when Y stepped before
+	// the mov, plus c.
+	testOff, derived, testReg := int64(0), false, uint8(0)
+	if t := counter; !exact && copied == 0 && test == back && defs[t] == 2 {
+		i := len(loop) - 2
+		for i >= 1 && !p.effect(f, p.insns[loop[i]]).def.has(t) {
+			i--
+		}
+		if i < 1 {
+			return nil
+		}
+		mv, ad := p.insns[loop[i-1]], p.insns[loop[i]]
+		if ad.op != runtime.OpAddImm || ad.dst != t || mv.op != runtime.OpMovReg || mv.off != 0 || mv.dst != t || mv.src == t || mv.src == 10 || skipped(mv.pc) || skipped(ad.pc) {
+			return nil
+		}
+		y := mv.src
+		c := y
+		if sh, ok := shadows[y]; ok {
+			c = sh.of
+		}
+		a, ok := adds[c]
+		if !ok || defs[c] != 1 || a.step <= 0 || skipped(a.pc) {
+			return nil
+		}
+		_, yAt, _ := steady(y)
+		testOff = int64(ad.imm) - a.step
+		if yAt < mv.pc {
+			testOff += a.step
+		}
+		counter, derived, testReg = c, true, y
+	}
+	l := &hoistLoop{head: head, back: back.pc, counter: counter, inclusive: inclusive, exact: exact, testOff: testOff, fast: map[int]bool{}, lag: map[int]int64{}, at: map[int]int64{}}
 	step, addAt, ok := steady(counter)
 	if !ok || step == 0 {
 		return nil
+	}
+	// useShadow records a shadow the fast copy relies on: its guard
+	// checks that it starts equal to its counter.
+	useShadow := func(x uint8) {
+		if sh, ok := shadows[x]; ok {
+			if l.shadows == nil {
+				l.shadows, l.shadowAt = map[uint8]uint8{}, map[int]int64{}
+			}
+			l.shadows[x] = sh.of
+			l.shadowAt[sh.pc] = sh.step
+		}
+	}
+	if derived {
+		useShadow(testReg)
 	}
 	l.step, l.addAt = step, addAt
 	l.start, l.startOff = counter, 0
@@ -416,6 +499,9 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 	// any access through it, which runtime.SpanLoad64 and friends rely on.
 	for _, r := range order {
 		l.bases = append(l.bases, bases[r])
+		for _, x := range bases[r].from {
+			useShadow(x)
+		}
 	}
 	return l
 }

@@ -61,35 +61,37 @@ func zeroGo(b []byte) uint64 {
 	return uint64(min(len(b), 4096))
 }
 
-// TestClangLoopsHoisted: the loops clang-19 writes for hash (i < len) and
-// sum256 (a constant trip count, ended with jne) are translated with their
-// span checked once before the loop, not access by access; those of sum32
-// (a counter carried through a copy), zero (a way out that depends on the
-// data) and bump (a second bound mid-body, stores) run as range loops over
-// views, with no check per access.
+// TestClangLoopsHoisted: the loops clang-19 writes for hash (i < len),
+// sum256 (a constant trip count, ended with jne), sum32 (a counter carried
+// through a copy), zero (a way out that depends on the data), bump (a
+// second bound mid-body, stores) and both loops of checksum (the first
+// tests i + 8 <= len through a register computed from a copy of the
+// counter) run as range loops over views, with their span checked once
+// before the loop and no check per access.
 func TestClangLoopsHoisted(t *testing.T) {
 	src, err := os.ReadFile("bytebuf_bpfel_aot.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, fn := range []string{"bytebufHashFn0", "bytebufSum256Fn0", "bytebufSum32Fn0", "bytebufZeroFn0", "bytebufBumpFn0"} {
-		_, body, ok := strings.Cut(string(src), "\nfunc "+fn+"(")
+	for _, c := range []struct {
+		fn    string
+		loops int
+	}{{"bytebufHashFn0", 1}, {"bytebufSum256Fn0", 1}, {"bytebufSum32Fn0", 1}, {"bytebufZeroFn0", 1}, {"bytebufBumpFn0", 1}, {"bytebufChecksumFn0", 2}} {
+		_, body, ok := strings.Cut(string(src), "\nfunc "+c.fn+"(")
 		if !ok {
-			t.Fatalf("no function %s in the translation", fn)
+			t.Fatalf("no function %s in the translation", c.fn)
 		}
 		body, _, _ = strings.Cut(body, "\n}\n")
-		if !strings.Contains(body, "m.SpanAt(") {
-			t.Errorf("%s checks each access: its loop is not hoisted", fn)
-		}
-		if fn != "bytebufHashFn0" && fn != "bytebufSum256Fn0" && !strings.Contains(body, "runtime.Views[") {
-			t.Errorf("%s is not a range loop", fn)
+		if n := strings.Count(body, "runtime.Views["); n != c.loops {
+			t.Errorf("%s has %d range loops, want %d", c.fn, n, c.loops)
 		}
 	}
 }
 
 // TestClangLoopsAtTheirBounds runs sum32, zero and bump over buffers
 // around their caps (4096 words, 4096 bytes, 512 words) and without, with
-// a zero byte rare or absent: translation, interpreter and Go agree.
+// a zero byte rare or absent, and checksum around its cap (1 MiB) and
+// word boundaries: translation, interpreter and Go agree.
 func TestClangLoopsAtTheirBounds(t *testing.T) {
 	objs, err := LoadBytebuf(&BytebufLoadOptions{InProcess: true})
 	if err != nil {
@@ -97,7 +99,16 @@ func TestClangLoopsAtTheirBounds(t *testing.T) {
 	}
 	defer objs.Close()
 	rnd := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{0, 3, 4, 9, 100, 4095, 4096, 4097, 4100, 16383, 16384, 16388, 20000} {
+	for _, n := range []int{1<<20 - 13, 1<<20 - 8, 1 << 20, 1<<20 + 5, 1<<20 + 8} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(rnd.Uint32())
+		}
+		if got, _ := both(t, objs.Checksum, data); got != checksumGo(data[:min(n, 1<<20)]) {
+			t.Errorf("checksum of %d bytes = %#x, want %#x", n, got, checksumGo(data[:min(n, 1<<20)]))
+		}
+	}
+	for _, n := range []int{0, 3, 4, 9, 15, 16, 17, 100, 4095, 4096, 4097, 4100, 16383, 16384, 16388, 20000} {
 		for _, zeros := range []bool{false, true} {
 			data := make([]byte, n)
 			for i := range data {
@@ -105,6 +116,9 @@ func TestClangLoopsAtTheirBounds(t *testing.T) {
 				if zeros && rnd.IntN(3000) == 0 {
 					data[i] = 0
 				}
+			}
+			if got, _ := both(t, objs.Checksum, data); got != checksumGo(data) {
+				t.Errorf("checksum of %d bytes = %#x, want %#x", n, got, checksumGo(data))
 			}
 			if got, _ := both(t, objs.Sum32, data); got != sum32Go(data) {
 				t.Errorf("sum32 of %d bytes = %#x, want %#x", n, got, sum32Go(data))

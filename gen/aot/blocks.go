@@ -31,7 +31,7 @@ func (g *spanBlock) view() string { return fmt.Sprintf("v%d", g.first) }
 func (p *aotProgram) findBlocks(f *aotFunc, labels map[int]bool, loops map[int]*hoistLoop) map[int]*spanBlock {
 	inLoop := func(pc int) bool {
 		for _, l := range loops {
-			if pc >= l.head && pc <= l.back {
+			if l.contains(pc) {
 				return true
 			}
 		}

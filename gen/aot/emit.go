@@ -467,8 +467,8 @@ func (e *emitter) jumpTo(pc, target int) []jen.Code {
 		return []jen.Code{jen.Goto().Id(e.labelOf(target))}
 	}
 	stmts := e.adjust(e.pending - phi)
-	if l != nil && (target < l.head || target > l.back) {
-		stmts = append(stmts, e.backEdges(l, pc < l.addAt)...)
+	if l != nil && !l.contains(target) {
+		stmts = append(stmts, e.backEdges(l, l.pos[pc] < l.pos[l.addAt])...)
 	}
 	if (target <= pc || e.check[pc]) && e.fast == nil {
 		stmts = append(stmts, e.checkAt(pc, phi))
@@ -479,7 +479,7 @@ func (e *emitter) jumpTo(pc, target int) []jen.Code {
 // labelOf names the label of target as jumps in the code being emitted
 // reach it: in the fast copy of a loop, the copy's own labels.
 func (e *emitter) labelOf(target int) string {
-	if l := e.fast; l != nil && target >= l.head && target <= l.back {
+	if l := e.fast; l != nil && l.contains(target) {
 		return fmt.Sprintf("F%d", target)
 	}
 	return label(target)
@@ -562,7 +562,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		to = &loop
 		e.pending = e.phi[l.head]
 		fell := false
-		for pc := l.head; pc < l.back; pc += p.insns[pc].slots {
+		for _, pc := range l.order[:len(l.order)-1] {
 			if labels[pc] && pc != l.head {
 				if fell {
 					loop = append(loop, e.adjust(e.pending-e.phi[pc])...)
@@ -588,10 +588,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	}
 	to = &body
 	fell, unrolled := false, e.unrollable(l, labels)
-	for _, pc := range e.fn.body {
-		if pc < l.head || pc > l.back {
-			continue
-		}
+	for _, pc := range l.order {
 		in := p.insns[pc]
 		if labels[pc] {
 			if fell {
@@ -607,7 +604,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 			body = append(body, jen.Commentf("%d: %s (fast copy, first of two iterations)", pc, in.text))
 			body = append(body, jen.If(code("!("+e.cond(in)+")")).Block(leave()...))
 			e.pending = e.phi[l.head]
-			for x := l.head; x < l.back; x += p.insns[x].slots {
+			for _, x := range l.order[:len(l.order)-1] {
 				emit(x, "fast copy, second iteration")
 			}
 		}
@@ -639,7 +636,7 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 		bound += "+1"
 	}
 	slots := 0
-	for pc := l.head; pc <= l.back; pc += p.insns[pc].slots {
+	for _, pc := range l.order {
 		slots += p.insns[pc].slots
 	}
 	// The budget left at the head covers every slot the loop can run, so
@@ -717,7 +714,7 @@ func (e *emitter) rangeViews(l *hoistLoop) map[uint8]bool {
 func (e *emitter) unrollable(l *hoistLoop, labels map[int]bool) bool {
 	p := e.prog
 	n := 0
-	for pc := l.head; pc <= l.back; pc += p.insns[pc].slots {
+	for _, pc := range l.order {
 		in := p.insns[pc]
 		jump := in.class() == runtime.ClassJMP || in.class() == runtime.ClassJMP32
 		if n++; n > maxUnrolled || pc != l.head && labels[pc] || pc != l.back && jump {
@@ -766,7 +763,7 @@ func (e *emitter) windows(l *hoistLoop, labels map[int]bool) []*spanWindow {
 	e.win = map[int]*spanWindow{}
 	var order []*spanWindow
 	cur := map[uint8]*spanWindow{}
-	for pc := l.head; pc <= l.back; pc += p.insns[pc].slots {
+	for _, pc := range l.order {
 		in := p.insns[pc]
 		if labels[pc] {
 			cur = map[uint8]*spanWindow{}
@@ -834,14 +831,14 @@ func (e *emitter) windowAccess(in *aotInsn, base uint8) (pre []jen.Code, name st
 // count (the phi of the last label in the loop, the head at least, plus
 // the slots from there on).
 func (e *emitter) backEdgeCharge(l *hoistLoop) int {
-	last := l.head
-	for pc := l.head; pc <= l.back; pc += e.prog.insns[pc].slots {
+	last := 0
+	for i, pc := range l.order {
 		if _, ok := e.phi[pc]; ok {
-			last = pc
+			last = i
 		}
 	}
-	n := e.phi[last]
-	for pc := last; pc <= l.back; pc += e.prog.insns[pc].slots {
+	n := e.phi[l.order[last]]
+	for _, pc := range l.order[last:] {
 		n += e.prog.insns[pc].slots
 	}
 	return n - e.phi[l.head]

@@ -62,6 +62,15 @@ import (
 // them is checked with runtime.Memory.SpanAt.
 type hoistLoop struct {
 	head, back int
+	// order is the loop's instructions in the order an iteration runs
+	// them, head first and back edge last, and pos their places in it:
+	// the instructions from head to back edge, or for a rotated loop
+	// (see findLoops) its body and then its latch.
+	order []int
+	pos   map[int]int
+	// entry is the jump that enters a rotated loop at its head, -1 for a
+	// loop that control falls into.
+	entry int
 	counter    uint8
 	bound      string // the bound's Go expression (register or constant)
 	inclusive  bool   // jle: the bound is K+1
@@ -154,18 +163,35 @@ func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 		if !(isCondJump(in.op) && in.class() == runtime.ClassJMP || in.op == runtime.OpJa) || in.target > pc {
 			continue
 		}
-		if l := p.hoistable(f, i, jumpsTo); l != nil {
-			out[l.head] = l
+		// Entered by falling into the head only, and jumped to only by
+		// the back edge; every instruction between head and back edge
+		// belongs to f.
+		head := in.target
+		hi := slices.Index(f.body, head)
+		if hi > 0 && f.body[hi-1]+p.insns[f.body[hi-1]].slots == head && falls(p.insns[f.body[hi-1]]) && jumpsTo[head] == 1 && head != f.entry {
+			if loop := f.body[hi : i+1]; len(loop) == countInsns(p, loop) {
+				if l := p.hoistable(f, loop, -1, jumpsTo); l != nil {
+					out[l.head] = l
+				}
+			}
 		}
 	}
 	return out
 }
 
-// hoistable checks the loop whose back edge is body[bi].
-func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLoop {
-	body := f.body
-	back := p.insns[body[bi]]
-	head := back.target
+// hoistable checks the loop whose instructions are loop, in the order an
+// iteration runs them (head first, back edge last), entered by the jump
+// at entry (-1: by falling into the head, which the caller checked).
+func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[int]int) *hoistLoop {
+	back := p.insns[loop[len(loop)-1]]
+	head := loop[0]
+	pos := make(map[int]int, len(loop))
+	for i, pc := range loop {
+		pos[pc] = i
+	}
+	inside := func(pc int) bool { _, ok := pos[pc]; return ok }
+	// before reports whether a runs before b in an iteration.
+	before := func(a, b int) bool { return pos[a] < pos[b] }
 	// test is the instruction that tests the counter against the bound:
 	// the back edge itself, or for "jeq; ja" the jeq before it.
 	test := back
@@ -186,10 +212,10 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		counter, boundReg = back.src, back.dst
 		inclusive = jmpOp(back.op) == runtime.OpJgeImm
 	case runtime.OpJa:
-		if bi == 0 {
+		if len(loop) < 2 || entry >= 0 {
 			return nil
 		}
-		test = p.insns[body[bi-1]]
+		test = p.insns[loop[len(loop)-2]]
 		if jmpOp(test.op) != runtime.OpJeqImm || test.class() != runtime.ClassJMP || test.target != back.pc+back.slots {
 			return nil
 		}
@@ -198,22 +224,10 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 	default:
 		return nil
 	}
-	// Entered by falling into the head only, and jumped to only by the
-	// back edge.
-	hi := slices.Index(body, head)
-	if hi <= 0 || body[hi-1]+p.insns[body[hi-1]].slots != head || !falls(p.insns[body[hi-1]]) || jumpsTo[head] != 1 || head == f.entry {
-		return nil
-	}
-	loop := body[hi : bi+1]
-	// Every instruction between head and back edge belongs to f, and no
-	// jump from outside lands inside.
-	if loop[len(loop)-1] != back.pc || len(loop) != countInsns(p, loop) {
-		return nil
-	}
-	inside := func(pc int) bool { return pc >= head && pc <= back.pc }
+	// No jump from outside lands inside, but the entry.
 	for _, pc := range f.body {
 		in := p.insns[pc]
-		if !inside(pc) && in.target >= 0 && inside(in.target) && (isJump(in.op)) {
+		if !inside(pc) && pc != entry && in.target >= 0 && inside(in.target) && (isJump(in.op)) {
 			return nil
 		}
 	}
@@ -230,7 +244,7 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		switch {
 		case in.op == runtime.OpCall || in.op == runtime.OpCallx || in.op == runtime.OpExit:
 			return nil
-		case pc != back.pc && (isJump(in.op)) && in.target <= pc && inside(in.target):
+		case pc != back.pc && (isJump(in.op)) && inside(in.target) && !before(pc, in.target):
 			return nil // an inner loop
 		}
 		for _, r := range p.effect(f, in).def.regs() {
@@ -247,7 +261,7 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 			if pc != back.pc && in.target >= 0 && (isJump(in.op)) {
 				// A jump out of the loop ends it; only one that goes on
 				// within the loop past the add would skip it.
-				if pc < at && in.target > at && inside(in.target) {
+				if inside(in.target) && before(pc, at) && before(at, in.target) {
 					return true
 				}
 			}
@@ -287,7 +301,7 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		if in.op != runtime.OpMovReg || in.off != 0 || in.dst == in.src || in.src == 10 || defs[in.dst] != 1 || defs[in.src] != 1 || skipped(pc) {
 			continue
 		}
-		if a, ok := adds[in.src]; ok && a.step > 0 && a.pc < pc && !skipped(a.pc) {
+		if a, ok := adds[in.src]; ok && a.step > 0 && before(a.pc, pc) && !skipped(a.pc) {
 			shadows[in.dst] = shadow{in.src, pc, a.step}
 		}
 	}
@@ -338,12 +352,12 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		}
 		_, yAt, _ := steady(y)
 		testOff = int64(ad.imm) - a.step
-		if yAt < mv.pc {
+		if before(yAt, mv.pc) {
 			testOff += a.step
 		}
 		counter, derived, testReg = c, true, y
 	}
-	l := &hoistLoop{head: head, back: back.pc, counter: counter, inclusive: inclusive, exact: exact, testOff: testOff, fast: map[int]bool{}, lag: map[int]int64{}, at: map[int]int64{}}
+	l := &hoistLoop{head: head, back: back.pc, order: loop, pos: pos, entry: entry, counter: counter, inclusive: inclusive, exact: exact, testOff: testOff, fast: map[int]bool{}, lag: map[int]int64{}, at: map[int]int64{}}
 	step, addAt, ok := steady(counter)
 	if !ok || step == 0 {
 		return nil
@@ -369,7 +383,7 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 	}
 	for _, pc := range loop {
 		in := p.insns[pc]
-		if pc == back.pc || pc == test.pc || pc < addAt || !isCondJump(in.op) || in.class() != runtime.ClassJMP || in.dst != l.counter || inside(in.target) || skipped(pc) {
+		if pc == back.pc || pc == test.pc || before(pc, addAt) || !isCondJump(in.op) || in.class() != runtime.ClassJMP || in.dst != l.counter || inside(in.target) || skipped(pc) {
 			continue
 		}
 		var e hoistBound
@@ -390,7 +404,11 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 		}
 		l.exits = append(l.exits, e)
 	}
-	l.consts = p.loopConsts(f, hi, loop, defs, jumpsTo)
+	from := slices.Index(f.body, head) - 1
+	if entry >= 0 {
+		from = slices.Index(f.body, entry)
+	}
+	l.consts = p.loopConsts(f, from, loop, defs, jumpsTo)
 	l.single = len(l.exits) == 0
 	for _, pc := range loop {
 		in := p.insns[pc]
@@ -418,7 +436,7 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 	// base lags behind its count (see hoistLoop.lag).
 	baseOf := func(r uint8, pc int) (step, extra int64, from []uint8, by int, lag int64, ok bool) {
 		if t, at, ok := steady(r); ok {
-			if at >= 0 && at < pc {
+			if at >= 0 && before(at, pc) {
 				extra = t
 			}
 			by = int(r)
@@ -460,9 +478,9 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 				by, read, at = int(rb), x, qb
 			}
 			if by >= 0 {
-				if at < read {
+				if before(at, read) {
 					extra = ta + tb
-				} else if at < pc {
+				} else if before(at, pc) {
 					lag = ta + tb
 				}
 			}
@@ -506,6 +524,12 @@ func (p *aotProgram) hoistable(f *aotFunc, bi int, jumpsTo map[int]int) *hoistLo
 	return l
 }
 
+// contains reports whether the instruction at pc belongs to the loop.
+func (l *hoistLoop) contains(pc int) bool {
+	_, ok := l.pos[pc]
+	return ok
+}
+
 // base returns the hoisted base of register r.
 func (l *hoistLoop) base(r uint8) *hoistBase {
 	for _, b := range l.bases {
@@ -516,18 +540,18 @@ func (l *hoistLoop) base(r uint8) *hoistBase {
 	panic(fmt.Sprintf("aot: r%d is no hoisted base", r))
 }
 
-// loopConsts returns the registers the loop (body[hi:], instructions
-// loop) reads and does not write whose value at the head is a 64-bit
-// constant beyond 32 bits, set by an lddw in the straight-line code that
-// falls into the head (the walk back stops at a jump target).
-func (p *aotProgram) loopConsts(f *aotFunc, hi int, loop []int, defs map[uint8]int, jumpsTo map[int]int) []uint8 {
+// loopConsts returns the registers the loop (instructions loop) reads and
+// does not write whose value at the head is a 64-bit constant beyond 32
+// bits, set by an lddw in the straight-line code that leads into the head,
+// body[from] and before it (the walk back stops at a jump target).
+func (p *aotProgram) loopConsts(f *aotFunc, from int, loop []int, defs map[uint8]int, jumpsTo map[int]int) []uint8 {
 	var read regset
 	for _, pc := range loop {
 		read |= p.effect(f, p.insns[pc]).use
 	}
 	var out []uint8
 	var seen regset
-	for i := hi - 1; i >= 0; i-- {
+	for i := from; i >= 0; i-- {
 		in := p.insns[f.body[i]]
 		for _, r := range p.effect(f, in).def.regs() {
 			if seen.has(r) {

@@ -257,8 +257,8 @@ func TestExactLoops(t *testing.T) {
 // data + i stepping between the base's computation and the access (the
 // base lags one step behind the count), a base stepping after its access,
 // range loops with other ways out, a counter carried through a copy, and
-// bases that stay put. Each over the context and past it, every budget
-// from 1 to 100; both engines must agree.
+// bases that stay put, loops clang rotated. Each over the context and past
+// it, every budget from 1 to 100 and some larger; both engines must agree.
 func TestHoistedPlaces(t *testing.T) {
 	progs := []struct{ name, asm string }{
 		{"index_steps_before_access", "mov %r0, 0\nmov %r4, 0\nloop:\nmov %r5, %r1\nadd %r5, %r4\nadd %r4, 8\nldxdw %r3, [%r5]\nadd %r0, %r3\nstxb [%r5+7], %r4\njlt %r4, %r2, loop\nexit"},
@@ -296,6 +296,16 @@ func TestHoistedPlaces(t *testing.T) {
 		// once not equal to the counter.
 		{"shadow_read_after_mov", "mul %r2, 8\nmov %r0, 0\nmov %r3, 0\nmov %r4, 0\nloop:\nadd %r3, 8\nmov %r4, %r3\nmov %r5, %r1\nadd %r5, %r4\nldxdw %r6, [%r5-8]\nadd %r0, %r6\njlt %r3, %r2, loop\nexit"},
 		{"shadow_read_after_mov_unequal", "mul %r2, 8\nmov %r0, 0\nmov %r3, 0\nmov %r4, 5\nloop:\nadd %r3, 8\nmov %r4, %r3\nmov %r5, %r1\nadd %r5, %r4\nldxdw %r6, [%r5-8]\nadd %r0, %r6\njlt %r3, %r2, loop\nexit"},
+		// Loops clang rotated: entered by a jump into the middle, the
+		// body's ways back jumping to a latch placed before it, whose
+		// conditional jump forward to the body is the back edge; the exit
+		// lies between latch and body. A byte count (the constant bound or
+		// r2 ends it), a classifier with several ways to the latch and a
+		// store, and one that also leaves from its body.
+		{"rotated_count", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, 0\nja body\nlatch:\nadd %r0, %r4\nadd %r3, 1\njge %r3, %r2, out\njlt %r3, 100, body\nout:\nexit\nbody:\nmov %r4, %r1\nadd %r4, %r3\nldxb %r5, [%r4]\nmov32 %r4, 1\njeq32 %r5, 58, latch\nmov32 %r4, 0\nja latch"},
+		{"rotated_count_bound", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, 0\nja body\nlatch:\nadd %r0, %r4\nadd %r3, 1\njge %r3, %r2, out\njlt %r3, 40, body\nout:\nexit\nbody:\nmov %r4, %r1\nadd %r4, %r3\nldxb %r5, [%r4]\nmov32 %r4, 1\njeq32 %r5, 58, latch\nmov32 %r4, 0\nja latch"},
+		{"rotated_classify", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, 0\nja body\nlatch:\nadd %r0, %r6\nadd %r3, 1\njge %r3, %r2, out\njlt %r3, 100, body\nout:\nexit\nbody:\nmov %r5, %r1\nadd %r5, %r3\nldxb %r4, [%r5]\nmov %r6, 1\njlt32 %r4, 50, latch\nmov %r6, 3\njlt32 %r4, 120, latch\nstb [%r5], 7\nmov %r6, 5\njgt32 %r4, 200, latch\nmov %r6, 9\nja latch"},
+		{"rotated_breaks", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, 0\nja body\nlatch:\nadd %r0, %r6\nadd %r3, 1\njge %r3, %r2, out\njlt %r3, 100, body\nout:\nexit\nbody:\nmov %r5, %r1\nadd %r5, %r3\nldxb %r4, [%r5]\njeq32 %r4, 113, out\nmov %r6, 1\njlt32 %r4, 120, latch\nstb [%r5], 7\nmov %r6, 5\nja latch"},
 		{"bases_stay", "mov %r0, 0\nmov %r4, 0\nmov %r6, 16\nloop:\nmov %r5, %r1\nadd %r5, %r6\nldxdw %r3, [%r5+8]\nadd %r0, %r3\nldxh %r3, [%r1+2]\nadd %r0, %r3\nadd %r4, 1\njlt %r4, %r2, loop\nexit"},
 	}
 	var cases []aotCase
@@ -308,7 +318,14 @@ func TestHoistedPlaces(t *testing.T) {
 			if !strings.Contains(src, "SpanAt") {
 				t.Errorf("%s: the loop is not hoisted", p.name)
 			}
-			for budget := uint64(1); budget <= 100; budget++ {
+			// Budgets 1 to 100 cover the short loops' ends; longer ones
+			// (byte loops over 64 or 72 bytes) run their fast copies
+			// only with more.
+			budgets := []uint64{150, 300, 500, 700, 750, 800, 1000, 1 << 20}
+			for b := uint64(1); b <= 100; b++ {
+				budgets = append(budgets, b)
+			}
+			for _, budget := range budgets {
 				mem := make([]byte, 64)
 				for i := range mem {
 					mem[i] = byte(i*11 + 3)

@@ -31,7 +31,8 @@
 //   - a counted innermost loop (counter stepping up to a bound, tested by
 //     jlt or jle, or by jne or clang-19's "jeq out; ja back" when the
 //     counter meets the bound exactly, or through a register computed from
-//     it, as clang-19 tests i + 8 <= len; base registers stepping by
+//     it, as clang-19 tests i + 8 <= len; also the loops clang rotates,
+//     entered in the middle of their body; base registers stepping by
 //     constants, no calls) is emitted twice: before
 //     it, runtime.LoopTrips bounds its iterations and Memory.SpanAt takes
 //     the span of each base's region that its accesses can reach; when

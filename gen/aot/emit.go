@@ -220,8 +220,12 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		labels[f.entry] = true
 	}
 	loops := p.findLoops(f)
+	byEntry := map[int]*hoistLoop{} // rotated loops, by the jump entering them
 	for _, l := range loops {
 		labels[l.back+1] = true // where the fast copy leaves the loop
+		if l.entry >= 0 {
+			byEntry[l.entry] = l
+		}
 	}
 	e.budgetPlan(f, labels)
 	blocks := p.findBlocks(f, labels, loops)
@@ -256,12 +260,21 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 				body = append(body, e.adjust(e.pending-e.phi[pc])...)
 			}
 			e.pending = e.phi[pc]
-			if l := loops[pc]; l != nil {
+			if l := loops[pc]; l != nil && l.entry < 0 {
 				body = append(body, e.fastLoop(l, labels))
 			}
 			body = append(body, jen.Id(label(pc)).Op(":"))
 		}
 		fell = falls(in)
+		if l := byEntry[pc]; l != nil {
+			// The jump into a rotated loop: the fast copy goes after its
+			// budget adjustment and check, before its goto.
+			var ja []jen.Code
+			emitOne(&ja, pc, "")
+			body = append(body, ja[:len(ja)-1]...)
+			body = append(body, e.fastLoop(l, labels), ja[len(ja)-1])
+			continue
+		}
 		if g == nil && blocks[pc] != nil {
 			g, run = blocks[pc], nil
 		}
@@ -517,7 +530,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	if l.single && e.backCharge != 0 {
 		body = append(body, code(fmt.Sprintf("b -= %d * int64(j)", e.backCharge)))
 	}
-	if !l.single || l.countsByCounter(e.views) {
+	if !l.single && e.backCharge != 0 || l.countsByCounter(e.views) {
 		body = append(body, code(fmt.Sprintf("c0 := %s", e.start(l))))
 	}
 	if e.views != nil {
@@ -650,9 +663,18 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 		}
 		body = append([]jen.Code{jen.If(code("k, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok && k < j", e.start(l), xb, l.step))).Block(code("j = k"))}, body...)
 	}
-	doc := fmt.Sprintf("Instructions %d to %d are a counted loop: when the budget lasts, run a copy that does not check it.", l.head, l.back)
+	what := fmt.Sprintf("Instructions %d to %d are", l.head, l.back)
+	if l.entry >= 0 {
+		// A rotated loop: its body, then its latch.
+		k := 1
+		for l.order[k] > l.order[k-1] {
+			k++
+		}
+		what = fmt.Sprintf("Instructions %d to %d, then %d to %d, are", l.head, l.order[k-1], l.order[k], l.back)
+	}
+	doc := fmt.Sprintf("%s a counted loop: when the budget lasts, run a copy that does not check it.", what)
 	if len(l.bases) > 0 {
-		doc = fmt.Sprintf("Instructions %d to %d are a counted loop: when its accesses through %s stay in their regions and the budget lasts, run a copy that checks neither.", l.head, l.back, e.baseNames(l))
+		doc = fmt.Sprintf("%s a counted loop: when its accesses through %s stay in their regions and the budget lasts, run a copy that checks neither.", what, e.baseNames(l))
 	}
 	guard := "ok"
 	// A shadow steps with its counter only if it starts equal to it.

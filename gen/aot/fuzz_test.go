@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -411,6 +412,10 @@ func (g *progGen) loop() {
 func (g *progGen) countedLoop() {
 	g.inLoop = true
 	defer func() { g.inLoop = false }()
+	if g.rnd.IntN(5) == 0 {
+		g.rotatedLoop()
+		return
+	}
 	g.base()
 	start := int32(g.rnd.IntN(6))
 	if g.rnd.IntN(6) == 0 {
@@ -578,6 +583,66 @@ func (g *progGen) countedLoop() {
 		g.jump(back, top)
 	}
 	g.place(after)
+}
+
+// rotatedLoop is a counted loop as clang rotates a loop whose body is an
+// if-else chain: a jump enters the body, whose ways back (several) jump to
+// the latch placed before it; the latch steps r8 (and r9) and its
+// conditional jump forward to the body is the back edge. Between latch
+// and body, where exits land, a jump passes over the body. The body reads
+// and writes through r9, or through r5 = r9 + r8, and may leave the loop.
+func (g *progGen) rotatedLoop() {
+	g.base()
+	start := int32(g.rnd.IntN(6))
+	g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 8, Imm: start})
+	bound, reg := int32(1+g.rnd.IntN(24)), g.rnd.IntN(3) == 0
+	if reg {
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 7, Imm: bound})
+	}
+	body, latch, after, done := g.newLabel(), g.newLabel(), g.newLabel(), g.newLabel()
+	g.jump(runtime.Instruction{Opcode: runtime.OpJa}, body)
+	g.place(latch)
+	step := int32(g.rnd.IntN(9))
+	if step > 0 {
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 9, Imm: step})
+	}
+	g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 8, Imm: int32(1 + g.rnd.IntN(3))})
+	if g.rnd.IntN(2) == 0 {
+		// A second bound, as clang tests i < len beside a constant.
+		g.jump(runtime.Instruction{Opcode: runtime.OpJgeImm, Dst: 8, Imm: int32(g.rnd.IntN(30))}, after)
+	}
+	back := runtime.Instruction{Opcode: runtime.OpJltImm, Dst: 8, Imm: bound}
+	if g.rnd.IntN(3) == 0 {
+		back.Opcode = runtime.OpJleImm
+	}
+	if reg {
+		back.Opcode |= 0x08
+		back.Src, back.Imm = 7, 0
+	}
+	g.jump(back, body)
+	g.place(after)
+	g.jump(runtime.Instruction{Opcode: runtime.OpJa}, done)
+	g.place(body)
+	base := uint8(9)
+	if g.rnd.IntN(2) == 0 {
+		base = 5
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 5, Src: 9})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 5, Src: 8})
+	}
+	for range 1 + g.rnd.IntN(5) {
+		switch r := g.rnd.IntN(10); {
+		case r < 4:
+			g.access(base, int16(g.rnd.IntN(16)-2))
+		case r < 6:
+			g.alu()
+		case r < 9:
+			g.condJump(latch)
+		default:
+			g.condJump(after)
+		}
+	}
+	g.jump(runtime.Instruction{Opcode: runtime.OpJa}, latch)
+	g.place(done)
 }
 
 func (g *progGen) helper() {
@@ -763,9 +828,10 @@ func TestAOTRandomSoak(t *testing.T) {
 // TestRandomProgramsHoist makes sure the random programs exercise hoisted
 // loops: some of their translations must run a loop's fast copy, some
 // through views, some with a back edge testing a register derived from
-// the counter, some guarded by a shadow of it.
+// the counter, some guarded by a shadow of it, some rotated.
 func TestRandomProgramsHoist(t *testing.T) {
-	hoisted, windows, views, blocks, derived, shadows := 0, 0, 0, 0, 0, 0
+	hoisted, windows, views, blocks, derived, shadows, rotated := 0, 0, 0, 0, 0, 0, 0
+	rot := regexp.MustCompile(`Instructions \d+ to \d+, then \d+ to \d+, are`)
 	for i := range 256 {
 		c := randomProgram(1, i)
 		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: "p"})
@@ -794,9 +860,12 @@ func TestRandomProgramsHoist(t *testing.T) {
 		if strings.Contains(src, "&& r4 == r8") {
 			shadows++
 		}
+		if rot.MatchString(src) {
+			rotated++
+		}
 	}
-	t.Logf("%d of 256 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block, %d a derived test, %d a shadow", hoisted, windows, views, blocks, derived, shadows)
-	if hoisted < 16 || windows < 8 || views < 8 || blocks < 16 || derived < 6 || shadows < 3 {
-		t.Errorf("too few: want at least 16 hoisted loops, 8 windows, 8 views, 16 span blocks, 6 derived tests, 3 shadows")
+	t.Logf("%d of 256 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block, %d a derived test, %d a shadow, %d a rotated loop", hoisted, windows, views, blocks, derived, shadows, rotated)
+	if hoisted < 16 || windows < 8 || views < 8 || blocks < 16 || derived < 6 || shadows < 3 || rotated < 8 {
+		t.Errorf("too few: want at least 16 hoisted loops, 8 windows, 8 views, 16 span blocks, 6 derived tests, 3 shadows, 8 rotated loops")
 	}
 }

@@ -31,7 +31,11 @@ import (
 //     count); a jne or jeq loop is hoisted only when the counter starts
 //     below the bound and meets it exactly, when it runs as the jlt loop;
 //   - entered only by falling into the head; no call inside (a helper may
-//     unmap memory), no inner loop;
+//     unmap memory), no inner loop; or a loop clang rotated, entered by a
+//     jump into its body, whose ways back jump to a latch placed before
+//     it that steps and tests the counter (see rotated): its iteration
+//     runs the body, then the latch, whose jump forward to the body is
+//     the back edge;
 //   - the counter and each hoisted base written in the loop only by one
 //     "add reg, imm" with a non-negative immediate (none for a base that
 //     stays put) that every iteration reaching the back edge runs: no jump
@@ -70,10 +74,10 @@ type hoistLoop struct {
 	pos   map[int]int
 	// entry is the jump that enters a rotated loop at its head, -1 for a
 	// loop that control falls into.
-	entry int
-	counter    uint8
-	bound      string // the bound's Go expression (register or constant)
-	inclusive  bool   // jle: the bound is K+1
+	entry     int
+	counter   uint8
+	bound     string // the bound's Go expression (register or constant)
+	inclusive bool   // jle: the bound is K+1
 	// exact: the loop goes on while the counter differs from the bound
 	// (jne, or "jeq; ja" with the jeq leaving the loop). It then runs as
 	// the jlt loop would only when the counter meets the bound exactly,
@@ -148,7 +152,8 @@ type hoistBase struct {
 	by int
 }
 
-// findLoops returns f's hoistable loops by head.
+// findLoops returns f's hoistable loops by head: those whose back edge is
+// their last instruction, and those clang rotated (see rotated).
 func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 	out := map[int]*hoistLoop{}
 	jumpsTo := map[int]int{}
@@ -175,8 +180,55 @@ func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 				}
 			}
 		}
+		if in.op == runtime.OpJa {
+			if loop, entry := p.rotated(f, i, jumpsTo); loop != nil {
+				if l := p.hoistable(f, loop, entry, jumpsTo); l != nil {
+					out[l.head] = l
+				}
+			}
+		}
 	}
 	return out
+}
+
+// rotated returns the instructions, in the order an iteration runs them,
+// of the loop that ends with the "ja lo" at body[i], when clang rotated
+// it: a jump before lo enters the loop in its middle, at E, and the
+// iteration runs the body E..body[i], whose ways back all jump to lo, then
+// the latch lo..B, where B is the loop's back edge, a conditional jump
+// forward to E; between B and E lies code outside the loop (its exit),
+// which does not fall into E. clang-19 writes a loop over a buffer whose
+// body is an if-else chain this way, for (i = 0; i < len && i < MAX; i++).
+// It also returns the entry jump.
+func (p *aotProgram) rotated(f *aotFunc, i int, jumpsTo map[int]int) (loop []int, entry int) {
+	lo := p.insns[f.body[i]].target
+	li := slices.Index(f.body, lo)
+	if li <= 0 || lo == f.entry {
+		return nil, -1
+	}
+	in := p.insns[f.body[li-1]]
+	head := in.target
+	ei := slices.Index(f.body, head)
+	if in.op != runtime.OpJa || head <= lo || ei < 0 || ei > i || jumpsTo[head] != 2 || head == f.entry || falls(p.insns[f.body[ei-1]]) {
+		return nil, -1
+	}
+	bi := -1
+	for k := li; k < ei; k++ {
+		if x := p.insns[f.body[k]]; x.target == head && isCondJump(x.op) && x.class() == runtime.ClassJMP {
+			if bi >= 0 {
+				return nil, -1
+			}
+			bi = k
+		}
+	}
+	if bi < 0 {
+		return nil, -1
+	}
+	body, latch := f.body[ei:i+1], f.body[li:bi+1]
+	if len(body) != countInsns(p, body) || len(latch) != countInsns(p, latch) {
+		return nil, -1
+	}
+	return append(slices.Clip(body), latch...), in.pc
 }
 
 // hoistable checks the loop whose instructions are loop, in the order an

@@ -99,3 +99,42 @@ __u64 bump(__u8 *data, __u64 len)
 		w[i] += 3;
 	return i;
 }
+
+/* The number of newlines in the first 4096 bytes: clang-19 rotates this
+ * loop (a jump enters its body, whose two ways back jump to the counter's
+ * step and test placed before it). */
+SEC("ubpf/lines")
+__u64 lines(__u8 *data, __u64 len)
+{
+	__u64 n = 0;
+	for (__u64 i = 0; i < len && i < 4096; i++) {
+		if (data[i] == '\n')
+			n++;
+	}
+	return n;
+}
+
+/* Classifies the first 4096 bytes (control, space, digit, upper, lower,
+ * other) into one sum: a rotated loop whose body is an if-else chain with
+ * six ways back. */
+SEC("ubpf/classify")
+__u64 classify(__u8 *data, __u64 len)
+{
+	__u64 n = 0;
+	for (__u64 i = 0; i < len && i < 4096; i++) {
+		__u8 c = data[i];
+		if (c < 0x20)
+			n += 1;
+		else if (c == 0x20)
+			n += 3;
+		else if (c >= '0' && c <= '9')
+			n += 0x100;
+		else if (c >= 'A' && c <= 'Z')
+			n += 0x10000;
+		else if (c >= 'a' && c <= 'z')
+			n += 0x1000000;
+		else
+			n += 5;
+	}
+	return n;
+}

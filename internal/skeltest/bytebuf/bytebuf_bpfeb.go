@@ -44,10 +44,14 @@ type BytebufProgramSpecs struct {
 	Bump *bridge.ProgramSpec
 	// Checksum is user-space program checksum (section ubpf/checksum).
 	Checksum *bridge.ProgramSpec
+	// Classify is user-space program classify (section ubpf/classify).
+	Classify *bridge.ProgramSpec
 	// Hash is user-space program hash (section ubpf/hash).
 	Hash *bridge.ProgramSpec
 	// Invert is user-space program invert (section ubpf/invert).
 	Invert *bridge.ProgramSpec
+	// Lines is user-space program lines (section ubpf/lines).
+	Lines *bridge.ProgramSpec
 	// Parse is user-space program parse (section ubpf/parse).
 	Parse *bridge.ProgramSpec
 	// Sum256 is user-space program sum256 (section ubpf/sum256).
@@ -74,10 +78,16 @@ func LoadBytebufSpec() (*BytebufSpec, error) {
 	if s.Programs.Checksum, err = bridge.NewProgramSpec(spec, "checksum"); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
+	if s.Programs.Classify, err = bridge.NewProgramSpec(spec, "classify"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
 	if s.Programs.Hash, err = bridge.NewProgramSpec(spec, "hash"); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	if s.Programs.Invert, err = bridge.NewProgramSpec(spec, "invert"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
+	if s.Programs.Lines, err = bridge.NewProgramSpec(spec, "lines"); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	if s.Programs.Parse, err = bridge.NewProgramSpec(spec, "parse"); err != nil {
@@ -127,7 +137,7 @@ func LoadBytebuf(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 // opts.InProcess) and the user-space programs into the runtime; opts may be
 // nil.
 func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Bump, s.Programs.Checksum, s.Programs.Hash, s.Programs.Invert, s.Programs.Parse, s.Programs.Sum256, s.Programs.Sum32, s.Programs.Zero))
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Bump, s.Programs.Checksum, s.Programs.Classify, s.Programs.Hash, s.Programs.Invert, s.Programs.Lines, s.Programs.Parse, s.Programs.Sum256, s.Programs.Sum32, s.Programs.Zero))
 	if err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
@@ -148,12 +158,18 @@ type BytebufObjects struct {
 	// Checksum is user-space program checksum (section ubpf/checksum), run in
 	// process; nil when its autoload was off.
 	Checksum *bridge.BufferProgram
+	// Classify is user-space program classify (section ubpf/classify), run in
+	// process; nil when its autoload was off.
+	Classify *bridge.BufferProgram
 	// Hash is user-space program hash (section ubpf/hash), run in process; nil
 	// when its autoload was off.
 	Hash *bridge.BufferProgram
 	// Invert is user-space program invert (section ubpf/invert), run in process;
 	// nil when its autoload was off.
 	Invert *bridge.BufferProgram
+	// Lines is user-space program lines (section ubpf/lines), run in process; nil
+	// when its autoload was off.
+	Lines *bridge.BufferProgram
 	// Parse is user-space program parse (section ubpf/parse), run in process; nil
 	// when its autoload was off.
 	Parse *bridge.BufferProgram
@@ -188,6 +204,11 @@ func (o *BytebufObjects) init() error {
 			return err
 		}
 	}
+	if !o.set.Disabled("classify") {
+		if o.Classify, err = bridge.NewBufferProgram(o.set, "classify", bytebufClassifyTranslation); err != nil {
+			return err
+		}
+	}
 	if !o.set.Disabled("hash") {
 		if o.Hash, err = bridge.NewBufferProgram(o.set, "hash", bytebufHashTranslation); err != nil {
 			return err
@@ -195,6 +216,11 @@ func (o *BytebufObjects) init() error {
 	}
 	if !o.set.Disabled("invert") {
 		if o.Invert, err = bridge.NewBufferProgram(o.set, "invert", bytebufInvertTranslation); err != nil {
+			return err
+		}
+	}
+	if !o.set.Disabled("lines") {
+		if o.Lines, err = bridge.NewBufferProgram(o.set, "lines", bytebufLinesTranslation); err != nil {
 			return err
 		}
 	}

@@ -310,6 +310,228 @@ L27:
 	return r0, b
 }
 
+// bytebufClassifyTranslation returns the Go translation of program "classify",
+// for runtime.Program.Bind.
+func bytebufClassifyTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: bytebufClassifyEntry,
+		Insns: 32,
+	}
+}
+
+// bytebufClassifyEntry is the runtime.Entry of program "classify".
+func bytebufClassifyEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return bytebufClassifyFn0(m, 0, b, r1, r2)
+}
+
+// bytebufClassifyFn0 is function classify (instruction 0) of program
+// "classify", run at call depth d with budget b; it returns r0 and the budget
+// left.
+func bytebufClassifyFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3, r4, r5, r6 uint64
+	// bytebuf.bpf.c:121: __u64 classify(__u8 *data, __u64 len)
+	// 0: mov %r0, 0
+	r0 = 0
+	// bytebuf.bpf.c:124: for (__u64 i = 0; i < len && i < 4096; i++) {
+	// 1: jeq %r2, 0, +6 (to 8)
+	if r2 == 0 {
+		goto L8
+	}
+	// 2: mov %r3, 0
+	r3 = 0
+	// 3: ja +5 (to 9)
+	runtime.CheckBudget(b-4, 3)
+	// Instructions 9 to 31, then 4 to 7, are a counted loop: when its accesses
+	// through r5 stay in their regions and the budget lasts, run a copy that
+	// checks neither.
+	if j, ok := runtime.LoopTrips(r3, 4096, 1); ok {
+		if k, ok := runtime.LoopTrips(r3, r2, 1); ok && k < j {
+			j = k
+		}
+		if b-4 >= int64(j+1)*27 {
+			if fv5, ok := m.SpanAt(r1+r3, 1+1*j, false); ok {
+				n := int(j + 1)
+				vv5 := runtime.Views[[1]byte](fv5, n)
+				for k := range n {
+					// 9: mov %r5, %r1 (fast copy)
+					r5 = r1
+					// 10: add %r5, %r3 (fast copy)
+					r5 += r3
+					// 11: mov %r4, 1 (fast copy)
+					r4 = 1
+					// 12: ldxb %r5, [%r5] (fast copy)
+					r5 = uint64(vv5[k][0])
+					// 13: jlt32 %r5, 32, -10 (to 4) (fast copy)
+					if uint32(r5) < 32 {
+						b -= 9
+						goto F4
+					}
+					// 14: mov %r4, 3 (fast copy)
+					r4 = 3
+					// 15: jeq32 %r5, 32, -12 (to 4) (fast copy)
+					if uint32(r5) == 32 {
+						b -= 11
+						goto F4
+					}
+					// 16: mov %r4, 256 (fast copy)
+					r4 = 256
+					// 17: mov32 %r6, %r5 (fast copy)
+					r6 = uint64(uint32(r5))
+					// 18: add32 %r6, -48 (fast copy)
+					r6 = uint64(uint32(r6) + 0xffffffd0)
+					// 19: and32 %r6, 255 (fast copy)
+					r6 = uint64(uint32(r6) & 255)
+					// 20: jlt32 %r6, 10, -17 (to 4) (fast copy)
+					if uint32(r6) < 10 {
+						b -= 16
+						goto F4
+					}
+					// 21: mov %r4, 65536 (fast copy)
+					r4 = 65536
+					// 22: mov32 %r6, %r5 (fast copy)
+					r6 = uint64(uint32(r5))
+					// 23: add32 %r6, -65 (fast copy)
+					r6 = uint64(uint32(r6) + 0xffffffbf)
+					// 24: and32 %r6, 255 (fast copy)
+					r6 = uint64(uint32(r6) & 255)
+					// 25: jlt32 %r6, 26, -22 (to 4) (fast copy)
+					if uint32(r6) < 26 {
+						b -= 21
+						goto F4
+					}
+					// 26: add32 %r5, -97 (fast copy)
+					r5 = uint64(uint32(r5) + 0xffffff9f)
+					// 27: and32 %r5, 255 (fast copy)
+					r5 = uint64(uint32(r5) & 255)
+					// 28: mov %r4, 16777216 (fast copy)
+					r4 = 16777216
+					// 29: jlt32 %r5, 26, -26 (to 4) (fast copy)
+					if uint32(r5) < 26 {
+						b -= 25
+						goto F4
+					}
+					// 30: mov %r4, 5 (fast copy)
+					r4 = 5
+					// 31: ja -28 (to 4) (fast copy)
+					b -= 27
+					goto F4
+				F4:
+					// 4: add %r0, %r4 (fast copy)
+					r0 += r4
+					// 5: add %r3, 1 (fast copy)
+					r3 += 1
+					// 6: jge %r3, %r2, +1 (to 8) (fast copy)
+					if r3 >= r2 {
+						b -= 1
+						goto L8
+					}
+					// 7: jlt %r3, 4096, +1 (to 9) (fast copy: the range's end)
+				}
+				b -= 2
+				goto L8
+			}
+		}
+	}
+	goto L9
+L4:
+	// 4: add %r0, %r4
+	r0 += r4
+	// 5: add %r3, 1
+	r3 += 1
+	// 6: jge %r3, %r2, +1 (to 8)
+	if r3 >= r2 {
+		b -= 1
+		goto L8
+	}
+	// 7: jlt %r3, 4096, +1 (to 9)
+	if r3 < 4096 {
+		runtime.CheckBudget(b-4, 7)
+		goto L9
+	}
+	b -= 2
+L8:
+	// bytebuf.bpf.c:139: return n;
+	// 8: exit
+	b -= 3
+	runtime.CheckBudget(b, 8)
+	return r0, b
+L9:
+	// bytebuf.bpf.c:125: __u8 c = data[i];
+	// 9: mov %r5, %r1
+	r5 = r1
+	// 10: add %r5, %r3
+	r5 += r3
+	// 11: mov %r4, 1
+	r4 = 1
+	// 12: ldxb %r5, [%r5]
+	r5 = m.Load8At(r5, 12)
+	// bytebuf.bpf.c:126: if (c < 0x20)
+	// 13: jlt32 %r5, 32, -10 (to 4)
+	if uint32(r5) < 32 {
+		b -= 9
+		runtime.CheckBudget(b, 13)
+		goto L4
+	}
+	// 14: mov %r4, 3
+	r4 = 3
+	// bytebuf.bpf.c:128: else if (c == 0x20)
+	// 15: jeq32 %r5, 32, -12 (to 4)
+	if uint32(r5) == 32 {
+		b -= 11
+		runtime.CheckBudget(b, 15)
+		goto L4
+	}
+	// 16: mov %r4, 256
+	r4 = 256
+	// bytebuf.bpf.c:130: else if (c >= '0' && c <= '9')
+	// 17: mov32 %r6, %r5
+	r6 = uint64(uint32(r5))
+	// 18: add32 %r6, -48
+	r6 = uint64(uint32(r6) + 0xffffffd0)
+	// 19: and32 %r6, 255
+	r6 = uint64(uint32(r6) & 255)
+	// 20: jlt32 %r6, 10, -17 (to 4)
+	if uint32(r6) < 10 {
+		b -= 16
+		runtime.CheckBudget(b, 20)
+		goto L4
+	}
+	// 21: mov %r4, 65536
+	r4 = 65536
+	// bytebuf.bpf.c:132: else if (c >= 'A' && c <= 'Z')
+	// 22: mov32 %r6, %r5
+	r6 = uint64(uint32(r5))
+	// 23: add32 %r6, -65
+	r6 = uint64(uint32(r6) + 0xffffffbf)
+	// 24: and32 %r6, 255
+	r6 = uint64(uint32(r6) & 255)
+	// 25: jlt32 %r6, 26, -22 (to 4)
+	if uint32(r6) < 26 {
+		b -= 21
+		runtime.CheckBudget(b, 25)
+		goto L4
+	}
+	// bytebuf.bpf.c:134: else if (c >= 'a' && c <= 'z')
+	// 26: add32 %r5, -97
+	r5 = uint64(uint32(r5) + 0xffffff9f)
+	// 27: and32 %r5, 255
+	r5 = uint64(uint32(r5) & 255)
+	// 28: mov %r4, 16777216
+	r4 = 16777216
+	// 29: jlt32 %r5, 26, -26 (to 4)
+	if uint32(r5) < 26 {
+		b -= 25
+		runtime.CheckBudget(b, 29)
+		goto L4
+	}
+	// 30: mov %r4, 5
+	r4 = 5
+	// 31: ja -28 (to 4)
+	b -= 27
+	runtime.CheckBudget(b, 31)
+	goto L4
+}
+
 // bytebufHashTranslation returns the Go translation of program "hash", for
 // runtime.Program.Bind.
 func bytebufHashTranslation() runtime.Translation {
@@ -495,6 +717,132 @@ L11:
 	b -= 3
 	runtime.CheckBudget(b, 11)
 	return r0, b
+}
+
+// bytebufLinesTranslation returns the Go translation of program "lines", for
+// runtime.Program.Bind.
+func bytebufLinesTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: bytebufLinesEntry,
+		Insns: 16,
+	}
+}
+
+// bytebufLinesEntry is the runtime.Entry of program "lines".
+func bytebufLinesEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return bytebufLinesFn0(m, 0, b, r1, r2)
+}
+
+// bytebufLinesFn0 is function lines (instruction 0) of program "lines", run at
+// call depth d with budget b; it returns r0 and the budget left.
+func bytebufLinesFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3, r4, r5 uint64
+	// bytebuf.bpf.c:107: __u64 lines(__u8 *data, __u64 len)
+	// 0: mov %r0, 0
+	r0 = 0
+	// bytebuf.bpf.c:110: for (__u64 i = 0; i < len && i < 4096; i++) {
+	// 1: jeq %r2, 0, +6 (to 8)
+	if r2 == 0 {
+		goto L8
+	}
+	// 2: mov %r3, 0
+	r3 = 0
+	// 3: ja +5 (to 9)
+	runtime.CheckBudget(b-4, 3)
+	// Instructions 9 to 15, then 4 to 7, are a counted loop: when its accesses
+	// through r4 stay in their regions and the budget lasts, run a copy that
+	// checks neither.
+	if j, ok := runtime.LoopTrips(r3, 4096, 1); ok {
+		if k, ok := runtime.LoopTrips(r3, r2, 1); ok && k < j {
+			j = k
+		}
+		if b-4 >= int64(j+1)*11 {
+			if fv4, ok := m.SpanAt(r1+r3, 1+1*j, false); ok {
+				n := int(j + 1)
+				vv4 := runtime.Views[[1]byte](fv4, n)
+				for k := range n {
+					// 9: mov %r4, %r1 (fast copy)
+					r4 = r1
+					// 10: add %r4, %r3 (fast copy)
+					r4 += r3
+					// 11: ldxb %r5, [%r4] (fast copy)
+					r5 = uint64(vv4[k][0])
+					// 12: mov32 %r4, 1 (fast copy)
+					r4 = 1
+					// 13: jeq32 %r5, 10, -10 (to 4) (fast copy)
+					if uint32(r5) == 10 {
+						b -= 9
+						goto F4
+					}
+					// 14: mov32 %r4, 0 (fast copy)
+					r4 = 0
+					// 15: ja -12 (to 4) (fast copy)
+					b -= 11
+					goto F4
+				F4:
+					// 4: add %r0, %r4 (fast copy)
+					r0 += r4
+					// 5: add %r3, 1 (fast copy)
+					r3 += 1
+					// 6: jge %r3, %r2, +1 (to 8) (fast copy)
+					if r3 >= r2 {
+						b -= 1
+						goto L8
+					}
+					// 7: jlt %r3, 4096, +1 (to 9) (fast copy: the range's end)
+				}
+				b -= 2
+				goto L8
+			}
+		}
+	}
+	goto L9
+L4:
+	// bytebuf.bpf.c:111: if (data[i] == '\n')
+	// 4: add %r0, %r4
+	r0 += r4
+	// bytebuf.bpf.c:110: for (__u64 i = 0; i < len && i < 4096; i++) {
+	// 5: add %r3, 1
+	r3 += 1
+	// 6: jge %r3, %r2, +1 (to 8)
+	if r3 >= r2 {
+		b -= 1
+		goto L8
+	}
+	// 7: jlt %r3, 4096, +1 (to 9)
+	if r3 < 4096 {
+		runtime.CheckBudget(b-4, 7)
+		goto L9
+	}
+	b -= 2
+L8:
+	// bytebuf.bpf.c:114: return n;
+	// 8: exit
+	b -= 3
+	runtime.CheckBudget(b, 8)
+	return r0, b
+L9:
+	// bytebuf.bpf.c:111: if (data[i] == '\n')
+	// 9: mov %r4, %r1
+	r4 = r1
+	// 10: add %r4, %r3
+	r4 += r3
+	// 11: ldxb %r5, [%r4]
+	r5 = m.Load8At(r4, 11)
+	// 12: mov32 %r4, 1
+	r4 = 1
+	// 13: jeq32 %r5, 10, -10 (to 4)
+	if uint32(r5) == 10 {
+		b -= 9
+		runtime.CheckBudget(b, 13)
+		goto L4
+	}
+	// 14: mov32 %r4, 0
+	r4 = 0
+	// 15: ja -12 (to 4)
+	b -= 11
+	runtime.CheckBudget(b, 15)
+	goto L4
 }
 
 // bytebufParseTranslation returns the Go translation of program "parse", for

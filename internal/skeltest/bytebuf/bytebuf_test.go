@@ -61,13 +61,46 @@ func zeroGo(b []byte) uint64 {
 	return uint64(min(len(b), 4096))
 }
 
+func linesGo(b []byte) uint64 {
+	var n uint64
+	for _, c := range b[:min(len(b), 4096)] {
+		if c == '\n' {
+			n++
+		}
+	}
+	return n
+}
+
+func classifyGo(b []byte) uint64 {
+	var n uint64
+	for _, c := range b[:min(len(b), 4096)] {
+		switch {
+		case c < 0x20:
+			n += 1
+		case c == 0x20:
+			n += 3
+		case c >= '0' && c <= '9':
+			n += 0x100
+		case c >= 'A' && c <= 'Z':
+			n += 0x10000
+		case c >= 'a' && c <= 'z':
+			n += 0x1000000
+		default:
+			n += 5
+		}
+	}
+	return n
+}
+
 // TestClangLoopsHoisted: the loops clang-19 writes for hash (i < len),
 // sum256 (a constant trip count, ended with jne), sum32 (a counter carried
 // through a copy), zero (a way out that depends on the data), bump (a
 // second bound mid-body, stores) and both loops of checksum (the first
 // tests i + 8 <= len through a register computed from a copy of the
-// counter) run as range loops over views, with their span checked once
-// before the loop and no check per access.
+// counter) and the loops clang rotates in lines and classify (entered in
+// the middle, an if-else chain jumping back to the counter's step placed
+// before the body) run as range loops over views, with their span checked
+// once before the loop and no check per access.
 func TestClangLoopsHoisted(t *testing.T) {
 	src, err := os.ReadFile("bytebuf_bpfel_aot.go")
 	if err != nil {
@@ -76,7 +109,7 @@ func TestClangLoopsHoisted(t *testing.T) {
 	for _, c := range []struct {
 		fn    string
 		loops int
-	}{{"bytebufHashFn0", 1}, {"bytebufSum256Fn0", 1}, {"bytebufSum32Fn0", 1}, {"bytebufZeroFn0", 1}, {"bytebufBumpFn0", 1}, {"bytebufChecksumFn0", 2}} {
+	}{{"bytebufHashFn0", 1}, {"bytebufSum256Fn0", 1}, {"bytebufSum32Fn0", 1}, {"bytebufZeroFn0", 1}, {"bytebufBumpFn0", 1}, {"bytebufChecksumFn0", 2}, {"bytebufLinesFn0", 1}, {"bytebufClassifyFn0", 1}} {
 		_, body, ok := strings.Cut(string(src), "\nfunc "+c.fn+"(")
 		if !ok {
 			t.Fatalf("no function %s in the translation", c.fn)
@@ -90,8 +123,9 @@ func TestClangLoopsHoisted(t *testing.T) {
 
 // TestClangLoopsAtTheirBounds runs sum32, zero and bump over buffers
 // around their caps (4096 words, 4096 bytes, 512 words) and without, with
-// a zero byte rare or absent, and checksum around its cap (1 MiB) and
-// word boundaries: translation, interpreter and Go agree.
+// a zero byte rare or absent, lines and classify around their cap (4096
+// bytes), and checksum around its cap (1 MiB) and word boundaries:
+// translation, interpreter and Go agree.
 func TestClangLoopsAtTheirBounds(t *testing.T) {
 	objs, err := LoadBytebuf(&BytebufLoadOptions{InProcess: true})
 	if err != nil {
@@ -119,6 +153,12 @@ func TestClangLoopsAtTheirBounds(t *testing.T) {
 			}
 			if got, _ := both(t, objs.Checksum, data); got != checksumGo(data) {
 				t.Errorf("checksum of %d bytes = %#x, want %#x", n, got, checksumGo(data))
+			}
+			if got, _ := both(t, objs.Lines, data); got != linesGo(data) {
+				t.Errorf("lines of %d bytes = %d, want %d", n, got, linesGo(data))
+			}
+			if got, _ := both(t, objs.Classify, data); got != classifyGo(data) {
+				t.Errorf("classify of %d bytes = %#x, want %#x", n, got, classifyGo(data))
 			}
 			if got, _ := both(t, objs.Sum32, data); got != sum32Go(data) {
 				t.Errorf("sum32 of %d bytes = %#x, want %#x", n, got, sum32Go(data))

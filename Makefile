@@ -27,7 +27,7 @@ demo:
 	$(GO) run ./examples/latency -duration 3s
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./runtime/ ./gen/ ./btfmin/
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./internal/skeltest/bytebuf/ ./runtime/ ./gen/ ./btfmin/
 
 lint:
 	$(GO) vet ./...

@@ -288,6 +288,9 @@ func TestHoistedPlaces(t *testing.T) {
 		// The shadow does not start equal to the counter: the guard
 		// sends the loop to its checked copy.
 		{"derived_shadow_unequal", "mul %r2, 8\nmov %r0, 0\nmov %r3, 8\nmov %r4, 0\nmov %r5, 0\nloop:\nmov %r0, %r1\nadd %r0, %r4\nldxdw %r0, [%r0]\nadd %r0, %r5\nadd %r3, 8\nmov %r6, %r4\nadd %r6, 16\nmov %r4, %r3\nmov %r5, %r0\njle %r6, %r2, loop\nexit"},
+		// The derived register is also the base of the body's loads,
+		// and one of them overwrites it (clang reuses registers).
+		{"derived_reused_base", "mul %r2, 4\nmov %r0, 0\nmov %r3, 0\nmov %r4, 0\nmov %r5, 0\nloop:\nmov %r6, %r1\nadd %r6, %r4\nldxb %r7, [%r6]\nlsh %r7, 8\nldxb %r6, [%r6+3]\nor %r0, %r7\nor %r0, %r6\nadd %r0, %r5\nadd %r3, 4\nmov %r6, %r4\nadd %r6, 8\nmov %r4, %r3\nmov %r5, %r0\njle %r6, %r2, loop\nexit"},
 		{"derived_after_add", "mul %r2, 8\nmov %r0, 0\nmov %r3, 0\nloop:\nmov %r5, %r1\nadd %r5, %r3\nldxdw %r4, [%r5]\nadd %r0, %r4\nadd %r3, 8\nmov %r6, %r3\nadd %r6, 8\njle %r6, %r2, loop\nexit"},
 		{"derived_before_add", "mul %r2, 8\nmov %r0, 0\nmov %r3, 0\nloop:\nmov %r6, %r3\nadd %r6, 16\nldxdw %r4, [%r1]\nadd %r0, %r4\nadd %r1, 8\nadd %r3, 8\njle %r6, %r2, loop\nexit"},
 		{"derived_less", "mul %r2, 8\nmov %r0, 0\nmov %r3, 0\nloop:\nldxdw %r4, [%r1]\nadd %r0, %r4\nadd %r1, 8\nadd %r3, 8\nmov %r6, %r3\nadd %r6, -8\njgt %r2, %r6, loop\nexit"},

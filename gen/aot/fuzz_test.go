@@ -405,8 +405,8 @@ func (g *progGen) loop() {
 // r9 at small offsets, with forward jumps inside the loop and out of it
 // (the counter steps after the body or inside it). Some loops index instead: r5 = r9 + r8 at the top of the body, and the
 // accesses go through r5; some test r8 against a second bound on the way
-// out; some test r6, computed from the counter or from r4, a copy of it,
-// in place of the counter. Starts at or past the bound, spans running off
+// out; some test r6 (or r5, the index register), computed from the
+// counter or from r4, a copy of it, in place of the counter. Starts at or past the bound, spans running off
 // their region, read-only memory and budgets running out inside the loop
 // all turn up.
 func (g *progGen) countedLoop() {
@@ -451,9 +451,10 @@ func (g *progGen) countedLoop() {
 	if shadow {
 		y = 4
 	}
+	tReg := uint8(6)
 	derive := func() {
-		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 6, Src: y})
-		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 6, Imm: derivedOff})
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: tReg, Src: y})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: tReg, Imm: derivedOff})
 	}
 	top := g.newLabel()
 	g.place(top)
@@ -477,6 +478,11 @@ func (g *progGen) countedLoop() {
 		}
 		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 5, Src: 9})
 		g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 5, Src: y})
+		if derived && !derivedTop && g.rnd.IntN(2) == 0 {
+			// The index register computed at the end is also the
+			// derived test's, as clang reuses a register.
+			tReg = 5
+		}
 	}
 	// The counter steps after the body, or in it, between the index's
 	// use in r5 and accesses through r5.
@@ -562,7 +568,7 @@ func (g *progGen) countedLoop() {
 	if derived {
 		// A derived test is hoisted only with jlt and jle (or their
 		// swapped forms).
-		back.Dst = 6
+		back.Dst = tReg
 		if jeqJa || back.Opcode == runtime.OpJneImm {
 			back.Opcode, jeqJa = runtime.OpJltImm, false
 		}

@@ -49,7 +49,7 @@ import (
 //     of R, run by every iteration; it steps by s at the head, from R - s
 //     (not for jne and jeq loops);
 //   - or a back edge testing not the counter but "mov T, Y; add T, c"
-//     computed in the loop (the only writes of T), Y the counter or a
+//     computed in the loop (the last writes of T), Y the counter or a
 //     shadow of it, as clang-19 writes for (; i + 8 <= len; i += 8): the
 //     test is then the counter's, offset (hoistLoop.testOff). A shadow is
 //     a register whose only write in the loop is "mov X, counter" after
@@ -377,11 +377,11 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 		return 0, 0, false
 	}
 	// A derived test: the back edge tests T, "mov T, Y; add T, c" the
-	// last writes of T and its only ones, Y the counter C or a shadow of
-	// it. T is then C at the head, plus the step when Y stepped before
+	// last writes of T (earlier ones, such as T used as a base in the
+	// body, do not matter), Y the counter C or a shadow of it. T is then C at the head, plus the step when Y stepped before
 	// the mov, plus c.
 	testOff, derived, testReg := int64(0), false, uint8(0)
-	if t := counter; !exact && copied == 0 && test == back && defs[t] == 2 {
+	if t := counter; !exact && copied == 0 && test == back && defs[t] >= 2 {
 		i := len(loop) - 2
 		for i >= 1 && !p.effect(f, p.insns[loop[i]]).def.has(t) {
 			i--

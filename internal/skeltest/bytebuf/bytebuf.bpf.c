@@ -138,3 +138,16 @@ __u64 classify(__u8 *data, __u64 len)
 	}
 	return n;
 }
+
+/* The sum of the buffer's big-endian 32-bit words, at most 1024 of them,
+ * read byte by byte: clang-19 tests i + 4 <= len in a register that also
+ * holds the bytes' address. */
+SEC("ubpf/be32sum")
+__u64 be32sum(__u8 *data, __u64 len)
+{
+	__u64 s = 0;
+	for (__u64 i = 0; i + 4 <= len && i < 4096; i += 4)
+		s += (__u32)data[i] << 24 | (__u32)data[i + 1] << 16 |
+		     (__u32)data[i + 2] << 8 | data[i + 3];
+	return s;
+}

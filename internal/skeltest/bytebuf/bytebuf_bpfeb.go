@@ -40,6 +40,8 @@ type BytebufMapSpecs struct{}
 
 // BytebufProgramSpecs are the object's programs before load.
 type BytebufProgramSpecs struct {
+	// Be32sum is user-space program be32sum (section ubpf/be32sum).
+	Be32sum *bridge.ProgramSpec
 	// Bump is user-space program bump (section ubpf/bump).
 	Bump *bridge.ProgramSpec
 	// Checksum is user-space program checksum (section ubpf/checksum).
@@ -72,6 +74,9 @@ func LoadBytebufSpec() (*BytebufSpec, error) {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	s := &BytebufSpec{Spec: spec}
+	if s.Programs.Be32sum, err = bridge.NewProgramSpec(spec, "be32sum"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
 	if s.Programs.Bump, err = bridge.NewProgramSpec(spec, "bump"); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
@@ -137,7 +142,7 @@ func LoadBytebuf(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 // opts.InProcess) and the user-space programs into the runtime; opts may be
 // nil.
 func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Bump, s.Programs.Checksum, s.Programs.Classify, s.Programs.Hash, s.Programs.Invert, s.Programs.Lines, s.Programs.Parse, s.Programs.Sum256, s.Programs.Sum32, s.Programs.Zero))
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Be32sum, s.Programs.Bump, s.Programs.Checksum, s.Programs.Classify, s.Programs.Hash, s.Programs.Invert, s.Programs.Lines, s.Programs.Parse, s.Programs.Sum256, s.Programs.Sum32, s.Programs.Zero))
 	if err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
@@ -152,6 +157,9 @@ func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 // BytebufObjects are the loaded maps, programs and variables. Close releases
 // them.
 type BytebufObjects struct {
+	// Be32sum is user-space program be32sum (section ubpf/be32sum), run in
+	// process; nil when its autoload was off.
+	Be32sum *bridge.BufferProgram
 	// Bump is user-space program bump (section ubpf/bump), run in process; nil
 	// when its autoload was off.
 	Bump *bridge.BufferProgram
@@ -194,6 +202,11 @@ type BytebufVariables struct{}
 
 func (o *BytebufObjects) init() error {
 	var err error
+	if !o.set.Disabled("be32sum") {
+		if o.Be32sum, err = bridge.NewBufferProgram(o.set, "be32sum", bytebufBe32sumTranslation); err != nil {
+			return err
+		}
+	}
 	if !o.set.Disabled("bump") {
 		if o.Bump, err = bridge.NewBufferProgram(o.set, "bump", bytebufBumpTranslation); err != nil {
 			return err

@@ -8,6 +8,163 @@ package bytebuf
 
 import "github.com/skelgen/skelgen/runtime"
 
+// bytebufBe32sumTranslation returns the Go translation of program "be32sum",
+// for runtime.Program.Bind.
+func bytebufBe32sumTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: bytebufBe32sumEntry,
+		Insns: 26,
+	}
+}
+
+// bytebufBe32sumEntry is the runtime.Entry of program "be32sum".
+func bytebufBe32sumEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return bytebufBe32sumFn0(m, 0, b, r1, r2)
+}
+
+// bytebufBe32sumFn0 is function be32sum (instruction 0) of program "be32sum",
+// run at call depth d with budget b; it returns r0 and the budget left.
+func bytebufBe32sumFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3, r4, r5, r6, r7 uint64
+	// bytebuf.bpf.c:146: __u64 be32sum(__u8 *data, __u64 len)
+	// 0: mov %r0, 0
+	r0 = 0
+	// bytebuf.bpf.c:149: for (__u64 i = 0; i + 4 <= len && i < 4096; i += 4)
+	// 1: jlt %r2, 4, +23 (to 25)
+	if r2 < 4 {
+		goto L25
+	}
+	// 2: mov %r4, 0
+	r4 = 0
+	// 3: mov %r5, 0
+	r5 = 0
+	// bytebuf.bpf.c:150: s += (__u32)data[i] << 24 | (__u32)data[i + 1] << 16 |
+	// 4: mov %r3, 0
+	r3 = 0
+	// Instructions 5 to 24 are a counted loop: when its accesses through r6 stay
+	// in their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(r3+4, r2+1, 4); ok && r4 == r3 {
+		if k, ok := runtime.LoopTrips(r3, 4095+1, 4); ok && k < j {
+			j = k
+		}
+		if b-5 >= int64(j+1)*20 {
+			if fv6, ok := m.SpanAt(r1+r4, 4+4*j, false); ok {
+				c0 := r3
+				n := int(j + 1)
+				vv6 := runtime.Views[[4]byte](fv6, n)
+				for k := range n {
+					// 5: mov %r6, %r1 (fast copy)
+					r6 = r1
+					// 6: add %r6, %r4 (fast copy)
+					r6 += r4
+					// 7: ldxb %r7, [%r6] (fast copy)
+					r7 = uint64(vv6[k][0])
+					// 8: lsh %r7, 24 (fast copy)
+					r7 <<= 24
+					// 9: ldxb %r0, [%r6+1] (fast copy)
+					r0 = uint64(vv6[k][1])
+					// 10: lsh %r0, 16 (fast copy)
+					r0 <<= 16
+					// 11: or %r0, %r7 (fast copy)
+					r0 |= r7
+					// 12: ldxb %r7, [%r6+2] (fast copy)
+					r7 = uint64(vv6[k][2])
+					// 13: lsh %r7, 8 (fast copy)
+					r7 <<= 8
+					// 14: or %r0, %r7 (fast copy)
+					r0 |= r7
+					// 15: ldxb %r6, [%r6+3] (fast copy)
+					r6 = uint64(vv6[k][3])
+					// 16: or %r0, %r6 (fast copy)
+					r0 |= r6
+					// 17: add %r0, %r5 (fast copy)
+					r0 += r5
+					// 18: add %r3, 4 (fast copy)
+					r3 += 4
+					// 19: jgt %r3, 4095, +5 (to 25) (fast copy)
+					if r3 > 4095 {
+						b -= 18
+						b -= 20 * (int64((r3-c0)/4) - 1)
+						goto L25
+					}
+					// 20: mov %r6, %r4 (fast copy)
+					r6 = r4
+					// 21: add %r6, 8 (fast copy)
+					r6 += 8
+					// 22: mov %r4, %r3 (fast copy)
+					r4 = r3
+					// 23: mov %r5, %r0 (fast copy)
+					r5 = r0
+					// 24: jle %r6, %r2, -20 (to 5) (fast copy: the range's end)
+				}
+				b -= 23
+				b -= 20 * (int64((r3-c0)/4) - 1)
+				goto L25
+			}
+		}
+	}
+L5:
+	// 5: mov %r6, %r1
+	r6 = r1
+	// 6: add %r6, %r4
+	r6 += r4
+	// 7: ldxb %r7, [%r6]
+	r7 = m.Load8At(r6, 7)
+	// 8: lsh %r7, 24
+	r7 <<= 24
+	// 9: ldxb %r0, [%r6+1]
+	r0 = m.Load8At(r6+1, 9)
+	// 10: lsh %r0, 16
+	r0 <<= 16
+	// 11: or %r0, %r7
+	r0 |= r7
+	// bytebuf.bpf.c:151: (__u32)data[i + 2] << 8 | data[i + 3];
+	// 12: ldxb %r7, [%r6+2]
+	r7 = m.Load8At(r6+2, 12)
+	// 13: lsh %r7, 8
+	r7 <<= 8
+	// bytebuf.bpf.c:150: s += (__u32)data[i] << 24 | (__u32)data[i + 1] << 16 |
+	// 14: or %r0, %r7
+	r0 |= r7
+	// bytebuf.bpf.c:151: (__u32)data[i + 2] << 8 | data[i + 3];
+	// 15: ldxb %r6, [%r6+3]
+	r6 = m.Load8At(r6+3, 15)
+	// 16: or %r0, %r6
+	r0 |= r6
+	// bytebuf.bpf.c:150: s += (__u32)data[i] << 24 | (__u32)data[i + 1] << 16 |
+	// 17: add %r0, %r5
+	r0 += r5
+	// 18: add %r3, 4
+	r3 += 4
+	// bytebuf.bpf.c:149: for (__u64 i = 0; i + 4 <= len && i < 4096; i += 4)
+	// 19: jgt %r3, 4095, +5 (to 25)
+	if r3 > 4095 {
+		b -= 18
+		goto L25
+	}
+	// 20: mov %r6, %r4
+	r6 = r4
+	// 21: add %r6, 8
+	r6 += 8
+	// 22: mov %r4, %r3
+	r4 = r3
+	// 23: mov %r5, %r0
+	r5 = r0
+	// 24: jle %r6, %r2, -20 (to 5)
+	if r6 <= r2 {
+		b -= 20
+		runtime.CheckBudget(b-5, 24)
+		goto L5
+	}
+	b -= 23
+L25:
+	// bytebuf.bpf.c:152: return s;
+	// 25: exit
+	b -= 3
+	runtime.CheckBudget(b, 25)
+	return r0, b
+}
+
 // bytebufBumpTranslation returns the Go translation of program "bump", for
 // runtime.Program.Bind.
 func bytebufBumpTranslation() runtime.Translation {

@@ -61,6 +61,14 @@ func zeroGo(b []byte) uint64 {
 	return uint64(min(len(b), 4096))
 }
 
+func be32sumGo(b []byte) uint64 {
+	var s uint64
+	for i := 0; i+4 <= len(b) && i < 4096; i += 4 {
+		s += uint64(binary.BigEndian.Uint32(b[i:]))
+	}
+	return s
+}
+
 func linesGo(b []byte) uint64 {
 	var n uint64
 	for _, c := range b[:min(len(b), 4096)] {
@@ -97,7 +105,8 @@ func classifyGo(b []byte) uint64 {
 // through a copy), zero (a way out that depends on the data), bump (a
 // second bound mid-body, stores) and both loops of checksum (the first
 // tests i + 8 <= len through a register computed from a copy of the
-// counter) and the loops clang rotates in lines and classify (entered in
+// counter), be32sum's (the same, the tested register also the bytes'
+// address) and the loops clang rotates in lines and classify (entered in
 // the middle, an if-else chain jumping back to the counter's step placed
 // before the body) run as range loops over views, with their span checked
 // once before the loop and no check per access.
@@ -109,7 +118,7 @@ func TestClangLoopsHoisted(t *testing.T) {
 	for _, c := range []struct {
 		fn    string
 		loops int
-	}{{"bytebufHashFn0", 1}, {"bytebufSum256Fn0", 1}, {"bytebufSum32Fn0", 1}, {"bytebufZeroFn0", 1}, {"bytebufBumpFn0", 1}, {"bytebufChecksumFn0", 2}, {"bytebufLinesFn0", 1}, {"bytebufClassifyFn0", 1}} {
+	}{{"bytebufHashFn0", 1}, {"bytebufSum256Fn0", 1}, {"bytebufSum32Fn0", 1}, {"bytebufZeroFn0", 1}, {"bytebufBumpFn0", 1}, {"bytebufChecksumFn0", 2}, {"bytebufLinesFn0", 1}, {"bytebufClassifyFn0", 1}, {"bytebufBe32sumFn0", 1}} {
 		_, body, ok := strings.Cut(string(src), "\nfunc "+c.fn+"(")
 		if !ok {
 			t.Fatalf("no function %s in the translation", c.fn)
@@ -124,8 +133,8 @@ func TestClangLoopsHoisted(t *testing.T) {
 // TestClangLoopsAtTheirBounds runs sum32, zero and bump over buffers
 // around their caps (4096 words, 4096 bytes, 512 words) and without, with
 // a zero byte rare or absent, lines and classify around their cap (4096
-// bytes), and checksum around its cap (1 MiB) and word boundaries:
-// translation, interpreter and Go agree.
+// bytes), be32sum around its cap (1024 words), and checksum around its cap
+// (1 MiB) and word boundaries: translation, interpreter and Go agree.
 func TestClangLoopsAtTheirBounds(t *testing.T) {
 	objs, err := LoadBytebuf(&BytebufLoadOptions{InProcess: true})
 	if err != nil {
@@ -153,6 +162,9 @@ func TestClangLoopsAtTheirBounds(t *testing.T) {
 			}
 			if got, _ := both(t, objs.Checksum, data); got != checksumGo(data) {
 				t.Errorf("checksum of %d bytes = %#x, want %#x", n, got, checksumGo(data))
+			}
+			if got, _ := both(t, objs.Be32sum, data); got != be32sumGo(data) {
+				t.Errorf("be32sum of %d bytes = %#x, want %#x", n, got, be32sumGo(data))
 			}
 			if got, _ := both(t, objs.Lines, data); got != linesGo(data) {
 				t.Errorf("lines of %d bytes = %d, want %d", n, got, linesGo(data))

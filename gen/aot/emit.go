@@ -563,8 +563,8 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		if in.op == runtime.OpAddImm && counts[in.dst] {
 			stmts = append(stmts, code(fmt.Sprintf("o%d += %d", in.dst, in.imm)))
 		}
-		if s, ok := l.shadowAt[pc]; ok && counts[in.dst] {
-			stmts = append(stmts, code(fmt.Sprintf("o%d += %d", in.dst, s)))
+		if sh, ok := l.shadows[in.dst]; ok && sh.pc == pc && counts[in.dst] {
+			stmts = append(stmts, code(fmt.Sprintf("o%d += %d", in.dst, sh.step)))
 		}
 		*to = append(*to, jen.Commentf("%d: %s (%s)", pc, in.text, note))
 		*to = append(*to, stmts...)
@@ -684,7 +684,7 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 	}
 	slices.Sort(shadows)
 	for _, x := range shadows {
-		guard += fmt.Sprintf(" && %s == %s", e.r(uint8(x)), e.r(l.shadows[uint8(x)]))
+		guard += fmt.Sprintf(" && %s == %s", e.r(uint8(x)), e.r(l.shadows[uint8(x)].of))
 	}
 	if l.exact && l.step != 1 {
 		// The counter must meet the bound, not step over it.

@@ -116,10 +116,9 @@ type hoistLoop struct {
 	// the loop computes from it, see hoistable), so that the trip count is
 	// runtime.LoopTrips's from the counter's start plus testOff.
 	testOff int64
-	// shadows maps each shadow register (see above) to its counter, and
-	// shadowAt each shadow's mov to its step.
-	shadows  map[uint8]uint8
-	shadowAt map[int]int64
+	// shadows are the shadow registers (see above) the fast copy relies
+	// on: the guard checks that each starts equal to its counter.
+	shadows map[uint8]shadow
 	// single: the loop's only way out is its test of the counter against
 	// the bound, so it runs exactly the iterations the counter allows and
 	// the fast copy charges every back edge before it starts.
@@ -342,11 +341,6 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 	}
 	// Shadows: "mov X, C" the only write of X, after the only write of C,
 	// "add C, s", both run by every iteration.
-	type shadow struct {
-		of   uint8
-		pc   int
-		step int64
-	}
 	shadows := map[uint8]shadow{}
 	for _, pc := range loop {
 		in := p.insns[pc]
@@ -378,8 +372,8 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 	}
 	// A derived test: the back edge tests T, "mov T, Y; add T, c" the
 	// last writes of T (earlier ones, such as T used as a base in the
-	// body, do not matter), Y the counter C or a shadow of it. T is then C at the head, plus the step when Y stepped before
-	// the mov, plus c.
+	// body, do not matter), Y the counter C or a shadow of it. T is then
+	// C at the head, plus the step when Y stepped before the mov, plus c.
 	testOff, derived, testReg := int64(0), false, uint8(0)
 	if t := counter; !exact && copied == 0 && test == back && defs[t] >= 2 {
 		i := len(loop) - 2
@@ -419,10 +413,9 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 	useShadow := func(x uint8) {
 		if sh, ok := shadows[x]; ok {
 			if l.shadows == nil {
-				l.shadows, l.shadowAt = map[uint8]uint8{}, map[int]int64{}
+				l.shadows = map[uint8]shadow{}
 			}
-			l.shadows[x] = sh.of
-			l.shadowAt[sh.pc] = sh.step
+			l.shadows[x] = sh
 		}
 	}
 	if derived {
@@ -574,6 +567,14 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 		}
 	}
 	return l
+}
+
+// A shadow is a register whose only write in a loop is "mov X, C" after
+// C's add (see hoistLoop): it steps by step at pc, the mov.
+type shadow struct {
+	of   uint8
+	pc   int
+	step int64
 }
 
 // contains reports whether the instruction at pc belongs to the loop.

@@ -3,8 +3,6 @@ package bytebuf
 import (
 	"math/rand/v2"
 	"testing"
-
-	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
 // BenchmarkBufferPrograms runs each buffer program over 16 KiB of text-like
@@ -26,11 +24,7 @@ func BenchmarkBufferPrograms(b *testing.B) {
 			data[i] = '\n'
 		}
 	}
-	for _, p := range []struct {
-		name string
-		prog *bridge.BufferProgram
-		twin func([]byte) uint64
-	}{
+	for _, p := range []twin{
 		{"checksum", objs.Checksum, checksumGo},
 		{"lines", objs.Lines, linesGo},
 		{"classify", objs.Classify, classifyGo},
@@ -38,7 +32,7 @@ func BenchmarkBufferPrograms(b *testing.B) {
 		{"hash", objs.Hash, hashGo},
 		{"be32sum", objs.Be32sum, be32sumGo},
 	} {
-		want := p.twin(data)
+		want := p.goFn(data)
 		b.Run(p.name+"/aot", func(b *testing.B) {
 			for b.Loop() {
 				if r0, err := p.prog.Run(data); err != nil || r0 != want {
@@ -56,7 +50,7 @@ func BenchmarkBufferPrograms(b *testing.B) {
 		})
 		b.Run(p.name+"/go", func(b *testing.B) {
 			for b.Loop() {
-				if p.twin(data) != want {
+				if p.goFn(data) != want {
 					b.Fatal("the Go twin changed its mind")
 				}
 			}

@@ -59,6 +59,7 @@ type TypeGen struct {
 	taken     map[string]bool
 	plans     map[string]*tyPlan
 	keys      map[btf.Type]string
+	ids       map[string]int // a number for each key, which keys of containing types use
 	queue     []btf.Type
 	anon      int
 	// depth bounds repr's recursion: malformed BTF can make types loop.
@@ -77,6 +78,7 @@ func NewTypeGen(order binary.ByteOrder) *TypeGen {
 		taken:     make(map[string]bool),
 		plans:     make(map[string]*tyPlan),
 		keys:      make(map[btf.Type]string),
+		ids:       make(map[string]int),
 	}
 }
 
@@ -1383,7 +1385,9 @@ func tyGoString(c jen.Code) string {
 // linked object's, from several compilation units). Identical anonymous
 // types therefore share one Go type, and same-named different types get
 // different ones. Pointers are keyed by their target's name only, which
-// ends the recursion of self-referencing types.
+// ends the recursion of self-referencing types. A key names the types it
+// contains by their keys' numbers (see ref), so that keys stay short
+// however deep types nest.
 func (g *TypeGen) key(t btf.Type) string {
 	t = btf.QualifiedType(t)
 	if k, ok := g.keys[t]; ok {
@@ -1396,6 +1400,16 @@ func (g *TypeGen) key(t btf.Type) string {
 	// reaches.
 	var b []byte
 	num := func(n uint64) { b = strconv.AppendUint(b, n, 10) }
+	ref := func(t btf.Type) {
+		k := g.key(t)
+		id, ok := g.ids[k]
+		if !ok {
+			id = len(g.ids)
+			g.ids[k] = id
+		}
+		b = append(b, '#')
+		num(uint64(id))
+	}
 	head := func(kind, name string, size uint32) {
 		b = append(append(append(append(b, kind...), ' '), name...), ' ')
 		num(uint64(size))
@@ -1406,7 +1420,9 @@ func (g *TypeGen) key(t btf.Type) string {
 			num(uint64(m.Offset))
 			b = append(b, ':')
 			num(uint64(m.BitfieldSize))
-			b = append(append(append(b, ' '), g.key(m.Type)...), "; "...)
+			b = append(b, ' ')
+			ref(m.Type)
+			b = append(b, "; "...)
 		}
 		b = append(b, '}')
 	}
@@ -1432,9 +1448,11 @@ func (g *TypeGen) key(t btf.Type) string {
 	case *btf.Array:
 		b = append(b, '[')
 		num(uint64(t.Nelems))
-		b = append(append(b, ']'), g.key(t.Type)...)
+		b = append(b, ']')
+		ref(t.Type)
 	case *btf.Typedef:
-		b = append(append(append(append(b, "typedef "...), t.Name...), ' '), g.key(t.Type)...)
+		b = append(append(append(b, "typedef "...), t.Name...), ' ')
+		ref(t.Type)
 	case *btf.Int:
 		head("int", t.Name, t.Size)
 		b = append(b, ' ')

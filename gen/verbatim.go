@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"go/format"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -61,10 +62,10 @@ type vcode struct {
 }
 
 // vpiece is the literal text[start:end], or the text of codes[code] when
-// code >= 0.
+// code >= 0. int32 keeps pieces small: a skeleton has thousands.
 type vpiece struct {
-	start, end int
-	code       int
+	start, end int32
+	code       int32
 }
 
 // newVerbatim starts the parts of a skeleton whose text is expected to be
@@ -98,7 +99,7 @@ func (w *vtext) s(text string) *vtext {
 // flush ends the literal text so far as a piece.
 func (w *vtext) flush() {
 	if w.end > w.start {
-		w.pieces = append(w.pieces, vpiece{start: w.start, end: w.end, code: -1})
+		w.pieces = append(w.pieces, vpiece{start: int32(w.start), end: int32(w.end), code: -1})
 	}
 	w.start, w.end = len(w.v.text), len(w.v.text)
 }
@@ -124,7 +125,7 @@ func (w *vtext) code(c jen.Code, expr bool) *vtext {
 			w.v.seen[st] = i
 		}
 	}
-	w.pieces = append(w.pieces, vpiece{code: i})
+	w.pieces = append(w.pieces, vpiece{code: int32(i)})
 	return w
 }
 
@@ -155,7 +156,7 @@ func (w *vtext) qual(path, name string) *vtext {
 		i = len(w.v.codes) - 1
 		w.v.quals[k] = i
 	}
-	w.pieces = append(w.pieces, vpiece{code: i})
+	w.pieces = append(w.pieces, vpiece{code: int32(i)})
 	return w
 }
 
@@ -207,7 +208,7 @@ func (w *vtext) docComment(text string) (ok bool) {
 func (w *vtext) sig(fn jen.Code) *vtext {
 	w.flush()
 	w.v.codes = append(w.v.codes, vcode{code: fn, sig: true})
-	w.pieces = append(w.pieces, vpiece{code: len(w.v.codes) - 1})
+	w.pieces = append(w.pieces, vpiece{code: int32(len(w.v.codes) - 1)})
 	return w
 }
 
@@ -375,6 +376,9 @@ func (v *verbatim) render(f *jen.File, fix func([]byte) []byte) ([]byte, error) 
 		}
 		return fix(buf.Bytes()), nil
 	}
+	if len(v.text) > math.MaxInt32 {
+		return nil, fmt.Errorf("verbatim: %d bytes of text, more than pieces can address", len(v.text))
+	}
 	f.NoFormat = true
 	var raw bytes.Buffer
 	if err := f.Render(&raw); err != nil {
@@ -481,7 +485,7 @@ func (v *verbatim) splice(src []byte, texts []string, known []bool) ([]byte, err
 			if p.code >= 0 {
 				size += len(texts[p.code])
 			} else {
-				size += p.end - p.start
+				size += int(p.end - p.start)
 			}
 		}
 	}

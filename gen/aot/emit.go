@@ -473,6 +473,9 @@ func (e *emitter) charge(pc int) []jen.Code {
 
 // jumpTo is a taken jump from pc: bring b to the target's pending count,
 // check when the plan says so, go.
+//
+// Its goto is always the last statement: the jump into a rotated loop
+// places the loop's fast copy just before it (see function).
 func (e *emitter) jumpTo(pc, target int) []jen.Code {
 	phi := e.phi[target]
 	l := e.fast
@@ -514,10 +517,10 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	var body []jen.Code
 	// o<r> counts how far a stepping register r went since the head (the
 	// counter's count is its distance from c0).
-	counts := map[uint8]bool{}
+	counts := map[int]*hoistBase{} // by where the counted register steps
 	for _, b := range l.bases {
-		if b.by >= 0 && uint8(b.by) != l.counter && !counts[uint8(b.by)] && !e.views[b.reg] {
-			counts[uint8(b.by)] = true
+		if b.by >= 0 && uint8(b.by) != l.counter && counts[b.byAt] == nil && !e.views[b.reg] {
+			counts[b.byAt] = b
 			body = append(body, code(fmt.Sprintf("var o%d uint64", b.by)))
 		}
 	}
@@ -560,11 +563,9 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	emit := func(pc int, note string) {
 		in := p.insns[pc]
 		stmts := e.insn(in)
-		if in.op == runtime.OpAddImm && counts[in.dst] {
-			stmts = append(stmts, code(fmt.Sprintf("o%d += %d", in.dst, in.imm)))
-		}
-		if sh, ok := l.shadows[in.dst]; ok && sh.pc == pc && counts[in.dst] {
-			stmts = append(stmts, code(fmt.Sprintf("o%d += %d", in.dst, sh.step)))
+		if b := counts[pc]; b != nil {
+			// A base's step is its stepping register's.
+			stmts = append(stmts, code(fmt.Sprintf("o%d += %d", b.by, b.step)))
 		}
 		*to = append(*to, jen.Commentf("%d: %s (%s)", pc, in.text, note))
 		*to = append(*to, stmts...)
@@ -666,11 +667,7 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 	what := fmt.Sprintf("Instructions %d to %d are", l.head, l.back)
 	if l.entry >= 0 {
 		// A rotated loop: its body, then its latch.
-		k := 1
-		for l.order[k] > l.order[k-1] {
-			k++
-		}
-		what = fmt.Sprintf("Instructions %d to %d, then %d to %d, are", l.head, l.order[k-1], l.order[k], l.back)
+		what = fmt.Sprintf("Instructions %d to %d, then %d to %d, are", l.head, l.order[l.latch-1], l.order[l.latch], l.back)
 	}
 	doc := fmt.Sprintf("%s a counted loop: when the budget lasts, run a copy that does not check it.", what)
 	if len(l.bases) > 0 {

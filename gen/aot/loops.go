@@ -73,11 +73,12 @@ type hoistLoop struct {
 	order []int
 	pos   map[int]int
 	// entry is the jump that enters a rotated loop at its head, -1 for a
-	// loop that control falls into.
-	entry     int
-	counter   uint8
-	bound     string // the bound's Go expression (register or constant)
-	inclusive bool   // jle: the bound is K+1
+	// loop that control falls into; latch is where a rotated loop's latch
+	// starts in order.
+	entry, latch int
+	counter      uint8
+	bound        string // the bound's Go expression (register or constant)
+	inclusive    bool   // jle: the bound is K+1
 	// exact: the loop goes on while the counter differs from the bound
 	// (jne, or "jeq; ja" with the jeq leaving the loop). It then runs as
 	// the jlt loop would only when the counter meets the bound exactly,
@@ -148,7 +149,8 @@ type hoistBase struct {
 	// index of "mov rb, rA; add rb, rB"), -1 for a base that stays put:
 	// the fast copy counts how far it went since the head in o<by>, so
 	// that an access finds its place in the span from that count alone.
-	by int
+	// byAt is where by steps: its add, or its mov for a shadow.
+	by, byAt int
 }
 
 // findLoops returns f's hoistable loops by head: those whose back edge is
@@ -180,8 +182,9 @@ func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 			}
 		}
 		if in.op == runtime.OpJa {
-			if loop, entry := p.rotated(f, i, jumpsTo); loop != nil {
+			if loop, entry, latch := p.rotated(f, i, jumpsTo); loop != nil {
 				if l := p.hoistable(f, loop, entry, jumpsTo); l != nil {
+					l.latch = latch
 					out[l.head] = l
 				}
 			}
@@ -198,36 +201,36 @@ func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 // forward to E; between B and E lies code outside the loop (its exit),
 // which does not fall into E. clang-19 writes a loop over a buffer whose
 // body is an if-else chain this way, for (i = 0; i < len && i < MAX; i++).
-// It also returns the entry jump.
-func (p *aotProgram) rotated(f *aotFunc, i int, jumpsTo map[int]int) (loop []int, entry int) {
+// It also returns the entry jump and where the latch starts in loop.
+func (p *aotProgram) rotated(f *aotFunc, i int, jumpsTo map[int]int) (loop []int, entry, latch int) {
 	lo := p.insns[f.body[i]].target
 	li := slices.Index(f.body, lo)
 	if li <= 0 || lo == f.entry {
-		return nil, -1
+		return nil, -1, 0
 	}
 	in := p.insns[f.body[li-1]]
 	head := in.target
 	ei := slices.Index(f.body, head)
 	if in.op != runtime.OpJa || head <= lo || ei < 0 || ei > i || jumpsTo[head] != 2 || head == f.entry || falls(p.insns[f.body[ei-1]]) {
-		return nil, -1
+		return nil, -1, 0
 	}
 	bi := -1
 	for k := li; k < ei; k++ {
 		if x := p.insns[f.body[k]]; x.target == head && isCondJump(x.op) && x.class() == runtime.ClassJMP {
 			if bi >= 0 {
-				return nil, -1
+				return nil, -1, 0
 			}
 			bi = k
 		}
 	}
 	if bi < 0 {
-		return nil, -1
+		return nil, -1, 0
 	}
-	body, latch := f.body[ei:i+1], f.body[li:bi+1]
-	if len(body) != countInsns(p, body) || len(latch) != countInsns(p, latch) {
-		return nil, -1
+	body, tail := f.body[ei:i+1], f.body[li:bi+1]
+	if len(body) != countInsns(p, body) || len(tail) != countInsns(p, tail) {
+		return nil, -1, 0
 	}
-	return append(slices.Clip(body), latch...), in.pc
+	return append(slices.Clip(body), tail...), in.pc, len(body)
 }
 
 // hoistable checks the loop whose instructions are loop, in the order an
@@ -477,9 +480,10 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 	}
 	// baseOf describes base r as the access at pc sees it: its value there
 	// in iteration j is the sum of from at the head plus step*j plus extra;
-	// by is the register of from that steps (-1: none) and lag how far the
-	// base lags behind its count (see hoistLoop.lag).
-	baseOf := func(r uint8, pc int) (step, extra int64, from []uint8, by int, lag int64, ok bool) {
+	// by is the register of from that steps (-1: none), byAt where it
+	// steps, and lag how far the base lags behind its count (see
+	// hoistLoop.lag).
+	baseOf := func(r uint8, pc int) (step, extra int64, from []uint8, by, byAt int, lag int64, ok bool) {
 		if t, at, ok := steady(r); ok {
 			if at >= 0 && before(at, pc) {
 				extra = t
@@ -488,7 +492,7 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 			if t == 0 {
 				by = -1
 			}
-			return t, extra, []uint8{r}, by, 0, true
+			return t, extra, []uint8{r}, by, at, 0, true
 		}
 		// mov r, rA; add r, rB, adjacent, run by every iteration, the last
 		// writes of r before the access (a later write, such as a load
@@ -502,12 +506,12 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 			}
 			mv, ad := p.insns[loop[i-1]], p.insns[x]
 			if mv.op != runtime.OpMovReg || mv.off != 0 || mv.dst != r || ad.op != runtime.OpAddReg || ad.dst != r {
-				return 0, 0, nil, 0, 0, false
+				return 0, 0, nil, 0, 0, 0, false
 			}
 			m := mv.pc
 			ra, rb := mv.src, ad.src
 			if ra == r || rb == r || ra == 10 || rb == 10 || skipped(m) || skipped(x) {
-				return 0, 0, nil, 0, 0, false
+				return 0, 0, nil, 0, 0, 0, false
 			}
 			ta, qa, okA := steady(ra)
 			tb, qb, okB := steady(rb)
@@ -516,7 +520,7 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 			by, read, at := -1, 0, 0
 			switch {
 			case !okA || !okB || (ta != 0 && tb != 0):
-				return 0, 0, nil, 0, 0, false
+				return 0, 0, nil, 0, 0, 0, false
 			case ta != 0:
 				by, read, at = int(ra), m, qa
 			case tb != 0:
@@ -529,9 +533,9 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 					lag = ta + tb
 				}
 			}
-			return ta + tb, extra, []uint8{ra, rb}, by, lag, true
+			return ta + tb, extra, []uint8{ra, rb}, by, at, lag, true
 		}
-		return 0, 0, nil, 0, 0, false
+		return 0, 0, nil, 0, 0, 0, false
 	}
 	bases := map[uint8]*hoistBase{}
 	var order []uint8
@@ -541,14 +545,14 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 		if !ok {
 			continue
 		}
-		t, extra, from, by, lag, ok := baseOf(base, pc)
+		t, extra, from, by, byAt, lag, ok := baseOf(base, pc)
 		if !ok {
 			continue
 		}
 		lo := int64(in.off) + extra
 		b := bases[base]
 		if b == nil {
-			b = &hoistBase{reg: base, from: from, step: t, lo: lo, hi: lo + size, by: by}
+			b = &hoistBase{reg: base, from: from, step: t, lo: lo, hi: lo + size, by: by, byAt: byAt}
 			bases[base] = b
 			order = append(order, base)
 		} else if b.step != t || !slices.Equal(b.from, from) || b.by != by {

@@ -309,6 +309,21 @@ func TestHoistedPlaces(t *testing.T) {
 		{"rotated_count_bound", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, 0\nja body\nlatch:\nadd %r0, %r4\nadd %r3, 1\njge %r3, %r2, out\njlt %r3, 40, body\nout:\nexit\nbody:\nmov %r4, %r1\nadd %r4, %r3\nldxb %r5, [%r4]\nmov32 %r4, 1\njeq32 %r5, 58, latch\nmov32 %r4, 0\nja latch"},
 		{"rotated_classify", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, 0\nja body\nlatch:\nadd %r0, %r6\nadd %r3, 1\njge %r3, %r2, out\njlt %r3, 100, body\nout:\nexit\nbody:\nmov %r5, %r1\nadd %r5, %r3\nldxb %r4, [%r5]\nmov %r6, 1\njlt32 %r4, 50, latch\nmov %r6, 3\njlt32 %r4, 120, latch\nstb [%r5], 7\nmov %r6, 5\njgt32 %r4, 200, latch\nmov %r6, 9\nja latch"},
 		{"rotated_breaks", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, 0\nja body\nlatch:\nadd %r0, %r6\nadd %r3, 1\njge %r3, %r2, out\njlt %r3, 100, body\nout:\nexit\nbody:\nmov %r5, %r1\nadd %r5, %r3\nldxb %r4, [%r5]\njeq32 %r4, 113, out\nmov %r6, 1\njlt32 %r4, 120, latch\nstb [%r5], 7\nmov %r6, 5\nja latch"},
+		// Counters counting down to their bound (exact loops), as clang
+		// writes while (len--) and for (i = len; i > 0; i--): with a base
+		// counting up (a range loop); with data + i counting down, the
+		// back edge a jne or a "jeq; ja", one leaving at a byte (data[5]
+		// is 58); a base whose words go below the context's start in the
+		// last iteration; a step of two that meets the bound or steps
+		// over it; a register bound.
+		{"down_count", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nloop:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd %r2, -1\njne %r2, 0, loop\nout:\nexit"},
+		{"down_index", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nadd %r1, -1\nloop:\nmov %r3, %r1\nadd %r3, %r2\nldxb %r3, [%r3]\nmul %r0, 31\nadd %r0, %r3\nadd %r2, -1\njeq %r2, 0, out\nja loop\nout:\nexit"},
+		{"down_trim", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nadd %r1, -1\nloop:\nmov %r3, %r1\nadd %r3, %r2\nldxb %r3, [%r3]\nmov %r0, %r2\njeq32 %r3, 58, out\nadd %r2, -1\nmov %r0, 0\njne %r2, 0, loop\nout:\nexit"},
+		{"down_words", "mov %r0, 0\nmov %r4, %r2\nmul %r4, 8\nadd %r4, %r1\nloop:\nadd %r4, -8\nldxdw %r3, [%r4]\nadd %r0, %r3\nadd %r2, -1\njne %r2, 0, loop\nexit"},
+		{"down_words_below", "mov %r0, 0\nmov %r4, %r2\nmul %r4, 8\nadd %r4, %r1\nadd %r4, -8\nloop:\nadd %r4, -8\nldxdw %r3, [%r4]\nadd %r0, %r3\nadd %r2, -1\njne %r2, 0, loop\nexit"},
+		{"down_by_two", "mul %r2, 4\nmov %r0, 0\nmov %r5, %r2\nloop:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd %r5, -2\njne %r5, 0, loop\nexit"},
+		{"down_by_two_over", "mul %r2, 4\nadd %r2, 1\nmov %r0, 0\nmov %r5, %r2\nloop:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd %r5, -2\njne %r5, 0, loop\nexit"},
+		{"down_to_register", "mul %r2, 8\nmov %r6, 3\nmov %r0, 0\nloop:\nmov %r3, %r1\nadd %r3, %r2\nldxw %r4, [%r3-4]\nstb [%r3-1], 9\nadd %r0, %r4\nadd %r2, -1\njne %r2, %r6, loop\nexit"},
 		{"bases_stay", "mov %r0, 0\nmov %r4, 0\nmov %r6, 16\nloop:\nmov %r5, %r1\nadd %r5, %r6\nldxdw %r3, [%r5+8]\nadd %r0, %r3\nldxh %r3, [%r1+2]\nadd %r0, %r3\nadd %r4, 1\njlt %r4, %r2, loop\nexit"},
 	}
 	var cases []aotCase

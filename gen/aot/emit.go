@@ -565,7 +565,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		stmts := e.insn(in)
 		if b := counts[pc]; b != nil {
 			// A base's step is its stepping register's.
-			stmts = append(stmts, code(fmt.Sprintf("o%d += %d", b.by, b.step)))
+			stmts = append(stmts, code(addTo(fmt.Sprintf("o%d", b.by), b.step)))
 		}
 		*to = append(*to, jen.Commentf("%d: %s (%s)", pc, in.text, note))
 		*to = append(*to, stmts...)
@@ -639,11 +639,16 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 	// The checks, innermost last.
 	for i := len(l.bases) - 1; i >= 0; i-- {
 		b := l.bases[i]
-		n := fmt.Sprintf("%d", b.hi-b.lo)
-		if b.step != 0 {
+		start, n := e.baseStart(l, b), fmt.Sprintf("%d", b.hi-b.lo)
+		switch {
+		case b.step > 0:
 			n += fmt.Sprintf("+%d*j", b.step)
+		case b.step < 0:
+			// A base counting down: its span ends where it starts.
+			start += fmt.Sprintf("-%d*j", -b.step)
+			n += fmt.Sprintf("+%d*j", -b.step)
 		}
-		body = []jen.Code{jen.If(code(fmt.Sprintf("fv%d, ok := m.SpanAt(%s, %s, %v); ok", b.reg, e.baseStart(l, b), n, b.write))).Block(body...)}
+		body = []jen.Code{jen.If(code(fmt.Sprintf("fv%d, ok := m.SpanAt(%s, %s, %v); ok", b.reg, start, n, b.write))).Block(body...)}
 	}
 	bound := l.bound
 	if l.inclusive {
@@ -683,12 +688,18 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 	for _, x := range shadows {
 		guard += fmt.Sprintf(" && %s == %s", e.r(uint8(x)), e.r(l.shadows[uint8(x)].of))
 	}
-	if l.exact && l.step != 1 {
+	// The trip count, from the counter's start up to the bound, or for a
+	// counter counting down (an exact loop), from the bound up to it.
+	from, to, step := offset(e.start(l), l.testOff), bound, l.step
+	if step < 0 {
+		from, to, step = bound, e.start(l), -step
+	}
+	if l.exact && step != 1 {
 		// The counter must meet the bound, not step over it.
-		guard += fmt.Sprintf(" && (%s-%s)%%%d == 0", bound, e.r(l.counter), l.step) // exact loops count by the counter itself
+		guard += fmt.Sprintf(" && (%s-%s)%%%d == 0", to, from, step) // exact loops count by the counter itself
 	}
 	return gocomment.Comment(doc).Line().
-		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); %s", offset(e.start(l), l.testOff), bound, l.step, guard))).Block(body...)
+		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); %s", from, to, step, guard))).Block(body...)
 }
 
 // rangeViews returns the bases of l that its fast copy reads through a
@@ -840,6 +851,11 @@ func (e *emitter) windowAccess(in *aotInsn, base uint8) (pre []jen.Code, name st
 		case b.by >= 0:
 			at = offset(fmt.Sprintf("o%d", b.by), w.lo-b.lo-e.fast.lag[in.pc])
 		}
+		if b.step < 0 {
+			// Its span starts j steps below where it starts (the count
+			// goes below zero).
+			at += fmt.Sprintf("+%d*j", -b.step)
+		}
 		pre = []jen.Code{code(fmt.Sprintf("%s = %s.At(%s)", w.name, w.maker(), at))}
 	}
 	return pre, w.name, int64(in.off) - w.lo, true
@@ -877,6 +893,9 @@ func (e *emitter) backEdges(l *hoistLoop, beforeAdd bool) []jen.Code {
 		return nil
 	}
 	n := fmt.Sprintf("int64((%s-c0)/%d)", e.r(l.counter), l.step)
+	if l.step < 0 {
+		n = fmt.Sprintf("int64((c0-%s)/%d)", e.r(l.counter), -l.step)
+	}
 	if !beforeAdd {
 		n += " - 1"
 	}
@@ -905,6 +924,14 @@ func (e *emitter) baseStart(l *hoistLoop, b *hoistBase) string {
 		parts = append(parts, e.r(r))
 	}
 	return offset(strings.Join(parts, "+"), b.lo)
+}
+
+// addTo writes the statement v += n.
+func addTo(v string, n int64) string {
+	if n < 0 {
+		return fmt.Sprintf("%s -= %d", v, -n)
+	}
+	return fmt.Sprintf("%s += %d", v, n)
 }
 
 // offset writes r+off.

@@ -447,6 +447,19 @@ func (g *progGen) countedLoop() {
 		}
 		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 4, Imm: s})
 	}
+	// Down: the counter counts down to the bound by downStep, as clang
+	// writes while (len--): it starts a multiple of the step above the
+	// bound, or now and then one more (it then steps over the bound, and
+	// the loop runs on until something stops it). The back edge is then
+	// jne, or jeq out and ja back.
+	down, downStep := !copied && !derived && g.rnd.IntN(4) == 0, int32(1+g.rnd.IntN(3))
+	if down {
+		s := bound + downStep*int32(g.rnd.IntN(12))
+		if g.rnd.IntN(6) == 0 {
+			s++
+		}
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 8, Imm: s})
+	}
 	y := uint8(8)
 	if shadow {
 		y = 4
@@ -494,6 +507,9 @@ func (g *progGen) countedLoop() {
 	// offset, as a loop over an array of words does (the translation reads
 	// it through a view, one element per iteration).
 	packed := base == 9 && g.rnd.IntN(3) == 0
+	if !packed && g.rnd.IntN(4) == 0 {
+		step = -step // r9 counts down
+	}
 	var packedSize runtime.Opcode
 	packedOff := int16(g.rnd.IntN(5))
 	if packed {
@@ -506,11 +522,15 @@ func (g *progGen) countedLoop() {
 		for _, l := range pending[k] {
 			g.place(l)
 		}
-		if k == addAt && step > 0 {
+		if k == addAt && step != 0 {
 			g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 9, Imm: step})
 		}
 		if k == counterAt && !copied {
-			g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 8, Imm: counterStep})
+			st := counterStep
+			if down {
+				st = -downStep
+			}
+			g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 8, Imm: st})
 			if shadow {
 				g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 4, Src: 8})
 			}
@@ -564,6 +584,9 @@ func (g *progGen) countedLoop() {
 		back.Opcode = runtime.OpJneImm
 	case 3:
 		back.Opcode, jeqJa = runtime.OpJeqImm, true
+	}
+	if down && !jeqJa {
+		back.Opcode = runtime.OpJneImm
 	}
 	if derived {
 		// A derived test is hoisted only with jlt and jle (or their
@@ -836,8 +859,12 @@ func TestAOTRandomSoak(t *testing.T) {
 // through views, some with a back edge testing a register derived from
 // the counter, some guarded by a shadow of it, some rotated.
 func TestRandomProgramsHoist(t *testing.T) {
-	hoisted, windows, views, blocks, derived, shadows, rotated := 0, 0, 0, 0, 0, 0, 0
+	hoisted, windows, views, blocks, derived, shadows, rotated, down, downBases := 0, 0, 0, 0, 0, 0, 0, 0, 0
 	rot := regexp.MustCompile(`Instructions \d+ to \d+, then \d+ to \d+, are`)
+	// A counter counting down gets its trip count from the bound up to
+	// it; a base counting down, a span starting j steps below it.
+	downCounter := regexp.MustCompile(`LoopTrips\([^,]+, r8, `)
+	downBase := regexp.MustCompile(`SpanAt\([^,]*-\d+\*j, `)
 	for i := range 256 {
 		c := randomProgram(1, i)
 		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: "p"})
@@ -869,9 +896,15 @@ func TestRandomProgramsHoist(t *testing.T) {
 		if rot.MatchString(src) {
 			rotated++
 		}
+		if downCounter.MatchString(src) {
+			down++
+		}
+		if downBase.MatchString(src) {
+			downBases++
+		}
 	}
-	t.Logf("%d of 256 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block, %d a derived test, %d a shadow, %d a rotated loop", hoisted, windows, views, blocks, derived, shadows, rotated)
-	if hoisted < 16 || windows < 8 || views < 8 || blocks < 16 || derived < 6 || shadows < 3 || rotated < 8 {
-		t.Errorf("too few: want at least 16 hoisted loops, 8 windows, 8 views, 16 span blocks, 6 derived tests, 3 shadows, 8 rotated loops")
+	t.Logf("%d of 256 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block, %d a derived test, %d a shadow, %d a rotated loop, %d a counter counting down, %d a base counting down", hoisted, windows, views, blocks, derived, shadows, rotated, down, downBases)
+	if hoisted < 16 || windows < 8 || views < 8 || blocks < 16 || derived < 6 || shadows < 3 || rotated < 8 || down < 6 || downBases < 6 {
+		t.Errorf("too few: want at least 16 hoisted loops, 8 windows, 8 views, 16 span blocks, 6 derived tests, 3 shadows, 8 rotated loops, 6 counters and 6 bases counting down")
 	}
 }

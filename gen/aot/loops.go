@@ -37,12 +37,15 @@ import (
 //     runs the body, then the latch, whose jump forward to the body is
 //     the back edge;
 //   - the counter and each hoisted base written in the loop only by one
-//     "add reg, imm" with a non-negative immediate (none for a base that
-//     stays put) that every iteration reaching the back edge runs: no jump
-//     inside the loop passes over it; or a base computed in the loop as
-//     "mov rb, rA; add rb, rB" (clang's data + i), both run by every
-//     iteration and the last writes of rb before each access, one of rA
-//     and rB stepping as above and the other not written in the loop;
+//     "add reg, imm" (none for a base that stays put) that every iteration
+//     reaching the back edge runs: no jump inside the loop passes over it;
+//     a negative immediate counts down, which a counter may only in a jne
+//     or jeq loop (clang's while (len--)), from above its bound, and a
+//     base's span then ends where the base starts; or a base computed in
+//     the loop as "mov rb, rA; add rb, rB" (clang's data + i), both run
+//     by every iteration and the last writes of rb before each access, one
+//     of rA and rB stepping as above and the other not written in the
+//     loop;
 //   - or a counter carried through a copy, as clang-19 writes
 //     for (i = 0; i < n && i < MAX; i++): "mov counter, R" first in the
 //     loop, its only write, and "mov R, counter; add R, s" the last writes
@@ -58,9 +61,10 @@ import (
 //     guard checks.
 //
 // With the counter starting at c0 below the bound K (step s), at most
-// J = (K-c0-1)/s iterations follow the first (runtime.LoopTrips; a jump out
-// of the loop testing the counter against another bound after its add
-// gives another such J, and the least counts), so an
+// J = (K-c0-1)/s iterations follow the first (counting down from above
+// K, (c0-K-1)/s; runtime.LoopTrips; a jump out of the loop testing the
+// counter against another bound after its add gives another such J, and
+// the least counts), so an
 // access [base+off, +size) before the base's add (step t) reaches
 // base0+off .. base0+off+t*J+size, one after it t more; the span of all of
 // them is checked with runtime.Memory.SpanAt.
@@ -304,7 +308,7 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 		for _, r := range p.effect(f, in).def.regs() {
 			defs[r]++
 		}
-		if in.op == runtime.OpAddImm && in.imm >= 0 {
+		if in.op == runtime.OpAddImm {
 			adds[in.dst] = add{pc, int64(in.imm)}
 		}
 	}
@@ -408,8 +412,8 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 	}
 	l := &hoistLoop{head: head, back: back.pc, order: loop, pos: pos, entry: entry, counter: counter, inclusive: inclusive, exact: exact, testOff: testOff, fast: map[int]bool{}, lag: map[int]int64{}, at: map[int]int64{}}
 	step, addAt, ok := steady(counter)
-	if !ok || step == 0 {
-		return nil
+	if !ok || step == 0 || step < 0 && !exact {
+		return nil // a counter counting down meets its bound exactly
 	}
 	// useShadow records a shadow the fast copy relies on: its guard
 	// checks that it starts equal to its counter.
@@ -431,7 +435,7 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 	}
 	for _, pc := range loop {
 		in := p.insns[pc]
-		if pc == back.pc || pc == test.pc || before(pc, addAt) || !isCondJump(in.op) || in.class() != runtime.ClassJMP || in.dst != l.counter || inside(in.target) || skipped(pc) {
+		if l.step < 0 || pc == back.pc || pc == test.pc || before(pc, addAt) || !isCondJump(in.op) || in.class() != runtime.ClassJMP || in.dst != l.counter || inside(in.target) || skipped(pc) {
 			continue
 		}
 		var e hoistBound

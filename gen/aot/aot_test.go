@@ -324,6 +324,14 @@ func TestHoistedPlaces(t *testing.T) {
 		{"down_by_two", "mul %r2, 4\nmov %r0, 0\nmov %r5, %r2\nloop:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd %r5, -2\njne %r5, 0, loop\nexit"},
 		{"down_by_two_over", "mul %r2, 4\nadd %r2, 1\nmov %r0, 0\nmov %r5, %r2\nloop:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd %r5, -2\njne %r5, 0, loop\nexit"},
 		{"down_to_register", "mul %r2, 8\nmov %r6, 3\nmov %r0, 0\nloop:\nmov %r3, %r1\nadd %r3, %r2\nldxw %r4, [%r3-4]\nstb [%r3-1], 9\nadd %r0, %r4\nadd %r2, -1\njne %r2, %r6, loop\nexit"},
+		// Loops also entered by jumps to their head from outside: past a
+		// clamp of the bound (if (len > MAX) len = MAX), the loop within
+		// the context or past it, counting up or down; and the back edge
+		// of an outer loop.
+		{"clamp_jump_in", "mul %r2, 4\nmov %r0, 0\nmov %r4, 0\njlt %r2, 34, loop\nmov %r2, 34\nloop:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd %r4, 1\njlt %r4, %r2, loop\nexit"},
+		{"clamp_jump_in_far", "mul %r2, 4\nadd %r1, 36\nmov %r0, 0\nmov %r4, 0\njlt %r2, 34, loop\nmov %r2, 34\nloop:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd %r4, 1\njlt %r4, %r2, loop\nexit"},
+		{"clamp_jump_in_down", "mul %r2, 7\nmov %r0, 0\njeq %r2, 0, out\njlt %r2, 60, loop\nmov %r2, 60\nloop:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd %r2, -1\njne %r2, 0, loop\nout:\nexit"},
+		{"outer_enters_head", "mov %r0, 0\nmov %r6, 0\nmov %r4, 0\ninner:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd %r4, 1\njlt %r4, 8, inner\nmov %r4, 0\nadd %r6, 1\njlt %r6, %r2, inner\nexit"},
 		{"bases_stay", "mov %r0, 0\nmov %r4, 0\nmov %r6, 16\nloop:\nmov %r5, %r1\nadd %r5, %r6\nldxdw %r3, [%r5+8]\nadd %r0, %r3\nldxh %r3, [%r1+2]\nadd %r0, %r3\nadd %r4, 1\njlt %r4, %r2, loop\nexit"},
 	}
 	var cases []aotCase
@@ -335,6 +343,9 @@ func TestHoistedPlaces(t *testing.T) {
 			src := translateSource(t, p.name, insns)
 			if !strings.Contains(src, "SpanAt") {
 				t.Errorf("%s: the loop is not hoisted", p.name)
+			}
+			if (strings.HasPrefix(p.name, "clamp_") || strings.HasPrefix(p.name, "outer_")) && !strings.Contains(src, "goto H") {
+				t.Errorf("%s: the jump into the loop's head does not take its fast copy", p.name)
 			}
 			// Budgets 1 to 100 cover the short loops' ends; longer ones
 			// (byte loops over 64 or 72 bytes) run their fast copies

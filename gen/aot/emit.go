@@ -46,6 +46,11 @@ type emitter struct {
 	// views are the bases of a range loop's fast copy read through a
 	// slice of one element per iteration (see rangeViews).
 	views map[uint8]bool
+	// jumpedTo are the hoisted loops, by head, that jumps from outside
+	// enter besides the fall-through (as when a bound is clamped before
+	// the loop): those jumps go to the label H<head> before the fast
+	// copy, so that they may take it too.
+	jumpedTo map[int]*hoistLoop
 }
 
 // code builds one statement from raw Go text and jen values (qualified
@@ -221,10 +226,17 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	}
 	loops := p.findLoops(f)
 	byEntry := map[int]*hoistLoop{} // rotated loops, by the jump entering them
+	e.jumpedTo = map[int]*hoistLoop{}
 	for _, l := range loops {
 		labels[l.back+1] = true // where the fast copy leaves the loop
 		if l.entry >= 0 {
 			byEntry[l.entry] = l
+		}
+	}
+	for _, pc := range f.body {
+		in := p.insns[pc]
+		if l := loops[in.target]; l != nil && isJump(in.op) && l.entry < 0 && !l.contains(pc) {
+			e.jumpedTo[l.head] = l
 		}
 	}
 	e.budgetPlan(f, labels)
@@ -261,6 +273,9 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			}
 			e.pending = e.phi[pc]
 			if l := loops[pc]; l != nil && l.entry < 0 {
+				if e.jumpedTo[pc] != nil {
+					body = append(body, jen.Id(fmt.Sprintf("H%d", pc)).Op(":"))
+				}
 				body = append(body, e.fastLoop(l, labels))
 			}
 			body = append(body, jen.Id(label(pc)).Op(":"))
@@ -488,6 +503,10 @@ func (e *emitter) jumpTo(pc, target int) []jen.Code {
 	}
 	if (target <= pc || e.check[pc]) && e.fast == nil {
 		stmts = append(stmts, e.checkAt(pc, phi))
+	}
+	if l := e.jumpedTo[target]; l != nil && !l.contains(pc) {
+		// Into a hoisted loop from outside: through its fast copy.
+		return append(stmts, jen.Goto().Id(fmt.Sprintf("H%d", target)))
 	}
 	return append(stmts, jen.Goto().Id(e.labelOf(target)))
 }

@@ -470,6 +470,12 @@ func (g *progGen) countedLoop() {
 		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: tReg, Imm: derivedOff})
 	}
 	top := g.newLabel()
+	if !copied && !shadow && g.rnd.IntN(4) == 0 {
+		// A jump into the head past a change of the counter's start,
+		// as clang jumps past a clamp of the bound.
+		g.condJump(top)
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 8, Imm: int32(g.rnd.IntN(5) - 2)})
+	}
 	g.place(top)
 	if copied {
 		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 8, Src: 4})
@@ -859,7 +865,7 @@ func TestAOTRandomSoak(t *testing.T) {
 // through views, some with a back edge testing a register derived from
 // the counter, some guarded by a shadow of it, some rotated.
 func TestRandomProgramsHoist(t *testing.T) {
-	hoisted, windows, views, blocks, derived, shadows, rotated, down, downBases := 0, 0, 0, 0, 0, 0, 0, 0, 0
+	hoisted, windows, views, blocks, derived, shadows, rotated, down, downBases, jumpedTo := 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	rot := regexp.MustCompile(`Instructions \d+ to \d+, then \d+ to \d+, are`)
 	// A counter counting down gets its trip count from the bound up to
 	// it; a base counting down, a span starting j steps below it.
@@ -902,9 +908,12 @@ func TestRandomProgramsHoist(t *testing.T) {
 		if downBase.MatchString(src) {
 			downBases++
 		}
+		if strings.Contains(src, "goto H") {
+			jumpedTo++
+		}
 	}
-	t.Logf("%d of 256 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block, %d a derived test, %d a shadow, %d a rotated loop, %d a counter counting down, %d a base counting down", hoisted, windows, views, blocks, derived, shadows, rotated, down, downBases)
-	if hoisted < 16 || windows < 8 || views < 8 || blocks < 16 || derived < 6 || shadows < 3 || rotated < 8 || down < 6 || downBases < 6 {
-		t.Errorf("too few: want at least 16 hoisted loops, 8 windows, 8 views, 16 span blocks, 6 derived tests, 3 shadows, 8 rotated loops, 6 counters and 6 bases counting down")
+	t.Logf("%d of 256 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block, %d a derived test, %d a shadow, %d a rotated loop, %d a counter counting down, %d a base counting down, %d a jump from outside into a hoisted loop's head", hoisted, windows, views, blocks, derived, shadows, rotated, down, downBases, jumpedTo)
+	if hoisted < 16 || windows < 8 || views < 8 || blocks < 16 || derived < 6 || shadows < 3 || rotated < 8 || down < 6 || downBases < 6 || jumpedTo < 6 {
+		t.Errorf("too few: want at least 16 hoisted loops, 8 windows, 8 views, 16 span blocks, 6 derived tests, 3 shadows, 8 rotated loops, 6 counters and 6 bases counting down, 6 jumps into a loop's head")
 	}
 }

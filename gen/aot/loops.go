@@ -30,12 +30,14 @@ import (
 //     loop followed by "ja head" (what clang-19 emits for a constant trip
 //     count); a jne or jeq loop is hoisted only when the counter starts
 //     below the bound and meets it exactly, when it runs as the jlt loop;
-//   - entered only by falling into the head; no call inside (a helper may
-//     unmap memory), no inner loop; or a loop clang rotated, entered by a
-//     jump into its body, whose ways back jump to a latch placed before
-//     it that steps and tests the counter (see rotated): its iteration
-//     runs the body, then the latch, whose jump forward to the body is
-//     the back edge;
+//   - entered by falling into the head, and perhaps by jumps from outside
+//     to the head (clang jumps there past a bound's clamp, if (len > MAX)
+//     len = MAX; those jumps take the fast copy too); no call inside (a
+//     helper may unmap memory), no inner loop; or a loop clang rotated,
+//     entered by a jump into its body, whose ways back jump to a latch
+//     placed before it that steps and tests the counter (see rotated):
+//     its iteration runs the body, then the latch, whose jump forward to
+//     the body is the back edge;
 //   - the counter and each hoisted base written in the loop only by one
 //     "add reg, imm" (none for a base that stays put) that every iteration
 //     reaching the back edge runs: no jump inside the loop passes over it;
@@ -173,12 +175,12 @@ func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 		if !(isCondJump(in.op) && in.class() == runtime.ClassJMP || in.op == runtime.OpJa) || in.target > pc {
 			continue
 		}
-		// Entered by falling into the head only, and jumped to only by
-		// the back edge; every instruction between head and back edge
-		// belongs to f.
+		// Entered by falling into the head, and from inside the loop
+		// jumped to only by the back edge (hoistable checks that); every
+		// instruction between head and back edge belongs to f.
 		head := in.target
 		hi := slices.Index(f.body, head)
-		if hi > 0 && f.body[hi-1]+p.insns[f.body[hi-1]].slots == head && falls(p.insns[f.body[hi-1]]) && jumpsTo[head] == 1 && head != f.entry {
+		if hi > 0 && f.body[hi-1]+p.insns[f.body[hi-1]].slots == head && falls(p.insns[f.body[hi-1]]) && head != f.entry {
 			if loop := f.body[hi : i+1]; len(loop) == countInsns(p, loop) {
 				if l := p.hoistable(f, loop, -1, jumpsTo); l != nil {
 					out[l.head] = l
@@ -282,10 +284,11 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 	default:
 		return nil
 	}
-	// No jump from outside lands inside, but the entry.
+	// No jump from outside lands inside, but the entry, or for a loop
+	// control falls into, jumps to its head (see emitter.jumpedTo).
 	for _, pc := range f.body {
 		in := p.insns[pc]
-		if !inside(pc) && pc != entry && in.target >= 0 && inside(in.target) && (isJump(in.op)) {
+		if !inside(pc) && pc != entry && in.target >= 0 && inside(in.target) && (isJump(in.op)) && (entry >= 0 || in.target != head) {
 			return nil
 		}
 	}

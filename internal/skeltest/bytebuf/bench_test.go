@@ -8,8 +8,8 @@ import (
 // BenchmarkBufferPrograms runs each buffer program over 16 KiB of text-like
 // bytes (a newline every 64 on average) through its translation ("aot"),
 // through the interpreter ("interp"), and its Go twin ("go"), in the same
-// run. The programs cap what they read (lines, classify and be32sum at 4096
-// bytes, sum32 at 16 KiB, checksum at 1 MiB).
+// run. The programs cap what they read (lines, classify, be32sum, sumdown
+// and backhash at 4096 bytes, sum32 at 16 KiB, checksum at 1 MiB).
 func BenchmarkBufferPrograms(b *testing.B) {
 	objs, err := LoadBytebuf(&BytebufLoadOptions{InProcess: true})
 	if err != nil {
@@ -31,6 +31,8 @@ func BenchmarkBufferPrograms(b *testing.B) {
 		{"sum32", objs.Sum32, sum32Go},
 		{"hash", objs.Hash, hashGo},
 		{"be32sum", objs.Be32sum, be32sumGo},
+		{"sumdown", objs.Sumdown, sumdownGo},
+		{"backhash", objs.Backhash, backhashGo},
 	} {
 		want := p.goFn(data)
 		b.Run(p.name+"/aot", func(b *testing.B) {

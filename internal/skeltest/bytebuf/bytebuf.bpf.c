@@ -151,3 +151,39 @@ __u64 be32sum(__u8 *data, __u64 len)
 		     (__u32)data[i + 2] << 8 | data[i + 3];
 	return s;
 }
+
+/* The sum of the first 4096 bytes, walking a pointer up while the length
+ * counts down (while (len--)); the clamp makes clang jump into the loop's
+ * head past it. */
+SEC("ubpf/sumdown")
+__u64 sumdown(__u8 *p, __u64 len)
+{
+	__u64 s = 0;
+	if (len > 4096)
+		len = 4096;
+	while (len--)
+		s += *p++;
+	return s;
+}
+
+/* The buffer's length without its trailing spaces: an index counting down
+ * that leaves at the first byte that is not a space. */
+SEC("ubpf/rtrim")
+__u64 rtrim(__u8 *data, __u64 n)
+{
+	while (n > 0 && data[n - 1] == ' ')
+		n--;
+	return n;
+}
+
+/* A hash of the first 4096 bytes taken from the last to the first. */
+SEC("ubpf/backhash")
+__u64 backhash(__u8 *data, __u64 len)
+{
+	__u64 s = 0;
+	if (len > 4096)
+		len = 4096;
+	for (__u64 i = len; i-- > 0;)
+		s = s * 31 + data[i];
+	return s;
+}

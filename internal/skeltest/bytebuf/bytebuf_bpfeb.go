@@ -40,6 +40,8 @@ type BytebufMapSpecs struct{}
 
 // BytebufProgramSpecs are the object's programs before load.
 type BytebufProgramSpecs struct {
+	// Backhash is user-space program backhash (section ubpf/backhash).
+	Backhash *bridge.ProgramSpec
 	// Be32sum is user-space program be32sum (section ubpf/be32sum).
 	Be32sum *bridge.ProgramSpec
 	// Bump is user-space program bump (section ubpf/bump).
@@ -56,10 +58,14 @@ type BytebufProgramSpecs struct {
 	Lines *bridge.ProgramSpec
 	// Parse is user-space program parse (section ubpf/parse).
 	Parse *bridge.ProgramSpec
+	// Rtrim is user-space program rtrim (section ubpf/rtrim).
+	Rtrim *bridge.ProgramSpec
 	// Sum256 is user-space program sum256 (section ubpf/sum256).
 	Sum256 *bridge.ProgramSpec
 	// Sum32 is user-space program sum32 (section ubpf/sum32).
 	Sum32 *bridge.ProgramSpec
+	// Sumdown is user-space program sumdown (section ubpf/sumdown).
+	Sumdown *bridge.ProgramSpec
 	// Zero is user-space program zero (section ubpf/zero).
 	Zero *bridge.ProgramSpec
 }
@@ -74,6 +80,9 @@ func LoadBytebufSpec() (*BytebufSpec, error) {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	s := &BytebufSpec{Spec: spec}
+	if s.Programs.Backhash, err = bridge.NewProgramSpec(spec, "backhash"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
 	if s.Programs.Be32sum, err = bridge.NewProgramSpec(spec, "be32sum"); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
@@ -98,10 +107,16 @@ func LoadBytebufSpec() (*BytebufSpec, error) {
 	if s.Programs.Parse, err = bridge.NewProgramSpec(spec, "parse"); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
+	if s.Programs.Rtrim, err = bridge.NewProgramSpec(spec, "rtrim"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
 	if s.Programs.Sum256, err = bridge.NewProgramSpec(spec, "sum256"); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	if s.Programs.Sum32, err = bridge.NewProgramSpec(spec, "sum32"); err != nil {
+		return nil, fmt.Errorf("bytebuf: %w", err)
+	}
+	if s.Programs.Sumdown, err = bridge.NewProgramSpec(spec, "sumdown"); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	if s.Programs.Zero, err = bridge.NewProgramSpec(spec, "zero"); err != nil {
@@ -142,7 +157,7 @@ func LoadBytebuf(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 // opts.InProcess) and the user-space programs into the runtime; opts may be
 // nil.
 func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Be32sum, s.Programs.Bump, s.Programs.Checksum, s.Programs.Classify, s.Programs.Hash, s.Programs.Invert, s.Programs.Lines, s.Programs.Parse, s.Programs.Sum256, s.Programs.Sum32, s.Programs.Zero))
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Backhash, s.Programs.Be32sum, s.Programs.Bump, s.Programs.Checksum, s.Programs.Classify, s.Programs.Hash, s.Programs.Invert, s.Programs.Lines, s.Programs.Parse, s.Programs.Rtrim, s.Programs.Sum256, s.Programs.Sum32, s.Programs.Sumdown, s.Programs.Zero))
 	if err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
@@ -157,6 +172,9 @@ func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 // BytebufObjects are the loaded maps, programs and variables. Close releases
 // them.
 type BytebufObjects struct {
+	// Backhash is user-space program backhash (section ubpf/backhash), run in
+	// process; nil when its autoload was off.
+	Backhash *bridge.BufferProgram
 	// Be32sum is user-space program be32sum (section ubpf/be32sum), run in
 	// process; nil when its autoload was off.
 	Be32sum *bridge.BufferProgram
@@ -181,12 +199,18 @@ type BytebufObjects struct {
 	// Parse is user-space program parse (section ubpf/parse), run in process; nil
 	// when its autoload was off.
 	Parse *bridge.BufferProgram
+	// Rtrim is user-space program rtrim (section ubpf/rtrim), run in process; nil
+	// when its autoload was off.
+	Rtrim *bridge.BufferProgram
 	// Sum256 is user-space program sum256 (section ubpf/sum256), run in process;
 	// nil when its autoload was off.
 	Sum256 *bridge.BufferProgram
 	// Sum32 is user-space program sum32 (section ubpf/sum32), run in process; nil
 	// when its autoload was off.
 	Sum32 *bridge.BufferProgram
+	// Sumdown is user-space program sumdown (section ubpf/sumdown), run in
+	// process; nil when its autoload was off.
+	Sumdown *bridge.BufferProgram
 	// Zero is user-space program zero (section ubpf/zero), run in process; nil
 	// when its autoload was off.
 	Zero *bridge.BufferProgram
@@ -202,6 +226,11 @@ type BytebufVariables struct{}
 
 func (o *BytebufObjects) init() error {
 	var err error
+	if !o.set.Disabled("backhash") {
+		if o.Backhash, err = bridge.NewBufferProgram(o.set, "backhash", bytebufBackhashTranslation); err != nil {
+			return err
+		}
+	}
 	if !o.set.Disabled("be32sum") {
 		if o.Be32sum, err = bridge.NewBufferProgram(o.set, "be32sum", bytebufBe32sumTranslation); err != nil {
 			return err
@@ -242,6 +271,11 @@ func (o *BytebufObjects) init() error {
 			return err
 		}
 	}
+	if !o.set.Disabled("rtrim") {
+		if o.Rtrim, err = bridge.NewBufferProgram(o.set, "rtrim", bytebufRtrimTranslation); err != nil {
+			return err
+		}
+	}
 	if !o.set.Disabled("sum256") {
 		if o.Sum256, err = bridge.NewBufferProgram(o.set, "sum256", bytebufSum256Translation); err != nil {
 			return err
@@ -249,6 +283,11 @@ func (o *BytebufObjects) init() error {
 	}
 	if !o.set.Disabled("sum32") {
 		if o.Sum32, err = bridge.NewBufferProgram(o.set, "sum32", bytebufSum32Translation); err != nil {
+			return err
+		}
+	}
+	if !o.set.Disabled("sumdown") {
+		if o.Sumdown, err = bridge.NewBufferProgram(o.set, "sumdown", bytebufSumdownTranslation); err != nil {
 			return err
 		}
 	}

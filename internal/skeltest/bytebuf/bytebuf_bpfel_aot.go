@@ -8,6 +8,111 @@ package bytebuf
 
 import "github.com/skelgen/skelgen/runtime"
 
+// bytebufBackhashTranslation returns the Go translation of program "backhash",
+// for runtime.Program.Bind.
+func bytebufBackhashTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: bytebufBackhashEntry,
+		Insns: 14,
+	}
+}
+
+// bytebufBackhashEntry is the runtime.Entry of program "backhash".
+func bytebufBackhashEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return bytebufBackhashFn0(m, 0, b, r1, r2)
+}
+
+// bytebufBackhashFn0 is function backhash (instruction 0) of program
+// "backhash", run at call depth d with budget b; it returns r0 and the budget
+// left.
+func bytebufBackhashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3 uint64
+	// bytebuf.bpf.c:181: __u64 backhash(__u8 *data, __u64 len)
+	// 0: mov %r0, 0
+	r0 = 0
+	// bytebuf.bpf.c:186: for (__u64 i = len; i-- > 0;)
+	// 1: jeq %r2, 0, +11 (to 13)
+	if r2 == 0 {
+		goto L13
+	}
+	// bytebuf.bpf.c:184: if (len > 4096)
+	// 2: jlt %r2, 4096, +1 (to 4)
+	if r2 < 4096 {
+		runtime.CheckBudget(b-3, 2)
+		goto L4
+	}
+	// 3: mov %r2, 4096
+	r2 = 4096
+	b -= 1
+L4:
+	// bytebuf.bpf.c:186: for (__u64 i = len; i-- > 0;)
+	// 4: add %r1, -1
+	r1 -= 1
+	// Instructions 5 to 12 are a counted loop: when its accesses through r3 stay
+	// in their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(0, r2, 1); ok {
+		if b-4 >= int64(j+1)*8 {
+			if fv3, ok := m.SpanAt(r1+r2-1*j, 1+1*j, false); ok {
+				b -= 8 * int64(j)
+				c0 := r2
+				var w7 *[1]byte
+				v3x1 := runtime.WindowOf[[1]byte](fv3)
+			F5:
+				// 5: mov %r3, %r1 (fast copy)
+				r3 = r1
+				// 6: add %r3, %r2 (fast copy)
+				r3 += r2
+				// 7: ldxb %r3, [%r3] (fast copy)
+				w7 = v3x1.At(r2 - c0 + 1*j)
+				r3 = uint64(w7[0])
+				// 8: mul %r0, 31 (fast copy)
+				r0 *= 31
+				// 9: add %r0, %r3 (fast copy)
+				r0 += r3
+				// 10: add %r2, -1 (fast copy)
+				r2 -= 1
+				// 11: jeq %r2, 0, +1 (to 13) (fast copy)
+				if r2 == 0 {
+					b -= 9
+					goto L13
+				}
+				// 12: ja -8 (to 5) (fast copy)
+				goto F5
+			}
+		}
+	}
+L5:
+	// bytebuf.bpf.c:187: s = s * 31 + data[i];
+	// 5: mov %r3, %r1
+	r3 = r1
+	// 6: add %r3, %r2
+	r3 += r2
+	// 7: ldxb %r3, [%r3]
+	r3 = m.Load8At(r3, 7)
+	// 8: mul %r0, 31
+	r0 *= 31
+	// 9: add %r0, %r3
+	r0 += r3
+	// bytebuf.bpf.c:186: for (__u64 i = len; i-- > 0;)
+	// 10: add %r2, -1
+	r2 -= 1
+	// 11: jeq %r2, 0, +1 (to 13)
+	if r2 == 0 {
+		b -= 9
+		goto L13
+	}
+	// 12: ja -8 (to 5)
+	b -= 8
+	runtime.CheckBudget(b-4, 12)
+	goto L5
+L13:
+	// bytebuf.bpf.c:188: return s;
+	// 13: exit
+	b -= 3
+	runtime.CheckBudget(b, 13)
+	return r0, b
+}
+
 // bytebufBe32sumTranslation returns the Go translation of program "be32sum",
 // for runtime.Program.Bind.
 func bytebufBe32sumTranslation() runtime.Translation {
@@ -1080,6 +1185,107 @@ L12:
 	return r0, b
 }
 
+// bytebufRtrimTranslation returns the Go translation of program "rtrim", for
+// runtime.Program.Bind.
+func bytebufRtrimTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: bytebufRtrimEntry,
+		Insns: 12,
+	}
+}
+
+// bytebufRtrimEntry is the runtime.Entry of program "rtrim".
+func bytebufRtrimEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return bytebufRtrimFn0(m, 0, b, r1, r2)
+}
+
+// bytebufRtrimFn0 is function rtrim (instruction 0) of program "rtrim", run at
+// call depth d with budget b; it returns r0 and the budget left.
+func bytebufRtrimFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3 uint64
+	// bytebuf.bpf.c:172: __u64 rtrim(__u8 *data, __u64 n)
+	// 0: mov %r0, 0
+	r0 = 0
+	// bytebuf.bpf.c:174: while (n > 0 && data[n - 1] == ' ')
+	// 1: jeq %r2, 0, +9 (to 11)
+	if r2 == 0 {
+		goto L11
+	}
+	// 2: add %r1, -1
+	r1 -= 1
+	// Instructions 3 to 10 are a counted loop: when its accesses through r3 stay
+	// in their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(0, r2, 1); ok {
+		if b-3 >= int64(j+1)*8 {
+			if fv3, ok := m.SpanAt(r1+r2-1*j, 1+1*j, false); ok {
+				c0 := r2
+				var w5 *[1]byte
+				v3x1 := runtime.WindowOf[[1]byte](fv3)
+			F3:
+				// 3: mov %r3, %r1 (fast copy)
+				r3 = r1
+				// 4: add %r3, %r2 (fast copy)
+				r3 += r2
+				// 5: ldxb %r3, [%r3] (fast copy)
+				w5 = v3x1.At(r2 - c0 + 1*j)
+				r3 = uint64(w5[0])
+				// 6: mov %r0, %r2 (fast copy)
+				r0 = r2
+				// 7: jne32 %r3, 32, +3 (to 11) (fast copy)
+				if uint32(r3) != 32 {
+					b -= 6
+					b -= 8 * (int64((c0 - r2) / 1))
+					goto L11
+				}
+				// 8: add %r2, -1 (fast copy)
+				r2 -= 1
+				// 9: mov %r0, 0 (fast copy)
+				r0 = 0
+				// 10: jne %r2, 0, -8 (to 3) (fast copy)
+				if r2 != 0 {
+					goto F3
+				}
+				b -= 9
+				b -= 8 * (int64((c0-r2)/1) - 1)
+				goto L11
+			}
+		}
+	}
+L3:
+	// 3: mov %r3, %r1
+	r3 = r1
+	// 4: add %r3, %r2
+	r3 += r2
+	// 5: ldxb %r3, [%r3]
+	r3 = m.Load8At(r3, 5)
+	// 6: mov %r0, %r2
+	r0 = r2
+	// 7: jne32 %r3, 32, +3 (to 11)
+	if uint32(r3) != 32 {
+		b -= 6
+		goto L11
+	}
+	// bytebuf.bpf.c:175: n--;
+	// 8: add %r2, -1
+	r2 -= 1
+	// 9: mov %r0, 0
+	r0 = 0
+	// bytebuf.bpf.c:174: while (n > 0 && data[n - 1] == ' ')
+	// 10: jne %r2, 0, -8 (to 3)
+	if r2 != 0 {
+		b -= 8
+		runtime.CheckBudget(b-3, 10)
+		goto L3
+	}
+	b -= 9
+L11:
+	// bytebuf.bpf.c:176: return n;
+	// 11: exit
+	b -= 3
+	runtime.CheckBudget(b, 11)
+	return r0, b
+}
+
 // bytebufSum256Translation returns the Go translation of program "sum256", for
 // runtime.Program.Bind.
 func bytebufSum256Translation() runtime.Translation {
@@ -1274,6 +1480,92 @@ L12:
 	// 15: exit
 	b -= 6
 	runtime.CheckBudget(b, 15)
+	return r0, b
+}
+
+// bytebufSumdownTranslation returns the Go translation of program "sumdown",
+// for runtime.Program.Bind.
+func bytebufSumdownTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: bytebufSumdownEntry,
+		Insns: 10,
+	}
+}
+
+// bytebufSumdownEntry is the runtime.Entry of program "sumdown".
+func bytebufSumdownEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return bytebufSumdownFn0(m, 0, b, r1, r2)
+}
+
+// bytebufSumdownFn0 is function sumdown (instruction 0) of program "sumdown",
+// run at call depth d with budget b; it returns r0 and the budget left.
+func bytebufSumdownFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3 uint64
+	// bytebuf.bpf.c:159: __u64 sumdown(__u8 *p, __u64 len)
+	// 0: mov %r0, 0
+	r0 = 0
+	// bytebuf.bpf.c:164: while (len--)
+	// 1: jeq %r2, 0, +7 (to 9)
+	if r2 == 0 {
+		goto L9
+	}
+	// bytebuf.bpf.c:162: if (len > 4096)
+	// 2: jlt %r2, 4096, +1 (to 4)
+	if r2 < 4096 {
+		runtime.CheckBudget(b-3, 2)
+		goto H4
+	}
+	// 3: mov %r2, 4096
+	r2 = 4096
+	b -= 1
+H4:
+	// Instructions 4 to 8 are a counted loop: when its accesses through r1 stay in
+	// their regions and the budget lasts, run a copy that checks neither.
+	if j, ok := runtime.LoopTrips(0, r2, 1); ok {
+		if b-3 >= int64(j+1)*5 {
+			if fv1, ok := m.SpanAt(r1, 1+1*j, false); ok {
+				b -= 5 * int64(j)
+				n := int(j + 1)
+				vv1 := runtime.Views[[1]byte](fv1, n)
+				for k := range n {
+					// 4: ldxb %r3, [%r1] (fast copy)
+					r3 = uint64(vv1[k][0])
+					// 5: add %r0, %r3 (fast copy)
+					r0 += r3
+					// 6: add %r1, 1 (fast copy)
+					r1 += 1
+					// 7: add %r2, -1 (fast copy)
+					r2 -= 1
+					// 8: jne %r2, 0, -5 (to 4) (fast copy: the range's end)
+				}
+				b -= 6
+				goto L9
+			}
+		}
+	}
+L4:
+	// bytebuf.bpf.c:165: s += *p++;
+	// 4: ldxb %r3, [%r1]
+	r3 = m.Load8At(r1, 4)
+	// 5: add %r0, %r3
+	r0 += r3
+	// 6: add %r1, 1
+	r1 += 1
+	// bytebuf.bpf.c:164: while (len--)
+	// 7: add %r2, -1
+	r2 -= 1
+	// 8: jne %r2, 0, -5 (to 4)
+	if r2 != 0 {
+		b -= 5
+		runtime.CheckBudget(b-3, 8)
+		goto L4
+	}
+	b -= 6
+L9:
+	// bytebuf.bpf.c:166: return s;
+	// 9: exit
+	b -= 3
+	runtime.CheckBudget(b, 9)
 	return r0, b
 }
 

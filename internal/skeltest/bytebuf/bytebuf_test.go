@@ -102,6 +102,27 @@ func classifyGo(b []byte) uint64 {
 	return n
 }
 
+func sumdownGo(b []byte) uint64 {
+	var s uint64
+	for _, c := range b[:min(len(b), 4096)] {
+		s += uint64(c)
+	}
+	return s
+}
+
+func rtrimGo(b []byte) uint64 {
+	return uint64(len(strings.TrimRight(string(b), " ")))
+}
+
+func backhashGo(b []byte) uint64 {
+	var h uint64
+	b = b[:min(len(b), 4096)]
+	for i := len(b) - 1; i >= 0; i-- {
+		h = h*31 + uint64(b[i])
+	}
+	return h
+}
+
 // TestClangLoopsHoisted: the loops clang-19 writes for hash (i < len),
 // sum256 (a constant trip count, ended with jne), sum32 (a counter carried
 // through a copy), zero (a way out that depends on the data), bump (a
@@ -111,7 +132,10 @@ func classifyGo(b []byte) uint64 {
 // address) and the loops clang rotates in lines and classify (entered in
 // the middle, an if-else chain jumping back to the counter's step placed
 // before the body) run as range loops over views, with their span checked
-// once before the loop and no check per access.
+// once before the loop and no check per access; so does sumdown's (a
+// pointer walking up as the length counts down, entered also by the jump
+// past its clamp). The loops of rtrim and backhash, an index counting
+// down, have their span checked once and reach it through windows.
 func TestClangLoopsHoisted(t *testing.T) {
 	src, err := os.ReadFile("bytebuf_bpfel_aot.go")
 	if err != nil {
@@ -120,7 +144,9 @@ func TestClangLoopsHoisted(t *testing.T) {
 	for _, c := range []struct {
 		fn    string
 		loops int
-	}{{"bytebufHashFn0", 1}, {"bytebufSum256Fn0", 1}, {"bytebufSum32Fn0", 1}, {"bytebufZeroFn0", 1}, {"bytebufBumpFn0", 1}, {"bytebufChecksumFn0", 2}, {"bytebufLinesFn0", 1}, {"bytebufClassifyFn0", 1}, {"bytebufBe32sumFn0", 1}} {
+		spans int // hoisted loops, range loops or not
+	}{{"bytebufHashFn0", 1, 1}, {"bytebufSum256Fn0", 1, 1}, {"bytebufSum32Fn0", 1, 1}, {"bytebufZeroFn0", 1, 1}, {"bytebufBumpFn0", 1, 1}, {"bytebufChecksumFn0", 2, 2}, {"bytebufLinesFn0", 1, 1}, {"bytebufClassifyFn0", 1, 1}, {"bytebufBe32sumFn0", 1, 1},
+		{"bytebufSumdownFn0", 1, 1}, {"bytebufRtrimFn0", 0, 1}, {"bytebufBackhashFn0", 0, 1}} {
 		_, body, ok := strings.Cut(string(src), "\nfunc "+c.fn+"(")
 		if !ok {
 			t.Fatalf("no function %s in the translation", c.fn)
@@ -129,14 +155,23 @@ func TestClangLoopsHoisted(t *testing.T) {
 		if n := strings.Count(body, "runtime.Views["); n != c.loops {
 			t.Errorf("%s has %d range loops, want %d", c.fn, n, c.loops)
 		}
+		if n := strings.Count(body, "m.SpanAt("); n != c.spans {
+			t.Errorf("%s has %d hoisted loops, want %d", c.fn, n, c.spans)
+		}
+	}
+	// sumdown's clamp jumps into its loop's head, through the fast copy.
+	if !strings.Contains(string(src), "goto H") {
+		t.Error("no jump into a hoisted loop's head takes its fast copy")
 	}
 }
 
 // TestClangLoopsAtTheirBounds runs sum32, zero and bump over buffers
 // around their caps (4096 words, 4096 bytes, 512 words) and without, with
 // a zero byte rare or absent, lines and classify around their cap (4096
-// bytes), be32sum around its cap (1024 words), and checksum around its cap
-// (1 MiB) and word boundaries: translation, interpreter and Go agree.
+// bytes), be32sum around its cap (1024 words), sumdown and backhash around
+// theirs (4096 bytes), rtrim with no, a few or only trailing spaces, and
+// checksum around its cap (1 MiB) and word boundaries: translation,
+// interpreter and Go agree.
 func TestClangLoopsAtTheirBounds(t *testing.T) {
 	objs, err := LoadBytebuf(&BytebufLoadOptions{InProcess: true})
 	if err != nil {
@@ -155,6 +190,8 @@ func TestClangLoopsAtTheirBounds(t *testing.T) {
 		{"checksum", objs.Checksum, checksumGo}, {"be32sum", objs.Be32sum, be32sumGo},
 		{"lines", objs.Lines, linesGo}, {"classify", objs.Classify, classifyGo},
 		{"sum32", objs.Sum32, sum32Go}, {"zero", objs.Zero, zeroGo},
+		{"sumdown", objs.Sumdown, sumdownGo}, {"rtrim", objs.Rtrim, rtrimGo},
+		{"backhash", objs.Backhash, backhashGo},
 	}
 	for _, n := range []int{0, 3, 4, 9, 15, 16, 17, 100, 4095, 4096, 4097, 4100, 16383, 16384, 16388, 20000} {
 		for _, zeros := range []bool{false, true} {
@@ -163,6 +200,13 @@ func TestClangLoopsAtTheirBounds(t *testing.T) {
 				data[i] = byte(1 + rnd.IntN(255))
 				if zeros && rnd.IntN(3000) == 0 {
 					data[i] = 0
+				}
+			}
+			if zeros {
+				// Trailing spaces for rtrim: a few, or the whole buffer.
+				spaces := []int{5, n}[rnd.IntN(2)]
+				for i := max(0, n-spaces); i < n; i++ {
+					data[i] = ' '
 				}
 			}
 			for _, w := range twins {
@@ -273,6 +317,8 @@ func TestBufferProgramsConcurrent(t *testing.T) {
 		{"checksum", objs.Checksum, checksumGo}, {"be32sum", objs.Be32sum, be32sumGo},
 		{"lines", objs.Lines, linesGo}, {"classify", objs.Classify, classifyGo},
 		{"sum32", objs.Sum32, sum32Go}, {"hash", objs.Hash, hashGo},
+		{"sumdown", objs.Sumdown, sumdownGo}, {"rtrim", objs.Rtrim, rtrimGo},
+		{"backhash", objs.Backhash, backhashGo},
 	}
 	shared := make([]byte, 5000)
 	for i := range shared {

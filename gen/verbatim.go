@@ -166,7 +166,10 @@ func (w *vtext) lit(s string) *vtext { return w.s(strconv.Quote(s)) }
 
 // comment appends text as gocomment.Comment wraps it, at indentation
 // indent; ok is false for text go/format would change (trailing blanks,
-// control characters), which must go through jennifer instead.
+// control characters, and two backquotes or two single quotes in a row,
+// which its doc comment reformatting turns into curly quotes; jennifer's
+// comments reach go/format unindented, where they count as doc comments),
+// which must go through jennifer instead.
 func (w *vtext) comment(indent, text string) (ok bool) {
 	return w.commentLines(indent, gocomment.Wrap(text, gocomment.Width))
 }
@@ -174,7 +177,7 @@ func (w *vtext) comment(indent, text string) (ok bool) {
 // commentLines is comment, from the text's wrapped lines.
 func (w *vtext) commentLines(indent string, lines []string) (ok bool) {
 	for _, l := range lines {
-		if l == "" || strings.HasPrefix(l, "/") || strings.TrimRight(l, " \t") != l {
+		if l == "" || strings.HasPrefix(l, "/") || strings.TrimRight(l, " \t") != l || strings.Contains(l, "``") || strings.Contains(l, "''") {
 			return false
 		}
 		for _, r := range l {

@@ -324,6 +324,9 @@ func TestHoistedPlaces(t *testing.T) {
 		{"down_by_two", "mul %r2, 4\nmov %r0, 0\nmov %r5, %r2\nloop:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd %r5, -2\njne %r5, 0, loop\nexit"},
 		{"down_by_two_over", "mul %r2, 4\nadd %r2, 1\nmov %r0, 0\nmov %r5, %r2\nloop:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd %r5, -2\njne %r5, 0, loop\nexit"},
 		{"down_to_register", "mul %r2, 8\nmov %r6, 3\nmov %r0, 0\nloop:\nmov %r3, %r1\nadd %r3, %r2\nldxw %r4, [%r3-4]\nstb [%r3-1], 9\nadd %r0, %r4\nadd %r2, -1\njne %r2, %r6, loop\nexit"},
+		// A rotated loop counting down: i from len down to 1 reading
+		// data[i-1], its latch ending in jne.
+		{"rotated_down", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, %r2\nja body\nlatch:\nadd %r0, %r4\nadd %r3, -1\njne %r3, 0, body\nout:\nexit\nbody:\nmov %r4, %r1\nadd %r4, %r3\nldxb %r5, [%r4-1]\nmov32 %r4, 1\njeq32 %r5, 58, latch\nmov32 %r4, 0\nja latch"},
 		// Loops also entered by jumps to their head from outside: past a
 		// clamp of the bound (if (len > MAX) len = MAX), the loop within
 		// the context or past it, counting up or down; and the back edge

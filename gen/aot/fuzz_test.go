@@ -634,20 +634,37 @@ func (g *progGen) rotatedLoop() {
 	if reg {
 		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 7, Imm: bound})
 	}
+	// Down: r8 counts down to the bound (from a multiple of the step
+	// above it, or one more), the back edge a jne; r9 may count down too.
+	down, counterStep := g.rnd.IntN(4) == 0, int32(1+g.rnd.IntN(3))
+	if down {
+		s := bound + counterStep*int32(g.rnd.IntN(12))
+		if g.rnd.IntN(6) == 0 {
+			s++
+		}
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 8, Imm: s})
+		counterStep = -counterStep
+	}
 	body, latch, after, done := g.newLabel(), g.newLabel(), g.newLabel(), g.newLabel()
 	g.jump(runtime.Instruction{Opcode: runtime.OpJa}, body)
 	g.place(latch)
 	step := int32(g.rnd.IntN(9))
-	if step > 0 {
+	if down && g.rnd.IntN(2) == 0 {
+		step = -step
+	}
+	if step != 0 {
 		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 9, Imm: step})
 	}
-	g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 8, Imm: int32(1 + g.rnd.IntN(3))})
+	g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 8, Imm: counterStep})
 	if g.rnd.IntN(2) == 0 {
 		// A second bound, as clang tests i < len beside a constant.
 		g.jump(runtime.Instruction{Opcode: runtime.OpJgeImm, Dst: 8, Imm: int32(g.rnd.IntN(30))}, after)
 	}
 	back := runtime.Instruction{Opcode: runtime.OpJltImm, Dst: 8, Imm: bound}
-	if g.rnd.IntN(3) == 0 {
+	switch {
+	case down:
+		back.Opcode = runtime.OpJneImm
+	case g.rnd.IntN(3) == 0:
 		back.Opcode = runtime.OpJleImm
 	}
 	if reg {
@@ -871,6 +888,10 @@ func TestRandomProgramsHoist(t *testing.T) {
 	// it; a base counting down, a span starting j steps below it.
 	downCounter := regexp.MustCompile(`LoopTrips\([^,]+, r8, `)
 	downBase := regexp.MustCompile(`SpanAt\([^,]*-\d+\*j, `)
+	// A rotated loop counting down: its doc comment, then its trip count
+	// up to r8.
+	rotDown := regexp.MustCompile(`then \d+ to \d+, are[^\n]*\n(\s*//[^\n]*\n)*\s*if j, ok := runtime\.LoopTrips\([^,]+, r8, `)
+	rotatedDown := 0
 	for i := range 256 {
 		c := randomProgram(1, i)
 		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: "p"})
@@ -904,6 +925,9 @@ func TestRandomProgramsHoist(t *testing.T) {
 		}
 		if downCounter.MatchString(src) {
 			down++
+			if rotDown.MatchString(src) {
+				rotatedDown++
+			}
 		}
 		if downBase.MatchString(src) {
 			downBases++
@@ -912,8 +936,8 @@ func TestRandomProgramsHoist(t *testing.T) {
 			jumpedTo++
 		}
 	}
-	t.Logf("%d of 256 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block, %d a derived test, %d a shadow, %d a rotated loop, %d a counter counting down, %d a base counting down, %d a jump from outside into a hoisted loop's head", hoisted, windows, views, blocks, derived, shadows, rotated, down, downBases, jumpedTo)
-	if hoisted < 16 || windows < 8 || views < 8 || blocks < 16 || derived < 6 || shadows < 3 || rotated < 8 || down < 6 || downBases < 6 || jumpedTo < 6 {
-		t.Errorf("too few: want at least 16 hoisted loops, 8 windows, 8 views, 16 span blocks, 6 derived tests, 3 shadows, 8 rotated loops, 6 counters and 6 bases counting down, 6 jumps into a loop's head")
+	t.Logf("%d of 256 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block, %d a derived test, %d a shadow, %d a rotated loop, %d a counter counting down, %d a base counting down, %d a jump from outside into a hoisted loop's head, %d a rotated loop counting down", hoisted, windows, views, blocks, derived, shadows, rotated, down, downBases, jumpedTo, rotatedDown)
+	if hoisted < 16 || windows < 8 || views < 8 || blocks < 16 || derived < 6 || shadows < 3 || rotated < 8 || down < 6 || downBases < 6 || jumpedTo < 6 || rotatedDown < 1 {
+		t.Errorf("too few: want at least 16 hoisted loops, 8 windows, 8 views, 16 span blocks, 6 derived tests, 3 shadows, 8 rotated loops, 6 counters and 6 bases counting down, 6 jumps into a loop's head, 1 rotated loop counting down")
 	}
 }

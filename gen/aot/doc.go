@@ -30,10 +30,12 @@
 //     budget, so both copies leave the same state (blocks.go);
 //   - a counted innermost loop (counter stepping up to a bound, tested by
 //     jlt or jle, or by jne or clang-19's "jeq out; ja back" when the
-//     counter meets the bound exactly, or through a register computed from
-//     it, as clang-19 tests i + 8 <= len; also the loops clang rotates,
-//     entered in the middle of their body; base registers stepping by
-//     constants, no calls) is emitted twice: before
+//     counter meets the bound exactly, as one stepping down to it must, or
+//     through a register computed from it, as clang-19 tests i + 8 <= len;
+//     also the loops clang rotates, entered in the middle of their body,
+//     and loops that jumps from outside enter at their head; base
+//     registers stepping up or down by constants, no calls) is emitted
+//     twice: before
 //     it, runtime.LoopTrips bounds its iterations and Memory.SpanAt takes
 //     the span of each base's region that its accesses can reach; when
 //     both succeed and the budget covers every iteration, a copy of the

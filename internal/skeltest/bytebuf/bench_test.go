@@ -24,16 +24,7 @@ func BenchmarkBufferPrograms(b *testing.B) {
 			data[i] = '\n'
 		}
 	}
-	for _, p := range []twin{
-		{"checksum", objs.Checksum, checksumGo},
-		{"lines", objs.Lines, linesGo},
-		{"classify", objs.Classify, classifyGo},
-		{"sum32", objs.Sum32, sum32Go},
-		{"hash", objs.Hash, hashGo},
-		{"be32sum", objs.Be32sum, be32sumGo},
-		{"sumdown", objs.Sumdown, sumdownGo},
-		{"backhash", objs.Backhash, backhashGo},
-	} {
+	for _, p := range twins(b, objs, "checksum", "lines", "classify", "sum32", "hash", "be32sum", "sumdown", "backhash") {
 		want := p.goFn(data)
 		b.Run(p.name+"/aot", func(b *testing.B) {
 			for b.Loop() {

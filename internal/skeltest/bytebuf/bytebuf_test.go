@@ -184,15 +184,9 @@ func TestClangLoopsAtTheirBounds(t *testing.T) {
 		for i := range data {
 			data[i] = byte(rnd.Uint32())
 		}
-		agree(t, twin{"checksum", objs.Checksum, checksumGo}, data)
+		agree(t, twins(t, objs, "checksum")[0], data)
 	}
-	twins := []twin{
-		{"checksum", objs.Checksum, checksumGo}, {"be32sum", objs.Be32sum, be32sumGo},
-		{"lines", objs.Lines, linesGo}, {"classify", objs.Classify, classifyGo},
-		{"sum32", objs.Sum32, sum32Go}, {"zero", objs.Zero, zeroGo},
-		{"sumdown", objs.Sumdown, sumdownGo}, {"rtrim", objs.Rtrim, rtrimGo},
-		{"backhash", objs.Backhash, backhashGo},
-	}
+	bounded := twins(t, objs, "checksum", "be32sum", "lines", "classify", "sum32", "zero", "sumdown", "rtrim", "backhash")
 	for _, n := range []int{0, 3, 4, 9, 15, 16, 17, 100, 4095, 4096, 4097, 4100, 16383, 16384, 16388, 20000} {
 		for _, zeros := range []bool{false, true} {
 			data := make([]byte, n)
@@ -209,7 +203,7 @@ func TestClangLoopsAtTheirBounds(t *testing.T) {
 					data[i] = ' '
 				}
 			}
-			for _, w := range twins {
+			for _, w := range bounded {
 				agree(t, w, data)
 			}
 			got, out := both(t, objs.Bump, data)
@@ -235,6 +229,32 @@ type twin struct {
 	name string
 	prog *bridge.BufferProgram
 	goFn func([]byte) uint64
+}
+
+// twins returns the named programs of objs with their Go twins, in the
+// order given.
+func twins(t testing.TB, objs *BytebufObjects, names ...string) []twin {
+	t.Helper()
+	all := map[string]twin{}
+	for _, w := range []twin{
+		{"checksum", objs.Checksum, checksumGo}, {"parse", objs.Parse, parseGo},
+		{"hash", objs.Hash, hashGo}, {"sum256", objs.Sum256, sum256Go},
+		{"sum32", objs.Sum32, sum32Go}, {"zero", objs.Zero, zeroGo},
+		{"be32sum", objs.Be32sum, be32sumGo}, {"lines", objs.Lines, linesGo},
+		{"classify", objs.Classify, classifyGo}, {"sumdown", objs.Sumdown, sumdownGo},
+		{"rtrim", objs.Rtrim, rtrimGo}, {"backhash", objs.Backhash, backhashGo},
+	} {
+		all[w.name] = w
+	}
+	var out []twin
+	for _, n := range names {
+		w, ok := all[n]
+		if !ok {
+			t.Fatalf("no buffer program %q with a Go twin", n)
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // agree runs w's program over data through both engines (see both) and
@@ -285,7 +305,7 @@ func TestBufferPrograms(t *testing.T) {
 		if n >= 20 {
 			data[0] = 0x45
 		}
-		for _, w := range []twin{{"checksum", objs.Checksum, checksumGo}, {"parse", objs.Parse, parseGo}, {"hash", objs.Hash, hashGo}, {"sum256", objs.Sum256, sum256Go}} {
+		for _, w := range twins(t, objs, "checksum", "parse", "hash", "sum256") {
 			agree(t, w, data)
 		}
 		got, out := both(t, objs.Invert, data)
@@ -313,13 +333,7 @@ func TestBufferProgramsConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer objs.Close()
-	twins := []twin{
-		{"checksum", objs.Checksum, checksumGo}, {"be32sum", objs.Be32sum, be32sumGo},
-		{"lines", objs.Lines, linesGo}, {"classify", objs.Classify, classifyGo},
-		{"sum32", objs.Sum32, sum32Go}, {"hash", objs.Hash, hashGo},
-		{"sumdown", objs.Sumdown, sumdownGo}, {"rtrim", objs.Rtrim, rtrimGo},
-		{"backhash", objs.Backhash, backhashGo},
-	}
+	loops := twins(t, objs, "checksum", "be32sum", "lines", "classify", "sum32", "hash", "sumdown", "rtrim", "backhash")
 	shared := make([]byte, 5000)
 	for i := range shared {
 		shared[i] = byte(i*7 + 1)
@@ -333,7 +347,7 @@ func TestBufferProgramsConcurrent(t *testing.T) {
 				for i := range data {
 					data[i] = byte(rnd.Uint32())
 				}
-				for _, w := range twins {
+				for _, w := range loops {
 					for _, d := range [][]byte{data, shared} {
 						if got, err := w.prog.Run(d); err != nil || got != w.goFn(d) {
 							t.Errorf("%s of %d bytes = %#x, %v; want %#x", w.name, len(d), got, err, w.goFn(d))

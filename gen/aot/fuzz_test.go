@@ -448,17 +448,11 @@ func (g *progGen) countedLoop() {
 		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 4, Imm: s})
 	}
 	// Down: the counter counts down to the bound by downStep, as clang
-	// writes while (len--): it starts a multiple of the step above the
-	// bound, or now and then one more (it then steps over the bound, and
-	// the loop runs on until something stops it). The back edge is then
+	// writes while (len--), from downStart's start. The back edge is then
 	// jne, or jeq out and ja back.
 	down, downStep := !copied && !derived && g.rnd.IntN(4) == 0, int32(1+g.rnd.IntN(3))
 	if down {
-		s := bound + downStep*int32(g.rnd.IntN(12))
-		if g.rnd.IntN(6) == 0 {
-			s++
-		}
-		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 8, Imm: s})
+		g.downStart(bound, downStep)
 	}
 	y := uint8(8)
 	if shadow {
@@ -620,6 +614,17 @@ func (g *progGen) countedLoop() {
 	g.place(after)
 }
 
+// downStart sets r8 for a counter counting down to bound by step: a
+// multiple of the step above it, or now and then one more (it then steps
+// over the bound, and the loop runs on until something stops it).
+func (g *progGen) downStart(bound, step int32) {
+	s := bound + step*int32(g.rnd.IntN(12))
+	if g.rnd.IntN(6) == 0 {
+		s++
+	}
+	g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 8, Imm: s})
+}
+
 // rotatedLoop is a counted loop as clang rotates a loop whose body is an
 // if-else chain: a jump enters the body, whose ways back (several) jump to
 // the latch placed before it; the latch steps r8 (and r9) and its
@@ -634,15 +639,11 @@ func (g *progGen) rotatedLoop() {
 	if reg {
 		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 7, Imm: bound})
 	}
-	// Down: r8 counts down to the bound (from a multiple of the step
-	// above it, or one more), the back edge a jne; r9 may count down too.
+	// Down: r8 counts down to the bound from downStart's start, the back
+	// edge a jne; r9 may count down too.
 	down, counterStep := g.rnd.IntN(4) == 0, int32(1+g.rnd.IntN(3))
 	if down {
-		s := bound + counterStep*int32(g.rnd.IntN(12))
-		if g.rnd.IntN(6) == 0 {
-			s++
-		}
-		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 8, Imm: s})
+		g.downStart(bound, counterStep)
 		counterStep = -counterStep
 	}
 	body, latch, after, done := g.newLabel(), g.newLabel(), g.newLabel(), g.newLabel()

@@ -28,9 +28,13 @@ func fuse(insns []insn, tail []bool) {
 	}
 }
 
-// fuseTriple returns the fused form of a, b, c if there is one: a bit test
-// "mov dst, src; rsh or and dst, k; jeq or jne dst, c".
+// fuseTriple returns the fused form of a, b, c if there is one: three
+// conditional jumps of one kind on one register against immediates, or a
+// bit test "mov dst, src; rsh or and dst, k; jeq or jne dst, c".
 func fuseTriple(a, b, c insn) (insn, bool) {
+	if a.op == b.op && b.op == c.op && a.dst == b.dst && b.dst == c.dst && fusedJcc3(a.op) != 0 {
+		return insn{op: fusedJcc3(a.op), dst: a.dst, off: a.off, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
+	}
 	if a.op != OpMovReg || b.dst != a.dst || c.dst != a.dst {
 		return insn{}, false
 	}
@@ -116,6 +120,21 @@ func fusedJccJcc(op Opcode) Opcode {
 		return opJltJltImm
 	case OpJleImm:
 		return opJleJleImm
+	}
+	return 0
+}
+
+// fusedJcc3 is the fused form of three conditional jumps op.
+func fusedJcc3(op Opcode) Opcode {
+	switch op {
+	case OpJgtImm:
+		return opJgt3Imm
+	case OpJgeImm:
+		return opJge3Imm
+	case OpJltImm:
+		return opJlt3Imm
+	case OpJleImm:
+		return opJle3Imm
 	}
 	return 0
 }

@@ -116,6 +116,34 @@ func TestFusedPairs(t *testing.T) {
 				b.op, b.k[k], b.jcc, b.c[k]), b.fused})
 		}
 	}
+	for _, j := range []struct {
+		mn  string
+		op  Opcode
+		imm []int // r6 runs 0..5
+	}{
+		{"jgt", opJgt3Imm, []int{3, 2, 0}}, {"jgt", opJgt3Imm, []int{-5, 1, 2}}, {"jgt", opJgt3Imm, []int{4, 3, 1, 0}},
+		{"jge", opJge3Imm, []int{3, 2, 1}}, {"jge", opJge3Imm, []int{4, -1, 0}}, {"jge", opJge3Imm, []int{5, 3, 2, 1}},
+		{"jlt", opJlt3Imm, []int{1, 2, 4}}, {"jlt", opJlt3Imm, []int{0, 3, -2}}, {"jlt", opJlt3Imm, []int{1, 2, 3, 5}},
+		{"jle", opJle3Imm, []int{0, 1, 2}}, {"jle", opJle3Imm, []int{2, 1, -1}}, {"jle", opJle3Imm, []int{0, 1, 3, 4}},
+	} {
+		// Runs take each jump and none. The jumps after the first are also
+		// reached directly, as jump targets; with four, the third slot of
+		// the first triple is itself the first of a fused pair.
+		var b strings.Builder
+		b.WriteString("mov %r6, 0\nloop:\n")
+		for k := 1; k < len(j.imm); k++ {
+			fmt.Fprintf(&b, "jeq %%r6, %d, at%d\n", 2*k, k)
+		}
+		for k, imm := range j.imm {
+			fmt.Fprintf(&b, "at%d:\n%s %%r6, %d, hit%d\n", k, j.mn, imm, k)
+		}
+		b.WriteString("add %r0, 1\nja next\n")
+		for k := range j.imm {
+			fmt.Fprintf(&b, "hit%d:\nadd %%r0, %d\nja next\n", k, 10<<k)
+		}
+		b.WriteString("next:\nmul %r0, 3\nadd %r6, 1\njlt %r6, 6, loop\nexit")
+		tests = append(tests, tc{fmt.Sprintf("%s*%d %v", j.mn, len(j.imm), j.imm), b.String(), j.op})
+	}
 	// A move beside an independent increment, also of the moved-from
 	// register.
 	tests = append(tests,

@@ -75,6 +75,7 @@ func FuzzRun(f *testing.F) {
 // (recursion included), atomics and helper calls.
 type gen struct {
 	data []byte
+	jcc  Instruction // the last conditional jump against an immediate
 }
 
 func (g *gen) byte() byte {
@@ -153,11 +154,27 @@ func (g *gen) item(fn, nfuncs, nitems int) item {
 			jc = classJMP32
 		}
 		in := Instruction{Opcode: Opcode(jc | op), Dst: g.reg(), Imm: int32(int8(g.byte()))}
-		if g.byte()&1 == 1 {
+		switch c := g.byte(); {
+		case c&1 == 1:
 			in.Opcode |= srcX
 			in.Src, in.Imm = g.reg(), 0
+		case c&6 != 0 && g.jcc.Opcode != 0:
+			// Most often, the kind and register of the last one: a
+			// chain of range tests, as fused pairs and triples run it.
+			in.Opcode, in.Dst = g.jcc.Opcode, g.jcc.Dst
+			g.jcc = in
+		default:
+			g.jcc = in
 		}
-		it.insns = []Instruction{in}
+		if in.Opcode&srcX == 0 && g.byte()&3 == 0 {
+			// One or two more of the same kind first, jumping to the
+			// next item.
+			for k := 1 + int(g.byte()&1); k > 0; k-- {
+				it.insns = append(it.insns, Instruction{Opcode: in.Opcode, Dst: in.Dst, Offset: int16(k), Imm: int32(int8(g.byte()))})
+			}
+		}
+		it.jumpSlot = len(it.insns)
+		it.insns = append(it.insns, in)
 		it.jump = int(g.byte()) % nitems
 		return it
 	case 7: // call another function (or itself)

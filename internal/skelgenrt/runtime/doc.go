@@ -22,7 +22,7 @@
 // fused into one dispatch: the loop tail "add rX, imm; jcc rX, ...", the
 // three-address form "mov rX, rY; op rX, ..." (ALU64), a load accumulated
 // into another register "ldx rX, [..]; add/xor/or rZ, rX", the end of an
-// if branch "op rX, imm; ja", two jumps of one kind on one register
+// if branch "op rX, imm; ja", two or three jumps of one kind on one register
 // against immediates (range tests, switch search trees), a move beside an
 // independent increment "mov rX, rY; add rZ, imm"; and the bit test
 // "mov rX, rY; rsh/and rX, k; jeq/jne rX, c" as a triple. Only the first
@@ -30,8 +30,8 @@
 // jumps to them, and counts, faults and budget errors stay per instruction,
 // as tests compare runs with and without fusion. The budget is kept as the
 // address of the first slot where a control transfer would overrun it, so
-// a taken jump costs a comparison and an addition. Rare operations (signed
-// division, movsx, byte swaps, negation, most arithmetic shifts) run
+// a taken jump costs a comparison and an addition. Rare operations (division
+// and modulo, movsx, byte swaps, negation, most arithmetic shifts) run
 // outside the main switch, which keeps it under the size past which the Go
 // compiler stops inlining the memory accessors into it.
 //

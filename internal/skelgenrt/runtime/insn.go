@@ -556,4 +556,15 @@ const (
 	// has): the load, then its bytes swapped; the swap keeps its own slot.
 	opLdxhSwap16 = 0x8b
 	opLdxwSwap32 = 0x9b
+
+	// Fused triples of conditional jumps of the same kind on the same
+	// register against immediates (a longer chain of range tests): imm and
+	// off as in the fused pairs; the third immediate is read from the third
+	// slot, which keeps its own instruction, as the second does. They use
+	// ST and STX with mode IND and JMP32 with the codes of call and exit,
+	// which no instruction has.
+	opJgt3Imm = 0x4a
+	opJge3Imm = 0x83
+	opJlt3Imm = 0x8e
+	opJle3Imm = 0x9e
 )

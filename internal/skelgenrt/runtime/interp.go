@@ -76,18 +76,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] *= r[in.src]
 			in = next(in)
 			continue
-		case OpDivImm: // never by zero (see validate)
-			r[in.dst] /= uint64(in.imm)
-			in = next(in)
-			continue
-		case OpDivReg:
-			if s := r[in.src]; s == 0 {
-				r[in.dst] = 0
-			} else {
-				r[in.dst] /= s
-			}
-			in = next(in)
-			continue
 		case OpOrImm:
 			r[in.dst] |= uint64(in.imm)
 			in = next(in)
@@ -118,16 +106,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			continue
 		case OpRshReg:
 			r[in.dst] >>= r[in.src] & 63
-			in = next(in)
-			continue
-		case OpModImm: // never by zero (see validate)
-			r[in.dst] %= uint64(in.imm)
-			in = next(in)
-			continue
-		case OpModReg:
-			if s := r[in.src]; s != 0 {
-				r[in.dst] %= s
-			}
 			in = next(in)
 			continue
 		case OpXorImm:
@@ -176,18 +154,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			r[in.dst] = uint64(uint32(r[in.dst]) * uint32(r[in.src]))
 			in = next(in)
 			continue
-		case OpDiv32Imm: // never by zero (see validate)
-			r[in.dst] = uint64(uint32(r[in.dst]) / uint32(in.imm))
-			in = next(in)
-			continue
-		case OpDiv32Reg:
-			if s := uint32(r[in.src]); s == 0 {
-				r[in.dst] = 0
-			} else {
-				r[in.dst] = uint64(uint32(r[in.dst]) / s)
-			}
-			in = next(in)
-			continue
 		case OpOr32Imm:
 			r[in.dst] = uint64(uint32(r[in.dst]) | uint32(in.imm))
 			in = next(in)
@@ -218,18 +184,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			continue
 		case OpRsh32Reg:
 			r[in.dst] = uint64(uint32(r[in.dst]) >> (uint32(r[in.src]) & 31))
-			in = next(in)
-			continue
-		case OpMod32Imm: // never by zero (see validate)
-			r[in.dst] = uint64(uint32(r[in.dst]) % uint32(in.imm))
-			in = next(in)
-			continue
-		case OpMod32Reg:
-			d := uint32(r[in.dst])
-			if s := uint32(r[in.src]); s != 0 {
-				d %= s
-			}
-			r[in.dst] = uint64(d)
 			in = next(in)
 			continue
 		case OpXor32Imm:
@@ -973,6 +927,54 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			}
 			in = at2(in)
 			continue
+		case opJgt3Imm:
+			// The third slot holds its immediate in the low 32 bits,
+			// whether it is a plain jump or the first of a fused pair.
+			if v := r[in.dst]; v > uint64(int32(in.imm)) {
+				goto jump
+			} else if v > uint64(in.imm>>32) {
+				goto fusedJump
+			} else if v > uint64(int32(at2(in).imm)) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
+		case opJge3Imm:
+			// The third slot holds its immediate in the low 32 bits,
+			// whether it is a plain jump or the first of a fused pair.
+			if v := r[in.dst]; v >= uint64(int32(in.imm)) {
+				goto jump
+			} else if v >= uint64(in.imm>>32) {
+				goto fusedJump
+			} else if v >= uint64(int32(at2(in).imm)) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
+		case opJlt3Imm:
+			// The third slot holds its immediate in the low 32 bits,
+			// whether it is a plain jump or the first of a fused pair.
+			if v := r[in.dst]; v < uint64(int32(in.imm)) {
+				goto jump
+			} else if v < uint64(in.imm>>32) {
+				goto fusedJump
+			} else if v < uint64(int32(at2(in).imm)) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
+		case opJle3Imm:
+			// The third slot holds its immediate in the low 32 bits,
+			// whether it is a plain jump or the first of a fused pair.
+			if v := r[in.dst]; v <= uint64(int32(in.imm)) {
+				goto jump
+			} else if v <= uint64(in.imm>>32) {
+				goto fusedJump
+			} else if v <= uint64(int32(at2(in).imm)) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
 		case opJltJltImm:
 			if v := r[in.dst]; v < uint64(int32(in.imm)) {
 				goto jump
@@ -1028,7 +1030,8 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = at2(in)
 			continue
 
-		case opSdiv64Imm, opSdiv64Reg, opSmod64Imm, opSmod64Reg,
+		case OpDivImm, OpDivReg, OpModImm, OpModReg, OpDiv32Imm, OpDiv32Reg, OpMod32Imm, OpMod32Reg,
+			opSdiv64Imm, opSdiv64Reg, opSmod64Imm, opSmod64Reg,
 			opSdiv32Imm, opSdiv32Reg, opSmod32Imm, opSmod32Reg,
 			opMovsx64, opMovsx32, opTrunc16, opTrunc32, opSwap16, opSwap32, opSwap64,
 			OpNeg, OpNeg32, OpArshReg, OpArsh32Imm, OpArsh32Reg:
@@ -1296,11 +1299,42 @@ func (m *Machine) atomic(pc int) error {
 	return nil
 }
 
-// rareALU executes the ALU operations that clang seldom emits in loops:
-// signed division and modulo, sign-extending moves, byte swaps, negation,
+// rareALU executes the ALU operations that clang seldom emits in loops or
+// that take long anyway: division and modulo, sign-extending moves, byte swaps, negation,
 // arithmetic shifts other than by an immediate in 64 bits.
 func rareALU(in *insn, r *[256]uint64) {
 	switch in.op {
+	// Unsigned division and modulo: a division takes longer than the call.
+	case OpDivImm: // never by zero (see validate)
+		r[in.dst] /= uint64(in.imm)
+	case OpDivReg:
+		if s := r[in.src]; s == 0 {
+			r[in.dst] = 0
+		} else {
+			r[in.dst] /= s
+		}
+	case OpModImm: // never by zero (see validate)
+		r[in.dst] %= uint64(in.imm)
+	case OpModReg:
+		if s := r[in.src]; s != 0 {
+			r[in.dst] %= s
+		}
+	case OpDiv32Imm: // never by zero (see validate)
+		r[in.dst] = uint64(uint32(r[in.dst]) / uint32(in.imm))
+	case OpDiv32Reg:
+		if s := uint32(r[in.src]); s == 0 {
+			r[in.dst] = 0
+		} else {
+			r[in.dst] = uint64(uint32(r[in.dst]) / s)
+		}
+	case OpMod32Imm: // never by zero (see validate)
+		r[in.dst] = uint64(uint32(r[in.dst]) % uint32(in.imm))
+	case OpMod32Reg:
+		d := uint32(r[in.dst])
+		if s := uint32(r[in.src]); s != 0 {
+			d %= s
+		}
+		r[in.dst] = uint64(d)
 	// Signed division and modulo (offset 1). Go defines MinInt / -1 as
 	// MinInt and MinInt % -1 as 0, as RFC 9669 does.
 	case opSdiv64Imm:

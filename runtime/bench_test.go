@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"math"
 	"testing"
+	"time"
 
 	"github.com/skelgen/skelgen/internal/workloads"
 )
@@ -39,15 +41,34 @@ func benchBPF(b *testing.B, src string, ctx []byte, maps []Map, want uint64) {
 	insns := p.Machine().Executed()
 	b.ReportAllocs()
 	b.ResetTimer()
-	for range b.N {
-		if _, err := p.Run(ctx); err != nil {
-			b.Fatal(err)
+	// The runs go in rounds of benchRound, and ns/insn-fastest is the
+	// fastest full round's: a disturbance of a shared machine only ever
+	// adds time, so the fastest round is the least disturbed one, where
+	// ns/insn, the mean over all runs, includes what the neighbours took.
+	fastest := math.Inf(1)
+	for done := 0; done < b.N; {
+		n := min(benchRound, b.N-done)
+		start := time.Now()
+		for range n {
+			if _, err := p.Run(ctx); err != nil {
+				b.Fatal(err)
+			}
 		}
+		if n == benchRound {
+			fastest = min(fastest, float64(time.Since(start).Nanoseconds())/benchRound)
+		}
+		done += n
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(insns), "insns/op")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(insns), "ns/insn")
+	if !math.IsInf(fastest, 1) {
+		b.ReportMetric(fastest/float64(insns), "ns/insn-fastest")
+	}
 }
+
+// benchRound is the number of runs in a round of benchBPF.
+const benchRound = 100
 
 var sink uint64
 

@@ -127,6 +127,10 @@ func fusedJccJcc(op Opcode) Opcode {
 // fusedJcc3 is the fused form of three conditional jumps op.
 func fusedJcc3(op Opcode) Opcode {
 	switch op {
+	case OpJeqImm:
+		return opJeq3Imm
+	case OpJneImm:
+		return opJne3Imm
 	case OpJgtImm:
 		return opJgt3Imm
 	case OpJgeImm:

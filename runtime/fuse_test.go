@@ -121,6 +121,8 @@ func TestFusedPairs(t *testing.T) {
 		op  Opcode
 		imm []int // r6 runs 0..5
 	}{
+		{"jeq", opJeq3Imm, []int{1, 3, 5}}, {"jeq", opJeq3Imm, []int{0, -1, 4, 2}},
+		{"jne", opJne3Imm, []int{1, 1, 0}}, {"jne", opJne3Imm, []int{-3, 2, 5, 1}},
 		{"jgt", opJgt3Imm, []int{3, 2, 0}}, {"jgt", opJgt3Imm, []int{-5, 1, 2}}, {"jgt", opJgt3Imm, []int{4, 3, 1, 0}},
 		{"jge", opJge3Imm, []int{3, 2, 1}}, {"jge", opJge3Imm, []int{4, -1, 0}}, {"jge", opJge3Imm, []int{5, 3, 2, 1}},
 		{"jlt", opJlt3Imm, []int{1, 2, 4}}, {"jlt", opJlt3Imm, []int{0, 3, -2}}, {"jlt", opJlt3Imm, []int{1, 2, 3, 5}},

@@ -554,11 +554,14 @@ const (
 	opLdxwSwap32 = 0x9b
 
 	// Fused triples of conditional jumps of the same kind on the same
-	// register against immediates (a longer chain of range tests): imm and
-	// off as in the fused pairs; the third immediate is read from the third
-	// slot, which keeps its own instruction, as the second does. They use
-	// ST and STX with mode IND and JMP32 with the codes of call and exit,
-	// which no instruction has.
+	// register against immediates (a longer chain of range tests, or of
+	// the equality tests clang makes of a short switch): imm and off as in
+	// the fused pairs; the third immediate is read from the third slot,
+	// which keeps its own instruction, as the second does. They use ST
+	// and STX with mode IND, STX with mode MEMSX, and JMP32 with the codes
+	// of call and exit, which no instruction has.
+	opJeq3Imm = 0x42
+	opJne3Imm = 0x43
 	opJgt3Imm = 0x4a
 	opJge3Imm = 0x83
 	opJlt3Imm = 0x8e

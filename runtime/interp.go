@@ -923,6 +923,26 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			}
 			in = at2(in)
 			continue
+		case opJeq3Imm:
+			if v := r[in.dst]; v == uint64(int32(in.imm)) {
+				goto jump
+			} else if v == uint64(in.imm>>32) {
+				goto fusedJump
+			} else if v == uint64(int32(at2(in).imm)) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
+		case opJne3Imm:
+			if v := r[in.dst]; v != uint64(int32(in.imm)) {
+				goto jump
+			} else if v != uint64(in.imm>>32) {
+				goto fusedJump
+			} else if v != uint64(int32(at2(in).imm)) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
 		case opJgt3Imm:
 			// The third slot holds its immediate in the low 32 bits,
 			// whether it is a plain jump or the first of a fused pair.

@@ -146,6 +146,15 @@ func TestFusedPairs(t *testing.T) {
 		b.WriteString("next:\nmul %r0, 3\nadd %r6, 1\njlt %r6, 6, loop\nexit")
 		tests = append(tests, tc{fmt.Sprintf("%s*%d %v", j.mn, len(j.imm), j.imm), b.String(), j.op})
 	}
+	for _, l := range []struct{ n, max int }{{5, 9}, {6, 9}, {9, 5}, {0, 3}, {7, 7}} {
+		// The loop tail of for (i = 0; i < n && i < max; i++): it leaves
+		// through either test; the tests are also reached directly.
+		tests = append(tests, tc{fmt.Sprintf("add+jge+jlt %d,%d", l.n, l.max), fmt.Sprintf(
+			"mov %%r4, %d\nmov %%r6, 0\nloop:\nadd %%r0, %%r6\nmul %%r0, 3\njeq %%r6, 2, pre2\njeq %%r6, 4, pre3\n"+
+				"add %%r6, 1\nsecond:\njge %%r6, %%r4, out\nthird:\njlt %%r6, %d, loop\nadd %%r0, 1000\nout:\nexit\n"+
+				"pre2:\nadd %%r6, 1\nja second\npre3:\nadd %%r6, 1\nja third",
+			l.n, l.max), opAddJgeRegJltImm})
+	}
 	// A move beside an independent increment, also of the moved-from
 	// register.
 	tests = append(tests,

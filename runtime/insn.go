@@ -560,6 +560,12 @@ const (
 	// which keeps its own instruction, as the second does. They use ST
 	// and STX with mode IND, STX with mode MEMSX, and JMP32 with the codes
 	// of call and exit, which no instruction has.
+	// Fused "add dst, imm; jge dst, src; jlt dst, imm2", the tail of
+	// clang's for (i = 0; i < len && i < MAX; i++): imm holds the addend in its low and imm2
+	// in its high 32 bits, src is the jge's; both jumps keep their slots.
+	// It uses JMP32 with the code of call, which no instruction has.
+	opAddJgeRegJltImm = 0x86
+
 	opJeq3Imm = 0x42
 	opJne3Imm = 0x43
 	opJgt3Imm = 0x4a

@@ -555,3 +555,38 @@ func TestDivideByImmediateZero(t *testing.T) {
 		}
 	}
 }
+
+// TestInternalOpcodesRejected: the interpreter's own opcodes (fused forms,
+// decision helpers) reuse byte values that no real instruction has, so
+// the validator must refuse each of them in input, where exec would run
+// them as their fused meaning. Every byte the validator accepts is a real
+// opcode, and none of the internal ones is.
+func TestInternalOpcodesRejected(t *testing.T) {
+	internal := []Opcode{opJeq3Imm, opJne3Imm, opJgt3Imm, opJge3Imm, opJlt3Imm, opJle3Imm, opAddJgeRegJltImm,
+		opJeqJeqImm, opJneJneImm, opJgtJgtImm, opJgeJgeImm, opJltJltImm, opJleJleImm,
+		opMovRshJeqImm, opMovRshJneImm, opMovAndJeqImm, opMovAndJneImm, opMovAddImmOther, opLdxhSwap16, opLdxwSwap32}
+	for _, op := range internal {
+		if _, ok := opcodeNames[op]; ok {
+			t.Errorf("internal opcode %#02x is also the real opcode %s", uint8(op), opcodeNames[op])
+		}
+	}
+	exit := Instruction{Opcode: OpExit}
+	accepted := 0
+	for b := range 256 {
+		op := Opcode(b)
+		if op == OpLddw || op == OpCall {
+			continue
+		}
+		for _, in := range []Instruction{{Opcode: op}, {Opcode: op, Imm: 1}} {
+			if _, err := Load(&ProgramSpec{Instructions: []Instruction{in, exit}}, nil); err == nil {
+				accepted++
+				if _, ok := opcodeNames[op]; !ok {
+					t.Errorf("opcode %#02x is accepted but is no real instruction", b)
+				}
+			}
+		}
+	}
+	if accepted < 100 {
+		t.Fatalf("only %d of the probes loaded: the probe programs no longer reach the opcode check", accepted)
+	}
+}

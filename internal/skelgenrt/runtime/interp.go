@@ -649,6 +649,18 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			}
 			in = at2(in)
 			continue
+		case opAddJgeRegJltImm:
+			// clang's for (i = 0; i < len && i < MAX; i++): the add, the
+			// test against len leaving the loop, the back edge.
+			v := r[in.dst] + uint64(int32(in.imm))
+			r[in.dst] = v
+			if v >= r[in.src] {
+				goto fusedJump
+			} else if v < uint64(in.imm>>32) {
+				goto tripleJump
+			}
+			in = at3(in)
+			continue
 		case opAddJleImm:
 			v := r[in.dst] + uint64(int32(in.imm))
 			r[in.dst] = v

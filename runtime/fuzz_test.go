@@ -213,6 +213,13 @@ func (g *gen) item(fn, nfuncs, nitems int) item {
 		}
 		it.insns = []Instruction{{Opcode: OpAddImm, Dst: d, Imm: int32(int8(g.byte()))}, test}
 		it.jump, it.jumpSlot = int(g.byte())%nitems, 1
+		if g.byte()&3 == 0 {
+			// clang's i < len && i < MAX: a test against a register
+			// leaving the loop (to the next item), then the back edge.
+			test.Opcode, test.Src, test.Imm = OpJltImm, 0, int32(int8(g.byte()))
+			it.insns = []Instruction{it.insns[0], {Opcode: OpJgeReg, Dst: d, Src: g.reg(), Offset: 1}, test}
+			it.jumpSlot = 2
+		}
 		return it
 	default:
 		return one(Instruction{Opcode: OpCall, Imm: HelperGetSmpProcessorID})

@@ -15,7 +15,8 @@
 // modulo by an immediate zero replaced by their effect, RFC variants that
 // differ by offset or immediate given opcodes of their own), so the
 // interpreter is one dense switch on the opcode byte. Common pairs are
-// fused into one dispatch: the loop tail "add rX, imm; jcc rX, ...", the
+// fused into one dispatch: the loop tail "add rX, imm; jcc rX, ..." (and
+// "add rX, imm; jge rX, rY; jlt rX, imm", clang's i < len && i < MAX), the
 // three-address form "mov rX, rY; op rX, ..." (ALU64), a load accumulated
 // into another register "ldx rX, [..]; add/xor/or rZ, rX", the end of an
 // if branch "op rX, imm; ja", two or three jumps of one kind on one register

@@ -30,7 +30,8 @@ func fuse(insns []insn, tail []bool) {
 
 // fuseTriple returns the fused form of a, b, c if there is one: three
 // conditional jumps of one kind on one register against immediates, a loop
-// tail "add dst, imm; jge dst, src; jlt dst, imm2", or a bit test
+// tail "add dst, imm; jge dst, src; jlt dst, imm2", a byte's range test
+// "mov32 dst, src; add32 dst, imm; and32 dst, imm2", or a bit test
 // "mov dst, src; rsh or and dst, k; jeq or jne dst, c".
 func fuseTriple(a, b, c insn) (insn, bool) {
 	if a.op == b.op && b.op == c.op && a.dst == b.dst && b.dst == c.dst && fusedJcc3(a.op) != 0 {
@@ -38,6 +39,9 @@ func fuseTriple(a, b, c insn) (insn, bool) {
 	}
 	if a.op == OpAddImm && b.op == OpJgeReg && c.op == OpJltImm && b.dst == a.dst && c.dst == a.dst {
 		return insn{op: opAddJgeRegJltImm, dst: a.dst, src: b.src, imm: int64(uint64(uint32(a.imm)) | uint64(c.imm)<<32)}, true
+	}
+	if a.op == OpMov32Reg && b.op == OpAdd32Imm && c.op == OpAnd32Imm && b.dst == a.dst && c.dst == a.dst {
+		return insn{op: opMov32AddAnd, dst: a.dst, src: a.src, imm: int64(uint64(uint32(b.imm)) | uint64(c.imm)<<32)}, true
 	}
 	if a.op != OpMovReg || b.dst != a.dst || c.dst != a.dst {
 		return insn{}, false

@@ -155,6 +155,16 @@ func TestFusedPairs(t *testing.T) {
 				"pre2:\nadd %%r6, 1\nja second\npre3:\nadd %%r6, 1\nja third",
 			l.n, l.max), opAddJgeRegJltImm})
 	}
+	for _, c := range []struct{ add, and int }{{-0x61, 0xff}, {5, -1}, {0x7fffffff, 0xffff}, {-0x30, 0xff}} {
+		// A byte's range test, (u8)(c - 'a') < 26, in 32 bits; r1's high
+		// bits must not leak in. The second and third slots are also
+		// reached directly.
+		name := fmt.Sprintf("mov32+add32+and32 %d,%d", c.add, c.and)
+		body := fmt.Sprintf("mov32 %%r2, %%r1\nadd32 %%r2, %d\nand32 %%r2, %d\nmov %%r0, %%r2\nexit", c.add, c.and)
+		tests = append(tests, tc{name, body, opMov32AddAnd},
+			tc{name + " target", fmt.Sprintf("mov %%r2, %%r1\njeq %%r6, 0, mid\nmov32 %%r2, %%r1\nmid:\nadd32 %%r2, %d\nlast:\nand32 %%r2, %d\nmov %%r0, %%r2\n"+
+				"jeq %%r6, 1, out\nmov %%r6, 1\nlsh %%r2, 32\nja last\nout:\nexit", c.add, c.and), opMov32AddAnd})
+	}
 	// A move beside an independent increment, also of the moved-from
 	// register.
 	tests = append(tests,

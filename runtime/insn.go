@@ -566,6 +566,11 @@ const (
 	// It uses JMP32 with the code of call, which no instruction has.
 	opAddJgeRegJltImm = 0x86
 
+	// Fused "mov32 dst, src; add32 dst, imm; and32 dst, imm2" (STX with
+	// mode MEMSX, which no instruction has): imm holds imm in its low and
+	// imm2 in its high 32 bits.
+	opMov32AddAnd = 0x93
+
 	opJeq3Imm = 0x42
 	opJne3Imm = 0x43
 	opJgt3Imm = 0x4a

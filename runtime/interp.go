@@ -1052,6 +1052,12 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			}
 			in = at3(in)
 			continue
+		case opMov32AddAnd:
+			// The range test of a byte, (u8)(c - 'a') < 26, as clang
+			// computes it in 32 bits.
+			r[in.dst] = uint64((uint32(r[in.src]) + uint32(in.imm)) & uint32(in.imm>>32))
+			in = at3(in)
+			continue
 		case opMovAddImmOther:
 			r[in.dst] = r[in.src]
 			r[in.x] += uint64(in.imm)

@@ -562,7 +562,7 @@ func TestDivideByImmediateZero(t *testing.T) {
 // them as their fused meaning. Every byte the validator accepts is a real
 // opcode, and none of the internal ones is.
 func TestInternalOpcodesRejected(t *testing.T) {
-	internal := []Opcode{opJeq3Imm, opJne3Imm, opJgt3Imm, opJge3Imm, opJlt3Imm, opJle3Imm, opAddJgeRegJltImm,
+	internal := []Opcode{opJeq3Imm, opJne3Imm, opJgt3Imm, opJge3Imm, opJlt3Imm, opJle3Imm, opAddJgeRegJltImm, opMov32AddAnd,
 		opJeqJeqImm, opJneJneImm, opJgtJgtImm, opJgeJgeImm, opJltJltImm, opJleJleImm,
 		opMovRshJeqImm, opMovRshJneImm, opMovAndJeqImm, opMovAndJneImm, opMovAddImmOther, opLdxhSwap16, opLdxwSwap32}
 	for _, op := range internal {

@@ -112,6 +112,13 @@ func (g *gen) item(fn, nfuncs, nitems int) item {
 	}
 	switch b % 13 {
 	case 0:
+		if class == classALU && g.byte()&3 == 0 {
+			// A byte's range test as clang computes it in 32 bits.
+			d := g.reg()
+			it.insns = []Instruction{{Opcode: OpMov32Reg, Dst: d, Src: g.reg()},
+				{Opcode: OpAdd32Imm, Dst: d, Imm: int32(int8(g.byte()))}, {Opcode: OpAnd32Imm, Dst: d, Imm: int32(int8(g.byte()))}}
+			return it
+		}
 		op := genALU[int(g.byte())%len(genALU)]
 		in := Instruction{Opcode: Opcode(class | op), Dst: g.reg(), Imm: int32(int8(g.byte()))}
 		if (op == aluDIV || op == aluMOD) && g.byte()&1 == 1 {

@@ -34,8 +34,8 @@ func fuse(insns []insn, tail []bool) {
 // "mov32 dst, src; add32 dst, imm; and32 dst, imm2", or a bit test
 // "mov dst, src; rsh or and dst, k; jeq or jne dst, c".
 func fuseTriple(a, b, c insn) (insn, bool) {
-	if a.op == b.op && b.op == c.op && a.dst == b.dst && b.dst == c.dst && fusedJcc3(a.op) != 0 {
-		return insn{op: fusedJcc3(a.op), dst: a.dst, off: a.off, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
+	if op := fusedJcc3(a.op); op != 0 && b.op == a.op && c.op == a.op && b.dst == a.dst && c.dst == a.dst {
+		return insn{op: op, dst: a.dst, off: a.off, imm: int64(uint64(uint32(a.imm)) | uint64(b.imm)<<32)}, true
 	}
 	if a.op == OpAddImm && b.op == OpJgeReg && c.op == OpJltImm && b.dst == a.dst && c.dst == a.dst {
 		return insn{op: opAddJgeRegJltImm, dst: a.dst, src: b.src, imm: int64(uint64(uint32(a.imm)) | uint64(c.imm)<<32)}, true

@@ -939,6 +939,9 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			}
 			in = at2(in)
 			continue
+		// Fused triples of jumps: the third slot holds its immediate in
+		// the low 32 bits, whether it is a plain jump or the first of a
+		// fused pair or triple.
 		case opJeq3Imm:
 			if v := r[in.dst]; v == uint64(int32(in.imm)) {
 				goto jump
@@ -960,8 +963,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = at3(in)
 			continue
 		case opJgt3Imm:
-			// The third slot holds its immediate in the low 32 bits,
-			// whether it is a plain jump or the first of a fused pair.
 			if v := r[in.dst]; v > uint64(int32(in.imm)) {
 				goto jump
 			} else if v > uint64(in.imm>>32) {
@@ -972,8 +973,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = at3(in)
 			continue
 		case opJge3Imm:
-			// The third slot holds its immediate in the low 32 bits,
-			// whether it is a plain jump or the first of a fused pair.
 			if v := r[in.dst]; v >= uint64(int32(in.imm)) {
 				goto jump
 			} else if v >= uint64(in.imm>>32) {
@@ -984,8 +983,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = at3(in)
 			continue
 		case opJlt3Imm:
-			// The third slot holds its immediate in the low 32 bits,
-			// whether it is a plain jump or the first of a fused pair.
 			if v := r[in.dst]; v < uint64(int32(in.imm)) {
 				goto jump
 			} else if v < uint64(in.imm>>32) {
@@ -996,8 +993,6 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			in = at3(in)
 			continue
 		case opJle3Imm:
-			// The third slot holds its immediate in the low 32 bits,
-			// whether it is a plain jump or the first of a fused pair.
 			if v := r[in.dst]; v <= uint64(int32(in.imm)) {
 				goto jump
 			} else if v <= uint64(in.imm>>32) {

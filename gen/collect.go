@@ -106,8 +106,8 @@ func (s *skeleton) valueType(t btf.Type, size int, anonName string) jen.Code {
 			}
 		}
 	}
-	code := jen.Index(jen.Lit(size)).Byte()
-	s.verb.known(code, tyBytesText(uint32(size)))
+	code, text := s.types.byteArray(uint32(size))
+	s.verb.known(code, text)
 	return code
 }
 

@@ -66,6 +66,12 @@ type TypeGen struct {
 	depth int
 	// verb, when set, writes the size checks verbatim (see verbatim).
 	verb *verbatim
+	// codes are the Go types that need no declaration (uint32, [4]byte)
+	// by their text, each made once: jennifer only reads the codes it
+	// renders, so every field of one such type shares its code.
+	codes map[string]jen.Code
+	// byteArrays are the texts of [n]byte, by n.
+	byteArrays map[uint32]string
 }
 
 // NewTypeGen returns a generator for BTF of the given byte order, the byte
@@ -79,7 +85,31 @@ func NewTypeGen(order binary.ByteOrder) *TypeGen {
 		plans:     make(map[string]*tyPlan),
 		keys:      make(map[btf.Type]string),
 		ids:       make(map[string]int),
+
+		codes:      make(map[string]jen.Code),
+		byteArrays: make(map[uint32]string),
 	}
+}
+
+// builtin is the code of the predeclared type text, as mk makes it.
+func (g *TypeGen) builtin(text string, mk func() *jen.Statement) jen.Code {
+	c, ok := g.codes[text]
+	if !ok {
+		c = mk()
+		g.codes[text] = c
+	}
+	return c
+}
+
+// byteArray is the code and the text of the type [n]byte.
+func (g *TypeGen) byteArray(n uint32) (jen.Code, string) {
+	text, ok := g.byteArrays[n]
+	if !ok {
+		text = tyBytesText(n)
+		g.byteArrays[n] = text
+		g.codes[text] = tyBytes(n)
+	}
+	return g.codes[text], text
 }
 
 // Name registers a preferred Go name for an anonymous type, used when the
@@ -173,17 +203,18 @@ func (g *TypeGen) repr(t btf.Type) (tyRepr, error) {
 	t = btf.QualifiedType(t)
 	switch t := t.(type) {
 	case *btf.Int:
-		return tyIntRepr(t)
+		return g.intRepr(t)
 	case *btf.Float:
 		switch t.Size {
 		case 4:
-			return tyRepr{code: jen.Float32(), text: "float32", size: 4, align: 4, cName: t.Name}, nil
+			return tyRepr{code: g.builtin("float32", jen.Float32), text: "float32", size: 4, align: 4, cName: t.Name}, nil
 		case 8:
-			return tyRepr{code: jen.Float64(), text: "float64", size: 8, align: 8, cName: t.Name}, nil
+			return tyRepr{code: g.builtin("float64", jen.Float64), text: "float64", size: 8, align: 8, cName: t.Name}, nil
 		}
-		return tyRepr{code: tyBytes(t.Size), text: tyBytesText(t.Size), size: t.Size, align: 1, cName: t.Name}, nil
+		code, text := g.byteArray(t.Size)
+		return tyRepr{code: code, text: text, size: t.Size, align: 1, cName: t.Name}, nil
 	case *btf.Pointer:
-		return tyRepr{code: jen.Uint64(), text: "uint64", size: 8, align: 8, cName: tyCName(t)}, nil
+		return tyRepr{code: g.builtin("uint64", jen.Uint64), text: "uint64", size: 8, align: 8, cName: tyCName(t)}, nil
 	case *btf.Array:
 		elem, err := g.repr(t.Type)
 		if err != nil {
@@ -219,44 +250,48 @@ func (g *TypeGen) repr(t btf.Type) (tyRepr, error) {
 		if err != nil {
 			return tyRepr{}, err
 		}
-		return tyRepr{code: jen.Id(p.goName), text: p.goName, size: p.size, align: p.align, cName: p.cName, scalar: p.scalar}, nil
+		return tyRepr{code: p.code, text: p.goName, size: p.size, align: p.align, cName: p.cName, scalar: p.scalar}, nil
 	}
 	return tyRepr{}, fmt.Errorf("%s: no Go representation (only reachable behind a pointer)", tyCName(t))
 }
 
-func tyIntRepr(t *btf.Int) (tyRepr, error) {
+func (g *TypeGen) intRepr(t *btf.Int) (tyRepr, error) {
 	r := tyRepr{size: t.Size, align: t.Size, cName: t.Name, scalar: tyUnsigned}
 	signed := t.Encoding&btf.Signed != 0
 	if signed {
 		r.scalar = tySigned
 	}
+	var mk func() *jen.Statement
 	switch {
 	case t.Encoding&btf.Bool != 0 && t.Size == 1:
-		r.code, r.text, r.scalar = jen.Bool(), "bool", tyBool
+		mk, r.text, r.scalar = jen.Bool, "bool", tyBool
 	case t.Name == "char" && t.Size == 1:
-		r.code, r.text = jen.Byte(), "byte"
+		mk, r.text = jen.Byte, "byte"
 	case t.Size == 1 && signed:
-		r.code, r.text = jen.Int8(), "int8"
+		mk, r.text = jen.Int8, "int8"
 	case t.Size == 1:
-		r.code, r.text = jen.Uint8(), "uint8"
+		mk, r.text = jen.Uint8, "uint8"
 	case t.Size == 2 && signed:
-		r.code, r.text = jen.Int16(), "int16"
+		mk, r.text = jen.Int16, "int16"
 	case t.Size == 2:
-		r.code, r.text = jen.Uint16(), "uint16"
+		mk, r.text = jen.Uint16, "uint16"
 	case t.Size == 4 && signed:
-		r.code, r.text = jen.Int32(), "int32"
+		mk, r.text = jen.Int32, "int32"
 	case t.Size == 4:
-		r.code, r.text = jen.Uint32(), "uint32"
+		mk, r.text = jen.Uint32, "uint32"
 	case t.Size == 8 && signed:
-		r.code, r.text = jen.Int64(), "int64"
+		mk, r.text = jen.Int64, "int64"
 	case t.Size == 8:
-		r.code, r.text = jen.Uint64(), "uint64"
+		mk, r.text = jen.Uint64, "uint64"
 	case t.Size == 16:
 		// Go has no 128-bit integer; keep the bytes.
-		r.code, r.text, r.align, r.scalar = tyBytes(16), tyBytesText(16), 1, tyNotScalar
+		r.code, r.text = g.byteArray(16)
+		r.align, r.scalar = 1, tyNotScalar
+		return r, nil
 	default:
 		return tyRepr{}, fmt.Errorf("int %s: unsupported size %d", t.Name, t.Size)
 	}
+	r.code = g.builtin(r.text, mk)
 	return r, nil
 }
 
@@ -450,6 +485,7 @@ func goNameRunes(cname string) string {
 type tyPlan struct {
 	c       btf.Type
 	goName  string
+	code    jen.Code // jen.Id(goName), shared by the fields of this type
 	cName   string
 	size    uint32
 	align   uint32
@@ -516,6 +552,7 @@ func (g *TypeGen) plan(t btf.Type) (*tyPlan, error) {
 		return p, nil
 	}
 	p := &tyPlan{c: t, goName: g.goNameOf(t), cName: tyCName(t)}
+	p.code = jen.Id(p.goName)
 	// Registered before planning the members, so that a member's Go name
 	// can use the parent's.
 	g.plans[k] = p
@@ -546,20 +583,24 @@ func (g *TypeGen) planEnum(p *tyPlan, t *btf.Enum) error {
 	if t.Signed {
 		p.scalar = tySigned
 	}
-	codes := map[uint32][2]jen.Code{
-		1: {jen.Uint8(), jen.Int8()},
-		2: {jen.Uint16(), jen.Int16()},
-		4: {jen.Uint32(), jen.Int32()},
-		8: {jen.Uint64(), jen.Int64()},
-	}
-	c, ok := codes[t.Size]
-	if !ok {
+	var mk, mkSigned func() *jen.Statement
+	switch t.Size {
+	case 1:
+		mk, mkSigned = jen.Uint8, jen.Int8
+	case 2:
+		mk, mkSigned = jen.Uint16, jen.Int16
+	case 4:
+		mk, mkSigned = jen.Uint32, jen.Int32
+	case 8:
+		mk, mkSigned = jen.Uint64, jen.Int64
+	default:
 		return fmt.Errorf("%s: unsupported size %d", p.cName, t.Size)
 	}
-	p.under, p.underT = c[0], fmt.Sprintf("uint%d", t.Size*8)
+	p.underT = "uint" + strconv.Itoa(int(t.Size*8))
 	if t.Signed {
-		p.under, p.underT = c[1], fmt.Sprintf("int%d", t.Size*8)
+		p.underT, mk = p.underT[1:], mkSigned
 	}
+	p.under = g.builtin(p.underT, mk)
 	for _, v := range t.Values {
 		// COLOR_RED of enum color is ColorRed, RED is ColorRed too.
 		name := GoName(v.Name)
@@ -675,8 +716,10 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 	entries := make([]tyStructEntry, 0, len(members))
 	// a field per member, and padding between some
 	p.fields = make([]tyField, 0, len(members)+len(members)/4+1)
+	bitfields := 0
 	for i, m := range members {
 		if m.BitfieldSize > 0 {
+			bitfields++
 			lo := uint32(m.Offset) / 8
 			hi := (uint32(m.Offset) + uint32(m.BitfieldSize) + 7) / 8
 			if n := len(entries); n > 0 && entries[n-1].bits && lo < entries[n-1].hi {
@@ -697,16 +740,18 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 
 	var cur uint32
 	anon, bitsN := 0, 0
-	var pending []tyAccessor
+	// an accessor per bitfield, and per member Go cannot align
+	pending := make([]tyAccessor, 0, bitfields)
 	for _, e := range entries {
 		if e.bits {
 			if e.lo < cur {
 				return fmt.Errorf("%s member %s: overlaps the previous member", p.cName, e.members[0].Name)
 			}
-			p.pad(cur, e.lo)
+			g.pad(p, cur, e.lo)
 			name := tyUnique(fieldNames, fmt.Sprintf("Bits%d", bitsN))
 			bitsN++
-			p.fields = append(p.fields, tyField{name: name, code: tyBytes(e.hi - e.lo), text: tyBytesText(e.hi - e.lo),
+			code, text := g.byteArray(e.hi - e.lo)
+			p.fields = append(p.fields, tyField{name: name, code: code, text: text,
 				comment: "bitfields " + tyBitNames(e.members), member: -1})
 			for _, m := range e.members {
 				r, err := g.memberRepr(p, m, anon)
@@ -733,7 +778,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 		if e.lo < cur {
 			return fmt.Errorf("%s member %s: overlaps the previous member", p.cName, m.Name)
 		}
-		p.pad(cur, e.lo)
+		g.pad(p, cur, e.lo)
 		cur = e.lo + r.size
 		allowed := min(capAlign, tyCap(e.lo))
 		if r.align <= allowed {
@@ -753,14 +798,15 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 		}
 		base := GoName(tyOr(m.Name, fmt.Sprintf("anon%d", anon-1)))
 		name := tyUnique(fieldNames, base+"Bytes")
-		p.fields = append(p.fields, tyField{name: name, code: tyBytes(r.size), text: tyBytesText(r.size), member: e.index,
+		code, text := g.byteArray(r.size)
+		p.fields = append(p.fields, tyField{name: name, code: code, text: text, member: e.index,
 			comment: fmt.Sprintf("%s at offset %d, which Go cannot align: use %s and Set%s", r.cName, e.lo, base, base)})
 		pending = append(pending, tyAccessor{member: m, r: r, storage: name, base: e.lo, hint: base})
 	}
 	if cur > p.size {
 		return fmt.Errorf("%s: members end at %d, beyond its size %d", p.cName, cur, p.size)
 	}
-	p.pad(cur, p.size)
+	g.pad(p, cur, p.size)
 	p.align = max(p.align, 1)
 	if err := g.nameAccessors(p, fieldNames, pending); err != nil {
 		return err
@@ -772,9 +818,11 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 	return nil
 }
 
-func (p *tyPlan) pad(from, to uint32) {
+// pad appends to p the padding field of the bytes from to to, if any.
+func (g *TypeGen) pad(p *tyPlan, from, to uint32) {
 	if to > from {
-		p.fields = append(p.fields, tyField{name: "_", code: tyBytes(to - from), text: tyBytesText(to - from), member: -1})
+		code, text := g.byteArray(to - from)
+		p.fields = append(p.fields, tyField{name: "_", code: code, text: text, member: -1})
 	}
 }
 
@@ -788,7 +836,8 @@ func tyBitNames(ms []btf.Member) string {
 
 func (g *TypeGen) nameAccessors(p *tyPlan, names map[string]bool, pending []tyAccessor) error {
 	anon := 0
-	for _, a := range pending {
+	for i := range pending {
+		a := &pending[i]
 		if a.member.BitfieldSize > 0 {
 			if a.r.scalar == tyNotScalar {
 				return fmt.Errorf("%s bitfield %s: type %s is not an integer", p.cName, a.member.Name, a.r.cName)
@@ -809,8 +858,8 @@ func (g *TypeGen) nameAccessors(p *tyPlan, names map[string]bool, pending []tyAc
 		}
 		a.get = tyUnique(names, base)
 		a.set = tyUnique(names, "Set"+a.get)
-		p.access = append(p.access, a)
 	}
+	p.access = pending
 	return nil
 }
 
@@ -856,11 +905,12 @@ func (g *TypeGen) planUnion(p *tyPlan, members []btf.Member) error {
 		p.align = r.align
 		cur = r.size
 	} else {
-		p.fields = append(p.fields, tyField{name: tyUnique(fieldNames, "Raw"), code: tyBytes(p.size), text: tyBytesText(p.size),
+		code, text := g.byteArray(p.size)
+		p.fields = append(p.fields, tyField{name: tyUnique(fieldNames, "Raw"), code: code, text: text,
 			comment: "the union's bytes: use the accessor methods", member: -1})
 		cur = p.size
 	}
-	p.pad(cur, p.size)
+	g.pad(p, cur, p.size)
 	p.align = max(p.align, 1)
 	for i, m := range members {
 		if i == stored {
@@ -1391,11 +1441,15 @@ func tyGoString(c jen.Code) string {
 func (g *TypeGen) key(t btf.Type) string {
 	t = btf.QualifiedType(t)
 	if k, ok := g.keys[t]; ok {
+		if k == "" {
+			// t contains itself by value (malformed BTF): the
+			// recursion ends here instead of overflowing.
+			return "cycle " + tyCName(t)
+		}
 		return k
 	}
-	// Mark t while its key is built, so that a type containing itself by
-	// value (malformed BTF) ends the recursion instead of overflowing.
-	g.keys[t] = "cycle " + tyCName(t)
+	// Marked, with no key yet, while its key is built.
+	g.keys[t] = ""
 	// strconv rather than fmt: keys are built for every type the skeleton
 	// reaches.
 	var b []byte

@@ -134,7 +134,9 @@ func (w *vtext) code(c jen.Code, expr bool) *vtext {
 // ([4]T), else it is not used. v may be nil.
 func (v *verbatim) known(c jen.Code, text string) {
 	if st, ok := c.(*jen.Statement); ok && v != nil && tyPlainType(text) {
-		v.writers[st] = func(w *vtext) { w.s(text) }
+		if _, ok := v.writers[st]; !ok {
+			v.writers[st] = func(w *vtext) { w.s(text) }
+		}
 	}
 }
 

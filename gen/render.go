@@ -111,7 +111,7 @@ func (s *skeleton) embedDecl(f *jen.File, id skelIDs) {
 		// characters goes through jennifer.
 		plain := s.cfg.ObjectFile != "" && !strings.ContainsFunc(s.cfg.ObjectFile, func(r rune) bool { return r <= ' ' || r == 0x7f || r == utf8.RuneError })
 		if plain && w.docComment(fmt.Sprintf("%s is the object built from %s for target %s.", id.objVar, s.cfg.Source, s.cfg.Target.Suffix())) {
-			f.Add(s.verb.placeholder(w.s("//\n//go:embed " + s.cfg.ObjectFile + "\nvar " + id.objVar + " []byte\n")))
+			f.Add(s.verb.placeholder(w.s("//\n//go:embed ", s.cfg.ObjectFile, "\nvar ", id.objVar, " []byte\n")))
 			return
 		}
 	}
@@ -195,7 +195,7 @@ func (s *skeleton) loadSpecDecl(f *jen.File, id skelIDs) {
 		}
 		// if <lhs>, err = <call>; err != nil { return nil, fmt.Errorf(...) }
 		vIf := func(w *vtext, lhs string, call func(w *vtext)) {
-			w.s("\tif " + lhs + ", err = ")
+			w.s("\tif ", lhs, ", err = ")
 			call(w)
 			w.s("; err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
 		}
@@ -326,7 +326,7 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 	if s.verb != nil && len(s.user) == 0 {
 		w := s.verb.part()
 		ok := w.docComment(fmt.Sprintf("%s are the loaded maps, programs and variables. Close releases them.", id.objsT))
-		w.s("type " + id.objsT + " struct {\n")
+		w.s("type ", id.objsT, " struct {\n")
 		for _, f := range kernel {
 			ok = ok && w.field(f)
 		}
@@ -385,7 +385,7 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 		g.Var().Err().Error()
 		// if <lhs>, err = <call>; err != nil { return err }
 		vIf := func(w *vtext, lhs string, call func(w *vtext)) {
-			w.s("\tif " + lhs + ", err = ")
+			w.s("\tif ", lhs, ", err = ")
 			call(w)
 			w.s("; err != nil {\n\t\treturn err\n\t}\n")
 		}
@@ -437,7 +437,7 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 			)
 		}, func(w *vtext, i int) {
 			f := autos[i].field
-			w.s("\tif !o." + f + ".Disabled() {\n\t\tif _, err := o." + f + ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
+			w.s("\tif !o.", f, ".Disabled() {\n\t\tif _, err := o.", f, ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
 		})
 		g.Return(jen.Nil())
 	})
@@ -478,15 +478,15 @@ func (s *skeleton) loadVerbatim(id skelIDs, loadDoc string) *vtext {
 		return nil
 	}
 	sig := func() {
-		w.s("(opts *").qual(pkgEbpf, "CollectionOptions").s(") (*" + id.objsT + ", error) {\n")
+		w.s("(opts *").qual(pkgEbpf, "CollectionOptions").s(") (*", id.objsT, ", error) {\n")
 	}
-	w.s("func Load" + id.p)
+	w.s("func Load", id.p)
 	sig()
-	w.s("\tspec, err := Load" + id.p + "Spec()\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn spec.Load(opts)\n}\n\n")
+	w.s("\tspec, err := Load", id.p, "Spec()\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn spec.Load(opts)\n}\n\n")
 	if !w.docComment("Load " + loadDoc) {
 		return nil
 	}
-	w.s("func (s *" + id.specT + ") Load")
+	w.s("func (s *", id.specT, ") Load")
 	sig()
 	wrap := func() {
 		w.s("\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n")
@@ -494,11 +494,11 @@ func (s *skeleton) loadVerbatim(id skelIDs, loadDoc string) *vtext {
 	w.s("\tvar lo ").qual(s.bridge, "LoadOptions").s("\n\tif opts != nil {\n\t\tlo.Collection = *opts\n\t}\n")
 	w.s("\tset, err := ").qual(s.bridge, "Load").s("(s.Spec, nil, ").qual(s.bridge, "WithDisabled").s("(&lo")
 	for _, pi := range s.programs {
-		w.s(", s.Programs." + pi.field)
+		w.s(", s.Programs.", pi.field)
 	}
 	w.s("))\n\tif err != nil {\n")
 	wrap()
-	w.s("\t}\n\to := &" + id.objsT + "{set: set}\n\tif err := o.init(); err != nil {\n\t\tset.Close()\n")
+	w.s("\t}\n\to := &", id.objsT, "{set: set}\n\tif err := o.init(); err != nil {\n\t\tset.Close()\n")
 	wrap()
 	w.s("\t}\n\treturn o, nil\n}\n")
 	return w
@@ -511,19 +511,19 @@ func (s *skeleton) loadSpecVerbatim(id skelIDs) *vtext {
 	if !w.docComment(fmt.Sprintf("Load%sSpec parses the embedded object.", id.p)) {
 		return nil
 	}
-	w.s("func Load"+id.p+"Spec() (*"+id.specT+", error) {\n\tspec, err := ").qual(pkgEbpf, "LoadCollectionSpecFromReader").s("(").
-		qual("bytes", "NewReader").s("(" + id.objVar + "))\n")
+	w.s("func Load", id.p, "Spec() (*", id.specT, ", error) {\n\tspec, err := ").qual(pkgEbpf, "LoadCollectionSpecFromReader").s("(").
+		qual("bytes", "NewReader").s("(", id.objVar, "))\n")
 	ifErr := func() {
 		w.s("; err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
 	}
 	w.s("\tif err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
-	w.s("\ts := &" + id.specT + "{Spec: spec}\n")
+	w.s("\ts := &", id.specT, "{Spec: spec}\n")
 	for _, m := range s.maps {
-		w.s("\tif s.Maps."+m.field+", err = ").qual(s.bridge, "New"+m.specType()).s("(spec, ").lit(m.name).s(")")
+		w.s("\tif s.Maps.", m.field, ", err = ").qual(s.bridge, "New"+m.specType()).s("(spec, ").lit(m.name).s(")")
 		ifErr()
 	}
 	progSpec := func(field, name string) {
-		w.s("\tif s.Programs."+field+", err = ").qual(s.bridge, "NewProgramSpec").s("(spec, ").lit(name).s(")")
+		w.s("\tif s.Programs.", field, ", err = ").qual(s.bridge, "NewProgramSpec").s("(spec, ").lit(name).s(")")
 		ifErr()
 	}
 	for _, pi := range s.programs {
@@ -533,7 +533,7 @@ func (s *skeleton) loadSpecVerbatim(id skelIDs) *vtext {
 		progSpec(up.field, up.name)
 	}
 	for _, v := range s.vars {
-		w.s("\tif s.Variables."+v.field+", err = ").qual(s.bridge, "NewVarSpec").s("[").typ(v.typ).s("](spec.Variables[").lit(v.name).s("])")
+		w.s("\tif s.Variables.", v.field, ", err = ").qual(s.bridge, "NewVarSpec").s("[").typ(v.typ).s("](spec.Variables[").lit(v.name).s("])")
 		ifErr()
 	}
 	w.s("\treturn s, nil\n}\n")
@@ -553,44 +553,44 @@ func (s *skeleton) objectTailVerbatim(id skelIDs, autos []*progInfo) *vtext {
 		return nil
 	}
 	recv := "func (o *" + id.objsT + ") "
-	w.s("\n" + recv + "init() error {\n")
+	w.s("\n", recv, "init() error {\n")
 	if len(s.maps)+len(s.programs)+len(s.user)+len(s.vars) > 0 {
 		w.s("\tvar err error\n")
 		ifErr := "; err != nil {\n\t\treturn err\n\t}\n"
 		for _, m := range s.maps {
-			w.s("\tif o." + m.field + ", err = ").expr(m.ctor).s("(o.set, ").lit(m.name).s(")" + ifErr)
+			w.s("\tif o.", m.field, ", err = ").expr(m.ctor).s("(o.set, ").lit(m.name).s(")", ifErr)
 		}
 		for _, pi := range s.programs {
-			w.s("\tif o."+pi.field+".Program, err = ").qual(s.bridge, "NewProgram").s("(o.set, ").lit(pi.name).s(")" + ifErr)
+			w.s("\tif o.", pi.field, ".Program, err = ").qual(s.bridge, "NewProgram").s("(o.set, ").lit(pi.name).s(")", ifErr)
 		}
 		for _, up := range s.user {
 			translation := "nil"
 			if up.translation != nil {
 				translation = up.translationFn
 			}
-			w.s("\tif !o.set.Disabled(").lit(up.name).s(") {\n\t\tif o." + up.field + ", err = ").expr(up.ctor(s.bridge)).s("(o.set, ").lit(up.name).
+			w.s("\tif !o.set.Disabled(").lit(up.name).s(") {\n\t\tif o.", up.field, ", err = ").expr(up.ctor(s.bridge)).s("(o.set, ").lit(up.name).
 				s(", " + translation + "); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
 		}
 		for _, v := range s.vars {
-			w.s("\tif o.Variables."+v.field+", err = ").qual(s.bridge, "NewVar").s("[").typ(v.typ).s("](o.set, ").lit(v.name).s(")" + ifErr)
+			w.s("\tif o.Variables.", v.field, ", err = ").qual(s.bridge, "NewVar").s("[").typ(v.typ).s("](o.set, ").lit(v.name).s(")", ifErr)
 		}
 	}
 	w.s("\treturn nil\n}\n\n")
 	if !w.docComment("Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.") {
 		return nil
 	}
-	w.s(recv+"Collection() *").qual(pkgEbpf, "Collection").s(" {\n\treturn o.set.Coll\n}\n\n")
+	w.s(recv, "Collection() *").qual(pkgEbpf, "Collection").s(" {\n\treturn o.set.Coll\n}\n\n")
 	if !w.docComment("Close detaches every link made by Attach methods and releases all programs and maps.") {
 		return nil
 	}
-	w.s(recv + "Close() error {\n\treturn o.set.Close()\n}\n\n")
+	w.s(recv, "Close() error {\n\treturn o.set.Close()\n}\n\n")
 	if !w.docComment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.") {
 		return nil
 	}
-	w.s(recv + "AttachAll() error {\n")
+	w.s(recv, "AttachAll() error {\n")
 	for _, pi := range autos {
 		f := pi.field
-		w.s("\tif !o." + f + ".Disabled() {\n\t\tif _, err := o." + f + ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
+		w.s("\tif !o.", f, ".Disabled() {\n\t\tif _, err := o.", f, ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
 	}
 	w.s("\treturn nil\n}\n")
 	return w
@@ -607,7 +607,7 @@ func (s *skeleton) programDeclsVerbatim(id skelIDs) *vtext {
 		if !w.docComment(fmt.Sprintf("%s is program %s (section %s, type %s).", pi.typ, pi.name, pi.spec.SectionName, pi.spec.Type)) {
 			return nil
 		}
-		w.s("type "+pi.typ+" struct {\n\t").qual(s.bridge, "Program").s("\n}\n")
+		w.s("type ", pi.typ, " struct {\n\t").qual(s.bridge, "Program").s("\n}\n")
 		a := pi.attach
 		if a == nil {
 			continue
@@ -624,7 +624,7 @@ func (s *skeleton) programDeclsVerbatim(id skelIDs) *vtext {
 			results = jen.Error()
 		}
 		// The signature is written by go/format as the type func(...) ...
-		w.s("func (p " + pi.typ + ") Attach").sig(jen.Func().Params(a.params...).Add(results)).s(" {\n\treturn ").expr(a.call).s("\n}\n")
+		w.s("func (p ", pi.typ, ") Attach").sig(jen.Func().Params(a.params...).Add(results)).s(" {\n\treturn ").expr(a.call).s("\n}\n")
 	}
 	return w
 }

@@ -983,7 +983,7 @@ func (g *TypeGen) structVerbatim(p *tyPlan, doc string) *vtext {
 	if !w.docComment(doc) {
 		return nil
 	}
-	w.s("type "+p.goName+" struct {\n\t_"+strings.Repeat(" ", width)+"").qual("structs", "HostLayout").s("\n")
+	w.s("type ", p.goName, " struct {\n\t_").blanks(width).qual("structs", "HostLayout").s("\n")
 	// go/format aligns the comments of each run of consecutive commented
 	// fields one blank after the run's longest type.
 	for i := 0; i < len(p.fields); {
@@ -999,9 +999,9 @@ func (g *TypeGen) structVerbatim(p *tyPlan, doc string) *vtext {
 			end++
 		}
 		for _, f := range p.fields[i:end] {
-			w.s("\t" + f.name + strings.Repeat(" ", width-len(f.name)+1) + f.text)
+			w.s("\t", f.name).blanks(width - len(f.name) + 1).s(f.text)
 			if f.comment != "" {
-				w.s(strings.Repeat(" ", typeWidth-len(f.text)+1) + "// " + f.comment)
+				w.blanks(typeWidth-len(f.text)+1).s("// ", f.comment)
 			}
 			w.s("\n")
 		}
@@ -1113,19 +1113,19 @@ func (g *TypeGen) methodsVerbatim(p *tyPlan) *vtext {
 			if !doc(e.getDoc(a, what)) {
 				return nil
 			}
-			w.s(recv + a.get + "() ").goType(a.r).s(" {\n\tb := ")
-			w.storage(p, a, e.lo, e.hi).s("\n\tx := " + e.load + "\n\treturn " + e.get + "\n}\n")
+			w.s(recv, a.get, "() ").goType(a.r).s(" {\n\tb := ")
+			w.storage(p, a, e.lo, e.hi).s("\n\tx := ", e.load, "\n\treturn ", e.get, "\n}\n")
 			if !doc(e.setDoc(a, what)) {
 				return nil
 			}
-			w.s(recv + a.set + "(v ").goType(a.r).s(") {\n\tb := ")
-			w.storage(p, a, e.lo, e.hi).s("\n\tx := " + e.load + "\n")
+			w.s(recv, a.set, "(v ").goType(a.r).s(") {\n\tb := ")
+			w.storage(p, a, e.lo, e.hi).s("\n\tx := ", e.load, "\n")
 			if a.r.scalar == tyBool {
 				w.s("\tvar u uint64\n\tif v {\n\t\tu = 1\n\t}\n")
 			}
-			w.s("\tx = " + e.set + "\n")
+			w.s("\tx = ", e.set, "\n")
 			for i, store := range e.stores {
-				w.s("\tb[" + strconv.Itoa(i) + "] = byte(" + store + ")\n")
+				w.s("\tb[").num(i).s("] = byte(", store, ")\n")
 			}
 			w.s("}\n")
 			continue
@@ -1134,19 +1134,19 @@ func (g *TypeGen) methodsVerbatim(p *tyPlan) *vtext {
 		if !doc(a.getDoc(what)) {
 			return nil
 		}
-		w.s(recv + a.get + "() ").goType(a.r).s(" {\n\tvar v ").goType(a.r).s("\n\tcopy(")
+		w.s(recv, a.get, "() ").goType(a.r).s(" {\n\tvar v ").goType(a.r).s("\n\tcopy(")
 		w.asBytes("&v", n).s(", ").storage(p, a, 0, n).s(")\n\treturn v\n}\n")
 		if !doc(a.setDoc(what)) {
 			return nil
 		}
-		w.s(recv + a.set + "(v ").goType(a.r).s(") {\n\tcopy(")
+		w.s(recv, a.set, "(v ").goType(a.r).s(") {\n\tcopy(")
 		w.storage(p, a, 0, n).s(", ").asBytes("&v", n).s(")\n}\n")
 	}
 	for _, c := range p.cstrs {
 		if !doc(c.doc(p)) {
 			return nil
 		}
-		w.s(recv+c.method+"() string {\n\tb := s."+c.field+"[:]\n\tif i := ").qual("bytes", "IndexByte")
+		w.s(recv, c.method, "() string {\n\tb := s.", c.field, "[:]\n\tif i := ").qual("bytes", "IndexByte")
 		w.s("(b, 0); i >= 0 {\n\t\tb = b[:i]\n\t}\n\treturn string(b)\n}\n")
 	}
 	return w
@@ -1163,17 +1163,17 @@ func (w *vtext) goType(r tyRepr) *vtext {
 // asBytes appends tyAsBytes(ptr, n).
 func (w *vtext) asBytes(ptr string, n uint32) *vtext {
 	w.qual("unsafe", "Slice").s("((*byte)(").qual("unsafe", "Pointer")
-	return w.s("(" + ptr + ")), " + strconv.Itoa(int(n)) + ")")
+	return w.s("(", ptr, ")), ").num(int(n)).s(")")
 }
 
 // storage appends a.storageBytes(p, lo, hi).
 func (w *vtext) storage(p *tyPlan, a tyAccessor, lo, hi uint32) *vtext {
 	if a.storage != "" {
-		w.s("s." + a.storage)
+		w.s("s.", a.storage)
 	} else {
 		w.asBytes("s", p.size)
 	}
-	return w.s("[" + strconv.Itoa(int(lo)) + ":" + strconv.Itoa(int(hi)) + "]")
+	return w.s("[").num(int(lo)).s(":").num(int(hi)).s("]")
 }
 
 // sizeCheck is the declaration that fails to compile unless the Go type
@@ -1183,7 +1183,7 @@ func (g *TypeGen) sizeCheck(p *tyPlan) jen.Code {
 	if g.verb != nil && token.IsIdentifier(p.goName) {
 		w := g.verb.part()
 		if w.docComment(doc) {
-			w.s("var _ = [1]struct{}{}[").qual("unsafe", "Sizeof").s(fmt.Sprintf("(%s{})-%d]\n", p.goName, p.size))
+			w.s("var _ = [1]struct{}{}[").qual("unsafe", "Sizeof").s("(", p.goName, "{})-").num(int(p.size)).s("]\n")
 			return g.verb.placeholder(w)
 		}
 	}
@@ -1228,11 +1228,11 @@ func (g *TypeGen) enumVerbatim(p *tyPlan) *vtext {
 	if !w.docComment(fmt.Sprintf("%s is %s (%d bytes).", p.goName, p.cName, p.size)) {
 		return nil
 	}
-	w.s("type " + p.goName + " " + p.underT + "\n")
+	w.s("type ", p.goName, " ", p.underT, "\n")
 	if len(p.consts) > 0 {
 		w.s("\nconst (\n")
 		for _, c := range p.consts {
-			w.s("\t" + c.name + strings.Repeat(" ", width-len(c.name)+1) + p.goName + " = " + c.value + "\n")
+			w.s("\t", c.name).blanks(width-len(c.name)+1).s(p.goName, " = ", c.value, "\n")
 		}
 		w.s(")\n")
 	}

@@ -39,6 +39,9 @@ type verbatim struct {
 	// never reaches the output, which stays deterministic.
 	marker string
 	parts  [][]vpiece
+	// pieces holds the pieces of all parts, each part's in a run of its
+	// own.
+	pieces []vpiece
 	// text holds the literal text of all parts.
 	text []byte
 	// codes are rendered in the trailer, types as var _ T and
@@ -75,23 +78,41 @@ func newVerbatim(size int) *verbatim {
 	rand.Read(nonce[:]) // never fails (crypto/rand)
 	return &verbatim{marker: "skelgen:verbatim:" + hex.EncodeToString(nonce[:]) + ":", quals: map[[2]string]int{}, seen: map[*jen.Statement]int{},
 		writers: map[*jen.Statement]func(*vtext){},
-		text:    make([]byte, 0, 16<<10+size)}
+		text:    make([]byte, 0, 16<<10+size),
+		// a piece for about every 64 bytes of text
+		pieces: make([]vpiece, 0, (16<<10+size)/64)}
 }
 
-// vtext builds the pieces of one part. Its literal text goes to v.text:
-// text[start:end] since the last piece.
+// vtext builds the pieces of one part, v.pieces[first:last]. Its literal
+// text goes to v.text: text[start:end] since the last piece.
 type vtext struct {
-	v          *verbatim
-	pieces     []vpiece
-	start, end int
+	v           *verbatim
+	first, last int
+	start, end  int
 }
 
-func (w *vtext) s(text string) *vtext {
+// add appends a piece to the part.
+func (w *vtext) add(p vpiece) {
+	v := w.v
+	if w.last != len(v.pieces) {
+		// another part added pieces in between: this part's move to
+		// the end
+		v.pieces = append(v.pieces, v.pieces[w.first:w.last]...)
+		w.first, w.last = len(v.pieces)-(w.last-w.first), len(v.pieces)
+	}
+	v.pieces = append(v.pieces, p)
+	w.last = len(v.pieces)
+}
+
+// s appends the texts.
+func (w *vtext) s(texts ...string) *vtext {
 	if len(w.v.text) != w.end {
 		// another part wrote in between
 		w.flush()
 	}
-	w.v.text = append(w.v.text, text...)
+	for _, text := range texts {
+		w.v.text = append(w.v.text, text...)
+	}
 	w.end = len(w.v.text)
 	return w
 }
@@ -99,7 +120,7 @@ func (w *vtext) s(text string) *vtext {
 // flush ends the literal text so far as a piece.
 func (w *vtext) flush() {
 	if w.end > w.start {
-		w.pieces = append(w.pieces, vpiece{start: int32(w.start), end: int32(w.end), code: -1})
+		w.add(vpiece{start: int32(w.start), end: int32(w.end), code: -1})
 	}
 	w.start, w.end = len(w.v.text), len(w.v.text)
 }
@@ -125,7 +146,7 @@ func (w *vtext) code(c jen.Code, expr bool) *vtext {
 			w.v.seen[st] = i
 		}
 	}
-	w.pieces = append(w.pieces, vpiece{code: int32(i)})
+	w.add(vpiece{code: int32(i)})
 	return w
 }
 
@@ -158,13 +179,36 @@ func (w *vtext) qual(path, name string) *vtext {
 		i = len(w.v.codes) - 1
 		w.v.quals[k] = i
 	}
-	w.pieces = append(w.pieces, vpiece{code: int32(i)})
+	w.add(vpiece{code: int32(i)})
 	return w
 }
 
 // lit appends a string literal as jennifer's Lit writes it (fmt's %#v,
 // which is strconv.Quote).
-func (w *vtext) lit(s string) *vtext { return w.s(strconv.Quote(s)) }
+func (w *vtext) lit(s string) *vtext {
+	w.s()
+	w.v.text = strconv.AppendQuote(w.v.text, s)
+	w.end = len(w.v.text)
+	return w
+}
+
+// num appends n in decimal.
+func (w *vtext) num(n int) *vtext {
+	w.s()
+	w.v.text = strconv.AppendInt(w.v.text, int64(n), 10)
+	w.end = len(w.v.text)
+	return w
+}
+
+// blanks appends n blanks.
+func (w *vtext) blanks(n int) *vtext {
+	w.s()
+	for range n {
+		w.v.text = append(w.v.text, ' ')
+	}
+	w.end = len(w.v.text)
+	return w
+}
 
 // comment appends text as gocomment.Comment wraps it, at indentation
 // indent; ok is false for text go/format would change (trailing blanks,
@@ -189,7 +233,7 @@ func (w *vtext) commentLines(indent string, lines []string) (ok bool) {
 		}
 	}
 	for _, l := range lines {
-		w.s(indent).s("// ").s(l).s("\n")
+		w.s(indent, "// ", l, "\n")
 	}
 	return true
 }
@@ -213,7 +257,7 @@ func (w *vtext) docComment(text string) (ok bool) {
 func (w *vtext) sig(fn jen.Code) *vtext {
 	w.flush()
 	w.v.codes = append(w.v.codes, vcode{code: fn, sig: true})
-	w.pieces = append(w.pieces, vpiece{code: int32(len(w.v.codes) - 1)})
+	w.add(vpiece{code: int32(len(w.v.codes) - 1)})
 	return w
 }
 
@@ -290,10 +334,10 @@ func (w *vtext) structDecl(d vstruct) bool {
 		}
 	}
 	if len(d.fields) == 0 {
-		w.s("type " + d.name + " struct{}\n")
+		w.s("type ", d.name, " struct{}\n")
 		return true
 	}
-	w.s("type " + d.name + " struct {\n")
+	w.s("type ", d.name, " struct {\n")
 	for _, f := range d.fields {
 		if !w.field(f) {
 			return false
@@ -308,7 +352,7 @@ func (w *vtext) field(f vfield) bool {
 	if !w.comment("\t", f.doc) {
 		return false
 	}
-	w.s("\t" + f.name + " ")
+	w.s("\t", f.name, " ")
 	if f.vtyp != nil {
 		f.vtyp(w)
 	} else {
@@ -339,12 +383,14 @@ func (v *verbatim) stmts(g *jen.Group, n int, jenStmt func(i int) jen.Code, vStm
 }
 
 // part starts a part.
-func (v *verbatim) part() *vtext { return &vtext{v: v, start: len(v.text), end: len(v.text)} }
+func (v *verbatim) part() *vtext {
+	return &vtext{v: v, first: len(v.pieces), last: len(v.pieces), start: len(v.text), end: len(v.text)}
+}
 
 // placeholder ends part w and returns the comment standing for it.
 func (v *verbatim) placeholder(w *vtext) jen.Code {
 	w.flush()
-	v.parts = append(v.parts, w.pieces)
+	v.parts = append(v.parts, v.pieces[w.first:w.last:w.last])
 	return jen.Comment(v.marker + strconv.Itoa(len(v.parts)-1))
 }
 

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -20,13 +21,108 @@ type progInfo struct {
 // attachInfo is the Attach method of one program.
 type attachInfo struct {
 	doc    string
-	params []jen.Code
-	// call is the body's call on the embedded bridge.Program.
-	call jen.Code
+	params []attachParam
+	// method and args are the body's call on the embedded
+	// bridge.Program.
+	method string
+	args   []attachArg
 	// linkless is true for attach kinds that return only an error.
 	linkless bool
 	// auto is true when Attach takes no arguments, so AttachAll can call it.
 	auto bool
+}
+
+// attachParam is a parameter of an Attach method: its type is a
+// predeclared one, or pkg.typ.
+type attachParam struct {
+	name, pkg, typ string
+}
+
+// attachArg is an argument of an Attach method's call: a parameter, by
+// name, or else a literal (a string, bool or int), converted to
+// ebpf.AttachType when attachType is set.
+type attachArg struct {
+	param      string
+	lit        any
+	attachType bool
+}
+
+func param(name string) attachArg { return attachArg{param: name} }
+func lit(v any) attachArg         { return attachArg{lit: v} }
+
+// paramCodes are the parameters as jennifer code.
+func (a *attachInfo) paramCodes() []jen.Code {
+	var out []jen.Code
+	for _, p := range a.params {
+		if p.pkg != "" {
+			out = append(out, jen.Id(p.name).Qual(p.pkg, p.typ))
+		} else {
+			out = append(out, jen.Id(p.name).Id(p.typ))
+		}
+	}
+	return out
+}
+
+// callCode is the call as jennifer code.
+func (a *attachInfo) callCode() jen.Code {
+	args := make([]jen.Code, len(a.args))
+	for i, arg := range a.args {
+		switch {
+		case arg.param != "":
+			args[i] = jen.Id(arg.param)
+		case arg.attachType:
+			args[i] = jen.Qual(pkgEbpf, "AttachType").Call(jen.Lit(arg.lit))
+		default:
+			args[i] = jen.Lit(arg.lit)
+		}
+	}
+	return jen.Id("p").Dot(a.method).Call(args...)
+}
+
+// attachSig appends the parameters and results of a's method as go/format
+// writes them.
+func (w *vtext) attachSig(a *attachInfo) *vtext {
+	w.s("(")
+	for i, p := range a.params {
+		if i > 0 {
+			w.s(", ")
+		}
+		w.s(p.name, " ")
+		if p.pkg != "" {
+			w.qual(p.pkg, p.typ)
+		} else {
+			w.s(p.typ)
+		}
+	}
+	if a.linkless {
+		return w.s(") error")
+	}
+	return w.s(") (").qual(pkgLink, "Link").s(", error)")
+}
+
+// attachCall appends the call of a's method as go/format writes it.
+func (w *vtext) attachCall(a *attachInfo) *vtext {
+	w.s("p.", a.method, "(")
+	for i, arg := range a.args {
+		if i > 0 {
+			w.s(", ")
+		}
+		switch v := arg.lit.(type) {
+		case nil:
+			w.s(arg.param)
+		case int:
+			if arg.attachType {
+				w.qual(pkgEbpf, "AttachType").s("(").num(v).s(")")
+			} else {
+				w.num(v)
+			}
+		case bool:
+			w.s(strconv.FormatBool(v))
+		case string:
+			w.lit(v)
+		}
+	}
+	return w.s(")")
 }
 
 // attachFor derives a program's Attach method from its section name, as
@@ -35,7 +131,6 @@ type attachInfo struct {
 func attachFor(p *ebpf.ProgramSpec) *attachInfo {
 	sec := p.SectionName
 	kind, rest, _ := strings.Cut(sec, "/")
-	p0 := jen.Id("p")
 	switch kind {
 	case "tracepoint", "tp":
 		group, name, ok := strings.Cut(rest, "/")
@@ -43,97 +138,97 @@ func attachFor(p *ebpf.ProgramSpec) *attachInfo {
 			return nil
 		}
 		return &attachInfo{
-			doc:  "attaches the program to tracepoint " + rest + ".",
-			call: p0.Clone().Dot("AttachTracepoint").Call(jen.Lit(group), jen.Lit(name)),
+			doc:    "attaches the program to tracepoint " + rest + ".",
+			method: "AttachTracepoint", args: []attachArg{lit(group), lit(name)},
 			auto: true,
 		}
 	case "raw_tp", "raw_tracepoint", "raw_tp.w", "raw_tracepoint.w":
 		if rest == "" {
 			return &attachInfo{
 				doc:    "attaches the program to the raw tracepoint name.",
-				params: []jen.Code{jen.Id("name").String()},
-				call:   p0.Clone().Dot("AttachRawTracepoint").Call(jen.Id("name")),
+				params: []attachParam{{name: "name", typ: "string"}},
+				method: "AttachRawTracepoint", args: []attachArg{param("name")},
 			}
 		}
 		return &attachInfo{
-			doc:  "attaches the program to raw tracepoint " + rest + ".",
-			call: p0.Clone().Dot("AttachRawTracepoint").Call(jen.Lit(rest)),
+			doc:    "attaches the program to raw tracepoint " + rest + ".",
+			method: "AttachRawTracepoint", args: []attachArg{lit(rest)},
 			auto: true,
 		}
 	case "tp_btf", "fentry", "fexit", "fmod_ret", "fentry.s", "fexit.s", "fmod_ret.s":
 		return &attachInfo{
-			doc:  "attaches the program to " + rest + " (" + kind + ").",
-			call: p0.Clone().Dot("AttachTracing").Call(),
-			auto: true,
+			doc:    "attaches the program to " + rest + " (" + kind + ").",
+			method: "AttachTracing",
+			auto:   true,
 		}
 	case "lsm", "lsm.s":
 		return &attachInfo{
-			doc:  "attaches the program to LSM hook " + rest + ".",
-			call: p0.Clone().Dot("AttachLSM").Call(),
-			auto: true,
+			doc:    "attaches the program to LSM hook " + rest + ".",
+			method: "AttachLSM",
+			auto:   true,
 		}
 	case "kprobe", "kretprobe":
-		ret := jen.Lit(kind == "kretprobe")
+		ret := lit(kind == "kretprobe")
 		if rest == "" {
 			return &attachInfo{
 				doc:    "attaches the program to the kernel function symbol (" + kind + ").",
-				params: []jen.Code{jen.Id("symbol").String()},
-				call:   p0.Clone().Dot("AttachKprobe").Call(jen.Id("symbol"), ret),
+				params: []attachParam{{name: "symbol", typ: "string"}},
+				method: "AttachKprobe", args: []attachArg{param("symbol"), ret},
 			}
 		}
 		return &attachInfo{
-			doc:  "attaches the program to kernel function " + rest + " (" + kind + ").",
-			call: p0.Clone().Dot("AttachKprobe").Call(jen.Lit(rest), ret),
+			doc:    "attaches the program to kernel function " + rest + " (" + kind + ").",
+			method: "AttachKprobe", args: []attachArg{lit(rest), ret},
 			auto: true,
 		}
 	case "uprobe", "uretprobe", "uprobe.s", "uretprobe.s":
-		ret := jen.Lit(strings.HasPrefix(kind, "uret"))
+		ret := lit(strings.HasPrefix(kind, "uret"))
 		path, sym, ok := strings.Cut(rest, ":")
 		if !ok || path == "" || sym == "" || strings.ContainsAny(sym, "+") {
 			return &attachInfo{
 				doc:    "attaches the program to symbol in the binary at path (" + kind + "); pid 0 means every process.",
-				params: []jen.Code{jen.Id("path").String(), jen.Id("symbol").String(), jen.Id("pid").Int()},
-				call:   p0.Clone().Dot("AttachUprobe").Call(jen.Id("path"), jen.Id("symbol"), ret, jen.Id("pid")),
+				params: []attachParam{{name: "path", typ: "string"}, {name: "symbol", typ: "string"}, {name: "pid", typ: "int"}},
+				method: "AttachUprobe", args: []attachArg{param("path"), param("symbol"), ret, param("pid")},
 			}
 		}
 		return &attachInfo{
-			doc:  "attaches the program to " + sym + " in " + path + " (" + kind + ").",
-			call: p0.Clone().Dot("AttachUprobe").Call(jen.Lit(path), jen.Lit(sym), ret, jen.Lit(0)),
+			doc:    "attaches the program to " + sym + " in " + path + " (" + kind + ").",
+			method: "AttachUprobe", args: []attachArg{lit(path), lit(sym), ret, lit(0)},
 			auto: true,
 		}
 	case "xdp", "xdp.frags":
 		return &attachInfo{
 			doc:    "attaches the program to the network interface ifindex.",
-			params: []jen.Code{jen.Id("ifindex").Int()},
-			call:   p0.Clone().Dot("AttachXDP").Call(jen.Id("ifindex")),
+			params: []attachParam{{name: "ifindex", typ: "int"}},
+			method: "AttachXDP", args: []attachArg{param("ifindex")},
 		}
 	case "tcx", "tc":
 		switch rest {
 		case "ingress", "egress":
 			return &attachInfo{
 				doc:    "attaches the program to " + rest + " of the network interface ifindex (tcx).",
-				params: []jen.Code{jen.Id("ifindex").Int()},
-				call:   p0.Clone().Dot("AttachTCX").Call(jen.Id("ifindex"), jen.Lit(rest == "egress")),
+				params: []attachParam{{name: "ifindex", typ: "int"}},
+				method: "AttachTCX", args: []attachArg{param("ifindex"), lit(rest == "egress")},
 			}
 		}
 		return &attachInfo{
 			doc:    "attaches the program to the network interface ifindex (tcx), on egress or ingress.",
-			params: []jen.Code{jen.Id("ifindex").Int(), jen.Id("egress").Bool()},
-			call:   p0.Clone().Dot("AttachTCX").Call(jen.Id("ifindex"), jen.Id("egress")),
+			params: []attachParam{{name: "ifindex", typ: "int"}, {name: "egress", typ: "bool"}},
+			method: "AttachTCX", args: []attachArg{param("ifindex"), param("egress")},
 		}
 	case "socket":
 		return &attachInfo{
-			doc:      "attaches the socket filter to conn until the socket is closed.",
-			params:   []jen.Code{jen.Id("conn").Qual("syscall", "Conn")},
-			call:     p0.Clone().Dot("AttachSocket").Call(jen.Id("conn")),
+			doc:    "attaches the socket filter to conn until the socket is closed.",
+			params: []attachParam{{name: "conn", pkg: "syscall", typ: "Conn"}},
+			method: "AttachSocket", args: []attachArg{param("conn")},
 			linkless: true,
 		}
 	}
 	if strings.HasPrefix(kind, "cgroup") && p.AttachType != ebpf.AttachNone {
 		return &attachInfo{
 			doc:    "attaches the program to the cgroup at path.",
-			params: []jen.Code{jen.Id("path").String()},
-			call:   p0.Clone().Dot("AttachCgroup").Call(jen.Id("path"), jen.Qual(pkgEbpf, "AttachType").Call(jen.Lit(int(p.AttachType)))),
+			params: []attachParam{{name: "path", typ: "string"}},
+			method: "AttachCgroup", args: []attachArg{param("path"), {lit: int(p.AttachType), attachType: true}},
 		}
 	}
 	return nil

@@ -466,7 +466,7 @@ func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
 		if !a.linkless {
 			f.Add(gocomment.Commentf("The link is also closed by %s.Close.", id.objsT))
 		}
-		f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Attach").Params(a.params...).Add(results).Block(jen.Return(a.call))
+		f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Attach").Params(a.paramCodes()...).Add(results).Block(jen.Return(a.callCode()))
 	}
 }
 
@@ -619,12 +619,7 @@ func (s *skeleton) programDeclsVerbatim(id skelIDs) *vtext {
 		if !a.linkless && !w.docComment(fmt.Sprintf("The link is also closed by %s.Close.", id.objsT)) {
 			return nil
 		}
-		results := jen.Params(jen.Qual(pkgLink, "Link"), jen.Error())
-		if a.linkless {
-			results = jen.Error()
-		}
-		// The signature is written by go/format as the type func(...) ...
-		w.s("func (p ", pi.typ, ") Attach").sig(jen.Func().Params(a.params...).Add(results)).s(" {\n\treturn ").expr(a.call).s("\n}\n")
+		w.s("func (p ", pi.typ, ") Attach").attachSig(a).s(" {\n\treturn ").attachCall(a).s("\n}\n")
 	}
 	return w
 }

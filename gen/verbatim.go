@@ -60,8 +60,6 @@ type verbatim struct {
 type vcode struct {
 	code jen.Code
 	expr bool
-	// sig: a function type of which only the text after "func" is used.
-	sig bool
 }
 
 // vpiece is the literal text[start:end], or the text of codes[code] when
@@ -250,15 +248,6 @@ func (w *vtext) docComment(text string) (ok bool) {
 		}
 	}
 	return w.commentLines("", lines)
-}
-
-// sig appends the parameters and results of function type fn (func(...)
-// ...), as go/format writes them.
-func (w *vtext) sig(fn jen.Code) *vtext {
-	w.flush()
-	w.v.codes = append(w.v.codes, vcode{code: fn, sig: true})
-	w.add(vpiece{code: int32(len(w.v.codes) - 1)})
-	return w
 }
 
 // vfield is a struct field with its doc comment: typ builds the type for
@@ -450,7 +439,7 @@ func (v *verbatim) render(f *jen.File, fix func([]byte) []byte) ([]byte, error) 
 	if lines := bytes.Split(trailer, []byte("\n")); len(lines) == len(v.codes) {
 		for i, c := range v.codes {
 			if text, ok := bytes.CutPrefix(lines[i], []byte(c.prefix())); ok {
-				texts[i], known[i] = c.text(fm.format(string(text)))
+				texts[i], known[i] = fm.format(string(text))
 			}
 			if !known[i] {
 				rest = append(append(rest, lines[i]...), '\n')
@@ -474,17 +463,6 @@ func (c vcode) prefix() string {
 		return "var _ = "
 	}
 	return "var _ "
-}
-
-// text is the text a code stands for in the parts, from its formatted
-// text (ok false: none).
-func (c vcode) text(formatted string, ok bool) (string, bool) {
-	if !ok || !c.sig {
-		return formatted, ok
-	}
-	// only the parameters and results of a function type
-	params, ok := strings.CutPrefix(formatted, "func(")
-	return "(" + params, ok
 }
 
 // splice replaces the placeholders of formatted source src with their
@@ -515,9 +493,10 @@ func (v *verbatim) splice(src []byte, texts []string, known []bool) ([]byte, err
 		if ok {
 			text, ok = bytes.CutPrefix(line, []byte(c.prefix()))
 		}
-		if texts[i], ok = c.text(string(text), ok); !ok {
+		if !ok {
 			return nil, fmt.Errorf("verbatim: trailer line %q", line)
 		}
+		texts[i] = string(text)
 		rest = after
 	}
 	if len(rest) != 0 {

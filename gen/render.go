@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -125,27 +126,23 @@ func (s *skeleton) embedDecl(f *jen.File, id skelIDs) {
 // its maps, programs and variables before load.
 func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
 	spec := []vfield{
-		{doc: "Spec is the whole object as cilium/ebpf reads it, user-space programs included.", name: "Spec",
-			typ: func() jen.Code { return jen.Op("*").Qual(pkgEbpf, "CollectionSpec") }, vtyp: func(w *vtext) { w.s("*").qual(pkgEbpf, "CollectionSpec") }},
+		{doc: "Spec is the whole object as cilium/ebpf reads it, user-space programs included.", name: "Spec", pkg: pkgEbpf, ptr: "CollectionSpec"},
 		idField("Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).", "Maps", id.mapSpecsT),
 		idField("Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.", "Programs", id.progSpecsT),
 		idField("Variables are the object's global variables before load.", "Variables", id.varSpecsT),
 	}
-	var ps []vfield
+	ps := make([]vfield, 0, len(s.programs)+len(s.user))
 	for _, pi := range s.programs {
-		ps = append(ps, s.ptrField(fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName), pi.field, "ProgramSpec"))
+		ps = append(ps, s.ptrField(pi.field+" is program "+pi.name+" (section "+pi.spec.SectionName+").", pi.field, "ProgramSpec"))
 	}
 	for _, up := range s.user {
 		ps = append(ps, s.ptrField(fmt.Sprintf("%s is user-space program %s (section %s).", up.field, up.name, up.spec.SectionName), up.field, "ProgramSpec"))
 	}
-	var ms []vfield
+	ms := make([]vfield, 0, len(s.maps))
 	for _, m := range s.maps {
-		ms = append(ms, s.ptrField(fmt.Sprintf("%s is map %s (%s).", m.field, m.name, m.spec.Type), m.field, m.specType()))
+		ms = append(ms, s.ptrField(m.field+" is map "+m.name+" ("+m.spec.Type.String()+").", m.field, m.specType()))
 	}
-	var vs []vfield
-	for _, v := range s.vars {
-		vs = append(vs, s.genericField(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName), v.field, "VarSpec", v.typ))
-	}
+	vs := s.varFields("VarSpec")
 	s.verb.structDecls(f, []vstruct{
 		{docs: []string{
 			fmt.Sprintf("%s is the object's collection spec with typed handles to its global variables.", id.specT),
@@ -157,21 +154,28 @@ func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
 	})
 }
 
+// varFields are the fields of the variables, of types *bridge.<name>[T].
+func (s *skeleton) varFields(name string) []vfield {
+	vs := make([]vfield, 0, len(s.vars))
+	for _, v := range s.vars {
+		vs = append(vs, s.genericField(v.field+" is "+v.name+" in "+v.spec.SectionName+".", v.field, name, v.typ))
+	}
+	return vs
+}
+
 // idField is a field whose type is a name of the generated package.
 func idField(doc, field, typ string) vfield {
-	return vfield{doc: doc, name: field, typ: func() jen.Code { return jen.Id(typ) }, vtyp: func(w *vtext) { w.s(typ) }}
+	return vfield{doc: doc, name: field, id: typ}
 }
 
 // ptrField is a field of type *bridge.<name>.
 func (s *skeleton) ptrField(doc, field, name string) vfield {
-	return vfield{doc: doc, name: field, typ: func() jen.Code { return jen.Op("*").Qual(s.bridge, name) },
-		vtyp: func(w *vtext) { w.s("*").qual(s.bridge, name) }}
+	return vfield{doc: doc, name: field, pkg: s.bridge, ptr: name}
 }
 
 // genericField is a field of type *bridge.<name>[typ].
 func (s *skeleton) genericField(doc, field, name string, typ jen.Code) vfield {
-	return vfield{doc: doc, name: field, typ: func() jen.Code { return jen.Op("*").Qual(s.bridge, name).Types(typ) },
-		vtyp: func(w *vtext) { w.s("*").qual(s.bridge, name).s("[").typ(typ).s("]") }}
+	return vfield{doc: doc, name: field, pkg: s.bridge, ptr: name, arg: typ}
 }
 
 // loadSpecDecl declares Load<X>Spec, which parses the embedded object.
@@ -310,18 +314,16 @@ func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 // objectDecls declares the loaded objects, their initialisation, Close and
 // AttachAll.
 func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
-	var kernel []vfield
+	kernel := make([]vfield, 0, len(s.maps)+len(s.programs))
 	for _, m := range s.maps {
-		doc := fmt.Sprintf("%s is map %s (%s, max_entries %d).", m.field, m.name, m.spec.Type, m.spec.MaxEntries)
+		doc := m.field + " is map " + m.name + " (" + m.spec.Type.String() + ", max_entries " + strconv.FormatUint(uint64(m.spec.MaxEntries), 10) + ")."
 		if m.doc != "" {
 			doc += " " + upperFirst(m.doc) + "."
 		}
-		kernel = append(kernel, vfield{doc: doc, name: m.field, typ: func() jen.Code { return m.typ }})
+		kernel = append(kernel, vfield{doc: doc, name: m.field, code: m.typ})
 	}
 	for _, pi := range s.programs {
-		typ := pi.typ
-		kernel = append(kernel, vfield{doc: fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName), name: pi.field,
-			typ: func() jen.Code { return jen.Id(typ) }, vtyp: func(w *vtext) { w.s(typ) }})
+		kernel = append(kernel, idField(pi.field+" is program "+pi.name+" (section "+pi.spec.SectionName+").", pi.field, pi.typ))
 	}
 	if s.verb != nil && len(s.user) == 0 {
 		w := s.verb.part()
@@ -370,10 +372,7 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 		}
 	}
 
-	var vs []vfield
-	for _, v := range s.vars {
-		vs = append(vs, s.genericField(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName), v.field, "Var", v.typ))
-	}
+	vs := s.varFields("Var")
 	f.Add(gocomment.Commentf("%s are the loaded global variables.", id.varsT))
 	f.Type().Id(id.varsT).Struct(s.verb.fields(vs)...)
 
@@ -545,10 +544,7 @@ func (s *skeleton) loadSpecVerbatim(id skelIDs) *vtext {
 // AttachAll; nil if a comment might be changed by go/format.
 func (s *skeleton) objectTailVerbatim(id skelIDs, autos []*progInfo) *vtext {
 	w := s.verb.part()
-	var vs []vfield
-	for _, v := range s.vars {
-		vs = append(vs, s.genericField(fmt.Sprintf("%s is %s in %s.", v.field, v.name, v.spec.SectionName), v.field, "Var", v.typ))
-	}
+	vs := s.varFields("Var")
 	if !w.structDecl(vstruct{docs: []string{fmt.Sprintf("%s are the loaded global variables.", id.varsT)}, name: id.varsT, fields: vs}) {
 		return nil
 	}
@@ -604,7 +600,7 @@ func (s *skeleton) programDeclsVerbatim(id skelIDs) *vtext {
 		if i > 0 {
 			w.s("\n")
 		}
-		if !w.docComment(fmt.Sprintf("%s is program %s (section %s, type %s).", pi.typ, pi.name, pi.spec.SectionName, pi.spec.Type)) {
+		if !w.docComment(pi.typ + " is program " + pi.name + " (section " + pi.spec.SectionName + ", type " + pi.spec.Type.String() + ").") {
 			return nil
 		}
 		w.s("type ", pi.typ, " struct {\n\t").qual(s.bridge, "Program").s("\n}\n")

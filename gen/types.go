@@ -222,7 +222,7 @@ func (g *TypeGen) repr(t btf.Type) (tyRepr, error) {
 		}
 		text := ""
 		if elem.text != "" {
-			text = fmt.Sprintf("[%d]%s", int(t.Nelems), elem.text)
+			text = "[" + strconv.Itoa(int(t.Nelems)) + "]" + elem.text
 		}
 		return tyRepr{
 			code:  jen.Index(jen.Lit(int(t.Nelems))).Add(elem.code),
@@ -298,7 +298,10 @@ func (g *TypeGen) intRepr(t *btf.Int) (tyRepr, error) {
 func tyBytes(n uint32) jen.Code { return jen.Index(jen.Lit(int(n))).Byte() }
 
 // tyBytesText is tyBytes as text.
-func tyBytesText(n uint32) string { return fmt.Sprintf("[%d]byte", int(n)) }
+func tyBytesText(n uint32) string { return "[" + strconv.Itoa(int(n)) + "]byte" }
+
+// tySize is a size or count in decimal.
+func tySize(n uint32) string { return strconv.FormatUint(uint64(n), 10) }
 
 // tyCName spells a C type for comments and errors.
 func tyCName(t btf.Type) string { return tyCNameDepth(t, 0) }
@@ -748,7 +751,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 				return fmt.Errorf("%s member %s: overlaps the previous member", p.cName, e.members[0].Name)
 			}
 			g.pad(p, cur, e.lo)
-			name := tyUnique(fieldNames, fmt.Sprintf("Bits%d", bitsN))
+			name := tyUnique(fieldNames, "Bits"+strconv.Itoa(bitsN))
 			bitsN++
 			code, text := g.byteArray(e.hi - e.lo)
 			p.fields = append(p.fields, tyField{name: name, code: code, text: text,
@@ -829,7 +832,7 @@ func (g *TypeGen) pad(p *tyPlan, from, to uint32) {
 func tyBitNames(ms []btf.Member) string {
 	names := make([]string, len(ms))
 	for i, m := range ms {
-		names[i] = fmt.Sprintf("%s:%d", tyOr(m.Name, "(anon)"), m.BitfieldSize)
+		names[i] = tyOr(m.Name, "(anon)") + ":" + strconv.FormatUint(uint64(m.BitfieldSize), 10)
 	}
 	return strings.Join(names, ", ")
 }
@@ -932,7 +935,7 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 	if p.enum != nil {
 		return g.renderEnum(p)
 	}
-	doc := fmt.Sprintf("%s is %s (%d bytes) with its C layout.", p.goName, p.cName, p.size)
+	doc := p.goName + " is " + p.cName + " (" + tySize(p.size) + " bytes) with its C layout."
 	if len(p.omitted) > 0 {
 		doc += fmt.Sprintf(" Zero-sized members left out: %s.", strings.Join(p.omitted, ", "))
 	}
@@ -1077,7 +1080,7 @@ func (g *TypeGen) renderMethods(p *tyPlan, out []jen.Code) []jen.Code {
 }
 
 func (c tyCString) doc(p *tyPlan) string {
-	return fmt.Sprintf("%s returns %s.%s (char[%d]) up to its first NUL byte.", c.method, p.cName, c.member, c.n)
+	return c.method + " returns " + p.cName + "." + c.member + " (char[" + tySize(c.n) + "]) up to its first NUL byte."
 }
 
 // methodsVerbatim is renderMethods's methods as one verbatim part, nil if
@@ -1179,7 +1182,7 @@ func (w *vtext) storage(p *tyPlan, a tyAccessor, lo, hi uint32) *vtext {
 // sizeCheck is the declaration that fails to compile unless the Go type
 // of p has its C size.
 func (g *TypeGen) sizeCheck(p *tyPlan) jen.Code {
-	doc := fmt.Sprintf("Fails to compile unless %s has the %d bytes of %s.", p.goName, p.size, p.cName)
+	doc := "Fails to compile unless " + p.goName + " has the " + tySize(p.size) + " bytes of " + p.cName + "."
 	if g.verb != nil && token.IsIdentifier(p.goName) {
 		w := g.verb.part()
 		if w.docComment(doc) {
@@ -1225,7 +1228,7 @@ func (g *TypeGen) enumVerbatim(p *tyPlan) *vtext {
 		width = max(width, len(c.name))
 	}
 	w := g.verb.part()
-	if !w.docComment(fmt.Sprintf("%s is %s (%d bytes).", p.goName, p.cName, p.size)) {
+	if !w.docComment(p.goName + " is " + p.cName + " (" + tySize(p.size) + " bytes).") {
 		return nil
 	}
 	w.s("type ", p.goName, " ", p.underT, "\n")
@@ -1299,11 +1302,11 @@ func (g *TypeGen) renderAccessor(p *tyPlan, a tyAccessor) []jen.Code {
 }
 
 func (a tyAccessor) getDoc(what string) string {
-	return fmt.Sprintf("%s returns %s (%s).", a.get, what, a.r.cName)
+	return a.get + " returns " + what + " (" + a.r.cName + ")."
 }
 
 func (a tyAccessor) setDoc(what string) string {
-	return fmt.Sprintf("%s sets %s (%s).", a.set, what, a.r.cName)
+	return a.set + " sets " + what + " (" + a.r.cName + ")."
 }
 
 // renderBitfield writes a getter and setter that load the bytes holding the
@@ -1409,11 +1412,12 @@ func (g *TypeGen) bitExprs(a tyAccessor) tyBitExprs {
 }
 
 func (e tyBitExprs) getDoc(a tyAccessor, what string) string {
-	return fmt.Sprintf("%s returns the bitfield %s (%s:%d).", a.get, what, a.r.cName, e.size)
+	return a.get + " returns the bitfield " + what + " (" + a.r.cName + ":" + tySize(e.size) + ")."
 }
 
 func (e tyBitExprs) setDoc(a tyAccessor, what string) string {
-	return fmt.Sprintf("%s sets the bitfield %s (%s:%d), keeping its low %d bits.", a.set, what, a.r.cName, e.size, e.size)
+	size := tySize(e.size)
+	return a.set + " sets the bitfield " + what + " (" + a.r.cName + ":" + size + "), keeping its low " + size + " bits."
 }
 
 // goString is r's type expression as text.

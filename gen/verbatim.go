@@ -250,13 +250,30 @@ func (w *vtext) docComment(text string) (ok bool) {
 	return w.commentLines("", lines)
 }
 
-// vfield is a struct field with its doc comment: typ builds the type for
-// jennifer (only when it is needed), and vtyp writes the same type as
-// verbatim text (nil: typ rendered in the trailer).
+// vfield is a struct field with its doc comment. Its type is code, or
+// else the type id of the generated package, or else the pointer type
+// *pkg.ptr, instantiated with arg when arg is not nil.
 type vfield struct {
 	doc, name string
-	typ       func() jen.Code
-	vtyp      func(w *vtext)
+	code      jen.Code
+	id        string
+	pkg, ptr  string
+	arg       jen.Code
+}
+
+// typ is the field's type as jennifer code.
+func (f vfield) typ() jen.Code {
+	switch {
+	case f.code != nil:
+		return f.code
+	case f.id != "":
+		return jen.Id(f.id)
+	}
+	code := jen.Op("*").Qual(f.pkg, f.ptr)
+	if f.arg != nil {
+		code = code.Types(f.arg)
+	}
+	return code
 }
 
 // fields are the struct fields fs, as one verbatim part when v is not nil
@@ -342,10 +359,16 @@ func (w *vtext) field(f vfield) bool {
 		return false
 	}
 	w.s("\t", f.name, " ")
-	if f.vtyp != nil {
-		f.vtyp(w)
-	} else {
-		w.typ(f.typ())
+	switch {
+	case f.code != nil:
+		w.typ(f.code)
+	case f.id != "":
+		w.s(f.id)
+	default:
+		w.s("*").qual(f.pkg, f.ptr)
+		if f.arg != nil {
+			w.s("[").typ(f.arg).s("]")
+		}
 	}
 	w.s("\n")
 	return true

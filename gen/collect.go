@@ -126,13 +126,13 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 	}
 	raw := func(why string) {
 		m.rawValue = true
-		m.typ = s.generic(true, pkgEbpf, "Map")
-		m.ctor = s.generic(false, b, "RawMap")
+		m.typ = genericRef{ptr: true, path: pkgEbpf, name: "Map"}
+		m.ctor = genericRef{path: b, name: "RawMap"}
 		m.doc = why
 	}
 	generic := func(wrapper string, params ...jen.Code) {
-		m.typ = s.generic(true, b, wrapper, params...)
-		m.ctor = s.generic(false, b, "New"+wrapper, params...)
+		m.typ = genericRef{ptr: true, path: b, name: wrapper, params: params}
+		m.ctor = genericRef{path: b, name: "New" + wrapper, params: params}
 	}
 	switch ms.Type {
 	case ebpf.Hash, ebpf.Array, ebpf.LRUHash, ebpf.LPMTrie:
@@ -187,35 +187,44 @@ func (s *skeleton) emptyStruct() jen.Code {
 	return code
 }
 
-// generic is the type *path.name[params...] (ptr) or the expression
-// path.name[params...], without brackets when there are no params; the
-// verbatim parts write it with only the qualified name in the trailer.
-func (s *skeleton) generic(ptr bool, path, name string, params ...jen.Code) jen.Code {
-	code := jen.Qual(path, name)
-	if ptr {
+// genericRef is the type *path.name[params...] (ptr) or the expression
+// path.name[params...], without brackets when there are no params.
+type genericRef struct {
+	ptr        bool
+	path, name string
+	params     []jen.Code
+}
+
+// code is r as jennifer code.
+func (r genericRef) code() jen.Code {
+	code := jen.Qual(r.path, r.name)
+	if r.ptr {
 		code = jen.Op("*").Add(code)
 	}
-	if len(params) > 0 {
-		code = code.Types(params...)
+	if len(r.params) > 0 {
+		code = code.Types(r.params...)
 	}
-	s.verb.knownFunc(code, func(w *vtext) {
-		if ptr {
-			w.s("*")
-		}
-		w.qual(path, name)
-		for i, p := range params {
-			if i == 0 {
-				w.s("[")
-			} else {
-				w.s(", ")
-			}
-			w.typ(p)
-		}
-		if len(params) > 0 {
-			w.s("]")
-		}
-	})
 	return code
+}
+
+// generic appends r, with only its qualified name in the trailer.
+func (w *vtext) generic(r genericRef) *vtext {
+	if r.ptr {
+		w.s("*")
+	}
+	w.qual(r.path, r.name)
+	for i, p := range r.params {
+		if i == 0 {
+			w.s("[")
+		} else {
+			w.s(", ")
+		}
+		w.typ(p)
+	}
+	if len(r.params) > 0 {
+		w.s("]")
+	}
+	return w
 }
 
 // specType is the bridge type of the map's spec field.

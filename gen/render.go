@@ -126,7 +126,8 @@ func (s *skeleton) embedDecl(f *jen.File, id skelIDs) {
 // its maps, programs and variables before load.
 func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
 	spec := []vfield{
-		{doc: "Spec is the whole object as cilium/ebpf reads it, user-space programs included.", name: "Spec", pkg: pkgEbpf, ptr: "CollectionSpec"},
+		{doc: "Spec is the whole object as cilium/ebpf reads it, user-space programs included.", name: "Spec",
+			ref: genericRef{ptr: true, path: pkgEbpf, name: "CollectionSpec"}},
 		idField("Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).", "Maps", id.mapSpecsT),
 		idField("Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.", "Programs", id.progSpecsT),
 		idField("Variables are the object's global variables before load.", "Variables", id.varSpecsT),
@@ -170,12 +171,12 @@ func idField(doc, field, typ string) vfield {
 
 // ptrField is a field of type *bridge.<name>.
 func (s *skeleton) ptrField(doc, field, name string) vfield {
-	return vfield{doc: doc, name: field, pkg: s.bridge, ptr: name}
+	return vfield{doc: doc, name: field, ref: genericRef{ptr: true, path: s.bridge, name: name}}
 }
 
 // genericField is a field of type *bridge.<name>[typ].
 func (s *skeleton) genericField(doc, field, name string, typ jen.Code) vfield {
-	return vfield{doc: doc, name: field, pkg: s.bridge, ptr: name, arg: typ}
+	return vfield{doc: doc, name: field, ref: genericRef{ptr: true, path: s.bridge, name: name, params: []jen.Code{typ}}}
 }
 
 // loadSpecDecl declares Load<X>Spec, which parses the embedded object.
@@ -320,7 +321,7 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 		if m.doc != "" {
 			doc += " " + upperFirst(m.doc) + "."
 		}
-		kernel = append(kernel, vfield{doc: doc, name: m.field, code: m.typ})
+		kernel = append(kernel, vfield{doc: doc, name: m.field, ref: m.typ})
 	}
 	for _, pi := range s.programs {
 		kernel = append(kernel, idField(pi.field+" is program "+pi.name+" (section "+pi.spec.SectionName+").", pi.field, pi.typ))
@@ -390,10 +391,10 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 		}
 		s.verb.stmts(g, len(s.maps), func(i int) jen.Code {
 			m := s.maps[i]
-			return jen.If(jen.List(jen.Id("o").Dot(m.field), jen.Err()).Op("=").Add(m.ctor).Call(jen.Id("o").Dot("set"), jen.Lit(m.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+			return jen.If(jen.List(jen.Id("o").Dot(m.field), jen.Err()).Op("=").Add(m.ctor.code()).Call(jen.Id("o").Dot("set"), jen.Lit(m.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 		}, func(w *vtext, i int) {
 			m := s.maps[i]
-			vIf(w, "o."+m.field, func(w *vtext) { w.expr(m.ctor).s("(o.set, ").lit(m.name).s(")") })
+			vIf(w, "o."+m.field, func(w *vtext) { w.generic(m.ctor).s("(o.set, ").lit(m.name).s(")") })
 		})
 		s.verb.stmts(g, len(s.programs), func(i int) jen.Code {
 			pi := s.programs[i]
@@ -554,7 +555,7 @@ func (s *skeleton) objectTailVerbatim(id skelIDs, autos []*progInfo) *vtext {
 		w.s("\tvar err error\n")
 		ifErr := "; err != nil {\n\t\treturn err\n\t}\n"
 		for _, m := range s.maps {
-			w.s("\tif o.", m.field, ", err = ").expr(m.ctor).s("(o.set, ").lit(m.name).s(")", ifErr)
+			w.s("\tif o.", m.field, ", err = ").generic(m.ctor).s("(o.set, ").lit(m.name).s(")", ifErr)
 		}
 		for _, pi := range s.programs {
 			w.s("\tif o.", pi.field, ".Program, err = ").qual(s.bridge, "NewProgram").s("(o.set, ").lit(pi.name).s(")", ifErr)

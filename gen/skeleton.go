@@ -88,8 +88,8 @@ type mapInfo struct {
 	name  string // C name
 	field string // Go field name in Objects
 	spec  *ebpf.MapSpec
-	typ   jen.Code // field type
-	ctor  jen.Code // expression building the field from coll.Maps[name]
+	typ   genericRef // field type
+	ctor  genericRef // function building the field from coll.Maps[name]
 	doc   string
 	// rawValue: the skeleton does not type the values, so the spec lets
 	// the value size be set before load.

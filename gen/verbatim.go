@@ -251,14 +251,12 @@ func (w *vtext) docComment(text string) (ok bool) {
 }
 
 // vfield is a struct field with its doc comment. Its type is code, or
-// else the type id of the generated package, or else the pointer type
-// *pkg.ptr, instantiated with arg when arg is not nil.
+// else the type id of the generated package, or else ref.
 type vfield struct {
 	doc, name string
 	code      jen.Code
 	id        string
-	pkg, ptr  string
-	arg       jen.Code
+	ref       genericRef
 }
 
 // typ is the field's type as jennifer code.
@@ -269,11 +267,7 @@ func (f vfield) typ() jen.Code {
 	case f.id != "":
 		return jen.Id(f.id)
 	}
-	code := jen.Op("*").Qual(f.pkg, f.ptr)
-	if f.arg != nil {
-		code = code.Types(f.arg)
-	}
-	return code
+	return f.ref.code()
 }
 
 // fields are the struct fields fs, as one verbatim part when v is not nil
@@ -365,10 +359,7 @@ func (w *vtext) field(f vfield) bool {
 	case f.id != "":
 		w.s(f.id)
 	default:
-		w.s("*").qual(f.pkg, f.ptr)
-		if f.arg != nil {
-			w.s("[").typ(f.arg).s("]")
-		}
+		w.generic(f.ref)
 	}
 	w.s("\n")
 	return true

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/skelgen/skelgen/internal/testenv"
@@ -91,6 +92,48 @@ func TestDeterministic(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSkeletonConcurrent generates the skeletons of the wide and large
+// objects from several goroutines at once, as a program using this package
+// may: every result must equal the one generated alone (run with -race,
+// this also finds state shared between calls).
+func TestSkeletonConcurrent(t *testing.T) {
+	root := testenv.ModuleRoot(t)
+	for _, name := range []string{"wide", "large"} {
+		data, err := os.ReadFile(filepath.Join(root, "gen/testdata", name, name+"_bpfel.o"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := SkeletonConfig{Package: "p", Stem: name, ObjectFile: name + ".o", Target: Target{Clang: "bpfel"}}
+		generate := func() ([]byte, error) {
+			obj, err := ReadObject(name+".o", data)
+			if err != nil {
+				return nil, err
+			}
+			out, _, err := Skeleton(obj, cfg)
+			return out, err
+		}
+		want, err := generate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		const callers = 4
+		got, errs := make([][]byte, callers), make([]error, callers)
+		var wg sync.WaitGroup
+		for i := range callers {
+			wg.Go(func() { got[i], errs[i] = generate() })
+		}
+		wg.Wait()
+		for i := range callers {
+			if errs[i] != nil {
+				t.Fatalf("%s, caller %d: %v", name, i, errs[i])
+			}
+			if !bytes.Equal(got[i], want) {
+				t.Errorf("%s, caller %d: skeleton differs from the one generated alone:\n%s", name, i, firstDiff(want, got[i]))
+			}
+		}
 	}
 }
 

@@ -553,17 +553,11 @@ const (
 	opLdxhSwap16 = 0x8b
 	opLdxwSwap32 = 0x9b
 
-	// Fused triples of conditional jumps of the same kind on the same
-	// register against immediates (a longer chain of range tests, or of
-	// the equality tests clang makes of a short switch): imm and off as in
-	// the fused pairs; the third immediate is read from the third slot,
-	// which keeps its own instruction, as the second does. They use ST
-	// and STX with mode IND, STX with mode MEMSX, and JMP32 with the codes
-	// of call and exit, which no instruction has.
 	// Fused "add dst, imm; jge dst, src; jlt dst, imm2", the tail of
-	// clang's for (i = 0; i < len && i < MAX; i++): imm holds the addend in its low and imm2
-	// in its high 32 bits, src is the jge's; both jumps keep their slots.
-	// It uses JMP32 with the code of call, which no instruction has.
+	// clang's for (i = 0; i < len && i < MAX; i++): imm holds the addend
+	// in its low and imm2 in its high 32 bits, src is the jge's; both
+	// jumps keep their slots. It uses JMP32 with the code of call, which
+	// no instruction has.
 	opAddJgeRegJltImm = 0x86
 
 	// Fused "mov32 dst, src; add32 dst, imm; and32 dst, imm2" (STX with
@@ -571,6 +565,13 @@ const (
 	// imm2 in its high 32 bits.
 	opMov32AddAnd = 0x93
 
+	// Fused triples of conditional jumps of the same kind on the same
+	// register against immediates (a longer chain of range tests, or of
+	// the equality tests clang makes of a short switch): imm and off as in
+	// the fused pairs; the third immediate is read from the third slot,
+	// which keeps its own instruction, as the second does. They use ST
+	// and STX with mode IND, STX with mode MEMSX, and JMP32 with the codes
+	// of call and exit, which no instruction has.
 	opJeq3Imm = 0x42
 	opJne3Imm = 0x43
 	opJgt3Imm = 0x4a

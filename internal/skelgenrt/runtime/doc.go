@@ -25,9 +25,11 @@
 // into another register "ldx rX, [..]; add/xor/or rZ, rX", the end of an
 // if branch "op rX, imm; ja", two or three jumps of one kind on one register
 // against immediates (range tests, switch search trees), a move beside an
-// independent increment "mov rX, rY; add rZ, imm"; and the bit test
-// "mov rX, rY; rsh/and rX, k; jeq/jne rX, c" as a triple. Only the first
-// slot is rewritten: the others keep their own instructions for code that
+// independent increment "mov rX, rY; add rZ, imm", a network-order field
+// "ldxh/ldxw rX, [..]; be16/be32 rX"; and as triples the bit test
+// "mov rX, rY; rsh/and rX, k; jeq/jne rX, c" and a byte's range test
+// "mov32 wX, wY; add32 wX, imm; and32 wX, imm" ((u8)(c - 'a') < 26). Only
+// the first slot is rewritten: the others keep their own instructions for code that
 // jumps to them, and counts, faults and budget errors stay per instruction,
 // as tests compare runs with and without fusion. The budget is kept as the
 // address of the first slot where a control transfer would overrun it, so

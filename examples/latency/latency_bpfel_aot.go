@@ -70,28 +70,15 @@ func latencyReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64)
 	r7 = 0
 	// latency.bpf.c:122: __u64 total = 0, cum = 0, zero64 = 0;
 	// 2: stxdw [%r10-8], %r7
-	fp[504] = byte(r7)
-	fp[505] = byte(r7 >> 8)
-	fp[506] = byte(r7 >> 16)
-	fp[507] = byte(r7 >> 24)
-	fp[508] = byte(r7 >> 32)
-	fp[509] = byte(r7 >> 40)
-	fp[510] = byte(r7 >> 48)
-	fp[511] = byte(r7 >> 56)
+	runtime.FrameStore64(fp, 504, r7)
 	// 3: mov32 %r1, 0
 	r1 = 0
 	// latency.bpf.c:123: __u32 zero = 0;
 	// 4: stxw [%r10-12], %r1
-	fp[500] = byte(r1)
-	fp[501] = byte(r1 >> 8)
-	fp[502] = byte(r1 >> 16)
-	fp[503] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 500, r1)
 	// latency.bpf.c:125: for (__u32 i = 0; i < MAX_SLOTS; i++) {
 	// 5: stxw [%r10-64], %r1
-	fp[448] = byte(r1)
-	fp[449] = byte(r1 >> 8)
-	fp[450] = byte(r1 >> 16)
-	fp[451] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 448, r1)
 	// 6: ja +5 (to 12)
 	b -= 3
 	runtime.CheckBudget(b-4, 6)
@@ -102,10 +89,7 @@ L7:
 	// 8: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 9: stxw [%r10-64], %r1
-	fp[448] = byte(r1)
-	fp[449] = byte(r1 >> 8)
-	fp[450] = byte(r1 >> 16)
-	fp[451] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 448, r1)
 	// 10: jlt32 %r1, 64, +1 (to 12)
 	if uint32(r1) < 64 {
 		runtime.CheckBudget(b-4, 10)
@@ -123,7 +107,7 @@ L12:
 	// 14: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 16: call 1
-	r0 = m.CallAt(16, r1, r2, r3, r4, r5)
+	r0 = m.LookupAt(16, r1, r2, r3, r4, r5)
 	// latency.bpf.c:127: if (n)
 	// 17: jeq %r0, 0, -11 (to 7)
 	if r0 == 0 {
@@ -198,58 +182,27 @@ L22:
 	r1 = 0
 	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
 	// 29: stxw [%r10-64], %r1
-	fp[448] = byte(r1)
-	fp[449] = byte(r1 >> 8)
-	fp[450] = byte(r1 >> 16)
-	fp[451] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 448, r1)
 	// 30: mov %r1, %r7
 	r1 = r7
 	// 31: mul %r1, 99
 	r1 *= 99
 	// 32: stxdw [%r10-80], %r1
-	fp[432] = byte(r1)
-	fp[433] = byte(r1 >> 8)
-	fp[434] = byte(r1 >> 16)
-	fp[435] = byte(r1 >> 24)
-	fp[436] = byte(r1 >> 32)
-	fp[437] = byte(r1 >> 40)
-	fp[438] = byte(r1 >> 48)
-	fp[439] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 432, r1)
 	// 33: mov %r1, %r7
 	r1 = r7
 	// 34: mul %r1, 90
 	r1 *= 90
 	// 35: stxdw [%r10-88], %r1
-	fp[424] = byte(r1)
-	fp[425] = byte(r1 >> 8)
-	fp[426] = byte(r1 >> 16)
-	fp[427] = byte(r1 >> 24)
-	fp[428] = byte(r1 >> 32)
-	fp[429] = byte(r1 >> 40)
-	fp[430] = byte(r1 >> 48)
-	fp[431] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 424, r1)
 	// 36: mov %r1, %r7
 	r1 = r7
 	// 37: mul %r1, 50
 	r1 *= 50
 	// 38: stxdw [%r10-96], %r1
-	fp[416] = byte(r1)
-	fp[417] = byte(r1 >> 8)
-	fp[418] = byte(r1 >> 16)
-	fp[419] = byte(r1 >> 24)
-	fp[420] = byte(r1 >> 32)
-	fp[421] = byte(r1 >> 40)
-	fp[422] = byte(r1 >> 48)
-	fp[423] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 416, r1)
 	// 39: stxdw [%r10-72], %r6
-	fp[440] = byte(r6)
-	fp[441] = byte(r6 >> 8)
-	fp[442] = byte(r6 >> 16)
-	fp[443] = byte(r6 >> 24)
-	fp[444] = byte(r6 >> 32)
-	fp[445] = byte(r6 >> 40)
-	fp[446] = byte(r6 >> 48)
-	fp[447] = byte(r6 >> 56)
+	runtime.FrameStore64(fp, 440, r6)
 	// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
 	// 40: add %r6, 8
 	r6 += 8
@@ -262,10 +215,7 @@ L42:
 	// 42: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 43: stxw [%r10-64], %r1
-	fp[448] = byte(r1)
-	fp[449] = byte(r1 >> 8)
-	fp[450] = byte(r1 >> 16)
-	fp[451] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 448, r1)
 	// 44: jlt32 %r1, 64, +1 (to 46)
 	if uint32(r1) < 64 {
 		runtime.CheckBudget(b-3, 44)
@@ -285,7 +235,7 @@ L46:
 	// 49: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 51: call 1
-	r0 = m.CallAt(51, r1, r2, r3, r4, r5)
+	r0 = m.LookupAt(51, r1, r2, r3, r4, r5)
 	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
 	// 52: ldxw %r1, [%r10-64]
 	r1 = uint64(fp[448]) | uint64(fp[449])<<8 | uint64(fp[450])<<16 | uint64(fp[451])<<24
@@ -391,7 +341,7 @@ L79:
 	// 81: lddw %r1, map:1
 	r1 = 0x8000000100000000
 	// 83: call 1
-	r0 = m.CallAt(83, r1, r2, r3, r4, r5)
+	r0 = m.LookupAt(83, r1, r2, r3, r4, r5)
 	// 84: ldxdw %r6, [%r10-72]
 	r6 = uint64(fp[440]) | uint64(fp[441])<<8 | uint64(fp[442])<<16 | uint64(fp[443])<<24 | uint64(fp[444])<<32 | uint64(fp[445])<<40 | uint64(fp[446])<<48 | uint64(fp[447])<<56
 	// latency.bpf.c:149: if (t) {
@@ -438,14 +388,7 @@ L94:
 	m.CallAt(98, r1, r2, r3, r4, r5)
 	// latency.bpf.c:155: skelgen_printf("%llu syscalls: p50 <= %llu ns, p90 <= %llu ns, p99 <= %llu ns, max %llu ns\n",
 	// 99: stxdw [%r10-64], %r7
-	fp[448] = byte(r7)
-	fp[449] = byte(r7 >> 8)
-	fp[450] = byte(r7 >> 16)
-	fp[451] = byte(r7 >> 24)
-	fp[452] = byte(r7 >> 32)
-	fp[453] = byte(r7 >> 40)
-	fp[454] = byte(r7 >> 48)
-	fp[455] = byte(r7 >> 56)
+	runtime.FrameStore64(fp, 448, r7)
 	// Instructions 100 to 106 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s100, ok := m.BlockSpan(r6+8, 32, false); ok {
@@ -453,84 +396,35 @@ L94:
 		// 100: ldxdw %r1, [%r6+8] (span checked)
 		r1 = uint64(v100[0]) | uint64(v100[1])<<8 | uint64(v100[2])<<16 | uint64(v100[3])<<24 | uint64(v100[4])<<32 | uint64(v100[5])<<40 | uint64(v100[6])<<48 | uint64(v100[7])<<56
 		// 101: stxdw [%r10-56], %r1 (span checked)
-		fp[456] = byte(r1)
-		fp[457] = byte(r1 >> 8)
-		fp[458] = byte(r1 >> 16)
-		fp[459] = byte(r1 >> 24)
-		fp[460] = byte(r1 >> 32)
-		fp[461] = byte(r1 >> 40)
-		fp[462] = byte(r1 >> 48)
-		fp[463] = byte(r1 >> 56)
+		runtime.FrameStore64(fp, 456, r1)
 		// 102: ldxdw %r1, [%r6+16] (span checked)
 		r1 = uint64(v100[8]) | uint64(v100[9])<<8 | uint64(v100[10])<<16 | uint64(v100[11])<<24 | uint64(v100[12])<<32 | uint64(v100[13])<<40 | uint64(v100[14])<<48 | uint64(v100[15])<<56
 		// 103: stxdw [%r10-48], %r1 (span checked)
-		fp[464] = byte(r1)
-		fp[465] = byte(r1 >> 8)
-		fp[466] = byte(r1 >> 16)
-		fp[467] = byte(r1 >> 24)
-		fp[468] = byte(r1 >> 32)
-		fp[469] = byte(r1 >> 40)
-		fp[470] = byte(r1 >> 48)
-		fp[471] = byte(r1 >> 56)
+		runtime.FrameStore64(fp, 464, r1)
 		// 104: ldxdw %r1, [%r6+24] (span checked)
 		r1 = uint64(v100[16]) | uint64(v100[17])<<8 | uint64(v100[18])<<16 | uint64(v100[19])<<24 | uint64(v100[20])<<32 | uint64(v100[21])<<40 | uint64(v100[22])<<48 | uint64(v100[23])<<56
 		// 105: stxdw [%r10-40], %r1 (span checked)
-		fp[472] = byte(r1)
-		fp[473] = byte(r1 >> 8)
-		fp[474] = byte(r1 >> 16)
-		fp[475] = byte(r1 >> 24)
-		fp[476] = byte(r1 >> 32)
-		fp[477] = byte(r1 >> 40)
-		fp[478] = byte(r1 >> 48)
-		fp[479] = byte(r1 >> 56)
+		runtime.FrameStore64(fp, 472, r1)
 		// 106: ldxdw %r1, [%r6+32] (span checked)
 		r1 = uint64(v100[24]) | uint64(v100[25])<<8 | uint64(v100[26])<<16 | uint64(v100[27])<<24 | uint64(v100[28])<<32 | uint64(v100[29])<<40 | uint64(v100[30])<<48 | uint64(v100[31])<<56
 	} else {
 		// 100: ldxdw %r1, [%r6+8]
 		r1 = m.Load64At(r6+8, 100)
 		// 101: stxdw [%r10-56], %r1
-		fp[456] = byte(r1)
-		fp[457] = byte(r1 >> 8)
-		fp[458] = byte(r1 >> 16)
-		fp[459] = byte(r1 >> 24)
-		fp[460] = byte(r1 >> 32)
-		fp[461] = byte(r1 >> 40)
-		fp[462] = byte(r1 >> 48)
-		fp[463] = byte(r1 >> 56)
+		runtime.FrameStore64(fp, 456, r1)
 		// 102: ldxdw %r1, [%r6+16]
 		r1 = m.Load64At(r6+16, 102)
 		// 103: stxdw [%r10-48], %r1
-		fp[464] = byte(r1)
-		fp[465] = byte(r1 >> 8)
-		fp[466] = byte(r1 >> 16)
-		fp[467] = byte(r1 >> 24)
-		fp[468] = byte(r1 >> 32)
-		fp[469] = byte(r1 >> 40)
-		fp[470] = byte(r1 >> 48)
-		fp[471] = byte(r1 >> 56)
+		runtime.FrameStore64(fp, 464, r1)
 		// 104: ldxdw %r1, [%r6+24]
 		r1 = m.Load64At(r6+24, 104)
 		// 105: stxdw [%r10-40], %r1
-		fp[472] = byte(r1)
-		fp[473] = byte(r1 >> 8)
-		fp[474] = byte(r1 >> 16)
-		fp[475] = byte(r1 >> 24)
-		fp[476] = byte(r1 >> 32)
-		fp[477] = byte(r1 >> 40)
-		fp[478] = byte(r1 >> 48)
-		fp[479] = byte(r1 >> 56)
+		runtime.FrameStore64(fp, 472, r1)
 		// 106: ldxdw %r1, [%r6+32]
 		r1 = m.Load64At(r6+32, 106)
 	}
 	// 107: stxdw [%r10-32], %r1
-	fp[480] = byte(r1)
-	fp[481] = byte(r1 >> 8)
-	fp[482] = byte(r1 >> 16)
-	fp[483] = byte(r1 >> 24)
-	fp[484] = byte(r1 >> 32)
-	fp[485] = byte(r1 >> 40)
-	fp[486] = byte(r1 >> 48)
-	fp[487] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 480, r1)
 	// 108: mov %r3, %r10
 	r3 = r10
 	// 109: add %r3, -64
@@ -568,10 +462,7 @@ L94:
 	r1 = 0
 	// latency.bpf.c:162: for (__u32 i = 0; i < MAX_SLOTS; i++)
 	// 128: stxw [%r10-64], %r1
-	fp[448] = byte(r1)
-	fp[449] = byte(r1 >> 8)
-	fp[450] = byte(r1 >> 16)
-	fp[451] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 448, r1)
 L129:
 	// 129: mov %r2, %r10
 	r2 = r10
@@ -594,10 +485,7 @@ L129:
 	// 138: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 139: stxw [%r10-64], %r1
-	fp[448] = byte(r1)
-	fp[449] = byte(r1 >> 8)
-	fp[450] = byte(r1 >> 16)
-	fp[451] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 448, r1)
 	// 140: jlt32 %r1, 64, -12 (to 129)
 	if uint32(r1) < 64 {
 		b -= 12
@@ -608,32 +496,11 @@ L129:
 	r1 = 0
 	// latency.bpf.c:164: struct totals empty = {};
 	// 142: stxdw [%r10-48], %r1
-	fp[464] = byte(r1)
-	fp[465] = byte(r1 >> 8)
-	fp[466] = byte(r1 >> 16)
-	fp[467] = byte(r1 >> 24)
-	fp[468] = byte(r1 >> 32)
-	fp[469] = byte(r1 >> 40)
-	fp[470] = byte(r1 >> 48)
-	fp[471] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 464, r1)
 	// 143: stxdw [%r10-56], %r1
-	fp[456] = byte(r1)
-	fp[457] = byte(r1 >> 8)
-	fp[458] = byte(r1 >> 16)
-	fp[459] = byte(r1 >> 24)
-	fp[460] = byte(r1 >> 32)
-	fp[461] = byte(r1 >> 40)
-	fp[462] = byte(r1 >> 48)
-	fp[463] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 456, r1)
 	// 144: stxdw [%r10-64], %r1
-	fp[448] = byte(r1)
-	fp[449] = byte(r1 >> 8)
-	fp[450] = byte(r1 >> 16)
-	fp[451] = byte(r1 >> 24)
-	fp[452] = byte(r1 >> 32)
-	fp[453] = byte(r1 >> 40)
-	fp[454] = byte(r1 >> 48)
-	fp[455] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 448, r1)
 	// 145: mov %r2, %r10
 	r2 = r10
 	// 146: add %r2, -12

@@ -55,22 +55,12 @@ func readsizeReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64
 	r1 = 0
 	// readsize.bpf.c:84: __u32 zero = 0;
 	// 2: stxw [%r10-4], %r1
-	fp[508] = byte(r1)
-	fp[509] = byte(r1 >> 8)
-	fp[510] = byte(r1 >> 16)
-	fp[511] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 508, r1)
 	// 3: mov %r1, 0
 	r1 = 0
 	// readsize.bpf.c:85: __u64 zero64 = 0;
 	// 4: stxdw [%r10-16], %r1
-	fp[496] = byte(r1)
-	fp[497] = byte(r1 >> 8)
-	fp[498] = byte(r1 >> 16)
-	fp[499] = byte(r1 >> 24)
-	fp[500] = byte(r1 >> 32)
-	fp[501] = byte(r1 >> 40)
-	fp[502] = byte(r1 >> 48)
-	fp[503] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 496, r1)
 	// 5: mov %r2, %r10
 	r2 = r10
 	// 6: add %r2, -4
@@ -79,7 +69,7 @@ func readsizeReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64
 	// 7: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 9: call 1
-	r0 = m.CallAt(9, r1, r2, r3, r4, r5)
+	r0 = m.LookupAt(9, r1, r2, r3, r4, r5)
 	// 10: mov %r1, %r0
 	r1 = r0
 	// 11: mov32 %r0, 1
@@ -135,25 +125,11 @@ L21:
 		// 28: ldxdw %r1, [%r6] (span checked)
 		r1 = uint64(v28[0]) | uint64(v28[1])<<8 | uint64(v28[2])<<16 | uint64(v28[3])<<24 | uint64(v28[4])<<32 | uint64(v28[5])<<40 | uint64(v28[6])<<48 | uint64(v28[7])<<56
 		// 29: stxdw [%r10-48], %r1 (span checked)
-		fp[464] = byte(r1)
-		fp[465] = byte(r1 >> 8)
-		fp[466] = byte(r1 >> 16)
-		fp[467] = byte(r1 >> 24)
-		fp[468] = byte(r1 >> 32)
-		fp[469] = byte(r1 >> 40)
-		fp[470] = byte(r1 >> 48)
-		fp[471] = byte(r1 >> 56)
+		runtime.FrameStore64(fp, 464, r1)
 		// 30: ldxdw %r1, [%r6+8] (span checked)
 		r1 = uint64(v28[8]) | uint64(v28[9])<<8 | uint64(v28[10])<<16 | uint64(v28[11])<<24 | uint64(v28[12])<<32 | uint64(v28[13])<<40 | uint64(v28[14])<<48 | uint64(v28[15])<<56
 		// 31: stxdw [%r10-40], %r1 (span checked)
-		fp[472] = byte(r1)
-		fp[473] = byte(r1 >> 8)
-		fp[474] = byte(r1 >> 16)
-		fp[475] = byte(r1 >> 24)
-		fp[476] = byte(r1 >> 32)
-		fp[477] = byte(r1 >> 40)
-		fp[478] = byte(r1 >> 48)
-		fp[479] = byte(r1 >> 56)
+		runtime.FrameStore64(fp, 472, r1)
 		// 32: ldxdw %r1, [%r6+16] (span checked)
 		r1 = uint64(v28[16]) | uint64(v28[17])<<8 | uint64(v28[18])<<16 | uint64(v28[19])<<24 | uint64(v28[20])<<32 | uint64(v28[21])<<40 | uint64(v28[22])<<48 | uint64(v28[23])<<56
 	} else {
@@ -161,37 +137,16 @@ L21:
 		// 28: ldxdw %r1, [%r6]
 		r1 = m.Load64At(r6, 28)
 		// 29: stxdw [%r10-48], %r1
-		fp[464] = byte(r1)
-		fp[465] = byte(r1 >> 8)
-		fp[466] = byte(r1 >> 16)
-		fp[467] = byte(r1 >> 24)
-		fp[468] = byte(r1 >> 32)
-		fp[469] = byte(r1 >> 40)
-		fp[470] = byte(r1 >> 48)
-		fp[471] = byte(r1 >> 56)
+		runtime.FrameStore64(fp, 464, r1)
 		// 30: ldxdw %r1, [%r6+8]
 		r1 = m.Load64At(r6+8, 30)
 		// 31: stxdw [%r10-40], %r1
-		fp[472] = byte(r1)
-		fp[473] = byte(r1 >> 8)
-		fp[474] = byte(r1 >> 16)
-		fp[475] = byte(r1 >> 24)
-		fp[476] = byte(r1 >> 32)
-		fp[477] = byte(r1 >> 40)
-		fp[478] = byte(r1 >> 48)
-		fp[479] = byte(r1 >> 56)
+		runtime.FrameStore64(fp, 472, r1)
 		// 32: ldxdw %r1, [%r6+16]
 		r1 = m.Load64At(r6+16, 32)
 	}
 	// 33: stxdw [%r10-32], %r1
-	fp[480] = byte(r1)
-	fp[481] = byte(r1 >> 8)
-	fp[482] = byte(r1 >> 16)
-	fp[483] = byte(r1 >> 24)
-	fp[484] = byte(r1 >> 32)
-	fp[485] = byte(r1 >> 40)
-	fp[486] = byte(r1 >> 48)
-	fp[487] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 480, r1)
 	// 34: mov %r3, %r10
 	r3 = r10
 	// 35: add %r3, -48
@@ -208,10 +163,7 @@ L21:
 	r1 = 0
 	// readsize.bpf.c:97: for (__u32 i = 0; i < MAX_SLOTS; i++)
 	// 42: stxw [%r10-48], %r1
-	fp[464] = byte(r1)
-	fp[465] = byte(r1 >> 8)
-	fp[466] = byte(r1 >> 16)
-	fp[467] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 464, r1)
 L43:
 	// 43: mov %r2, %r10
 	r2 = r10
@@ -234,10 +186,7 @@ L43:
 	// 52: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 53: stxw [%r10-48], %r1
-	fp[464] = byte(r1)
-	fp[465] = byte(r1 >> 8)
-	fp[466] = byte(r1 >> 16)
-	fp[467] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 464, r1)
 	// 54: jlt32 %r1, 32, -12 (to 43)
 	if uint32(r1) < 32 {
 		b -= 12
@@ -248,23 +197,9 @@ L43:
 	r1 = 0
 	// readsize.bpf.c:99: struct totals empty = {};
 	// 56: stxdw [%r10-40], %r1
-	fp[472] = byte(r1)
-	fp[473] = byte(r1 >> 8)
-	fp[474] = byte(r1 >> 16)
-	fp[475] = byte(r1 >> 24)
-	fp[476] = byte(r1 >> 32)
-	fp[477] = byte(r1 >> 40)
-	fp[478] = byte(r1 >> 48)
-	fp[479] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 472, r1)
 	// 57: stxdw [%r10-48], %r1
-	fp[464] = byte(r1)
-	fp[465] = byte(r1 >> 8)
-	fp[466] = byte(r1 >> 16)
-	fp[467] = byte(r1 >> 24)
-	fp[468] = byte(r1 >> 32)
-	fp[469] = byte(r1 >> 40)
-	fp[470] = byte(r1 >> 48)
-	fp[471] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 464, r1)
 	// 58: mov %r2, %r10
 	r2 = r10
 	// 59: add %r2, -4

@@ -95,6 +95,22 @@ func TestAOTErrors(t *testing.T) {
 		insns := assembleInsns(t, tt.name, tt.asm)
 		cases = append(cases, aotCase{Name: tt.name, Insns: insns, Mem: make([]byte, 64), Setup: "fuzz", Budget: 1000})
 	}
+	// map_lookup_elem, which translations call directly for hash maps
+	// (Machine.LookupAt), in the cases that leave that path. Map 0 is an
+	// array, map 1 a hash map of 4-byte keys.
+	lookups := []struct{ name, setup, asm, want string }{
+		{"lookup_null_key", "fuzz", "lddw %r1, map:1\nmov %r2, 0\ncall 1\nexit", "instruction 3: helper 1 (map_lookup_elem): key: invalid read of 4 bytes at NULL+0"},
+		{"lookup_key_past_frame", "fuzz", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -2\ncall 1\nexit", "instruction 4: helper 1 (map_lookup_elem): key: invalid read of 4 bytes at stack frame 0+510"},
+		{"lookup_not_a_map", "fuzz", "mov %r1, 1\nmov %r2, %r10\nadd %r2, -4\ncall 1\nexit", "instruction 3: helper 1 (map_lookup_elem): 0x1 is not a map handle"},
+		{"lookup_array", "fuzz", "stw [%r10-4], 0\nlddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4\ncall 1\njeq %r0, 0, out\nldxdw %r0, [%r0+56]\nout:\nexit", ""},
+		{"lookup_missing", "fuzz", "mov %r3, 9\nstxw [%r10-4], %r3\nlddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\ncall 1\nexit", ""},
+		{"lookup_found", "fuzz", "mov %r3, 9\nstxw [%r10-4], %r3\nstdw [%r10-16], 5\nlddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\nmov %r3, %r10\nadd %r3, -16\nmov %r4, 0\ncall 2\nlddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\ncall 1\nldxdw %r1, [%r0]\nldxdw %r1, [%r0+8]\nexit", "instruction 17: invalid read of 8 bytes at map counts value+8"},
+		{"lookup_by_host", "hostlookup", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\nmov %r3, 5\nmov %r4, 7\nmov %r5, 11\ncall 1\nexit", ""},
+	}
+	for _, tt := range lookups {
+		tests = append(tests, struct{ name, asm, want string }{tt.name, tt.asm, tt.want})
+		cases = append(cases, aotCase{Name: tt.name, Insns: assembleInsns(t, tt.name, tt.asm), Mem: make([]byte, 64), Setup: tt.setup, Budget: 1000})
+	}
 	// callx to one past a function's entry: both engines refuse it (the
 	// assembler has no syntax for function addresses, so it is written
 	// out). 0: lddw r1, function at 5; 2: r1 += 1; 3: callx r1; 4: exit;

@@ -16,10 +16,15 @@
 //   - memory goes through the runtime's inlinable trapping accessors
 //     (Machine.Load32At and friends), which carry the instruction index into
 //     the error; loads and stores relative to r10 with a constant offset
-//     inside the frame index the frame's array directly, with no check,
-//     byte by byte in little-endian order (the compiler merges the bytes
-//     into one load or store; binary.LittleEndian would leave an inline
-//     mark, a NOP run on every access);
+//     inside the frame index the frame's array directly, with no check:
+//     loads and constant stores byte by byte in little-endian order (the
+//     compiler merges the bytes into one machine load or store;
+//     binary.LittleEndian would leave an inline mark, a NOP run on every
+//     access), stores of registers through runtime.FrameStore32 and its
+//     siblings, one machine store each (merged byte stores come apart
+//     when the compiler knows the value's upper bytes are zero, and a
+//     helper reading the slot as a whole, a map key say, then waits for
+//     them to retire);
 //   - a run of straight-line code (no label, jump, call or atomic inside)
 //     with two or more accesses through one base register it does not
 //     change, as clang writes an unrolled loop or a header's field reads, is
@@ -64,6 +69,9 @@
 //   - helpers and externs are called through Machine.CallAt with the call's
 //     instruction index, so they resolve exactly as the interpreter resolves
 //     them, and callx through Machine.CallX and a switch over the functions;
+//     helper 1, map_lookup_elem, goes through Machine.LookupAt, which runs
+//     a hash-map lookup directly when the program binds the built-in
+//     helper and calls CallAt otherwise;
 //   - the budget lives in a local: each straight-line run subtracts its
 //     length where the interpreter charges it (taken jumps, bpf-to-bpf calls,
 //     exits) and checks it there, so ErrBudget comes at the same instruction

@@ -1232,6 +1232,10 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 		return []jen.Code{code(fmt.Sprintf("m.Store%dAt(%s, %s, %d)", size*8, e.addr(in.dst, in.off), v, in.pc))}
 	}
 	e.frame = true
+	if bv != "" && size > 1 {
+		// One machine store: see runtime.FrameStore32.
+		return []jen.Code{e.rt(fmt.Sprintf("FrameStore%d", size*8)).Call(jen.Id("fp"), jen.Lit(512+int(in.off)), jen.Id(bv))}
+	}
 	return leStore("fp", 512+int(in.off), size, bv, imm)
 }
 
@@ -1352,7 +1356,12 @@ func (e *emitter) jump(in *aotInsn) []jen.Code {
 		e.pending = 0
 		return stmts
 	case in.op == runtime.OpCall:
-		call := code(fmt.Sprintf("m.CallAt(%d, %s, %s, %s, %s, %s)", in.pc, e.r(1), e.r(2), e.r(3), e.r(4), e.r(5)))
+		// map_lookup_elem has a direct path for the built-in helper.
+		fn := "CallAt"
+		if in.src == 0 && in.imm == runtime.HelperMapLookupElem {
+			fn = "LookupAt"
+		}
+		call := code(fmt.Sprintf("m.%s(%d, %s, %s, %s, %s, %s)", fn, in.pc, e.r(1), e.r(2), e.r(3), e.r(4), e.r(5)))
 		if e.live(in.pc, 0) {
 			return []jen.Code{code(e.r(0)+" = ", call)}
 		}

@@ -156,7 +156,7 @@ func runAgreement(t testing.TB, cases []aotCase, vet bool) aotRun {
 // placeholderMaps gives Translate maps of the shapes the harness creates,
 // so that global addresses resolve the same way.
 func placeholderMaps(t testing.TB, setup string) []runtime.Map {
-	if setup != "fuzz" {
+	if setup != "fuzz" && setup != "hostlookup" {
 		return nil
 	}
 	data, err := runtime.NewMap(runtime.MapSpec{Name: ".data", Type: runtime.Array, KeySize: 4, ValueSize: 64, MaxEntries: 1})

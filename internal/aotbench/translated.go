@@ -1140,10 +1140,7 @@ L1:
 	// 3: and %r1, 63
 	r1 &= 63
 	// 4: stxw [%r10-4], %r1
-	fp[508] = byte(r1)
-	fp[509] = byte(r1 >> 8)
-	fp[510] = byte(r1 >> 16)
-	fp[511] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 508, r1)
 	// 5: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 7: mov %r2, %r10
@@ -1151,7 +1148,7 @@ L1:
 	// 8: add %r2, -4
 	r2 -= 4
 	// 9: call 1
-	r0 = m.CallAt(9, r1, r2, r3, r4, r5)
+	r0 = m.LookupAt(9, r1, r2, r3, r4, r5)
 	// 10: jeq %r0, 0, +3 (to 14)
 	if r0 == 0 {
 		runtime.CheckBudget(b-11, 10)
@@ -1214,7 +1211,7 @@ L23:
 	// 30: add %r2, -4
 	r2 -= 4
 	// 31: call 1
-	r0 = m.CallAt(31, r1, r2, r3, r4, r5)
+	r0 = m.LookupAt(31, r1, r2, r3, r4, r5)
 	// 32: jeq %r0, 0, +1 (to 34)
 	if r0 == 0 {
 		goto L34

@@ -399,6 +399,19 @@ func (m *Machine) CallAt(insn int, r1, r2, r3, r4, r5 uint64) uint64 {
 	return v
 }
 
+// LookupAt is CallAt for a call of helper 1, map_lookup_elem: when the
+// program binds the built-in helper, the common case (a hash map, a key in
+// mapped memory) runs without the indirect call. Every other case, and a
+// helper the host put in its place, goes through CallAt.
+func (m *Machine) LookupAt(insn int, r1, r2, r3, r4, r5 uint64) uint64 {
+	if in := &m.prog.insns[insn]; in.op == opCallFunc && in.imm == m.prog.lookupFn {
+		if r0, ok, err := m.lookupHash(r1, r2); ok && err == nil {
+			return r0
+		}
+	}
+	return m.CallAt(insn, r1, r2, r3, r4, r5)
+}
+
 // CallX resolves the callx at insn with target value v as the interpreter
 // does: a helper id is called at once and target is -1, r0 its result; a
 // function address gives the instruction index of the function to call.

@@ -171,32 +171,51 @@ func (h *hashMap) lookup(key []byte) []byte {
 }
 
 // lookupSlot returns the slot of key, or -1, and marks it used for LRU. It
-// is find written out for the map helper's hot path, with the 4-byte hash
-// inline.
+// is find written out for the map helper's hot path.
 func (h *hashMap) lookupSlot(key []byte) int32 {
-	if len(h.table) == 0 || len(key) != h.ks {
+	if len(key) != h.ks {
 		return -1
 	}
-	var hash, tag uint64
 	if len(key) == 4 {
-		tag = uint64(binary.LittleEndian.Uint32(key))
-		hi, lo := bits.Mul64(h.seed^tag, 0x9e3779b97f4a7c15)
-		hash = hi ^ lo
-	} else {
-		hash = h.hashKey(key)
-		tag = hash >> 32
+		return h.lookup4(binary.LittleEndian.Uint32(key))
 	}
+	if len(h.table) == 0 {
+		return -1
+	}
+	hash := h.hashKey(key)
+	tag := hash >> 32
 	mask := len(h.table) - 1
 	for i := int(hash) & mask; ; i = (i + 1) & mask {
 		e := h.table[i]
 		if e == 0 {
 			return -1
 		}
-		if s := int32(uint32(e)) - 1; e>>32 == tag && (len(key) == 4 || h.equal(s, key)) {
-			if h.lru && h.head != s {
-				h.moveFront(s)
-			}
+		if s := int32(uint32(e)) - 1; e>>32 == tag && h.equal(s, key) {
+			h.touch(s)
 			return s
+		}
+	}
+}
+
+// lookup4 is lookupSlot for a map of 4-byte keys, given the key's value:
+// the tag is the key, so an entry matches without a look at the arena, and
+// the hash is inline.
+func (h *hashMap) lookup4(key uint32) int32 {
+	t := h.table
+	if len(t) == 0 {
+		return -1
+	}
+	hi, lo := bits.Mul64(h.seed^uint64(key), 0x9e3779b97f4a7c15)
+	mask := len(t) - 1
+	for i := int(hi^lo) & mask; ; i = (i + 1) & mask {
+		e := t[i]
+		if e>>32 == uint64(key) && e != 0 {
+			s := int32(uint32(e)) - 1
+			h.touch(s)
+			return s
+		}
+		if e == 0 {
+			return -1
 		}
 	}
 }

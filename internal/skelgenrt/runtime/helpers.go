@@ -22,6 +22,9 @@ type Func func(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error)
 type helper struct {
 	name string
 	fn   Func
+	// lookup marks the built-in map_lookup_elem, whose common case
+	// translated code calls directly (Machine.LookupAt).
+	lookup bool
 }
 
 // HelperSet maps kernel helper ids, and extern names the runtime binds
@@ -74,7 +77,7 @@ const (
 // Builtins returns a new set holding the helpers the runtime implements.
 func Builtins() *HelperSet {
 	s := NewHelperSet()
-	s.Register(HelperMapLookupElem, "map_lookup_elem", mapLookupElem)
+	s.byID[HelperMapLookupElem] = helper{name: "map_lookup_elem", fn: mapLookupElem, lookup: true}
 	s.Register(HelperMapUpdateElem, "map_update_elem", mapUpdateElem)
 	s.Register(HelperMapDeleteElem, "map_delete_elem", mapDeleteElem)
 	s.Register(HelperKtimeGetNs, "ktime_get_ns", func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) {
@@ -118,46 +121,63 @@ func (m *Machine) mapAndKey(handle, keyAddr uint64) (mp Map, i int, key []byte, 
 
 // mapLookupElem returns the address of the live value, or NULL.
 func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
-	i, ok := m.mapIndex(r1)
-	ri, o, n := r2>>32, r2&0xffffffff, uint64(0)
-	if ok {
-		n = uint64(m.prog.keySizes[i])
+	if r0, ok, err := m.lookupHash(r1, r2); ok {
+		return r0, err
 	}
-	if !ok || ri >= uint64(len(m.rd)) || o+n > uint64(len(m.rd[ri])) {
-		// mapAndKey builds the error.
-		_, _, _, err := m.mapAndKey(r1, r2)
+	mp, i, key, err := m.mapAndKey(r1, r2)
+	if err != nil {
 		return 0, err
 	}
-	key := m.rd[ri][o : o+n : o+n]
-	mp := m.prog.maps[i]
-	var val []byte
-	if h, ok := mp.(*hashMap); ok {
-		// The common case skips the interface call and the error that
-		// reports a missing key, and reuses the region this run already
-		// made for the value.
-		s := h.lookupSlot(key)
-		if s < 0 {
-			return 0, nil
-		}
-		sl := &h.slots[s]
-		if r := atomic.LoadUint32(&sl.region); m.maps(r, sl.val) {
-			return Addr(r, 0), nil
-		}
-		addr, err := m.AddRegion(m.prog.valueNames[i], sl.val, !m.prog.readOnly[i])
-		atomic.StoreUint32(&sl.region, uint32(addr>>32))
-		return addr, err
-	} else {
-		var err error
-		val, err = mp.Lookup(key)
-		if err != nil && !errors.Is(err, ErrKeyNotExist) {
-			return 0, err
-		}
+	val, err := mp.Lookup(key)
+	if err != nil && !errors.Is(err, ErrKeyNotExist) {
+		return 0, err
 	}
 	if val == nil {
 		return 0, nil
 	}
 	// The region name was built at load, so a lookup does not allocate.
 	return m.AddRegion(m.prog.valueNames[i], val, !m.prog.readOnly[i])
+}
+
+// lookupHash is map_lookup_elem on a hash map of the program with its key
+// in mapped memory, the common case, without the interface call, the
+// error a missing key reports or a new region for a value this run has
+// already mapped. ok is false for every other case, which the general path
+// decides and reports.
+func (m *Machine) lookupHash(r1, r2 uint64) (r0 uint64, ok bool, err error) {
+	i := r1>>32 - tagMap
+	if r1&0xffffffff != 0 || i >= uint64(len(m.prog.hash)) {
+		return 0, false, nil
+	}
+	h := m.prog.hash[i]
+	ri, o := r2>>32, r2&0xffffffff
+	if h == nil || ri >= uint64(len(m.rd)) {
+		return 0, false, nil
+	}
+	k := m.rd[ri]
+	var s int32
+	if h.ks == 4 {
+		if o+4 > uint64(len(k)) {
+			return 0, false, nil
+		}
+		s = h.lookup4(binary.LittleEndian.Uint32(k[o:]))
+	} else {
+		n := uint64(h.ks)
+		if o+n > uint64(len(k)) {
+			return 0, false, nil
+		}
+		s = h.lookupSlot(k[o : o+n : o+n])
+	}
+	if s < 0 {
+		return 0, true, nil
+	}
+	sl := &h.slots[s]
+	if r := atomic.LoadUint32(&sl.region); m.maps(r, sl.val) {
+		return Addr(r, 0), true, nil
+	}
+	r0, err = m.AddRegion(m.prog.valueNames[i], sl.val, !m.prog.readOnly[i])
+	atomic.StoreUint32(&sl.region, uint32(r0>>32))
+	return r0, true, err
 }
 
 func mapUpdateElem(m *Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {

@@ -66,8 +66,10 @@ type Program struct {
 	funcs      []Func
 	funcNames  []string
 	maps       []Map
-	valueNames []string // region names of map values, by map index
-	keySizes   []uint32 // by map index, so helpers need not copy a MapSpec
+	valueNames []string   // region names of map values, by map index
+	keySizes   []uint32   // by map index, so helpers need not copy a MapSpec
+	hash       []*hashMap // by map index: the map if it is a hash map, for map_lookup_elem's fast path
+	lookupFn   int64      // index in funcs of the built-in map_lookup_elem, or -1
 	helpers    *HelperSet
 	budget     int64
 	out        io.Writer
@@ -92,13 +94,14 @@ func Load(spec *ProgramSpec, opts *Options) (*Program, error) {
 		opts = &Options{}
 	}
 	p := &Program{
-		name:    spec.Name,
-		maps:    spec.Maps,
-		helpers: opts.Helpers,
-		out:     opts.Output,
-		symbols: spec.Symbols,
-		budget:  int64(opts.Budget),
-		closed:  new(atomic.Bool),
+		name:     spec.Name,
+		maps:     spec.Maps,
+		helpers:  opts.Helpers,
+		out:      opts.Output,
+		symbols:  spec.Symbols,
+		budget:   int64(opts.Budget),
+		closed:   new(atomic.Bool),
+		lookupFn: -1,
 	}
 	if p.helpers == nil {
 		p.helpers = Builtins()
@@ -130,6 +133,8 @@ func Load(spec *ProgramSpec, opts *Options) (*Program, error) {
 		p.valueNames = append(p.valueNames, regionName(spec))
 		p.keySizes = append(p.keySizes, spec.KeySize)
 		p.readOnly = append(p.readOnly, spec.ReadOnly())
+		h, _ := m.(*hashMap)
+		p.hash = append(p.hash, h)
 		if s, ok := m.(SharedMap); ok && !slices.Contains(p.locks, s.shared()) {
 			p.locks = append(p.locks, s.shared())
 		}

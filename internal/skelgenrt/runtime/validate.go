@@ -414,6 +414,9 @@ func (v *validator) call(i int, in Instruction) (insn, error) {
 			return out, v.fail(i, "call to unknown helper %d", in.Imm)
 		}
 		out.imm = int64(v.addFunc(fmt.Sprintf("helper %d (%s)", in.Imm, h.name), h.fn))
+		if h.lookup {
+			v.p.lookupFn = out.imm
+		}
 		return out, nil
 	case PseudoCall:
 		out.op = opCallLocal

@@ -53,22 +53,12 @@ func hostileBumpFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (
 	// 1: ldxw %r1, [%r6]
 	r1 = m.Load32At(r6, 1)
 	// 2: stxw [%r10-4], %r1
-	fp[508] = byte(r1)
-	fp[509] = byte(r1 >> 8)
-	fp[510] = byte(r1 >> 16)
-	fp[511] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 508, r1)
 	// 3: mov %r7, 1
 	r7 = 1
 	// hostile.bpf.c:124: __u64 one = 1;
 	// 4: stxdw [%r10-16], %r7
-	fp[496] = byte(r7)
-	fp[497] = byte(r7 >> 8)
-	fp[498] = byte(r7 >> 16)
-	fp[499] = byte(r7 >> 24)
-	fp[500] = byte(r7 >> 32)
-	fp[501] = byte(r7 >> 40)
-	fp[502] = byte(r7 >> 48)
-	fp[503] = byte(r7 >> 56)
+	runtime.FrameStore64(fp, 496, r7)
 	// 5: mov %r2, %r10
 	r2 = r10
 	// 6: add %r2, -4
@@ -77,7 +67,7 @@ func hostileBumpFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (
 	// 7: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 9: call 1
-	r0 = m.CallAt(9, r1, r2, r3, r4, r5)
+	r0 = m.LookupAt(9, r1, r2, r3, r4, r5)
 	// hostile.bpf.c:126: if (v)
 	// 10: jeq %r0, 0, +2 (to 13)
 	if r0 == 0 {
@@ -119,7 +109,7 @@ L21:
 	// 23: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 25: call 1
-	r0 = m.CallAt(25, r1, r2, r3, r4, r5)
+	r0 = m.LookupAt(25, r1, r2, r3, r4, r5)
 	// hostile.bpf.c:131: if (v)
 	// 26: jeq %r0, 0, +2 (to 29)
 	if r0 == 0 {
@@ -206,22 +196,12 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r1 = 3
 	// hostile.bpf.c:102: __u32 k = 3;
 	// 1: stxw [%r10-4], %r1
-	fp[508] = byte(r1)
-	fp[509] = byte(r1 >> 8)
-	fp[510] = byte(r1 >> 16)
-	fp[511] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 508, r1)
 	// 2: mov %r1, 5
 	r1 = 5
 	// hostile.bpf.c:103: __u64 v = 5;
 	// 3: stxdw [%r10-16], %r1
-	fp[496] = byte(r1)
-	fp[497] = byte(r1 >> 8)
-	fp[498] = byte(r1 >> 16)
-	fp[499] = byte(r1 >> 24)
-	fp[500] = byte(r1 >> 32)
-	fp[501] = byte(r1 >> 40)
-	fp[502] = byte(r1 >> 48)
-	fp[503] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 496, r1)
 	// 4: mov %r6, %r10
 	r6 = r10
 	// 5: add %r6, -4
@@ -245,10 +225,7 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r1 = 0xfffffff0
 	// hostile.bpf.c:105: k = 0xfffffff0;
 	// 15: stxw [%r10-4], %r1
-	fp[508] = byte(r1)
-	fp[509] = byte(r1 >> 8)
-	fp[510] = byte(r1 >> 16)
-	fp[511] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 508, r1)
 	// hostile.bpf.c:106: bpf_map_update_elem(&huge, &k, &v, BPF_ANY);
 	// 16: lddw %r1, map:0
 	r1 = 0x8000000000000000
@@ -354,22 +331,12 @@ func hostileUpdateKhashFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint6
 	r1 = 2
 	// hostile.bpf.c:61: __u32 k = 2;
 	// 1: stxw [%r10-4], %r1
-	fp[508] = byte(r1)
-	fp[509] = byte(r1 >> 8)
-	fp[510] = byte(r1 >> 16)
-	fp[511] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 508, r1)
 	// 2: mov %r1, 3
 	r1 = 3
 	// hostile.bpf.c:62: __u64 v = 3;
 	// 3: stxdw [%r10-16], %r1
-	fp[496] = byte(r1)
-	fp[497] = byte(r1 >> 8)
-	fp[498] = byte(r1 >> 16)
-	fp[499] = byte(r1 >> 24)
-	fp[500] = byte(r1 >> 32)
-	fp[501] = byte(r1 >> 40)
-	fp[502] = byte(r1 >> 48)
-	fp[503] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 496, r1)
 	// 4: mov %r2, %r10
 	r2 = r10
 	// 5: add %r2, -4
@@ -422,22 +389,12 @@ func hostileUpdateRoFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r1 = 1
 	// hostile.bpf.c:80: __u32 k = 1;
 	// 1: stxw [%r10-4], %r1
-	fp[508] = byte(r1)
-	fp[509] = byte(r1 >> 8)
-	fp[510] = byte(r1 >> 16)
-	fp[511] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 508, r1)
 	// 2: mov %r1, 1
 	r1 = 1
 	// hostile.bpf.c:81: __u64 one = 1;
 	// 3: stxdw [%r10-16], %r1
-	fp[496] = byte(r1)
-	fp[497] = byte(r1 >> 8)
-	fp[498] = byte(r1 >> 16)
-	fp[499] = byte(r1 >> 24)
-	fp[500] = byte(r1 >> 32)
-	fp[501] = byte(r1 >> 40)
-	fp[502] = byte(r1 >> 48)
-	fp[503] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 496, r1)
 	// 4: mov %r2, %r10
 	r2 = r10
 	// 5: add %r2, -4
@@ -490,10 +447,7 @@ func hostileWriteRoLookupFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint
 	r6 = 1
 	// hostile.bpf.c:69: __u32 k = 1;
 	// 1: stxw [%r10-4], %r6
-	fp[508] = byte(r6)
-	fp[509] = byte(r6 >> 8)
-	fp[510] = byte(r6 >> 16)
-	fp[511] = byte(r6 >> 24)
+	runtime.FrameStore32(fp, 508, r6)
 	// 2: mov %r2, %r10
 	r2 = r10
 	// 3: add %r2, -4
@@ -502,7 +456,7 @@ func hostileWriteRoLookupFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint
 	// 4: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 6: call 1
-	r0 = m.CallAt(6, r1, r2, r3, r4, r5)
+	r0 = m.LookupAt(6, r1, r2, r3, r4, r5)
 	// hostile.bpf.c:71: if (!v)
 	// 7: jeq %r0, 0, +3 (to 11)
 	if r0 == 0 {

@@ -32,10 +32,7 @@ func ubpfBadReadFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int6
 	r2 = 64
 	// ubpf.bpf.c:108: volatile __u32 i = 64;
 	// 1: stxw [%r10-4], %r2
-	fp[508] = byte(r2)
-	fp[509] = byte(r2 >> 8)
-	fp[510] = byte(r2 >> 16)
-	fp[511] = byte(r2 >> 24)
+	runtime.FrameStore32(fp, 508, r2)
 	// ubpf.bpf.c:109: return *(__u32 *)((char *)ctx + i);
 	// 2: ldxw %r2, [%r10-4]
 	r2 = uint64(fp[508]) | uint64(fp[509])<<8 | uint64(fp[510])<<16 | uint64(fp[511])<<24
@@ -108,17 +105,14 @@ func ubpfReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (u
 	r1 = 0
 	// ubpf.bpf.c:78: __u32 zero = 0;
 	// 2: stxw [%r10-4], %r1
-	fp[508] = byte(r1)
-	fp[509] = byte(r1 >> 8)
-	fp[510] = byte(r1 >> 16)
-	fp[511] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 508, r1)
 	// ubpf.bpf.c:79: __u64 *c = bpf_map_lookup_elem(&counts, &ctx->pid);
 	// 3: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 5: mov %r2, %r6
 	r2 = r6
 	// 6: call 1
-	r0 = m.CallAt(6, r1, r2, r3, r4, r5)
+	r0 = m.LookupAt(6, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:81: if (c) {
 	// 7: jeq %r0, 0, +4 (to 12)
 	if r0 == 0 {
@@ -145,7 +139,7 @@ L12:
 	// 14: lddw %r1, map:1
 	r1 = 0x8000000100000000
 	// 16: call 1
-	r0 = m.CallAt(16, r1, r2, r3, r4, r5)
+	r0 = m.LookupAt(16, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:86: if (s)
 	// 17: jeq %r0, 0, +2 (to 20)
 	if r0 == 0 {
@@ -211,23 +205,9 @@ L20:
 	// 28: lddw %r2, 0x300000000
 	r2 = 0x300000000
 	// 30: stxdw [%r10-16], %r2
-	fp[496] = byte(r2)
-	fp[497] = byte(r2 >> 8)
-	fp[498] = byte(r2 >> 16)
-	fp[499] = byte(r2 >> 24)
-	fp[500] = byte(r2 >> 32)
-	fp[501] = byte(r2 >> 40)
-	fp[502] = byte(r2 >> 48)
-	fp[503] = byte(r2 >> 56)
+	runtime.FrameStore64(fp, 496, r2)
 	// 31: stxdw [%r10-24], %r1
-	fp[488] = byte(r1)
-	fp[489] = byte(r1 >> 8)
-	fp[490] = byte(r1 >> 16)
-	fp[491] = byte(r1 >> 24)
-	fp[492] = byte(r1 >> 32)
-	fp[493] = byte(r1 >> 40)
-	fp[494] = byte(r1 >> 48)
-	fp[495] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 488, r1)
 	// 32: mov %r1, %r10
 	r1 = r10
 	// 33: add %r1, -24
@@ -239,10 +219,7 @@ L20:
 	r1 = 0
 	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
 	// 36: stxw [%r10-28], %r1
-	fp[484] = byte(r1)
-	fp[485] = byte(r1 >> 8)
-	fp[486] = byte(r1 >> 16)
-	fp[487] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 484, r1)
 L37:
 	// ubpf.bpf.c:94: __u64 n = (i * 7) % 5;
 	// 37: mul32 %r1, 7
@@ -252,14 +229,7 @@ L37:
 	// 39: mod32 %r1, 5
 	r1 = uint64(uint32(r1) % 5)
 	// 40: stxdw [%r10-72], %r1
-	fp[440] = byte(r1)
-	fp[441] = byte(r1 >> 8)
-	fp[442] = byte(r1 >> 16)
-	fp[443] = byte(r1 >> 24)
-	fp[444] = byte(r1 >> 32)
-	fp[445] = byte(r1 >> 40)
-	fp[446] = byte(r1 >> 48)
-	fp[447] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 440, r1)
 	// 41: mov %r2, %r10
 	r2 = r10
 	// 42: add %r2, -28
@@ -281,10 +251,7 @@ L37:
 	// 50: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 51: stxw [%r10-28], %r1
-	fp[484] = byte(r1)
-	fp[485] = byte(r1 >> 8)
-	fp[486] = byte(r1 >> 16)
-	fp[487] = byte(r1 >> 24)
+	runtime.FrameStore32(fp, 484, r1)
 	// 52: jlt32 %r1, 16, -16 (to 37)
 	if uint32(r1) < 16 {
 		b -= 16
@@ -299,14 +266,7 @@ L37:
 		// 53: ldxw %r1, [%r6] (span checked)
 		r1 = uint64(v53[0]) | uint64(v53[1])<<8 | uint64(v53[2])<<16 | uint64(v53[3])<<24
 		// 54: stxdw [%r10-72], %r1 (span checked)
-		fp[440] = byte(r1)
-		fp[441] = byte(r1 >> 8)
-		fp[442] = byte(r1 >> 16)
-		fp[443] = byte(r1 >> 24)
-		fp[444] = byte(r1 >> 32)
-		fp[445] = byte(r1 >> 40)
-		fp[446] = byte(r1 >> 48)
-		fp[447] = byte(r1 >> 56)
+		runtime.FrameStore64(fp, 440, r1)
 		// 55: ldxdw %r1, [%r6+8] (span checked)
 		r1 = uint64(v53[8]) | uint64(v53[9])<<8 | uint64(v53[10])<<16 | uint64(v53[11])<<24 | uint64(v53[12])<<32 | uint64(v53[13])<<40 | uint64(v53[14])<<48 | uint64(v53[15])<<56
 	} else {
@@ -314,50 +274,22 @@ L37:
 		// 53: ldxw %r1, [%r6]
 		r1 = m.Load32At(r6, 53)
 		// 54: stxdw [%r10-72], %r1
-		fp[440] = byte(r1)
-		fp[441] = byte(r1 >> 8)
-		fp[442] = byte(r1 >> 16)
-		fp[443] = byte(r1 >> 24)
-		fp[444] = byte(r1 >> 32)
-		fp[445] = byte(r1 >> 40)
-		fp[446] = byte(r1 >> 48)
-		fp[447] = byte(r1 >> 56)
+		runtime.FrameStore64(fp, 440, r1)
 		// 55: ldxdw %r1, [%r6+8]
 		r1 = m.Load64At(r6+8, 55)
 	}
 	// 56: stxdw [%r10-64], %r1
-	fp[448] = byte(r1)
-	fp[449] = byte(r1 >> 8)
-	fp[450] = byte(r1 >> 16)
-	fp[451] = byte(r1 >> 24)
-	fp[452] = byte(r1 >> 32)
-	fp[453] = byte(r1 >> 40)
-	fp[454] = byte(r1 >> 48)
-	fp[455] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 448, r1)
 	// 57: lddw %r7, value:4
 	r7 = 0xb00000000
 	// 59: ldxdw %r1, [%r7]
 	r1 = m.Load64At(r7, 59)
 	// 60: stxdw [%r10-56], %r1
-	fp[456] = byte(r1)
-	fp[457] = byte(r1 >> 8)
-	fp[458] = byte(r1 >> 16)
-	fp[459] = byte(r1 >> 24)
-	fp[460] = byte(r1 >> 32)
-	fp[461] = byte(r1 >> 40)
-	fp[462] = byte(r1 >> 48)
-	fp[463] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 456, r1)
 	// 61: ldxw %r1, [%r10-12]
 	r1 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
 	// 62: stxdw [%r10-48], %r1
-	fp[464] = byte(r1)
-	fp[465] = byte(r1 >> 8)
-	fp[466] = byte(r1 >> 16)
-	fp[467] = byte(r1 >> 24)
-	fp[468] = byte(r1 >> 32)
-	fp[469] = byte(r1 >> 40)
-	fp[470] = byte(r1 >> 48)
-	fp[471] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 464, r1)
 	// 63: mov %r3, %r10
 	r3 = r10
 	// 64: add %r3, -72
@@ -426,14 +358,7 @@ func ubpfSpinFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	r1 = 0
 	// ubpf.bpf.c:116: volatile __u64 n = 0;
 	// 1: stxdw [%r10-8], %r1
-	fp[504] = byte(r1)
-	fp[505] = byte(r1 >> 8)
-	fp[506] = byte(r1 >> 16)
-	fp[507] = byte(r1 >> 24)
-	fp[508] = byte(r1 >> 32)
-	fp[509] = byte(r1 >> 40)
-	fp[510] = byte(r1 >> 48)
-	fp[511] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 504, r1)
 L2:
 	// ubpf.bpf.c:119: n++;
 	// 2: ldxdw %r1, [%r10-8]
@@ -441,14 +366,7 @@ L2:
 	// 3: add %r1, 1
 	r1 += 1
 	// 4: stxdw [%r10-8], %r1
-	fp[504] = byte(r1)
-	fp[505] = byte(r1 >> 8)
-	fp[506] = byte(r1 >> 16)
-	fp[507] = byte(r1 >> 24)
-	fp[508] = byte(r1 >> 32)
-	fp[509] = byte(r1 >> 40)
-	fp[510] = byte(r1 >> 48)
-	fp[511] = byte(r1 >> 56)
+	runtime.FrameStore64(fp, 504, r1)
 	// ubpf.bpf.c:118: for (;;)
 	// 5: ja -4 (to 2)
 	b -= 4

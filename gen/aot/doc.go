@@ -66,6 +66,14 @@
 //     test. Both copies do
 //     the same operations in the same order, so results, faults, their
 //     instruction and the budget are the same (loops.go);
+//   - a tree of seven or more conditional jumps that compare one register
+//     with constants up to 255, each reached only from the tree, as clang
+//     lowers a switch (BPF has no jump tables), becomes one Go switch over
+//     the register's values, which Go compiles into a jump table or a
+//     search over ranges; each value's case charges and checks the budget
+//     where its path through the tree would, then jumps to the leaf it
+//     reaches. Branchy trees also run at speeds that vary with where the
+//     linker puts them; the switch does much less so (tree.go);
 //   - helpers and externs are called through Machine.CallAt with the call's
 //     instruction index, so they resolve exactly as the interpreter resolves
 //     them, and callx through Machine.CallX and a switch over the functions;

@@ -23,9 +23,11 @@ type emitter struct {
 
 	// Per function being emitted.
 	fn      *aotFunc
-	used    [11]bool // registers the body mentions
-	frame   bool     // the body indexes the frame array fp
-	pending int      // instruction slots run and not yet subtracted from b
+	used    [11]bool         // registers the body mentions
+	frame   bool             // the body indexes the frame array fp
+	pending int              // instruction slots run and not yet subtracted from b
+	trees   map[int]*cmpTree // compare trees emitted as switches, by root
+	inTree  map[int]bool     // their jumps but the roots, which the switches replace
 	// phi is, per label, the pending count every arrival must bring, so
 	// that the edge most often laid out as fall-through needs no
 	// subtraction (see budgetPlan).
@@ -239,6 +241,13 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			e.jumpedTo[l.head] = l
 		}
 	}
+	e.trees = p.findTrees(f, labels, loops)
+	e.inTree = map[int]bool{}
+	for _, t := range e.trees {
+		for pc := range t.inner {
+			e.inTree[pc] = true
+		}
+	}
 	e.budgetPlan(f, labels)
 	blocks := p.findBlocks(f, labels, loops)
 	var body []jen.Code
@@ -267,6 +276,9 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	var run []int    // its instructions
 	for _, pc := range f.body {
 		in := p.insns[pc]
+		if e.inTree[pc] {
+			continue
+		}
 		if labels[pc] {
 			if fell {
 				body = append(body, e.adjust(e.pending-e.phi[pc])...)
@@ -280,7 +292,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			}
 			body = append(body, jen.Id(label(pc)).Op(":"))
 		}
-		fell = falls(in)
+		fell = e.falls(in)
 		if l := byEntry[pc]; l != nil {
 			// The jump into a rotated loop: the fast copy goes after its
 			// budget adjustment and check, before its goto.
@@ -362,6 +374,10 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 func falls(in *aotInsn) bool {
 	return in.op != runtime.OpJa && in.op != runtime.OpJa32 && in.op != runtime.OpExit
 }
+
+// falls is falls for the code being emitted, where a compare tree's
+// switch jumps on every path.
+func (e *emitter) falls(in *aotInsn) bool { return falls(in) && e.trees[in.pc] == nil }
 
 // observable reports an instruction whose effects or errors the caller
 // can see: memory access outside the frame's constant slots, helper
@@ -596,6 +612,9 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		e.pending = e.phi[l.head]
 		fell := false
 		for _, pc := range l.order[:len(l.order)-1] {
+			if e.inTree[pc] {
+				continue
+			}
 			if labels[pc] && pc != l.head {
 				if fell {
 					loop = append(loop, e.adjust(e.pending-e.phi[pc])...)
@@ -603,7 +622,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 				loop = append(loop, jen.Id(e.labelOf(pc)).Op(":"))
 				e.pending = e.phi[pc]
 			}
-			fell = falls(p.insns[pc])
+			fell = e.falls(p.insns[pc])
 			emit(pc, "fast copy")
 		}
 		if labels[l.back] {
@@ -623,6 +642,9 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	fell, unrolled := false, e.unrollable(l, labels)
 	for _, pc := range l.order {
 		in := p.insns[pc]
+		if e.inTree[pc] {
+			continue
+		}
 		if labels[pc] {
 			if fell {
 				body = append(body, e.adjust(e.pending-e.phi[pc])...)
@@ -641,7 +663,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 				emit(x, "fast copy, second iteration")
 			}
 		}
-		fell = falls(in)
+		fell = e.falls(in)
 		emit(pc, "fast copy")
 	}
 	if fell { // a conditional back edge: the loop ends when it is not taken
@@ -1368,6 +1390,8 @@ func (e *emitter) jump(in *aotInsn) []jen.Code {
 		return []jen.Code{call}
 	case in.op == runtime.OpCallx:
 		return e.callx(in)
+	case e.trees[in.pc] != nil:
+		return e.treeSwitch(in)
 	}
 	return []jen.Code{jen.If(code(e.cond(in))).Block(e.jumpTo(in.pc, in.target)...)}
 }

@@ -429,25 +429,74 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			// 4: and %r2, 31 (fast copy)
 			r2 &= 31
 			// 5: jgt %r2, 15, +47 (to 53) (fast copy)
-			if r2 > 15 {
-				goto F53
-			}
-			// 6: jgt %r2, 7, +23 (to 30) (fast copy)
-			if r2 > 7 {
-				goto F30
-			}
-			// 7: jgt %r2, 3, +11 (to 19) (fast copy)
-			if r2 > 3 {
-				goto F19
-			}
-			// 8: jgt %r2, 1, +5 (to 14) (fast copy)
-			if r2 > 1 {
-				goto F14
-			}
-			// 9: jgt %r2, 0, +2 (to 12) (fast copy)
-			if r2 > 0 {
+			// Instructions 5-9, 14, 19-20, 25, 30-32, 37, 42-43, 48, 53-56, 61, 66-67, 72, 77-79, 84, 89-90, 95: a tree of 31 jumps on r2, as a switch.
+			switch r2 {
+			case 0:
+				goto F10
+			case 1:
 				goto F12
+			case 2:
+				goto F15
+			case 3:
+				goto F17
+			case 4:
+				goto F21
+			case 5:
+				goto F23
+			case 6:
+				goto F26
+			case 7:
+				goto F28
+			case 8:
+				goto F33
+			case 9:
+				goto F35
+			case 10:
+				goto F38
+			case 11:
+				goto F40
+			case 12:
+				goto F44
+			case 13:
+				goto F46
+			case 14:
+				goto F49
+			case 15:
+				goto F51
+			case 16:
+				goto F57
+			case 17:
+				goto F59
+			case 18:
+				goto F62
+			case 19:
+				goto F64
+			case 20:
+				goto F68
+			case 21:
+				goto F70
+			case 22:
+				goto F73
+			case 23:
+				goto F75
+			case 24:
+				goto F80
+			case 25:
+				goto F82
+			case 26:
+				goto F85
+			case 27:
+				goto F87
+			case 28:
+				goto F91
+			case 29:
+				goto F93
+			case 30:
+				goto F96
+			default:
+				goto F98
 			}
+		F10:
 			// 10: add %r0, 1 (fast copy)
 			r0 += 1
 			// 11: ja +88 (to 100) (fast copy)
@@ -457,11 +506,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 ^= 8
 			// 13: ja +86 (to 100) (fast copy)
 			goto F100
-		F14:
-			// 14: jgt %r2, 2, +2 (to 17) (fast copy)
-			if r2 > 2 {
-				goto F17
-			}
+		F15:
 			// 15: mul %r0, 3 (fast copy)
 			r0 *= 3
 			// 16: ja +83 (to 100) (fast copy)
@@ -471,15 +516,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 += 22
 			// 18: ja +81 (to 100) (fast copy)
 			goto F100
-		F19:
-			// 19: jgt %r2, 5, +5 (to 25) (fast copy)
-			if r2 > 5 {
-				goto F25
-			}
-			// 20: jgt %r2, 4, +2 (to 23) (fast copy)
-			if r2 > 4 {
-				goto F23
-			}
+		F21:
 			// 21: xor %r0, 29 (fast copy)
 			r0 ^= 29
 			// 22: ja +77 (to 100) (fast copy)
@@ -489,11 +526,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 *= 3
 			// 24: ja +75 (to 100) (fast copy)
 			goto F100
-		F25:
-			// 25: jgt %r2, 6, +2 (to 28) (fast copy)
-			if r2 > 6 {
-				goto F28
-			}
+		F26:
 			// 26: add %r0, 43 (fast copy)
 			r0 += 43
 			// 27: ja +72 (to 100) (fast copy)
@@ -503,19 +536,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 ^= 50
 			// 29: ja +70 (to 100) (fast copy)
 			goto F100
-		F30:
-			// 30: jgt %r2, 11, +11 (to 42) (fast copy)
-			if r2 > 11 {
-				goto F42
-			}
-			// 31: jgt %r2, 9, +5 (to 37) (fast copy)
-			if r2 > 9 {
-				goto F37
-			}
-			// 32: jgt %r2, 8, +2 (to 35) (fast copy)
-			if r2 > 8 {
-				goto F35
-			}
+		F33:
 			// 33: mul %r0, 3 (fast copy)
 			r0 *= 3
 			// 34: ja +65 (to 100) (fast copy)
@@ -525,11 +546,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 += 64
 			// 36: ja +63 (to 100) (fast copy)
 			goto F100
-		F37:
-			// 37: jgt %r2, 10, +2 (to 40) (fast copy)
-			if r2 > 10 {
-				goto F40
-			}
+		F38:
 			// 38: xor %r0, 71 (fast copy)
 			r0 ^= 71
 			// 39: ja +60 (to 100) (fast copy)
@@ -539,15 +556,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 *= 3
 			// 41: ja +58 (to 100) (fast copy)
 			goto F100
-		F42:
-			// 42: jgt %r2, 13, +5 (to 48) (fast copy)
-			if r2 > 13 {
-				goto F48
-			}
-			// 43: jgt %r2, 12, +2 (to 46) (fast copy)
-			if r2 > 12 {
-				goto F46
-			}
+		F44:
 			// 44: add %r0, 85 (fast copy)
 			r0 += 85
 			// 45: ja +54 (to 100) (fast copy)
@@ -557,11 +566,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 ^= 92
 			// 47: ja +52 (to 100) (fast copy)
 			goto F100
-		F48:
-			// 48: jgt %r2, 14, +2 (to 51) (fast copy)
-			if r2 > 14 {
-				goto F51
-			}
+		F49:
 			// 49: mul %r0, 3 (fast copy)
 			r0 *= 3
 			// 50: ja +49 (to 100) (fast copy)
@@ -571,23 +576,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 += 106
 			// 52: ja +47 (to 100) (fast copy)
 			goto F100
-		F53:
-			// 53: jgt %r2, 23, +23 (to 77) (fast copy)
-			if r2 > 23 {
-				goto F77
-			}
-			// 54: jgt %r2, 19, +11 (to 66) (fast copy)
-			if r2 > 19 {
-				goto F66
-			}
-			// 55: jgt %r2, 17, +5 (to 61) (fast copy)
-			if r2 > 17 {
-				goto F61
-			}
-			// 56: jgt %r2, 16, +2 (to 59) (fast copy)
-			if r2 > 16 {
-				goto F59
-			}
+		F57:
 			// 57: xor %r0, 113 (fast copy)
 			r0 ^= 113
 			// 58: ja +41 (to 100) (fast copy)
@@ -597,11 +586,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 *= 3
 			// 60: ja +39 (to 100) (fast copy)
 			goto F100
-		F61:
-			// 61: jgt %r2, 18, +2 (to 64) (fast copy)
-			if r2 > 18 {
-				goto F64
-			}
+		F62:
 			// 62: add %r0, 127 (fast copy)
 			r0 += 127
 			// 63: ja +36 (to 100) (fast copy)
@@ -611,15 +596,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 ^= 134
 			// 65: ja +34 (to 100) (fast copy)
 			goto F100
-		F66:
-			// 66: jgt %r2, 21, +5 (to 72) (fast copy)
-			if r2 > 21 {
-				goto F72
-			}
-			// 67: jgt %r2, 20, +2 (to 70) (fast copy)
-			if r2 > 20 {
-				goto F70
-			}
+		F68:
 			// 68: mul %r0, 3 (fast copy)
 			r0 *= 3
 			// 69: ja +30 (to 100) (fast copy)
@@ -629,11 +606,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 += 148
 			// 71: ja +28 (to 100) (fast copy)
 			goto F100
-		F72:
-			// 72: jgt %r2, 22, +2 (to 75) (fast copy)
-			if r2 > 22 {
-				goto F75
-			}
+		F73:
 			// 73: xor %r0, 155 (fast copy)
 			r0 ^= 155
 			// 74: ja +25 (to 100) (fast copy)
@@ -643,19 +616,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 *= 3
 			// 76: ja +23 (to 100) (fast copy)
 			goto F100
-		F77:
-			// 77: jgt %r2, 27, +11 (to 89) (fast copy)
-			if r2 > 27 {
-				goto F89
-			}
-			// 78: jgt %r2, 25, +5 (to 84) (fast copy)
-			if r2 > 25 {
-				goto F84
-			}
-			// 79: jgt %r2, 24, +2 (to 82) (fast copy)
-			if r2 > 24 {
-				goto F82
-			}
+		F80:
 			// 80: add %r0, 169 (fast copy)
 			r0 += 169
 			// 81: ja +18 (to 100) (fast copy)
@@ -665,11 +626,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 ^= 176
 			// 83: ja +16 (to 100) (fast copy)
 			goto F100
-		F84:
-			// 84: jgt %r2, 26, +2 (to 87) (fast copy)
-			if r2 > 26 {
-				goto F87
-			}
+		F85:
 			// 85: mul %r0, 3 (fast copy)
 			r0 *= 3
 			// 86: ja +13 (to 100) (fast copy)
@@ -679,15 +636,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 += 190
 			// 88: ja +11 (to 100) (fast copy)
 			goto F100
-		F89:
-			// 89: jgt %r2, 29, +5 (to 95) (fast copy)
-			if r2 > 29 {
-				goto F95
-			}
-			// 90: jgt %r2, 28, +2 (to 93) (fast copy)
-			if r2 > 28 {
-				goto F93
-			}
+		F91:
 			// 91: xor %r0, 197 (fast copy)
 			r0 ^= 197
 			// 92: ja +7 (to 100) (fast copy)
@@ -697,11 +646,7 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r0 *= 3
 			// 94: ja +5 (to 100) (fast copy)
 			goto F100
-		F95:
-			// 95: jgt %r2, 30, +2 (to 98) (fast copy)
-			if r2 > 30 {
-				goto F98
-			}
+		F96:
 			// 96: add %r0, 211 (fast copy)
 			r0 += 211
 			// 97: ja +2 (to 100) (fast copy)
@@ -729,25 +674,74 @@ L2:
 	// 4: and %r2, 31
 	r2 &= 31
 	// 5: jgt %r2, 15, +47 (to 53)
-	if r2 > 15 {
-		goto L53
-	}
-	// 6: jgt %r2, 7, +23 (to 30)
-	if r2 > 7 {
-		goto L30
-	}
-	// 7: jgt %r2, 3, +11 (to 19)
-	if r2 > 3 {
-		goto L19
-	}
-	// 8: jgt %r2, 1, +5 (to 14)
-	if r2 > 1 {
-		goto L14
-	}
-	// 9: jgt %r2, 0, +2 (to 12)
-	if r2 > 0 {
+	// Instructions 5-9, 14, 19-20, 25, 30-32, 37, 42-43, 48, 53-56, 61, 66-67, 72, 77-79, 84, 89-90, 95: a tree of 31 jumps on r2, as a switch.
+	switch r2 {
+	case 0:
+		goto L10
+	case 1:
 		goto L12
+	case 2:
+		goto L15
+	case 3:
+		goto L17
+	case 4:
+		goto L21
+	case 5:
+		goto L23
+	case 6:
+		goto L26
+	case 7:
+		goto L28
+	case 8:
+		goto L33
+	case 9:
+		goto L35
+	case 10:
+		goto L38
+	case 11:
+		goto L40
+	case 12:
+		goto L44
+	case 13:
+		goto L46
+	case 14:
+		goto L49
+	case 15:
+		goto L51
+	case 16:
+		goto L57
+	case 17:
+		goto L59
+	case 18:
+		goto L62
+	case 19:
+		goto L64
+	case 20:
+		goto L68
+	case 21:
+		goto L70
+	case 22:
+		goto L73
+	case 23:
+		goto L75
+	case 24:
+		goto L80
+	case 25:
+		goto L82
+	case 26:
+		goto L85
+	case 27:
+		goto L87
+	case 28:
+		goto L91
+	case 29:
+		goto L93
+	case 30:
+		goto L96
+	default:
+		goto L98
 	}
+L10:
 	// 10: add %r0, 1
 	r0 += 1
 	// 11: ja +88 (to 100)
@@ -757,11 +751,7 @@ L12:
 	r0 ^= 8
 	// 13: ja +86 (to 100)
 	goto L100
-L14:
-	// 14: jgt %r2, 2, +2 (to 17)
-	if r2 > 2 {
-		goto L17
-	}
+L15:
 	// 15: mul %r0, 3
 	r0 *= 3
 	// 16: ja +83 (to 100)
@@ -771,15 +761,7 @@ L17:
 	r0 += 22
 	// 18: ja +81 (to 100)
 	goto L100
-L19:
-	// 19: jgt %r2, 5, +5 (to 25)
-	if r2 > 5 {
-		goto L25
-	}
-	// 20: jgt %r2, 4, +2 (to 23)
-	if r2 > 4 {
-		goto L23
-	}
+L21:
 	// 21: xor %r0, 29
 	r0 ^= 29
 	// 22: ja +77 (to 100)
@@ -789,11 +771,7 @@ L23:
 	r0 *= 3
 	// 24: ja +75 (to 100)
 	goto L100
-L25:
-	// 25: jgt %r2, 6, +2 (to 28)
-	if r2 > 6 {
-		goto L28
-	}
+L26:
 	// 26: add %r0, 43
 	r0 += 43
 	// 27: ja +72 (to 100)
@@ -803,19 +781,7 @@ L28:
 	r0 ^= 50
 	// 29: ja +70 (to 100)
 	goto L100
-L30:
-	// 30: jgt %r2, 11, +11 (to 42)
-	if r2 > 11 {
-		goto L42
-	}
-	// 31: jgt %r2, 9, +5 (to 37)
-	if r2 > 9 {
-		goto L37
-	}
-	// 32: jgt %r2, 8, +2 (to 35)
-	if r2 > 8 {
-		goto L35
-	}
+L33:
 	// 33: mul %r0, 3
 	r0 *= 3
 	// 34: ja +65 (to 100)
@@ -825,11 +791,7 @@ L35:
 	r0 += 64
 	// 36: ja +63 (to 100)
 	goto L100
-L37:
-	// 37: jgt %r2, 10, +2 (to 40)
-	if r2 > 10 {
-		goto L40
-	}
+L38:
 	// 38: xor %r0, 71
 	r0 ^= 71
 	// 39: ja +60 (to 100)
@@ -839,15 +801,7 @@ L40:
 	r0 *= 3
 	// 41: ja +58 (to 100)
 	goto L100
-L42:
-	// 42: jgt %r2, 13, +5 (to 48)
-	if r2 > 13 {
-		goto L48
-	}
-	// 43: jgt %r2, 12, +2 (to 46)
-	if r2 > 12 {
-		goto L46
-	}
+L44:
 	// 44: add %r0, 85
 	r0 += 85
 	// 45: ja +54 (to 100)
@@ -857,11 +811,7 @@ L46:
 	r0 ^= 92
 	// 47: ja +52 (to 100)
 	goto L100
-L48:
-	// 48: jgt %r2, 14, +2 (to 51)
-	if r2 > 14 {
-		goto L51
-	}
+L49:
 	// 49: mul %r0, 3
 	r0 *= 3
 	// 50: ja +49 (to 100)
@@ -871,23 +821,7 @@ L51:
 	r0 += 106
 	// 52: ja +47 (to 100)
 	goto L100
-L53:
-	// 53: jgt %r2, 23, +23 (to 77)
-	if r2 > 23 {
-		goto L77
-	}
-	// 54: jgt %r2, 19, +11 (to 66)
-	if r2 > 19 {
-		goto L66
-	}
-	// 55: jgt %r2, 17, +5 (to 61)
-	if r2 > 17 {
-		goto L61
-	}
-	// 56: jgt %r2, 16, +2 (to 59)
-	if r2 > 16 {
-		goto L59
-	}
+L57:
 	// 57: xor %r0, 113
 	r0 ^= 113
 	// 58: ja +41 (to 100)
@@ -897,11 +831,7 @@ L59:
 	r0 *= 3
 	// 60: ja +39 (to 100)
 	goto L100
-L61:
-	// 61: jgt %r2, 18, +2 (to 64)
-	if r2 > 18 {
-		goto L64
-	}
+L62:
 	// 62: add %r0, 127
 	r0 += 127
 	// 63: ja +36 (to 100)
@@ -911,15 +841,7 @@ L64:
 	r0 ^= 134
 	// 65: ja +34 (to 100)
 	goto L100
-L66:
-	// 66: jgt %r2, 21, +5 (to 72)
-	if r2 > 21 {
-		goto L72
-	}
-	// 67: jgt %r2, 20, +2 (to 70)
-	if r2 > 20 {
-		goto L70
-	}
+L68:
 	// 68: mul %r0, 3
 	r0 *= 3
 	// 69: ja +30 (to 100)
@@ -929,11 +851,7 @@ L70:
 	r0 += 148
 	// 71: ja +28 (to 100)
 	goto L100
-L72:
-	// 72: jgt %r2, 22, +2 (to 75)
-	if r2 > 22 {
-		goto L75
-	}
+L73:
 	// 73: xor %r0, 155
 	r0 ^= 155
 	// 74: ja +25 (to 100)
@@ -943,19 +861,7 @@ L75:
 	r0 *= 3
 	// 76: ja +23 (to 100)
 	goto L100
-L77:
-	// 77: jgt %r2, 27, +11 (to 89)
-	if r2 > 27 {
-		goto L89
-	}
-	// 78: jgt %r2, 25, +5 (to 84)
-	if r2 > 25 {
-		goto L84
-	}
-	// 79: jgt %r2, 24, +2 (to 82)
-	if r2 > 24 {
-		goto L82
-	}
+L80:
 	// 80: add %r0, 169
 	r0 += 169
 	// 81: ja +18 (to 100)
@@ -965,11 +871,7 @@ L82:
 	r0 ^= 176
 	// 83: ja +16 (to 100)
 	goto L100
-L84:
-	// 84: jgt %r2, 26, +2 (to 87)
-	if r2 > 26 {
-		goto L87
-	}
+L85:
 	// 85: mul %r0, 3
 	r0 *= 3
 	// 86: ja +13 (to 100)
@@ -979,15 +881,7 @@ L87:
 	r0 += 190
 	// 88: ja +11 (to 100)
 	goto L100
-L89:
-	// 89: jgt %r2, 29, +5 (to 95)
-	if r2 > 29 {
-		goto L95
-	}
-	// 90: jgt %r2, 28, +2 (to 93)
-	if r2 > 28 {
-		goto L93
-	}
+L91:
 	// 91: xor %r0, 197
 	r0 ^= 197
 	// 92: ja +7 (to 100)
@@ -997,11 +891,7 @@ L93:
 	r0 *= 3
 	// 94: ja +5 (to 100)
 	goto L100
-L95:
-	// 95: jgt %r2, 30, +2 (to 98)
-	if r2 > 30 {
-		goto L98
-	}
+L96:
 	// 96: add %r0, 211
 	r0 += 211
 	// 97: ja +2 (to 100)
@@ -1573,48 +1463,39 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 					// 7: ldxb %r5, [%r3] (fast copy)
 					r5 = uint64(vv3[k][0])
 					// 8: jlt %r5, 48, +8 (to 17) (fast copy)
-					if r5 < 48 {
-						goto F17
-					}
-					// 9: jlt %r5, 58, +15 (to 25) (fast copy)
-					if r5 < 58 {
-						goto F25
-					}
-					// 10: jlt %r5, 65, +12 (to 23) (fast copy)
-					if r5 < 65 {
+					// Instructions 8-14, 17-18: a tree of 9 jumps on r5, as a switch.
+					switch r5 {
+					case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31:
+						goto F19
+					case 32:
+						goto F21
+					case 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47:
 						goto F23
-					}
-					// 11: jlt %r5, 91, +15 (to 27) (fast copy)
-					if r5 < 91 {
+					case 48, 49, 50, 51, 52, 53, 54, 55, 56, 57:
+						goto F25
+					case 58, 59, 60, 61, 62, 63, 64:
+						goto F23
+					case 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90:
 						goto F27
-					}
-					// 12: jlt %r5, 97, +10 (to 23) (fast copy)
-					if r5 < 97 {
+					case 91, 92, 93, 94, 95, 96:
 						b -= 2
 						goto F23
-					}
-					// 13: jlt %r5, 123, +15 (to 29) (fast copy)
-					if r5 < 123 {
+					case 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122:
 						goto F29
-					}
-					// 14: jlt %r5, 127, +8 (to 23) (fast copy)
-					if r5 < 127 {
+					case 123, 124, 125, 126:
 						b -= 4
 						goto F23
+					case 127:
+						goto F15
+					default:
+						goto F15
 					}
+				F15:
 					// 15: add %r0, 85 (fast copy)
 					r0 += 85
 					// 16: ja +13 (to 30) (fast copy)
 					goto F30
-				F17:
-					// 17: jeq %r5, 32, +3 (to 21) (fast copy)
-					if r5 == 32 {
-						goto F21
-					}
-					// 18: jgt %r5, 32, +4 (to 23) (fast copy)
-					if r5 > 32 {
-						goto F23
-					}
+				F19:
 					// 19: add %r0, 1 (fast copy)
 					r0 += 1
 					// 20: ja +9 (to 30) (fast copy)
@@ -1664,48 +1545,39 @@ L7:
 	// 7: ldxb %r5, [%r3]
 	r5 = m.Load8At(r3, 7)
 	// 8: jlt %r5, 48, +8 (to 17)
-	if r5 < 48 {
-		goto L17
-	}
-	// 9: jlt %r5, 58, +15 (to 25)
-	if r5 < 58 {
-		goto L25
-	}
-	// 10: jlt %r5, 65, +12 (to 23)
-	if r5 < 65 {
+	// Instructions 8-14, 17-18: a tree of 9 jumps on r5, as a switch.
+	switch r5 {
+	case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31:
+		goto L19
+	case 32:
+		goto L21
+	case 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47:
 		goto L23
-	}
-	// 11: jlt %r5, 91, +15 (to 27)
-	if r5 < 91 {
+	case 48, 49, 50, 51, 52, 53, 54, 55, 56, 57:
+		goto L25
+	case 58, 59, 60, 61, 62, 63, 64:
+		goto L23
+	case 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90:
 		goto L27
-	}
-	// 12: jlt %r5, 97, +10 (to 23)
-	if r5 < 97 {
+	case 91, 92, 93, 94, 95, 96:
 		b -= 2
 		goto L23
-	}
-	// 13: jlt %r5, 123, +15 (to 29)
-	if r5 < 123 {
+	case 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122:
 		goto L29
-	}
-	// 14: jlt %r5, 127, +8 (to 23)
-	if r5 < 127 {
+	case 123, 124, 125, 126:
 		b -= 4
 		goto L23
+	case 127:
+		goto L15
+	default:
+		goto L15
 	}
+L15:
 	// 15: add %r0, 85
 	r0 += 85
 	// 16: ja +13 (to 30)
 	goto L30
-L17:
-	// 17: jeq %r5, 32, +3 (to 21)
-	if r5 == 32 {
-		goto L21
-	}
-	// 18: jgt %r5, 32, +4 (to 23)
-	if r5 > 32 {
-		goto L23
-	}
+L19:
 	// 19: add %r0, 1
 	r0 += 1
 	// 20: ja +9 (to 30)

@@ -70,15 +70,15 @@ func latencyReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64)
 	r7 = 0
 	// latency.bpf.c:122: __u64 total = 0, cum = 0, zero64 = 0;
 	// 2: stxdw [%r10-8], %r7
-	runtime.FrameStore64(fp, 504, r7)
+	runtime.PutLE64(fp[504:], r7)
 	// 3: mov32 %r1, 0
 	r1 = 0
 	// latency.bpf.c:123: __u32 zero = 0;
 	// 4: stxw [%r10-12], %r1
-	runtime.FrameStore32(fp, 500, r1)
+	runtime.PutLE32(fp[500:], r1)
 	// latency.bpf.c:125: for (__u32 i = 0; i < MAX_SLOTS; i++) {
 	// 5: stxw [%r10-64], %r1
-	runtime.FrameStore32(fp, 448, r1)
+	runtime.PutLE32(fp[448:], r1)
 	// 6: ja +5 (to 12)
 	b -= 3
 	runtime.CheckBudget(b-4, 6)
@@ -89,7 +89,7 @@ L7:
 	// 8: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 9: stxw [%r10-64], %r1
-	runtime.FrameStore32(fp, 448, r1)
+	runtime.PutLE32(fp[448:], r1)
 	// 10: jlt32 %r1, 64, +1 (to 12)
 	if uint32(r1) < 64 {
 		runtime.CheckBudget(b-4, 10)
@@ -143,32 +143,11 @@ L22:
 		v25 := runtime.WindowOf[[24]byte](s25).At(0)
 		// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
 		// 25: stxdw [%r6+24], %r9 (span checked)
-		v25[16] = byte(r9)
-		v25[17] = byte(r9 >> 8)
-		v25[18] = byte(r9 >> 16)
-		v25[19] = byte(r9 >> 24)
-		v25[20] = byte(r9 >> 32)
-		v25[21] = byte(r9 >> 40)
-		v25[22] = byte(r9 >> 48)
-		v25[23] = byte(r9 >> 56)
+		runtime.PutLE64(v25[16:], r9)
 		// 26: stxdw [%r6+16], %r9 (span checked)
-		v25[8] = byte(r9)
-		v25[9] = byte(r9 >> 8)
-		v25[10] = byte(r9 >> 16)
-		v25[11] = byte(r9 >> 24)
-		v25[12] = byte(r9 >> 32)
-		v25[13] = byte(r9 >> 40)
-		v25[14] = byte(r9 >> 48)
-		v25[15] = byte(r9 >> 56)
+		runtime.PutLE64(v25[8:], r9)
 		// 27: stxdw [%r6+8], %r9 (span checked)
-		v25[0] = byte(r9)
-		v25[1] = byte(r9 >> 8)
-		v25[2] = byte(r9 >> 16)
-		v25[3] = byte(r9 >> 24)
-		v25[4] = byte(r9 >> 32)
-		v25[5] = byte(r9 >> 40)
-		v25[6] = byte(r9 >> 48)
-		v25[7] = byte(r9 >> 56)
+		runtime.PutLE64(v25[0:], r9)
 	} else {
 		// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
 		// 25: stxdw [%r6+24], %r9
@@ -182,27 +161,27 @@ L22:
 	r1 = 0
 	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
 	// 29: stxw [%r10-64], %r1
-	runtime.FrameStore32(fp, 448, r1)
+	runtime.PutLE32(fp[448:], r1)
 	// 30: mov %r1, %r7
 	r1 = r7
 	// 31: mul %r1, 99
 	r1 *= 99
 	// 32: stxdw [%r10-80], %r1
-	runtime.FrameStore64(fp, 432, r1)
+	runtime.PutLE64(fp[432:], r1)
 	// 33: mov %r1, %r7
 	r1 = r7
 	// 34: mul %r1, 90
 	r1 *= 90
 	// 35: stxdw [%r10-88], %r1
-	runtime.FrameStore64(fp, 424, r1)
+	runtime.PutLE64(fp[424:], r1)
 	// 36: mov %r1, %r7
 	r1 = r7
 	// 37: mul %r1, 50
 	r1 *= 50
 	// 38: stxdw [%r10-96], %r1
-	runtime.FrameStore64(fp, 416, r1)
+	runtime.PutLE64(fp[416:], r1)
 	// 39: stxdw [%r10-72], %r6
-	runtime.FrameStore64(fp, 440, r6)
+	runtime.PutLE64(fp[440:], r6)
 	// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
 	// 40: add %r6, 8
 	r6 += 8
@@ -215,7 +194,7 @@ L42:
 	// 42: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 43: stxw [%r10-64], %r1
-	runtime.FrameStore32(fp, 448, r1)
+	runtime.PutLE32(fp[448:], r1)
 	// 44: jlt32 %r1, 64, +1 (to 46)
 	if uint32(r1) < 64 {
 		runtime.CheckBudget(b-3, 44)
@@ -388,7 +367,7 @@ L94:
 	m.CallAt(98, r1, r2, r3, r4, r5)
 	// latency.bpf.c:155: skelgen_printf("%llu syscalls: p50 <= %llu ns, p90 <= %llu ns, p99 <= %llu ns, max %llu ns\n",
 	// 99: stxdw [%r10-64], %r7
-	runtime.FrameStore64(fp, 448, r7)
+	runtime.PutLE64(fp[448:], r7)
 	// Instructions 100 to 106 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s100, ok := m.BlockSpan(r6+8, 32, false); ok {
@@ -396,35 +375,35 @@ L94:
 		// 100: ldxdw %r1, [%r6+8] (span checked)
 		r1 = uint64(v100[0]) | uint64(v100[1])<<8 | uint64(v100[2])<<16 | uint64(v100[3])<<24 | uint64(v100[4])<<32 | uint64(v100[5])<<40 | uint64(v100[6])<<48 | uint64(v100[7])<<56
 		// 101: stxdw [%r10-56], %r1 (span checked)
-		runtime.FrameStore64(fp, 456, r1)
+		runtime.PutLE64(fp[456:], r1)
 		// 102: ldxdw %r1, [%r6+16] (span checked)
 		r1 = uint64(v100[8]) | uint64(v100[9])<<8 | uint64(v100[10])<<16 | uint64(v100[11])<<24 | uint64(v100[12])<<32 | uint64(v100[13])<<40 | uint64(v100[14])<<48 | uint64(v100[15])<<56
 		// 103: stxdw [%r10-48], %r1 (span checked)
-		runtime.FrameStore64(fp, 464, r1)
+		runtime.PutLE64(fp[464:], r1)
 		// 104: ldxdw %r1, [%r6+24] (span checked)
 		r1 = uint64(v100[16]) | uint64(v100[17])<<8 | uint64(v100[18])<<16 | uint64(v100[19])<<24 | uint64(v100[20])<<32 | uint64(v100[21])<<40 | uint64(v100[22])<<48 | uint64(v100[23])<<56
 		// 105: stxdw [%r10-40], %r1 (span checked)
-		runtime.FrameStore64(fp, 472, r1)
+		runtime.PutLE64(fp[472:], r1)
 		// 106: ldxdw %r1, [%r6+32] (span checked)
 		r1 = uint64(v100[24]) | uint64(v100[25])<<8 | uint64(v100[26])<<16 | uint64(v100[27])<<24 | uint64(v100[28])<<32 | uint64(v100[29])<<40 | uint64(v100[30])<<48 | uint64(v100[31])<<56
 	} else {
 		// 100: ldxdw %r1, [%r6+8]
 		r1 = m.Load64At(r6+8, 100)
 		// 101: stxdw [%r10-56], %r1
-		runtime.FrameStore64(fp, 456, r1)
+		runtime.PutLE64(fp[456:], r1)
 		// 102: ldxdw %r1, [%r6+16]
 		r1 = m.Load64At(r6+16, 102)
 		// 103: stxdw [%r10-48], %r1
-		runtime.FrameStore64(fp, 464, r1)
+		runtime.PutLE64(fp[464:], r1)
 		// 104: ldxdw %r1, [%r6+24]
 		r1 = m.Load64At(r6+24, 104)
 		// 105: stxdw [%r10-40], %r1
-		runtime.FrameStore64(fp, 472, r1)
+		runtime.PutLE64(fp[472:], r1)
 		// 106: ldxdw %r1, [%r6+32]
 		r1 = m.Load64At(r6+32, 106)
 	}
 	// 107: stxdw [%r10-32], %r1
-	runtime.FrameStore64(fp, 480, r1)
+	runtime.PutLE64(fp[480:], r1)
 	// 108: mov %r3, %r10
 	r3 = r10
 	// 109: add %r3, -64
@@ -462,7 +441,7 @@ L94:
 	r1 = 0
 	// latency.bpf.c:162: for (__u32 i = 0; i < MAX_SLOTS; i++)
 	// 128: stxw [%r10-64], %r1
-	runtime.FrameStore32(fp, 448, r1)
+	runtime.PutLE32(fp[448:], r1)
 L129:
 	// 129: mov %r2, %r10
 	r2 = r10
@@ -485,7 +464,7 @@ L129:
 	// 138: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 139: stxw [%r10-64], %r1
-	runtime.FrameStore32(fp, 448, r1)
+	runtime.PutLE32(fp[448:], r1)
 	// 140: jlt32 %r1, 64, -12 (to 129)
 	if uint32(r1) < 64 {
 		b -= 12
@@ -496,11 +475,11 @@ L129:
 	r1 = 0
 	// latency.bpf.c:164: struct totals empty = {};
 	// 142: stxdw [%r10-48], %r1
-	runtime.FrameStore64(fp, 464, r1)
+	runtime.PutLE64(fp[464:], r1)
 	// 143: stxdw [%r10-56], %r1
-	runtime.FrameStore64(fp, 456, r1)
+	runtime.PutLE64(fp[456:], r1)
 	// 144: stxdw [%r10-64], %r1
-	runtime.FrameStore64(fp, 448, r1)
+	runtime.PutLE64(fp[448:], r1)
 	// 145: mov %r2, %r10
 	r2 = r10
 	// 146: add %r2, -12

@@ -55,12 +55,12 @@ func readsizeReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64
 	r1 = 0
 	// readsize.bpf.c:84: __u32 zero = 0;
 	// 2: stxw [%r10-4], %r1
-	runtime.FrameStore32(fp, 508, r1)
+	runtime.PutLE32(fp[508:], r1)
 	// 3: mov %r1, 0
 	r1 = 0
 	// readsize.bpf.c:85: __u64 zero64 = 0;
 	// 4: stxdw [%r10-16], %r1
-	runtime.FrameStore64(fp, 496, r1)
+	runtime.PutLE64(fp[496:], r1)
 	// 5: mov %r2, %r10
 	r2 = r10
 	// 6: add %r2, -4
@@ -125,11 +125,11 @@ L21:
 		// 28: ldxdw %r1, [%r6] (span checked)
 		r1 = uint64(v28[0]) | uint64(v28[1])<<8 | uint64(v28[2])<<16 | uint64(v28[3])<<24 | uint64(v28[4])<<32 | uint64(v28[5])<<40 | uint64(v28[6])<<48 | uint64(v28[7])<<56
 		// 29: stxdw [%r10-48], %r1 (span checked)
-		runtime.FrameStore64(fp, 464, r1)
+		runtime.PutLE64(fp[464:], r1)
 		// 30: ldxdw %r1, [%r6+8] (span checked)
 		r1 = uint64(v28[8]) | uint64(v28[9])<<8 | uint64(v28[10])<<16 | uint64(v28[11])<<24 | uint64(v28[12])<<32 | uint64(v28[13])<<40 | uint64(v28[14])<<48 | uint64(v28[15])<<56
 		// 31: stxdw [%r10-40], %r1 (span checked)
-		runtime.FrameStore64(fp, 472, r1)
+		runtime.PutLE64(fp[472:], r1)
 		// 32: ldxdw %r1, [%r6+16] (span checked)
 		r1 = uint64(v28[16]) | uint64(v28[17])<<8 | uint64(v28[18])<<16 | uint64(v28[19])<<24 | uint64(v28[20])<<32 | uint64(v28[21])<<40 | uint64(v28[22])<<48 | uint64(v28[23])<<56
 	} else {
@@ -137,16 +137,16 @@ L21:
 		// 28: ldxdw %r1, [%r6]
 		r1 = m.Load64At(r6, 28)
 		// 29: stxdw [%r10-48], %r1
-		runtime.FrameStore64(fp, 464, r1)
+		runtime.PutLE64(fp[464:], r1)
 		// 30: ldxdw %r1, [%r6+8]
 		r1 = m.Load64At(r6+8, 30)
 		// 31: stxdw [%r10-40], %r1
-		runtime.FrameStore64(fp, 472, r1)
+		runtime.PutLE64(fp[472:], r1)
 		// 32: ldxdw %r1, [%r6+16]
 		r1 = m.Load64At(r6+16, 32)
 	}
 	// 33: stxdw [%r10-32], %r1
-	runtime.FrameStore64(fp, 480, r1)
+	runtime.PutLE64(fp[480:], r1)
 	// 34: mov %r3, %r10
 	r3 = r10
 	// 35: add %r3, -48
@@ -163,7 +163,7 @@ L21:
 	r1 = 0
 	// readsize.bpf.c:97: for (__u32 i = 0; i < MAX_SLOTS; i++)
 	// 42: stxw [%r10-48], %r1
-	runtime.FrameStore32(fp, 464, r1)
+	runtime.PutLE32(fp[464:], r1)
 L43:
 	// 43: mov %r2, %r10
 	r2 = r10
@@ -186,7 +186,7 @@ L43:
 	// 52: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 53: stxw [%r10-48], %r1
-	runtime.FrameStore32(fp, 464, r1)
+	runtime.PutLE32(fp[464:], r1)
 	// 54: jlt32 %r1, 32, -12 (to 43)
 	if uint32(r1) < 32 {
 		b -= 12
@@ -197,9 +197,9 @@ L43:
 	r1 = 0
 	// readsize.bpf.c:99: struct totals empty = {};
 	// 56: stxdw [%r10-40], %r1
-	runtime.FrameStore64(fp, 472, r1)
+	runtime.PutLE64(fp[472:], r1)
 	// 57: stxdw [%r10-48], %r1
-	runtime.FrameStore64(fp, 464, r1)
+	runtime.PutLE64(fp[464:], r1)
 	// 58: mov %r2, %r10
 	r2 = r10
 	// 59: add %r2, -4

@@ -20,7 +20,7 @@
 //     loads and constant stores byte by byte in little-endian order (the
 //     compiler merges the bytes into one machine load or store;
 //     binary.LittleEndian would leave an inline mark, a NOP run on every
-//     access), stores of registers through runtime.FrameStore32 and its
+//     access), stores of registers through runtime.PutLE32 and its
 //     siblings, one machine store each (merged byte stores come apart
 //     when the compiler knows the value's upper bytes are zero, and a
 //     helper reading the slot as a whole, a map key say, then waits for

@@ -89,10 +89,15 @@ func leLoad(a string, k, size int) string {
 	return strings.Join(parts, " | ")
 }
 
-// leStore stores the low size bytes of v at a[k:] in little-endian order,
-// byte by byte (see leLoad); the compiler merges the stores. imm is v's
-// value when it is a constant (v == ""), whose bytes are written out.
-func leStore(a string, k, size int, v string, imm uint64) []jen.Code {
+// leStore stores the low size bytes of v at a[k:] in little-endian order.
+// A register goes through runtime.PutLE32 and its siblings, one machine
+// store (merged byte stores come apart when the compiler knows the
+// value's upper bytes are zero). imm is v's value when it is a constant
+// (v == ""), whose bytes are written out; the compiler merges them.
+func leStore(e *emitter, a string, k, size int, v string, imm uint64) []jen.Code {
+	if v != "" && size > 1 {
+		return []jen.Code{e.rt(fmt.Sprintf("PutLE%d", size*8)).Call(code(fmt.Sprintf("%s[%d:]", a, k)), jen.Id(v))}
+	}
 	var out []jen.Code
 	for i := range size {
 		var b string
@@ -1249,16 +1254,12 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 	}
 	if !inFrame(in.dst, in.off, size) {
 		if pre, w, k, ok := e.windowAccess(in, in.dst); ok {
-			return append(pre, leStore(w, int(k), size, bv, imm)...)
+			return append(pre, leStore(e, w, int(k), size, bv, imm)...)
 		}
 		return []jen.Code{code(fmt.Sprintf("m.Store%dAt(%s, %s, %d)", size*8, e.addr(in.dst, in.off), v, in.pc))}
 	}
 	e.frame = true
-	if bv != "" && size > 1 {
-		// One machine store: see runtime.FrameStore32.
-		return []jen.Code{e.rt(fmt.Sprintf("FrameStore%d", size*8)).Call(jen.Id("fp"), jen.Lit(512+int(in.off)), jen.Id(bv))}
-	}
-	return leStore("fp", 512+int(in.off), size, bv, imm)
+	return leStore(e, "fp", 512+int(in.off), size, bv, imm)
 }
 
 func (e *emitter) atomic(in *aotInsn) []jen.Code {

@@ -1030,7 +1030,7 @@ L1:
 	// 3: and %r1, 63
 	r1 &= 63
 	// 4: stxw [%r10-4], %r1
-	runtime.FrameStore32(fp, 508, r1)
+	runtime.PutLE32(fp[508:], r1)
 	// 5: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 7: mov %r2, %r10

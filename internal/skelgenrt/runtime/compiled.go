@@ -208,7 +208,7 @@ func (m *Memory) Store8At(addr, v uint64, insn int) {
 func (m *Memory) Store16At(addr, v uint64, insn int) {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.wr)) && o+2 <= uint64(len(m.wr[i])) {
-		binary.LittleEndian.PutUint16(m.wr[i][o:o+2:o+2], uint16(v))
+		PutLE16(m.wr[i][o:o+2:o+2], v)
 		return
 	}
 	panic(fault{addr, int32(insn), 2, true})
@@ -217,7 +217,7 @@ func (m *Memory) Store16At(addr, v uint64, insn int) {
 func (m *Memory) Store32At(addr, v uint64, insn int) {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.wr)) && o+4 <= uint64(len(m.wr[i])) {
-		binary.LittleEndian.PutUint32(m.wr[i][o:o+4:o+4], uint32(v))
+		PutLE32(m.wr[i][o:o+4:o+4], v)
 		return
 	}
 	panic(fault{addr, int32(insn), 4, true})
@@ -226,7 +226,7 @@ func (m *Memory) Store32At(addr, v uint64, insn int) {
 func (m *Memory) Store64At(addr, v uint64, insn int) {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.wr)) && o+8 <= uint64(len(m.wr[i])) {
-		binary.LittleEndian.PutUint64(m.wr[i][o:o+8:o+8], v)
+		PutLE64(m.wr[i][o:o+8:o+8], v)
 		return
 	}
 	panic(fault{addr, int32(insn), 8, true})

@@ -315,14 +315,7 @@ func bytebufBumpFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 					// 4: add %r3, 3 (fast copy)
 					r3 += 3
 					// 5: stxdw [%r1], %r3 (fast copy)
-					vv1[k][0] = byte(r3)
-					vv1[k][1] = byte(r3 >> 8)
-					vv1[k][2] = byte(r3 >> 16)
-					vv1[k][3] = byte(r3 >> 24)
-					vv1[k][4] = byte(r3 >> 32)
-					vv1[k][5] = byte(r3 >> 40)
-					vv1[k][6] = byte(r3 >> 48)
-					vv1[k][7] = byte(r3 >> 56)
+					runtime.PutLE64(vv1[k][0:], r3)
 					// 6: add %r0, 1 (fast copy)
 					r0 += 1
 					// 7: jge %r0, %r2, +2 (to 10) (fast copy)

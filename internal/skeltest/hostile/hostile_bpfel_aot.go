@@ -53,12 +53,12 @@ func hostileBumpFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (
 	// 1: ldxw %r1, [%r6]
 	r1 = m.Load32At(r6, 1)
 	// 2: stxw [%r10-4], %r1
-	runtime.FrameStore32(fp, 508, r1)
+	runtime.PutLE32(fp[508:], r1)
 	// 3: mov %r7, 1
 	r7 = 1
 	// hostile.bpf.c:124: __u64 one = 1;
 	// 4: stxdw [%r10-16], %r7
-	runtime.FrameStore64(fp, 496, r7)
+	runtime.PutLE64(fp[496:], r7)
 	// 5: mov %r2, %r10
 	r2 = r10
 	// 6: add %r2, -4
@@ -196,12 +196,12 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r1 = 3
 	// hostile.bpf.c:102: __u32 k = 3;
 	// 1: stxw [%r10-4], %r1
-	runtime.FrameStore32(fp, 508, r1)
+	runtime.PutLE32(fp[508:], r1)
 	// 2: mov %r1, 5
 	r1 = 5
 	// hostile.bpf.c:103: __u64 v = 5;
 	// 3: stxdw [%r10-16], %r1
-	runtime.FrameStore64(fp, 496, r1)
+	runtime.PutLE64(fp[496:], r1)
 	// 4: mov %r6, %r10
 	r6 = r10
 	// 5: add %r6, -4
@@ -225,7 +225,7 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r1 = 0xfffffff0
 	// hostile.bpf.c:105: k = 0xfffffff0;
 	// 15: stxw [%r10-4], %r1
-	runtime.FrameStore32(fp, 508, r1)
+	runtime.PutLE32(fp[508:], r1)
 	// hostile.bpf.c:106: bpf_map_update_elem(&huge, &k, &v, BPF_ANY);
 	// 16: lddw %r1, map:0
 	r1 = 0x8000000000000000
@@ -331,12 +331,12 @@ func hostileUpdateKhashFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint6
 	r1 = 2
 	// hostile.bpf.c:61: __u32 k = 2;
 	// 1: stxw [%r10-4], %r1
-	runtime.FrameStore32(fp, 508, r1)
+	runtime.PutLE32(fp[508:], r1)
 	// 2: mov %r1, 3
 	r1 = 3
 	// hostile.bpf.c:62: __u64 v = 3;
 	// 3: stxdw [%r10-16], %r1
-	runtime.FrameStore64(fp, 496, r1)
+	runtime.PutLE64(fp[496:], r1)
 	// 4: mov %r2, %r10
 	r2 = r10
 	// 5: add %r2, -4
@@ -389,12 +389,12 @@ func hostileUpdateRoFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r1 = 1
 	// hostile.bpf.c:80: __u32 k = 1;
 	// 1: stxw [%r10-4], %r1
-	runtime.FrameStore32(fp, 508, r1)
+	runtime.PutLE32(fp[508:], r1)
 	// 2: mov %r1, 1
 	r1 = 1
 	// hostile.bpf.c:81: __u64 one = 1;
 	// 3: stxdw [%r10-16], %r1
-	runtime.FrameStore64(fp, 496, r1)
+	runtime.PutLE64(fp[496:], r1)
 	// 4: mov %r2, %r10
 	r2 = r10
 	// 5: add %r2, -4
@@ -447,7 +447,7 @@ func hostileWriteRoLookupFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint
 	r6 = 1
 	// hostile.bpf.c:69: __u32 k = 1;
 	// 1: stxw [%r10-4], %r6
-	runtime.FrameStore32(fp, 508, r6)
+	runtime.PutLE32(fp[508:], r6)
 	// 2: mov %r2, %r10
 	r2 = r10
 	// 3: add %r2, -4

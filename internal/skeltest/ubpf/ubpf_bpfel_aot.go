@@ -32,7 +32,7 @@ func ubpfBadReadFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int6
 	r2 = 64
 	// ubpf.bpf.c:108: volatile __u32 i = 64;
 	// 1: stxw [%r10-4], %r2
-	runtime.FrameStore32(fp, 508, r2)
+	runtime.PutLE32(fp[508:], r2)
 	// ubpf.bpf.c:109: return *(__u32 *)((char *)ctx + i);
 	// 2: ldxw %r2, [%r10-4]
 	r2 = uint64(fp[508]) | uint64(fp[509])<<8 | uint64(fp[510])<<16 | uint64(fp[511])<<24
@@ -105,7 +105,7 @@ func ubpfReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (u
 	r1 = 0
 	// ubpf.bpf.c:78: __u32 zero = 0;
 	// 2: stxw [%r10-4], %r1
-	runtime.FrameStore32(fp, 508, r1)
+	runtime.PutLE32(fp[508:], r1)
 	// ubpf.bpf.c:79: __u64 *c = bpf_map_lookup_elem(&counts, &ctx->pid);
 	// 3: lddw %r1, map:0
 	r1 = 0x8000000000000000
@@ -161,14 +161,7 @@ L20:
 	if s21, ok := m.BlockSpan(r6+8, 24, true); ok {
 		v21 := runtime.WindowOf[[24]byte](s21).At(0)
 		// 21: stxdw [%r6+24], %r0 (span checked)
-		v21[16] = byte(r0)
-		v21[17] = byte(r0 >> 8)
-		v21[18] = byte(r0 >> 16)
-		v21[19] = byte(r0 >> 24)
-		v21[20] = byte(r0 >> 32)
-		v21[21] = byte(r0 >> 40)
-		v21[22] = byte(r0 >> 48)
-		v21[23] = byte(r0 >> 56)
+		runtime.PutLE64(v21[16:], r0)
 		// ubpf.bpf.c:89: ctx->emit_ret = host_emit("count", ctx->count);
 		// 22: ldxdw %r2, [%r6+8] (span checked)
 		r2 = uint64(v21[0]) | uint64(v21[1])<<8 | uint64(v21[2])<<16 | uint64(v21[3])<<24 | uint64(v21[4])<<32 | uint64(v21[5])<<40 | uint64(v21[6])<<48 | uint64(v21[7])<<56
@@ -188,10 +181,7 @@ L20:
 	if s26, ok := m.BlockSpan(r6+8, 28, true); ok {
 		v26 := runtime.WindowOf[[28]byte](s26).At(0)
 		// 26: stxw [%r6+32], %r0 (span checked)
-		v26[24] = byte(r0)
-		v26[25] = byte(r0 >> 8)
-		v26[26] = byte(r0 >> 16)
-		v26[27] = byte(r0 >> 24)
+		runtime.PutLE32(v26[24:], r0)
 		// ubpf.bpf.c:91: struct sample smp = { .value = ctx->count, .slot = 3 };
 		// 27: ldxdw %r1, [%r6+8] (span checked)
 		r1 = uint64(v26[0]) | uint64(v26[1])<<8 | uint64(v26[2])<<16 | uint64(v26[3])<<24 | uint64(v26[4])<<32 | uint64(v26[5])<<40 | uint64(v26[6])<<48 | uint64(v26[7])<<56
@@ -205,9 +195,9 @@ L20:
 	// 28: mov %r2, 3
 	r2 = 3
 	// 29: stxdw [%r10-16], %r2
-	runtime.FrameStore64(fp, 496, r2)
+	runtime.PutLE64(fp[496:], r2)
 	// 30: stxdw [%r10-24], %r1
-	runtime.FrameStore64(fp, 488, r1)
+	runtime.PutLE64(fp[488:], r1)
 	// 31: mov %r1, %r10
 	r1 = r10
 	// 32: add %r1, -24
@@ -219,7 +209,7 @@ L20:
 	r1 = 0
 	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
 	// 35: stxw [%r10-28], %r1
-	runtime.FrameStore32(fp, 484, r1)
+	runtime.PutLE32(fp[484:], r1)
 L36:
 	// ubpf.bpf.c:94: __u64 n = (i * 7) % 5;
 	// 36: mul32 %r1, 7
@@ -229,7 +219,7 @@ L36:
 	// 38: mod32 %r1, 5
 	r1 = uint64(uint32(r1) % 5)
 	// 39: stxdw [%r10-72], %r1
-	runtime.FrameStore64(fp, 440, r1)
+	runtime.PutLE64(fp[440:], r1)
 	// 40: mov %r2, %r10
 	r2 = r10
 	// 41: add %r2, -28
@@ -251,7 +241,7 @@ L36:
 	// 49: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
 	// 50: stxw [%r10-28], %r1
-	runtime.FrameStore32(fp, 484, r1)
+	runtime.PutLE32(fp[484:], r1)
 	// 51: jlt32 %r1, 16, -16 (to 36)
 	if uint32(r1) < 16 {
 		b -= 16
@@ -266,7 +256,7 @@ L36:
 		// 52: ldxw %r1, [%r6] (span checked)
 		r1 = uint64(v52[0]) | uint64(v52[1])<<8 | uint64(v52[2])<<16 | uint64(v52[3])<<24
 		// 53: stxdw [%r10-72], %r1 (span checked)
-		runtime.FrameStore64(fp, 440, r1)
+		runtime.PutLE64(fp[440:], r1)
 		// 54: ldxdw %r1, [%r6+8] (span checked)
 		r1 = uint64(v52[8]) | uint64(v52[9])<<8 | uint64(v52[10])<<16 | uint64(v52[11])<<24 | uint64(v52[12])<<32 | uint64(v52[13])<<40 | uint64(v52[14])<<48 | uint64(v52[15])<<56
 	} else {
@@ -274,22 +264,22 @@ L36:
 		// 52: ldxw %r1, [%r6]
 		r1 = m.Load32At(r6, 52)
 		// 53: stxdw [%r10-72], %r1
-		runtime.FrameStore64(fp, 440, r1)
+		runtime.PutLE64(fp[440:], r1)
 		// 54: ldxdw %r1, [%r6+8]
 		r1 = m.Load64At(r6+8, 54)
 	}
 	// 55: stxdw [%r10-64], %r1
-	runtime.FrameStore64(fp, 448, r1)
+	runtime.PutLE64(fp[448:], r1)
 	// 56: lddw %r7, value:4
 	r7 = 0xb00000000
 	// 58: ldxdw %r1, [%r7]
 	r1 = m.Load64At(r7, 58)
 	// 59: stxdw [%r10-56], %r1
-	runtime.FrameStore64(fp, 456, r1)
+	runtime.PutLE64(fp[456:], r1)
 	// 60: ldxw %r1, [%r10-12]
 	r1 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
 	// 61: stxdw [%r10-48], %r1
-	runtime.FrameStore64(fp, 464, r1)
+	runtime.PutLE64(fp[464:], r1)
 	// 62: mov %r3, %r10
 	r3 = r10
 	// 63: add %r3, -72
@@ -358,7 +348,7 @@ func ubpfSpinFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	r1 = 0
 	// ubpf.bpf.c:116: volatile __u64 n = 0;
 	// 1: stxdw [%r10-8], %r1
-	runtime.FrameStore64(fp, 504, r1)
+	runtime.PutLE64(fp[504:], r1)
 L2:
 	// ubpf.bpf.c:119: n++;
 	// 2: ldxdw %r1, [%r10-8]
@@ -366,7 +356,7 @@ L2:
 	// 3: add %r1, 1
 	r1 += 1
 	// 4: stxdw [%r10-8], %r1
-	runtime.FrameStore64(fp, 504, r1)
+	runtime.PutLE64(fp[504:], r1)
 	// ubpf.bpf.c:118: for (;;)
 	// 5: ja -4 (to 2)
 	b -= 4

@@ -21,7 +21,10 @@ import (
 // Each value gets the statements its path through the tree would run: the
 // budget subtracted and checked where the tree's own jumps would, then the
 // jump to the leaf it reaches. Values above the largest constant all take
-// one path (every test is against a constant), the switch's default.
+// one path (every test is against a constant), and so do negative ones,
+// for signed and unsigned tests alike: the switch's default tells the two
+// apart when their paths differ. clang writes signed tests (jsgt) on a
+// byte it loaded, where the two kinds agree.
 type cmpTree struct {
 	root  int
 	reg   uint8
@@ -38,22 +41,49 @@ const minTreeJumps = 7
 const maxTreeConst = 255
 
 // treeOp reports whether in can be a node of a tree: a conditional jump
-// comparing a register, unsigned, with a constant in [0, maxTreeConst].
+// comparing a register, signed or not, with a constant in [0,
+// maxTreeConst].
 func treeOp(in *aotInsn) bool {
 	if !isCondJump(in.op) || in.op&8 != 0 || in.imm < 0 || in.imm > maxTreeConst {
 		return false
 	}
 	switch jmpOp(in.op) {
-	case runtime.OpJeqImm, runtime.OpJneImm, runtime.OpJgtImm, runtime.OpJgeImm, runtime.OpJltImm, runtime.OpJleImm:
+	case runtime.OpJeqImm, runtime.OpJneImm, runtime.OpJgtImm, runtime.OpJgeImm, runtime.OpJltImm, runtime.OpJleImm,
+		runtime.OpJsgtImm, runtime.OpJsgeImm, runtime.OpJsltImm, runtime.OpJsleImm:
 		return true
 	}
 	return false
 }
 
+// The values a tree tells apart: each of 0..max, every larger
+// non-negative value (max+1 stands for them) and every negative one (all
+// ones, at the tree's width): against constants in [0, max], all values of
+// one class compare alike, signed or unsigned.
+func (t *cmpTree) neg() uint64 {
+	if t.is32 {
+		return 1<<32 - 1
+	}
+	return 1<<64 - 1
+}
+
+// values lists a representative of each class of values.
+func (t *cmpTree) values() []uint64 {
+	vs := make([]uint64, 0, t.max+3)
+	for v := uint64(0); v <= t.max+1; v++ {
+		vs = append(vs, v)
+	}
+	return append(vs, t.neg())
+}
+
 // taken reports whether the tree jump in is taken when its register holds
-// v (v at most max+1, standing for every larger value).
+// v at the jump's width.
 func taken(in *aotInsn, v uint64) bool {
 	k := uint64(in.imm)
+	sv := int64(v)
+	if in.class() == runtime.ClassJMP32 {
+		sv = int64(int32(uint32(v)))
+	}
+	sk := int64(k)
 	switch jmpOp(in.op) {
 	case runtime.OpJeqImm:
 		return v == k
@@ -65,8 +95,16 @@ func taken(in *aotInsn, v uint64) bool {
 		return v >= k
 	case runtime.OpJltImm:
 		return v < k
+	case runtime.OpJleImm:
+		return v <= k
+	case runtime.OpJsgtImm:
+		return sv > sk
+	case runtime.OpJsgeImm:
+		return sv >= sk
+	case runtime.OpJsltImm:
+		return sv < sk
 	}
-	return v <= k // OpJleImm
+	return sv <= sk // OpJsleImm
 }
 
 // findTrees finds f's compare trees, by root. A jump other than the root
@@ -135,7 +173,7 @@ func (p *aotProgram) findTrees(f *aotFunc, labels map[int]bool, loops map[int]*h
 		// Every leaf must be some value's: a leaf no value reaches
 		// (a range an earlier test already excluded) would leave its
 		// label unused.
-		for v := uint64(0); v <= t.max+1; v++ {
+		for _, v := range t.values() {
 			delete(leaves, p.treeLeaf(t, v))
 		}
 		ok := len(leaves) == 0
@@ -183,11 +221,12 @@ func (e *emitter) treeSwitch(in *aotInsn) []jen.Code {
 	if t.is32 {
 		x = fmt.Sprintf("uint32(%s)", x)
 	}
-	// Values that run the same statements share a case.
+	// Values that run the same statements share a case; the classes of
+	// larger and of negative values are the default.
 	var keys []string
 	vals := map[string][]uint64{}
 	bodies := map[string][]jen.Code{}
-	for v := uint64(0); v <= t.max+1; v++ {
+	for v := uint64(0); v <= t.max; v++ {
 		body, key := e.treePath(t, v)
 		if _, ok := bodies[key]; !ok {
 			keys = append(keys, key)
@@ -196,23 +235,24 @@ func (e *emitter) treeSwitch(in *aotInsn) []jen.Code {
 		vals[key] = append(vals[key], v)
 	}
 	var cases []jen.Code
-	var def jen.Code
 	for _, k := range keys {
-		vs := vals[k]
-		if vs[len(vs)-1] == t.max+1 {
-			vs = vs[:len(vs)-1]
-			def = jen.Default().Block(bodies[k]...)
-		}
-		if len(vs) == 0 {
-			continue
-		}
 		var lits []jen.Code
-		for _, v := range vs {
+		for _, v := range vals[k] {
 			lits = append(lits, jen.Lit(int(v)))
 		}
 		cases = append(cases, jen.Case(lits...).Block(bodies[k]...))
 	}
-	cases = append(cases, def)
+	above, aboveKey := e.treePath(t, t.max+1)
+	neg, negKey := e.treePath(t, t.neg())
+	if negKey == aboveKey {
+		cases = append(cases, jen.Default().Block(above...))
+	} else {
+		signed := fmt.Sprintf("int64(%s) < 0", e.r(t.reg))
+		if t.is32 {
+			signed = fmt.Sprintf("int32(%s) < 0", e.r(t.reg))
+		}
+		cases = append(cases, jen.Default().Block(jen.If(code(signed)).Block(neg...).Else().Block(above...)))
+	}
 	nodes := append([]int{t.root}, sortedKeys(t.inner)...)
 	return []jen.Code{
 		jen.Commentf("Instructions %s: a tree of %d jumps on %s, as a switch.", joinInts(nodes), len(nodes), e.r(t.reg)),

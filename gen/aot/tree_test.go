@@ -18,6 +18,7 @@ type treeGen struct {
 	b      strings.Builder
 	reg    string
 	suffix string // "32" for jmp32 trees
+	signed bool   // some tests are signed (jsgt and its kin)
 	label  int
 }
 
@@ -81,20 +82,24 @@ func (g *treeGen) tree(lo, hi, top int, last bool) {
 		return
 	}
 	other := g.newLabel()
+	sg := ""
+	if g.signed && g.rnd.IntN(2) == 0 {
+		sg = "s"
+	}
 	switch g.rnd.IntN(4) {
 	case 0:
-		g.printf("jgt%s %s, %d, %s", s, r, mid, other)
+		g.printf("j%sgt%s %s, %d, %s", sg, s, r, mid, other)
 	case 1:
-		g.printf("jge%s %s, %d, %s", s, r, mid+1, other)
+		g.printf("j%sge%s %s, %d, %s", sg, s, r, mid+1, other)
 	case 2:
 		// The upper half falls through.
-		g.printf("jle%s %s, %d, %s", s, r, mid, other)
+		g.printf("j%sle%s %s, %d, %s", sg, s, r, mid, other)
 		g.tree(mid+1, hi, top, false)
 		g.printf("%s:", other)
 		g.tree(lo, mid, top, last)
 		return
 	default:
-		g.printf("jlt%s %s, %d, %s", s, r, mid+1, other)
+		g.printf("j%slt%s %s, %d, %s", sg, s, r, mid+1, other)
 		g.tree(mid+1, hi, top, false)
 		g.printf("%s:", other)
 		g.tree(lo, mid, top, last)
@@ -112,17 +117,18 @@ var treeBudgets = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
 // TestCompareTrees runs programs whose compare trees the translation
 // emits as switches: over a counter in a counted loop (its fast copy and
 // its checked loop), over context bytes (ranges up to 255), at 32 bits,
-// and outside any loop; with budgets from 1 to 60 and a large one.
+// over values that go negative with signed and unsigned tests mixed, and
+// outside any loop; with budgets from 1 to 60 and a large one.
 // Both engines must agree on r0, memory, the error and its instruction.
 func TestCompareTrees(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(13, 0))
 	var cases []aotCase
 	trees := 0
-	for i := range 24 {
-		g := &treeGen{rnd: rnd, reg: "%r2"}
+	for i := range 30 {
+		g := &treeGen{rnd: rnd, reg: "%r2", signed: i%5 >= 3}
 		var pre, post string
 		top := 31
-		switch i % 4 {
+		switch i % 5 {
 		case 0: // a counter's residues, as Switch32
 			pre = "mov %r0, 0\nmov %r7, 0\nloop:\nmov %r2, %r7\nmul %r2, 13\nand %r2, 31\n"
 			post = "next:\nadd %r7, 1\njlt %r7, 40, loop\nexit\n"
@@ -134,6 +140,13 @@ func TestCompareTrees(t *testing.T) {
 			g.suffix = "32"
 			pre = "mov %r0, 0\nmov %r7, 0\nloop:\nlddw %r2, 0x500000000\nadd %r2, %r7\nmul32 %r2, 1\nlddw %r4, 0x700000000\nor %r2, %r4\n"
 			post = "next:\nadd %r7, 1\njlt %r7, 40, loop\nexit\n"
+		case 3: // context bytes less 100: negative too, signed tests
+			top = 40 + rnd.IntN(100)
+			if i%2 == 0 {
+				g.suffix = "32"
+			}
+			pre = "mov %r0, 0\nmov %r7, 0\nmov %r6, %r1\nloop:\nldxb %r2, [%r6]\nadd %r6, 1\nadd" + g.suffix + " %r2, -100\n"
+			post = "next:\nadd %r7, 1\njlt %r7, 64, loop\nexit\n"
 		default: // once, on the first context byte, no loop
 			top = 20 + rnd.IntN(40)
 			pre = "mov %r0, 0\nldxb %r2, [%r1]\n"
@@ -155,7 +168,7 @@ func TestCompareTrees(t *testing.T) {
 		}
 		cases = append(cases, aotCase{Name: name, Insns: insns, Mem: mem, Setup: "fuzz", Budget: 1 << 20})
 	}
-	t.Logf("%d of 24 programs have a tree emitted as a switch", trees)
+	t.Logf("%d of 30 programs have a tree emitted as a switch", trees)
 	// A test no value passes (r2 <= 1 there) leaves a leaf no value
 	// reaches: that tree stays branches, and the program still builds.
 	dead := "mov %r0, 0\nldxb %r2, [%r1]\njgt %r2, 15, hi\njgt %r2, 7, m1\njgt %r2, 3, m2\njgt %r2, 1, m3\n" +
@@ -171,8 +184,8 @@ func TestCompareTrees(t *testing.T) {
 		mem[0] = b
 		cases = append(cases, aotCase{Name: fmt.Sprintf("dead_leaf/%d", b), Insns: insns, Mem: mem, Setup: "fuzz", Budget: 1000})
 	}
-	if trees < 16 {
-		t.Errorf("only %d of 24 programs have a tree emitted as a switch", trees)
+	if trees < 20 {
+		t.Errorf("only %d of 30 programs have a tree emitted as a switch", trees)
 	}
 	agreeWithOutcomes(t, cases)
 }

@@ -237,7 +237,10 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 			files = append(files, File{Path: aotPath, Data: aotSrc})
 			made = append(made, aotPath)
 		} else if old, err := os.ReadFile(aotPath); err == nil && bytes.HasPrefix(old, []byte(skeletonStamp)) {
-			files = append(files, File{Path: aotPath, Remove: true})
+			// A translation an earlier run wrote becomes a stub: go
+			// generate lists the package's files before it runs the
+			// lines, and fails on one removed under it.
+			files = append(files, File{Path: aotPath, Data: aotStub(pkg)})
 		}
 		if cfg.MakeBase != "" && b.deps != nil {
 			d, err := depfile(cfg.MakeBase, made, b.deps)
@@ -486,4 +489,18 @@ func missingTypes(obj *Object, cfg SkeletonConfig) []string {
 		}
 	}
 	return names
+}
+
+// aotStub is what a translation file holds once -aot=false keeps the
+// package's user programs in the interpreter.
+func aotStub(pkg string) []byte {
+	return []byte(skeletonStamp + `
+
+// This file held the Go translation of the package's user programs; with
+// -aot=false they run in the interpreter. skelgen leaves this stub in its
+// place because go generate, which lists a package's files before it runs
+// their go:generate lines, fails on a file removed under it. It may be
+// deleted.
+
+package ` + pkg + "\n")
 }

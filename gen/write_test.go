@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skelgen/skelgen/internal/testenv"
@@ -57,9 +58,11 @@ func TestWriteFilesAsASet(t *testing.T) {
 	}
 }
 
-// TestAOTOffRemovesTranslation: generating with -aot=false where an
-// earlier run wrote the translation removes that file with the new set.
-func TestAOTOffRemovesTranslation(t *testing.T) {
+// TestAOTOffStubsTranslation: generating with -aot=false where an
+// earlier run wrote the translation replaces that file with a stub (go
+// generate fails on a package file removed while it runs), which the
+// next run keeps, and with -aot the translation comes back.
+func TestAOTOffStubsTranslation(t *testing.T) {
 	dir := t.TempDir()
 	data, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "internal/skeltest/ubpf/ubpf_bpfel.o"))
 	if err != nil {
@@ -70,7 +73,7 @@ func TestAOTOffRemovesTranslation(t *testing.T) {
 		t.Fatal(err)
 	}
 	aot := filepath.Join(dir, "ubpf_bpfel_aot.go")
-	for _, on := range []bool{true, false} {
+	for _, on := range []bool{true, false, false, true} {
 		files, err := Generate(context.Background(), Config{Input: in, Package: "ubpf", ImportRuntime: true, AOT: on})
 		if err != nil {
 			t.Fatal(err)
@@ -78,8 +81,26 @@ func TestAOTOffRemovesTranslation(t *testing.T) {
 		if err := WriteFiles(files); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := os.Stat(aot); (err == nil) != on {
-			t.Errorf("-aot=%v: translation file exists: %v", on, err == nil)
+		data, err := os.ReadFile(aot)
+		if err != nil {
+			t.Fatalf("-aot=%v: %v", on, err)
+		}
+		if stub := string(aotStub("ubpf")); (string(data) == stub) == on {
+			t.Errorf("-aot=%v: the file is the stub: %v", on, !on)
+		}
+		if !on && !strings.Contains(string(data), "\npackage ubpf\n") {
+			t.Errorf("-aot=false: the stub is not of package ubpf:\n%s", data)
+		}
+	}
+	// A package whose translation was never written gets no stub.
+	os.Remove(aot)
+	files, err := Generate(context.Background(), Config{Input: in, Package: "ubpf", ImportRuntime: true, AOT: false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Path == aot {
+			t.Errorf("-aot=false with no translation file writes %s", f.Path)
 		}
 	}
 }

@@ -246,8 +246,13 @@ func (g *progGen) treeSplit(r uint8, class runtime.Opcode, lo, hi, out int) {
 		op    runtime.Opcode
 		k     int
 		upper bool // the jump takes [mid+1, hi]
-	}{{runtime.OpJgtImm, mid, true}, {runtime.OpJgeImm, mid + 1, true}, {runtime.OpJleImm, mid, false}, {runtime.OpJltImm, mid + 1, false},
-		{runtime.OpJsgtImm, mid, true}, {runtime.OpJsgeImm, mid + 1, true}, {runtime.OpJsleImm, mid, false}, {runtime.OpJsltImm, mid + 1, false}}
+	}{{runtime.OpJgtImm, mid, true}, {runtime.OpJgeImm, mid + 1, true}, {runtime.OpJleImm, mid, false}, {runtime.OpJltImm, mid + 1, false}}
+	// Signed tree jumps (TestCompareTrees has them) are left out here:
+	// with them, randomProgram(1796151743515081452, 89) made go1.26.8's
+	// register allocator fail ("internal compiler error: can't find
+	// source for ... ArgIntReg"), on a translation with or without the
+	// tree switches; it needs "mov %r6, %r1" and a callx that calls its
+	// own function, and goes with either removed.
 	o := ops[g.rnd.IntN(len(ops))]
 	g.jump(runtime.Instruction{Opcode: o.op&0xf8 | class, Dst: r, Imm: int32(o.k)}, other)
 	first, second := [2]int{lo, mid}, [2]int{mid + 1, hi}

@@ -252,7 +252,8 @@ func (g *progGen) treeSplit(r uint8, class runtime.Opcode, lo, hi, out int) {
 	// register allocator fail ("internal compiler error: can't find
 	// source for ... ArgIntReg"), on a translation with or without the
 	// tree switches; it needs "mov %r6, %r1" and a callx that calls its
-	// own function, and goes with either removed.
+	// own function, and goes with either removed (TestGoCompilerCrash,
+	// testdata/goice.hex).
 	o := ops[g.rnd.IntN(len(ops))]
 	g.jump(runtime.Instruction{Opcode: o.op&0xf8 | class, Dst: r, Imm: int32(o.k)}, other)
 	first, second := [2]int{lo, mid}, [2]int{mid + 1, hi}

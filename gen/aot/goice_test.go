@@ -20,8 +20,8 @@ import (
 
 // TestGoCompilerCrash builds the translation of testdata/goice.hex, a
 // random program (randomProgram(1796151743515081452, 89) of a generator
-// that wrote signed tree jumps) on which go1.26.8's register allocator
-// fails: "internal compiler error: can't find source for ... ArgIntReg".
+// that wrote compare trees) on which go1.26.8's register allocator fails:
+// "internal compiler error: can't find source for ... ArgIntReg".
 // The crash needs its "mov %r6, %r1" and a callx that calls its own
 // function, and comes with or without the tree switches. While the Go
 // toolchain crashes, the test says so and skips; once it builds, the

@@ -188,8 +188,8 @@ func (g *progGen) statement(forward func() int) {
 	case k < 75:
 		// No compare trees (TestCompareTrees has them): random programs
 		// with trees of jumps made go1.26.8's register allocator fail
-		// about once in 7,000 programs ("internal compiler error: can't
-		// find source for ... ArgIntReg"), with or without the
+		// twice in about 33,000 programs ("internal compiler error:
+		// can't find source for ... ArgIntReg"), with or without the
 		// translation's switches (TestGoCompilerCrash).
 		g.condJump(forward())
 	case k < 77 && !g.inLoop:

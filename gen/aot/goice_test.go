@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
@@ -49,22 +47,9 @@ func TestGoCompilerCrash(t *testing.T) {
 	if err := f.Render(&src); err != nil {
 		t.Fatal(err)
 	}
-	root := testenv.ModuleRoot(t)
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	gomod := fmt.Sprintf("module goice\n\ngo 1.26\n\nrequire github.com/skelgen/skelgen v0.0.0\n\nreplace github.com/skelgen/skelgen => %s\n", root)
-	for name, data := range map[string][]byte{"go.mod": []byte(gomod), "go.sum": sum, "p.go": src.Bytes()} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	build := exec.Command("go", "build", ".")
-	build.Dir = dir
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
-	out, err := build.CombinedOutput()
+	writeModule(t, dir, testenv.ModuleRoot(t), "goice", map[string][]byte{"p.go": src.Bytes()})
+	out, err := goIn(dir, "build", ".")
 	if err != nil {
 		if i := bytes.Index(out, []byte("internal compiler error")); i >= 0 {
 			line, _, _ := bytes.Cut(out[i:], []byte("\n"))

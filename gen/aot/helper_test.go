@@ -107,29 +107,14 @@ func runAgreement(t testing.TB, cases []aotCase, vet bool) aotRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gomod := fmt.Sprintf("module aotharness\n\ngo 1.26\n\nrequire github.com/skelgen/skelgen v0.0.0\n\nreplace github.com/skelgen/skelgen => %s\n", root)
-	for name, data := range map[string][]byte{"go.mod": []byte(gomod), "go.sum": sum, "main.go": harness, "progs.go": res.Source} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	start := time.Now()
-	build := exec.Command("go", "build", "-o", "harness", ".")
-	build.Dir = dir
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
-	if out, err := build.CombinedOutput(); err != nil {
+	writeModule(t, dir, root, "aotharness", map[string][]byte{"main.go": harness, "progs.go": res.Source})
+	if out, err := goIn(dir, "build", "-o", "harness", "."); err != nil {
 		t.Fatalf("go build of the translations: %v\n%s", err, out)
 	}
 	res.BuildTime = time.Since(start)
 	if vet {
-		cmd := exec.Command("go", "vet", ".")
-		cmd.Dir = dir
-		cmd.Env = build.Env
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := goIn(dir, "vet", "."); err != nil {
 			t.Errorf("go vet of the translations: %v\n%s", err, out)
 		}
 	}
@@ -151,6 +136,31 @@ func runAgreement(t testing.TB, cases []aotCase, vet bool) aotRun {
 		t.Fatalf("harness reported %d programs, want %d", len(res.Lines), len(cases))
 	}
 	return res
+}
+
+// writeModule writes files into dir as the module name, which uses the
+// skelgen module at root (a replace directive) with its go.sum.
+func writeModule(t testing.TB, dir, root, name string, files map[string][]byte) {
+	t.Helper()
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["go.sum"] = sum
+	files["go.mod"] = []byte(fmt.Sprintf("module %s\n\ngo 1.26\n\nrequire github.com/skelgen/skelgen v0.0.0\n\nreplace github.com/skelgen/skelgen => %s\n", name, root))
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// goIn runs the go command in the module at dir, offline.
+func goIn(dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
+	return cmd.CombinedOutput()
 }
 
 // placeholderMaps gives Translate maps of the shapes the harness creates,

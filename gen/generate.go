@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/token"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/cilium/ebpf"
@@ -90,8 +92,8 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	if stem == "" {
 		stem = DefaultStem(cfg.Input)
 	}
-	if GoName(stem) == "" {
-		return nil, fmt.Errorf("cannot derive identifiers from stem %q: give -stem", stem)
+	if !validStem(stem) {
+		return nil, fmt.Errorf("-stem %q: not a file name stem: letters, digits, _ and - only, not starting with -", stem)
 	}
 	pkg := cfg.Package
 	if pkg == "" {
@@ -102,6 +104,9 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		if pkg, err = dirPackage(outDir, stem); err != nil {
 			return nil, err
 		}
+	}
+	if !token.IsIdentifier(pkg) {
+		return nil, fmt.Errorf("package name %q is not a Go identifier", pkg)
 	}
 
 	type build struct {
@@ -273,6 +278,21 @@ func DefaultStem(input string) string {
 	return b.String()
 }
 
+// validStem reports whether stem can name output files: it is one path
+// element, with no separator, no leading dot or dash and nothing a
+// //go:embed line would need to quote.
+func validStem(stem string) bool {
+	if stem == "" || stem[0] == '-' {
+		return false
+	}
+	for _, c := range []byte(stem) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // packageName makes a Go package name from a directory name.
 func packageName(dir string) string {
 	var b strings.Builder
@@ -364,6 +384,10 @@ func WriteFiles(all []File) (err error) {
 		if err != nil {
 			return err
 		}
+		if fi, err := os.Lstat(f.Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link: skelgen writes its outputs only as files of their own (remove the link)", f.Path)
+		}
+		removeTempFiles(f.Path)
 	}
 	var tmps, backups []string
 	defer func() {
@@ -374,7 +398,7 @@ func WriteFiles(all []File) (err error) {
 		}
 	}()
 	for _, f := range files {
-		tmp, err := os.CreateTemp(filepath.Dir(f.Path), "."+filepath.Base(f.Path)+".tmp*")
+		tmp, err := os.CreateTemp(filepath.Dir(f.Path), tempPrefix(f.Path)+"*")
 		if err != nil {
 			return err
 		}
@@ -417,6 +441,49 @@ func WriteFiles(all []File) (err error) {
 		tmps[i] = ""
 	}
 	return nil
+}
+
+// tempPrefix starts the names of the temporary files WriteFiles writes
+// path through: .NAME.tmp, then digits, and .old for the old contents it
+// keeps until the new files are in place.
+func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp" }
+
+// isTempFile reports whether path is a temporary file of WriteFiles'.
+func isTempFile(path string) bool {
+	base := filepath.Base(path)
+	if !strings.HasPrefix(base, ".") {
+		return false
+	}
+	i := strings.LastIndex(base, ".tmp")
+	if i < 0 {
+		return false
+	}
+	digits := strings.TrimSuffix(base[i+len(".tmp"):], ".old")
+	return digits != "" && strings.Trim(digits, "0123456789") == ""
+}
+
+// removeTempFiles removes what a WriteFiles of path that was killed left
+// behind: its temporary files, once a minute old (a WriteFiles of another
+// process may be writing through younger ones).
+func removeTempFiles(path string) {
+	old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), globEscape(tempPrefix(path))+"*"))
+	for _, t := range old {
+		if fi, err := os.Lstat(t); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > time.Minute && isTempFile(t) {
+			os.Remove(t)
+		}
+	}
+}
+
+// globEscape escapes the metacharacters of filepath.Match in s.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // mkdirAll creates dir and its missing parents, returning those it

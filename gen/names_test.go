@@ -39,20 +39,32 @@ func TestCollidingProgramNames(t *testing.T) {
 	code := `
 __attribute__((section("xdp"), used)) int x(void *ctx) { return 2; }
 __attribute__((section("xdp"), used)) int __x(void *ctx) { return 2; }
+__attribute__((section("ubpf/a"), used)) int ux(void *ctx) { return 2; }
+__attribute__((section("ubpf/b"), used)) int __ux(void *ctx) { return 2; }
 int count, __count;
 char LICENSE[] __attribute__((section("license"), used)) = "GPL";
 `
 	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	files, err := Generate(context.Background(), Config{Input: src, Package: "names", ImportRuntime: true, Targets: []Target{{Clang: "bpfel"}}})
+	files, err := Generate(context.Background(), Config{Input: src, Package: "names", ImportRuntime: true, AOT: true, Targets: []Target{{Clang: "bpfel"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var skel string
+	var skel, translated string
 	for _, f := range files {
-		if strings.HasSuffix(f.Path, ".go") {
+		switch {
+		case strings.HasSuffix(f.Path, "_aot.go"):
+			translated = string(f.Data)
+		case strings.HasSuffix(f.Path, ".go"):
 			skel = string(f.Data)
+		}
+	}
+	// ux and __ux: their translations' functions are named after their
+	// fields, so they differ.
+	for _, want := range []string{"func namesUxTranslation()", "func namesUx__Translation()"} {
+		if !strings.Contains(translated, want) {
+			t.Errorf("translation lacks %q", want)
 		}
 	}
 	for _, want := range []string{"\tX NamesXProgram\n", "\tX__ NamesX__Program\n", "\tCount *bridge.Var[int32]\n", "\tCount__ *bridge.Var[int32]\n"} {

@@ -115,7 +115,7 @@ func findOrphans(pkgs []*packages.Package, produced map[string]bool, dir string,
 			if err != nil || d.IsDir() {
 				return err
 			}
-			if !produced[path] {
+			if !produced[path] && !isTempFile(path) {
 				report(path, "stray file in the runtime copy (skelgen writes every file there): delete it")
 			}
 			return nil

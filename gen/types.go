@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
+	"unicode/utf8"
 
 	"github.com/cilium/ebpf/btf"
 	"github.com/dave/jennifer/jen"
@@ -448,39 +448,25 @@ func goNameASCII(cname string) (string, bool) {
 	return string(b), true
 }
 
-// goNameRunes is GoName of any name.
+// goNameRunes is GoName of a name that is not ASCII (only malformed or
+// hostile BTF has such C names). The result is ASCII too: a rune that is
+// not ASCII is a word of its own, u and its code point in hex (U043e for a
+// Cyrillic o), so that a name cannot pass for another that looks the same
+// (Cоunts is CU043eUnts, not a second Counts); a byte that is not UTF-8
+// is x and its value.
 func goNameRunes(cname string) string {
 	var b strings.Builder
-	// Runes that cannot be in a Go identifier separate words like '_'
-	// (only malformed BTF has them in C names).
-	parts := strings.FieldsFunc(cname, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	for _, part := range parts {
-		if part == "" {
-			continue
-		}
-		rs := []rune(part)
-		upper := true
-		for _, r := range rs {
-			if unicode.IsLower(r) {
-				upper = false
-				break
-			}
-		}
-		b.WriteRune(unicode.ToUpper(rs[0]))
-		for _, r := range rs[1:] {
-			if upper {
-				r = unicode.ToLower(r)
-			}
+	for i, r := range cname {
+		switch {
+		case r < utf8.RuneSelf:
 			b.WriteRune(r)
+		case r == utf8.RuneError && !strings.HasPrefix(cname[i:], string(utf8.RuneError)):
+			fmt.Fprintf(&b, "_x%02x_", cname[i])
+		default:
+			fmt.Fprintf(&b, "_u%04x_", r)
 		}
 	}
-	s := b.String()
-	if s == "" {
-		return "X"
-	}
-	if unicode.IsDigit([]rune(s)[0]) {
-		return "X" + s
-	}
+	s, _ := goNameASCII(b.String())
 	return s
 }
 
@@ -676,10 +662,10 @@ func (g *TypeGen) memberRepr(p *tyPlan, m btf.Member, anonIndex int) (tyRepr, er
 func tyMemberComment(m btf.Member, r tyRepr) string {
 	switch btf.QualifiedType(m.Type).(type) {
 	case *btf.Pointer:
-		return r.cName
+		return gocomment.Text(r.cName)
 	case *btf.Typedef:
 		if !tyFixedWidth(r.cName) && r.goString() != GoName(r.cName) {
-			return r.cName
+			return gocomment.Text(r.cName)
 		}
 	}
 	return ""
@@ -957,7 +943,7 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 			s = jen.Id(f.name).Add(f.code)
 		}
 		if f.comment != "" {
-			s = s.Comment(f.comment)
+			s = s.Add(gocomment.Line(f.comment))
 		}
 		fields = append(fields, s)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"go/token"
 	"maps"
 	"os"
 	"os/exec"
@@ -267,7 +268,7 @@ func TestTypesSizeAssertion(t *testing.T) {
 	}
 }
 
-func writeModule(t *testing.T, dir string, files map[string][]byte) {
+func writeModule(t testing.TB, dir string, files map[string][]byte) {
 	t.Helper()
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
@@ -436,6 +437,19 @@ func TestGoName(t *testing.T) {
 	if _, ok := goNameASCII("caf\u00e9_x"); ok {
 		t.Error("goNameASCII took a name with a non-ASCII letter")
 	}
+	// Names that are not ASCII get ASCII names that cannot pass for
+	// another's.
+	for _, tc := range []struct{ c, want string }{
+		{"C\u043eunts", "CU043eUnts"}, // a Cyrillic o
+		{"caf\u00e9", "CafU00e9"},
+		{"a\u202eb", "AU202eB"},
+		{"x\xffy", "XXffY"},
+		{"\u00e9t\u00e9", "U00e9TU00e9"},
+	} {
+		if got := GoName(tc.c); got != tc.want {
+			t.Errorf("GoName(%q) = %q, want %q", tc.c, got, tc.want)
+		}
+	}
 }
 
 // FuzzGoName requires GoName's ASCII path to give what the rune path gives.
@@ -444,6 +458,9 @@ func FuzzGoName(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if name := GoName(s); !token.IsIdentifier(name) || !token.IsExported(name) || strings.ContainsFunc(name, func(r rune) bool { return r >= 0x80 }) {
+			t.Errorf("GoName(%q) = %q, not an exported ASCII identifier", s, name)
+		}
 		if fast, ok := goNameASCII(s); ok {
 			if slow := goNameRunes(s); fast != slow {
 				t.Errorf("goNameASCII(%q) = %q, goNameRunes %q", s, fast, slow)

@@ -398,7 +398,9 @@ func (s *skeleton) translate(up *userProg) error {
 		}
 		slot += int(ins.Size() / asm.InstructionSize)
 	}
-	name := lowerFirst(s.prefix) + GoName(up.name)
+	// The field's name, unique among the programs: x and __x are X and
+	// X__, and their translations' identifiers differ too.
+	name := lowerFirst(s.prefix) + up.field
 	code, err := aot.Translate(rs, aot.Options{Name: name, Lines: lines, RuntimePath: s.cfg.RuntimeImport})
 	if err != nil {
 		return err

@@ -41,8 +41,33 @@ func moduleCopy(dir string) (runtimeCopy, error) {
 	if err != nil {
 		return runtimeCopy{}, fmt.Errorf("-runtime vendor: %w (or use -runtime import)", err)
 	}
+	for _, pkg := range []string{"runtime", "bridge"} {
+		if err := noSymlinks(root, filepath.Join(filepath.FromSlash(vendorDir), pkg)); err != nil {
+			return runtimeCopy{}, fmt.Errorf("-runtime vendor: %w", err)
+		}
+	}
 	base := path.Join(mod, vendorDir)
 	return runtimeCopy{dir: filepath.Join(root, filepath.FromSlash(vendorDir)), runtimePath: base + "/runtime", bridgePath: base + "/bridge"}, nil
+}
+
+// noSymlinks returns an error if a directory on the way from root to
+// root/rel is a symbolic link: skelgen writes its runtime copy into the
+// module's own directories, never through a link into another tree.
+func noSymlinks(root, rel string) error {
+	d := root
+	for _, elem := range strings.Split(rel, string(filepath.Separator)) {
+		d = filepath.Join(d, elem)
+		fi, err := os.Lstat(d)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link: skelgen writes the runtime copy only into a directory of the module (remove the link)", d)
+		}
+	}
+	return nil
 }
 
 // moduleOf returns the root directory and module path of the module

@@ -215,7 +215,7 @@ func (w *vtext) blanks(n int) *vtext {
 // comments reach go/format unindented, where they count as doc comments),
 // which must go through jennifer instead.
 func (w *vtext) comment(indent, text string) (ok bool) {
-	return w.commentLines(indent, gocomment.Wrap(text, gocomment.Width))
+	return w.commentLines(indent, gocomment.Lines(text))
 }
 
 // commentLines is comment, from the text's wrapped lines.
@@ -241,7 +241,7 @@ func (w *vtext) commentLines(indent string, lines []string) (ok bool) {
 // a line starting with a blank (code), # (a heading) or [ (a link
 // definition); unindented list markers it leaves alone.
 func (w *vtext) docComment(text string) (ok bool) {
-	lines := gocomment.Wrap(text, gocomment.Width)
+	lines := gocomment.Lines(text)
 	for _, l := range lines {
 		if l == "" || strings.ContainsRune(" \t#[/", rune(l[0])) {
 			return false

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skelgen/skelgen/internal/testenv"
 )
@@ -101,6 +102,144 @@ func TestAOTOffStubsTranslation(t *testing.T) {
 	for _, f := range files {
 		if f.Path == aot {
 			t.Errorf("-aot=false with no translation file writes %s", f.Path)
+		}
+	}
+}
+
+// hostileModule is a scratch module holding the hostile test object with
+// plain names, as pkg/hostile.bpf.o.
+func hostileModule(t *testing.T) (mod, input string) {
+	t.Helper()
+	mod = t.TempDir()
+	if err := os.MkdirAll(filepath.Join(mod, "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	input = filepath.Join(mod, "pkg", "hostile.bpf.o")
+	writeModule(t, mod, map[string][]byte{
+		"go.mod":            []byte("module example.com/m\n\ngo 1.26\n"),
+		"pkg/hostile.bpf.o": hostileObject(t, func(site string) string { return "plain_" + site }),
+	})
+	return mod, input
+}
+
+// TestStemIsAFileName requires that -stem names files in the output
+// directory and nothing else.
+func TestStemIsAFileName(t *testing.T) {
+	mod, input := hostileModule(t)
+	for _, stem := range []string{"../escape", "a/b", "..", ".hidden", "-x", "a b", "a\nb", "x.go"} {
+		_, err := Generate(context.Background(), Config{Input: input, Stem: stem, Package: "p", ImportRuntime: true})
+		if err == nil || !strings.Contains(err.Error(), "-stem") {
+			t.Errorf("-stem %q: err = %v, want an error about -stem", stem, err)
+		} else {
+			checkMessage(t, "-stem", err.Error())
+		}
+	}
+	for _, pkg := range []string{"main; func init() {}", "a\nb", "func"} {
+		if _, err := Generate(context.Background(), Config{Input: input, Package: pkg, ImportRuntime: true}); err == nil {
+			t.Errorf("package %q: generated, want an error", pkg)
+		}
+	}
+	files, err := Generate(context.Background(), Config{Input: input, Stem: "my-probe_2", Package: "p", ImportRuntime: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if filepath.Dir(f.Path) != filepath.Join(mod, "pkg") || !strings.HasPrefix(filepath.Base(f.Path), "my-probe_2_") {
+			t.Errorf("-stem my-probe_2 writes %s", f.Path)
+		}
+	}
+}
+
+// TestNoWritesThroughSymlinks requires an error, and nothing written, when
+// the runtime copy's directory or an output file is a symbolic link.
+func TestNoWritesThroughSymlinks(t *testing.T) {
+	mod, input := hostileModule(t)
+	elsewhere := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(mod, "internal"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(mod, "internal", "skelgenrt")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Generate(context.Background(), Config{Input: input, Package: "p"})
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("runtime copy through a symlinked directory: err = %v, want an error naming the link", err)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("%d entries written into the link's target", len(entries))
+	}
+
+	target := filepath.Join(elsewhere, "target.go")
+	os.WriteFile(target, []byte("package target\n"), 0o644)
+	link := filepath.Join(mod, "pkg", "hostile_bpfel.go")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	files, err := Generate(context.Background(), Config{Input: input, Package: "p", ImportRuntime: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles(files); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("writing over a symlinked output: err = %v, want an error naming the link", err)
+	}
+	if data, _ := os.ReadFile(target); string(data) != "package target\n" {
+		t.Errorf("the link's target was changed to %d bytes", len(data))
+	}
+}
+
+// TestTempFilesCleanedUp puts in place what a generation killed midway
+// leaves (temporary files next to its outputs and in the runtime copy)
+// and requires that the next generation removes those older than a
+// minute, and that skelgen check does not report them.
+func TestTempFilesCleanedUp(t *testing.T) {
+	mod, input := hostileModule(t)
+	writeModule(t, mod, map[string][]byte{"pkg/gen.go": []byte("package p\n\n//go:generate go tool skelgen hostile.bpf.o\n")})
+	files, err := Generate(context.Background(), Config{Input: input, Package: "p", AOT: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles(files); err != nil {
+		t.Fatal(err)
+	}
+	var old, young []string
+	for _, f := range files {
+		if !strings.HasSuffix(f.Path, ".go") {
+			continue
+		}
+		o := filepath.Join(filepath.Dir(f.Path), "."+filepath.Base(f.Path)+".tmp123")
+		y := filepath.Join(filepath.Dir(f.Path), "."+filepath.Base(f.Path)+".tmp456.old")
+		os.WriteFile(o, f.Data, 0o644)
+		os.WriteFile(y, f.Data, 0o644)
+		past := time.Now().Add(-2 * time.Minute)
+		os.Chtimes(o, past, past)
+		old, young = append(old, o), append(young, y)
+	}
+	if !isTempFile(old[0]) || !isTempFile(young[0]) || isTempFile(filepath.Join(mod, "pkg", ".x.tmp")) || isTempFile(filepath.Join(mod, "pkg", "x.go.tmp1")) {
+		t.Fatal("isTempFile does not tell WriteFiles' temporary files")
+	}
+	var report strings.Builder
+	res, err := Check(context.Background(), CheckOptions{Patterns: []string{"./..."}, Dir: mod, Out: &report})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Orphans) != 0 || len(res.Stale) != 0 {
+		t.Errorf("check reports the temporary files:\n%s", report.String())
+	}
+	files, err = Generate(context.Background(), Config{Input: input, Package: "p", AOT: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles(files); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range old {
+		if _, err := os.Stat(o); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after the next generation", o)
+		}
+	}
+	for _, y := range young {
+		if _, err := os.Stat(y); err != nil {
+			t.Errorf("%s, younger than a minute, was removed: %v", y, err)
 		}
 	}
 }

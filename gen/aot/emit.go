@@ -266,7 +266,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	emitOne := func(to *[]jen.Code, pc int, suffix string) {
 		in := p.insns[pc]
 		if line, ok := e.opts.Lines[pc]; ok && line != lastLine {
-			*to = append(*to, jen.Comment(line))
+			*to = append(*to, gocomment.Line(line))
 			lastLine = line
 		}
 		stmts := e.insn(in)
@@ -274,7 +274,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		if len(stmts) == 0 {
 			note += " (no effect)"
 		}
-		*to = append(*to, jen.Commentf("%d: %s%s", pc, in.text, note))
+		*to = append(*to, gocomment.Linef("%d: %s%s", pc, in.text, note))
 		*to = append(*to, stmts...)
 	}
 	var g *spanBlock // the span block being emitted
@@ -607,7 +607,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 			// A base's step is its stepping register's.
 			stmts = append(stmts, code(addTo(fmt.Sprintf("o%d", b.by), b.step)))
 		}
-		*to = append(*to, jen.Commentf("%d: %s (%s)", pc, in.text, note))
+		*to = append(*to, gocomment.Linef("%d: %s (%s)", pc, in.text, note))
 		*to = append(*to, stmts...)
 	}
 	if e.views != nil {
@@ -638,7 +638,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 			e.pending = e.phi[l.back]
 		}
 		e.pending += p.insns[l.back].slots
-		loop = append(loop, jen.Commentf("%d: %s (fast copy: the range's end)", l.back, p.insns[l.back].text))
+		loop = append(loop, gocomment.Linef("%d: %s (fast copy: the range's end)", l.back, p.insns[l.back].text))
 		body = append(body, jen.For(code("k := range n")).Block(loop...))
 		body = append(body, leave()...)
 		return e.fastLoopGuard(l, body)
@@ -661,7 +661,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 			// The first of two iterations per pass: its test leaves when
 			// the loop ends, and the second runs the body again.
 			e.pending += in.slots
-			body = append(body, jen.Commentf("%d: %s (fast copy, first of two iterations)", pc, in.text))
+			body = append(body, gocomment.Linef("%d: %s (fast copy, first of two iterations)", pc, in.text))
 			body = append(body, jen.If(code("!("+e.cond(in)+")")).Block(leave()...))
 			e.pending = e.phi[l.head]
 			for _, x := range l.order[:len(l.order)-1] {

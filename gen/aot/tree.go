@@ -7,6 +7,8 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/skelgen/skelgen/internal/gocomment"
+
 	"github.com/skelgen/skelgen/runtime"
 )
 
@@ -255,7 +257,7 @@ func (e *emitter) treeSwitch(in *aotInsn) []jen.Code {
 	}
 	nodes := append([]int{t.root}, sortedKeys(t.inner)...)
 	return []jen.Code{
-		jen.Commentf("Instructions %s: a tree of %d jumps on %s, as a switch.", joinInts(nodes), len(nodes), e.r(t.reg)),
+		gocomment.Linef("Instructions %s: a tree of %d jumps on %s, as a switch.", joinInts(nodes), len(nodes), e.r(t.reg)),
 		jen.Switch(code(x)).Block(cases...),
 	}
 }

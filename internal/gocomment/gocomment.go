@@ -1,12 +1,21 @@
-// Package gocomment writes the doc comments of generated Go code: text
+// Package gocomment writes the comments of generated Go code: text
 // wrapped between words to a width that keeps comment lines near 80
 // columns, as jennifer's Comment would leave them on one line.
+//
+// It is also the one place where text taken from an object, a source or a
+// kernel BTF (names, section names, source lines) enters generated Go
+// outside string literals: Text escapes it, and Comment, Line and Lines
+// write nothing else. Every comment they make is a // line comment: no
+// /* */ block, no raw newline, control or bidi character, no line that
+// starts a directive (//go:generate, //go:linkname, //line).
 package gocomment
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
 )
@@ -87,14 +96,76 @@ func (l *line) String(text string) string {
 	return text[l.start:l.end]
 }
 
-// Comment is text as // comment lines wrapped at Width.
+// Text is text made safe for one // comment line: printable ASCII stays as
+// it is, so C names and source lines read as written; every other byte or
+// rune is escaped as a Go string literal escapes it (\n, \t, \x1b,
+// \u202e, and \xff for a byte that is not UTF-8). The result is printable
+// ASCII: it holds no newline, so nothing after it can become code, no
+// control or bidi character to hide text, and no non-ASCII letter that
+// could pass for an ASCII one. Text of its own result is that result.
+func Text(text string) string {
+	i := 0
+	for i < len(text) && ' ' <= text[i] && text[i] <= '~' {
+		i++
+	}
+	if i == len(text) {
+		return text
+	}
+	b := make([]byte, 0, len(text)+16)
+	b = append(b, text[:i]...)
+	for i < len(text) {
+		c := text[i]
+		if ' ' <= c && c <= '~' {
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, `\x`...)
+			b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+		} else {
+			// QuoteRuneToASCII writes 'x' or an escape between quotes.
+			q := strconv.QuoteRuneToASCII(r)
+			b = append(b, q[1:len(q)-1]...)
+		}
+		i += n
+	}
+	return string(b)
+}
+
+// Lines is text escaped by Text and wrapped at Width: the lines of a
+// comment, without their "// ".
+func Lines(text string) []string {
+	return Wrap(Text(text), Width)
+}
+
+// Comment is text, escaped by Text, as // comment lines wrapped at Width.
 func Comment(text string) *jen.Statement {
-	lines := Wrap(text, Width)
-	s := jen.Comment(lines[0])
+	lines := Lines(text)
+	s := raw(lines[0])
 	for _, l := range lines[1:] {
-		s = s.Line().Comment(l)
+		s = s.Line().Add(raw(l))
 	}
 	return s
+}
+
+// Line is text, escaped by Text, as one // comment line, unwrapped: the
+// comment after a struct field or in a function body.
+func Line(text string) *jen.Statement {
+	return raw(Text(text))
+}
+
+// Linef is Line of a formatted text.
+func Linef(format string, args ...any) *jen.Statement {
+	return Line(fmt.Sprintf(format, args...))
+}
+
+// raw writes l after "// " as it is: jennifer's own Comment would write a
+// text starting with // or /* without the "// " (a directive), and one
+// holding a newline as a /* */ block.
+func raw(l string) *jen.Statement {
+	return jen.Comment("// " + l)
 }
 
 // Commentf is Comment of a formatted text.

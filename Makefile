@@ -16,6 +16,7 @@ testdata:
 	$(MAKE) -C testdata/corpus
 	$(MAKE) -C gen/testdata/types
 	$(MAKE) -C gen/testdata/large
+	$(MAKE) -C gen/testdata/hostile
 
 # The bundled example: syscall latency from kernel tracepoints.
 demo:
@@ -38,7 +39,7 @@ check:
 
 # Each fuzz target for a bounded time (FUZZTIME=10m for a long run).
 FUZZTIME ?= 30s
-FUZZ := runtime:FuzzRun runtime:FuzzWellFormed gen:FuzzReadObject gen:FuzzStripDWARF runtime/bridge:FuzzLoadObject \
+FUZZ := runtime:FuzzRun runtime:FuzzWellFormed gen:FuzzReadObject gen:FuzzStripDWARF gen:FuzzHostileName runtime/bridge:FuzzLoadObject \
 	btfmin:FuzzParseCORERelocations btfmin:FuzzParseObject asm:FuzzAssemble internal/conformance:FuzzParse \
 	gen/aot:FuzzAOTRandom
 fuzz:

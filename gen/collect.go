@@ -43,7 +43,7 @@ func (s *skeleton) collect() error {
 		m := &mapInfo{name: name, spec: spec.Maps[name]}
 		m.field = mapFields[name]
 		if err := s.typeMap(m, events[name]); err != nil {
-			return fmt.Errorf("map %s: %w", name, err)
+			return fmt.Errorf("map %q: %w", name, err)
 		}
 		s.maps = append(s.maps, m)
 	}
@@ -53,7 +53,7 @@ func (s *skeleton) collect() error {
 			continue
 		}
 		if p.Type == ebpf.UnspecifiedProgram {
-			return fmt.Errorf("section %s: program %s: unknown program kind (section names follow libbpf: tracepoint/, kprobe/, xdp, ...; ubpf/ for user space): %w", p.SectionName, name, errUnsupported)
+			return fmt.Errorf("section %q: program %q: unknown program kind (section names follow libbpf: tracepoint/, kprobe/, xdp, ...; ubpf/ for user space): %w", p.SectionName, name, errUnsupported)
 		}
 		pi := &progInfo{name: name, spec: p, attach: attachFor(p)}
 		pi.field = progFields[name]

@@ -54,4 +54,24 @@
 //
 // Output is deterministic: the same inputs give the same bytes on any
 // machine, which is what makes Check possible.
+//
+// # Hostile input
+//
+// Every name and text of an object, a source or a kernel BTF may be
+// hostile: generated packages are built and imported by other projects
+// and CI jobs, from objects made elsewhere. Such text reaches generated Go
+// in three forms only: as an identifier made by GoName (ASCII letters and
+// digits; a non-ASCII rune becomes a word of its own, U and its code
+// point, so no name can pass for another), as a string literal quoted by
+// strconv, or inside a // line comment escaped by internal/gocomment
+// (printable ASCII stays, every other byte is a Go escape: no newline can
+// end the comment and start code, no line can be a directive such as
+// //go:generate). The generator writes no /* */ comment.
+// TestCommentsThroughGocomment requires that every comment the generator
+// writes goes through gocomment; TestHostileNames and FuzzHostileName put
+// hostile payloads into every name site of an object and require that the
+// package builds, imports without running code of the object's and holds
+// no declaration beyond those of the same object with plain names. The
+// stem is a file name (no separator), the outputs are never written
+// through a symbolic link, and errors quote names with %q.
 package gen

@@ -172,7 +172,7 @@ func TestUnknownProgramKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = Skeleton(obj, SkeletonConfig{Package: "p", Stem: "progs", ObjectFile: "progs.o", Target: Target{Clang: "bpfel"}})
-	if err == nil || !strings.Contains(err.Error(), "progs.o") || !strings.Contains(err.Error(), "section sockex") {
+	if err == nil || !strings.Contains(err.Error(), "progs.o") || !strings.Contains(err.Error(), `section "sockex"`) {
 		t.Fatalf("err = %v, want an error naming the file and section", err)
 	}
 }

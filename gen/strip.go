@@ -78,7 +78,7 @@ func StripDWARF(name string, data []byte) ([]byte, error) {
 			continue
 		}
 		if s.Offset > uint64(len(data)) || uint64(len(data))-s.Offset < s.Size {
-			return nil, fmt.Errorf("%s: section %s: truncated", name, s.Name)
+			return nil, fmt.Errorf("%s: section %q: truncated", name, s.Name)
 		}
 		contents[i] = append([]byte(nil), data[s.Offset:s.Offset+s.Size]...)
 	}
@@ -122,7 +122,7 @@ func StripDWARF(name string, data []byte) ([]byte, error) {
 			continue
 		}
 		if int(s.Link) != symtab {
-			return nil, fmt.Errorf("%s: section %s: relocations against section %d, not the symbol table", name, s.Name, s.Link)
+			return nil, fmt.Errorf("%s: section %q: relocations against section %d, not the symbol table", name, s.Name, s.Link)
 		}
 		size := 16
 		if s.Type == elf.SHT_RELA {
@@ -133,7 +133,7 @@ func StripDWARF(name string, data []byte) ([]byte, error) {
 			info := order.Uint64(b[k+8:])
 			sym, ok := symNew[uint32(info>>32)]
 			if !ok {
-				return nil, fmt.Errorf("%s: section %s: relocation %d names a removed symbol", name, s.Name, k/size)
+				return nil, fmt.Errorf("%s: section %q: relocation %d names a removed symbol", name, s.Name, k/size)
 			}
 			order.PutUint64(b[k+8:], uint64(sym)<<32|info&0xffffffff)
 		}
@@ -153,7 +153,7 @@ func StripDWARF(name string, data []byte) ([]byte, error) {
 			continue
 		}
 		if s.Addralign > 1<<12 {
-			return nil, fmt.Errorf("%s: section %s: alignment %d", name, s.Name, s.Addralign)
+			return nil, fmt.Errorf("%s: section %q: alignment %d", name, s.Name, s.Addralign)
 		}
 		pad(out, max(s.Addralign, 1))
 		offsets[i] = uint64(out.Len())

@@ -81,13 +81,13 @@ func (s *skeleton) collectUser(fields map[string]string) error {
 		} else if ctx := contextType(p); ctx != nil {
 			code, err := s.types.GoType(ctx)
 			if err != nil {
-				return fmt.Errorf("user program %s: context: %w", name, err)
+				return fmt.Errorf("user program %q: context: %w", name, err)
 			}
 			up.ctx = code
 		}
 		if s.cfg.AOT {
 			if err := s.translate(up); err != nil {
-				return fmt.Errorf("user program %s: translation: %w", name, err)
+				return fmt.Errorf("user program %q: translation: %w", name, err)
 			}
 		}
 		s.user = append(s.user, up)

@@ -41,6 +41,7 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	stderr = terminalWriter{stderr}
 	var err error
 	cmd := ""
 	if len(args) > 0 {

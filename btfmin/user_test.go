@@ -42,6 +42,7 @@ func TestExecsnoopAsUser(t *testing.T) {
 	clang := testenv.Clang(t)
 	kernel := runningKernelBTF(t)
 	testenv.Kernel(t)
+	testenv.Tracefs(t)
 
 	src, err := os.ReadFile(corpusSource("execsnoop"))
 	if err != nil {
@@ -146,6 +147,7 @@ func TestCorpusLoadsWithMinimalHeader(t *testing.T) {
 	clang := testenv.Clang(t)
 	kernel := runningKernelBTF(t)
 	testenv.Kernel(t)
+	testenv.Tracefs(t)
 	for _, name := range corpus {
 		t.Run(name, func(t *testing.T) {
 			cfg := Config{Objects: []string{corpusObject(name)}, Source: corpusSource(name), CFlags: corpusCFlags, KernelBTF: []string{kernel}, Clang: clang}

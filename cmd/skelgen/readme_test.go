@@ -60,8 +60,9 @@ func readRecipe(t *testing.T, readme string) recipe {
 
 // TestREADMERecipe follows the README's recipe from an empty directory:
 // writes its files, runs its commands (with the checkout for
-// /path/to/skelgen), and runs the tool as root. No vmlinux.h exists but
-// the one skelgen writes.
+// /path/to/skelgen), and runs the tool as root, as on a machine just
+// booted (testenv.FreshBoot: tracefs not mounted). No vmlinux.h exists
+// but the one skelgen writes.
 func TestREADMERecipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short mode: builds a module")
@@ -80,6 +81,7 @@ func TestREADMERecipe(t *testing.T) {
 	base := t.TempDir()
 	dir := base
 	for _, cmd := range r.commands {
+		fresh := false
 		switch {
 		case strings.HasPrefix(cmd, "cd "):
 			dir = filepath.Join(dir, strings.TrimPrefix(cmd, "cd "))
@@ -93,9 +95,14 @@ func TestREADMERecipe(t *testing.T) {
 		case strings.HasPrefix(cmd, "sudo "):
 			testenv.Kernel(t)
 			cmd = strings.TrimPrefix(cmd, "sudo ")
+			fresh = true
 		}
 		cmd = strings.ReplaceAll(cmd, "/path/to/skelgen", root)
 		c := exec.Command("sh", "-c", cmd)
+		if fresh {
+			// As on a machine just booted: no tracefs yet.
+			testenv.FreshBoot(c)
+		}
 		c.Dir = dir
 		c.Env = append(os.Environ(), "GOFLAGS=")
 		out, err := c.CombinedOutput()

@@ -2,6 +2,9 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
+	"syscall"
+	"testing"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,4 +32,44 @@ func ensureTracefs() error {
 		return nil
 	}
 	return unix.Mount("tracefs", path, "tracefs", 0, "")
+}
+
+// freshBootScript unmounts tracefs and debugfs (both mount points of
+// tracefs, and debugfs above one of them), fails with status 99 if one is
+// still mounted, and runs its arguments.
+const freshBootScript = `for d in /sys/kernel/debug/tracing /sys/kernel/tracing /sys/kernel/debug; do
+	while umount "$d" 2>/dev/null; do :; done
+done
+if grep -qE ' (tracefs|debugfs) ' /proc/self/mounts; then
+	echo "tracefs or debugfs is still mounted" >&2
+	exit 99
+fi
+exec "$@"`
+
+// FreshBoot makes cmd run as on a machine just booted, where nothing has
+// mounted tracefs or debugfs yet: in a mount namespace of its own, private
+// (what the command mounts or unmounts does not reach the host), with both
+// unmounted. It needs root; the command exits with status 99 if they
+// could not be unmounted.
+func FreshBoot(cmd *exec.Cmd) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		sh = "/bin/sh"
+	}
+	args := append([]string{"sh", "-c", freshBootScript, "sh", cmd.Path}, cmd.Args[1:]...)
+	cmd.Path, cmd.Args = sh, args
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// Go makes / private, recursively, in the new namespace.
+	cmd.SysProcAttr.Unshareflags |= syscall.CLONE_NEWNS
+}
+
+// Tracefs mounts tracefs for a test that attaches tracepoints through
+// cilium/ebpf directly (skelgen's skeletons mount it themselves).
+func Tracefs(t testing.TB) {
+	t.Helper()
+	if err := ensureTracefs(); err != nil {
+		skipOrFail(t, "SKELGEN_REQUIRE_KERNEL", "cannot mount tracefs: "+err.Error())
+	}
 }

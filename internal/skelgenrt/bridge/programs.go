@@ -126,6 +126,9 @@ func (p Program) AttachTracepoint(group, name string) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
+	if err := mountTracefs(); err != nil {
+		return p.wrap("tracepoint "+group+"/"+name, nil, err)
+	}
 	lk, err := link.Tracepoint(group, name, p.prog, nil)
 	return p.wrap("tracepoint "+group+"/"+name, lk, err)
 }

@@ -83,12 +83,17 @@ func Generate(cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.sources = sources(cfg.Objects, objs, cfg.KernelBTF, kernels)
 	if cfg.Source != "" {
 		if err := complete(c, &cfg); err != nil {
 			return nil, err
 		}
 	}
-	return &Result{Header: []byte(c.write(cfg.Mode, guardFor(cfg.output()), inputComment(&cfg))), Warnings: warnings}, nil
+	header, err := c.write(cfg.Mode, guardFor(cfg.output()), inputComment(&cfg))
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Header: []byte(header), Warnings: warnings}, nil
 }
 
 func loadKernels(paths []string) ([]*btf.Spec, error) {

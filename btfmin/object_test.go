@@ -1,7 +1,6 @@
 package btfmin
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -44,19 +43,7 @@ func TestTypeLoops(t *testing.T) {
 		{"list by value", []btf.Type{list}, checkContainment, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := btf.NewBuilder(tt.types, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw, err := b.Marshal(nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			spec, err := btf.LoadSpecFromReader(bytes.NewReader(raw))
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = tt.check(spec, nil)
+			err := tt.check(specOf(t, tt.types...), nil)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("well-formed BTF refused: %v", err)

@@ -118,7 +118,7 @@ func choose(objs []*Object, kernels []*btf.Spec, fields, decls []string) (*choos
 		for i := range o.Relocations {
 			r := &o.Relocations[i]
 			if err := c.addRelocation(r); err != nil {
-				return nil, nil, fmt.Errorf("%s: %s relocation %s in %s: %w", o.Name, r.Kind, r.Path(), r.Section, err)
+				return nil, nil, fmt.Errorf("%s: %s relocation %q in %q: %w", o.Name, r.Kind, r.Path(), r.Section, err)
 			}
 		}
 		c.addObjectTypes(o.Spec)

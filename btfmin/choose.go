@@ -314,7 +314,7 @@ func (c *chooser) keepPath(root btf.Type, path []pathElem) error {
 		if e.isIndex {
 			arr, ok := cur.(*btf.Array)
 			if !ok {
-				return fmt.Errorf("%s: index into %s", pathString(path[:i+1]), typeName(cur))
+				return fmt.Errorf("%q: index into %s", pathString(path[:i+1]), describe(cur))
 			}
 			last = arr.Type
 			cur = c.resolveNamed(arr.Type)
@@ -325,7 +325,7 @@ func (c *chooser) keepPath(root btf.Type, path []pathElem) error {
 		}
 		chain := findMember(cur, e.name)
 		if chain == nil {
-			return fmt.Errorf("%s in %s: %w", pathString(path[:i+1]), typeName(cur), errNoMember)
+			return fmt.Errorf("%q in %s: %w", pathString(path[:i+1]), describe(cur), errNoMember)
 		}
 		for _, s := range chain {
 			c.define(s.Parent)

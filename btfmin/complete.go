@@ -144,7 +144,7 @@ func complete(c *chooser, cfg *Config) error {
 		}
 		if !changed {
 			if len(missing) > 0 {
-				return fmt.Errorf("%s: not found in kernel BTF: %s", filepath.Base(cfg.Source), strings.Join(missing, ", "))
+				return fmt.Errorf("%s: not found in kernel BTF: %s", filepath.Base(cfg.Source), quoteAll(missing))
 			}
 			return fmt.Errorf("%s does not compile with the minimal header, and clang names nothing btfmin can add:\n%s",
 				filepath.Base(cfg.Source), firstErrors(diags, 5))

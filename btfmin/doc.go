@@ -50,7 +50,8 @@
 // newline could otherwise add #include or #error lines that clang
 // obeys), with an error naming the BTF, the declaration and the name
 // quoted: kernel BTF /path: struct "task_struct" member "pid\n#include
-// ...": not a C identifier.
+// ...": not a C identifier. Messages print every name from BTF or an
+// object quoted, so no raw control character reaches a terminal.
 //
 // Nothing here writes files: Generate returns bytes, so callers (the CLI,
 // the skeleton generator's staleness check) decide where they go.

@@ -186,3 +186,12 @@ func commentLine(s string) string {
 	}
 	return strings.ReplaceAll(s, "*/", "* /")
 }
+
+// quoteAll quotes each name and joins them with commas.
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}

@@ -432,3 +432,22 @@ func TestHostileCompletion(t *testing.T) {
 		t.Errorf("error %q, want %q", err, want)
 	}
 }
+
+// TestMessagesQuoteNames: errors other than the writer's that name a
+// type from BTF print it quoted too.
+func TestMessagesQuoteNames(t *testing.T) {
+	const evil = "x\n\x1b[2J#error"
+	inner := &btf.Struct{Name: evil, Size: 4, Members: []btf.Member{{Name: "x", Type: i32T()}}}
+	kernel := writeBTF(t, structT(inner))
+	_, err := Generate(Config{KernelBTF: []string{kernel}, Fields: []string{"T.f.nope"}})
+	if want := `field T.f.nope: ".f.nope" in struct ` + strconv.Quote(evil) + ": no such member"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+
+	self := &btf.Struct{Name: evil, Size: 4}
+	self.Members = []btf.Member{{Name: "me", Type: self}}
+	err = checkContainment(specOf(t, self), nil)
+	if want := "type struct " + strconv.Quote(evil) + " contains itself by value"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}

@@ -38,7 +38,7 @@ func TestTypeLoops(t *testing.T) {
 	}{
 		{"pointer loop", []btf.Type{loopVar}, checkReferenceLoops, "refers to itself without a named struct or union in between"},
 		{"anonymous struct loop", []btf.Type{anonVar}, checkReferenceLoops, "refers to itself without a named struct or union in between"},
-		{"by value", []btf.Type{self}, checkContainment, "struct self contains itself by value"},
+		{"by value", []btf.Type{self}, checkContainment, `struct "self" contains itself by value`},
 		{"list by reference", []btf.Type{list}, checkReferenceLoops, ""},
 		{"list by value", []btf.Type{list}, checkContainment, ""},
 	} {

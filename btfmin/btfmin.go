@@ -83,12 +83,17 @@ func Generate(cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.sources = sources(cfg.Objects, objs, cfg.KernelBTF, kernels)
 	if cfg.Source != "" {
 		if err := complete(c, &cfg); err != nil {
 			return nil, err
 		}
 	}
-	return &Result{Header: []byte(c.write(cfg.Mode, guardFor(cfg.output()), inputComment(&cfg))), Warnings: warnings}, nil
+	header, err := c.write(cfg.Mode, guardFor(cfg.output()), inputComment(&cfg))
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Header: []byte(header), Warnings: warnings}, nil
 }
 
 func loadKernels(paths []string) ([]*btf.Spec, error) {
@@ -113,7 +118,7 @@ func choose(objs []*Object, kernels []*btf.Spec, fields, decls []string) (*choos
 		for i := range o.Relocations {
 			r := &o.Relocations[i]
 			if err := c.addRelocation(r); err != nil {
-				return nil, nil, fmt.Errorf("%s: %s relocation %s in %s: %w", o.Name, r.Kind, r.Path(), r.Section, err)
+				return nil, nil, fmt.Errorf("%s: %s relocation %q in %q: %w", o.Name, r.Kind, r.Path(), r.Section, err)
 			}
 		}
 		c.addObjectTypes(o.Spec)

@@ -388,11 +388,11 @@ func TestHookPrototypes(t *testing.T) {
 	}
 }
 
-// FuzzParseObject: whole objects, so that resolving access strings
-// against damaged BTF is exercised too. Errors are fine, panics are not.
-// FuzzParseObject mutates whole objects (btfmin's corpus and the
-// generator's test objects) and writes a header from each that parses:
-// malformed BTF must give an error, never a crash or an endless walk.
+// FuzzParseObject mutates whole objects (btfmin's corpus, the
+// generator's test objects, and execsnoop with hostile names in its BTF)
+// and writes a header from each that parses: malformed BTF must give an
+// error, never a crash or an endless walk, and a header written must
+// hold nothing but identifiers where names go (checkHeaderShape).
 func FuzzParseObject(f *testing.F) {
 	paths := []string{}
 	for _, name := range corpus {
@@ -405,6 +405,9 @@ func FuzzParseObject(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(data)
+	}
+	for _, h := range hostileNames {
+		f.Add(hostileObject(f, h.payload))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		obj, err := ParseObject("fuzz.bpf.o", data)
@@ -419,7 +422,15 @@ func FuzzParseObject(f *testing.F) {
 			_ = c.addRelocation(&obj.Relocations[i])
 		}
 		c.addObjectTypes(obj.Spec)
-		_ = c.write(Exact, "__F_H__", nil)
+		c.sources = []btfSource{{"fuzz.bpf.o", obj.Spec}}
+		h, err := c.write(Exact, "__F_H__", nil)
+		if err != nil {
+			checkMessage(t, err.Error())
+			return
+		}
+		if err := checkHeaderShape(h); err != nil {
+			t.Fatalf("%v:\n%s", err, h)
+		}
 	})
 }
 

@@ -22,7 +22,7 @@ type chooser struct {
 	canon    map[string]btf.Type
 	keep     map[btf.Type]*keepSet // canonical named or anonymous composites
 	defs     map[string]btf.Type   // named enums and typedefs to define
-	fwd      map[string]bool       // composites needing a forward declaration
+	fwd      map[string]btf.Type   // composites needing a forward declaration
 	wholeVis map[btf.Type]bool
 	onPath   map[useKey]bool // the types use is walking, against loops in malformed BTF
 	exclude  map[string]bool // names the source defines itself
@@ -31,6 +31,8 @@ type chooser struct {
 	// enumerators indexes the kernels' enum constants by name, built on
 	// first use.
 	enumerators map[string]*btf.Enum
+	// sources name the BTFs types come from, for errors.
+	sources []btfSource
 }
 
 func newChooser(kernels []*btf.Spec) *chooser {
@@ -38,7 +40,7 @@ func newChooser(kernels []*btf.Spec) *chooser {
 		canon:    map[string]btf.Type{},
 		keep:     map[btf.Type]*keepSet{},
 		defs:     map[string]btf.Type{},
-		fwd:      map[string]bool{},
+		fwd:      map[string]btf.Type{},
 		wholeVis: map[btf.Type]bool{},
 		onPath:   map[useKey]bool{},
 		exclude:  map[string]bool{},
@@ -204,14 +206,14 @@ func (c *chooser) use(t btf.Type, whole bool) {
 			return
 		}
 		if c.isHeader(t) {
-			c.fwd[declKey(t)] = true
+			c.fwd[declKey(t)] = t
 		}
 	case *btf.Struct, *btf.Union:
 		ct := c.canonical(t)
 		named := declKey(ct) != ""
 		header := named && c.isHeader(ct)
 		if named && header {
-			c.fwd[declKey(ct)] = true
+			c.fwd[declKey(ct)] = ct
 		}
 		if named && header && !whole {
 			return
@@ -312,7 +314,7 @@ func (c *chooser) keepPath(root btf.Type, path []pathElem) error {
 		if e.isIndex {
 			arr, ok := cur.(*btf.Array)
 			if !ok {
-				return fmt.Errorf("%s: index into %s", pathString(path[:i+1]), typeName(cur))
+				return fmt.Errorf("%q: index into %s", pathString(path[:i+1]), describe(cur))
 			}
 			last = arr.Type
 			cur = c.resolveNamed(arr.Type)
@@ -323,7 +325,7 @@ func (c *chooser) keepPath(root btf.Type, path []pathElem) error {
 		}
 		chain := findMember(cur, e.name)
 		if chain == nil {
-			return fmt.Errorf("%s in %s: %w", pathString(path[:i+1]), typeName(cur), errNoMember)
+			return fmt.Errorf("%q in %s: %w", pathString(path[:i+1]), describe(cur), errNoMember)
 		}
 		for _, s := range chain {
 			c.define(s.Parent)

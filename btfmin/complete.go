@@ -125,19 +125,26 @@ func complete(c *chooser, cfg *Config) error {
 		return err
 	}
 	for round := 0; round < maxCompileRounds; round++ {
-		header := c.write(cfg.Mode, guard, nil)
+		header, err := c.write(cfg.Mode, guard, nil)
+		if err != nil {
+			return err
+		}
 		diags, ok, err := compileSource(clang, cfg.Source, cfg.CFlags, dir, cfg.output(), []byte(header), out)
 		if err != nil {
 			return err
 		}
 		missing := c.fix(diags)
-		changed := c.write(cfg.Mode, guard, nil) != header
+		next, err := c.write(cfg.Mode, guard, nil)
+		if err != nil {
+			return err
+		}
+		changed := next != header
 		if ok && !changed {
 			return nil
 		}
 		if !changed {
 			if len(missing) > 0 {
-				return fmt.Errorf("%s: not found in kernel BTF: %s", filepath.Base(cfg.Source), strings.Join(missing, ", "))
+				return fmt.Errorf("%s: not found in kernel BTF: %s", filepath.Base(cfg.Source), quoteAll(missing))
 			}
 			return fmt.Errorf("%s does not compile with the minimal header, and clang names nothing btfmin can add:\n%s",
 				filepath.Base(cfg.Source), firstErrors(diags, 5))
@@ -179,7 +186,11 @@ func sourceLines(text, base string) string {
 // incomplete, so the source's own lines are preprocessed and searched
 // instead.
 func (c *chooser) wholeForLayoutUse(cfg *Config, clang, dir string) error {
-	text, ok, err := compileSource(clang, cfg.Source, cfg.CFlags, dir, cfg.output(), []byte(c.write(cfg.Mode, guardFor(cfg.output()), nil)), "")
+	header, err := c.write(cfg.Mode, guardFor(cfg.output()), nil)
+	if err != nil {
+		return err
+	}
+	text, ok, err := compileSource(clang, cfg.Source, cfg.CFlags, dir, cfg.output(), []byte(header), "")
 	if err != nil || !ok {
 		// The compile loop reports what is wrong with the source.
 		return err

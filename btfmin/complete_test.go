@@ -44,7 +44,7 @@ func TestFixFromDiagnostics(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newChooser([]*btf.Spec{kernel})
 			missing := c.fix(tt.diag)
-			h := c.write(Compact, "__X_H__", nil)
+			h := mustWrite(t, c, Compact, "__X_H__")
 			for _, w := range tt.want {
 				if !strings.Contains(h, w) {
 					t.Errorf("header lacks %q:\n%s", w, h)
@@ -66,12 +66,12 @@ func TestRedefinitionExcludes(t *testing.T) {
 	}
 	c := newChooser([]*btf.Spec{kernel})
 	c.fix("x.bpf.c:5:20: error: variable has incomplete type 'struct qstr'")
-	if !strings.Contains(c.write(Compact, "__X_H__", nil), "struct qstr {") {
+	if !strings.Contains(mustWrite(t, c, Compact, "__X_H__"), "struct qstr {") {
 		t.Fatal("qstr not added")
 	}
 	c.fix("x.bpf.c:5:20: error: unknown type name 'u32'\nx.bpf.c:6:1: error: use of undeclared identifier 'BPF_ANY'")
 	c.fix("x.bpf.c:7:8: error: redefinition of 'qstr'\nx.bpf.c:8:14: error: redefinition of 'u32'\nx.bpf.c:9:3: error: redefinition of enumerator 'BPF_EXIST'")
-	h := c.write(Compact, "__X_H__", nil)
+	h := mustWrite(t, c, Compact, "__X_H__")
 	for _, gone := range []string{"struct qstr", "typedef __u32 u32;", "BPF_ANY"} {
 		if strings.Contains(h, gone) {
 			t.Errorf("%q still in header:\n%s", gone, h)
@@ -100,7 +100,7 @@ func TestMergeMember(t *testing.T) {
 	if missing := c.fix("x.bpf.c:5:20: error: no member named 'tgid' in 'struct task_struct'"); len(missing) > 0 {
 		t.Fatalf("missing %q", missing)
 	}
-	h := c.write(Compact, "__X_H__", nil)
+	h := mustWrite(t, c, Compact, "__X_H__")
 	if !strings.Contains(h, "struct task_struct {\n\tpid_t pid;\n\tpid_t tgid;\n};") {
 		t.Errorf("header:\n%s", h)
 	}

@@ -36,6 +36,23 @@
 // are types read by value through CO-RE; everything else keeps only the
 // members that relocations or clang ask for.
 //
+// Every name the header writes comes from BTF, an object's or a kernel
+// BTF file's, and neither is trusted: struct, union, enum and typedef
+// names, members, enumerators and function-prototype parameters must be
+// C identifiers ([A-Za-z_][A-Za-z0-9_]*, not a C11, C23 or GNU keyword
+// such as int, typeof or __attribute__; bool, true and false, which the
+// kernel declares itself, are allowed), and integer and float types must
+// be named with C's basic type words ("long unsigned int"). Anonymous
+// structs, unions and enums, unnamed bit-fields and unnamed parameters
+// stay as they are; an anonymous typedef, enumerator or member of
+// another type is an error. Any other name fails Generate and FromSource
+// before a header holding it is written or compiled (a name holding a
+// newline could otherwise add #include or #error lines that clang
+// obeys), with an error naming the BTF, the declaration and the name
+// quoted: kernel BTF /path: struct "task_struct" member "pid\n#include
+// ...": not a C identifier. Messages print every name from BTF or an
+// object quoted, so no raw control character reaches a terminal.
+//
 // Nothing here writes files: Generate returns bytes, so callers (the CLI,
 // the skeleton generator's staleness check) decide where they go.
 package btfmin

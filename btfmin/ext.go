@@ -195,7 +195,7 @@ func ParseCORERelocations(ext, strs []byte, bo binary.ByteOrder) ([]RawRelocatio
 		}
 		off += 8
 		if uint64(num)*uint64(recSize) > end-uint64(off) {
-			return nil, r.errf(off-4, "%d records of %d bytes for %s past end of subsection", num, recSize, sec)
+			return nil, r.errf(off-4, "%d records of %d bytes for %q past end of subsection", num, recSize, sec)
 		}
 		for i := uint32(0); i < num; i++ {
 			insn, _ := r.u32(off)
@@ -203,7 +203,7 @@ func ParseCORERelocations(ext, strs []byte, bo binary.ByteOrder) ([]RawRelocatio
 			accOff, _ := r.u32(off + 8)
 			kind, _ := r.u32(off + 12)
 			if Kind(kind) >= numKinds {
-				return nil, r.errf(off+12, "unknown CO-RE relocation kind %d in %s", kind, sec)
+				return nil, r.errf(off+12, "unknown CO-RE relocation kind %d in %q", kind, sec)
 			}
 			acc, ok := cstring(strs, accOff)
 			if !ok {

@@ -1,6 +1,7 @@
 package btfmin
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"flag"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/skelgen/skelgen/internal/testenv"
 )
@@ -68,3 +71,38 @@ func oldKernelBTF(t testing.TB) string {
 }
 
 var binaryLE = binary.LittleEndian
+
+// mustWrite writes c's header without a comment, failing the test on an
+// error.
+func mustWrite(t testing.TB, c *chooser, mode Mode, guard string) string {
+	t.Helper()
+	h, err := c.write(mode, guard, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// rawBTF marshals types as raw BTF.
+func rawBTF(t testing.TB, types ...btf.Type) []byte {
+	t.Helper()
+	b, err := btf.NewBuilder(types, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := b.Marshal(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// specOf marshals types and loads them back, as btfmin reads BTF.
+func specOf(t testing.TB, types ...btf.Type) *btf.Spec {
+	t.Helper()
+	spec, err := btf.LoadSpecFromReader(bytes.NewReader(rawBTF(t, types...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}

@@ -157,7 +157,7 @@ func parseObject(name string, data []byte) (*Object, error) {
 	for _, raw := range raws {
 		r, err := resolve(spec, raw)
 		if err != nil {
-			return nil, fmt.Errorf("section .BTF.ext: offset %#x: %s relocation in %s at insn offset %d: %w",
+			return nil, fmt.Errorf("section .BTF.ext: offset %#x: %s relocation in %q at insn offset %d: %w",
 				raw.Offset, raw.Kind, raw.Section, raw.InsnOff, err)
 		}
 		obj.Relocations = append(obj.Relocations, r)
@@ -183,10 +183,10 @@ func resolve(spec *btf.Spec, raw RawRelocation) (Relocation, error) {
 		}
 		e, ok := btf.QualifiedType(root).(*btf.Enum)
 		if !ok {
-			return r, fmt.Errorf("enum relocation on %s", root)
+			return r, fmt.Errorf("enum relocation on %s", describe(root))
 		}
 		if idx < 0 || idx >= len(e.Values) {
-			return r, fmt.Errorf("access string %q: enum %s has %d values", raw.Access, e.Name, len(e.Values))
+			return r, fmt.Errorf("access string %q: %s has %d values", raw.Access, describe(e), len(e.Values))
 		}
 		r.Enum = &e.Values[idx]
 	case raw.Kind.IsField():
@@ -204,7 +204,7 @@ func resolve(spec *btf.Spec, raw RawRelocation) (Relocation, error) {
 			case *btf.Struct, *btf.Union:
 				ms := members(t)
 				if idx >= len(ms) {
-					return r, fmt.Errorf("access string %q: %s has %d members", raw.Access, typeName(t), len(ms))
+					return r, fmt.Errorf("access string %q: %s has %d members", raw.Access, describe(t), len(ms))
 				}
 				r.Steps = append(r.Steps, Step{Parent: t, Member: idx})
 				cur = ms[idx].Type
@@ -212,7 +212,7 @@ func resolve(spec *btf.Spec, raw RawRelocation) (Relocation, error) {
 				r.Steps = append(r.Steps, Step{Parent: t, Member: -1, Index: idx})
 				cur = t.Type
 			default:
-				return r, fmt.Errorf("access string %q: index into %s", raw.Access, cur)
+				return r, fmt.Errorf("access string %q: index into %s", raw.Access, describe(cur))
 			}
 		}
 	}
@@ -402,11 +402,11 @@ func findLoop(spec *btf.Spec, roots []btf.Type, loop, deep string, next func(btf
 	var visit func(t btf.Type, depth int) error
 	visit = func(t btf.Type, depth int) error {
 		if depth > 1024 {
-			return fmt.Errorf("type %s: %s", typeName(t), deep)
+			return fmt.Errorf("type %s: %s", describe(t), deep)
 		}
 		switch state[t] {
 		case visiting:
-			return fmt.Errorf("type %s %s", typeName(t), loop)
+			return fmt.Errorf("type %s %s", describe(t), loop)
 		case done:
 			return nil
 		}

@@ -59,7 +59,7 @@ func (r *Report) String() string {
 		}
 		fmt.Fprintf(&b, "%s against %s: %d relocations, %s\n", r.Object, t.Target, t.Relocations, status)
 		for _, d := range t.Diffs {
-			fmt.Fprintf(&b, "  %s: original %s, new %s\n", d.Key, d.Original, d.New)
+			fmt.Fprintf(&b, "  %q: original %s, new %s\n", d.Key, d.Original, d.New)
 		}
 	}
 	ins := "differ (expected in compact mode)"
@@ -184,21 +184,21 @@ func resolvedRelocations(path string, target *btf.Spec) (map[string]map[string]b
 		}
 		fixups, err := btf.CORERelocate(relos, []*btf.Spec{target}, coll.ByteOrder, coll.Types.TypeID)
 		if err != nil {
-			return nil, fmt.Errorf("program %s: %w", name, err)
+			return nil, fmt.Errorf("program %q: %w", name, err)
 		}
 		for i, r := range relos {
 			m := reCORERelocation.FindStringSubmatch(r.String())
 			if m == nil {
-				return nil, fmt.Errorf("program %s: cannot parse %s", name, r)
+				return nil, fmt.Errorf("program %q: cannot parse %q", name, r)
 			}
 			kind, ok := kinds[m[1]]
 			if !ok {
-				return nil, fmt.Errorf("program %s: unknown relocation kind in %s", name, r)
+				return nil, fmt.Errorf("program %q: unknown relocation kind in %q", name, r)
 			}
 			id, _ := strconv.ParseUint(m[3], 10, 32)
 			res, err := resolve(coll.Types, RawRelocation{TypeID: uint32(id), Access: m[2], Kind: kind})
 			if err != nil {
-				return nil, fmt.Errorf("program %s: %s: %w", name, r, err)
+				return nil, fmt.Errorf("program %q: %q: %w", name, r, err)
 			}
 			key := kind.String() + " " + res.Path()
 			val := "poison"
@@ -206,7 +206,7 @@ func resolvedRelocations(path string, target *btf.Spec) (map[string]map[string]b
 				_, val, _ = strings.Cut(s, "->")
 			}
 			if kind == TypeIDLocal {
-				val = "local " + typeName(res.Root)
+				val = "local " + describe(res.Root)
 			}
 			if out[key] == nil {
 				out[key] = map[string]bool{}
@@ -252,7 +252,7 @@ func programSections(path string) (map[string][]byte, error) {
 		}
 		data, err := s.Data()
 		if err != nil {
-			return nil, fmt.Errorf("%s: section %s: %w", path, s.Name, err)
+			return nil, fmt.Errorf("%s: section %q: %w", path, s.Name, err)
 		}
 		out[s.Name] = data
 	}

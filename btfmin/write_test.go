@@ -63,7 +63,7 @@ func TestWriteLayouts(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			header := c.write(mode, "__LAYOUT_H__", nil)
+			header := mustWrite(t, c, mode, "__LAYOUT_H__")
 			var checks strings.Builder
 			// Layout only: clang's CO-RE pass rejects the unaligned member
 			// of the packed struct, which says nothing about the header.

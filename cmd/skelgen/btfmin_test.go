@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cilium/ebpf/btf"
+
 	"github.com/skelgen/skelgen/internal/testenv"
 )
 
@@ -109,5 +111,61 @@ func TestBtfminFromSource(t *testing.T) {
 	}
 	if !strings.Contains(string(h), "struct task_struct {") {
 		t.Errorf("header lacks task_struct:\n%s", h)
+	}
+}
+
+// TestBtfminHostileBTF: a -btf file whose names would put preprocessor
+// lines into the header makes btfmin fail naming the file, the type and
+// the name quoted, without writing -o (an existing file stays as it was)
+// and without raw control characters on stderr.
+func TestBtfminHostileBTF(t *testing.T) {
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	evil := &btf.Typedef{Name: "u32\n#include \"/etc/hostname\"\n\x1b[2J", Type: i32}
+	s := &btf.Struct{Name: "T", Size: 4, Members: []btf.Member{{Name: "f", Type: evil}}}
+	u := &btf.Struct{Name: "U", Size: 8, Members: []btf.Member{{Name: "h", Type: i32}, {Name: "g\n#error x", Type: i32, Offset: 32}}}
+	b, err := btf.NewBuilder([]btf.Type{s, u}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := b.Marshal(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	kernel := filepath.Join(dir, "vmlinux.btf")
+	if err := os.WriteFile(kernel, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"typedef", []string{"-field", "T.f"}, `: typedef "u32\n#include \"/etc/hostname\"\n\x1b[2J": not a C identifier`},
+		{"member", []string{"-decl", "struct U"}, `: struct "U" member "g\n#error x": not a C identifier`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, existing := range []bool{false, true} {
+				out := filepath.Join(t.TempDir(), "vmlinux.h")
+				if existing {
+					writeFile(t, out, "old\n")
+				}
+				args := append([]string{"btfmin", "-btf", kernel, "-o", out}, tt.args...)
+				code, stdout, stderr := runCLI(t, "", args...)
+				if want := "skelgen: btfmin: kernel BTF " + kernel + tt.want; code != 1 || !strings.Contains(stderr, want) {
+					t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
+				}
+				if strings.ContainsAny(stderr+stdout, "\x1b\x00") || strings.Contains(stderr, "\n#") {
+					t.Errorf("raw name on the terminal: %q", stderr)
+				}
+				data, err := os.ReadFile(out)
+				switch {
+				case !existing && !os.IsNotExist(err):
+					t.Errorf("%s written: %q, %v", out, data, err)
+				case existing && string(data) != "old\n":
+					t.Errorf("%s changed: %q, %v", out, data, err)
+				}
+			}
+		})
 	}
 }

@@ -40,7 +40,7 @@ check:
 # Each fuzz target for a bounded time (FUZZTIME=10m for a long run).
 FUZZTIME ?= 30s
 FUZZ := runtime:FuzzRun runtime:FuzzWellFormed gen:FuzzReadObject gen:FuzzStripDWARF gen:FuzzHostileName runtime/bridge:FuzzLoadObject \
-	btfmin:FuzzParseCORERelocations btfmin:FuzzParseObject asm:FuzzAssemble internal/conformance:FuzzParse \
+	btfmin:FuzzParseCORERelocations btfmin:FuzzParseObject btfmin:FuzzKernelNames asm:FuzzAssemble internal/conformance:FuzzParse \
 	gen/aot:FuzzAOTRandom
 fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) .ci/fuzz $(FUZZ)

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -204,10 +205,8 @@ func (m *Memory) CBytes(addr, max uint64) ([]byte, error) {
 	if uint64(len(b)) > max {
 		b = b[:max]
 	}
-	for n, c := range b {
-		if c == 0 {
-			return b[:n:n], nil
-		}
+	if n := bytes.IndexByte(b, 0); n >= 0 {
+		return b[:n:n], nil
 	}
 	return nil, fmt.Errorf("string at %s%+d: no NUL within %d bytes", m.RegionName(i), o, len(b))
 }

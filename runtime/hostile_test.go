@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -247,7 +248,7 @@ func TestSpanSafetyNet(t *testing.T) {
 		// Views: more elements than the span holds, a count that would
 		// overflow a multiplication, a negative count.
 		func() { Views[[8]byte](span, 3) },
-		func() { Views[[8]byte](span, 1<<61+1) },
+		func() { Views[[8]byte](span, math.MaxInt/8+1) },
 		func() { Views[[1]byte](span, -1) },
 	} {
 		err := func() (err error) {

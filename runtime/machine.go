@@ -151,7 +151,7 @@ func (p *Program) Machine() *Machine { return p.m }
 
 // Run is Program.Run.
 func (m *Machine) Run(ctx []byte) (uint64, error) {
-	if len(ctx) >= maxRegionSize {
+	if uint64(len(ctx)) >= maxRegionSize {
 		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
 	}
 	if m.prog.closed.Load() {

@@ -247,7 +247,7 @@ func (m *Memory) addRegion(name string, buf []byte, writable bool, c *seenRegion
 	if len(m.rd)-m.nstatic >= maxDynamicRegions {
 		return 0, errTooManyRegions
 	}
-	if len(buf) >= maxRegionSize {
+	if uint64(len(buf)) >= maxRegionSize {
 		return 0, fmt.Errorf("region %s: %d bytes is too large", name, len(buf))
 	}
 	m.rd = append(m.rd, buf)

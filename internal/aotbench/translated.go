@@ -3,7 +3,6 @@
 package aotbench
 
 import (
-	"encoding/binary"
 	runtime "github.com/skelgen/skelgen/runtime"
 	"math/bits"
 )
@@ -1047,10 +1046,7 @@ L1:
 	// 11: mov %r1, 1
 	r1 = 1
 	// 12: lock add [%r0], %r1
-	{
-		c := m.Cell64At(r0, 12)
-		binary.LittleEndian.PutUint64(c, binary.LittleEndian.Uint64(c)+r1)
-	}
+	runtime.Add64(m.Atomic64At(r0, 12), r1)
 	// 13: ja +9 (to 23)
 	runtime.CheckBudget(b-14, 13)
 	goto L23
@@ -1135,7 +1131,6 @@ func atomicsEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
 func atomicsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 	var r0, r2, r3, r4, r5, r6, r7, r8 uint64
 	fp := m.Frame(d)
-	r10 := runtime.StackTop(d)
 	// 0: mov %r6, %r1
 	r6 = r1
 	// Instructions 1 to 4 access r6 at constant offsets: when the span they reach
@@ -1210,30 +1205,17 @@ func atomicsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 			// 8: mov %r2, 1 (fast copy)
 			r2 = 1
 			// 9: lock add [%r6], %r2 (fast copy)
-			{
-				c := m.Cell64At(r6, 9)
-				binary.LittleEndian.PutUint64(c, binary.LittleEndian.Uint64(c)+r2)
-			}
+			runtime.Add64(m.Atomic64At(r6, 9), r2)
 			// 10: mov %r3, %r7 (fast copy)
 			r3 = r7
 			// 11: lock fetch add [%r6+8], %r3 (fast copy)
-			{
-				c := m.Cell64At(r6+8, 11)
-				old := binary.LittleEndian.Uint64(c)
-				binary.LittleEndian.PutUint64(c, old+r3)
-				r3 = old
-			}
+			r3 = runtime.FetchAdd64(m.Atomic64At(r6+8, 11), r3)
 			// 12: add %r8, %r3 (fast copy)
 			r8 += r3
 			// 13: mov %r4, %r7 (fast copy)
 			r4 = r7
 			// 14: lock xchg32 [%r6+16], %r4 (fast copy)
-			{
-				c := m.Cell32At(r6+16, 14)
-				old := uint64(binary.LittleEndian.Uint32(c))
-				binary.LittleEndian.PutUint32(c, uint32(r4))
-				r4 = old
-			}
+			r4 = uint64(runtime.Swap32(m.Atomic32At(r6+16, 14), uint32(r4)))
 			// 15: add %r8, %r4 (fast copy)
 			r8 += r4
 			// 16: mov %r0, %r7 (fast copy)
@@ -1243,20 +1225,13 @@ func atomicsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 			// 18: add %r5, 1 (fast copy)
 			r5 += 1
 			// 19: lock cmpxchg [%r6+24], %r5 (fast copy)
-			{
-				c := m.Cell64At(r6+24, 19)
-				old := binary.LittleEndian.Uint64(c)
-				if old == r0 {
-					binary.LittleEndian.PutUint64(c, r5)
-				}
-				r0 = old
-			}
+			r0 = runtime.CmpXchg64(m.Atomic64At(r6+24, 19), r0, r5)
 			// 20: add %r8, %r0 (fast copy)
 			r8 += r0
 			// 21: lock add [%r10-8], %r7 (fast copy)
 			{
-				c := m.Cell64At(r10-8, 21)
-				binary.LittleEndian.PutUint64(c, binary.LittleEndian.Uint64(c)+r7)
+				old := uint64(fp[504]) | uint64(fp[505])<<8 | uint64(fp[506])<<16 | uint64(fp[507])<<24 | uint64(fp[508])<<32 | uint64(fp[509])<<40 | uint64(fp[510])<<48 | uint64(fp[511])<<56
+				runtime.PutLE64(fp[504:], old+r7)
 			}
 			// 22: add %r7, 1 (fast copy)
 			r7 += 1
@@ -1271,30 +1246,17 @@ L8:
 	// 8: mov %r2, 1
 	r2 = 1
 	// 9: lock add [%r6], %r2
-	{
-		c := m.Cell64At(r6, 9)
-		binary.LittleEndian.PutUint64(c, binary.LittleEndian.Uint64(c)+r2)
-	}
+	runtime.Add64(m.Atomic64At(r6, 9), r2)
 	// 10: mov %r3, %r7
 	r3 = r7
 	// 11: lock fetch add [%r6+8], %r3
-	{
-		c := m.Cell64At(r6+8, 11)
-		old := binary.LittleEndian.Uint64(c)
-		binary.LittleEndian.PutUint64(c, old+r3)
-		r3 = old
-	}
+	r3 = runtime.FetchAdd64(m.Atomic64At(r6+8, 11), r3)
 	// 12: add %r8, %r3
 	r8 += r3
 	// 13: mov %r4, %r7
 	r4 = r7
 	// 14: lock xchg32 [%r6+16], %r4
-	{
-		c := m.Cell32At(r6+16, 14)
-		old := uint64(binary.LittleEndian.Uint32(c))
-		binary.LittleEndian.PutUint32(c, uint32(r4))
-		r4 = old
-	}
+	r4 = uint64(runtime.Swap32(m.Atomic32At(r6+16, 14), uint32(r4)))
 	// 15: add %r8, %r4
 	r8 += r4
 	// 16: mov %r0, %r7
@@ -1304,20 +1266,13 @@ L8:
 	// 18: add %r5, 1
 	r5 += 1
 	// 19: lock cmpxchg [%r6+24], %r5
-	{
-		c := m.Cell64At(r6+24, 19)
-		old := binary.LittleEndian.Uint64(c)
-		if old == r0 {
-			binary.LittleEndian.PutUint64(c, r5)
-		}
-		r0 = old
-	}
+	r0 = runtime.CmpXchg64(m.Atomic64At(r6+24, 19), r0, r5)
 	// 20: add %r8, %r0
 	r8 += r0
 	// 21: lock add [%r10-8], %r7
 	{
-		c := m.Cell64At(r10-8, 21)
-		binary.LittleEndian.PutUint64(c, binary.LittleEndian.Uint64(c)+r7)
+		old := uint64(fp[504]) | uint64(fp[505])<<8 | uint64(fp[506])<<16 | uint64(fp[507])<<24 | uint64(fp[508])<<32 | uint64(fp[509])<<40 | uint64(fp[510])<<48 | uint64(fp[511])<<56
+		runtime.PutLE64(fp[504:], old+r7)
 	}
 	// 22: add %r7, 1
 	r7 += 1

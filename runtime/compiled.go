@@ -355,12 +355,14 @@ func CheckBudget(left int64, insn int) {
 
 // CheckDepth fails the run with ErrCallDepth when the call at insn, made at
 // depth d, would need more than MaxFrames frames; otherwise it notes that
-// the frame of depth d+1 is in use, so that the next run clears it.
+// the frame of depth d+1 is in use: mapped, and cleared by the next run.
 func (m *Machine) CheckDepth(d int, insn int) {
 	if d+1 >= MaxFrames {
 		panic(depthFault(insn))
 	}
-	m.deep = max(m.deep, d+2)
+	if d+1 >= m.deep {
+		m.mapFrames(d + 2)
+	}
 }
 
 // CallAt calls the helper or extern that the call instruction at insn

@@ -48,7 +48,10 @@
 //
 // Addresses are tagged 64-bit values: the region index in the upper 32 bits,
 // the offset in the lower. Region 0 is unmapped so NULL faults; region 1 is
-// the context passed to Run; regions 2..9 are the stack frames; then come
+// the context passed to Run; regions 2..9 are the stack frames (a frame is
+// mapped once a call reaches its depth, and a run starts with every frame
+// the previous run used cleared, so that nothing written into a stack, even
+// through a forged address, outlives its run); then come
 // the map values that lddw references (global sections such as .data and
 // .rodata are one-entry array maps, as in libbpf); then regions created
 // during a run (values returned by bpf_map_lookup_elem, ring buffer

@@ -1160,7 +1160,9 @@ func (m *Machine) callLocal(pc int) (int, error) {
 	}
 	m.frames[m.depth] = frame{ret: pc, r6: r[6], r7: r[7], r8: r[8], r9: r[9]}
 	m.depth++
-	m.deep = max(m.deep, m.depth+1)
+	if m.depth >= m.deep {
+		m.mapFrames(m.depth + 1)
+	}
 	r[10] = StackTop(m.depth)
 	return target, nil
 }

@@ -113,6 +113,11 @@ func TestAOTErrors(t *testing.T) {
 		// A callee reads its frame before writing it: the second run
 		// (compared with the first) sees a cleared frame too.
 		{"stack_cleared_between_runs", "call local f\nexit\nf:\nldxdw %r0, [%r10-8]\nstdw [%r10-8], 42\nexit", ""},
+		// A frame no call has reached is unmapped; one a call reached is
+		// cleared for the next run (compared with the first), even where
+		// a forged address wrote into it after the call.
+		{"forged_frame_unreached", "lddw %r1, 0x400000000\nstdw [%r1], 42\nexit", "instruction 2: invalid write of 8 bytes at stack frame 2+0"},
+		{"forged_frame_cleared", "call local one\nlddw %r1, 0x400000000\nldxdw %r0, [%r1]\nstdw [%r1], 42\nexit\none:\ncall local two\nexit\ntwo:\nexit", ""},
 		// Atomics must be aligned, in the frame's constant slots too, and
 		// stay inside a writable region.
 		{"atomic_misaligned", "mov %r2, 1\nlock add [%r1+4], %r2\nexit", "instruction 1: misaligned atomic write of 8 bytes at context+4"},

@@ -126,6 +126,8 @@ func (m *Machine) trapError(x any) error {
 	switch t := x.(type) {
 	case fault:
 		return m.Fault(t.addr, uint64(t.size), t.write, int(t.insn))
+	case cellFault:
+		return m.atomicFault(t.addr, uint64(t.size), int(t.insn))
 	case budgetFault:
 		return &RunError{Insn: int(t), Err: ErrBudget}
 	case depthFault:
@@ -335,24 +337,6 @@ func LoopTrips(start, bound, step uint64) (more uint64, ok bool) {
 	return more, more < 1<<31
 }
 
-// Cell32At and Cell64At return the writable bytes an atomic instruction
-// at insn reads and modifies.
-func (m *Memory) Cell32At(addr uint64, insn int) []byte {
-	i, o := addr>>32, addr&0xffffffff
-	if i < uint64(len(m.wr)) && o+4 <= uint64(len(m.wr[i])) {
-		return m.wr[i][o : o+4 : o+4]
-	}
-	panic(fault{addr, int32(insn), 4, true})
-}
-
-func (m *Memory) Cell64At(addr uint64, insn int) []byte {
-	i, o := addr>>32, addr&0xffffffff
-	if i < uint64(len(m.wr)) && o+8 <= uint64(len(m.wr[i])) {
-		return m.wr[i][o : o+8 : o+8]
-	}
-	panic(fault{addr, int32(insn), 8, true})
-}
-
 // Frame returns the stack of call depth d (the region r10 points to the end
 // of), so that translated code can address r10-relative slots with constant
 // offsets directly. d must be below MaxFrames, as CheckDepth ensures.
@@ -371,12 +355,14 @@ func CheckBudget(left int64, insn int) {
 
 // CheckDepth fails the run with ErrCallDepth when the call at insn, made at
 // depth d, would need more than MaxFrames frames; otherwise it notes that
-// the frame of depth d+1 is in use, so that the next run clears it.
+// the frame of depth d+1 is in use: mapped, and cleared by the next run.
 func (m *Machine) CheckDepth(d int, insn int) {
 	if d+1 >= MaxFrames {
 		panic(depthFault(insn))
 	}
-	m.deep = max(m.deep, d+2)
+	if d+1 >= m.deep {
+		m.mapFrames(d + 2)
+	}
 }
 
 // CallAt calls the helper or extern that the call instruction at insn

@@ -48,7 +48,10 @@
 //
 // Addresses are tagged 64-bit values: the region index in the upper 32 bits,
 // the offset in the lower. Region 0 is unmapped so NULL faults; region 1 is
-// the context passed to Run; regions 2..9 are the stack frames; then come
+// the context passed to Run; regions 2..9 are the stack frames (a frame is
+// mapped once a call reaches its depth, and a run starts with every frame
+// the previous run used cleared, so that nothing written into a stack, even
+// through a forged address, outlives its run); then come
 // the map values that lddw references (global sections such as .data and
 // .rodata are one-entry array maps, as in libbpf); then regions created
 // during a run (values returned by bpf_map_lookup_elem, ring buffer
@@ -61,14 +64,40 @@
 //
 // The checked accessors exist in two forms: Read64/Write64 and friends
 // return ok, as the interpreter uses them; Load64At/Store64At and friends
-// (and Cell32At/Cell64At for atomics), which translated code calls, carry
-// the instruction index and panic with a small value that Compiled.Run
-// turns into the same *MemoryError. All of them inline. SpanAt and
+// (and Atomic32At/Atomic64At for atomics), which translated code calls,
+// carry the instruction index and panic with a small value that
+// Compiled.Run turns into the same *MemoryError. All of them inline. SpanAt and
 // LoopTrips let translated loops check a whole span of a region once
 // before the loop; a Window of the span (WindowOf) then gives, with one
 // compare, the bytes that the accesses of one iteration reach through one
 // register, which the translation reads and writes as a fixed-size array. Bytes, WritableBytes,
 // CBytes and CString give helpers checked slices.
+//
+// # Atomics
+//
+// BPF_ATOMIC instructions (add, or, and, xor with and without fetch, xchg,
+// cmpxchg; 32 and 64 bits) are atomic against every other writer of their
+// memory, as on the kernel's JIT: other runs and their clones, Go code, and
+// kernel programs on other CPUs writing memory mapped from a kernel map
+// (.bss, .data, BPF_F_MMAPABLE arrays), as well as the bytes of a context
+// that several goroutines pass to Run. Both engines run them with
+// sync/atomic; translated code calls Add64, FetchAdd64, Swap32, CmpXchg64
+// and their siblings on the cell Atomic64At or Atomic32At checks. Only the
+// stack frames, which nothing outside the run can reach, take a plain
+// read-modify-write. A 32-bit fetch zero-extends the old value into its
+// register; cmpxchg compares the cell with r0 and loads the old value into
+// r0 whether or not it stores.
+//
+// A cell must be aligned to its width, as an offset in its region (the
+// kernel's verifier refuses a misaligned atomic) and in host memory (which
+// sync/atomic needs): a misaligned atomic is a *MemoryError with
+// Misaligned set. Map values, globals and stack frames are aligned; a
+// context given to Run must be aligned for the atomics the program makes on
+// it (any []byte made with make is, from 16 bytes or in multiples of 8).
+// Memory holds little-endian values on every host; on a big-endian host
+// each atomic is a compare-and-swap loop on the byte-swapped value, atomic
+// against the runtime's other atomics and against writers that store
+// little-endian values, which a kernel of that byte order does not.
 //
 // # Translated code
 //

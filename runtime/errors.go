@@ -61,6 +61,9 @@ type MemoryError struct {
 	Insn   int // instruction index, -1 when unknown
 	Write  bool
 	Addr   uint64 // the tagged address as the program computed it
+	// Misaligned marks an atomic instruction whose cell lies inside a
+	// writable region but is not aligned to its width.
+	Misaligned bool
 }
 
 func (e *MemoryError) Error() string {
@@ -68,11 +71,15 @@ func (e *MemoryError) Error() string {
 	if e.Write {
 		kind = "write"
 	}
+	what := "invalid " + kind
+	if e.Misaligned {
+		what = "misaligned atomic " + kind
+	}
 	where := ""
 	if e.Insn >= 0 {
 		where = fmt.Sprintf("instruction %d: ", e.Insn)
 	}
-	return fmt.Sprintf("%sinvalid %s of %d bytes at %s%+d (address %#x)", where, kind, e.Size, e.Region, e.Offset, e.Addr)
+	return fmt.Sprintf("%s%s of %d bytes at %s%+d (address %#x)", where, what, e.Size, e.Region, e.Offset, e.Addr)
 }
 
 // ValidationError is a program Load rejects, naming the instruction.

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"unsafe"
@@ -1161,7 +1160,9 @@ func (m *Machine) callLocal(pc int) (int, error) {
 	}
 	m.frames[m.depth] = frame{ret: pc, r6: r[6], r7: r[7], r8: r[8], r9: r[9]}
 	m.depth++
-	m.deep = max(m.deep, m.depth+1)
+	if m.depth >= m.deep {
+		m.mapFrames(m.depth + 1)
+	}
 	r[10] = StackTop(m.depth)
 	return target, nil
 }
@@ -1272,60 +1273,6 @@ func index(base unsafe.Pointer, in *insn) int {
 // at is the instruction at index i; the validator has checked i.
 func at(base unsafe.Pointer, i int) *insn {
 	return (*insn)(unsafe.Add(base, uintptr(i)*unsafe.Sizeof(insn{})))
-}
-
-// atomic executes one STX|ATOMIC instruction. Runs are single-threaded, so
-// a plain read-modify-write is atomic with respect to the program.
-func (m *Machine) atomic(pc int) error {
-	in, r := at(m.base, pc), &m.regs
-	size := uint64(4)
-	if in.op == OpAtomicDW {
-		size = 8
-	}
-	addr := r[in.dst] + uint64(in.off)
-	b, err := m.WritableBytes(addr, size)
-	if err != nil {
-		return m.Fault(addr, size, true, pc)
-	}
-	var old uint64
-	if size == 4 {
-		old = uint64(binary.LittleEndian.Uint32(b))
-	} else {
-		old = binary.LittleEndian.Uint64(b)
-	}
-	src := r[in.src]
-	var val uint64
-	switch in.imm &^ atomicFETCH {
-	case atomicADD:
-		val = old + src
-	case atomicOR:
-		val = old | src
-	case atomicAND:
-		val = old & src
-	case atomicXOR:
-		val = old ^ src
-	case atomicXCHG &^ atomicFETCH:
-		val = src
-	case atomicCMPXCHG &^ atomicFETCH:
-		val = old
-		cmp := r[0]
-		if size == 4 {
-			cmp = uint64(uint32(cmp))
-		}
-		if old == cmp {
-			val = src
-		}
-		r[0] = old
-	}
-	if size == 4 {
-		binary.LittleEndian.PutUint32(b, uint32(val))
-	} else {
-		binary.LittleEndian.PutUint64(b, val)
-	}
-	if in.imm&atomicFETCH != 0 && in.imm != atomicCMPXCHG {
-		r[in.src] = old
-	}
-	return nil
 }
 
 // rareALU executes the ALU operations that clang seldom emits in loops or

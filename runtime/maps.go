@@ -115,11 +115,12 @@ func NewMapIn(spec MapSpec, mem *MapMemory) (Map, error) {
 	case Hash, PerCPUHash, LRUHash, LRUPerCPUHash:
 		return newHashMap(spec, mem)
 	case Array, PerCPUArray:
-		size := uint64(spec.ValueSize) * uint64(spec.MaxEntries)
+		stride := (uint64(spec.ValueSize) + 7) &^ 7
+		size := stride * uint64(spec.MaxEntries)
 		if err := mem.take(spec, size); err != nil {
 			return nil, err
 		}
-		return &arrayMap{spec: spec, data: make([]byte, size)}, nil
+		return &arrayMap{spec: spec, stride: int(stride), data: make([]byte, size)}, nil
 	case RingBuf:
 		return newRingBuffer(spec, mem)
 	}
@@ -237,10 +238,13 @@ func checkFlags(flags uint64) error {
 }
 
 // arrayMap is an array or (one-CPU) per-CPU array. Elements always exist.
+// They lie stride bytes apart, the value size rounded up to 8 as in the
+// kernel, so that every value is aligned for atomics.
 type arrayMap struct {
 	sharedMap
-	spec MapSpec
-	data []byte
+	spec   MapSpec
+	stride int
+	data   []byte
 }
 
 func (a *arrayMap) Spec() MapSpec { return a.spec }
@@ -258,8 +262,8 @@ func (a *arrayMap) Lookup(key []byte) ([]byte, error) {
 	if !ok {
 		return nil, ErrKeyNotExist
 	}
-	vs := int(a.spec.ValueSize)
-	return a.data[i*vs : (i+1)*vs : (i+1)*vs], nil
+	at, vs := i*a.stride, int(a.spec.ValueSize)
+	return a.data[at : at+vs : at+vs], nil
 }
 
 func (a *arrayMap) Update(key, value []byte, flags uint64) error {
@@ -273,8 +277,8 @@ func (a *arrayMap) Update(key, value []byte, flags uint64) error {
 	if flags == UpdateNoExist {
 		return ErrKeyExist
 	}
-	vs := int(a.spec.ValueSize)
-	copy(a.data[i*vs:(i+1)*vs], value)
+	at := i * a.stride
+	copy(a.data[at:at+int(a.spec.ValueSize)], value)
 	return nil
 }
 
@@ -332,7 +336,7 @@ func (rb *RingBuffer) reserve(n int) []byte {
 		return nil
 	}
 	rb.used += recordCost(n)
-	return make([]byte, n)
+	return make([]byte, n, (n+7)&^7) // aligned for atomics, as in the kernel
 }
 
 func (rb *RingBuffer) commit(rec []byte) {

@@ -372,6 +372,43 @@ two:
 	}
 }
 
+// TestForgedFrameAddresses: a frame no call of the run has reached is not
+// mapped, so a forged address into it faults (and cannot leave a value
+// for a later run that reaches it); one a call reached is cleared for the
+// next run, including what was written into it through a forged address
+// after the call returned. A longer context takes the deeper path.
+func TestForgedFrameAddresses(t *testing.T) {
+	// Frame 2 is region regionStack+2 = 4.
+	p := loadAsm(t, `
+	lddw %r6, 0x400000000
+	jeq %r2, 0, shallow
+	call local one
+	ldxdw %r0, [%r6]
+	stdw [%r6], 42
+	exit
+shallow:
+	stdw [%r6], 42
+	exit
+one:
+	call local two
+	exit
+two:
+	exit`, nil, nil)
+	for i, ctx := range [][]byte{make([]byte, 8), make([]byte, 8), nil, make([]byte, 8)} {
+		got, err := p.Run(ctx)
+		if ctx == nil {
+			var me *MemoryError
+			if !errors.As(err, &me) || me.Region != "stack frame 2" || me.Offset != 0 || me.Insn != 7 || !me.Write {
+				t.Fatalf("run %d: writing frame 2 before any call reached it: %d, %v; want a *MemoryError at stack frame 2+0", i, got, err)
+			}
+			continue
+		}
+		if err != nil || got != 0 {
+			t.Fatalf("run %d: frame 2 held %d (%v) after the calls, want 0 (the last run's 42 cleared)", i, got, err)
+		}
+	}
+}
+
 func TestContextWritesLand(t *testing.T) {
 	ctx := make([]byte, 8)
 	p := loadAsm(t, "stdw [%r1+0], 0x1234\nmov %r0, %r2\nexit", nil, nil)

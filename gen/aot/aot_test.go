@@ -3,6 +3,7 @@ package aot
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/skelgen/skelgen/asm"
+	"github.com/skelgen/skelgen/internal/atomiccases"
 	"github.com/skelgen/skelgen/internal/conformance"
 	"github.com/skelgen/skelgen/runtime"
 
@@ -38,6 +40,28 @@ func TestAOTConformance(t *testing.T) {
 		}
 	}
 	t.Logf("%d programs: %d agree when run, %d rejected by both; one build of all translations took %v", len(res.Lines), ran, rejected, res.BuildTime)
+}
+
+// TestAOTAtomics runs every atomic operation, both widths, on a cell in
+// the context, a global, the frame and the stack through a pointer, in the
+// interpreter and translated, and compares both with the kernel's
+// semantics (package atomiccases).
+func TestAOTAtomics(t *testing.T) {
+	var cases []aotCase
+	all := atomiccases.Cases()
+	for _, c := range all {
+		cases = append(cases, aotCase{Name: c.Name, Insns: assembleInsns(t, c.Name, c.Asm), Mem: make([]byte, atomiccases.CtxSize), Setup: "fuzz", Budget: 1000})
+	}
+	res := runAgreement(t, cases, true)
+	for i, l := range res.Lines {
+		if d := l.disagreement(true); d != "" {
+			t.Errorf("%s: %s", l.Name, d)
+		}
+		want := hex.EncodeToString(all[i].Want)
+		if l.AOT.Err != "" || l.AOT.Mem != want {
+			t.Errorf("%s: translation left context %s (%s), want %s", l.Name, l.AOT.Mem, l.AOT.Err, want)
+		}
+	}
 }
 
 // loadConf reads the conformance suite's programs.
@@ -89,6 +113,17 @@ func TestAOTErrors(t *testing.T) {
 		// A callee reads its frame before writing it: the second run
 		// (compared with the first) sees a cleared frame too.
 		{"stack_cleared_between_runs", "call local f\nexit\nf:\nldxdw %r0, [%r10-8]\nstdw [%r10-8], 42\nexit", ""},
+		// A frame no call has reached is unmapped; one a call reached is
+		// cleared for the next run (compared with the first), even where
+		// a forged address wrote into it after the call.
+		{"forged_frame_unreached", "lddw %r1, 0x400000000\nstdw [%r1], 42\nexit", "instruction 2: invalid write of 8 bytes at stack frame 2+0"},
+		{"forged_frame_cleared", "call local one\nlddw %r1, 0x400000000\nldxdw %r0, [%r1]\nstdw [%r1], 42\nexit\none:\ncall local two\nexit\ntwo:\nexit", ""},
+		// Atomics must be aligned, in the frame's constant slots too, and
+		// stay inside a writable region.
+		{"atomic_misaligned", "mov %r2, 1\nlock add [%r1+4], %r2\nexit", "instruction 1: misaligned atomic write of 8 bytes at context+4"},
+		{"atomic_misaligned_frame", "mov %r2, 1\nlock fetch add32 [%r10-6], %r2\nexit", "instruction 1: misaligned atomic write of 4 bytes at stack frame 0+506"},
+		{"atomic_misaligned_global", "lddw %r1, value:0+12\nmov %r2, 1\nlock xchg [%r1], %r2\nexit", "instruction 3: misaligned atomic write of 8 bytes at .data+12"},
+		{"atomic_past_context", "mov %r2, 1\nlock cmpxchg32 [%r1+64], %r2\nexit", "instruction 1: invalid write of 4 bytes at context+64"},
 	}
 	var cases []aotCase
 	for _, tt := range tests {

@@ -1262,65 +1262,85 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 	return leStore(e, "fp", 512+int(in.off), size, bv, imm)
 }
 
+// atomic translates an atomic instruction into a call of the runtime's
+// operation of that name on the cell Atomic32At or Atomic64At checks, which
+// is atomic against other runs, Go and the kernel. A cell in the frame's
+// constant slots, which nothing else can see, takes a plain
+// read-modify-write.
 func (e *emitter) atomic(in *aotInsn) []jen.Code {
 	w := 64
 	if in.op == runtime.OpAtomicW {
 		w = 32
 	}
-	s := e.r(in.src)
-	get := code(le(), fmt.Sprintf(".Uint%d(c)", w))
-	if w == 32 {
-		get = code("uint64(", le(), ".Uint32(c))")
+	if k := 512 + int(in.off); inFrame(in.dst, in.off, w/8) && k%(w/8) == 0 {
+		return e.frameAtomic(in, w, k)
 	}
-	put := func(v string) *jen.Statement {
-		if w == 32 {
-			return code(le(), fmt.Sprintf(".PutUint32(c, uint32(%s))", v))
+	// The register a fetching operation loads, when it is live.
+	dst := ""
+	switch {
+	case in.imm == 0xf1: // cmpxchg
+		if e.live(in.pc, 0) {
+			dst = e.r(0)
 		}
-		return code(le(), fmt.Sprintf(".PutUint64(c, %s)", v))
+	case in.imm&1 != 0 && e.live(in.pc, in.src):
+		dst = e.r(in.src)
 	}
-	stmts := []jen.Code{code(fmt.Sprintf("c := m.Cell%dAt(%s, %d)", w, e.addr(in.dst, in.off), in.pc))}
+	arg := func(r uint8) *jen.Statement {
+		if w == 32 {
+			return code(fmt.Sprintf("uint32(%s)", e.r(r)))
+		}
+		return code(e.r(r))
+	}
+	args := []jen.Code{code(fmt.Sprintf("m.Atomic%dAt(%s, %d)", w, e.addr(in.dst, in.off), in.pc))}
+	if in.imm == 0xf1 {
+		args = append(args, arg(0))
+	}
+	args = append(args, arg(in.src))
+	name := map[int32]string{0x00: "Add", 0x40: "Or", 0x50: "And", 0xa0: "Xor", 0xe0: "Swap", 0xf0: "CmpXchg"}[in.imm&^1]
+	if dst != "" && in.imm&^1 != 0xe0 && in.imm&^1 != 0xf0 {
+		name = "Fetch" + name
+	}
+	call := e.rt(fmt.Sprintf("%s%d", name, w)).Call(args...)
+	switch {
+	case dst == "":
+		return []jen.Code{call}
+	case w == 32:
+		return []jen.Code{code(dst+" = uint64(", call, ")")}
+	}
+	return []jen.Code{code(dst+" = ", call)}
+}
+
+// frameAtomic is atomic for an aligned cell at fp[k:].
+func (e *emitter) frameAtomic(in *aotInsn, w, k int) []jen.Code {
+	e.frame = true
+	s := e.r(in.src)
+	cell := fmt.Sprintf("fp[%d:]", k)
+	put := func(v string) *jen.Statement { return e.rt(fmt.Sprintf("PutLE%d", w)).Call(code(cell), code(v)) }
+	stmts := []jen.Code{code("old := " + leLoad("fp", k, w/8))}
 	ops := map[int32]string{0x00: "+", 0x40: "|", 0x50: "&", 0xa0: "^"}
 	switch in.imm {
 	case 0xe1: // xchg
-		if e.live(in.pc, in.src) {
-			stmts = append(stmts, code("old := ", get), put(s), code(s+" = old"))
-		} else {
-			stmts = append(stmts, put(s))
+		if !e.live(in.pc, in.src) {
+			return []jen.Code{put(s)}
 		}
+		stmts = append(stmts, put(s))
 	case 0xf1: // cmpxchg
 		cmp := e.r(0)
 		if w == 32 {
 			cmp = fmt.Sprintf("uint64(uint32(%s))", cmp)
 		}
-		stmts = append(stmts, code("old := ", get), jen.If(code("old == "+cmp)).Block(put(s)))
+		stmts = append(stmts, jen.If(code("old == "+cmp)).Block(put(s)))
 		if e.live(in.pc, 0) {
 			stmts = append(stmts, code(e.r(0)+" = old"))
 		}
+		return []jen.Code{jen.Block(stmts...)}
 	default:
-		o := ops[in.imm&^1]
-		if in.imm&1 != 0 && e.live(in.pc, in.src) {
-			stmts = append(stmts, code("old := ", get), put("old"+o+s), code(s+" = old"))
-		} else {
-			stmts = append(stmts, code(le(), fmt.Sprintf(".PutUint%d(c, ", w), e.atomicOperand(w, get), fmt.Sprintf("%s%s)", o, e.atomicSrc(w, s))))
-		}
+		stmts = append(stmts, put("old"+ops[in.imm&^1]+s))
+	}
+	if in.imm&1 != 0 && e.live(in.pc, in.src) {
+		stmts = append(stmts, code(s+" = old"))
 	}
 	return []jen.Code{jen.Block(stmts...)}
-}
-
-// atomicOperand and atomicSrc write the operands of a non-fetching atomic
-// in the width of the cell.
-func (e *emitter) atomicOperand(w int, get *jen.Statement) *jen.Statement {
-	if w == 32 {
-		return code(le(), ".Uint32(c)")
-	}
-	return get
-}
-
-func (e *emitter) atomicSrc(w int, s string) string {
-	if w == 32 {
-		return fmt.Sprintf("uint32(%s)", s)
-	}
-	return s
 }
 
 // cond is the Go condition of a conditional jump.

@@ -3,7 +3,6 @@
 package aotbench
 
 import (
-	"encoding/binary"
 	runtime "github.com/skelgen/skelgen/runtime"
 	"math/bits"
 )
@@ -1047,10 +1046,7 @@ L1:
 	// 11: mov %r1, 1
 	r1 = 1
 	// 12: lock add [%r0], %r1
-	{
-		c := m.Cell64At(r0, 12)
-		binary.LittleEndian.PutUint64(c, binary.LittleEndian.Uint64(c)+r1)
-	}
+	runtime.Add64(m.Atomic64At(r0, 12), r1)
 	// 13: ja +9 (to 23)
 	runtime.CheckBudget(b-14, 13)
 	goto L23
@@ -1113,6 +1109,191 @@ L34:
 	// 34: exit
 	b -= 25
 	runtime.CheckBudget(b, 34)
+	return r0, b
+}
+
+// atomicsTranslation returns the Go translation of program "Atomics", for
+// runtime.Program.Bind.
+func atomicsTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: atomicsEntry,
+		Insns: 29,
+	}
+}
+
+// atomicsEntry is the runtime.Entry of program "Atomics".
+func atomicsEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return atomicsFn0(m, 0, b, r1)
+}
+
+// atomicsFn0 is the function at instruction 0 of program "Atomics", run at
+// call depth d with budget b; it returns r0 and the budget left.
+func atomicsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
+	var r0, r2, r3, r4, r5, r6, r7, r8 uint64
+	fp := m.Frame(d)
+	// 0: mov %r6, %r1
+	r6 = r1
+	// Instructions 1 to 4 access r6 at constant offsets: when the span they reach
+	// is in its region, run a copy that checks it once.
+	if s1, ok := m.BlockSpan(r6, 32, true); ok {
+		v1 := runtime.WindowOf[[32]byte](s1).At(0)
+		// 1: stdw [%r6], 0 (span checked)
+		v1[0] = 0x0
+		v1[1] = 0x0
+		v1[2] = 0x0
+		v1[3] = 0x0
+		v1[4] = 0x0
+		v1[5] = 0x0
+		v1[6] = 0x0
+		v1[7] = 0x0
+		// 2: stdw [%r6+8], 0 (span checked)
+		v1[8] = 0x0
+		v1[9] = 0x0
+		v1[10] = 0x0
+		v1[11] = 0x0
+		v1[12] = 0x0
+		v1[13] = 0x0
+		v1[14] = 0x0
+		v1[15] = 0x0
+		// 3: stdw [%r6+16], 0 (span checked)
+		v1[16] = 0x0
+		v1[17] = 0x0
+		v1[18] = 0x0
+		v1[19] = 0x0
+		v1[20] = 0x0
+		v1[21] = 0x0
+		v1[22] = 0x0
+		v1[23] = 0x0
+		// 4: stdw [%r6+24], 0 (span checked)
+		v1[24] = 0x0
+		v1[25] = 0x0
+		v1[26] = 0x0
+		v1[27] = 0x0
+		v1[28] = 0x0
+		v1[29] = 0x0
+		v1[30] = 0x0
+		v1[31] = 0x0
+	} else {
+		// 1: stdw [%r6], 0
+		m.Store64At(r6, 0, 1)
+		// 2: stdw [%r6+8], 0
+		m.Store64At(r6+8, 0, 2)
+		// 3: stdw [%r6+16], 0
+		m.Store64At(r6+16, 0, 3)
+		// 4: stdw [%r6+24], 0
+		m.Store64At(r6+24, 0, 4)
+	}
+	// 5: stdw [%r10-8], 0
+	fp[504] = 0x0
+	fp[505] = 0x0
+	fp[506] = 0x0
+	fp[507] = 0x0
+	fp[508] = 0x0
+	fp[509] = 0x0
+	fp[510] = 0x0
+	fp[511] = 0x0
+	// 6: mov %r7, 0
+	r7 = 0
+	// 7: mov %r8, 0
+	r8 = 0
+	// Instructions 8 to 23 are a counted loop: when the budget lasts, run a copy
+	// that does not check it.
+	if j, ok := runtime.LoopTrips(r7, 1000, 1); ok {
+		if b-8 >= int64(j+1)*16 {
+			b -= 16 * int64(j)
+		F8:
+			// 8: mov %r2, 1 (fast copy)
+			r2 = 1
+			// 9: lock add [%r6], %r2 (fast copy)
+			runtime.Add64(m.Atomic64At(r6, 9), r2)
+			// 10: mov %r3, %r7 (fast copy)
+			r3 = r7
+			// 11: lock fetch add [%r6+8], %r3 (fast copy)
+			r3 = runtime.FetchAdd64(m.Atomic64At(r6+8, 11), r3)
+			// 12: add %r8, %r3 (fast copy)
+			r8 += r3
+			// 13: mov %r4, %r7 (fast copy)
+			r4 = r7
+			// 14: lock xchg32 [%r6+16], %r4 (fast copy)
+			r4 = uint64(runtime.Swap32(m.Atomic32At(r6+16, 14), uint32(r4)))
+			// 15: add %r8, %r4 (fast copy)
+			r8 += r4
+			// 16: mov %r0, %r7 (fast copy)
+			r0 = r7
+			// 17: mov %r5, %r7 (fast copy)
+			r5 = r7
+			// 18: add %r5, 1 (fast copy)
+			r5 += 1
+			// 19: lock cmpxchg [%r6+24], %r5 (fast copy)
+			r0 = runtime.CmpXchg64(m.Atomic64At(r6+24, 19), r0, r5)
+			// 20: add %r8, %r0 (fast copy)
+			r8 += r0
+			// 21: lock add [%r10-8], %r7 (fast copy)
+			{
+				old := uint64(fp[504]) | uint64(fp[505])<<8 | uint64(fp[506])<<16 | uint64(fp[507])<<24 | uint64(fp[508])<<32 | uint64(fp[509])<<40 | uint64(fp[510])<<48 | uint64(fp[511])<<56
+				runtime.PutLE64(fp[504:], old+r7)
+			}
+			// 22: add %r7, 1 (fast copy)
+			r7 += 1
+			// 23: jlt %r7, 1000, -16 (to 8) (fast copy)
+			if r7 < 1000 {
+				goto F8
+			}
+			goto L24
+		}
+	}
+L8:
+	// 8: mov %r2, 1
+	r2 = 1
+	// 9: lock add [%r6], %r2
+	runtime.Add64(m.Atomic64At(r6, 9), r2)
+	// 10: mov %r3, %r7
+	r3 = r7
+	// 11: lock fetch add [%r6+8], %r3
+	r3 = runtime.FetchAdd64(m.Atomic64At(r6+8, 11), r3)
+	// 12: add %r8, %r3
+	r8 += r3
+	// 13: mov %r4, %r7
+	r4 = r7
+	// 14: lock xchg32 [%r6+16], %r4
+	r4 = uint64(runtime.Swap32(m.Atomic32At(r6+16, 14), uint32(r4)))
+	// 15: add %r8, %r4
+	r8 += r4
+	// 16: mov %r0, %r7
+	r0 = r7
+	// 17: mov %r5, %r7
+	r5 = r7
+	// 18: add %r5, 1
+	r5 += 1
+	// 19: lock cmpxchg [%r6+24], %r5
+	r0 = runtime.CmpXchg64(m.Atomic64At(r6+24, 19), r0, r5)
+	// 20: add %r8, %r0
+	r8 += r0
+	// 21: lock add [%r10-8], %r7
+	{
+		old := uint64(fp[504]) | uint64(fp[505])<<8 | uint64(fp[506])<<16 | uint64(fp[507])<<24 | uint64(fp[508])<<32 | uint64(fp[509])<<40 | uint64(fp[510])<<48 | uint64(fp[511])<<56
+		runtime.PutLE64(fp[504:], old+r7)
+	}
+	// 22: add %r7, 1
+	r7 += 1
+	// 23: jlt %r7, 1000, -16 (to 8)
+	if r7 < 1000 {
+		b -= 16
+		runtime.CheckBudget(b-8, 23)
+		goto L8
+	}
+L24:
+	// 24: ldxdw %r0, [%r10-8]
+	r0 = uint64(fp[504]) | uint64(fp[505])<<8 | uint64(fp[506])<<16 | uint64(fp[507])<<24 | uint64(fp[508])<<32 | uint64(fp[509])<<40 | uint64(fp[510])<<48 | uint64(fp[511])<<56
+	// 25: add %r0, %r8
+	r0 += r8
+	// 26: ldxdw %r1, [%r6]
+	r1 = m.Load64At(r6, 26)
+	// 27: add %r0, %r1
+	r0 += r1
+	// 28: exit
+	b -= 29
+	runtime.CheckBudget(b, 28)
 	return r0, b
 }
 
@@ -1645,6 +1826,8 @@ func translation(name string) (runtime.Translation, bool) {
 		return fNV1a2KTranslation(), true
 	case "HashCount":
 		return hashCountTranslation(), true
+	case "Atomics":
+		return atomicsTranslation(), true
 	case "CsumBuf2K":
 		return csumBuf2KTranslation(), true
 	case "ParseHdr2K":

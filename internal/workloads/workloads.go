@@ -329,6 +329,61 @@ func hashCountGo(counts map[uint32]uint64) uint64 {
 	return counts[7]
 }
 
+// atomicsAsm runs each kind of atomic 1000 times on cells of the context,
+// which other goroutines or CPUs may share, and adds to a slot of its own
+// stack, which nothing else can see: a plain add, a fetching add, a 32-bit
+// exchange and a compare-and-exchange that succeeds.
+const atomicsAsm = `
+	mov %r6, %r1
+	stdw [%r6+0], 0
+	stdw [%r6+8], 0
+	stdw [%r6+16], 0
+	stdw [%r6+24], 0
+	stdw [%r10-8], 0
+	mov %r7, 0
+	mov %r8, 0
+loop:
+	mov %r2, 1
+	lock add [%r6], %r2
+	mov %r3, %r7
+	lock fetch add [%r6+8], %r3
+	add %r8, %r3
+	mov %r4, %r7
+	lock xchg32 [%r6+16], %r4
+	add %r8, %r4
+	mov %r0, %r7
+	mov %r5, %r7
+	add %r5, 1
+	lock cmpxchg [%r6+24], %r5
+	add %r8, %r0
+	lock add [%r10-8], %r7
+	add %r7, 1
+	jlt %r7, 1000, loop
+	ldxdw %r0, [%r10-8]
+	add %r0, %r8
+	ldxdw %r1, [%r6]
+	add %r0, %r1
+	exit
+`
+
+func atomicsGo() uint64 {
+	var add, fetch, cell, stack, acc uint64
+	var xchg uint32
+	for i := uint64(0); i < 1000; i++ {
+		add++
+		acc += fetch
+		fetch += i
+		acc += uint64(xchg)
+		xchg = uint32(i)
+		acc += cell
+		if cell == i {
+			cell = i + 1
+		}
+		stack += i
+	}
+	return stack + acc + add
+}
+
 func pattern(n int) []byte {
 	b := make([]byte, n)
 	for i := range b {
@@ -369,5 +424,6 @@ func Workloads() []Workload {
 		{Name: "Switch32", Asm: switchAsm(), Want: switchGo(), Go: switchGo},
 		{Name: "FNV1a2K", Asm: fnvAsm, Ctx: fnv, Want: fnvGo(fnv), Go: func() uint64 { return fnvGo(fnv) }},
 		{Name: "HashCount", Asm: hashCountAsm, HashMap: true, Want: hashCountGo(map[uint32]uint64{}), Go: func() uint64 { return hashCountGo(counts) }},
+		{Name: "Atomics", Asm: atomicsAsm, Ctx: make([]byte, 64), Want: atomicsGo(), Go: atomicsGo},
 	}, bufferWorkloads()...)
 }

@@ -126,7 +126,8 @@ func (k *syscallMap) Lookup(key []byte) ([]byte, error) {
 		}
 		return b[:k.spec.ValueSize:k.spec.ValueSize], nil
 	}
-	v := make([]byte, k.spec.ValueSize)
+	// A capacity that is a multiple of 8 aligns the copy for atomics.
+	v := make([]byte, k.spec.ValueSize, (k.spec.ValueSize+7)&^7)
 	if err := k.m.Lookup(key, v); err != nil {
 		return nil, kernelErr(err)
 	}

@@ -259,7 +259,10 @@ func (h *hashMap) Update(key, value []byte, flags uint64) error {
 		s = h.free[n-1]
 		h.free = h.free[:n-1]
 	} else {
-		h.slots = append(h.slots, slot{val: make([]byte, h.spec.ValueSize)})
+		// The capacity, a multiple of 8, makes the allocation 8-byte
+		// aligned, so that atomics on the value are.
+		vs := int(h.spec.ValueSize)
+		h.slots = append(h.slots, slot{val: make([]byte, vs, (vs+7)&^7)})
 		h.keys = append(h.keys, make([]byte, h.ks)...)
 		s = int32(len(h.slots) - 1)
 	}

@@ -23,9 +23,10 @@ type Machine struct {
 	regs   [256]uint64
 	budget int64
 	depth  int
-	// deep is how many frames, from the first, the run may have written:
-	// one more than the deepest call depth it reached. The next run clears
-	// only those.
+	// deep is how many frames, from the first, the run has mapped: one
+	// more than the deepest call depth it reached. Deeper frames stay
+	// unmapped, so that no address reaches them; the next run clears and
+	// unmaps those it mapped.
 	deep int
 	base unsafe.Pointer // &prog.insns[0] during exec
 	// During exec the budget lives in limit and reserve (see arm): limit
@@ -54,11 +55,17 @@ func newMachine(p *Program) *Machine {
 	m.wr = append([][]byte(nil), p.static.wr...)
 	m.names = append([]string(nil), p.static.names...)
 	m.nstatic = p.static.nstatic
-	for f := range MaxFrames {
+	m.mapFrames(1)
+	return m
+}
+
+// mapFrames maps the stack frames of call depths below n, from deep on.
+func (m *Machine) mapFrames(n int) {
+	for ; m.deep < n; m.deep++ {
+		f := m.deep
 		s := m.stack[f*StackSize : (f+1)*StackSize : (f+1)*StackSize]
 		m.rd[regionStack+f], m.wr[regionStack+f] = s, s
 	}
-	return m
 }
 
 // Program returns the program being run.
@@ -171,13 +178,17 @@ func (m *Machine) Run(ctx []byte) (uint64, error) {
 }
 
 // begin prepares a run over ctx: it takes the locks of the program's
-// user-space maps, maps the context, clears the stack and refills the
-// budget. end releases what the run created and the locks; call it even
-// when the run panics (defer it).
+// user-space maps, maps the context, clears the stack the last run used
+// and unmaps its frames but the first, and refills the budget. end
+// releases what the run created and the locks; call it even when the run
+// panics (defer it).
 func (m *Machine) begin(ctx []byte) {
 	m.lockMaps()
 	m.rd[regionContext], m.wr[regionContext] = ctx, ctx
 	clear(m.stack[:m.deep*StackSize])
+	for f := 1; f < m.deep; f++ {
+		m.rd[regionStack+f], m.wr[regionStack+f] = nil, nil
+	}
 	m.deep = 1
 	m.budget = m.prog.budget
 	m.work = m.prog.budget

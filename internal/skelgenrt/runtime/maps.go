@@ -112,10 +112,11 @@ func NewMap(spec MapSpec) (Map, error) {
 		if spec.KeySize != 4 || spec.ValueSize == 0 || spec.MaxEntries == 0 {
 			return nil, fmt.Errorf("map %s: array needs 4-byte keys and nonzero value size and max entries", spec.Name)
 		}
-		if uint64(spec.ValueSize)*uint64(spec.MaxEntries) > 1<<30 {
+		stride := (uint64(spec.ValueSize) + 7) &^ 7
+		if stride*uint64(spec.MaxEntries) > 1<<30 {
 			return nil, fmt.Errorf("map %s: %d entries of %d bytes is too large", spec.Name, spec.MaxEntries, spec.ValueSize)
 		}
-		return &arrayMap{spec: spec, data: make([]byte, int(spec.ValueSize)*int(spec.MaxEntries))}, nil
+		return &arrayMap{spec: spec, stride: int(stride), data: make([]byte, int(stride)*int(spec.MaxEntries))}, nil
 	case RingBuf:
 		return newRingBuffer(spec)
 	}
@@ -137,10 +138,13 @@ func checkFlags(flags uint64) error {
 }
 
 // arrayMap is an array or (one-CPU) per-CPU array. Elements always exist.
+// They lie stride bytes apart, the value size rounded up to 8 as in the
+// kernel, so that every value is aligned for atomics.
 type arrayMap struct {
 	sharedMap
-	spec MapSpec
-	data []byte
+	spec   MapSpec
+	stride int
+	data   []byte
 }
 
 func (a *arrayMap) Spec() MapSpec { return a.spec }
@@ -158,8 +162,8 @@ func (a *arrayMap) Lookup(key []byte) ([]byte, error) {
 	if !ok {
 		return nil, ErrKeyNotExist
 	}
-	vs := int(a.spec.ValueSize)
-	return a.data[i*vs : (i+1)*vs : (i+1)*vs], nil
+	at, vs := i*a.stride, int(a.spec.ValueSize)
+	return a.data[at : at+vs : at+vs], nil
 }
 
 func (a *arrayMap) Update(key, value []byte, flags uint64) error {
@@ -173,8 +177,8 @@ func (a *arrayMap) Update(key, value []byte, flags uint64) error {
 	if flags == UpdateNoExist {
 		return ErrKeyExist
 	}
-	vs := int(a.spec.ValueSize)
-	copy(a.data[i*vs:(i+1)*vs], value)
+	at := i * a.stride
+	copy(a.data[at:at+int(a.spec.ValueSize)], value)
 	return nil
 }
 
@@ -232,7 +236,7 @@ func (rb *RingBuffer) reserve(n int) []byte {
 		return nil
 	}
 	rb.used += recordCost(n)
-	return make([]byte, n)
+	return make([]byte, n, (n+7)&^7) // aligned for atomics, as in the kernel
 }
 
 func (rb *RingBuffer) commit(rec []byte) {

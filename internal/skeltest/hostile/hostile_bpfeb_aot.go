@@ -6,11 +6,7 @@
 
 package hostile
 
-import (
-	"encoding/binary"
-
-	"github.com/skelgen/skelgen/runtime"
-)
+import "github.com/skelgen/skelgen/runtime"
 
 // hostileBumpTranslation returns the Go translation of program "bump", for
 // runtime.Program.Bind.
@@ -76,10 +72,7 @@ func hostileBumpFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (
 	}
 	// hostile.bpf.c:127: __sync_fetch_and_add(v, 1);
 	// 11: lock add [%r0], %r7
-	{
-		c := m.Cell64At(r0, 11)
-		binary.LittleEndian.PutUint64(c, binary.LittleEndian.Uint64(c)+r7)
-	}
+	runtime.Add64(m.Atomic64At(r0, 11), r7)
 	// 12: ja +8 (to 21)
 	runtime.CheckBudget(b-13, 12)
 	goto L21

@@ -83,8 +83,9 @@ func TranslationSpec(spec *ebpf.CollectionSpec, name string) (*runtime.ProgramSp
 		return nil, fmt.Errorf("no user-space program %s", name)
 	}
 	maps := map[string]runtime.Map{}
+	mem := runtime.NewMapMemory(0)
 	for ref := range references(p, spec.Maps) {
-		m, err := userMap(spec.Maps[ref], spec.ByteOrder)
+		m, err := userMap(spec.Maps[ref], spec.ByteOrder, mem)
 		if err != nil {
 			return nil, fmt.Errorf("map %s: %w", ref, err)
 		}

@@ -96,27 +96,7 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
 		n, _ := out.Write(text)
 		return uint64(n), nil
 	})
-	h.RegisterExtern(externMapNextKey, func(m *runtime.Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
-		mp, err := m.Map(r1)
-		if err != nil {
-			return 0, err
-		}
-		ks := uint64(mp.Spec().KeySize)
-		var key []byte
-		if r2 != 0 {
-			if key, err = m.Bytes(r2, ks); err != nil {
-				return 0, err
-			}
-		}
-		next, err := m.WritableBytes(r3, ks)
-		if err != nil {
-			return 0, err
-		}
-		if err := mp.NextKey(key, next); err != nil {
-			return negErrno(2), nil // -ENOENT
-		}
-		return 0, nil
-	})
+	h.RegisterExtern(externMapNextKey, runtime.MapNextKey)
 	records := o.Records
 	h.RegisterExtern(externEmit, func(m *runtime.Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 		name, err := m.CString(r1, maxString)

@@ -42,6 +42,10 @@ type LoadOptions struct {
 	// Budget bounds the instructions of one user program run; 0 means
 	// runtime.DefaultBudget.
 	Budget uint64
+	// MapMemory bounds the memory of the object's user-space maps, in
+	// bytes; 0 means runtime.DefaultMapMemory (1 GiB). A map it cannot
+	// hold fails the load; see runtime.MapMemory.
+	MapMemory uint64
 	// Programs, when not nil, names the user-space programs to load; the
 	// others are left out (with the host functions only they call).
 	Programs []string

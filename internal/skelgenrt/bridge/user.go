@@ -73,6 +73,7 @@ func loadUser(s *Set, externs map[string]runtime.Func, o *LoadOptions) (*UserSet
 			}
 		}
 	}
+	mem := runtime.NewMapMemory(o.MapMemory)
 	names := make([]string, 0, len(needed))
 	for n := range needed {
 		names = append(names, n)
@@ -85,7 +86,7 @@ func loadUser(s *Set, externs map[string]runtime.Func, o *LoadOptions) (*UserSet
 		if s.Coll != nil && s.Coll.Maps[name] != nil {
 			m, err = u.kernelMap(name, ms, s.Coll.Maps[name])
 		} else {
-			m, err = userMap(ms, spec.ByteOrder)
+			m, err = userMap(ms, spec.ByteOrder, mem)
 		}
 		if err != nil {
 			u.close()
@@ -126,12 +127,12 @@ func runtimeSpec(ms *ebpf.MapSpec) runtime.MapSpec {
 }
 
 // userMap creates a user-space map with the spec's initial contents (a data
-// section's bytes, or byte-slice key/value pairs).
-func userMap(ms *ebpf.MapSpec, order binary.ByteOrder) (runtime.Map, error) {
+// section's bytes, or byte-slice key/value pairs), its memory counted in mem.
+func userMap(ms *ebpf.MapSpec, order binary.ByteOrder, mem *runtime.MapMemory) (runtime.Map, error) {
 	if _, ok := runtimeMapType(ms.Type); !ok {
 		return nil, fmt.Errorf("the runtime has no %v maps", ms.Type)
 	}
-	m, err := runtime.NewMap(runtimeSpec(ms))
+	m, err := runtime.NewMapIn(runtimeSpec(ms), mem)
 	if err != nil {
 		return nil, err
 	}

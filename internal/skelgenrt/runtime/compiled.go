@@ -100,7 +100,7 @@ func (c *Compiled) Clone() *Compiled { return &Compiled{p: c.p.Clone(), entry: c
 // and errors.
 func (c *Compiled) Run(ctx []byte) (uint64, error) {
 	m := c.p.m
-	if len(ctx) >= maxRegionSize {
+	if uint64(len(ctx)) >= maxRegionSize {
 		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
 	}
 	if m.prog.closed.Load() {

@@ -150,7 +150,19 @@
 // address), so a counting loop does not grow the region table. A deleted
 // hash entry's value stays mapped, cleared, until the run ends; an insert
 // may reuse its slot in the same run, and the old pointer then sees the new
-// value, as with the kernel's preallocated maps.
+// value, as with the kernel's preallocated maps. A hash map's NextKey
+// follows insertion order, one step per call however many entries the map
+// held before; a key not in the map gives the first key, as in the kernel.
+//
+// NewMap refuses the key and value sizes the kernel refuses (hash maps:
+// key plus value under 4 MiB - 48; per-CPU values: 32 KiB; arrays: values
+// up to 2^31 - 1 bytes). NewMapIn counts a map's memory in a MapMemory
+// that the maps of one object share (the default limit,
+// DefaultMapMemory, is 1 GiB): arrays and ring buffers count their size
+// and hash maps the most they can grow to, when made, as the kernel
+// preallocates them, so a map that does not fit fails there, naming it;
+// BPF_F_NO_PREALLOC hash maps count memory as they grow, and an update
+// the limit cannot hold fails with ErrNoMemory, -ENOMEM for the program.
 //
 // Read-only maps (MapSpec.ReadOnly: BPF_F_RDONLY_PROG, .rodata and
 // .rodata.*) give read-only regions to lddw and to bpf_map_lookup_elem
@@ -161,10 +173,21 @@
 // # Helpers' work
 //
 // Helpers and built-ins whose work grows with their input charge it with
-// Machine.Charge: one unit per map entry visited or per 64 bytes of text.
-// A run may spend as many units as its instruction budget, on a meter of
-// its own (translated code keeps the instruction budget in a local), and
-// nothing allocates in proportion to a map's max_entries.
+// Machine.Charge: one unit per map entry stepped over and one per
+// BytesPerUnit (8) bytes copied, compared, hashed, cleared, allocated or
+// formatted, rounded down, so 4- and 8-byte keys and small values cost
+// next to nothing. The map helpers charge the key twice (hashed, then
+// compared), the value they copy or clear, and twice the memory a new hash
+// entry allocates; bpf_strncmp what it scans and compares. A run may spend as
+// many units as its instruction budget, on a meter of its own (translated
+// code keeps the instruction budget in a local), so it does at most twice
+// its budget in instructions and units. A unit takes about as long as an
+// interpreted instruction when bytes are copied, compared or hashed, and up
+// to about three when a hash map allocates new entries (BenchmarkHelperWork
+// against BenchmarkWorkloads' ns/insn), so a run's time stays within about
+// four times what its budget of instructions takes, beyond the fixed cost
+// of each helper call. Nothing allocates in proportion to a map's
+// max_entries.
 //
 // # Concurrency
 //

@@ -22,12 +22,13 @@ var ErrCallDepth = errors.New("call depth exceeded")
 // Errors a Map returns; the built-in map helpers turn them into the kernel's
 // negative errno values for the program.
 var (
-	ErrKeyNotExist  = errors.New("key does not exist")      // -ENOENT
-	ErrKeyExist     = errors.New("key already exists")      // -EEXIST
-	ErrMapFull      = errors.New("map is full")             // -E2BIG
-	ErrInvalidArg   = errors.New("invalid argument")        // -EINVAL
-	ErrNotSupported = errors.New("operation not supported") // -EOPNOTSUPP
-	ErrReadOnly     = errors.New("map is read-only")        // -EPERM
+	ErrKeyNotExist  = errors.New("key does not exist")       // -ENOENT
+	ErrKeyExist     = errors.New("key already exists")       // -EEXIST
+	ErrMapFull      = errors.New("map is full")              // -E2BIG
+	ErrInvalidArg   = errors.New("invalid argument")         // -EINVAL
+	ErrNotSupported = errors.New("operation not supported")  // -EOPNOTSUPP
+	ErrReadOnly     = errors.New("map is read-only")         // -EPERM
+	ErrNoMemory     = errors.New("map memory limit reached") // -ENOMEM
 )
 
 // errno returns the negative errno the kernel would return for err.
@@ -45,6 +46,8 @@ func errno(err error) uint64 {
 		return negErrno(95)
 	case errors.Is(err, ErrReadOnly):
 		return negErrno(1)
+	case errors.Is(err, ErrNoMemory):
+		return negErrno(12)
 	default:
 		return negErrno(22)
 	}

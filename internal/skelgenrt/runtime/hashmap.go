@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"unsafe"
 )
 
 // hashMap is a hash, per-CPU hash or LRU hash. Entries live in slots that
 // keep their value buffers after deletion, so steady-state updates do not
-// allocate; the slots also form the recency list of the LRU variants.
+// allocate; the slots also form the recency list of the LRU variants and,
+// in a second list, the order NextKey walks.
 //
 // Keys are stored back to back in one arena (slot s at s*KeySize) and found
 // through an open-addressing table with linear probing: each entry holds a
@@ -25,24 +27,40 @@ import (
 // the eight bytes per entry. This avoids
 // the string conversion and general-purpose hashing of a Go map keyed by
 // string, which dominated the cost of the map helpers.
+//
+// Memory grows with the entries, in steps that at most double it and never
+// past MaxEntries: the slot and key arrays, and one block of values per
+// step, so a value never moves (a program's pointer to it stays valid)
+// and each is 8-byte aligned. allocated counts these bytes; the map
+// helpers charge a run for what an update adds, and mem (see MapMemory)
+// bounds them.
 type hashMap struct {
 	sharedMap
-	spec       MapSpec
-	lru        bool
-	seed       uint64
-	ks         int
-	keys       []byte
-	slots      []slot
-	table      []uint64 // tag<<32 | slot+1; len is a power of two
-	count      int
-	free       []int32
-	head, tail int32 // most and least recently used; -1 when empty
+	spec        MapSpec
+	lru         bool
+	seed        uint64
+	ks          int
+	stride      int // bytes between values in a block: ValueSize rounded up to 8
+	keys        []byte
+	slots       []slot
+	values      []byte   // the unused rest of the newest block of values
+	table       []uint64 // tag<<32 | slot+1; len is a power of two
+	count       int
+	free        []int32
+	head, tail  int32 // most and least recently used; -1 when empty
+	first, last int32 // NextKey's order (insertion order); -1 when empty
+	mem         *MapMemory
+	reserved    bool  // mem holds the map's largest size (see newHashMap)
+	allocated   int64 // bytes of slots, keys, values, table and free list
 }
 
 type slot struct {
 	val        []byte
 	used       bool
-	prev, next int32
+	prev, next int32 // recency list
+	// after and before link the live entries in insertion order, which
+	// NextKey follows, so a step costs the same whatever the map has held.
+	after, before int32
 	// region is where a run last mapped val: a hint the map helper
 	// checks against the run's region table before reusing it. It is
 	// accessed atomically, so that runs sharing the map only to read it
@@ -50,18 +68,70 @@ type slot struct {
 	region uint32
 }
 
-func newHashMap(spec MapSpec) *hashMap {
-	return &hashMap{
+const slotSize = int64(unsafe.Sizeof(slot{}))
+
+// hashMapSize is the most memory a hash map of spec's sizes can allocate:
+// MaxEntries slots, keys, values and free-list entries, and the table at
+// its largest (a power of two at least twice MaxEntries).
+func hashMapSize(spec MapSpec) uint64 {
+	n := uint64(spec.MaxEntries)
+	entry := uint64(slotSize) + uint64(spec.KeySize) + (uint64(spec.ValueSize)+7)&^7 + 4
+	return n*entry + 8*tableLen(n)
+}
+
+// tableLen is the table length that n entries grow the table to.
+func tableLen(n uint64) uint64 {
+	l := uint64(8)
+	for l < 2*n {
+		l *= 2
+	}
+	return l
+}
+
+// newHashMap makes a hash map whose memory comes from mem. A map that the
+// kernel would preallocate (any but BPF_F_NO_PREALLOC) takes its largest
+// size from mem at once, so that a map the limit cannot hold fails here,
+// at load, as a kernel map fails to be created; a BPF_F_NO_PREALLOC map
+// takes memory as it grows, and an update that would pass the limit fails
+// with ErrNoMemory, as the kernel's allocation would.
+func newHashMap(spec MapSpec, mem *MapMemory) (*hashMap, error) {
+	h := &hashMap{
 		spec: spec,
 		lru:  spec.Type == LRUHash || spec.Type == LRUPerCPUHash,
 		// A random seed per map keeps keys a program chooses from being
 		// steered into one probe run.
-		seed: rand.Uint64() | 1,
-		ks:   int(spec.KeySize),
-		head: -1,
-		tail: -1,
+		seed:     rand.Uint64() | 1,
+		ks:       int(spec.KeySize),
+		stride:   (int(spec.ValueSize) + 7) &^ 7,
+		head:     -1,
+		tail:     -1,
+		first:    -1,
+		last:     -1,
+		mem:      mem,
+		reserved: spec.Flags&FlagNoPrealloc == 0,
 	}
+	if h.reserved {
+		if err := mem.take(spec, hashMapSize(spec)); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
 }
+
+// grew records n more bytes of the map's memory, taking them from mem
+// unless the map reserved its largest size at creation.
+func (h *hashMap) grew(n int64) error {
+	if !h.reserved {
+		if err := h.mem.take(h.spec, uint64(n)); err != nil {
+			return err
+		}
+	}
+	h.allocated += n
+	return nil
+}
+
+// Allocated returns the bytes the map has allocated for its entries.
+func (h *hashMap) Allocated() int64 { return h.allocated }
 
 func (h *hashMap) Spec() MapSpec { return h.spec }
 
@@ -88,10 +158,22 @@ func (h *hashMap) hashKey(k []byte) uint64 {
 	return hi ^ lo
 }
 
-// hashBytes mixes the key eight bytes at a time.
+// hashBytes mixes the key eight bytes at a time, in four independent
+// lanes while 32 bytes remain, so that long keys hash near memory speed.
 func (h *hashMap) hashBytes(k []byte) uint64 {
 	const m1, m2 = 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9
 	x := h.seed ^ uint64(len(k))*m2
+	if len(k) >= 32 {
+		a, b, c, d := x, x^m1, x^m2, x+m1
+		for len(k) >= 32 {
+			a = fold(a^binary.LittleEndian.Uint64(k), m1)
+			b = fold(b^binary.LittleEndian.Uint64(k[8:]), m1)
+			c = fold(c^binary.LittleEndian.Uint64(k[16:]), m1)
+			d = fold(d^binary.LittleEndian.Uint64(k[24:]), m1)
+			k = k[32:]
+		}
+		x = fold(fold(fold(a^b, m2)^c, m2)^d, m2)
+	}
 	for len(k) >= 8 {
 		hi, lo := bits.Mul64(x^binary.LittleEndian.Uint64(k), m1)
 		x = hi ^ lo
@@ -108,6 +190,12 @@ func (h *hashMap) hashBytes(k []byte) uint64 {
 		x = hi ^ lo
 	}
 	hi, lo := bits.Mul64(x, m2)
+	return hi ^ lo
+}
+
+// fold multiplies x by m and folds the 128-bit product to 64 bits.
+func fold(x, m uint64) uint64 {
+	hi, lo := bits.Mul64(x, m)
 	return hi ^ lo
 }
 
@@ -252,19 +340,19 @@ func (h *hashMap) Update(key, value []byte, flags uint64) error {
 		h.remove(h.tail)
 	}
 	if (h.count+1)*2 > len(h.table) {
-		h.grow()
+		if err := h.grow(); err != nil {
+			return err
+		}
 	}
 	var s int32
 	if n := len(h.free); n > 0 {
 		s = h.free[n-1]
 		h.free = h.free[:n-1]
 	} else {
-		// The capacity, a multiple of 8, makes the allocation 8-byte
-		// aligned, so that atomics on the value are.
-		vs := int(h.spec.ValueSize)
-		h.slots = append(h.slots, slot{val: make([]byte, vs, (vs+7)&^7)})
-		h.keys = append(h.keys, make([]byte, h.ks)...)
-		s = int32(len(h.slots) - 1)
+		var err error
+		if s, err = h.newSlot(); err != nil {
+			return err
+		}
 	}
 	copy(h.keyOf(s), key)
 	sl := &h.slots[s]
@@ -273,7 +361,32 @@ func (h *hashMap) Update(key, value []byte, flags uint64) error {
 	h.insert(s, key)
 	h.count++
 	h.pushFront(s)
+	h.append(s)
 	return nil
+}
+
+// newSlot adds a slot with its key space and value, growing the arrays and
+// taking a new block of values when the last one is used up.
+func (h *hashMap) newSlot() (int32, error) {
+	n := len(h.slots)
+	if n == cap(h.slots) {
+		// Start small when values are large, so that a first insert does
+		// not allocate many of them; then double, up to MaxEntries.
+		grown := min(int(h.spec.MaxEntries), max(2*n, min(8, max(1, 1<<16/h.stride))))
+		add := grown - n
+		if err := h.grew(int64(add) * (slotSize + int64(h.ks) + int64(h.stride) + 4)); err != nil {
+			return -1, err
+		}
+		h.slots = append(make([]slot, 0, grown), h.slots...)
+		h.keys = append(make([]byte, 0, grown*h.ks), h.keys...)
+		h.free = append(make([]int32, 0, grown), h.free...)
+		h.values = make([]byte, add*h.stride)
+	}
+	vs := int(h.spec.ValueSize)
+	h.slots = append(h.slots, slot{val: h.values[:vs:vs]})
+	h.values = h.values[h.stride:]
+	h.keys = h.keys[:len(h.keys)+h.ks]
+	return int32(n), nil
 }
 
 // insert adds the table entry of slot s, whose key is not in the table.
@@ -288,15 +401,20 @@ func (h *hashMap) insert(s int32, key []byte) {
 }
 
 // grow doubles the table (8 entries at first) and reinserts every entry.
-func (h *hashMap) grow() {
+func (h *hashMap) grow() error {
 	old := h.table
-	h.table = make([]uint64, max(8, 2*len(old)))
+	n := max(8, 2*len(old))
+	if err := h.grew(8 * int64(n-len(old))); err != nil {
+		return err
+	}
+	h.table = make([]uint64, n)
 	for _, e := range old {
 		if e != 0 {
 			s := int32(uint32(e)) - 1
 			h.insert(s, h.keyOf(s))
 		}
 	}
+	return nil
 }
 
 func (h *hashMap) Delete(key []byte) error {
@@ -318,6 +436,7 @@ func (h *hashMap) remove(s int32) {
 	h.unlinkTable(pos)
 	h.count--
 	h.unlink(s)
+	h.detach(s)
 	sl := &h.slots[s]
 	sl.used = false
 	clear(sl.val)
@@ -340,20 +459,49 @@ func (h *hashMap) unlinkTable(i int) {
 	h.table[i] = 0
 }
 
+// NextKey follows the insertion order of the live entries, one step per
+// call whatever the map held before. A key that is not in the map gives
+// the first key, as the kernel's hash maps do.
 func (h *hashMap) NextKey(key, next []byte) error {
-	start := int32(0)
+	s := h.first
 	if key != nil {
-		if s, _ := h.find(key); s >= 0 {
-			start = s + 1
+		if k, _ := h.find(key); k >= 0 {
+			s = h.slots[k].after
 		}
 	}
-	for s := start; int(s) < len(h.slots); s++ {
-		if h.slots[s].used {
-			copy(next, h.keyOf(s))
-			return nil
-		}
+	if s < 0 {
+		return ErrKeyNotExist
 	}
-	return ErrKeyNotExist
+	copy(next, h.keyOf(s))
+	return nil
+}
+
+// append puts slot s last in NextKey's order.
+func (h *hashMap) append(s int32) {
+	sl := &h.slots[s]
+	sl.before, sl.after = h.last, -1
+	if h.last >= 0 {
+		h.slots[h.last].after = s
+	} else {
+		h.first = s
+	}
+	h.last = s
+}
+
+// detach takes slot s out of NextKey's order.
+func (h *hashMap) detach(s int32) {
+	sl := &h.slots[s]
+	if sl.before >= 0 {
+		h.slots[sl.before].after = sl.after
+	} else {
+		h.first = sl.after
+	}
+	if sl.after >= 0 {
+		h.slots[sl.after].before = sl.before
+	} else {
+		h.last = sl.before
+	}
+	sl.before, sl.after = -1, -1
 }
 
 func (h *hashMap) touch(s int32) {

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -128,6 +129,15 @@ func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	// The key is hashed and compared; a map that is not the runtime's own
+	// (a kernel map reached by system calls) also copies the value.
+	work := 2 * len(key)
+	if _, live := mp.(SharedMap); !live {
+		work += int(mp.Spec().ValueSize)
+	}
+	if err := m.ChargeBytes(work); err != nil {
+		return 0, err
+	}
 	val, err := mp.Lookup(key)
 	if err != nil && !errors.Is(err, ErrKeyNotExist) {
 		return 0, err
@@ -166,6 +176,10 @@ func (m *Machine) lookupHash(r1, r2 uint64) (r0 uint64, ok bool, err error) {
 		if o+n > uint64(len(k)) {
 			return 0, false, nil
 		}
+		// The key is hashed and compared (4-byte keys are neither).
+		if err := m.ChargeBytes(2 * h.ks); err != nil {
+			return 0, true, err
+		}
 		s = h.lookupSlot(k[o : o+n : o+n])
 	}
 	if s < 0 {
@@ -192,7 +206,22 @@ func mapUpdateElem(m *Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("value: %w", err)
 	}
-	return errno(mp.Update(key, val, r4)), nil
+	// The key is hashed and compared and the value copied; a hash map
+	// also charges twice the memory a new entry makes it allocate (the
+	// memory is zeroed and faulted in).
+	if err := m.ChargeBytes(2*len(key) + len(val)); err != nil {
+		return 0, err
+	}
+	h := m.prog.hash[i]
+	if h == nil {
+		return errno(mp.Update(key, val, r4)), nil
+	}
+	before := h.allocated
+	err = h.Update(key, val, r4)
+	if err := m.ChargeBytes(2 * int(h.allocated-before)); err != nil {
+		return 0, err
+	}
+	return errno(err), nil
 }
 
 func mapDeleteElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
@@ -203,7 +232,40 @@ func mapDeleteElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 	if m.prog.readOnly[i] {
 		return errno(ErrReadOnly), nil
 	}
+	// The key is hashed and compared and a hash map's value cleared.
+	if err := m.ChargeBytes(2*len(key) + int(mp.Spec().ValueSize)); err != nil {
+		return 0, err
+	}
 	return errno(mp.Delete(key)), nil
+}
+
+// MapNextKey is skelgen_map_next_key(map, key, next): it writes the key
+// after key (the first key when key is NULL or not in the map) to next and
+// returns 0, or -ENOENT after the last key. It charges one unit for the step
+// and the keys' bytes: key hashed and compared, the next one copied.
+func MapNextKey(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
+	mp, err := m.Map(r1)
+	if err != nil {
+		return 0, err
+	}
+	ks := uint64(mp.Spec().KeySize)
+	var key []byte
+	if r2 != 0 {
+		if key, err = m.Bytes(r2, ks); err != nil {
+			return 0, fmt.Errorf("key: %w", err)
+		}
+	}
+	next, err := m.WritableBytes(r3, ks)
+	if err != nil {
+		return 0, fmt.Errorf("next key: %w", err)
+	}
+	if err := m.Charge(1 + int64(2*len(key)+len(next))/BytesPerUnit); err != nil {
+		return 0, err
+	}
+	if err := mp.NextKey(key, next); err != nil {
+		return negErrno(2), nil
+	}
+	return 0, nil
 }
 
 // tracePrintk formats like the kernel's bpf_trace_printk: at most three
@@ -274,7 +336,8 @@ func snprintfHelper(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	return uint64(len(out)) + 1, nil
 }
 
-// strncmpHelper is bpf_strncmp(s1, s1_sz, s2).
+// strncmpHelper is bpf_strncmp(s1, s1_sz, s2): strncmp(s1, s2, s1_sz).
+// It charges the bytes of s2 it scans for the NUL and those it compares.
 func strncmpHelper(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 	s1, err := m.Bytes(r1, r2)
 	if err != nil {
@@ -284,19 +347,36 @@ func strncmpHelper(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("s2: %w", err)
 	}
-	for i := 0; i < len(s1); i++ {
-		var c2 byte
-		if i < len(s2) {
-			c2 = s2[i]
-		}
-		if s1[i] != c2 {
-			return uint64(int64(s1[i]) - int64(c2)), nil
-		}
-		if s1[i] == 0 {
-			return 0, nil
+	// s2 holds no NUL, so the strings agree up to their common prefix, and
+	// the comparison ends there or one byte later.
+	i := commonPrefix(s1, s2)
+	if err := m.ChargeBytes(len(s2) + i); err != nil {
+		return 0, err
+	}
+	if i == len(s1) {
+		return 0, nil
+	}
+	var c2 byte
+	if i < len(s2) {
+		c2 = s2[i]
+	}
+	return uint64(int64(s1[i]) - int64(c2)), nil
+}
+
+// commonPrefix returns the length of the common prefix of a and b,
+// comparing eight bytes at a time.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
 		}
 	}
-	return 0, nil
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 var errFormat = errors.New("unsupported format")
@@ -307,9 +387,14 @@ var errFormat = errors.New("unsupported format")
 func (m *Machine) format(out, f []byte, args []uint64) ([]byte, error) {
 	next := 0
 	for i := 0; i < len(f); i++ {
-		c := f[i]
-		if c != '%' {
-			out = append(out, c)
+		if f[i] != '%' {
+			// Copy the text up to the next conversion at once.
+			n := bytes.IndexByte(f[i:], '%')
+			if n < 0 {
+				n = len(f) - i
+			}
+			out = append(out, f[i:i+n]...)
+			i += n - 1
 			continue
 		}
 		i++
@@ -406,22 +491,27 @@ func pad(out []byte, start, width int, left, zero, signed bool) []byte {
 	if zero {
 		fill = '0'
 	}
+	out = append(out, make([]byte, n)...)
 	if left {
-		for range n {
-			out = append(out, ' ')
-		}
+		fillBytes(out[len(out)-n:], ' ')
 		return out
 	}
 	at := start
 	if zero && signed && (out[at] == '-' || out[at] == '+' || out[at] == ' ') {
 		at++
 	}
-	for range n {
-		out = append(out, 0)
-	}
 	copy(out[at+n:], out[at:len(out)-n])
-	for j := at; j < at+n; j++ {
-		out[j] = fill
-	}
+	fillBytes(out[at:at+n], fill)
 	return out
+}
+
+// fillBytes sets every byte of b to c, in copies that double in length.
+func fillBytes(b []byte, c byte) {
+	if len(b) == 0 {
+		return
+	}
+	b[0] = c
+	for k := 1; k < len(b); k *= 2 {
+		copy(b[k:], b[:k])
+	}
 }

@@ -107,7 +107,7 @@ func (m *Machine) Executed() uint64 { return uint64(m.prog.budget - m.budget) }
 // Charge takes n units of work from what helpers and built-ins may do in
 // this run, failing with ErrBudget when it runs out. Helpers whose work
 // grows with their input (walking a map, formatting text) charge one unit
-// per element or per 64 bytes. Each run allows as many units as its
+// per element or per BytesPerUnit bytes. Each run allows as many units as its
 // instruction budget, counted apart from it because translated code keeps
 // the instruction budget in a local: so a run's time stays bounded by
 // twice its budget, and both engines fail at the same call.
@@ -162,7 +162,7 @@ func (p *Program) Machine() *Machine { return p.m }
 
 // Run is Program.Run.
 func (m *Machine) Run(ctx []byte) (uint64, error) {
-	if len(ctx) >= maxRegionSize {
+	if uint64(len(ctx)) >= maxRegionSize {
 		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
 	}
 	if m.prog.closed.Load() {

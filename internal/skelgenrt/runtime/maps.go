@@ -27,6 +27,7 @@ const (
 
 // Map flags and update flags, as the kernel numbers them.
 const (
+	FlagNoPrealloc = 1 << 0 // BPF_F_NO_PREALLOC: a hash map allocates as it grows
 	FlagRdonlyProg = 1 << 7 // BPF_F_RDONLY_PROG: the program may not write values
 
 	UpdateAny     = 0 // BPF_ANY
@@ -99,28 +100,131 @@ func (s *sharedMap) Lock()               { s.mu.Lock() }
 func (s *sharedMap) Unlock()             { s.mu.Unlock() }
 func (s *sharedMap) shared() *sync.Mutex { return &s.mu }
 
-// NewMap creates a user-space map. Per-CPU maps have one CPU: their values
-// are ValueSize bytes.
-func NewMap(spec MapSpec) (Map, error) {
+// NewMap creates a user-space map with a MapMemory of its own at the
+// default limit. Per-CPU maps have one CPU: their values are ValueSize
+// bytes.
+func NewMap(spec MapSpec) (Map, error) { return NewMapIn(spec, NewMapMemory(0)) }
+
+// NewMapIn creates a user-space map whose memory counts against mem, which
+// the maps of one object share. Sizes the kernel refuses are refused here
+// too (see checkSizes). Arrays and ring buffers take their whole size from
+// mem at once, hash maps their largest size unless they are
+// BPF_F_NO_PREALLOC (see MapMemory): a map mem cannot hold is an error
+// wrapping ErrNoMemory.
+func NewMapIn(spec MapSpec, mem *MapMemory) (Map, error) {
+	if err := checkSizes(spec); err != nil {
+		return nil, err
+	}
+	switch spec.Type {
+	case Hash, PerCPUHash, LRUHash, LRUPerCPUHash:
+		return newHashMap(spec, mem)
+	case Array, PerCPUArray:
+		stride := (uint64(spec.ValueSize) + 7) &^ 7
+		size := stride * uint64(spec.MaxEntries)
+		if err := mem.take(spec, size); err != nil {
+			return nil, err
+		}
+		return &arrayMap{spec: spec, stride: int(stride), data: make([]byte, size)}, nil
+	case RingBuf:
+		return newRingBuffer(spec, mem)
+	}
+	return nil, fmt.Errorf("map %q: type %d: %w", spec.Name, spec.Type, ErrNotSupported)
+}
+
+// The kernel's size limits for the map types NewMap implements (Linux 6.x,
+// 4 KiB pages; creating maps on a 6.18 kernel gives the same bounds):
+//   - hash maps: key_size + value_size < KMALLOC_MAX_SIZE - sizeof(struct
+//     htab_elem), that is 4 MiB - 48 (htab_map_alloc_check in
+//     kernel/bpf/hashtab.c; KMALLOC_MAX_SIZE is 1 << (MAX_PAGE_ORDER +
+//     PAGE_SHIFT), and hash keys are no longer bound by MAX_BPF_STACK);
+//   - per-CPU hash and array values: round_up(value_size, 8) <=
+//     PCPU_MIN_UNIT_SIZE, 32 KiB (hashtab.c, arraymap.c);
+//   - array values: value_size <= INT_MAX (array_map_alloc_check in
+//     kernel/bpf/arraymap.c).
+const (
+	maxHashEntrySize = 4<<20 - 48
+	maxPerCPUValue   = 32 << 10
+	maxArrayValue    = 1<<31 - 1
+)
+
+// checkSizes refuses the sizes the kernel refuses, naming the map.
+func checkSizes(spec MapSpec) error {
+	vs8 := (uint64(spec.ValueSize) + 7) &^ 7
 	switch spec.Type {
 	case Hash, PerCPUHash, LRUHash, LRUPerCPUHash:
 		if spec.KeySize == 0 || spec.ValueSize == 0 || spec.MaxEntries == 0 {
-			return nil, fmt.Errorf("map %s: key size, value size and max entries must be nonzero", spec.Name)
+			return fmt.Errorf("map %q: key size, value size and max entries must be nonzero", spec.Name)
 		}
-		return newHashMap(spec), nil
+		if uint64(spec.KeySize)+uint64(spec.ValueSize) >= maxHashEntrySize {
+			return fmt.Errorf("map %q: key size %d plus value size %d is too large: the kernel's hash maps take less than %d bytes", spec.Name, spec.KeySize, spec.ValueSize, maxHashEntrySize)
+		}
+		if (spec.Type == PerCPUHash || spec.Type == LRUPerCPUHash) && vs8 > maxPerCPUValue {
+			return fmt.Errorf("map %q: value size %d is too large: the kernel's per-CPU values take at most %d bytes", spec.Name, spec.ValueSize, maxPerCPUValue)
+		}
 	case Array, PerCPUArray:
 		if spec.KeySize != 4 || spec.ValueSize == 0 || spec.MaxEntries == 0 {
-			return nil, fmt.Errorf("map %s: array needs 4-byte keys and nonzero value size and max entries", spec.Name)
+			return fmt.Errorf("map %q: array needs 4-byte keys and nonzero value size and max entries", spec.Name)
 		}
-		stride := (uint64(spec.ValueSize) + 7) &^ 7
-		if stride*uint64(spec.MaxEntries) > 1<<30 {
-			return nil, fmt.Errorf("map %s: %d entries of %d bytes is too large", spec.Name, spec.MaxEntries, spec.ValueSize)
+		if spec.ValueSize > maxArrayValue {
+			return fmt.Errorf("map %q: value size %d is too large: the kernel's arrays take at most %d bytes", spec.Name, spec.ValueSize, maxArrayValue)
 		}
-		return &arrayMap{spec: spec, stride: int(stride), data: make([]byte, int(stride)*int(spec.MaxEntries))}, nil
-	case RingBuf:
-		return newRingBuffer(spec)
+		if spec.Type == PerCPUArray && vs8 > maxPerCPUValue {
+			return fmt.Errorf("map %q: value size %d is too large: the kernel's per-CPU values take at most %d bytes", spec.Name, spec.ValueSize, maxPerCPUValue)
+		}
 	}
-	return nil, fmt.Errorf("map %s: type %d: %w", spec.Name, spec.Type, ErrNotSupported)
+	return nil
+}
+
+// DefaultMapMemory is the limit of a MapMemory made with limit 0: 1 GiB,
+// the most one user-space array or ring buffer could take before limits
+// were per object. It holds a million entries of a few hundred bytes in
+// hash maps (the largest maps of the usual tracing tools are 10,240 to a
+// million small entries), while a program that fills its maps cannot take
+// more than a fraction of a common machine's memory.
+const DefaultMapMemory = 1 << 30
+
+// MapMemory bounds the memory of the user-space maps made with NewMapIn
+// against it, those of one loaded object. Arrays and ring buffers take
+// their whole size when made, as they allocate it; hash maps take the
+// most they can grow to (MaxEntries slots, keys, values and the table of
+// twice as many entries), as the kernel preallocates a hash map, except
+// BPF_F_NO_PREALLOC hash maps, which take memory as they grow and whose
+// updates fail with ErrNoMemory (-ENOMEM) once the limit is reached. What
+// a map takes is not returned while the map lives.
+type MapMemory struct {
+	mu    sync.Mutex
+	limit uint64
+	used  uint64
+}
+
+// NewMapMemory returns a MapMemory of limit bytes; 0 means
+// DefaultMapMemory.
+func NewMapMemory(limit uint64) *MapMemory {
+	if limit == 0 {
+		limit = DefaultMapMemory
+	}
+	return &MapMemory{limit: limit}
+}
+
+// Used returns the bytes the maps have taken.
+func (q *MapMemory) Used() uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.used
+}
+
+// Limit returns the limit in bytes.
+func (q *MapMemory) Limit() uint64 { return q.limit }
+
+// take takes n bytes for the map of spec, or fails naming it.
+func (q *MapMemory) take(spec MapSpec, n uint64) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if n > q.limit-q.used {
+		return fmt.Errorf("map %q: %d more bytes would pass the limit of %d bytes for user-space maps (%d taken): %w", spec.Name, n, q.limit, q.used, ErrNoMemory)
+	}
+	q.used += n
+	return nil
 }
 
 func regionName(spec MapSpec) string {
@@ -209,13 +313,13 @@ type RingBuffer struct {
 	records [][]byte
 }
 
-func newRingBuffer(spec MapSpec) (*RingBuffer, error) {
+func newRingBuffer(spec MapSpec, mem *MapMemory) (*RingBuffer, error) {
 	n := spec.MaxEntries
 	if n == 0 || n&(n-1) != 0 || spec.KeySize != 0 || spec.ValueSize != 0 {
-		return nil, fmt.Errorf("ring buffer %s: max entries must be a power of two and key and value sizes 0", spec.Name)
+		return nil, fmt.Errorf("ring buffer %q: max entries must be a power of two and key and value sizes 0", spec.Name)
 	}
-	if n > 1<<30 {
-		return nil, fmt.Errorf("ring buffer %s: %d bytes is too large", spec.Name, n)
+	if err := mem.take(spec, uint64(n)); err != nil {
+		return nil, err
 	}
 	return &RingBuffer{spec: spec}, nil
 }
@@ -302,7 +406,7 @@ func ringbufOutput(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("data: %w", err)
 	}
-	if err := m.ChargeText(len(data)); err != nil {
+	if err := m.ChargeBytes(len(data)); err != nil {
 		return 0, err
 	}
 	rec := rb.reserve(len(data))
@@ -322,8 +426,8 @@ func ringbufReserve(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 	if r2 > uint64(rb.spec.MaxEntries) {
 		return 0, nil
 	}
-	// The record is allocated and cleared: charge it like text.
-	if err := m.ChargeText(int(r2)); err != nil {
+	// The record is allocated and cleared.
+	if err := m.ChargeBytes(int(r2)); err != nil {
 		return 0, err
 	}
 	rec := rb.reserve(int(r2))

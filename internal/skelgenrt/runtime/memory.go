@@ -5,6 +5,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -208,10 +209,8 @@ func (m *Memory) CBytes(addr, max uint64) ([]byte, error) {
 	if uint64(len(b)) > max {
 		b = b[:max]
 	}
-	for n, c := range b {
-		if c == 0 {
-			return b[:n:n], nil
-		}
+	if n := bytes.IndexByte(b, 0); n >= 0 {
+		return b[:n:n], nil
 	}
 	return nil, fmt.Errorf("string at %s%+d: no NUL within %d bytes", m.RegionName(i), o, len(b))
 }
@@ -252,7 +251,7 @@ func (m *Memory) addRegion(name string, buf []byte, writable bool, c *seenRegion
 	if len(m.rd)-m.nstatic >= maxDynamicRegions {
 		return 0, errTooManyRegions
 	}
-	if len(buf) >= maxRegionSize {
+	if uint64(len(buf)) >= maxRegionSize {
 		return 0, fmt.Errorf("region %s: %d bytes is too large", name, len(buf))
 	}
 	m.rd = append(m.rd, buf)

@@ -529,7 +529,7 @@ func (v *validator) mapValueRegion(i, idx int) (uint32, error) {
 	if err != nil {
 		return 0, v.fail(i, "map %s: value at key 0: %v", spec.Name, err)
 	}
-	if len(val) >= maxRegionSize {
+	if uint64(len(val)) >= maxRegionSize {
 		return 0, v.fail(i, "map %s: value of %d bytes is too large", spec.Name, len(val))
 	}
 	name := regionName(spec)

@@ -15,9 +15,11 @@ struct {
 	__type(value, __u64);
 } ro_arr SEC(".maps");
 
-/* User-space only: as large as a map can be declared. */
+/* User-space only: as large as a map can be declared; allocated as it
+ * grows, as the kernel allows only such a hash map to be this large. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 0xffffffff);
 	__type(key, __u32);
 	__type(value, __u64);

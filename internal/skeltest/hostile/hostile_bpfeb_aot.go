@@ -42,35 +42,35 @@ func hostileBumpFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (
 	var r0, r2, r6, r7 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// hostile.bpf.c:121: int bump(struct bump_ctx *c)
+	// hostile.bpf.c:123: int bump(struct bump_ctx *c)
 	// 0: mov %r6, %r1
 	r6 = r1
-	// hostile.bpf.c:123: __u32 k = c->key;
+	// hostile.bpf.c:125: __u32 k = c->key;
 	// 1: ldxw %r1, [%r6]
 	r1 = m.Load32At(r6, 1)
 	// 2: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
 	// 3: mov %r7, 1
 	r7 = 1
-	// hostile.bpf.c:124: __u64 one = 1;
+	// hostile.bpf.c:126: __u64 one = 1;
 	// 4: stxdw [%r10-16], %r7
 	runtime.PutLE64(fp[496:], r7)
 	// 5: mov %r2, %r10
 	r2 = r10
 	// 6: add %r2, -4
 	r2 -= 4
-	// hostile.bpf.c:125: __u64 *v = bpf_map_lookup_elem(&counts, &k);
+	// hostile.bpf.c:127: __u64 *v = bpf_map_lookup_elem(&counts, &k);
 	// 7: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 9: call 1
 	r0 = m.LookupAt(9, r1, r2, r3, r4, r5)
-	// hostile.bpf.c:126: if (v)
+	// hostile.bpf.c:128: if (v)
 	// 10: jeq %r0, 0, +2 (to 13)
 	if r0 == 0 {
 		runtime.CheckBudget(b-11, 10)
 		goto L13
 	}
-	// hostile.bpf.c:127: __sync_fetch_and_add(v, 1);
+	// hostile.bpf.c:129: __sync_fetch_and_add(v, 1);
 	// 11: lock add [%r0], %r7
 	runtime.Add64(m.Atomic64At(r0, 11), r7)
 	// 12: ja +8 (to 21)
@@ -85,7 +85,7 @@ L13:
 	r3 = r10
 	// 16: add %r3, -16
 	r3 -= 16
-	// hostile.bpf.c:129: bpf_map_update_elem(&counts, &k, &one, BPF_NOEXIST);
+	// hostile.bpf.c:131: bpf_map_update_elem(&counts, &k, &one, BPF_NOEXIST);
 	// 17: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 19: mov %r4, 1
@@ -98,25 +98,25 @@ L21:
 	r2 = r10
 	// 22: add %r2, -4
 	r2 -= 4
-	// hostile.bpf.c:130: v = bpf_map_lookup_elem(&counts, &k);
+	// hostile.bpf.c:132: v = bpf_map_lookup_elem(&counts, &k);
 	// 23: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 25: call 1
 	r0 = m.LookupAt(25, r1, r2, r3, r4, r5)
-	// hostile.bpf.c:131: if (v)
+	// hostile.bpf.c:133: if (v)
 	// 26: jeq %r0, 0, +2 (to 29)
 	if r0 == 0 {
 		runtime.CheckBudget(b-19, 26)
 		goto L29
 	}
-	// hostile.bpf.c:132: c->seen = *v;
+	// hostile.bpf.c:134: c->seen = *v;
 	// 27: ldxdw %r1, [%r0]
 	r1 = m.Load64At(r0, 27)
 	// 28: stxdw [%r6+8], %r1
 	m.Store64At(r6+8, r1, 28)
 	b -= 2
 L29:
-	// hostile.bpf.c:133: if (c->del)
+	// hostile.bpf.c:135: if (c->del)
 	// 29: ldxw %r1, [%r6+4]
 	r1 = m.Load32At(r6+4, 29)
 	// 30: jeq32 %r1, 0, +5 (to 36)
@@ -127,14 +127,14 @@ L29:
 	r2 = r10
 	// 32: add %r2, -4
 	r2 -= 4
-	// hostile.bpf.c:134: bpf_map_delete_elem(&counts, &k);
+	// hostile.bpf.c:136: bpf_map_delete_elem(&counts, &k);
 	// 33: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 35: call 3
 	m.CallAt(35, r1, r2, r3, r4, r5)
 	b -= 5
 L36:
-	// hostile.bpf.c:135: return 0;
+	// hostile.bpf.c:137: return 0;
 	// 36: mov32 %r0, 0
 	r0 = 0
 	// 37: exit
@@ -184,15 +184,15 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	var r0, r1, r2, r3, r4, r6, r7 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// hostile.bpf.c:100: int huge_hist(void *ctx)
+	// hostile.bpf.c:102: int huge_hist(void *ctx)
 	// 0: mov32 %r1, 3
 	r1 = 3
-	// hostile.bpf.c:102: __u32 k = 3;
+	// hostile.bpf.c:104: __u32 k = 3;
 	// 1: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
 	// 2: mov %r1, 5
 	r1 = 5
-	// hostile.bpf.c:103: __u64 v = 5;
+	// hostile.bpf.c:105: __u64 v = 5;
 	// 3: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
 	// 4: mov %r6, %r10
@@ -203,7 +203,7 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r7 = r10
 	// 7: add %r7, -16
 	r7 -= 16
-	// hostile.bpf.c:104: bpf_map_update_elem(&huge, &k, &v, BPF_ANY);
+	// hostile.bpf.c:106: bpf_map_update_elem(&huge, &k, &v, BPF_ANY);
 	// 8: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 10: mov %r2, %r6
@@ -216,10 +216,10 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	m.CallAt(13, r1, r2, r3, r4, r5)
 	// 14: mov32 %r1, -16
 	r1 = 0xfffffff0
-	// hostile.bpf.c:105: k = 0xfffffff0;
+	// hostile.bpf.c:107: k = 0xfffffff0;
 	// 15: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
-	// hostile.bpf.c:106: bpf_map_update_elem(&huge, &k, &v, BPF_ANY);
+	// hostile.bpf.c:108: bpf_map_update_elem(&huge, &k, &v, BPF_ANY);
 	// 16: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 18: mov %r2, %r6
@@ -230,14 +230,14 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r4 = 0
 	// 21: call 2
 	m.CallAt(21, r1, r2, r3, r4, r5)
-	// hostile.bpf.c:107: skelgen_print_log2_hist(&huge, "ns");
+	// hostile.bpf.c:109: skelgen_print_log2_hist(&huge, "ns");
 	// 22: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 24: lddw %r2, value:1
 	r2 = 0xa00000000
 	// 26: call runtime 0
 	m.CallAt(26, r1, r2, r3, r4, r5)
-	// hostile.bpf.c:108: skelgen_print_linear_hist(&huge, 0, 1, "slot");
+	// hostile.bpf.c:110: skelgen_print_linear_hist(&huge, 0, 1, "slot");
 	// 27: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 29: mov %r2, 0
@@ -248,7 +248,7 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r4 = 0xa00000003
 	// 33: call runtime 1
 	m.CallAt(33, r1, r2, r3, r4, r5)
-	// hostile.bpf.c:109: return 0;
+	// hostile.bpf.c:111: return 0;
 	// 34: mov32 %r0, 0
 	r0 = 0
 	// 35: exit
@@ -277,10 +277,10 @@ func hostileReadNullMinusOneEntry(m *runtime.Machine, r1, r2 uint64, b int64) (u
 // returns r0 and the budget left.
 func hostileReadNullMinusOneFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1 uint64
-	// hostile.bpf.c:93: int read_null_minus_one(void *ctx)
+	// hostile.bpf.c:95: int read_null_minus_one(void *ctx)
 	// 0: mov %r1, -1
 	r1 = 0xffffffffffffffff
-	// hostile.bpf.c:96: return p[-1];
+	// hostile.bpf.c:98: return p[-1];
 	// 1: ldxb %r0, [%r1]
 	r0 = m.Load8At(r1, 1)
 	// 2: lsh32 %r0, 24
@@ -319,15 +319,15 @@ func hostileUpdateKhashFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint6
 	var r0, r1, r2, r3, r4 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// hostile.bpf.c:59: long update_khash(void *ctx)
+	// hostile.bpf.c:61: long update_khash(void *ctx)
 	// 0: mov32 %r1, 2
 	r1 = 2
-	// hostile.bpf.c:61: __u32 k = 2;
+	// hostile.bpf.c:63: __u32 k = 2;
 	// 1: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
 	// 2: mov %r1, 3
 	r1 = 3
-	// hostile.bpf.c:62: __u64 v = 3;
+	// hostile.bpf.c:64: __u64 v = 3;
 	// 3: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
 	// 4: mov %r2, %r10
@@ -338,7 +338,7 @@ func hostileUpdateKhashFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint6
 	r3 = r10
 	// 7: add %r3, -16
 	r3 -= 16
-	// hostile.bpf.c:63: return bpf_map_update_elem(&khash, &k, &v, BPF_ANY);
+	// hostile.bpf.c:65: return bpf_map_update_elem(&khash, &k, &v, BPF_ANY);
 	// 8: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 10: mov %r4, 0
@@ -377,15 +377,15 @@ func hostileUpdateRoFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	var r0, r1, r2, r3, r4 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// hostile.bpf.c:78: long update_ro(void *ctx)
+	// hostile.bpf.c:80: long update_ro(void *ctx)
 	// 0: mov32 %r1, 1
 	r1 = 1
-	// hostile.bpf.c:80: __u32 k = 1;
+	// hostile.bpf.c:82: __u32 k = 1;
 	// 1: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
 	// 2: mov %r1, 1
 	r1 = 1
-	// hostile.bpf.c:81: __u64 one = 1;
+	// hostile.bpf.c:83: __u64 one = 1;
 	// 3: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
 	// 4: mov %r2, %r10
@@ -396,7 +396,7 @@ func hostileUpdateRoFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	r3 = r10
 	// 7: add %r3, -16
 	r3 -= 16
-	// hostile.bpf.c:82: return bpf_map_update_elem(&ro_arr, &k, &one, BPF_ANY);
+	// hostile.bpf.c:84: return bpf_map_update_elem(&ro_arr, &k, &one, BPF_ANY);
 	// 8: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 10: mov %r4, 0
@@ -435,36 +435,36 @@ func hostileWriteRoLookupFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint
 	var r0, r1, r2, r6 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// hostile.bpf.c:67: int write_ro_lookup(void *ctx)
+	// hostile.bpf.c:69: int write_ro_lookup(void *ctx)
 	// 0: mov32 %r6, 1
 	r6 = 1
-	// hostile.bpf.c:69: __u32 k = 1;
+	// hostile.bpf.c:71: __u32 k = 1;
 	// 1: stxw [%r10-4], %r6
 	runtime.PutLE32(fp[508:], r6)
 	// 2: mov %r2, %r10
 	r2 = r10
 	// 3: add %r2, -4
 	r2 -= 4
-	// hostile.bpf.c:70: __u64 *v = bpf_map_lookup_elem(&ro_arr, &k);
+	// hostile.bpf.c:72: __u64 *v = bpf_map_lookup_elem(&ro_arr, &k);
 	// 4: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 6: call 1
 	r0 = m.LookupAt(6, r1, r2, r3, r4, r5)
-	// hostile.bpf.c:71: if (!v)
+	// hostile.bpf.c:73: if (!v)
 	// 7: jeq %r0, 0, +3 (to 11)
 	if r0 == 0 {
 		goto L11
 	}
 	// 8: mov %r1, 1
 	r1 = 1
-	// hostile.bpf.c:73: *v = 1;
+	// hostile.bpf.c:75: *v = 1;
 	// 9: stxdw [%r0], %r1
 	m.Store64At(r0, r1, 9)
 	// 10: mov32 %r6, 0
 	r6 = 0
 	b -= 3
 L11:
-	// hostile.bpf.c:75: }
+	// hostile.bpf.c:77: }
 	// 11: mov32 %r0, %r6
 	r0 = uint64(uint32(r6))
 	// 12: exit
@@ -496,14 +496,14 @@ func hostileWriteRodataEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64
 // budget left.
 func hostileWriteRodataFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1, r2 uint64
-	// hostile.bpf.c:88: *(volatile __u64 *)&limit = 99;
+	// hostile.bpf.c:90: *(volatile __u64 *)&limit = 99;
 	// 0: lddw %r1, value:0
 	r1 = 0xa00000000
 	// 2: mov %r2, 99
 	r2 = 99
 	// 3: stxdw [%r1], %r2
 	m.Store64At(r1, r2, 3)
-	// hostile.bpf.c:89: return 0;
+	// hostile.bpf.c:91: return 0;
 	// 4: mov32 %r0, 0
 	r0 = 0
 	// 5: exit

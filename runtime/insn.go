@@ -440,85 +440,85 @@ type insn struct {
 // rejects in input, so they never collide with a real instruction.
 const (
 	opInvalid   Opcode = 0x00 // second slot of lddw: never executed
-	opSdiv32Imm        = 0xe4
-	opSdiv32Reg        = 0xec
-	opSdiv64Imm        = 0xe7
-	opSdiv64Reg        = 0xef
-	opSmod32Imm        = 0xf4
-	opSmod32Reg        = 0xfc
-	opSmod64Imm        = 0xf7
-	opSmod64Reg        = 0xff
-	opMovsx32          = 0x20 // off = 8 or 16
-	opMovsx64          = 0x28 // off = 8, 16 or 32
-	opTrunc16          = 0x30 // le16 on a little-endian guest
-	opTrunc32          = 0x38 // le32
-	opNop              = 0x40 // le64
-	opSwap16           = 0x48 // be16, bswap16
-	opSwap32           = 0x50 // be32, bswap32
-	opSwap64           = 0x58 // be64, bswap64
-	opCallLocal        = 0x01 // imm = absolute target
+	opSdiv32Imm Opcode = 0xe4
+	opSdiv32Reg Opcode = 0xec
+	opSdiv64Imm Opcode = 0xe7
+	opSdiv64Reg Opcode = 0xef
+	opSmod32Imm Opcode = 0xf4
+	opSmod32Reg Opcode = 0xfc
+	opSmod64Imm Opcode = 0xf7
+	opSmod64Reg Opcode = 0xff
+	opMovsx32   Opcode = 0x20 // off = 8 or 16
+	opMovsx64   Opcode = 0x28 // off = 8, 16 or 32
+	opTrunc16   Opcode = 0x30 // le16 on a little-endian guest
+	opTrunc32   Opcode = 0x38 // le32
+	opNop       Opcode = 0x40 // le64
+	opSwap16    Opcode = 0x48 // be16, bswap16
+	opSwap32    Opcode = 0x50 // be32, bswap32
+	opSwap64    Opcode = 0x58 // be64, bswap64
+	opCallLocal Opcode = 0x01 // imm = absolute target
 
 	// Fused loop tails: "add dst, imm" followed by a conditional jump on
 	// dst. imm holds the addend in its low and the jump's immediate in its
 	// high 32 bits; off is the jump's distance from the slot after the
 	// pair. The jump stays in the next slot unchanged, for code that jumps
 	// to it directly.
-	opAddJltImm  = 0x60
-	opAddJltReg  = 0x68
-	opAddJleImm  = 0x70
-	opAddJleReg  = 0x78
-	opAddJneImm  = 0x80
-	opAddJneReg  = 0x88
-	opAddJsltImm = 0x90
-	opAddJsltReg = 0x98
-	opCallFunc   = 0x09 // imm = index into Program.funcs
+	opAddJltImm  Opcode = 0x60
+	opAddJltReg  Opcode = 0x68
+	opAddJleImm  Opcode = 0x70
+	opAddJleReg  Opcode = 0x78
+	opAddJneImm  Opcode = 0x80
+	opAddJneReg  Opcode = 0x88
+	opAddJsltImm Opcode = 0x90
+	opAddJsltReg Opcode = 0x98
+	opCallFunc   Opcode = 0x09 // imm = index into Program.funcs
 
 	// Fused "mov dst, src; op dst, imm" (the three-address form clang
 	// builds from two-address BPF): dst = src op imm.
-	opMovAddImm  = 0x02
-	opMovSubImm  = 0x03
-	opMovMulImm  = 0x06
-	opMovAndImm  = 0x0a
-	opMovOrImm   = 0x0b
-	opMovXorImm  = 0x0d
-	opMovLshImm  = 0x0e
-	opMovRshImm  = 0x10
-	opMovArshImm = 0x11
+	opMovAddImm  Opcode = 0x02
+	opMovSubImm  Opcode = 0x03
+	opMovMulImm  Opcode = 0x06
+	opMovAndImm  Opcode = 0x0a
+	opMovOrImm   Opcode = 0x0b
+	opMovXorImm  Opcode = 0x0d
+	opMovLshImm  Opcode = 0x0e
+	opMovRshImm  Opcode = 0x10
+	opMovArshImm Opcode = 0x11
 
 	// Fused "mov dst, src; op dst, x": dst = src op x. When the second
 	// instruction's source is dst itself, x is src, which dst then holds.
-	opMovAddReg = 0x12
-	opMovSubReg = 0x13
-	opMovMulReg = 0x19
-	opMovDivReg = 0x1a
-	opMovModReg = 0x1b
-	opMovAndReg = 0x21
-	opMovOrReg  = 0x22
-	opMovXorReg = 0x23
-	opMovLshReg = 0x29
-	opMovRshReg = 0x2a
+	opMovAddReg Opcode = 0x12
+	opMovSubReg Opcode = 0x13
+	opMovMulReg Opcode = 0x19
+	opMovDivReg Opcode = 0x1a
+	opMovModReg Opcode = 0x1b
+	opMovAndReg Opcode = 0x21
+	opMovOrReg  Opcode = 0x22
+	opMovXorReg Opcode = 0x23
+	opMovLshReg Opcode = 0x29
+	opMovRshReg Opcode = 0x2a
 
 	// Fused "ldx dst, [src+off]; op x, dst" (accumulating a loaded value,
 	// x != dst): both registers are written, as the pair writes them.
-	opLdxbAdd  = 0x2b
-	opLdxhAdd  = 0x31
-	opLdxwAdd  = 0x32
-	opLdxdwAdd = 0x33
-	opLdxbXor  = 0x39
-	opLdxhXor  = 0x3a
-	opLdxwXor  = 0x3b
-	opLdxdwXor = 0x41
+	opLdxbAdd  Opcode = 0x2b
+	opLdxhAdd  Opcode = 0x31
+	opLdxwAdd  Opcode = 0x32
+	opLdxdwAdd Opcode = 0x33
+	opLdxbXor  Opcode = 0x39
+	opLdxhXor  Opcode = 0x3a
+	opLdxwXor  Opcode = 0x3b
+	opLdxdwXor Opcode = 0x41
 
 	// Fused "op dst, imm; ja target", the end of an if branch: off is the
 	// jump's distance from the slot after the pair; the jump keeps its own
 	// slot.
-	opAddImmJa = 0x4b
-	opSubImmJa = 0x51
-	opMulImmJa = 0x52
-	opAndImmJa = 0x53
-	opOrImmJa  = 0x59
-	opXorImmJa = 0x5a
-	opMovImmJa = 0x5b
+	opAddImmJa Opcode = 0x4b
+	opSubImmJa Opcode = 0x51
+	opMulImmJa Opcode = 0x52
+	opAndImmJa Opcode = 0x53
+	opOrImmJa  Opcode = 0x59
+	opXorImmJa Opcode = 0x5a
+	opMovImmJa Opcode = 0x5b
 
 	// Fused pairs of conditional jumps of the same kind on the same
 	// register against immediates (a chain of range tests, a search tree
@@ -526,44 +526,44 @@ const (
 	// second in its high 32 bits, off the first jump's distance; the
 	// second jump keeps its own slot, with its distance. They use the jump codes 0xe0 and
 	// 0xf0, which no jump has.
-	opJeqJeqImm = 0xe5
-	opJneJneImm = 0xed
-	opJgtJgtImm = 0xf5
-	opJgeJgeImm = 0xfd
-	opJltJltImm = 0xe6
-	opJleJleImm = 0xee
+	opJeqJeqImm Opcode = 0xe5
+	opJneJneImm Opcode = 0xed
+	opJgtJgtImm Opcode = 0xf5
+	opJgeJgeImm Opcode = 0xfd
+	opJltJltImm Opcode = 0xe6
+	opJleJleImm Opcode = 0xee
 
 	// Fused "mov dst, src; op dst, k; jcc dst, c", a test of some bits of
 	// src (if (x >> k) == 0, if (x & mask) != 0): imm holds k in its low and
 	// c in its high 32 bits; the jump keeps its own slot, two on. They use
 	// the jump codes 0xe0 and 0xf0, and ST with mode MEMSX, which no
 	// instruction has.
-	opMovRshJeqImm = 0xf6
-	opMovRshJneImm = 0xfe
-	opMovAndJeqImm = 0x82
-	opMovAndJneImm = 0x8a
+	opMovRshJeqImm Opcode = 0xf6
+	opMovRshJneImm Opcode = 0xfe
+	opMovAndJeqImm Opcode = 0x82
+	opMovAndJneImm Opcode = 0x8a
 
 	// Fused "mov dst, src; add x, imm" with x != dst: two independent
 	// updates (STX with mode MEMSX, which no instruction has).
-	opMovAddImmOther = 0x92
+	opMovAddImmOther Opcode = 0x92
 
 	// Fused "ldxh dst, [src+off]; be16 dst" and "ldxw ...; be32 dst", a
 	// network-order field read (STX with mode MEMSX, which no instruction
 	// has): the load, then its bytes swapped; the swap keeps its own slot.
-	opLdxhSwap16 = 0x8b
-	opLdxwSwap32 = 0x9b
+	opLdxhSwap16 Opcode = 0x8b
+	opLdxwSwap32 Opcode = 0x9b
 
 	// Fused "add dst, imm; jge dst, src; jlt dst, imm2", the tail of
 	// clang's for (i = 0; i < len && i < MAX; i++): imm holds the addend
 	// in its low and imm2 in its high 32 bits, src is the jge's; both
 	// jumps keep their slots. It uses JMP32 with the code of call, which
 	// no instruction has.
-	opAddJgeRegJltImm = 0x86
+	opAddJgeRegJltImm Opcode = 0x86
 
 	// Fused "mov32 dst, src; add32 dst, imm; and32 dst, imm2" (STX with
 	// mode MEMSX, which no instruction has): imm holds imm in its low and
 	// imm2 in its high 32 bits.
-	opMov32AddAnd = 0x93
+	opMov32AddAnd Opcode = 0x93
 
 	// Fused triples of conditional jumps of the same kind on the same
 	// register against immediates (a longer chain of range tests, or of
@@ -572,10 +572,10 @@ const (
 	// which keeps its own instruction, as the second does. They use ST
 	// and STX with mode IND, STX with mode MEMSX, and JMP32 with the codes
 	// of call and exit, which no instruction has.
-	opJeq3Imm = 0x42
-	opJne3Imm = 0x43
-	opJgt3Imm = 0x4a
-	opJge3Imm = 0x83
-	opJlt3Imm = 0x8e
-	opJle3Imm = 0x9e
+	opJeq3Imm Opcode = 0x42
+	opJne3Imm Opcode = 0x43
+	opJgt3Imm Opcode = 0x4a
+	opJge3Imm Opcode = 0x83
+	opJlt3Imm Opcode = 0x8e
+	opJle3Imm Opcode = 0x9e
 )

@@ -3,6 +3,7 @@
 
 // The user-space programs of hostile.bpf.c translated to Go ahead of time;
 // hostile_bpfeb.go binds them to the programs it loads.
+//lint:file-ignore SA4* a translation keeps every register store and test of the BPF program
 
 package hostile
 

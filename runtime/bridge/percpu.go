@@ -34,7 +34,11 @@ func (m *PerCPUMap[K, V]) Lookup(key K) ([]V, error) {
 		}
 		return []V{v}, nil
 	}
-	b, err := m.h.k.LookupBytes(bytesOf(&key))
+	var b []byte
+	err := m.h.call(func() (err error) {
+		b, err = m.h.k.LookupBytes(bytesOf(&key))
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +69,7 @@ func (m *PerCPUMap[K, V]) Update(key K, values []V, flags ebpf.MapUpdateFlags) e
 	for i := range values {
 		per[i] = bytesOf(&values[i])
 	}
-	return m.h.k.Update(bytesOf(&key), per, flags)
+	return m.h.call(func() error { return m.h.k.Update(bytesOf(&key), per, flags) })
 }
 
 // Delete removes key.
@@ -81,7 +85,7 @@ func (m *PerCPUMap[K, V]) All(errp *error) iter.Seq2[K, []V] {
 			var prev any
 			for {
 				var kb []byte
-				if kb, err = m.h.k.NextKeyBytes(prev); err != nil || kb == nil {
+				if err = m.h.call(func() (err error) { kb, err = m.h.k.NextKeyBytes(prev); return err }); err != nil || kb == nil {
 					break
 				}
 				var vs []V

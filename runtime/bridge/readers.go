@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -33,24 +34,31 @@ func (r *RingBuf[E]) Raw() *ebpf.Map { return r.h.k }
 
 // NewReader opens a reader of the ring buffer's records.
 func (r *RingBuf[E]) NewReader() (*RingBufReader[E], error) {
+	if err := r.h.begin(); err != nil {
+		return nil, err
+	}
+	defer r.h.end()
 	if r.h.k == nil {
 		rb, ok := r.h.u.(*runtime.RingBuffer)
 		if !ok {
 			return nil, fmt.Errorf("map %s is not a ring buffer", r.h.name)
 		}
-		return &RingBufReader[E]{u: rb, closed: make(chan struct{})}, nil
+		return &RingBufReader[E]{u: rb, h: r.h, closed: make(chan struct{})}, nil
 	}
 	rd, err := ringbuf.NewReader(r.h.k)
 	if err != nil {
 		return nil, err
 	}
-	return &RingBufReader[E]{r: rd}, nil
+	r.h.set.readers.add(rd)
+	return &RingBufReader[E]{r: rd, h: r.h}, nil
 }
 
-// RingBufReader reads typed records from a ring buffer.
+// RingBufReader reads typed records from a ring buffer. Closing the set
+// closes it too: Read then fails with ErrClosed.
 type RingBufReader[E any] struct {
 	r   *ringbuf.Reader
 	rec ringbuf.Record
+	h   mapHandle
 
 	// In process: the runtime's ring buffer, polled.
 	u        *runtime.RingBuffer
@@ -71,6 +79,9 @@ func (r *RingBufReader[E]) Read() (E, error) {
 // ReadRecord is Read with the record's length and bytes: for records of
 // variable length, a fixed header then a payload (see Record).
 func (r *RingBufReader[E]) ReadRecord() (Record[E], error) {
+	if err := r.h.closedErr(); err != nil {
+		return Record[E]{}, err
+	}
 	var sample []byte
 	if r.u != nil {
 		var err error
@@ -79,7 +90,7 @@ func (r *RingBufReader[E]) ReadRecord() (Record[E], error) {
 		}
 	} else {
 		if err := r.r.ReadInto(&r.rec); err != nil {
-			return Record[E]{}, err
+			return Record[E]{}, r.h.readErr(err)
 		}
 		sample = r.rec.RawSample
 	}
@@ -91,6 +102,9 @@ func (r *RingBufReader[E]) ReadRecord() (Record[E], error) {
 // the waiting needed.
 func (r *RingBufReader[E]) readUser() ([]byte, error) {
 	for {
+		if err := r.h.closedErr(); err != nil {
+			return nil, err
+		}
 		if rec, ok := r.u.Read(); ok {
 			return rec, nil
 		}
@@ -125,6 +139,7 @@ func (r *RingBufReader[E]) Close() error {
 		r.once.Do(func() { close(r.closed) })
 		return nil
 	}
+	r.h.set.readers.remove(r.r)
 	return r.r.Close()
 }
 
@@ -132,6 +147,7 @@ func (r *RingBufReader[E]) Close() error {
 // type E. It exists only in the kernel.
 type PerfEventArray[E any] struct {
 	m *ebpf.Map
+	h mapHandle
 }
 
 // NewPerfEventArray returns the perf event array name of s. In process it
@@ -144,7 +160,7 @@ func NewPerfEventArray[E any](s *Set, name string) (*PerfEventArray[E], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &PerfEventArray[E]{m: h.k}, nil
+	return &PerfEventArray[E]{m: h.k, h: h}, nil
 }
 
 // Raw returns the underlying cilium/ebpf map.
@@ -159,17 +175,24 @@ func (p *PerfEventArray[E]) NewReader(perCPUBuffer int) (*PerfReader[E], error) 
 	if perCPUBuffer <= 0 {
 		perCPUBuffer = os.Getpagesize()
 	}
+	if err := p.h.begin(); err != nil {
+		return nil, err
+	}
+	defer p.h.end()
 	rd, err := perf.NewReader(p.m, perCPUBuffer)
 	if err != nil {
 		return nil, err
 	}
-	return &PerfReader[E]{r: rd}, nil
+	p.h.set.readers.add(rd)
+	return &PerfReader[E]{r: rd, h: p.h}, nil
 }
 
-// PerfReader reads typed samples from a perf event array.
+// PerfReader reads typed samples from a perf event array. Closing the set
+// closes it too: Read then fails with ErrClosed.
 type PerfReader[E any] struct {
 	r   *perf.Reader
 	rec perf.Record
+	h   mapHandle
 }
 
 // Read blocks until a sample is available and returns it decoded, or the
@@ -186,8 +209,11 @@ func (p *PerfReader[E]) Read() (e E, lost uint64, err error) {
 // what the program passed to bpf_perf_event_output by up to 7 bytes: a
 // variable-length payload should carry its own length.
 func (p *PerfReader[E]) ReadRecord() (Record[E], error) {
-	if err := p.r.ReadInto(&p.rec); err != nil {
+	if err := p.h.closedErr(); err != nil {
 		return Record[E]{}, err
+	}
+	if err := p.r.ReadInto(&p.rec); err != nil {
+		return Record[E]{}, p.h.readErr(err)
 	}
 	if p.rec.LostSamples != 0 {
 		return Record[E]{Lost: p.rec.LostSamples, CPU: p.rec.CPU}, nil
@@ -201,4 +227,60 @@ func (p *PerfReader[E]) ReadRecord() (Record[E], error) {
 func (p *PerfReader[E]) SetDeadline(t time.Time) { p.r.SetDeadline(t) }
 
 // Close stops the reader.
-func (p *PerfReader[E]) Close() error { return p.r.Close() }
+func (p *PerfReader[E]) Close() error {
+	p.h.set.readers.remove(p.r)
+	return p.r.Close()
+}
+
+// readers are the kernel readers open on a set's maps, which Close closes
+// so that a Read blocked in them returns.
+type readers struct {
+	mu   sync.Mutex
+	open map[io.Closer]bool
+}
+
+func (rs *readers) add(c io.Closer) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.open == nil {
+		rs.open = map[io.Closer]bool{}
+	}
+	rs.open[c] = true
+}
+
+func (rs *readers) remove(c io.Closer) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	delete(rs.open, c)
+}
+
+func (rs *readers) close() {
+	rs.mu.Lock()
+	open := rs.open
+	rs.open = nil
+	rs.mu.Unlock()
+	for c := range open {
+		c.Close()
+	}
+}
+
+// closedErr is ErrClosed once the set is closing, else nil. Reads check it
+// rather than count themselves in the set's lifetime: a read may block for
+// ever, and Close closes the readers instead of waiting. The error is
+// os.ErrClosed too, which read loops written for cilium/ebpf's readers
+// stop on.
+func (h mapHandle) closedErr() error {
+	if h.set.life.closed() {
+		return fmt.Errorf("map %s: %w (%w)", h.name, ErrClosed, os.ErrClosed)
+	}
+	return nil
+}
+
+// readErr is the error of a failed read: ErrClosed once the set is
+// closing (Close closed the reader), else err.
+func (h mapHandle) readErr(err error) error {
+	if cerr := h.closedErr(); cerr != nil {
+		return cerr
+	}
+	return err
+}

@@ -7,8 +7,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/cilium/ebpf"
 
@@ -63,10 +61,10 @@ type Set struct {
 	// Links are closed by Close.
 	Links Links
 
-	// life orders Close after the runs in progress: runs hold it for
-	// reading, Close for writing, so Close never unmaps memory a run uses.
-	life     sync.RWMutex
-	closed   atomic.Bool
+	// life orders Close after the runs and typed calls in progress, so
+	// that Close never unmaps memory a run uses (lifetime.go).
+	life     lifetime
+	readers  readers
 	disabled map[string]bool
 }
 
@@ -109,22 +107,30 @@ func Load(spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *Load
 	return s, nil
 }
 
-// Close detaches every link and releases the kernel and user-space parts.
-// It waits for user program runs in progress; afterwards runs, typed map
-// calls and variables fail with ErrClosed. A host function must not call
-// Close of the object whose program called it.
+// Close detaches every link and releases the kernel and user-space parts,
+// closing the ring buffer and perf readers opened from the object too (a
+// blocked Read returns ErrClosed). Runs, typed map calls and variables
+// started after it fail with ErrClosed, without waiting. Close waits for
+// the runs and calls in progress, except those inside a host function: a
+// host function may call Close (or Run) itself, so Close cannot wait for
+// it; such a run fails with ErrClosed when its host function returns, and
+// the release happens when it ends. Close may be called more than once; it
+// returns the error of detaching links.
 func (s *Set) Close() error {
 	err := s.Links.Close()
-	s.life.Lock()
-	s.closed.Store(true)
+	s.life.close(s.release)
+	return err
+}
+
+// release frees what the object holds once no run or typed call uses it.
+func (s *Set) release() {
+	s.readers.close()
 	if s.User != nil {
 		s.User.close()
 	}
-	s.life.Unlock()
 	if s.Coll != nil {
 		s.Coll.Close()
 	}
-	return err
 }
 
 // references returns the names of the maps (data sections included) that

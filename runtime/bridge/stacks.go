@@ -13,6 +13,7 @@ import (
 // value size the map was loaded with, over 8.
 type StackTraceMap struct {
 	m     *ebpf.Map
+	h     mapHandle
 	name  string
 	depth int
 }
@@ -37,7 +38,7 @@ func NewStackTraceMap(s *Set, name string) (*StackTraceMap, error) {
 	if vs == 0 || vs%8 != 0 {
 		return nil, fmt.Errorf("map %s: value size %d is not a whole number of 8-byte frames", name, vs)
 	}
-	return &StackTraceMap{m: h.k, name: name, depth: vs / 8}, nil
+	return &StackTraceMap{m: h.k, h: h, name: name, depth: vs / 8}, nil
 }
 
 // Raw returns the underlying cilium/ebpf map, or nil in process.
@@ -53,7 +54,7 @@ func (m *StackTraceMap) Lookup(id uint32) ([]uint64, error) {
 		return nil, fmt.Errorf("map %s: %w", m.name, ErrInProcess)
 	}
 	buf := make([]byte, m.depth*8)
-	if err := m.m.Lookup(&id, buf); err != nil {
+	if err := m.h.call(func() error { return m.m.Lookup(&id, buf) }); err != nil {
 		if errors.Is(err, ebpf.ErrKeyNotExist) {
 			return nil, fmt.Errorf("map %s: stack %d: %w", m.name, id, err)
 		}
@@ -75,5 +76,5 @@ func (m *StackTraceMap) Delete(id uint32) error {
 	if m.m == nil {
 		return fmt.Errorf("map %s: %w", m.name, ErrInProcess)
 	}
-	return m.m.Delete(&id)
+	return m.h.delete(binary.NativeEndian.AppendUint32(nil, id))
 }

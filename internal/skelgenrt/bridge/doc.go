@@ -23,7 +23,21 @@
 // user programs use), kernelmaps.go adapts kernel maps to the runtime's Map
 // (mmapped arrays, system calls), convert.go turns a ubpf/ program of the
 // object into the runtime's ProgramSpec, userprog.go is UserProgram and
-// BufferProgram, and report.go the built-ins of skelgen.h.
+// BufferProgram, lifetime.go orders Close after the calls in progress, and
+// report.go the built-ins of skelgen.h.
+//
+// A loaded object's life (lifetime.go): runs of user programs and typed
+// calls on maps, variables and readers are counted while they go on. Close
+// makes every later one fail with ErrClosed at once, waits for those in
+// progress and then releases the object (unmaps kernel maps' memory,
+// closes the collection and the readers). Host functions are the host's
+// Go code in the middle of a run, and may call Close or Run themselves: a
+// run inside a host function does not hold Close back, fails with
+// ErrClosed when its host function returns after Close, and the release
+// waits for it to end. Run never waits for another run: when the
+// program's own run state is busy (a run in another goroutine, or the run
+// whose host function calls Run) it runs on a clone. So no call waits for
+// another that waits for it, and Close from anywhere returns.
 //
 // It imports only the runtime package, cilium/ebpf and the standard library,
 // so a generated package can carry a copy of it.

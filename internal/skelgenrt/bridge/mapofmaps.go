@@ -10,6 +10,7 @@ import "github.com/cilium/ebpf"
 // It exists only in the kernel.
 type MapOfMaps[K any] struct {
 	m *ebpf.Map
+	h mapHandle
 }
 
 // NewMapOfMaps returns the map name of s, checking the key size. In
@@ -25,7 +26,7 @@ func NewMapOfMaps[K any](s *Set, name string) (*MapOfMaps[K], error) {
 	if err := h.checkSizes(sizeOf[K](), -1); err != nil {
 		return nil, err
 	}
-	return &MapOfMaps[K]{m: h.k}, nil
+	return &MapOfMaps[K]{m: h.k, h: h}, nil
 }
 
 // Raw returns the underlying cilium/ebpf map.
@@ -37,7 +38,7 @@ func (m *MapOfMaps[K]) Lookup(key K) (*ebpf.Map, error) {
 		return nil, ErrInProcess
 	}
 	var inner *ebpf.Map
-	err := m.m.Lookup(bytesOf(&key), &inner)
+	err := m.h.call(func() error { return m.m.Lookup(bytesOf(&key), &inner) })
 	return inner, err
 }
 
@@ -46,7 +47,7 @@ func (m *MapOfMaps[K]) Update(key K, inner *ebpf.Map, flags ebpf.MapUpdateFlags)
 	if m.m == nil {
 		return ErrInProcess
 	}
-	return m.m.Update(bytesOf(&key), inner, flags)
+	return m.h.call(func() error { return m.m.Update(bytesOf(&key), inner, flags) })
 }
 
 // Delete removes key.
@@ -54,5 +55,5 @@ func (m *MapOfMaps[K]) Delete(key K) error {
 	if m.m == nil {
 		return ErrInProcess
 	}
-	return m.m.Delete(bytesOf(&key))
+	return m.h.delete(bytesOf(&key))
 }

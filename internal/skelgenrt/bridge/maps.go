@@ -23,10 +23,11 @@ var ErrClosed = errors.New("object is closed")
 var ErrInProcess = errors.New("not available: the object runs in process, without the kernel")
 
 // mapHandle is a map of a loaded object: a kernel map, or a user-space map
-// of the runtime when the map lives in the Go process. Calls on a
-// user-space map take its lock (runtime.SharedMap), so they are safe next to
-// runs of user programs and other goroutines, and fail once the set is
-// closed.
+// of the runtime when the map lives in the Go process. Every call goes
+// between begin and end: it fails with ErrClosed once the set is closing,
+// and Close waits for it before it closes the map. Calls on a user-space
+// map also take its lock (runtime.SharedMap), so they are safe next to
+// runs of user programs and other goroutines.
 type mapHandle struct {
 	name string
 	k    *ebpf.Map
@@ -58,10 +59,11 @@ func (s *Set) userHandle(name string) mapHandle {
 	return h
 }
 
-// begin takes the user-space map's lock; end releases it.
+// begin starts a call on the map: it counts the call in the set's lifetime
+// and takes a user-space map's lock. end ends it.
 func (h mapHandle) begin() error {
-	if h.set.closed.Load() {
-		return fmt.Errorf("map %s: %w", h.name, ErrClosed)
+	if err := h.set.life.enter(); err != nil {
+		return fmt.Errorf("map %s: %w", h.name, err)
 	}
 	if h.l != nil {
 		h.l.Lock()
@@ -73,6 +75,16 @@ func (h mapHandle) end() {
 	if h.l != nil {
 		h.l.Unlock()
 	}
+	h.set.life.leave()
+}
+
+// call runs f as one call on the map (see begin).
+func (h mapHandle) call(f func() error) error {
+	if err := h.begin(); err != nil {
+		return err
+	}
+	defer h.end()
+	return f()
 }
 
 func (h mapHandle) keySize() int {
@@ -114,13 +126,13 @@ func userErr(err error) error {
 }
 
 func (h mapHandle) lookup(key, value []byte) error {
-	if h.k != nil {
-		return h.k.Lookup(key, value)
-	}
 	if err := h.begin(); err != nil {
 		return err
 	}
 	defer h.end()
+	if h.k != nil {
+		return h.k.Lookup(key, value)
+	}
 	return h.lookupLocked(key, value)
 }
 
@@ -134,37 +146,37 @@ func (h mapHandle) lookupLocked(key, value []byte) error {
 }
 
 func (h mapHandle) update(key, value []byte, flags ebpf.MapUpdateFlags) error {
-	if h.k != nil {
-		return h.k.Update(key, value, flags)
-	}
 	if err := h.begin(); err != nil {
 		return err
 	}
 	defer h.end()
+	if h.k != nil {
+		return h.k.Update(key, value, flags)
+	}
 	return userErr(h.u.Update(key, value, uint64(flags)))
 }
 
 func (h mapHandle) delete(key []byte) error {
-	if h.k != nil {
-		return h.k.Delete(key)
-	}
 	if err := h.begin(); err != nil {
 		return err
 	}
 	defer h.end()
+	if h.k != nil {
+		return h.k.Delete(key)
+	}
 	return userErr(h.u.Delete(key))
 }
 
 // lookupAndDelete copies the value under key into value and removes the
 // entry, in one step for user-space maps as for kernel maps.
 func (h mapHandle) lookupAndDelete(key, value []byte) error {
-	if h.k != nil {
-		return h.k.LookupAndDelete(key, value)
-	}
 	if err := h.begin(); err != nil {
 		return err
 	}
 	defer h.end()
+	if h.k != nil {
+		return h.k.LookupAndDelete(key, value)
+	}
 	if err := h.lookupLocked(key, value); err != nil {
 		return err
 	}
@@ -220,6 +232,26 @@ func (h mapHandle) userEntries(value []byte, yield func(key []byte) bool) error 
 			return nil
 		}
 		key = next
+	}
+}
+
+// kernelEntries calls yield with each entry of a kernel map. Each step of
+// the iteration is a call of its own, so yield runs outside any: it may
+// close the set, and iteration then ends with ErrClosed.
+func (h mapHandle) kernelEntries(yield func(key, value []byte) bool) error {
+	it := h.k.Iterate()
+	var kb, vb []byte
+	for {
+		var ok bool
+		if err := h.call(func() error { ok = it.Next(&kb, &vb); return nil }); err != nil {
+			return err
+		}
+		if !ok {
+			return it.Err()
+		}
+		if !yield(kb, vb) {
+			return nil
+		}
 	}
 }
 
@@ -289,21 +321,13 @@ func (m *Map[K, V]) LookupAndDelete(key K) (V, error) {
 // which *errp receives when errp is not nil.
 func (m *Map[K, V]) All(errp *error) iter.Seq2[K, V] {
 	return func(yield func(K, V) bool) {
+		var err error
 		if m.h.k != nil {
-			it := m.h.k.Iterate()
-			var kb, vb []byte
-			for it.Next(&kb, &vb) {
-				if !yield(fromBytes[K](kb), fromBytes[V](vb)) {
-					return
-				}
-			}
-			if errp != nil {
-				*errp = it.Err()
-			}
-			return
+			err = m.h.kernelEntries(func(kb, vb []byte) bool { return yield(fromBytes[K](kb), fromBytes[V](vb)) })
+		} else {
+			var v V
+			err = m.h.userEntries(bytesOf(&v), func(kb []byte) bool { return yield(fromBytes[K](kb), v) })
 		}
-		var v V
-		err := m.h.userEntries(bytesOf(&v), func(kb []byte) bool { return yield(fromBytes[K](kb), v) })
 		if errp != nil {
 			*errp = err
 		}
@@ -332,6 +356,10 @@ func (m *Map[K, V]) BatchLookup(cursor *ebpf.MapBatchCursor, keys []K, values []
 	if len(values) < len(keys) {
 		return 0, errors.New("batch lookup: fewer values than keys")
 	}
+	if err := m.h.begin(); err != nil {
+		return 0, err
+	}
+	defer m.h.end()
 	return m.h.k.BatchLookup(cursor, keys, values[:len(keys)], nil)
 }
 
@@ -342,13 +370,13 @@ func (m *Map[K, V]) BatchUpdate(keys []K, values []V, flags ebpf.MapUpdateFlags)
 	if len(values) != len(keys) {
 		return 0, errors.New("batch update: keys and values differ in length")
 	}
-	if m.h.k != nil {
-		return m.h.k.BatchUpdate(keys, values, &ebpf.BatchOptions{ElemFlags: uint64(flags)})
-	}
 	if err := m.h.begin(); err != nil {
 		return 0, err
 	}
 	defer m.h.end()
+	if m.h.k != nil {
+		return m.h.k.BatchUpdate(keys, values, &ebpf.BatchOptions{ElemFlags: uint64(flags)})
+	}
 	for i := range keys {
 		if err := userErr(m.h.u.Update(bytesOf(&keys[i]), bytesOf(&values[i]), uint64(flags))); err != nil {
 			return i, err
@@ -361,13 +389,13 @@ func (m *Map[K, V]) BatchUpdate(keys []K, values []V, flags ebpf.MapUpdateFlags)
 // one step under its lock. It returns how many it removed before any
 // error (a missing key is ebpf.ErrKeyNotExist).
 func (m *Map[K, V]) BatchDelete(keys []K) (int, error) {
-	if m.h.k != nil {
-		return m.h.k.BatchDelete(keys, nil)
-	}
 	if err := m.h.begin(); err != nil {
 		return 0, err
 	}
 	defer m.h.end()
+	if m.h.k != nil {
+		return m.h.k.BatchDelete(keys, nil)
+	}
 	for i := range keys {
 		if err := userErr(m.h.u.Delete(bytesOf(&keys[i]))); err != nil {
 			return i, err

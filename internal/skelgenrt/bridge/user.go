@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/cilium/ebpf"
 
@@ -31,12 +32,14 @@ import (
 //   - maps and sections only user programs use are user-space maps, and
 //     in process every map is.
 type UserSet struct {
-	maps   map[string]runtime.Map
-	progs  map[string]*runtime.Program
-	unmaps []func() error
+	maps     map[string]runtime.Map
+	progs    map[string]*runtime.Program
+	unmaps   []func() error
+	released atomic.Bool // the kernel maps' views are unmapped or closed
 }
 
 func (u *UserSet) close() {
+	u.released.Store(true)
 	for _, p := range u.progs {
 		p.Close()
 	}
@@ -95,6 +98,22 @@ func loadUser(s *Set, externs map[string]runtime.Func, o *LoadOptions) (*UserSet
 		u.maps[name] = m
 	}
 
+	// Host functions and the Records callback are the host's code in the
+	// middle of a run: they may close the object or run programs.
+	hosted := make(map[string]runtime.Func, len(externs))
+	for name, f := range externs {
+		if f != nil {
+			f = s.life.host(f)
+		}
+		hosted[name] = f
+	}
+	if rec := o.Records; rec != nil {
+		o.Records = func(name string, value int64) {
+			s.life.suspend()
+			defer s.life.resume()
+			rec(name, value)
+		}
+	}
 	helpers := runtime.Builtins()
 	bindBuiltins(helpers, o)
 	for _, name := range userProgs {
@@ -103,7 +122,7 @@ func loadUser(s *Set, externs map[string]runtime.Func, o *LoadOptions) (*UserSet
 			u.close()
 			return nil, fmt.Errorf("program %s: %w", name, err)
 		}
-		prog, err := runtime.Load(ps, &runtime.Options{Helpers: helpers, Externs: externs, Budget: o.Budget, Output: o.Output})
+		prog, err := runtime.Load(ps, &runtime.Options{Helpers: helpers, Externs: hosted, Budget: o.Budget, Output: o.Output})
 		if err != nil {
 			u.close()
 			return nil, fmt.Errorf("program %s (section %s): %w", name, spec.Programs[name].SectionName, err)

@@ -7,56 +7,94 @@ package bridge
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
 )
 
 // userRun is what every kind of user-space program has: the loaded
-// program, its translation when the skeleton has one, and the guards of
-// Run (one run at a time, none after Close).
+// program, its translation when the skeleton has one, and what Run needs
+// to run it more than once at a time.
+//
+// A run needs run state of its own (stack, registers, budget). Most runs
+// use the program's own; a run that finds it busy — a run in another
+// goroutine, or one started by a host function of the run in progress —
+// takes a clone from spare instead, so that Run never waits for another
+// run and a host function may run its own program again.
 type userRun struct {
-	name     string
-	set      *Set
-	mu       sync.Mutex
+	name  string
+	set   *Set
+	own   engine      // the loaded program, with its own run state
+	busy  atomic.Bool // own is in a run
+	spare sync.Pool   // of clones of own
+}
+
+// engine runs a program with one run state: the translation when there is
+// one, else the interpreter.
+type engine struct {
 	prog     *runtime.Program
 	compiled *runtime.Compiled
+}
+
+func (e *engine) run(ctx []byte) (uint64, error) {
+	if e.compiled != nil {
+		return e.compiled.Run(ctx)
+	}
+	return e.prog.Run(ctx)
+}
+
+// clone returns an engine sharing e's code and maps with run state of its
+// own.
+func (e *engine) clone() *engine {
+	if e.compiled != nil {
+		c := e.compiled.Clone()
+		return &engine{prog: c.Program(), compiled: c}
+	}
+	return &engine{prog: e.prog.Clone()}
 }
 
 func newUserRun(s *Set, name string, translation func() runtime.Translation) (*userRun, error) {
 	if s.User == nil || s.User.progs[name] == nil {
 		return nil, fmt.Errorf("user program %s: not loaded", name)
 	}
-	p := &userRun{name: name, set: s, prog: s.User.progs[name]}
+	p := &userRun{name: name, set: s, own: engine{prog: s.User.progs[name]}}
 	if translation != nil {
-		c, err := p.prog.Bind(translation())
+		c, err := p.own.prog.Bind(translation())
 		if err != nil {
 			return nil, fmt.Errorf("user program %s: %w", name, err)
 		}
-		p.compiled = c
+		p.own.compiled = c
 	}
+	p.spare.New = func() any { return p.own.clone() }
 	return p, nil
 }
 
 // run runs the program over ctx (r1 its address, r2 its length).
 func (p *userRun) run(ctx []byte) (uint64, error) {
-	p.set.life.RLock()
-	defer p.set.life.RUnlock()
-	if p.set.closed.Load() {
-		return 0, fmt.Errorf("user program %s: %w", p.name, ErrClosed)
+	if err := p.set.life.enter(); err != nil {
+		return 0, fmt.Errorf("user program %s: %w", p.name, err)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	defer p.set.life.leave()
 	var r0 uint64
 	var err error
-	if p.compiled != nil {
-		r0, err = p.compiled.Run(ctx)
+	if p.busy.CompareAndSwap(false, true) {
+		r0, err = p.runOwn(ctx)
 	} else {
-		r0, err = p.prog.Run(ctx)
+		e := p.spare.Get().(*engine)
+		r0, err = e.run(ctx)
+		p.spare.Put(e)
 	}
 	if err != nil {
 		return r0, fmt.Errorf("user program %s: %w", p.name, err)
 	}
 	return r0, nil
+}
+
+// runOwn runs on the program's own run state, which the caller has
+// marked busy.
+func (p *userRun) runOwn(ctx []byte) (uint64, error) {
+	defer p.busy.Store(false)
+	return p.own.run(ctx)
 }
 
 // UserProgram is a ubpf/ program whose context is a C struct of Go type T
@@ -79,18 +117,25 @@ func NewUserProgram[T any](s *Set, name string, translation func() runtime.Trans
 }
 
 // Translated reports whether Run uses the ahead-of-time translation.
-func (p *UserProgram[T]) Translated() bool { return p.r.compiled != nil }
+func (p *UserProgram[T]) Translated() bool { return p.r.own.compiled != nil }
 
-// Raw returns the runtime program. Its Run is the interpreter, and
-// running it directly bypasses Run's guards: one run at a time, and none
-// after Close.
-func (p *UserProgram[T]) Raw() *runtime.Program { return p.r.prog }
+// Raw returns the runtime program. Its Run is the interpreter on the
+// program's own run state, and running it directly bypasses Run's guards:
+// it must not run while Run may use that state (from another goroutine),
+// and Close does not wait for it.
+func (p *UserProgram[T]) Raw() *runtime.Program { return p.r.own.prog }
 
 // Run runs the program once with ctx as its context: the program reads ctx
 // and its writes to the context land in ctx. ctx may be nil. A program that
 // faults or exhausts its budget returns an error naming the instruction;
 // the process and the maps are unaffected by the failed run beyond the
-// writes it made before failing.
+// writes it made before failing. After Close, Run fails with ErrClosed.
+//
+// Run may be called from several goroutines at once, and from a host
+// function of a run in progress, of this program too: each run has its own
+// stack, registers and budget, and runs that share user-space maps take
+// turns on them. A host function that runs its own program again without
+// end recurses without end, as a Go function would.
 func (p *UserProgram[T]) Run(ctx *T) (uint64, error) {
 	var b []byte
 	if ctx != nil {
@@ -116,13 +161,15 @@ func NewBufferProgram(s *Set, name string, translation func() runtime.Translatio
 }
 
 // Translated reports whether Run uses the ahead-of-time translation.
-func (p *BufferProgram) Translated() bool { return p.r.compiled != nil }
+func (p *BufferProgram) Translated() bool { return p.r.own.compiled != nil }
 
 // Raw returns the runtime program (see UserProgram.Raw).
-func (p *BufferProgram) Raw() *runtime.Program { return p.r.prog }
+func (p *BufferProgram) Raw() *runtime.Program { return p.r.own.prog }
 
 // Run runs the program once over data: r1 points at data (writable: the
-// program's writes land in it), r2 holds len(data). data may be nil.
+// program's writes land in it), r2 holds len(data). data may be nil. It
+// behaves as UserProgram.Run does towards Close, goroutines and host
+// functions.
 func (p *BufferProgram) Run(data []byte) (uint64, error) {
 	return p.r.run(data)
 }

@@ -50,9 +50,8 @@ type Var[T any] struct {
 	name string
 	k    *ebpf.Variable
 	mem  []byte    // in process: the variable's bytes in its section
-	h    mapHandle // in process: the section, whose lock guards mem
+	h    mapHandle // the section; in process its lock guards mem
 	ro   bool
-	set  *Set
 }
 
 // NewVar returns the variable name of s, checking its size against T.
@@ -62,7 +61,11 @@ func NewVar[T any](s *Set, name string) (*Var[T], error) {
 			if int(v.Size()) != sizeOf[T]() {
 				return nil, fmt.Errorf("variable %s: %d bytes, Go type has %d", name, v.Size(), sizeOf[T]())
 			}
-			return &Var[T]{name: name, k: v, set: s}, nil
+			h := mapHandle{name: name, set: s}
+			if vs := s.Spec.Variables[name]; vs != nil {
+				h.name = vs.SectionName
+			}
+			return &Var[T]{name: name, k: v, h: h}, nil
 		}
 	}
 	vs := s.Spec.Variables[name]
@@ -84,43 +87,36 @@ func NewVar[T any](s *Set, name string) (*Var[T], error) {
 	if uint64(vs.Offset)+size > uint64(len(val)) {
 		return nil, fmt.Errorf("variable %s: outside section %s", name, vs.SectionName)
 	}
-	return &Var[T]{name: name, mem: val[vs.Offset : uint64(vs.Offset)+size], h: h, ro: h.u.Spec().ReadOnly(), set: s}, nil
+	return &Var[T]{name: name, mem: val[vs.Offset : uint64(vs.Offset)+size], h: h, ro: h.u.Spec().ReadOnly()}, nil
 }
 
 // Get reads the variable's current value.
 func (v *Var[T]) Get() (T, error) {
 	var t T
-	if v.k != nil {
-		if v.set.closed.Load() {
-			return t, fmt.Errorf("variable %s: %w", v.name, ErrClosed)
-		}
-		err := v.k.Get(bytesOf(&t))
-		return t, err
-	}
 	if err := v.h.begin(); err != nil {
 		return t, fmt.Errorf("variable %s: %w", v.name, err)
 	}
+	defer v.h.end()
+	if v.k != nil {
+		return t, v.k.Get(bytesOf(&t))
+	}
 	copy(bytesOf(&t), v.mem)
-	v.h.end()
 	return t, nil
 }
 
 // Set writes the variable; programs see the new value at once.
 func (v *Var[T]) Set(value T) error {
-	if v.k != nil {
-		if v.set.closed.Load() {
-			return fmt.Errorf("variable %s: %w", v.name, ErrClosed)
-		}
-		return v.k.Set(bytesOf(&value))
-	}
-	if v.ro {
+	if v.k == nil && v.ro {
 		return fmt.Errorf("variable %s: %w", v.name, ebpf.ErrReadOnly)
 	}
 	if err := v.h.begin(); err != nil {
 		return fmt.Errorf("variable %s: %w", v.name, err)
 	}
+	defer v.h.end()
+	if v.k != nil {
+		return v.k.Set(bytesOf(&value))
+	}
 	copy(v.mem, bytesOf(&value))
-	v.h.end()
 	return nil
 }
 

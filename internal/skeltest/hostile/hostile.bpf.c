@@ -136,3 +136,15 @@ int bump(struct bump_ctx *c)
 		bpf_map_delete_elem(&counts, &k);
 	return 0;
 }
+
+/* The host's code in the middle of a run: the stress test's host function
+ * runs bump (another program) or via_host itself again, and may meet a
+ * Close of the object. */
+extern __u64 host_bump(__u32 key, __u32 depth) __ksym;
+
+SEC("ubpf/via_host")
+int via_host(struct bump_ctx *c)
+{
+	c->seen = host_bump(c->key, c->del);
+	return 0;
+}

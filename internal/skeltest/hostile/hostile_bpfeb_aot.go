@@ -410,6 +410,58 @@ func hostileUpdateRoFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	return r0, b
 }
 
+// hostileViaHostTranslation returns the Go translation of program "via_host",
+// for runtime.Program.Bind.
+func hostileViaHostTranslation() runtime.Translation {
+	return runtime.Translation{
+		Calls: []int{3},
+		Entry: hostileViaHostEntry,
+		Insns: 7,
+	}
+}
+
+// hostileViaHostEntry is the runtime.Entry of program "via_host".
+func hostileViaHostEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return hostileViaHostFn0(m, 0, b, r1, 0, 0, 0)
+}
+
+// hostileViaHostFn0 is function via_host (instruction 0) of program
+// "via_host", run at call depth d with budget b; it returns r0 and the budget
+// left.
+func hostileViaHostFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (uint64, int64) {
+	var r0, r2, r6 uint64
+	// hostile.bpf.c:146: int via_host(struct bump_ctx *c)
+	// 0: mov %r6, %r1
+	r6 = r1
+	// Instructions 1 to 2 access r6 at constant offsets: when the span they reach
+	// is in its region, run a copy that checks it once.
+	if s1, ok := m.BlockSpan(r6, 8, false); ok {
+		v1 := runtime.WindowOf[[8]byte](s1).At(0)
+		// hostile.bpf.c:148: c->seen = host_bump(c->key, c->del);
+		// 1: ldxw %r2, [%r6+4] (span checked)
+		r2 = uint64(v1[4]) | uint64(v1[5])<<8 | uint64(v1[6])<<16 | uint64(v1[7])<<24
+		// 2: ldxw %r1, [%r6] (span checked)
+		r1 = uint64(v1[0]) | uint64(v1[1])<<8 | uint64(v1[2])<<16 | uint64(v1[3])<<24
+	} else {
+		// hostile.bpf.c:148: c->seen = host_bump(c->key, c->del);
+		// 1: ldxw %r2, [%r6+4]
+		r2 = m.Load32At(r6+4, 1)
+		// 2: ldxw %r1, [%r6]
+		r1 = m.Load32At(r6, 2)
+	}
+	// 3: call runtime 0
+	r0 = m.CallAt(3, r1, r2, r3, r4, r5)
+	// 4: stxdw [%r6+8], %r0
+	m.Store64At(r6+8, r0, 4)
+	// hostile.bpf.c:149: return 0;
+	// 5: mov32 %r0, 0
+	r0 = 0
+	// 6: exit
+	b -= 7
+	runtime.CheckBudget(b, 6)
+	return r0, b
+}
+
 // hostileWriteRoLookupTranslation returns the Go translation of program
 // "write_ro_lookup", for runtime.Program.Bind.
 func hostileWriteRoLookupTranslation() runtime.Translation {

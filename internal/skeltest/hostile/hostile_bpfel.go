@@ -76,6 +76,8 @@ type HostileProgramSpecs struct {
 	UpdateKhash *bridge.ProgramSpec
 	// UpdateRo is user-space program update_ro (section ubpf/update_ro).
 	UpdateRo *bridge.ProgramSpec
+	// ViaHost is user-space program via_host (section ubpf/via_host).
+	ViaHost *bridge.ProgramSpec
 	// WriteRoLookup is user-space program write_ro_lookup (section
 	// ubpf/write_ro_lookup).
 	WriteRoLookup *bridge.ProgramSpec
@@ -128,6 +130,9 @@ func LoadHostileSpec() (*HostileSpec, error) {
 	if s.Programs.UpdateRo, err = bridge.NewProgramSpec(spec, "update_ro"); err != nil {
 		return nil, fmt.Errorf("hostile: %w", err)
 	}
+	if s.Programs.ViaHost, err = bridge.NewProgramSpec(spec, "via_host"); err != nil {
+		return nil, fmt.Errorf("hostile: %w", err)
+	}
 	if s.Programs.WriteRoLookup, err = bridge.NewProgramSpec(spec, "write_ro_lookup"); err != nil {
 		return nil, fmt.Errorf("hostile: %w", err)
 	}
@@ -147,6 +152,9 @@ func LoadHostileSpec() (*HostileSpec, error) {
 // output and records go, the instruction budget.
 type HostileLoadOptions = bridge.LoadOptions
 
+// HostilePointer is an untyped pointer argument of a host function.
+type HostilePointer = bridge.Pointer
+
 // HostileMemoryError is the error of a user program that accessed memory out
 // of bounds.
 type HostileMemoryError = runtime.MemoryError
@@ -162,20 +170,21 @@ var (
 
 // LoadHostile parses the embedded object and loads the kernel programs and the
 // maps they use into the kernel (unless opts.InProcess) and the user-space
-// programs into the runtime; opts may be nil.
-func LoadHostile(opts *HostileLoadOptions) (*HostileObjects, error) {
+// programs into the runtime; opts may be nil. host implements the functions
+// the user-space programs call.
+func LoadHostile(host HostileHost, opts *HostileLoadOptions) (*HostileObjects, error) {
 	spec, err := LoadHostileSpec()
 	if err != nil {
 		return nil, err
 	}
-	return spec.Load(opts)
+	return spec.Load(host, opts)
 }
 
 // Load loads the kernel programs and the maps they use into the kernel (unless
 // opts.InProcess) and the user-space programs into the runtime; opts may be
-// nil.
-func (s *HostileSpec) Load(opts *HostileLoadOptions) (*HostileObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Kern, s.Programs.Bump, s.Programs.HugeHist, s.Programs.ReadNullMinusOne, s.Programs.UpdateKhash, s.Programs.UpdateRo, s.Programs.WriteRoLookup, s.Programs.WriteRodata))
+// nil. host implements the functions the user-space programs call.
+func (s *HostileSpec) Load(host HostileHost, opts *HostileLoadOptions) (*HostileObjects, error) {
+	set, err := bridge.Load(s.Spec, hostileExterns(host), bridge.WithDisabled(opts, s.Programs.Kern, s.Programs.Bump, s.Programs.HugeHist, s.Programs.ReadNullMinusOne, s.Programs.UpdateKhash, s.Programs.UpdateRo, s.Programs.ViaHost, s.Programs.WriteRoLookup, s.Programs.WriteRodata))
 	if err != nil {
 		return nil, fmt.Errorf("hostile: %w", err)
 	}
@@ -215,6 +224,9 @@ type HostileObjects struct {
 	// UpdateRo is user-space program update_ro (section ubpf/update_ro), run in
 	// process; nil when its autoload was off.
 	UpdateRo *bridge.UserProgram[struct{}]
+	// ViaHost is user-space program via_host (section ubpf/via_host), run in
+	// process; nil when its autoload was off.
+	ViaHost *bridge.UserProgram[HostileBumpCtx]
 	// WriteRoLookup is user-space program write_ro_lookup (section
 	// ubpf/write_ro_lookup), run in process; nil when its autoload was off.
 	WriteRoLookup *bridge.UserProgram[struct{}]
@@ -278,6 +290,11 @@ func (o *HostileObjects) init() error {
 			return err
 		}
 	}
+	if !o.set.Disabled("via_host") {
+		if o.ViaHost, err = bridge.NewUserProgram[HostileBumpCtx](o.set, "via_host", hostileViaHostTranslation); err != nil {
+			return err
+		}
+	}
 	if !o.set.Disabled("write_ro_lookup") {
 		if o.WriteRoLookup, err = bridge.NewUserProgram[struct{}](o.set, "write_ro_lookup", hostileWriteRoLookupTranslation); err != nil {
 			return err
@@ -331,4 +348,20 @@ type HostileKernProgram struct {
 // The link is also closed by HostileObjects.Close.
 func (p HostileKernProgram) Attach() (link.Link, error) {
 	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
+}
+
+// HostileHost is implemented by the Go host: the extern (__ksym) functions
+// that the object's user-space programs call. Pointer arguments are
+// bounds-checked copies of program memory, written back after the call unless
+// const.
+type HostileHost interface {
+	// HostBump implements extern host_bump.
+	HostBump(arg0 uint32, arg1 uint32) uint64
+}
+
+func hostileExterns(host HostileHost) map[string]runtime.Func {
+	return map[string]runtime.Func{"host_bump": func(m *runtime.Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
+		ret := host.HostBump(uint32(r1), uint32(r2))
+		return uint64(ret), nil
+	}}
 }

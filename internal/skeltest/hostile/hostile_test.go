@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/skelgen/skelgen/internal/testenv"
@@ -23,16 +24,63 @@ var modes = []mode{{name: "in-process", inProc: true}, {name: "kernel", needRoot
 
 func load(t *testing.T, md mode, opts HostileLoadOptions) *HostileObjects {
 	t.Helper()
+	objs, _ := loadHost(t, md, opts)
+	return objs
+}
+
+// loadHost is load that also returns the host of the objects.
+func loadHost(t *testing.T, md mode, opts HostileLoadOptions) (*HostileObjects, *testHost) {
+	t.Helper()
 	if md.needRoot {
 		testenv.Kernel(t)
 	}
 	opts.InProcess = md.inProc
-	objs, err := LoadHostile(&opts)
+	h := &testHost{}
+	objs, err := LoadHostile(h, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.objs = objs
 	t.Cleanup(func() { objs.Close() })
-	return objs
+	return objs, h
+}
+
+// testHost is the host of hostile.bpf.c. host_bump(key, depth) runs
+// via_host again while depth > 0 (a program running itself from its host
+// function), else bump (another program), and returns what bump read back:
+// 0 when the run it started failed, with the first failure other than
+// ErrClosed kept in err.
+type testHost struct {
+	objs *HostileObjects
+	mu   sync.Mutex
+	err  error
+}
+
+func (h *testHost) HostBump(key, depth uint32) uint64 {
+	c := HostileBumpCtx{Key: key}
+	var err error
+	if depth > 0 {
+		c.Del = depth - 1
+		_, err = h.objs.ViaHost.Run(&c)
+	} else {
+		_, err = h.objs.Bump.Run(&c)
+	}
+	if err != nil {
+		h.mu.Lock()
+		if h.err == nil && !errors.Is(err, bridge.ErrClosed) {
+			h.err = err
+		}
+		h.mu.Unlock()
+		return 0
+	}
+	return c.Seen
+}
+
+// failure returns the first failure of a run host_bump started.
+func (h *testHost) failure() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
 }
 
 // engine runs a user program one way: its translation (the typed Run) or
@@ -163,8 +211,8 @@ func TestHistogramBudget(t *testing.T) {
 	})
 }
 
-// TestUseAfterClose: after Close, runs, typed map calls and variables
-// return ErrClosed. In kernel mode the sections are unmapped by then, so
+// TestUseAfterClose: after Close, runs, typed map calls (on kernel maps
+// too) and variables return ErrClosed. In kernel mode the sections are unmapped by then, so
 // any access would be a signal.
 func TestUseAfterClose(t *testing.T) {
 	for _, md := range modes {
@@ -184,6 +232,10 @@ func TestUseAfterClose(t *testing.T) {
 			}
 			if _, err := objs.Counts.Lookup(1); !errors.Is(err, bridge.ErrClosed) {
 				t.Errorf("Lookup after Close: %v, want ErrClosed", err)
+			}
+			// A kernel map in kernel mode: its file descriptor is closed.
+			if err := objs.Khash.Put(1, 1); !errors.Is(err, bridge.ErrClosed) {
+				t.Errorf("Put on khash after Close: %v, want ErrClosed", err)
 			}
 			if _, err := objs.Variables.Limit.Get(); !errors.Is(err, bridge.ErrClosed) {
 				t.Errorf("variable after Close: %v, want ErrClosed", err)

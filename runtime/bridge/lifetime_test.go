@@ -1,0 +1,337 @@
+package bridge
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/skelgen/skelgen/internal/testenv"
+	"github.com/skelgen/skelgen/runtime"
+)
+
+// hostCall calls the extern name (a __ksym function) as clang emits it.
+func hostCall(name string) asm.Instruction {
+	return asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: -1}.WithReference(name)
+}
+
+// userObject is an object of user programs only, each named after its
+// section ubpf/<name>.
+func userObject(progs map[string]asm.Instructions) *ebpf.CollectionSpec {
+	spec := &ebpf.CollectionSpec{Maps: map[string]*ebpf.MapSpec{}, Programs: map[string]*ebpf.ProgramSpec{}, ByteOrder: nativeOrder()}
+	for name, insns := range progs {
+		spec.Programs[name] = &ebpf.ProgramSpec{Name: name, SectionName: "ubpf/" + name, Type: ebpf.UnspecifiedProgram, Instructions: insns, License: "GPL"}
+	}
+	return spec
+}
+
+func loadUserObject(tb testing.TB, progs map[string]asm.Instructions, externs map[string]runtime.Func) *Set {
+	tb.Helper()
+	return loadObject(tb, userObject(progs), externs, true)
+}
+
+func loadObject(tb testing.TB, spec *ebpf.CollectionSpec, externs map[string]runtime.Func, inProcess bool) *Set {
+	tb.Helper()
+	s, err := Load(spec, externs, &LoadOptions{InProcess: inProcess, Output: io.Discard})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+func bufferProgram(tb testing.TB, s *Set, name string) *BufferProgram {
+	tb.Helper()
+	p, err := NewBufferProgram(s, name, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+var (
+	returnOne = asm.Instructions{asm.Mov.Imm(asm.R0, 1), asm.Return()}
+	callsHost = asm.Instructions{hostCall("host"), asm.Return()}
+)
+
+// BenchmarkRun is the cost of Run around the shortest program, and of a
+// host call.
+func BenchmarkRun(b *testing.B) {
+	nop := func(*runtime.Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) { return 1, nil }
+	s := loadUserObject(b, map[string]asm.Instructions{"one": returnOne, "host": callsHost}, map[string]runtime.Func{"host": nop})
+	for _, name := range []string{"one", "host"} {
+		p := bufferProgram(b, s, name)
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if r0, err := p.Run(nil); err != nil || r0 != 1 {
+					b.Fatal(r0, err)
+				}
+			}
+		})
+		b.Run(name+"/parallel", func(b *testing.B) {
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if r0, err := p.Run(nil); err != nil || r0 != 1 {
+						b.Error(r0, err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// nativeOrder is the host's byte order as cilium/ebpf spells it.
+func nativeOrder() binary.ByteOrder {
+	if binary.NativeEndian.Uint16([]byte{1, 0}) == 1 {
+		return binary.LittleEndian
+	}
+	return binary.BigEndian
+}
+
+// hostFunc is a host function of a test, which ignores the registers.
+type hostFunc func() (uint64, error)
+
+func externs(fs map[string]hostFunc) map[string]runtime.Func {
+	out := map[string]runtime.Func{}
+	for name, f := range fs {
+		out[name] = func(*runtime.Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) { return f() }
+	}
+	return out
+}
+
+// hangLimit is how long a test of Close and host functions waits before
+// it calls the wait a deadlock. It detects hangs; no test measures time.
+const hangLimit = 60 * time.Second
+
+func noHang(t *testing.T, what string, f func()) {
+	t.Helper()
+	testenv.NoHang(t, what, hangLimit, f)
+}
+
+// TestRunFromHostFunction: a host function runs its own program again
+// (on run state of its own) and another program; both return.
+func TestRunFromHostFunction(t *testing.T) {
+	var self, other *BufferProgram
+	depth := 0
+	s := loadUserObject(t, map[string]asm.Instructions{"self": callsHost, "other": returnOne}, externs(map[string]hostFunc{
+		"host": func() (uint64, error) {
+			if depth++; depth > 1 {
+				return 1, nil
+			}
+			r0, err := self.Run(nil)
+			if err != nil {
+				return 0, err
+			}
+			r1, err := other.Run(nil)
+			return 10*r0 + r1, err
+		},
+	}))
+	self, other = bufferProgram(t, s, "self"), bufferProgram(t, s, "other")
+	noHang(t, "Run of a program whose host function runs it again", func() {
+		if r0, err := self.Run(nil); err != nil || r0 != 11 {
+			t.Errorf("Run = %d, %v; want 11 (the nested run returned 1, the other program 1)", r0, err)
+		}
+	})
+	if depth != 2 {
+		t.Errorf("host function called %d times, want 2", depth)
+	}
+}
+
+// TestCloseFromHostFunction: a host function closes the object of the
+// program that called it. Close returns, the run fails with ErrClosed when
+// the host function returns, the object is released when the run ends,
+// and later runs fail with ErrClosed.
+func TestCloseFromHostFunction(t *testing.T) {
+	var s *Set
+	var closeErr error
+	released := true
+	s = loadUserObject(t, map[string]asm.Instructions{"closes": callsHost, "other": returnOne}, externs(map[string]hostFunc{
+		"host": func() (uint64, error) {
+			closeErr = s.Close()
+			released = s.User.released.Load()
+			return 0, nil
+		},
+	}))
+	p, other := bufferProgram(t, s, "closes"), bufferProgram(t, s, "other")
+	noHang(t, "Close from a host function", func() {
+		if _, err := p.Run(nil); !errors.Is(err, ErrClosed) {
+			t.Errorf("the run that closed its object: %v, want ErrClosed", err)
+		}
+	})
+	if closeErr != nil {
+		t.Errorf("Close: %v", closeErr)
+	}
+	if released {
+		t.Error("the object was released while a run was in progress")
+	}
+	if !s.User.released.Load() {
+		t.Error("the object was not released when the last run ended")
+	}
+	for _, q := range []*BufferProgram{p, other} {
+		if _, err := q.Run(nil); !errors.Is(err, ErrClosed) {
+			t.Errorf("Run after Close: %v, want ErrClosed", err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+// TestRunWhileClosePending: while a Close from another goroutine is under
+// way, a host function runs another program and uses a map: they fail
+// with ErrClosed at once instead of waiting for Close, which waits for
+// them.
+func TestRunWhileClosePending(t *testing.T) {
+	var s *Set
+	var other *BufferProgram
+	var counts *Map[uint32, uint64]
+	var closed sync.WaitGroup
+	var runErr, mapErr error
+	spec := userObject(map[string]asm.Instructions{"outer": callsHost, "other": returnOne})
+	spec.Maps["counts"] = &ebpf.MapSpec{Name: "counts", Type: ebpf.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 4}
+	s = loadObject(t, spec, externs(map[string]hostFunc{
+		"host": func() (uint64, error) {
+			closed.Go(func() { s.Close() })
+			for !s.life.closed() {
+				time.Sleep(time.Millisecond)
+			}
+			_, runErr = other.Run(nil)
+			mapErr = counts.Put(1, 1)
+			return 0, nil
+		},
+	}), true)
+	other = bufferProgram(t, s, "other")
+	counts, err := NewMap[uint32, uint64](s, "counts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer := bufferProgram(t, s, "outer")
+	noHang(t, "a run whose host function runs a program while Close is pending", func() {
+		if _, err := outer.Run(nil); !errors.Is(err, ErrClosed) {
+			t.Errorf("outer run: %v, want ErrClosed", err)
+		}
+		closed.Wait()
+	})
+	if !errors.Is(runErr, ErrClosed) {
+		t.Errorf("run from the host function while closing: %v, want ErrClosed", runErr)
+	}
+	if !errors.Is(mapErr, ErrClosed) {
+		t.Errorf("map update from the host function while closing: %v, want ErrClosed", mapErr)
+	}
+}
+
+// TestCloseWaitsForCalls: Close releases the object only when the calls
+// in progress have ended, and it returns once they have.
+func TestCloseWaitsForCalls(t *testing.T) {
+	var l lifetime
+	freed := make(chan struct{})
+	if err := l.enter(); err != nil {
+		t.Fatal(err)
+	}
+	returned := make(chan struct{})
+	go func() {
+		l.close(func() { close(freed) })
+		close(returned)
+	}()
+	for !l.closed() {
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case <-freed:
+		t.Fatal("released while a call was in progress")
+	case <-returned:
+		t.Fatal("Close returned while a call was in progress")
+	default:
+	}
+	if err := l.enter(); !errors.Is(err, ErrClosed) {
+		t.Errorf("enter while closing: %v, want ErrClosed", err)
+	}
+	l.leave()
+	noHang(t, "Close after the last call ended", func() { <-returned })
+	select {
+	case <-freed:
+	default:
+		t.Error("Close returned before the release")
+	}
+	noHang(t, "a second Close", func() { l.close(nil) })
+}
+
+// TestKernelMapsAfterClose: typed calls on kernel maps, and a ring buffer
+// reader, return ErrClosed after Close, not the errors of a closed file
+// descriptor; a Read blocked when Close comes returns ErrClosed too.
+func TestKernelMapsAfterClose(t *testing.T) {
+	testenv.Kernel(t)
+	spec := userObject(nil)
+	spec.Maps["h"] = &ebpf.MapSpec{Name: "h", Type: ebpf.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 4}
+	spec.Maps["pc"] = &ebpf.MapSpec{Name: "pc", Type: ebpf.PerCPUHash, KeySize: 4, ValueSize: 8, MaxEntries: 4}
+	spec.Maps["rb"] = &ebpf.MapSpec{Name: "rb", Type: ebpf.RingBuf, MaxEntries: 4096}
+	s := loadObject(t, spec, nil, false)
+	h, err := NewMap[uint32, uint64](s, "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := NewPerCPUMap[uint32, uint64](s, "pc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := NewRingBuf[uint64](s, "rb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Raw() == nil {
+		t.Fatal("map h is not a kernel map")
+	}
+	if err := h.Put(1, 2); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := rb.NewReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readErr := make(chan error, 1)
+	go func() {
+		_, err := rd.Read()
+		readErr <- err
+	}()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	noHang(t, "a ring buffer Read blocked when Close came", func() {
+		if err := <-readErr; !errors.Is(err, ErrClosed) {
+			t.Errorf("blocked Read: %v, want ErrClosed", err)
+		}
+	})
+	var iterErr error
+	for range h.All(&iterErr) {
+		t.Error("All yields an entry after Close")
+	}
+	_, keysErr := h.Keys()
+	_, lookupErr := h.Lookup(1)
+	_, lookupDeleteErr := h.LookupAndDelete(1)
+	_, batchUpdateErr := h.BatchUpdate([]uint32{1}, []uint64{1}, ebpf.UpdateAny)
+	_, batchDeleteErr := h.BatchDelete([]uint32{1})
+	_, batchLookupErr := h.BatchLookup(new(ebpf.MapBatchCursor), make([]uint32, 1), make([]uint64, 1))
+	_, pcLookupErr := pc.Lookup(1)
+	var pcIterErr error
+	for range pc.All(&pcIterErr) {
+		t.Error("per-CPU All yields an entry after Close")
+	}
+	_, newReaderErr := rb.NewReader()
+	_, readAfterErr := rd.Read()
+	for name, err := range map[string]error{
+		"All": iterErr, "Keys": keysErr, "Lookup": lookupErr, "Put": h.Put(1, 3), "Delete": h.Delete(1),
+		"LookupAndDelete": lookupDeleteErr, "BatchUpdate": batchUpdateErr, "BatchDelete": batchDeleteErr,
+		"BatchLookup": batchLookupErr, "per-CPU Lookup": pcLookupErr, "per-CPU Update": pc.Update(1, []uint64{1}, ebpf.UpdateAny),
+		"per-CPU Delete": pc.Delete(1), "per-CPU All": pcIterErr, "NewReader": newReaderErr, "Read": readAfterErr,
+	} {
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
+		}
+	}
+}

@@ -21,8 +21,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cilium/ebpf/perf"
-
 	"github.com/skelgen/skelgen/examples/internal/cli"
 )
 
@@ -82,7 +80,7 @@ func run(ctx context.Context, out io.Writer, o options, ready func()) error {
 	}
 	for {
 		ev, lost, err := rd.Read()
-		if errors.Is(err, perf.ErrClosed) || errors.Is(err, os.ErrClosed) {
+		if errors.Is(err, os.ErrClosed) {
 			return nil
 		}
 		if err != nil {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/perf"
 	"github.com/cilium/ebpf/ringbuf"
 
 	"github.com/skelgen/skelgen/runtime"
@@ -165,72 +164,6 @@ func NewPerfEventArray[E any](s *Set, name string) (*PerfEventArray[E], error) {
 
 // Raw returns the underlying cilium/ebpf map.
 func (p *PerfEventArray[E]) Raw() *ebpf.Map { return p.m }
-
-// NewReader opens a reader with a per-CPU buffer of at least perCPUBuffer
-// bytes (0 means one page).
-func (p *PerfEventArray[E]) NewReader(perCPUBuffer int) (*PerfReader[E], error) {
-	if p.m == nil {
-		return nil, ErrInProcess
-	}
-	if perCPUBuffer <= 0 {
-		perCPUBuffer = os.Getpagesize()
-	}
-	if err := p.h.begin(); err != nil {
-		return nil, err
-	}
-	defer p.h.end()
-	rd, err := perf.NewReader(p.m, perCPUBuffer)
-	if err != nil {
-		return nil, err
-	}
-	p.h.set.readers.add(rd)
-	return &PerfReader[E]{r: rd, h: p.h}, nil
-}
-
-// PerfReader reads typed samples from a perf event array. Closing the set
-// closes it too: Read then fails with ErrClosed.
-type PerfReader[E any] struct {
-	r   *perf.Reader
-	rec perf.Record
-	h   mapHandle
-}
-
-// Read blocks until a sample is available and returns it decoded, or the
-// number of samples the kernel lost on a CPU (then e is zero). A sample
-// shorter than E leaves the rest of E zero; ReadRecord tells its length and
-// keeps its bytes.
-func (p *PerfReader[E]) Read() (e E, lost uint64, err error) {
-	rec, err := p.ReadRecord()
-	return rec.Value, rec.Lost, err
-}
-
-// ReadRecord is Read with the sample's length and bytes (see Record). The
-// kernel pads perf samples to a multiple of 8 bytes, so Len may exceed
-// what the program passed to bpf_perf_event_output by up to 7 bytes: a
-// variable-length payload should carry its own length.
-func (p *PerfReader[E]) ReadRecord() (Record[E], error) {
-	if err := p.h.closedErr(); err != nil {
-		return Record[E]{}, err
-	}
-	if err := p.r.ReadInto(&p.rec); err != nil {
-		return Record[E]{}, p.h.readErr(err)
-	}
-	if p.rec.LostSamples != 0 {
-		return Record[E]{Lost: p.rec.LostSamples, CPU: p.rec.CPU}, nil
-	}
-	rec := newRecord[E](p.rec.RawSample)
-	rec.CPU = p.rec.CPU
-	return rec, nil
-}
-
-// SetDeadline makes Read return os.ErrDeadlineExceeded after t.
-func (p *PerfReader[E]) SetDeadline(t time.Time) { p.r.SetDeadline(t) }
-
-// Close stops the reader.
-func (p *PerfReader[E]) Close() error {
-	p.h.set.readers.remove(p.r)
-	return p.r.Close()
-}
 
 // readers are the kernel readers open on a set's maps, which Close closes
 // so that a Read blocked in them returns.

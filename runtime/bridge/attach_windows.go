@@ -1,0 +1,62 @@
+package bridge
+
+import (
+	"fmt"
+	"runtime"
+	"syscall"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+)
+
+// The Attach methods of a Program exist on Windows so that skeletons build
+// there (in-process runs work everywhere), but the attach points they name
+// are Linux's: each fails.
+
+func (p Program) noAttach(what string) (link.Link, error) {
+	return nil, fmt.Errorf("program %s: attach %s: %w on %s", p.name, what, ebpf.ErrNotSupported, runtime.GOOS)
+}
+
+// AttachTracepoint fails: tracepoints are Linux's.
+func (p Program) AttachTracepoint(group, name string) (link.Link, error) {
+	return p.noAttach("tracepoint " + group + "/" + name)
+}
+
+// AttachRawTracepoint fails: raw tracepoints are Linux's.
+func (p Program) AttachRawTracepoint(name string) (link.Link, error) {
+	return p.noAttach("raw tracepoint " + name)
+}
+
+// AttachTracing fails: tracing programs are Linux's.
+func (p Program) AttachTracing() (link.Link, error) { return p.noAttach("tracing") }
+
+// AttachLSM fails: LSM programs are Linux's.
+func (p Program) AttachLSM() (link.Link, error) { return p.noAttach("lsm") }
+
+// AttachKprobe fails: kprobes are Linux's.
+func (p Program) AttachKprobe(symbol string, ret bool) (link.Link, error) {
+	return p.noAttach("kprobe " + symbol)
+}
+
+// AttachUprobe fails: uprobes are Linux's.
+func (p Program) AttachUprobe(path, symbol string, ret bool, pid int) (link.Link, error) {
+	return p.noAttach("uprobe " + path + ":" + symbol)
+}
+
+// AttachXDP fails: the skeleton attaches XDP through Linux's interfaces.
+func (p Program) AttachXDP(ifindex int) (link.Link, error) { return p.noAttach("xdp") }
+
+// AttachTCX fails: tcx is Linux's.
+func (p Program) AttachTCX(ifindex int, egress bool) (link.Link, error) { return p.noAttach("tcx") }
+
+// AttachCgroup fails: cgroups are Linux's.
+func (p Program) AttachCgroup(path string, at ebpf.AttachType) (link.Link, error) {
+	return p.noAttach("cgroup " + path)
+}
+
+// AttachSocket fails: socket filters are attached through Linux's
+// setsockopt.
+func (p Program) AttachSocket(conn syscall.Conn) error {
+	_, err := p.noAttach("socket filter")
+	return err
+}

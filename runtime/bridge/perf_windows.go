@@ -1,0 +1,30 @@
+package bridge
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/cilium/ebpf"
+)
+
+// NewReader fails: perf event arrays are Linux's.
+func (p *PerfEventArray[E]) NewReader(perCPUBuffer int) (*PerfReader[E], error) {
+	return nil, fmt.Errorf("perf event array reader: %w on %s", ebpf.ErrNotSupported, runtime.GOOS)
+}
+
+// PerfReader reads typed samples from a perf event array; on Windows there
+// is none to read.
+type PerfReader[E any] struct{}
+
+// Read fails: see NewReader.
+func (p *PerfReader[E]) Read() (e E, lost uint64, err error) { return e, 0, ErrClosed }
+
+// ReadRecord fails: see NewReader.
+func (p *PerfReader[E]) ReadRecord() (Record[E], error) { return Record[E]{}, ErrClosed }
+
+// SetDeadline does nothing.
+func (p *PerfReader[E]) SetDeadline(t time.Time) {}
+
+// Close does nothing.
+func (p *PerfReader[E]) Close() error { return nil }

@@ -197,6 +197,10 @@ func attachFor(p *ebpf.ProgramSpec) *attachInfo {
 			auto: true,
 		}
 	case "xdp", "xdp.frags":
+		if rest == "devmap" || rest == "cpumap" {
+			// Run from a devmap or cpumap entry, not on an interface.
+			return nil
+		}
 		return &attachInfo{
 			doc:    "attaches the program to the network interface ifindex.",
 			params: []attachParam{{name: "ifindex", typ: "int"}},
@@ -224,7 +228,9 @@ func attachFor(p *ebpf.ProgramSpec) *attachInfo {
 			linkless: true,
 		}
 	}
-	if strings.HasPrefix(kind, "cgroup") && p.AttachType != ebpf.AttachNone {
+	// cgroup_skb/ingress's attach type, BPF_CGROUP_INET_INGRESS, is 0, as
+	// AttachNone.
+	if strings.HasPrefix(kind, "cgroup") && (p.AttachType != ebpf.AttachNone || sec == "cgroup_skb/ingress") {
 		return &attachInfo{
 			doc:    "attaches the program to the cgroup at path.",
 			params: []attachParam{{name: "path", typ: "string"}},

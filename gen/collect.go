@@ -137,8 +137,10 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 	switch ms.Type {
 	case ebpf.Hash, ebpf.Array, ebpf.LRUHash, ebpf.LPMTrie:
 		generic("Map", key(), value())
-	case ebpf.Queue, ebpf.Stack, ebpf.BloomFilter:
+	case ebpf.Queue, ebpf.Stack:
 		generic("Map", s.emptyStruct(), value())
+	case ebpf.BloomFilter:
+		generic("BloomFilter", value())
 	case ebpf.PerCPUHash, ebpf.PerCPUArray, ebpf.LRUCPUHash:
 		generic("PerCPUMap", key(), value())
 	case ebpf.ArrayOfMaps, ebpf.HashOfMaps:

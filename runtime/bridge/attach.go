@@ -3,8 +3,11 @@
 package bridge
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/cilium/ebpf"
@@ -61,9 +64,24 @@ func (p Program) AttachKprobe(symbol string, ret bool) (link.Link, error) {
 	what := "kprobe"
 	if ret {
 		what = "kretprobe"
-		lk, err = link.Kretprobe(symbol, p.prog, nil)
+	}
+	// symbol+offset (kprobe/do_sys_open+0x4, as libbpf reads it) probes
+	// that many bytes into the function.
+	var opts *link.KprobeOptions
+	if sym, off, ok := strings.Cut(symbol, "+"); ok {
+		o, perr := strconv.ParseUint(off, 0, 64)
+		if perr != nil || sym == "" {
+			return p.wrap(what+" "+symbol, nil, fmt.Errorf("%q is not symbol+offset", symbol))
+		}
+		if ret {
+			return p.wrap(what+" "+symbol, nil, errors.New("a kretprobe takes no offset"))
+		}
+		symbol, opts = sym, &link.KprobeOptions{Offset: o}
+	}
+	if ret {
+		lk, err = link.Kretprobe(symbol, p.prog, opts)
 	} else {
-		lk, err = link.Kprobe(symbol, p.prog, nil)
+		lk, err = link.Kprobe(symbol, p.prog, opts)
 	}
 	if err != nil && !kprobesAvailable() {
 		err = fmt.Errorf("%w (this kernel has no kprobe support: neither kprobe_events nor the kprobe PMU exists)", err)

@@ -275,34 +275,6 @@ func (n names) take(base, suffix string) string {
 	return name
 }
 
-// assign names the C identifiers cnames, of one kind (suffix "Map",
-// "Program"). Plain names go first, so that of x and __x, x is X. A name
-// that collides keeps its leading underscores at the end (__x is X__);
-// other collisions get the suffix, then a number.
-func (n names) assign(cnames []string, suffix string) map[string]string {
-	order := append([]string(nil), cnames...)
-	lead := func(c string) int { return len(c) - len(strings.TrimLeft(c, "_")) }
-	sort.SliceStable(order, func(i, j int) bool {
-		if li, lj := lead(order[i]), lead(order[j]); li != lj {
-			return li < lj
-		}
-		return order[i] < order[j]
-	})
-	out := make(map[string]string, len(order))
-	for _, c := range order {
-		base := GoName(c)
-		if l := lead(c); n[base] && l > 0 {
-			if marked := base + strings.Repeat("_", l); !n[marked] {
-				n[marked] = true
-				out[c] = marked
-				continue
-			}
-		}
-		out[c] = n.take(base, suffix)
-	}
-	return out
-}
-
 func sortedNames[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

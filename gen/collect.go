@@ -166,7 +166,9 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 			}
 			return nil
 		}
-		if s.fromTypeFlag[m.name] {
+		if note := s.recordNote[m.name]; note != "" {
+			m.doc = note
+		} else if s.fromTypeFlag[m.name] {
 			m.doc = "records typed by -type"
 		} else if guess.Type != "" {
 			m.doc = guess.Why

@@ -50,7 +50,18 @@
 //     show (records.go) unless -type says otherwise; types the object's BTF
 //     lacks (used or defined only inside functions) come from a second
 //     compilation of the source and are kept in <stem>_<target>_types.btf
-//     for Check without a compiler (sourcetypes.go).
+//     for Check without a compiler (sourcetypes.go). A record type is a
+//     definition, not a tag: when the source defines a struct tag more
+//     than once (in different functions), csource.go reads the source's
+//     blocks and gives each call the definition C's scopes give it; that
+//     definition is copied to file scope under a name of its own
+//     (__skelgen_local_<len>_<function>_<tag>_<n>) for its BTF, and its
+//     Go type is named after its function (<Stem><Function><Tag>, doc
+//     comment "It is the struct event defined in function f"). skelgen
+//     never picks a definition it cannot place: a call in a macro, -type
+//     naming such a tag, or a BTF with two different types of the name
+//     asked for are errors. -type MAP=T contradicting the record type the
+//     source shows is an error naming both, unless written MAP=T!.
 //
 // # Names
 //

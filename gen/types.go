@@ -55,6 +55,7 @@ type TypeGen struct {
 	// Keyed by key, not by btf.Type: cilium/ebpf hands out separate
 	// copies of one C type for maps and for variables.
 	preferred map[string]string
+	which     map[string]string // doc sentences of nameDefinition
 	names     map[string]string
 	taken     map[string]bool
 	plans     map[string]*tyPlan
@@ -80,6 +81,7 @@ func NewTypeGen(order binary.ByteOrder) *TypeGen {
 	return &TypeGen{
 		order:     order,
 		preferred: make(map[string]string),
+		which:     make(map[string]string),
 		names:     make(map[string]string),
 		taken:     make(map[string]bool),
 		plans:     make(map[string]*tyPlan),
@@ -127,6 +129,22 @@ func (g *TypeGen) prefer(t btf.Type, goName string) {
 			g.preferred[k] = goName
 		}
 	}
+}
+
+// nameDefinition gives t, one of several C types of its name, the Go
+// name Prefix+goName and a sentence saying which definition it is.
+func (g *TypeGen) nameDefinition(t btf.Type, goName, which string) {
+	k := g.key(btf.QualifiedType(t))
+	if _, ok := g.preferred[k]; !ok {
+		g.preferred[k] = g.Prefix + goName
+		g.which[k] = which
+	}
+}
+
+// tySizeText is "struct x (16 bytes)", or the C name alone when t has no
+// size.
+func tySizeText(t btf.Type) string {
+	return tyCName(t) + sizeNote(t)
 }
 
 // GoType returns the Go type expression for t and queues the named Go types
@@ -962,6 +980,9 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 		return g.renderEnum(p)
 	}
 	doc := p.goName + " is " + p.cName + " (" + tySize(p.size) + " bytes) with its C layout."
+	if w := g.which[g.key(p.c)]; w != "" {
+		doc += " It is the " + w + "."
+	}
 	if len(p.omitted) > 0 {
 		doc += fmt.Sprintf(" Zero-sized members left out: %s.", strings.Join(p.omitted, ", "))
 	}

@@ -26,7 +26,7 @@ func (s *skeleton) collect() error {
 			return fmt.Errorf("-type %s: %w", t.TypeName(), err)
 		}
 	}
-	taken := names{}
+	taken := map[string]bool{}
 	for _, r := range reservedFields {
 		taken[r] = true
 	}
@@ -36,9 +36,16 @@ func (s *skeleton) collect() error {
 			mapNames = append(mapNames, name)
 		}
 	}
-	mapFields := taken.assign(mapNames, "Map")
 	progNames = sortedNames(spec.Programs)
-	progFields := taken.assign(progNames, "Program")
+	// Maps and programs are fields of one struct: one scope (see naming.go).
+	fields := assignNames(append(append([]string(nil), mapNames...), progNames...), taken)
+	mapFields, progFields := map[string]string{}, map[string]string{}
+	for i, name := range mapNames {
+		mapFields[name] = fields[i]
+	}
+	for i, name := range progNames {
+		progFields[name] = fields[len(mapNames)+i]
+	}
 	for _, name := range mapNames {
 		m := &mapInfo{name: name, spec: spec.Maps[name]}
 		m.field = mapFields[name]
@@ -76,7 +83,7 @@ func (s *skeleton) collect() error {
 			varNames = append(varNames, name)
 		}
 	}
-	varFields := names{}.assign(varNames, "Var")
+	varFields := assignNameMap(varNames, map[string]bool{})
 	for _, name := range varNames {
 		v := spec.Variables[name]
 		vi := &varInfo{name: name, spec: v}
@@ -119,10 +126,10 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 		if ms.KeySize == 0 {
 			return s.emptyStruct()
 		}
-		return s.valueType(ms.Key, int(ms.KeySize), s.prefix+GoName(m.name)+"Key")
+		return s.valueType(ms.Key, int(ms.KeySize), s.prefix+m.field+"Key")
 	}
 	value := func() jen.Code {
-		return s.valueType(ms.Value, int(ms.ValueSize), s.prefix+GoName(m.name)+"Value")
+		return s.valueType(ms.Value, int(ms.ValueSize), s.prefix+m.field+"Value")
 	}
 	raw := func(why string) {
 		m.rawValue = true
@@ -161,7 +168,9 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 			}
 			return nil
 		}
-		if s.fromTypeFlag[m.name] {
+		if note := s.recordNote[m.name]; note != "" {
+			m.doc = note
+		} else if s.fromTypeFlag[m.name] {
 			m.doc = "records typed by -type"
 		} else if guess.Type != "" {
 			m.doc = guess.Why

@@ -50,7 +50,54 @@
 //     show (records.go) unless -type says otherwise; types the object's BTF
 //     lacks (used or defined only inside functions) come from a second
 //     compilation of the source and are kept in <stem>_<target>_types.btf
-//     for Check without a compiler (sourcetypes.go).
+//     for Check without a compiler (sourcetypes.go). A record type is a
+//     definition, not a tag: when the source defines a struct tag more
+//     than once (in different functions), csource.go reads the source's
+//     blocks and gives each call the definition C's scopes give it; that
+//     definition is copied to file scope under a name of its own
+//     (__skelgen_local_<len>_<function>_<tag>_<n>) for its BTF, and its
+//     Go type is named after its function (<Stem><Function><Tag>, doc
+//     comment "It is the struct event defined in function f"). skelgen
+//     never picks a definition it cannot place: a call in a macro, -type
+//     naming such a tag, or a BTF with two different types of the name
+//     asked for are errors. -type MAP=T contradicting the record type the
+//     source shows is an error naming both, unless written MAP=T!.
+//
+// # Names
+//
+// C members (of structs and unions), global variables, maps and programs
+// get Go names by one rule (naming.go), in each scope: a struct's fields
+// and methods; the Objects struct, whose fields are the maps and the
+// programs and whose methods (Close, Collection, Variables, AttachAll)
+// are reserved; the Variables struct.
+//
+//   - The plain name of a C name is GoName of it without its leading
+//     underscores, then one underscore for each: pid_tgid is PidTgid, _x
+//     is X_, __x is X__. It depends on the name alone, never on whether x
+//     exists, so a Go name cannot be read as another C name (x is always
+//     X, _x never is). Plain names have no underscore but at their end.
+//   - A name whose plain name is unique in its scope gets it. When several
+//     names share one (fooBar and foo_bar; x, X and x_; x2 and x_2) or the
+//     scope reserves it (close: Close is a method), each of them gets its
+//     spelled name instead: C_ followed by the C name as it is (C_fooBar,
+//     C_foo_bar); a name of underscores only (_, __) has no plain name and
+//     is Underscore_1, Underscore_2. Spelled names have an underscore
+//     inside, so they are never plain names. The same C name twice (only
+//     malformed BTF has that) and escapes of names that are not ASCII are
+//     numbered C_x_2, ..., in the order of the C names.
+//   - Names the generator adds come after a scope's C names and take _2,
+//     _3 on a collision: bitfield storage BitsN, XBytes for a member Go
+//     cannot align, setters SetX, string methods XString, a union's Raw.
+//     Anonymous members are embedded under their type's name.
+//
+// The rule is injective in a scope and stable: adding a member (or map,
+// program, variable) renames nothing, except names that then collide
+// with it, which lose their plain name: code using the old name fails to
+// compile, and never reads another member silently. Map key and value
+// types are named after the map's Go name (XKey; X_Value of map _x). A
+// field whose Go name is neither GoName of its member nor its spelled
+// name (X_ of _x) says the member in its comment; maps, programs and
+// variables name theirs in their doc comments.
 //
 // Output is deterministic: the same inputs give the same bytes on any
 // machine, which is what makes Check possible.

@@ -528,12 +528,13 @@ func typeArgs(args []string) map[string]bool {
 	return names
 }
 
-// typeArgName is the type a -type argument names: T of "T" or "MAP=T".
+// typeArgName is the type a -type argument names: T of "T", "MAP=T" or
+// "MAP=T!".
 func typeArgName(arg string) string {
 	if _, t, ok := strings.Cut(arg, "="); ok {
-		return t
+		arg = t
 	}
-	return arg
+	return strings.TrimSuffix(arg, "!")
 }
 
 // missingTypes returns the names -type gives and the record types read

@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -10,11 +11,24 @@ import (
 // RecordGuess is the record type of a ring buffer or perf event array as
 // read from the source: the type its records are sized or sent with.
 type RecordGuess struct {
-	// Type is the C type ("struct event", "event_t"); empty when the
-	// source sends records of several types.
+	// Type is the name to look the record type up by: the C type
+	// ("struct event", "event_t"), or, for a struct the source defines
+	// several times (in different functions), the file-scope name of the
+	// copy of the definition the calls see (cDef.localName). Empty when
+	// the source sends records of several types, or skelgen cannot tell
+	// which definition they have.
 	Type string
+	// CName is the C type as the source writes it ("struct event").
+	CName string
+	// Func is the function defining the type when Type names a copy.
+	Func string
 	// Why says where it was found, for the generated doc comment.
 	Why string
+	// At lists the calls, file:line (function).
+	At string
+	// Err, when set, says why skelgen cannot tell the record type, which
+	// it then will not guess: the map needs -type.
+	Err string
 }
 
 var (
@@ -30,22 +44,46 @@ var (
 // recordsFromSource finds, for each ring buffer or perf map the source
 // writes records to, the type of those records: what bpf_ringbuf_reserve
 // sizes, or the variable bpf_ringbuf_output and bpf_perf_event_output
-// send (through its declaration, struct T *e or struct T e). A map whose
-// calls disagree gets no type.
+// send (through its declaration, struct T *e or struct T e). A struct
+// the source defines several times is the definition the call sees (C's
+// scopes: the innermost block's before the call, else the file's). A map
+// whose calls disagree gets no type; one whose call is in a macro while
+// the struct has several definitions gets an error.
 func recordsFromSource(file string, src []byte) map[string]RecordGuess {
 	text := blankComments(string(src))
+	var cs *cSource // parsed when a struct has several definitions
 	line := func(off int) int { return strings.Count(text[:off], "\n") + 1 }
 	type use struct {
-		typ, call string
-		line      int
+		RecordGuess
+		call string
+		line int
 	}
 	uses := map[string][]use{}
 	add := func(m []int, call string, resolve func(string, int) string) {
 		mapName := text[m[2]:m[3]]
 		arg := strings.TrimSpace(text[m[4]:m[5]])
-		if t := resolve(arg, m[0]); t != "" {
-			uses[mapName] = append(uses[mapName], use{typ: t, call: call, line: line(m[0])})
+		t := resolve(arg, m[0])
+		if t == "" {
+			return
 		}
+		u := use{RecordGuess: RecordGuess{Type: t, CName: t}, call: call, line: line(m[0])}
+		if kind, tag, ok := strings.Cut(t, " "); ok && (kind == "struct" || kind == "union") {
+			if cs == nil {
+				cs = parseCSource(string(src))
+			}
+			if defs := cs.definitions(kind, tag); len(defs) > 1 {
+				if cs.inMacro(m[0]) {
+					var where []string
+					for _, d := range defs {
+						where = append(where, d.where(file))
+					}
+					u.Err = fmt.Sprintf("%s:%d: the %s call is in a macro and %s has %d definitions (%s): skelgen cannot tell which one its records have", file, u.line, call, t, len(defs), strings.Join(where, ", "))
+				} else if d := cs.visible(kind, tag, m[0]); d != nil && d.fn != "" {
+					u.Type, u.Func = kind+" "+d.localName(), d.fn
+				}
+			}
+		}
+		uses[mapName] = append(uses[mapName], u)
 	}
 	sizeofType := func(arg string, off int) string {
 		arg = strings.Join(strings.Fields(arg), " ")
@@ -65,24 +103,40 @@ func recordsFromSource(file string, src []byte) map[string]RecordGuess {
 	}
 	out := map[string]RecordGuess{}
 	for mapName, us := range uses {
-		types := map[string]bool{}
+		types := map[string]string{}
 		var where []string
 		for _, u := range us {
-			types[u.typ] = true
+			types[u.Type] = u.describe()
 			where = append(where, fmt.Sprintf("%s:%d (%s)", file, u.line, u.call))
+		}
+		if i := slices.IndexFunc(us, func(u use) bool { return u.Err != "" }); i >= 0 {
+			out[mapName] = RecordGuess{Err: us[i].Err, Why: us[i].Err}
+			continue
 		}
 		if len(types) != 1 {
 			var ts []string
-			for t := range types {
+			for _, t := range types {
 				ts = append(ts, t)
 			}
 			sort.Strings(ts)
 			out[mapName] = RecordGuess{Why: fmt.Sprintf("records of several types (%s): name one with -type %s=T", strings.Join(ts, ", "), mapName)}
 			continue
 		}
-		out[mapName] = RecordGuess{Type: us[0].typ, Why: fmt.Sprintf("record type %s, as written at %s", us[0].typ, strings.Join(where, ", "))}
+		g := us[0].RecordGuess
+		g.At = strings.Join(where, ", ")
+		g.Why = fmt.Sprintf("record type %s, as written at %s", us[0].describe(), g.At)
+		out[mapName] = g
 	}
 	return out
+}
+
+// describe is the record type as messages name it: struct event, or
+// struct event (defined in function f) for one of several definitions.
+func (g RecordGuess) describe() string {
+	if g.Func == "" {
+		return g.CName
+	}
+	return g.CName + " (defined in function " + g.Func + ")"
 }
 
 // blankComments replaces comments by blanks, keeping newlines, so that

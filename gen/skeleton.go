@@ -280,34 +280,6 @@ func (n names) take(base, suffix string) string {
 	return name
 }
 
-// assign names the C identifiers cnames, of one kind (suffix "Map",
-// "Program"). Plain names go first, so that of x and __x, x is X. A name
-// that collides keeps its leading underscores at the end (__x is X__);
-// other collisions get the suffix, then a number.
-func (n names) assign(cnames []string, suffix string) map[string]string {
-	order := append([]string(nil), cnames...)
-	lead := func(c string) int { return len(c) - len(strings.TrimLeft(c, "_")) }
-	sort.SliceStable(order, func(i, j int) bool {
-		if li, lj := lead(order[i]), lead(order[j]); li != lj {
-			return li < lj
-		}
-		return order[i] < order[j]
-	})
-	out := make(map[string]string, len(order))
-	for _, c := range order {
-		base := GoName(c)
-		if l := lead(c); n[base] && l > 0 {
-			if marked := base + strings.Repeat("_", l); !n[marked] {
-				n[marked] = true
-				out[c] = marked
-				continue
-			}
-		}
-		out[c] = n.take(base, suffix)
-	}
-	return out
-}
-
 func sortedNames[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -324,7 +296,8 @@ func isDataSection(name string) bool { return strings.HasPrefix(name, ".") }
 
 // eventTypes resolves -type arguments to ring buffer and perf map record
 // types: "map=type" for one map, or a plain type name when the object has
-// exactly one such map.
+// exactly one such map. "map=type" may not contradict the record type the
+// source shows for the map unless it ends in "!" ("map=type!").
 func (s *skeleton) eventTypes() (map[string]btf.Type, []btf.Type, error) {
 	var streams []string
 	for _, name := range sortedNames(s.obj.Spec.Maps) {
@@ -340,6 +313,10 @@ func (s *skeleton) eventTypes() (map[string]btf.Type, []btf.Type, error) {
 		if !explicit {
 			typeName, mapName = arg, ""
 		}
+		typeName, force := strings.CutSuffix(typeName, "!")
+		if force && !explicit {
+			return nil, nil, fmt.Errorf("-type %s: a ! follows MAP=T only, to type a map's records against what the source shows", arg)
+		}
 		t, err := s.lookupType(typeName)
 		if err != nil {
 			return nil, nil, err
@@ -350,6 +327,18 @@ func (s *skeleton) eventTypes() (map[string]btf.Type, []btf.Type, error) {
 			m, ok := s.obj.Spec.Maps[mapName]
 			if !ok || (m.Type != ebpf.RingBuf && m.Type != ebpf.PerfEventArray) {
 				return nil, nil, fmt.Errorf("-type %s: no ring buffer or perf event array named %s", arg, mapName)
+			}
+			if g := s.cfg.Records[mapName]; g.Type != "" {
+				if st, err := s.recordType(g); err == nil && s.types.key(btf.UnderlyingType(st)) != s.types.key(btf.UnderlyingType(t)) {
+					if force {
+						s.recordNote[mapName] = fmt.Sprintf("records typed by -type %s, though the source writes %s", arg, g.describe()+sizeNote(st))
+						byMap[mapName] = t
+						s.fromTypeFlag[mapName] = true
+						continue
+					}
+					return nil, nil, fmt.Errorf("-type %s: the source writes records of %s to %s, at %s, not %s: drop the -type, or write -type %s=%s! to read them as %s all the same",
+						arg, g.describe()+sizeNote(st), mapName, g.At, tySizeText(t), mapName, typeName, tyCName(t))
+				}
 			}
 			byMap[mapName] = t
 			s.fromTypeFlag[mapName] = true
@@ -367,10 +356,13 @@ func (s *skeleton) eventTypes() (map[string]btf.Type, []btf.Type, error) {
 			continue
 		}
 		g, ok := s.cfg.Records[name]
+		if ok && g.Err != "" {
+			return nil, nil, fmt.Errorf("map %s: %s: name the record type with -type %s=T", name, g.Err, name)
+		}
 		if !ok || g.Type == "" {
 			continue
 		}
-		t, err := s.lookupType(g.Type)
+		t, err := s.recordType(g)
 		if err != nil || !isStruct(t) {
 			s.recordNote[name] = g.Why + ", but skelgen found no struct definition of it: name the record type with -type"
 			continue
@@ -378,6 +370,28 @@ func (s *skeleton) eventTypes() (map[string]btf.Type, []btf.Type, error) {
 		byMap[name] = t
 	}
 	return byMap, extra, nil
+}
+
+// recordType is the type of a record guess. A struct defined in one of
+// several functions defining its tag is found under the name of its copy
+// (see sourceTypes); its Go type is named after the function and its tag
+// (ProbeHandleEvent for struct event of function handle) and its doc
+// comment says which it is.
+func (s *skeleton) recordType(g RecordGuess) (btf.Type, error) {
+	t, err := s.lookupType(g.Type)
+	if err != nil || g.Func == "" {
+		return t, err
+	}
+	_, tag, _ := strings.Cut(g.CName, " ")
+	c := btf.Copy(t)
+	switch c := c.(type) {
+	case *btf.Struct:
+		c.Name = tag
+	case *btf.Union:
+		c.Name = tag
+	}
+	s.types.nameDefinition(c, GoName(g.Func)+GoName(tag), g.CName+" defined in function "+g.Func)
+	return c, nil
 }
 
 func isStruct(t btf.Type) bool {
@@ -430,11 +444,38 @@ func findType(spec *btf.Spec, name string) (btf.Type, error) {
 	case 1:
 		return found[0], nil
 	}
-	// Prefer the struct over a typedef of the same name.
+	// Prefer the struct over a typedef of the same name; of two different
+	// structs of one name (defined in different functions), pick none.
+	var pick btf.Type
 	for _, t := range found {
-		if _, ok := t.(*btf.Typedef); !ok {
-			return t, nil
+		if _, ok := t.(*btf.Typedef); ok {
+			continue
+		}
+		if pick != nil && !sameLayout(pick, t) {
+			return nil, fmt.Errorf("-type %s: the BTF has several different types of this name (%s, %s): skelgen cannot tell which one is meant", name, tySizeText(pick), tySizeText(t))
+		}
+		if pick == nil {
+			pick = t
 		}
 	}
-	return found[0], nil
+	if pick == nil {
+		pick = found[0]
+	}
+	return pick, nil
+}
+
+// sameLayout reports whether two types of one name have the same kind,
+// size and members.
+func sameLayout(a, b btf.Type) bool {
+	g := NewTypeGen(nil)
+	return g.key(a) == g.key(b)
+}
+
+// sizeNote is " (N bytes)" of t, or "" when t has no size.
+func sizeNote(t btf.Type) string {
+	n, err := btf.Sizeof(t)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%d bytes)", n)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
@@ -90,18 +89,25 @@ func sourceTypes(ctx context.Context, cfg Config, t Target, names []string, requ
 	}
 	// A struct defined inside a function body has no name at file scope:
 	// its definition is copied to the end of the file (where the macros it
-	// uses are defined) and declared from there.
-	text := []byte(nil)
+	// uses are defined) and declared from there; under a name of its own
+	// when the source defines the tag more than once.
+	var cs *cSource
 	for _, n := range names {
 		if found[n] != nil {
 			continue
 		}
-		if text == nil {
-			if text, err = os.ReadFile(src); err != nil {
+		if cs == nil {
+			text, err := os.ReadFile(src)
+			if err != nil {
 				return nil, nil, err
 			}
+			cs = parseCSource(string(text))
 		}
-		if def := localDefinition(string(text), n); def != "" {
+		def, err := cs.localDefinition(n, filepath.Base(cfg.Input))
+		if err != nil && required[n] {
+			return nil, nil, fmt.Errorf("-type %s: %w", n, err)
+		}
+		if def != "" {
 			c.try([]string{def + ";", pointerDecl("struct", n, 0)}, []string{n}, found)
 		}
 	}
@@ -195,32 +201,39 @@ func (c declCompiler) compile(decls []string) (*btf.Spec, error) {
 	return btf.LoadSpecFromReader(bytes.NewReader(obj))
 }
 
-// localDefinition returns the text of the definition "struct name { ... }"
-// (or union) in src, comments blanked, or "".
-func localDefinition(src, name string) string {
+// localDefinition returns the text of the definition inside a function
+// of the type name ("event", "struct event", or the name of a copy,
+// cDef.localName), comments blanked, or "" when there is none. A tag
+// defined more than once cannot be named by its tag: that is an error
+// naming the definitions.
+func (cs *cSource) localDefinition(name, file string) (string, error) {
 	kind, bare, ok := strings.Cut(name, " ")
 	if !ok {
-		kind, bare = `(?:struct|union)`, name
+		kind, bare = "", name
 	}
-	text := blankComments(src)
-	re := regexp.MustCompile(`\b` + kind + `\s+` + regexp.QuoteMeta(bare) + `\s*\{`)
-	loc := re.FindStringIndex(text)
-	if loc == nil {
-		return ""
-	}
-	depth := 0
-	for i := loc[1] - 1; i < len(text); i++ {
-		switch text[i] {
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				return text[loc[0] : i+1]
-			}
+	var defs []cDef
+	for _, d := range cs.defs {
+		if kind != "" && d.kind != kind {
+			continue
+		}
+		if d.fn != "" && d.localName() == bare {
+			return cs.copyText(d, bare), nil
+		}
+		if d.tag == bare {
+			defs = append(defs, d)
 		}
 	}
-	return ""
+	switch {
+	case len(defs) == 1 && defs[0].fn != "":
+		return cs.code[defs[0].off : defs[0].end+1], nil
+	case len(defs) > 1:
+		var where []string
+		for _, d := range defs {
+			where = append(where, d.where(file))
+		}
+		return "", fmt.Errorf("%s %s has %d definitions in %s: %s; skelgen cannot tell which one is meant", defs[0].kind, bare, len(defs), file, strings.Join(where, ", "))
+	}
+	return "", nil
 }
 
 // committedTypes reads the types file a previous run wrote.

@@ -55,6 +55,7 @@ type TypeGen struct {
 	// Keyed by key, not by btf.Type: cilium/ebpf hands out separate
 	// copies of one C type for maps and for variables.
 	preferred map[string]string
+	which     map[string]string // doc sentences of nameDefinition
 	names     map[string]string
 	taken     map[string]bool
 	plans     map[string]*tyPlan
@@ -80,6 +81,7 @@ func NewTypeGen(order binary.ByteOrder) *TypeGen {
 	return &TypeGen{
 		order:     order,
 		preferred: make(map[string]string),
+		which:     make(map[string]string),
 		names:     make(map[string]string),
 		taken:     make(map[string]bool),
 		plans:     make(map[string]*tyPlan),
@@ -127,6 +129,22 @@ func (g *TypeGen) prefer(t btf.Type, goName string) {
 			g.preferred[k] = goName
 		}
 	}
+}
+
+// nameDefinition gives t, one of several C types of its name, the Go
+// name Prefix+goName and a sentence saying which definition it is.
+func (g *TypeGen) nameDefinition(t btf.Type, goName, which string) {
+	k := g.key(btf.QualifiedType(t))
+	if _, ok := g.preferred[k]; !ok {
+		g.preferred[k] = g.Prefix + goName
+		g.which[k] = which
+	}
+}
+
+// tySizeText is "struct x (16 bytes)", or the C name alone when t has no
+// size.
+func tySizeText(t btf.Type) string {
+	return tyCName(t) + sizeNote(t)
 }
 
 // GoType returns the Go type expression for t and queues the named Go types
@@ -531,7 +549,6 @@ type tyAccessor struct {
 	r        tyRepr
 	storage  string
 	base     uint32 // byte offset of the storage within the C type
-	hint     string // accessor name already promised in a comment
 }
 
 // plan decides the Go form of a struct, union or enum once and queues it.
@@ -628,7 +645,7 @@ func tyCap(size uint32) uint32 {
 
 // memberRepr returns a member's Go form, naming anonymous member types
 // after the parent.
-func (g *TypeGen) memberRepr(p *tyPlan, m btf.Member, anonIndex int) (tyRepr, error) {
+func (g *TypeGen) memberRepr(p *tyPlan, m btf.Member, goName string, anonIndex int) (tyRepr, error) {
 	inner := btf.QualifiedType(m.Type)
 	for depth := 0; ; depth++ {
 		a, ok := inner.(*btf.Array)
@@ -644,7 +661,7 @@ func (g *TypeGen) memberRepr(p *tyPlan, m btf.Member, anonIndex int) (tyRepr, er
 	switch inner.(type) {
 	case *btf.Struct, *btf.Union, *btf.Enum:
 		if m.Name != "" {
-			g.prefer(inner, p.goName+"_"+GoName(m.Name))
+			g.prefer(inner, p.goName+"_"+goName)
 		} else {
 			g.prefer(inner, fmt.Sprintf("%s_Anon%d", p.goName, anonIndex))
 		}
@@ -687,7 +704,7 @@ type tyStructEntry struct {
 	lo, hi  uint32
 	members []btf.Member // the struct's, several for a bitfield storage unit
 	bits    bool
-	index   int // of a plain member
+	index   int // of the (first) member
 }
 
 // countBits counts the bitfield members at the start of members.
@@ -699,8 +716,43 @@ func countBits(members []btf.Member) int {
 	return n
 }
 
+// memberNames assigns the Go names of a struct's or union's named
+// members (see naming.go), by member index ("" for an anonymous member),
+// and claims them in fieldNames before any name the generator adds.
+func memberNames(members []btf.Member, fieldNames map[string]bool) []string {
+	var cnames []string
+	var idx []int
+	for i, m := range members {
+		if m.Name != "" {
+			cnames = append(cnames, m.Name)
+			idx = append(idx, i)
+		}
+	}
+	out := make([]string, len(members))
+	for j, n := range assignNames(cnames, fieldNames) {
+		out[idx[j]] = n
+	}
+	return out
+}
+
+// tyFieldComment is the comment of the field holding member m: the C
+// name when the Go name neither is GoName of it nor spells it out, then
+// what tyMemberComment says.
+func tyFieldComment(m btf.Member, goName string, r tyRepr) string {
+	c := tyMemberComment(m, r)
+	if goName == GoName(m.Name) || goName == "C_"+m.Name {
+		return c
+	}
+	name := "member " + gocomment.Text(m.Name)
+	if c == "" {
+		return name
+	}
+	return name + ", " + c
+}
+
 func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 	fieldNames := make(map[string]bool, len(members))
+	goNames := memberNames(members, fieldNames)
 	capAlign := tyCap(p.size)
 	entries := make([]tyStructEntry, 0, len(members))
 	// a field per member, and padding between some
@@ -718,7 +770,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 				e.members = e.members[:len(e.members)+1]
 				continue
 			}
-			entries = append(entries, tyStructEntry{lo: lo, hi: hi, members: members[i : i+1 : i+1+countBits(members[i+1:])], bits: true})
+			entries = append(entries, tyStructEntry{lo: lo, hi: hi, members: members[i : i+1 : i+1+countBits(members[i+1:])], bits: true, index: i})
 			continue
 		}
 		if m.Offset%8 != 0 {
@@ -737,23 +789,23 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 				return fmt.Errorf("%s member %s: overlaps the previous member", p.cName, e.members[0].Name)
 			}
 			g.pad(p, cur, e.lo)
-			name := tyUnique(fieldNames, "Bits"+strconv.Itoa(bitsN))
+			name := uniqueName(fieldNames, "Bits"+strconv.Itoa(bitsN))
 			bitsN++
 			code, text := g.byteArray(e.hi - e.lo)
 			p.fields = append(p.fields, tyField{name: name, code: code, text: text,
 				comment: "bitfields " + tyBitNames(e.members), member: -1})
-			for _, m := range e.members {
-				r, err := g.memberRepr(p, m, anon)
+			for j, m := range e.members {
+				r, err := g.memberRepr(p, m, goNames[e.index+j], anon)
 				if err != nil {
 					return err
 				}
-				pending = append(pending, tyAccessor{member: m, r: r, storage: name, base: e.lo})
+				pending = append(pending, tyAccessor{get: goNames[e.index+j], member: m, r: r, storage: name, base: e.lo})
 			}
 			cur = e.hi
 			continue
 		}
 		m := e.members[0]
-		r, err := g.memberRepr(p, m, anon)
+		r, err := g.memberRepr(p, m, goNames[e.index], anon)
 		if m.Name == "" {
 			anon++
 		}
@@ -774,9 +826,10 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 			f := tyField{code: r.code, text: r.text, comment: tyMemberComment(m, r), member: e.index}
 			if m.Name == "" {
 				f.embed = true
-				f.name = tyUnique(fieldNames, r.goString())
+				f.name = uniqueName(fieldNames, r.goString())
 			} else {
-				f.name = tyUnique(fieldNames, GoName(m.Name))
+				f.name = goNames[e.index]
+				f.comment = tyFieldComment(m, f.name, r)
 				if tyIsCharArray(m.Type) {
 					p.cstrs = append(p.cstrs, tyCString{field: f.name, member: m.Name, n: r.size})
 				}
@@ -785,12 +838,16 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 			p.align = max(p.align, r.align)
 			continue
 		}
-		base := GoName(tyOr(m.Name, fmt.Sprintf("anon%d", anon-1)))
-		name := tyUnique(fieldNames, base+"Bytes")
+		get := goNames[e.index]
+		if get == "" {
+			get = uniqueName(fieldNames, fmt.Sprintf("Anon%d", anon-1))
+		}
+		name := uniqueName(fieldNames, get+"Bytes")
+		set := uniqueName(fieldNames, "Set"+get)
 		code, text := g.byteArray(r.size)
 		p.fields = append(p.fields, tyField{name: name, code: code, text: text, member: e.index,
-			comment: fmt.Sprintf("%s at offset %d, which Go cannot align: use %s and Set%s", r.cName, e.lo, base, base)})
-		pending = append(pending, tyAccessor{member: m, r: r, storage: name, base: e.lo, hint: base})
+			comment: fmt.Sprintf("%s at offset %d, which Go cannot align: use %s and %s", r.cName, e.lo, get, set)})
+		pending = append(pending, tyAccessor{get: get, set: set, member: m, r: r, storage: name, base: e.lo})
 	}
 	if cur > p.size {
 		return fmt.Errorf("%s: members end at %d, beyond its size %d", p.cName, cur, p.size)
@@ -802,7 +859,7 @@ func (g *TypeGen) planStruct(p *tyPlan, members []btf.Member) error {
 	}
 	// Named last, so that an accessor never takes a member's name.
 	for i := range p.cstrs {
-		p.cstrs[i].method = tyUnique(fieldNames, p.cstrs[i].field+"String")
+		p.cstrs[i].method = uniqueName(fieldNames, p.cstrs[i].field+"String")
 	}
 	return nil
 }
@@ -838,15 +895,14 @@ func (g *TypeGen) nameAccessors(p *tyPlan, names map[string]bool, pending []tyAc
 				return fmt.Errorf("%s bitfield %s: spans %d bytes, more than a uint64 holds", p.cName, a.member.Name, hi-lo)
 			}
 		}
-		base := GoName(a.member.Name)
-		if a.hint != "" {
-			base = a.hint
-		} else if a.member.Name == "" {
-			base = fmt.Sprintf("Anon%d", anon)
+		if a.set != "" {
+			continue // named where its storage was
+		}
+		if a.get == "" {
+			a.get = uniqueName(names, fmt.Sprintf("Anon%d", anon))
 			anon++
 		}
-		a.get = tyUnique(names, base)
-		a.set = tyUnique(names, "Set"+a.get)
+		a.set = uniqueName(names, "Set"+a.get)
 	}
 	p.access = pending
 	return nil
@@ -860,11 +916,12 @@ func (a tyAccessor) bitBytes() (lo, hi uint32) {
 
 func (g *TypeGen) planUnion(p *tyPlan, members []btf.Member) error {
 	fieldNames := map[string]bool{}
+	goNames := memberNames(members, fieldNames)
 	capAlign := tyCap(p.size)
 	reprs := make([]tyRepr, len(members))
 	stored, anon := -1, 0
 	for i, m := range members {
-		r, err := g.memberRepr(p, m, anon)
+		r, err := g.memberRepr(p, m, goNames[i], anon)
 		if m.Name == "" {
 			anon++
 		}
@@ -886,16 +943,17 @@ func (g *TypeGen) planUnion(p *tyPlan, members []btf.Member) error {
 		f := tyField{code: r.code, text: r.text, comment: tyMemberComment(m, r), member: stored}
 		if m.Name == "" {
 			f.embed = true
-			f.name = tyUnique(fieldNames, r.goString())
+			f.name = uniqueName(fieldNames, r.goString())
 		} else {
-			f.name = tyUnique(fieldNames, GoName(m.Name))
+			f.name = goNames[stored]
+			f.comment = tyFieldComment(m, f.name, r)
 		}
 		p.fields = append(p.fields, f)
 		p.align = r.align
 		cur = r.size
 	} else {
 		code, text := g.byteArray(p.size)
-		p.fields = append(p.fields, tyField{name: tyUnique(fieldNames, "Raw"), code: code, text: text,
+		p.fields = append(p.fields, tyField{name: uniqueName(fieldNames, "Raw"), code: code, text: text,
 			comment: "the union's bytes: use the accessor methods", member: -1})
 		cur = p.size
 	}
@@ -912,7 +970,7 @@ func (g *TypeGen) planUnion(p *tyPlan, members []btf.Member) error {
 		if m.BitfieldSize == 0 && (m.Offset != 0 || reprs[i].size > p.size) {
 			return fmt.Errorf("%s member %s: does not fit the union", p.cName, m.Name)
 		}
-		pending = append(pending, tyAccessor{member: m, r: reprs[i]})
+		pending = append(pending, tyAccessor{get: goNames[i], member: m, r: reprs[i]})
 	}
 	return g.nameAccessors(p, fieldNames, pending)
 }
@@ -922,6 +980,9 @@ func (g *TypeGen) render(p *tyPlan) []jen.Code {
 		return g.renderEnum(p)
 	}
 	doc := p.goName + " is " + p.cName + " (" + tySize(p.size) + " bytes) with its C layout."
+	if w := g.which[g.key(p.c)]; w != "" {
+		doc += " It is the " + w + "."
+	}
 	if len(p.omitted) > 0 {
 		doc += fmt.Sprintf(" Zero-sized members left out: %s.", strings.Join(p.omitted, ", "))
 	}

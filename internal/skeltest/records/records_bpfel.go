@@ -173,9 +173,11 @@ func (s *RecordsSpec) Load(opts *ebpf.CollectionOptions) (*RecordsObjects, error
 type RecordsObjects struct {
 	// Buf is map buf (PerCPUArray, max_entries 1).
 	Buf *bridge.PerCPUMap[uint32, RecordsScratch]
-	// Perf is map perf (PerfEventArray, max_entries 0). Records typed by -type.
+	// Perf is map perf (PerfEventArray, max_entries 0). Records typed by -type
+	// perf=rec!, though the source writes struct scratch (104 bytes).
 	Perf *bridge.PerfEventArray[RecordsRec]
-	// Rb is map rb (RingBuf, max_entries 16384). Records typed by -type.
+	// Rb is map rb (RingBuf, max_entries 16384). Records typed by -type rb=rec!,
+	// though the source writes struct scratch (104 bytes).
 	Rb *bridge.RingBuf[RecordsRec]
 	// SmallRb is map small_rb (RingBuf, max_entries 4096). Record type struct
 	// small, as written at records.bpf.c:91 (bpf_ringbuf_reserve).

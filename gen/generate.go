@@ -309,8 +309,13 @@ func packageName(dir string) string {
 }
 
 // depfile writes a make rule: targets depend on deps, with paths relative to
-// base.
+// base (relative to the current directory when not absolute, as -makebase .).
 func depfile(base string, targets, deps []string) ([]byte, error) {
+	absBase, err := filepath.Abs(base)
+	if err != nil {
+		return nil, fmt.Errorf("-makebase %s: %w", base, err)
+	}
+	base = absBase
 	rel := func(p string) (string, error) {
 		abs, err := filepath.Abs(p)
 		if err != nil {

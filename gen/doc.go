@@ -10,7 +10,8 @@
 // files to write — it writes nothing itself; WriteFiles writes those whose
 // bytes changed through temporary files and renames. Check runs Generate in memory for every
 // skelgen go:generate line of a set of packages and compares with the
-// files on disk.
+// files on disk; a line it cannot rebuild (no compiler) fails unless
+// CheckOptions.Committed says to trust the committed objects.
 //
 // For each target (bpfel, bpfeb or a GOARCH) the outputs are the object
 // and a Go file guarded by the target's build constraint:

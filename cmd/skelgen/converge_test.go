@@ -26,14 +26,8 @@ func TestHeaderGenerateConverges(t *testing.T) {
 	t.Chdir(mod)
 	t.Setenv("GOFLAGS", "-mod=mod")
 	src := filepath.Join(mod, "corehdr", "corehdr.bpf.c")
-	orig, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const read = "\tinfo.pid = BPF_CORE_READ(task, tgid);\n"
-	if !bytes.Contains(orig, []byte(read)) {
-		t.Fatalf("corehdr.bpf.c no longer has the line %q", read)
-	}
+	orig := readHolding(t, src, read)
 	added := bytes.Replace(orig, []byte(read), []byte(read+"\tinfo.uid ^= BPF_CORE_READ(task, pid);\n"), 1)
 	hdr := filepath.Join(mod, "corehdr", "vmlinux.h")
 	headers := map[string]string{}

@@ -50,7 +50,10 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	if vendored > 0 {
 		fmt.Fprintf(stdout, "wrote %d files of the module's runtime copy in %s\n", vendored, copyDir)
 	}
-	if same > 0 {
+	switch {
+	case same == 1:
+		fmt.Fprintln(stdout, "1 file unchanged")
+	case same > 1:
 		fmt.Fprintf(stdout, "%d files unchanged\n", same)
 	}
 	return nil

@@ -309,8 +309,13 @@ func packageName(dir string) string {
 }
 
 // depfile writes a make rule: targets depend on deps, with paths relative to
-// base.
+// base (relative to the current directory when not absolute, as -makebase .).
 func depfile(base string, targets, deps []string) ([]byte, error) {
+	absBase, err := filepath.Abs(base)
+	if err != nil {
+		return nil, fmt.Errorf("-makebase %s: %w", base, err)
+	}
+	base = absBase
 	rel := func(p string) (string, error) {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -347,18 +352,37 @@ func depfile(base string, targets, deps []string) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
+// Unchanged reports whether f is a file to write that is on disk already,
+// a regular file with exactly f's contents.
+func Unchanged(f File) bool {
+	if f.Remove {
+		return false
+	}
+	fi, err := os.Lstat(f.Path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(f.Data)) {
+		return false
+	}
+	old, err := os.ReadFile(f.Path)
+	return err == nil && bytes.Equal(old, f.Data)
+}
+
 // WriteFiles writes files as a set: every file goes to a temporary file
 // first, and only when all are written are they renamed into place. If a
 // rename fails, the files already replaced get their old contents back,
 // so a failed run leaves either the old set or the new one, and no
-// directory it created.
+// directory it created. A file whose contents are on disk already is not
+// written (Unchanged): its modification time stays, and make and go
+// generate's users see only what changed.
 func WriteFiles(all []File) (err error) {
 	var files, removals []File
 	for _, f := range all {
-		if f.Remove {
+		switch {
+		case f.Remove:
 			removals = append(removals, f)
-		} else {
+		case !Unchanged(f):
 			files = append(files, f)
+		default:
+			removeTempFiles(f.Path)
 		}
 	}
 	defer func() {

@@ -30,11 +30,15 @@ const maxHeaderRounds = 3
 //
 // When the header exists and the source compiles with it, it is
 // regenerated from that object and the kernel BTF, so that it stays in
-// step with the source; the compiles read it from disk (no overlay). When
-// it is missing or no longer compiles, it is made from the source and the
-// kernel BTF alone (btfmin.FromSource, verified against every -btf), and
-// the skeleton is compiled against it through an overlay until the
-// header regenerated from the object is the one compiled against.
+// step with the source. When it is missing or no longer compiles, it is
+// made from the source and the kernel BTF alone (btfmin.FromSource,
+// verified against every -btf). Either way, the object is compiled again
+// against the new header until the header regenerated from the object is
+// the one it was compiled against: the object's BTF describes the types
+// as the header declares them, so an object compiled against the old
+// header (a field the source no longer reads still declared) would not
+// be the one the next run makes. The skeleton's compiles read the header
+// through an overlay when it differs from the file on disk.
 func prepareHeader(ctx context.Context, cfg Config, outDir string, target Target) (File, map[string][]byte, error) {
 	path, err := headerPath(cfg, outDir)
 	if err != nil {
@@ -49,29 +53,37 @@ func prepareHeader(ctx context.Context, cfg Config, outDir string, target Target
 		obj, _, err := Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: cfg.Input, Target: target, Overlay: overlay})
 		return obj, err
 	}
-	if _, err := os.Stat(path); err == nil {
+	var header []byte
+	if old, err := os.ReadFile(path); err == nil {
 		if obj, err := compile(nil); err == nil {
-			data, err := minimalHeader(cfg, path, obj, target)
-			return File{Path: name, Data: data}, nil, err
+			if header, err = minimalHeader(cfg, path, obj, target); err != nil {
+				return File{}, nil, err
+			}
+			if bytes.Equal(header, old) {
+				return File{Path: name, Data: header}, nil, nil
+			}
 		}
 	}
-	bcfg, err := headerConfig(cfg, path, target)
-	if err != nil {
-		return File{}, nil, err
+	what := "header " + cfg.Header
+	if header == nil {
+		bcfg, err := headerConfig(cfg, path, target)
+		if err != nil {
+			return File{}, nil, err
+		}
+		res, report, err := btfmin.FromSource(bcfg)
+		if err != nil {
+			return File{}, nil, fmt.Errorf("header %s from the source: %w", cfg.Header, err)
+		}
+		if !report.OK() {
+			return File{}, nil, fmt.Errorf("header %s from the source: CO-RE relocations differ:\n%s", cfg.Header, report)
+		}
+		header, what = res.Header, what+" from the source"
 	}
-	res, report, err := btfmin.FromSource(bcfg)
-	if err != nil {
-		return File{}, nil, fmt.Errorf("header %s from the source: %w", cfg.Header, err)
-	}
-	if !report.OK() {
-		return File{}, nil, fmt.Errorf("header %s from the source: CO-RE relocations differ:\n%s", cfg.Header, report)
-	}
-	header := res.Header
 	for range maxHeaderRounds {
 		overlay := map[string][]byte{path: header}
 		obj, err := compile(overlay)
 		if err != nil {
-			return File{}, nil, fmt.Errorf("header %s from the source: %w", cfg.Header, err)
+			return File{}, nil, fmt.Errorf("%s: %w", what, err)
 		}
 		again, err := minimalHeader(cfg, path, obj, target)
 		if err != nil {
@@ -82,7 +94,7 @@ func prepareHeader(ctx context.Context, cfg Config, outDir string, target Target
 		}
 		header = again
 	}
-	return File{}, nil, fmt.Errorf("header %s from the source: still changing after %d compiles", cfg.Header, maxHeaderRounds)
+	return File{}, nil, fmt.Errorf("%s: still changing after %d compiles", what, maxHeaderRounds)
 }
 
 // headerConfig is the btfmin configuration of the -header file at path.

@@ -49,13 +49,15 @@ func sourceTypes(ctx context.Context, cfg Config, t Target, names []string, requ
 	}
 	c := declCompiler{ctx: ctx, cfg: cfg, src: src, target: t, overlay: overlay}
 	found := map[string]btf.Type{}
-	// A pointer to a struct tag compiles whether or not the struct exists,
-	// so a failure of the struct attempt is the source's own: it is
-	// reported if a -type name is then not found.
-	var structErr error
+	// A pointer to a struct tag compiles unless the name is the tag of a
+	// union or enum, so a failure of a name's struct attempt that no
+	// other kind then finds is the source's own: it is reported if a
+	// -type name is not found.
+	structErr := map[string]error{}
 	// Plain names are tried as struct tags first (the usual case, all in
-	// one compilation), then one by one as typedefs, unions and enums:
-	// declaring a name with the wrong kind does not compile.
+	// one compilation; one by one if that fails, as a union or enum tag
+	// among them makes it do), then one by one as typedefs, unions and
+	// enums: declaring a name with the wrong kind does not compile.
 	for _, kind := range []string{"struct", "", "union", "enum"} {
 		var todo []string
 		for _, n := range names {
@@ -77,14 +79,24 @@ func sourceTypes(ctx context.Context, cfg Config, t Target, names []string, requ
 				groups = append(groups, []string{n})
 			}
 		}
-		for _, g := range groups {
+		for len(groups) > 0 {
+			g := groups[0]
+			groups = groups[1:]
 			var decls []string
 			for i, n := range g {
 				decls = append(decls, pointerDecl(kind, n, i))
 			}
-			if err := c.try(decls, g, found); err != nil && kind == "struct" {
-				structErr = err
+			err := c.try(decls, g, found)
+			if err == nil || kind != "struct" {
+				continue
 			}
+			if len(g) > 1 {
+				for _, n := range g {
+					groups = append(groups, []string{n})
+				}
+				continue
+			}
+			structErr[g[0]] = err
 		}
 	}
 	// A struct defined inside a function body has no name at file scope:
@@ -113,17 +125,21 @@ func sourceTypes(ctx context.Context, cfg Config, t Target, names []string, requ
 	}
 	var types []btf.Type
 	var missing []string
+	var compileErr error
 	for _, n := range names {
 		if found[n] == nil {
 			if required[n] {
 				missing = append(missing, n)
+				if compileErr == nil {
+					compileErr = structErr[n]
+				}
 			}
 			continue
 		}
 		types = append(types, found[n])
 	}
-	if len(missing) > 0 && structErr != nil {
-		return nil, nil, fmt.Errorf("-type %s: not in the object's BTF, and compiling the source to find it failed: %w", strings.Join(missing, ", "), structErr)
+	if len(missing) > 0 && compileErr != nil {
+		return nil, nil, fmt.Errorf("-type %s: not in the object's BTF, and compiling the source to find it failed: %w", strings.Join(missing, ", "), compileErr)
 	}
 	if len(missing) > 0 {
 		return nil, nil, fmt.Errorf("-type %s: not in the object's BTF, and not declared in %s or its headers", strings.Join(missing, ", "), filepath.Base(cfg.Input))

@@ -167,3 +167,60 @@ char LICENSE[] __attribute__((section("license"), used)) = "GPL";
 func unwrapComments(src string) string {
 	return strings.NewReplacer("\n\t// ", " ", "\n// ", " ").Replace(src)
 }
+
+// TestTypeKindsInOneBatch: -type names a union, an enum, a typedef and a
+// struct together, by their bare names, none of them in the object's BTF.
+// A union or enum tag makes the batch's struct declarations fail to
+// compile ("struct addr" after "union addr"); every name is still found,
+// with its own kind.
+func TestTypeKindsInOneBatch(t *testing.T) {
+	testenv.Clang(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "kinds.bpf.c")
+	code := `
+union addr { unsigned int v4; unsigned char v6[16]; };
+struct conn { union addr src; unsigned short port; };
+enum state { ST_OPEN = 1, ST_CLOSED = 2 };
+typedef struct { int x, y; } point_t;
+
+__attribute__((section("tracepoint/syscalls/sys_enter_getpid"), used))
+int handle(void *ctx)
+{
+	struct conn c = {};
+	return c.port;
+}
+char LICENSE[] __attribute__((section("license"), used)) = "GPL";
+`
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, types := range [][]string{
+		{"addr", "conn"},
+		{"conn", "addr"},
+		{"state", "conn", "point_t", "addr"},
+	} {
+		cfg := Config{Input: src, Package: "kinds", ImportRuntime: true, Targets: []Target{{Clang: "bpfel"}}, Types: types}
+		files, err := Generate(context.Background(), cfg)
+		if err != nil {
+			t.Errorf("-type %s: %v", strings.Join(types, " -type "), err)
+			continue
+		}
+		var skel string
+		for _, f := range files {
+			if strings.HasSuffix(f.Path, "_bpfel.go") {
+				skel = string(f.Data)
+			}
+		}
+		want := map[string]string{
+			"addr":    "// KindsAddr is union addr (16 bytes)",
+			"conn":    "// KindsConn is struct conn (20 bytes)",
+			"state":   "// KindsState is enum state (4 bytes)",
+			"point_t": "type KindsPointT struct",
+		}
+		for _, n := range types {
+			if !strings.Contains(skel, want[n]) {
+				t.Errorf("-type %s: the skeleton lacks %q", strings.Join(types, " -type "), want[n])
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -141,5 +142,116 @@ func TestCheckReportsStaleHeader(t *testing.T) {
 	stdout.Reset()
 	if code := run([]string{"check", "./..."}, nil, &stdout, &stderr); code != 1 || !strings.Contains(stdout.String(), "corehdr/vmlinux.h: stale") {
 		t.Errorf("check after editing the header: exit %d\n%s", code, stdout.String())
+	}
+}
+
+// readHolding returns the contents of the file at path, which the test
+// edits: they must hold text.
+func readHolding(t *testing.T, path, text string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(text)) {
+		t.Fatalf("%s no longer holds %q", filepath.Base(path), text)
+	}
+	return data
+}
+
+// noCompilerPath sets PATH to a directory holding only the go command, as
+// on a machine without clang.
+func noCompilerPath(t *testing.T) {
+	t.Helper()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	if err := os.Symlink(goCmd, filepath.Join(bin, "go")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+}
+
+// TestCheckWithoutCompiler: without the compiler a line's C source needs,
+// check cannot tell whether the committed objects still match the source:
+// it fails naming the source and the compiler, even when the source
+// changed since (the committed objects would otherwise pass), unless
+// -committed says to trust them, which its ok line then says. A -cc that
+// does not exist is named the same way.
+func TestCheckWithoutCompiler(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: loads packages")
+	}
+	mod := scratchModule(t, "corehdr")
+	t.Chdir(mod)
+	t.Setenv("GOFLAGS", "-mod=mod")
+	src := filepath.Join(mod, "corehdr", "corehdr.bpf.c")
+	const read = "BPF_CORE_READ(task, tgid)"
+	data := readHolding(t, src, read)
+	write(t, src, bytes.Replace(data, []byte(read), []byte("BPF_CORE_READ(task, pid)"), 1))
+
+	noCompilerPath(t)
+	code, out, stderr := runCLI(t, "", "check", "./...")
+	if code != 1 || strings.Contains(out, "ok:") ||
+		!strings.Contains(out, "corehdr/gen.go:5: corehdr/corehdr.bpf.c not compiled: no C compiler: neither clang-19 nor clang is on PATH") ||
+		!strings.Contains(out, "skelgen check -committed") {
+		t.Errorf("check without a compiler: exit %d, want 1 naming the source and the compiler\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = runCLI(t, "", "check", "-committed", "./...")
+	if code != 0 || !strings.Contains(out, "ok: 1 skelgen go:generate lines, all generated files current (-committed: 1 C source not compiled, the committed objects and headers trusted)") {
+		t.Errorf("check -committed: exit %d, want 0 saying what it trusted\n%s%s", code, out, stderr)
+	}
+
+	gen := filepath.Join(mod, "corehdr", "gen.go")
+	line, err := os.ReadFile(gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, gen, bytes.Replace(line, []byte("skelgen -runtime"), []byte("skelgen -cc clang-nonexistent -runtime"), 1))
+	code, out, stderr = runCLI(t, "", "check", "./...")
+	if code != 1 || !strings.Contains(out, "corehdr/corehdr.bpf.c not compiled: no C compiler: -cc clang-nonexistent: ") {
+		t.Errorf("check of a line whose -cc does not exist: exit %d, want 1 naming it\n%s%s", code, out, stderr)
+	}
+}
+
+// TestCheckPatterns: a pattern that names no package fails as go list
+// does (a wildcard matching nothing too, of which go list only warns); a
+// package named without a wildcard that has no skelgen line is reported
+// and fails; a wildcard over packages without lines is "ok: 0".
+func TestCheckPatterns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: loads packages")
+	}
+	mod := emptyModule(t, "example.com/patterns")
+	write(t, filepath.Join(mod, "plain", "plain.go"), []byte("package plain\n"))
+	write(t, filepath.Join(mod, "empty", "sub", "README"), []byte("no Go here\n"))
+	t.Chdir(mod)
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("GOPROXY", "off")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"./nonexistent"}, 1, "./nonexistent: stat "},
+		{[]string{"./nonexistent/..."}, 1, "./nonexistent/...: pattern ./nonexistent/...: lstat ./nonexistent/: no such file or directory"},
+		{[]string{"github.com/foo/bar"}, 1, "github.com/foo/bar: cannot find module providing package github.com/foo/bar"},
+		{[]string{"./empty"}, 1, "./empty: no Go files in "},
+		{[]string{"./empty/..."}, 1, "skelgen: pattern ./empty/...: matched no packages"},
+		{[]string{"./plain/...", "example.com/nothere/..."}, 1, "skelgen: pattern example.com/nothere/...: matched no packages"},
+		{[]string{"./plain"}, 1, "example.com/patterns/plain: no skelgen go:generate line in its Go files: nothing to check"},
+		{[]string{"./plain/..."}, 0, "ok: 0 skelgen go:generate lines"},
+		{[]string{"./..."}, 0, "ok: 0 skelgen go:generate lines"},
+		{[]string{"example.com/patterns/..."}, 0, "ok: 0 skelgen go:generate lines"},
+	} {
+		code, out, stderr := runCLI(t, "", append([]string{"check"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(out+stderr, tc.want) {
+			t.Errorf("check %s: exit %d, want %d and %q\n%s%s", strings.Join(tc.args, " "), code, tc.code, tc.want, out, stderr)
+		}
+		if tc.code != 0 && strings.Contains(out, "ok:") {
+			t.Errorf("check %s: says ok:\n%s", strings.Join(tc.args, " "), out)
+		}
 	}
 }

@@ -24,24 +24,37 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// WriteFiles leaves files whose contents are on disk already: say
+	// which those are before it writes the others.
+	unchanged := make([]bool, len(files))
+	for i, f := range files {
+		unchanged[i] = gen.Unchanged(f)
+	}
 	if err := gen.WriteFiles(files); err != nil {
 		return err
 	}
-	vendored, copyDir := 0, ""
-	for _, f := range files {
-		if gen.IsVendored(f.Path) {
+	vendored, same, copyDir := 0, 0, ""
+	for i, f := range files {
+		switch {
+		case unchanged[i]:
+			same++
+		case gen.IsVendored(f.Path):
 			vendored++
 			copyDir = filepath.Dir(filepath.Dir(f.Path))
-			continue
-		}
-		if f.Remove {
+		case f.Remove:
 			fmt.Fprintf(stdout, "removed %s\n", f.Path)
-			continue
+		default:
+			fmt.Fprintf(stdout, "wrote %s\n", f.Path)
 		}
-		fmt.Fprintf(stdout, "wrote %s\n", f.Path)
 	}
 	if vendored > 0 {
 		fmt.Fprintf(stdout, "wrote %d files of the module's runtime copy in %s\n", vendored, copyDir)
+	}
+	switch {
+	case same == 1:
+		fmt.Fprintln(stdout, "1 file unchanged")
+	case same > 1:
+		fmt.Fprintf(stdout, "%d files unchanged\n", same)
 	}
 	return nil
 }

@@ -1,0 +1,95 @@
+package gen
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skelgen/skelgen/internal/testenv"
+)
+
+// TestMakeBaseRelative: -makebase . (or any relative directory) is
+// resolved against the current directory, as the source path is, and
+// gives the depfile an absolute base would.
+func TestMakeBaseRelative(t *testing.T) {
+	testenv.Clang(t)
+	root := testenv.ModuleRoot(t)
+	depfileOf := func(base, input string) string {
+		t.Helper()
+		files, err := Generate(context.Background(), Config{
+			Input:         input,
+			Targets:       []Target{{Clang: "bpfel"}},
+			CFlags:        []string{"-O2", "-mcpu=v3", "-I" + filepath.Join(root, "internal/skeltest/include")},
+			MakeBase:      base,
+			ImportRuntime: true,
+		})
+		if err != nil {
+			t.Fatalf("-makebase %s: %v", base, err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f.Path, ".go.d") {
+				return string(f.Data)
+			}
+		}
+		t.Fatalf("-makebase %s: no depfile", base)
+		return ""
+	}
+	dir := filepath.Join(root, "internal/skeltest/uprobe")
+	want := depfileOf(dir, filepath.Join(dir, "uprobe.bpf.c"))
+	if !strings.HasPrefix(want, "uprobe_bpfel.go uprobe_bpfel.o: \\\n  ") {
+		t.Errorf("depfile with an absolute base:\n%s", want)
+	}
+	t.Chdir(dir)
+	if got := depfileOf(".", "uprobe.bpf.c"); got != want {
+		t.Errorf("-makebase . gives\n%s\nwant\n%s", got, want)
+	}
+	t.Chdir(root)
+	if got := depfileOf("internal/skeltest/uprobe", "internal/skeltest/uprobe/uprobe.bpf.c"); got != want {
+		t.Errorf("-makebase internal/skeltest/uprobe gives\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestWriteFilesKeepsUnchanged: WriteFiles leaves a file whose contents
+// are on disk already (its modification time stays), writes the one that
+// changed, and still refuses a symbolic link, whatever it points to.
+func TestWriteFilesKeepsUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	same, changed, link := filepath.Join(dir, "same.go"), filepath.Join(dir, "changed.go"), filepath.Join(dir, "link.go")
+	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	for _, p := range []string{same, changed} {
+		if err := os.WriteFile(p, []byte("package x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := []File{{Path: same, Data: []byte("package x\n")}, {Path: changed, Data: []byte("package y\n")}}
+	if !Unchanged(files[0]) || Unchanged(files[1]) {
+		t.Errorf("Unchanged: %v for the same bytes, %v for new ones", Unchanged(files[0]), Unchanged(files[1]))
+	}
+	if err := WriteFiles(files); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		fi, err := os.Stat(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, _ := os.ReadFile(f.Path); string(data) != string(f.Data) {
+			t.Errorf("%s holds %q, want %q", f.Path, data, f.Data)
+		}
+		if kept := fi.ModTime().Equal(old); kept != (f.Path == same) {
+			t.Errorf("%s: modification time kept: %v", filepath.Base(f.Path), kept)
+		}
+	}
+	if err := os.Symlink(same, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles([]File{{Path: link, Data: []byte("package x\n")}}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("WriteFiles through a link to the same bytes: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/skelgen/skelgen/gen"
 )
@@ -23,6 +24,7 @@ const usage = `usage:
   skelgen run [flags] OBJECT.o SECTION  run a ubpf/ program in the interpreter
   skelgen vm test FILE.data...          run eBPF conformance test files
   skelgen vm plugin                     act as a bpf_conformance plugin
+  skelgen version                       print skelgen's version and the module it was built from
 Flags always come before positional arguments. "skelgen CMD -h" lists a command's flags.
 `
 
@@ -58,6 +60,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdRun(args[1:], stdout, stderr)
 	case "vm":
 		err = cmdVM(args[1:], stdin, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, versionText())
+		return 0
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		fmt.Fprintf(stdout, "\nflags of the generator (%s):\n", gen.Usage)
@@ -81,6 +86,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "skelgen: %v\n", err)
 		return 1
 	}
+}
+
+// versionText is the version stamped into vendored runtime copies and,
+// when the binary was built from a module (go tool, go install), the
+// module's version and the Go that built it.
+func versionText() string {
+	text := "skelgen " + gen.Version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		text += " (module " + bi.Main.Path + " " + bi.Main.Version + ", " + bi.GoVersion + ")"
+	}
+	return text
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting.

@@ -39,3 +39,13 @@ func TestTerminalWriter(t *testing.T) {
 		}
 	}
 }
+
+func TestVersion(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"version"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit status %d: %s", code, stderr.String())
+	}
+	if out := stdout.String(); !strings.HasPrefix(out, "skelgen v") || !strings.Contains(out, "github.com/skelgen/skelgen") {
+		t.Errorf("skelgen version printed %q", out)
+	}
+}

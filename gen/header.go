@@ -190,7 +190,7 @@ func headerWithoutKernel(ctx context.Context, cfg Config, path, name string, tar
 	case errors.As(err, &me):
 		var lacks []string
 		for _, m := range me.Missing {
-			lacks = append(lacks, fmt.Sprintf("%s: %s is not in %s", m.Pos, strconv.Quote(m.Name), cfg.Header))
+			lacks = append(lacks, fmt.Sprintf("%s: %s is not in %s", m.Pos, strconv.Quote(m.Name), filepath.Base(cfg.Header)))
 		}
 		return File{}, nil, need("the source uses what the header lacks:\n" + strings.Join(lacks, "\n"))
 	case err != nil:

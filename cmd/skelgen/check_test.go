@@ -255,3 +255,31 @@ func TestCheckPatterns(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckWithoutKernelBTF: with the kernel BTF file missing (here a -btf
+// that does not exist, handled as the default path is), check passes on a
+// current header and fails naming -btf once the source needs a kernel
+// member the header lacks.
+func TestCheckWithoutKernelBTF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: loads packages")
+	}
+	testenv.Clang(t)
+	mod := scratchModule(t, "corehdr")
+	t.Chdir(mod)
+	t.Setenv("GOFLAGS", "-mod=mod")
+	genGo := filepath.Join(mod, "corehdr", "gen.go")
+	write(t, genGo, bytes.Replace(readHolding(t, genGo, "-header vmlinux.h"), []byte("-header vmlinux.h"), []byte("-header vmlinux.h -btf no-btf/vmlinux"), 1))
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"check", "./..."}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("check without kernel BTF: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	src := filepath.Join(mod, "corehdr", "corehdr.bpf.c")
+	write(t, src, bytes.Replace(readHolding(t, src, "BPF_CORE_READ(task, tgid)"), []byte("BPF_CORE_READ(task, tgid)"), []byte("BPF_CORE_READ(task, pid)"), 1))
+	stdout.Reset()
+	stderr.Reset()
+	code := run([]string{"check", "./..."}, nil, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "-btf FILE") || !strings.Contains(stderr.String(), `"struct task_struct.pid" is not in vmlinux.h`) {
+		t.Errorf("check of a source needing task_struct.pid without kernel BTF: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+}

@@ -3,6 +3,7 @@ package btfmin
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -24,6 +25,11 @@ type Config struct {
 	// compare it with a file on disk (staleness checks) should pass the
 	// same BTF files on every machine.
 	KernelBTF []string
+	// KernelSpecs, when set, are the kernel BTFs already loaded, one per
+	// entry of KernelBTF, which then only names them (in the header's
+	// comment and in messages) and is not read: the generator passes the
+	// BTF of a committed header (HeaderSpec) when the kernel's is missing.
+	KernelSpecs []*btf.Spec
 	// Source, when set, is compiled against the header until it builds;
 	// whatever clang reports missing is added from KernelBTF.
 	Source string
@@ -67,7 +73,7 @@ func Generate(cfg Config) (*Result, error) {
 	if len(cfg.Objects) == 0 && len(cfg.Fields) == 0 && len(cfg.Decls) == 0 && cfg.Source == "" {
 		return nil, errors.New("nothing to do: give objects, a source, -field or -decl")
 	}
-	kernels, err := loadKernels(cfg.KernelBTF)
+	kernels, err := cfg.loadKernels()
 	if err != nil {
 		return nil, err
 	}
@@ -96,12 +102,23 @@ func Generate(cfg Config) (*Result, error) {
 	return &Result{Header: []byte(header), Warnings: warnings}, nil
 }
 
-func loadKernels(paths []string) ([]*btf.Spec, error) {
+// loadKernels returns cfg.KernelSpecs, or else reads cfg.KernelBTF. A
+// file that is there but holds no BTF (empty, truncated, another format)
+// is reported as such, naming it.
+func (cfg *Config) loadKernels() ([]*btf.Spec, error) {
+	if cfg.KernelSpecs != nil {
+		if len(cfg.KernelSpecs) != len(cfg.KernelBTF) {
+			return nil, fmt.Errorf("%d kernel BTF specs for %d names", len(cfg.KernelSpecs), len(cfg.KernelBTF))
+		}
+		return cfg.KernelSpecs, nil
+	}
 	var specs []*btf.Spec
-	for _, p := range paths {
+	for _, p := range cfg.KernelBTF {
 		s, err := btf.LoadSpec(p)
-		if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("kernel BTF %s: %w", p, err)
+		} else if err != nil {
+			return nil, fmt.Errorf("kernel BTF %s: not a BTF file (raw BTF or an ELF object with .BTF): %w", p, err)
 		}
 		specs = append(specs, s)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
@@ -27,7 +28,10 @@ var (
 	reNotVisible   = regexp.MustCompile(`warning: declaration of '((?:struct|union) \w+)' will not be visible outside`)
 	reRedefinition = regexp.MustCompile(`error: redefinition of '(\w+)'`)
 	reRedefEnumVal = regexp.MustCompile(`error: redefinition of enumerator '(\w+)'`)
-	reDiagLine     = regexp.MustCompile(`^[^ ]+:\d+:\d+: (?:fatal )?error: `)
+	// reDiag is a diagnostic's first line; its group is the place it
+	// names (file:line:column). The lines clang prints after it (source
+	// line, caret, notes) are not matched against the patterns above.
+	reDiag = regexp.MustCompile(`^([^ ]+:\d+:\d+): (?:fatal error|error|warning): `)
 )
 
 // maxCompileRounds bounds the compile-and-complete loop; each round adds
@@ -54,7 +58,7 @@ func compileSource(clang, src string, cflags []string, dir, name string, header 
 	if err := os.WriteFile(srcCopy, data, 0o644); err != nil {
 		return "", false, err
 	}
-	args := []string{"-g", "-O2", "-target", "bpf", "-fno-color-diagnostics", "-fno-caret-diagnostics", "-ferror-limit=0",
+	args := []string{"-g", "-O2", "-target", "bpf", "-fno-color-diagnostics", "-ferror-limit=0",
 		"-I", dir, "-I", filepath.Dir(src)}
 	args = append(args, cflags...)
 	inc, err := cc.IncludeArgs(dir)
@@ -87,21 +91,41 @@ func compileSource(clang, src string, cflags []string, dir, name string, header 
 	}
 }
 
-// firstErrors quotes the first n error lines of clang's output.
-func firstErrors(diags string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(diags, "\n") {
-		if reDiagLine.MatchString(l) {
-			lines = append(lines, "  "+l)
-			if len(lines) == n {
-				break
-			}
+// clangSays introduces clang's diagnostics, as clang wrote them (source
+// lines and carets included), in an error; the caller's own sentence
+// follows on the last line.
+func clangSays(clang, diags string) string {
+	return filepath.Base(clang) + " reports:\n" + strings.TrimRight(diags, "\n") + "\n"
+}
+
+// Missing is a name the source uses that no kernel BTF declares.
+type Missing struct {
+	// Pos is where clang reported the use (file:line:column).
+	Pos string
+	// Name is the type, "type.member" or constant.
+	Name string
+}
+
+// MissingError reports the names the source uses that no kernel BTF
+// declares, each at the place of its use, after clang's diagnostics.
+type MissingError struct {
+	Clang   string // the compiler, for the introduction of Diags
+	Diags   string // clang's diagnostics of the last compile
+	Missing []Missing
+}
+
+func (e *MissingError) Error() string {
+	var b strings.Builder
+	if e.Diags != "" {
+		b.WriteString(clangSays(e.Clang, e.Diags))
+	}
+	for i, m := range e.Missing {
+		if i > 0 {
+			b.WriteString("\n")
 		}
+		fmt.Fprintf(&b, "%s: not found in kernel BTF: %s", m.Pos, strconv.Quote(m.Name))
 	}
-	if len(lines) == 0 {
-		return strings.TrimSpace(diags)
-	}
-	return strings.Join(lines, "\n")
+	return b.String()
 }
 
 // complete compiles cfg.Source against the header and adds what clang
@@ -144,10 +168,10 @@ func complete(c *chooser, cfg *Config) error {
 		}
 		if !changed {
 			if len(missing) > 0 {
-				return fmt.Errorf("%s: not found in kernel BTF: %s", filepath.Base(cfg.Source), quoteAll(missing))
+				return &MissingError{Clang: clang, Diags: diags, Missing: missing}
 			}
-			return fmt.Errorf("%s does not compile with the minimal header, and clang names nothing btfmin can add:\n%s",
-				filepath.Base(cfg.Source), firstErrors(diags, 5))
+			return fmt.Errorf("%s%s does not compile with the minimal header, and clang names nothing btfmin can add",
+				clangSays(clang, diags), filepath.Base(cfg.Source))
 		}
 	}
 	return fmt.Errorf("%s: header still incomplete after %d compiles", filepath.Base(cfg.Source), maxCompileRounds)
@@ -207,14 +231,20 @@ func (c *chooser) wholeForLayoutUse(cfg *Config, clang, dir string) error {
 
 // fix applies what clang's diagnostics ask for and returns the names it
 // could not find.
-func (c *chooser) fix(diags string) []string {
-	var missing []string
+func (c *chooser) fix(diags string) []Missing {
+	var missing []Missing
+	var pos string
 	miss := func(s string) {
-		if !slices.Contains(missing, s) {
-			missing = append(missing, s)
+		if !slices.ContainsFunc(missing, func(m Missing) bool { return m.Name == s }) {
+			missing = append(missing, Missing{Pos: pos, Name: s})
 		}
 	}
 	for _, line := range strings.Split(diags, "\n") {
+		d := reDiag.FindStringSubmatch(line)
+		if d == nil {
+			continue
+		}
+		pos = d[1]
 		if m := reRedefEnumVal.FindStringSubmatch(line); m != nil {
 			if e := c.enumHolding(m[1], true); e != nil {
 				c.exclude[declKey(e)] = true

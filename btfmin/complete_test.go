@@ -38,7 +38,11 @@ func TestFixFromDiagnostics(t *testing.T) {
 		{"not visible", "x.bpf.c:5:20: warning: declaration of 'struct linux_binprm' will not be visible outside of this function [-Wvisibility]",
 			[]string{"struct linux_binprm;"}, nil},
 		{"unknown", "x.bpf.c:3:1: error: unknown type name 'no_such_t'\nx.bpf.c:4:1: error: use of undeclared identifier 'NO_SUCH'",
-			nil, []string{"no_such_t", "NO_SUCH"}},
+			nil, []string{"x.bpf.c:3:1 no_such_t", "x.bpf.c:4:1 NO_SUCH"}},
+		// The source line and caret clang prints after a diagnostic are
+		// not diagnostics, whatever they say.
+		{"caret lines", "x.bpf.c:3:1: error: unknown type name 'no_such_t'\n    3 | no_such_t x; // error: unknown type name 'other_t'\n      | ^",
+			nil, []string{"x.bpf.c:3:1 no_such_t"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,8 +54,12 @@ func TestFixFromDiagnostics(t *testing.T) {
 					t.Errorf("header lacks %q:\n%s", w, h)
 				}
 			}
-			if strings.Join(missing, ",") != strings.Join(tt.missing, ",") {
-				t.Errorf("missing %q, want %q", missing, tt.missing)
+			var got []string
+			for _, m := range missing {
+				got = append(got, m.Pos+" "+m.Name)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.missing, ",") {
+				t.Errorf("missing %q, want %q", got, tt.missing)
 			}
 		})
 	}

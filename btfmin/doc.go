@@ -19,6 +19,12 @@
 // kernel BTF until the source compiles, compiles the object against that
 // draft and minimises from it, so a program never needs a full vmlinux.h.
 //
+// A header this package wrote can stand in for the kernel BTF it was made
+// from (HeaderSpec, Config.KernelSpecs), on a machine without kernel BTF:
+// regenerated against its own types it gives itself back while the source
+// asks for nothing it lacks, and names what it lacks otherwise
+// (MissingError, each name with the place clang reported its use).
+//
 // Verify proves the result: it recompiles the source with the new header
 // and resolves every CO-RE relocation of the original and the new object
 // against each kernel BTF with cilium/ebpf's CO-RE engine; the two must

@@ -58,12 +58,12 @@ func FromSource(cfg Config) (*Result, *Report, error) {
 			return nil, nil, err
 		}
 		if !ok {
-			return nil, nil, fmt.Errorf("%s does not compile with the header completed from the kernel BTF:\n%s", filepath.Base(cfg.Source), firstErrors(diags, 5))
+			return nil, nil, fmt.Errorf("%s%s does not compile with the header completed from the kernel BTF", clangSays(clang, diags), filepath.Base(cfg.Source))
 		}
 		// bpf_core_type_exists(struct x) and its kin compile with x only
 		// declared, and a declaration never exists on the target: clang
 		// cannot ask for the definition, so the object's relocations do.
-		fwds, err := forwardRoots(obj, cfg.KernelBTF)
+		fwds, err := forwardRoots(obj, &cfg)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -92,7 +92,7 @@ func FromSource(cfg Config) (*Result, *Report, error) {
 // forwardRoots returns "struct x" for every type-based CO-RE relocation
 // of the object whose root is only a forward declaration and that a kernel
 // BTF defines.
-func forwardRoots(path string, kernelBTF []string) ([]string, error) {
+func forwardRoots(path string, cfg *Config) ([]string, error) {
 	o, err := ReadObject(path)
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func forwardRoots(path string, kernelBTF []string) ([]string, error) {
 		if fwd, ok := r.Root.(*btf.Fwd); ok {
 			d := fwd.Kind.String() + " " + fwd.Name
 			if c == nil {
-				kernels, err := loadKernels(kernelBTF)
+				kernels, err := cfg.loadKernels()
 				if err != nil {
 					return nil, err
 				}

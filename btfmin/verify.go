@@ -95,13 +95,13 @@ func Verify(cfg Config, header []byte) (*Report, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("%s does not compile with the new header:\n%s", filepath.Base(cfg.Source), firstErrors(diags, 5))
+		return nil, fmt.Errorf("%s%s does not compile with the new header", clangSays(clang, diags), filepath.Base(cfg.Source))
 	}
 	report := &Report{Object: filepath.Base(cfg.Objects[0])}
 	if report.IdenticalInstructions, err = sameInstructions(cfg.Objects[0], newObj); err != nil {
 		return nil, err
 	}
-	kernels, err := loadKernels(cfg.KernelBTF)
+	kernels, err := cfg.loadKernels()
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,9 @@ type CompileOptions struct {
 	// contents) without touching the disk: the generator compiles against
 	// a header it has made but not yet written. The paths need not exist.
 	Overlay map[string][]byte
+	// Warn, when set, receives clang's diagnostics of a compile that
+	// succeeds with some (warnings), as clang wrote them.
+	Warn func(diags string)
 }
 
 // stripFor returns the llvm-strip that belongs to the compiler cc.
@@ -109,7 +112,10 @@ func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []strin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %s failed: %w\n%s%s", opts.Source, filepath.Base(cc), err, firstLines(stderr.String(), 20), missingHeaderHint(stderr.String()))
+		return nil, nil, fmt.Errorf("%s: %s failed: %w\n%s%s", opts.Source, filepath.Base(cc), err, stderr.String(), missingHeaderHint(stderr.String()))
+	}
+	if opts.Warn != nil && stderr.Len() > 0 {
+		opts.Warn(filepath.Base(cc) + " reports:\n" + strings.TrimRight(stderr.String(), "\n"))
 	}
 	if strip := stripFor(cc); strip != "" {
 		cmd := exec.CommandContext(ctx, strip, "-g", out)
@@ -222,13 +228,4 @@ func missingHeaderHint(diags string) string {
 	default:
 		return fmt.Sprintf("\nhint: add the directory holding %s to -cflags with -I<dir> (relative to the source's directory)", h)
 	}
-}
-
-// firstLines returns at most n lines of s.
-func firstLines(s string, n int) string {
-	lines := strings.SplitAfter(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = append(lines[:n], "...\n")
-	}
-	return strings.Join(lines, "")
 }

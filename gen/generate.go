@@ -58,7 +58,8 @@ type Config struct {
 	// files a previous run wrote (for checking without a compiler).
 	Committed bool
 	// Warn, when set, receives warnings about the input that do not stop
-	// the run (a .bpf.c that the Go tool would try to build).
+	// the run (a .bpf.c that the Go tool would try to build, clang's
+	// warnings as clang wrote them).
 	Warn func(msg string)
 }
 
@@ -129,6 +130,14 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		files, overlay = append(files, f), ov
 	}
 	if IsCSource(cfg.Input) {
+		// Every target's compile warns alike: say each warning once.
+		warned := map[string]bool{}
+		warnOnce := func(diags string) {
+			if cfg.Warn != nil && !warned[diags] {
+				warned[diags] = true
+				cfg.Warn(diags)
+			}
+		}
 		targets := cfg.Targets
 		if targets == nil {
 			targets = []Target{{Clang: "bpfel"}, {Clang: "bpfeb"}}
@@ -142,7 +151,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 					return nil, fmt.Errorf("%s: no compiler run and no committed object: %w", cfg.Input, err)
 				}
 			} else {
-				b.obj, b.deps, err = Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: cfg.Input, Target: t, Overlay: overlay})
+				b.obj, b.deps, err = Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: cfg.Input, Target: t, Overlay: overlay, Warn: warnOnce})
 				if err != nil {
 					return nil, err
 				}

@@ -108,3 +108,127 @@ func TestHeaderFromSource(t *testing.T) {
 		t.Errorf("header not remade with prio:\n%s", third)
 	}
 }
+
+// corehdrCopy copies internal/skeltest/corehdr's source and committed
+// header into a new directory and returns the source's path there.
+func corehdrCopy(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"corehdr.bpf.c", "vmlinux.h"} {
+		data, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "internal/skeltest/corehdr", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "corehdr.bpf.c")
+}
+
+// editSource replaces old by new in the source at src, which must hold old.
+func editSource(t *testing.T, src, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(old)) {
+		t.Fatalf("%s no longer holds %q", src, old)
+	}
+	if err := os.WriteFile(src, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHeaderWithoutKernelBTF: where the kernel BTF file does not exist
+// (the -btf default on a machine without kernel BTF), a committed current
+// header is kept and the skeleton generated; a source that needs a
+// kernel member the header lacks fails naming -btf, the member and where
+// the source uses it; a file that is no BTF is named as such.
+func TestHeaderWithoutKernelBTF(t *testing.T) {
+	testenv.Clang(t)
+	src := corehdrCopy(t)
+	dir := filepath.Dir(src)
+	committed, err := os.ReadFile(filepath.Join(dir, "vmlinux.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Input: src, Package: "corehdr", ImportRuntime: true, Header: "vmlinux.h",
+		HeaderBTF: []string{filepath.Join(dir, "no-btf", "vmlinux")}}
+	files, err := Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("generate with a current header and no kernel BTF: %v", err)
+	}
+	found := false
+	for _, f := range files {
+		if filepath.Base(f.Path) == "vmlinux.h" {
+			found = true
+			if !bytes.Equal(f.Data, committed) {
+				t.Errorf("header changed without kernel BTF:\n%s", f.Data)
+			}
+		}
+	}
+	if !found {
+		t.Error("no header among the generated files")
+	}
+
+	editSource(t, src, "BPF_CORE_READ(task, tgid)", "BPF_CORE_READ(task, pid)")
+	_, err = Generate(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("a source reading task_struct.pid, which the header lacks, generated without kernel BTF")
+	}
+	for _, want := range []string{"-btf FILE", "no-btf/vmlinux does not exist", `corehdr.bpf.c:29:33: "struct task_struct.pid" is not in vmlinux.h`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+
+	empty := filepath.Join(dir, "empty.btf")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.HeaderBTF = []string{empty}
+	if _, err := Generate(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), empty+": not a BTF file") {
+		t.Errorf("empty BTF file: %v", err)
+	}
+}
+
+// TestClangDiagnosticsShown: clang's warnings reach Warn with their
+// source line and caret, once for both targets; a syntax error's message
+// holds clang's diagnostic and caret, and a misspelt member's names the
+// place of its use.
+func TestClangDiagnosticsShown(t *testing.T) {
+	testenv.Clang(t)
+	testenv.KernelBTF(t)
+	src := corehdrCopy(t)
+	var warnings []string
+	cfg := Config{Input: src, Package: "corehdr", ImportRuntime: true, Header: "vmlinux.h",
+		CFlags: []string{"-O2", "-Wall"}, Warn: func(msg string) { warnings = append(warnings, msg) }}
+	editSource(t, src, "struct exec_info info = {};", "struct exec_info info = {}; int unused_var;")
+	if _, err := Generate(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "corehdr.bpf.c:27:34: warning: unused variable 'unused_var'") ||
+		!strings.Contains(warnings[0], "int unused_var;\n      |                                         ^~~~~~~~~~") {
+		t.Errorf("warnings = %q, want clang's unused-variable warning with its caret line, once", warnings)
+	}
+
+	editSource(t, src, "return 0;", "return 0")
+	_, err := Generate(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("a syntax error generated")
+	}
+	for _, want := range []string{"corehdr.bpf.c:34:10: error: expected ';' after return statement", "   34 |         return 0\n      |                 ^"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("syntax error's message lacks %q:\n%v", want, err)
+		}
+	}
+
+	editSource(t, src, "return 0\n", "return 0;\n")
+	editSource(t, src, "BPF_CORE_READ(task, tgid)", "BPF_CORE_READ(task, tgdi)")
+	_, err = Generate(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), `corehdr.bpf.c:29:33: not found in kernel BTF: "struct task_struct.tgdi"`) {
+		t.Errorf("misspelt member: %v", err)
+	}
+}

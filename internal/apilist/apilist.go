@@ -12,6 +12,7 @@ import (
 	"go/printer"
 	"go/token"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -19,7 +20,8 @@ import (
 // List returns the exported declarations of the package in dir (test
 // files left out), sorted: functions and methods with their signatures,
 // types with their kind, exported struct fields and interface methods,
-// constants and variables.
+// constants and variables. A declaration that files for different systems
+// each make (Linux's and Windows' Attach methods) is listed once.
 func List(dir string) ([]byte, error) {
 	fset := token.NewFileSet()
 	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
@@ -60,6 +62,7 @@ func List(dir string) ([]byte, error) {
 		}
 	}
 	sort.Strings(lines)
+	lines = slices.Compact(lines)
 	return []byte(strings.Join(lines, "\n") + "\n"), nil
 }
 

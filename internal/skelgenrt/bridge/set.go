@@ -224,9 +224,12 @@ func NewCollection(spec *ebpf.CollectionSpec, opts *ebpf.CollectionOptions) (*eb
 	return coll, nil
 }
 
-// explainLoad names what the kernel refused when it refuses trampolines or
-// pinned maps lack a path.
+// explainLoad names what the kernel refused: the capabilities the process
+// lacks, trampolines, or a path for pinned maps.
 func explainLoad(spec *ebpf.CollectionSpec, err error) error {
+	if perr := explainPrivilege(err, "loading BPF maps and programs", loadCapabilities(spec)...); perr != err {
+		return perr
+	}
 	var names []string
 	for name, p := range spec.Programs {
 		if p.Type == ebpf.Tracing && (p.AttachType == ebpf.AttachTraceFEntry || p.AttachType == ebpf.AttachTraceFExit || p.AttachType == ebpf.AttachModifyReturn) {

@@ -199,7 +199,7 @@ func contentBytes(v any, size int, order binary.ByteOrder) ([]byte, bool) {
 func checkExterns(p *ebpf.ProgramSpec, externs map[string]runtime.Func) error {
 	for _, ins := range p.Instructions {
 		if ref := ins.Reference(); ins.IsKfuncCall() && ref != "" && !IsBuiltin(ref) && externs[ref] == nil {
-			return fmt.Errorf("program %s (section %s) calls host function %s, and no Host implements it: set Host in the load options", p.Name, p.SectionName, ref)
+			return fmt.Errorf("program %s (section %s) calls host function %s, and nothing implements it (a skeleton takes it from Host in its load options)", p.Name, p.SectionName, ref)
 		}
 	}
 	return nil

@@ -196,6 +196,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 			return nil, err
 		}
 		skelCfg.Records = recordsFromSource(filepath.Base(cfg.Input), src)
+		skelCfg.ExternParams = externParamNames(src)
 	}
 	if !cfg.ImportRuntime {
 		rc, err := moduleCopy(outDir)

@@ -11,13 +11,20 @@ import (
 	"github.com/skelgen/skelgen/internal/gocomment"
 )
 
-// aliases declares the runtime's types and errors that users of an object
-// with user programs need, so that they never import the runtime: a
-// package that carries its copy keeps it internal.
-func (s *skeleton) aliases(f *jen.File) {
+// aliases declares the load options and the runtime's types and errors
+// that users of the skeleton need, so that they never import the runtime:
+// a package that carries its copy keeps it internal. Every skeleton
+// declares them, whatever its object holds.
+func (s *skeleton) aliases(f *jen.File, id skelIDs) {
 	p := s.prefix
-	f.Add(gocomment.Commentf("%sLoadOptions configure Load: in process or with the kernel, where output and records go, the instruction budget.", p))
-	f.Type().Id(p+"LoadOptions").Op("=").Qual(s.bridge, "LoadOptions")
+	host := jen.Qual(s.bridge, "NoHost")
+	hostDoc := "Its Host is unused: the object calls no host functions."
+	if len(s.host) > 0 {
+		host = jen.Id(id.hostT)
+		hostDoc = fmt.Sprintf("Its Host implements %s, the functions the user-space programs call.", id.hostT)
+	}
+	f.Add(gocomment.Commentf("%sLoadOptions configure Load: in process or with the kernel (Collection holds cilium/ebpf's options), where output and records go, the instruction budget. %s", p, hostDoc))
+	f.Type().Id(p+"LoadOptions").Op("=").Qual(s.bridge, "Options").Types(host)
 	if len(s.host) > 0 {
 		f.Add(gocomment.Commentf("%sPointer is an untyped pointer argument of a host function.", p))
 		f.Type().Id(p+"Pointer").Op("=").Qual(s.bridge, "Pointer")
@@ -239,69 +246,46 @@ func (s *skeleton) loadSpecDecl(f *jen.File, id skelIDs) {
 	})
 }
 
-// loadDecls declares Load<X> and <X>Spec.Load. Their parameters differ:
-// kernel-only objects take cilium/ebpf's options; objects with user
-// programs take the bridge's, and the host implementation when their
-// programs call host functions.
+// loadDecls declares Load<X> and <X>Spec.Load. Every skeleton has the
+// same ones, taking *<X>LoadOptions: host functions are in the options.
 func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
-	var params, args []jen.Code
-	var optsType jen.Code
+	s.aliases(f, id)
+	loadDoc := "loads the kernel programs and the maps they use into the kernel (unless opts.InProcess, which loads every map in process and no kernel program) and the user-space programs into the runtime; opts may be nil."
 	if len(s.host) > 0 {
-		params = append(params, jen.Id("host").Id(id.hostT))
-		args = append(args, jen.Id("host"))
+		loadDoc += " opts.Host implements the functions the user-space programs call: without it, loading a program that calls one fails."
 	}
-	if len(s.user) > 0 {
-		optsType = jen.Op("*").Id(id.p + "LoadOptions")
-		s.aliases(f)
-	} else {
-		optsType = jen.Op("*").Qual(pkgEbpf, "CollectionOptions")
-	}
-	params = append(params, jen.Id("opts").Add(optsType))
-	args = append(args, jen.Id("opts"))
-
-	loadDoc := "loads the kernel programs and maps into the kernel; opts may be nil."
-	if len(s.user) > 0 {
-		loadDoc = "loads the kernel programs and the maps they use into the kernel (unless opts.InProcess) and the user-space programs into the runtime; opts may be nil."
-		if len(s.host) > 0 {
-			loadDoc += " host implements the functions the user-space programs call."
-		}
-	}
-	if s.verb != nil && len(s.user) == 0 {
+	if s.verb != nil {
 		if w := s.loadVerbatim(id, loadDoc); w != nil {
 			f.Add(s.verb.placeholder(w))
 			return
 		}
 	}
+	optsType := jen.Op("*").Id(id.p + "LoadOptions")
 	f.Add(gocomment.Commentf("Load%s parses the embedded object and %s", id.p, loadDoc))
-	f.Func().Id("Load"+id.p).Params(params...).Params(jen.Op("*").Id(id.objsT), jen.Error()).Block(
+	f.Func().Id("Load"+id.p).Params(jen.Id("opts").Add(optsType)).Params(jen.Op("*").Id(id.objsT), jen.Error()).Block(
 		jen.List(jen.Id("spec"), jen.Err()).Op(":=").Id("Load"+id.p+"Spec").Call(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("spec").Dot("Load").Call(args...)),
+		jen.Return(jen.Id("spec").Dot("Load").Call(jen.Id("opts"))),
 	)
 
 	f.Add(gocomment.Comment("Load " + loadDoc))
-	f.Func().Params(jen.Id("s").Op("*").Id(id.specT)).Id("Load").Params(params...).Params(jen.Op("*").Id(id.objsT), jen.Error()).BlockFunc(func(g *jen.Group) {
+	f.Func().Params(jen.Id("s").Op("*").Id(id.specT)).Id("Load").Params(jen.Id("opts").Add(optsType)).Params(jen.Op("*").Id(id.objsT), jen.Error()).BlockFunc(func(g *jen.Group) {
 		externs := jen.Nil()
 		if len(s.host) > 0 {
-			externs = jen.Id(id.bindFn).Call(jen.Id("host"))
+			g.Var().Id("externs").Map(jen.String()).Qual(s.cfg.RuntimeImport, "Func")
+			g.If(jen.Id("opts").Op("!=").Nil().Op("&&").Id("opts").Dot("Host").Op("!=").Nil()).Block(
+				jen.Id("externs").Op("=").Id(id.bindFn).Call(jen.Id("opts").Dot("Host")),
+			)
+			externs = jen.Id("externs")
 		}
-		withDisabled := func(opts jen.Code) *jen.Statement {
-			args := []jen.Code{opts}
-			for _, pi := range s.programs {
-				args = append(args, jen.Id("s").Dot("Programs").Dot(pi.field))
-			}
-			for _, up := range s.user {
-				args = append(args, jen.Id("s").Dot("Programs").Dot(up.field))
-			}
-			return jen.Qual(s.bridge, "WithDisabled").Call(args...)
+		args := []jen.Code{jen.Id("opts")}
+		for _, pi := range s.programs {
+			args = append(args, jen.Id("s").Dot("Programs").Dot(pi.field))
 		}
-		if len(s.user) > 0 {
-			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, withDisabled(jen.Id("opts")))
-		} else {
-			g.Var().Id("lo").Qual(s.bridge, "LoadOptions")
-			g.If(jen.Id("opts").Op("!=").Nil()).Block(jen.Id("lo").Dot("Collection").Op("=").Op("*").Id("opts"))
-			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, withDisabled(jen.Op("&").Id("lo")))
+		for _, up := range s.user {
+			args = append(args, jen.Id("s").Dot("Programs").Dot(up.field))
 		}
+		g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, jen.Qual(s.bridge, "WithDisabled").Call(args...))
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		g.Id("o").Op(":=").Op("&").Id(id.objsT).Values(jen.Dict{jen.Id("set"): jen.Id("set")})
 		g.If(jen.Err().Op(":=").Id("o").Dot("init").Call(), jen.Err().Op("!=").Nil()).Block(
@@ -324,7 +308,7 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 		kernel = append(kernel, vfield{doc: doc, name: m.field, ref: m.typ})
 	}
 	for _, pi := range s.programs {
-		kernel = append(kernel, idField(pi.field+" is program "+pi.name+" (section "+pi.spec.SectionName+").", pi.field, pi.typ))
+		kernel = append(kernel, idField(pi.field+" is program "+pi.name+" (section "+pi.spec.SectionName+"); nil when its autoload was off.", pi.field, "*"+pi.typ))
 	}
 	if s.verb != nil && len(s.user) == 0 {
 		w := s.verb.part()
@@ -382,7 +366,9 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 			g.Return(jen.Nil())
 			return
 		}
-		g.Var().Err().Error()
+		if len(s.maps)+len(s.user)+len(s.vars) > 0 {
+			g.Var().Err().Error()
+		}
 		// if <lhs>, err = <call>; err != nil { return err }
 		vIf := func(w *vtext, lhs string, call func(w *vtext)) {
 			w.s("\tif ", lhs, ", err = ")
@@ -398,10 +384,10 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 		})
 		s.verb.stmts(g, len(s.programs), func(i int) jen.Code {
 			pi := s.programs[i]
-			return jen.If(jen.List(jen.Id("o").Dot(pi.field).Dot("Program"), jen.Err()).Op("=").Qual(s.bridge, "NewProgram").Call(jen.Id("o").Dot("set"), jen.Lit(pi.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+			return jen.If(jen.List(jen.Id("p"), jen.Err()).Op(":=").Qual(s.bridge, "NewProgram").Call(jen.Id("o").Dot("set"), jen.Lit(pi.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())).
+				Else().If(jen.Op("!").Id("p").Dot("Disabled").Call()).Block(jen.Id("o").Dot(pi.field).Op("=").Op("&").Id(pi.typ).Values(jen.Id("p")))
 		}, func(w *vtext, i int) {
-			pi := s.programs[i]
-			vIf(w, "o."+pi.field+".Program", func(w *vtext) { w.qual(s.bridge, "NewProgram").s("(o.set, ").lit(pi.name).s(")") })
+			s.kernelProgInit(w, s.programs[i])
 		})
 		for _, up := range s.user {
 			translation := jen.Nil()
@@ -432,12 +418,12 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("AttachAll").Params().Error().BlockFunc(func(g *jen.Group) {
 		s.verb.stmts(g, len(autos), func(i int) jen.Code {
 			pi := autos[i]
-			return jen.If(jen.Op("!").Id("o").Dot(pi.field).Dot("Disabled").Call()).Block(
+			return jen.If(jen.Id("o").Dot(pi.field).Op("!=").Nil()).Block(
 				jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("o").Dot(pi.field).Dot("Attach").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 			)
 		}, func(w *vtext, i int) {
 			f := autos[i].field
-			w.s("\tif !o.", f, ".Disabled() {\n\t\tif _, err := o.", f, ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
+			w.s("\tif o.", f, " != nil {\n\t\tif _, err := o.", f, ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
 		})
 		g.Return(jen.Nil())
 	})
@@ -470,31 +456,34 @@ func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
 	}
 }
 
-// loadVerbatim is loadDecls of an object without user programs as a
-// verbatim part, nil if a doc comment might be changed by go/format.
+// loadVerbatim is loadDecls as a verbatim part, nil if a doc comment
+// might be changed by go/format.
 func (s *skeleton) loadVerbatim(id skelIDs, loadDoc string) *vtext {
 	w := s.verb.part()
 	if !w.docComment(fmt.Sprintf("Load%s parses the embedded object and %s", id.p, loadDoc)) {
 		return nil
 	}
-	sig := func() {
-		w.s("(opts *").qual(pkgEbpf, "CollectionOptions").s(") (*", id.objsT, ", error) {\n")
-	}
-	w.s("func Load", id.p)
-	sig()
+	sig := "(opts *" + id.p + "LoadOptions) (*" + id.objsT + ", error) {\n"
+	w.s("func Load", id.p, sig)
 	w.s("\tspec, err := Load", id.p, "Spec()\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn spec.Load(opts)\n}\n\n")
 	if !w.docComment("Load " + loadDoc) {
 		return nil
 	}
-	w.s("func (s *", id.specT, ") Load")
-	sig()
+	w.s("func (s *", id.specT, ") Load", sig)
 	wrap := func() {
 		w.s("\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n")
 	}
-	w.s("\tvar lo ").qual(s.bridge, "LoadOptions").s("\n\tif opts != nil {\n\t\tlo.Collection = *opts\n\t}\n")
-	w.s("\tset, err := ").qual(s.bridge, "Load").s("(s.Spec, nil, ").qual(s.bridge, "WithDisabled").s("(&lo")
+	externs := "nil"
+	if len(s.host) > 0 {
+		w.s("\tvar externs map[string]").qual(s.cfg.RuntimeImport, "Func").s("\n\tif opts != nil && opts.Host != nil {\n\t\texterns = ", id.bindFn, "(opts.Host)\n\t}\n")
+		externs = "externs"
+	}
+	w.s("\tset, err := ").qual(s.bridge, "Load").s("(s.Spec, ", externs, ", ").qual(s.bridge, "WithDisabled").s("(opts")
 	for _, pi := range s.programs {
 		w.s(", s.Programs.", pi.field)
+	}
+	for _, up := range s.user {
+		w.s(", s.Programs.", up.field)
 	}
 	w.s("))\n\tif err != nil {\n")
 	wrap()
@@ -552,13 +541,15 @@ func (s *skeleton) objectTailVerbatim(id skelIDs, autos []*progInfo) *vtext {
 	recv := "func (o *" + id.objsT + ") "
 	w.s("\n", recv, "init() error {\n")
 	if len(s.maps)+len(s.programs)+len(s.user)+len(s.vars) > 0 {
-		w.s("\tvar err error\n")
+		if len(s.maps)+len(s.user)+len(s.vars) > 0 {
+			w.s("\tvar err error\n")
+		}
 		ifErr := "; err != nil {\n\t\treturn err\n\t}\n"
 		for _, m := range s.maps {
 			w.s("\tif o.", m.field, ", err = ").generic(m.ctor).s("(o.set, ").lit(m.name).s(")", ifErr)
 		}
 		for _, pi := range s.programs {
-			w.s("\tif o.", pi.field, ".Program, err = ").qual(s.bridge, "NewProgram").s("(o.set, ").lit(pi.name).s(")", ifErr)
+			s.kernelProgInit(w, pi)
 		}
 		for _, up := range s.user {
 			translation := "nil"
@@ -587,10 +578,16 @@ func (s *skeleton) objectTailVerbatim(id skelIDs, autos []*progInfo) *vtext {
 	w.s(recv, "AttachAll() error {\n")
 	for _, pi := range autos {
 		f := pi.field
-		w.s("\tif !o.", f, ".Disabled() {\n\t\tif _, err := o.", f, ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
+		w.s("\tif o.", f, " != nil {\n\t\tif _, err := o.", f, ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
 	}
 	w.s("\treturn nil\n}\n")
 	return w
+}
+
+// kernelProgInit writes the statement of init that sets the field of a
+// kernel program, left nil when the program was not loaded.
+func (s *skeleton) kernelProgInit(w *vtext, pi *progInfo) {
+	w.s("\tif p, err := ").qual(s.bridge, "NewProgram").s("(o.set, ").lit(pi.name).s("); err != nil {\n\t\treturn err\n\t} else if !p.Disabled() {\n\t\to.", pi.field, " = &", pi.typ, "{p}\n\t}\n")
 }
 
 // programDeclsVerbatim is programDecls as a verbatim part, nil if a doc

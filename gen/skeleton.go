@@ -59,6 +59,10 @@ type SkeletonConfig struct {
 	// source writes them, by map name: they type readers that -type
 	// does not.
 	Records map[string]RecordGuess
+	// ExternParams are the parameter names of the source's extern (__ksym)
+	// function declarations, by function, which the object's BTF lacks:
+	// they name the host interface's parameters.
+	ExternParams map[string][]string
 }
 
 // skeleton holds the state of writing one skeleton.

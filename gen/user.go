@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -197,9 +198,19 @@ func (s *skeleton) hostFunc(name string, methods names) (*hostFunc, error) {
 	}
 	hf := &hostFunc{name: name, method: methods.take(GoName(name), "Func"), proto: proto}
 	pnames := names{}
+	srcNames := s.cfg.ExternParams[name]
+	if len(srcNames) != len(proto.Params) {
+		srcNames = nil
+	}
 	for i, p := range proto.Params {
-		pname := lowerFirst(GoName(p.Name))
-		if p.Name == "" || !token.IsIdentifier(pname) || token.IsKeyword(pname) {
+		cname := p.Name
+		if cname == "" && srcNames != nil {
+			// clang writes no parameter names into the BTF of extern
+			// declarations: take them from the source's.
+			cname = srcNames[i]
+		}
+		pname := lowerFirst(GoName(cname))
+		if cname == "" || !token.IsIdentifier(pname) || token.IsKeyword(pname) {
 			pname = fmt.Sprintf("arg%d", i)
 		}
 		hp := hostParam{name: pnames.take(pname, "")}
@@ -407,4 +418,49 @@ func (s *skeleton) translate(up *userProg) error {
 	}
 	up.translation, up.translationFn = code, name+"Translation"
 	return nil
+}
+
+// reKsymDecl matches an extern function declaration marked __ksym in
+// source blanked by blankNonCode: the function's name and its parameters.
+var reKsymDecl = regexp.MustCompile(`\bextern\s[^;{}()]*?\b(\w+)\s*\(([^()]*)\)\s*__ksym\s*;`)
+
+// externParamNames returns the parameter names of the extern (__ksym)
+// function declarations of a C source, by function: clang leaves them out
+// of the object's BTF. A parameter without a name is "".
+func externParamNames(src []byte) map[string][]string {
+	text, _ := blankNonCode(string(src))
+	out := map[string][]string{}
+	for _, m := range reKsymDecl.FindAllStringSubmatch(text, -1) {
+		params := strings.TrimSpace(m[2])
+		if params == "" || params == "void" {
+			out[m[1]] = []string{}
+			continue
+		}
+		var ns []string
+		for _, p := range strings.Split(params, ",") {
+			p = strings.TrimSpace(p)
+			if i := strings.IndexByte(p, '['); i >= 0 {
+				p = strings.TrimSpace(p[:i])
+			}
+			id := reIdentEnd.FindStringSubmatch(p)
+			// A lone type ("__u64", "const char *") names no parameter.
+			if id == nil || len(strings.Fields(strings.NewReplacer("*", " * ").Replace(p))) < 2 || strings.HasSuffix(p, "*") || isCTypeWord(id[1]) {
+				ns = append(ns, "")
+				continue
+			}
+			ns = append(ns, id[1])
+		}
+		out[m[1]] = ns
+	}
+	return out
+}
+
+// isCTypeWord reports whether w is a C keyword that ends a type, so that a
+// parameter ending in it has no name ("unsigned int").
+func isCTypeWord(w string) bool {
+	switch w {
+	case "int", "long", "short", "char", "unsigned", "signed", "void", "const", "volatile", "_Bool", "float", "double":
+		return true
+	}
+	return false
 }

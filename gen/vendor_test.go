@@ -181,7 +181,7 @@ func (host) HostNow() uint64                  { return 0 }
 func (host) HostEmit(name string, v int) int32 { return 0 } // v should be uint64
 func (host) HostRecord(s *probes.UbpfSample)  {}
 
-func main() { probes.LoadUbpf(host{}, nil) }
+func main() { probes.LoadUbpf(&probes.UbpfLoadOptions{Host: host{}}) }
 `
 	write(filepath.Join(mod, "main.go"), host)
 	build := func() (string, error) {

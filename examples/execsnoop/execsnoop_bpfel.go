@@ -13,6 +13,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
+	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
 )
 
 // ExecsnoopEvent is struct event (1064 bytes) with its C layout.
@@ -130,9 +131,29 @@ func LoadExecsnoopSpec() (*ExecsnoopSpec, error) {
 	return s, nil
 }
 
+// ExecsnoopLoadOptions configure Load: in process or with the kernel
+// (Collection holds cilium/ebpf's options), where output and records go, the
+// instruction budget. Its Host is unused: the object calls no host functions.
+type ExecsnoopLoadOptions = bridge.Options[bridge.NoHost]
+
+// ExecsnoopMemoryError is the error of a user program that accessed memory out
+// of bounds.
+type ExecsnoopMemoryError = runtime.MemoryError
+
+var (
+	// ExecsnoopErrBudget: a user program ran out of its instruction budget.
+	ExecsnoopErrBudget = runtime.ErrBudget
+	// ExecsnoopErrCallDepth: a user program nested calls too deeply.
+	ExecsnoopErrCallDepth = runtime.ErrCallDepth
+	// ExecsnoopErrInProcess: a kernel operation on an object loaded in process.
+	ExecsnoopErrInProcess = bridge.ErrInProcess
+)
+
 // LoadExecsnoop parses the embedded object and loads the kernel programs and
-// maps into the kernel; opts may be nil.
-func LoadExecsnoop(opts *ebpf.CollectionOptions) (*ExecsnoopObjects, error) {
+// the maps they use into the kernel (unless opts.InProcess, which loads every
+// map in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
+func LoadExecsnoop(opts *ExecsnoopLoadOptions) (*ExecsnoopObjects, error) {
 	spec, err := LoadExecsnoopSpec()
 	if err != nil {
 		return nil, err
@@ -140,13 +161,11 @@ func LoadExecsnoop(opts *ebpf.CollectionOptions) (*ExecsnoopObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and maps into the kernel; opts may be nil.
-func (s *ExecsnoopSpec) Load(opts *ebpf.CollectionOptions) (*ExecsnoopObjects, error) {
-	var lo bridge.LoadOptions
-	if opts != nil {
-		lo.Collection = *opts
-	}
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.EnterExecve, s.Programs.ExitExecve))
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
+func (s *ExecsnoopSpec) Load(opts *ExecsnoopLoadOptions) (*ExecsnoopObjects, error) {
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.EnterExecve, s.Programs.ExitExecve))
 	if err != nil {
 		return nil, fmt.Errorf("execsnoop: %w", err)
 	}
@@ -167,11 +186,11 @@ type ExecsnoopObjects struct {
 	// Execs is map execs (Hash, max_entries 10240).
 	Execs *bridge.Map[uint32, ExecsnoopEvent]
 	// EnterExecve is program enter_execve (section
-	// tracepoint/syscalls/sys_enter_execve).
-	EnterExecve ExecsnoopEnterExecveProgram
+	// tracepoint/syscalls/sys_enter_execve); nil when its autoload was off.
+	EnterExecve *ExecsnoopEnterExecveProgram
 	// ExitExecve is program exit_execve (section
-	// tracepoint/syscalls/sys_exit_execve).
-	ExitExecve ExecsnoopExitExecveProgram
+	// tracepoint/syscalls/sys_exit_execve); nil when its autoload was off.
+	ExitExecve *ExecsnoopExitExecveProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables ExecsnoopVariables
@@ -197,11 +216,15 @@ func (o *ExecsnoopObjects) init() error {
 	if o.Execs, err = bridge.NewMap[uint32, ExecsnoopEvent](o.set, "execs"); err != nil {
 		return err
 	}
-	if o.EnterExecve.Program, err = bridge.NewProgram(o.set, "enter_execve"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "enter_execve"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.EnterExecve = &ExecsnoopEnterExecveProgram{p}
 	}
-	if o.ExitExecve.Program, err = bridge.NewProgram(o.set, "exit_execve"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "exit_execve"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.ExitExecve = &ExecsnoopExitExecveProgram{p}
 	}
 	if o.Variables.IgnoreFailed, err = bridge.NewVar[bool](o.set, "ignore_failed"); err != nil {
 		return err
@@ -231,12 +254,12 @@ func (o *ExecsnoopObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *ExecsnoopObjects) AttachAll() error {
-	if !o.EnterExecve.Disabled() {
+	if o.EnterExecve != nil {
 		if _, err := o.EnterExecve.Attach(); err != nil {
 			return err
 		}
 	}
-	if !o.ExitExecve.Disabled() {
+	if o.ExitExecve != nil {
 		if _, err := o.ExitExecve.Attach(); err != nil {
 			return err
 		}

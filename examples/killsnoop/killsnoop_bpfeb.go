@@ -13,6 +13,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
+	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
 )
 
 // KillsnoopEvent is struct event (32 bytes) with its C layout.
@@ -128,9 +129,29 @@ func LoadKillsnoopSpec() (*KillsnoopSpec, error) {
 	return s, nil
 }
 
+// KillsnoopLoadOptions configure Load: in process or with the kernel
+// (Collection holds cilium/ebpf's options), where output and records go, the
+// instruction budget. Its Host is unused: the object calls no host functions.
+type KillsnoopLoadOptions = bridge.Options[bridge.NoHost]
+
+// KillsnoopMemoryError is the error of a user program that accessed memory out
+// of bounds.
+type KillsnoopMemoryError = runtime.MemoryError
+
+var (
+	// KillsnoopErrBudget: a user program ran out of its instruction budget.
+	KillsnoopErrBudget = runtime.ErrBudget
+	// KillsnoopErrCallDepth: a user program nested calls too deeply.
+	KillsnoopErrCallDepth = runtime.ErrCallDepth
+	// KillsnoopErrInProcess: a kernel operation on an object loaded in process.
+	KillsnoopErrInProcess = bridge.ErrInProcess
+)
+
 // LoadKillsnoop parses the embedded object and loads the kernel programs and
-// maps into the kernel; opts may be nil.
-func LoadKillsnoop(opts *ebpf.CollectionOptions) (*KillsnoopObjects, error) {
+// the maps they use into the kernel (unless opts.InProcess, which loads every
+// map in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
+func LoadKillsnoop(opts *KillsnoopLoadOptions) (*KillsnoopObjects, error) {
 	spec, err := LoadKillsnoopSpec()
 	if err != nil {
 		return nil, err
@@ -138,13 +159,11 @@ func LoadKillsnoop(opts *ebpf.CollectionOptions) (*KillsnoopObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and maps into the kernel; opts may be nil.
-func (s *KillsnoopSpec) Load(opts *ebpf.CollectionOptions) (*KillsnoopObjects, error) {
-	var lo bridge.LoadOptions
-	if opts != nil {
-		lo.Collection = *opts
-	}
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.EnterKill, s.Programs.ExitKill))
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
+func (s *KillsnoopSpec) Load(opts *KillsnoopLoadOptions) (*KillsnoopObjects, error) {
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.EnterKill, s.Programs.ExitKill))
 	if err != nil {
 		return nil, fmt.Errorf("killsnoop: %w", err)
 	}
@@ -165,10 +184,11 @@ type KillsnoopObjects struct {
 	// Start is map start (Hash, max_entries 10240).
 	Start *bridge.Map[uint32, KillsnoopKillArgs]
 	// EnterKill is program enter_kill (section
-	// tracepoint/syscalls/sys_enter_kill).
-	EnterKill KillsnoopEnterKillProgram
-	// ExitKill is program exit_kill (section tracepoint/syscalls/sys_exit_kill).
-	ExitKill KillsnoopExitKillProgram
+	// tracepoint/syscalls/sys_enter_kill); nil when its autoload was off.
+	EnterKill *KillsnoopEnterKillProgram
+	// ExitKill is program exit_kill (section tracepoint/syscalls/sys_exit_kill);
+	// nil when its autoload was off.
+	ExitKill *KillsnoopExitKillProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables KillsnoopVariables
@@ -194,11 +214,15 @@ func (o *KillsnoopObjects) init() error {
 	if o.Start, err = bridge.NewMap[uint32, KillsnoopKillArgs](o.set, "start"); err != nil {
 		return err
 	}
-	if o.EnterKill.Program, err = bridge.NewProgram(o.set, "enter_kill"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "enter_kill"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.EnterKill = &KillsnoopEnterKillProgram{p}
 	}
-	if o.ExitKill.Program, err = bridge.NewProgram(o.set, "exit_kill"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "exit_kill"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.ExitKill = &KillsnoopExitKillProgram{p}
 	}
 	if o.Variables.FailedOnly, err = bridge.NewVar[bool](o.set, "failed_only"); err != nil {
 		return err
@@ -228,12 +252,12 @@ func (o *KillsnoopObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *KillsnoopObjects) AttachAll() error {
-	if !o.EnterKill.Disabled() {
+	if o.EnterKill != nil {
 		if _, err := o.EnterKill.Attach(); err != nil {
 			return err
 		}
 	}
-	if !o.ExitKill.Disabled() {
+	if o.ExitKill != nil {
 		if _, err := o.ExitKill.Attach(); err != nil {
 			return err
 		}

@@ -78,17 +78,18 @@ func run(ctx context.Context, out io.Writer, o options, ready func()) error {
 	if ready != nil {
 		ready()
 	}
+	var lost uint64
 	for {
-		ev, lost, err := rd.Read()
+		ev, err := rd.Read()
 		if errors.Is(err, os.ErrClosed) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if lost > 0 {
-			fmt.Fprintf(out, "# lost %d events\n", lost)
-			continue
+		if n := rd.Lost(); n > lost {
+			fmt.Fprintf(out, "# lost %d events\n", n-lost)
+			lost = n
 		}
 		result := "0"
 		if ev.Ret < 0 {

@@ -120,9 +120,11 @@ func LoadLatencySpec() (*LatencySpec, error) {
 	return s, nil
 }
 
-// LatencyLoadOptions configure Load: in process or with the kernel, where
-// output and records go, the instruction budget.
-type LatencyLoadOptions = bridge.LoadOptions
+// LatencyLoadOptions configure Load: in process or with the kernel (Collection
+// holds cilium/ebpf's options), where output and records go, the instruction
+// budget. Its Host implements LatencyHost, the functions the user-space
+// programs call.
+type LatencyLoadOptions = bridge.Options[LatencyHost]
 
 // LatencyPointer is an untyped pointer argument of a host function.
 type LatencyPointer = bridge.Pointer
@@ -141,22 +143,29 @@ var (
 )
 
 // LoadLatency parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess) and the user-space
-// programs into the runtime; opts may be nil. host implements the functions
-// the user-space programs call.
-func LoadLatency(host LatencyHost, opts *LatencyLoadOptions) (*LatencyObjects, error) {
+// maps they use into the kernel (unless opts.InProcess, which loads every map
+// in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil. opts.Host implements the functions the user-space
+// programs call: without it, loading a program that calls one fails.
+func LoadLatency(opts *LatencyLoadOptions) (*LatencyObjects, error) {
 	spec, err := LoadLatencySpec()
 	if err != nil {
 		return nil, err
 	}
-	return spec.Load(host, opts)
+	return spec.Load(opts)
 }
 
 // Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess) and the user-space programs into the runtime; opts may be
-// nil. host implements the functions the user-space programs call.
-func (s *LatencySpec) Load(host LatencyHost, opts *LatencyLoadOptions) (*LatencyObjects, error) {
-	set, err := bridge.Load(s.Spec, latencyExterns(host), bridge.WithDisabled(opts, s.Programs.OnEnter, s.Programs.OnExit, s.Programs.Report))
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil. opts.Host
+// implements the functions the user-space programs call: without it, loading a
+// program that calls one fails.
+func (s *LatencySpec) Load(opts *LatencyLoadOptions) (*LatencyObjects, error) {
+	var externs map[string]runtime.Func
+	if opts != nil && opts.Host != nil {
+		externs = latencyExterns(opts.Host)
+	}
+	set, err := bridge.Load(s.Spec, externs, bridge.WithDisabled(opts, s.Programs.OnEnter, s.Programs.OnExit, s.Programs.Report))
 	if err != nil {
 		return nil, fmt.Errorf("latency: %w", err)
 	}
@@ -177,10 +186,12 @@ type LatencyObjects struct {
 	Start *bridge.Map[uint32, uint64]
 	// Totals is map totals (Array, max_entries 1).
 	Totals *bridge.Map[uint32, LatencyTotals]
-	// OnEnter is program on_enter (section tracepoint/raw_syscalls/sys_enter).
-	OnEnter LatencyOnEnterProgram
-	// OnExit is program on_exit (section tracepoint/raw_syscalls/sys_exit).
-	OnExit LatencyOnExitProgram
+	// OnEnter is program on_enter (section tracepoint/raw_syscalls/sys_enter); nil
+	// when its autoload was off.
+	OnEnter *LatencyOnEnterProgram
+	// OnExit is program on_exit (section tracepoint/raw_syscalls/sys_exit); nil
+	// when its autoload was off.
+	OnExit *LatencyOnExitProgram
 	// Report is user-space program report (section ubpf/report), run in process;
 	// nil when its autoload was off.
 	Report *bridge.UserProgram[LatencySummary]
@@ -208,11 +219,15 @@ func (o *LatencyObjects) init() error {
 	if o.Totals, err = bridge.NewMap[uint32, LatencyTotals](o.set, "totals"); err != nil {
 		return err
 	}
-	if o.OnEnter.Program, err = bridge.NewProgram(o.set, "on_enter"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "on_enter"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.OnEnter = &LatencyOnEnterProgram{p}
 	}
-	if o.OnExit.Program, err = bridge.NewProgram(o.set, "on_exit"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "on_exit"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.OnExit = &LatencyOnExitProgram{p}
 	}
 	if !o.set.Disabled("report") {
 		if o.Report, err = bridge.NewUserProgram[LatencySummary](o.set, "report", latencyReportTranslation); err != nil {
@@ -241,12 +256,12 @@ func (o *LatencyObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *LatencyObjects) AttachAll() error {
-	if !o.OnEnter.Disabled() {
+	if o.OnEnter != nil {
 		if _, err := o.OnEnter.Attach(); err != nil {
 			return err
 		}
 	}
-	if !o.OnExit.Disabled() {
+	if o.OnExit != nil {
 		if _, err := o.OnExit.Attach(); err != nil {
 			return err
 		}
@@ -284,16 +299,16 @@ func (p LatencyOnExitProgram) Attach() (link.Link, error) {
 // const.
 type LatencyHost interface {
 	// HostMetric implements extern host_metric.
-	HostMetric(arg0 string, arg1 uint64)
+	HostMetric(name string, value uint64)
 }
 
 func latencyExterns(host LatencyHost) map[string]runtime.Func {
 	return map[string]runtime.Func{"host_metric": func(m *runtime.Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
-		arg0, err := bridge.String(m, r1)
+		name, err := bridge.String(m, r1)
 		if err != nil {
 			return 0, err
 		}
-		host.HostMetric(arg0, uint64(r2))
+		host.HostMetric(name, uint64(r2))
 		return 0, nil
 	}}
 }

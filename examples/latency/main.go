@@ -56,7 +56,7 @@ func run(out io.Writer, duration, interval time.Duration, pid uint32, inProcess 
 		return err
 	}
 	host := &metrics{values: map[string]uint64{}}
-	objs, err := spec.Load(host, &LatencyLoadOptions{InProcess: inProcess, Output: out})
+	objs, err := spec.Load(&LatencyLoadOptions{InProcess: inProcess, Output: out, Host: host})
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
+	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
 )
 
 // OpensnoopArgs is struct args (16 bytes) with its C layout.
@@ -142,9 +143,29 @@ func LoadOpensnoopSpec() (*OpensnoopSpec, error) {
 	return s, nil
 }
 
+// OpensnoopLoadOptions configure Load: in process or with the kernel
+// (Collection holds cilium/ebpf's options), where output and records go, the
+// instruction budget. Its Host is unused: the object calls no host functions.
+type OpensnoopLoadOptions = bridge.Options[bridge.NoHost]
+
+// OpensnoopMemoryError is the error of a user program that accessed memory out
+// of bounds.
+type OpensnoopMemoryError = runtime.MemoryError
+
+var (
+	// OpensnoopErrBudget: a user program ran out of its instruction budget.
+	OpensnoopErrBudget = runtime.ErrBudget
+	// OpensnoopErrCallDepth: a user program nested calls too deeply.
+	OpensnoopErrCallDepth = runtime.ErrCallDepth
+	// OpensnoopErrInProcess: a kernel operation on an object loaded in process.
+	OpensnoopErrInProcess = bridge.ErrInProcess
+)
+
 // LoadOpensnoop parses the embedded object and loads the kernel programs and
-// maps into the kernel; opts may be nil.
-func LoadOpensnoop(opts *ebpf.CollectionOptions) (*OpensnoopObjects, error) {
+// the maps they use into the kernel (unless opts.InProcess, which loads every
+// map in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
+func LoadOpensnoop(opts *OpensnoopLoadOptions) (*OpensnoopObjects, error) {
 	spec, err := LoadOpensnoopSpec()
 	if err != nil {
 		return nil, err
@@ -152,13 +173,11 @@ func LoadOpensnoop(opts *ebpf.CollectionOptions) (*OpensnoopObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and maps into the kernel; opts may be nil.
-func (s *OpensnoopSpec) Load(opts *ebpf.CollectionOptions) (*OpensnoopObjects, error) {
-	var lo bridge.LoadOptions
-	if opts != nil {
-		lo.Collection = *opts
-	}
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.EnterOpenat, s.Programs.ExitOpenat, s.Programs.FexitOpenat2))
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
+func (s *OpensnoopSpec) Load(opts *OpensnoopLoadOptions) (*OpensnoopObjects, error) {
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.EnterOpenat, s.Programs.ExitOpenat, s.Programs.FexitOpenat2))
 	if err != nil {
 		return nil, fmt.Errorf("opensnoop: %w", err)
 	}
@@ -179,13 +198,14 @@ type OpensnoopObjects struct {
 	// Start is map start (Hash, max_entries 10240).
 	Start *bridge.Map[uint32, OpensnoopArgs]
 	// EnterOpenat is program enter_openat (section
-	// tracepoint/syscalls/sys_enter_openat).
-	EnterOpenat OpensnoopEnterOpenatProgram
+	// tracepoint/syscalls/sys_enter_openat); nil when its autoload was off.
+	EnterOpenat *OpensnoopEnterOpenatProgram
 	// ExitOpenat is program exit_openat (section
-	// tracepoint/syscalls/sys_exit_openat).
-	ExitOpenat OpensnoopExitOpenatProgram
-	// FexitOpenat2 is program fexit_openat2 (section fexit/do_sys_openat2).
-	FexitOpenat2 OpensnoopFexitOpenat2Program
+	// tracepoint/syscalls/sys_exit_openat); nil when its autoload was off.
+	ExitOpenat *OpensnoopExitOpenatProgram
+	// FexitOpenat2 is program fexit_openat2 (section fexit/do_sys_openat2); nil
+	// when its autoload was off.
+	FexitOpenat2 *OpensnoopFexitOpenat2Program
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables OpensnoopVariables
@@ -209,14 +229,20 @@ func (o *OpensnoopObjects) init() error {
 	if o.Start, err = bridge.NewMap[uint32, OpensnoopArgs](o.set, "start"); err != nil {
 		return err
 	}
-	if o.EnterOpenat.Program, err = bridge.NewProgram(o.set, "enter_openat"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "enter_openat"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.EnterOpenat = &OpensnoopEnterOpenatProgram{p}
 	}
-	if o.ExitOpenat.Program, err = bridge.NewProgram(o.set, "exit_openat"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "exit_openat"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.ExitOpenat = &OpensnoopExitOpenatProgram{p}
 	}
-	if o.FexitOpenat2.Program, err = bridge.NewProgram(o.set, "fexit_openat2"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "fexit_openat2"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.FexitOpenat2 = &OpensnoopFexitOpenat2Program{p}
 	}
 	if o.Variables.FailedOnly, err = bridge.NewVar[bool](o.set, "failed_only"); err != nil {
 		return err
@@ -243,17 +269,17 @@ func (o *OpensnoopObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *OpensnoopObjects) AttachAll() error {
-	if !o.EnterOpenat.Disabled() {
+	if o.EnterOpenat != nil {
 		if _, err := o.EnterOpenat.Attach(); err != nil {
 			return err
 		}
 	}
-	if !o.ExitOpenat.Disabled() {
+	if o.ExitOpenat != nil {
 		if _, err := o.ExitOpenat.Attach(); err != nil {
 			return err
 		}
 	}
-	if !o.FexitOpenat2.Disabled() {
+	if o.FexitOpenat2 != nil {
 		if _, err := o.FexitOpenat2.Attach(); err != nil {
 			return err
 		}

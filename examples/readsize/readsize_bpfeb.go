@@ -111,9 +111,10 @@ func LoadReadsizeSpec() (*ReadsizeSpec, error) {
 	return s, nil
 }
 
-// ReadsizeLoadOptions configure Load: in process or with the kernel, where
-// output and records go, the instruction budget.
-type ReadsizeLoadOptions = bridge.LoadOptions
+// ReadsizeLoadOptions configure Load: in process or with the kernel
+// (Collection holds cilium/ebpf's options), where output and records go, the
+// instruction budget. Its Host is unused: the object calls no host functions.
+type ReadsizeLoadOptions = bridge.Options[bridge.NoHost]
 
 // ReadsizeMemoryError is the error of a user program that accessed memory out
 // of bounds.
@@ -129,8 +130,9 @@ var (
 )
 
 // LoadReadsize parses the embedded object and loads the kernel programs and
-// the maps they use into the kernel (unless opts.InProcess) and the user-space
-// programs into the runtime; opts may be nil.
+// the maps they use into the kernel (unless opts.InProcess, which loads every
+// map in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
 func LoadReadsize(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error) {
 	spec, err := LoadReadsizeSpec()
 	if err != nil {
@@ -140,8 +142,8 @@ func LoadReadsize(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error) {
 }
 
 // Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess) and the user-space programs into the runtime; opts may be
-// nil.
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
 func (s *ReadsizeSpec) Load(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.ReadDone, s.Programs.Report))
 	if err != nil {
@@ -162,8 +164,9 @@ type ReadsizeObjects struct {
 	Hist *bridge.Map[uint32, uint64]
 	// Totals is map totals (Array, max_entries 1).
 	Totals *bridge.Map[uint32, ReadsizeTotals]
-	// ReadDone is program read_done (section tracepoint/syscalls/sys_exit_read).
-	ReadDone ReadsizeReadDoneProgram
+	// ReadDone is program read_done (section tracepoint/syscalls/sys_exit_read);
+	// nil when its autoload was off.
+	ReadDone *ReadsizeReadDoneProgram
 	// Report is user-space program report (section ubpf/report), run in process;
 	// nil when its autoload was off.
 	Report *bridge.UserProgram[ReadsizeSummary]
@@ -190,8 +193,10 @@ func (o *ReadsizeObjects) init() error {
 	if o.Totals, err = bridge.NewMap[uint32, ReadsizeTotals](o.set, "totals"); err != nil {
 		return err
 	}
-	if o.ReadDone.Program, err = bridge.NewProgram(o.set, "read_done"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "read_done"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.ReadDone = &ReadsizeReadDoneProgram{p}
 	}
 	if !o.set.Disabled("report") {
 		if o.Report, err = bridge.NewUserProgram[ReadsizeSummary](o.set, "report", readsizeReportTranslation); err != nil {
@@ -223,7 +228,7 @@ func (o *ReadsizeObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *ReadsizeObjects) AttachAll() error {
-	if !o.ReadDone.Disabled() {
+	if o.ReadDone != nil {
 		if _, err := o.ReadDone.Attach(); err != nil {
 			return err
 		}

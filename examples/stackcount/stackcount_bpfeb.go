@@ -12,6 +12,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
+	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
 )
 
 // StackcountKey is struct key (28 bytes) with its C layout.
@@ -109,9 +110,29 @@ func LoadStackcountSpec() (*StackcountSpec, error) {
 	return s, nil
 }
 
+// StackcountLoadOptions configure Load: in process or with the kernel
+// (Collection holds cilium/ebpf's options), where output and records go, the
+// instruction budget. Its Host is unused: the object calls no host functions.
+type StackcountLoadOptions = bridge.Options[bridge.NoHost]
+
+// StackcountMemoryError is the error of a user program that accessed memory
+// out of bounds.
+type StackcountMemoryError = runtime.MemoryError
+
+var (
+	// StackcountErrBudget: a user program ran out of its instruction budget.
+	StackcountErrBudget = runtime.ErrBudget
+	// StackcountErrCallDepth: a user program nested calls too deeply.
+	StackcountErrCallDepth = runtime.ErrCallDepth
+	// StackcountErrInProcess: a kernel operation on an object loaded in process.
+	StackcountErrInProcess = bridge.ErrInProcess
+)
+
 // LoadStackcount parses the embedded object and loads the kernel programs and
-// maps into the kernel; opts may be nil.
-func LoadStackcount(opts *ebpf.CollectionOptions) (*StackcountObjects, error) {
+// the maps they use into the kernel (unless opts.InProcess, which loads every
+// map in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
+func LoadStackcount(opts *StackcountLoadOptions) (*StackcountObjects, error) {
 	spec, err := LoadStackcountSpec()
 	if err != nil {
 		return nil, err
@@ -119,13 +140,11 @@ func LoadStackcount(opts *ebpf.CollectionOptions) (*StackcountObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and maps into the kernel; opts may be nil.
-func (s *StackcountSpec) Load(opts *ebpf.CollectionOptions) (*StackcountObjects, error) {
-	var lo bridge.LoadOptions
-	if opts != nil {
-		lo.Collection = *opts
-	}
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.CountStack))
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
+func (s *StackcountSpec) Load(opts *StackcountLoadOptions) (*StackcountObjects, error) {
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.CountStack))
 	if err != nil {
 		return nil, fmt.Errorf("stackcount: %w", err)
 	}
@@ -144,8 +163,9 @@ type StackcountObjects struct {
 	Counts *bridge.Map[StackcountKey, uint64]
 	// Stacks is map stacks (StackTrace, max_entries 0).
 	Stacks *bridge.StackTraceMap
-	// CountStack is program count_stack (section tracepoint).
-	CountStack StackcountCountStackProgram
+	// CountStack is program count_stack (section tracepoint); nil when its
+	// autoload was off.
+	CountStack *StackcountCountStackProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables StackcountVariables
@@ -171,8 +191,10 @@ func (o *StackcountObjects) init() error {
 	if o.Stacks, err = bridge.NewStackTraceMap(o.set, "stacks"); err != nil {
 		return err
 	}
-	if o.CountStack.Program, err = bridge.NewProgram(o.set, "count_stack"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "count_stack"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.CountStack = &StackcountCountStackProgram{p}
 	}
 	if o.Variables.PerProcess, err = bridge.NewVar[bool](o.set, "per_process"); err != nil {
 		return err

@@ -1,7 +1,9 @@
 // Package apilist lists the exported API of a Go package directory, one
 // declaration a line, for the golden API lists of the packages skelgen
-// copies into users' modules (runtime and runtime/bridge): their test
-// fails when the list changes, so the API grows only on purpose.
+// copies into users' modules (runtime and runtime/bridge) and of the
+// skeletons it generates (the examples'): their test fails when the list
+// changes, so the API grows, and the generated API changes shape, only on
+// purpose.
 package apilist
 
 import (
@@ -23,8 +25,13 @@ import (
 // constants and variables. A declaration that files for different systems
 // each make (Linux's and Windows' Attach methods) is listed once.
 func List(dir string) ([]byte, error) {
+	return ListFiles(dir, func(name string) bool { return !strings.HasSuffix(name, "_test.go") })
+}
+
+// ListFiles is List of the files of dir that keep accepts.
+func ListFiles(dir string, keep func(name string) bool) ([]byte, error) {
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return keep(fi.Name()) }, 0)
 	if err != nil {
 		return nil, err
 	}

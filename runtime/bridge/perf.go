@@ -4,6 +4,7 @@ package bridge
 
 import (
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/cilium/ebpf/perf"
@@ -33,21 +34,32 @@ func (p *PerfEventArray[E]) NewReader(perCPUBuffer int) (*PerfReader[E], error) 
 // PerfReader reads typed samples from a perf event array. Closing the set
 // closes it too: Read then fails with ErrClosed.
 type PerfReader[E any] struct {
-	r   *perf.Reader
-	rec perf.Record
-	h   mapHandle
+	r    *perf.Reader
+	rec  perf.Record
+	h    mapHandle
+	lost atomic.Uint64
 }
 
-// Read blocks until a sample is available and returns it decoded, or the
-// number of samples the kernel lost on a CPU (then e is zero). A sample
-// shorter than E leaves the rest of E zero; ReadRecord tells its length and
-// keeps its bytes.
-func (p *PerfReader[E]) Read() (e E, lost uint64, err error) {
-	rec, err := p.ReadRecord()
-	return rec.Value, rec.Lost, err
+// Read blocks until a sample is available and returns it decoded. The
+// kernel's notices of lost samples are skipped and counted in Lost. A
+// sample shorter than E leaves the rest of E zero; ReadRecord tells its
+// length and keeps its bytes.
+func (p *PerfReader[E]) Read() (E, error) {
+	for {
+		rec, err := p.ReadRecord()
+		if err != nil || rec.Lost == 0 {
+			return rec.Value, err
+		}
+	}
 }
 
-// ReadRecord is Read with the sample's length and bytes (see Record). The
+// Lost is the number of samples the kernel lost (its per-CPU buffer was
+// full) that ReadRecord or Read have seen so far.
+func (p *PerfReader[E]) Lost() uint64 { return p.lost.Load() }
+
+// ReadRecord is Read with the sample's length and bytes (see Record), and
+// the kernel's notices of lost samples as records of their own (Lost and
+// CPU set, no data). The
 // kernel pads perf samples to a multiple of 8 bytes, so Len may exceed
 // what the program passed to bpf_perf_event_output by up to 7 bytes: a
 // variable-length payload should carry its own length.
@@ -59,6 +71,7 @@ func (p *PerfReader[E]) ReadRecord() (Record[E], error) {
 		return Record[E]{}, p.h.readErr(err)
 	}
 	if p.rec.LostSamples != 0 {
+		p.lost.Add(p.rec.LostSamples)
 		return Record[E]{Lost: p.rec.LostSamples, CPU: p.rec.CPU}, nil
 	}
 	rec := newRecord[E](p.rec.RawSample)

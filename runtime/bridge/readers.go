@@ -75,6 +75,11 @@ func (r *RingBufReader[E]) Read() (E, error) {
 	return rec.Value, err
 }
 
+// Lost is 0: a full ring buffer makes the program's bpf_ringbuf_reserve or
+// bpf_ringbuf_output fail, and the reader never sees the record. It is
+// there so that both readers have the same methods.
+func (r *RingBufReader[E]) Lost() uint64 { return 0 }
+
 // ReadRecord is Read with the record's length and bytes: for records of
 // variable length, a fixed header then a payload (see Record).
 func (r *RingBufReader[E]) ReadRecord() (Record[E], error) {

@@ -113,6 +113,12 @@ func loadUser(s *Set, externs map[string]runtime.Func, o *LoadOptions) (*UserSet
 	helpers := runtime.Builtins()
 	bindBuiltins(helpers, o)
 	for _, name := range userProgs {
+		if err := checkExterns(spec.Programs[name], externs); err != nil {
+			u.close()
+			return nil, err
+		}
+	}
+	for _, name := range userProgs {
 		ps, err := programSpec(spec, spec.Programs[name], u.maps)
 		if err != nil {
 			u.close()
@@ -182,4 +188,15 @@ func contentBytes(v any, size int, order binary.ByteOrder) ([]byte, bool) {
 		b = append(bytes.Clone(b), make([]byte, size-len(b))...)
 	}
 	return b[:size], true
+}
+
+// checkExterns fails naming the first host function p calls that externs
+// does not bind: the skeleton was loaded without its Host.
+func checkExterns(p *ebpf.ProgramSpec, externs map[string]runtime.Func) error {
+	for _, ins := range p.Instructions {
+		if ref := ins.Reference(); ins.IsKfuncCall() && ref != "" && !IsBuiltin(ref) && externs[ref] == nil {
+			return fmt.Errorf("program %s (section %s) calls host function %s, and nothing implements it (a skeleton takes it from Host in its load options)", p.Name, p.SectionName, ref)
+		}
+	}
+	return nil
 }

@@ -50,8 +50,8 @@ func (p *ProgramSpec) Autoload() bool { return !p.off }
 
 // WithDisabled returns a copy of opts (nil: the zero options) whose
 // Disabled list also names the programs among progs with autoload off.
-func WithDisabled(opts *LoadOptions, progs ...*ProgramSpec) *LoadOptions {
-	var o LoadOptions
+func WithDisabled[H any](opts *Options[H], progs ...*ProgramSpec) *Options[H] {
+	var o Options[H]
 	if opts != nil {
 		o = *opts
 	}

@@ -22,7 +22,10 @@ func (p *PerfEventArray[E]) NewReader(perCPUBuffer int) (*PerfReader[E], error) 
 type PerfReader[E any] struct{}
 
 // Read fails: see NewReader.
-func (p *PerfReader[E]) Read() (e E, lost uint64, err error) { return e, 0, ErrClosed }
+func (p *PerfReader[E]) Read() (e E, err error) { return e, ErrClosed }
+
+// Lost is 0.
+func (p *PerfReader[E]) Lost() uint64 { return 0 }
 
 // ReadRecord fails: see NewReader.
 func (p *PerfReader[E]) ReadRecord() (Record[E], error) { return Record[E]{}, ErrClosed }

@@ -105,7 +105,8 @@ func (p Program) wrap(what string, lk link.Link, err error) (link.Link, error) {
 		return nil, fmt.Errorf("program %s: attach: %w", p.name, p.notLoaded())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("program %s: attach %s: %w", p.name, what, explainAttach(what, err))
+		err = explainPrivilege(explainAttach(what, err), "attaching "+what, attachCapabilities(p.prog.Type())...)
+		return nil, fmt.Errorf("program %s: attach %s: %w", p.name, what, err)
 	}
 	return p.links.add(lk, nil)
 }

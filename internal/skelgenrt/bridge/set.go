@@ -23,9 +23,12 @@ func IsUserProgram(p *ebpf.ProgramSpec) bool {
 	return p.SectionName == "ubpf" || strings.HasPrefix(p.SectionName, "ubpf/")
 }
 
-// LoadOptions configure Load. The zero value loads the kernel part into the
-// kernel and prints user programs' output to standard output.
-type LoadOptions struct {
+// Options configure Load. The zero value loads the kernel part into the
+// kernel and prints user programs' output to standard output. H is the
+// type of Host: a generated skeleton's options are Options[<X>Host] when
+// its user-space programs call host functions, else Options[NoHost], so
+// that every skeleton's Load takes the same options.
+type Options[H any] struct {
 	// Collection configures the kernel part (pin paths, verifier logs).
 	Collection ebpf.CollectionOptions
 	// InProcess runs everything in the Go process: no kernel programs are
@@ -51,6 +54,28 @@ type LoadOptions struct {
 	// autoload is off): a kernel program's Attach and Run then fail with
 	// ErrDisabled, and the skeleton leaves a user program's field nil.
 	Disabled []string
+	// Host implements the host functions (extern __ksym) the user-space
+	// programs call; generated skeletons bind it. Load fails naming the
+	// function when a program that calls one is loaded without it.
+	Host H
+}
+
+// LoadOptions are the options of Load when the caller binds host functions
+// itself (the externs argument of Load).
+type LoadOptions = Options[NoHost]
+
+// NoHost is the Host of an object whose user-space programs call no host
+// functions.
+type NoHost struct{}
+
+// withoutHost is o without its Host, which Load does not use: generated
+// skeletons turn it into the externs argument.
+func withoutHost[H any](o *Options[H]) LoadOptions {
+	if o == nil {
+		return LoadOptions{}
+	}
+	return LoadOptions{Collection: o.Collection, InProcess: o.InProcess, Output: o.Output, Records: o.Records,
+		Budget: o.Budget, MapMemory: o.MapMemory, Programs: o.Programs, Disabled: o.Disabled}
 }
 
 // Set is a loaded object: the kernel collection (nil in process) and the
@@ -75,11 +100,8 @@ type Set struct {
 // Load loads spec: its kernel programs and the maps they use into the kernel
 // (unless opts.InProcess), its ubpf/ programs into the runtime, with
 // externs binding the host functions those programs call by name.
-func Load(spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *LoadOptions) (*Set, error) {
-	var o LoadOptions
-	if opts != nil {
-		o = *opts
-	}
+func Load[H any](spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *Options[H]) (*Set, error) {
+	o := withoutHost(opts)
 	if o.Output == nil {
 		o.Output = os.Stdout
 	}
@@ -91,10 +113,14 @@ func Load(spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *Load
 	if err := s.applyDisabled(k, &o); err != nil {
 		return nil, err
 	}
+	sized := k
+	if o.InProcess {
+		sized = spec
+	}
+	if err := checkSized(sized); err != nil {
+		return nil, err
+	}
 	if !o.InProcess {
-		if err := checkSized(k); err != nil {
-			return nil, err
-		}
 		normalizeKconfig(spec)
 		coll, err := NewCollection(k, &o.Collection)
 		if err != nil {
@@ -198,9 +224,12 @@ func NewCollection(spec *ebpf.CollectionSpec, opts *ebpf.CollectionOptions) (*eb
 	return coll, nil
 }
 
-// explainLoad names what the kernel refused when it refuses trampolines or
-// pinned maps lack a path.
+// explainLoad names what the kernel refused: the capabilities the process
+// lacks, trampolines, or a path for pinned maps.
 func explainLoad(spec *ebpf.CollectionSpec, err error) error {
+	if perr := explainPrivilege(err, "loading BPF maps and programs", loadCapabilities(spec)...); perr != err {
+		return perr
+	}
 	var names []string
 	for name, p := range spec.Programs {
 		if p.Type == ebpf.Tracing && (p.AttachType == ebpf.AttachTraceFEntry || p.AttachType == ebpf.AttachTraceFExit || p.AttachType == ebpf.AttachModifyReturn) {

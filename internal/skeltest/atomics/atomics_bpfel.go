@@ -98,9 +98,10 @@ func LoadAtomicsSpec() (*AtomicsSpec, error) {
 	return s, nil
 }
 
-// AtomicsLoadOptions configure Load: in process or with the kernel, where
-// output and records go, the instruction budget.
-type AtomicsLoadOptions = bridge.LoadOptions
+// AtomicsLoadOptions configure Load: in process or with the kernel (Collection
+// holds cilium/ebpf's options), where output and records go, the instruction
+// budget. Its Host is unused: the object calls no host functions.
+type AtomicsLoadOptions = bridge.Options[bridge.NoHost]
 
 // AtomicsMemoryError is the error of a user program that accessed memory out
 // of bounds.
@@ -116,8 +117,9 @@ var (
 )
 
 // LoadAtomics parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess) and the user-space
-// programs into the runtime; opts may be nil.
+// maps they use into the kernel (unless opts.InProcess, which loads every map
+// in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
 func LoadAtomics(opts *AtomicsLoadOptions) (*AtomicsObjects, error) {
 	spec, err := LoadAtomicsSpec()
 	if err != nil {
@@ -127,8 +129,8 @@ func LoadAtomics(opts *AtomicsLoadOptions) (*AtomicsObjects, error) {
 }
 
 // Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess) and the user-space programs into the runtime; opts may be
-// nil.
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
 func (s *AtomicsSpec) Load(opts *AtomicsLoadOptions) (*AtomicsObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.CountGetppid, s.Programs.BumpA, s.Programs.BumpB, s.Programs.Drain, s.Programs.Take))
 	if err != nil {
@@ -146,8 +148,8 @@ func (s *AtomicsSpec) Load(opts *AtomicsLoadOptions) (*AtomicsObjects, error) {
 // them.
 type AtomicsObjects struct {
 	// CountGetppid is program count_getppid (section
-	// tracepoint/syscalls/sys_enter_getppid).
-	CountGetppid AtomicsCountGetppidProgram
+	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
+	CountGetppid *AtomicsCountGetppidProgram
 	// BumpA is user-space program bump_a (section ubpf/bump_a), run in process;
 	// nil when its autoload was off.
 	BumpA *bridge.BufferProgram
@@ -179,8 +181,10 @@ type AtomicsVariables struct {
 
 func (o *AtomicsObjects) init() error {
 	var err error
-	if o.CountGetppid.Program, err = bridge.NewProgram(o.set, "count_getppid"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "count_getppid"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.CountGetppid = &AtomicsCountGetppidProgram{p}
 	}
 	if !o.set.Disabled("bump_a") {
 		if o.BumpA, err = bridge.NewBufferProgram(o.set, "bump_a", atomicsBumpATranslation); err != nil {
@@ -230,7 +234,7 @@ func (o *AtomicsObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *AtomicsObjects) AttachAll() error {
-	if !o.CountGetppid.Disabled() {
+	if o.CountGetppid != nil {
 		if _, err := o.CountGetppid.Attach(); err != nil {
 			return err
 		}

@@ -125,9 +125,10 @@ func LoadBytebufSpec() (*BytebufSpec, error) {
 	return s, nil
 }
 
-// BytebufLoadOptions configure Load: in process or with the kernel, where
-// output and records go, the instruction budget.
-type BytebufLoadOptions = bridge.LoadOptions
+// BytebufLoadOptions configure Load: in process or with the kernel (Collection
+// holds cilium/ebpf's options), where output and records go, the instruction
+// budget. Its Host is unused: the object calls no host functions.
+type BytebufLoadOptions = bridge.Options[bridge.NoHost]
 
 // BytebufMemoryError is the error of a user program that accessed memory out
 // of bounds.
@@ -143,8 +144,9 @@ var (
 )
 
 // LoadBytebuf parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess) and the user-space
-// programs into the runtime; opts may be nil.
+// maps they use into the kernel (unless opts.InProcess, which loads every map
+// in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
 func LoadBytebuf(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 	spec, err := LoadBytebufSpec()
 	if err != nil {
@@ -154,8 +156,8 @@ func LoadBytebuf(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 }
 
 // Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess) and the user-space programs into the runtime; opts may be
-// nil.
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
 func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Backhash, s.Programs.Be32sum, s.Programs.Bump, s.Programs.Checksum, s.Programs.Classify, s.Programs.Hash, s.Programs.Invert, s.Programs.Lines, s.Programs.Parse, s.Programs.Rtrim, s.Programs.Sum256, s.Programs.Sum32, s.Programs.Sumdown, s.Programs.Zero))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -91,9 +92,29 @@ func LoadCorehdrSpec() (*CorehdrSpec, error) {
 	return s, nil
 }
 
-// LoadCorehdr parses the embedded object and loads the kernel programs and
-// maps into the kernel; opts may be nil.
-func LoadCorehdr(opts *ebpf.CollectionOptions) (*CorehdrObjects, error) {
+// CorehdrLoadOptions configure Load: in process or with the kernel (Collection
+// holds cilium/ebpf's options), where output and records go, the instruction
+// budget. Its Host is unused: the object calls no host functions.
+type CorehdrLoadOptions = bridge.Options[bridge.NoHost]
+
+// CorehdrMemoryError is the error of a user program that accessed memory out
+// of bounds.
+type CorehdrMemoryError = runtime.MemoryError
+
+var (
+	// CorehdrErrBudget: a user program ran out of its instruction budget.
+	CorehdrErrBudget = runtime.ErrBudget
+	// CorehdrErrCallDepth: a user program nested calls too deeply.
+	CorehdrErrCallDepth = runtime.ErrCallDepth
+	// CorehdrErrInProcess: a kernel operation on an object loaded in process.
+	CorehdrErrInProcess = bridge.ErrInProcess
+)
+
+// LoadCorehdr parses the embedded object and loads the kernel programs and the
+// maps they use into the kernel (unless opts.InProcess, which loads every map
+// in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
+func LoadCorehdr(opts *CorehdrLoadOptions) (*CorehdrObjects, error) {
 	spec, err := LoadCorehdrSpec()
 	if err != nil {
 		return nil, err
@@ -101,13 +122,11 @@ func LoadCorehdr(opts *ebpf.CollectionOptions) (*CorehdrObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and maps into the kernel; opts may be nil.
-func (s *CorehdrSpec) Load(opts *ebpf.CollectionOptions) (*CorehdrObjects, error) {
-	var lo bridge.LoadOptions
-	if opts != nil {
-		lo.Collection = *opts
-	}
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.OnExec))
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
+func (s *CorehdrSpec) Load(opts *CorehdrLoadOptions) (*CorehdrObjects, error) {
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.OnExec))
 	if err != nil {
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}
@@ -124,8 +143,9 @@ func (s *CorehdrSpec) Load(opts *ebpf.CollectionOptions) (*CorehdrObjects, error
 type CorehdrObjects struct {
 	// LastExec is map last_exec (Hash, max_entries 1024).
 	LastExec *bridge.Map[uint32, CorehdrExecInfo]
-	// OnExec is program on_exec (section tracepoint/sched/sched_process_exec).
-	OnExec CorehdrOnExecProgram
+	// OnExec is program on_exec (section tracepoint/sched/sched_process_exec); nil
+	// when its autoload was off.
+	OnExec *CorehdrOnExecProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables CorehdrVariables
@@ -141,8 +161,10 @@ func (o *CorehdrObjects) init() error {
 	if o.LastExec, err = bridge.NewMap[uint32, CorehdrExecInfo](o.set, "last_exec"); err != nil {
 		return err
 	}
-	if o.OnExec.Program, err = bridge.NewProgram(o.set, "on_exec"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "on_exec"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.OnExec = &CorehdrOnExecProgram{p}
 	}
 	return nil
 }
@@ -163,7 +185,7 @@ func (o *CorehdrObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *CorehdrObjects) AttachAll() error {
-	if !o.OnExec.Disabled() {
+	if o.OnExec != nil {
 		if _, err := o.OnExec.Attach(); err != nil {
 			return err
 		}

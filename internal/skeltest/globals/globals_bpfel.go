@@ -12,6 +12,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -236,9 +237,29 @@ func LoadGlobalsSpec() (*GlobalsSpec, error) {
 	return s, nil
 }
 
-// LoadGlobals parses the embedded object and loads the kernel programs and
-// maps into the kernel; opts may be nil.
-func LoadGlobals(opts *ebpf.CollectionOptions) (*GlobalsObjects, error) {
+// GlobalsLoadOptions configure Load: in process or with the kernel (Collection
+// holds cilium/ebpf's options), where output and records go, the instruction
+// budget. Its Host is unused: the object calls no host functions.
+type GlobalsLoadOptions = bridge.Options[bridge.NoHost]
+
+// GlobalsMemoryError is the error of a user program that accessed memory out
+// of bounds.
+type GlobalsMemoryError = runtime.MemoryError
+
+var (
+	// GlobalsErrBudget: a user program ran out of its instruction budget.
+	GlobalsErrBudget = runtime.ErrBudget
+	// GlobalsErrCallDepth: a user program nested calls too deeply.
+	GlobalsErrCallDepth = runtime.ErrCallDepth
+	// GlobalsErrInProcess: a kernel operation on an object loaded in process.
+	GlobalsErrInProcess = bridge.ErrInProcess
+)
+
+// LoadGlobals parses the embedded object and loads the kernel programs and the
+// maps they use into the kernel (unless opts.InProcess, which loads every map
+// in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
+func LoadGlobals(opts *GlobalsLoadOptions) (*GlobalsObjects, error) {
 	spec, err := LoadGlobalsSpec()
 	if err != nil {
 		return nil, err
@@ -246,13 +267,11 @@ func LoadGlobals(opts *ebpf.CollectionOptions) (*GlobalsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and maps into the kernel; opts may be nil.
-func (s *GlobalsSpec) Load(opts *ebpf.CollectionOptions) (*GlobalsObjects, error) {
-	var lo bridge.LoadOptions
-	if opts != nil {
-		lo.Collection = *opts
-	}
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.OnSysEnter))
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
+func (s *GlobalsSpec) Load(opts *GlobalsLoadOptions) (*GlobalsObjects, error) {
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.OnSysEnter))
 	if err != nil {
 		return nil, fmt.Errorf("globals: %w", err)
 	}
@@ -267,8 +286,9 @@ func (s *GlobalsSpec) Load(opts *ebpf.CollectionOptions) (*GlobalsObjects, error
 // GlobalsObjects are the loaded maps, programs and variables. Close releases
 // them.
 type GlobalsObjects struct {
-	// OnSysEnter is program on_sys_enter (section raw_tp/sys_enter).
-	OnSysEnter GlobalsOnSysEnterProgram
+	// OnSysEnter is program on_sys_enter (section raw_tp/sys_enter); nil when its
+	// autoload was off.
+	OnSysEnter *GlobalsOnSysEnterProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables GlobalsVariables
@@ -298,8 +318,10 @@ type GlobalsVariables struct {
 
 func (o *GlobalsObjects) init() error {
 	var err error
-	if o.OnSysEnter.Program, err = bridge.NewProgram(o.set, "on_sys_enter"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "on_sys_enter"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.OnSysEnter = &GlobalsOnSysEnterProgram{p}
 	}
 	if o.Variables.Calls, err = bridge.NewVar[uint64](o.set, "calls"); err != nil {
 		return err
@@ -344,7 +366,7 @@ func (o *GlobalsObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *GlobalsObjects) AttachAll() error {
-	if !o.OnSysEnter.Disabled() {
+	if o.OnSysEnter != nil {
 		if _, err := o.OnSysEnter.Attach(); err != nil {
 			return err
 		}

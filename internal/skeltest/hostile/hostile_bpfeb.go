@@ -148,9 +148,11 @@ func LoadHostileSpec() (*HostileSpec, error) {
 	return s, nil
 }
 
-// HostileLoadOptions configure Load: in process or with the kernel, where
-// output and records go, the instruction budget.
-type HostileLoadOptions = bridge.LoadOptions
+// HostileLoadOptions configure Load: in process or with the kernel (Collection
+// holds cilium/ebpf's options), where output and records go, the instruction
+// budget. Its Host implements HostileHost, the functions the user-space
+// programs call.
+type HostileLoadOptions = bridge.Options[HostileHost]
 
 // HostilePointer is an untyped pointer argument of a host function.
 type HostilePointer = bridge.Pointer
@@ -169,22 +171,29 @@ var (
 )
 
 // LoadHostile parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess) and the user-space
-// programs into the runtime; opts may be nil. host implements the functions
-// the user-space programs call.
-func LoadHostile(host HostileHost, opts *HostileLoadOptions) (*HostileObjects, error) {
+// maps they use into the kernel (unless opts.InProcess, which loads every map
+// in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil. opts.Host implements the functions the user-space
+// programs call: without it, loading a program that calls one fails.
+func LoadHostile(opts *HostileLoadOptions) (*HostileObjects, error) {
 	spec, err := LoadHostileSpec()
 	if err != nil {
 		return nil, err
 	}
-	return spec.Load(host, opts)
+	return spec.Load(opts)
 }
 
 // Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess) and the user-space programs into the runtime; opts may be
-// nil. host implements the functions the user-space programs call.
-func (s *HostileSpec) Load(host HostileHost, opts *HostileLoadOptions) (*HostileObjects, error) {
-	set, err := bridge.Load(s.Spec, hostileExterns(host), bridge.WithDisabled(opts, s.Programs.Kern, s.Programs.Bump, s.Programs.HugeHist, s.Programs.ReadNullMinusOne, s.Programs.UpdateKhash, s.Programs.UpdateRo, s.Programs.ViaHost, s.Programs.WriteRoLookup, s.Programs.WriteRodata))
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil. opts.Host
+// implements the functions the user-space programs call: without it, loading a
+// program that calls one fails.
+func (s *HostileSpec) Load(opts *HostileLoadOptions) (*HostileObjects, error) {
+	var externs map[string]runtime.Func
+	if opts != nil && opts.Host != nil {
+		externs = hostileExterns(opts.Host)
+	}
+	set, err := bridge.Load(s.Spec, externs, bridge.WithDisabled(opts, s.Programs.Kern, s.Programs.Bump, s.Programs.HugeHist, s.Programs.ReadNullMinusOne, s.Programs.UpdateKhash, s.Programs.UpdateRo, s.Programs.ViaHost, s.Programs.WriteRoLookup, s.Programs.WriteRodata))
 	if err != nil {
 		return nil, fmt.Errorf("hostile: %w", err)
 	}
@@ -207,8 +216,9 @@ type HostileObjects struct {
 	Khash *bridge.Map[uint32, uint64]
 	// RoArr is map ro_arr (Array, max_entries 4).
 	RoArr *bridge.Map[uint32, uint64]
-	// Kern is program kern (section tracepoint/syscalls/sys_enter_getppid).
-	Kern HostileKernProgram
+	// Kern is program kern (section tracepoint/syscalls/sys_enter_getppid); nil
+	// when its autoload was off.
+	Kern *HostileKernProgram
 	// Bump is user-space program bump (section ubpf/bump), run in process; nil
 	// when its autoload was off.
 	Bump *bridge.UserProgram[HostileBumpCtx]
@@ -262,8 +272,10 @@ func (o *HostileObjects) init() error {
 	if o.RoArr, err = bridge.NewMap[uint32, uint64](o.set, "ro_arr"); err != nil {
 		return err
 	}
-	if o.Kern.Program, err = bridge.NewProgram(o.set, "kern"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "kern"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.Kern = &HostileKernProgram{p}
 	}
 	if !o.set.Disabled("bump") {
 		if o.Bump, err = bridge.NewUserProgram[HostileBumpCtx](o.set, "bump", hostileBumpTranslation); err != nil {
@@ -330,7 +342,7 @@ func (o *HostileObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *HostileObjects) AttachAll() error {
-	if !o.Kern.Disabled() {
+	if o.Kern != nil {
 		if _, err := o.Kern.Attach(); err != nil {
 			return err
 		}
@@ -356,7 +368,7 @@ func (p HostileKernProgram) Attach() (link.Link, error) {
 // const.
 type HostileHost interface {
 	// HostBump implements extern host_bump.
-	HostBump(arg0 uint32, arg1 uint32) uint64
+	HostBump(key uint32, depth uint32) uint64
 }
 
 func hostileExterns(host HostileHost) map[string]runtime.Func {

@@ -36,7 +36,8 @@ func loadHost(t *testing.T, md mode, opts HostileLoadOptions) (*HostileObjects, 
 	}
 	opts.InProcess = md.inProc
 	h := &testHost{}
-	objs, err := LoadHostile(h, &opts)
+	opts.Host = h
+	objs, err := LoadHostile(&opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -166,9 +167,29 @@ func LoadMapsSpec() (*MapsSpec, error) {
 	return s, nil
 }
 
-// LoadMaps parses the embedded object and loads the kernel programs and maps
-// into the kernel; opts may be nil.
-func LoadMaps(opts *ebpf.CollectionOptions) (*MapsObjects, error) {
+// MapsLoadOptions configure Load: in process or with the kernel (Collection
+// holds cilium/ebpf's options), where output and records go, the instruction
+// budget. Its Host is unused: the object calls no host functions.
+type MapsLoadOptions = bridge.Options[bridge.NoHost]
+
+// MapsMemoryError is the error of a user program that accessed memory out of
+// bounds.
+type MapsMemoryError = runtime.MemoryError
+
+var (
+	// MapsErrBudget: a user program ran out of its instruction budget.
+	MapsErrBudget = runtime.ErrBudget
+	// MapsErrCallDepth: a user program nested calls too deeply.
+	MapsErrCallDepth = runtime.ErrCallDepth
+	// MapsErrInProcess: a kernel operation on an object loaded in process.
+	MapsErrInProcess = bridge.ErrInProcess
+)
+
+// LoadMaps parses the embedded object and loads the kernel programs and the
+// maps they use into the kernel (unless opts.InProcess, which loads every map
+// in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
+func LoadMaps(opts *MapsLoadOptions) (*MapsObjects, error) {
 	spec, err := LoadMapsSpec()
 	if err != nil {
 		return nil, err
@@ -176,13 +197,11 @@ func LoadMaps(opts *ebpf.CollectionOptions) (*MapsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and maps into the kernel; opts may be nil.
-func (s *MapsSpec) Load(opts *ebpf.CollectionOptions) (*MapsObjects, error) {
-	var lo bridge.LoadOptions
-	if opts != nil {
-		lo.Collection = *opts
-	}
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.CountGetppid))
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
+func (s *MapsSpec) Load(opts *MapsLoadOptions) (*MapsObjects, error) {
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.CountGetppid))
 	if err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
@@ -217,8 +236,8 @@ type MapsObjects struct {
 	// Totals is map totals (Array, max_entries 4).
 	Totals *bridge.Map[uint32, uint64]
 	// CountGetppid is program count_getppid (section
-	// tracepoint/syscalls/sys_enter_getppid).
-	CountGetppid MapsCountGetppidProgram
+	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
+	CountGetppid *MapsCountGetppidProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables MapsVariables
@@ -261,8 +280,10 @@ func (o *MapsObjects) init() error {
 	if o.Totals, err = bridge.NewMap[uint32, uint64](o.set, "totals"); err != nil {
 		return err
 	}
-	if o.CountGetppid.Program, err = bridge.NewProgram(o.set, "count_getppid"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "count_getppid"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.CountGetppid = &MapsCountGetppidProgram{p}
 	}
 	if o.Variables.UnusedEvent, err = bridge.NewVar[uint64](o.set, "unused_event"); err != nil {
 		return err
@@ -286,7 +307,7 @@ func (o *MapsObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *MapsObjects) AttachAll() error {
-	if !o.CountGetppid.Disabled() {
+	if o.CountGetppid != nil {
 		if _, err := o.CountGetppid.Attach(); err != nil {
 			return err
 		}

@@ -17,7 +17,7 @@ func TestMapsThroughSkeleton(t *testing.T) {
 	testenv.Kernel(t)
 	pin := testenv.BPFFS(t)
 
-	objs, err := LoadMaps(&ebpf.CollectionOptions{Maps: ebpf.MapOptions{PinPath: pin}})
+	objs, err := LoadMaps(&MapsLoadOptions{Collection: ebpf.CollectionOptions{Maps: ebpf.MapOptions{PinPath: pin}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,11 +175,11 @@ func TestMapsThroughSkeleton(t *testing.T) {
 	}
 	pr.SetDeadline(time.Now().Add(5 * time.Second))
 	for {
-		ev, lost, err := pr.Read()
+		ev, err := pr.Read()
 		if err != nil {
 			t.Fatalf("perf reader: %v", err)
 		}
-		if lost == 0 && ev.Tgid == tgid {
+		if ev.Tgid == tgid {
 			break
 		}
 	}

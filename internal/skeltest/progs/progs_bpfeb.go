@@ -11,6 +11,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -108,9 +109,29 @@ func LoadProgsSpec() (*ProgsSpec, error) {
 	return s, nil
 }
 
-// LoadProgs parses the embedded object and loads the kernel programs and maps
-// into the kernel; opts may be nil.
-func LoadProgs(opts *ebpf.CollectionOptions) (*ProgsObjects, error) {
+// ProgsLoadOptions configure Load: in process or with the kernel (Collection
+// holds cilium/ebpf's options), where output and records go, the instruction
+// budget. Its Host is unused: the object calls no host functions.
+type ProgsLoadOptions = bridge.Options[bridge.NoHost]
+
+// ProgsMemoryError is the error of a user program that accessed memory out of
+// bounds.
+type ProgsMemoryError = runtime.MemoryError
+
+var (
+	// ProgsErrBudget: a user program ran out of its instruction budget.
+	ProgsErrBudget = runtime.ErrBudget
+	// ProgsErrCallDepth: a user program nested calls too deeply.
+	ProgsErrCallDepth = runtime.ErrCallDepth
+	// ProgsErrInProcess: a kernel operation on an object loaded in process.
+	ProgsErrInProcess = bridge.ErrInProcess
+)
+
+// LoadProgs parses the embedded object and loads the kernel programs and the
+// maps they use into the kernel (unless opts.InProcess, which loads every map
+// in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
+func LoadProgs(opts *ProgsLoadOptions) (*ProgsObjects, error) {
 	spec, err := LoadProgsSpec()
 	if err != nil {
 		return nil, err
@@ -118,13 +139,11 @@ func LoadProgs(opts *ebpf.CollectionOptions) (*ProgsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and maps into the kernel; opts may be nil.
-func (s *ProgsSpec) Load(opts *ebpf.CollectionOptions) (*ProgsObjects, error) {
-	var lo bridge.LoadOptions
-	if opts != nil {
-		lo.Collection = *opts
-	}
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.BtfExec, s.Programs.KpOpenat, s.Programs.KrpOpenat, s.Programs.RawSysEnter, s.Programs.SockAll, s.Programs.TcIngress, s.Programs.TpGetppid, s.Programs.UpAny, s.Programs.XdpPass))
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
+func (s *ProgsSpec) Load(opts *ProgsLoadOptions) (*ProgsObjects, error) {
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.BtfExec, s.Programs.KpOpenat, s.Programs.KrpOpenat, s.Programs.RawSysEnter, s.Programs.SockAll, s.Programs.TcIngress, s.Programs.TpGetppid, s.Programs.UpAny, s.Programs.XdpPass))
 	if err != nil {
 		return nil, fmt.Errorf("progs: %w", err)
 	}
@@ -141,25 +160,30 @@ func (s *ProgsSpec) Load(opts *ebpf.CollectionOptions) (*ProgsObjects, error) {
 type ProgsObjects struct {
 	// Hits is map hits (Array, max_entries 8).
 	Hits *bridge.Map[uint32, uint64]
-	// BtfExec is program btf_exec (section tp_btf/sched_process_exec).
-	BtfExec ProgsBtfExecProgram
-	// KpOpenat is program kp_openat (section kprobe/do_sys_openat2).
-	KpOpenat ProgsKpOpenatProgram
-	// KrpOpenat is program krp_openat (section kretprobe/do_sys_openat2).
-	KrpOpenat ProgsKrpOpenatProgram
-	// RawSysEnter is program raw_sys_enter (section raw_tp/sys_enter).
-	RawSysEnter ProgsRawSysEnterProgram
-	// SockAll is program sock_all (section socket).
-	SockAll ProgsSockAllProgram
-	// TcIngress is program tc_ingress (section tcx/ingress).
-	TcIngress ProgsTcIngressProgram
+	// BtfExec is program btf_exec (section tp_btf/sched_process_exec); nil when
+	// its autoload was off.
+	BtfExec *ProgsBtfExecProgram
+	// KpOpenat is program kp_openat (section kprobe/do_sys_openat2); nil when its
+	// autoload was off.
+	KpOpenat *ProgsKpOpenatProgram
+	// KrpOpenat is program krp_openat (section kretprobe/do_sys_openat2); nil when
+	// its autoload was off.
+	KrpOpenat *ProgsKrpOpenatProgram
+	// RawSysEnter is program raw_sys_enter (section raw_tp/sys_enter); nil when
+	// its autoload was off.
+	RawSysEnter *ProgsRawSysEnterProgram
+	// SockAll is program sock_all (section socket); nil when its autoload was off.
+	SockAll *ProgsSockAllProgram
+	// TcIngress is program tc_ingress (section tcx/ingress); nil when its autoload
+	// was off.
+	TcIngress *ProgsTcIngressProgram
 	// TpGetppid is program tp_getppid (section
-	// tracepoint/syscalls/sys_enter_getppid).
-	TpGetppid ProgsTpGetppidProgram
-	// UpAny is program up_any (section uprobe).
-	UpAny ProgsUpAnyProgram
-	// XdpPass is program xdp_pass (section xdp).
-	XdpPass ProgsXdpPassProgram
+	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
+	TpGetppid *ProgsTpGetppidProgram
+	// UpAny is program up_any (section uprobe); nil when its autoload was off.
+	UpAny *ProgsUpAnyProgram
+	// XdpPass is program xdp_pass (section xdp); nil when its autoload was off.
+	XdpPass *ProgsXdpPassProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables ProgsVariables
@@ -175,32 +199,50 @@ func (o *ProgsObjects) init() error {
 	if o.Hits, err = bridge.NewMap[uint32, uint64](o.set, "hits"); err != nil {
 		return err
 	}
-	if o.BtfExec.Program, err = bridge.NewProgram(o.set, "btf_exec"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "btf_exec"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.BtfExec = &ProgsBtfExecProgram{p}
 	}
-	if o.KpOpenat.Program, err = bridge.NewProgram(o.set, "kp_openat"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "kp_openat"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.KpOpenat = &ProgsKpOpenatProgram{p}
 	}
-	if o.KrpOpenat.Program, err = bridge.NewProgram(o.set, "krp_openat"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "krp_openat"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.KrpOpenat = &ProgsKrpOpenatProgram{p}
 	}
-	if o.RawSysEnter.Program, err = bridge.NewProgram(o.set, "raw_sys_enter"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "raw_sys_enter"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.RawSysEnter = &ProgsRawSysEnterProgram{p}
 	}
-	if o.SockAll.Program, err = bridge.NewProgram(o.set, "sock_all"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "sock_all"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.SockAll = &ProgsSockAllProgram{p}
 	}
-	if o.TcIngress.Program, err = bridge.NewProgram(o.set, "tc_ingress"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "tc_ingress"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.TcIngress = &ProgsTcIngressProgram{p}
 	}
-	if o.TpGetppid.Program, err = bridge.NewProgram(o.set, "tp_getppid"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "tp_getppid"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.TpGetppid = &ProgsTpGetppidProgram{p}
 	}
-	if o.UpAny.Program, err = bridge.NewProgram(o.set, "up_any"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "up_any"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.UpAny = &ProgsUpAnyProgram{p}
 	}
-	if o.XdpPass.Program, err = bridge.NewProgram(o.set, "xdp_pass"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "xdp_pass"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.XdpPass = &ProgsXdpPassProgram{p}
 	}
 	return nil
 }
@@ -221,27 +263,27 @@ func (o *ProgsObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *ProgsObjects) AttachAll() error {
-	if !o.BtfExec.Disabled() {
+	if o.BtfExec != nil {
 		if _, err := o.BtfExec.Attach(); err != nil {
 			return err
 		}
 	}
-	if !o.KpOpenat.Disabled() {
+	if o.KpOpenat != nil {
 		if _, err := o.KpOpenat.Attach(); err != nil {
 			return err
 		}
 	}
-	if !o.KrpOpenat.Disabled() {
+	if o.KrpOpenat != nil {
 		if _, err := o.KrpOpenat.Attach(); err != nil {
 			return err
 		}
 	}
-	if !o.RawSysEnter.Disabled() {
+	if o.RawSysEnter != nil {
 		if _, err := o.RawSysEnter.Attach(); err != nil {
 			return err
 		}
 	}
-	if !o.TpGetppid.Disabled() {
+	if o.TpGetppid != nil {
 		if _, err := o.TpGetppid.Attach(); err != nil {
 			return err
 		}

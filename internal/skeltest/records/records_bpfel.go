@@ -12,6 +12,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -140,9 +141,29 @@ func LoadRecordsSpec() (*RecordsSpec, error) {
 	return s, nil
 }
 
-// LoadRecords parses the embedded object and loads the kernel programs and
-// maps into the kernel; opts may be nil.
-func LoadRecords(opts *ebpf.CollectionOptions) (*RecordsObjects, error) {
+// RecordsLoadOptions configure Load: in process or with the kernel (Collection
+// holds cilium/ebpf's options), where output and records go, the instruction
+// budget. Its Host is unused: the object calls no host functions.
+type RecordsLoadOptions = bridge.Options[bridge.NoHost]
+
+// RecordsMemoryError is the error of a user program that accessed memory out
+// of bounds.
+type RecordsMemoryError = runtime.MemoryError
+
+var (
+	// RecordsErrBudget: a user program ran out of its instruction budget.
+	RecordsErrBudget = runtime.ErrBudget
+	// RecordsErrCallDepth: a user program nested calls too deeply.
+	RecordsErrCallDepth = runtime.ErrCallDepth
+	// RecordsErrInProcess: a kernel operation on an object loaded in process.
+	RecordsErrInProcess = bridge.ErrInProcess
+)
+
+// LoadRecords parses the embedded object and loads the kernel programs and the
+// maps they use into the kernel (unless opts.InProcess, which loads every map
+// in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
+func LoadRecords(opts *RecordsLoadOptions) (*RecordsObjects, error) {
 	spec, err := LoadRecordsSpec()
 	if err != nil {
 		return nil, err
@@ -150,13 +171,11 @@ func LoadRecords(opts *ebpf.CollectionOptions) (*RecordsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and maps into the kernel; opts may be nil.
-func (s *RecordsSpec) Load(opts *ebpf.CollectionOptions) (*RecordsObjects, error) {
-	var lo bridge.LoadOptions
-	if opts != nil {
-		lo.Collection = *opts
-	}
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.Emit, s.Programs.EmitSmall))
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
+func (s *RecordsSpec) Load(opts *RecordsLoadOptions) (*RecordsObjects, error) {
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Emit, s.Programs.EmitSmall))
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
@@ -182,11 +201,12 @@ type RecordsObjects struct {
 	// SmallRb is map small_rb (RingBuf, max_entries 4096). Record type struct
 	// small, as written at records.bpf.c:91 (bpf_ringbuf_reserve).
 	SmallRb *bridge.RingBuf[RecordsSmall]
-	// Emit is program emit (section tracepoint/syscalls/sys_enter_getppid).
-	Emit RecordsEmitProgram
+	// Emit is program emit (section tracepoint/syscalls/sys_enter_getppid); nil
+	// when its autoload was off.
+	Emit *RecordsEmitProgram
 	// EmitSmall is program emit_small (section
-	// tracepoint/syscalls/sys_enter_getppid).
-	EmitSmall RecordsEmitSmallProgram
+	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
+	EmitSmall *RecordsEmitSmallProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables RecordsVariables
@@ -216,11 +236,15 @@ func (o *RecordsObjects) init() error {
 	if o.SmallRb, err = bridge.NewRingBuf[RecordsSmall](o.set, "small_rb"); err != nil {
 		return err
 	}
-	if o.Emit.Program, err = bridge.NewProgram(o.set, "emit"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "emit"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.Emit = &RecordsEmitProgram{p}
 	}
-	if o.EmitSmall.Program, err = bridge.NewProgram(o.set, "emit_small"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "emit_small"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.EmitSmall = &RecordsEmitSmallProgram{p}
 	}
 	if o.Variables.Calls, err = bridge.NewVar[uint32](o.set, "calls"); err != nil {
 		return err
@@ -247,12 +271,12 @@ func (o *RecordsObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *RecordsObjects) AttachAll() error {
-	if !o.Emit.Disabled() {
+	if o.Emit != nil {
 		if _, err := o.Emit.Attach(); err != nil {
 			return err
 		}
 	}
-	if !o.EmitSmall.Disabled() {
+	if o.EmitSmall != nil {
 		if _, err := o.EmitSmall.Attach(); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -83,9 +84,29 @@ func LoadSizingSpec() (*SizingSpec, error) {
 	return s, nil
 }
 
-// LoadSizing parses the embedded object and loads the kernel programs and maps
-// into the kernel; opts may be nil.
-func LoadSizing(opts *ebpf.CollectionOptions) (*SizingObjects, error) {
+// SizingLoadOptions configure Load: in process or with the kernel (Collection
+// holds cilium/ebpf's options), where output and records go, the instruction
+// budget. Its Host is unused: the object calls no host functions.
+type SizingLoadOptions = bridge.Options[bridge.NoHost]
+
+// SizingMemoryError is the error of a user program that accessed memory out of
+// bounds.
+type SizingMemoryError = runtime.MemoryError
+
+var (
+	// SizingErrBudget: a user program ran out of its instruction budget.
+	SizingErrBudget = runtime.ErrBudget
+	// SizingErrCallDepth: a user program nested calls too deeply.
+	SizingErrCallDepth = runtime.ErrCallDepth
+	// SizingErrInProcess: a kernel operation on an object loaded in process.
+	SizingErrInProcess = bridge.ErrInProcess
+)
+
+// LoadSizing parses the embedded object and loads the kernel programs and the
+// maps they use into the kernel (unless opts.InProcess, which loads every map
+// in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
+func LoadSizing(opts *SizingLoadOptions) (*SizingObjects, error) {
 	spec, err := LoadSizingSpec()
 	if err != nil {
 		return nil, err
@@ -93,13 +114,11 @@ func LoadSizing(opts *ebpf.CollectionOptions) (*SizingObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and maps into the kernel; opts may be nil.
-func (s *SizingSpec) Load(opts *ebpf.CollectionOptions) (*SizingObjects, error) {
-	var lo bridge.LoadOptions
-	if opts != nil {
-		lo.Collection = *opts
-	}
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.CountStacks))
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
+func (s *SizingSpec) Load(opts *SizingLoadOptions) (*SizingObjects, error) {
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.CountStacks))
 	if err != nil {
 		return nil, fmt.Errorf("sizing: %w", err)
 	}
@@ -121,8 +140,8 @@ type SizingObjects struct {
 	// Stacks is map stacks (StackTrace, max_entries 0).
 	Stacks *bridge.StackTraceMap
 	// CountStacks is program count_stacks (section
-	// tracepoint/syscalls/sys_enter_getppid).
-	CountStacks SizingCountStacksProgram
+	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
+	CountStacks *SizingCountStacksProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables SizingVariables
@@ -147,8 +166,10 @@ func (o *SizingObjects) init() error {
 	if o.Stacks, err = bridge.NewStackTraceMap(o.set, "stacks"); err != nil {
 		return err
 	}
-	if o.CountStacks.Program, err = bridge.NewProgram(o.set, "count_stacks"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "count_stacks"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.CountStacks = &SizingCountStacksProgram{p}
 	}
 	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
 		return err
@@ -172,7 +193,7 @@ func (o *SizingObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *SizingObjects) AttachAll() error {
-	if !o.CountStacks.Disabled() {
+	if o.CountStacks != nil {
 		if _, err := o.CountStacks.Attach(); err != nil {
 			return err
 		}

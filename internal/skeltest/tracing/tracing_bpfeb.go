@@ -10,6 +10,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -97,9 +98,29 @@ func LoadTracingSpec() (*TracingSpec, error) {
 	return s, nil
 }
 
-// LoadTracing parses the embedded object and loads the kernel programs and
-// maps into the kernel; opts may be nil.
-func LoadTracing(opts *ebpf.CollectionOptions) (*TracingObjects, error) {
+// TracingLoadOptions configure Load: in process or with the kernel (Collection
+// holds cilium/ebpf's options), where output and records go, the instruction
+// budget. Its Host is unused: the object calls no host functions.
+type TracingLoadOptions = bridge.Options[bridge.NoHost]
+
+// TracingMemoryError is the error of a user program that accessed memory out
+// of bounds.
+type TracingMemoryError = runtime.MemoryError
+
+var (
+	// TracingErrBudget: a user program ran out of its instruction budget.
+	TracingErrBudget = runtime.ErrBudget
+	// TracingErrCallDepth: a user program nested calls too deeply.
+	TracingErrCallDepth = runtime.ErrCallDepth
+	// TracingErrInProcess: a kernel operation on an object loaded in process.
+	TracingErrInProcess = bridge.ErrInProcess
+)
+
+// LoadTracing parses the embedded object and loads the kernel programs and the
+// maps they use into the kernel (unless opts.InProcess, which loads every map
+// in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
+func LoadTracing(opts *TracingLoadOptions) (*TracingObjects, error) {
 	spec, err := LoadTracingSpec()
 	if err != nil {
 		return nil, err
@@ -107,13 +128,11 @@ func LoadTracing(opts *ebpf.CollectionOptions) (*TracingObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and maps into the kernel; opts may be nil.
-func (s *TracingSpec) Load(opts *ebpf.CollectionOptions) (*TracingObjects, error) {
-	var lo bridge.LoadOptions
-	if opts != nil {
-		lo.Collection = *opts
-	}
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.EnterUnlinkat, s.Programs.ExitUnlinkat, s.Programs.TpUnlinkat))
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
+func (s *TracingSpec) Load(opts *TracingLoadOptions) (*TracingObjects, error) {
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.EnterUnlinkat, s.Programs.ExitUnlinkat, s.Programs.TpUnlinkat))
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
@@ -128,13 +147,15 @@ func (s *TracingSpec) Load(opts *ebpf.CollectionOptions) (*TracingObjects, error
 // TracingObjects are the loaded maps, programs and variables. Close releases
 // them.
 type TracingObjects struct {
-	// EnterUnlinkat is program enter_unlinkat (section fentry/do_unlinkat).
-	EnterUnlinkat TracingEnterUnlinkatProgram
-	// ExitUnlinkat is program exit_unlinkat (section fexit/do_unlinkat).
-	ExitUnlinkat TracingExitUnlinkatProgram
+	// EnterUnlinkat is program enter_unlinkat (section fentry/do_unlinkat); nil
+	// when its autoload was off.
+	EnterUnlinkat *TracingEnterUnlinkatProgram
+	// ExitUnlinkat is program exit_unlinkat (section fexit/do_unlinkat); nil when
+	// its autoload was off.
+	ExitUnlinkat *TracingExitUnlinkatProgram
 	// TpUnlinkat is program tp_unlinkat (section
-	// tracepoint/syscalls/sys_enter_unlinkat).
-	TpUnlinkat TracingTpUnlinkatProgram
+	// tracepoint/syscalls/sys_enter_unlinkat); nil when its autoload was off.
+	TpUnlinkat *TracingTpUnlinkatProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables TracingVariables
@@ -158,14 +179,20 @@ type TracingVariables struct {
 
 func (o *TracingObjects) init() error {
 	var err error
-	if o.EnterUnlinkat.Program, err = bridge.NewProgram(o.set, "enter_unlinkat"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "enter_unlinkat"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.EnterUnlinkat = &TracingEnterUnlinkatProgram{p}
 	}
-	if o.ExitUnlinkat.Program, err = bridge.NewProgram(o.set, "exit_unlinkat"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "exit_unlinkat"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.ExitUnlinkat = &TracingExitUnlinkatProgram{p}
 	}
-	if o.TpUnlinkat.Program, err = bridge.NewProgram(o.set, "tp_unlinkat"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "tp_unlinkat"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.TpUnlinkat = &TracingTpUnlinkatProgram{p}
 	}
 	if o.Variables.Entries, err = bridge.NewVar[uint64](o.set, "entries"); err != nil {
 		return err
@@ -201,17 +228,17 @@ func (o *TracingObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *TracingObjects) AttachAll() error {
-	if !o.EnterUnlinkat.Disabled() {
+	if o.EnterUnlinkat != nil {
 		if _, err := o.EnterUnlinkat.Attach(); err != nil {
 			return err
 		}
 	}
-	if !o.ExitUnlinkat.Disabled() {
+	if o.ExitUnlinkat != nil {
 		if _, err := o.ExitUnlinkat.Attach(); err != nil {
 			return err
 		}
 	}
-	if !o.TpUnlinkat.Disabled() {
+	if o.TpUnlinkat != nil {
 		if _, err := o.TpUnlinkat.Attach(); err != nil {
 			return err
 		}

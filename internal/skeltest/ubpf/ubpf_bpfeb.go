@@ -127,9 +127,11 @@ func LoadUbpfSpec() (*UbpfSpec, error) {
 	return s, nil
 }
 
-// UbpfLoadOptions configure Load: in process or with the kernel, where output
-// and records go, the instruction budget.
-type UbpfLoadOptions = bridge.LoadOptions
+// UbpfLoadOptions configure Load: in process or with the kernel (Collection
+// holds cilium/ebpf's options), where output and records go, the instruction
+// budget. Its Host implements UbpfHost, the functions the user-space programs
+// call.
+type UbpfLoadOptions = bridge.Options[UbpfHost]
 
 // UbpfPointer is an untyped pointer argument of a host function.
 type UbpfPointer = bridge.Pointer
@@ -148,22 +150,29 @@ var (
 )
 
 // LoadUbpf parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess) and the user-space
-// programs into the runtime; opts may be nil. host implements the functions
-// the user-space programs call.
-func LoadUbpf(host UbpfHost, opts *UbpfLoadOptions) (*UbpfObjects, error) {
+// maps they use into the kernel (unless opts.InProcess, which loads every map
+// in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil. opts.Host implements the functions the user-space
+// programs call: without it, loading a program that calls one fails.
+func LoadUbpf(opts *UbpfLoadOptions) (*UbpfObjects, error) {
 	spec, err := LoadUbpfSpec()
 	if err != nil {
 		return nil, err
 	}
-	return spec.Load(host, opts)
+	return spec.Load(opts)
 }
 
 // Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess) and the user-space programs into the runtime; opts may be
-// nil. host implements the functions the user-space programs call.
-func (s *UbpfSpec) Load(host UbpfHost, opts *UbpfLoadOptions) (*UbpfObjects, error) {
-	set, err := bridge.Load(s.Spec, ubpfExterns(host), bridge.WithDisabled(opts, s.Programs.CountGetppid, s.Programs.BadRead, s.Programs.Report, s.Programs.Spin))
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil. opts.Host
+// implements the functions the user-space programs call: without it, loading a
+// program that calls one fails.
+func (s *UbpfSpec) Load(opts *UbpfLoadOptions) (*UbpfObjects, error) {
+	var externs map[string]runtime.Func
+	if opts != nil && opts.Host != nil {
+		externs = ubpfExterns(opts.Host)
+	}
+	set, err := bridge.Load(s.Spec, externs, bridge.WithDisabled(opts, s.Programs.CountGetppid, s.Programs.BadRead, s.Programs.Report, s.Programs.Spin))
 	if err != nil {
 		return nil, fmt.Errorf("ubpf: %w", err)
 	}
@@ -185,8 +194,8 @@ type UbpfObjects struct {
 	// UserHist is map user_hist (Array, max_entries 16).
 	UserHist *bridge.Map[uint32, uint64]
 	// CountGetppid is program count_getppid (section
-	// tracepoint/syscalls/sys_enter_getppid).
-	CountGetppid UbpfCountGetppidProgram
+	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
+	CountGetppid *UbpfCountGetppidProgram
 	// BadRead is user-space program bad_read (section ubpf/bad_read), run in
 	// process; nil when its autoload was off.
 	BadRead *bridge.UserProgram[UbpfReportCtx]
@@ -220,8 +229,10 @@ func (o *UbpfObjects) init() error {
 	if o.UserHist, err = bridge.NewMap[uint32, uint64](o.set, "user_hist"); err != nil {
 		return err
 	}
-	if o.CountGetppid.Program, err = bridge.NewProgram(o.set, "count_getppid"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "count_getppid"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.CountGetppid = &UbpfCountGetppidProgram{p}
 	}
 	if !o.set.Disabled("bad_read") {
 		if o.BadRead, err = bridge.NewUserProgram[UbpfReportCtx](o.set, "bad_read", ubpfBadReadTranslation); err != nil {
@@ -260,7 +271,7 @@ func (o *UbpfObjects) Close() error {
 // skipping programs whose autoload was off. On error, links made so far stay
 // until Close.
 func (o *UbpfObjects) AttachAll() error {
-	if !o.CountGetppid.Disabled() {
+	if o.CountGetppid != nil {
 		if _, err := o.CountGetppid.Attach(); err != nil {
 			return err
 		}
@@ -285,21 +296,21 @@ func (p UbpfCountGetppidProgram) Attach() (link.Link, error) {
 // copies of program memory, written back after the call unless const.
 type UbpfHost interface {
 	// HostEmit implements extern host_emit.
-	HostEmit(arg0 string, arg1 uint64) int32
+	HostEmit(name string, value uint64) int32
 	// HostNow implements extern host_now.
 	HostNow() uint64
 	// HostRecord implements extern host_record.
-	HostRecord(arg0 *UbpfSample)
+	HostRecord(s *UbpfSample)
 }
 
 func ubpfExterns(host UbpfHost) map[string]runtime.Func {
 	return map[string]runtime.Func{
 		"host_emit": func(m *runtime.Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
-			arg0, err := bridge.String(m, r1)
+			name, err := bridge.String(m, r1)
 			if err != nil {
 				return 0, err
 			}
-			ret := host.HostEmit(arg0, uint64(r2))
+			ret := host.HostEmit(name, uint64(r2))
 			return uint64(int64(ret)), nil
 		},
 		"host_now": func(m *runtime.Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
@@ -307,12 +318,12 @@ func ubpfExterns(host UbpfHost) map[string]runtime.Func {
 			return uint64(ret), nil
 		},
 		"host_record": func(m *runtime.Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
-			arg0, err := bridge.CopyIn[UbpfSample](m, r1)
+			s, err := bridge.CopyIn[UbpfSample](m, r1)
 			if err != nil {
 				return 0, err
 			}
-			host.HostRecord(arg0)
-			if err := bridge.CopyOut(m, r1, arg0); err != nil {
+			host.HostRecord(s)
+			if err := bridge.CopyOut(m, r1, s); err != nil {
 				return 0, err
 			}
 			return 0, nil

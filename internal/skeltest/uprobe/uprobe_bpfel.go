@@ -10,6 +10,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -66,9 +67,29 @@ func LoadUprobeSpec() (*UprobeSpec, error) {
 	return s, nil
 }
 
-// LoadUprobe parses the embedded object and loads the kernel programs and maps
-// into the kernel; opts may be nil.
-func LoadUprobe(opts *ebpf.CollectionOptions) (*UprobeObjects, error) {
+// UprobeLoadOptions configure Load: in process or with the kernel (Collection
+// holds cilium/ebpf's options), where output and records go, the instruction
+// budget. Its Host is unused: the object calls no host functions.
+type UprobeLoadOptions = bridge.Options[bridge.NoHost]
+
+// UprobeMemoryError is the error of a user program that accessed memory out of
+// bounds.
+type UprobeMemoryError = runtime.MemoryError
+
+var (
+	// UprobeErrBudget: a user program ran out of its instruction budget.
+	UprobeErrBudget = runtime.ErrBudget
+	// UprobeErrCallDepth: a user program nested calls too deeply.
+	UprobeErrCallDepth = runtime.ErrCallDepth
+	// UprobeErrInProcess: a kernel operation on an object loaded in process.
+	UprobeErrInProcess = bridge.ErrInProcess
+)
+
+// LoadUprobe parses the embedded object and loads the kernel programs and the
+// maps they use into the kernel (unless opts.InProcess, which loads every map
+// in process and no kernel program) and the user-space programs into the
+// runtime; opts may be nil.
+func LoadUprobe(opts *UprobeLoadOptions) (*UprobeObjects, error) {
 	spec, err := LoadUprobeSpec()
 	if err != nil {
 		return nil, err
@@ -76,13 +97,11 @@ func LoadUprobe(opts *ebpf.CollectionOptions) (*UprobeObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and maps into the kernel; opts may be nil.
-func (s *UprobeSpec) Load(opts *ebpf.CollectionOptions) (*UprobeObjects, error) {
-	var lo bridge.LoadOptions
-	if opts != nil {
-		lo.Collection = *opts
-	}
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(&lo, s.Programs.CountCalls))
+// Load loads the kernel programs and the maps they use into the kernel (unless
+// opts.InProcess, which loads every map in process and no kernel program) and
+// the user-space programs into the runtime; opts may be nil.
+func (s *UprobeSpec) Load(opts *UprobeLoadOptions) (*UprobeObjects, error) {
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.CountCalls))
 	if err != nil {
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}
@@ -99,8 +118,9 @@ func (s *UprobeSpec) Load(opts *ebpf.CollectionOptions) (*UprobeObjects, error) 
 type UprobeObjects struct {
 	// Calls is map calls (Hash, max_entries 64).
 	Calls *bridge.Map[uint32, uint64]
-	// CountCalls is program count_calls (section uprobe).
-	CountCalls UprobeCountCallsProgram
+	// CountCalls is program count_calls (section uprobe); nil when its autoload
+	// was off.
+	CountCalls *UprobeCountCallsProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables UprobeVariables
@@ -116,8 +136,10 @@ func (o *UprobeObjects) init() error {
 	if o.Calls, err = bridge.NewMap[uint32, uint64](o.set, "calls"); err != nil {
 		return err
 	}
-	if o.CountCalls.Program, err = bridge.NewProgram(o.set, "count_calls"); err != nil {
+	if p, err := bridge.NewProgram(o.set, "count_calls"); err != nil {
 		return err
+	} else if !p.Disabled() {
+		o.CountCalls = &UprobeCountCallsProgram{p}
 	}
 	return nil
 }

@@ -32,9 +32,6 @@ type emitter struct {
 	// that the edge most often laid out as fall-through needs no
 	// subtraction (see budgetPlan).
 	phi map[int]int
-	// check marks forward jumps that must check the budget (see
-	// budgetPlan); backward jumps, calls and exits always do.
-	check map[int]bool
 	// fast is the hoisted loop whose fast copy is being emitted, nil
 	// otherwise (see hoistLoop); backCharge is what its back edge would
 	// subtract from b, which the copy defers to the loop's exits.
@@ -384,37 +381,18 @@ func falls(in *aotInsn) bool {
 // switch jumps on every path.
 func (e *emitter) falls(in *aotInsn) bool { return falls(in) && e.trees[in.pc] == nil }
 
-// observable reports an instruction whose effects or errors the caller
-// can see: memory access outside the frame's constant slots, helper
-// calls. Everything else only changes registers (and frame slots, which no
-// one sees once the run has failed).
-func observable(in *aotInsn) bool {
-	switch in.class() {
-	case runtime.ClassLDX:
-		return !inFrame(in.src, in.off, sizeOf(in.op))
-	case runtime.ClassST, runtime.ClassSTX:
-		return isAtomic(in.op) || !inFrame(in.dst, in.off, sizeOf(in.op))
-	case runtime.ClassJMP:
-		return in.op == runtime.OpCallx || (in.op == runtime.OpCall && in.src != 1)
-	}
-	return false
-}
-
-// budgetPlan decides where f subtracts and checks the budget.
+// budgetPlan decides where f subtracts the budget.
 //
 // b always equals the interpreter's budget plus the pending slots of the
 // current straight-line run. Each label L has a fixed pending count phi(L)
 // (what its likely most taken edge brings, see below);
 // an edge arriving with a different count subtracts the difference. The
-// interpreter checks the budget at every taken jump, call and exit. The
-// translation checks at backward jumps (every loop has one), calls and
-// exits, and at a forward jump only when an observable instruction can
-// run before the next check: a budget failure at a forward jump that goes
-// on through registers only is then reported at the next check, with the
-// same memory and the same error class, at a later instruction.
+// translation checks the budget where the interpreter does, at every
+// taken jump, call and exit, so that running out fails the run at the
+// same instruction.
 func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 	p := e.prog
-	e.phi, e.check = map[int]int{}, map[int]bool{}
+	e.phi = map[int]int{}
 	// An edge that arrives with a different count than its label's pays
 	// the difference on its way. On a fall-through or an unconditional
 	// jump that is one subtraction in straight-line code; on a
@@ -455,29 +433,6 @@ func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 		}
 		fell = falls(in)
 	}
-	// reach[pc]: from pc, an observable instruction may run before a check.
-	reach := map[int]bool{}
-	for i := len(f.body) - 1; i >= 0; i-- {
-		pc := f.body[i]
-		in := p.insns[pc]
-		next := pc + in.slots
-		switch {
-		case observable(in):
-			reach[pc] = true
-		case in.op == runtime.OpExit || (in.op == runtime.OpCall && in.src == 1):
-		case isJump(in.op):
-			if in.target > pc && reach[in.target] {
-				e.check[pc] = true
-			}
-			// Either the taken path checks, or nothing observable lies
-			// ahead of it; what remains is the fall-through.
-			if in.op != runtime.OpJa && in.op != runtime.OpJa32 {
-				reach[pc] = reach[next]
-			}
-		default:
-			reach[pc] = reach[next]
-		}
-	}
 }
 
 // adjust subtracts n from b (adds for negative n).
@@ -508,7 +463,7 @@ func (e *emitter) charge(pc int) []jen.Code {
 }
 
 // jumpTo is a taken jump from pc: bring b to the target's pending count,
-// check when the plan says so, go.
+// check the budget, go.
 //
 // Its goto is always the last statement: the jump into a rotated loop
 // places the loop's fast copy just before it (see function).
@@ -522,7 +477,7 @@ func (e *emitter) jumpTo(pc, target int) []jen.Code {
 	if l != nil && !l.contains(target) {
 		stmts = append(stmts, e.backEdges(l, l.pos[pc] < l.pos[l.addAt])...)
 	}
-	if (target <= pc || e.check[pc]) && e.fast == nil {
+	if e.fast == nil {
 		stmts = append(stmts, e.checkAt(pc, phi))
 	}
 	if l := e.jumpedTo[target]; l != nil && !l.contains(pc) {

@@ -37,6 +37,9 @@ type emitter struct {
 	// subtract from b, which the copy defers to the loop's exits.
 	fast       *hoistLoop
 	backCharge int
+	// opaqueMov marks the register moves emitted through runtime.Opaque
+	// (see opaqueMoves).
+	opaqueMov map[int]bool
 	// blk is the span block whose fast copy is being emitted, nil
 	// otherwise (see spanBlock).
 	blk *spanBlock
@@ -251,6 +254,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		}
 	}
 	e.budgetPlan(f, labels)
+	e.opaqueMoves(f)
 	blocks := p.findBlocks(f, labels, loops)
 	var body []jen.Code
 	if f.body[0] != f.entry {
@@ -432,6 +436,54 @@ func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 			pending = 0
 		}
 		fell = falls(in)
+	}
+}
+
+// opaqueMoves decides which moves between registers f passes through
+// runtime.Opaque, so that the two registers hold different Go values.
+//
+// After "r6 = r1", with r1 still live, both locals are one SSA value. When
+// that value enters a loop as one register, the loop writes the other, and
+// a call in the loop makes the compiler spill it, go1.26's register
+// allocator can lose track of it on the loop's back edge and fail with an
+// internal compiler error ("can't find source for" an edge), as clang's
+// "mov %r6, %r1" at a function's entry followed by a loop of helper calls
+// can make it do. So a move whose source stays live goes through Opaque,
+// a load and an xor, where that costs little: outside every loop, and in
+// loops that call a function or helper anyway. Moves in loops without
+// calls, the hot ones, stay plain copies.
+func (e *emitter) opaqueMoves(f *aotFunc) {
+	p := e.prog
+	e.opaqueMov = map[int]bool{}
+	type span struct {
+		from, to int
+		calls    bool
+	}
+	var loops []span
+	for _, pc := range f.body {
+		if in := p.insns[pc]; isJump(in.op) && in.target <= pc {
+			loops = append(loops, span{from: in.target, to: pc})
+		}
+	}
+	for i := range loops {
+		for _, pc := range f.body {
+			op := p.insns[pc].op
+			if pc >= loops[i].from && pc <= loops[i].to && (op == runtime.OpCall || op == runtime.OpCallx) {
+				loops[i].calls = true
+				break
+			}
+		}
+	}
+	for _, pc := range f.body {
+		in := p.insns[pc]
+		if in.op != runtime.OpMovReg || in.off != 0 || in.src == in.dst || !e.live(pc, in.src) {
+			continue
+		}
+		hot := false
+		for _, l := range loops {
+			hot = hot || (pc >= l.from && pc <= l.to && !l.calls)
+		}
+		e.opaqueMov[pc] = !hot
 	}
 }
 
@@ -1050,6 +1102,8 @@ func (e *emitter) alu64(in *aotInsn) []jen.Code {
 			return set("uint64(int64(int%d(%s)))", in.off, s)
 		case in.src == in.dst:
 			return nil
+		case e.opaqueMov[in.pc]:
+			return []jen.Code{code(d+" = ", e.rt("Opaque"), "("+s+")")}
 		}
 		return set("%s", s)
 	case runtime.OpBswap:

@@ -99,7 +99,7 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: mov %r3, %r1
-	r3 = r1
+	r3 = runtime.Opaque(r1)
 	// 2: add %r3, %r2
 	r3 += r2
 	// Instructions 3 to 6 are a counted loop: when its accesses through r1 stay in
@@ -1153,7 +1153,7 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 	// 2: lddw %r5, 0x100000001b3
 	r5 = 0x100000001b3
 	// 4: mov %r3, %r1
-	r3 = r1
+	r3 = runtime.Opaque(r1)
 	// 5: add %r3, %r2
 	r3 += r2
 	// Instructions 6 to 10 are a counted loop: when its accesses through r1 stay
@@ -1237,7 +1237,7 @@ func hashCountFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (uint64
 	r6 = 0
 L1:
 	// 1: mov %r1, %r6
-	r1 = r6
+	r1 = runtime.Opaque(r6)
 	// 2: mul %r1, 7
 	r1 *= 7
 	// 3: and %r1, 63
@@ -1535,7 +1535,7 @@ func csumBuf2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, in
 	// 1: mov %r0, 0
 	r0 = 0
 	// 2: mov %r3, %r1
-	r3 = r1
+	r3 = runtime.Opaque(r1)
 	// 3: add %r3, 2048
 	r3 += 2048
 	// 4: jgt %r3, %r2, +13 (to 18)
@@ -1598,7 +1598,7 @@ L13:
 		goto L6
 	}
 	// 15: mov %r4, %r0
-	r4 = r0
+	r4 = runtime.Opaque(r0)
 	// 16: rsh %r4, 32
 	r4 >>= 32
 	// 17: add %r0, %r4
@@ -1634,7 +1634,7 @@ func parseHdr2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	// 1: mov %r0, 0
 	r0 = 0
 	// 2: mov %r3, %r1
-	r3 = r1
+	r3 = runtime.Opaque(r1)
 	// 3: add %r3, 2048
 	r3 += 2048
 	// 4: jgt %r3, %r2, +34 (to 39)
@@ -1840,7 +1840,7 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	// 1: mov %r0, 0
 	r0 = 0
 	// 2: mov %r3, %r1
-	r3 = r1
+	r3 = runtime.Opaque(r1)
 	// 3: add %r3, 1024
 	r3 += 1024
 	// 4: jgt %r3, %r2, +28 (to 33)

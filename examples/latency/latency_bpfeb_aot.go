@@ -134,6 +134,7 @@ L22:
 	// latency.bpf.c:131: if (total == 0)
 	// 23: jeq %r7, 0, +129 (to 153)
 	if r7 == 0 {
+		runtime.CheckBudget(b-7, 23)
 		goto L153
 	}
 	// 24: mov %r9, 0
@@ -164,19 +165,19 @@ L22:
 	// 29: stxw [%r10-64], %r1
 	runtime.PutLE32(fp[448:], r1)
 	// 30: mov %r1, %r7
-	r1 = r7
+	r1 = runtime.Opaque(r7)
 	// 31: mul %r1, 99
 	r1 *= 99
 	// 32: stxdw [%r10-80], %r1
 	runtime.PutLE64(fp[432:], r1)
 	// 33: mov %r1, %r7
-	r1 = r7
+	r1 = runtime.Opaque(r7)
 	// 34: mul %r1, 90
 	r1 *= 90
 	// 35: stxdw [%r10-88], %r1
 	runtime.PutLE64(fp[424:], r1)
 	// 36: mov %r1, %r7
-	r1 = r7
+	r1 = runtime.Opaque(r7)
 	// 37: mul %r1, 50
 	r1 *= 50
 	// 38: stxdw [%r10-96], %r1
@@ -206,7 +207,7 @@ L42:
 	goto L79
 L46:
 	// 46: mov %r8, %r9
-	r8 = r9
+	r8 = runtime.Opaque(r9)
 	// 47: mov %r2, %r10
 	r2 = r10
 	// 48: add %r2, -64
@@ -239,7 +240,7 @@ L46:
 	// 58: add %r2, -1
 	r2 -= 1
 	// 59: mov %r3, %r9
-	r3 = r9
+	r3 = runtime.Opaque(r9)
 	// 60: mul %r3, 100
 	r3 *= 100
 	// latency.bpf.c:141: if (!s->p50_ns && cum * 100 >= total * 50)

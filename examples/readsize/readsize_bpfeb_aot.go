@@ -78,6 +78,7 @@ func readsizeReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64
 	// readsize.bpf.c:87: if (!t)
 	// 12: jeq %r1, 0, +54 (to 67)
 	if r1 == 0 {
+		runtime.CheckBudget(b-13, 12)
 		goto L67
 	}
 	// readsize.bpf.c:89: s->reads = t->reads;
@@ -101,6 +102,7 @@ func readsizeReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64
 	// 19: stxdw [%r6+16], %r1
 	m.Store64At(r6+16, r1, 19)
 	// 20: ja +45 (to 66)
+	runtime.CheckBudget(b-21, 20)
 	goto L66
 L21:
 	// 21: div %r1, %r2

@@ -85,7 +85,13 @@
 //     exits) and checks it there, so ErrBudget comes at the same instruction
 //     with the same memory effects; call depth is checked before each call;
 //   - division and modulo by zero, shifts and sign extension follow RFC 9669
-//     as the interpreter does.
+//     as the interpreter does;
+//   - a move between registers whose source stays live goes through
+//     runtime.Opaque outside loops and in loops that call something, so
+//     that the two registers are different Go values: one value under two
+//     names, entering a loop that writes one of them and spills the other
+//     across a call, made go1.26's register allocator fail with an
+//     internal compiler error (opaqueMoves).
 //
 // The generated code is gofmt'd (when rendered through a jen.File),
 // vet-clean and deterministic; above each instruction a comment gives its

@@ -32,14 +32,14 @@ type emitter struct {
 	// that the edge most often laid out as fall-through needs no
 	// subtraction (see budgetPlan).
 	phi map[int]int
-	// check marks forward jumps that must check the budget (see
-	// budgetPlan); backward jumps, calls and exits always do.
-	check map[int]bool
 	// fast is the hoisted loop whose fast copy is being emitted, nil
 	// otherwise (see hoistLoop); backCharge is what its back edge would
 	// subtract from b, which the copy defers to the loop's exits.
 	fast       *hoistLoop
 	backCharge int
+	// opaqueMov marks the register moves emitted through runtime.Opaque
+	// (see opaqueMoves).
+	opaqueMov map[int]bool
 	// blk is the span block whose fast copy is being emitted, nil
 	// otherwise (see spanBlock).
 	blk *spanBlock
@@ -254,6 +254,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		}
 	}
 	e.budgetPlan(f, labels)
+	e.opaqueMoves(f)
 	blocks := p.findBlocks(f, labels, loops)
 	var body []jen.Code
 	if f.body[0] != f.entry {
@@ -384,37 +385,18 @@ func falls(in *aotInsn) bool {
 // switch jumps on every path.
 func (e *emitter) falls(in *aotInsn) bool { return falls(in) && e.trees[in.pc] == nil }
 
-// observable reports an instruction whose effects or errors the caller
-// can see: memory access outside the frame's constant slots, helper
-// calls. Everything else only changes registers (and frame slots, which no
-// one sees once the run has failed).
-func observable(in *aotInsn) bool {
-	switch in.class() {
-	case runtime.ClassLDX:
-		return !inFrame(in.src, in.off, sizeOf(in.op))
-	case runtime.ClassST, runtime.ClassSTX:
-		return isAtomic(in.op) || !inFrame(in.dst, in.off, sizeOf(in.op))
-	case runtime.ClassJMP:
-		return in.op == runtime.OpCallx || (in.op == runtime.OpCall && in.src != 1)
-	}
-	return false
-}
-
-// budgetPlan decides where f subtracts and checks the budget.
+// budgetPlan decides where f subtracts the budget.
 //
 // b always equals the interpreter's budget plus the pending slots of the
 // current straight-line run. Each label L has a fixed pending count phi(L)
 // (what its likely most taken edge brings, see below);
 // an edge arriving with a different count subtracts the difference. The
-// interpreter checks the budget at every taken jump, call and exit. The
-// translation checks at backward jumps (every loop has one), calls and
-// exits, and at a forward jump only when an observable instruction can
-// run before the next check: a budget failure at a forward jump that goes
-// on through registers only is then reported at the next check, with the
-// same memory and the same error class, at a later instruction.
+// translation checks the budget where the interpreter does, at every
+// taken jump, call and exit, so that running out fails the run at the
+// same instruction.
 func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 	p := e.prog
-	e.phi, e.check = map[int]int{}, map[int]bool{}
+	e.phi = map[int]int{}
 	// An edge that arrives with a different count than its label's pays
 	// the difference on its way. On a fall-through or an unconditional
 	// jump that is one subtraction in straight-line code; on a
@@ -455,28 +437,53 @@ func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 		}
 		fell = falls(in)
 	}
-	// reach[pc]: from pc, an observable instruction may run before a check.
-	reach := map[int]bool{}
-	for i := len(f.body) - 1; i >= 0; i-- {
-		pc := f.body[i]
-		in := p.insns[pc]
-		next := pc + in.slots
-		switch {
-		case observable(in):
-			reach[pc] = true
-		case in.op == runtime.OpExit || (in.op == runtime.OpCall && in.src == 1):
-		case isJump(in.op):
-			if in.target > pc && reach[in.target] {
-				e.check[pc] = true
-			}
-			// Either the taken path checks, or nothing observable lies
-			// ahead of it; what remains is the fall-through.
-			if in.op != runtime.OpJa && in.op != runtime.OpJa32 {
-				reach[pc] = reach[next]
-			}
-		default:
-			reach[pc] = reach[next]
+}
+
+// opaqueMoves decides which moves between registers f passes through
+// runtime.Opaque, so that the two registers hold different Go values.
+//
+// After "r6 = r1", with r1 still live, both locals are one SSA value. When
+// that value enters a loop as one register, the loop writes the other, and
+// a call in the loop makes the compiler spill it, go1.26's register
+// allocator can lose track of it on the loop's back edge and fail with an
+// internal compiler error ("can't find source for" an edge), as clang's
+// "mov %r6, %r1" at a function's entry followed by a loop of helper calls
+// can make it do. So a move whose source stays live goes through Opaque,
+// a load and an xor, where that costs little: outside every loop, and in
+// loops that call a function or helper anyway. Moves in loops without
+// calls, the hot ones, stay plain copies.
+func (e *emitter) opaqueMoves(f *aotFunc) {
+	p := e.prog
+	e.opaqueMov = map[int]bool{}
+	type span struct {
+		from, to int
+		calls    bool
+	}
+	var loops []span
+	for _, pc := range f.body {
+		if in := p.insns[pc]; isJump(in.op) && in.target <= pc {
+			loops = append(loops, span{from: in.target, to: pc})
 		}
+	}
+	for i := range loops {
+		for _, pc := range f.body {
+			op := p.insns[pc].op
+			if pc >= loops[i].from && pc <= loops[i].to && (op == runtime.OpCall || op == runtime.OpCallx) {
+				loops[i].calls = true
+				break
+			}
+		}
+	}
+	for _, pc := range f.body {
+		in := p.insns[pc]
+		if in.op != runtime.OpMovReg || in.off != 0 || in.src == in.dst || !e.live(pc, in.src) {
+			continue
+		}
+		hot := false
+		for _, l := range loops {
+			hot = hot || (pc >= l.from && pc <= l.to && !l.calls)
+		}
+		e.opaqueMov[pc] = !hot
 	}
 }
 
@@ -508,7 +515,7 @@ func (e *emitter) charge(pc int) []jen.Code {
 }
 
 // jumpTo is a taken jump from pc: bring b to the target's pending count,
-// check when the plan says so, go.
+// check the budget, go.
 //
 // Its goto is always the last statement: the jump into a rotated loop
 // places the loop's fast copy just before it (see function).
@@ -522,7 +529,7 @@ func (e *emitter) jumpTo(pc, target int) []jen.Code {
 	if l != nil && !l.contains(target) {
 		stmts = append(stmts, e.backEdges(l, l.pos[pc] < l.pos[l.addAt])...)
 	}
-	if (target <= pc || e.check[pc]) && e.fast == nil {
+	if e.fast == nil {
 		stmts = append(stmts, e.checkAt(pc, phi))
 	}
 	if l := e.jumpedTo[target]; l != nil && !l.contains(pc) {
@@ -1095,6 +1102,8 @@ func (e *emitter) alu64(in *aotInsn) []jen.Code {
 			return set("uint64(int64(int%d(%s)))", in.off, s)
 		case in.src == in.dst:
 			return nil
+		case e.opaqueMov[in.pc]:
+			return []jen.Code{code(d+" = ", e.rt("Opaque"), "("+s+")")}
 		}
 		return set("%s", s)
 	case runtime.OpBswap:

@@ -185,13 +185,10 @@ func (g *progGen) statement(forward func() int) {
 		g.memory()
 	case k < 62:
 		g.atomic()
-	case k < 75:
-		// No compare trees (TestCompareTrees has them): random programs
-		// with trees of jumps made go1.26.8's register allocator fail
-		// twice in about 33,000 programs ("internal compiler error:
-		// can't find source for ... ArgIntReg"), with or without the
-		// translation's switches (TestGoCompilerCrash).
+	case k < 73:
 		g.condJump(forward())
+	case k < 75:
+		g.tree(forward())
 	case k < 77 && !g.inLoop:
 		g.loop()
 	case k < 80 && !g.inLoop:
@@ -213,6 +210,54 @@ func (g *progGen) statement(forward func() int) {
 	default:
 		g.jump(runtime.Instruction{Opcode: runtime.OpJa32}, forward()) // gotol
 	}
+}
+
+// tree emits a compare tree on one register, as clang lowers a switch,
+// which the translation may turn into a Go switch; its leaves go on to
+// out or fall into the next leaf.
+func (g *progGen) tree(out int) {
+	r := g.dst()
+	if g.rnd.IntN(2) == 0 {
+		g.emit(runtime.Instruction{Opcode: runtime.OpAndImm, Dst: r, Imm: 31})
+	}
+	class := runtime.Opcode(runtime.ClassJMP)
+	if g.rnd.IntN(4) == 0 {
+		class = runtime.Opcode(runtime.ClassJMP32)
+	}
+	g.treeSplit(r, class, 0, 20+g.rnd.IntN(20), out)
+}
+
+// treeSplit sends [lo, mid] and [mid+1, hi] of r's values their ways,
+// through unsigned and signed tests.
+func (g *progGen) treeSplit(r uint8, class runtime.Opcode, lo, hi, out int) {
+	if lo == hi || (hi-lo < 3 && g.rnd.IntN(3) == 0) {
+		if g.rnd.IntN(2) == 0 {
+			g.alu()
+		} else {
+			g.memory()
+		}
+		if g.rnd.IntN(6) != 0 {
+			g.jump(runtime.Instruction{Opcode: runtime.OpJa}, out)
+		}
+		return
+	}
+	mid := lo + g.rnd.IntN(hi-lo)
+	other := g.newLabel()
+	ops := []struct {
+		op    runtime.Opcode
+		k     int
+		upper bool // the jump takes [mid+1, hi]
+	}{{runtime.OpJgtImm, mid, true}, {runtime.OpJgeImm, mid + 1, true}, {runtime.OpJleImm, mid, false}, {runtime.OpJltImm, mid + 1, false},
+		{runtime.OpJsgtImm, mid, true}, {runtime.OpJsgeImm, mid + 1, true}, {runtime.OpJsleImm, mid, false}, {runtime.OpJsltImm, mid + 1, false}}
+	o := ops[g.rnd.IntN(len(ops))]
+	g.jump(runtime.Instruction{Opcode: o.op&0xf8 | class, Dst: r, Imm: int32(o.k)}, other)
+	first, second := [2]int{lo, mid}, [2]int{mid + 1, hi}
+	if !o.upper {
+		first, second = second, first
+	}
+	g.treeSplit(r, class, first[0], first[1], out)
+	g.place(other)
+	g.treeSplit(r, class, second[0], second[1], out)
 }
 
 func (g *progGen) alu() {
@@ -892,7 +937,8 @@ func TestAOTRandomSoak(t *testing.T) {
 // TestRandomProgramsHoist makes sure the random programs exercise hoisted
 // loops: some of their translations must run a loop's fast copy, some
 // through views, some with a back edge testing a register derived from
-// the counter, some guarded by a shadow of it, some rotated.
+// the counter, some guarded by a shadow of it, some rotated; and some
+// must emit a compare tree as a switch.
 func TestRandomProgramsHoist(t *testing.T) {
 	hoisted, windows, views, blocks, derived, shadows, rotated, down, downBases, jumpedTo := 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	rot := regexp.MustCompile(`Instructions \d+ to \d+, then \d+ to \d+, are`)
@@ -903,7 +949,7 @@ func TestRandomProgramsHoist(t *testing.T) {
 	// A rotated loop counting down: its doc comment, then its trip count
 	// up to r8.
 	rotDown := regexp.MustCompile(`then \d+ to \d+, are[^\n]*\n(\s*//[^\n]*\n)*\s*if j, ok := runtime\.LoopTrips\([^,]+, r8, `)
-	rotatedDown := 0
+	rotatedDown, trees := 0, 0
 	for i := range 256 {
 		c := randomProgram(1, i)
 		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: "p"})
@@ -947,6 +993,13 @@ func TestRandomProgramsHoist(t *testing.T) {
 		if strings.Contains(src, "goto H") {
 			jumpedTo++
 		}
+		if strings.Contains(src, "as a switch.") {
+			trees++
+		}
+	}
+	t.Logf("%d of 256 random programs have a compare tree emitted as a switch", trees)
+	if trees < 8 {
+		t.Errorf("%d random programs have a compare tree emitted as a switch, want at least 8", trees)
 	}
 	t.Logf("%d of 256 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block, %d a derived test, %d a shadow, %d a rotated loop, %d a counter counting down, %d a base counting down, %d a jump from outside into a hoisted loop's head, %d a rotated loop counting down", hoisted, windows, views, blocks, derived, shadows, rotated, down, downBases, jumpedTo, rotatedDown)
 	if hoisted < 16 || windows < 8 || views < 8 || blocks < 16 || derived < 6 || shadows < 3 || rotated < 8 || down < 6 || downBases < 6 || jumpedTo < 6 || rotatedDown < 1 {

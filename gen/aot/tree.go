@@ -290,8 +290,8 @@ func (e *emitter) treePath(t *cmpTree, v uint64) ([]jen.Code, string) {
 			}
 			return out, key.String()
 		}
-		if jumped && e.check[n.pc] && e.fast == nil {
-			// The plan checks the budget at this jump.
+		if jumped && e.fast == nil {
+			// A taken jump checks the budget.
 			fmt.Fprintf(&key, "%d!", n.pc)
 			out = append(out, e.adjust(pending)...)
 			out = append(out, e.checkAt(n.pc, 0))

@@ -39,6 +39,7 @@ L3:
 	r3 *= r2
 	// 5: jgt %r3, %r1, +5 (to 11)
 	if r3 > r1 {
+		runtime.CheckBudget(b-6, 5)
 		goto L11
 	}
 	// 6: mov %r3, %r1
@@ -49,6 +50,7 @@ L3:
 	}
 	// 8: jeq %r3, 0, +3 (to 12)
 	if r3 == 0 {
+		runtime.CheckBudget(b-9, 8)
 		goto L12
 	}
 	// 9: add %r2, 1
@@ -97,7 +99,7 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: mov %r3, %r1
-	r3 = r1
+	r3 = runtime.Opaque(r1)
 	// 2: add %r3, %r2
 	r3 += r2
 	// Instructions 3 to 6 are a counted loop: when its accesses through r1 stay in
@@ -300,6 +302,7 @@ L4:
 	r4 >>= 32
 	// 9: jeq %r4, 0, +2 (to 12)
 	if r4 == 0 {
+		runtime.CheckBudget(b-10, 9)
 		goto L12
 	}
 	// 10: mov %r2, %r4
@@ -314,6 +317,7 @@ L12:
 	r4 >>= 16
 	// 14: jeq %r4, 0, +2 (to 17)
 	if r4 == 0 {
+		runtime.CheckBudget(b-13, 14)
 		goto L17
 	}
 	// 15: mov %r2, %r4
@@ -328,6 +332,7 @@ L17:
 	r4 >>= 8
 	// 19: jeq %r4, 0, +2 (to 22)
 	if r4 == 0 {
+		runtime.CheckBudget(b-16, 19)
 		goto L22
 	}
 	// 20: mov %r2, %r4
@@ -342,6 +347,7 @@ L22:
 	r4 >>= 4
 	// 24: jeq %r4, 0, +2 (to 27)
 	if r4 == 0 {
+		runtime.CheckBudget(b-19, 24)
 		goto L27
 	}
 	// 25: mov %r2, %r4
@@ -356,6 +362,7 @@ L27:
 	r4 >>= 2
 	// 29: jeq %r4, 0, +2 (to 32)
 	if r4 == 0 {
+		runtime.CheckBudget(b-22, 29)
 		goto L32
 	}
 	// 30: mov %r2, %r4
@@ -370,6 +377,7 @@ L32:
 	r4 >>= 1
 	// 34: jeq %r4, 0, +1 (to 36)
 	if r4 == 0 {
+		runtime.CheckBudget(b-25, 34)
 		goto L36
 	}
 	// 35: add %r3, 1
@@ -678,227 +686,433 @@ L2:
 	case 0:
 		goto L10
 	case 1:
+		runtime.CheckBudget(b-10, 9)
 		goto L12
 	case 2:
+		b -= 9
+		runtime.CheckBudget(b, 8)
+		b += 9
 		goto L15
 	case 3:
+		b -= 9
+		runtime.CheckBudget(b, 8)
+		b += 9
+		runtime.CheckBudget(b-10, 14)
 		goto L17
 	case 4:
+		b -= 8
+		runtime.CheckBudget(b, 7)
+		b += 8
 		goto L21
 	case 5:
+		b -= 8
+		runtime.CheckBudget(b, 7)
+		b += 8
+		runtime.CheckBudget(b-10, 20)
 		goto L23
 	case 6:
+		b -= 8
+		runtime.CheckBudget(b, 7)
+		b -= 1
+		runtime.CheckBudget(b, 19)
+		b += 9
 		goto L26
 	case 7:
+		b -= 8
+		runtime.CheckBudget(b, 7)
+		b -= 1
+		runtime.CheckBudget(b, 19)
+		b += 9
+		runtime.CheckBudget(b-10, 25)
 		goto L28
 	case 8:
+		b -= 7
+		runtime.CheckBudget(b, 6)
+		b += 7
 		goto L33
 	case 9:
+		b -= 7
+		runtime.CheckBudget(b, 6)
+		b += 7
+		runtime.CheckBudget(b-10, 32)
 		goto L35
 	case 10:
+		b -= 7
+		runtime.CheckBudget(b, 6)
+		b -= 2
+		runtime.CheckBudget(b, 31)
+		b += 9
 		goto L38
 	case 11:
+		b -= 7
+		runtime.CheckBudget(b, 6)
+		b -= 2
+		runtime.CheckBudget(b, 31)
+		b += 9
+		runtime.CheckBudget(b-10, 37)
 		goto L40
 	case 12:
+		b -= 7
+		runtime.CheckBudget(b, 6)
+		b -= 1
+		runtime.CheckBudget(b, 30)
+		b += 8
 		goto L44
 	case 13:
+		b -= 7
+		runtime.CheckBudget(b, 6)
+		b -= 1
+		runtime.CheckBudget(b, 30)
+		b += 8
+		runtime.CheckBudget(b-10, 43)
 		goto L46
 	case 14:
+		b -= 7
+		runtime.CheckBudget(b, 6)
+		b -= 1
+		runtime.CheckBudget(b, 30)
+		b -= 1
+		runtime.CheckBudget(b, 42)
+		b += 9
 		goto L49
 	case 15:
+		b -= 7
+		runtime.CheckBudget(b, 6)
+		b -= 1
+		runtime.CheckBudget(b, 30)
+		b -= 1
+		runtime.CheckBudget(b, 42)
+		b += 9
+		runtime.CheckBudget(b-10, 48)
 		goto L51
 	case 16:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b += 6
 		goto L57
 	case 17:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b += 6
+		runtime.CheckBudget(b-10, 56)
 		goto L59
 	case 18:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 3
+		runtime.CheckBudget(b, 55)
+		b += 9
 		goto L62
 	case 19:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 3
+		runtime.CheckBudget(b, 55)
+		b += 9
+		runtime.CheckBudget(b-10, 61)
 		goto L64
 	case 20:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 2
+		runtime.CheckBudget(b, 54)
+		b += 8
 		goto L68
 	case 21:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 2
+		runtime.CheckBudget(b, 54)
+		b += 8
+		runtime.CheckBudget(b-10, 67)
 		goto L70
 	case 22:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 2
+		runtime.CheckBudget(b, 54)
+		b -= 1
+		runtime.CheckBudget(b, 66)
+		b += 9
 		goto L73
 	case 23:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 2
+		runtime.CheckBudget(b, 54)
+		b -= 1
+		runtime.CheckBudget(b, 66)
+		b += 9
+		runtime.CheckBudget(b-10, 72)
 		goto L75
 	case 24:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 1
+		runtime.CheckBudget(b, 53)
+		b += 7
 		goto L80
 	case 25:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 1
+		runtime.CheckBudget(b, 53)
+		b += 7
+		runtime.CheckBudget(b-10, 79)
 		goto L82
 	case 26:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 1
+		runtime.CheckBudget(b, 53)
+		b -= 2
+		runtime.CheckBudget(b, 78)
+		b += 9
 		goto L85
 	case 27:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 1
+		runtime.CheckBudget(b, 53)
+		b -= 2
+		runtime.CheckBudget(b, 78)
+		b += 9
+		runtime.CheckBudget(b-10, 84)
 		goto L87
 	case 28:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 1
+		runtime.CheckBudget(b, 53)
+		b -= 1
+		runtime.CheckBudget(b, 77)
+		b += 8
 		goto L91
 	case 29:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 1
+		runtime.CheckBudget(b, 53)
+		b -= 1
+		runtime.CheckBudget(b, 77)
+		b += 8
+		runtime.CheckBudget(b-10, 90)
 		goto L93
 	case 30:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 1
+		runtime.CheckBudget(b, 53)
+		b -= 1
+		runtime.CheckBudget(b, 77)
+		b -= 1
+		runtime.CheckBudget(b, 89)
+		b += 9
 		goto L96
 	default:
+		b -= 6
+		runtime.CheckBudget(b, 5)
+		b -= 1
+		runtime.CheckBudget(b, 53)
+		b -= 1
+		runtime.CheckBudget(b, 77)
+		b -= 1
+		runtime.CheckBudget(b, 89)
+		b += 9
+		runtime.CheckBudget(b-10, 95)
 		goto L98
 	}
 L10:
 	// 10: add %r0, 1
 	r0 += 1
 	// 11: ja +88 (to 100)
+	runtime.CheckBudget(b-12, 11)
 	goto L100
 L12:
 	// 12: xor %r0, 8
 	r0 ^= 8
 	// 13: ja +86 (to 100)
+	runtime.CheckBudget(b-12, 13)
 	goto L100
 L15:
 	// 15: mul %r0, 3
 	r0 *= 3
 	// 16: ja +83 (to 100)
+	runtime.CheckBudget(b-12, 16)
 	goto L100
 L17:
 	// 17: add %r0, 22
 	r0 += 22
 	// 18: ja +81 (to 100)
+	runtime.CheckBudget(b-12, 18)
 	goto L100
 L21:
 	// 21: xor %r0, 29
 	r0 ^= 29
 	// 22: ja +77 (to 100)
+	runtime.CheckBudget(b-12, 22)
 	goto L100
 L23:
 	// 23: mul %r0, 3
 	r0 *= 3
 	// 24: ja +75 (to 100)
+	runtime.CheckBudget(b-12, 24)
 	goto L100
 L26:
 	// 26: add %r0, 43
 	r0 += 43
 	// 27: ja +72 (to 100)
+	runtime.CheckBudget(b-12, 27)
 	goto L100
 L28:
 	// 28: xor %r0, 50
 	r0 ^= 50
 	// 29: ja +70 (to 100)
+	runtime.CheckBudget(b-12, 29)
 	goto L100
 L33:
 	// 33: mul %r0, 3
 	r0 *= 3
 	// 34: ja +65 (to 100)
+	runtime.CheckBudget(b-12, 34)
 	goto L100
 L35:
 	// 35: add %r0, 64
 	r0 += 64
 	// 36: ja +63 (to 100)
+	runtime.CheckBudget(b-12, 36)
 	goto L100
 L38:
 	// 38: xor %r0, 71
 	r0 ^= 71
 	// 39: ja +60 (to 100)
+	runtime.CheckBudget(b-12, 39)
 	goto L100
 L40:
 	// 40: mul %r0, 3
 	r0 *= 3
 	// 41: ja +58 (to 100)
+	runtime.CheckBudget(b-12, 41)
 	goto L100
 L44:
 	// 44: add %r0, 85
 	r0 += 85
 	// 45: ja +54 (to 100)
+	runtime.CheckBudget(b-12, 45)
 	goto L100
 L46:
 	// 46: xor %r0, 92
 	r0 ^= 92
 	// 47: ja +52 (to 100)
+	runtime.CheckBudget(b-12, 47)
 	goto L100
 L49:
 	// 49: mul %r0, 3
 	r0 *= 3
 	// 50: ja +49 (to 100)
+	runtime.CheckBudget(b-12, 50)
 	goto L100
 L51:
 	// 51: add %r0, 106
 	r0 += 106
 	// 52: ja +47 (to 100)
+	runtime.CheckBudget(b-12, 52)
 	goto L100
 L57:
 	// 57: xor %r0, 113
 	r0 ^= 113
 	// 58: ja +41 (to 100)
+	runtime.CheckBudget(b-12, 58)
 	goto L100
 L59:
 	// 59: mul %r0, 3
 	r0 *= 3
 	// 60: ja +39 (to 100)
+	runtime.CheckBudget(b-12, 60)
 	goto L100
 L62:
 	// 62: add %r0, 127
 	r0 += 127
 	// 63: ja +36 (to 100)
+	runtime.CheckBudget(b-12, 63)
 	goto L100
 L64:
 	// 64: xor %r0, 134
 	r0 ^= 134
 	// 65: ja +34 (to 100)
+	runtime.CheckBudget(b-12, 65)
 	goto L100
 L68:
 	// 68: mul %r0, 3
 	r0 *= 3
 	// 69: ja +30 (to 100)
+	runtime.CheckBudget(b-12, 69)
 	goto L100
 L70:
 	// 70: add %r0, 148
 	r0 += 148
 	// 71: ja +28 (to 100)
+	runtime.CheckBudget(b-12, 71)
 	goto L100
 L73:
 	// 73: xor %r0, 155
 	r0 ^= 155
 	// 74: ja +25 (to 100)
+	runtime.CheckBudget(b-12, 74)
 	goto L100
 L75:
 	// 75: mul %r0, 3
 	r0 *= 3
 	// 76: ja +23 (to 100)
+	runtime.CheckBudget(b-12, 76)
 	goto L100
 L80:
 	// 80: add %r0, 169
 	r0 += 169
 	// 81: ja +18 (to 100)
+	runtime.CheckBudget(b-12, 81)
 	goto L100
 L82:
 	// 82: xor %r0, 176
 	r0 ^= 176
 	// 83: ja +16 (to 100)
+	runtime.CheckBudget(b-12, 83)
 	goto L100
 L85:
 	// 85: mul %r0, 3
 	r0 *= 3
 	// 86: ja +13 (to 100)
+	runtime.CheckBudget(b-12, 86)
 	goto L100
 L87:
 	// 87: add %r0, 190
 	r0 += 190
 	// 88: ja +11 (to 100)
+	runtime.CheckBudget(b-12, 88)
 	goto L100
 L91:
 	// 91: xor %r0, 197
 	r0 ^= 197
 	// 92: ja +7 (to 100)
+	runtime.CheckBudget(b-12, 92)
 	goto L100
 L93:
 	// 93: mul %r0, 3
 	r0 *= 3
 	// 94: ja +5 (to 100)
+	runtime.CheckBudget(b-12, 94)
 	goto L100
 L96:
 	// 96: add %r0, 211
 	r0 += 211
 	// 97: ja +2 (to 100)
+	runtime.CheckBudget(b-12, 97)
 	goto L100
 L98:
 	// 98: xor %r0, 218
 	r0 ^= 218
 	// 99: ja +0 (to 100)
+	runtime.CheckBudget(b-12, 99)
 	goto L100
 L100:
 	// 100: add %r1, 1
@@ -939,7 +1153,7 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 	// 2: lddw %r5, 0x100000001b3
 	r5 = 0x100000001b3
 	// 4: mov %r3, %r1
-	r3 = r1
+	r3 = runtime.Opaque(r1)
 	// 5: add %r3, %r2
 	r3 += r2
 	// Instructions 6 to 10 are a counted loop: when its accesses through r1 stay
@@ -1023,7 +1237,7 @@ func hashCountFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (uint64
 	r6 = 0
 L1:
 	// 1: mov %r1, %r6
-	r1 = r6
+	r1 = runtime.Opaque(r6)
 	// 2: mul %r1, 7
 	r1 *= 7
 	// 3: and %r1, 63
@@ -1100,6 +1314,7 @@ L23:
 	r0 = m.LookupAt(31, r1, r2, r3, r4, r5)
 	// 32: jeq %r0, 0, +1 (to 34)
 	if r0 == 0 {
+		runtime.CheckBudget(b-24, 32)
 		goto L34
 	}
 	// 33: ldxdw %r0, [%r0]
@@ -1320,11 +1535,12 @@ func csumBuf2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, in
 	// 1: mov %r0, 0
 	r0 = 0
 	// 2: mov %r3, %r1
-	r3 = r1
+	r3 = runtime.Opaque(r1)
 	// 3: add %r3, 2048
 	r3 += 2048
 	// 4: jgt %r3, %r2, +13 (to 18)
 	if r3 > r2 {
+		runtime.CheckBudget(b-5, 4)
 		goto L18
 	}
 	// 5: mov %r6, 0
@@ -1382,7 +1598,7 @@ L13:
 		goto L6
 	}
 	// 15: mov %r4, %r0
-	r4 = r0
+	r4 = runtime.Opaque(r0)
 	// 16: rsh %r4, 32
 	r4 >>= 32
 	// 17: add %r0, %r4
@@ -1418,11 +1634,12 @@ func parseHdr2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	// 1: mov %r0, 0
 	r0 = 0
 	// 2: mov %r3, %r1
-	r3 = r1
+	r3 = runtime.Opaque(r1)
 	// 3: add %r3, 2048
 	r3 += 2048
 	// 4: jgt %r3, %r2, +34 (to 39)
 	if r3 > r2 {
+		runtime.CheckBudget(b-5, 4)
 		goto L39
 	}
 	// 5: mov %r6, 0
@@ -1520,6 +1737,7 @@ L8:
 	r5 = uint64(bits.ReverseBytes16(uint16(r5)))
 	// 10: jne %r5, 2048, +22 (to 33)
 	if r5 != 2048 {
+		runtime.CheckBudget(b-11, 10)
 		goto L33
 	}
 	// 11: ldxb %r5, [%r3+14]
@@ -1565,6 +1783,7 @@ L8:
 	// 31: xor %r0, %r5
 	r0 ^= r5
 	// 32: ja +1 (to 34)
+	runtime.CheckBudget(b-33, 32)
 	goto L34
 L33:
 	// 33: add %r0, 1
@@ -1621,11 +1840,12 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 	// 1: mov %r0, 0
 	r0 = 0
 	// 2: mov %r3, %r1
-	r3 = r1
+	r3 = runtime.Opaque(r1)
 	// 3: add %r3, 1024
 	r3 += 1024
 	// 4: jgt %r3, %r2, +28 (to 33)
 	if r3 > r2 {
+		runtime.CheckBudget(b-5, 4)
 		goto L33
 	}
 	// 5: mov %r3, %r1
@@ -1729,24 +1949,41 @@ L7:
 	// Instructions 8-14, 17-18: a tree of 9 jumps on r5, as a switch.
 	switch r5 {
 	case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31:
+		b -= 9
+		runtime.CheckBudget(b, 8)
+		b += 9
 		goto L19
 	case 32:
+		b -= 9
+		runtime.CheckBudget(b, 8)
+		b += 9
+		runtime.CheckBudget(b-10, 17)
 		goto L21
 	case 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47:
+		b -= 9
+		runtime.CheckBudget(b, 8)
+		b += 9
+		runtime.CheckBudget(b-11, 18)
 		goto L23
 	case 48, 49, 50, 51, 52, 53, 54, 55, 56, 57:
+		runtime.CheckBudget(b-10, 9)
 		goto L25
 	case 58, 59, 60, 61, 62, 63, 64:
+		runtime.CheckBudget(b-11, 10)
 		goto L23
 	case 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90:
+		runtime.CheckBudget(b-12, 11)
 		goto L27
 	case 91, 92, 93, 94, 95, 96:
 		b -= 2
+		runtime.CheckBudget(b-11, 12)
 		goto L23
 	case 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122:
+		runtime.CheckBudget(b-14, 13)
 		goto L29
 	case 123, 124, 125, 126:
 		b -= 4
+		runtime.CheckBudget(b-11, 14)
 		goto L23
 	case 127:
 		goto L15
@@ -1757,36 +1994,42 @@ L15:
 	// 15: add %r0, 85
 	r0 += 85
 	// 16: ja +13 (to 30)
+	runtime.CheckBudget(b-17, 16)
 	goto L30
 L19:
 	// 19: add %r0, 1
 	r0 += 1
 	// 20: ja +9 (to 30)
 	b += 4
+	runtime.CheckBudget(b-17, 20)
 	goto L30
 L21:
 	// 21: add %r0, 3
 	r0 += 3
 	// 22: ja +7 (to 30)
 	b += 5
+	runtime.CheckBudget(b-17, 22)
 	goto L30
 L23:
 	// 23: add %r0, 5
 	r0 += 5
 	// 24: ja +5 (to 30)
 	b += 4
+	runtime.CheckBudget(b-17, 24)
 	goto L30
 L25:
 	// 25: add %r0, 256
 	r0 += 256
 	// 26: ja +3 (to 30)
 	b += 5
+	runtime.CheckBudget(b-17, 26)
 	goto L30
 L27:
 	// 27: add %r0, 65536
 	r0 += 65536
 	// 28: ja +1 (to 30)
 	b += 3
+	runtime.CheckBudget(b-17, 28)
 	goto L30
 L29:
 	// 29: add %r0, 16777216

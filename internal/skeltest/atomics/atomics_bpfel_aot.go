@@ -33,6 +33,7 @@ func atomicsBumpAFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	// atomics.bpf.c:51: if (len < sizeof(*c))
 	// 1: jlt %r2, 48, +23 (to 25)
 	if r2 < 48 {
+		runtime.CheckBudget(b-2, 1)
 		goto L25
 	}
 	// 2: mov %r2, 1
@@ -133,6 +134,7 @@ func atomicsBumpBFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	// atomics.bpf.c:51: if (len < sizeof(*c))
 	// 1: jlt %r2, 48, +23 (to 25)
 	if r2 < 48 {
+		runtime.CheckBudget(b-2, 1)
 		goto L25
 	}
 	// 2: mov %r2, 1
@@ -246,7 +248,7 @@ func atomicsDrainFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	// 4: lddw %r1, value:0+8
 	r1 = 0xa00000008
 	// 6: mov %r2, %r0
-	r2 = r0
+	r2 = runtime.Opaque(r0)
 	// 7: lock add [%r1], %r2
 	runtime.Add64(m.Atomic64At(r1, 7), r2)
 	// atomics.bpf.c:31: return took;
@@ -280,6 +282,7 @@ func atomicsTakeFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	// atomics.bpf.c:84: if (len < sizeof(*c))
 	// 1: jlt %r2, 48, +7 (to 9)
 	if r2 < 48 {
+		runtime.CheckBudget(b-2, 1)
 		goto L9
 	}
 	// 2: mov %r0, 0

@@ -34,6 +34,7 @@ func bytebufBackhashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint
 	// bytebuf.bpf.c:186: for (__u64 i = len; i-- > 0;)
 	// 1: jeq %r2, 0, +11 (to 13)
 	if r2 == 0 {
+		runtime.CheckBudget(b-2, 1)
 		goto L13
 	}
 	// bytebuf.bpf.c:184: if (len > 4096)
@@ -100,6 +101,7 @@ L5:
 	// 11: jeq %r2, 0, +1 (to 13)
 	if r2 == 0 {
 		b -= 9
+		runtime.CheckBudget(b-2, 11)
 		goto L13
 	}
 	// 12: ja -8 (to 5)
@@ -138,6 +140,7 @@ func bytebufBe32sumFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint6
 	// bytebuf.bpf.c:149: for (__u64 i = 0; i + 4 <= len && i < 4096; i += 4)
 	// 1: jlt %r2, 4, +23 (to 25)
 	if r2 < 4 {
+		runtime.CheckBudget(b-2, 1)
 		goto L25
 	}
 	// 2: mov %r4, 0
@@ -246,6 +249,7 @@ L5:
 	// 19: jgt %r3, 4095, +5 (to 25)
 	if r3 > 4095 {
 		b -= 18
+		runtime.CheckBudget(b-2, 19)
 		goto L25
 	}
 	// 20: mov %r6, %r4
@@ -295,6 +299,7 @@ func bytebufBumpFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	// bytebuf.bpf.c:98: for (i = 0; i < len / 8 && i < 512; i++)
 	// 1: jlt %r2, 8, +8 (to 10)
 	if r2 < 8 {
+		runtime.CheckBudget(b-2, 1)
 		goto L10
 	}
 	// 2: rsh %r2, 3
@@ -349,6 +354,7 @@ L3:
 	// 7: jge %r0, %r2, +2 (to 10)
 	if r0 >= r2 {
 		b -= 6
+		runtime.CheckBudget(b-2, 7)
 		goto L10
 	}
 	// 8: add %r1, 8
@@ -482,7 +488,7 @@ L5:
 	b -= 13
 L16:
 	// 16: mov %r4, %r2
-	r4 = r2
+	r4 = runtime.Opaque(r2)
 	// bytebuf.bpf.c:16: for (; i < len && i < 1 << 20; i++)
 	// 17: jlt %r2, 1048576, +1 (to 19)
 	if r2 < 1048576 {
@@ -495,6 +501,7 @@ L16:
 L19:
 	// 19: jge %r3, %r4, +7 (to 27)
 	if r3 >= r4 {
+		runtime.CheckBudget(b-6, 19)
 		goto L27
 	}
 	// Instructions 20 to 26 are a counted loop: when its accesses through r4 stay
@@ -549,6 +556,7 @@ L20:
 	// 25: jge %r3, %r2, +1 (to 27)
 	if r3 >= r2 {
 		b -= 6
+		runtime.CheckBudget(b-6, 25)
 		goto L27
 	}
 	// 26: jlt %r3, 1048576, -7 (to 20)
@@ -591,6 +599,7 @@ func bytebufClassifyFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint
 	// bytebuf.bpf.c:124: for (__u64 i = 0; i < len && i < 4096; i++) {
 	// 1: jeq %r2, 0, +6 (to 8)
 	if r2 == 0 {
+		runtime.CheckBudget(b-2, 1)
 		goto L8
 	}
 	// 2: mov %r3, 0
@@ -697,6 +706,7 @@ L4:
 	// 6: jge %r3, %r2, +1 (to 8)
 	if r3 >= r2 {
 		b -= 1
+		runtime.CheckBudget(b-2, 6)
 		goto L8
 	}
 	// 7: jlt %r3, 4096, +1 (to 9)
@@ -812,6 +822,7 @@ func bytebufHashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	// bytebuf.bpf.c:49: for (__u64 i = 0; i < len; i++)
 	// 1: jeq %r2, 0, +8 (to 10)
 	if r2 == 0 {
+		runtime.CheckBudget(b-2, 1)
 		goto L10
 	}
 	// 2: mov %r3, 0
@@ -898,6 +909,7 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 	// bytebuf.bpf.c:38: for (i = 0; i < len && i < 4096; i++)
 	// 1: jeq32 %r2, 0, +9 (to 11)
 	if uint32(r2) == 0 {
+		runtime.CheckBudget(b-2, 1)
 		goto L11
 	}
 	// 2: mov32 %r2, %r2
@@ -958,6 +970,7 @@ L3:
 	// 9: jge %r0, %r2, +1 (to 11)
 	if r0 >= r2 {
 		b -= 8
+		runtime.CheckBudget(b-2, 9)
 		goto L11
 	}
 	// 10: jlt %r0, 4096, -8 (to 3)
@@ -999,6 +1012,7 @@ func bytebufLinesFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	// bytebuf.bpf.c:110: for (__u64 i = 0; i < len && i < 4096; i++) {
 	// 1: jeq %r2, 0, +6 (to 8)
 	if r2 == 0 {
+		runtime.CheckBudget(b-2, 1)
 		goto L8
 	}
 	// 2: mov %r3, 0
@@ -1063,6 +1077,7 @@ L4:
 	// 6: jge %r3, %r2, +1 (to 8)
 	if r3 >= r2 {
 		b -= 1
+		runtime.CheckBudget(b-2, 6)
 		goto L8
 	}
 	// 7: jlt %r3, 4096, +1 (to 9)
@@ -1125,6 +1140,7 @@ func bytebufParseFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	// bytebuf.bpf.c:27: if (len < 20 || (p[0] >> 4) != 4)
 	// 1: jlt %r2, 20, +10 (to 12)
 	if r2 < 20 {
+		runtime.CheckBudget(b-2, 1)
 		goto L12
 	}
 	// 2: ldxb %r2, [%r1]
@@ -1134,6 +1150,7 @@ func bytebufParseFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	// 4: jne32 %r2, 64, +7 (to 12)
 	if uint32(r2) != 64 {
 		b -= 3
+		runtime.CheckBudget(b-2, 4)
 		goto L12
 	}
 	// Instructions 5 to 9 access r1 at constant offsets: when the span they reach
@@ -1203,6 +1220,7 @@ func bytebufRtrimFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	// bytebuf.bpf.c:174: while (n > 0 && data[n - 1] == ' ')
 	// 1: jeq %r2, 0, +9 (to 11)
 	if r2 == 0 {
+		runtime.CheckBudget(b-2, 1)
 		goto L11
 	}
 	// 2: add %r1, -1
@@ -1257,6 +1275,7 @@ L3:
 	// 7: jne32 %r3, 32, +3 (to 11)
 	if uint32(r3) != 32 {
 		b -= 6
+		runtime.CheckBudget(b-2, 7)
 		goto L11
 	}
 	// bytebuf.bpf.c:175: n--;
@@ -1304,6 +1323,7 @@ func bytebufSum256Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 	// bytebuf.bpf.c:60: if (len < 2048)
 	// 1: jlt %r2, 2048, +9 (to 11)
 	if r2 < 2048 {
+		runtime.CheckBudget(b-2, 1)
 		goto L11
 	}
 	// 2: mov %r2, 0
@@ -1392,6 +1412,7 @@ func bytebufSum32Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	// bytebuf.bpf.c:75: for (i = 0; i < len / 4 && i < 4096; i++)
 	// 1: jlt %r2, 4, +10 (to 12)
 	if r2 < 4 {
+		runtime.CheckBudget(b-2, 1)
 		goto L12
 	}
 	// 2: rsh %r2, 2
@@ -1448,6 +1469,7 @@ L4:
 	// 7: jge %r4, %r2, +4 (to 12)
 	if r4 >= r2 {
 		b -= 6
+		runtime.CheckBudget(b-2, 7)
 		goto L12
 	}
 	// 8: add %r1, 4
@@ -1466,7 +1488,7 @@ L4:
 L12:
 	// bytebuf.bpf.c:77: return sum + (sum >> 32);
 	// 12: mov %r0, %r3
-	r0 = r3
+	r0 = runtime.Opaque(r3)
 	// 13: rsh %r0, 32
 	r0 >>= 32
 	// 14: add %r0, %r3
@@ -1501,6 +1523,7 @@ func bytebufSumdownFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint6
 	// bytebuf.bpf.c:164: while (len--)
 	// 1: jeq %r2, 0, +7 (to 9)
 	if r2 == 0 {
+		runtime.CheckBudget(b-2, 1)
 		goto L9
 	}
 	// bytebuf.bpf.c:162: if (len > 4096)
@@ -1583,7 +1606,7 @@ func bytebufZeroFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	var r0, r3, r4, r5 uint64
 	// bytebuf.bpf.c:83: __u64 zero(__u8 *data, __u64 len)
 	// 0: mov %r3, %r2
-	r3 = r2
+	r3 = runtime.Opaque(r2)
 	// bytebuf.bpf.c:86: for (i = 0; i < len && i < 4096; i++)
 	// 1: jlt %r2, 4096, +1 (to 3)
 	if r2 < 4096 {
@@ -1598,6 +1621,7 @@ L3:
 	r0 = 0
 	// 4: jeq %r2, 0, +11 (to 16)
 	if r2 == 0 {
+		runtime.CheckBudget(b-4, 4)
 		goto L16
 	}
 	// 5: mov %r4, 0
@@ -1661,6 +1685,7 @@ L6:
 	// 10: jeq32 %r5, 0, +5 (to 16)
 	if uint32(r5) == 0 {
 		b -= 6
+		runtime.CheckBudget(b-4, 10)
 		goto L16
 	}
 	// bytebuf.bpf.c:86: for (i = 0; i < len && i < 4096; i++)
@@ -1671,6 +1696,7 @@ L6:
 	// 13: jge %r4, %r2, +2 (to 16)
 	if r4 >= r2 {
 		b -= 9
+		runtime.CheckBudget(b-4, 13)
 		goto L16
 	}
 	// 14: mov %r0, %r3

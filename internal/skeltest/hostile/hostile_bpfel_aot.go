@@ -122,6 +122,7 @@ L29:
 	r1 = m.Load32At(r6+4, 29)
 	// 30: jeq32 %r1, 0, +5 (to 36)
 	if uint32(r1) == 0 {
+		runtime.CheckBudget(b-21, 30)
 		goto L36
 	}
 	// 31: mov %r2, %r10
@@ -208,9 +209,9 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	// 8: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 10: mov %r2, %r6
-	r2 = r6
+	r2 = runtime.Opaque(r6)
 	// 11: mov %r3, %r7
-	r3 = r7
+	r3 = runtime.Opaque(r7)
 	// 12: mov %r4, 0
 	r4 = 0
 	// 13: call 2
@@ -506,6 +507,7 @@ func hostileWriteRoLookupFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint
 	// hostile.bpf.c:73: if (!v)
 	// 7: jeq %r0, 0, +3 (to 11)
 	if r0 == 0 {
+		runtime.CheckBudget(b-8, 7)
 		goto L11
 	}
 	// 8: mov %r1, 1

@@ -111,7 +111,7 @@ func ubpfReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (u
 	// 3: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 5: mov %r2, %r6
-	r2 = r6
+	r2 = runtime.Opaque(r6)
 	// 6: call 1
 	r0 = m.LookupAt(6, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:81: if (c) {

@@ -391,8 +391,15 @@ func WriteFiles(all []File) (err error) {
 			removals = append(removals, f)
 		case !Unchanged(f):
 			files = append(files, f)
-		default:
-			removeTempFiles(f.Path)
+		}
+	}
+	// Every directory the set writes to, once: where a killed run left
+	// temporary files.
+	seen := map[string]bool{}
+	for _, f := range all {
+		if d := filepath.Dir(f.Path); !f.Remove && !seen[d] {
+			seen[d] = true
+			removeTempFiles(d)
 		}
 	}
 	defer func() {
@@ -421,7 +428,6 @@ func WriteFiles(all []File) (err error) {
 		if fi, err := os.Lstat(f.Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			return fmt.Errorf("%s is a symbolic link: skelgen writes its outputs only as files of their own (remove the link)", f.Path)
 		}
-		removeTempFiles(f.Path)
 	}
 	var tmps, backups []string
 	defer func() {
@@ -496,28 +502,20 @@ func isTempFile(path string) bool {
 	return digits != "" && strings.Trim(digits, "0123456789") == ""
 }
 
-// removeTempFiles removes what a WriteFiles of path that was killed left
-// behind: its temporary files, once a minute old (a WriteFiles of another
-// process may be writing through younger ones).
-func removeTempFiles(path string) {
-	old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), globEscape(tempPrefix(path))+"*"))
-	for _, t := range old {
-		if fi, err := os.Lstat(t); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > time.Minute && isTempFile(t) {
+// removeTempFiles removes what a killed WriteFiles left behind in dir: its
+// temporary files, once a minute old (a WriteFiles of another process may
+// be writing through younger ones).
+func removeTempFiles(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		t := filepath.Join(dir, e.Name())
+		if !e.Type().IsRegular() || !isTempFile(t) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Minute {
 			os.Remove(t)
 		}
 	}
-}
-
-// globEscape escapes the metacharacters of filepath.Match in s.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // mkdirAll creates dir and its missing parents, returning those it

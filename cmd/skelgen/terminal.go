@@ -2,9 +2,9 @@ package main
 
 import (
 	"io"
-	"strconv"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/skelgen/skelgen/internal/gocomment"
 )
 
 // terminalWriter writes what is written to it to w with every character a
@@ -23,21 +23,9 @@ func (t terminalWriter) Write(p []byte) (int, error) {
 	if i == len(p) {
 		return t.w.Write(p)
 	}
-	out := append(make([]byte, 0, len(p)+16), p[:i]...)
-	for i < len(p) {
-		r, n := utf8.DecodeRune(p[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			out = append(out, `\x`...)
-			out = append(out, "0123456789abcdef"[p[i]>>4], "0123456789abcdef"[p[i]&15])
-		case r == '\n' || r == '\t' || unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r):
-			out = append(out, p[i:i+n]...)
-		default:
-			q := strconv.QuoteRuneToASCII(r)
-			out = append(out, q[1:len(q)-1]...)
-		}
-		i += n
-	}
+	out := gocomment.AppendEscaped(append(make([]byte, 0, len(p)+16), p[:i]...), string(p[i:]), func(r rune) bool {
+		return r == '\n' || r == '\t' || unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r)
+	})
 	if _, err := t.w.Write(out); err != nil {
 		return 0, err
 	}

@@ -111,27 +111,32 @@ func Text(text string) string {
 	if i == len(text) {
 		return text
 	}
-	b := make([]byte, 0, len(text)+16)
-	b = append(b, text[:i]...)
-	for i < len(text) {
-		c := text[i]
-		if ' ' <= c && c <= '~' {
-			b = append(b, c)
-			i++
-			continue
-		}
+	b := append(make([]byte, 0, len(text)+16), text[:i]...)
+	return string(AppendEscaped(b, text[i:], func(r rune) bool { return ' ' <= r && r <= '~' }))
+}
+
+// AppendEscaped appends text to dst, keeping the runes keep accepts and
+// writing every other one as a Go string literal escapes it (\n, \x1b,
+// \u202e), and a byte that is not UTF-8 as \x and its value. Text and the
+// command's terminal output (which keeps printable non-ASCII) escape
+// through it.
+func AppendEscaped(dst []byte, text string, keep func(rune) bool) []byte {
+	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
-		if r == utf8.RuneError && n == 1 {
-			b = append(b, `\x`...)
-			b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
-		} else {
-			// QuoteRuneToASCII writes 'x' or an escape between quotes.
+		switch {
+		case r == utf8.RuneError && n == 1:
+			dst = append(dst, `\x`...)
+			dst = append(dst, "0123456789abcdef"[text[i]>>4], "0123456789abcdef"[text[i]&15])
+		case keep(r):
+			dst = append(dst, text[i:i+n]...)
+		default:
+			// QuoteRuneToASCII writes an escape between quotes.
 			q := strconv.QuoteRuneToASCII(r)
-			b = append(b, q[1:len(q)-1]...)
+			dst = append(dst, q[1:len(q)-1]...)
 		}
 		i += n
 	}
-	return string(b)
+	return dst
 }
 
 // Lines is text escaped by Text and wrapped at Width: the lines of a

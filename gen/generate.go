@@ -199,16 +199,18 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		skelCfg.ExternParams = externParamNames(src)
 	}
 	if !cfg.ImportRuntime {
-		rc, err := moduleCopy(outDir)
+		rc, own, err := moduleCopy(outDir)
 		if err != nil {
 			return nil, err
 		}
-		skelCfg.RuntimeImport, skelCfg.BridgeImport = rc.runtimePath, rc.bridgePath
-		vendored, err := vendorFiles(rc)
-		if err != nil {
-			return nil, err
+		if !own {
+			skelCfg.RuntimeImport, skelCfg.BridgeImport = rc.runtimePath, rc.bridgePath
+			vendored, err := vendorFiles(rc)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, vendored...)
 		}
-		files = append(files, vendored...)
 	}
 	required := typeArgs(cfg.Types)
 	for i, b := range builds {

@@ -34,20 +34,28 @@ type runtimeCopy struct {
 	runtimePath, bridgePath string // their import paths
 }
 
+// ownModule is skelgen's own module path: its packages import the runtime
+// they sit beside, and it carries no copy of it.
+var ownModule = strings.TrimSuffix(RuntimeImport, "/runtime")
+
 // moduleCopy finds the runtime copy of the module holding the package in
-// dir, through the go.mod above it.
-func moduleCopy(dir string) (runtimeCopy, error) {
+// dir, through the go.mod above it. In skelgen's own module it returns
+// own: the package imports the runtime.
+func moduleCopy(dir string) (rc runtimeCopy, own bool, err error) {
 	root, mod, err := moduleOf(dir)
 	if err != nil {
-		return runtimeCopy{}, fmt.Errorf("-runtime vendor: %w (or use -runtime import)", err)
+		return runtimeCopy{}, false, fmt.Errorf("-runtime vendor: %w (or use -runtime import)", err)
+	}
+	if mod == ownModule {
+		return runtimeCopy{}, true, nil
 	}
 	for _, pkg := range []string{"runtime", "bridge"} {
 		if err := noSymlinks(root, filepath.Join(filepath.FromSlash(vendorDir), pkg)); err != nil {
-			return runtimeCopy{}, fmt.Errorf("-runtime vendor: %w", err)
+			return runtimeCopy{}, false, fmt.Errorf("-runtime vendor: %w", err)
 		}
 	}
 	base := path.Join(mod, vendorDir)
-	return runtimeCopy{dir: filepath.Join(root, filepath.FromSlash(vendorDir)), runtimePath: base + "/runtime", bridgePath: base + "/bridge"}, nil
+	return runtimeCopy{dir: filepath.Join(root, filepath.FromSlash(vendorDir)), runtimePath: base + "/runtime", bridgePath: base + "/bridge"}, false, nil
 }
 
 // noSymlinks returns an error if a directory on the way from root to

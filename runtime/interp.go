@@ -1071,11 +1071,11 @@ func (m *Machine) exec(r1, r2 uint64) (uint64, error) {
 			rareALU(in, r)
 			in = next(in)
 			continue
-		default:
-			// opInvalid (listed so that the jump table starts at 0 and
-			// dispatch needs no range check) or an unknown opcode.
-			return 0, m.invalid(in)
 		case opInvalid:
+			// Listed so that the jump table starts at 0 and dispatch
+			// needs no range check.
+			return 0, m.invalid(in)
+		default:
 			return 0, m.invalid(in)
 		}
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
-	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
-	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
+	"github.com/skelgen/skelgen/runtime"
+	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
 // OpensnoopArgs is struct args (16 bytes) with its C layout.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
-	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
-	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
+	"github.com/skelgen/skelgen/runtime"
+	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
 // ReadsizeSummary is struct summary (24 bytes) with its C layout.

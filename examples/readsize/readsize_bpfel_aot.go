@@ -7,7 +7,7 @@
 
 package main
 
-import "github.com/skelgen/skelgen/internal/skelgenrt/runtime"
+import "github.com/skelgen/skelgen/runtime"
 
 // readsizeReportTranslation returns the Go translation of program "report",
 // for runtime.Program.Bind.

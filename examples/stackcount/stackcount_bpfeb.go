@@ -11,8 +11,8 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	bridge "github.com/skelgen/skelgen/internal/skelgenrt/bridge"
-	"github.com/skelgen/skelgen/internal/skelgenrt/runtime"
+	"github.com/skelgen/skelgen/runtime"
+	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
 // StackcountKey is struct key (28 bytes) with its C layout.

@@ -112,19 +112,3 @@ func loadCapabilities(spec *ebpf.CollectionSpec) []capability {
 	}
 	return need
 }
-
-// attachCapabilities are the capabilities attaching a program of type t
-// needs: perf events and tracefs for tracepoints and probes (tracefs is
-// root's: CAP_DAC_OVERRIDE for another user), CAP_NET_ADMIN for networking
-// hooks.
-func attachCapabilities(t ebpf.ProgramType) []capability {
-	switch t {
-	case ebpf.Kprobe, ebpf.TracePoint, ebpf.PerfEvent:
-		return []capability{capBPF, capPerfmon, capDACOverride}
-	case ebpf.RawTracepoint, ebpf.RawTracepointWritable, ebpf.Tracing, ebpf.LSM:
-		return []capability{capBPF, capPerfmon}
-	case ebpf.XDP, ebpf.SchedCLS, ebpf.SchedACT, ebpf.CGroupSKB, ebpf.CGroupSock, ebpf.CGroupSockAddr, ebpf.CGroupSockopt, ebpf.CGroupSysctl, ebpf.CGroupDevice, ebpf.SockOps:
-		return []capability{capBPF, capNetAdmin}
-	}
-	return []capability{capBPF}
-}

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -14,16 +13,6 @@ import (
 type Links struct {
 	mu    sync.Mutex
 	links []link.Link
-}
-
-func (l *Links) add(lk link.Link, err error) (link.Link, error) {
-	if err != nil {
-		return nil, err
-	}
-	l.mu.Lock()
-	l.links = append(l.links, lk)
-	l.mu.Unlock()
-	return lk, nil
 }
 
 // Close closes every link, newest first, and returns the first error.
@@ -94,24 +83,4 @@ func (p Program) Run(opts *ebpf.RunOptions) (uint32, error) {
 		return 0, fmt.Errorf("program %s: %w", p.name, p.notLoaded())
 	}
 	return p.prog.Run(opts)
-}
-
-func (p Program) wrap(what string, lk link.Link, err error) (link.Link, error) {
-	if p.prog == nil {
-		return nil, fmt.Errorf("program %s: attach: %w", p.name, p.notLoaded())
-	}
-	if err != nil {
-		err = explainPrivilege(explainAttach(what, err), "attaching "+what, attachCapabilities(p.prog.Type())...)
-		return nil, fmt.Errorf("program %s: attach %s: %w", p.name, what, err)
-	}
-	return p.links.add(lk, nil)
-}
-
-// explainAttach adds what the running kernel lacks to errors whose cause is
-// not obvious from the system call's errno.
-func explainAttach(what string, err error) error {
-	if errors.Is(err, ebpf.ErrNotSupported) {
-		return fmt.Errorf("%w (%s is not supported by this kernel)", err, what)
-	}
-	return err
 }

@@ -253,7 +253,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		if aotSrc != nil {
 			files = append(files, File{Path: aotPath, Data: aotSrc})
 			made = append(made, aotPath)
-		} else if old, err := os.ReadFile(aotPath); err == nil && bytes.HasPrefix(old, []byte(skeletonStamp)) {
+		} else if old, err := os.ReadFile(aotPath); err == nil && anyStamp.Match(firstLine(old)) {
 			// A translation an earlier run wrote becomes a stub: go
 			// generate lists the package's files before it runs the
 			// lines, and fails on one removed under it.
@@ -605,4 +605,10 @@ func aotStub(pkg string) []byte {
 // deleted.
 
 package ` + pkg + "\n")
+}
+
+// firstLine is data up to its first line end.
+func firstLine(data []byte) []byte {
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	return bytes.TrimSuffix(line, []byte("\r"))
 }

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 
+	"github.com/skelgen/skelgen/internal/version"
 	"github.com/skelgen/skelgen/runtime"
 	"github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -23,10 +24,8 @@ import (
 // them, and a nested module has its own.
 const vendorDir = "internal/skelgenrt"
 
-// Version names the skelgen that wrote a vendored copy, in its stamp. It
-// is a constant rather than the binary's build information so that the
-// copy is byte-identical wherever and however skelgen is built.
-const Version = "v0.1.0-dev"
+// Version names the skelgen that wrote a file, in its first line.
+const Version = version.Version
 
 // runtimeCopy is where the module holding a package keeps the runtime.
 type runtimeCopy struct {

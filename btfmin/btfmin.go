@@ -47,6 +47,14 @@ type Config struct {
 	// Output is the header's file name as the source includes it; its
 	// base name gives the include guard. "vmlinux.h" when empty.
 	Output string
+	// Arches are the Linux architectures (the <arch> of
+	// -D__TARGET_ARCH_<arch>: x86, arm64, ...; see Arches) the header
+	// serves. When set and the source reads registers, each gets the
+	// register declarations bpf_tracing.h reads, in a section of its own
+	// guarded by its macro: the kernel BTF's architecture from the kernel
+	// BTF, the others as their kernels declare them. CFlags still say
+	// which one the source is compiled for while the header is made.
+	Arches []string
 }
 
 // Result is a generated header.
@@ -90,6 +98,9 @@ func Generate(cfg Config) (*Result, error) {
 		return nil, err
 	}
 	c.sources = sources(cfg.Objects, objs, cfg.KernelBTF, kernels)
+	if err := c.setArches(cfg.Arches); err != nil {
+		return nil, err
+	}
 	if cfg.Source != "" {
 		if err := complete(c, &cfg); err != nil {
 			return nil, err

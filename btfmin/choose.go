@@ -33,6 +33,12 @@ type chooser struct {
 	enumerators map[string]*btf.Enum
 	// sources name the BTFs types come from, for errors.
 	sources []btfSource
+	// arches are the architectures whose register declarations the
+	// header holds (Config.Arches), kernelArch the kernel BTF's, and
+	// regs whether the source reads registers at all (regs.go).
+	arches     []string
+	kernelArch string
+	regs       bool
 }
 
 func newChooser(kernels []*btf.Spec) *chooser {

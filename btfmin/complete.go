@@ -28,6 +28,8 @@ var (
 	reNotVisible   = regexp.MustCompile(`warning: declaration of '((?:struct|union) \w+)' will not be visible outside`)
 	reRedefinition = regexp.MustCompile(`error: redefinition of '(\w+)'`)
 	reRedefEnumVal = regexp.MustCompile(`error: redefinition of enumerator '(\w+)'`)
+	// reRegisters is a diagnostic about a register declaration (regs.go).
+	reRegisters = regexp.MustCompile(`error: .*'(?:const )?(?:struct (?:pt_regs|user_pt_regs|user_regs_struct)|user_pt_regs)'`)
 	// reDiag is a diagnostic's first line; its group is the place it
 	// names (file:line:column). The lines clang prints after it (source
 	// line, caret, notes) are not matched against the patterns above.
@@ -245,6 +247,12 @@ func (c *chooser) fix(diags string) []Missing {
 			continue
 		}
 		pos = d[1]
+		if len(c.arches) > 0 && reRegisters.MatchString(line) {
+			// Declared in the register sections, whichever the
+			// architecture compiled for.
+			c.wantRegisters()
+			continue
+		}
 		if m := reRedefEnumVal.FindStringSubmatch(line); m != nil {
 			if e := c.enumHolding(m[1], true); e != nil {
 				c.exclude[declKey(e)] = true

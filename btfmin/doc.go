@@ -25,6 +25,19 @@
 // asks for nothing it lacks, and names what it lacks otherwise
 // (MissingError, each name with the place clang reported its use).
 //
+// One header can serve several architectures (Config.Arches): libbpf's
+// bpf_tracing.h reads a probe's registers through a struct of the
+// architecture named by -D__TARGET_ARCH_<arch> (pt_regs, user_pt_regs,
+// user_regs_struct), and one kernel BTF has one architecture's. When the
+// source reads registers, the header ends with a chain of #if
+// defined(__TARGET_ARCH_<arch>) sections, one per architecture: the
+// kernel BTF's own (told by the members of its pt_regs) whole from the
+// kernel BTF and marked as such, every other as its kernel declares it
+// (regs.go, member names and order of the kernel's headers). A compile
+// without any __TARGET_ARCH_ macro sees none of them. HeaderSpec compiles
+// a header for its marked architecture, so a committed header still
+// stands in for the kernel BTF.
+//
 // Verify proves the result: it recompiles the source with the new header
 // and resolves every CO-RE relocation of the original and the new object
 // against each kernel BTF with cilium/ebpf's CO-RE engine; the two must

@@ -21,7 +21,10 @@ const anonEnumPrefix = "__skelgen_anon_enum_"
 // header can stand in for the kernel BTF it was made from: a header
 // regenerated against it equals the header whenever the source asks for
 // nothing the header lacks, and whatever it lacks is reported as not found
-// (MissingError). clang only puts used types into BTF, so every
+// (MissingError). A header with register sections (Config.Arches) is
+// compiled for the architecture whose section came from the kernel BTF,
+// whatever -D__TARGET_ARCH_ cflags says, so that the spec holds the
+// kernel's registers. clang only puts used types into BTF, so every
 // declaration gets a global pointer of its own; anonymous enums are named
 // for the compile and made anonymous again.
 func HeaderSpec(clang string, header []byte, cflags []string) (*btf.Spec, error) {
@@ -34,7 +37,7 @@ func HeaderSpec(clang string, header []byte, cflags []string) (*btf.Spec, error)
 	if err := os.WriteFile(hpath, header, 0o644); err != nil {
 		return nil, err
 	}
-	base := append([]string{"-target", "bpf", "-fno-color-diagnostics"}, cflags...)
+	base := append([]string{"-target", "bpf", "-fno-color-diagnostics"}, kernelSectionFlags(header, cflags)...)
 	ast := exec.Command(clang, append(base, "-x", "c", "-fsyntax-only", "-Xclang", "-ast-dump=json", hpath)...)
 	var stderr bytes.Buffer
 	ast.Stderr = &stderr
@@ -139,4 +142,21 @@ var gccIntNames = map[string]string{
 	"unsigned long":      "long unsigned int",
 	"long long":          "long long int",
 	"unsigned long long": "long long unsigned int",
+}
+
+// kernelSectionFlags returns cflags for compiling header into the BTF it
+// stands in for: when one register section came from the kernel BTF, its
+// architecture replaces any -D__TARGET_ARCH_ of cflags.
+func kernelSectionFlags(header []byte, cflags []string) []string {
+	m := reKernelSection.FindSubmatch(header)
+	if m == nil {
+		return cflags
+	}
+	var out []string
+	for _, f := range cflags {
+		if !strings.HasPrefix(f, "-D__TARGET_ARCH_") {
+			out = append(out, f)
+		}
+	}
+	return append(out, "-D__TARGET_ARCH_"+string(m[1]))
 }

@@ -2,14 +2,9 @@ package btfmin
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"flag"
-	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf/btf"
@@ -38,36 +33,11 @@ func runningKernelBTF(t testing.TB) string {
 	return testenv.KernelBTF(t)
 }
 
-// oldKernelBTF unpacks cilium/ebpf's test vmlinux BTF (an older kernel)
-// from the module cache.
+// oldKernelBTF is cilium/ebpf's test vmlinux BTF (see
+// testenv.OldKernelBTF).
 func oldKernelBTF(t testing.TB) string {
 	t.Helper()
-	cache, err := exec.Command("go", "env", "GOMODCACHE").Output()
-	if err != nil {
-		t.Fatalf("go env GOMODCACHE: %v", err)
-	}
-	gz := filepath.Join(strings.TrimSpace(string(cache)), "github.com", "cilium", "ebpf@v0.22.0", "btf", "testdata", "vmlinux.btf.gz")
-	f, err := os.Open(gz)
-	if err != nil {
-		t.Fatalf("old kernel BTF: %v", err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "vmlinux-old.btf")
-	w, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(w, zr); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return testenv.OldKernelBTF(t)
 }
 
 var binaryLE = binary.LittleEndian

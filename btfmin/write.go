@@ -64,6 +64,12 @@ type writer struct {
 func (c *chooser) write(mode Mode, guard string, comment []string) (string, error) {
 	w := &writer{c: c, mode: mode, done: map[string]bool{}, active: map[string]bool{}, fwdRefs: map[string]btf.Type{}}
 	roots := w.roots()
+	if len(c.arches) > 0 {
+		// Register declarations go in their architecture's section.
+		for _, k := range regKeys {
+			w.done[k] = true
+		}
+	}
 	for _, k := range roots {
 		w.emit(k)
 	}
@@ -94,6 +100,7 @@ func (c *chooser) write(mode Mode, guard string, comment []string) (string, erro
 		out.WriteString("\n")
 	}
 	out.WriteString(w.body.String())
+	w.writeRegisters(&out)
 	out.WriteString("#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n#pragma clang attribute pop\n#endif\n\n")
 	fmt.Fprintf(&out, "#endif /* %s */\n", guard)
 	if w.err != nil {
@@ -187,17 +194,23 @@ func (w *writer) emit(k string) {
 	}
 	delete(w.active, k)
 	w.done[k] = true
+	w.body.WriteString(w.definition(t))
+}
+
+// definition is the C definition of the top-level type t.
+func (w *writer) definition(t btf.Type) string {
 	switch t := t.(type) {
 	case *btf.Typedef:
 		name := w.checkName(t, "", t.Name)
 		leave := w.enter(describe(t))
-		fmt.Fprintf(&w.body, "typedef %s;\n\n", w.decl(t.Type, name, 0))
-		leave()
+		defer leave()
+		return fmt.Sprintf("typedef %s;\n\n", w.decl(t.Type, name, 0))
 	case *btf.Enum:
-		w.body.WriteString(w.enumBody(t, 0) + ";\n\n")
+		return w.enumBody(t, 0) + ";\n\n"
 	case *btf.Struct, *btf.Union:
-		w.body.WriteString(w.compositeBody(t, 0) + ";\n\n")
+		return w.compositeBody(t, 0) + ";\n\n"
 	}
+	return ""
 }
 
 // depsOf lists the top-level definitions that must precede t's.

@@ -38,6 +38,11 @@ type CompileOptions struct {
 	// Warn, when set, receives clang's diagnostics of a compile that
 	// succeeds with some (warnings), as clang wrote them.
 	Warn func(diags string)
+	// HeaderDir, when set, is the -header file's directory. It and the
+	// source's directory are searched for #include <...> after the
+	// user's and the system's directories, so that libbpf-tools'
+	// #include <vmlinux.h> finds the header as "vmlinux.h" does.
+	HeaderDir string
 }
 
 // stripFor returns the llvm-strip that belongs to the compiler cc.
@@ -83,6 +88,10 @@ func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []strin
 	args := []string{"-g", "-fno-ident", "-fdebug-prefix-map=" + dir + "=.", "-fdebug-compilation-dir=."}
 	args = append(args, cflags...)
 	args = append(args, opts.Target.Defines()...)
+	if opts.HeaderDir != "" {
+		args = append(args, "-idirafter", opts.HeaderDir)
+	}
+	args = append(args, "-idirafter", dir)
 	// skelgen.h, the built-ins of user-space programs, is always on the
 	// include path.
 	inc, err := clang.IncludeArgs(tmp)
@@ -112,7 +121,7 @@ func Compile(ctx context.Context, opts CompileOptions) (obj []byte, deps []strin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %s failed: %w\n%s%s", opts.Source, filepath.Base(cc), err, stderr.String(), missingHeaderHint(stderr.String()))
+		return nil, nil, fmt.Errorf("%s: %s failed: %w\n%s%s", opts.Source, filepath.Base(cc), err, stderr.String(), clangHint(stderr.String(), opts.Target))
 	}
 	if opts.Warn != nil && stderr.Len() > 0 {
 		opts.Warn(filepath.Base(cc) + " reports:\n" + strings.TrimRight(stderr.String(), "\n"))
@@ -213,6 +222,24 @@ func writeOverlay(dir string, files map[string][]byte) (string, error) {
 }
 
 var reHeaderNotFound = regexp.MustCompile(`fatal error: '([^']+)' file not found`)
+
+// clangHint says what to do about clang's diagnostics of a failed compile
+// for target t, when skelgen knows.
+func clangHint(diags string, t Target) string {
+	return missingHeaderHint(diags) + targetArchHint(diags, t)
+}
+
+// targetArchHint explains libbpf's error for a source that reads
+// registers (bpf_tracing.h's PT_REGS_* macros, BPF_KPROBE, BPF_UPROBE,
+// BPF_KSYSCALL) compiled for bpfel or bpfeb: registers differ per
+// architecture, so such a source needs GOARCH targets.
+func targetArchHint(diags string, t Target) string {
+	if t.GOARCH != "" || !strings.Contains(diags, "Must specify a BPF target arch via __TARGET_ARCH_xxx") {
+		return ""
+	}
+	return fmt.Sprintf("\nhint: the source reads registers through bpf_tracing.h (PT_REGS_*, BPF_KPROBE, BPF_UPROBE, BPF_KSYSCALL), whose layout differs per architecture, and target %s names none: "+
+		"give the architectures it runs on as -target, e.g. -target amd64,arm64 (one object each, compiled with -D__TARGET_ARCH_x86, -D__TARGET_ARCH_arm64)", t.Clang)
+}
 
 // missingHeaderHint says what to do about a header clang did not find.
 func missingHeaderHint(diags string) string {

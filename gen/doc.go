@@ -47,7 +47,16 @@
 //     compiled against the header the run writes; where the kernel BTF
 //     file is missing, the committed header stands in for it and is kept
 //     if it gives itself back (headerWithoutKernel), else the error names
-//     what needs the kernel BTF and -btf;
+//     what needs the kernel BTF and -btf. One header serves every target:
+//     the GOARCH targets' architectures get register sections
+//     (btfmin.Config.Arches), and #include <vmlinux.h> finds it as
+//     "vmlinux.h" does (the header's and the source's directories are on
+//     the <...> path, after the user's and the system's);
+//   - a source that reads registers through bpf_tracing.h compiled for a
+//     target without an architecture (bpfel, bpfeb) fails with libbpf's
+//     "Must specify a BPF target arch" and a hint naming -target
+//     amd64,arm64: the objects would not know which registers to read,
+//     so skelgen does not guess;
 //   - compile.go runs clang through internal/cc, the compiler definition
 //     btfmin shares, and passes clang's diagnostics on as clang wrote them
 //     (warnings to Config.Warn, errors inside the error); input.go turns first-try mistakes into clear errors;

@@ -61,6 +61,16 @@ type Config struct {
 	// the run (a .bpf.c that the Go tool would try to build, clang's
 	// warnings as clang wrote them).
 	Warn func(msg string)
+
+	// headerDir is the directory the header is written to, set by
+	// Generate: <vmlinux.h> finds it there, as "vmlinux.h" does.
+	headerDir string
+}
+
+// compileOptions are the options of every compile of cfg's source for
+// target t.
+func (cfg Config) compileOptions(t Target, overlay map[string][]byte) CompileOptions {
+	return CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: cfg.Input, Target: t, Overlay: overlay, HeaderDir: cfg.headerDir}
 }
 
 // File is one output file.
@@ -88,6 +98,13 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	outDir := cfg.OutputDir
 	if outDir == "" {
 		outDir = filepath.Dir(cfg.Input)
+	}
+	if cfg.Header != "" {
+		path, err := headerPath(cfg, outDir)
+		if err != nil {
+			return nil, err
+		}
+		cfg.headerDir = filepath.Dir(path)
 	}
 	stem := cfg.Stem
 	if stem == "" {
@@ -151,7 +168,9 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 					return nil, fmt.Errorf("%s: no compiler run and no committed object: %w", cfg.Input, err)
 				}
 			} else {
-				b.obj, b.deps, err = Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: cfg.Input, Target: t, Overlay: overlay, Warn: warnOnce})
+				opts := cfg.compileOptions(t, overlay)
+				opts.Warn = warnOnce
+				b.obj, b.deps, err = Compile(ctx, opts)
 				if err != nil {
 					return nil, err
 				}

@@ -55,7 +55,7 @@ func prepareHeader(ctx context.Context, cfg Config, outDir string, target Target
 		name = filepath.Join(outDir, name)
 	}
 	compile := func(overlay map[string][]byte) ([]byte, error) {
-		obj, _, err := Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: cfg.Input, Target: target, Overlay: overlay})
+		obj, _, err := Compile(ctx, cfg.compileOptions(target, overlay))
 		return obj, err
 	}
 	if absent := absentKernel(cfg); absent != "" {
@@ -80,7 +80,7 @@ func prepareHeader(ctx context.Context, cfg Config, outDir string, target Target
 		}
 		res, report, err := btfmin.FromSource(bcfg)
 		if err != nil {
-			return File{}, nil, fmt.Errorf("header %s from the source: %w", cfg.Header, err)
+			return File{}, nil, fmt.Errorf("header %s from the source: %w%s", cfg.Header, err, targetArchHint(err.Error(), target))
 		}
 		if !report.OK() {
 			return File{}, nil, fmt.Errorf("header %s from the source: CO-RE relocations differ:\n%s", cfg.Header, report)
@@ -117,6 +117,7 @@ func headerConfig(cfg Config, path string, target Target) (btfmin.Config, error)
 		CFlags:    append(append([]string(nil), cfg.CFlags...), target.Defines()...),
 		Clang:     cc,
 		Output:    path,
+		Arches:    headerArches(cfg.Targets),
 	}, nil
 }
 
@@ -173,7 +174,7 @@ func headerWithoutKernel(ctx context.Context, cfg Config, path, name string, tar
 	for i := range bcfg.KernelSpecs {
 		bcfg.KernelSpecs[i] = spec
 	}
-	obj, _, compileErr := Compile(ctx, CompileOptions{CC: cfg.CC, CFlags: cfg.CFlags, Source: cfg.Input, Target: target})
+	obj, _, compileErr := Compile(ctx, cfg.compileOptions(target, nil))
 	if compileErr == nil {
 		var objPath string
 		if objPath, err = tempObject(cfg, obj); err != nil {

@@ -210,7 +210,9 @@ func (c declCompiler) compile(decls []string) (*btf.Spec, error) {
 	for _, d := range decls {
 		b.WriteString(d + "\n")
 	}
-	obj, _, err := Compile(c.ctx, CompileOptions{CC: c.cfg.CC, CFlags: c.cfg.CFlags, Source: c.src, Text: []byte(b.String()), Target: c.target, Overlay: c.overlay})
+	opts := c.cfg.compileOptions(c.target, c.overlay)
+	opts.Source, opts.Text = c.src, []byte(b.String())
+	obj, _, err := Compile(c.ctx, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -99,6 +99,18 @@ func (t Target) Defines() []string {
 	return []string{"-D__TARGET_ARCH_" + goarches[t.GOARCH].linux}
 }
 
+// headerArches are the Linux architectures of the GOARCH targets, which
+// the -header file serves (btfmin.Config.Arches).
+func headerArches(targets []Target) []string {
+	var out []string
+	for _, t := range targets {
+		if t.GOARCH != "" {
+			out = append(out, goarches[t.GOARCH].linux)
+		}
+	}
+	return out
+}
+
 // BuildConstraint is the //go:build expression of the target's Go file.
 func (t Target) BuildConstraint() string {
 	if t.GOARCH != "" {

@@ -5,7 +5,9 @@
 package testenv
 
 import (
+	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,3 +179,39 @@ func KernelBTF(t testing.TB) string {
 	}
 	return path
 }
+
+// OldKernelBTF unpacks cilium/ebpf's test vmlinux BTF (an older kernel)
+// from the module cache.
+func OldKernelBTF(t testing.TB) string {
+	t.Helper()
+	cache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env GOMODCACHE: %v", err)
+	}
+	gz := filepath.Join(strings.TrimSpace(string(cache)), "github.com", "cilium", "ebpf@"+ciliumVersion, "btf", "testdata", "vmlinux.btf.gz")
+	f, err := os.Open(gz)
+	if err != nil {
+		t.Fatalf("old kernel BTF: %v", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "vmlinux-old.btf")
+	w, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(w, zr); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// ciliumVersion is the cilium/ebpf version of go.mod, whose module in the
+// cache holds the test BTF.
+const ciliumVersion = "v0.22.0"

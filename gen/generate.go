@@ -57,6 +57,11 @@ type Config struct {
 	// Committed compiles nothing: a C input's objects are read from the
 	// files a previous run wrote (for checking without a compiler).
 	Committed bool
+	// Reads, when set, is told every file the run reads besides what
+	// skelgen carries (the input, the headers the compiler read, the
+	// kernel BTF of -header, the go.mod of the runtime copy's module),
+	// for the generation cache (CacheRun.Read).
+	Reads func(path string)
 	// Warn, when set, receives warnings about the input that do not stop
 	// the run (a .bpf.c that the Go tool would try to build, clang's
 	// warnings as clang wrote them).
@@ -126,6 +131,17 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	if !token.IsIdentifier(pkg) {
 		return nil, fmt.Errorf("package name %q is not a Go identifier", pkg)
 	}
+	read := func(paths ...string) {
+		if cfg.Reads != nil {
+			for _, p := range paths {
+				cfg.Reads(p)
+			}
+		}
+	}
+	read(cfg.Input)
+	if cfg.Header != "" {
+		read(headerKernels(cfg)...)
+	}
 
 	type build struct {
 		target Target
@@ -174,6 +190,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 				if err != nil {
 					return nil, err
 				}
+				read(b.deps...)
 			}
 			builds = append(builds, b)
 		}
@@ -222,6 +239,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		if err != nil {
 			return nil, err
 		}
+		read(rc.goMod)
 		if !own {
 			skelCfg.RuntimeImport, skelCfg.BridgeImport = rc.runtimePath, rc.bridgePath
 			vendored, err := vendorFiles(rc)

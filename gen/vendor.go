@@ -30,6 +30,7 @@ const Version = version.Version
 // runtimeCopy is where the module holding a package keeps the runtime.
 type runtimeCopy struct {
 	dir                     string // <module root>/internal/skelgenrt
+	goMod                   string // <module root>/go.mod
 	runtimePath, bridgePath string // their import paths
 }
 
@@ -46,7 +47,7 @@ func moduleCopy(dir string) (rc runtimeCopy, own bool, err error) {
 		return runtimeCopy{}, false, fmt.Errorf("-runtime vendor: %w (or use -runtime import)", err)
 	}
 	if mod == ownModule {
-		return runtimeCopy{}, true, nil
+		return runtimeCopy{goMod: filepath.Join(root, "go.mod")}, true, nil
 	}
 	for _, pkg := range []string{"runtime", "bridge"} {
 		if err := noSymlinks(root, filepath.Join(filepath.FromSlash(vendorDir), pkg)); err != nil {
@@ -54,7 +55,7 @@ func moduleCopy(dir string) (rc runtimeCopy, own bool, err error) {
 		}
 	}
 	base := path.Join(mod, vendorDir)
-	return runtimeCopy{dir: filepath.Join(root, filepath.FromSlash(vendorDir)), runtimePath: base + "/runtime", bridgePath: base + "/bridge"}, false, nil
+	return runtimeCopy{dir: filepath.Join(root, filepath.FromSlash(vendorDir)), goMod: filepath.Join(root, "go.mod"), runtimePath: base + "/runtime", bridgePath: base + "/bridge"}, false, nil
 }
 
 // noSymlinks returns an error if a directory on the way from root to

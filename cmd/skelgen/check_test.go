@@ -40,7 +40,7 @@ func scratchModule(t *testing.T, pkg string) string {
 
 // emptyModule returns a new module that requires this checkout of skelgen
 // through a replace directive.
-func emptyModule(t *testing.T, path string) string {
+func emptyModule(t testing.TB, path string) string {
 	t.Helper()
 	root := testenv.ModuleRoot(t)
 	mod := t.TempDir()
@@ -54,7 +54,7 @@ func emptyModule(t *testing.T, path string) string {
 	return mod
 }
 
-func write(t *testing.T, path string, data []byte) {
+func write(t testing.TB, path string, data []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

@@ -19,7 +19,23 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg.Warn = func(msg string) { fmt.Fprintf(stderr, "skelgen: warning: %s\n", msg) }
+	warn := func(msg string) { fmt.Fprintf(stderr, "skelgen: warning: %s\n", msg) }
+	cfg.Warn = warn
+	cache := gen.OpenCache().Run(cfg, args)
+	if cache != nil {
+		if warnings, n, ok := cache.Current(); ok {
+			for _, w := range warnings {
+				warn(w)
+			}
+			fmt.Fprintf(stdout, "%d files unchanged (inputs as the last run read them)\n", n)
+			return nil
+		}
+		cfg.Reads = cache.Read
+		cfg.Warn = func(msg string) {
+			cache.Warn(msg)
+			warn(msg)
+		}
+	}
 	files, err := gen.Generate(context.Background(), cfg)
 	if err != nil {
 		return err
@@ -32,6 +48,9 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := gen.WriteFiles(files); err != nil {
 		return err
+	}
+	if cache != nil {
+		cache.Save(files)
 	}
 	vendored, same, copyDir := 0, 0, ""
 	for i, f := range files {

@@ -206,3 +206,43 @@ func TestReadKernelELF(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestDebianKernels checks the examples and the corpus against the Debian
+// cloud kernels testdata/kernels/fetch.sh fetches (CI fetches them): every
+// program loads, runqlat's fallback read of task_struct.state is guarded
+// on each (all have __state).
+func TestDebianKernels(t *testing.T) {
+	kernels, err := ReadKernelDir(testenv.DebianKernels(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects, err := filepath.Glob(filepath.Join("..", "examples", "*", "*_bpfel.o"))
+	if err != nil || len(objects) == 0 {
+		t.Fatalf("no example objects: %v", err)
+	}
+	objects = append(objects, corpusObject("runqlat"), corpusObject("corekinds"))
+	var checks []KernelCheck
+	for _, o := range objects {
+		c, err := CheckKernels(o, kernels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checks = append(checks, c...)
+	}
+	var b strings.Builder
+	if n := WriteMatrix(&b, checks); n != 0 {
+		t.Errorf("%d programs fail:\n%s", n, b.String())
+	}
+	t.Logf("\n%s", b.String())
+	guarded := 0
+	for _, kc := range checks {
+		for _, p := range kc.Programs {
+			if p.Name == "handle_sched_switch" && p.Status() == Guarded {
+				guarded++
+			}
+		}
+	}
+	if guarded != len(kernels) {
+		t.Errorf("runqlat's handle_sched_switch guarded on %d of %d kernels", guarded, len(kernels))
+	}
+}

@@ -52,6 +52,11 @@
 // kernel's relocations load (bpf_core_field_exists giving 0) through
 // registers and drops the branches they decide, as the verifier does.
 //
+// MinimalKernelBTF is bpftool gen min_core_btf: the part of a kernel's
+// BTF an object's relocations need (members on access paths, shells of
+// the types reached otherwise), which cilium/ebpf can take as
+// KernelTypes on a kernel built without BTF.
+//
 // Two modes: Compact writes only the members in use (the style of perf's
 // hand-written headers); Exact keeps them at their original offsets with
 // padding so that the recompiled instructions are byte-identical.

@@ -10,4 +10,7 @@ require (
 	golang.org/x/tools v0.52.0
 )
 
-require golang.org/x/sync v0.24.0 // indirect
+require (
+	github.com/ulikunitz/xz v0.5.15 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+)

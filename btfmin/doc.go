@@ -43,6 +43,20 @@
 // against each kernel BTF with cilium/ebpf's CO-RE engine; the two must
 // agree on every (kind, root type, field path) → value.
 //
+// CheckKernels is the kernel matrix: every kernel program's CO-RE
+// relocations resolved against each kernel of a directory (ReadKernelDir:
+// raw BTF, BTFHub's .btf.tar.xz, vmlinux ELF), with, for each that does
+// not resolve, the source line, the access path and what the kernel has
+// instead (explain). A failure on an instruction that cannot run on that
+// kernel is Guarded: liveInstructions propagates the constants the
+// kernel's relocations load (bpf_core_field_exists giving 0) through
+// registers and drops the branches they decide, as the verifier does.
+//
+// MinimalKernelBTF is bpftool gen min_core_btf: the part of a kernel's
+// BTF an object's relocations need (members on access paths, shells of
+// the types reached otherwise), which cilium/ebpf can take as
+// KernelTypes on a kernel built without BTF.
+//
 // Two modes: Compact writes only the members in use (the style of perf's
 // hand-written headers); Exact keeps them at their original offsets with
 // padding so that the recompiled instructions are byte-identical.

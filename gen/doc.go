@@ -52,6 +52,10 @@
 //     (btfmin.Config.Arches), and #include <vmlinux.h> finds it as
 //     "vmlinux.h" does (the header's and the source's directories are on
 //     the <...> path, after the user's and the system's);
+//   - with -kernels DIR, every object's kernel programs are checked
+//     against each kernel BTF file of DIR before anything is written
+//     (kernels.go, btfmin.CheckKernels): a program whose CO-RE
+//     relocations fail unguarded on one fails the run with the matrix;
 //   - a source that reads registers through bpf_tracing.h compiled for a
 //     target without an architecture (bpfel, bpfeb) fails with libbpf's
 //     "Must specify a BPF target arch" and a hint naming -target

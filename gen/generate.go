@@ -54,6 +54,11 @@ type Config struct {
 	// HeaderBTF are the kernel BTF files the header is completed from;
 	// nil means /sys/kernel/btf/vmlinux.
 	HeaderBTF []string
+	// Kernels, when set, is a directory of kernel BTF files (see
+	// btfmin.ReadKernelDir): every kernel program's CO-RE relocations
+	// must resolve on each, or be guarded, else the run fails with the
+	// kernel matrix (btfmin.CheckKernels).
+	Kernels string
 	// Committed compiles nothing: a C input's objects are read from the
 	// files a previous run wrote (for checking without a compiler).
 	Committed bool
@@ -224,6 +229,20 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 			builds[i].obj = stripped
 		}
 		objs[i] = obj
+	}
+	if cfg.Kernels != "" {
+		var names []string
+		var data [][]byte
+		for i, b := range builds {
+			t := b.target
+			if !IsCSource(cfg.Input) {
+				t = targetForOrder(objs[i].Order)
+			}
+			names, data = append(names, stem+"_"+t.Suffix()+".o"), append(data, b.obj)
+		}
+		if err := checkKernelMatrix(cfg.Kernels, names, data, read); err != nil {
+			return nil, err
+		}
 	}
 	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types, AOT: cfg.AOT}
 	if IsCSource(cfg.Input) {

@@ -215,3 +215,17 @@ func OldKernelBTF(t testing.TB) string {
 // ciliumVersion is the cilium/ebpf version of go.mod, whose module in the
 // cache holds the test BTF.
 const ciliumVersion = "v0.22.0"
+
+// DebianKernels returns testdata/kernels, holding the BTF of the Debian
+// cloud kernels its fetch.sh fetches (not committed: about 4 MB each), or
+// skips the test without them (failing under SKELGEN_REQUIRE_KERNEL=1:
+// .ci/run fetches them).
+func DebianKernels(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(ModuleRoot(t), "testdata", "kernels")
+	found, _ := filepath.Glob(filepath.Join(dir, "*-cloud-amd64.btf"))
+	if len(found) < 2 {
+		skipOrFail(t, "SKELGEN_REQUIRE_KERNEL", "no Debian kernel BTF in "+dir+" (run its fetch.sh)")
+	}
+	return dir
+}

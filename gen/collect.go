@@ -2,6 +2,8 @@ package gen
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -183,12 +185,39 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 	case ebpf.StackTrace:
 		m.rawValue = true
 		generic("StackTraceMap")
+	case ebpf.StructOpsMap:
+		m.rawValue = true
+		m.typ = genericRef{ptr: true, path: b, name: "StructOps"}
+		m.ctor = genericRef{path: b, name: "NewStructOps"}
+		m.doc = s.structOpsDoc(ms)
 	case ebpf.UnspecifiedMap:
 		return fmt.Errorf("unsupported map type %v: %w", ms.Type, errUnsupported)
 	default:
 		raw(strings.ToLower(ms.Type.String()) + " map: no typed view")
 	}
 	return nil
+}
+
+// structOpsDoc says which program fills each function member of the
+// struct_ops map ms, as cilium/ebpf links them (ProgramSpec.AttachTo is
+// "<struct>:<member>").
+func (s *skeleton) structOpsDoc(ms *ebpf.MapSpec) string {
+	st, ok := btf.As[*btf.Struct](ms.Value)
+	if !ok {
+		return "struct_ops map"
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(s.obj.Spec.Programs)) {
+		p := s.obj.Spec.Programs[name]
+		if member, ok := strings.CutPrefix(p.AttachTo, st.Name+":"); ok && p.Type == ebpf.StructOps {
+			parts = append(parts, fmt.Sprintf("%s is %s", member, name))
+		}
+	}
+	doc := "struct " + st.Name + " registered by Attach"
+	if len(parts) > 0 {
+		doc += ": " + strings.Join(parts, ", ")
+	}
+	return doc
 }
 
 // emptyStruct is struct{}.

@@ -60,3 +60,8 @@ func (p Program) AttachSocket(conn syscall.Conn) error {
 	_, err := p.noAttach("socket filter")
 	return err
 }
+
+// Attach fails: struct_ops are Linux's.
+func (so *StructOps) Attach() (link.Link, error) {
+	return nil, fmt.Errorf("struct_ops %s: attach: %w on %s", so.name, ebpf.ErrNotSupported, runtime.GOOS)
+}

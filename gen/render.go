@@ -196,7 +196,7 @@ func (s *skeleton) loadSpecDecl(f *jen.File, id skelIDs) {
 	}
 	f.Add(gocomment.Commentf("Load%sSpec parses the embedded object.", id.p))
 	f.Func().Id("Load"+id.p+"Spec").Params().Params(jen.Op("*").Id(id.specT), jen.Error()).BlockFunc(func(g *jen.Group) {
-		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(pkgEbpf, "LoadCollectionSpecFromReader").Call(jen.Qual("bytes", "NewReader").Call(jen.Id(id.objVar)))
+		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(s.bridge, "ParseObject").Call(jen.Id(id.objVar))
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		g.Id("s").Op(":=").Op("&").Id(id.specT).Values(jen.Dict{jen.Id("Spec"): jen.Id("spec")})
 		progSpec := func(field, name string) jen.Code {
@@ -500,8 +500,7 @@ func (s *skeleton) loadSpecVerbatim(id skelIDs) *vtext {
 	if !w.docComment(fmt.Sprintf("Load%sSpec parses the embedded object.", id.p)) {
 		return nil
 	}
-	w.s("func Load", id.p, "Spec() (*", id.specT, ", error) {\n\tspec, err := ").qual(pkgEbpf, "LoadCollectionSpecFromReader").s("(").
-		qual("bytes", "NewReader").s("(", id.objVar, "))\n")
+	w.s("func Load", id.p, "Spec() (*", id.specT, ", error) {\n\tspec, err := ").qual(s.bridge, "ParseObject").s("(", id.objVar, ")\n")
 	ifErr := func() {
 		w.s("; err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
 	}

@@ -117,7 +117,11 @@ func Load[H any](spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opt
 		return nil, err
 	}
 	if !o.InProcess {
-		normalizeKconfig(spec)
+		if err := resolveKconfig(k); err != nil {
+			return nil, err
+		}
+		normalizeKconfig(spec) // for specs ParseObject did not read
+
 		coll, err := NewCollection(k, &o.Collection)
 		if err != nil {
 			return nil, err

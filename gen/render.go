@@ -414,20 +414,24 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 	f.Add(gocomment.Comment("Close detaches every link made by Attach methods and releases all programs and maps."))
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("Close").Params().Error().Block(jen.Return(jen.Id("o").Dot("set").Dot("Close").Call()))
 
-	f.Add(gocomment.Comment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close."))
-	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("AttachAll").Params().Error().BlockFunc(func(g *jen.Group) {
-		s.verb.stmts(g, len(autos), func(i int) jen.Code {
-			pi := autos[i]
-			return jen.If(jen.Id("o").Dot(pi.field).Op("!=").Nil()).Block(
-				jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("o").Dot(pi.field).Dot("Attach").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			)
-		}, func(w *vtext, i int) {
-			f := autos[i].field
-			w.s("\tif o.", f, " != nil {\n\t\tif _, err := o.", f, ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
-		})
-		g.Return(jen.Nil())
+	f.Add(gocomment.Comment(attachAllDoc))
+	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("AttachAll").Params(jen.Id("opts").Op("...").Qual(s.bridge, "AttachOption")).Error().BlockFunc(func(g *jen.Group) {
+		args := []jen.Code{jen.Id("opts")}
+		for _, pi := range autos {
+			args = append(args, jen.Line().Qual(s.bridge, "Autoattach").Values(
+				jen.Id("Name").Op(":").Lit(pi.name),
+				jen.Id("Attach").Op(":").Func().Params().Params(jen.Qual(pkgLink, "Link"), jen.Error()).Block(jen.Return(jen.Id("o").Dot(pi.field).Dot("Attach").Call())),
+			))
+		}
+		if len(autos) > 0 {
+			args = append(args, jen.Line())
+		}
+		g.Return(jen.Id("o").Dot("set").Dot("AttachAll").Call(args...))
 	})
 }
+
+// attachAllDoc is the doc comment of AttachAll.
+const attachAllDoc = "AttachAll attaches every program whose section names its attach point, skipping programs whose autoload or autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the errors of all that failed, joined. When some failed it detaches the programs it attached, unless opts hold bridge.KeepGoing."
 
 // programDecls declares a type per kernel program with its Attach method.
 func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
@@ -571,15 +575,17 @@ func (s *skeleton) objectTailVerbatim(id skelIDs, autos []*progInfo) *vtext {
 		return nil
 	}
 	w.s(recv, "Close() error {\n\treturn o.set.Close()\n}\n\n")
-	if !w.docComment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.") {
+	if !w.docComment(attachAllDoc) {
 		return nil
 	}
-	w.s(recv, "AttachAll() error {\n")
+	w.s(recv, "AttachAll(opts ...").qual(s.bridge, "AttachOption").s(") error {\n\treturn o.set.AttachAll(opts")
 	for _, pi := range autos {
-		f := pi.field
-		w.s("\tif o.", f, " != nil {\n\t\tif _, err := o.", f, ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
+		w.s(",\n\t\t").qual(s.bridge, "Autoattach").s("{Name: ").lit(pi.name).s(", Attach: func() (").qual(pkgLink, "Link").s(", error) {\n\t\t\treturn o.", pi.field, ".Attach()\n\t\t}}")
 	}
-	w.s("\treturn nil\n}\n")
+	if len(autos) > 0 {
+		w.s(",\n\t")
+	}
+	w.s(")\n}\n")
 	return w
 }
 

@@ -373,10 +373,12 @@ func (o *WeakObjects) Close() error {
 }
 
 // AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *WeakObjects) AttachAll() error {
-	return nil
+// skipping programs whose autoload or autoattach was off
+// (bridge.ProgramSpec.SetAutoattach), and returns the errors of all that
+// failed, joined. When some failed it detaches the programs it attached,
+// unless opts hold bridge.KeepGoing.
+func (o *WeakObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts)
 }
 
 // WeakOnProbeProgram is program on_probe (section usdt, type Kprobe).

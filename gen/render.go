@@ -95,6 +95,7 @@ func (s *skeleton) file() (*jen.File, error) {
 	for _, d := range decls {
 		f.Add(d)
 	}
+	s.constDecls(f)
 	id := s.ids()
 	s.embedDecl(f, id)
 	s.specDecls(f, id)

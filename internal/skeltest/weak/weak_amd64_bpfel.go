@@ -6,6 +6,7 @@ package weak
 import (
 	_ "embed"
 	"fmt"
+	"strconv"
 	"structs"
 	"unsafe"
 
@@ -38,6 +39,20 @@ const (
 	WeakBpfUsdtArgTypeBpfUsdtArgReg      WeakBpfUsdtArgType = 1
 	WeakBpfUsdtArgTypeBpfUsdtArgRegDeref WeakBpfUsdtArgType = 2
 )
+
+// String is the C name of e (the first, when the enum gives its value
+// several), or the type and number of a value the enum does not name.
+func (e WeakBpfUsdtArgType) String() string {
+	switch e {
+	case WeakBpfUsdtArgTypeBpfUsdtArgConst:
+		return "BPF_USDT_ARG_CONST"
+	case WeakBpfUsdtArgTypeBpfUsdtArgReg:
+		return "BPF_USDT_ARG_REG"
+	case WeakBpfUsdtArgTypeBpfUsdtArgRegDeref:
+		return "BPF_USDT_ARG_REG_DEREF"
+	}
+	return "WeakBpfUsdtArgType(" + strconv.FormatUint(uint64(e), 10) + ")"
+}
 
 // WeakBpfUsdtSpec is struct __bpf_usdt_spec (208 bytes) with its C layout.
 type WeakBpfUsdtSpec struct {

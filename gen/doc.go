@@ -22,7 +22,8 @@
 //     types, the embedded object, the Spec with typed variable, map
 //     (sizes) and program (autoload) specs, Load, the Objects with typed
 //     maps (runtime/bridge's Map, PerCPUMap, RingBuf, ...), programs with
-//     Attach methods derived from section names (attach.go), typed
+//     Attach methods derived from section names (attach.go; iterators
+//     get Open too), typed
 //     variables, user-space programs (user.go) and the host interface their
 //     externs need. Each target's translation goes to a file of its own,
 //     <stem>_<target>_aot.go. The regular parts (a struct field or an if

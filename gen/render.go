@@ -457,7 +457,11 @@ func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
 		if !a.linkless {
 			f.Add(gocomment.Commentf("The link is also closed by %s.Close.", id.objsT))
 		}
-		f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Attach").Params(a.paramCodes()...).Add(results).Block(jen.Return(a.callCode()))
+		f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Attach").Params(a.paramCodes(s.bridge)...).Add(results).Block(jen.Return(a.callCode(a.method)))
+		if a.open != "" {
+			f.Add(gocomment.Comment(openDoc))
+			f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Open").Params(a.paramCodes(s.bridge)...).Params(jen.Qual("io", "ReadCloser"), jen.Error()).Block(jen.Return(a.callCode(a.open)))
+		}
 	}
 }
 
@@ -619,7 +623,13 @@ func (s *skeleton) programDeclsVerbatim(id skelIDs) *vtext {
 		if !a.linkless && !w.docComment(fmt.Sprintf("The link is also closed by %s.Close.", id.objsT)) {
 			return nil
 		}
-		w.s("func (p ", pi.typ, ") Attach").attachSig(a).s(" {\n\treturn ").attachCall(a).s("\n}\n")
+		w.s("func (p ", pi.typ, ") Attach").attachSig(a, s.bridge).s(" {\n\treturn ").attachCall(a, a.method).s("\n}\n")
+		if a.open != "" {
+			if !w.s("\n").docComment(openDoc) {
+				return nil
+			}
+			w.s("func (p ", pi.typ, ") Open").attachParams(a, s.bridge).s(" (").qual("io", "ReadCloser").s(", error) {\n\treturn ").attachCall(a, a.open).s("\n}\n")
+		}
 	}
 	return w
 }

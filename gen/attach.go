@@ -219,6 +219,22 @@ func attachFor(p *ebpf.ProgramSpec) *attachInfo {
 			method: "AttachUprobe", args: []attachArg{lit(path), lit(sym), ret, lit(0)},
 			auto: true,
 		}
+	case "usdt":
+		// usdt/PATH:PROVIDER:NAME (PATH may hold colons).
+		parts := strings.Split(rest, ":")
+		if n := len(parts); n >= 3 && parts[n-1] != "" && parts[n-2] != "" && parts[0] != "" {
+			path, provider, name := strings.Join(parts[:n-2], ":"), parts[n-2], parts[n-1]
+			return &attachInfo{
+				doc:    "attaches the program to USDT probe " + provider + ":" + name + " of " + path + ", every site of it.",
+				method: "AttachUSDT", args: []attachArg{lit(path), lit(provider), lit(name), lit(0)},
+				auto: true,
+			}
+		}
+		return &attachInfo{
+			doc:    "attaches the program to every site of USDT probe provider:name in the binary at path, as libbpf does (the argument specs of the binary's notes into the object's __bpf_usdt_specs map); pid 0 means every process.",
+			params: []attachParam{{name: "path", typ: "string"}, {name: "provider", typ: "string"}, {name: "name", typ: "string"}, {name: "pid", typ: "int"}},
+			method: "AttachUSDT", args: []attachArg{param("path"), param("provider"), param("name"), param("pid")},
+		}
 	case "xdp", "xdp.frags":
 		if rest == "devmap" || rest == "cpumap" {
 			// Run from a devmap or cpumap entry, not on an interface.

@@ -31,6 +31,9 @@ func TestAttachFor(t *testing.T) {
 		{"iter/cgroup", ebpf.Tracing, ebpf.AttachTraceIter, "AttachIterCgroup [cgroup] OpenIterCgroup"},
 		{"iter/tcp", ebpf.Tracing, ebpf.AttachTraceIter, "AttachIter [] OpenIter auto"},
 		{"iter/", ebpf.Tracing, ebpf.AttachTraceIter, ""},
+		{"usdt", ebpf.Kprobe, ebpf.AttachNone, "AttachUSDT [path provider name pid]"},
+		{"usdt/./bin:a:b:prov:probe", ebpf.Kprobe, ebpf.AttachNone, "AttachUSDT [./bin:a:b prov probe 0]"},
+		{"usdt/bin:probe", ebpf.Kprobe, ebpf.AttachNone, "AttachUSDT [path provider name pid]"},
 	} {
 		a := attachFor(&ebpf.ProgramSpec{SectionName: tc.sec, Type: tc.typ, AttachType: tc.at})
 		got := ""

@@ -30,6 +30,9 @@
 // (/boot/config-<release> or /proc/config.gz), LINUX_KERNEL_VERSION,
 // LINUX_HAS_BPF_COOKIE and LINUX_HAS_SYSCALL_WRAPPER; zero for a __weak
 // extern the kernel does not have, an error naming a strong one.
+// usdt.go reads a binary's USDT notes and argument specifications for
+// AttachUSDT, which attaches usdt.bpf.h programs as libbpf does; iter.go
+// and iter_attach.go are the iterators' Attach and Open.
 //
 // A loaded object's life (lifetime.go): runs of user programs and typed
 // calls on maps, variables and readers are counted while they go on. Close

@@ -95,9 +95,11 @@ type Set struct {
 	life     lifetime
 	readers  readers
 	disabled map[string]bool
-	// manual are the programs whose autoattach is off.
-	autoMu sync.Mutex
-	manual map[string]bool
+	// manual are the programs whose autoattach is off; usdtNext is the
+	// next free index of the USDT specs map (usdt_attach.go).
+	autoMu   sync.Mutex
+	manual   map[string]bool
+	usdtNext uint32
 }
 
 // Load loads spec: its kernel programs and the maps they use into the kernel

@@ -73,13 +73,14 @@ int read_required(struct xdp_md *ctx)
 }
 
 /* libbpf's USDT support: its maps and helpers are __weak. */
-__u64 usdt_calls, usdt_arg;
+__u64 usdt_calls, usdt_arg, usdt_arg2;
 
 SEC("usdt")
-int BPF_USDT(on_probe, long arg)
+int BPF_USDT(on_probe, long arg, int arg2)
 {
 	usdt_calls++;
 	usdt_arg = arg;
+	usdt_arg2 = arg2;
 	return 0;
 }
 

@@ -135,6 +135,8 @@ type WeakVariableSpecs struct {
 	Required *bridge.VarSpec[uint64]
 	// UsdtArg is usdt_arg in .bss.
 	UsdtArg *bridge.VarSpec[uint64]
+	// UsdtArg2 is usdt_arg2 in .bss.
+	UsdtArg2 *bridge.VarSpec[uint64]
 	// UsdtCalls is usdt_calls in .bss.
 	UsdtCalls *bridge.VarSpec[uint64]
 }
@@ -198,6 +200,9 @@ func LoadWeakSpec() (*WeakSpec, error) {
 		return nil, fmt.Errorf("weak: %w", err)
 	}
 	if s.Variables.UsdtArg, err = bridge.NewVarSpec[uint64](spec.Variables["usdt_arg"]); err != nil {
+		return nil, fmt.Errorf("weak: %w", err)
+	}
+	if s.Variables.UsdtArg2, err = bridge.NewVarSpec[uint64](spec.Variables["usdt_arg2"]); err != nil {
 		return nil, fmt.Errorf("weak: %w", err)
 	}
 	if s.Variables.UsdtCalls, err = bridge.NewVarSpec[uint64](spec.Variables["usdt_calls"]); err != nil {
@@ -303,6 +308,8 @@ type WeakVariables struct {
 	Required *bridge.Var[uint64]
 	// UsdtArg is usdt_arg in .bss.
 	UsdtArg *bridge.Var[uint64]
+	// UsdtArg2 is usdt_arg2 in .bss.
+	UsdtArg2 *bridge.Var[uint64]
 	// UsdtCalls is usdt_calls in .bss.
 	UsdtCalls *bridge.Var[uint64]
 }
@@ -369,6 +376,9 @@ func (o *WeakObjects) init() error {
 	if o.Variables.UsdtArg, err = bridge.NewVar[uint64](o.set, "usdt_arg"); err != nil {
 		return err
 	}
+	if o.Variables.UsdtArg2, err = bridge.NewVar[uint64](o.set, "usdt_arg2"); err != nil {
+		return err
+	}
 	if o.Variables.UsdtCalls, err = bridge.NewVar[uint64](o.set, "usdt_calls"); err != nil {
 		return err
 	}
@@ -399,6 +409,14 @@ func (o *WeakObjects) AttachAll(opts ...bridge.AttachOption) error {
 // WeakOnProbeProgram is program on_probe (section usdt, type Kprobe).
 type WeakOnProbeProgram struct {
 	bridge.Program
+}
+
+// Attach attaches the program to every site of USDT probe provider:name in the
+// binary at path, as libbpf does (the argument specs of the binary's notes
+// into the object's __bpf_usdt_specs map); pid 0 means every process.
+// The link is also closed by WeakObjects.Close.
+func (p WeakOnProbeProgram) Attach(path string, provider string, name string, pid int) (link.Link, error) {
+	return p.AttachUSDT(path, provider, name, pid)
 }
 
 // WeakReadExternsProgram is program read_externs (section xdp, type XDP).

@@ -5,10 +5,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"os"
+	"os/exec"
+	"path/filepath"
 	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cilium/ebpf"
 
@@ -58,13 +61,10 @@ func get(t *testing.T, v interface{ Get() (uint64, error) }) uint64 {
 	return x
 }
 
-// TestWeakExterns loads the object (a strong extern the kernel lacks left
-// out) and compares what its program reads with the kernel's
-// configuration: present weak externs have their values, absent ones are
-// zero, as with libbpf.
-func TestWeakExterns(t *testing.T) {
-	testenv.Kernel(t)
-	cfg := kernelConfig(t)
+// loadWeak loads the object without the program that reads a strong
+// extern no kernel has.
+func loadWeak(t *testing.T) *WeakObjects {
+	t.Helper()
 	spec, err := LoadWeakSpec()
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +74,18 @@ func TestWeakExterns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer objs.Close()
+	t.Cleanup(func() { objs.Close() })
+	return objs
+}
+
+// TestWeakExterns loads the object (a strong extern the kernel lacks left
+// out) and compares what its program reads with the kernel's
+// configuration: present weak externs have their values, absent ones are
+// zero, as with libbpf.
+func TestWeakExterns(t *testing.T) {
+	testenv.Kernel(t)
+	cfg := kernelConfig(t)
+	objs := loadWeak(t)
 	if objs.OnProbe == nil {
 		t.Fatal("the USDT program was not loaded")
 	}
@@ -155,4 +166,60 @@ func TestStrongExternMissing(t *testing.T) {
 		t.Errorf("error does not name the extern: %v", err)
 	}
 	t.Log(err)
+}
+
+// TestUSDT builds a program with a USDT probe (its note written as
+// sys/sdt.h writes it, with a semaphore), starts it, attaches the
+// usdt.bpf.h program to the probe and reads the arguments the program saw:
+// one in a register, one in memory.
+func TestUSDT(t *testing.T) {
+	testenv.Kernel(t)
+	if goruntime.GOARCH != "amd64" {
+		t.Skip("the test program's probe note is written for x86-64")
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler for the probed program:", err)
+	}
+	bin := filepath.Join(t.TempDir(), "probed")
+	if out, err := exec.Command(cc, "-O2", "-o", bin, filepath.Join("testdata", "probed.c")).CombinedOutput(); err != nil {
+		t.Fatalf("building the probed program: %v\n%s", err, out)
+	}
+	objs := loadWeak(t)
+
+	const fires = 5
+	cmd := exec.Command(bin, strconv.Itoa(fires))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The program waits for the probe's semaphore, which the kernel sets
+	// when the uprobe attaches.
+	if _, err := objs.OnProbe.Attach(bin, "skelgen", "tick", 0); err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the probed program did not end: its semaphore was never set")
+	}
+	v := objs.Variables
+	if got := get(t, v.UsdtCalls); got != fires {
+		t.Errorf("%d probe hits, want %d", got, fires)
+	}
+	if got := int64(get(t, v.UsdtArg)); got != 7*fires {
+		t.Errorf("first argument (a register) %d, want %d", got, 7*fires)
+	}
+	if got := int64(get(t, v.UsdtArg2)); got != -fires {
+		t.Errorf("second argument (in memory, signed) %d, want %d", got, -fires)
+	}
+	if _, err := objs.OnProbe.Attach(bin, "skelgen", "no_such_probe", 0); err == nil || !strings.Contains(err.Error(), "no USDT probe skelgen:no_such_probe") {
+		t.Errorf("attaching to a probe the binary lacks: %v", err)
+	}
 }

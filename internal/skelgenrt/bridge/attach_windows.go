@@ -64,3 +64,8 @@ func (p Program) AttachSocket(conn syscall.Conn) error {
 	_, err := p.noAttach("socket filter")
 	return err
 }
+
+// AttachUSDT fails: USDT probes are attached through Linux's uprobes.
+func (p Program) AttachUSDT(path, provider, name string, pid int) (link.Link, error) {
+	return p.noAttach("usdt " + path + ":" + provider + ":" + name)
+}

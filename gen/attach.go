@@ -30,12 +30,28 @@ type attachInfo struct {
 	linkless bool
 	// auto is true when Attach takes no arguments, so AttachAll can call it.
 	auto bool
+	// open, for iterators, is the bridge.Program method behind an Open
+	// method taking the same parameters, which returns a reader of the
+	// iterator's output.
+	open string
 }
 
 // attachParam is a parameter of an Attach method: its type is a
-// predeclared one, or pkg.typ.
+// predeclared one, or pkg.typ, or (pkg bridgePkg) a type of the bridge
+// package the skeleton uses.
 type attachParam struct {
 	name, pkg, typ string
+}
+
+// bridgePkg stands for the bridge package's path in an attachParam.
+const bridgePkg = "bridge"
+
+// path is p's package path, with the bridge's path for bridgePkg.
+func (p attachParam) path(bridge string) string {
+	if p.pkg == bridgePkg {
+		return bridge
+	}
+	return p.pkg
 }
 
 // attachArg is an argument of an Attach method's call: a parameter, by
@@ -51,11 +67,11 @@ func param(name string) attachArg { return attachArg{param: name} }
 func lit(v any) attachArg         { return attachArg{lit: v} }
 
 // paramCodes are the parameters as jennifer code.
-func (a *attachInfo) paramCodes() []jen.Code {
+func (a *attachInfo) paramCodes(bridge string) []jen.Code {
 	var out []jen.Code
 	for _, p := range a.params {
 		if p.pkg != "" {
-			out = append(out, jen.Id(p.name).Qual(p.pkg, p.typ))
+			out = append(out, jen.Id(p.name).Qual(p.path(bridge), p.typ))
 		} else {
 			out = append(out, jen.Id(p.name).Id(p.typ))
 		}
@@ -63,8 +79,8 @@ func (a *attachInfo) paramCodes() []jen.Code {
 	return out
 }
 
-// callCode is the call as jennifer code.
-func (a *attachInfo) callCode() jen.Code {
+// callCode is the call of method as jennifer code.
+func (a *attachInfo) callCode(method string) jen.Code {
 	args := make([]jen.Code, len(a.args))
 	for i, arg := range a.args {
 		switch {
@@ -76,12 +92,12 @@ func (a *attachInfo) callCode() jen.Code {
 			args[i] = jen.Lit(arg.lit)
 		}
 	}
-	return jen.Id("p").Dot(a.method).Call(args...)
+	return jen.Id("p").Dot(method).Call(args...)
 }
 
-// attachSig appends the parameters and results of a's method as go/format
-// writes them.
-func (w *vtext) attachSig(a *attachInfo) *vtext {
+// attachParams appends the parameters of a's methods as go/format writes
+// them.
+func (w *vtext) attachParams(a *attachInfo, bridge string) *vtext {
 	w.s("(")
 	for i, p := range a.params {
 		if i > 0 {
@@ -89,20 +105,27 @@ func (w *vtext) attachSig(a *attachInfo) *vtext {
 		}
 		w.s(p.name, " ")
 		if p.pkg != "" {
-			w.qual(p.pkg, p.typ)
+			w.qual(p.path(bridge), p.typ)
 		} else {
 			w.s(p.typ)
 		}
 	}
-	if a.linkless {
-		return w.s(") error")
-	}
-	return w.s(") (").qual(pkgLink, "Link").s(", error)")
+	return w.s(")")
 }
 
-// attachCall appends the call of a's method as go/format writes it.
-func (w *vtext) attachCall(a *attachInfo) *vtext {
-	w.s("p.", a.method, "(")
+// attachSig appends the parameters and results of a's Attach method as
+// go/format writes them.
+func (w *vtext) attachSig(a *attachInfo, bridge string) *vtext {
+	w.attachParams(a, bridge)
+	if a.linkless {
+		return w.s(" error")
+	}
+	return w.s(" (").qual(pkgLink, "Link").s(", error)")
+}
+
+// attachCall appends the call of method as go/format writes it.
+func (w *vtext) attachCall(a *attachInfo, method string) *vtext {
+	w.s("p.", method, "(")
 	for i, arg := range a.args {
 		if i > 0 {
 			w.s(", ")
@@ -196,6 +219,22 @@ func attachFor(p *ebpf.ProgramSpec) *attachInfo {
 			method: "AttachUprobe", args: []attachArg{lit(path), lit(sym), ret, lit(0)},
 			auto: true,
 		}
+	case "usdt":
+		// usdt/PATH:PROVIDER:NAME (PATH may hold colons).
+		parts := strings.Split(rest, ":")
+		if n := len(parts); n >= 3 && parts[n-1] != "" && parts[n-2] != "" && parts[0] != "" {
+			path, provider, name := strings.Join(parts[:n-2], ":"), parts[n-2], parts[n-1]
+			return &attachInfo{
+				doc:    "attaches the program to USDT probe " + provider + ":" + name + " of " + path + ", every site of it.",
+				method: "AttachUSDT", args: []attachArg{lit(path), lit(provider), lit(name), lit(0)},
+				auto: true,
+			}
+		}
+		return &attachInfo{
+			doc:    "attaches the program to every site of USDT probe provider:name in the binary at path, as libbpf does (the argument specs of the binary's notes into the object's __bpf_usdt_specs map); pid 0 means every process.",
+			params: []attachParam{{name: "path", typ: "string"}, {name: "provider", typ: "string"}, {name: "name", typ: "string"}, {name: "pid", typ: "int"}},
+			method: "AttachUSDT", args: []attachArg{param("path"), param("provider"), param("name"), param("pid")},
+		}
 	case "xdp", "xdp.frags":
 		if rest == "devmap" || rest == "cpumap" {
 			// Run from a devmap or cpumap entry, not on an interface.
@@ -220,6 +259,8 @@ func attachFor(p *ebpf.ProgramSpec) *attachInfo {
 			params: []attachParam{{name: "ifindex", typ: "int"}, {name: "egress", typ: "bool"}},
 			method: "AttachTCX", args: []attachArg{param("ifindex"), param("egress")},
 		}
+	case "iter", "iter.s":
+		return iterFor(rest)
 	case "socket":
 		return &attachInfo{
 			doc:    "attaches the socket filter to conn until the socket is closed.",
@@ -238,4 +279,39 @@ func attachFor(p *ebpf.ProgramSpec) *attachInfo {
 		}
 	}
 	return nil
+}
+
+// openDoc is the doc comment of an iterator's Open method.
+const openDoc = "Open attaches the iterator as Attach does and returns a reader of its output: each Read runs the program over the next elements, until io.EOF. Closing the reader detaches the iterator."
+
+// iterFor is the Attach (and Open) of an iterator of kind: task
+// iterators take the tasks to walk, map element iterators their map,
+// cgroup iterators where to start; the others take nothing.
+func iterFor(kind string) *attachInfo {
+	var arg *attachParam
+	var what, suffix string
+	switch kind {
+	case "":
+		return nil
+	case "task", "task_file", "task_vma":
+		arg, what, suffix = &attachParam{name: "task", pkg: bridgePkg, typ: "IterTask"}, "over the tasks task selects (the zero value: all of them)", "Task"
+	case "bpf_map_elem", "bpf_sk_storage_map", "sockmap":
+		arg, what, suffix = &attachParam{name: "m", pkg: bridgePkg, typ: "IterMap"}, "over the elements of map m", "Map"
+	case "cgroup":
+		arg, what, suffix = &attachParam{name: "cgroup", pkg: bridgePkg, typ: "IterCgroup"}, "from the cgroup cgroup selects", "Cgroup"
+	}
+	a := &attachInfo{
+		doc:    "attaches the program as iterator " + kind,
+		method: "AttachIter" + suffix,
+		open:   "OpenIter" + suffix,
+	}
+	if arg != nil {
+		a.doc += " " + what
+		a.params = []attachParam{*arg}
+		a.args = []attachArg{param(arg.name)}
+	} else {
+		a.auto = true
+	}
+	a.doc += ": a link that can be pinned; Open reads the output."
+	return a
 }

@@ -24,6 +24,16 @@ func TestAttachFor(t *testing.T) {
 		{"xdp", ebpf.XDP, ebpf.AttachXDP, "AttachXDP [ifindex]"},
 		{"xdp/devmap", ebpf.XDP, ebpf.AttachXDPDevMap, ""},
 		{"xdp.frags/cpumap", ebpf.XDP, ebpf.AttachXDPCPUMap, ""},
+		{"iter/task", ebpf.Tracing, ebpf.AttachTraceIter, "AttachIterTask [task] OpenIterTask"},
+		{"iter.s/task_vma", ebpf.Tracing, ebpf.AttachTraceIter, "AttachIterTask [task] OpenIterTask"},
+		{"iter/bpf_map_elem", ebpf.Tracing, ebpf.AttachTraceIter, "AttachIterMap [m] OpenIterMap"},
+		{"iter/sockmap", ebpf.Tracing, ebpf.AttachTraceIter, "AttachIterMap [m] OpenIterMap"},
+		{"iter/cgroup", ebpf.Tracing, ebpf.AttachTraceIter, "AttachIterCgroup [cgroup] OpenIterCgroup"},
+		{"iter/tcp", ebpf.Tracing, ebpf.AttachTraceIter, "AttachIter [] OpenIter auto"},
+		{"iter/", ebpf.Tracing, ebpf.AttachTraceIter, ""},
+		{"usdt", ebpf.Kprobe, ebpf.AttachNone, "AttachUSDT [path provider name pid]"},
+		{"usdt/./bin:a:b:prov:probe", ebpf.Kprobe, ebpf.AttachNone, "AttachUSDT [./bin:a:b prov probe 0]"},
+		{"usdt/bin:probe", ebpf.Kprobe, ebpf.AttachNone, "AttachUSDT [path provider name pid]"},
 	} {
 		a := attachFor(&ebpf.ProgramSpec{SectionName: tc.sec, Type: tc.typ, AttachType: tc.at})
 		got := ""
@@ -37,6 +47,12 @@ func TestAttachFor(t *testing.T) {
 				}
 			}
 			got = fmt.Sprint(a.method, " ", args)
+			if a.open != "" {
+				got += " " + a.open
+			}
+			if a.open != "" && a.auto {
+				got += " auto"
+			}
 		}
 		if got != tc.want {
 			t.Errorf("%s: Attach %q, want %q", tc.sec, got, tc.want)

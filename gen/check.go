@@ -358,6 +358,7 @@ func (gl generateLine) config() (Config, error) {
 		return filepath.Join(gl.dir, p)
 	}
 	cfg.Input = abs(cfg.Input)
+	cfg.Source = abs(cfg.Source)
 	cfg.OutputDir = abs(cfg.OutputDir)
 	if cfg.OutputDir == "" {
 		cfg.OutputDir = gl.dir

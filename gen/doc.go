@@ -22,7 +22,8 @@
 //     types, the embedded object, the Spec with typed variable, map
 //     (sizes) and program (autoload) specs, Load, the Objects with typed
 //     maps (runtime/bridge's Map, PerCPUMap, RingBuf, ...), programs with
-//     Attach methods derived from section names (attach.go), typed
+//     Attach methods derived from section names (attach.go; iterators
+//     get Open too), typed
 //     variables, user-space programs (user.go) and the host interface their
 //     externs need. Each target's translation goes to a file of its own,
 //     <stem>_<target>_aot.go. The regular parts (a struct field or an if
@@ -34,7 +35,11 @@
 //     (gofmtexpr.go), go/format seeing only those it does not know:
 //     formatting was most of the generator's time;
 //   - TypeGen (types.go) writes Go types with the exact C layout of the
-//     BTF types those reach;
+//     BTF types those reach, enums with a String method;
+//   - consts.go reads the source's own constants from its text (#define
+//     and anonymous enums at file scope, evaluated exactly) for Go
+//     constants named after the types, and its named enums for types
+//     generated without -type;
 //   - package gen/aot turns each ubpf/ program into Go functions that
 //     the runtime binds at load (-aot);
 //   - with -runtime vendor (the default) the module gets one copy of the

@@ -39,6 +39,10 @@ type Config struct {
 	CFlags []string
 	// Types are extra C types to generate (-type).
 	Types []string
+	// Source, for an object input, is the C source it was built from,
+	// read as a C input's source is: for its constants, record types and
+	// host function parameter names (-src).
+	Source string
 	// MakeBase, when set, writes a make depfile per target with paths
 	// relative to it.
 	MakeBase string
@@ -245,13 +249,15 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		}
 	}
 	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types, AOT: cfg.AOT}
-	if IsCSource(cfg.Input) {
-		src, err := os.ReadFile(cfg.Input)
+	if source := sourceFile(cfg); source != "" {
+		src, err := os.ReadFile(source)
 		if err != nil {
 			return nil, err
 		}
-		skelCfg.Records = recordsFromSource(filepath.Base(cfg.Input), src)
+		skelCfg.Source = filepath.Base(source)
+		skelCfg.Records = recordsFromSource(filepath.Base(source), src)
 		skelCfg.ExternParams = externParamNames(src)
+		skelCfg.Constants, skelCfg.SourceEnums = sourceConstants(string(src))
 	}
 	if !cfg.ImportRuntime {
 		rc, own, err := moduleCopy(outDir)
@@ -627,8 +633,16 @@ func typeArgName(arg string) string {
 	return strings.TrimSuffix(arg, "!")
 }
 
-// missingTypes returns the names -type gives and the record types read
-// from the source that the object's BTF lacks.
+// sourceFile is the C source of the input: the input itself, or -src.
+func sourceFile(cfg Config) string {
+	if IsCSource(cfg.Input) {
+		return cfg.Input
+	}
+	return cfg.Source
+}
+
+// missingTypes returns the names -type gives, the record types read from
+// the source and the enums it defines that the object's BTF lacks.
 func missingTypes(obj *Object, cfg SkeletonConfig) []string {
 	var names []string
 	seen := map[string]bool{}
@@ -645,6 +659,9 @@ func missingTypes(obj *Object, cfg SkeletonConfig) []string {
 		if m := obj.Spec.Maps[name]; m != nil && (m.Type == ebpf.RingBuf || m.Type == ebpf.PerfEventArray) {
 			want(cfg.Records[name].Type)
 		}
+	}
+	for _, tag := range cfg.SourceEnums {
+		want("enum " + tag)
 	}
 	return names
 }

@@ -31,6 +31,11 @@ const hostileWidth = 64
 // program).
 var hostileSites = []string{"enum", "enumerator", "typedef", "struct", "member", "map", "prog", "tpcat", "lsm", "var", "dsec", "uprog", "usec", "line", "host", "kconfig", "ctx", "ctxmember"}
 
+// hostileSourceSites are the placeholders only the source has, which
+// reach the skeleton from its text (-src): a #define's name and string
+// value, an anonymous enum's enumerator.
+var hostileSourceSites = []string{"define", "defval", "anon"}
+
 // hostilePayloads are what an attacker puts into names: each closes or
 // escapes the comment or literal a generator might write the name into, or
 // tricks the reader of the code or of a terminal.
@@ -60,23 +65,37 @@ func hostilePlaceholder(site string) string {
 // alike.
 func hostileObject(t testing.TB, name func(site string) string) []byte {
 	t.Helper()
-	obj, err := os.ReadFile(filepath.Join("testdata", "hostile", "hostile_bpfel.o"))
+	return hostileFile(t, "hostile_bpfel.o", hostileSites, name)
+}
+
+// hostileSource is the hostile source with every placeholder, of the
+// object and of the source alone, replaced as hostileObject replaces them.
+func hostileSource(t testing.TB, name func(site string) string) []byte {
+	t.Helper()
+	return hostileFile(t, "hostile.bpf.c", append(append([]string(nil), hostileSites...), hostileSourceSites...), name)
+}
+
+// hostileFile is testdata/hostile/file with the placeholders of sites
+// replaced by name(site), padded to the placeholder's length.
+func hostileFile(t testing.TB, file string, sites []string, name func(site string) string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "hostile", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, site := range hostileSites {
+	for _, site := range sites {
 		ph := hostilePlaceholder(site)
 		n := name(site)
 		if len(n) > hostileWidth {
 			n = n[:hostileWidth]
 		}
 		n += strings.Repeat("Z", hostileWidth-len(n))
-		if !bytes.Contains(obj, []byte(ph)) {
-			t.Fatalf("placeholder %s not in the object", ph)
+		if !bytes.Contains(data, []byte(ph)) {
+			t.Fatalf("placeholder %s not in %s", ph, file)
 		}
-		obj = bytes.ReplaceAll(obj, []byte(ph), []byte(n))
+		data = bytes.ReplaceAll(data, []byte(ph), []byte(n))
 	}
-	return obj
+	return data
 }
 
 // hostileName is payload in the name of site: distinct per site, so that
@@ -85,8 +104,9 @@ func hostileName(payload string) func(string) string {
 	return func(site string) string { return payload + "_" + site + "_" }
 }
 
-// generateHostile generates the package pkg into dir from obj.
-func generateHostile(t testing.TB, dir, pkg string, obj []byte) ([]File, error) {
+// generateHostile generates the package pkg into dir from obj and, when
+// src is not nil, its source (-src), kept in a directory of its own.
+func generateHostile(t testing.TB, dir, pkg string, obj, src []byte) ([]File, error) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -95,7 +115,17 @@ func generateHostile(t testing.TB, dir, pkg string, obj []byte) ([]File, error) 
 	if err := os.WriteFile(in, obj, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return Generate(context.Background(), Config{Input: in, Package: pkg, AOT: true})
+	cfg := Config{Input: in, Package: pkg, AOT: true}
+	if src != nil {
+		cfg.Source = filepath.Join(dir+"_src", "hostile.bpf.c")
+		if err := os.MkdirAll(filepath.Dir(cfg.Source), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cfg.Source, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Generate(context.Background(), cfg)
 }
 
 // unsafeText matches what no generated Go file and no message may hold:
@@ -217,13 +247,22 @@ func TestHostileNames(t *testing.T) {
 	mod := t.TempDir()
 	goMod := []byte("module example.com/hostile\n\ngo 1.26\n\nrequire github.com/cilium/ebpf v0.22.0\n")
 	writeModule(t, mod, map[string][]byte{"go.mod": goMod})
-	baseFiles, err := generateHostile(t, filepath.Join(mod, "base"), "base", hostileObject(t, func(site string) string { return "plain_" + site }))
+	plain := func(site string) string { return "plain_" + site }
+	baseFiles, err := generateHostile(t, filepath.Join(mod, "base"), "base", hostileObject(t, plain), hostileSource(t, plain))
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := map[string]map[string]int{}
 	for _, f := range skeletonFiles(baseFiles) {
 		base[filepath.Base(f.Path)] = checkGenerated(t, "plain names: "+filepath.Base(f.Path), f.Data)
+		if strings.HasSuffix(f.Path, "_bpfel.go") {
+			// The source's sites reach the skeleton.
+			for _, want := range []string{"const HostilePlainDefine", "const HostilePlainAnon", `"plain_defval`} {
+				if !bytes.Contains(f.Data, []byte(want)) {
+					t.Errorf("plain names: the skeleton has no %s", want)
+				}
+			}
+		}
 	}
 	if len(base) != 2 {
 		t.Fatalf("plain names: %d skeleton files, want the skeleton and its translation", len(base))
@@ -234,7 +273,7 @@ func TestHostileNames(t *testing.T) {
 	var imports []string
 	for i, p := range hostilePayloads {
 		pkg := fmt.Sprintf("p%d", i)
-		files, err := generateHostile(t, filepath.Join(mod, pkg), pkg, hostileObject(t, hostileName(p.text)))
+		files, err := generateHostile(t, filepath.Join(mod, pkg), pkg, hostileObject(t, hostileName(p.text)), hostileSource(t, hostileName(p.text)))
 		if err != nil {
 			// Refusing a name is allowed, with a message that shows it
 			// escaped.
@@ -311,7 +350,7 @@ func FuzzHostileName(f *testing.F) {
 	}
 	dir := f.TempDir()
 	writeModule(f, dir, map[string][]byte{"go.mod": []byte("module example.com/hostile\n")})
-	files, err := generateHostile(f, filepath.Join(dir, "base"), "base", hostileObject(f, func(site string) string { return "plain_" + site }))
+	files, err := generateHostile(f, filepath.Join(dir, "base"), "base", hostileObject(f, func(site string) string { return "plain_" + site }), nil)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -327,7 +366,7 @@ func FuzzHostileName(f *testing.F) {
 			}
 			return "plain_" + s
 		})
-		files, err := generateHostile(t, t.TempDir(), "p", obj)
+		files, err := generateHostile(t, t.TempDir(), "p", obj, nil)
 		if err != nil {
 			checkMessage(t, target, err.Error())
 			return

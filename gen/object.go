@@ -52,7 +52,7 @@ func ReadObject(name string, data []byte) (obj *Object, err error) {
 	if dup := duplicateSymbols(f); dup != "" {
 		return nil, fmt.Errorf("%s: %s", name, dup)
 	}
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(data))
+	spec, err := bridge.ParseObject(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -143,12 +143,15 @@ func (g RecordGuess) describe() string {
 // offsets still give lines.
 func blankComments(src string) string {
 	return reComment.ReplaceAllStringFunc(src, func(c string) string {
-		return strings.Map(func(r rune) rune {
-			if r == '\n' {
-				return r
+		// Byte by byte: the result keeps src's offsets, whatever the
+		// comments hold.
+		b := []byte(c)
+		for i := range b {
+			if b[i] != '\n' {
+				b[i] = ' '
 			}
-			return ' '
-		}, c)
+		}
+		return string(b)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cilium/ebpf"
 	"github.com/dave/jennifer/jen"
 
 	"github.com/skelgen/skelgen/internal/gocomment"
@@ -95,6 +96,7 @@ func (s *skeleton) file() (*jen.File, error) {
 	for _, d := range decls {
 		f.Add(d)
 	}
+	s.constDecls(f)
 	id := s.ids()
 	s.embedDecl(f, id)
 	s.specDecls(f, id)
@@ -196,7 +198,7 @@ func (s *skeleton) loadSpecDecl(f *jen.File, id skelIDs) {
 	}
 	f.Add(gocomment.Commentf("Load%sSpec parses the embedded object.", id.p))
 	f.Func().Id("Load"+id.p+"Spec").Params().Params(jen.Op("*").Id(id.specT), jen.Error()).BlockFunc(func(g *jen.Group) {
-		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(pkgEbpf, "LoadCollectionSpecFromReader").Call(jen.Qual("bytes", "NewReader").Call(jen.Id(id.objVar)))
+		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(s.bridge, "ParseObject").Call(jen.Id(id.objVar))
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		g.Id("s").Op(":=").Op("&").Id(id.specT).Values(jen.Dict{jen.Id("Spec"): jen.Id("spec")})
 		progSpec := func(field, name string) jen.Code {
@@ -350,6 +352,12 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 			autos = append(autos, pi)
 		}
 	}
+	// struct_ops maps register through their Attach, as programs do.
+	for _, m := range s.maps {
+		if m.spec.Type == ebpf.StructOpsMap {
+			autos = append(autos, &progInfo{name: m.name, field: m.field})
+		}
+	}
 	if s.verb != nil {
 		if w := s.objectTailVerbatim(id, autos); w != nil {
 			f.Add(s.verb.placeholder(w))
@@ -414,20 +422,24 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 	f.Add(gocomment.Comment("Close detaches every link made by Attach methods and releases all programs and maps."))
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("Close").Params().Error().Block(jen.Return(jen.Id("o").Dot("set").Dot("Close").Call()))
 
-	f.Add(gocomment.Comment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close."))
-	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("AttachAll").Params().Error().BlockFunc(func(g *jen.Group) {
-		s.verb.stmts(g, len(autos), func(i int) jen.Code {
-			pi := autos[i]
-			return jen.If(jen.Id("o").Dot(pi.field).Op("!=").Nil()).Block(
-				jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("o").Dot(pi.field).Dot("Attach").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			)
-		}, func(w *vtext, i int) {
-			f := autos[i].field
-			w.s("\tif o.", f, " != nil {\n\t\tif _, err := o.", f, ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
-		})
-		g.Return(jen.Nil())
+	f.Add(gocomment.Comment(attachAllDoc))
+	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("AttachAll").Params(jen.Id("opts").Op("...").Qual(s.bridge, "AttachOption")).Error().BlockFunc(func(g *jen.Group) {
+		args := []jen.Code{jen.Id("opts")}
+		for _, pi := range autos {
+			args = append(args, jen.Line().Qual(s.bridge, "Autoattach").Values(
+				jen.Id("Name").Op(":").Lit(pi.name),
+				jen.Id("Attach").Op(":").Func().Params().Params(jen.Qual(pkgLink, "Link"), jen.Error()).Block(jen.Return(jen.Id("o").Dot(pi.field).Dot("Attach").Call())),
+			))
+		}
+		if len(autos) > 0 {
+			args = append(args, jen.Line())
+		}
+		g.Return(jen.Id("o").Dot("set").Dot("AttachAll").Call(args...))
 	})
 }
+
+// attachAllDoc is the doc comment of AttachAll.
+const attachAllDoc = "AttachAll attaches every program whose section names its attach point and registers every struct_ops map, skipping programs whose autoload or autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the errors of all that failed, joined. When some failed it detaches the programs it attached, unless opts hold bridge.KeepGoing."
 
 // programDecls declares a type per kernel program with its Attach method.
 func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
@@ -452,7 +464,11 @@ func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
 		if !a.linkless {
 			f.Add(gocomment.Commentf("The link is also closed by %s.Close.", id.objsT))
 		}
-		f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Attach").Params(a.paramCodes()...).Add(results).Block(jen.Return(a.callCode()))
+		f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Attach").Params(a.paramCodes(s.bridge)...).Add(results).Block(jen.Return(a.callCode(a.method)))
+		if a.open != "" {
+			f.Add(gocomment.Comment(openDoc))
+			f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Open").Params(a.paramCodes(s.bridge)...).Params(jen.Qual("io", "ReadCloser"), jen.Error()).Block(jen.Return(a.callCode(a.open)))
+		}
 	}
 }
 
@@ -500,8 +516,7 @@ func (s *skeleton) loadSpecVerbatim(id skelIDs) *vtext {
 	if !w.docComment(fmt.Sprintf("Load%sSpec parses the embedded object.", id.p)) {
 		return nil
 	}
-	w.s("func Load", id.p, "Spec() (*", id.specT, ", error) {\n\tspec, err := ").qual(pkgEbpf, "LoadCollectionSpecFromReader").s("(").
-		qual("bytes", "NewReader").s("(", id.objVar, "))\n")
+	w.s("func Load", id.p, "Spec() (*", id.specT, ", error) {\n\tspec, err := ").qual(s.bridge, "ParseObject").s("(", id.objVar, ")\n")
 	ifErr := func() {
 		w.s("; err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
 	}
@@ -572,15 +587,17 @@ func (s *skeleton) objectTailVerbatim(id skelIDs, autos []*progInfo) *vtext {
 		return nil
 	}
 	w.s(recv, "Close() error {\n\treturn o.set.Close()\n}\n\n")
-	if !w.docComment("AttachAll attaches every program whose section names its attach point, skipping programs whose autoload was off. On error, links made so far stay until Close.") {
+	if !w.docComment(attachAllDoc) {
 		return nil
 	}
-	w.s(recv, "AttachAll() error {\n")
+	w.s(recv, "AttachAll(opts ...").qual(s.bridge, "AttachOption").s(") error {\n\treturn o.set.AttachAll(opts")
 	for _, pi := range autos {
-		f := pi.field
-		w.s("\tif o.", f, " != nil {\n\t\tif _, err := o.", f, ".Attach(); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
+		w.s(",\n\t\t").qual(s.bridge, "Autoattach").s("{Name: ").lit(pi.name).s(", Attach: func() (").qual(pkgLink, "Link").s(", error) {\n\t\t\treturn o.", pi.field, ".Attach()\n\t\t}}")
 	}
-	w.s("\treturn nil\n}\n")
+	if len(autos) > 0 {
+		w.s(",\n\t")
+	}
+	w.s(")\n}\n")
 	return w
 }
 
@@ -613,7 +630,13 @@ func (s *skeleton) programDeclsVerbatim(id skelIDs) *vtext {
 		if !a.linkless && !w.docComment(fmt.Sprintf("The link is also closed by %s.Close.", id.objsT)) {
 			return nil
 		}
-		w.s("func (p ", pi.typ, ") Attach").attachSig(a).s(" {\n\treturn ").attachCall(a).s("\n}\n")
+		w.s("func (p ", pi.typ, ") Attach").attachSig(a, s.bridge).s(" {\n\treturn ").attachCall(a, a.method).s("\n}\n")
+		if a.open != "" {
+			if !w.s("\n").docComment(openDoc) {
+				return nil
+			}
+			w.s("func (p ", pi.typ, ") Open").attachParams(a, s.bridge).s(" (").qual("io", "ReadCloser").s(", error) {\n\treturn ").attachCall(a, a.open).s("\n}\n")
+		}
 	}
 	return w
 }

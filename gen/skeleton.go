@@ -63,6 +63,11 @@ type SkeletonConfig struct {
 	// function declarations, by function, which the object's BTF lacks:
 	// they name the host interface's parameters.
 	ExternParams map[string][]string
+	// Constants are the source's #define and anonymous enum constants,
+	// and SourceEnums the tags of the named enums it defines, generated
+	// without -type (consts.go).
+	Constants   []cConst
+	SourceEnums []string
 }
 
 // skeleton holds the state of writing one skeleton.
@@ -150,6 +155,9 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 		s.types.taken[s.prefix+suffix] = true
 	}
 	if err := s.collect(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", obj.Name, err)
+	}
+	if err := s.collectSourceEnums(); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", obj.Name, err)
 	}
 	if s.verb != nil && !s.plainNames() {

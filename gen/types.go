@@ -527,6 +527,7 @@ func tyIsCharArray(t btf.Type) bool {
 type tyConst struct {
 	name  string
 	value string
+	cname string // the enumerator's C name
 }
 
 // tyField is one Go struct field. name "_" is padding; embed means an
@@ -619,7 +620,7 @@ func (g *TypeGen) planEnum(p *tyPlan, t *btf.Enum) error {
 		if t.Signed {
 			value = fmt.Sprint(tySignExtend(v.Value, t.Size*8))
 		}
-		p.consts = append(p.consts, tyConst{name: g.reserve(name), value: value})
+		p.consts = append(p.consts, tyConst{name: g.reserve(name), value: value, cname: v.Name})
 	}
 	return nil
 }
@@ -1257,8 +1258,43 @@ func (g *TypeGen) renderEnum(p *tyPlan) []jen.Code {
 			defs[i] = jen.Id(c.name).Id(p.goName).Op("=").Id(c.value)
 		}
 		out = append(out, jen.Const().Defs(defs...))
+		var cases []jen.Code
+		for _, c := range p.namedValues() {
+			cases = append(cases, jen.Case(jen.Id(c.name)).Block(jen.Return(jen.Lit(c.cname))))
+		}
+		format, conv := p.formatFunc()
+		out = append(out, gocomment.Comment(enumStringDoc).Line().
+			Func().Params(jen.Id("e").Id(p.goName)).Id("String").Params().String().Block(
+			jen.Switch(jen.Id("e")).Block(cases...),
+			jen.Return(jen.Lit(p.goName+"(").Op("+").Qual("strconv", format).Call(jen.Id(conv).Call(jen.Id("e")), jen.Lit(10)).Op("+").Lit(")")),
+		))
 	}
 	return out
+}
+
+// enumStringDoc is the doc comment of an enum's String method.
+const enumStringDoc = "String is the C name of e (the first, when the enum gives its value several), or the type and number of a value the enum does not name."
+
+// namedValues are the enum's constants, the first of each value.
+func (p *tyPlan) namedValues() []tyConst {
+	var out []tyConst
+	seen := map[string]bool{}
+	for _, c := range p.consts {
+		if !seen[c.value] {
+			seen[c.value] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// formatFunc is the strconv function that writes the enum's values in
+// decimal, and the conversion to its argument type.
+func (p *tyPlan) formatFunc() (format, conv string) {
+	if p.scalar == tySigned {
+		return "FormatInt", "int64"
+	}
+	return "FormatUint", "uint64"
 }
 
 // enumVerbatim is renderEnum as a verbatim part, the constants aligned
@@ -1284,7 +1320,16 @@ func (g *TypeGen) enumVerbatim(p *tyPlan) *vtext {
 		for _, c := range p.consts {
 			w.s("\t", c.name).blanks(width-len(c.name)+1).s(p.goName, " = ", c.value, "\n")
 		}
-		w.s(")\n")
+		w.s(")\n\n")
+		if !w.docComment(enumStringDoc) {
+			return nil
+		}
+		w.s("func (e ", p.goName, ") String() string {\n\tswitch e {\n")
+		for _, c := range p.namedValues() {
+			w.s("\tcase ", c.name, ":\n\t\treturn ").lit(c.cname).s("\n")
+		}
+		format, conv := p.formatFunc()
+		w.s("\t}\n\treturn ").lit(p.goName+"(").s(" + ").qual("strconv", format).s("(", conv, "(e), 10) + \")\"\n}\n")
 	}
 	return w
 }

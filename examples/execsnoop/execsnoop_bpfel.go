@@ -50,6 +50,15 @@ func (s *ExecsnoopEvent) ArgsString() string {
 	return string(b)
 }
 
+// ExecsnoopArgsMax is ARGS_MAX (#define, execsnoop.bpf.c:13).
+const ExecsnoopArgsMax = 1024
+
+// ExecsnoopArgLen is ARG_LEN (#define, execsnoop.bpf.c:14).
+const ExecsnoopArgLen = 128
+
+// ExecsnoopMaxArgs is MAX_ARGS (#define, execsnoop.bpf.c:15).
+const ExecsnoopMaxArgs = 20
+
 // execsnoopObject is the object built from execsnoop.bpf.c for target bpfel.
 //
 //go:embed execsnoop_bpfel.o
@@ -102,7 +111,7 @@ type ExecsnoopVariableSpecs struct {
 
 // LoadExecsnoopSpec parses the embedded object.
 func LoadExecsnoopSpec() (*ExecsnoopSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(execsnoopObject))
+	spec, err := bridge.ParseObject(execsnoopObject)
 	if err != nil {
 		return nil, fmt.Errorf("execsnoop: %w", err)
 	}
@@ -250,21 +259,20 @@ func (o *ExecsnoopObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *ExecsnoopObjects) AttachAll() error {
-	if o.EnterExecve != nil {
-		if _, err := o.EnterExecve.Attach(); err != nil {
-			return err
-		}
-	}
-	if o.ExitExecve != nil {
-		if _, err := o.ExitExecve.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *ExecsnoopObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "enter_execve", Attach: func() (link.Link, error) {
+			return o.EnterExecve.Attach()
+		}},
+		bridge.Autoattach{Name: "exit_execve", Attach: func() (link.Link, error) {
+			return o.ExitExecve.Attach()
+		}},
+	)
 }
 
 // ExecsnoopEnterExecveProgram is program enter_execve (section

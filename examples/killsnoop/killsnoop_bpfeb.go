@@ -100,7 +100,7 @@ type KillsnoopVariableSpecs struct {
 
 // LoadKillsnoopSpec parses the embedded object.
 func LoadKillsnoopSpec() (*KillsnoopSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(killsnoopObject))
+	spec, err := bridge.ParseObject(killsnoopObject)
 	if err != nil {
 		return nil, fmt.Errorf("killsnoop: %w", err)
 	}
@@ -248,21 +248,20 @@ func (o *KillsnoopObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *KillsnoopObjects) AttachAll() error {
-	if o.EnterKill != nil {
-		if _, err := o.EnterKill.Attach(); err != nil {
-			return err
-		}
-	}
-	if o.ExitKill != nil {
-		if _, err := o.ExitKill.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *KillsnoopObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "enter_kill", Attach: func() (link.Link, error) {
+			return o.EnterKill.Attach()
+		}},
+		bridge.Autoattach{Name: "exit_kill", Attach: func() (link.Link, error) {
+			return o.ExitKill.Attach()
+		}},
+	)
 }
 
 // KillsnoopEnterKillProgram is program enter_kill (section

@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"structs"
@@ -40,6 +39,9 @@ type LatencyTotals struct {
 
 // Fails to compile unless LatencyTotals has the 24 bytes of struct totals.
 var _ = [1]struct{}{}[unsafe.Sizeof(LatencyTotals{})-24]
+
+// LatencyMaxSlots is MAX_SLOTS (#define, latency.bpf.c:12).
+const LatencyMaxSlots = 64
 
 // latencyObject is the object built from latency.bpf.c for target bpfeb.
 //
@@ -91,7 +93,7 @@ type LatencyVariableSpecs struct {
 
 // LoadLatencySpec parses the embedded object.
 func LoadLatencySpec() (*LatencySpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(latencyObject))
+	spec, err := bridge.ParseObject(latencyObject)
 	if err != nil {
 		return nil, fmt.Errorf("latency: %w", err)
 	}
@@ -252,21 +254,20 @@ func (o *LatencyObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *LatencyObjects) AttachAll() error {
-	if o.OnEnter != nil {
-		if _, err := o.OnEnter.Attach(); err != nil {
-			return err
-		}
-	}
-	if o.OnExit != nil {
-		if _, err := o.OnExit.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *LatencyObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "on_enter", Attach: func() (link.Link, error) {
+			return o.OnEnter.Attach()
+		}},
+		bridge.Autoattach{Name: "on_exit", Attach: func() (link.Link, error) {
+			return o.OnExit.Attach()
+		}},
+	)
 }
 
 // LatencyOnEnterProgram is program on_enter (section

@@ -62,6 +62,9 @@ func (s *OpensnoopEvent) FnameString() string {
 	return string(b)
 }
 
+// OpensnoopNameMaxLen is NAME_MAX_LEN (#define, opensnoop.bpf.c:14).
+const OpensnoopNameMaxLen = 256
+
 // opensnoopObject is the object built from opensnoop.bpf.c for target bpfel.
 //
 //go:embed opensnoop_bpfel.o
@@ -114,7 +117,7 @@ type OpensnoopVariableSpecs struct {
 
 // LoadOpensnoopSpec parses the embedded object.
 func LoadOpensnoopSpec() (*OpensnoopSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(opensnoopObject))
+	spec, err := bridge.ParseObject(opensnoopObject)
 	if err != nil {
 		return nil, fmt.Errorf("opensnoop: %w", err)
 	}
@@ -265,26 +268,23 @@ func (o *OpensnoopObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *OpensnoopObjects) AttachAll() error {
-	if o.EnterOpenat != nil {
-		if _, err := o.EnterOpenat.Attach(); err != nil {
-			return err
-		}
-	}
-	if o.ExitOpenat != nil {
-		if _, err := o.ExitOpenat.Attach(); err != nil {
-			return err
-		}
-	}
-	if o.FexitOpenat2 != nil {
-		if _, err := o.FexitOpenat2.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *OpensnoopObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "enter_openat", Attach: func() (link.Link, error) {
+			return o.EnterOpenat.Attach()
+		}},
+		bridge.Autoattach{Name: "exit_openat", Attach: func() (link.Link, error) {
+			return o.ExitOpenat.Attach()
+		}},
+		bridge.Autoattach{Name: "fexit_openat2", Attach: func() (link.Link, error) {
+			return o.FexitOpenat2.Attach()
+		}},
+	)
 }
 
 // OpensnoopEnterOpenatProgram is program enter_openat (section

@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"structs"
@@ -36,6 +35,9 @@ type ReadsizeTotals struct {
 
 // Fails to compile unless ReadsizeTotals has the 16 bytes of struct totals.
 var _ = [1]struct{}{}[unsafe.Sizeof(ReadsizeTotals{})-16]
+
+// ReadsizeMaxSlots is MAX_SLOTS (#define, readsize.bpf.c:13).
+const ReadsizeMaxSlots = 32
 
 // readsizeObject is the object built from readsize.bpf.c for target bpfel.
 //
@@ -85,7 +87,7 @@ type ReadsizeVariableSpecs struct {
 
 // LoadReadsizeSpec parses the embedded object.
 func LoadReadsizeSpec() (*ReadsizeSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(readsizeObject))
+	spec, err := bridge.ParseObject(readsizeObject)
 	if err != nil {
 		return nil, fmt.Errorf("readsize: %w", err)
 	}
@@ -224,16 +226,17 @@ func (o *ReadsizeObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *ReadsizeObjects) AttachAll() error {
-	if o.ReadDone != nil {
-		if _, err := o.ReadDone.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *ReadsizeObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "read_done", Attach: func() (link.Link, error) {
+			return o.ReadDone.Attach()
+		}},
+	)
 }
 
 // ReadsizeReadDoneProgram is program read_done (section

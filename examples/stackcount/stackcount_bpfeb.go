@@ -84,7 +84,7 @@ type StackcountVariableSpecs struct {
 
 // LoadStackcountSpec parses the embedded object.
 func LoadStackcountSpec() (*StackcountSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(stackcountObject))
+	spec, err := bridge.ParseObject(stackcountObject)
 	if err != nil {
 		return nil, fmt.Errorf("stackcount: %w", err)
 	}
@@ -220,11 +220,13 @@ func (o *StackcountObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *StackcountObjects) AttachAll() error {
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *StackcountObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts)
 }
 
 // StackcountCountStackProgram is program count_stack (section tracepoint, type

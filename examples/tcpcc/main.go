@@ -51,7 +51,9 @@ func run(out io.Writer, mb int) error {
 		return err
 	}
 	defer objs.Close()
-	if _, err := objs.SkelgenReno.Attach(); err != nil {
+	// AttachAll registers the struct_ops map (objs.SkelgenReno.Attach
+	// alone would do the same: the programs attach through it).
+	if err := objs.AttachAll(); err != nil {
 		return err
 	}
 	r, err := transfer(mb)

@@ -4,14 +4,44 @@
 package main
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
+	"strconv"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
+
+// TcpccCallback is enum callback (4 bytes).
+type TcpccCallback uint32
+
+const (
+	TcpccCallbackCbSsthresh  TcpccCallback = 0
+	TcpccCallbackCbCongAvoid TcpccCallback = 1
+	TcpccCallbackCbUndoCwnd  TcpccCallback = 2
+	TcpccCallbackCbInit      TcpccCallback = 3
+	TcpccCallbackCbCount     TcpccCallback = 4
+)
+
+// String is the C name of e (the first, when the enum gives its value
+// several), or the type and number of a value the enum does not name.
+func (e TcpccCallback) String() string {
+	switch e {
+	case TcpccCallbackCbSsthresh:
+		return "CB_SSTHRESH"
+	case TcpccCallbackCbCongAvoid:
+		return "CB_CONG_AVOID"
+	case TcpccCallbackCbUndoCwnd:
+		return "CB_UNDO_CWND"
+	case TcpccCallbackCbInit:
+		return "CB_INIT"
+	case TcpccCallbackCbCount:
+		return "CB_COUNT"
+	}
+	return "TcpccCallback(" + strconv.FormatUint(uint64(e), 10) + ")"
+}
 
 // tcpccObject is the object built from tcpcc.bpf.c for target bpfeb.
 //
@@ -63,7 +93,7 @@ type TcpccVariableSpecs struct {
 
 // LoadTcpccSpec parses the embedded object.
 func LoadTcpccSpec() (*TcpccSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(tcpccObject))
+	spec, err := bridge.ParseObject(tcpccObject)
 	if err != nil {
 		return nil, fmt.Errorf("tcpcc: %w", err)
 	}
@@ -218,11 +248,17 @@ func (o *TcpccObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *TcpccObjects) AttachAll() error {
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *TcpccObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "skelgen_reno", Attach: func() (link.Link, error) {
+			return o.SkelgenReno.Attach()
+		}},
+	)
 }
 
 // TcpccRenoCongAvoidProgram is program reno_cong_avoid (section struct_ops,

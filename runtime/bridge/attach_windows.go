@@ -65,3 +65,8 @@ func (p Program) AttachSocket(conn syscall.Conn) error {
 func (so *StructOps) Attach() (link.Link, error) {
 	return nil, fmt.Errorf("struct_ops %s: attach: %w on %s", so.name, ebpf.ErrNotSupported, runtime.GOOS)
 }
+
+// AttachUSDT fails: USDT probes are attached through Linux's uprobes.
+func (p Program) AttachUSDT(path, provider, name string, pid int) (link.Link, error) {
+	return p.noAttach("usdt " + path + ":" + provider + ":" + name)
+}

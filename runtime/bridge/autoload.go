@@ -20,9 +20,10 @@ var ErrDisabled = errors.New("not loaded: autoload was switched off before load"
 // still created.
 type ProgramSpec struct {
 	// Spec is cilium/ebpf's view of the program.
-	Spec *ebpf.ProgramSpec
-	name string
-	off  bool
+	Spec   *ebpf.ProgramSpec
+	name   string
+	off    bool
+	manual bool // autoattach off
 }
 
 // NewProgramSpec returns the program name of spec, with autoload on.
@@ -45,16 +46,21 @@ func (p *ProgramSpec) SetAutoload(on bool) { p.off = !on }
 func (p *ProgramSpec) Autoload() bool { return !p.off }
 
 // WithDisabled returns a copy of opts (nil: the zero options) whose
-// Disabled list also names the programs among progs with autoload off.
+// Disabled list also names the programs among progs with autoload off,
+// and whose Manual list those with autoattach off.
 func WithDisabled[H any](opts *Options[H], progs ...*ProgramSpec) *Options[H] {
 	var o Options[H]
 	if opts != nil {
 		o = *opts
 	}
 	o.Disabled = append([]string(nil), o.Disabled...)
+	o.Manual = append([]string(nil), o.Manual...)
 	for _, p := range progs {
 		if p != nil && p.off {
 			o.Disabled = append(o.Disabled, p.name)
+		}
+		if p != nil && p.manual {
+			o.Manual = append(o.Manual, p.name)
 		}
 	}
 	return &o
@@ -67,9 +73,19 @@ func (s *Set) Disabled(name string) bool {
 }
 
 // applyDisabled removes the disabled programs from the kernel spec k and
-// from the user-space programs o loads, and records them in s.
+// from the user-space programs o loads, and records them in s, with the
+// programs whose autoattach is off.
 func (s *Set) applyDisabled(k *ebpf.CollectionSpec, o *LoadOptions) error {
 	s.disabled = map[string]bool{}
+	for _, name := range o.Manual {
+		if s.Spec.Programs[name] == nil {
+			return fmt.Errorf("program %s (autoattach off): not in the object", name)
+		}
+		if s.manual == nil {
+			s.manual = map[string]bool{}
+		}
+		s.manual[name] = true
+	}
 	for _, name := range o.Disabled {
 		p := s.Spec.Programs[name]
 		if p == nil {

@@ -22,6 +22,18 @@
 // BufferProgram, lifetime.go orders Close after the calls in progress, and
 // report.go the built-ins of skelgen.h.
 //
+// Objects are parsed by ParseObject (spec.go), which reads what libbpf
+// reads and cilium/ebpf refuses: maps defined __weak, __weak .kconfig
+// externs, hidden global functions (verified as static, in their
+// callers' context). At Load, kconfig.go gives the .kconfig externs the
+// kernel programs read libbpf's values: from the kernel's configuration
+// (/boot/config-<release> or /proc/config.gz), LINUX_KERNEL_VERSION,
+// LINUX_HAS_BPF_COOKIE and LINUX_HAS_SYSCALL_WRAPPER; zero for a __weak
+// extern the kernel does not have, an error naming a strong one.
+// usdt.go reads a binary's USDT notes and argument specifications for
+// AttachUSDT, which attaches usdt.bpf.h programs as libbpf does; iter.go
+// and iter_attach.go are the iterators' Attach and Open.
+//
 // A loaded object's life (lifetime.go): runs of user programs and typed
 // calls on maps, variables and readers are counted while they go on. Close
 // makes every later one fail with ErrClosed at once, waits for those in

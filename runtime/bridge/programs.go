@@ -21,6 +21,11 @@ func (l *Links) Close() error {
 	links := l.links
 	l.links = nil
 	l.mu.Unlock()
+	return closeLinks(links)
+}
+
+// closeLinks closes links, newest first, and returns the first error.
+func closeLinks(links []link.Link) error {
 	var first error
 	for i := len(links) - 1; i >= 0; i-- {
 		if err := links[i].Close(); err != nil && first == nil {
@@ -39,13 +44,14 @@ type Program struct {
 	prog     *ebpf.Program
 	name     string
 	links    *Links
+	set      *Set
 	disabled bool
 }
 
 // NewProgram returns the kernel program name of s; links made by its Attach
 // methods are closed with s.
 func NewProgram(s *Set, name string) (Program, error) {
-	p := Program{name: name, links: &s.Links}
+	p := Program{name: name, links: &s.Links, set: s}
 	if s.disabled[name] || s.Spec != nil && s.Spec.Programs[name] == nil {
 		// Switched off before load, or removed from the spec.
 		p.disabled = true

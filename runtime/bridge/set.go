@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cilium/ebpf"
 
@@ -50,6 +51,9 @@ type Options[H any] struct {
 	// autoload is off): a kernel program's Attach and Run then fail with
 	// ErrDisabled, and the skeleton leaves a user program's field nil.
 	Disabled []string
+	// Manual names kernel programs AttachAll leaves out (their autoattach
+	// is off); their Attach methods still attach them.
+	Manual []string
 	// Host implements the host functions (extern __ksym) the user-space
 	// programs call; generated skeletons bind it. Load fails naming the
 	// function when a program that calls one is loaded without it.
@@ -71,7 +75,7 @@ func withoutHost[H any](o *Options[H]) LoadOptions {
 		return LoadOptions{}
 	}
 	return LoadOptions{Collection: o.Collection, InProcess: o.InProcess, Output: o.Output, Records: o.Records,
-		Budget: o.Budget, MapMemory: o.MapMemory, Programs: o.Programs, Disabled: o.Disabled}
+		Budget: o.Budget, MapMemory: o.MapMemory, Programs: o.Programs, Disabled: o.Disabled, Manual: o.Manual}
 }
 
 // Set is a loaded object: the kernel collection (nil in process) and the
@@ -91,6 +95,11 @@ type Set struct {
 	life     lifetime
 	readers  readers
 	disabled map[string]bool
+	// manual are the programs whose autoattach is off; usdtNext is the
+	// next free index of the USDT specs map (usdt_attach.go).
+	autoMu   sync.Mutex
+	manual   map[string]bool
+	usdtNext uint32
 }
 
 // Load loads spec: its kernel programs and the maps they use into the kernel
@@ -117,7 +126,11 @@ func Load[H any](spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opt
 		return nil, err
 	}
 	if !o.InProcess {
-		normalizeKconfig(spec)
+		if err := resolveKconfig(k); err != nil {
+			return nil, err
+		}
+		normalizeKconfig(spec) // for specs ParseObject did not read
+
 		coll, err := NewCollection(k, &o.Collection)
 		if err != nil {
 			return nil, err

@@ -4,7 +4,6 @@
 package atomics
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 
@@ -66,7 +65,7 @@ type AtomicsVariableSpecs struct {
 
 // LoadAtomicsSpec parses the embedded object.
 func LoadAtomicsSpec() (*AtomicsSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(atomicsObject))
+	spec, err := bridge.ParseObject(atomicsObject)
 	if err != nil {
 		return nil, fmt.Errorf("atomics: %w", err)
 	}
@@ -230,16 +229,17 @@ func (o *AtomicsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *AtomicsObjects) AttachAll() error {
-	if o.CountGetppid != nil {
-		if _, err := o.CountGetppid.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *AtomicsObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "count_getppid", Attach: func() (link.Link, error) {
+			return o.CountGetppid.Attach()
+		}},
+	)
 }
 
 // AtomicsCountGetppidProgram is program count_getppid (section

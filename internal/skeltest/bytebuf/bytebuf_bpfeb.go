@@ -4,7 +4,6 @@
 package bytebuf
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 
@@ -75,7 +74,7 @@ type BytebufVariableSpecs struct{}
 
 // LoadBytebufSpec parses the embedded object.
 func LoadBytebufSpec() (*BytebufSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(bytebufObject))
+	spec, err := bridge.ParseObject(bytebufObject)
 	if err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
@@ -313,9 +312,11 @@ func (o *BytebufObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *BytebufObjects) AttachAll() error {
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *BytebufObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts)
 }

@@ -78,7 +78,7 @@ type CorehdrVariableSpecs struct{}
 
 // LoadCorehdrSpec parses the embedded object.
 func LoadCorehdrSpec() (*CorehdrSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(corehdrObject))
+	spec, err := bridge.ParseObject(corehdrObject)
 	if err != nil {
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}
@@ -181,16 +181,17 @@ func (o *CorehdrObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *CorehdrObjects) AttachAll() error {
-	if o.OnExec != nil {
-		if _, err := o.OnExec.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *CorehdrObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "on_exec", Attach: func() (link.Link, error) {
+			return o.OnExec.Attach()
+		}},
+	)
 }
 
 // CorehdrOnExecProgram is program on_exec (section

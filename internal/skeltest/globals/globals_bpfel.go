@@ -4,9 +4,9 @@
 package globals
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
+	"strconv"
 	"structs"
 	"unsafe"
 
@@ -35,6 +35,20 @@ const (
 	GlobalsModeCount GlobalsMode = 1
 	GlobalsModeTrace GlobalsMode = 2
 )
+
+// String is the C name of e (the first, when the enum gives its value
+// several), or the type and number of a value the enum does not name.
+func (e GlobalsMode) String() string {
+	switch e {
+	case GlobalsModeOff:
+		return "MODE_OFF"
+	case GlobalsModeCount:
+		return "MODE_COUNT"
+	case GlobalsModeTrace:
+		return "MODE_TRACE"
+	}
+	return "GlobalsMode(" + strconv.FormatUint(uint64(e), 10) + ")"
+}
 
 // GlobalsRecord is struct record (48 bytes) with its C layout.
 type GlobalsRecord struct {
@@ -202,7 +216,7 @@ type GlobalsVariableSpecs struct {
 
 // LoadGlobalsSpec parses the embedded object.
 func LoadGlobalsSpec() (*GlobalsSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(globalsObject))
+	spec, err := bridge.ParseObject(globalsObject)
 	if err != nil {
 		return nil, fmt.Errorf("globals: %w", err)
 	}
@@ -362,16 +376,17 @@ func (o *GlobalsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *GlobalsObjects) AttachAll() error {
-	if o.OnSysEnter != nil {
-		if _, err := o.OnSysEnter.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *GlobalsObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "on_sys_enter", Attach: func() (link.Link, error) {
+			return o.OnSysEnter.Attach()
+		}},
+	)
 }
 
 // GlobalsOnSysEnterProgram is program on_sys_enter (section raw_tp/sys_enter,

@@ -4,7 +4,6 @@
 package hostile
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"structs"
@@ -95,7 +94,7 @@ type HostileVariableSpecs struct {
 
 // LoadHostileSpec parses the embedded object.
 func LoadHostileSpec() (*HostileSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(hostileObject))
+	spec, err := bridge.ParseObject(hostileObject)
 	if err != nil {
 		return nil, fmt.Errorf("hostile: %w", err)
 	}
@@ -338,16 +337,17 @@ func (o *HostileObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *HostileObjects) AttachAll() error {
-	if o.Kern != nil {
-		if _, err := o.Kern.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *HostileObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "kern", Attach: func() (link.Link, error) {
+			return o.Kern.Attach()
+		}},
+	)
 }
 
 // HostileKernProgram is program kern (section

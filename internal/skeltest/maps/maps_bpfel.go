@@ -126,7 +126,7 @@ type MapsVariableSpecs struct {
 
 // LoadMapsSpec parses the embedded object.
 func LoadMapsSpec() (*MapsSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(mapsObject))
+	spec, err := bridge.ParseObject(mapsObject)
 	if err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
@@ -303,16 +303,17 @@ func (o *MapsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *MapsObjects) AttachAll() error {
-	if o.CountGetppid != nil {
-		if _, err := o.CountGetppid.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *MapsObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "count_getppid", Attach: func() (link.Link, error) {
+			return o.CountGetppid.Attach()
+		}},
+	)
 }
 
 // MapsCountGetppidProgram is program count_getppid (section

@@ -4,7 +4,6 @@
 package progs
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"syscall"
@@ -71,7 +70,7 @@ type ProgsVariableSpecs struct{}
 
 // LoadProgsSpec parses the embedded object.
 func LoadProgsSpec() (*ProgsSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(progsObject))
+	spec, err := bridge.ParseObject(progsObject)
 	if err != nil {
 		return nil, fmt.Errorf("progs: %w", err)
 	}
@@ -259,36 +258,29 @@ func (o *ProgsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *ProgsObjects) AttachAll() error {
-	if o.BtfExec != nil {
-		if _, err := o.BtfExec.Attach(); err != nil {
-			return err
-		}
-	}
-	if o.KpOpenat != nil {
-		if _, err := o.KpOpenat.Attach(); err != nil {
-			return err
-		}
-	}
-	if o.KrpOpenat != nil {
-		if _, err := o.KrpOpenat.Attach(); err != nil {
-			return err
-		}
-	}
-	if o.RawSysEnter != nil {
-		if _, err := o.RawSysEnter.Attach(); err != nil {
-			return err
-		}
-	}
-	if o.TpGetppid != nil {
-		if _, err := o.TpGetppid.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *ProgsObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "btf_exec", Attach: func() (link.Link, error) {
+			return o.BtfExec.Attach()
+		}},
+		bridge.Autoattach{Name: "kp_openat", Attach: func() (link.Link, error) {
+			return o.KpOpenat.Attach()
+		}},
+		bridge.Autoattach{Name: "krp_openat", Attach: func() (link.Link, error) {
+			return o.KrpOpenat.Attach()
+		}},
+		bridge.Autoattach{Name: "raw_sys_enter", Attach: func() (link.Link, error) {
+			return o.RawSysEnter.Attach()
+		}},
+		bridge.Autoattach{Name: "tp_getppid", Attach: func() (link.Link, error) {
+			return o.TpGetppid.Attach()
+		}},
+	)
 }
 
 // ProgsBtfExecProgram is program btf_exec (section tp_btf/sched_process_exec,

@@ -56,6 +56,9 @@ type RecordsSmall struct {
 // Fails to compile unless RecordsSmall has the 8 bytes of struct small.
 var _ = [1]struct{}{}[unsafe.Sizeof(RecordsSmall{})-8]
 
+// RecordsDataMax is DATA_MAX (#define, records.bpf.c:7).
+const RecordsDataMax = 64
+
 // recordsObject is the object built from records.bpf.c for target bpfeb.
 //
 //go:embed records_bpfeb.o
@@ -109,7 +112,7 @@ type RecordsVariableSpecs struct {
 
 // LoadRecordsSpec parses the embedded object.
 func LoadRecordsSpec() (*RecordsSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(recordsObject))
+	spec, err := bridge.ParseObject(recordsObject)
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
@@ -267,21 +270,20 @@ func (o *RecordsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *RecordsObjects) AttachAll() error {
-	if o.Emit != nil {
-		if _, err := o.Emit.Attach(); err != nil {
-			return err
-		}
-	}
-	if o.EmitSmall != nil {
-		if _, err := o.EmitSmall.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *RecordsObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "emit", Attach: func() (link.Link, error) {
+			return o.Emit.Attach()
+		}},
+		bridge.Autoattach{Name: "emit_small", Attach: func() (link.Link, error) {
+			return o.EmitSmall.Attach()
+		}},
+	)
 }
 
 // RecordsEmitProgram is program emit (section

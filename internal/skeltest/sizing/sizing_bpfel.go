@@ -4,7 +4,6 @@
 package sizing
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 
@@ -61,7 +60,7 @@ type SizingVariableSpecs struct {
 
 // LoadSizingSpec parses the embedded object.
 func LoadSizingSpec() (*SizingSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(sizingObject))
+	spec, err := bridge.ParseObject(sizingObject)
 	if err != nil {
 		return nil, fmt.Errorf("sizing: %w", err)
 	}
@@ -189,16 +188,17 @@ func (o *SizingObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *SizingObjects) AttachAll() error {
-	if o.CountStacks != nil {
-		if _, err := o.CountStacks.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *SizingObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "count_stacks", Attach: func() (link.Link, error) {
+			return o.CountStacks.Attach()
+		}},
+	)
 }
 
 // SizingCountStacksProgram is program count_stacks (section

@@ -4,7 +4,6 @@
 package tracing
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 
@@ -66,7 +65,7 @@ type TracingVariableSpecs struct {
 
 // LoadTracingSpec parses the embedded object.
 func LoadTracingSpec() (*TracingSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(tracingObject))
+	spec, err := bridge.ParseObject(tracingObject)
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
@@ -224,26 +223,23 @@ func (o *TracingObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *TracingObjects) AttachAll() error {
-	if o.EnterUnlinkat != nil {
-		if _, err := o.EnterUnlinkat.Attach(); err != nil {
-			return err
-		}
-	}
-	if o.ExitUnlinkat != nil {
-		if _, err := o.ExitUnlinkat.Attach(); err != nil {
-			return err
-		}
-	}
-	if o.TpUnlinkat != nil {
-		if _, err := o.TpUnlinkat.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *TracingObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "enter_unlinkat", Attach: func() (link.Link, error) {
+			return o.EnterUnlinkat.Attach()
+		}},
+		bridge.Autoattach{Name: "exit_unlinkat", Attach: func() (link.Link, error) {
+			return o.ExitUnlinkat.Attach()
+		}},
+		bridge.Autoattach{Name: "tp_unlinkat", Attach: func() (link.Link, error) {
+			return o.TpUnlinkat.Attach()
+		}},
+	)
 }
 
 // TracingEnterUnlinkatProgram is program enter_unlinkat (section

@@ -4,7 +4,6 @@
 package ubpf
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"structs"
@@ -95,7 +94,7 @@ type UbpfVariableSpecs struct {
 
 // LoadUbpfSpec parses the embedded object.
 func LoadUbpfSpec() (*UbpfSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(ubpfObject))
+	spec, err := bridge.ParseObject(ubpfObject)
 	if err != nil {
 		return nil, fmt.Errorf("ubpf: %w", err)
 	}
@@ -267,16 +266,17 @@ func (o *UbpfObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *UbpfObjects) AttachAll() error {
-	if o.CountGetppid != nil {
-		if _, err := o.CountGetppid.Attach(); err != nil {
-			return err
-		}
-	}
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *UbpfObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts,
+		bridge.Autoattach{Name: "count_getppid", Attach: func() (link.Link, error) {
+			return o.CountGetppid.Attach()
+		}},
+	)
 }
 
 // UbpfCountGetppidProgram is program count_getppid (section

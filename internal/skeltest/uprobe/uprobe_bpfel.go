@@ -4,7 +4,6 @@
 package uprobe
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 
@@ -53,7 +52,7 @@ type UprobeVariableSpecs struct{}
 
 // LoadUprobeSpec parses the embedded object.
 func LoadUprobeSpec() (*UprobeSpec, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(uprobeObject))
+	spec, err := bridge.ParseObject(uprobeObject)
 	if err != nil {
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}
@@ -156,11 +155,13 @@ func (o *UprobeObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point,
-// skipping programs whose autoload was off. On error, links made so far stay
-// until Close.
-func (o *UprobeObjects) AttachAll() error {
-	return nil
+// AttachAll attaches every program whose section names its attach point and
+// registers every struct_ops map, skipping programs whose autoload or
+// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
+// errors of all that failed, joined. When some failed it detaches the programs
+// it attached, unless opts hold bridge.KeepGoing.
+func (o *UprobeObjects) AttachAll(opts ...bridge.AttachOption) error {
+	return o.set.AttachAll(opts)
 }
 
 // UprobeCountCallsProgram is program count_calls (section uprobe, type

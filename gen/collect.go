@@ -189,6 +189,7 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 		m.rawValue = true
 		m.typ = genericRef{ptr: true, path: b, name: "StructOps"}
 		m.ctor = genericRef{path: b, name: "NewStructOps"}
+		m.specValue = value()
 		m.doc = s.structOpsDoc(ms)
 	case ebpf.UnspecifiedMap:
 		return fmt.Errorf("unsupported map type %v: %w", ms.Type, errUnsupported)
@@ -267,10 +268,20 @@ func (w *vtext) generic(r genericRef) *vtext {
 	return w
 }
 
-// specType is the bridge type of the map's spec field.
-func (m *mapInfo) specType() string {
-	if m.rawValue {
-		return "RawMapSpec"
+// specType is the type of the map's spec field, *bridge.<name>[params].
+func (m *mapInfo) specType(bridge string) genericRef {
+	switch {
+	case m.specValue != nil:
+		return genericRef{ptr: true, path: bridge, name: "StructOpsSpec", params: []jen.Code{m.specValue}}
+	case m.rawValue:
+		return genericRef{ptr: true, path: bridge, name: "RawMapSpec"}
 	}
-	return "MapSpec"
+	return genericRef{ptr: true, path: bridge, name: "MapSpec"}
+}
+
+// specCtor is the function making the map's spec field.
+func (m *mapInfo) specCtor(bridge string) genericRef {
+	r := m.specType(bridge)
+	r.ptr, r.name = false, "New"+r.name
+	return r
 }

@@ -150,7 +150,7 @@ func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
 	}
 	ms := make([]vfield, 0, len(s.maps))
 	for _, m := range s.maps {
-		ms = append(ms, s.ptrField(m.field+" is map "+m.name+" ("+m.spec.Type.String()+").", m.field, m.specType()))
+		ms = append(ms, vfield{doc: m.field + " is map " + m.name + " (" + m.spec.Type.String() + ").", name: m.field, ref: m.specType(s.bridge)})
 	}
 	vs := s.varFields("VarSpec")
 	s.verb.structDecls(f, []vstruct{
@@ -216,12 +216,12 @@ func (s *skeleton) loadSpecDecl(f *jen.File, id skelIDs) {
 		s.verb.stmts(g, len(s.maps), func(i int) jen.Code {
 			m := s.maps[i]
 			return jen.If(
-				jen.List(jen.Id("s").Dot("Maps").Dot(m.field), jen.Err()).Op("=").Qual(s.bridge, "New"+m.specType()).Call(jen.Id("spec"), jen.Lit(m.name)),
+				jen.List(jen.Id("s").Dot("Maps").Dot(m.field), jen.Err()).Op("=").Add(m.specCtor(s.bridge).code()).Call(jen.Id("spec"), jen.Lit(m.name)),
 				jen.Err().Op("!=").Nil(),
 			).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		}, func(w *vtext, i int) {
 			m := s.maps[i]
-			vIf(w, "s.Maps."+m.field, func(w *vtext) { w.qual(s.bridge, "New"+m.specType()).s("(spec, ").lit(m.name).s(")") })
+			vIf(w, "s.Maps."+m.field, func(w *vtext) { w.generic(m.specCtor(s.bridge)).s("(spec, ").lit(m.name).s(")") })
 		})
 		s.verb.stmts(g, len(s.programs), func(i int) jen.Code {
 			return progSpec(s.programs[i].field, s.programs[i].name)
@@ -523,7 +523,7 @@ func (s *skeleton) loadSpecVerbatim(id skelIDs) *vtext {
 	w.s("\tif err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
 	w.s("\ts := &", id.specT, "{Spec: spec}\n")
 	for _, m := range s.maps {
-		w.s("\tif s.Maps.", m.field, ", err = ").qual(s.bridge, "New"+m.specType()).s("(spec, ").lit(m.name).s(")")
+		w.s("\tif s.Maps.", m.field, ", err = ").generic(m.specCtor(s.bridge)).s("(spec, ").lit(m.name).s(")")
 		ifErr()
 	}
 	progSpec := func(field, name string) {

@@ -104,6 +104,9 @@ type mapInfo struct {
 	// rawValue: the skeleton does not type the values, so the spec lets
 	// the value size be set before load.
 	rawValue bool
+	// specValue, for a struct_ops map, is the Go type of its structure,
+	// which the spec lets the user read and change before load.
+	specValue jen.Code
 }
 
 type varInfo struct {

@@ -6,7 +6,8 @@
 //	sudo go run ./examples/tcpcc -mb 64
 //
 // While it runs, any socket may select it by name: sysctl
-// net.ipv4.tcp_available_congestion_control lists skelgen_reno.
+// net.ipv4.tcp_available_congestion_control lists it. -name registers it
+// under another name, set in the struct_ops map's structure before load.
 //go:build linux
 
 package main
@@ -25,13 +26,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// name is the congestion control's name, from the source's .name.
-const name = "skelgen_reno"
+// defaultName is the congestion control's name in the source (.name).
+const defaultName = "skelgen_reno"
 
 func main() {
 	mb := flag.Int("mb", 64, "MiB to send over the loopback connection")
+	name := flag.String("name", defaultName, "register the congestion control under this name (at most 15 bytes)")
 	flag.Parse()
-	if err := run(os.Stdout, *mb); err != nil {
+	if err := run(os.Stdout, *mb, *name); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -43,10 +45,17 @@ type report struct {
 	selected string // the connection's congestion control, read back
 }
 
-// run registers the congestion control, sends mb MiB through a loopback
-// connection using it, and prints the counts.
-func run(out io.Writer, mb int) error {
-	objs, err := LoadTcpcc(nil)
+// run registers the congestion control as name, sends mb MiB through a
+// loopback connection using it, and prints the counts.
+func run(out io.Writer, mb int, name string) error {
+	spec, err := LoadTcpccSpec()
+	if err != nil {
+		return err
+	}
+	if err := rename(spec, name); err != nil {
+		return err
+	}
+	objs, err := spec.Load(nil)
 	if err != nil {
 		return err
 	}
@@ -56,7 +65,7 @@ func run(out io.Writer, mb int) error {
 	if err := objs.AttachAll(); err != nil {
 		return err
 	}
-	r, err := transfer(mb)
+	r, err := transfer(mb, name)
 	if err != nil {
 		return err
 	}
@@ -75,9 +84,24 @@ func run(out io.Writer, mb int) error {
 	return nil
 }
 
+// rename sets the name the congestion control registers under, a data
+// member of its struct_ops structure.
+func rename(spec *TcpccSpec, name string) error {
+	ops, err := spec.Maps.SkelgenReno.Value()
+	if err != nil {
+		return err
+	}
+	if len(name) == 0 || len(name) >= len(ops.Name) {
+		return fmt.Errorf("-name %q: want 1 to %d bytes", name, len(ops.Name)-1)
+	}
+	ops.Name = [16]byte{}
+	copy(ops.Name[:], name)
+	return spec.Maps.SkelgenReno.SetValue(ops)
+}
+
 // transfer sends mb MiB over a loopback TCP connection whose sender
 // selects the congestion control, and returns the name the socket reports.
-func transfer(mb int) (report, error) {
+func transfer(mb int, name string) (report, error) {
 	var r report
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -4,9 +4,12 @@
 package main
 
 import (
+	"bytes"
 	_ "embed"
 	"fmt"
 	"strconv"
+	"structs"
+	"unsafe"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
@@ -43,6 +46,54 @@ func (e TcpccCallback) String() string {
 	return "TcpccCallback(" + strconv.FormatUint(uint64(e), 10) + ")"
 }
 
+// TcpccListHead is struct list_head (16 bytes) with its C layout.
+type TcpccListHead struct {
+	_    structs.HostLayout
+	Next uint64 // struct list_head *
+	Prev uint64 // struct list_head *
+}
+
+// Fails to compile unless TcpccListHead has the 16 bytes of struct list_head.
+var _ = [1]struct{}{}[unsafe.Sizeof(TcpccListHead{})-16]
+
+// TcpccTcpCongestionOps is struct tcp_congestion_ops (152 bytes) with its C
+// layout.
+type TcpccTcpCongestionOps struct {
+	_            structs.HostLayout
+	Ssthresh     uint64 // function pointer
+	CongAvoid    uint64 // function pointer
+	SetState     uint64 // function pointer
+	CwndEvent    uint64 // function pointer
+	InAckEvent   uint64 // function pointer
+	PktsAcked    uint64 // function pointer
+	MinTsoSegs   uint64 // function pointer
+	CongControl  uint64 // function pointer
+	UndoCwnd     uint64 // function pointer
+	SndbufExpand uint64 // function pointer
+	GetInfo      uint64 // function pointer
+	Name         [16]byte
+	Owner        uint64 // struct module *
+	List         TcpccListHead
+	Key          uint32
+	Flags        uint32
+	Init         uint64 // function pointer
+	Release      uint64 // function pointer
+}
+
+// Fails to compile unless TcpccTcpCongestionOps has the 152 bytes of struct
+// tcp_congestion_ops.
+var _ = [1]struct{}{}[unsafe.Sizeof(TcpccTcpCongestionOps{})-152]
+
+// NameString returns struct tcp_congestion_ops.name (char[16]) up to its first
+// NUL byte.
+func (s *TcpccTcpCongestionOps) NameString() string {
+	b := s.Name[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
 // tcpccObject is the object built from tcpcc.bpf.c for target bpfeb.
 //
 //go:embed tcpcc_bpfeb.o
@@ -68,7 +119,7 @@ type TcpccSpec struct {
 // TcpccMapSpecs are the object's maps before load.
 type TcpccMapSpecs struct {
 	// SkelgenReno is map skelgen_reno (StructOpsMap).
-	SkelgenReno *bridge.RawMapSpec
+	SkelgenReno *bridge.StructOpsSpec[TcpccTcpCongestionOps]
 }
 
 // TcpccProgramSpecs are the object's programs before load.
@@ -98,7 +149,7 @@ func LoadTcpccSpec() (*TcpccSpec, error) {
 		return nil, fmt.Errorf("tcpcc: %w", err)
 	}
 	s := &TcpccSpec{Spec: spec}
-	if s.Maps.SkelgenReno, err = bridge.NewRawMapSpec(spec, "skelgen_reno"); err != nil {
+	if s.Maps.SkelgenReno, err = bridge.NewStructOpsSpec[TcpccTcpCongestionOps](spec, "skelgen_reno"); err != nil {
 		return nil, fmt.Errorf("tcpcc: %w", err)
 	}
 	if s.Programs.RenoCongAvoid, err = bridge.NewProgramSpec(spec, "reno_cong_avoid"); err != nil {

@@ -23,12 +23,12 @@ import (
 func TestTcpcc(t *testing.T) {
 	testenv.Kernel(t)
 	var out bytes.Buffer
-	if err := run(&out, 16); err != nil {
+	if err := run(&out, 16, defaultName); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", out.String())
-	if !bytes.Contains(out.Bytes(), []byte("connection's congestion control: "+name+"\n")) {
-		t.Errorf("the connection did not use %s", name)
+	if !bytes.Contains(out.Bytes(), []byte("connection's congestion control: "+defaultName+"\n")) {
+		t.Errorf("the connection did not use %s", defaultName)
 	}
 	count := func(re string) uint64 {
 		m := regexp.MustCompile(re).FindSubmatch(out.Bytes())
@@ -49,35 +49,61 @@ func TestTcpcc(t *testing.T) {
 	}
 }
 
+// selectable tries to select the congestion control name on a new socket.
+func selectable(t *testing.T, name string) error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	return unix.SetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION, name)
+}
+
+// TestRename: the name set in the structure before load is the one the
+// kernel registers, and the connection uses it.
+func TestRename(t *testing.T) {
+	testenv.Kernel(t)
+	const other = "skelgen_t2"
+	var out bytes.Buffer
+	if err := run(&out, 1, other); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out.Bytes(), []byte("connection's congestion control: "+other+"\n")) {
+		t.Errorf("the connection did not use %s:\n%s", other, out.String())
+	}
+	spec, err := LoadTcpccSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rename(spec, "sixteen_bytes_xx"); err == nil {
+		t.Errorf("a 16-byte name was accepted")
+	}
+	if ops, err := spec.Maps.SkelgenReno.Value(); err != nil || string(bytes.TrimRight(ops.Name[:], "\x00")) != defaultName {
+		t.Errorf("the source's name: %q, %v", ops.Name, err)
+	}
+}
+
 // TestRegisteredWhileAttached: a socket can select the congestion control
 // only between Attach and Close.
 func TestRegisteredWhileAttached(t *testing.T) {
 	testenv.Kernel(t)
-	selectable := func() error {
-		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer unix.Close(fd)
-		return unix.SetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION, name)
-	}
 	objs, err := LoadTcpcc(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := selectable(); !errors.Is(err, unix.ENOENT) {
+	if err := selectable(t, defaultName); !errors.Is(err, unix.ENOENT) {
 		t.Errorf("loaded, not attached: setsockopt: %v, want ENOENT", err)
 	}
 	if _, err := objs.SkelgenReno.Attach(); err != nil {
 		t.Fatal(err)
 	}
-	if err := selectable(); err != nil {
+	if err := selectable(t, defaultName); err != nil {
 		t.Errorf("attached: setsockopt: %v", err)
 	}
 	if err := objs.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := selectable(); !errors.Is(err, unix.ENOENT) {
+	if err := selectable(t, defaultName); !errors.Is(err, unix.ENOENT) {
 		t.Errorf("closed: setsockopt: %v, want ENOENT", err)
 	}
 }

@@ -37,3 +37,59 @@ func NewStructOps(s *Set, name string) (*StructOps, error) {
 
 // Raw returns the kernel map, or nil in process.
 func (so *StructOps) Raw() *ebpf.Map { return so.m }
+
+// StructOpsSpec is a struct_ops map before load: its structure V as the
+// source initialised it. Data members (a congestion control's name, flags)
+// may be changed with SetValue before Load; function members are filled
+// with the object's programs at load, whatever V holds there.
+type StructOpsSpec[V any] struct {
+	MapSpec
+}
+
+// NewStructOpsSpec returns the struct_ops map name of spec, its value typed
+// as V.
+func NewStructOpsSpec[V any](spec *ebpf.CollectionSpec, name string) (*StructOpsSpec[V], error) {
+	m, err := NewMapSpec(spec, name)
+	if err != nil {
+		return nil, err
+	}
+	if m.Spec.Type != ebpf.StructOpsMap {
+		return nil, fmt.Errorf("map %s: %v, not a struct_ops map", name, m.Spec.Type)
+	}
+	if int(m.Spec.ValueSize) != sizeOf[V]() {
+		return nil, fmt.Errorf("map %s: structure of %d bytes, Go type has %d", name, m.Spec.ValueSize, sizeOf[V]())
+	}
+	return &StructOpsSpec[V]{MapSpec: *m}, nil
+}
+
+// data is the structure's bytes in the spec: the one entry the object's
+// section gives the map.
+func (s *StructOpsSpec[V]) data() ([]byte, error) {
+	if len(s.Spec.Contents) != 1 {
+		return nil, fmt.Errorf("map %s: %d entries, want the structure alone", s.name, len(s.Spec.Contents))
+	}
+	b, ok := s.Spec.Contents[0].Value.([]byte)
+	if !ok || len(b) != sizeOf[V]() {
+		return nil, fmt.Errorf("map %s: the structure's bytes are not in the spec", s.name)
+	}
+	return b, nil
+}
+
+// Value returns the structure as it will be loaded.
+func (s *StructOpsSpec[V]) Value() (V, error) {
+	var v V
+	b, err := s.data()
+	if err == nil {
+		copy(bytesOf(&v), b)
+	}
+	return v, err
+}
+
+// SetValue replaces the structure's data members with v's.
+func (s *StructOpsSpec[V]) SetValue(v V) error {
+	if _, err := s.data(); err != nil {
+		return err
+	}
+	s.Spec.Contents[0].Value = append([]byte(nil), bytesOf(&v)...)
+	return nil
+}

@@ -905,11 +905,15 @@ func summary(classes map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-var soak = flag.Duration("aot.soak", 0, "compare random programs in batches for this long (TestAOTRandomSoak)")
+var (
+	soak      = flag.Duration("aot.soak", 0, "compare random programs in batches for this long (TestAOTRandomSoak)")
+	soakBatch = flag.Int("aot.batch", 128, "random programs per build in TestAOTRandomSoak (a build's link is its fixed cost)")
+)
 
 // TestAOTRandomSoak is the long run of FuzzAOTRandom's comparison: batches
-// of 128 random programs from consecutive seeds, one build each, until
-// -aot.soak has passed.
+// of -aot.batch random programs from consecutive seeds, one build each,
+// until -aot.soak has passed. It logs the running totals every ten builds,
+// so that a run stopped early still tells how far it got.
 func TestAOTRandomSoak(t *testing.T) {
 	if *soak == 0 {
 		t.Skip("set -aot.soak=10m to compare random programs for that long")
@@ -918,18 +922,21 @@ func TestAOTRandomSoak(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("failed in the batch of seed %d: randomProgram(%d, i) for i < 128", seed, seed)
+			t.Logf("failed in the batch of seed %d: randomProgram(%d, i) for i < %d", seed, seed, *soakBatch)
 		}
 	})
 	total := map[string]int{}
 	programs, builds := 0, 0
 	for time.Now().Before(deadline) && !t.Failed() {
-		for k, n := range checkRandomBatch(t, seed, 128, false) {
+		for k, n := range checkRandomBatch(t, seed, *soakBatch, false) {
 			total[k] += n
 			programs += n
 		}
 		builds++
 		seed++
+		if builds%10 == 0 {
+			t.Logf("%s: %d random programs in %d builds compared: %s", time.Now().Format(time.TimeOnly), programs, builds, summary(total))
+		}
 	}
 	t.Logf("%d random programs in %d builds compared: %s", programs, builds, summary(total))
 }

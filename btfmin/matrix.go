@@ -1,11 +1,11 @@
 package btfmin
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +14,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
+	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
 // Status is what a kernel makes of one program's CO-RE relocations.
@@ -93,7 +94,9 @@ func (f Failure) String() string {
 // the object at path against each kernel, as cilium/ebpf does at load
 // time, and says for each program whether it loads there. User-space
 // programs (sections ubpf and ubpf/...) are not checked: they never reach
-// a kernel. Kernels of the other byte order than the object's are left out.
+// a kernel. Kernels of the other byte order than the object's are left out,
+// and so are kernels of another architecture than an object skelgen
+// compiled for one (x_arm64_bpfel.o reads arm64's registers).
 func CheckKernels(path string, kernels []Kernel) ([]KernelCheck, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -104,7 +107,7 @@ func CheckKernels(path string, kernels []Kernel) ([]KernelCheck, error) {
 
 // CheckKernelsData is CheckKernels of an object in memory; path names it.
 func CheckKernelsData(path string, data []byte, kernels []Kernel) ([]KernelCheck, error) {
-	coll, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(data))
+	coll, err := bridge.ParseObject(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -116,9 +119,13 @@ func CheckKernelsData(path string, data []byte, kernels []Kernel) ([]KernelCheck
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	arch := objectArch(path)
 	var out []KernelCheck
 	for _, k := range kernels {
 		if k.ByteOrder != nil && k.ByteOrder != coll.ByteOrder {
+			continue
+		}
+		if ka := kernelArch([]*btf.Spec{k.Spec}); arch != "" && ka != "" && ka != arch {
 			continue
 		}
 		kc := KernelCheck{Object: filepath.Base(path), Kernel: k.Name}
@@ -474,4 +481,25 @@ func WriteMatrix(w io.Writer, checks []KernelCheck) (failed int) {
 		}
 	}
 	return failed
+}
+
+// reObjectArch matches the GOARCH in the name of an object skelgen
+// compiled for an architecture target (x_amd64_bpfel.o).
+var reObjectArch = regexp.MustCompile(`_([a-z0-9]+)_bpfe[lb]\.o$`)
+
+// linuxArch is the Linux architecture of each GOARCH skelgen targets, as
+// archMarks names them.
+var linuxArch = map[string]string{
+	"386": "x86", "amd64": "x86", "arm": "arm", "arm64": "arm64", "loong64": "loongarch",
+	"mips": "mips", "mipsle": "mips", "mips64": "mips", "mips64le": "mips",
+	"ppc64": "powerpc", "ppc64le": "powerpc", "riscv64": "riscv", "s390x": "s390",
+}
+
+// objectArch is the Linux architecture an object was compiled for, by its
+// file name, or "" when the name says none.
+func objectArch(path string) string {
+	if m := reObjectArch.FindStringSubmatch(filepath.Base(path)); m != nil {
+		return linuxArch[m[1]]
+	}
+	return ""
 }

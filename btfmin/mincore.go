@@ -1,13 +1,12 @@
 package btfmin
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
+	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
 // MinimalKernelBTF returns the part of a kernel's BTF that the CO-RE
@@ -23,7 +22,7 @@ import (
 // size; for type_exists, type_size and target_type_id the type's shell;
 // for type_matches the whole type; for enumerator relocations the enum.
 func MinimalKernelBTF(object []byte, kernel *btf.Spec) ([]byte, error) {
-	coll, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(object))
+	coll, err := bridge.ParseObject(object)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
+	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
 // Report compares the CO-RE relocations of an original object with those
@@ -157,7 +158,7 @@ var reCORERelocation = regexp.MustCompile(`^CORERelocation\((\w+), .*\[([0-9:]*)
 // target value or "poison". Local type IDs differ between objects by
 // nature, so those resolve to the local type's name instead.
 func resolvedRelocations(path string, target *btf.Spec) (map[string]map[string]bool, error) {
-	coll, err := ebpf.LoadCollectionSpec(path)
+	coll, err := loadCollection(path)
 	if err != nil {
 		return nil, err
 	}
@@ -257,4 +258,19 @@ func programSections(path string) (map[string][]byte, error) {
 		out[s.Name] = data
 	}
 	return out, nil
+}
+
+// loadCollection reads the object at path as skeletons read it
+// (bridge.ParseObject): with the __weak maps and kconfig externs libbpf
+// accepts, as usdt.bpf.h defines them.
+func loadCollection(path string) (*ebpf.CollectionSpec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	coll, err := bridge.ParseObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return coll, nil
 }

@@ -63,6 +63,12 @@ type SkeletonConfig struct {
 	// function declarations, by function, which the object's BTF lacks:
 	// they name the host interface's parameters.
 	ExternParams map[string][]string
+	// KernelBTFFile, when set, is the base name of the archive of minimal
+	// kernel BTF (KernelBTFArchive) embedded beside the Go file, which
+	// Load relocates against on a kernel without BTF of its own; Kernels
+	// are the releases it holds (-btf-for).
+	KernelBTFFile string
+	Kernels       []string
 }
 
 // skeleton holds the state of writing one skeleton.
@@ -146,7 +152,7 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 	}
 	s.types.Prefix = s.prefix
 	// The skeleton's own top-level names win over C type names.
-	for _, suffix := range []string{"Spec", "VariableSpecs", "ProgramSpecs", "MapSpecs", "Objects", "Variables", "Host", "LoadOptions", "Pointer", "MemoryError", "ErrBudget", "ErrCallDepth", "ErrInProcess"} {
+	for _, suffix := range []string{"Spec", "VariableSpecs", "ProgramSpecs", "MapSpecs", "Objects", "Variables", "Host", "LoadOptions", "Pointer", "MemoryError", "ErrBudget", "ErrCallDepth", "ErrInProcess", "Kernels"} {
 		s.types.taken[s.prefix+suffix] = true
 	}
 	if err := s.collect(); err != nil {

@@ -55,7 +55,8 @@
 // MinimalKernelBTF is bpftool gen min_core_btf: the part of a kernel's
 // BTF an object's relocations need (members on access paths, shells of
 // the types reached otherwise), which cilium/ebpf can take as
-// KernelTypes on a kernel built without BTF.
+// KernelTypes on a kernel built without BTF; skelgen -btf-for embeds it
+// in skeletons, so its bytes depend only on the object and the kernel.
 //
 // Two modes: Compact writes only the members in use (the style of perf's
 // hand-written headers); Exact keeps them at their original offsets with

@@ -2,6 +2,8 @@ package btfmin
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,8 +12,9 @@ import (
 )
 
 // MinimalKernelBTF returns the part of a kernel's BTF that the CO-RE
-// relocations of an object's kernel programs need, as raw BTF: what
-// bpftool gen min_core_btf computes. Given to cilium/ebpf as
+// relocations of an object's kernel programs need, as raw BTF in the
+// object's byte order: what bpftool gen min_core_btf computes. The same
+// object and kernel give the same bytes. Given to cilium/ebpf as
 // CollectionOptions.Programs.KernelTypes on a kernel without BTF of its
 // own, it resolves every relocation as the whole kernel BTF does, except
 // target_type_id, whose IDs belong to the kernel's own BTF.
@@ -28,7 +31,10 @@ func MinimalKernelBTF(object []byte, kernel *btf.Spec) ([]byte, error) {
 	}
 	m := &minimiser{keep: map[btf.Type]map[int]bool{}, whole: map[btf.Type]bool{}, made: map[btf.Type]btf.Type{}}
 	var roots []btf.Type
-	for _, prog := range coll.Programs {
+	// Programs in name order, so that the same object and kernel give the
+	// same bytes.
+	for _, name := range slices.Sorted(maps.Keys(coll.Programs)) {
+		prog := coll.Programs[name]
 		if prog.SectionName == "ubpf" || strings.HasPrefix(prog.SectionName, "ubpf/") {
 			continue
 		}
@@ -69,7 +75,7 @@ func MinimalKernelBTF(object []byte, kernel *btf.Spec) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.Marshal(nil, nil)
+	return b.Marshal(nil, &btf.MarshalOptions{Order: coll.ByteOrder})
 }
 
 // candidates are the kernel's types of the relocation root's essential

@@ -17,7 +17,7 @@ import (
 // relocation of every example and corpus object resolves to what the
 // whole kernel BTF gives (target_type_id aside: its IDs are the kernel
 // BTF's own), for the running kernel and the old one of cilium/ebpf's
-// testdata. The sizes are logged beside bpftool gen min_core_btf's when
+// testdata, and the same bytes come out twice. The sizes are logged beside bpftool gen min_core_btf's when
 // bpftool is installed.
 func TestMinimalKernelBTF(t *testing.T) {
 	kernels := map[string]string{"running": runningKernelBTF(t), "old": oldKernelBTF(t)}
@@ -39,6 +39,9 @@ func TestMinimalKernelBTF(t *testing.T) {
 			raw, err := MinimalKernelBTF(data, full)
 			if err != nil {
 				t.Fatalf("%s: %v", obj, err)
+			}
+			if again, err := MinimalKernelBTF(data, full); err != nil || !bytes.Equal(again, raw) {
+				t.Errorf("%s on %s: a second minimal BTF differs (%v)", obj, name, err)
 			}
 			min, err := btf.LoadSpecFromReader(bytes.NewReader(raw))
 			if err != nil {

@@ -74,10 +74,10 @@ type CacheRun struct {
 // Run returns the cache's view of the run of cfg given by args, or nil
 // when such a run is not cached: a prebuilt object or -committed (nothing
 // to save), a package name read from the directory's Go files, no
-// compiler, no executable to hash, -kernels (a kernel file added to its
-// directory is no file the last run read).
+// compiler, no executable to hash, -kernels or -btf-for (a kernel file
+// added to the directory is no file the last run read).
 func (c *Cache) Run(cfg Config, args []string) *CacheRun {
-	if c == nil || !IsCSource(cfg.Input) || cfg.Committed || cfg.Kernels != "" || (cfg.Package == "" && os.Getenv("GOPACKAGE") == "") {
+	if c == nil || !IsCSource(cfg.Input) || cfg.Committed || cfg.Kernels != "" || cfg.BTFFor != "" || (cfg.Package == "" && os.Getenv("GOPACKAGE") == "") {
 		return nil
 	}
 	key, err := runKey(cfg, args)

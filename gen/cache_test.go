@@ -7,8 +7,8 @@ import (
 )
 
 // TestCacheRuns: the generation cache serves only runs whose every input
-// it can hash: not a prebuilt object, -committed or -kernels (whose
-// directory may gain a kernel), nor a package named by the directory's
+// it can hash: not a prebuilt object, -committed, -kernels or -btf-for
+// (whose directory may gain a kernel), nor a package named by the directory's
 // Go files.
 func TestCacheRuns(t *testing.T) {
 	testenv.Clang(t)
@@ -22,6 +22,7 @@ func TestCacheRuns(t *testing.T) {
 		"object":     {Input: "x.bpf.o", Package: "p"},
 		"-committed": {Input: "x.bpf.c", Package: "p", Committed: true},
 		"-kernels":   {Input: "x.bpf.c", Package: "p", Kernels: "kernels"},
+		"-btf-for":   {Input: "x.bpf.c", Package: "p", BTFFor: "kernels"},
 		"no package": {Input: "x.bpf.c"},
 	} {
 		if c.Run(cfg, nil) != nil {

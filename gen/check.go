@@ -372,6 +372,7 @@ func (gl generateLine) config() (Config, error) {
 	for i, b := range cfg.HeaderBTF {
 		cfg.HeaderBTF[i] = abs(b)
 	}
+	cfg.Kernels, cfg.BTFFor = abs(cfg.Kernels), abs(cfg.BTFFor)
 	for i, f := range cfg.CFlags {
 		// -I and -iquote paths are relative to the package directory too;
 		// the compiler runs in the source's directory.

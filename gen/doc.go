@@ -61,6 +61,14 @@
 //     against each kernel BTF file of DIR before anything is written
 //     (kernels.go, btfmin.CheckKernels): a program whose CO-RE
 //     relocations fail unguarded on one fails the run with the matrix;
+//   - with -btf-for DIR, each target's skeleton embeds
+//     <stem>_<target>_btf.tar.gz (btffor.go, KernelBTFArchive): the
+//     minimal BTF of its object for each kernel of DIR of its byte order
+//     (btfmin.MinimalKernelBTF), one <release>.btf a kernel, identical
+//     ones hard-linked, gzip-compressed, the same bytes for the same
+//     inputs; <X>Kernels lists the releases and Load passes the archive
+//     to bridge.WithKernelBTF. A run without the flag removes the archive
+//     an earlier one wrote;
 //   - a source that reads registers through bpf_tracing.h compiled for a
 //     target without an architecture (bpfel, bpfeb) fails with libbpf's
 //     "Must specify a BPF target arch" and a hint naming -target

@@ -43,6 +43,7 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.cfg.Header, "header", "", "regenerate the minimal CO-RE `file` (e.g. vmlinux.h) the C input includes, beside the skeleton")
 	fs.StringVar(&f.cfg.Kernels, "kernels", "", "fail unless every kernel program loads on each kernel BTF file in `dir` (.btf, .btf.tar.xz, vmlinux ELF): the matrix of skelgen check -kernels")
 	fs.StringVar(&f.cfg.Source, "src", "", "for an object INPUT, the C `file` it was built from, read as a C input is for its constants, record types and host parameter names")
+	fs.StringVar(&f.cfg.BTFFor, "btf-for", "", "embed, per kernel BTF file in `dir`, the minimal BTF the kernel programs' CO-RE relocations need, for Load on kernels without BTF of their own")
 	fs.Var((*StringList)(&f.cfg.HeaderBTF), "btf", "kernel BTF `file` for -header (repeatable; default /sys/kernel/btf/vmlinux)")
 	return f
 }

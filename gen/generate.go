@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,8 @@ import (
 	"unicode"
 
 	"github.com/cilium/ebpf"
+
+	"github.com/skelgen/skelgen/btfmin"
 )
 
 // Config is one run of the generator: everything the main command's flags
@@ -63,6 +66,11 @@ type Config struct {
 	// must resolve on each, or be guarded, else the run fails with the
 	// kernel matrix (btfmin.CheckKernels).
 	Kernels string
+	// BTFFor, when set, is a directory of kernel BTF files: the skeleton
+	// of each target carries the minimal BTF its object's CO-RE
+	// relocations need from each kernel (KernelBTFArchive), which Load
+	// uses on a kernel without BTF of its own.
+	BTFFor string
 	// Committed compiles nothing: a C input's objects are read from the
 	// files a previous run wrote (for checking without a compiler).
 	Committed bool
@@ -248,6 +256,29 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 			return nil, err
 		}
 	}
+	var kernelBTF []File // per build
+	var carried [][]string
+	if cfg.BTFFor != "" {
+		ks, err := btfmin.ReadKernelDir(cfg.BTFFor)
+		if err != nil {
+			return nil, fmt.Errorf("-btf-for: %w", err)
+		}
+		for _, k := range ks {
+			read(k.Path)
+		}
+		for i, b := range builds {
+			t := b.target
+			if !IsCSource(cfg.Input) {
+				t = targetForOrder(objs[i].Order)
+			}
+			data, names, err := KernelBTFArchive(b.obj, ks)
+			if err != nil {
+				return nil, fmt.Errorf("-btf-for: %s: %w", stem+"_"+t.Suffix()+".o", err)
+			}
+			kernelBTF = append(kernelBTF, File{Path: filepath.Join(outDir, kernelBTFFileName(stem, t)), Data: data})
+			carried = append(carried, names)
+		}
+	}
 	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types, AOT: cfg.AOT}
 	if source := sourceFile(cfg); source != "" {
 		src, err := os.ReadFile(source)
@@ -283,6 +314,13 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		base := stem + "_" + b.target.Suffix()
 		sc := skelCfg
 		sc.ObjectFile, sc.Target = base+".o", b.target
+		if kernelBTF != nil {
+			files = append(files, kernelBTF[i])
+			sc.KernelBTFFile, sc.Kernels = filepath.Base(kernelBTF[i].Path), carried[i]
+		} else if p := filepath.Join(outDir, kernelBTFFileName(stem, b.target)); isGzip(p) {
+			// The kernels' BTF an earlier run with -btf-for wrote.
+			files = append(files, File{Path: p, Remove: true})
+		}
 		if missing := missingTypes(obj, skelCfg); len(missing) > 0 && IsCSource(cfg.Input) {
 			var raw []byte
 			var err error
@@ -330,6 +368,18 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		}
 	}
 	return files, nil
+}
+
+// isGzip reports whether the file path starts as gzip data.
+func isGzip(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 2)
+	_, err = io.ReadFull(f, head)
+	return err == nil && head[0] == 0x1f && head[1] == 0x8b
 }
 
 // DefaultStem derives the stem from an input file name: x.bpf.c → x.

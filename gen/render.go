@@ -45,7 +45,7 @@ func (s *skeleton) aliases(f *jen.File, id skelIDs) {
 // skelIDs are the names of the skeleton's declarations, from the stem.
 type skelIDs struct {
 	p                     string // the prefix of every exported name
-	objVar                string
+	objVar, kernelBTFVar  string
 	specT, objsT          string
 	varSpecsT, varsT      string
 	progSpecsT, mapSpecsT string
@@ -55,16 +55,17 @@ type skelIDs struct {
 func (s *skeleton) ids() skelIDs {
 	p := s.prefix
 	return skelIDs{
-		p:          p,
-		objVar:     lowerFirst(p) + "Object",
-		specT:      p + "Spec",
-		objsT:      p + "Objects",
-		varSpecsT:  p + "VariableSpecs",
-		varsT:      p + "Variables",
-		progSpecsT: p + "ProgramSpecs",
-		mapSpecsT:  p + "MapSpecs",
-		hostT:      p + "Host",
-		bindFn:     lowerFirst(p) + "Externs",
+		p:            p,
+		objVar:       lowerFirst(p) + "Object",
+		kernelBTFVar: lowerFirst(p) + "KernelBTF",
+		specT:        p + "Spec",
+		objsT:        p + "Objects",
+		varSpecsT:    p + "VariableSpecs",
+		varsT:        p + "Variables",
+		progSpecsT:   p + "ProgramSpecs",
+		mapSpecsT:    p + "MapSpecs",
+		hostT:        p + "Host",
+		bindFn:       lowerFirst(p) + "Externs",
 	}
 }
 
@@ -99,6 +100,7 @@ func (s *skeleton) file() (*jen.File, error) {
 	s.constDecls(f)
 	id := s.ids()
 	s.embedDecl(f, id)
+	s.kernelBTFDecls(f, id)
 	s.specDecls(f, id)
 	s.loadSpecDecl(f, id)
 	s.loadDecls(f, id)
@@ -129,6 +131,43 @@ func (s *skeleton) embedDecl(f *jen.File, id skelIDs) {
 	f.Comment("")
 	f.Comment("//go:embed " + gocomment.Text(s.cfg.ObjectFile))
 	f.Var().Id(id.objVar).Index().Byte()
+}
+
+// kernelBTFDecls embeds the kernels' minimal BTF (-btf-for) and lists
+// their releases.
+func (s *skeleton) kernelBTFDecls(f *jen.File, id skelIDs) {
+	if s.cfg.KernelBTFFile == "" {
+		return
+	}
+	f.Add(gocomment.Commentf("%s is the minimal BTF that the CO-RE relocations of the kernel programs need from each kernel %sKernels names (skelgen -btf-for).", id.kernelBTFVar, id.p))
+	f.Comment("")
+	f.Comment("//go:embed " + gocomment.Text(s.cfg.KernelBTFFile))
+	f.Var().Id(id.kernelBTFVar).Index().Byte()
+	f.Add(gocomment.Commentf("%sKernels returns the releases (as uname -r prints them) of the kernels whose BTF the skeleton carries. On a kernel without BTF of its own (%s), Load relocates the kernel programs against the carried BTF of its release; LoadOptions.Kernel picks one whatever kernel runs.", id.p, "/sys/kernel/btf/vmlinux"))
+	lits := make([]jen.Code, len(s.cfg.Kernels))
+	for i, k := range s.cfg.Kernels {
+		lits[i] = jen.Lit(k)
+	}
+	f.Func().Id(id.p + "Kernels").Params().Index().String().Block(jen.Return(jen.Index().String().Values(lits...)))
+}
+
+// loadOptsVerbatim writes the options argument of bridge.Load in
+// <X>Spec.Load: opts with the programs switched off, and the kernels' BTF.
+func (s *skeleton) loadOptsVerbatim(w *vtext, id skelIDs) {
+	if s.cfg.KernelBTFFile != "" {
+		w.qual(s.bridge, "WithKernelBTF").s("(")
+	}
+	w.qual(s.bridge, "WithDisabled").s("(opts")
+	for _, pi := range s.programs {
+		w.s(", s.Programs.", pi.field)
+	}
+	for _, up := range s.user {
+		w.s(", s.Programs.", up.field)
+	}
+	w.s(")")
+	if s.cfg.KernelBTFFile != "" {
+		w.s(", ", id.kernelBTFVar, ")")
+	}
 }
 
 // specDecls declares the spec: the collection spec with typed handles to
@@ -287,7 +326,11 @@ func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 		for _, up := range s.user {
 			args = append(args, jen.Id("s").Dot("Programs").Dot(up.field))
 		}
-		g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, jen.Qual(s.bridge, "WithDisabled").Call(args...))
+		opts := jen.Qual(s.bridge, "WithDisabled").Call(args...)
+		if s.cfg.KernelBTFFile != "" {
+			opts = jen.Qual(s.bridge, "WithKernelBTF").Call(opts, jen.Id(id.kernelBTFVar))
+		}
+		g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, opts)
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		g.Id("o").Op(":=").Op("&").Id(id.objsT).Values(jen.Dict{jen.Id("set"): jen.Id("set")})
 		g.If(jen.Err().Op(":=").Id("o").Dot("init").Call(), jen.Err().Op("!=").Nil()).Block(
@@ -494,14 +537,9 @@ func (s *skeleton) loadVerbatim(id skelIDs, loadDoc string) *vtext {
 		w.s("\tvar externs map[string]").qual(s.cfg.RuntimeImport, "Func").s("\n\tif opts != nil && opts.Host != nil {\n\t\texterns = ", id.bindFn, "(opts.Host)\n\t}\n")
 		externs = "externs"
 	}
-	w.s("\tset, err := ").qual(s.bridge, "Load").s("(s.Spec, ", externs, ", ").qual(s.bridge, "WithDisabled").s("(opts")
-	for _, pi := range s.programs {
-		w.s(", s.Programs.", pi.field)
-	}
-	for _, up := range s.user {
-		w.s(", s.Programs.", up.field)
-	}
-	w.s("))\n\tif err != nil {\n")
+	w.s("\tset, err := ").qual(s.bridge, "Load").s("(s.Spec, ", externs, ", ")
+	s.loadOptsVerbatim(w, id)
+	w.s(")\n\tif err != nil {\n")
 	wrap()
 	w.s("\t}\n\to := &", id.objsT, "{set: set}\n\tif err := o.init(); err != nil {\n\t\tset.Close()\n")
 	wrap()

@@ -68,6 +68,12 @@ type SkeletonConfig struct {
 	// without -type (consts.go).
 	Constants   []cConst
 	SourceEnums []string
+	// KernelBTFFile, when set, is the base name of the archive of minimal
+	// kernel BTF (KernelBTFArchive) embedded beside the Go file, which
+	// Load relocates against on a kernel without BTF of its own; Kernels
+	// are the releases it holds (-btf-for).
+	KernelBTFFile string
+	Kernels       []string
 }
 
 // skeleton holds the state of writing one skeleton.
@@ -154,7 +160,7 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 	}
 	s.types.Prefix = s.prefix
 	// The skeleton's own top-level names win over C type names.
-	for _, suffix := range []string{"Spec", "VariableSpecs", "ProgramSpecs", "MapSpecs", "Objects", "Variables", "Host", "LoadOptions", "Pointer", "MemoryError", "ErrBudget", "ErrCallDepth", "ErrInProcess"} {
+	for _, suffix := range []string{"Spec", "VariableSpecs", "ProgramSpecs", "MapSpecs", "Objects", "Variables", "Host", "LoadOptions", "Pointer", "MemoryError", "ErrBudget", "ErrCallDepth", "ErrInProcess", "Kernels"} {
 		s.types.taken[s.prefix+suffix] = true
 	}
 	if err := s.collect(); err != nil {

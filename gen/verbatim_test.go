@@ -17,7 +17,7 @@ import (
 
 // TestVerbatimSameOutput generates the skeleton of every object in the
 // repository with the regular parts written verbatim and with the whole
-// file formatted by go/format, with and without -aot, and requires the same
+// file formatted by go/format, with and without -aot, with -btf-for, and requires the same
 // bytes, and output that go/format leaves unchanged.
 func TestVerbatimSameOutput(t *testing.T) {
 	root := testenv.ModuleRoot(t)
@@ -51,8 +51,12 @@ func TestVerbatimSameOutput(t *testing.T) {
 		if strings.HasSuffix(base, "_bpfeb.o") {
 			target = Target{Clang: "bpfeb"}
 		}
-		for _, aot := range []bool{false, true} {
+		for i, aot := range []bool{false, true, true} {
 			cfg := SkeletonConfig{Package: "p", Stem: stem, ObjectFile: base, Source: stem + ".bpf.c", Target: target, AOT: aot}
+			if i == 2 {
+				// -btf-for
+				cfg.KernelBTFFile, cfg.Kernels = stem+"_"+target.Suffix()+"_btf.tar.gz", []string{"6.1.0-57-cloud-amd64", "6.12.117+deb12-cloud-amd64"}
+			}
 			fast, fastAOT, err := writeSkeleton(obj, cfg, true)
 			if err != nil {
 				t.Errorf("%s: %v", rel, err)

@@ -76,3 +76,47 @@ func TestGenerateKernels(t *testing.T) {
 		t.Error("the skeleton was written although the kernel check failed")
 	}
 }
+
+// TestCheckBTFFor: a go:generate line with -btf-for and a directory
+// relative to its package checks clean after generation, and stale (the
+// archive of kernel BTF) once a kernel joins the directory.
+func TestCheckBTFFor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: loads packages")
+	}
+	root := testenv.ModuleRoot(t)
+	debian, _ := filepath.Glob(filepath.Join(testenv.DebianKernels(t), "*-cloud-amd64.btf"))
+	mod := emptyModule(t, "example.com/btffor")
+	obj, err := os.ReadFile(filepath.Join(root, "examples", "execsnoop", "execsnoop_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := filepath.Join(mod, "a")
+	write(t, filepath.Join(pkg, "tool.bpf.o"), obj)
+	kernels := filepath.Join(pkg, "kernels")
+	for _, k := range debian {
+		if err := os.MkdirAll(kernels, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(k, filepath.Join(kernels, filepath.Base(k))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(pkg, "gen.go"), []byte("package a\n\n//go:generate go run github.com/skelgen/skelgen/cmd/skelgen -runtime import -btf-for kernels tool.bpf.o\n"))
+	if code, _, stderr := runCLI(t, "", "-pkg", "a", "-runtime", "import", "-btf-for", kernels, filepath.Join(pkg, "tool.bpf.o")); code != 0 {
+		t.Fatalf("generate: exit %d\n%s", code, stderr)
+	}
+	t.Chdir(mod)
+	t.Setenv("GOFLAGS", "-mod=mod")
+	if code, out, stderr := runCLI(t, "", "check", "./..."); code != 0 {
+		t.Fatalf("check: exit %d\n%s%s", code, out, stderr)
+	}
+	bareKernel(t, kernels)
+	code, out, stderr := runCLI(t, "", "check", "./...")
+	if want := "a/tool_bpfel_btf.tar.gz: stale"; code != 1 || !strings.Contains(out, want) {
+		t.Errorf("check after a kernel was added: exit %d, want 1 and %q\n%s%s", code, want, out, stderr)
+	}
+	if !strings.Contains(out, "a/tool_bpfel.go: stale") {
+		t.Errorf("check after a kernel was added: the skeleton's list of kernels is not stale\n%s", out)
+	}
+}

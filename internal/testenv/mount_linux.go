@@ -52,17 +52,7 @@ exec "$@"`
 // unmounted. It needs root; the command exits with status 99 if they
 // could not be unmounted.
 func FreshBoot(cmd *exec.Cmd) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		sh = "/bin/sh"
-	}
-	args := append([]string{"sh", "-c", freshBootScript, "sh", cmd.Path}, cmd.Args[1:]...)
-	cmd.Path, cmd.Args = sh, args
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	// Go makes / private, recursively, in the new namespace.
-	cmd.SysProcAttr.Unshareflags |= syscall.CLONE_NEWNS
+	inNamespace(cmd, freshBootScript)
 }
 
 // Tracefs mounts tracefs for a test that attaches tracepoints through
@@ -72,4 +62,38 @@ func Tracefs(t testing.TB) {
 	if err := ensureTracefs(); err != nil {
 		skipOrFail(t, "SKELGEN_REQUIRE_KERNEL", "cannot mount tracefs: "+err.Error())
 	}
+}
+
+// hideKernelBTFScript mounts an empty tmpfs over /sys/kernel/btf, fails
+// with status 99 if the kernel's BTF is still there, and runs its
+// arguments.
+const hideKernelBTFScript = `mount -t tmpfs skelgen-no-btf /sys/kernel/btf || exit 99
+if [ -e /sys/kernel/btf/vmlinux ]; then
+	echo "/sys/kernel/btf/vmlinux is still there" >&2
+	exit 99
+fi
+exec "$@"`
+
+// HideKernelBTF makes cmd run as on a kernel built without BTF: in a
+// private mount namespace of its own where an empty tmpfs hides
+// /sys/kernel/btf (vmlinux and the modules' BTF). It needs root; the
+// command exits with status 99 if the BTF could not be hidden.
+func HideKernelBTF(cmd *exec.Cmd) {
+	inNamespace(cmd, hideKernelBTFScript)
+}
+
+// inNamespace makes cmd run through the shell script, which ends by
+// running its arguments, in a private mount namespace.
+func inNamespace(cmd *exec.Cmd, script string) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		sh = "/bin/sh"
+	}
+	args := append([]string{"sh", "-c", script, "sh", cmd.Path}, cmd.Args[1:]...)
+	cmd.Path, cmd.Args = sh, args
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// Go makes / private, recursively, in the new namespace.
+	cmd.SysProcAttr.Unshareflags |= syscall.CLONE_NEWNS
 }

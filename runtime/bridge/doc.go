@@ -19,8 +19,13 @@
 // user programs use), kernelmaps.go adapts kernel maps to the runtime's Map
 // (mmapped arrays, system calls), convert.go turns a ubpf/ program of the
 // object into the runtime's ProgramSpec, userprog.go is UserProgram and
-// BufferProgram, lifetime.go orders Close after the calls in progress, and
-// report.go the built-ins of skelgen.h.
+// BufferProgram, lifetime.go orders Close after the calls in progress,
+// report.go the built-ins of skelgen.h, and kernelbtf.go chooses the
+// kernel BTF the kernel programs are relocated against: the options'
+// KernelTypes or KernelBTF file, else the running kernel's own BTF, else
+// the minimal BTF a skeleton generated with -btf-for carries for the
+// running kernel's release (WithKernelBTF), or the one Options.Kernel
+// names.
 //
 // Objects are parsed by ParseObject (spec.go), which reads what libbpf
 // reads and cilium/ebpf refuses: maps defined __weak, __weak .kconfig

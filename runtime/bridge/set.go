@@ -58,6 +58,20 @@ type Options[H any] struct {
 	// programs call; generated skeletons bind it. Load fails naming the
 	// function when a program that calls one is loaded without it.
 	Host H
+	// KernelBTF is a kernel BTF file (raw BTF or a vmlinux ELF) to
+	// relocate the kernel programs' CO-RE accesses against instead of the
+	// running kernel's BTF (like Collection.Programs.KernelTypes).
+	KernelBTF string
+	// Kernel is the release (as uname -r prints it) of a kernel whose
+	// minimal BTF the skeleton carries (skelgen -btf-for): the kernel
+	// programs are relocated against it, whatever kernel runs. Without
+	// it, KernelBTF or KernelTypes, a skeleton that carries kernel BTF
+	// uses the running kernel's own BTF where it has one, else the
+	// carried BTF of its release.
+	Kernel string
+
+	// embedded is the skeleton's minimal kernel BTF (WithKernelBTF).
+	embedded []byte
 }
 
 // LoadOptions are the options of Load when the caller binds host functions
@@ -75,7 +89,8 @@ func withoutHost[H any](o *Options[H]) LoadOptions {
 		return LoadOptions{}
 	}
 	return LoadOptions{Collection: o.Collection, InProcess: o.InProcess, Output: o.Output, Records: o.Records,
-		Budget: o.Budget, MapMemory: o.MapMemory, Programs: o.Programs, Disabled: o.Disabled, Manual: o.Manual}
+		Budget: o.Budget, MapMemory: o.MapMemory, Programs: o.Programs, Disabled: o.Disabled, Manual: o.Manual,
+		KernelBTF: o.KernelBTF, Kernel: o.Kernel, embedded: o.embedded}
 }
 
 // Set is a loaded object: the kernel collection (nil in process) and the
@@ -130,7 +145,11 @@ func Load[H any](spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opt
 			return nil, err
 		}
 		normalizeKconfig(spec) // for specs ParseObject did not read
-
+		kt, err := kernelTypes(k, &o)
+		if err != nil {
+			return nil, err
+		}
+		o.Collection.Programs.KernelTypes = kt
 		coll, err := NewCollection(k, &o.Collection)
 		if err != nil {
 			return nil, err

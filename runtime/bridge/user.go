@@ -103,6 +103,9 @@ func loadUser(s *Set, externs map[string]runtime.Func, o *LoadOptions) (*UserSet
 		}
 		hosted[name] = f
 	}
+	for name, f := range s.actions() {
+		hosted[name] = s.life.host(f)
+	}
 	if rec := o.Records; rec != nil {
 		o.Records = func(name string, value int64) {
 			s.life.suspend()

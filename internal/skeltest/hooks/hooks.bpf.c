@@ -154,6 +154,11 @@ int end(void *ctx)
 	struct event m = { .kind = 99, .len = sizeof(m) };
 	m.seq = stats.produced;
 	skelgen_emit("output", skelgen_output(&events, &m, sizeof(m)));
+	if (per_tick) {
+		/* In process: a record written during end is never read. */
+		m.kind = 98;
+		skelgen_emit("late", bpf_ringbuf_output(&events, &m, sizeof(m), 0));
+	}
 	skelgen_emit("produced", stats.produced);
 	skelgen_emit("full", stats.full);
 	skelgen_emit("seen", stats.seen);

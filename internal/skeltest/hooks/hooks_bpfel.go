@@ -265,7 +265,7 @@ func (s *HooksSpec) Load(opts *HooksLoadOptions) (*HooksObjects, error) {
 type HooksObjects struct {
 	// Events is map events (RingBuf, max_entries 262144). Record type struct
 	// event, as written at hooks.bpf.c:62 (bpf_ringbuf_reserve), hooks.bpf.c:113
-	// (bpf_ringbuf_output).
+	// (bpf_ringbuf_output), hooks.bpf.c:160 (bpf_ringbuf_output).
 	Events *bridge.RingBuf[HooksEvent]
 	// Samples is map samples (PerfEventArray, max_entries 0). Record type struct
 	// event, as written at hooks.bpf.c:82 (bpf_perf_event_output).

@@ -151,7 +151,7 @@ L42:
 // runtime.Program.Bind.
 func hooksEndTranslation() runtime.Translation {
 	return runtime.Translation{
-		Calls: []int{15, 19, 23, 27, 31, 35, 39, 43, 47, 51, 55, 59, 66},
+		Calls: []int{15, 19, 32, 36, 40, 44, 48, 52, 56, 60, 64, 68, 72, 76, 83},
 		Entry: hooksEndEntry,
 		Imms: []runtime.Imm{{
 			Insn:  6,
@@ -163,40 +163,49 @@ func hooksEndTranslation() runtime.Translation {
 			Insn:  16,
 			Value: 0xb00000038,
 		}, {
-			Insn:  21,
-			Value: 0xb0000003f,
+			Insn:  20,
+			Value: 0xc00000008,
 		}, {
-			Insn:  25,
-			Value: 0xb00000048,
-		}, {
-			Insn:  29,
-			Value: 0xb0000004d,
+			Insn:  28,
+			Value: 0x8000000100000000,
 		}, {
 			Insn:  33,
+			Value: 0xb0000003f,
+		}, {
+			Insn:  38,
+			Value: 0xb00000044,
+		}, {
+			Insn:  42,
+			Value: 0xb0000004d,
+		}, {
+			Insn:  46,
 			Value: 0xb00000052,
 		}, {
-			Insn:  37,
-			Value: 0xb00000059,
+			Insn:  50,
+			Value: 0xb00000057,
 		}, {
-			Insn:  41,
-			Value: 0xb00000061,
+			Insn:  54,
+			Value: 0xb0000005e,
 		}, {
-			Insn:  45,
-			Value: 0xb00000067,
-		}, {
-			Insn:  49,
-			Value: 0xb0000006f,
-		}, {
-			Insn:  53,
-			Value: 0xb00000074,
-		}, {
-			Insn:  57,
-			Value: 0xb00000081,
+			Insn:  58,
+			Value: 0xb00000066,
 		}, {
 			Insn:  62,
+			Value: 0xb0000006c,
+		}, {
+			Insn:  66,
+			Value: 0xb00000074,
+		}, {
+			Insn:  70,
+			Value: 0xb00000079,
+		}, {
+			Insn:  74,
+			Value: 0xb00000086,
+		}, {
+			Insn:  79,
 			Value: 0xc00000033,
 		}},
-		Insns: 69,
+		Insns: 86,
 	}
 }
 
@@ -247,95 +256,131 @@ func hooksEndFn0(m *runtime.Machine, d int, b int64, r4, r5 uint64) (uint64, int
 	r2 = r0
 	// 19: call runtime 1
 	m.CallAt(19, r1, r2, r3, r4, r5)
-	// hooks.bpf.c:157: skelgen_emit("produced", stats.produced);
-	// 20: ldxdw %r2, [%r6]
-	r2 = m.Load64At(r6, 20)
-	// 21: lddw %r1, value:2+63
-	r1 = 0xb0000003f
-	// 23: call runtime 1
-	m.CallAt(23, r1, r2, r3, r4, r5)
-	// hooks.bpf.c:158: skelgen_emit("full", stats.full);
-	// 24: ldxdw %r2, [%r6+8]
-	r2 = m.Load64At(r6+8, 24)
-	// 25: lddw %r1, value:2+72
-	r1 = 0xb00000048
-	// 27: call runtime 1
-	m.CallAt(27, r1, r2, r3, r4, r5)
-	// hooks.bpf.c:159: skelgen_emit("seen", stats.seen);
-	// 28: ldxdw %r2, [%r6+16]
-	r2 = m.Load64At(r6+16, 28)
-	// 29: lddw %r1, value:2+77
-	r1 = 0xb0000004d
-	// 31: call runtime 1
-	m.CallAt(31, r1, r2, r3, r4, r5)
-	// hooks.bpf.c:160: skelgen_emit("passed", stats.passed);
-	// 32: ldxdw %r2, [%r6+24]
-	r2 = m.Load64At(r6+24, 32)
-	// 33: lddw %r1, value:2+82
-	r1 = 0xb00000052
-	// 35: call runtime 1
-	m.CallAt(35, r1, r2, r3, r4, r5)
-	// hooks.bpf.c:161: skelgen_emit("bad_len", stats.bad_len);
-	// 36: ldxdw %r2, [%r6+32]
-	r2 = m.Load64At(r6+32, 36)
-	// 37: lddw %r1, value:2+89
-	r1 = 0xb00000059
-	// 39: call runtime 1
-	m.CallAt(39, r1, r2, r3, r4, r5)
-	// hooks.bpf.c:162: skelgen_emit("ticks", stats.ticks);
-	// 40: ldxdw %r2, [%r6+40]
-	r2 = m.Load64At(r6+40, 40)
-	// 41: lddw %r1, value:2+97
-	r1 = 0xb00000061
-	// 43: call runtime 1
-	m.CallAt(43, r1, r2, r3, r4, r5)
-	// hooks.bpf.c:163: skelgen_emit("samples", stats.samples);
-	// 44: ldxdw %r2, [%r6+48]
-	r2 = m.Load64At(r6+48, 44)
-	// 45: lddw %r1, value:2+103
-	r1 = 0xb00000067
-	// 47: call runtime 1
-	m.CallAt(47, r1, r2, r3, r4, r5)
-	// hooks.bpf.c:164: skelgen_emit("lost", stats.lost);
-	// 48: ldxdw %r2, [%r6+56]
-	r2 = m.Load64At(r6+56, 48)
-	// 49: lddw %r1, value:2+111
-	r1 = 0xb0000006f
-	// 51: call runtime 1
-	m.CallAt(51, r1, r2, r3, r4, r5)
-	// hooks.bpf.c:165: skelgen_emit("lost_notices", stats.lost_notices);
-	// 52: ldxdw %r2, [%r6+64]
-	r2 = m.Load64At(r6+64, 52)
-	// 53: lddw %r1, value:2+116
-	r1 = 0xb00000074
-	// 55: call runtime 1
-	m.CallAt(55, r1, r2, r3, r4, r5)
-	// hooks.bpf.c:166: skelgen_emit("hook_runs", stats.hook_runs);
-	// 56: ldxdw %r2, [%r6+72]
-	r2 = m.Load64At(r6+72, 56)
-	// 57: lddw %r1, value:2+129
-	r1 = 0xb00000081
-	// 59: call runtime 1
-	m.CallAt(59, r1, r2, r3, r4, r5)
-	// 60: mov %r3, %r10
-	r3 = r10
-	// 61: add %r3, -40
-	r3 -= 40
-	// hooks.bpf.c:167: skelgen_printf("end\n");
-	// 62: lddw %r1, value:3+51
-	r1 = 0xc00000033
-	// 64: mov32 %r2, 5
-	r2 = 5
-	// 65: mov32 %r4, 0
+	// hooks.bpf.c:157: if (per_tick) {
+	// 20: lddw %r1, value:3+8
+	r1 = 0xc00000008
+	// 22: ldxdw %r1, [%r1]
+	r1 = m.Load64At(r1, 22)
+	// 23: jeq %r1, 0, +13 (to 37)
+	if r1 == 0 {
+		runtime.CheckBudget(b-24, 23)
+		goto L37
+	}
+	// 24: mov32 %r1, 98
+	r1 = 98
+	// hooks.bpf.c:159: m.kind = 98;
+	// 25: stxw [%r10-24], %r1
+	runtime.PutLE32(fp[488:], r1)
+	// 26: mov %r2, %r10
+	r2 = r10
+	// 27: add %r2, -32
+	r2 -= 32
+	// hooks.bpf.c:160: skelgen_emit("late", bpf_ringbuf_output(&events, &m, sizeof(m), 0));
+	// 28: lddw %r1, map:1
+	r1 = 0x8000000100000000
+	// 30: mov %r3, 32
+	r3 = 32
+	// 31: mov %r4, 0
 	r4 = 0
-	// 66: call runtime 2
-	m.CallAt(66, r1, r2, r3, r4, r5)
-	// hooks.bpf.c:168: return 0;
-	// 67: mov32 %r0, 0
+	// 32: call 130
+	r0 = m.CallAt(32, r1, r2, r3, r4, r5)
+	// 33: lddw %r1, value:2+63
+	r1 = 0xb0000003f
+	// 35: mov %r2, %r0
+	r2 = r0
+	// 36: call runtime 1
+	m.CallAt(36, r1, r2, r3, r4, r5)
+	b -= 13
+L37:
+	// hooks.bpf.c:162: skelgen_emit("produced", stats.produced);
+	// 37: ldxdw %r2, [%r6]
+	r2 = m.Load64At(r6, 37)
+	// 38: lddw %r1, value:2+68
+	r1 = 0xb00000044
+	// 40: call runtime 1
+	m.CallAt(40, r1, r2, r3, r4, r5)
+	// hooks.bpf.c:163: skelgen_emit("full", stats.full);
+	// 41: ldxdw %r2, [%r6+8]
+	r2 = m.Load64At(r6+8, 41)
+	// 42: lddw %r1, value:2+77
+	r1 = 0xb0000004d
+	// 44: call runtime 1
+	m.CallAt(44, r1, r2, r3, r4, r5)
+	// hooks.bpf.c:164: skelgen_emit("seen", stats.seen);
+	// 45: ldxdw %r2, [%r6+16]
+	r2 = m.Load64At(r6+16, 45)
+	// 46: lddw %r1, value:2+82
+	r1 = 0xb00000052
+	// 48: call runtime 1
+	m.CallAt(48, r1, r2, r3, r4, r5)
+	// hooks.bpf.c:165: skelgen_emit("passed", stats.passed);
+	// 49: ldxdw %r2, [%r6+24]
+	r2 = m.Load64At(r6+24, 49)
+	// 50: lddw %r1, value:2+87
+	r1 = 0xb00000057
+	// 52: call runtime 1
+	m.CallAt(52, r1, r2, r3, r4, r5)
+	// hooks.bpf.c:166: skelgen_emit("bad_len", stats.bad_len);
+	// 53: ldxdw %r2, [%r6+32]
+	r2 = m.Load64At(r6+32, 53)
+	// 54: lddw %r1, value:2+94
+	r1 = 0xb0000005e
+	// 56: call runtime 1
+	m.CallAt(56, r1, r2, r3, r4, r5)
+	// hooks.bpf.c:167: skelgen_emit("ticks", stats.ticks);
+	// 57: ldxdw %r2, [%r6+40]
+	r2 = m.Load64At(r6+40, 57)
+	// 58: lddw %r1, value:2+102
+	r1 = 0xb00000066
+	// 60: call runtime 1
+	m.CallAt(60, r1, r2, r3, r4, r5)
+	// hooks.bpf.c:168: skelgen_emit("samples", stats.samples);
+	// 61: ldxdw %r2, [%r6+48]
+	r2 = m.Load64At(r6+48, 61)
+	// 62: lddw %r1, value:2+108
+	r1 = 0xb0000006c
+	// 64: call runtime 1
+	m.CallAt(64, r1, r2, r3, r4, r5)
+	// hooks.bpf.c:169: skelgen_emit("lost", stats.lost);
+	// 65: ldxdw %r2, [%r6+56]
+	r2 = m.Load64At(r6+56, 65)
+	// 66: lddw %r1, value:2+116
+	r1 = 0xb00000074
+	// 68: call runtime 1
+	m.CallAt(68, r1, r2, r3, r4, r5)
+	// hooks.bpf.c:170: skelgen_emit("lost_notices", stats.lost_notices);
+	// 69: ldxdw %r2, [%r6+64]
+	r2 = m.Load64At(r6+64, 69)
+	// 70: lddw %r1, value:2+121
+	r1 = 0xb00000079
+	// 72: call runtime 1
+	m.CallAt(72, r1, r2, r3, r4, r5)
+	// hooks.bpf.c:171: skelgen_emit("hook_runs", stats.hook_runs);
+	// 73: ldxdw %r2, [%r6+72]
+	r2 = m.Load64At(r6+72, 73)
+	// 74: lddw %r1, value:2+134
+	r1 = 0xb00000086
+	// 76: call runtime 1
+	m.CallAt(76, r1, r2, r3, r4, r5)
+	// 77: mov %r3, %r10
+	r3 = r10
+	// 78: add %r3, -40
+	r3 -= 40
+	// hooks.bpf.c:172: skelgen_printf("end\n");
+	// 79: lddw %r1, value:3+51
+	r1 = 0xc00000033
+	// 81: mov32 %r2, 5
+	r2 = 5
+	// 82: mov32 %r4, 0
+	r4 = 0
+	// 83: call runtime 2
+	m.CallAt(83, r1, r2, r3, r4, r5)
+	// hooks.bpf.c:173: return 0;
+	// 84: mov32 %r0, 0
 	r0 = 0
-	// 68: exit
-	b -= 69
-	runtime.CheckBudget(b, 68)
+	// 85: exit
+	b -= 73
+	runtime.CheckBudget(b, 85)
 	return r0, b
 }
 
@@ -682,31 +727,31 @@ func hooksOutsideEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 // run at call depth d with budget b; it returns r0 and the budget left.
 func hooksOutsideFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, r5 uint64) (uint64, int64) {
 	var r0, r6 uint64
-	// hooks.bpf.c:177: int outside(struct outside *o)
+	// hooks.bpf.c:182: int outside(struct outside *o)
 	// 0: mov %r6, %r1
 	r6 = r1
-	// hooks.bpf.c:179: o->stop = skelgen_stop(0);
+	// hooks.bpf.c:184: o->stop = skelgen_stop(0);
 	// 1: mov32 %r1, 0
 	r1 = 0
 	// 2: call runtime 0
 	r0 = m.CallAt(2, r1, r2, r3, r4, r5)
 	// 3: stxdw [%r6], %r0
 	m.Store64At(r6, r0, 3)
-	// hooks.bpf.c:180: o->attach = skelgen_attach("produce");
+	// hooks.bpf.c:185: o->attach = skelgen_attach("produce");
 	// 4: lddw %r1, value:0+7
 	r1 = 0xa00000007
 	// 6: call runtime 1
 	r0 = m.CallAt(6, r1, r2, r3, r4, r5)
 	// 7: stxdw [%r6+8], %r0
 	m.Store64At(r6+8, r0, 7)
-	// hooks.bpf.c:181: o->detach = skelgen_detach("produce");
+	// hooks.bpf.c:186: o->detach = skelgen_detach("produce");
 	// 8: lddw %r1, value:0+7
 	r1 = 0xa00000007
 	// 10: call runtime 2
 	r0 = m.CallAt(10, r1, r2, r3, r4, r5)
 	// 11: stxdw [%r6+16], %r0
 	m.Store64At(r6+16, r0, 11)
-	// hooks.bpf.c:182: o->output = skelgen_output(&events, o, 8);
+	// hooks.bpf.c:187: o->output = skelgen_output(&events, o, 8);
 	// 12: lddw %r1, map:1
 	r1 = 0x8000000100000000
 	// 14: mov %r2, %r6
@@ -717,7 +762,7 @@ func hooksOutsideFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, r5 uint
 	r0 = m.CallAt(16, r1, r2, r3, r4, r5)
 	// 17: stxdw [%r6+24], %r0
 	m.Store64At(r6+24, r0, 17)
-	// hooks.bpf.c:183: return 0;
+	// hooks.bpf.c:188: return 0;
 	// 18: mov32 %r0, 0
 	r0 = 0
 	// 19: exit

@@ -30,6 +30,18 @@ func (l *Links) add(lk link.Link, err error) (link.Link, error) {
 	return lk, nil
 }
 
+// remove forgets lk, which its owner closes.
+func (l *Links) remove(lk link.Link) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, x := range l.links {
+		if x == lk {
+			l.links = append(l.links[:i], l.links[i+1:]...)
+			return
+		}
+	}
+}
+
 // Close closes every link, newest first, and returns the first error.
 func (l *Links) Close() error {
 	l.mu.Lock()

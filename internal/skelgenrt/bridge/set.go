@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cilium/ebpf"
 
@@ -95,6 +96,10 @@ type Set struct {
 	life     lifetime
 	readers  readers
 	disabled map[string]bool
+	// runs are the user programs the skeleton made, by name; tool is
+	// the Tool serving the object, nil when none is.
+	runs map[string]*userRun
+	tool atomic.Pointer[Tool]
 }
 
 // Load loads spec: its kernel programs and the maps they use into the kernel

@@ -14,7 +14,7 @@ import (
 )
 
 // reservedFields are names of the Objects type's own methods and fields.
-var reservedFields = []string{"Close", "Collection", "Variables", "AttachAll"}
+var reservedFields = []string{"Close", "Collection", "Variables", "AttachAll", "Serve"}
 
 // collect decides the Go shape of every map, program and variable.
 func (s *skeleton) collect() error {

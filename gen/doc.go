@@ -25,7 +25,8 @@
 //     Attach methods derived from section names (attach.go; iterators
 //     get Open too), typed
 //     variables, user-space programs (user.go) and the host interface their
-//     externs need. Each target's translation goes to a file of its own,
+//     externs need, and Serve with its Handlers (serve.go), the one call
+//     that runs the object as a tool through runtime/bridge's Tool. Each target's translation goes to a file of its own,
 //     <stem>_<target>_aot.go. The regular parts (a struct field or an if
 //     statement per map, program and variable; the user's structs, enums
 //     and accessor methods) are written as text already in gofmt's form and
@@ -100,8 +101,8 @@
 // C members (of structs and unions), global variables, maps and programs
 // get Go names by one rule (naming.go), in each scope: a struct's fields
 // and methods; the Objects struct, whose fields are the maps and the
-// programs and whose methods (Close, Collection, Variables, AttachAll)
-// are reserved; the Variables struct.
+// programs and whose methods (Close, Collection, Variables, AttachAll,
+// Serve) are reserved; the Variables struct.
 //
 //   - The plain name of a C name is GoName of it without its leading
 //     underscores, then one underscore for each: pid_tgid is PidTgid, _x

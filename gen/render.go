@@ -40,6 +40,8 @@ func (s *skeleton) aliases(f *jen.File, id skelIDs) {
 		gocomment.Commentf("%sErrInProcess: a kernel operation on an object loaded in process.", p),
 		jen.Id(p+"ErrInProcess").Op("=").Qual(s.bridge, "ErrInProcess"),
 	)
+	f.Add(gocomment.Commentf("%sExitError is the error of Serve when a hook stopped the tool with a non-zero exit code (skelgen_stop).", p))
+	f.Type().Id(p+"ExitError").Op("=").Qual(s.bridge, "ExitError")
 }
 
 // skelIDs are the names of the skeleton's declarations, from the stem.
@@ -105,6 +107,7 @@ func (s *skeleton) file() (*jen.File, error) {
 	s.loadSpecDecl(f, id)
 	s.loadDecls(f, id)
 	s.objectDecls(f, id)
+	s.serveDecls(f, id)
 	s.programDecls(f, id)
 	if len(s.host) > 0 {
 		s.hostDecls(f, id.hostT, id.bindFn)

@@ -160,7 +160,7 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 	}
 	s.types.Prefix = s.prefix
 	// The skeleton's own top-level names win over C type names.
-	for _, suffix := range []string{"Spec", "VariableSpecs", "ProgramSpecs", "MapSpecs", "Objects", "Variables", "Host", "LoadOptions", "Pointer", "MemoryError", "ErrBudget", "ErrCallDepth", "ErrInProcess", "Kernels"} {
+	for _, suffix := range []string{"Spec", "VariableSpecs", "ProgramSpecs", "MapSpecs", "Objects", "Variables", "Host", "LoadOptions", "Pointer", "MemoryError", "ErrBudget", "ErrCallDepth", "ErrInProcess", "Kernels", "ExitError", "Handlers"} {
 		s.types.taken[s.prefix+suffix] = true
 	}
 	if err := s.collect(); err != nil {

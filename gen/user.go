@@ -69,6 +69,11 @@ const (
 // are the Go names of all programs.
 func (s *skeleton) collectUser(fields map[string]string) error {
 	spec := s.obj.Spec
+	// Hook sections are checked here, so that a bad one fails go
+	// generate rather than Serve.
+	if _, err := bridge.Hooks(spec); err != nil {
+		return err
+	}
 	externs := map[string]bool{}
 	for _, name := range sortedNames(spec.Programs) {
 		p := spec.Programs[name]

@@ -95,6 +95,11 @@ func (c *Compiled) Clone() *Compiled { return &Compiled{p: c.p.Clone(), entry: c
 // Run is Program.Run for the translation: the same context, stack, budget
 // and errors.
 func (c *Compiled) Run(ctx []byte) (uint64, error) {
+	return c.RunLen(ctx, uint64(len(ctx)))
+}
+
+// RunLen is Program.RunLen for the translation.
+func (c *Compiled) RunLen(ctx []byte, n uint64) (uint64, error) {
 	m := c.p.m
 	if uint64(len(ctx)) >= maxRegionSize {
 		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
@@ -104,7 +109,7 @@ func (c *Compiled) Run(ctx []byte) (uint64, error) {
 	}
 	m.begin(ctx)
 	defer m.end()
-	r0, err := m.enter(c.entry, uint64(len(ctx)))
+	r0, err := m.enter(c.entry, n)
 	if err != nil && m.prog.name != "" {
 		err = fmt.Errorf("program %s: %w", m.prog.name, err)
 	}

@@ -153,11 +153,23 @@ func (p *Program) Run(ctx []byte) (uint64, error) {
 	return p.m.Run(ctx)
 }
 
+// RunLen is Run with n in r2 rather than len(ctx): a context padded past
+// the bytes that are real (a record shorter than its struct, zero-filled
+// so that the program's typed reads stay in bounds) tells the program how
+// many bytes were real.
+func (p *Program) RunLen(ctx []byte, n uint64) (uint64, error) {
+	return p.m.run(ctx, n)
+}
+
 // Machine returns the run state Program.Run uses.
 func (p *Program) Machine() *Machine { return p.m }
 
 // Run is Program.Run.
 func (m *Machine) Run(ctx []byte) (uint64, error) {
+	return m.run(ctx, uint64(len(ctx)))
+}
+
+func (m *Machine) run(ctx []byte, n uint64) (uint64, error) {
 	if uint64(len(ctx)) >= maxRegionSize {
 		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
 	}
@@ -166,7 +178,7 @@ func (m *Machine) Run(ctx []byte) (uint64, error) {
 	}
 	m.begin(ctx)
 	defer m.end()
-	r0, err := m.exec(Addr(regionContext, 0), uint64(len(ctx)))
+	r0, err := m.exec(Addr(regionContext, 0), n)
 	if err != nil && m.prog.name != "" {
 		err = fmt.Errorf("program %s: %w", m.prog.name, err)
 	}

@@ -351,6 +351,20 @@ func (rb *RingBuffer) release(rec []byte) {
 	rb.mu.Unlock()
 }
 
+// Write appends a copy of rec as a submitted record, as a program's
+// bpf_ringbuf_output does; it reports false, writing nothing, when the
+// buffer has no room (or rec is empty). Go code uses it to feed records
+// to the buffer's readers, in tests say.
+func (rb *RingBuffer) Write(rec []byte) bool {
+	b := rb.reserve(len(rec))
+	if b == nil {
+		return false
+	}
+	copy(b, rec)
+	rb.commit(b)
+	return true
+}
+
 // Read removes and returns the oldest submitted record; ok is false when
 // there is none.
 func (rb *RingBuffer) Read() (rec []byte, ok bool) {

@@ -41,6 +41,52 @@ extern long skelgen_map_next_key(void *map, const void *key, void *next_key) __k
 /* Emits the record name = value to the host's record callback. */
 extern void skelgen_emit(const char *name, long long value) __ksym;
 
+/* Hooks and actions.
+ *
+ * A tool run by its skeleton's Serve method runs the programs in these
+ * sections at points of its life, all on one goroutine, one at a time:
+ *
+ *   SEC("ubpf/begin")            once, after attach, before any record;
+ *   SEC("ubpf/interval/1s")      every interval (a Go duration: 500ms, 2m);
+ *   SEC("ubpf/record/events")    every record of the ring buffer or perf
+ *                                event array events: int f(struct event *e,
+ *                                __u64 len); 0 drops it, else Go gets it
+ *                                (with the hook's writes to *e);
+ *   SEC("ubpf/lost/events")      every notice of samples the kernel lost on
+ *                                perf event array events: int f(struct
+ *                                skelgen_lost *l);
+ *   SEC("ubpf/end")              once on stop, after detach and the last
+ *                                record: the final report.
+ *
+ * The actions below steer the tool from any of them; outside Serve they
+ * return -EOPNOTSUPP. To steer kernel programs, write a map or global they
+ * read (bpf_map_update_elem, or a .bss/.data variable): both sides share
+ * it. */
+
+/* The context of a ubpf/lost/<map> hook. */
+struct skelgen_lost {
+	unsigned long long count; /* samples lost */
+	unsigned int cpu;         /* on this CPU */
+	unsigned int __pad;
+};
+
+/* Stops the tool: Serve detaches, drains the readers, runs the end hook
+ * and returns; a non-zero code makes its error an *ExitError with it. */
+extern long skelgen_stop(int code) __ksym;
+
+/* Attaches (detaches) the kernel program whose C name is prog, one whose
+ * section names its attach point. Returns 0, or -ENOENT for a program the
+ * tool does not attach (detach: one that is not attached); a kernel that
+ * refuses the attach fails the hook. */
+extern long skelgen_attach(const char *prog) __ksym;
+extern long skelgen_detach(const char *prog) __ksym;
+
+/* Emits size bytes at data to the Go callback of the ring buffer or perf
+ * event array map, as one of its records (without its record hook), at
+ * once. Returns 0, or -ENOENT when map is not a stream the tool reads;
+ * only hooks may call it. */
+extern long skelgen_output(void *map, const void *data, unsigned long long size) __ksym;
+
 #define ___sg_concat(a, b) a##b
 #define ___sg_apply(fn, n) ___sg_concat(fn, n)
 #define ___sg_nth(_, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, N, ...) N

@@ -17,4 +17,17 @@ struct sys_exit_ctx {
 	__s32 nr;
 	__s64 ret;
 };
+
+/* raw_syscalls/sys_enter and sys_exit: every system call. */
+struct raw_sys_enter_ctx {
+	__u64 common;
+	__s64 id;
+	__u64 args[6];
+};
+
+struct raw_sys_exit_ctx {
+	__u64 common;
+	__s64 id;
+	__s64 ret;
+};
 #endif

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"structs"
@@ -144,6 +145,10 @@ var (
 	LatencyErrInProcess = bridge.ErrInProcess
 )
 
+// LatencyExitError is the error of Serve when a hook stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type LatencyExitError = bridge.ExitError
+
 // LoadLatency parses the embedded object and loads the kernel programs and the
 // maps they use into the kernel (unless opts.InProcess, which loads every map
 // in process and no kernel program) and the user-space programs into the
@@ -268,6 +273,42 @@ func (o *LatencyObjects) AttachAll(opts ...bridge.AttachOption) error {
 			return o.OnExit.Attach()
 		}},
 	)
+}
+
+// LatencyHandlers are the Go side of Serve: the typed callbacks of the ring
+// buffers and perf event arrays, and how the tool stops.
+type LatencyHandlers struct {
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// OnStart is called once the programs are attached and the begin hook has run,
+	// before any record is read.
+	OnStart func()
+	// OnLost receives the count of each notice of samples the kernel lost on a
+	// perf event array, with the map's C name.
+	OnLost func(stream string, n uint64)
+}
+
+// Serve runs the object as a tool: it attaches the programs AttachAll
+// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
+// and perf event arrays that have a record hook or a callback in h and passes
+// each record to its hook then its callback, runs the ubpf/interval/<duration>
+// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
+// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
+// written, runs ubpf/end and closes the objects. It returns the first error; a
+// stop with a non-zero exit code is a *LatencyExitError. h may be nil.
+func (o *LatencyObjects) Serve(ctx context.Context, h *LatencyHandlers) error {
+	if h == nil {
+		h = &LatencyHandlers{}
+	}
+	t := bridge.NewTool(o.set)
+	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
+	if o.OnEnter != nil {
+		t.Program("on_enter", o.OnEnter.Attach)
+	}
+	if o.OnExit != nil {
+		t.Program("on_exit", o.OnExit.Attach)
+	}
+	return t.Serve(ctx)
 }
 
 // LatencyOnEnterProgram is program on_enter (section

@@ -5,6 +5,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"fmt"
 	"structs"
@@ -164,6 +165,10 @@ var (
 	OpensnoopErrInProcess = bridge.ErrInProcess
 )
 
+// OpensnoopExitError is the error of Serve when a hook stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type OpensnoopExitError = bridge.ExitError
+
 // LoadOpensnoop parses the embedded object and loads the kernel programs and
 // the maps they use into the kernel (unless opts.InProcess, which loads every
 // map in process and no kernel program) and the user-space programs into the
@@ -285,6 +290,50 @@ func (o *OpensnoopObjects) AttachAll(opts ...bridge.AttachOption) error {
 			return o.FexitOpenat2.Attach()
 		}},
 	)
+}
+
+// OpensnoopHandlers are the Go side of Serve: the typed callbacks of the ring
+// buffers and perf event arrays, and how the tool stops.
+type OpensnoopHandlers struct {
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// OnStart is called once the programs are attached and the begin hook has run,
+	// before any record is read.
+	OnStart func()
+	// OnLost receives the count of each notice of samples the kernel lost on a
+	// perf event array, with the map's C name.
+	OnLost func(stream string, n uint64)
+	// OnEvents receives each record of events that its record hook
+	// (SEC("ubpf/record/events")) passes, or every record when it has none; it
+	// runs on Serve's goroutine, never beside a hook.
+	OnEvents func(*OpensnoopEvent)
+}
+
+// Serve runs the object as a tool: it attaches the programs AttachAll
+// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
+// and perf event arrays that have a record hook or a callback in h and passes
+// each record to its hook then its callback, runs the ubpf/interval/<duration>
+// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
+// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
+// written, runs ubpf/end and closes the objects. It returns the first error; a
+// stop with a non-zero exit code is a *OpensnoopExitError. h may be nil.
+func (o *OpensnoopObjects) Serve(ctx context.Context, h *OpensnoopHandlers) error {
+	if h == nil {
+		h = &OpensnoopHandlers{}
+	}
+	t := bridge.NewTool(o.set)
+	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
+	if o.EnterOpenat != nil {
+		t.Program("enter_openat", o.EnterOpenat.Attach)
+	}
+	if o.ExitOpenat != nil {
+		t.Program("exit_openat", o.ExitOpenat.Attach)
+	}
+	if o.FexitOpenat2 != nil {
+		t.Program("fexit_openat2", o.FexitOpenat2.Attach)
+	}
+	bridge.Handle(t, o.Events, h.OnEvents)
+	return t.Serve(ctx)
 }
 
 // OpensnoopEnterOpenatProgram is program enter_openat (section

@@ -3,17 +3,18 @@
 //
 //	sudo go run ./examples/readsize -pid 1234 -interval 1s -duration 10s
 //
-// The kernel program counts into maps; the report is the object's
-// user-space program (SEC("ubpf/report")), run in this process by
-// skelgen's runtime on the kernel's maps.
+// The whole tool is readsize.bpf.c: the kernel program counts into maps,
+// and the object's hooks (SEC("ubpf/begin"), "ubpf/interval/100ms",
+// "ubpf/end"), run in this process by the skeleton's Serve, print the
+// reports from the kernel's maps.
 package main
 
 //go:generate go run github.com/skelgen/skelgen/cmd/skelgen -cflags "-O2 -mcpu=v3 -I../include" readsize.bpf.c
 
 import (
 	"context"
+	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log"
 	"os"
@@ -43,50 +44,20 @@ func main() {
 	}
 }
 
-// run reports every interval and once more when ctx ends; ready, when not
-// nil, is called once the program is attached.
+// run serves the tool until ctx ends; ready, when not nil, is called once
+// the program is attached.
 func run(ctx context.Context, out io.Writer, o options, ready func()) error {
 	spec, err := LoadReadsizeSpec()
 	if err != nil {
 		return err
 	}
-	if err := spec.Variables.TargetTgid.Set(uint32(o.pid)); err != nil {
-		return err
-	}
-	if err := spec.Variables.MinBytes.Set(o.minBytes); err != nil {
+	v := spec.Variables
+	if err := errors.Join(v.TargetTgid.Set(uint32(o.pid)), v.MinBytes.Set(o.minBytes), v.IntervalNs.Set(uint64(o.interval))); err != nil {
 		return err
 	}
 	objs, err := spec.Load(&ReadsizeLoadOptions{Output: out})
 	if err != nil {
 		return err
 	}
-	defer objs.Close()
-	if err := objs.AttachAll(); err != nil {
-		return err
-	}
-	fmt.Fprintln(out, "Tracing read() sizes... Hit Ctrl-C to end.")
-	if ready != nil {
-		ready()
-	}
-	tick := time.NewTicker(o.interval)
-	defer tick.Stop()
-	for {
-		done := false
-		select {
-		case <-ctx.Done():
-			done = true
-		case <-tick.C:
-		}
-		fmt.Fprintf(out, "\n%s\n", time.Now().Format("15:04:05"))
-		var s ReadsizeSummary
-		if _, err := objs.Report.Run(&s); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		if s.Reads == 0 {
-			fmt.Fprintln(out, "no reads in this interval")
-		}
-		if done {
-			return nil
-		}
-	}
+	return objs.Serve(ctx, &ReadsizeHandlers{OnStart: ready})
 }

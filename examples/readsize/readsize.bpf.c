@@ -1,10 +1,10 @@
 //go:build ignore
 
 // readsize: a log2 histogram of the bytes read() returns, per interval.
-// The kernel side counts; the report is a user-space program
-// (SEC("ubpf/report")) the Go host runs every interval: it prints the
-// histogram and a summary, fills in the summary for the host and starts
-// the next interval, all from the kernel's maps.
+// The kernel side counts; the hooks, run by the skeleton's Serve in the Go
+// process, do the rest from the kernel's maps: begin prints the banner,
+// the interval hook prints the histogram and a summary when an interval
+// has passed and starts the next one, and end prints the last report.
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "syscall_tp.h"
@@ -15,6 +15,7 @@
 /* Options, set before load. */
 const volatile __u32 target_tgid = 0;
 const volatile __u64 min_bytes = 0;
+const volatile __u64 interval_ns = 1000000000;
 
 /* hist[i] counts reads of [2^i, 2^(i+1)) bytes; slot 0 also holds 0. */
 struct {
@@ -71,34 +72,56 @@ int read_done(struct sys_exit_ctx *ctx)
 	return 0;
 }
 
-/* The interval's figures, for the host. */
-struct summary {
-	__u64 reads;
-	__u64 bytes;
-	__u64 mean;
-};
+/* When the current interval began. */
+__u64 interval_start;
 
-SEC("ubpf/report")
-int report(struct summary *s)
+SEC("ubpf/begin")
+int begin(void *ctx)
+{
+	interval_start = bpf_ktime_get_ns();
+	skelgen_printf("Tracing read() sizes... Hit Ctrl-C to end.\n");
+	return 0;
+}
+
+/* Prints the interval's histogram and summary, and starts the next. */
+static int report(void)
 {
 	__u32 zero = 0;
 	__u64 zero64 = 0;
 	struct totals *t = bpf_map_lookup_elem(&totals, &zero);
 	if (!t)
 		return 1;
-	s->reads = t->reads;
-	s->bytes = t->bytes;
-	s->mean = t->reads ? t->bytes / t->reads : 0;
-	if (t->reads == 0)
+	skelgen_printf("\n");
+	if (t->reads == 0) {
+		skelgen_printf("no reads in this interval\n");
 		return 0;
+	}
 	skelgen_print_log2_hist(&hist, "bytes");
-	skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", s->reads, s->bytes, s->mean);
+	skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", t->reads, t->bytes, t->bytes / t->reads);
 
 	for (__u32 i = 0; i < MAX_SLOTS; i++)
 		bpf_map_update_elem(&hist, &i, &zero64, BPF_ANY);
 	struct totals empty = {};
 	bpf_map_update_elem(&totals, &zero, &empty, BPF_ANY);
 	return 0;
+}
+
+/* Ticks often; reports when interval_ns has passed. */
+SEC("ubpf/interval/100ms")
+int tick(void *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+	if (now - interval_start < interval_ns)
+		return 0;
+	int err = report();
+	interval_start = now;
+	return err;
+}
+
+SEC("ubpf/end")
+int end(void *ctx)
+{
+	return report();
 }
 
 char LICENSE[] SEC("license") = "GPL";

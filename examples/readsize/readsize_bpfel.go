@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"structs"
@@ -14,17 +15,6 @@ import (
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
-
-// ReadsizeSummary is struct summary (24 bytes) with its C layout.
-type ReadsizeSummary struct {
-	_     structs.HostLayout
-	Reads uint64
-	Bytes uint64
-	Mean  uint64
-}
-
-// Fails to compile unless ReadsizeSummary has the 24 bytes of struct summary.
-var _ = [1]struct{}{}[unsafe.Sizeof(ReadsizeSummary{})-24]
 
 // ReadsizeTotals is struct totals (16 bytes) with its C layout.
 type ReadsizeTotals struct {
@@ -73,12 +63,20 @@ type ReadsizeMapSpecs struct {
 type ReadsizeProgramSpecs struct {
 	// ReadDone is program read_done (section tracepoint/syscalls/sys_exit_read).
 	ReadDone *bridge.ProgramSpec
-	// Report is user-space program report (section ubpf/report).
-	Report *bridge.ProgramSpec
+	// Begin is user-space program begin (section ubpf/begin).
+	Begin *bridge.ProgramSpec
+	// End is user-space program end (section ubpf/end).
+	End *bridge.ProgramSpec
+	// Tick is user-space program tick (section ubpf/interval/100ms).
+	Tick *bridge.ProgramSpec
 }
 
 // ReadsizeVariableSpecs are the object's global variables before load.
 type ReadsizeVariableSpecs struct {
+	// IntervalNs is interval_ns in .rodata.
+	IntervalNs *bridge.VarSpec[uint64]
+	// IntervalStart is interval_start in .bss.
+	IntervalStart *bridge.VarSpec[uint64]
 	// MinBytes is min_bytes in .rodata.
 	MinBytes *bridge.VarSpec[uint64]
 	// TargetTgid is target_tgid in .rodata.
@@ -101,7 +99,19 @@ func LoadReadsizeSpec() (*ReadsizeSpec, error) {
 	if s.Programs.ReadDone, err = bridge.NewProgramSpec(spec, "read_done"); err != nil {
 		return nil, fmt.Errorf("readsize: %w", err)
 	}
-	if s.Programs.Report, err = bridge.NewProgramSpec(spec, "report"); err != nil {
+	if s.Programs.Begin, err = bridge.NewProgramSpec(spec, "begin"); err != nil {
+		return nil, fmt.Errorf("readsize: %w", err)
+	}
+	if s.Programs.End, err = bridge.NewProgramSpec(spec, "end"); err != nil {
+		return nil, fmt.Errorf("readsize: %w", err)
+	}
+	if s.Programs.Tick, err = bridge.NewProgramSpec(spec, "tick"); err != nil {
+		return nil, fmt.Errorf("readsize: %w", err)
+	}
+	if s.Variables.IntervalNs, err = bridge.NewVarSpec[uint64](spec.Variables["interval_ns"]); err != nil {
+		return nil, fmt.Errorf("readsize: %w", err)
+	}
+	if s.Variables.IntervalStart, err = bridge.NewVarSpec[uint64](spec.Variables["interval_start"]); err != nil {
 		return nil, fmt.Errorf("readsize: %w", err)
 	}
 	if s.Variables.MinBytes, err = bridge.NewVarSpec[uint64](spec.Variables["min_bytes"]); err != nil {
@@ -131,6 +141,10 @@ var (
 	ReadsizeErrInProcess = bridge.ErrInProcess
 )
 
+// ReadsizeExitError is the error of Serve when a hook stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type ReadsizeExitError = bridge.ExitError
+
 // LoadReadsize parses the embedded object and loads the kernel programs and
 // the maps they use into the kernel (unless opts.InProcess, which loads every
 // map in process and no kernel program) and the user-space programs into the
@@ -147,7 +161,7 @@ func LoadReadsize(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ReadsizeSpec) Load(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.ReadDone, s.Programs.Report))
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.ReadDone, s.Programs.Begin, s.Programs.End, s.Programs.Tick))
 	if err != nil {
 		return nil, fmt.Errorf("readsize: %w", err)
 	}
@@ -169,9 +183,15 @@ type ReadsizeObjects struct {
 	// ReadDone is program read_done (section tracepoint/syscalls/sys_exit_read);
 	// nil when its autoload was off.
 	ReadDone *ReadsizeReadDoneProgram
-	// Report is user-space program report (section ubpf/report), run in process;
-	// nil when its autoload was off.
-	Report *bridge.UserProgram[ReadsizeSummary]
+	// Begin is user-space program begin (section ubpf/begin), run in process; nil
+	// when its autoload was off.
+	Begin *bridge.UserProgram[struct{}]
+	// End is user-space program end (section ubpf/end), run in process; nil when
+	// its autoload was off.
+	End *bridge.UserProgram[struct{}]
+	// Tick is user-space program tick (section ubpf/interval/100ms), run in
+	// process; nil when its autoload was off.
+	Tick *bridge.UserProgram[struct{}]
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables ReadsizeVariables
@@ -181,6 +201,10 @@ type ReadsizeObjects struct {
 
 // ReadsizeVariables are the loaded global variables.
 type ReadsizeVariables struct {
+	// IntervalNs is interval_ns in .rodata.
+	IntervalNs *bridge.Var[uint64]
+	// IntervalStart is interval_start in .bss.
+	IntervalStart *bridge.Var[uint64]
 	// MinBytes is min_bytes in .rodata.
 	MinBytes *bridge.Var[uint64]
 	// TargetTgid is target_tgid in .rodata.
@@ -200,10 +224,26 @@ func (o *ReadsizeObjects) init() error {
 	} else if !p.Disabled() {
 		o.ReadDone = &ReadsizeReadDoneProgram{p}
 	}
-	if !o.set.Disabled("report") {
-		if o.Report, err = bridge.NewUserProgram[ReadsizeSummary](o.set, "report", readsizeReportTranslation); err != nil {
+	if !o.set.Disabled("begin") {
+		if o.Begin, err = bridge.NewUserProgram[struct{}](o.set, "begin", readsizeBeginTranslation); err != nil {
 			return err
 		}
+	}
+	if !o.set.Disabled("end") {
+		if o.End, err = bridge.NewUserProgram[struct{}](o.set, "end", readsizeEndTranslation); err != nil {
+			return err
+		}
+	}
+	if !o.set.Disabled("tick") {
+		if o.Tick, err = bridge.NewUserProgram[struct{}](o.set, "tick", readsizeTickTranslation); err != nil {
+			return err
+		}
+	}
+	if o.Variables.IntervalNs, err = bridge.NewVar[uint64](o.set, "interval_ns"); err != nil {
+		return err
+	}
+	if o.Variables.IntervalStart, err = bridge.NewVar[uint64](o.set, "interval_start"); err != nil {
+		return err
 	}
 	if o.Variables.MinBytes, err = bridge.NewVar[uint64](o.set, "min_bytes"); err != nil {
 		return err
@@ -237,6 +277,39 @@ func (o *ReadsizeObjects) AttachAll(opts ...bridge.AttachOption) error {
 			return o.ReadDone.Attach()
 		}},
 	)
+}
+
+// ReadsizeHandlers are the Go side of Serve: the typed callbacks of the ring
+// buffers and perf event arrays, and how the tool stops.
+type ReadsizeHandlers struct {
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// OnStart is called once the programs are attached and the begin hook has run,
+	// before any record is read.
+	OnStart func()
+	// OnLost receives the count of each notice of samples the kernel lost on a
+	// perf event array, with the map's C name.
+	OnLost func(stream string, n uint64)
+}
+
+// Serve runs the object as a tool: it attaches the programs AttachAll
+// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
+// and perf event arrays that have a record hook or a callback in h and passes
+// each record to its hook then its callback, runs the ubpf/interval/<duration>
+// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
+// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
+// written, runs ubpf/end and closes the objects. It returns the first error; a
+// stop with a non-zero exit code is a *ReadsizeExitError. h may be nil.
+func (o *ReadsizeObjects) Serve(ctx context.Context, h *ReadsizeHandlers) error {
+	if h == nil {
+		h = &ReadsizeHandlers{}
+	}
+	t := bridge.NewTool(o.set)
+	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
+	if o.ReadDone != nil {
+		t.Program("read_done", o.ReadDone.Attach)
+	}
+	return t.Serve(ctx)
 }
 
 // ReadsizeReadDoneProgram is program read_done (section

@@ -9,224 +9,595 @@ package main
 
 import "github.com/skelgen/skelgen/runtime"
 
-// readsizeReportTranslation returns the Go translation of program "report",
-// for runtime.Program.Bind.
-func readsizeReportTranslation() runtime.Translation {
+// readsizeBeginTranslation returns the Go translation of program "begin", for
+// runtime.Program.Bind.
+func readsizeBeginTranslation() runtime.Translation {
 	return runtime.Translation{
-		Calls: []int{9, 27, 40, 50, 65},
-		Entry: readsizeReportEntry,
+		Calls: []int{0, 10},
+		Entry: readsizeBeginEntry,
 		Imms: []runtime.Imm{{
-			Insn:  7,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  23,
-			Value: 0x8000000100000000,
-		}, {
-			Insn:  25,
+			Insn:  1,
 			Value: 0xa00000000,
 		}, {
-			Insn:  36,
-			Value: 0xb00000010,
+			Insn:  6,
+			Value: 0xb00000018,
+		}},
+		Insns: 13,
+	}
+}
+
+// readsizeBeginEntry is the runtime.Entry of program "begin".
+func readsizeBeginEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return readsizeBeginFn0(m, 0, b, r1, r2, 0, 0, 0)
+}
+
+// readsizeBeginFn0 is function begin (instruction 0) of program "begin", run
+// at call depth d with budget b; it returns r0 and the budget left.
+func readsizeBeginFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, r5 uint64) (uint64, int64) {
+	var r0 uint64
+	r10 := runtime.StackTop(d)
+	// readsize.bpf.c:81: interval_start = bpf_ktime_get_ns();
+	// 0: call 5
+	r0 = m.CallAt(0, r1, r2, r3, r4, r5)
+	// 1: lddw %r1, value:0
+	r1 = 0xa00000000
+	// 3: stxdw [%r1], %r0
+	m.Store64At(r1, r0, 3)
+	// 4: mov %r3, %r10
+	r3 = r10
+	// 5: add %r3, -8
+	r3 -= 8
+	// readsize.bpf.c:82: skelgen_printf("Tracing read() sizes... Hit Ctrl-C to end.\n");
+	// 6: lddw %r1, value:1+24
+	r1 = 0xb00000018
+	// 8: mov32 %r2, 44
+	r2 = 44
+	// 9: mov32 %r4, 0
+	r4 = 0
+	// 10: call runtime 0
+	m.CallAt(10, r1, r2, r3, r4, r5)
+	// readsize.bpf.c:83: return 0;
+	// 11: mov32 %r0, 0
+	r0 = 0
+	// 12: exit
+	b -= 13
+	runtime.CheckBudget(b, 12)
+	return r0, b
+}
+
+// readsizeEndTranslation returns the Go translation of program "end", for
+// runtime.Program.Bind.
+func readsizeEndTranslation() runtime.Translation {
+	return runtime.Translation{
+		Calls: []int{10, 21, 30, 36, 49, 58, 73},
+		Entry: readsizeEndEntry,
+		Imms: []runtime.Imm{{
+			Insn:  8,
+			Value: 0x8000000000000000,
 		}, {
-			Insn:  47,
-			Value: 0x8000000100000000,
+			Insn:  17,
+			Value: 0xa00000044,
 		}, {
-			Insn:  62,
+			Insn:  26,
+			Value: 0xa00000046,
+		}, {
+			Insn:  32,
+			Value: 0x8000000200000000,
+		}, {
+			Insn:  34,
+			Value: 0xb00000000,
+		}, {
+			Insn:  45,
+			Value: 0xa00000061,
+		}, {
+			Insn:  55,
+			Value: 0x8000000200000000,
+		}, {
+			Insn:  70,
 			Value: 0x8000000000000000,
 		}},
-		Insns: 68,
+		Insns: 77,
 	}
 }
 
-// readsizeReportEntry is the runtime.Entry of program "report".
-func readsizeReportEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
-	return readsizeReportFn0(m, 0, b, r1, 0, 0, 0)
+// readsizeEndEntry is the runtime.Entry of program "end".
+func readsizeEndEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return readsizeEndFn0(m, 0, b, 0, 0, 0)
 }
 
-// readsizeReportFn0 is function report (instruction 0) of program "report",
-// run at call depth d with budget b; it returns r0 and the budget left.
-func readsizeReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (uint64, int64) {
-	var r0, r2, r6 uint64
+// readsizeEndFn0 is function end (instruction 0) of program "end", run at call
+// depth d with budget b; it returns r0 and the budget left.
+func readsizeEndFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (uint64, int64) {
+	var r0 uint64
+	// readsize.bpf.c:124: return report();
+	// 0: call local +1 (to 2)
+	m.CheckDepth(d, 0)
+	b -= 1
+	runtime.CheckBudget(b, 0)
+	r0, b = readsizeEndFn2(m, d+1, b, r3, r4, r5)
+	// 1: exit
+	b -= 1
+	runtime.CheckBudget(b, 1)
+	return r0, b
+}
+
+// readsizeEndFn2 is function report (instruction 2) of program "end", run at
+// call depth d with budget b; it returns r0 and the budget left.
+func readsizeEndFn2(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (uint64, int64) {
+	var r0, r1, r2, r6, r7 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// readsize.bpf.c:82: int report(struct summary *s)
-	// 0: mov %r6, %r1
-	r6 = r1
-	// 1: mov32 %r1, 0
+	// readsize.bpf.c:87: static int report(void)
+	// 2: mov32 %r1, 0
 	r1 = 0
-	// readsize.bpf.c:84: __u32 zero = 0;
-	// 2: stxw [%r10-4], %r1
+	// readsize.bpf.c:89: __u32 zero = 0;
+	// 3: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
-	// 3: mov %r1, 0
+	// 4: mov %r1, 0
 	r1 = 0
-	// readsize.bpf.c:85: __u64 zero64 = 0;
-	// 4: stxdw [%r10-16], %r1
+	// readsize.bpf.c:90: __u64 zero64 = 0;
+	// 5: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 5: mov %r2, %r10
+	// 6: mov %r2, %r10
 	r2 = r10
-	// 6: add %r2, -4
+	// 7: add %r2, -4
 	r2 -= 4
-	// readsize.bpf.c:86: struct totals *t = bpf_map_lookup_elem(&totals, &zero);
-	// 7: lddw %r1, map:0
+	// readsize.bpf.c:91: struct totals *t = bpf_map_lookup_elem(&totals, &zero);
+	// 8: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 9: call 1
-	r0 = m.LookupAt(9, r1, r2, r3, r4, r5)
-	// 10: mov %r1, %r0
-	r1 = r0
-	// 11: mov32 %r0, 1
-	r0 = 1
-	// readsize.bpf.c:87: if (!t)
-	// 12: jeq %r1, 0, +54 (to 67)
-	if r1 == 0 {
-		runtime.CheckBudget(b-13, 12)
-		goto L67
+	// 10: call 1
+	r0 = m.LookupAt(10, r1, r2, r3, r4, r5)
+	// 11: mov %r7, %r0
+	r7 = r0
+	// 12: mov32 %r6, 1
+	r6 = 1
+	// readsize.bpf.c:92: if (!t)
+	// 13: jeq %r7, 0, +61 (to 75)
+	if r7 == 0 {
+		runtime.CheckBudget(b-12, 13)
+		goto L75
 	}
-	// readsize.bpf.c:89: s->reads = t->reads;
-	// 13: ldxdw %r2, [%r1]
-	r2 = m.Load64At(r1, 13)
-	// 14: stxdw [%r6], %r2
-	m.Store64At(r6, r2, 14)
-	// readsize.bpf.c:90: s->bytes = t->bytes;
-	// 15: ldxdw %r1, [%r1+8]
-	r1 = m.Load64At(r1+8, 15)
-	// 16: stxdw [%r6+8], %r1
-	m.Store64At(r6+8, r1, 16)
-	// readsize.bpf.c:91: s->mean = t->reads ? t->bytes / t->reads : 0;
-	// 17: jne %r2, 0, +3 (to 21)
-	if r2 != 0 {
-		runtime.CheckBudget(b-18, 17)
-		goto L21
-	}
-	// 18: mov %r1, 0
-	r1 = 0
-	// 19: stxdw [%r6+16], %r1
-	m.Store64At(r6+16, r1, 19)
-	// 20: ja +45 (to 66)
-	runtime.CheckBudget(b-21, 20)
-	goto L66
-L21:
-	// 21: div %r1, %r2
-	if r2 != 0 {
-		r1 /= r2
-	} else {
-		r1 = 0
-	}
-	// 22: stxdw [%r6+16], %r1
-	m.Store64At(r6+16, r1, 22)
-	// readsize.bpf.c:94: skelgen_print_log2_hist(&hist, "bytes");
-	// 23: lddw %r1, map:1
-	r1 = 0x8000000100000000
-	// 25: lddw %r2, value:2
-	r2 = 0xa00000000
-	// 27: call runtime 0
-	m.CallAt(27, r1, r2, r3, r4, r5)
-	// Instructions 28 to 32 access r6 at constant offsets: when the span they
-	// reach is in its region, run a copy that checks it once.
-	if s28, ok := m.BlockSpan(r6, 24, false); ok {
-		v28 := runtime.WindowOf[[24]byte](s28).At(0)
-		// readsize.bpf.c:95: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", s->reads, s->bytes, s->mean);
-		// 28: ldxdw %r1, [%r6] (span checked)
-		r1 = uint64(v28[0]) | uint64(v28[1])<<8 | uint64(v28[2])<<16 | uint64(v28[3])<<24 | uint64(v28[4])<<32 | uint64(v28[5])<<40 | uint64(v28[6])<<48 | uint64(v28[7])<<56
-		// 29: stxdw [%r10-48], %r1 (span checked)
-		runtime.PutLE64(fp[464:], r1)
-		// 30: ldxdw %r1, [%r6+8] (span checked)
-		r1 = uint64(v28[8]) | uint64(v28[9])<<8 | uint64(v28[10])<<16 | uint64(v28[11])<<24 | uint64(v28[12])<<32 | uint64(v28[13])<<40 | uint64(v28[14])<<48 | uint64(v28[15])<<56
-		// 31: stxdw [%r10-40], %r1 (span checked)
-		runtime.PutLE64(fp[472:], r1)
-		// 32: ldxdw %r1, [%r6+16] (span checked)
-		r1 = uint64(v28[16]) | uint64(v28[17])<<8 | uint64(v28[18])<<16 | uint64(v28[19])<<24 | uint64(v28[20])<<32 | uint64(v28[21])<<40 | uint64(v28[22])<<48 | uint64(v28[23])<<56
-	} else {
-		// readsize.bpf.c:95: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", s->reads, s->bytes, s->mean);
-		// 28: ldxdw %r1, [%r6]
-		r1 = m.Load64At(r6, 28)
-		// 29: stxdw [%r10-48], %r1
-		runtime.PutLE64(fp[464:], r1)
-		// 30: ldxdw %r1, [%r6+8]
-		r1 = m.Load64At(r6+8, 30)
-		// 31: stxdw [%r10-40], %r1
-		runtime.PutLE64(fp[472:], r1)
-		// 32: ldxdw %r1, [%r6+16]
-		r1 = m.Load64At(r6+16, 32)
-	}
-	// 33: stxdw [%r10-32], %r1
-	runtime.PutLE64(fp[480:], r1)
-	// 34: mov %r3, %r10
+	// 14: mov %r3, %r10
 	r3 = r10
-	// 35: add %r3, -48
+	// 15: add %r3, -48
 	r3 -= 48
-	// 36: lddw %r1, value:3+16
-	r1 = 0xb00000010
-	// 38: mov32 %r2, 41
-	r2 = 41
-	// 39: mov32 %r4, 24
-	r4 = 24
-	// 40: call runtime 1
-	m.CallAt(40, r1, r2, r3, r4, r5)
-	// 41: mov32 %r1, 0
-	r1 = 0
-	// readsize.bpf.c:97: for (__u32 i = 0; i < MAX_SLOTS; i++)
-	// 42: stxw [%r10-48], %r1
-	runtime.PutLE32(fp[464:], r1)
-L43:
-	// 43: mov %r2, %r10
-	r2 = r10
-	// 44: add %r2, -48
-	r2 -= 48
-	// 45: mov %r3, %r10
-	r3 = r10
-	// 46: add %r3, -16
-	r3 -= 16
-	// readsize.bpf.c:98: bpf_map_update_elem(&hist, &i, &zero64, BPF_ANY);
-	// 47: lddw %r1, map:1
-	r1 = 0x8000000100000000
-	// 49: mov %r4, 0
+	// 16: mov32 %r6, 0
+	r6 = 0
+	// readsize.bpf.c:94: skelgen_printf("\n");
+	// 17: lddw %r1, value:1+68
+	r1 = 0xa00000044
+	// 19: mov32 %r2, 2
+	r2 = 2
+	// 20: mov32 %r4, 0
 	r4 = 0
-	// 50: call 2
-	m.CallAt(50, r1, r2, r3, r4, r5)
-	// readsize.bpf.c:97: for (__u32 i = 0; i < MAX_SLOTS; i++)
-	// 51: ldxw %r1, [%r10-48]
+	// 21: call runtime 0
+	m.CallAt(21, r1, r2, r3, r4, r5)
+	// readsize.bpf.c:95: if (t->reads == 0) {
+	// 22: ldxdw %r1, [%r7]
+	r1 = m.Load64At(r7, 22)
+	// 23: jne %r1, 0, +8 (to 32)
+	if r1 != 0 {
+		runtime.CheckBudget(b-22, 23)
+		goto L32
+	}
+	// 24: mov %r3, %r10
+	r3 = r10
+	// 25: add %r3, -48
+	r3 -= 48
+	// readsize.bpf.c:96: skelgen_printf("no reads in this interval\n");
+	// 26: lddw %r1, value:1+70
+	r1 = 0xa00000046
+	// 28: mov32 %r2, 27
+	r2 = 27
+	// 29: mov32 %r4, 0
+	r4 = 0
+	// 30: call runtime 0
+	m.CallAt(30, r1, r2, r3, r4, r5)
+	// readsize.bpf.c:97: return 0;
+	// 31: ja +43 (to 75)
+	b -= 18
+	runtime.CheckBudget(b-12, 31)
+	goto L75
+L32:
+	// readsize.bpf.c:99: skelgen_print_log2_hist(&hist, "bytes");
+	// 32: lddw %r1, map:2
+	r1 = 0x8000000200000000
+	// 34: lddw %r2, value:3
+	r2 = 0xb00000000
+	// 36: call runtime 1
+	m.CallAt(36, r1, r2, r3, r4, r5)
+	// Instructions 37 to 39 access r7 at constant offsets: when the span they
+	// reach is in its region, run a copy that checks it once.
+	if s37, ok := m.BlockSpan(r7, 16, false); ok {
+		v37 := runtime.WindowOf[[16]byte](s37).At(0)
+		// readsize.bpf.c:100: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", t->reads, t->bytes, t->bytes / t->reads);
+		// 37: ldxdw %r1, [%r7] (span checked)
+		r1 = uint64(v37[0]) | uint64(v37[1])<<8 | uint64(v37[2])<<16 | uint64(v37[3])<<24 | uint64(v37[4])<<32 | uint64(v37[5])<<40 | uint64(v37[6])<<48 | uint64(v37[7])<<56
+		// 38: stxdw [%r10-48], %r1 (span checked)
+		runtime.PutLE64(fp[464:], r1)
+		// 39: ldxdw %r2, [%r7+8] (span checked)
+		r2 = uint64(v37[8]) | uint64(v37[9])<<8 | uint64(v37[10])<<16 | uint64(v37[11])<<24 | uint64(v37[12])<<32 | uint64(v37[13])<<40 | uint64(v37[14])<<48 | uint64(v37[15])<<56
+	} else {
+		// readsize.bpf.c:100: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", t->reads, t->bytes, t->bytes / t->reads);
+		// 37: ldxdw %r1, [%r7]
+		r1 = m.Load64At(r7, 37)
+		// 38: stxdw [%r10-48], %r1
+		runtime.PutLE64(fp[464:], r1)
+		// 39: ldxdw %r2, [%r7+8]
+		r2 = m.Load64At(r7+8, 39)
+	}
+	// 40: stxdw [%r10-40], %r2
+	runtime.PutLE64(fp[472:], r2)
+	// 41: div %r2, %r1
+	if r1 != 0 {
+		r2 /= r1
+	} else {
+		r2 = 0
+	}
+	// 42: stxdw [%r10-32], %r2
+	runtime.PutLE64(fp[480:], r2)
+	// 43: mov %r3, %r10
+	r3 = r10
+	// 44: add %r3, -48
+	r3 -= 48
+	// 45: lddw %r1, value:1+97
+	r1 = 0xa00000061
+	// 47: mov32 %r2, 41
+	r2 = 41
+	// 48: mov32 %r4, 24
+	r4 = 24
+	// 49: call runtime 0
+	m.CallAt(49, r1, r2, r3, r4, r5)
+	// readsize.bpf.c:102: for (__u32 i = 0; i < MAX_SLOTS; i++)
+	// 50: stxw [%r10-48], %r6
+	runtime.PutLE32(fp[464:], r6)
+L51:
+	// 51: mov %r2, %r10
+	r2 = r10
+	// 52: add %r2, -48
+	r2 -= 48
+	// 53: mov %r3, %r10
+	r3 = r10
+	// 54: add %r3, -16
+	r3 -= 16
+	// readsize.bpf.c:103: bpf_map_update_elem(&hist, &i, &zero64, BPF_ANY);
+	// 55: lddw %r1, map:2
+	r1 = 0x8000000200000000
+	// 57: mov %r4, 0
+	r4 = 0
+	// 58: call 2
+	m.CallAt(58, r1, r2, r3, r4, r5)
+	// readsize.bpf.c:102: for (__u32 i = 0; i < MAX_SLOTS; i++)
+	// 59: ldxw %r1, [%r10-48]
 	r1 = uint64(fp[464]) | uint64(fp[465])<<8 | uint64(fp[466])<<16 | uint64(fp[467])<<24
-	// 52: add32 %r1, 1
+	// 60: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 53: stxw [%r10-48], %r1
+	// 61: stxw [%r10-48], %r1
 	runtime.PutLE32(fp[464:], r1)
-	// 54: jlt32 %r1, 32, -12 (to 43)
+	// 62: jlt32 %r1, 32, -12 (to 51)
 	if uint32(r1) < 32 {
 		b -= 12
-		runtime.CheckBudget(b-40, 54)
-		goto L43
+		runtime.CheckBudget(b-41, 62)
+		goto L51
 	}
-	// 55: mov %r1, 0
+	// 63: mov %r1, 0
 	r1 = 0
-	// readsize.bpf.c:99: struct totals empty = {};
-	// 56: stxdw [%r10-40], %r1
+	// readsize.bpf.c:104: struct totals empty = {};
+	// 64: stxdw [%r10-40], %r1
 	runtime.PutLE64(fp[472:], r1)
-	// 57: stxdw [%r10-48], %r1
+	// 65: stxdw [%r10-48], %r1
 	runtime.PutLE64(fp[464:], r1)
-	// 58: mov %r2, %r10
+	// 66: mov %r2, %r10
 	r2 = r10
-	// 59: add %r2, -4
+	// 67: add %r2, -4
 	r2 -= 4
-	// 60: mov %r3, %r10
+	// 68: mov %r3, %r10
 	r3 = r10
-	// 61: add %r3, -48
+	// 69: add %r3, -48
 	r3 -= 48
-	// readsize.bpf.c:100: bpf_map_update_elem(&totals, &zero, &empty, BPF_ANY);
-	// 62: lddw %r1, map:0
+	// readsize.bpf.c:105: bpf_map_update_elem(&totals, &zero, &empty, BPF_ANY);
+	// 70: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 64: mov %r4, 0
+	// 72: mov %r4, 0
 	r4 = 0
-	// 65: call 2
-	m.CallAt(65, r1, r2, r3, r4, r5)
-	b -= 42
-L66:
-	// 66: mov32 %r0, 0
-	r0 = 0
-	b -= 9
-L67:
-	// readsize.bpf.c:102: }
-	// 67: exit
+	// 73: call 2
+	m.CallAt(73, r1, r2, r3, r4, r5)
+	// 74: mov32 %r6, 0
+	r6 = 0
+	b -= 53
+L75:
+	// readsize.bpf.c:107: }
+	// 75: mov32 %r0, %r6
+	r0 = uint64(uint32(r6))
+	// 76: exit
 	b -= 14
-	runtime.CheckBudget(b, 67)
+	runtime.CheckBudget(b, 76)
+	return r0, b
+}
+
+// readsizeTickTranslation returns the Go translation of program "tick", for
+// runtime.Program.Bind.
+func readsizeTickTranslation() runtime.Translation {
+	return runtime.Translation{
+		Calls: []int{0, 23, 34, 43, 49, 62, 71, 86},
+		Entry: readsizeTickEntry,
+		Imms: []runtime.Imm{{
+			Insn:  3,
+			Value: 0xa00000000,
+		}, {
+			Insn:  8,
+			Value: 0xb00000010,
+		}, {
+			Insn:  21,
+			Value: 0x8000000200000000,
+		}, {
+			Insn:  30,
+			Value: 0xb00000044,
+		}, {
+			Insn:  39,
+			Value: 0xb00000046,
+		}, {
+			Insn:  45,
+			Value: 0x8000000300000000,
+		}, {
+			Insn:  47,
+			Value: 0xc00000000,
+		}, {
+			Insn:  58,
+			Value: 0xb00000061,
+		}, {
+			Insn:  68,
+			Value: 0x8000000300000000,
+		}, {
+			Insn:  83,
+			Value: 0x8000000200000000,
+		}},
+		Insns: 90,
+	}
+}
+
+// readsizeTickEntry is the runtime.Entry of program "tick".
+func readsizeTickEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return readsizeTickFn0(m, 0, b, r1, r2, 0, 0, 0)
+}
+
+// readsizeTickFn0 is function tick (instruction 0) of program "tick", run at
+// call depth d with budget b; it returns r0 and the budget left.
+func readsizeTickFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, r5 uint64) (uint64, int64) {
+	var r0, r6, r7 uint64
+	// readsize.bpf.c:113: __u64 now = bpf_ktime_get_ns();
+	// 0: call 5
+	r0 = m.CallAt(0, r1, r2, r3, r4, r5)
+	// 1: mov %r6, %r0
+	r6 = r0
+	// 2: mov32 %r0, 0
+	r0 = 0
+	// readsize.bpf.c:114: if (now - interval_start < interval_ns)
+	// 3: lddw %r7, value:0
+	r7 = 0xa00000000
+	// 5: ldxdw %r1, [%r7]
+	r1 = m.Load64At(r7, 5)
+	// 6: mov %r2, %r6
+	r2 = runtime.Opaque(r6)
+	// 7: sub %r2, %r1
+	r2 -= r1
+	// 8: lddw %r1, value:1+16
+	r1 = 0xb00000010
+	// 10: ldxdw %r1, [%r1]
+	r1 = m.Load64At(r1, 10)
+	// 11: jlt %r2, %r1, +2 (to 14)
+	if r2 < r1 {
+		runtime.CheckBudget(b-12, 11)
+		goto L14
+	}
+	// readsize.bpf.c:116: int err = report();
+	// 12: call local +2 (to 15)
+	m.CheckDepth(d, 12)
+	b -= 13
+	runtime.CheckBudget(b, 12)
+	r0, b = readsizeTickFn15(m, d+1, b, r3, r4, r5)
+	// readsize.bpf.c:117: interval_start = now;
+	// 13: stxdw [%r7], %r6
+	m.Store64At(r7, r6, 13)
+	b += 11
+L14:
+	// readsize.bpf.c:119: }
+	// 14: exit
+	b -= 13
+	runtime.CheckBudget(b, 14)
+	return r0, b
+}
+
+// readsizeTickFn15 is function report (instruction 15) of program "tick", run
+// at call depth d with budget b; it returns r0 and the budget left.
+func readsizeTickFn15(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (uint64, int64) {
+	var r0, r1, r2, r6, r7 uint64
+	fp := m.Frame(d)
+	r10 := runtime.StackTop(d)
+	// readsize.bpf.c:87: static int report(void)
+	// 15: mov32 %r1, 0
+	r1 = 0
+	// readsize.bpf.c:89: __u32 zero = 0;
+	// 16: stxw [%r10-4], %r1
+	runtime.PutLE32(fp[508:], r1)
+	// 17: mov %r1, 0
+	r1 = 0
+	// readsize.bpf.c:90: __u64 zero64 = 0;
+	// 18: stxdw [%r10-16], %r1
+	runtime.PutLE64(fp[496:], r1)
+	// 19: mov %r2, %r10
+	r2 = r10
+	// 20: add %r2, -4
+	r2 -= 4
+	// readsize.bpf.c:91: struct totals *t = bpf_map_lookup_elem(&totals, &zero);
+	// 21: lddw %r1, map:2
+	r1 = 0x8000000200000000
+	// 23: call 1
+	r0 = m.LookupAt(23, r1, r2, r3, r4, r5)
+	// 24: mov %r7, %r0
+	r7 = r0
+	// 25: mov32 %r6, 1
+	r6 = 1
+	// readsize.bpf.c:92: if (!t)
+	// 26: jeq %r7, 0, +61 (to 88)
+	if r7 == 0 {
+		runtime.CheckBudget(b-12, 26)
+		goto L88
+	}
+	// 27: mov %r3, %r10
+	r3 = r10
+	// 28: add %r3, -48
+	r3 -= 48
+	// 29: mov32 %r6, 0
+	r6 = 0
+	// readsize.bpf.c:94: skelgen_printf("\n");
+	// 30: lddw %r1, value:1+68
+	r1 = 0xb00000044
+	// 32: mov32 %r2, 2
+	r2 = 2
+	// 33: mov32 %r4, 0
+	r4 = 0
+	// 34: call runtime 0
+	m.CallAt(34, r1, r2, r3, r4, r5)
+	// readsize.bpf.c:95: if (t->reads == 0) {
+	// 35: ldxdw %r1, [%r7]
+	r1 = m.Load64At(r7, 35)
+	// 36: jne %r1, 0, +8 (to 45)
+	if r1 != 0 {
+		runtime.CheckBudget(b-22, 36)
+		goto L45
+	}
+	// 37: mov %r3, %r10
+	r3 = r10
+	// 38: add %r3, -48
+	r3 -= 48
+	// readsize.bpf.c:96: skelgen_printf("no reads in this interval\n");
+	// 39: lddw %r1, value:1+70
+	r1 = 0xb00000046
+	// 41: mov32 %r2, 27
+	r2 = 27
+	// 42: mov32 %r4, 0
+	r4 = 0
+	// 43: call runtime 0
+	m.CallAt(43, r1, r2, r3, r4, r5)
+	// readsize.bpf.c:97: return 0;
+	// 44: ja +43 (to 88)
+	b -= 18
+	runtime.CheckBudget(b-12, 44)
+	goto L88
+L45:
+	// readsize.bpf.c:99: skelgen_print_log2_hist(&hist, "bytes");
+	// 45: lddw %r1, map:3
+	r1 = 0x8000000300000000
+	// 47: lddw %r2, value:4
+	r2 = 0xc00000000
+	// 49: call runtime 1
+	m.CallAt(49, r1, r2, r3, r4, r5)
+	// Instructions 50 to 52 access r7 at constant offsets: when the span they
+	// reach is in its region, run a copy that checks it once.
+	if s50, ok := m.BlockSpan(r7, 16, false); ok {
+		v50 := runtime.WindowOf[[16]byte](s50).At(0)
+		// readsize.bpf.c:100: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", t->reads, t->bytes, t->bytes / t->reads);
+		// 50: ldxdw %r1, [%r7] (span checked)
+		r1 = uint64(v50[0]) | uint64(v50[1])<<8 | uint64(v50[2])<<16 | uint64(v50[3])<<24 | uint64(v50[4])<<32 | uint64(v50[5])<<40 | uint64(v50[6])<<48 | uint64(v50[7])<<56
+		// 51: stxdw [%r10-48], %r1 (span checked)
+		runtime.PutLE64(fp[464:], r1)
+		// 52: ldxdw %r2, [%r7+8] (span checked)
+		r2 = uint64(v50[8]) | uint64(v50[9])<<8 | uint64(v50[10])<<16 | uint64(v50[11])<<24 | uint64(v50[12])<<32 | uint64(v50[13])<<40 | uint64(v50[14])<<48 | uint64(v50[15])<<56
+	} else {
+		// readsize.bpf.c:100: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", t->reads, t->bytes, t->bytes / t->reads);
+		// 50: ldxdw %r1, [%r7]
+		r1 = m.Load64At(r7, 50)
+		// 51: stxdw [%r10-48], %r1
+		runtime.PutLE64(fp[464:], r1)
+		// 52: ldxdw %r2, [%r7+8]
+		r2 = m.Load64At(r7+8, 52)
+	}
+	// 53: stxdw [%r10-40], %r2
+	runtime.PutLE64(fp[472:], r2)
+	// 54: div %r2, %r1
+	if r1 != 0 {
+		r2 /= r1
+	} else {
+		r2 = 0
+	}
+	// 55: stxdw [%r10-32], %r2
+	runtime.PutLE64(fp[480:], r2)
+	// 56: mov %r3, %r10
+	r3 = r10
+	// 57: add %r3, -48
+	r3 -= 48
+	// 58: lddw %r1, value:1+97
+	r1 = 0xb00000061
+	// 60: mov32 %r2, 41
+	r2 = 41
+	// 61: mov32 %r4, 24
+	r4 = 24
+	// 62: call runtime 0
+	m.CallAt(62, r1, r2, r3, r4, r5)
+	// readsize.bpf.c:102: for (__u32 i = 0; i < MAX_SLOTS; i++)
+	// 63: stxw [%r10-48], %r6
+	runtime.PutLE32(fp[464:], r6)
+L64:
+	// 64: mov %r2, %r10
+	r2 = r10
+	// 65: add %r2, -48
+	r2 -= 48
+	// 66: mov %r3, %r10
+	r3 = r10
+	// 67: add %r3, -16
+	r3 -= 16
+	// readsize.bpf.c:103: bpf_map_update_elem(&hist, &i, &zero64, BPF_ANY);
+	// 68: lddw %r1, map:3
+	r1 = 0x8000000300000000
+	// 70: mov %r4, 0
+	r4 = 0
+	// 71: call 2
+	m.CallAt(71, r1, r2, r3, r4, r5)
+	// readsize.bpf.c:102: for (__u32 i = 0; i < MAX_SLOTS; i++)
+	// 72: ldxw %r1, [%r10-48]
+	r1 = uint64(fp[464]) | uint64(fp[465])<<8 | uint64(fp[466])<<16 | uint64(fp[467])<<24
+	// 73: add32 %r1, 1
+	r1 = uint64(uint32(r1) + 1)
+	// 74: stxw [%r10-48], %r1
+	runtime.PutLE32(fp[464:], r1)
+	// 75: jlt32 %r1, 32, -12 (to 64)
+	if uint32(r1) < 32 {
+		b -= 12
+		runtime.CheckBudget(b-41, 75)
+		goto L64
+	}
+	// 76: mov %r1, 0
+	r1 = 0
+	// readsize.bpf.c:104: struct totals empty = {};
+	// 77: stxdw [%r10-40], %r1
+	runtime.PutLE64(fp[472:], r1)
+	// 78: stxdw [%r10-48], %r1
+	runtime.PutLE64(fp[464:], r1)
+	// 79: mov %r2, %r10
+	r2 = r10
+	// 80: add %r2, -4
+	r2 -= 4
+	// 81: mov %r3, %r10
+	r3 = r10
+	// 82: add %r3, -48
+	r3 -= 48
+	// readsize.bpf.c:105: bpf_map_update_elem(&totals, &zero, &empty, BPF_ANY);
+	// 83: lddw %r1, map:2
+	r1 = 0x8000000200000000
+	// 85: mov %r4, 0
+	r4 = 0
+	// 86: call 2
+	m.CallAt(86, r1, r2, r3, r4, r5)
+	// 87: mov32 %r6, 0
+	r6 = 0
+	b -= 53
+L88:
+	// readsize.bpf.c:107: }
+	// 88: mov32 %r0, %r6
+	r0 = uint64(uint32(r6))
+	// 89: exit
+	b -= 14
+	runtime.CheckBudget(b, 89)
 	return r0, b
 }

@@ -5,6 +5,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"fmt"
 	"strconv"
@@ -184,6 +185,10 @@ var (
 	UsdtsnoopErrInProcess = bridge.ErrInProcess
 )
 
+// UsdtsnoopExitError is the error of Serve when a hook stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type UsdtsnoopExitError = bridge.ExitError
+
 // LoadUsdtsnoop parses the embedded object and loads the kernel programs and
 // the maps they use into the kernel (unless opts.InProcess, which loads every
 // map in process and no kernel program) and the user-space programs into the
@@ -279,6 +284,41 @@ func (o *UsdtsnoopObjects) Close() error {
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *UsdtsnoopObjects) AttachAll(opts ...bridge.AttachOption) error {
 	return o.set.AttachAll(opts)
+}
+
+// UsdtsnoopHandlers are the Go side of Serve: the typed callbacks of the ring
+// buffers and perf event arrays, and how the tool stops.
+type UsdtsnoopHandlers struct {
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// OnStart is called once the programs are attached and the begin hook has run,
+	// before any record is read.
+	OnStart func()
+	// OnLost receives the count of each notice of samples the kernel lost on a
+	// perf event array, with the map's C name.
+	OnLost func(stream string, n uint64)
+	// OnHits receives each record of hits that its record hook
+	// (SEC("ubpf/record/hits")) passes, or every record when it has none; it runs
+	// on Serve's goroutine, never beside a hook.
+	OnHits func(*UsdtsnoopHit)
+}
+
+// Serve runs the object as a tool: it attaches the programs AttachAll
+// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
+// and perf event arrays that have a record hook or a callback in h and passes
+// each record to its hook then its callback, runs the ubpf/interval/<duration>
+// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
+// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
+// written, runs ubpf/end and closes the objects. It returns the first error; a
+// stop with a non-zero exit code is a *UsdtsnoopExitError. h may be nil.
+func (o *UsdtsnoopObjects) Serve(ctx context.Context, h *UsdtsnoopHandlers) error {
+	if h == nil {
+		h = &UsdtsnoopHandlers{}
+	}
+	t := bridge.NewTool(o.set)
+	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
+	bridge.Handle(t, o.Hits, h.OnHits)
+	return t.Serve(ctx)
 }
 
 // UsdtsnoopOnProbeProgram is program on_probe (section usdt, type Kprobe).

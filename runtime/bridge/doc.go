@@ -20,7 +20,8 @@
 // (mmapped arrays, system calls), convert.go turns a ubpf/ program of the
 // object into the runtime's ProgramSpec, userprog.go is UserProgram and
 // BufferProgram, lifetime.go orders Close after the calls in progress,
-// report.go the built-ins of skelgen.h, and kernelbtf.go chooses the
+// report.go the built-ins of skelgen.h, hooks.go, serve.go and actions.go
+// the tool that Serve runs, and kernelbtf.go chooses the
 // kernel BTF the kernel programs are relocated against: the options'
 // KernelTypes or KernelBTF file, else the running kernel's own BTF, else
 // the minimal BTF a skeleton generated with -btf-for carries for the
@@ -51,6 +52,55 @@
 // program's own run state is busy (a run in another goroutine, or the run
 // whose host function calls Run) it runs on a clone. So no call waits for
 // another that waits for it, and Close from anywhere returns.
+//
+// # Tools: hooks, actions and Serve
+//
+// A skeleton's Serve method runs the object as a tool through Tool
+// (serve.go): the user programs in hook sections (hooks.go) run at points
+// of its life, and may call the actions of skelgen.h (actions.go). Serve
+// attaches the programs AttachAll attaches, runs ubpf/begin, starts one
+// reader goroutine per ring buffer or perf event array that has a record
+// hook or a Go callback, and one ticker per ubpf/interval/<d> hook. On stop
+// — ctx done, skelgen_stop, a hook's error, or SIGINT/SIGTERM when asked —
+// it closes every link of the object, waits for kernel programs in flight
+// (an RCU grace period), drains the readers, runs ubpf/end and closes the
+// object. Every hook and every Go callback runs on the goroutine that
+// called Serve, one at a time: a record hook never runs beside an interval
+// hook or a callback, and they share maps and globals without locks.
+//
+//	hook              runs                                  on error                 budget
+//	ubpf/begin        once, after attach, before any        Serve returns it; no     Options.Budget
+//	                  record is read                        record is read, end
+//	                                                        does not run
+//	ubpf/interval/d   every d (time.ParseDuration), a tick  the tool stops with it;  per run
+//	                  missed while Serve's goroutine is     end runs
+//	                  busy is dropped; not after the stop
+//	ubpf/record/m     each record of stream m in the order  the tool stops with it;  per record
+//	                  read, with it as context (zero-filled this record and all
+//	                  to the context struct, r2 = its real  later ones are dropped;
+//	                  length); 0 drops it, else the Go      end runs
+//	                  callback gets it with the hook's
+//	                  writes
+//	ubpf/lost/m       each notice of samples the kernel     as ubpf/record/m         per notice
+//	                  lost on perf event array m (struct
+//	                  skelgen_lost), before Lost
+//	ubpf/end          once on stop, after detach and the    Serve returns it unless  per run
+//	                  last record; then the object closes   it has an earlier error
+//
+// Records: every record a kernel program wrote before its link closed
+// reaches the record hook before end runs (none is lost to the stop), and
+// none reaches a hook or callback after end begins. Records a hook writes
+// during end to a ring buffer in the process are not read; skelgen_output
+// hands a record to the Go callback at once, during end too. The kernel
+// writes its notice of lost perf samples when the buffer next has room,
+// so samples lost just before the stop may be counted nowhere.
+//
+// Actions: skelgen_stop(code) stops the tool (a non-zero code makes
+// Serve's error an *ExitError); skelgen_attach and skelgen_detach attach
+// and detach a program Serve attaches, by C name (in process they keep the
+// bookkeeping only); skelgen_output emits a record to a stream's Go
+// callback. Outside Serve each returns -EOPNOTSUPP. To steer kernel
+// programs, a hook writes a map or global they read: both sides share it.
 //
 // It imports only the runtime package, cilium/ebpf and the standard library,
 // so a generated package can carry a copy of it.

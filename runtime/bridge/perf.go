@@ -87,3 +87,10 @@ func (p *PerfReader[E]) Close() error {
 	p.h.set.readers.remove(p.r)
 	return p.r.Close()
 }
+
+func (p *PerfReader[E]) next() ([]byte, uint64, int, error) {
+	rec, err := p.ReadRecord()
+	return rec.Raw, rec.Lost, rec.CPU, err
+}
+
+func (p *PerfReader[E]) drain() { p.r.Flush() }

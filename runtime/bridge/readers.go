@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +31,36 @@ func NewRingBuf[E any](s *Set, name string) (*RingBuf[E], error) {
 
 // Raw returns the kernel map, or nil when the map lives in the process.
 func (r *RingBuf[E]) Raw() *ebpf.Map { return r.h.k }
+
+// Write submits rec as a record, as a program's bpf_ringbuf_output does,
+// to a ring buffer that lives in the process: Go code feeds the readers
+// and record hooks synthetic records so, in tests with InProcess. A kernel
+// ring buffer is written by BPF programs only: Write fails with
+// ErrNotInProcess. A full buffer fails with ErrRingBufFull.
+func (r *RingBuf[E]) Write(rec []byte) error {
+	if err := r.h.begin(); err != nil {
+		return err
+	}
+	defer r.h.end()
+	rb, ok := r.h.u.(*runtime.RingBuffer)
+	if r.h.k != nil || !ok {
+		return fmt.Errorf("map %s: %w", r.h.name, ErrNotInProcess)
+	}
+	if len(rec) == 0 {
+		return fmt.Errorf("map %s: an empty record", r.h.name)
+	}
+	if !rb.Write(rec) {
+		return fmt.Errorf("map %s: %w", r.h.name, ErrRingBufFull)
+	}
+	return nil
+}
+
+var (
+	// ErrNotInProcess: an operation only maps in the process have.
+	ErrNotInProcess = errors.New("not available: the map is the kernel's")
+	// ErrRingBufFull: a ring buffer had no room for a record.
+	ErrRingBufFull = errors.New("ring buffer full")
+)
 
 // NewReader opens a reader of the ring buffer's records.
 func (r *RingBuf[E]) NewReader() (*RingBufReader[E], error) {
@@ -158,7 +189,7 @@ type PerfEventArray[E any] struct {
 // returns an array whose NewReader fails with ErrInProcess.
 func NewPerfEventArray[E any](s *Set, name string) (*PerfEventArray[E], error) {
 	if s.Coll == nil {
-		return &PerfEventArray[E]{}, nil
+		return &PerfEventArray[E]{h: mapHandle{name: name, set: s}}, nil
 	}
 	h, err := s.mapHandle(name)
 	if err != nil {

@@ -23,7 +23,8 @@ const (
 // IsBuiltin reports whether an extern name is one of skelgen.h's built-ins.
 func IsBuiltin(name string) bool {
 	switch name {
-	case externPrintLog2Hist, externPrintLinearHist, externPrintf, externEmit, externMapNextKey:
+	case externPrintLog2Hist, externPrintLinearHist, externPrintf, externEmit, externMapNextKey,
+		externStop, externAttach, externDetach, externOutput:
 		return true
 	}
 	return false

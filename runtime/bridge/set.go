@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cilium/ebpf"
 
@@ -115,6 +116,10 @@ type Set struct {
 	autoMu   sync.Mutex
 	manual   map[string]bool
 	usdtNext uint32
+	// runs are the user programs the skeleton made, by name; tool is
+	// the Tool serving the object, nil when none is.
+	runs map[string]*userRun
+	tool atomic.Pointer[Tool]
 }
 
 // Load loads spec: its kernel programs and the maps they use into the kernel

@@ -85,7 +85,7 @@ func loadUser(s *Set, externs map[string]runtime.Func, o *LoadOptions) (*UserSet
 		if s.Coll != nil && s.Coll.Maps[name] != nil {
 			m, err = u.kernelMap(name, ms, s.Coll.Maps[name])
 		} else {
-			m, err = userMap(ms, spec.ByteOrder, mem)
+			m, err = userMap(withVariables(spec, name, ms), spec.ByteOrder, mem)
 		}
 		if err != nil {
 			u.close()
@@ -102,6 +102,9 @@ func loadUser(s *Set, externs map[string]runtime.Func, o *LoadOptions) (*UserSet
 			f = s.life.host(f)
 		}
 		hosted[name] = f
+	}
+	for name, f := range s.actions() {
+		hosted[name] = s.life.host(f)
 	}
 	if rec := o.Records; rec != nil {
 		o.Records = func(name string, value int64) {
@@ -145,6 +148,37 @@ func runtimeMapType(t ebpf.MapType) (runtime.MapType, bool) {
 
 func runtimeSpec(ms *ebpf.MapSpec) runtime.MapSpec {
 	return runtime.MapSpec{Name: ms.Name, Type: runtime.MapType(ms.Type), KeySize: ms.KeySize, ValueSize: ms.ValueSize, MaxEntries: ms.MaxEntries, Flags: ms.Flags}
+}
+
+// withVariables is the data section ms (the map name of spec) with the
+// values of its variables written in: cilium/ebpf keeps a value set before
+// load (VariableSpec.Set) in the variable and writes it into the section
+// only when it creates the kernel map, and a user-space map must do the
+// same. Other maps are returned as they are.
+func withVariables(spec *ebpf.CollectionSpec, name string, ms *ebpf.MapSpec) *ebpf.MapSpec {
+	if len(ms.Contents) != 1 {
+		return ms
+	}
+	data, ok := ms.Contents[0].Value.([]byte)
+	if !ok {
+		return ms
+	}
+	var out *ebpf.MapSpec
+	for _, v := range spec.Variables {
+		if v.SectionName != name || v.Value == nil || uint64(v.Offset)+uint64(len(v.Value)) > uint64(len(data)) {
+			continue
+		}
+		if out == nil {
+			out = ms.Copy()
+			data = slices.Clone(data)
+			out.Contents[0].Value = data
+		}
+		copy(data[v.Offset:], v.Value)
+	}
+	if out == nil {
+		return ms
+	}
+	return out
 }
 
 // userMap creates a user-space map with the spec's initial contents (a data

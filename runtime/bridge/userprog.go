@@ -33,10 +33,15 @@ type engine struct {
 }
 
 func (e *engine) run(ctx []byte) (uint64, error) {
+	return e.runLen(ctx, uint64(len(ctx)))
+}
+
+// runLen is run with n in r2 (see runtime.Program.RunLen).
+func (e *engine) runLen(ctx []byte, n uint64) (uint64, error) {
 	if e.compiled != nil {
-		return e.compiled.Run(ctx)
+		return e.compiled.RunLen(ctx, n)
 	}
-	return e.prog.Run(ctx)
+	return e.prog.RunLen(ctx, n)
 }
 
 // clone returns an engine sharing e's code and maps with run state of its
@@ -62,6 +67,10 @@ func newUserRun(s *Set, name string, translation func() runtime.Translation) (*u
 		p.own.compiled = c
 	}
 	p.spare.New = func() any { return p.own.clone() }
+	if s.runs == nil {
+		s.runs = map[string]*userRun{}
+	}
+	s.runs[name] = p
 	return p, nil
 }
 

@@ -4,6 +4,7 @@
 package atomics
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 
@@ -114,6 +115,10 @@ var (
 	// AtomicsErrInProcess: a kernel operation on an object loaded in process.
 	AtomicsErrInProcess = bridge.ErrInProcess
 )
+
+// AtomicsExitError is the error of Serve when a hook stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type AtomicsExitError = bridge.ExitError
 
 // LoadAtomics parses the embedded object and loads the kernel programs and the
 // maps they use into the kernel (unless opts.InProcess, which loads every map
@@ -240,6 +245,39 @@ func (o *AtomicsObjects) AttachAll(opts ...bridge.AttachOption) error {
 			return o.CountGetppid.Attach()
 		}},
 	)
+}
+
+// AtomicsHandlers are the Go side of Serve: the typed callbacks of the ring
+// buffers and perf event arrays, and how the tool stops.
+type AtomicsHandlers struct {
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// OnStart is called once the programs are attached and the begin hook has run,
+	// before any record is read.
+	OnStart func()
+	// OnLost receives the count of each notice of samples the kernel lost on a
+	// perf event array, with the map's C name.
+	OnLost func(stream string, n uint64)
+}
+
+// Serve runs the object as a tool: it attaches the programs AttachAll
+// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
+// and perf event arrays that have a record hook or a callback in h and passes
+// each record to its hook then its callback, runs the ubpf/interval/<duration>
+// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
+// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
+// written, runs ubpf/end and closes the objects. It returns the first error; a
+// stop with a non-zero exit code is a *AtomicsExitError. h may be nil.
+func (o *AtomicsObjects) Serve(ctx context.Context, h *AtomicsHandlers) error {
+	if h == nil {
+		h = &AtomicsHandlers{}
+	}
+	t := bridge.NewTool(o.set)
+	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
+	if o.CountGetppid != nil {
+		t.Program("count_getppid", o.CountGetppid.Attach)
+	}
+	return t.Serve(ctx)
 }
 
 // AtomicsCountGetppidProgram is program count_getppid (section

@@ -4,6 +4,7 @@
 package hostile
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"structs"
@@ -168,6 +169,10 @@ var (
 	// HostileErrInProcess: a kernel operation on an object loaded in process.
 	HostileErrInProcess = bridge.ErrInProcess
 )
+
+// HostileExitError is the error of Serve when a hook stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type HostileExitError = bridge.ExitError
 
 // LoadHostile parses the embedded object and loads the kernel programs and the
 // maps they use into the kernel (unless opts.InProcess, which loads every map
@@ -348,6 +353,39 @@ func (o *HostileObjects) AttachAll(opts ...bridge.AttachOption) error {
 			return o.Kern.Attach()
 		}},
 	)
+}
+
+// HostileHandlers are the Go side of Serve: the typed callbacks of the ring
+// buffers and perf event arrays, and how the tool stops.
+type HostileHandlers struct {
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// OnStart is called once the programs are attached and the begin hook has run,
+	// before any record is read.
+	OnStart func()
+	// OnLost receives the count of each notice of samples the kernel lost on a
+	// perf event array, with the map's C name.
+	OnLost func(stream string, n uint64)
+}
+
+// Serve runs the object as a tool: it attaches the programs AttachAll
+// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
+// and perf event arrays that have a record hook or a callback in h and passes
+// each record to its hook then its callback, runs the ubpf/interval/<duration>
+// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
+// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
+// written, runs ubpf/end and closes the objects. It returns the first error; a
+// stop with a non-zero exit code is a *HostileExitError. h may be nil.
+func (o *HostileObjects) Serve(ctx context.Context, h *HostileHandlers) error {
+	if h == nil {
+		h = &HostileHandlers{}
+	}
+	t := bridge.NewTool(o.set)
+	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
+	if o.Kern != nil {
+		t.Program("kern", o.Kern.Attach)
+	}
+	return t.Serve(ctx)
 }
 
 // HostileKernProgram is program kern (section

@@ -5,6 +5,7 @@ package maps
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"fmt"
 	"structs"
@@ -185,6 +186,10 @@ var (
 	MapsErrInProcess = bridge.ErrInProcess
 )
 
+// MapsExitError is the error of Serve when a hook stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type MapsExitError = bridge.ExitError
+
 // LoadMaps parses the embedded object and loads the kernel programs and the
 // maps they use into the kernel (unless opts.InProcess, which loads every map
 // in process and no kernel program) and the user-space programs into the
@@ -314,6 +319,49 @@ func (o *MapsObjects) AttachAll(opts ...bridge.AttachOption) error {
 			return o.CountGetppid.Attach()
 		}},
 	)
+}
+
+// MapsHandlers are the Go side of Serve: the typed callbacks of the ring
+// buffers and perf event arrays, and how the tool stops.
+type MapsHandlers struct {
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// OnStart is called once the programs are attached and the begin hook has run,
+	// before any record is read.
+	OnStart func()
+	// OnLost receives the count of each notice of samples the kernel lost on a
+	// perf event array, with the map's C name.
+	OnLost func(stream string, n uint64)
+	// OnEvents receives each record of events that its record hook
+	// (SEC("ubpf/record/events")) passes, or every record when it has none; it
+	// runs on Serve's goroutine, never beside a hook.
+	OnEvents func(*MapsEvent)
+	// OnPerfEvents receives each record of perf_events that its record hook
+	// (SEC("ubpf/record/perf_events")) passes, or every record when it has none;
+	// it runs on Serve's goroutine, never beside a hook.
+	OnPerfEvents func(*MapsEvent)
+}
+
+// Serve runs the object as a tool: it attaches the programs AttachAll
+// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
+// and perf event arrays that have a record hook or a callback in h and passes
+// each record to its hook then its callback, runs the ubpf/interval/<duration>
+// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
+// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
+// written, runs ubpf/end and closes the objects. It returns the first error; a
+// stop with a non-zero exit code is a *MapsExitError. h may be nil.
+func (o *MapsObjects) Serve(ctx context.Context, h *MapsHandlers) error {
+	if h == nil {
+		h = &MapsHandlers{}
+	}
+	t := bridge.NewTool(o.set)
+	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
+	if o.CountGetppid != nil {
+		t.Program("count_getppid", o.CountGetppid.Attach)
+	}
+	bridge.Handle(t, o.Events, h.OnEvents)
+	bridge.Handle(t, o.PerfEvents, h.OnPerfEvents)
+	return t.Serve(ctx)
 }
 
 // MapsCountGetppidProgram is program count_getppid (section

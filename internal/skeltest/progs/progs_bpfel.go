@@ -4,6 +4,7 @@
 package progs
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"syscall"
@@ -125,6 +126,10 @@ var (
 	// ProgsErrInProcess: a kernel operation on an object loaded in process.
 	ProgsErrInProcess = bridge.ErrInProcess
 )
+
+// ProgsExitError is the error of Serve when a hook stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type ProgsExitError = bridge.ExitError
 
 // LoadProgs parses the embedded object and loads the kernel programs and the
 // maps they use into the kernel (unless opts.InProcess, which loads every map
@@ -281,6 +286,51 @@ func (o *ProgsObjects) AttachAll(opts ...bridge.AttachOption) error {
 			return o.TpGetppid.Attach()
 		}},
 	)
+}
+
+// ProgsHandlers are the Go side of Serve: the typed callbacks of the ring
+// buffers and perf event arrays, and how the tool stops.
+type ProgsHandlers struct {
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// OnStart is called once the programs are attached and the begin hook has run,
+	// before any record is read.
+	OnStart func()
+	// OnLost receives the count of each notice of samples the kernel lost on a
+	// perf event array, with the map's C name.
+	OnLost func(stream string, n uint64)
+}
+
+// Serve runs the object as a tool: it attaches the programs AttachAll
+// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
+// and perf event arrays that have a record hook or a callback in h and passes
+// each record to its hook then its callback, runs the ubpf/interval/<duration>
+// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
+// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
+// written, runs ubpf/end and closes the objects. It returns the first error; a
+// stop with a non-zero exit code is a *ProgsExitError. h may be nil.
+func (o *ProgsObjects) Serve(ctx context.Context, h *ProgsHandlers) error {
+	if h == nil {
+		h = &ProgsHandlers{}
+	}
+	t := bridge.NewTool(o.set)
+	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
+	if o.BtfExec != nil {
+		t.Program("btf_exec", o.BtfExec.Attach)
+	}
+	if o.KpOpenat != nil {
+		t.Program("kp_openat", o.KpOpenat.Attach)
+	}
+	if o.KrpOpenat != nil {
+		t.Program("krp_openat", o.KrpOpenat.Attach)
+	}
+	if o.RawSysEnter != nil {
+		t.Program("raw_sys_enter", o.RawSysEnter.Attach)
+	}
+	if o.TpGetppid != nil {
+		t.Program("tp_getppid", o.TpGetppid.Attach)
+	}
+	return t.Serve(ctx)
 }
 
 // ProgsBtfExecProgram is program btf_exec (section tp_btf/sched_process_exec,

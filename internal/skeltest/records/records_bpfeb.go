@@ -5,6 +5,7 @@ package records
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"fmt"
 	"structs"
@@ -162,6 +163,10 @@ var (
 	RecordsErrInProcess = bridge.ErrInProcess
 )
 
+// RecordsExitError is the error of Serve when a hook stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type RecordsExitError = bridge.ExitError
+
 // LoadRecords parses the embedded object and loads the kernel programs and the
 // maps they use into the kernel (unless opts.InProcess, which loads every map
 // in process and no kernel program) and the user-space programs into the
@@ -284,6 +289,57 @@ func (o *RecordsObjects) AttachAll(opts ...bridge.AttachOption) error {
 			return o.EmitSmall.Attach()
 		}},
 	)
+}
+
+// RecordsHandlers are the Go side of Serve: the typed callbacks of the ring
+// buffers and perf event arrays, and how the tool stops.
+type RecordsHandlers struct {
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// OnStart is called once the programs are attached and the begin hook has run,
+	// before any record is read.
+	OnStart func()
+	// OnLost receives the count of each notice of samples the kernel lost on a
+	// perf event array, with the map's C name.
+	OnLost func(stream string, n uint64)
+	// OnPerf receives each record of perf that its record hook
+	// (SEC("ubpf/record/perf")) passes, or every record when it has none; it runs
+	// on Serve's goroutine, never beside a hook.
+	OnPerf func(*RecordsRec)
+	// OnRb receives each record of rb that its record hook (SEC("ubpf/record/rb"))
+	// passes, or every record when it has none; it runs on Serve's goroutine,
+	// never beside a hook.
+	OnRb func(*RecordsRec)
+	// OnSmallRb receives each record of small_rb that its record hook
+	// (SEC("ubpf/record/small_rb")) passes, or every record when it has none; it
+	// runs on Serve's goroutine, never beside a hook.
+	OnSmallRb func(*RecordsSmall)
+}
+
+// Serve runs the object as a tool: it attaches the programs AttachAll
+// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
+// and perf event arrays that have a record hook or a callback in h and passes
+// each record to its hook then its callback, runs the ubpf/interval/<duration>
+// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
+// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
+// written, runs ubpf/end and closes the objects. It returns the first error; a
+// stop with a non-zero exit code is a *RecordsExitError. h may be nil.
+func (o *RecordsObjects) Serve(ctx context.Context, h *RecordsHandlers) error {
+	if h == nil {
+		h = &RecordsHandlers{}
+	}
+	t := bridge.NewTool(o.set)
+	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
+	if o.Emit != nil {
+		t.Program("emit", o.Emit.Attach)
+	}
+	if o.EmitSmall != nil {
+		t.Program("emit_small", o.EmitSmall.Attach)
+	}
+	bridge.Handle(t, o.Perf, h.OnPerf)
+	bridge.Handle(t, o.Rb, h.OnRb)
+	bridge.Handle(t, o.SmallRb, h.OnSmallRb)
+	return t.Serve(ctx)
 }
 
 // RecordsEmitProgram is program emit (section

@@ -4,6 +4,7 @@
 package tracing
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 
@@ -114,6 +115,10 @@ var (
 	// TracingErrInProcess: a kernel operation on an object loaded in process.
 	TracingErrInProcess = bridge.ErrInProcess
 )
+
+// TracingExitError is the error of Serve when a hook stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type TracingExitError = bridge.ExitError
 
 // LoadTracing parses the embedded object and loads the kernel programs and the
 // maps they use into the kernel (unless opts.InProcess, which loads every map
@@ -240,6 +245,45 @@ func (o *TracingObjects) AttachAll(opts ...bridge.AttachOption) error {
 			return o.TpUnlinkat.Attach()
 		}},
 	)
+}
+
+// TracingHandlers are the Go side of Serve: the typed callbacks of the ring
+// buffers and perf event arrays, and how the tool stops.
+type TracingHandlers struct {
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// OnStart is called once the programs are attached and the begin hook has run,
+	// before any record is read.
+	OnStart func()
+	// OnLost receives the count of each notice of samples the kernel lost on a
+	// perf event array, with the map's C name.
+	OnLost func(stream string, n uint64)
+}
+
+// Serve runs the object as a tool: it attaches the programs AttachAll
+// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
+// and perf event arrays that have a record hook or a callback in h and passes
+// each record to its hook then its callback, runs the ubpf/interval/<duration>
+// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
+// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
+// written, runs ubpf/end and closes the objects. It returns the first error; a
+// stop with a non-zero exit code is a *TracingExitError. h may be nil.
+func (o *TracingObjects) Serve(ctx context.Context, h *TracingHandlers) error {
+	if h == nil {
+		h = &TracingHandlers{}
+	}
+	t := bridge.NewTool(o.set)
+	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
+	if o.EnterUnlinkat != nil {
+		t.Program("enter_unlinkat", o.EnterUnlinkat.Attach)
+	}
+	if o.ExitUnlinkat != nil {
+		t.Program("exit_unlinkat", o.ExitUnlinkat.Attach)
+	}
+	if o.TpUnlinkat != nil {
+		t.Program("tp_unlinkat", o.TpUnlinkat.Attach)
+	}
+	return t.Serve(ctx)
 }
 
 // TracingEnterUnlinkatProgram is program enter_unlinkat (section

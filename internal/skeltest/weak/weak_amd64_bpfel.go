@@ -4,6 +4,7 @@
 package weak
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"strconv"
@@ -229,6 +230,10 @@ var (
 	WeakErrInProcess = bridge.ErrInProcess
 )
 
+// WeakExitError is the error of Serve when a hook stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type WeakExitError = bridge.ExitError
+
 // LoadWeak parses the embedded object and loads the kernel programs and the
 // maps they use into the kernel (unless opts.InProcess, which loads every map
 // in process and no kernel program) and the user-space programs into the
@@ -404,6 +409,36 @@ func (o *WeakObjects) Close() error {
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *WeakObjects) AttachAll(opts ...bridge.AttachOption) error {
 	return o.set.AttachAll(opts)
+}
+
+// WeakHandlers are the Go side of Serve: the typed callbacks of the ring
+// buffers and perf event arrays, and how the tool stops.
+type WeakHandlers struct {
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// OnStart is called once the programs are attached and the begin hook has run,
+	// before any record is read.
+	OnStart func()
+	// OnLost receives the count of each notice of samples the kernel lost on a
+	// perf event array, with the map's C name.
+	OnLost func(stream string, n uint64)
+}
+
+// Serve runs the object as a tool: it attaches the programs AttachAll
+// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
+// and perf event arrays that have a record hook or a callback in h and passes
+// each record to its hook then its callback, runs the ubpf/interval/<duration>
+// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
+// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
+// written, runs ubpf/end and closes the objects. It returns the first error; a
+// stop with a non-zero exit code is a *WeakExitError. h may be nil.
+func (o *WeakObjects) Serve(ctx context.Context, h *WeakHandlers) error {
+	if h == nil {
+		h = &WeakHandlers{}
+	}
+	t := bridge.NewTool(o.set)
+	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
+	return t.Serve(ctx)
 }
 
 // WeakOnProbeProgram is program on_probe (section usdt, type Kprobe).

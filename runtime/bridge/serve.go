@@ -1,0 +1,547 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+
+	"github.com/skelgen/skelgen/runtime"
+)
+
+// Tool runs a loaded object as a whole tool: the driving call behind a
+// skeleton's Serve method. The generated Serve registers the programs it
+// may attach (Program) and the Go callbacks of the record streams
+// (Handle), then calls Serve; the hooks are the object's user programs in
+// hook sections (see Hooks), found by Serve itself. The package
+// documentation describes the order of events and what runs where.
+type Tool struct {
+	set *Set
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// Started, when not nil, is called on Serve's goroutine once the
+	// programs are attached and the begin hook has run, before any record
+	// is read.
+	Started func()
+	// Lost, when not nil, receives the count of each notice of samples
+	// the kernel lost on a perf event array, with the map's name.
+	Lost func(stream string, n uint64)
+
+	attachers map[string]func() (link.Link, error)
+	order     []string
+	handlers  map[string]func([]byte)
+
+	// While Serve runs.
+	streams  map[string]*stream
+	machines map[*runtime.Machine]*hookRun
+	draining atomic.Bool
+	stopCh   chan struct{}
+	stopOnce sync.Once
+
+	mu       sync.Mutex // guards what follows
+	err      error      // the first error, or an *ExitError
+	links    map[string]link.Link
+	attached map[string]bool
+}
+
+// NewTool returns a tool that runs the loaded object s.
+func NewTool(s *Set) *Tool {
+	return &Tool{set: s, attachers: map[string]func() (link.Link, error){}, handlers: map[string]func([]byte){}}
+}
+
+// Program registers a kernel program that Serve attaches at start (in the
+// order of registration) and that the skelgen_attach and skelgen_detach
+// actions may name: attach is its Attach method.
+func (t *Tool) Program(name string, attach func() (link.Link, error)) {
+	if _, ok := t.attachers[name]; !ok {
+		t.order = append(t.order, name)
+	}
+	t.attachers[name] = attach
+}
+
+// RecordSource is a typed ring buffer or perf event array: a stream of
+// records of type E.
+type RecordSource[E any] interface {
+	streamName() string
+	decode([]byte) E
+}
+
+func (r *RingBuf[E]) streamName() string        { return r.h.name }
+func (r *RingBuf[E]) decode(b []byte) E         { return fromBytes[E](b) }
+func (p *PerfEventArray[E]) streamName() string { return p.h.name }
+func (p *PerfEventArray[E]) decode(b []byte) E  { return fromBytes[E](b) }
+
+// Handle makes fn receive the records of src that its record hook passes
+// (every record when it has none), decoded as E; a record shorter than E
+// leaves the rest zero, as Read does. fn nil: the records are read for
+// the hook alone, or not at all.
+func Handle[E any](t *Tool, src RecordSource[E], fn func(*E)) {
+	if fn == nil {
+		return
+	}
+	t.handlers[src.streamName()] = func(b []byte) {
+		v := src.decode(b)
+		fn(&v)
+	}
+}
+
+// ExitError is the error of Serve when a program stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type ExitError struct {
+	Code int
+	// Program is the program that called skelgen_stop.
+	Program string
+}
+
+func (e *ExitError) Error() string {
+	return fmt.Sprintf("program %s stopped the tool with exit code %d", e.Program, e.Code)
+}
+
+// ErrServing: Serve was called on an object that is being served.
+var ErrServing = errors.New("the object is already being served")
+
+// hookRun is a hook with its own run state: only Serve's goroutine runs
+// it, so it never waits for a run of the program that Go code started.
+type hookRun struct {
+	Hook
+	run  *userRun
+	e    *engine
+	size int // the context's size; records are zero-filled to it
+}
+
+func (h *hookRun) exec(ctx []byte, n uint64) (uint64, error) {
+	l := &h.run.set.life
+	if err := l.enter(); err != nil {
+		return 0, fmt.Errorf("hook %s (section %s): %w", h.Program, h.Section, err)
+	}
+	defer l.leave()
+	r0, err := h.e.runLen(ctx, n)
+	if err != nil {
+		return r0, fmt.Errorf("hook %s (section %s): %w", h.Program, h.Section, err)
+	}
+	return r0, nil
+}
+
+// context runs h over a zeroed context of its size.
+func (h *hookRun) runEmpty() error {
+	var ctx []byte
+	if h.size > 0 {
+		ctx = make([]byte, h.size)
+	}
+	_, err := h.exec(ctx, uint64(len(ctx)))
+	return err
+}
+
+// stream is a ring buffer or perf event array Serve reads.
+type stream struct {
+	name    string
+	hook    *hookRun // ubpf/record/<name>
+	lost    *hookRun // ubpf/lost/<name>
+	deliver func([]byte)
+	rd      streamReader
+}
+
+// item is what a reader goroutine hands Serve's goroutine.
+type item struct {
+	st   *stream
+	raw  []byte
+	lost uint64
+	cpu  int
+}
+
+// streamReader reads one stream's records as bytes.
+type streamReader interface {
+	next() (raw []byte, lost uint64, cpu int, err error)
+	// drain makes next return what the stream holds and then fail with
+	// os.ErrDeadlineExceeded (or the reader's ErrFlushed), waking a
+	// blocked next; it may be called while next runs.
+	drain()
+	SetDeadline(time.Time)
+	Close() error
+}
+
+func (r *RingBufReader[E]) next() ([]byte, uint64, int, error) {
+	rec, err := r.ReadRecord()
+	return rec.Raw, 0, 0, err
+}
+
+func (r *RingBufReader[E]) drain() {
+	if r.r != nil {
+		// SetDeadline would wait for the lock of a blocked read; Flush
+		// wakes it, and it reads what is left before it fails.
+		r.r.Flush()
+		return
+	}
+	r.SetDeadline(time.Now())
+}
+
+// Serve runs the tool until ctx ends, a program calls skelgen_stop, a
+// hook fails, or (with Signals) SIGINT or SIGTERM arrives; then it
+// detaches, drains the readers, runs the end hook and closes the object.
+// It returns the first error (a stop with a non-zero exit code is an
+// *ExitError; ctx ending is no error).
+func (t *Tool) Serve(ctx context.Context) error {
+	s := t.set
+	begin, end, intervals, err := t.prepare()
+	if err != nil {
+		s.Close()
+		return err
+	}
+	if !s.tool.CompareAndSwap(nil, t) {
+		return ErrServing
+	}
+	defer s.tool.Store(nil)
+	t.stopCh = make(chan struct{})
+	t.links = map[string]link.Link{}
+	t.attached = map[string]bool{}
+	if t.Signals {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	err = t.serve(ctx, begin, end, intervals)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (t *Tool) serve(ctx context.Context, begin, end *hookRun, intervals []*hookRun) error {
+	for _, name := range t.order {
+		if err := t.attach(name); err != nil {
+			return err
+		}
+	}
+	if begin != nil {
+		if err := begin.runEmpty(); err != nil {
+			t.fail(err)
+			return t.result()
+		}
+	}
+	if t.Started != nil {
+		t.Started()
+	}
+	recs := make(chan item, 64)
+	var readers sync.WaitGroup
+	if err := t.startReaders(recs, &readers); err != nil {
+		t.fail(err)
+	} else {
+		t.loop(ctx, recs, intervals)
+	}
+	t.draining.Store(true)
+	if err := t.detachAll(); err != nil {
+		t.fail(err)
+	}
+	if t.set.Coll != nil {
+		quiesce()
+	}
+	for _, st := range t.streams {
+		if st.rd != nil {
+			st.rd.drain()
+		}
+	}
+	go func() {
+		readers.Wait()
+		close(recs)
+	}()
+	for it := range recs {
+		t.dispatch(it)
+	}
+	for _, st := range t.streams {
+		if st.rd != nil {
+			st.rd.Close()
+		}
+	}
+	if end != nil {
+		if err := end.runEmpty(); err != nil {
+			t.fail(err)
+		}
+	}
+	return t.result()
+}
+
+// prepare finds the hooks of the loaded programs, each with run state of
+// its own, and the streams to read.
+func (t *Tool) prepare() (begin, end *hookRun, intervals []*hookRun, err error) {
+	s := t.set
+	hooks, err := Hooks(s.Spec)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	t.streams = map[string]*stream{}
+	t.machines = map[*runtime.Machine]*hookRun{}
+	for name, fn := range t.handlers {
+		t.streamOf(name).deliver = fn
+	}
+	for _, h := range hooks {
+		run := s.runs[h.Program]
+		if run == nil {
+			continue // autoload off, or not in the skeleton
+		}
+		hr := &hookRun{Hook: h, run: run, e: run.own.clone(), size: contextSize(s.Spec.Programs[h.Program])}
+		t.machines[hr.e.prog.Machine()] = hr
+		switch h.Kind {
+		case HookBegin:
+			begin = hr
+		case HookEnd:
+			end = hr
+		case HookInterval:
+			intervals = append(intervals, hr)
+		case HookRecord:
+			t.streamOf(h.Map).hook = hr
+		case HookLost:
+			t.streamOf(h.Map).lost = hr
+		}
+	}
+	return begin, end, intervals, nil
+}
+
+func (t *Tool) streamOf(name string) *stream {
+	st := t.streams[name]
+	if st == nil {
+		st = &stream{name: name}
+		t.streams[name] = st
+	}
+	return st
+}
+
+// startReaders opens a reader on every stream with a hook or a callback
+// and starts its goroutine. In process, a perf event array has no
+// records to read and is skipped.
+func (t *Tool) startReaders(recs chan<- item, wg *sync.WaitGroup) error {
+	names := make([]string, 0, len(t.streams))
+	for name := range t.streams {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		st := t.streams[name]
+		rd, err := t.set.openStream(name)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		if rd == nil {
+			continue
+		}
+		st.rd = rd
+		wg.Add(1)
+		go t.read(st, recs, wg)
+	}
+	return nil
+}
+
+// openStream opens a reader of the ring buffer or perf event array name:
+// nil for a perf event array in process.
+func (s *Set) openStream(name string) (streamReader, error) {
+	h, err := s.mapHandle(name)
+	if err != nil {
+		if s.Coll == nil {
+			return nil, nil // perf event arrays are not in the process
+		}
+		return nil, err
+	}
+	if h.k != nil && h.k.Type() == ebpf.PerfEventArray {
+		return (&PerfEventArray[struct{}]{m: h.k, h: h}).NewReader(0)
+	}
+	return (&RingBuf[struct{}]{h: h}).NewReader()
+}
+
+// read is a stream's reader goroutine: it hands copies of the records to
+// Serve's goroutine until the stream is drained.
+func (t *Tool) read(st *stream, recs chan<- item, wg *sync.WaitGroup) {
+	defer wg.Done()
+	for deadline := false; ; {
+		if !deadline && t.draining.Load() {
+			// Not blocked in next: a deadline cannot wait for it.
+			st.rd.SetDeadline(time.Now())
+			deadline = true
+		}
+		raw, lost, cpu, err := st.rd.next()
+		if err != nil {
+			if t.draining.Load() {
+				return // drained (deadline or flush), or closed
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				continue
+			}
+			t.fail(fmt.Errorf("reading %s: %w", st.name, err))
+			return
+		}
+		recs <- item{st: st, raw: bytes.Clone(raw), lost: lost, cpu: cpu}
+	}
+}
+
+// loop runs records and interval hooks until the tool stops.
+func (t *Tool) loop(ctx context.Context, recs <-chan item, intervals []*hookRun) {
+	ticks := make(chan *hookRun)
+	quit := make(chan struct{})
+	var tickers sync.WaitGroup
+	defer func() {
+		close(quit)
+		tickers.Wait()
+	}()
+	for _, h := range intervals {
+		tickers.Add(1)
+		go func() {
+			defer tickers.Done()
+			tk := time.NewTicker(h.Every)
+			defer tk.Stop()
+			for {
+				select {
+				case <-tk.C:
+					select {
+					case ticks <- h:
+					case <-quit:
+						return
+					}
+				case <-quit:
+					return
+				}
+			}
+		}()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.stopCh:
+			return
+		case it := <-recs:
+			t.dispatch(it)
+		case h := <-ticks:
+			if err := h.runEmpty(); err != nil {
+				t.fail(err)
+			}
+		}
+	}
+}
+
+// dispatch passes a record to its stream's record hook, then, unless the
+// hook returned 0, to the Go callback; a lost-sample notice goes to the
+// lost hook and Lost. Once the tool has failed, records are dropped.
+func (t *Tool) dispatch(it item) {
+	if t.failed() {
+		return
+	}
+	st := it.st
+	if it.lost > 0 {
+		if st.lost != nil {
+			ctx := make([]byte, max(16, st.lost.size))
+			binary.NativeEndian.PutUint64(ctx, it.lost)
+			binary.NativeEndian.PutUint32(ctx[8:], uint32(it.cpu))
+			if _, err := st.lost.exec(ctx, uint64(len(ctx))); err != nil {
+				t.fail(err)
+				return
+			}
+		}
+		if t.Lost != nil {
+			t.Lost(st.name, it.lost)
+		}
+		return
+	}
+	raw := it.raw
+	if st.hook != nil {
+		n := len(raw)
+		if n < st.hook.size {
+			raw = append(raw, make([]byte, st.hook.size-n)...)
+		}
+		r0, err := st.hook.exec(raw, uint64(n))
+		if err != nil {
+			t.fail(err)
+			return
+		}
+		if r0 == 0 {
+			return
+		}
+	}
+	if st.deliver != nil {
+		st.deliver(raw)
+	}
+}
+
+// fail records err as the tool's error unless it has one, and stops it.
+func (t *Tool) fail(err error) {
+	t.mu.Lock()
+	if t.err == nil {
+		t.err = err
+	}
+	t.mu.Unlock()
+	t.stop()
+}
+
+func (t *Tool) failed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var exit *ExitError
+	return t.err != nil && !errors.As(t.err, &exit)
+}
+
+func (t *Tool) result() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+func (t *Tool) stop() { t.stopOnce.Do(func() { close(t.stopCh) }) }
+
+// attach attaches the registered program name (in process: marks it
+// attached); attaching an attached program does nothing.
+func (t *Tool) attach(name string) error {
+	f := t.attachers[name]
+	if f == nil {
+		return fmt.Errorf("program %s: %w", name, errNoAttacher)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.attached[name] {
+		return nil
+	}
+	if t.set.Coll != nil {
+		lk, err := f()
+		if err != nil {
+			return err
+		}
+		t.links[name] = lk
+	}
+	t.attached[name] = true
+	return nil
+}
+
+var errNoAttacher = errors.New("not a program the tool attaches (its section must name its attach point)")
+
+// detach detaches the program name; false if it was not attached.
+func (t *Tool) detach(name string) (bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.attached[name] {
+		return false, nil
+	}
+	delete(t.attached, name)
+	lk := t.links[name]
+	delete(t.links, name)
+	if lk == nil {
+		return true, nil
+	}
+	return true, t.set.Links.remove([]link.Link{lk})
+}
+
+// detachAll closes every link of the object: the tool's and those Go code
+// made with Attach methods.
+func (t *Tool) detachAll() error {
+	t.mu.Lock()
+	clear(t.attached)
+	clear(t.links)
+	t.mu.Unlock()
+	return t.set.Links.Close()
+}

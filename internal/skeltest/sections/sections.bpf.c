@@ -25,7 +25,7 @@ const volatile __u32 target_tgid = 0;
 enum slot {
 	KSYSCALL, KRETSYSCALL, KPROBE_MULTI, KRETPROBE_MULTI, UPROBE_MULTI,
 	PERF_EVENT, SK_MSG, SK_SKB, SK_LOOKUP, FLOW_DISSECTOR, NETFILTER,
-	SOCKOPS, CGROUP_SOCK, TRACEPOINT, REUSEPORT,
+	SOCKOPS, CGROUP_SOCK, TRACEPOINT, REUSEPORT, CGROUP_SKB, XDP,
 };
 
 static __always_inline void hit(__u32 slot)
@@ -79,6 +79,12 @@ int sock_ops(struct bpf_sock_ops *ops) { hit(SOCKOPS); return 1; }
 
 SEC("cgroup/sock_create")
 int sock_create(struct bpf_sock *sk) { hit(CGROUP_SOCK); return 1; }
+
+SEC("cgroup_skb/egress")
+int skb_egress(struct __sk_buff *skb) { hit(CGROUP_SKB); return 1; }
+
+SEC("xdp")
+int xdp_pass(struct xdp_md *ctx) { hit(XDP); return XDP_PASS; }
 
 SEC("tracepoint")
 int tp_any(void *ctx) { hit(TRACEPOINT); return 0; }

@@ -34,6 +34,8 @@ const (
 	SectionsSlotCgroupSock     SectionsSlot = 12
 	SectionsSlotTracepoint     SectionsSlot = 13
 	SectionsSlotReuseport      SectionsSlot = 14
+	SectionsSlotCgroupSkb      SectionsSlot = 15
+	SectionsSlotXdp            SectionsSlot = 16
 )
 
 // String is the C name of e (the first, when the enum gives its value
@@ -70,6 +72,10 @@ func (e SectionsSlot) String() string {
 		return "TRACEPOINT"
 	case SectionsSlotReuseport:
 		return "REUSEPORT"
+	case SectionsSlotCgroupSkb:
+		return "CGROUP_SKB"
+	case SectionsSlotXdp:
+		return "XDP"
 	}
 	return "SectionsSlot(" + strconv.FormatUint(uint64(e), 10) + ")"
 }
@@ -130,6 +136,8 @@ type SectionsProgramSpecs struct {
 	Reuse *bridge.ProgramSpec
 	// Sample is program sample (section perf_event).
 	Sample *bridge.ProgramSpec
+	// SkbEgress is program skb_egress (section cgroup_skb/egress).
+	SkbEgress *bridge.ProgramSpec
 	// SkbVerdict is program skb_verdict (section sk_skb/stream_verdict).
 	SkbVerdict *bridge.ProgramSpec
 	// SockCreate is program sock_create (section cgroup/sock_create).
@@ -140,6 +148,8 @@ type SectionsProgramSpecs struct {
 	TpAny *bridge.ProgramSpec
 	// UpmAny is program upm_any (section uprobe.multi).
 	UpmAny *bridge.ProgramSpec
+	// XdpPass is program xdp_pass (section xdp).
+	XdpPass *bridge.ProgramSpec
 }
 
 // SectionsVariableSpecs are the object's global variables before load.
@@ -197,6 +207,9 @@ func LoadSectionsSpec() (*SectionsSpec, error) {
 	if s.Programs.Sample, err = bridge.NewProgramSpec(spec, "sample"); err != nil {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
+	if s.Programs.SkbEgress, err = bridge.NewProgramSpec(spec, "skb_egress"); err != nil {
+		return nil, fmt.Errorf("sections: %w", err)
+	}
 	if s.Programs.SkbVerdict, err = bridge.NewProgramSpec(spec, "skb_verdict"); err != nil {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
@@ -210,6 +223,9 @@ func LoadSectionsSpec() (*SectionsSpec, error) {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
 	if s.Programs.UpmAny, err = bridge.NewProgramSpec(spec, "upm_any"); err != nil {
+		return nil, fmt.Errorf("sections: %w", err)
+	}
+	if s.Programs.XdpPass, err = bridge.NewProgramSpec(spec, "xdp_pass"); err != nil {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
 	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
@@ -252,7 +268,7 @@ func LoadSections(opts *SectionsLoadOptions) (*SectionsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *SectionsSpec) Load(opts *SectionsLoadOptions) (*SectionsObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Dissect, s.Programs.KpmGetppid, s.Programs.KrpmAny, s.Programs.KrsGetppid, s.Programs.KsGetppid, s.Programs.LookupPass, s.Programs.Lwt, s.Programs.MsgPass, s.Programs.NfAccept, s.Programs.NkPrimary, s.Programs.Reuse, s.Programs.Sample, s.Programs.SkbVerdict, s.Programs.SockCreate, s.Programs.SockOps, s.Programs.TpAny, s.Programs.UpmAny))
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Dissect, s.Programs.KpmGetppid, s.Programs.KrpmAny, s.Programs.KrsGetppid, s.Programs.KsGetppid, s.Programs.LookupPass, s.Programs.Lwt, s.Programs.MsgPass, s.Programs.NfAccept, s.Programs.NkPrimary, s.Programs.Reuse, s.Programs.Sample, s.Programs.SkbEgress, s.Programs.SkbVerdict, s.Programs.SockCreate, s.Programs.SockOps, s.Programs.TpAny, s.Programs.UpmAny, s.Programs.XdpPass))
 	if err != nil {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
@@ -305,6 +321,9 @@ type SectionsObjects struct {
 	// Sample is program sample (section perf_event); nil when its autoload was
 	// off.
 	Sample *SectionsSampleProgram
+	// SkbEgress is program skb_egress (section cgroup_skb/egress); nil when its
+	// autoload was off.
+	SkbEgress *SectionsSkbEgressProgram
 	// SkbVerdict is program skb_verdict (section sk_skb/stream_verdict); nil when
 	// its autoload was off.
 	SkbVerdict *SectionsSkbVerdictProgram
@@ -319,6 +338,8 @@ type SectionsObjects struct {
 	// UpmAny is program upm_any (section uprobe.multi); nil when its autoload was
 	// off.
 	UpmAny *SectionsUpmAnyProgram
+	// XdpPass is program xdp_pass (section xdp); nil when its autoload was off.
+	XdpPass *SectionsXdpPassProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables SectionsVariables
@@ -400,6 +421,11 @@ func (o *SectionsObjects) init() error {
 	} else if !p.Disabled() {
 		o.Sample = &SectionsSampleProgram{p}
 	}
+	if p, err := bridge.NewProgram(o.set, "skb_egress"); err != nil {
+		return err
+	} else if !p.Disabled() {
+		o.SkbEgress = &SectionsSkbEgressProgram{p}
+	}
 	if p, err := bridge.NewProgram(o.set, "skb_verdict"); err != nil {
 		return err
 	} else if !p.Disabled() {
@@ -424,6 +450,11 @@ func (o *SectionsObjects) init() error {
 		return err
 	} else if !p.Disabled() {
 		o.UpmAny = &SectionsUpmAnyProgram{p}
+	}
+	if p, err := bridge.NewProgram(o.set, "xdp_pass"); err != nil {
+		return err
+	} else if !p.Disabled() {
+		o.XdpPass = &SectionsXdpPassProgram{p}
 	}
 	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
 		return err
@@ -615,6 +646,18 @@ func (p SectionsSampleProgram) Attach(hz uint64) (link.Link, error) {
 	return p.AttachCPUClock(hz)
 }
 
+// SectionsSkbEgressProgram is program skb_egress (section cgroup_skb/egress,
+// type CGroupSKB).
+type SectionsSkbEgressProgram struct {
+	bridge.Program
+}
+
+// Attach attaches the program to the cgroup at path.
+// The link is also closed by SectionsObjects.Close.
+func (p SectionsSkbEgressProgram) Attach(path string) (link.Link, error) {
+	return p.AttachCgroup(path, ebpf.AttachType(1))
+}
+
 // SectionsSkbVerdictProgram is program skb_verdict (section
 // sk_skb/stream_verdict, type SkSKB).
 type SectionsSkbVerdictProgram struct {
@@ -676,4 +719,15 @@ type SectionsUpmAnyProgram struct {
 // The link is also closed by SectionsObjects.Close.
 func (p SectionsUpmAnyProgram) Attach(path string, pattern string, pid int) (link.Link, error) {
 	return p.AttachUprobeMulti(path, pattern, false, pid)
+}
+
+// SectionsXdpPassProgram is program xdp_pass (section xdp, type XDP).
+type SectionsXdpPassProgram struct {
+	bridge.Program
+}
+
+// Attach attaches the program to the network interface ifindex.
+// The link is also closed by SectionsObjects.Close.
+func (p SectionsXdpPassProgram) Attach(ifindex int) (link.Link, error) {
+	return p.AttachXDP(ifindex)
 }

@@ -37,6 +37,8 @@ const (
 	slotCgroupSock
 	slotTracepoint
 	slotReuseport
+	slotCgroupSkb
+	slotXDP
 )
 
 func load(t *testing.T) *SectionsObjects {
@@ -260,10 +262,12 @@ func TestSkLookup(t *testing.T) {
 }
 
 // newNetns makes a network namespace held by a locked thread until the
-// test ends, and returns its path.
-func newNetns(t *testing.T) string {
+// test ends, and returns its path and a function running f on that
+// thread, in the namespace.
+func newNetns(t *testing.T) (string, func(f func())) {
 	t.Helper()
 	ready, done := make(chan string), make(chan struct{})
+	calls := make(chan func())
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
 		if err := syscall.Unshare(syscall.CLONE_NEWNET); err != nil {
@@ -271,14 +275,46 @@ func newNetns(t *testing.T) string {
 			return
 		}
 		ready <- fmt.Sprintf("/proc/%d/task/%d/ns/net", os.Getpid(), syscall.Gettid())
-		<-done
+		for {
+			select {
+			case f := <-calls:
+				f()
+				calls <- nil
+			case <-done:
+				return
+			}
+		}
 	}()
 	path := <-ready
 	if strings.HasPrefix(path, "unshare") {
 		t.Fatal(path)
 	}
 	t.Cleanup(func() { close(done) })
-	return path
+	return path, func(f func()) { calls <- f; <-calls }
+}
+
+// TestXDP attaches to the loopback interface of a network namespace of
+// its own (another XDP program may hold the test's own), from a thread in
+// it, and the kernel lists the link on that interface.
+func TestXDP(t *testing.T) {
+	objs := load(t)
+	_, in := newNetns(t)
+	var lk link.Link
+	var err error
+	in(func() {
+		var lo *net.Interface
+		if lo, err = net.InterfaceByName("lo"); err == nil {
+			lk, err = objs.XdpPass.Attach(lo.Index)
+		}
+	})
+	attached(t, "xdp", lk, err)
+	info, err := lk.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Type != link.XDPType {
+		t.Errorf("link type %v, want xdp", info.Type)
+	}
 }
 
 // TestFlowDissector attaches the flow dissector to a network namespace of
@@ -286,7 +322,7 @@ func newNetns(t *testing.T) string {
 // kernel lists it there.
 func TestFlowDissector(t *testing.T) {
 	objs := load(t)
-	ns := newNetns(t)
+	ns, _ := newNetns(t)
 	lk, err := objs.Dissect.Attach(ns)
 	attached(t, "flow_dissector", lk, err)
 	info, err := lk.Info()
@@ -353,6 +389,8 @@ func TestCgroup(t *testing.T) {
 	attached(t, "sockops", lk, err)
 	lk, err = objs.SockCreate.Attach(dir)
 	attached(t, "cgroup/sock_create", lk, err)
+	lk, err = objs.SkbEgress.Attach(dir)
+	attached(t, "cgroup_skb/egress", lk, err)
 
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
@@ -380,6 +418,9 @@ func TestCgroup(t *testing.T) {
 	}
 	if hits(t, objs, slotSockops) == 0 {
 		t.Error("sockops attached, the child's connection not counted")
+	}
+	if hits(t, objs, slotCgroupSkb) == 0 {
+		t.Error("cgroup_skb/egress attached, the child's packets not counted")
 	}
 }
 

@@ -334,7 +334,7 @@ func attachFor(p *ebpf.ProgramSpec) *attachInfo {
 			method: "AttachUprobe", args: []attachArg{lit(path), lit(sym), ret, lit(0)},
 			auto: true,
 		}
-	case "usdt":
+	case "usdt", "usdt.s":
 		// usdt/PATH:PROVIDER:NAME (PATH may hold colons).
 		parts := strings.Split(rest, ":")
 		if n := len(parts); n >= 3 && parts[n-1] != "" && parts[n-2] != "" && parts[0] != "" {

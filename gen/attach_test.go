@@ -34,6 +34,7 @@ func TestAttachFor(t *testing.T) {
 		{"usdt", ebpf.Kprobe, ebpf.AttachNone, "AttachUSDT [path provider name pid]"},
 		{"usdt/./bin:a:b:prov:probe", ebpf.Kprobe, ebpf.AttachNone, "AttachUSDT [./bin:a:b prov probe 0] auto"},
 		{"usdt/bin:probe", ebpf.Kprobe, ebpf.AttachNone, "AttachUSDT [path provider name pid]"},
+		{"usdt.s", ebpf.Kprobe, ebpf.AttachNone, "AttachUSDT [path provider name pid]"},
 		{"ksyscall/getppid", ebpf.Kprobe, ebpf.AttachNone, "AttachKsyscall [getppid false] auto"},
 		{"kretsyscall", ebpf.Kprobe, ebpf.AttachNone, "AttachKsyscall [name true]"},
 		{"kprobe.multi/do_sys_*", ebpf.Kprobe, ebpf.AttachTraceKprobeMulti, "AttachKprobeMulti [do_sys_* false] auto"},

@@ -41,6 +41,7 @@ type attachInfo struct {
 // package the skeleton uses.
 type attachParam struct {
 	name, pkg, typ string
+	ptr            bool // a pointer to the type
 }
 
 // bridgePkg stands for the bridge package's path in an attachParam.
@@ -71,7 +72,11 @@ func (a *attachInfo) paramCodes(bridge string) []jen.Code {
 	var out []jen.Code
 	for _, p := range a.params {
 		if p.pkg != "" {
-			out = append(out, jen.Id(p.name).Qual(p.path(bridge), p.typ))
+			id := jen.Id(p.name)
+			if p.ptr {
+				id = id.Op("*")
+			}
+			out = append(out, id.Qual(p.path(bridge), p.typ))
 		} else {
 			out = append(out, jen.Id(p.name).Id(p.typ))
 		}
@@ -104,6 +109,9 @@ func (w *vtext) attachParams(a *attachInfo, bridge string) *vtext {
 			w.s(", ")
 		}
 		w.s(p.name, " ")
+		if p.ptr {
+			w.s("*")
+		}
 		if p.pkg != "" {
 			w.qual(p.path(bridge), p.typ)
 		} else {
@@ -155,17 +163,21 @@ func attachFor(p *ebpf.ProgramSpec) *attachInfo {
 	sec := p.SectionName
 	kind, rest, _ := strings.Cut(sec, "/")
 	switch kind {
-	case "tracepoint", "tp":
+	case "tracepoint", "tp", "tracepoint.s", "tp.s":
 		group, name, ok := strings.Cut(rest, "/")
 		if !ok || group == "" || name == "" {
-			return nil
+			return &attachInfo{
+				doc:    "attaches the program to the tracepoint group/name (as in /sys/kernel/tracing/events/GROUP/NAME).",
+				params: []attachParam{{name: "group", typ: "string"}, {name: "name", typ: "string"}},
+				method: "AttachTracepoint", args: []attachArg{param("group"), param("name")},
+			}
 		}
 		return &attachInfo{
 			doc:    "attaches the program to tracepoint " + rest + ".",
 			method: "AttachTracepoint", args: []attachArg{lit(group), lit(name)},
 			auto: true,
 		}
-	case "raw_tp", "raw_tracepoint", "raw_tp.w", "raw_tracepoint.w":
+	case "raw_tp", "raw_tracepoint", "raw_tp.w", "raw_tracepoint.w", "raw_tp.s", "raw_tracepoint.s":
 		if rest == "" {
 			return &attachInfo{
 				doc:    "attaches the program to the raw tracepoint name.",
@@ -178,7 +190,7 @@ func attachFor(p *ebpf.ProgramSpec) *attachInfo {
 			method: "AttachRawTracepoint", args: []attachArg{lit(rest)},
 			auto: true,
 		}
-	case "tp_btf", "fentry", "fexit", "fmod_ret", "fentry.s", "fexit.s", "fmod_ret.s":
+	case "tp_btf", "tp_btf.s", "fentry", "fexit", "fmod_ret", "fentry.s", "fexit.s", "fmod_ret.s", "fsession", "fsession.s":
 		return &attachInfo{
 			doc:    "attaches the program to " + rest + " (" + kind + ").",
 			method: "AttachTracing",
@@ -204,6 +216,109 @@ func attachFor(p *ebpf.ProgramSpec) *attachInfo {
 			method: "AttachKprobe", args: []attachArg{lit(rest), ret},
 			auto: true,
 		}
+	case "ksyscall", "kretsyscall":
+		ret := lit(kind == "kretsyscall")
+		if rest == "" {
+			return &attachInfo{
+				doc:    "attaches the program to the kernel's handler of system call name, the architecture's wrapper as libbpf resolves it (bridge.KsyscallName) (" + kind + ").",
+				params: []attachParam{{name: "name", typ: "string"}},
+				method: "AttachKsyscall", args: []attachArg{param("name"), ret},
+			}
+		}
+		return &attachInfo{
+			doc:    "attaches the program to the kernel's handler of system call " + rest + ", the architecture's wrapper as libbpf resolves it (bridge.KsyscallName) (" + kind + ").",
+			method: "AttachKsyscall", args: []attachArg{lit(rest), ret},
+			auto: true,
+		}
+	case "kprobe.multi", "kretprobe.multi", "kprobe.session":
+		method, args := "AttachKprobeMulti", []attachArg{param("pattern"), lit(kind == "kretprobe.multi")}
+		if kind == "kprobe.session" {
+			method, args = "AttachKprobeSession", args[:1]
+		}
+		if rest == "" {
+			return &attachInfo{
+				doc:    "attaches the program through one link to every traceable kernel function whose name matches pattern (* and ? as wildcards) (" + kind + ").",
+				params: []attachParam{{name: "pattern", typ: "string"}},
+				method: method, args: args,
+			}
+		}
+		args[0] = lit(rest)
+		return &attachInfo{
+			doc:    "attaches the program through one link to every traceable kernel function matching " + rest + " (" + kind + ").",
+			method: method, args: args,
+			auto: true,
+		}
+	case "uprobe.multi", "uretprobe.multi", "uprobe.multi.s", "uretprobe.multi.s":
+		ret := lit(strings.HasPrefix(kind, "uret"))
+		path, pattern, ok := strings.Cut(rest, ":")
+		if !ok || path == "" || pattern == "" {
+			return &attachInfo{
+				doc:    "attaches the program through one link to every function of the binary at path whose name matches pattern (* and ? as wildcards) (" + kind + "); pid 0 means every process.",
+				params: []attachParam{{name: "path", typ: "string"}, {name: "pattern", typ: "string"}, {name: "pid", typ: "int"}},
+				method: "AttachUprobeMulti", args: []attachArg{param("path"), param("pattern"), ret, param("pid")},
+			}
+		}
+		return &attachInfo{
+			doc:    "attaches the program through one link to every function of " + path + " matching " + pattern + " (" + kind + ").",
+			method: "AttachUprobeMulti", args: []attachArg{lit(path), lit(pattern), ret, lit(0)},
+			auto: true,
+		}
+	case "perf_event":
+		return &attachInfo{
+			doc:    "samples with the program at hz on every CPU through a software CPU-clock perf event per CPU, as profilers do; the embedded AttachPerfEvent attaches it to any perf event fd.",
+			params: []attachParam{{name: "hz", typ: "uint64"}},
+			method: "AttachCPUClock", args: []attachArg{param("hz")},
+		}
+	case "sk_msg", "sk_skb":
+		if p.AttachType == ebpf.AttachNone {
+			return nil
+		}
+		return &attachInfo{
+			doc:    "attaches the program to the sockmap or sockhash m (" + sec + "), through a link (Linux 6.10 on).",
+			params: []attachParam{{name: "m", pkg: pkgEbpf, typ: "Map", ptr: true}},
+			method: "AttachSockMap", args: []attachArg{param("m"), {lit: int(p.AttachType), attachType: true}},
+		}
+	case "sk_lookup", "flow_dissector":
+		return &attachInfo{
+			doc:    "attaches the program to the network namespace at the path netns (/proc/self/ns/net, /run/netns/NAME).",
+			params: []attachParam{{name: "netns", typ: "string"}},
+			method: "AttachNetNs", args: []attachArg{param("netns")},
+		}
+	case "netfilter":
+		return &attachInfo{
+			doc:    "attaches the program to netfilter hook (NF_INET_PRE_ROUTING 0 ... NF_INET_POST_ROUTING 4) of protocol family (NFPROTO_IPV4 2, NFPROTO_IPV6 10) at priority, in the calling thread's network namespace.",
+			params: []attachParam{{name: "family", typ: "uint32"}, {name: "hook", typ: "uint32"}, {name: "priority", typ: "int32"}},
+			method: "AttachNetfilter", args: []attachArg{param("family"), param("hook"), param("priority")},
+		}
+	case "netkit":
+		if rest != "primary" && rest != "peer" {
+			return nil
+		}
+		return &attachInfo{
+			doc:    "attaches the program to the " + rest + " side of the netkit device ifindex.",
+			params: []attachParam{{name: "ifindex", typ: "int"}},
+			method: "AttachNetkit", args: []attachArg{param("ifindex"), lit(rest == "peer")},
+		}
+	case "sockops", "lsm_cgroup":
+		return &attachInfo{
+			doc:    "attaches the program to the cgroup at path (" + kind + ").",
+			params: []attachParam{{name: "path", typ: "string"}},
+			method: "AttachCgroup", args: []attachArg{param("path"), {lit: int(p.AttachType), attachType: true}},
+		}
+	case "sk_reuseport":
+		return &attachInfo{
+			doc:    "attaches the program to the SO_REUSEPORT group of conn's socket; it selects the group's socket for each packet until the group is gone.",
+			params: []attachParam{{name: "conn", pkg: "syscall", typ: "Conn"}},
+			method: "AttachReuseport", args: []attachArg{param("conn")},
+			linkless: true,
+		}
+	case "lirc_mode2":
+		return &attachInfo{
+			doc:    "attaches the program to the infrared receiver at path (/dev/lirc0); it stays attached until link.RawDetachProgram.",
+			params: []attachParam{{name: "path", typ: "string"}},
+			method: "AttachLircMode2", args: []attachArg{param("path")},
+			linkless: true,
+		}
 	case "uprobe", "uretprobe", "uprobe.s", "uretprobe.s":
 		ret := lit(strings.HasPrefix(kind, "uret"))
 		path, sym, ok := strings.Cut(rest, ":")
@@ -219,7 +334,7 @@ func attachFor(p *ebpf.ProgramSpec) *attachInfo {
 			method: "AttachUprobe", args: []attachArg{lit(path), lit(sym), ret, lit(0)},
 			auto: true,
 		}
-	case "usdt":
+	case "usdt", "usdt.s":
 		// usdt/PATH:PROVIDER:NAME (PATH may hold colons).
 		parts := strings.Split(rest, ":")
 		if n := len(parts); n >= 3 && parts[n-1] != "" && parts[n-2] != "" && parts[0] != "" {
@@ -314,4 +429,37 @@ func iterFor(kind string) *attachInfo {
 	}
 	a.doc += ": a link that can be pinned; Open reads the output."
 	return a
+}
+
+// noAttachWhy is the reason a program whose section gives it no Attach
+// has none, for its type's doc comment.
+func noAttachWhy(p *ebpf.ProgramSpec) string {
+	kind, rest, _ := strings.Cut(p.SectionName, "/")
+	switch kind {
+	case "xdp", "xdp.frags":
+		return "it runs from the entries of a " + rest + " that hold its file descriptor (Raw().FD()), not on an interface."
+	case "cgroup":
+		if rest == "skb" {
+			return "the section names no direction: cgroup_skb/ingress and cgroup_skb/egress do."
+		}
+	case "sk_skb":
+		return "the section names no attach type: sk_skb/stream_parser, sk_skb/stream_verdict and sk_skb/verdict do."
+	case "classifier", "action":
+		return "legacy tc programs are attached as a qdisc's filter through netlink, which skeletons do not speak; tcx/ingress and tcx/egress attach through links."
+	case "lwt_in", "lwt_out", "lwt_xmit", "lwt_seg6local":
+		return "lightweight tunnel programs are attached to a route (ip route ... encap bpf) through netlink, which skeletons do not speak."
+	case "syscall":
+		return "syscall programs are run (Raw().Run), not attached."
+	case "struct_ops", "struct_ops.s":
+		return "it is a function member of a struct_ops map, registered with the map's Attach."
+	case "freplace":
+		return "an extension replaces a function of another program, given as the spec's AttachTarget before load; link.AttachFreplace attaches it."
+	case "uprobe.session", "uprobe.session.s":
+		return "cilium/ebpf v0.22, which attaches the skeleton's programs, has no uprobe session link."
+	case "iter", "iter.s":
+		return "the section names no iterator kind."
+	case "netkit":
+		return "the section names neither side: netkit/primary and netkit/peer do."
+	}
+	return "skelgen knows no attach point for section " + p.SectionName + "."
 }

@@ -496,7 +496,7 @@ func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
 		}
 	}
 	for _, pi := range s.programs {
-		f.Add(gocomment.Commentf("%s is program %s (section %s, type %s).", pi.typ, pi.name, pi.spec.SectionName, pi.spec.Type))
+		f.Add(gocomment.Comment(programDoc(pi)))
 		f.Type().Id(pi.typ).Struct(jen.Qual(s.bridge, "Program"))
 		a := pi.attach
 		if a == nil {
@@ -648,6 +648,16 @@ func (s *skeleton) kernelProgInit(w *vtext, pi *progInfo) {
 	w.s("\tif p, err := ").qual(s.bridge, "NewProgram").s("(o.set, ").lit(pi.name).s("); err != nil {\n\t\treturn err\n\t} else if !p.Disabled() {\n\t\to.", pi.field, " = &", pi.typ, "{p}\n\t}\n")
 }
 
+// programDoc is the doc comment of a program's type: what it is, and why
+// it has no Attach when it has none.
+func programDoc(pi *progInfo) string {
+	doc := fmt.Sprintf("%s is program %s (section %s, type %s).", pi.typ, pi.name, pi.spec.SectionName, pi.spec.Type)
+	if pi.attach == nil {
+		doc += " It has no Attach: " + noAttachWhy(pi.spec)
+	}
+	return doc
+}
+
 // programDeclsVerbatim is programDecls as a verbatim part, nil if a doc
 // comment might be changed by go/format.
 func (s *skeleton) programDeclsVerbatim(id skelIDs) *vtext {
@@ -656,7 +666,7 @@ func (s *skeleton) programDeclsVerbatim(id skelIDs) *vtext {
 		if i > 0 {
 			w.s("\n")
 		}
-		if !w.docComment(pi.typ + " is program " + pi.name + " (section " + pi.spec.SectionName + ", type " + pi.spec.Type.String() + ").") {
+		if !w.docComment(programDoc(pi)) {
 			return nil
 		}
 		w.s("type ", pi.typ, " struct {\n\t").qual(s.bridge, "Program").s("\n}\n")

@@ -11,7 +11,6 @@ package main
 //go:generate go run github.com/skelgen/skelgen/cmd/skelgen stackcount.bpf.c
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -20,10 +19,10 @@ import (
 	"log"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/skelgen/skelgen/examples/internal/cli"
+	"github.com/skelgen/skelgen/examples/internal/ksyms"
 )
 
 type options struct {
@@ -111,7 +110,7 @@ func report(out io.Writer, objs *StackcountObjects) error {
 		return err
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].n < all[j].n })
-	syms, err := loadKallsyms()
+	syms, err := ksyms.Load()
 	if err != nil {
 		fmt.Fprintf(out, "# kernel symbols unavailable (%v): printing addresses\n", err)
 	}
@@ -122,7 +121,7 @@ func report(out io.Writer, objs *StackcountObjects) error {
 				fmt.Fprintf(out, "  [kernel stack lost: %v]\n", err)
 			}
 			for _, a := range frames {
-				fmt.Fprintf(out, "  %s\n", syms.name(a))
+				fmt.Fprintf(out, "  %s\n", syms.Name(a))
 			}
 		} else {
 			fmt.Fprintf(out, "  [no kernel stack: %d]\n", c.key.KernelStack)
@@ -140,60 +139,4 @@ func report(out io.Writer, objs *StackcountObjects) error {
 	}
 	fmt.Fprintf(out, "# %d distinct stacks\n", len(all))
 	return nil
-}
-
-// kallsyms is the kernel's text symbols by address.
-type kallsyms struct {
-	addrs []uint64
-	names []string
-}
-
-func loadKallsyms() (*kallsyms, error) {
-	f, err := os.Open("/proc/kallsyms")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	ks := &kallsyms{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 3 || (fields[1] != "t" && fields[1] != "T") {
-			continue
-		}
-		a, err := strconv.ParseUint(fields[0], 16, 64)
-		if err != nil || a == 0 {
-			continue
-		}
-		ks.addrs = append(ks.addrs, a)
-		ks.names = append(ks.names, fields[2])
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(ks.addrs) == 0 {
-		return nil, errors.New("/proc/kallsyms shows no addresses")
-	}
-	idx := make([]int, len(ks.addrs))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(i, j int) bool { return ks.addrs[idx[i]] < ks.addrs[idx[j]] })
-	sorted := &kallsyms{addrs: make([]uint64, len(idx)), names: make([]string, len(idx))}
-	for i, k := range idx {
-		sorted.addrs[i], sorted.names[i] = ks.addrs[k], ks.names[k]
-	}
-	return sorted, nil
-}
-
-// name returns the symbol containing a, or a as hex.
-func (k *kallsyms) name(a uint64) string {
-	if k == nil {
-		return fmt.Sprintf("%#x", a)
-	}
-	i := sort.Search(len(k.addrs), func(i int) bool { return k.addrs[i] > a }) - 1
-	if i < 0 {
-		return fmt.Sprintf("%#x", a)
-	}
-	return k.names[i]
 }

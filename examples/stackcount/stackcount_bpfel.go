@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -268,4 +269,11 @@ func (o *StackcountObjects) Serve(ctx context.Context, h *StackcountHandlers) er
 // TracePoint).
 type StackcountCountStackProgram struct {
 	bridge.Program
+}
+
+// Attach attaches the program to the tracepoint group/name (as in
+// /sys/kernel/tracing/events/GROUP/NAME).
+// The link is also closed by StackcountObjects.Close.
+func (p StackcountCountStackProgram) Attach(group string, name string) (link.Link, error) {
+	return p.AttachTracepoint(group, name)
 }

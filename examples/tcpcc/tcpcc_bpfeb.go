@@ -348,25 +348,29 @@ func (o *TcpccObjects) Serve(ctx context.Context, h *TcpccHandlers) error {
 }
 
 // TcpccRenoCongAvoidProgram is program reno_cong_avoid (section struct_ops,
-// type StructOps).
+// type StructOps). It has no Attach: it is a function member of a struct_ops
+// map, registered with the map's Attach.
 type TcpccRenoCongAvoidProgram struct {
 	bridge.Program
 }
 
 // TcpccRenoInitProgram is program reno_init (section struct_ops, type
-// StructOps).
+// StructOps). It has no Attach: it is a function member of a struct_ops map,
+// registered with the map's Attach.
 type TcpccRenoInitProgram struct {
 	bridge.Program
 }
 
 // TcpccRenoSsthreshProgram is program reno_ssthresh (section struct_ops, type
-// StructOps).
+// StructOps). It has no Attach: it is a function member of a struct_ops map,
+// registered with the map's Attach.
 type TcpccRenoSsthreshProgram struct {
 	bridge.Program
 }
 
 // TcpccRenoUndoCwndProgram is program reno_undo_cwnd (section struct_ops, type
-// StructOps).
+// StructOps). It has no Attach: it is a function member of a struct_ops map,
+// registered with the map's Attach.
 type TcpccRenoUndoCwndProgram struct {
 	bridge.Program
 }

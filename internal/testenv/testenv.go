@@ -229,3 +229,19 @@ func DebianKernels(t testing.TB) string {
 	}
 	return dir
 }
+
+// Cgroup2 is where the cgroup2 hierarchy is mounted; the test skips when
+// it is mounted nowhere (or fails under SKELGEN_REQUIRE_KERNEL=1).
+func Cgroup2(t testing.TB) string {
+	mounts, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(mounts), "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[2] == "cgroup2" {
+			return f[1]
+		}
+	}
+	skipOrFail(t, "SKELGEN_REQUIRE_KERNEL", "no cgroup2 hierarchy mounted")
+	return ""
+}

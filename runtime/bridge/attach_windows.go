@@ -70,3 +70,57 @@ func (so *StructOps) Attach() (link.Link, error) {
 func (p Program) AttachUSDT(path, provider, name string, pid int) (link.Link, error) {
 	return p.noAttach("usdt " + path + ":" + provider + ":" + name)
 }
+
+// AttachKsyscall fails: kprobes are Linux's.
+func (p Program) AttachKsyscall(name string, ret bool) (link.Link, error) {
+	return p.noAttach("ksyscall " + name)
+}
+
+// AttachKprobeMulti fails: kprobes are Linux's.
+func (p Program) AttachKprobeMulti(pattern string, ret bool) (link.Link, error) {
+	return p.noAttach("kprobe.multi " + pattern)
+}
+
+// AttachKprobeSession fails: kprobes are Linux's.
+func (p Program) AttachKprobeSession(pattern string) (link.Link, error) {
+	return p.noAttach("kprobe.session " + pattern)
+}
+
+// AttachUprobeMulti fails: uprobes are Linux's.
+func (p Program) AttachUprobeMulti(path, pattern string, ret bool, pid int) (link.Link, error) {
+	return p.noAttach("uprobe.multi " + path + ":" + pattern)
+}
+
+// AttachPerfEvent fails: perf events are Linux's.
+func (p Program) AttachPerfEvent(fd int) (link.Link, error) { return p.noAttach("perf event") }
+
+// AttachCPUClock fails: perf events are Linux's.
+func (p Program) AttachCPUClock(hz uint64) (link.Link, error) { return p.noAttach("perf event") }
+
+// AttachSockMap fails: sockmaps are Linux's.
+func (p Program) AttachSockMap(m *ebpf.Map, at ebpf.AttachType) (link.Link, error) {
+	return p.noAttach("sockmap")
+}
+
+// AttachNetNs fails: network namespaces are Linux's.
+func (p Program) AttachNetNs(path string) (link.Link, error) { return p.noAttach("netns " + path) }
+
+// AttachNetfilter fails: netfilter is Linux's.
+func (p Program) AttachNetfilter(family, hook uint32, priority int32) (link.Link, error) {
+	return p.noAttach("netfilter")
+}
+
+// AttachNetkit fails: netkit is Linux's.
+func (p Program) AttachNetkit(ifindex int, peer bool) (link.Link, error) { return p.noAttach("netkit") }
+
+// AttachReuseport fails: SO_ATTACH_REUSEPORT_EBPF is Linux's.
+func (p Program) AttachReuseport(conn syscall.Conn) error {
+	_, err := p.noAttach("reuseport")
+	return err
+}
+
+// AttachLircMode2 fails: lirc devices are Linux's.
+func (p Program) AttachLircMode2(path string) error {
+	_, err := p.noAttach("lirc_mode2 " + path)
+	return err
+}

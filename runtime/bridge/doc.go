@@ -38,7 +38,10 @@
 // extern the kernel does not have, an error naming a strong one.
 // usdt.go reads a binary's USDT notes and argument specifications for
 // AttachUSDT, which attaches usdt.bpf.h programs as libbpf does; iter.go
-// and iter_attach.go are the iterators' Attach and Open.
+// and iter_attach.go are the iterators' Attach and Open; attach_kinds.go
+// the Attach of the other section kinds whose target the section does not
+// name or names in a pattern (ksyscall's wrapper, multi-probes' globs,
+// perf events per CPU, sockmaps, network namespaces, netfilter, netkit).
 //
 // A loaded object's life (lifetime.go): runs of user programs and typed
 // calls on maps, variables and readers are counted while they go on. Close

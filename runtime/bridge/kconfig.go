@@ -174,17 +174,28 @@ func linuxValue(name string) (value string, known bool, err error) {
 	case "LINUX_HAS_SYSCALL_WRAPPER":
 		// Syscalls go through wrappers when the kernel has the
 		// architecture's prefixed entry point of bpf(2) (__x64_sys_bpf).
-		spec, err := btf.LoadKernelSpec()
+		has, err := syscallWrappers()
 		if err != nil {
-			return "", false, fmt.Errorf("reading the kernel BTF: %w", err)
+			return "", false, err
 		}
-		var fn *btf.Func
-		if spec.TypeByName(syscallPrefix()+"sys_bpf", &fn) == nil {
+		if has {
 			return "1", true, nil
 		}
 		return "0", true, nil
 	}
 	return "", false, nil
+}
+
+// syscallWrappers reports whether the kernel's syscalls go through
+// wrappers: whether it has the architecture's prefixed entry point of
+// bpf(2) (__x64_sys_bpf).
+func syscallWrappers() (bool, error) {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		return false, fmt.Errorf("reading the kernel BTF: %w", err)
+	}
+	var fn *btf.Func
+	return spec.TypeByName(syscallPrefix()+"sys_bpf", &fn) == nil, nil
 }
 
 // syscallPrefix is the prefix of the architecture's syscall wrappers, as

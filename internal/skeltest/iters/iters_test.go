@@ -166,29 +166,12 @@ func TestIteratorPinned(t *testing.T) {
 	}
 }
 
-// cgroup2 is where the cgroup2 hierarchy is mounted, "" if nowhere.
-func cgroup2(t *testing.T) string {
-	mounts, err := os.ReadFile("/proc/self/mounts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(mounts), "\n") {
-		if f := strings.Fields(line); len(f) > 2 && f[2] == "cgroup2" {
-			return f[1]
-		}
-	}
-	return ""
-}
-
 // TestCgroupIterator walks a cgroup hierarchy the test makes, from its top
 // directory, by the FD and the ID the arguments give: the cgroups' IDs
 // are their directories' inode numbers.
 func TestCgroupIterator(t *testing.T) {
 	objs := load(t)
-	root := cgroup2(t)
-	if root == "" {
-		t.Skip("no cgroup2 hierarchy mounted")
-	}
+	root := testenv.Cgroup2(t)
 	top := filepath.Join(root, fmt.Sprintf("skelgen_iters_%d", os.Getpid()))
 	dirs := []string{top, filepath.Join(top, "a"), filepath.Join(top, "a", "b")}
 	for _, d := range dirs {

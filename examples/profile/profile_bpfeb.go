@@ -5,6 +5,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"fmt"
 	"structs"
@@ -124,6 +125,10 @@ var (
 	ProfileErrInProcess = bridge.ErrInProcess
 )
 
+// ProfileExitError is the error of Serve when a hook stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type ProfileExitError = bridge.ExitError
+
 // LoadProfile parses the embedded object and loads the kernel programs and the
 // maps they use into the kernel (unless opts.InProcess, which loads every map
 // in process and no kernel program) and the user-space programs into the
@@ -218,6 +223,36 @@ func (o *ProfileObjects) Close() error {
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *ProfileObjects) AttachAll(opts ...bridge.AttachOption) error {
 	return o.set.AttachAll(opts)
+}
+
+// ProfileHandlers are the Go side of Serve: the typed callbacks of the ring
+// buffers and perf event arrays, and how the tool stops.
+type ProfileHandlers struct {
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// OnStart is called once the programs are attached and the begin hook has run,
+	// before any record is read.
+	OnStart func()
+	// OnLost receives the count of each notice of samples the kernel lost on a
+	// perf event array, with the map's C name.
+	OnLost func(stream string, n uint64)
+}
+
+// Serve runs the object as a tool: it attaches the programs AttachAll
+// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
+// and perf event arrays that have a record hook or a callback in h and passes
+// each record to its hook then its callback, runs the ubpf/interval/<duration>
+// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
+// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
+// written, runs ubpf/end and closes the objects. It returns the first error; a
+// stop with a non-zero exit code is a *ProfileExitError. h may be nil.
+func (o *ProfileObjects) Serve(ctx context.Context, h *ProfileHandlers) error {
+	if h == nil {
+		h = &ProfileHandlers{}
+	}
+	t := bridge.NewTool(o.set)
+	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
+	return t.Serve(ctx)
 }
 
 // ProfileSampleProgram is program sample (section perf_event, type PerfEvent).

@@ -4,6 +4,7 @@
 package sections
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"strconv"
@@ -252,6 +253,10 @@ var (
 	SectionsErrInProcess = bridge.ErrInProcess
 )
 
+// SectionsExitError is the error of Serve when a hook stopped the tool with a
+// non-zero exit code (skelgen_stop).
+type SectionsExitError = bridge.ExitError
+
 // LoadSections parses the embedded object and loads the kernel programs and
 // the maps they use into the kernel (unless opts.InProcess, which loads every
 // map in process and no kernel program) and the user-space programs into the
@@ -491,6 +496,45 @@ func (o *SectionsObjects) AttachAll(opts ...bridge.AttachOption) error {
 			return o.KsGetppid.Attach()
 		}},
 	)
+}
+
+// SectionsHandlers are the Go side of Serve: the typed callbacks of the ring
+// buffers and perf event arrays, and how the tool stops.
+type SectionsHandlers struct {
+	// Signals stops the tool on SIGINT and SIGTERM too.
+	Signals bool
+	// OnStart is called once the programs are attached and the begin hook has run,
+	// before any record is read.
+	OnStart func()
+	// OnLost receives the count of each notice of samples the kernel lost on a
+	// perf event array, with the map's C name.
+	OnLost func(stream string, n uint64)
+}
+
+// Serve runs the object as a tool: it attaches the programs AttachAll
+// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
+// and perf event arrays that have a record hook or a callback in h and passes
+// each record to its hook then its callback, runs the ubpf/interval/<duration>
+// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
+// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
+// written, runs ubpf/end and closes the objects. It returns the first error; a
+// stop with a non-zero exit code is a *SectionsExitError. h may be nil.
+func (o *SectionsObjects) Serve(ctx context.Context, h *SectionsHandlers) error {
+	if h == nil {
+		h = &SectionsHandlers{}
+	}
+	t := bridge.NewTool(o.set)
+	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
+	if o.KpmGetppid != nil {
+		t.Program("kpm_getppid", o.KpmGetppid.Attach)
+	}
+	if o.KrsGetppid != nil {
+		t.Program("krs_getppid", o.KrsGetppid.Attach)
+	}
+	if o.KsGetppid != nil {
+		t.Program("ks_getppid", o.KsGetppid.Attach)
+	}
+	return t.Serve(ctx)
 }
 
 // SectionsDissectProgram is program dissect (section flow_dissector, type

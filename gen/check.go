@@ -358,6 +358,9 @@ func (gl generateLine) config() (Config, error) {
 		return filepath.Join(gl.dir, p)
 	}
 	cfg.Input = abs(cfg.Input)
+	for i, p := range cfg.MoreInputs {
+		cfg.MoreInputs[i] = abs(p)
+	}
 	cfg.Source = abs(cfg.Source)
 	cfg.OutputDir = abs(cfg.OutputDir)
 	if cfg.OutputDir == "" {

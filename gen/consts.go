@@ -37,6 +37,8 @@ type cConst struct {
 	// text is the #define's body as written ("" for an enumerator).
 	text string
 	line int
+	// file is the source's base name.
+	file string
 }
 
 var (
@@ -406,7 +408,7 @@ func (s *skeleton) constDecls(f *jen.File) {
 				what = "#define"
 			}
 		}
-		doc := name + " is " + c.name + " (" + what + ", " + s.cfg.Source + ":" + strconv.Itoa(c.line) + ")."
+		doc := name + " is " + c.name + " (" + what + ", " + c.file + ":" + strconv.Itoa(c.line) + ")."
 		value := jen.Id(c.value.ExactString())
 		if c.value.Kind() == constant.String {
 			value = jen.Lit(constant.StringVal(c.value))

@@ -26,7 +26,7 @@ func (s *StringList) String() string     { return strings.Join(*s, ",") }
 func (s *StringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // Usage is the main command's synopsis.
-const Usage = "skelgen [flags] INPUT  (INPUT is x.bpf.o or x.bpf.c; flags come first)"
+const Usage = "skelgen [flags] INPUT...  (INPUT is x.bpf.o or x.bpf.c, or several .bpf.c linked into one object; flags come first)"
 
 // NewFlags defines the main command's flags on fs.
 func NewFlags(fs *flag.FlagSet) *Flags {
@@ -51,12 +51,20 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 // Config completes the Config from the parsed flags and the positional
 // arguments.
 func (f *Flags) Config(args []string) (Config, error) {
-	if len(args) != 1 {
-		return Config{}, fmt.Errorf("want exactly one INPUT after the flags, got %d arguments (usage: %s)", len(args), Usage)
+	if len(args) == 0 {
+		return Config{}, fmt.Errorf("no INPUT after the flags (usage: %s)", Usage)
+	}
+	if len(args) > 1 {
+		for _, a := range args {
+			if !IsCSource(a) {
+				return Config{}, fmt.Errorf("%s: several inputs must all be C sources, linked into one object (link objects with bpftool gen object and give the result; usage: %s)", a, Usage)
+			}
+		}
 	}
 	cfg := f.cfg
 	cfg.CC = f.cc.CC
 	cfg.Input = args[0]
+	cfg.MoreInputs = args[1:]
 	if IsCSource(cfg.Input) {
 		targets, err := ParseTargets(f.target)
 		if err != nil {

@@ -25,6 +25,10 @@ import (
 type Config struct {
 	// Input is the .bpf.o or .bpf.c file.
 	Input string
+	// MoreInputs are C sources compiled like Input and linked with it
+	// into one object, with libbpf's static linking (bpftool gen object):
+	// one skeleton for all.
+	MoreInputs []string
 	// OutputDir receives the files; empty means the input's directory.
 	OutputDir string
 	// Package is the Go package name; empty means $GOPACKAGE, else the
@@ -114,8 +118,10 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	if cfg.Input == "" {
 		return nil, errors.New("no input file")
 	}
-	if err := checkInput(cfg); err != nil {
-		return nil, err
+	for _, in := range append([]string{cfg.Input}, cfg.MoreInputs...) {
+		if err := checkInput(withInput(cfg, in)); err != nil {
+			return nil, err
+		}
 	}
 	outDir := cfg.OutputDir
 	if outDir == "" {
@@ -156,6 +162,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		}
 	}
 	read(cfg.Input)
+	read(cfg.MoreInputs...)
 	if cfg.Header != "" {
 		read(headerKernels(cfg)...)
 	}
@@ -168,6 +175,9 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	var builds []build
 	var files []File
 	var overlay map[string][]byte
+	if cfg.Header != "" && len(cfg.MoreInputs) > 0 {
+		return nil, fmt.Errorf("-header %s: the minimal header is made from one source; with several (%s), include a header of your own", cfg.Header, strings.Join(append([]string{cfg.Input}, cfg.MoreInputs...), ", "))
+	}
 	if cfg.Header != "" && IsCSource(cfg.Input) && !cfg.Committed {
 		first := Target{Clang: "bpfel"}
 		if len(cfg.Targets) > 0 {
@@ -201,9 +211,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 					return nil, fmt.Errorf("%s: no compiler run and no committed object: %w", cfg.Input, err)
 				}
 			} else {
-				opts := cfg.compileOptions(t, overlay)
-				opts.Warn = warnOnce
-				b.obj, b.deps, err = Compile(ctx, opts)
+				b.obj, b.deps, err = compileLinked(ctx, cfg, t, overlay, warnOnce)
 				if err != nil {
 					return nil, err
 				}
@@ -281,14 +289,9 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	}
 	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types, AOT: cfg.AOT}
 	if source := sourceFile(cfg); source != "" {
-		src, err := os.ReadFile(source)
-		if err != nil {
+		if err := readSources(&skelCfg, append([]string{source}, cfg.MoreInputs...)); err != nil {
 			return nil, err
 		}
-		skelCfg.Source = filepath.Base(source)
-		skelCfg.Records = recordsFromSource(filepath.Base(source), src)
-		skelCfg.ExternParams = externParamNames(src)
-		skelCfg.Constants, skelCfg.SourceEnums = sourceConstants(string(src))
 	}
 	if !cfg.ImportRuntime {
 		rc, own, err := moduleCopy(outDir)
@@ -334,7 +337,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 				if err != nil {
 					return nil, fmt.Errorf("%s: types %s are declared only in the source: no compiler run, and no committed types file: %w", cfg.Input, strings.Join(missing, ", "), err)
 				}
-			} else if sc.SourceTypes, raw, err = sourceTypes(ctx, cfg, b.target, missing, required, overlay); err != nil {
+			} else if sc.SourceTypes, raw, err = sourceTypes(ctx, withInput(cfg, typesSource(cfg, missing)), b.target, missing, required, overlay); err != nil {
 				return nil, err
 			}
 			if raw != nil {
@@ -734,4 +737,10 @@ package ` + pkg + "\n")
 func firstLine(data []byte) []byte {
 	line, _, _ := bytes.Cut(data, []byte("\n"))
 	return bytes.TrimSuffix(line, []byte("\r"))
+}
+
+// withInput is cfg with input as its one source.
+func withInput(cfg Config, input string) Config {
+	cfg.Input, cfg.MoreInputs = input, nil
+	return cfg
 }

@@ -1,0 +1,157 @@
+package gen
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"go/constant"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// compileLinked compiles cfg's sources for target t and, when there are
+// several, links their objects into one with libbpf's static linking
+// (bpftool gen object): globals resolved across the sources, static
+// functions and variables kept apart. deps are every file the compiles
+// read.
+func compileLinked(ctx context.Context, cfg Config, t Target, overlay map[string][]byte, warn func(string)) (obj []byte, deps []string, err error) {
+	sources := append([]string{cfg.Input}, cfg.MoreInputs...)
+	var objs [][]byte
+	for _, src := range sources {
+		opts := cfg.compileOptions(t, overlay)
+		opts.Source, opts.Warn = src, warn
+		o, d, err := Compile(ctx, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		objs, deps = append(objs, o), append(deps, d...)
+	}
+	if len(objs) == 1 {
+		return objs[0], deps, nil
+	}
+	obj, err = linkObjects(ctx, sources, objs)
+	return obj, deps, err
+}
+
+// linkObjects links the objects compiled from sources with bpftool gen
+// object, the linker libbpf's skeletons are made with.
+func linkObjects(ctx context.Context, sources []string, objs [][]byte) ([]byte, error) {
+	what := "linking " + strings.Join(sources, ", ")
+	bpftool, err := exec.LookPath("bpftool")
+	if err != nil {
+		return nil, fmt.Errorf("%s: several sources are linked with bpftool gen object, and bpftool is not on PATH (install bpftool, or give one source)", what)
+	}
+	dir, err := os.MkdirTemp("", "skelgen-link-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "linked.o")
+	args := []string{"gen", "object", out}
+	for i, o := range objs {
+		// bpftool's messages name the inputs: name them after the sources.
+		p := filepath.Join(dir, fmt.Sprintf("%d-%s.o", i, DefaultStem(sources[i])))
+		if err := os.WriteFile(p, o, 0o644); err != nil {
+			return nil, err
+		}
+		args = append(args, p)
+	}
+	cmd := exec.CommandContext(ctx, bpftool, args...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.ReplaceAll(stderr.String(), dir+string(filepath.Separator), "")
+		if strings.Contains(msg, "unsupported byte order") {
+			msg += "hint: this bpftool's libbpf links only objects of the host's byte order (libbpf 1.5 links both): give -target with targets of that order, e.g. -target bpfel or -target amd64,arm64\n"
+		}
+		return nil, fmt.Errorf("%s: bpftool gen object: %w\n%s", what, err, msg)
+	}
+	return os.ReadFile(out)
+}
+
+// readSources reads what the skeleton takes from the C sources' text:
+// record types, host parameter names, constants and enums. With several
+// sources the first to say something of a map or function wins, and a
+// constant two sources define with different values is left out (neither
+// value is the object's alone).
+func readSources(sc *SkeletonConfig, sources []string) error {
+	var bases []string
+	for _, p := range sources {
+		bases = append(bases, filepath.Base(p))
+	}
+	sc.Source = strings.Join(bases, ", ")
+	sc.Records, sc.ExternParams = map[string]RecordGuess{}, map[string][]string{}
+	consts := map[string]int{} // index in sc.Constants
+	clash := map[string]bool{}
+	enums := map[string]bool{}
+	for _, path := range sources {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for k, v := range recordsFromSource(filepath.Base(path), src) {
+			if _, ok := sc.Records[k]; !ok {
+				sc.Records[k] = v
+			}
+		}
+		for k, v := range externParamNames(src) {
+			if _, ok := sc.ExternParams[k]; !ok {
+				sc.ExternParams[k] = v
+			}
+		}
+		cs, es := sourceConstants(string(src))
+		for _, c := range cs {
+			c.file = filepath.Base(path)
+			if i, ok := consts[c.name]; ok {
+				if old := sc.Constants[i].value; old.Kind() != c.value.Kind() || !constant.Compare(old, token.EQL, c.value) {
+					clash[c.name] = true
+				}
+				continue
+			}
+			consts[c.name] = len(sc.Constants)
+			sc.Constants = append(sc.Constants, c)
+		}
+		for _, e := range es {
+			if !enums[e] {
+				enums[e] = true
+				sc.SourceEnums = append(sc.SourceEnums, e)
+			}
+		}
+	}
+	sc.Constants = slices.DeleteFunc(sc.Constants, func(c cConst) bool { return clash[c.name] })
+	return nil
+}
+
+// typesSource is the source to compile for the types names, declared only
+// in a source (a record struct defined inside a function): with several
+// sources, the first whose text names them all.
+func typesSource(cfg Config, names []string) string {
+	if len(cfg.MoreInputs) == 0 {
+		return cfg.Input
+	}
+	for _, path := range append([]string{cfg.Input}, cfg.MoreInputs...) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		all := true
+		for _, n := range names {
+			if _, tag, ok := strings.Cut(n, " "); ok {
+				n = tag
+			}
+			if !regexp.MustCompile(`\b` + regexp.QuoteMeta(n) + `\b`).Match(src) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return path
+		}
+	}
+	return cfg.Input
+}

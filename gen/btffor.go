@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cilium/ebpf"
-
 	"github.com/skelgen/skelgen/btfmin"
+	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
 // KernelBTFArchive returns the minimal BTF (btfmin.MinimalKernelBTF) of
@@ -19,7 +18,7 @@ import (
 // whose minimal BTF an earlier one has already a hard link to it. It
 // returns the releases too. The same inputs give the same bytes.
 func KernelBTFArchive(object []byte, ks []btfmin.Kernel) ([]byte, []string, error) {
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(object))
+	spec, err := bridge.ParseObject(object)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -80,7 +80,7 @@ func kernelTypes(k *ebpf.CollectionSpec, o *LoadOptions) (*btf.Spec, error) {
 		return spec, nil
 	case o.Kernel != "":
 		if o.embedded == nil {
-			return nil, fmt.Errorf("Kernel %s: the object carries no kernel BTF (generate it with skelgen -btf-for)", o.Kernel)
+			return nil, fmt.Errorf("Options.Kernel %s: the object carries no kernel BTF (generate it with skelgen -btf-for)", o.Kernel)
 		}
 		return embeddedSpec(o.embedded, o.Kernel, "Kernel "+o.Kernel, false)
 	}

@@ -113,8 +113,9 @@ type Set struct {
 	disabled map[string]bool
 	// manual are the programs whose autoattach is off; usdtNext is the
 	// next free index of the USDT specs map (usdt_attach.go).
-	autoMu   sync.Mutex
-	manual   map[string]bool
+	autoMu sync.Mutex
+	manual map[string]bool
+	//lint:ignore U1000 used by usdt_attach.go, which Windows does not build
 	usdtNext uint32
 	// runs are the user programs the skeleton made, by name; tool is
 	// the Tool serving the object, nil when none is.

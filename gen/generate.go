@@ -301,7 +301,12 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		read(rc.goMod)
 		if !own {
 			skelCfg.RuntimeImport, skelCfg.BridgeImport = rc.runtimePath, rc.bridgePath
-			vendored, err := vendorFiles(rc)
+			read(filepath.Join(rc.dir, filepath.FromSlash(vmMarker)))
+			vm := rc.hasVM()
+			for _, obj := range objs {
+				vm = vm || hasUserPrograms(obj.Spec)
+			}
+			vendored, err := vendorFiles(rc, vm)
 			if err != nil {
 				return nil, err
 			}

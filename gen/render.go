@@ -333,7 +333,12 @@ func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 		if s.cfg.KernelBTFFile != "" {
 			opts = jen.Qual(s.bridge, "WithKernelBTF").Call(opts, jen.Id(id.kernelBTFVar))
 		}
-		g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, opts)
+		if len(s.user) == 0 {
+			// Kernel-only: the module's runtime copy need not carry the VM.
+			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "LoadKernelOnly").Call(jen.Id("s").Dot("Spec"), opts)
+		} else {
+			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, opts)
+		}
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		g.Id("o").Op(":=").Op("&").Id(id.objsT).Values(jen.Dict{jen.Id("set"): jen.Id("set")})
 		g.If(jen.Err().Op(":=").Id("o").Dot("init").Call(), jen.Err().Op("!=").Nil()).Block(
@@ -540,7 +545,12 @@ func (s *skeleton) loadVerbatim(id skelIDs, loadDoc string) *vtext {
 		w.s("\tvar externs map[string]").qual(s.cfg.RuntimeImport, "Func").s("\n\tif opts != nil && opts.Host != nil {\n\t\texterns = ", id.bindFn, "(opts.Host)\n\t}\n")
 		externs = "externs"
 	}
-	w.s("\tset, err := ").qual(s.bridge, "Load").s("(s.Spec, ", externs, ", ")
+	if len(s.user) == 0 {
+		// Kernel-only: the module's runtime copy need not carry the VM.
+		w.s("\tset, err := ").qual(s.bridge, "LoadKernelOnly").s("(s.Spec, ")
+	} else {
+		w.s("\tset, err := ").qual(s.bridge, "Load").s("(s.Spec, ", externs, ", ")
+	}
 	s.loadOptsVerbatim(w, id)
 	w.s(")\n\tif err != nil {\n")
 	wrap()

@@ -91,14 +91,7 @@ func TestVendoredPackageStandalone(t *testing.T) {
 
 	goCmd := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command("go", args...)
-		cmd.Dir = mod
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
+		return goIn(t, mod, args...)
 	}
 	goCmd("mod", "tidy")
 	modData, _ := os.ReadFile(filepath.Join(mod, "go.mod"))
@@ -282,4 +275,127 @@ func main() {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go vet ./...: %v\n%s", err, out)
 	}
+}
+
+// TestKernelOnlyCopy: a module whose objects have no user-space programs
+// gets the runtime's maps without its VM, builds and loads in process;
+// once an object with user-space programs joins, the copy gains the VM,
+// and generating the kernel-only package again keeps it.
+func TestKernelOnlyCopy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: builds a module")
+	}
+	root := testenv.ModuleRoot(t)
+	mod := t.TempDir()
+	write := func(rel string, data []byte) {
+		t.Helper()
+		p := filepath.Join(mod, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(p string) []byte {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(root, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	write("go.mod", []byte("module example.com/app\n\ngo 1.26\n\nrequire github.com/cilium/ebpf v0.22.0\n"))
+	write("go.sum", read("go.sum"))
+	write("k/maps.bpf.o", read("internal/skeltest/maps/maps_bpfel.o"))
+	write("u/ubpf.bpf.o", read("internal/skeltest/ubpf/ubpf_bpfel.o"))
+	generate := func(pkg, obj string) (copyFiles, vmFiles int) {
+		t.Helper()
+		files, err := Generate(context.Background(), Config{Input: filepath.Join(mod, pkg, obj), Package: pkg, AOT: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFiles(files); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if !IsVendored(f.Path) || f.Remove {
+				continue
+			}
+			copyFiles++
+			if isVMFile(f.Data) {
+				vmFiles++
+			}
+		}
+		return copyFiles, vmFiles
+	}
+	goCmd := func(args ...string) string {
+		t.Helper()
+		return goIn(t, mod, args...)
+	}
+
+	n, vm := generate("k", "maps.bpf.o")
+	if n == 0 || vm != 0 {
+		t.Fatalf("kernel-only skeleton: %d runtime copy files, %d of them the VM's; want some, none of the VM's", n, vm)
+	}
+	for _, f := range []string{"runtime/interp.go", "runtime/machine.go", "bridge/userprog.go"} {
+		if _, err := os.Stat(filepath.Join(mod, vendorDir, f)); !os.IsNotExist(err) {
+			t.Errorf("%s is in a kernel-only module's copy: %v", f, err)
+		}
+	}
+	write("main.go", []byte(`package main
+
+import (
+	"fmt"
+
+	"example.com/app/k"
+)
+
+func main() {
+	o, err := k.LoadMaps(&k.MapsLoadOptions{InProcess: true})
+	if err != nil {
+		panic(err)
+	}
+	defer o.Close()
+	if err := o.Totals.Put(0, 42); err != nil {
+		panic(err)
+	}
+	v, err := o.Totals.Lookup(0)
+	fmt.Println("totals[0] =", v, err)
+}
+`))
+	goCmd("vet", "./...")
+	if out := goCmd("run", "."); !strings.Contains(out, "totals[0] = 42 <nil>") {
+		t.Errorf("in-process run of the kernel-only skeleton printed:\n%s", out)
+	}
+
+	if _, vm := generate("u", "ubpf.bpf.o"); vm == 0 {
+		t.Fatal("a skeleton with user-space programs got no VM in the copy")
+	}
+	if n2, vm := generate("k", "maps.bpf.o"); vm == 0 || n2 <= n {
+		t.Errorf("the kernel-only skeleton generated again writes %d copy files, %d of the VM's: it must keep the VM the other package needs", n2, vm)
+	}
+	goCmd("vet", "./...")
+	var report bytes.Buffer
+	res, err := Check(context.Background(), CheckOptions{Patterns: []string{"./..."}, Dir: mod, Out: &report})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stale) != 0 {
+		t.Errorf("stale after generating both packages: %v\n%s", res.Stale, report.String())
+	}
+}
+
+// goIn runs the go command in the module dir, failing the test when it
+// fails, and returns its output.
+func goIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
 }

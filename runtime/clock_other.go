@@ -1,5 +1,7 @@
 //go:build !linux
 
+//skelgen:vm
+
 package runtime
 
 import (

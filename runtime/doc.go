@@ -3,6 +3,10 @@
 // inside the Go process. It uses only the standard library and no other
 // skelgen package, so generated packages can carry a copy of it.
 //
+// Its maps (NewMap and its kin, MapMemory, the errors) stand alone: the
+// files of the VM are marked //skelgen:vm, and a module whose objects have
+// no user-space programs carries the package without them.
+//
 // # Model
 //
 // A program arrives as raw instruction slots (DecodeInstructions, either

@@ -1,3 +1,5 @@
+//skelgen:vm
+
 package runtime
 
 // Format appends to out the text of the bpf_trace_printk-style format f

@@ -1,3 +1,5 @@
+//skelgen:vm
+
 package runtime
 
 // fuse merges common instruction pairs into one dispatch: an increment

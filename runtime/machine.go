@@ -1,3 +1,5 @@
+//skelgen:vm
+
 package runtime
 
 import (

@@ -179,7 +179,7 @@ func LoadExecsnoop(opts *ExecsnoopLoadOptions) (*ExecsnoopObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ExecsnoopSpec) Load(opts *ExecsnoopLoadOptions) (*ExecsnoopObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.EnterExecve, s.Programs.ExitExecve))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.EnterExecve, s.Programs.ExitExecve))
 	if err != nil {
 		return nil, fmt.Errorf("execsnoop: %w", err)
 	}

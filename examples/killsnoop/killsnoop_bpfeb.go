@@ -168,7 +168,7 @@ func LoadKillsnoop(opts *KillsnoopLoadOptions) (*KillsnoopObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *KillsnoopSpec) Load(opts *KillsnoopLoadOptions) (*KillsnoopObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.EnterKill, s.Programs.ExitKill))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.EnterKill, s.Programs.ExitKill))
 	if err != nil {
 		return nil, fmt.Errorf("killsnoop: %w", err)
 	}

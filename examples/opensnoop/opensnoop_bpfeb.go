@@ -185,7 +185,7 @@ func LoadOpensnoop(opts *OpensnoopLoadOptions) (*OpensnoopObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *OpensnoopSpec) Load(opts *OpensnoopLoadOptions) (*OpensnoopObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.EnterOpenat, s.Programs.ExitOpenat, s.Programs.FexitOpenat2))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.EnterOpenat, s.Programs.ExitOpenat, s.Programs.FexitOpenat2))
 	if err != nil {
 		return nil, fmt.Errorf("opensnoop: %w", err)
 	}

@@ -145,7 +145,7 @@ func LoadProfile(opts *ProfileLoadOptions) (*ProfileObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ProfileSpec) Load(opts *ProfileLoadOptions) (*ProfileObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Sample))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.Sample))
 	if err != nil {
 		return nil, fmt.Errorf("profile: %w", err)
 	}

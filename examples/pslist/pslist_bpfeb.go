@@ -135,7 +135,7 @@ func LoadPslist(opts *PslistLoadOptions) (*PslistObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *PslistSpec) Load(opts *PslistLoadOptions) (*PslistObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.ListTasks))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.ListTasks))
 	if err != nil {
 		return nil, fmt.Errorf("pslist: %w", err)
 	}

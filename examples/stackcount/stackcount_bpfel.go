@@ -150,7 +150,7 @@ func LoadStackcount(opts *StackcountLoadOptions) (*StackcountObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *StackcountSpec) Load(opts *StackcountLoadOptions) (*StackcountObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.CountStack))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.CountStack))
 	if err != nil {
 		return nil, fmt.Errorf("stackcount: %w", err)
 	}

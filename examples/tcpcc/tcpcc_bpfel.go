@@ -212,7 +212,7 @@ func LoadTcpcc(opts *TcpccLoadOptions) (*TcpccObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *TcpccSpec) Load(opts *TcpccLoadOptions) (*TcpccObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.RenoCongAvoid, s.Programs.RenoInit, s.Programs.RenoSsthresh, s.Programs.RenoUndoCwnd))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.RenoCongAvoid, s.Programs.RenoInit, s.Programs.RenoSsthresh, s.Programs.RenoUndoCwnd))
 	if err != nil {
 		return nil, fmt.Errorf("tcpcc: %w", err)
 	}

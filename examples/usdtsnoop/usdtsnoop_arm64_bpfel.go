@@ -205,7 +205,7 @@ func LoadUsdtsnoop(opts *UsdtsnoopLoadOptions) (*UsdtsnoopObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *UsdtsnoopSpec) Load(opts *UsdtsnoopLoadOptions) (*UsdtsnoopObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.OnProbe))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.OnProbe))
 	if err != nil {
 		return nil, fmt.Errorf("usdtsnoop: %w", err)
 	}

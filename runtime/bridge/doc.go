@@ -106,5 +106,9 @@
 // programs, a hook writes a map or global they read: both sides share it.
 //
 // It imports only the runtime package, cilium/ebpf and the standard library,
-// so a generated package can carry a copy of it.
+// so a generated package can carry a copy of it. Its user-program support
+// (Load, UserProgram, hooks' runs, actions, the built-ins) is in the files
+// marked //skelgen:vm; the others build without them and without the
+// runtime's VM, for the copies of modules whose objects are kernel-only
+// (LoadKernelOnly).
 package bridge

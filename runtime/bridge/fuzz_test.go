@@ -57,7 +57,11 @@ func FuzzLoadObject(f *testing.F) {
 }
 
 func runAll(s *Set) {
-	for _, p := range s.User.progs {
+	up := s.userPrograms()
+	if up == nil {
+		return
+	}
+	for _, p := range up.progs {
 		p.Run(make([]byte, 64))
 	}
 }

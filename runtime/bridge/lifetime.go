@@ -3,8 +3,6 @@ package bridge
 import (
 	"sync"
 	"sync/atomic"
-
-	"github.com/skelgen/skelgen/runtime"
 )
 
 // lifetime orders Close after the calls that use a loaded object: runs of
@@ -106,21 +104,6 @@ func (l *lifetime) close(free func()) {
 	<-l.drainedChan()
 	if l.state.Load() == closing {
 		l.release()
-	}
-}
-
-// host wraps a host function so that the run calling it does not hold
-// Close back while it runs, and fails with ErrClosed when Close has begun
-// by the time it returns.
-func (l *lifetime) host(f runtime.Func) runtime.Func {
-	return func(m *runtime.Machine, r1, r2, r3, r4, r5 uint64) (v uint64, err error) {
-		l.suspend()
-		defer func() {
-			if l.resume() && err == nil {
-				err = ErrClosed
-			}
-		}()
-		return f(m, r1, r2, r3, r4, r5)
 	}
 }
 

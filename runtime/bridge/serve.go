@@ -16,8 +16,6 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
-
-	"github.com/skelgen/skelgen/runtime"
 )
 
 // Tool runs a loaded object as a whole tool: the driving call behind a
@@ -44,7 +42,7 @@ type Tool struct {
 
 	// While Serve runs.
 	streams  map[string]*stream
-	machines map[*runtime.Machine]*hookRun
+	machines map[any]*hookRun // by the key of their run state (programs.hook)
 	draining atomic.Bool
 	stopCh   chan struct{}
 	stopOnce sync.Once
@@ -115,13 +113,13 @@ var ErrServing = errors.New("the object is already being served")
 // it, so it never waits for a run of the program that Go code started.
 type hookRun struct {
 	Hook
-	run  *userRun
-	e    *engine
+	set  *Set
+	e    hookRunner
 	size int // the context's size; records are zero-filled to it
 }
 
 func (h *hookRun) exec(ctx []byte, n uint64) (uint64, error) {
-	l := &h.run.set.life
+	l := &h.set.life
 	if err := l.enter(); err != nil {
 		return 0, fmt.Errorf("hook %s (section %s): %w", h.Program, h.Section, err)
 	}
@@ -280,17 +278,21 @@ func (t *Tool) prepare() (begin, end *hookRun, intervals []*hookRun, err error) 
 		return nil, nil, nil, err
 	}
 	t.streams = map[string]*stream{}
-	t.machines = map[*runtime.Machine]*hookRun{}
+	t.machines = map[any]*hookRun{}
 	for name, fn := range t.handlers {
 		t.streamOf(name).deliver = fn
 	}
 	for _, h := range hooks {
-		run := s.runs[h.Program]
-		if run == nil {
+		var e hookRunner
+		var key any
+		if s.User != nil && s.User.progs != nil {
+			e, key = s.User.progs.hook(h.Program)
+		}
+		if e == nil {
 			continue // autoload off, or not in the skeleton
 		}
-		hr := &hookRun{Hook: h, run: run, e: run.own.clone(), size: contextSize(s.Spec.Programs[h.Program])}
-		t.machines[hr.e.prog.Machine()] = hr
+		hr := &hookRun{Hook: h, set: s, e: e, size: contextSize(s.Spec.Programs[h.Program])}
+		t.machines[key] = hr
 		switch h.Kind {
 		case HookBegin:
 			begin = hr

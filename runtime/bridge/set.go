@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 
 	"github.com/cilium/ebpf"
-
-	"github.com/skelgen/skelgen/runtime"
 )
 
 // IsUserProgram reports whether a program runs in user space (section
@@ -117,17 +115,22 @@ type Set struct {
 	manual map[string]bool
 	//lint:ignore U1000 used by usdt_attach.go, which Windows does not build
 	usdtNext uint32
-	// runs are the user programs the skeleton made, by name; tool is
-	// the Tool serving the object, nil when none is.
-	runs map[string]*userRun
+	// tool is the Tool serving the object, nil when none is.
 	tool atomic.Pointer[Tool]
 }
 
-// Load loads spec: its kernel programs and the maps they use into the kernel
-// (unless opts.InProcess), its ubpf/ programs into the runtime, with
-// externs binding the host functions those programs call by name.
-func Load[H any](spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *Options[H]) (*Set, error) {
-	o := withoutHost(opts)
+// LoadKernelOnly is Load for an object without user-space programs: its
+// programs and the maps they use go into the kernel, or in process its
+// maps alone into the runtime's maps. It uses nothing of the runtime's VM,
+// so a module whose objects are all of this kind carries no VM. An object
+// with user-space programs makes it fail: those need Load.
+func LoadKernelOnly[H any](spec *ebpf.CollectionSpec, opts *Options[H]) (*Set, error) {
+	return load(spec, withoutHost(opts), nil)
+}
+
+// load is Load and LoadKernelOnly: programs, when not nil, loads the
+// user-space programs named into the set's UserSet (the VM's part).
+func load(spec *ebpf.CollectionSpec, o LoadOptions, programs func(s *Set, names []string, o *LoadOptions) error) (*Set, error) {
 	if o.Output == nil {
 		o.Output = os.Stdout
 	}
@@ -162,12 +165,22 @@ func Load[H any](spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opt
 		}
 		s.Coll = coll
 	}
-	user, err := loadUser(s, externs, &o)
+	user, names, err := loadMaps(s, &o)
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
 	s.User = user
+	if len(names) > 0 {
+		if programs == nil {
+			s.Close()
+			return nil, fmt.Errorf("the object has user-space programs (%s): LoadKernelOnly cannot load them, Load does", strings.Join(names, ", "))
+		}
+		if err := programs(s, names, &o); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -302,6 +315,3 @@ func FindUserProgram(spec *ebpf.CollectionSpec, section string) (string, error) 
 	}
 	return "", fmt.Errorf("no user-space program %q; the object has %s", section, strings.Join(names, ", "))
 }
-
-// Program returns the runtime program of the user-space program name.
-func (u *UserSet) Program(name string) *runtime.Program { return u.progs[name] }

@@ -29,15 +29,32 @@ import (
 //     in process every map is.
 type UserSet struct {
 	maps     map[string]runtime.Map
-	progs    map[string]*runtime.Program
+	progs    programs // nil without user-space programs
 	unmaps   []func() error
 	released atomic.Bool // the kernel maps' views are unmapped or closed
 }
 
+// programs is what the runtime's VM adds to a UserSet: the loaded
+// user-space programs (user_programs.go). The VM's files are the only ones
+// that name its types, so that a module whose objects have no user-space
+// programs carries the maps without the VM (see the package doc).
+type programs interface {
+	close()
+	// hook returns run state of its own for the program name, for Serve
+	// to run it as a hook, with the key that finds the hook from a host
+	// function of its run (Tool.machines); nil when it is not loaded.
+	hook(name string) (hookRunner, any)
+}
+
+// hookRunner runs a hook's program over a context and its length.
+type hookRunner interface {
+	runLen(ctx []byte, n uint64) (uint64, error)
+}
+
 func (u *UserSet) close() {
 	u.released.Store(true)
-	for _, p := range u.progs {
-		p.Close()
+	if u.progs != nil {
+		u.progs.close()
 	}
 	for _, f := range u.unmaps {
 		f()
@@ -48,9 +65,12 @@ func (u *UserSet) close() {
 // Map returns the runtime's view of the map name, or nil.
 func (u *UserSet) Map(name string) runtime.Map { return u.maps[name] }
 
-func loadUser(s *Set, externs map[string]runtime.Func, o *LoadOptions) (*UserSet, error) {
+// loadMaps creates the UserSet of s: the runtime's view of the maps the
+// user-space programs (those o selects) use, and in process of every map.
+// It returns the names of those programs, sorted.
+func loadMaps(s *Set, o *LoadOptions) (*UserSet, []string, error) {
 	spec := s.Spec
-	u := &UserSet{maps: map[string]runtime.Map{}, progs: map[string]*runtime.Program{}}
+	u := &UserSet{maps: map[string]runtime.Map{}}
 	var userProgs []string
 	needed := map[string]bool{}
 	for name, p := range spec.Programs {
@@ -89,52 +109,11 @@ func loadUser(s *Set, externs map[string]runtime.Func, o *LoadOptions) (*UserSet
 		}
 		if err != nil {
 			u.close()
-			return nil, fmt.Errorf("map %s: %w", name, err)
+			return nil, nil, fmt.Errorf("map %s: %w", name, err)
 		}
 		u.maps[name] = m
 	}
-
-	// Host functions and the Records callback are the host's code in the
-	// middle of a run: they may close the object or run programs.
-	hosted := make(map[string]runtime.Func, len(externs))
-	for name, f := range externs {
-		if f != nil {
-			f = s.life.host(f)
-		}
-		hosted[name] = f
-	}
-	for name, f := range s.actions() {
-		hosted[name] = s.life.host(f)
-	}
-	if rec := o.Records; rec != nil {
-		o.Records = func(name string, value int64) {
-			s.life.suspend()
-			defer s.life.resume()
-			rec(name, value)
-		}
-	}
-	helpers := runtime.Builtins()
-	bindBuiltins(helpers, o)
-	for _, name := range userProgs {
-		if err := checkExterns(spec.Programs[name], externs); err != nil {
-			u.close()
-			return nil, err
-		}
-	}
-	for _, name := range userProgs {
-		ps, err := programSpec(spec, spec.Programs[name], u.maps)
-		if err != nil {
-			u.close()
-			return nil, fmt.Errorf("program %s: %w", name, err)
-		}
-		prog, err := runtime.Load(ps, &runtime.Options{Helpers: helpers, Externs: hosted, Budget: o.Budget, Output: o.Output})
-		if err != nil {
-			u.close()
-			return nil, fmt.Errorf("program %s (section %s): %w", name, spec.Programs[name].SectionName, err)
-		}
-		u.progs[name] = prog
-	}
-	return u, nil
+	return u, userProgs, nil
 }
 
 // runtimeMapType returns the runtime's type for a map type it implements.
@@ -222,15 +201,4 @@ func contentBytes(v any, size int, order binary.ByteOrder) ([]byte, bool) {
 		b = append(bytes.Clone(b), make([]byte, size-len(b))...)
 	}
 	return b[:size], true
-}
-
-// checkExterns fails naming the first host function p calls that externs
-// does not bind: the skeleton was loaded without its Host.
-func checkExterns(p *ebpf.ProgramSpec, externs map[string]runtime.Func) error {
-	for _, ins := range p.Instructions {
-		if ref := ins.Reference(); ins.IsKfuncCall() && ref != "" && !IsBuiltin(ref) && externs[ref] == nil {
-			return fmt.Errorf("program %s (section %s) calls host function %s, and nothing implements it (a skeleton takes it from Host in its load options)", p.Name, p.SectionName, ref)
-		}
-	}
-	return nil
 }

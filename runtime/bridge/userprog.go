@@ -1,3 +1,5 @@
+//skelgen:vm
+
 package bridge
 
 import (
@@ -55,10 +57,11 @@ func (e *engine) clone() *engine {
 }
 
 func newUserRun(s *Set, name string, translation func() runtime.Translation) (*userRun, error) {
-	if s.User == nil || s.User.progs[name] == nil {
+	up := s.userPrograms()
+	if up == nil || up.progs[name] == nil {
 		return nil, fmt.Errorf("user program %s: not loaded", name)
 	}
-	p := &userRun{name: name, set: s, own: engine{prog: s.User.progs[name]}}
+	p := &userRun{name: name, set: s, own: engine{prog: up.progs[name]}}
 	if translation != nil {
 		c, err := p.own.prog.Bind(translation())
 		if err != nil {
@@ -67,10 +70,7 @@ func newUserRun(s *Set, name string, translation func() runtime.Translation) (*u
 		p.own.compiled = c
 	}
 	p.spare.New = func() any { return p.own.clone() }
-	if s.runs == nil {
-		s.runs = map[string]*userRun{}
-	}
-	s.runs[name] = p
+	up.runs[name] = p
 	return p, nil
 }
 

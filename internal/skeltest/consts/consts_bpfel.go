@@ -183,7 +183,7 @@ func LoadConsts(opts *ConstsLoadOptions) (*ConstsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ConstsSpec) Load(opts *ConstsLoadOptions) (*ConstsObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Count))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.Count))
 	if err != nil {
 		return nil, fmt.Errorf("consts: %w", err)
 	}

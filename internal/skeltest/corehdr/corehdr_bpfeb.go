@@ -131,7 +131,7 @@ func LoadCorehdr(opts *CorehdrLoadOptions) (*CorehdrObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *CorehdrSpec) Load(opts *CorehdrLoadOptions) (*CorehdrObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.OnExec))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.OnExec))
 	if err != nil {
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}

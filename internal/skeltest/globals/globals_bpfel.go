@@ -290,7 +290,7 @@ func LoadGlobals(opts *GlobalsLoadOptions) (*GlobalsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *GlobalsSpec) Load(opts *GlobalsLoadOptions) (*GlobalsObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.OnSysEnter))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.OnSysEnter))
 	if err != nil {
 		return nil, fmt.Errorf("globals: %w", err)
 	}

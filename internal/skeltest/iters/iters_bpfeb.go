@@ -121,7 +121,7 @@ func LoadIters(opts *ItersLoadOptions) (*ItersObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ItersSpec) Load(opts *ItersLoadOptions) (*ItersObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.DumpCgroup, s.Programs.DumpCounts, s.Programs.DumpMaps, s.Programs.DumpTask))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.DumpCgroup, s.Programs.DumpCounts, s.Programs.DumpMaps, s.Programs.DumpTask))
 	if err != nil {
 		return nil, fmt.Errorf("iters: %w", err)
 	}

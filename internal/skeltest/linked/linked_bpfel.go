@@ -132,7 +132,7 @@ func LoadLinked(opts *LinkedLoadOptions) (*LinkedObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *LinkedSpec) Load(opts *LinkedLoadOptions) (*LinkedObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.ProgA, s.Programs.ProgB))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.ProgA, s.Programs.ProgB))
 	if err != nil {
 		return nil, fmt.Errorf("linked: %w", err)
 	}

@@ -206,7 +206,7 @@ func LoadMaps(opts *MapsLoadOptions) (*MapsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *MapsSpec) Load(opts *MapsLoadOptions) (*MapsObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.CountGetppid))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.CountGetppid))
 	if err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}

@@ -147,7 +147,7 @@ func LoadProgs(opts *ProgsLoadOptions) (*ProgsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ProgsSpec) Load(opts *ProgsLoadOptions) (*ProgsObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.BtfExec, s.Programs.KpOpenat, s.Programs.KrpOpenat, s.Programs.RawSysEnter, s.Programs.SockAll, s.Programs.TcIngress, s.Programs.TpGetppid, s.Programs.UpAny, s.Programs.XdpPass))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.BtfExec, s.Programs.KpOpenat, s.Programs.KrpOpenat, s.Programs.RawSysEnter, s.Programs.SockAll, s.Programs.TcIngress, s.Programs.TpGetppid, s.Programs.UpAny, s.Programs.XdpPass))
 	if err != nil {
 		return nil, fmt.Errorf("progs: %w", err)
 	}

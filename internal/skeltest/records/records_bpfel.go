@@ -183,7 +183,7 @@ func LoadRecords(opts *RecordsLoadOptions) (*RecordsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *RecordsSpec) Load(opts *RecordsLoadOptions) (*RecordsObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Emit, s.Programs.EmitSmall))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.Emit, s.Programs.EmitSmall))
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}

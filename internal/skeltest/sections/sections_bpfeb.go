@@ -273,7 +273,7 @@ func LoadSections(opts *SectionsLoadOptions) (*SectionsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *SectionsSpec) Load(opts *SectionsLoadOptions) (*SectionsObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Dissect, s.Programs.KpmGetppid, s.Programs.KrpmAny, s.Programs.KrsGetppid, s.Programs.KsGetppid, s.Programs.LookupPass, s.Programs.Lwt, s.Programs.MsgPass, s.Programs.NfAccept, s.Programs.NkPrimary, s.Programs.Reuse, s.Programs.Sample, s.Programs.SkbEgress, s.Programs.SkbVerdict, s.Programs.SockCreate, s.Programs.SockOps, s.Programs.TpAny, s.Programs.UpmAny, s.Programs.XdpPass))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.Dissect, s.Programs.KpmGetppid, s.Programs.KrpmAny, s.Programs.KrsGetppid, s.Programs.KsGetppid, s.Programs.LookupPass, s.Programs.Lwt, s.Programs.MsgPass, s.Programs.NfAccept, s.Programs.NkPrimary, s.Programs.Reuse, s.Programs.Sample, s.Programs.SkbEgress, s.Programs.SkbVerdict, s.Programs.SockCreate, s.Programs.SockOps, s.Programs.TpAny, s.Programs.UpmAny, s.Programs.XdpPass))
 	if err != nil {
 		return nil, fmt.Errorf("sections: %w", err)
 	}

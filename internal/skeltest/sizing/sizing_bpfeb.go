@@ -122,7 +122,7 @@ func LoadSizing(opts *SizingLoadOptions) (*SizingObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *SizingSpec) Load(opts *SizingLoadOptions) (*SizingObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.CountStacks))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.CountStacks))
 	if err != nil {
 		return nil, fmt.Errorf("sizing: %w", err)
 	}

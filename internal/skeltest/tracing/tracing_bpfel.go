@@ -136,7 +136,7 @@ func LoadTracing(opts *TracingLoadOptions) (*TracingObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *TracingSpec) Load(opts *TracingLoadOptions) (*TracingObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.EnterUnlinkat, s.Programs.ExitUnlinkat, s.Programs.TpUnlinkat))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.EnterUnlinkat, s.Programs.ExitUnlinkat, s.Programs.TpUnlinkat))
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}

@@ -105,7 +105,7 @@ func LoadUprobe(opts *UprobeLoadOptions) (*UprobeObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *UprobeSpec) Load(opts *UprobeLoadOptions) (*UprobeObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.CountCalls))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.CountCalls))
 	if err != nil {
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}

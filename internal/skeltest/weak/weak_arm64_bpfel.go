@@ -250,7 +250,7 @@ func LoadWeak(opts *WeakLoadOptions) (*WeakObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *WeakSpec) Load(opts *WeakLoadOptions) (*WeakObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.OnProbe, s.Programs.ReadExterns, s.Programs.ReadRequired))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.OnProbe, s.Programs.ReadExterns, s.Programs.ReadRequired))
 	if err != nil {
 		return nil, fmt.Errorf("weak: %w", err)
 	}

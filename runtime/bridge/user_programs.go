@@ -1,0 +1,133 @@
+//skelgen:vm
+
+package bridge
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/skelgen/skelgen/runtime"
+)
+
+// Load loads spec: its kernel programs and the maps they use into the kernel
+// (unless opts.InProcess), its ubpf/ programs into the runtime, with
+// externs binding the host functions those programs call by name.
+func Load[H any](spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *Options[H]) (*Set, error) {
+	return load(spec, withoutHost(opts), func(s *Set, names []string, o *LoadOptions) error {
+		return loadPrograms(s, names, externs, o)
+	})
+}
+
+// userPrograms are the loaded user-space programs of a set, and the
+// runs the skeleton made of them (NewUserProgram and its kin).
+type userPrograms struct {
+	progs map[string]*runtime.Program
+	runs  map[string]*userRun
+}
+
+func (up *userPrograms) close() {
+	for _, p := range up.progs {
+		p.Close()
+	}
+}
+
+func (up *userPrograms) hook(name string) (hookRunner, any) {
+	run := up.runs[name]
+	if run == nil {
+		return nil, nil
+	}
+	e := run.own.clone()
+	return e, e.prog.Machine()
+}
+
+// userPrograms returns the set's user-space programs, nil when it has
+// none.
+func (s *Set) userPrograms() *userPrograms {
+	if s.User == nil {
+		return nil
+	}
+	up, _ := s.User.progs.(*userPrograms)
+	return up
+}
+
+// Program returns the runtime program of the user-space program name.
+func (u *UserSet) Program(name string) *runtime.Program {
+	up, _ := u.progs.(*userPrograms)
+	if up == nil {
+		return nil
+	}
+	return up.progs[name]
+}
+
+// loadPrograms loads the user-space programs names of s into the runtime.
+func loadPrograms(s *Set, names []string, externs map[string]runtime.Func, o *LoadOptions) error {
+	spec := s.Spec
+	u := s.User
+	up := &userPrograms{progs: map[string]*runtime.Program{}, runs: map[string]*userRun{}}
+	u.progs = up
+	// Host functions and the Records callback are the host's code in the
+	// middle of a run: they may close the object or run programs.
+	hosted := make(map[string]runtime.Func, len(externs))
+	for name, f := range externs {
+		if f != nil {
+			f = s.life.host(f)
+		}
+		hosted[name] = f
+	}
+	for name, f := range s.actions() {
+		hosted[name] = s.life.host(f)
+	}
+	if rec := o.Records; rec != nil {
+		o.Records = func(name string, value int64) {
+			s.life.suspend()
+			defer s.life.resume()
+			rec(name, value)
+		}
+	}
+	helpers := runtime.Builtins()
+	bindBuiltins(helpers, o)
+	for _, name := range names {
+		if err := checkExterns(spec.Programs[name], externs); err != nil {
+			return err
+		}
+	}
+	for _, name := range names {
+		ps, err := programSpec(spec, spec.Programs[name], u.maps)
+		if err != nil {
+			return fmt.Errorf("program %s: %w", name, err)
+		}
+		prog, err := runtime.Load(ps, &runtime.Options{Helpers: helpers, Externs: hosted, Budget: o.Budget, Output: o.Output})
+		if err != nil {
+			return fmt.Errorf("program %s (section %s): %w", name, spec.Programs[name].SectionName, err)
+		}
+		up.progs[name] = prog
+	}
+	return nil
+}
+
+// host wraps a host function so that the run calling it does not hold
+// Close back while it runs, and fails with ErrClosed when Close has begun
+// by the time it returns.
+func (l *lifetime) host(f runtime.Func) runtime.Func {
+	return func(m *runtime.Machine, r1, r2, r3, r4, r5 uint64) (v uint64, err error) {
+		l.suspend()
+		defer func() {
+			if l.resume() && err == nil {
+				err = ErrClosed
+			}
+		}()
+		return f(m, r1, r2, r3, r4, r5)
+	}
+}
+
+// checkExterns fails naming the first host function p calls that externs
+// does not bind: the skeleton was loaded without its Host.
+func checkExterns(p *ebpf.ProgramSpec, externs map[string]runtime.Func) error {
+	for _, ins := range p.Instructions {
+		if ref := ins.Reference(); ins.IsKfuncCall() && ref != "" && !IsBuiltin(ref) && externs[ref] == nil {
+			return fmt.Errorf("program %s (section %s) calls host function %s, and nothing implements it (a skeleton takes it from Host in its load options)", p.Name, p.SectionName, ref)
+		}
+	}
+	return nil
+}

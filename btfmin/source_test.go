@@ -22,7 +22,7 @@ var fromSourceCorpus = append(append([]string(nil), corpus...), "filetrace")
 func TestFromSource(t *testing.T) {
 	clang := testenv.Clang(t)
 	kernels := []string{runningKernelBTF(t), oldKernelBTF(t)}
-	for _, name := range fromSourceCorpus {
+	for _, name := range testenv.Sample(fromSourceCorpus, 3) {
 		t.Run(name, func(t *testing.T) {
 			cfg := Config{Source: corpusSource(name), CFlags: corpusCFlags, KernelBTF: kernels, Clang: clang}
 			res, own, err := FromSource(cfg)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skelgen/skelgen/internal/testenv"
 	"github.com/skelgen/skelgen/runtime"
 )
 
@@ -877,7 +878,7 @@ func disasmCase(c aotCase) string {
 // as -aot.soak says.
 func FuzzAOTRandom(f *testing.F) {
 	f.Add(uint64(1))
-	if !testing.Short() {
+	if testenv.IsLong() {
 		f.Add(uint64(2))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {

@@ -183,6 +183,53 @@ func TestCloseFromHostFunction(t *testing.T) {
 	}
 }
 
+// TestCloseFromOutput: the Output writer closes the object while a
+// program's bpf_printk writes to it. Close returns, the run ends, and the
+// object is released after it.
+func TestCloseFromOutput(t *testing.T) {
+	printk := asm.Instructions{
+		asm.StoreImm(asm.R10, -4, 0x000a6968, asm.Word), // "hi\n\0"
+		asm.Mov.Reg(asm.R1, asm.R10),
+		asm.Add.Imm(asm.R1, -4),
+		asm.Mov.Imm(asm.R2, 4),
+		asm.FnTracePrintk.Call(),
+		asm.Mov.Imm(asm.R0, 1),
+		asm.Return(),
+	}
+	w := &closingWriter{}
+	s, err := Load(userObject(map[string]asm.Instructions{"printk": printk}), nil, &LoadOptions{InProcess: true, Output: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.s = s
+	p := bufferProgram(t, s, "printk")
+	noHang(t, "Close from the Output writer", func() {
+		p.Run(nil)
+	})
+	if w.closeErr != nil || string(w.got) != "hi\n" {
+		t.Errorf("the writer got %q, and Close returned %v", w.got, w.closeErr)
+	}
+	if !s.User.released.Load() {
+		t.Error("the object was not released when the run ended")
+	}
+	if _, err := p.Run(nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("Run after Close: %v, want ErrClosed", err)
+	}
+}
+
+// closingWriter closes s on its first Write.
+type closingWriter struct {
+	s        *Set
+	got      []byte
+	closeErr error
+}
+
+func (w *closingWriter) Write(p []byte) (int, error) {
+	w.got = append(w.got, p...)
+	w.closeErr = w.s.Close()
+	return len(p), nil
+}
+
 // TestRunWhileClosePending: while a Close from another goroutine is under
 // way, a host function runs another program and uses a map: they fail
 // with ErrClosed at once instead of waiting for Close, which waits for

@@ -32,7 +32,9 @@ type Options[H any] struct {
 	// users; kernel programs' Attach and Run fail with ErrInProcess.
 	InProcess bool
 	// Output receives the text of bpf_printk, skelgen_printf and the
-	// histogram built-ins; nil means os.Stdout.
+	// histogram built-ins; nil means os.Stdout. Its Write is called in
+	// the middle of a run and may close the object, as a host function
+	// may.
 	Output io.Writer
 	// Records receives skelgen_emit records; nil discards them.
 	Records func(name string, value int64)

@@ -4,6 +4,7 @@ package bridge
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/cilium/ebpf"
 
@@ -78,6 +79,9 @@ func loadPrograms(s *Set, names []string, externs map[string]runtime.Func, o *Lo
 	for name, f := range s.actions() {
 		hosted[name] = s.life.host(f)
 	}
+	if o.Output != nil {
+		o.Output = hostWriter{o.Output, &s.life}
+	}
 	if rec := o.Records; rec != nil {
 		o.Records = func(name string, value int64) {
 			s.life.suspend()
@@ -130,4 +134,17 @@ func checkExterns(p *ebpf.ProgramSpec, externs map[string]runtime.Func) error {
 		}
 	}
 	return nil
+}
+
+// hostWriter is the Output writer as a run calls it: the host's code in
+// the middle of a run, which may close the object (like a host function).
+type hostWriter struct {
+	w io.Writer
+	l *lifetime
+}
+
+func (h hostWriter) Write(p []byte) (int, error) {
+	h.l.suspend()
+	defer h.l.resume()
+	return h.w.Write(p)
 }

@@ -487,8 +487,10 @@ func WriteMatrix(w io.Writer, checks []KernelCheck) (failed int) {
 // compiled for an architecture target (x_amd64_bpfel.o).
 var reObjectArch = regexp.MustCompile(`_([a-z0-9]+)_bpfe[lb]\.o$`)
 
-// linuxArch is the Linux architecture of each GOARCH skelgen targets, as
-// archMarks names them.
+// LinuxArch returns the Linux architecture of a GOARCH skelgen targets
+// (as __TARGET_ARCH_<arch> and archMarks name it), or "" for another.
+func LinuxArch(goarch string) string { return linuxArch[goarch] }
+
 var linuxArch = map[string]string{
 	"386": "x86", "amd64": "x86", "arm": "arm", "arm64": "arm64", "loong64": "loongarch",
 	"mips": "mips", "mipsle": "mips", "mips64": "mips", "mips64le": "mips",

@@ -1,6 +1,8 @@
 package gen
 
 import (
+	"github.com/skelgen/skelgen/btfmin"
+
 	"bytes"
 	"context"
 	"os"
@@ -274,5 +276,15 @@ func TestAngleBracketHeader(t *testing.T) {
 	cfg.Header, cfg.OutputDir = "", t.TempDir()
 	if _, err := Generate(context.Background(), cfg); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGOARCHesHaveLinuxArch: every GOARCH -target takes has the Linux
+// architecture its __TARGET_ARCH_ define and header section need.
+func TestGOARCHesHaveLinuxArch(t *testing.T) {
+	for goarch := range goarches {
+		if btfmin.LinuxArch(goarch) == "" {
+			t.Errorf("GOARCH %s: no Linux architecture", goarch)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/skelgen/skelgen/btfmin"
 )
 
 // Target is one compilation target of a C input: a BPF byte order and, for
@@ -17,26 +19,16 @@ type Target struct {
 	GOARCH string
 }
 
-// archInfo describes a GOARCH: its byte order and Linux's name for it.
+// archInfo describes a GOARCH: its byte order (Linux's name for it is
+// btfmin.LinuxArch's).
 type archInfo struct {
 	little bool
-	linux  string
 }
 
 var goarches = map[string]archInfo{
-	"386":      {true, "x86"},
-	"amd64":    {true, "x86"},
-	"arm":      {true, "arm"},
-	"arm64":    {true, "arm64"},
-	"loong64":  {true, "loongarch"},
-	"mips":     {false, "mips"},
-	"mipsle":   {true, "mips"},
-	"mips64":   {false, "mips"},
-	"mips64le": {true, "mips"},
-	"ppc64":    {false, "powerpc"},
-	"ppc64le":  {true, "powerpc"},
-	"riscv64":  {true, "riscv"},
-	"s390x":    {false, "s390"},
+	"386": {little: true}, "amd64": {little: true}, "arm": {little: true}, "arm64": {little: true},
+	"loong64": {little: true}, "mips": {}, "mipsle": {little: true}, "mips64": {}, "mips64le": {little: true},
+	"ppc64": {}, "ppc64le": {little: true}, "riscv64": {little: true}, "s390x": {},
 }
 
 // ParseTargets parses a -target value: a comma-separated list of bpfel,
@@ -96,7 +88,7 @@ func (t Target) Defines() []string {
 	if t.GOARCH == "" {
 		return nil
 	}
-	return []string{"-D__TARGET_ARCH_" + goarches[t.GOARCH].linux}
+	return []string{"-D__TARGET_ARCH_" + btfmin.LinuxArch(t.GOARCH)}
 }
 
 // headerArches are the Linux architectures of the GOARCH targets, which
@@ -105,7 +97,7 @@ func headerArches(targets []Target) []string {
 	var out []string
 	for _, t := range targets {
 		if t.GOARCH != "" {
-			out = append(out, goarches[t.GOARCH].linux)
+			out = append(out, btfmin.LinuxArch(t.GOARCH))
 		}
 	}
 	return out

@@ -81,7 +81,7 @@ func (s *Set) AttachAll(opts []AttachOption, progs ...Autoattach) error {
 	}
 	err := errors.Join(errs...)
 	if !keep && len(made) > 0 {
-		if derr := s.Links.remove(made); derr != nil {
+		if derr := s.Links.remove(made...); derr != nil {
 			err = errors.Join(err, fmt.Errorf("detaching the %d programs attached: %w", len(made), derr))
 		}
 	}
@@ -91,7 +91,7 @@ func (s *Set) AttachAll(opts []AttachOption, progs ...Autoattach) error {
 // remove closes the links lks, newest first, and forgets them. Links are
 // told apart by identity (cilium/ebpf's are pointers); a link of a type
 // that cannot be compared is closed and not forgotten.
-func (l *Links) remove(lks []link.Link) error {
+func (l *Links) remove(lks ...link.Link) error {
 	l.mu.Lock()
 	l.links = slices.DeleteFunc(l.links, func(lk link.Link) bool {
 		return lk != nil && reflect.TypeOf(lk).Comparable() && slices.ContainsFunc(lks, func(x link.Link) bool {

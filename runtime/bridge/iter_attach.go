@@ -87,12 +87,12 @@ func (p Program) open(lk link.Link, err error) (io.ReadCloser, error) {
 	}
 	it, ok := lk.(*link.Iter)
 	if !ok {
-		p.links.remove([]link.Link{lk})
+		p.links.remove(lk)
 		return nil, fmt.Errorf("program %s: the link is a %T, not an iterator", p.name, lk)
 	}
 	rd, err := it.Open()
 	if err != nil {
-		p.links.remove([]link.Link{lk})
+		p.links.remove(lk)
 		return nil, fmt.Errorf("program %s: open iterator: %w", p.name, err)
 	}
 	return &iterReader{ReadCloser: rd, lk: lk, links: p.links}, nil
@@ -108,7 +108,7 @@ type iterReader struct {
 
 func (r *iterReader) Close() error {
 	err := r.ReadCloser.Close()
-	if lerr := r.links.remove([]link.Link{r.lk}); err == nil {
+	if lerr := r.links.remove(r.lk); err == nil {
 		err = lerr
 	}
 	return err

@@ -535,7 +535,7 @@ func (t *Tool) detach(name string) (bool, error) {
 	if lk == nil {
 		return true, nil
 	}
-	return true, t.set.Links.remove([]link.Link{lk})
+	return true, t.set.Links.remove(lk)
 }
 
 // detachAll closes every link of the object: the tool's and those Go code

@@ -28,7 +28,7 @@ demo:
 	$(GO) run ./examples/latency -duration 3s
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./internal/skeltest/bytebuf/ ./runtime/ ./gen/ ./btfmin/ ./cmd/skelgen/
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./internal/clangbench/ ./internal/skeltest/bytebuf/ ./runtime/ ./gen/ ./btfmin/ ./cmd/skelgen/
 
 lint:
 	$(GO) vet ./...

@@ -1,0 +1,179 @@
+//go:build ignore
+
+// Workloads as users write them, compiled by clang-19 -O2 -mcpu=v3. Each
+// body is written once, over a buffer of N bytes the caller has proven it
+// can read; it runs as a user-space program (SEC("ubpf/<name>"), ubpf's
+// u64 f(u8 *data, u64 len)) and as an XDP program over a packet of the
+// same bytes, which stores its result in a global for the test to read.
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#define N 2048
+
+/* 32 passes of a loop adding the buffer's 8-byte words. */
+static __always_inline __u64 checksum(const __u8 *data)
+{
+	__u64 sum = 0;
+	for (int pass = 0; pass < 32; pass++)
+		for (int i = 0; i < N; i += 8)
+			sum += *(const __u64 *)(data + i) ^ pass;
+	return sum;
+}
+
+/* The integer log2 of 1000 values made from the buffer's words: a cascade
+ * of data-dependent tests. */
+static __always_inline __u64 log2sum(const __u8 *data)
+{
+	__u64 total = 0;
+	for (int i = 0; i < 1000; i++) {
+		__u64 v = *(const __u64 *)(data + (i & 255) * 8) >> (i & 63), r = 0;
+		if (v >> 32) { v >>= 32; r += 32; }
+		if (v >> 16) { v >>= 16; r += 16; }
+		if (v >> 8) { v >>= 8; r += 8; }
+		if (v >> 4) { v >>= 4; r += 4; }
+		if (v >> 2) { v >>= 2; r += 2; }
+		if (v >> 1) { r += 1; }
+		total += r;
+	}
+	return total;
+}
+
+/* A byte-code dispatch: a switch on each byte's low bits. */
+static __always_inline __u64 dispatch(const __u8 *data)
+{
+	__u64 acc = 1;
+	for (int i = 0; i < N; i++) {
+		__u8 c = data[i];
+		switch (c & 7) {
+		case 0: acc += c; break;
+		case 1: acc ^= acc << 7; break;
+		case 2: acc -= c * 3; break;
+		case 3: acc = acc * 33 + c; break;
+		case 4: acc ^= acc >> 9; break;
+		case 5: acc += acc >> 3; break;
+		case 6: acc = ~acc + c; break;
+		default: acc |= c; break;
+		}
+	}
+	return acc;
+}
+
+/* The number of primes below 1500 + the buffer's first byte, by trial
+ * division. */
+static __always_inline __u64 primes(const __u8 *data)
+{
+	__u32 limit = 1500 + data[0], count = 0;
+	for (__u32 n = 2; n < limit && n < 2000; n++) {
+		__u32 prime = 1;
+		for (__u32 d = 2; d * d <= n && d < 64; d++) {
+			if (n % d == 0) {
+				prime = 0;
+				break;
+			}
+		}
+		count += prime;
+	}
+	return count;
+}
+
+/* FNV-1a over the buffer. */
+static __always_inline __u64 fnv1a(const __u8 *data)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+	for (int i = 0; i < N; i++) {
+		h ^= data[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* The number of words (runs of non-space bytes) in the buffer. */
+static __always_inline __u64 words(const __u8 *data)
+{
+	__u64 n = 0;
+	int in = 0;
+	for (int i = 0; i < N; i++) {
+		__u8 c = data[i];
+		int space = c == ' ' || c == '\n' || c == '\t';
+		n += !space && !in;
+		in = !space;
+	}
+	return n;
+}
+
+/* Counts the buffer's bytes in a hash map keyed by byte, one lookup and
+ * one update or insert per byte, and returns the count of the last byte's
+ * value. Each side has its own map. */
+struct counts {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+struct counts user_counts SEC(".maps");
+struct counts kernel_counts SEC(".maps");
+
+static __always_inline __u64 count(void *map, const __u8 *data)
+{
+	__u64 *v = 0;
+	for (int i = 0; i < 512; i++) {
+		__u32 key = data[i];
+		v = bpf_map_lookup_elem(map, &key);
+		if (v) {
+			__sync_fetch_and_add(v, 1);
+		} else {
+			__u64 one = 1;
+			bpf_map_update_elem(map, &key, &one, BPF_ANY);
+		}
+	}
+	return v ? *v : 0;
+}
+
+__u64 result SEC(".bss");
+
+#define WORKLOAD(name, call)                                                   \
+	SEC("ubpf/" #name)                                                     \
+	__u64 name##_user(__u8 *data, __u64 len)                               \
+	{                                                                      \
+		if (len < N)                                                   \
+			return 0;                                              \
+		return call;                                                   \
+	}                                                                      \
+	SEC("xdp")                                                             \
+	int name##_xdp(struct xdp_md *ctx)                                     \
+	{                                                                      \
+		__u8 *data = (void *)(long)ctx->data;                          \
+		__u8 *data_end = (void *)(long)ctx->data_end;                  \
+		if (data + N > data_end)                                       \
+			return XDP_ABORTED;                                    \
+		result = call;                                                 \
+		return XDP_PASS;                                               \
+	}
+
+WORKLOAD(checksum, checksum(data))
+WORKLOAD(log2sum, log2sum(data))
+WORKLOAD(dispatch, dispatch(data))
+WORKLOAD(primes, primes(data))
+WORKLOAD(fnv1a, fnv1a(data))
+WORKLOAD(words, words(data))
+
+SEC("ubpf/count")
+__u64 count_user(__u8 *data, __u64 len)
+{
+	if (len < N)
+		return 0;
+	return count(&user_counts, data);
+}
+
+SEC("xdp")
+int count_xdp(struct xdp_md *ctx)
+{
+	__u8 *data = (void *)(long)ctx->data;
+	__u8 *data_end = (void *)(long)ctx->data_end;
+	if (data + N > data_end)
+		return XDP_ABORTED;
+	result = count(&kernel_counts, data);
+	return XDP_PASS;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,211 @@
+package clangbench
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/skelgen/skelgen/internal/testenv"
+	"github.com/skelgen/skelgen/runtime/bridge"
+)
+
+// size is N of clangbench.bpf.c: the bytes every workload reads.
+const size = 2048
+
+// workload is one body of clangbench.bpf.c in its two forms.
+type workload struct {
+	name string
+	user *bridge.BufferProgram
+	xdp  *ebpf.Program
+}
+
+func workloads(o *ClangbenchObjects) []workload {
+	return []workload{
+		{"checksum", o.ChecksumUser, o.ChecksumXdp.Raw()},
+		{"log2sum", o.Log2sumUser, o.Log2sumXdp.Raw()},
+		{"dispatch", o.DispatchUser, o.DispatchXdp.Raw()},
+		{"primes", o.PrimesUser, o.PrimesXdp.Raw()},
+		{"fnv1a", o.Fnv1aUser, o.Fnv1aXdp.Raw()},
+		{"words", o.WordsUser, o.WordsXdp.Raw()},
+		{"count", o.CountUser, o.CountXdp.Raw()},
+	}
+}
+
+// input is the bytes every workload reads: text-like, a space or newline
+// every few bytes, the same in every run.
+func input() []byte {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	data := make([]byte, size)
+	for i := range data {
+		switch rnd.IntN(8) {
+		case 0:
+			data[i] = ' '
+		case 1:
+			data[i] = '\n'
+		default:
+			data[i] = byte(rnd.IntN(256))
+		}
+	}
+	return data
+}
+
+func load(tb testing.TB) *ClangbenchObjects {
+	tb.Helper()
+	testenv.Kernel(tb)
+	o, err := LoadClangbench(nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { o.Close() })
+	return o
+}
+
+// kernelRun runs the XDP form once over data and returns the result it
+// stored.
+func kernelRun(tb testing.TB, o *ClangbenchObjects, p *ebpf.Program, data []byte) uint64 {
+	tb.Helper()
+	ret, err := p.Run(&ebpf.RunOptions{Data: data})
+	if err != nil || ret != 2 { // XDP_PASS
+		tb.Fatalf("kernel run: %d, %v", ret, err)
+	}
+	v, err := o.Variables.Result.Get()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
+// clearCounts empties both count maps, so that each side's first run
+// starts from nothing.
+func clearCounts(tb testing.TB, o *ClangbenchObjects) {
+	tb.Helper()
+	for k := range uint32(256) {
+		o.UserCounts.Delete(k)
+		o.KernelCounts.Delete(k)
+	}
+}
+
+// TestAgree: the translation, the interpreter and the kernel compute the
+// same result for every workload, and the translation is the one the
+// typed Run uses.
+func TestAgree(t *testing.T) {
+	o := load(t)
+	data := input()
+	for _, w := range workloads(o) {
+		if !w.user.Translated() {
+			t.Errorf("%s: no translation", w.name)
+		}
+		clearCounts(t, o)
+		k := kernelRun(t, o, w.xdp, data)
+		aot, err := w.user.Run(data)
+		if err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
+		clearCounts(t, o)
+		interp, err := w.user.Raw().Run(data)
+		if err != nil {
+			t.Fatalf("%s: interpreter: %v", w.name, err)
+		}
+		if aot != k || interp != k {
+			t.Errorf("%s: translation %#x, interpreter %#x, kernel %#x", w.name, aot, interp, k)
+		}
+		if k == 0 {
+			t.Errorf("%s: the result is 0: the workload did no work", w.name)
+		}
+	}
+}
+
+// BenchmarkClang runs each workload through its translation (the typed
+// Run), the interpreter and the kernel's JIT (BPF_PROG_TEST_RUN), and
+// aot-vs-kernel interleaves rounds of the two and reports the median
+// ratio; geomean is the geometric mean of those medians over the
+// workloads.
+func BenchmarkClang(b *testing.B) {
+	o := load(b)
+	data := input()
+	ratios := map[string]float64{}
+	for _, w := range workloads(o) {
+		b.Run(w.name, func(b *testing.B) {
+			b.Run("aot", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := w.user.Run(data); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("interp", func(b *testing.B) {
+				raw := w.user.Raw()
+				for b.Loop() {
+					if _, err := raw.Run(data); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("kernel", func(b *testing.B) {
+				b.ResetTimer()
+				_, per, err := w.xdp.Benchmark(data, b.N, b.ResetTimer)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(per.Nanoseconds()), "ns/op")
+			})
+			b.Run("aot-vs-kernel", func(b *testing.B) {
+				ratios[w.name] = versus(b, w, data)
+			})
+		})
+	}
+	b.Run("geomean", func(b *testing.B) {
+		if len(ratios) == 0 {
+			b.Skip("no workload ran")
+		}
+		sum := 0.0
+		for _, r := range ratios {
+			sum += math.Log(r)
+		}
+		for b.Loop() {
+		}
+		b.ReportMetric(math.Exp(sum/float64(len(ratios))), "aot/kernel")
+	})
+}
+
+// versus interleaves rounds of runs of the translation and the kernel and
+// returns (and reports) the median of their per-run time ratios.
+func versus(b *testing.B, w workload, data []byte) float64 {
+	const round, rounds = 200, 60
+	aot, kern, ratio := make([]float64, 0, rounds), make([]float64, 0, rounds), make([]float64, 0, rounds)
+	b.ResetTimer()
+	for range rounds {
+		start := time.Now()
+		for range round {
+			if _, err := w.user.Run(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+		a := float64(time.Since(start).Nanoseconds()) / round
+		_, per, err := w.xdp.Benchmark(data, round, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		k := float64(per.Nanoseconds())
+		aot, kern, ratio = append(aot, a), append(kern, k), append(ratio, a/k)
+	}
+	b.StopTimer()
+	m := median(ratio)
+	b.ReportMetric(m, "aot/kernel")
+	b.ReportMetric(median(aot), "aot-ns/run")
+	b.ReportMetric(median(kern), "kernel-ns/run")
+	return m
+}
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	if n := len(v); n%2 == 1 {
+		return v[n/2]
+	} else {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+}

@@ -344,6 +344,17 @@ func LoopTrips(start, bound, step uint64) (more uint64, ok bool) {
 	return more, more < 1<<31
 }
 
+// LoopTripsStepped is LoopTrips for a counter given by its first value
+// compared with the bound, first: it starts at first - step, which may be
+// below zero (a counter clang carries through a copy starting at 0).
+func LoopTripsStepped(first, bound, step uint64) (more uint64, ok bool) {
+	if bound > 1<<62 || step == 0 || step > 1<<62 || first >= bound+step {
+		return 0, false
+	}
+	more = (bound + step - first - 1) / step
+	return more, more < 1<<31
+}
+
 // Frame returns the stack of call depth d (the region r10 points to the end
 // of), so that translated code can address r10-relative slots with constant
 // offsets directly. d must be below MaxFrames, as CheckDepth ensures.

@@ -323,6 +323,12 @@ func TestHoistedPlaces(t *testing.T) {
 		// The counter carried through a copy, as clang-19 writes
 		// for (i = 0; i < n && i < 100; i++) sum += w[i].
 		{"copied_counter", "mov %r3, 0\nmov %r5, 1\nloop:\nmov %r4, %r5\nldxdw %r5, [%r1]\nadd %r3, %r5\njge %r4, %r2, out\nadd %r1, 8\nmov %r5, %r4\nadd %r5, 1\njlt %r4, 100, loop\nout:\nmov %r0, %r3\nexit"},
+		// The copy stepped by its only write, "add R, s", the counter
+		// indexing the data, as clang-19 writes the inner loop of
+		// for (pass...) for (i = 0; i < N; i += 8) sum += *(u64 *)(data + i):
+		// a register bound (r2 - 8) and a constant one from 8 bytes in.
+		{"copied_counter_add_only", "mul %r2, 8\nmov %r6, %r2\nadd %r6, -8\nmov %r0, 0\nmov %r3, 0\nmov %r4, 0\nloop:\nmov %r5, %r4\nmov %r0, %r1\nadd %r0, %r5\nldxdw %r0, [%r0]\nadd %r0, %r3\nadd %r4, 8\nmov %r3, %r0\njlt %r5, %r6, loop\nexit"},
+		{"copied_counter_add_only_past", "add %r1, 8\nmov %r0, 0\nmov %r3, 0\nmov %r4, 0\nloop:\nmov %r5, %r4\nmov %r0, %r1\nadd %r0, %r5\nldxdw %r0, [%r0]\nxor %r0, %r2\nadd %r0, %r3\nadd %r4, 8\nmov %r3, %r0\njlt %r5, 56, loop\nexit"},
 		// The same with the counter indexing the data (data + i), its
 		// register set before the loop by an instruction the translation
 		// drops (the loop overwrites it before reading it). Found by the

@@ -720,7 +720,7 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 		if x.inclusive {
 			xb += "+1"
 		}
-		body = append([]jen.Code{jen.If(code("k, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); ok && k < j", e.start(l), xb, l.step))).Block(code("j = k"))}, body...)
+		body = append([]jen.Code{jen.If(code("k, ok := ", e.trips(l, e.start(l), xb, l.step), "; ok && k < j")).Block(code("j = k"))}, body...)
 	}
 	what := fmt.Sprintf("Instructions %d to %d are", l.head, l.back)
 	if l.entry >= 0 {
@@ -752,7 +752,18 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 		guard += fmt.Sprintf(" && (%s-%s)%%%d == 0", to, from, step) // exact loops count by the counter itself
 	}
 	return gocomment.Comment(doc).Line().
-		If(code("j, ok := ", e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d); %s", from, to, step, guard))).Block(body...)
+		If(code("j, ok := ", e.trips(l, from, to, step), "; "+guard)).Block(body...)
+}
+
+// trips is the call of runtime.LoopTrips bounding the iterations of l
+// from the counter's start from (before its first step) to the bound to.
+// A counter carried through a copy starts at the copy less the step,
+// which may be below zero: LoopTripsStepped takes the copy itself.
+func (e *emitter) trips(l *hoistLoop, from, to string, step int64) jen.Code {
+	if l.startOff != 0 && l.step > 0 && from == e.start(l) {
+		return code(e.rt("LoopTripsStepped"), fmt.Sprintf("(%s, %s, %d)", e.r(l.start), to, step))
+	}
+	return code(e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d)", from, to, step))
 }
 
 // rangeViews returns the bases of l that its fast copy reads through a

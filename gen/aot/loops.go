@@ -330,10 +330,12 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 		return false
 	}
 	// A counter clang carries through a copy: "mov counter, R" first in
-	// the loop, and "mov R, counter; add R, s" the last writes of R, so
+	// the loop, and "mov R, counter; add R, s" the last writes of R, or
+	// "add R, s" its only write (R still equals the counter there), so
 	// that each iteration's counter is the last one's plus s (clang-19's
-	// for (i = 0; i < n && i < MAX; i++)). It steps at the head, from R - s
-	// before the first iteration.
+	// for (i = 0; i < n && i < MAX; i++), and its nested
+	// for (i = 0; i < N; i += 8) whose test reads the copy). It steps at
+	// the head, from R - s before the first iteration.
 	copied, copyFrom := int64(0), uint8(0)
 	if first := p.insns[loop[0]]; !exact && first.op == runtime.OpMovReg && first.off == 0 && first.dst == counter && first.src != counter && first.src != 10 && defs[counter] == 1 {
 		r := first.src
@@ -343,7 +345,8 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 				continue
 			}
 			mv := p.insns[loop[i-1]]
-			if in.op == runtime.OpAddImm && in.dst == r && in.imm > 0 && mv.op == runtime.OpMovReg && mv.off == 0 && mv.dst == r && mv.src == counter && !skipped(mv.pc) && !skipped(in.pc) {
+			if in.op == runtime.OpAddImm && in.dst == r && in.imm > 0 && !skipped(in.pc) &&
+				(mv.op == runtime.OpMovReg && mv.off == 0 && mv.dst == r && mv.src == counter && !skipped(mv.pc) || defs[r] == 1) {
 				copied, copyFrom = int64(in.imm), r
 			}
 			break

@@ -1421,8 +1421,8 @@ func bytebufSum32Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	r5 = 1
 	// Instructions 4 to 11 are a counted loop: when its accesses through r1 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
-	if j, ok := runtime.LoopTrips(r5-1, 4096, 1); ok {
-		if k, ok := runtime.LoopTrips(r5-1, r2, 1); ok && k < j {
+	if j, ok := runtime.LoopTripsStepped(r5, 4096, 1); ok {
+		if k, ok := runtime.LoopTripsStepped(r5, r2, 1); ok && k < j {
 			j = k
 		}
 		if b-4 >= int64(j+1)*8 {

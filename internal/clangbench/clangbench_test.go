@@ -120,7 +120,8 @@ func TestAgree(t *testing.T) {
 }
 
 // BenchmarkClang runs each workload through its translation (the typed
-// Run), the interpreter and the kernel's JIT (BPF_PROG_TEST_RUN), and
+// Run), the interpreter (with its ns per instruction) and the kernel's JIT
+// (BPF_PROG_TEST_RUN), and
 // aot-vs-kernel interleaves rounds of the two and reports the median
 // ratio; geomean is the geometric mean of those medians over the
 // workloads.
@@ -139,11 +140,17 @@ func BenchmarkClang(b *testing.B) {
 			})
 			b.Run("interp", func(b *testing.B) {
 				raw := w.user.Raw()
+				if _, err := raw.Run(data); err != nil {
+					b.Fatal(err)
+				}
+				insns := raw.Machine().Executed()
 				for b.Loop() {
 					if _, err := raw.Run(data); err != nil {
 						b.Fatal(err)
 					}
 				}
+				b.ReportMetric(float64(insns), "insns/op")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(insns), "ns/insn")
 			})
 			b.Run("kernel", func(b *testing.B) {
 				b.ResetTimer()

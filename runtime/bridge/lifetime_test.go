@@ -59,13 +59,33 @@ var (
 	callsHost = asm.Instructions{hostCall("host"), asm.Return()}
 )
 
-// BenchmarkRun is the cost of Run around the shortest program, and of a
-// host call.
+// returnOneTranslation is the translation gen/aot makes of returnOne (as
+// of internal/aotbench's Overhead program).
+func returnOneTranslation() runtime.Translation {
+	return runtime.Translation{Insns: 2, Entry: func(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+		b -= 2
+		runtime.CheckBudget(b, 1)
+		return 1, b
+	}}
+}
+
+// BenchmarkRun is the cost of Run around the shortest program, in the
+// interpreter ("one") and translated ("one-aot"), and of a host call.
 func BenchmarkRun(b *testing.B) {
 	nop := func(*runtime.Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) { return 1, nil }
-	s := loadUserObject(b, map[string]asm.Instructions{"one": returnOne, "host": callsHost}, map[string]runtime.Func{"host": nop})
-	for _, name := range []string{"one", "host"} {
-		p := bufferProgram(b, s, name)
+	s := loadUserObject(b, map[string]asm.Instructions{"one": returnOne, "one-aot": returnOne, "host": callsHost}, map[string]runtime.Func{"host": nop})
+	for _, name := range []string{"one", "one-aot", "host"} {
+		var tr func() runtime.Translation
+		if name == "one-aot" {
+			tr = returnOneTranslation
+		}
+		p, err := NewBufferProgram(s, name, tr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if p.Translated() != (tr != nil) {
+			b.Fatalf("%s: Translated() = %v", name, p.Translated())
+		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				if r0, err := p.Run(nil); err != nil || r0 != 1 {

@@ -48,6 +48,7 @@ type Translation struct {
 // one call at a time; Clone gives another goroutine its own.
 type Compiled struct {
 	p     *Program
+	m     *Machine // p.m
 	entry Entry
 }
 
@@ -74,7 +75,7 @@ func (p *Program) Bind(t Translation) (*Compiled, error) {
 			return nil, fmt.Errorf("program %s: instruction %d: translation expects a helper or extern call", p.name, pc)
 		}
 	}
-	return &Compiled{p: p, entry: t.Entry}, nil
+	return &Compiled{p: p, m: p.m, entry: t.Entry}, nil
 }
 
 // Imm64 returns the value the lddw at instruction pc loads as Load
@@ -92,7 +93,10 @@ func (p *Program) Imm64(pc int) (v uint64, ok bool) {
 func (c *Compiled) Program() *Program { return c.p }
 
 // Clone returns a Compiled with its own run state (see Program.Clone).
-func (c *Compiled) Clone() *Compiled { return &Compiled{p: c.p.Clone(), entry: c.entry} }
+func (c *Compiled) Clone() *Compiled {
+	q := c.p.Clone()
+	return &Compiled{p: q, m: q.m, entry: c.entry}
+}
 
 // Run is Program.Run for the translation: the same context, stack, budget
 // and errors.
@@ -101,31 +105,36 @@ func (c *Compiled) Run(ctx []byte) (uint64, error) {
 }
 
 // RunLen is Program.RunLen for the translation.
-func (c *Compiled) RunLen(ctx []byte, n uint64) (uint64, error) {
-	m := c.p.m
-	if uint64(len(ctx)) >= maxRegionSize {
-		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
-	}
-	if m.prog.closed.Load() {
-		return 0, fmt.Errorf("program %s: %w", m.prog.name, ErrClosed)
+func (c *Compiled) RunLen(ctx []byte, n uint64) (r0 uint64, err error) {
+	m := c.m
+	if uint64(len(ctx)) >= maxRegionSize || m.closed.Load() {
+		return 0, m.refuse(ctx)
 	}
 	m.begin(ctx)
-	defer m.end()
-	r0, err := m.enter(c.entry, n)
-	if err != nil && m.prog.name != "" {
-		err = fmt.Errorf("program %s: %w", m.prog.name, err)
-	}
-	return r0, err
+	// One deferred method, no closure: it recovers the translation's
+	// panics and ends the run.
+	defer m.endTranslated(&r0, &err)
+	r0, m.budget = c.entry(m, ContextAddr, n, m.budget)
+	return r0, nil
 }
 
-func (m *Machine) enter(e Entry, n uint64) (r0 uint64, err error) {
-	defer func() {
-		if x := recover(); x != nil {
-			r0, err = 0, m.trapError(x)
-		}
-	}()
-	r0, m.budget = e(m, ContextAddr, n, m.budget)
-	return r0, nil
+// endTranslated ends a run of a translation, turning a panic of the
+// translated code into the run's error (see trapError). It must be the
+// deferred function itself, for recover to see the panic.
+func (m *Machine) endTranslated(r0 *uint64, err *error) {
+	x := recover()
+	if x == nil {
+		m.end()
+		return
+	}
+	m.trapped(x, r0, err)
+}
+
+// trapped sets the error of a run whose translation panicked with x, then
+// ends the run, also when x is no panic of translated code and goes on.
+func (m *Machine) trapped(x any, r0 *uint64, err *error) {
+	defer m.end()
+	*r0, *err = 0, m.named(m.trapError(x))
 }
 
 // trapError turns a panic of translated code into the interpreter's error.

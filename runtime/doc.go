@@ -55,7 +55,11 @@
 // the context passed to Run; regions 2..9 are the stack frames (a frame is
 // mapped once a call reaches its depth, and a run starts with every frame
 // the previous run used cleared, so that nothing written into a stack, even
-// through a forged address, outlives its run); then come
+// through a forged address, outlives its run: cleared from the lowest slot
+// the program stores to through r10 up, the rest of a frame never being
+// written, or whole when the program stores through another register or
+// calls a helper, an extern or callx; a program that writes no frame
+// clears nothing); then come
 // the map values that lddw references (global sections such as .data and
 // .rodata are one-entry array maps, as in libbpf); then regions created
 // during a run (values returned by bpf_map_lookup_elem, ring buffer
@@ -204,4 +208,15 @@
 // the maps are released may be written meanwhile, as on another CPU in the
 // kernel. Program.Close makes later runs fail with ErrClosed, for owners
 // that release memory the maps gave the program.
+//
+// # Cost of a run
+//
+// Beyond its instructions, a run maps its context, refills its budget and
+// checks that the program is not closed; Compiled.Run also defers one
+// method that recovers the translation's traps and ends the run. A program
+// that uses no SharedMap, writes no stack frame and calls no helper pays
+// nothing else (no lock, no clearing, no region to drop): about the cost
+// of a deferred call (BenchmarkRunOverhead here and in internal/aotbench).
+// Locks, the stack's clearing and the dropping of regions and ring buffer
+// reservations are paid by the programs that need them.
 package runtime

@@ -75,6 +75,7 @@ type Program struct {
 	static     Memory        // the regions every run starts with (context and stack slots filled per run)
 	readOnly   []bool        // by map index: MapSpec.ReadOnly
 	entry      []bool        // by instruction: a function starts here
+	stackLow   int           // the lowest frame offset a run can write (see stackLow)
 	locks      []*sync.Mutex // of the SharedMaps the program uses, in address order
 	closed     *atomic.Bool  // shared with clones: see Close
 	m          *Machine

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -15,7 +16,25 @@ import (
 // the output.
 type Machine struct {
 	Memory
-	prog   *Program
+	prog *Program
+	// What every run's start and end need of prog, copied at creation so
+	// that they need not go through prog, and placed beside the region
+	// table that begin and end write.
+	closed  *atomic.Bool // prog.closed
+	start   int64        // prog.budget
+	low     int          // prog.stackLow
+	locking bool         // prog uses SharedMaps
+	// always says whether every run needs more than the common path of
+	// begin and end: the program uses SharedMaps or may write a stack
+	// frame (as a program that calls helpers may), so that the maps'
+	// locks, the stack, the helpers' work meter, regions and ring buffer
+	// reservations need handling. more says whether the next begin and
+	// the end of the run in progress do: always, or a call mapped a
+	// deeper frame that the next run unmaps.
+	always, more bool
+	// stack is 8-byte aligned for atomics on frame slots (sync/atomic
+	// needs cells aligned to their width).
+	_      [0]uint64
 	stack  [MaxFrames * StackSize]byte
 	frames [MaxFrames]frame
 	regs   [256]uint64
@@ -48,7 +67,9 @@ type frame struct {
 }
 
 func newMachine(p *Program) *Machine {
-	m := &Machine{prog: p}
+	m := &Machine{prog: p, closed: p.closed, start: p.budget, low: p.stackLow, locking: len(p.locks) > 0}
+	m.always = m.locking || m.low < StackSize
+	m.more = m.always
 	m.rd = append([][]byte(nil), p.static.rd...)
 	m.wr = append([][]byte(nil), p.static.wr...)
 	m.names = append([]string(nil), p.static.names...)
@@ -59,6 +80,7 @@ func newMachine(p *Program) *Machine {
 
 // mapFrames maps the stack frames of call depths below n, from deep on.
 func (m *Machine) mapFrames(n int) {
+	m.more = m.more || n > 1
 	for ; m.deep < n; m.deep++ {
 		f := m.deep
 		s := m.stack[f*StackSize : (f+1)*StackSize : (f+1)*StackSize]
@@ -100,7 +122,7 @@ func (m *Machine) Budget() int64 { return m.budget }
 
 // Executed returns the instruction slots the last successful run executed
 // (lddw counts two; a helper call one).
-func (m *Machine) Executed() uint64 { return uint64(m.prog.budget - m.budget) }
+func (m *Machine) Executed() uint64 { return uint64(m.start - m.budget) }
 
 // Charge takes n units of work from what helpers and built-ins may do in
 // this run, failing with ErrBudget when it runs out. Helpers whose work
@@ -126,6 +148,7 @@ func (m *Machine) lockMaps() {
 	m.held = true
 }
 
+// unlockMaps releases the locks lockMaps took, if it holds them.
 func (m *Machine) unlockMaps() {
 	if !m.held {
 		return
@@ -172,46 +195,99 @@ func (m *Machine) Run(ctx []byte) (uint64, error) {
 }
 
 func (m *Machine) run(ctx []byte, n uint64) (uint64, error) {
-	if uint64(len(ctx)) >= maxRegionSize {
-		return 0, fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
-	}
-	if m.prog.closed.Load() {
-		return 0, fmt.Errorf("program %s: %w", m.prog.name, ErrClosed)
+	if uint64(len(ctx)) >= maxRegionSize || m.closed.Load() {
+		return 0, m.refuse(ctx)
 	}
 	m.begin(ctx)
 	defer m.end()
 	r0, err := m.exec(Addr(regionContext, 0), n)
-	if err != nil && m.prog.name != "" {
-		err = fmt.Errorf("program %s: %w", m.prog.name, err)
+	if err != nil {
+		err = m.named(err)
 	}
 	return r0, err
 }
 
-// begin prepares a run over ctx: it takes the locks of the program's
-// user-space maps, maps the context, clears the stack the last run used
-// and unmaps its frames but the first, and refills the budget. end
-// releases what the run created and the locks; call it even when the run
-// panics (defer it).
+// refuse returns why a run over ctx cannot start: the context is too
+// large, or the program is closed.
+func (m *Machine) refuse(ctx []byte) error {
+	if uint64(len(ctx)) >= maxRegionSize {
+		return fmt.Errorf("program %s: context of %d bytes is too large", m.prog.name, len(ctx))
+	}
+	return fmt.Errorf("program %s: %w", m.prog.name, ErrClosed)
+}
+
+// named prefixes a run's error with the program's name, when it has one.
+func (m *Machine) named(err error) error {
+	if m.prog.name == "" {
+		return err
+	}
+	return fmt.Errorf("program %s: %w", m.prog.name, err)
+}
+
+// begin prepares a run over ctx: it maps the context and refills the
+// budget; for a program that needs more (see Machine.more) it also takes
+// the locks of the program's user-space maps, refills the helpers' work
+// meter and lets the stack start as if new (see resetStack). end releases
+// what the run created and the locks; call it even when the run panics
+// (defer it). Both are what every run pays, whatever its program does:
+// their common path reads nothing outside m, calls nothing, and inlines.
 func (m *Machine) begin(ctx []byte) {
-	m.lockMaps()
-	m.rd[regionContext], m.wr[regionContext] = ctx, ctx
-	clear(m.stack[:m.deep*StackSize])
+	m.rd[regionContext] = ctx
+	m.wr[regionContext] = ctx
+	m.budget = m.start
+	if m.more {
+		m.prepare()
+	}
+}
+
+// prepare is the part of begin that only some programs need.
+func (m *Machine) prepare() {
+	if m.locking {
+		m.lockMaps()
+	}
+	m.work = m.start
+	m.resetStack()
+	m.more = m.always
+}
+
+// resetStack clears what the last run can have written of the frames it
+// used and unmaps its frames but the first. What it can have written is
+// the part of each frame from the program's stackLow up: nothing when
+// the program writes no frame (no store, no helper), its slots' range
+// when it stores only through r10, the whole frame otherwise. The rest
+// of a frame is never written and stays zero, so no run can read what
+// an earlier one left on the stack.
+func (m *Machine) resetStack() {
+	if low := m.low; low == 0 {
+		clear(m.stack[:m.deep*StackSize])
+	} else if low < StackSize {
+		for f := range m.deep {
+			clear(m.stack[f*StackSize+low : (f+1)*StackSize])
+		}
+	}
 	for f := 1; f < m.deep; f++ {
 		m.rd[regionStack+f], m.wr[regionStack+f] = nil, nil
 	}
 	m.deep = 1
-	m.budget = m.prog.budget
-	m.work = m.prog.budget
 }
 
 // end ends a run started with begin.
 func (m *Machine) end() {
+	m.rd[regionContext] = nil
+	m.wr[regionContext] = nil
+	if m.more || len(m.rd) != m.nstatic {
+		m.release()
+	}
+}
+
+// release drops the regions the run created, discards the ring buffer
+// reservations it left unfinished (the kernel's verifier insists on submit
+// or discard; here they are discarded when the run ends) and releases
+// the maps' locks.
+func (m *Machine) release() {
 	defer m.unlockMaps()
-	m.rd[regionContext], m.wr[regionContext] = nil, nil
 	m.reset()
 	for _, r := range m.pending {
-		// The kernel's verifier insists on submit or discard; here an
-		// unfinished reservation is discarded when the run ends.
 		r.rb.release(r.rec)
 	}
 	clear(m.pending)

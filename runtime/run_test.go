@@ -372,6 +372,83 @@ two:
 	}
 }
 
+// TestStackSlotsNotSeenByNextRun: a run never reads what an earlier run
+// of the same run state wrote on the stack, however the program wrote it
+// (through r10 at constant offsets, through a copy of r10, as an atomic,
+// in a deeper frame, by a helper given a stack pointer) and however it
+// reads it (through r10, through a forged address). Each program writes
+// 0x5ec when its context is not empty and reads back what it wrote,
+// then, with an empty context, only reads: the value must be gone. Begin
+// clears only the part of a frame a program can write (stackLow), so
+// these cover each way a program reaches the lowest bound.
+func TestStackSlotsNotSeenByNextRun(t *testing.T) {
+	writeStack := func(m *Machine, r1, _, _, _, _ uint64) (uint64, error) {
+		b, err := m.WritableBytes(r1, 8)
+		if err != nil {
+			return 0, err
+		}
+		binary.LittleEndian.PutUint64(b, 0x5ec)
+		return 0, nil
+	}
+	tests := []struct{ name, write, read string }{
+		{"r10 slots", "stdw [%r10-8], 0x5ec", "ldxdw %r0, [%r10-8]"},
+		{"r10 slot read wider", "stw [%r10-4], 0x5ec", "ldxdw %r0, [%r10-8]\nrsh %r0, 32"},
+		{"forged read", "stdw [%r10-8], 0x5ec", "lddw %r1, 0x2000001f8\nldxdw %r0, [%r1]"},
+		{"copied r10", "mov %r1, %r10\nadd %r1, -16\nstdw [%r1], 0x5ec", "ldxdw %r0, [%r10-16]"},
+		{"forged write", "lddw %r1, 0x200000000\nstdw [%r1], 0x5ec", "ldxdw %r0, [%r10-512]"},
+		{"atomic", "mov %r1, 0x5ec\nlock add [%r10-24], %r1", "ldxdw %r0, [%r10-24]"},
+		{"helper", "mov %r1, %r10\nadd %r1, -32\ncall 9001", "ldxdw %r0, [%r10-32]"},
+		{"callee frame", "call local w", "call local r"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "jeq %r2, 0, read\n" + tt.write + "\n" + tt.read + "\nexit\nread:\n" + tt.read + "\nexit"
+			if tt.name == "callee frame" {
+				src += "\nw:\nstdw [%r10-8], 0x5ec\nldxdw %r0, [%r10-8]\nexit\nr:\nldxdw %r0, [%r10-8]\nexit"
+			}
+			h := Builtins()
+			h.Register(9001, "write_stack", writeStack)
+			p := loadAsm(t, src, nil, &Options{Helpers: h})
+			for i, ctx := range [][]byte{make([]byte, 8), nil, make([]byte, 8), nil} {
+				want := uint64(0)
+				if ctx != nil {
+					want = 0x5ec
+				}
+				if got, err := p.Run(ctx); err != nil || got != want {
+					t.Fatalf("run %d (context of %d bytes): got %#x, %v; want %#x", i, len(ctx), got, err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestStackLow: the part of a frame a program can write, which begin
+// clears, is the lowest slot of its stores through r10, and the whole
+// frame when it stores through another register or calls a helper.
+func TestStackLow(t *testing.T) {
+	tests := []struct {
+		asm  string
+		want int
+	}{
+		{"mov %r0, 1\nexit", StackSize},
+		{"ldxdw %r0, [%r10-8]\nexit", StackSize},
+		{"call local f\nexit\nf:\nmov %r0, 1\nexit", StackSize},
+		{"stdw [%r10-8], 1\nstw [%r10-20], 1\nexit", StackSize - 20},
+		{"mov %r1, 1\nlock add [%r10-40], %r1\nexit", StackSize - 40},
+		{"stdw [%r10-600], 1\nexit", 0},
+		{"stdw [%r10+8], 1\nexit", StackSize},
+		{"stdw [%r1], 1\nexit", 0},
+		{"mov %r1, %r10\nstdw [%r1-8], 1\nexit", 0},
+		{"call 5\nexit", 0},
+	}
+	for _, tt := range tests {
+		p := loadAsm(t, tt.asm, nil, nil)
+		if p.stackLow != tt.want {
+			t.Errorf("%q: stackLow = %d, want %d", tt.asm, p.stackLow, tt.want)
+		}
+	}
+}
+
 // TestForgedFrameAddresses: a frame no call of the run has reached is not
 // mapped, so a forged address into it faults (and cannot leave a value
 // for a later run that reaches it); one a call reached is cleared for the

@@ -138,7 +138,36 @@ func (v *validator) run() error {
 		}
 	}
 	v.p.insns = insns
+	v.p.stackLow = stackLow(raw)
 	return nil
+}
+
+// stackLow returns the lowest offset in a stack frame that a run of the
+// program raw can write: StackSize when it writes no frame, 0 when it may
+// write anywhere in one. Only stores and atomics through r10 at a
+// constant offset are confined to a frame's slots; a store through any
+// other register may reach a frame by a copied r10 or a forged address,
+// and a helper, an extern or callx may write through a pointer it is
+// given, so each of those lowers the bound to 0. Bytes below the bound
+// are never written, stay zero from the Machine's creation on, and need
+// no clearing between runs (see Machine.begin).
+func stackLow(raw []Instruction) int {
+	low := StackSize
+	for _, in := range raw {
+		// The second slots of lddw have opcode 0 and match no case.
+		switch c := in.Opcode & 7; {
+		case c == classST || c == classSTX:
+			if in.Dst != 10 {
+				return 0
+			}
+			low = min(low, max(0, StackSize+int(in.Offset)))
+		case (c == classJMP || c == classJMP32) && in.Opcode&0xf0 == jmpCALL:
+			if in.Opcode != OpCall || in.Src != PseudoCall {
+				return 0
+			}
+		}
+	}
+	return low
 }
 
 // maxInsns bounds a program's length so that every jump's distance in bytes

@@ -118,6 +118,15 @@ func TestAOTErrors(t *testing.T) {
 		// a forged address wrote into it after the call.
 		{"forged_frame_unreached", "lddw %r1, 0x400000000\nstdw [%r1], 42\nexit", "instruction 2: invalid write of 8 bytes at stack frame 2+0"},
 		{"forged_frame_cleared", "call local one\nlddw %r1, 0x400000000\nldxdw %r0, [%r1]\nstdw [%r1], 42\nexit\none:\ncall local two\nexit\ntwo:\nexit", ""},
+		// A run clears only the part of a frame its program can write
+		// (from its lowest store through r10, or all of it): each program
+		// reads a slot before writing it, through r10, a forged address
+		// or a copy of r10, so the second run (compared with the first)
+		// would see the first's 42 if it stayed.
+		{"stack_slot_cleared", "ldxdw %r0, [%r10-8]\nstdw [%r10-8], 42\nexit", ""},
+		{"stack_slot_forged_read", "lddw %r1, 0x2000001f8\nldxdw %r0, [%r1]\nstdw [%r10-8], 42\nexit", ""},
+		{"stack_copied_r10_cleared", "mov %r1, %r10\nadd %r1, -16\nldxdw %r0, [%r10-16]\nstdw [%r1], 42\nexit", ""},
+		{"stack_atomic_cleared", "ldxdw %r0, [%r10-24]\nmov %r1, 42\nlock add [%r10-24], %r1\nexit", ""},
 		// Atomics must be aligned, in the frame's constant slots too, and
 		// stay inside a writable region.
 		{"atomic_misaligned", "mov %r2, 1\nlock add [%r1+4], %r2\nexit", "instruction 1: misaligned atomic write of 8 bytes at context+4"},

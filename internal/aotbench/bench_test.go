@@ -53,6 +53,21 @@ func BenchmarkAOT(b *testing.B) {
 	}
 }
 
+// BenchmarkRunOverhead is the fixed cost of one run: Overhead, two
+// instructions, through its translation ("aot", runtime.Compiled.Run) and
+// the interpreter ("interp").
+func BenchmarkRunOverhead(b *testing.B) {
+	w := Overhead()
+	b.Run("aot", func(b *testing.B) {
+		c := bind(b, load(b, w), w)
+		run(b, w, c.Run, c.Program().Machine().Executed)
+	})
+	b.Run("interp", func(b *testing.B) {
+		p := load(b, w)
+		run(b, w, p.Run, p.Machine().Executed)
+	})
+}
+
 func load(tb testing.TB, w Workload) *runtime.Program {
 	tb.Helper()
 	spec, err := w.Spec()

@@ -23,6 +23,13 @@ func Workloads() []Workload {
 	return out
 }
 
+// Overhead is the shortest program, "mov %r0, 1; exit", over a 64-byte
+// context: its runs cost what every run costs before and after the
+// program's own instructions (BenchmarkRunOverhead).
+func Overhead() Workload {
+	return Workload{workloads.Workload{Name: "Overhead", Asm: "mov %r0, 1\nexit", Ctx: make([]byte, 64), Want: 1}}
+}
+
 // mapRef is the "map:N" operand of lddw in the runtime's benchmark dialect,
 // which package asm does not know.
 var mapRef = regexp.MustCompile(`map:(\d+)`)

@@ -2054,6 +2054,32 @@ L33:
 	return r0, b
 }
 
+// overheadTranslation returns the Go translation of program "Overhead", for
+// runtime.Program.Bind.
+func overheadTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: overheadEntry,
+		Insns: 2,
+	}
+}
+
+// overheadEntry is the runtime.Entry of program "Overhead".
+func overheadEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return overheadFn0(m, 0, b)
+}
+
+// overheadFn0 is the function at instruction 0 of program "Overhead", run at
+// call depth d with budget b; it returns r0 and the budget left.
+func overheadFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
+	var r0 uint64
+	// 0: mov %r0, 1
+	r0 = 1
+	// 1: exit
+	b -= 2
+	runtime.CheckBudget(b, 1)
+	return r0, b
+}
+
 // translation returns the translation of the workload called name.
 func translation(name string) (runtime.Translation, bool) {
 	switch name {
@@ -2077,6 +2103,8 @@ func translation(name string) (runtime.Translation, bool) {
 		return parseHdr2KTranslation(), true
 	case "Classify1K":
 		return classify1KTranslation(), true
+	case "Overhead":
+		return overheadTranslation(), true
 	}
 	return runtime.Translation{}, false
 }

@@ -54,7 +54,10 @@
 // waits for it to end. Run never waits for another run: when the
 // program's own run state is busy (a run in another goroutine, or the run
 // whose host function calls Run) it runs on a clone. So no call waits for
-// another that waits for it, and Close from anywhere returns.
+// another that waits for it, and Close from anywhere returns. A run on the
+// program's own run state is counted by the flag that marks that state
+// busy, so that Run costs, beyond the run itself, two atomic operations
+// (BenchmarkRun); a run on a clone is counted apart and costs more.
 //
 // # Tools: hooks, actions and Serve
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,13 +60,33 @@ var (
 	callsHost = asm.Instructions{hostCall("host"), asm.Return()}
 )
 
-// BenchmarkRun is the cost of Run around the shortest program, and of a
-// host call.
+// returnOneTranslation is the translation gen/aot makes of returnOne (as
+// of internal/aotbench's Overhead program).
+func returnOneTranslation() runtime.Translation {
+	return runtime.Translation{Insns: 2, Entry: func(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+		b -= 2
+		runtime.CheckBudget(b, 1)
+		return 1, b
+	}}
+}
+
+// BenchmarkRun is the cost of Run around the shortest program, in the
+// interpreter ("one") and translated ("one-aot"), and of a host call.
 func BenchmarkRun(b *testing.B) {
 	nop := func(*runtime.Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) { return 1, nil }
-	s := loadUserObject(b, map[string]asm.Instructions{"one": returnOne, "host": callsHost}, map[string]runtime.Func{"host": nop})
-	for _, name := range []string{"one", "host"} {
-		p := bufferProgram(b, s, name)
+	s := loadUserObject(b, map[string]asm.Instructions{"one": returnOne, "one-aot": returnOne, "host": callsHost}, map[string]runtime.Func{"host": nop})
+	for _, name := range []string{"one", "one-aot", "host"} {
+		var tr func() runtime.Translation
+		if name == "one-aot" {
+			tr = returnOneTranslation
+		}
+		p, err := NewBufferProgram(s, name, tr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if p.Translated() != (tr != nil) {
+			b.Fatalf("%s: Translated() = %v", name, p.Translated())
+		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				if r0, err := p.Run(nil); err != nil || r0 != 1 {
@@ -307,6 +328,110 @@ func TestCloseWaitsForCalls(t *testing.T) {
 		t.Error("Close returned before the release")
 	}
 	noHang(t, "a second Close", func() { l.close(nil) })
+}
+
+// TestCloseWaitsForSeatedRun: a run counted by its seat (the busy flag of
+// a program's own run state) holds Close back as one counted by enter
+// does, and no seat can be taken once Close has begun; a seated run inside
+// a host function does not hold Close back, but the release waits for it.
+func TestCloseWaitsForSeatedRun(t *testing.T) {
+	for _, hosted := range []bool{false, true} {
+		var l lifetime
+		var seat, other atomic.Bool
+		l.seat(&seat)
+		l.seat(&other)
+		freed := make(chan struct{})
+		if !l.take(&seat) {
+			t.Fatal("take of a free seat failed")
+		}
+		if l.take(&seat) {
+			t.Fatal("took a seat twice")
+		}
+		if hosted {
+			l.suspend()
+		}
+		returned := make(chan struct{})
+		go func() {
+			l.close(func() { close(freed) })
+			close(returned)
+		}()
+		for !l.closed() {
+			time.Sleep(time.Millisecond)
+		}
+		if hosted {
+			noHang(t, "Close while the seated run is in a host function", func() { <-returned })
+		}
+		select {
+		case <-freed:
+			t.Fatal("released while a seated run was in progress")
+		default:
+		}
+		if !hosted {
+			select {
+			case <-returned:
+				t.Fatal("Close returned while a seated run was in progress")
+			default:
+			}
+		}
+		if l.take(&other) {
+			t.Error("took a seat while closing")
+		}
+		if other.Load() {
+			t.Error("a refused take left its seat held")
+		}
+		if hosted && !l.resume() {
+			t.Error("resume after Close did not report it")
+		}
+		l.give(&seat)
+		noHang(t, "Close after the seated run ended", func() { <-returned; <-freed })
+	}
+}
+
+// TestCloseWhileRunsRace: goroutines take seats or enter and leave in a
+// loop while Close comes; none may be inside a counted call once the
+// object is released. Run it with -race.
+func TestCloseWhileRunsRace(t *testing.T) {
+	for range 20 {
+		var l lifetime
+		var freed atomic.Bool
+		seats := make([]atomic.Bool, 3)
+		for i := range seats {
+			l.seat(&seats[i])
+		}
+		var wg sync.WaitGroup
+		var bad atomic.Int64
+		for g := range 6 {
+			wg.Go(func() {
+				for range 1 << 20 {
+					switch seat := &seats[g%len(seats)]; {
+					case l.take(seat):
+						if freed.Load() {
+							bad.Add(1)
+						}
+						l.give(seat)
+					case l.enter() == nil:
+						if freed.Load() {
+							bad.Add(1)
+						}
+						l.leave()
+					default:
+						return
+					}
+				}
+			})
+		}
+		time.Sleep(time.Millisecond)
+		noHang(t, "Close while calls come and go", func() {
+			l.close(func() { freed.Store(true) })
+			wg.Wait()
+		})
+		if bad.Load() != 0 {
+			t.Fatalf("%d counted calls saw the object released", bad.Load())
+		}
+		if !freed.Load() {
+			t.Fatal("not released after every call ended")
+		}
+	}
 }
 
 // TestKernelMapsAfterClose: typed calls on kernel maps, and a ring buffer

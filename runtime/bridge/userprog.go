@@ -23,7 +23,7 @@ type userRun struct {
 	name  string
 	set   *Set
 	own   engine      // the loaded program, with its own run state
-	busy  atomic.Bool // own is in a run
+	busy  atomic.Bool // own is in a run; a seat of set.life (see take)
 	spare sync.Pool   // of clones of own
 }
 
@@ -70,36 +70,46 @@ func newUserRun(s *Set, name string, translation func() runtime.Translation) (*u
 		p.own.compiled = c
 	}
 	p.spare.New = func() any { return p.own.clone() }
+	s.life.seat(&p.busy)
 	up.runs[name] = p
 	return p, nil
 }
 
-// run runs the program over ctx (r1 its address, r2 its length).
+// run runs the program over ctx (r1 its address, r2 its length). The
+// common case, a run that finds the program's own run state free, costs
+// two atomic operations on the busy flag, which counts the run towards
+// Close as well (lifetime.take); a run that finds it busy counts itself
+// with enter and takes a clone.
 func (p *userRun) run(ctx []byte) (uint64, error) {
-	if err := p.set.life.enter(); err != nil {
-		return 0, fmt.Errorf("user program %s: %w", p.name, err)
+	if p.set.life.take(&p.busy) {
+		return p.runOwn(ctx)
 	}
-	defer p.set.life.leave()
-	var r0 uint64
-	var err error
-	if p.busy.CompareAndSwap(false, true) {
-		r0, err = p.runOwn(ctx)
-	} else {
-		e := p.spare.Get().(*engine)
-		r0, err = e.run(ctx)
-		p.spare.Put(e)
-	}
+	return p.runSpare(ctx)
+}
+
+// runOwn runs on the program's own run state, which take has claimed.
+func (p *userRun) runOwn(ctx []byte) (uint64, error) {
+	defer p.set.life.give(&p.busy)
+	r0, err := p.own.run(ctx)
 	if err != nil {
 		return r0, fmt.Errorf("user program %s: %w", p.name, err)
 	}
 	return r0, nil
 }
 
-// runOwn runs on the program's own run state, which the caller has
-// marked busy.
-func (p *userRun) runOwn(ctx []byte) (uint64, error) {
-	defer p.busy.Store(false)
-	return p.own.run(ctx)
+// runSpare runs on a clone of the program's run state.
+func (p *userRun) runSpare(ctx []byte) (uint64, error) {
+	if err := p.set.life.enter(); err != nil {
+		return 0, fmt.Errorf("user program %s: %w", p.name, err)
+	}
+	defer p.set.life.leave()
+	e := p.spare.Get().(*engine)
+	r0, err := e.run(ctx)
+	p.spare.Put(e)
+	if err != nil {
+		return r0, fmt.Errorf("user program %s: %w", p.name, err)
+	}
+	return r0, nil
 }
 
 // UserProgram is a ubpf/ program whose context is a C struct of Go type T

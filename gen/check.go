@@ -89,7 +89,9 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 	pkgs, err := packages.Load(&packages.Config{
 		Context: ctx,
 		Dir:     opts.Dir,
-		Mode:    packages.NeedName | packages.NeedFiles | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedDeps | packages.NeedImports,
+		// The checked packages are parsed and type-checked, their
+		// dependencies read from export data (not from source).
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule,
 		Tests:   false,
 	}, patterns...)
 	if err != nil {

@@ -52,9 +52,11 @@ func findOrphans(pkgs []*packages.Package, produced map[string]bool, dir string,
 			continue
 		}
 		pkgDirs[pkgDir] = true
-		for path, imp := range pkg.Imports {
-			if i := strings.Index(path, "/"+vendorDir+"/"); i >= 0 && len(imp.GoFiles) > 0 {
-				if root, ok := copyRoot(filepath.Dir(imp.GoFiles[0])); ok {
+		for path := range pkg.Imports {
+			// A copy is imported from the module holding the package:
+			// its directory follows from the import path.
+			if m := pkg.Module; m != nil && strings.HasPrefix(path, m.Path+"/") && strings.Contains(path, "/"+vendorDir+"/") {
+				if root, ok := copyRoot(filepath.Join(m.Dir, filepath.FromSlash(strings.TrimPrefix(path, m.Path+"/")))); ok {
 					imported[root] = true
 				}
 			}

@@ -338,6 +338,16 @@ func TestHoistedPlaces(t *testing.T) {
 		// a register bound (r2 - 8) and a constant one from 8 bytes in.
 		{"copied_counter_add_only", "mul %r2, 8\nmov %r6, %r2\nadd %r6, -8\nmov %r0, 0\nmov %r3, 0\nmov %r4, 0\nloop:\nmov %r5, %r4\nmov %r0, %r1\nadd %r0, %r5\nldxdw %r0, [%r0]\nadd %r0, %r3\nadd %r4, 8\nmov %r3, %r0\njlt %r5, %r6, loop\nexit"},
 		{"copied_counter_add_only_past", "add %r1, 8\nmov %r0, 0\nmov %r3, 0\nmov %r4, 0\nloop:\nmov %r5, %r4\nmov %r0, %r1\nadd %r0, %r5\nldxdw %r0, [%r0]\nxor %r0, %r2\nadd %r0, %r3\nadd %r4, 8\nmov %r3, %r0\njlt %r5, 56, loop\nexit"},
+		// 32-bit counters (add32, jmp32), as clang writes for an int i:
+		// within the context and past it, counting by two to an exact
+		// bound, starting with its high half set (the first add32 clears
+		// it: the guard sends the loop to its checked copy), and a
+		// rotated loop whose latch tests the counter with jne32.
+		{"counter32", "mov %r0, 0\nmov32 %r4, 0\nloop:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd32 %r4, 1\njlt32 %r4, 64, loop\nexit"},
+		{"counter32_past", "mov %r0, 0\nmov32 %r4, 0\nloop:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd32 %r4, 1\njlt32 %r4, 72, loop\nexit"},
+		{"counter32_exact", "mov %r0, 0\nmov32 %r4, 0\nloop:\nmov %r5, %r1\nadd %r5, %r4\nldxh %r3, [%r5]\nadd %r0, %r3\nadd32 %r4, 2\njne32 %r4, 64, loop\nexit"},
+		{"counter32_high", "mov %r0, 0\nmov %r4, 1\nlsh %r4, 32\nor %r4, 3\nloop:\nldxb %r3, [%r1]\nadd %r0, %r3\nadd %r1, 1\nadd32 %r4, 1\njlt32 %r4, 40, loop\nadd %r0, %r4\nexit"},
+		{"rotated32", "mov %r0, 0\nmov32 %r3, 0\nja body\nlatch:\nadd %r0, %r4\nadd32 %r3, 1\njne32 %r3, 40, body\nexit\nbody:\nmov %r4, %r1\nadd %r4, %r3\nldxb %r5, [%r4]\nmov32 %r4, 1\njeq32 %r5, 58, latch\nmov32 %r4, 0\nja latch"},
 		// The same with the counter indexing the data (data + i), its
 		// register set before the loop by an instruction the translation
 		// drops (the loop overwrites it before reading it). Found by the

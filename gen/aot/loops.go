@@ -24,7 +24,8 @@ import (
 // The loops recognised are those clang makes of a counted loop:
 //
 //   - one back edge, the last instruction: jlt, jle or jne (64-bit,
-//     unsigned) of a counter against an immediate or a register the loop
+//     unsigned; or 32-bit against an immediate, the counter stepped by
+//     its only write, an add32, see is32 in hoistable) of a counter against an immediate or a register the loop
 //     does not write, or jgt or jge of such a register against the counter
 //     (clang's i < len), back to the head, or "jeq counter, bound" out of the
 //     loop followed by "ja head" (what clang-19 emits for a constant trip
@@ -172,7 +173,7 @@ func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 	}
 	for i, pc := range f.body {
 		in := p.insns[pc]
-		if !(isCondJump(in.op) && in.class() == runtime.ClassJMP || in.op == runtime.OpJa) || in.target > pc {
+		if !(isCondJump(in.op) && (in.class() == runtime.ClassJMP || in.class() == runtime.ClassJMP32) || in.op == runtime.OpJa) || in.target > pc {
 			continue
 		}
 		// Entered by falling into the head, and from inside the loop
@@ -222,7 +223,7 @@ func (p *aotProgram) rotated(f *aotFunc, i int, jumpsTo map[int]int) (loop []int
 	}
 	bi := -1
 	for k := li; k < ei; k++ {
-		if x := p.insns[f.body[k]]; x.target == head && isCondJump(x.op) && x.class() == runtime.ClassJMP {
+		if x := p.insns[f.body[k]]; x.target == head && isCondJump(x.op) && (x.class() == runtime.ClassJMP || x.class() == runtime.ClassJMP32) {
 			if bi >= 0 {
 				return nil, -1, 0
 			}
@@ -276,12 +277,22 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 			return nil
 		}
 		test = p.insns[loop[len(loop)-2]]
-		if jmpOp(test.op) != runtime.OpJeqImm || test.class() != runtime.ClassJMP || test.target != back.pc+back.slots {
+		if jmpOp(test.op) != runtime.OpJeqImm || test.class() != runtime.ClassJMP && test.class() != runtime.ClassJMP32 || test.target != back.pc+back.slots {
 			return nil
 		}
 		counter, boundReg = test.dst, test.src
 		exact = true
 	default:
+		return nil
+	}
+	// A 32-bit test (jmp32) compares the counter's low half. Such a
+	// counter is hoisted when an "add32 counter, s" is its only write in
+	// the loop and the bound an immediate with bound + s <= 2^32 (below
+	// for the inclusive test): from a start below the bound, which the
+	// fast copy's guard requires, the counter then stays below 2^32 and
+	// steps as a 64-bit one would, so the 64-bit trip count holds.
+	is32 := test.class() == runtime.ClassJMP32
+	if is32 && (test.op&8 != 0 || test.imm < 0) {
 		return nil
 	}
 	// No jump from outside lands inside, but the entry, or for a loop
@@ -300,6 +311,7 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 		step int64
 	}
 	adds := map[uint8]add{}
+	var add32 *add // the counter's "add32 counter, s" (is32)
 	for _, pc := range loop {
 		in := p.insns[pc]
 		switch {
@@ -313,6 +325,20 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 		}
 		if in.op == runtime.OpAddImm {
 			adds[in.dst] = add{pc, int64(in.imm)}
+		}
+		if is32 && in.op == runtime.OpAdd32Imm && in.dst == counter {
+			add32 = &add{pc, int64(in.imm)}
+		}
+	}
+	if is32 {
+		// The counter's only write is its add32, by a positive step, and
+		// the bound plus a step stays within 32 bits.
+		limit := int64(test.imm) + 1
+		if inclusive {
+			limit++
+		}
+		if add32 == nil || defs[counter] != 1 || add32.step <= 0 || limit+add32.step > 1<<32 {
+			return nil
 		}
 	}
 	// skipped reports whether some jump in the loop passes over pc.
@@ -337,7 +363,7 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 	// for (i = 0; i < N; i += 8) whose test reads the copy). It steps at
 	// the head, from R - s before the first iteration.
 	copied, copyFrom := int64(0), uint8(0)
-	if first := p.insns[loop[0]]; !exact && first.op == runtime.OpMovReg && first.off == 0 && first.dst == counter && first.src != counter && first.src != 10 && defs[counter] == 1 {
+	if first := p.insns[loop[0]]; !is32 && !exact && first.op == runtime.OpMovReg && first.off == 0 && first.dst == counter && first.src != counter && first.src != 10 && defs[counter] == 1 {
 		r := first.src
 		for i := len(loop) - 2; i >= 2; i-- {
 			in := p.insns[loop[i]]
@@ -370,6 +396,12 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 		if copied != 0 && r == counter {
 			return copied, head, true
 		}
+		if is32 && r == counter {
+			if skipped(add32.pc) {
+				return 0, 0, false
+			}
+			return add32.step, add32.pc, true
+		}
 		if sh, ok := shadows[r]; ok {
 			return sh.step, sh.pc, true
 		}
@@ -388,7 +420,7 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 	// body, do not matter), Y the counter C or a shadow of it. T is then
 	// C at the head, plus the step when Y stepped before the mov, plus c.
 	testOff, derived, testReg := int64(0), false, uint8(0)
-	if t := counter; !exact && copied == 0 && test == back && defs[t] >= 2 {
+	if t := counter; !is32 && !exact && copied == 0 && test == back && defs[t] >= 2 {
 		i := len(loop) - 2
 		for i >= 1 && !p.effect(f, p.insns[loop[i]]).def.has(t) {
 			i--

@@ -91,8 +91,8 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 		Dir:     opts.Dir,
 		// The checked packages are parsed and type-checked, their
 		// dependencies read from export data (not from source).
-		Mode: packages.NeedName | packages.NeedFiles | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule,
-		Tests:   false,
+		Mode:  packages.NeedName | packages.NeedFiles | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule,
+		Tests: false,
 	}, patterns...)
 	if err != nil {
 		return nil, err

@@ -720,7 +720,7 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 		if x.inclusive {
 			xb += "+1"
 		}
-		body = append([]jen.Code{jen.If(code("k, ok := ", e.trips(l, e.start(l), xb, l.step), "; ok && k < j")).Block(code("j = k"))}, body...)
+		body = append([]jen.Code{jen.If(code("k, ok := ", e.tripsUp(l, 0, xb), "; ok && k < j")).Block(code("j = k"))}, body...)
 	}
 	what := fmt.Sprintf("Instructions %d to %d are", l.head, l.back)
 	if l.entry >= 0 {
@@ -744,26 +744,29 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 	// The trip count, from the counter's start up to the bound, or for a
 	// counter counting down (an exact loop), from the bound up to it.
 	from, to, step := offset(e.start(l), l.testOff), bound, l.step
+	trips := e.tripsUp(l, l.testOff, bound)
 	if step < 0 {
 		from, to, step = bound, e.start(l), -step
+		trips = code(e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d)", from, to, step))
 	}
 	if l.exact && step != 1 {
 		// The counter must meet the bound, not step over it.
 		guard += fmt.Sprintf(" && (%s-%s)%%%d == 0", to, from, step) // exact loops count by the counter itself
 	}
 	return gocomment.Comment(doc).Line().
-		If(code("j, ok := ", e.trips(l, from, to, step), "; "+guard)).Block(body...)
+		If(code("j, ok := ", trips, "; "+guard)).Block(body...)
 }
 
-// trips is the call of runtime.LoopTrips bounding the iterations of l
-// from the counter's start from (before its first step) to the bound to.
-// A counter carried through a copy starts at the copy less the step,
-// which may be below zero: LoopTripsStepped takes the copy itself.
-func (e *emitter) trips(l *hoistLoop, from, to string, step int64) jen.Code {
-	if l.startOff != 0 && l.step > 0 && from == e.start(l) {
-		return code(e.rt("LoopTripsStepped"), fmt.Sprintf("(%s, %s, %d)", e.r(l.start), to, step))
+// tripsUp is the call of runtime.LoopTrips bounding the iterations of l,
+// its counter counting up from its start plus off to the bound to. A
+// counter carried through a copy (never tested with an offset) starts at
+// the copy less the step, which may be below zero: LoopTripsStepped takes
+// the copy itself.
+func (e *emitter) tripsUp(l *hoistLoop, off int64, to string) jen.Code {
+	if l.startOff != 0 && off == 0 {
+		return code(e.rt("LoopTripsStepped"), fmt.Sprintf("(%s, %s, %d)", e.r(l.start), to, l.step))
 	}
-	return code(e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d)", from, to, step))
+	return code(e.rt("LoopTrips"), fmt.Sprintf("(%s, %s, %d)", offset(e.start(l), off), to, l.step))
 }
 
 // rangeViews returns the bases of l that its fast copy reads through a

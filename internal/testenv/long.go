@@ -1,24 +1,12 @@
 package testenv
 
-import (
-	"os"
-	"testing"
-)
+import "os"
 
-// Long skips a test whose run takes tens of seconds (a sweep over every
-// skeleton, a corpus, thousands of translated programs) unless
-// SKELGEN_LONG=1 is set, as .ci/run does. A long test is one whose
-// behaviour a fast test covers too, on a sample: the default go test ./...
-// stays within minutes on two cores.
-func Long(t testing.TB) {
-	t.Helper()
-	if os.Getenv("SKELGEN_LONG") != "1" {
-		t.Skip("skipped: a long sweep; SKELGEN_LONG=1 runs it")
-	}
-}
-
-// IsLong reports whether long tests run (SKELGEN_LONG=1), for tests that
-// sample in the default run and sweep everything in the long one.
+// IsLong reports whether the long run is asked for (SKELGEN_LONG=1, as
+// .ci/run sets): a sweep over every skeleton, the whole corpus, thousands
+// of translated programs. The default run samples them (Sample), so that
+// go test ./... stays within minutes on two cores while covering the same
+// behaviour.
 func IsLong() bool { return os.Getenv("SKELGEN_LONG") == "1" }
 
 // Sample returns all of items in a long run, else n of them spread evenly

@@ -48,17 +48,21 @@ func (s *Set) userPrograms() *userPrograms {
 	if s.User == nil {
 		return nil
 	}
-	up, _ := s.User.progs.(*userPrograms)
+	return s.User.loaded()
+}
+
+// loaded returns u's user-space programs, nil when it has none.
+func (u *UserSet) loaded() *userPrograms {
+	up, _ := u.progs.(*userPrograms)
 	return up
 }
 
 // Program returns the runtime program of the user-space program name.
 func (u *UserSet) Program(name string) *runtime.Program {
-	up, _ := u.progs.(*userPrograms)
-	if up == nil {
-		return nil
+	if up := u.loaded(); up != nil {
+		return up.progs[name]
 	}
-	return up.progs[name]
+	return nil
 }
 
 // loadPrograms loads the user-space programs names of s into the runtime.

@@ -189,15 +189,26 @@ func TestUSDT(t *testing.T) {
 
 	const fires = 5
 	cmd := exec.Command(bin, strconv.Itoa(fires))
+	start, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	// The program waits for the probe's semaphore, which the kernel sets
-	// when the uprobe attaches.
+	// when it registers the uprobe, and then for a byte on its input: the
+	// BPF program is attached only once Attach returns, and probes fired
+	// before that reach no program.
 	if _, err := objs.OnProbe.Attach(bin, "skelgen", "tick", 0); err != nil {
 		cmd.Process.Kill()
 		t.Fatal(err)
 	}
+	if _, err := start.Write([]byte{1}); err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	start.Close()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {

@@ -2,7 +2,9 @@
 // it (a note in .note.stapsdt naming the probe's address, semaphore and
 // arguments): the first argument in a register or an immediate, the
 // second in memory. It waits for the semaphore (set by the kernel once a
-// uprobe is attached with it), then fires the probe argv[1] times.
+// uprobe is registered with it) and for a byte on its standard input (the
+// test's word that the BPF program is attached too: the semaphore is set
+// before that), then fires the probe argv[1] times.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -36,6 +38,12 @@ volatile unsigned short skelgen_tick_semaphore __attribute__((section(".probes")
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1;
+	char go;
+
+	while (!skelgen_tick_semaphore)
+		usleep(1000);
+	if (read(0, &go, 1) != 1)
+		return 1;
 
 	for (long i = 1; i <= n; i++) {
 		volatile int neg = -(int)i;

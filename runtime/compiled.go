@@ -421,6 +421,63 @@ func (m *Machine) LookupAt(insn int, r1, r2, r3, r4, r5 uint64) uint64 {
 	return m.CallAt(insn, r1, r2, r3, r4, r5)
 }
 
+// Lookup32 is map_lookup_elem for a call whose map the translation knows,
+// the program's map i (r1 holds its handle), to be a hash map of 4-byte
+// keys, and whose key, in the frame, it read as k. With the built-in
+// helper bound and the map the runtime's own, it returns r0 and true,
+// without decoding r1 or the key's address, and finds a value this run
+// state has mapped before without a call. Otherwise it returns false and
+// changes nothing: the translation then calls LookupAt.
+func (m *Machine) Lookup32(i int, k uint32) (uint64, bool) {
+	if uint(i) >= uint(len(m.values)) {
+		return 0, false
+	}
+	v := &m.values[i]
+	if v.direct == nil || v.ks != 4 {
+		return 0, false
+	}
+	s := v.direct.find4(k)
+	if s < 0 {
+		return 0, true
+	}
+	if uint32(s) < uint32(len(v.kept)) && !v.lru {
+		if r := v.kept[s]; r != 0 {
+			return Addr(r, 0), true
+		}
+	}
+	return m.found(i, v, s)
+}
+
+// Lookup64 is Lookup32 for a hash map of 8-byte keys.
+func (m *Machine) Lookup64(i int, k uint64) (uint64, bool) {
+	if uint(i) >= uint(len(m.values)) || m.work < 16/BytesPerUnit {
+		return 0, false
+	}
+	v := &m.values[i]
+	if v.direct == nil || v.ks != 8 {
+		return 0, false
+	}
+	// The key is hashed and compared, as lookupHash charges.
+	m.work -= 16 / BytesPerUnit
+	s := v.direct.find8(k)
+	if s < 0 {
+		return 0, true
+	}
+	r0, ok := m.found(i, v, s)
+	if !ok {
+		m.work += 16 / BytesPerUnit // LookupAt charges again
+	}
+	return r0, ok
+}
+
+// found marks slot s of v, the program's map i, used and returns the
+// address of its value.
+func (m *Machine) found(i int, v *mapValues, s int32) (uint64, bool) {
+	v.direct.touch(s)
+	r0, err := m.valueAt(i, v.direct, s)
+	return r0, err == nil
+}
+
 // CallX resolves the callx at insn with target value v as the interpreter
 // does: a helper id is called at once and target is -1, r0 its result; a
 // function address gives the instruction index of the function to call.

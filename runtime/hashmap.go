@@ -260,8 +260,11 @@ func (h *hashMap) lookupSlot(key []byte) int32 {
 	if len(key) != h.ks {
 		return -1
 	}
-	if len(key) == 4 {
+	switch len(key) {
+	case 4:
 		return h.lookup4(binary.LittleEndian.Uint32(key))
+	case 8:
+		return h.found(h.find8(binary.LittleEndian.Uint64(key)))
 	}
 	if len(h.table) == 0 {
 		return -1
@@ -281,27 +284,49 @@ func (h *hashMap) lookupSlot(key []byte) int32 {
 	}
 }
 
-// lookup4 is lookupSlot for a map of 4-byte keys, given the key's value:
-// the tag is the key, so an entry matches without a look at the arena, and
-// the hash is inline.
-func (h *hashMap) lookup4(key uint32) int32 {
-	t := h.table
-	if len(t) == 0 {
-		return -1
+// lookup4 is lookupSlot for a map of 4-byte keys, given the key's value.
+func (h *hashMap) lookup4(key uint32) int32 { return h.found(h.find4(key)) }
+
+// found marks slot s used, for LRU, unless it is -1, and returns it.
+func (h *hashMap) found(s int32) int32 {
+	if s >= 0 {
+		h.touch(s)
 	}
+	return s
+}
+
+// find4 returns the slot of key in a map of 4-byte keys, or -1. The tag is
+// the key, so an entry matches without a look at the arena.
+func (h *hashMap) find4(key uint32) int32 {
+	t := h.table
 	hi, lo := bits.Mul64(h.seed^uint64(key), 0x9e3779b97f4a7c15)
-	mask := len(t) - 1
-	for i := int(hi^lo) & mask; ; i = (i + 1) & mask {
-		e := t[i]
+	for i := hi ^ lo; len(t) > 0; i++ {
+		e := t[i&uint64(len(t)-1)]
 		if e>>32 == uint64(key) && e != 0 {
-			s := int32(uint32(e)) - 1
-			h.touch(s)
-			return s
+			return int32(uint32(e)) - 1
 		}
 		if e == 0 {
-			return -1
+			break
 		}
 	}
+	return -1
+}
+
+// find8 is find4 for a map of 8-byte keys: the tag is the upper half of
+// the key's hash, and a match compares the key in the arena.
+func (h *hashMap) find8(key uint64) int32 {
+	t := h.table
+	hi, lo := bits.Mul64(h.seed^key, 0x9e3779b97f4a7c15)
+	for i := hi ^ lo; len(t) > 0; i++ {
+		e := t[i&uint64(len(t)-1)]
+		if e == 0 {
+			break
+		}
+		if s := int32(uint32(e)) - 1; e>>32 == (hi^lo)>>32 && binary.LittleEndian.Uint64(h.keys[8*int(s):]) == key {
+			return s
+		}
+	}
+	return -1
 }
 
 func (h *hashMap) Lookup(key []byte) ([]byte, error) {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"testing"
@@ -75,8 +76,10 @@ func TestHashMapModel(t *testing.T) {
 // entry looked up twice gets one region (so counting loops do not grow the
 // table), a deleted entry's value stays readable (cleared) until the run
 // ends, a slot reused by a later insert in the same run shows the new value
-// through the old pointer (as the kernel's preallocated maps do), and an
-// address kept from an earlier run faults.
+// through the old pointer (as the kernel's preallocated maps do). The
+// value's region stays mapped on that Machine: an address kept from an
+// earlier run still names the same slot's value, and only that; a Clone,
+// which has its own regions, faults on it.
 func TestLookupRegions(t *testing.T) {
 	for _, typ := range []MapType{Hash, LRUHash} {
 		m := mustMap(t, MapSpec{Name: "h", Type: typ, KeySize: 4, ValueSize: 8, MaxEntries: 4})
@@ -136,13 +139,106 @@ func TestLookupRegions(t *testing.T) {
 		if err != nil || got != 9<<8 {
 			t.Fatalf("type %d: first run: %#x, %v; want %#x", typ, got, err, 9<<8)
 		}
-		if p.Machine().Memory.nstatic != len(p.Machine().Memory.rd) {
-			t.Fatalf("type %d: %d regions left after the run", typ, len(p.Machine().Memory.rd)-p.Machine().Memory.nstatic)
+		if mem := &p.Machine().Memory; len(mem.rd) != mem.nkept || mem.nkept != mem.nstatic+1 {
+			t.Fatalf("type %d: %d regions after the run, %d of them kept; want the one value kept", typ, len(mem.rd)-mem.nstatic, mem.nkept-mem.nstatic)
 		}
-		_, err = p.Run(ctx)
+		if got, err := p.Run(ctx); err != nil || got != 9 {
+			t.Fatalf("type %d: address from an earlier run: %#x, %v; want the slot's value 9", typ, got, err)
+		}
+		_, err = p.Clone().Run(ctx)
 		var me *MemoryError
 		if !errors.As(err, &me) || me.Insn != 3 {
-			t.Fatalf("type %d: address from an earlier run: %v, want a memory error at 3", typ, err)
+			t.Fatalf("type %d: address from another run state: %v, want a memory error at 3", typ, err)
 		}
+	}
+}
+
+// TestKeptRegions checks where looked-up values are mapped: kept for later
+// runs while the run has made no region of its own, up to maxKeptRegions
+// per run state, and the run's own after that; every lookup finds the
+// right value either way, and kept regions are not added again.
+func TestKeptRegions(t *testing.T) {
+	n := maxKeptRegions + 100
+	h := mustMap(t, MapSpec{Name: "h", Type: Hash, KeySize: 4, ValueSize: 8, MaxEntries: uint32(n)})
+	rb := mustMap(t, MapSpec{Name: "rb", Type: RingBuf, MaxEntries: 4096})
+	var k, v [8]byte
+	for i := range n {
+		binary.LittleEndian.PutUint32(k[:], uint32(i))
+		binary.LittleEndian.PutUint64(v[:], uint64(3*i+1))
+		if err := h.Update(k[:4], v[:], UpdateAny); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Sums the values of keys 0..r1[0]-1; when r1[8] is set, reserves a
+	// ring buffer record first (a region of the run's own) and discards
+	// it at the end.
+	p := loadAsm(t, `
+		mov %r9, %r1
+		mov %r6, 0
+		mov %r7, 0
+		mov %r8, 0
+		ldxdw %r1, [%r9+8]
+		jeq %r1, 0, loop
+		lddw %r1, map:1
+		mov %r2, 8
+		mov %r3, 0
+		call 131
+		mov %r8, %r0
+	loop:
+		stxw [%r10-4], %r7
+		lddw %r1, map:0
+		mov %r2, %r10
+		add %r2, -4
+		call 1
+		jeq %r0, 0, missing
+		ldxdw %r1, [%r0]
+		add %r6, %r1
+		add %r7, 1
+		ldxdw %r1, [%r9]
+		jlt %r7, %r1, loop
+		jeq %r8, 0, out
+		mov %r1, %r8
+		mov %r2, 0
+		call 133
+	out:
+		mov %r0, %r6
+		exit
+	missing:
+		mov %r0, -1
+		exit`, []Map{h, rb}, &Options{Budget: 1 << 30})
+	ctx := make([]byte, 16)
+	run := func(q *Program, keys int, own bool) {
+		t.Helper()
+		binary.LittleEndian.PutUint64(ctx, uint64(keys))
+		binary.LittleEndian.PutUint64(ctx[8:], uint64(b2u(own)))
+		got, err := q.Run(ctx)
+		var sum uint64
+		for i := range keys {
+			sum += uint64(3*i + 1)
+		}
+		if err != nil || got != sum {
+			t.Fatalf("%d keys: %d, %v; want %d", keys, got, err, sum)
+		}
+	}
+	kept := func(q *Program) int { return q.Machine().nkept - q.Machine().nstatic }
+	// A run with a region of its own first keeps nothing.
+	run(p, 10, true)
+	if kept(p) != 0 {
+		t.Fatalf("%d values kept by a run that made a region first", kept(p))
+	}
+	run(p, n, false)
+	if kept(p) != maxKeptRegions {
+		t.Fatalf("%d values kept after looking up %d, want %d", kept(p), n, maxKeptRegions)
+	}
+	run(p, n, false)
+	run(p, 10, true)
+	if kept(p) != maxKeptRegions {
+		t.Fatalf("%d values kept after more runs, want %d", kept(p), maxKeptRegions)
+	}
+	// A clone keeps its own.
+	c := p.Clone()
+	run(c, 5, false)
+	if kept(c) != 5 || kept(p) != maxKeptRegions {
+		t.Fatalf("clone keeps %d, program %d; want 5 and %d", kept(c), kept(p), maxKeptRegions)
 	}
 }

@@ -163,17 +163,14 @@ func (m *Machine) lookupHash(r1, r2 uint64) (r0 uint64, ok bool, err error) {
 		return 0, false, nil
 	}
 	k := m.rd[ri]
+	n := uint64(h.ks)
+	if o+n > uint64(len(k)) {
+		return 0, false, nil
+	}
 	var s int32
 	if h.ks == 4 {
-		if o+4 > uint64(len(k)) {
-			return 0, false, nil
-		}
 		s = h.lookup4(binary.LittleEndian.Uint32(k[o:]))
 	} else {
-		n := uint64(h.ks)
-		if o+n > uint64(len(k)) {
-			return 0, false, nil
-		}
 		// The key is hashed and compared (4-byte keys are neither).
 		if err := m.ChargeBytes(2 * h.ks); err != nil {
 			return 0, true, err
@@ -183,13 +180,50 @@ func (m *Machine) lookupHash(r1, r2 uint64) (r0 uint64, ok bool, err error) {
 	if s < 0 {
 		return 0, true, nil
 	}
-	sl := &h.slots[s]
-	if r := atomic.LoadUint32(&sl.region); m.maps(r, sl.val) {
-		return Addr(r, 0), true, nil
-	}
-	r0, err = m.AddRegion(m.prog.valueNames[i], sl.val, !m.prog.readOnly[i])
-	atomic.StoreUint32(&sl.region, uint32(r0>>32))
+	r0, err = m.valueAt(int(i), h, s)
 	return r0, true, err
+}
+
+// valueAt returns the address of the value in slot s of h, the program's
+// map i, mapping it if this Machine has not.
+func (m *Machine) valueAt(i int, h *hashMap, s int32) (uint64, error) {
+	if k := m.values[i].kept; uint32(s) < uint32(len(k)) {
+		if r := k[s]; r != 0 {
+			return Addr(r, 0), nil
+		}
+	}
+	return m.mapValue(i, h, s)
+}
+
+// mapValue maps the value of slot s. While the run has made no region of
+// its own, the value's region is kept for later runs (see Memory.nkept);
+// after that it is the run's, found again through the slot's hint.
+func (m *Machine) mapValue(i int, h *hashMap, s int32) (uint64, error) {
+	sl := &h.slots[s]
+	if len(m.rd) == m.nkept && m.nkept-m.nstatic < maxKeptRegions {
+		r := uint32(len(m.rd))
+		m.rd = append(m.rd, sl.val)
+		if m.prog.readOnly[i] {
+			m.wr = append(m.wr, nil)
+		} else {
+			m.wr = append(m.wr, sl.val)
+		}
+		m.names = append(m.names, m.prog.valueNames[i])
+		m.nkept++
+		k := m.values[i].kept
+		if int(s) >= len(k) {
+			k = append(k, make([]uint32, len(h.slots)-len(k))...)
+			m.values[i].kept = k
+		}
+		k[s] = r
+		return Addr(r, 0), nil
+	}
+	if r := atomic.LoadUint32(&sl.region); m.maps(r, sl.val) {
+		return Addr(r, 0), nil
+	}
+	r0, err := m.AddRegion(m.prog.valueNames[i], sl.val, !m.prog.readOnly[i])
+	atomic.StoreUint32(&sl.region, uint32(r0>>32))
+	return r0, err
 }
 
 func mapUpdateElem(m *Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {

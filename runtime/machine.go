@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 )
@@ -57,6 +58,21 @@ type Machine struct {
 	pending []reservation
 	held    bool // the run holds the locks of its program's SharedMaps
 	work    int64
+	// values is, by map index, what lookups of the program's hash maps
+	// need: nil unless it has some.
+	values []mapValues
+}
+
+// mapValues is what a Machine knows of a hash map of its program.
+type mapValues struct {
+	// direct is the map when Lookup32 or Lookup64 may look it up
+	// themselves: map_lookup_elem is the built-in helper.
+	direct *hashMap
+	ks     int  // direct's key size
+	lru    bool // direct is an LRU map
+	// kept is, by slot, the region that keeps the slot's value mapped
+	// (see Memory.nkept); 0 for none.
+	kept []uint32
 }
 
 // frame is what a bpf-to-bpf call saves: where to return and the
@@ -74,6 +90,15 @@ func newMachine(p *Program) *Machine {
 	m.wr = append([][]byte(nil), p.static.wr...)
 	m.names = append([]string(nil), p.static.names...)
 	m.nstatic = p.static.nstatic
+	m.nkept = m.nstatic
+	if slices.ContainsFunc(p.hash, func(h *hashMap) bool { return h != nil }) {
+		m.values = make([]mapValues, len(p.hash))
+		for i, h := range p.hash {
+			if h != nil && p.lookupFn >= 0 {
+				m.values[i] = mapValues{direct: h, ks: h.ks, lru: h.lru}
+			}
+		}
+	}
 	m.mapFrames(1)
 	return m
 }
@@ -275,7 +300,7 @@ func (m *Machine) resetStack() {
 func (m *Machine) end() {
 	m.rd[regionContext] = nil
 	m.wr[regionContext] = nil
-	if m.more || len(m.rd) != m.nstatic {
+	if m.more || len(m.rd) != m.nkept {
 		m.release()
 	}
 }
@@ -306,6 +331,13 @@ const ContextAddr = uint64(regionContext) << 32
 func (m *Machine) callFunc(pc int) (uint64, error) {
 	m.pc = pc
 	idx, r := m.prog.insns[pc].imm, &m.regs
+	if idx == m.prog.lookupFn {
+		// The built-in map_lookup_elem, without the indirect call in
+		// the common case (see LookupAt).
+		if r0, ok, err := m.lookupHash(r[1], r[2]); ok && err == nil {
+			return r0, nil
+		}
+	}
 	v, err := m.prog.funcs[idx](m, r[1], r[2], r[3], r[4], r[5])
 	if err != nil {
 		return 0, m.funcError(pc, m.prog.funcNames[idx], err)

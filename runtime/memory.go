@@ -26,6 +26,9 @@ const (
 	// maxDynamicRegions bounds the regions one run may create (map lookups,
 	// ring buffer reservations).
 	maxDynamicRegions = 1 << 20
+	// maxKeptRegions bounds the hash map values a Machine keeps mapped
+	// from run to run (see Memory.nkept): about 70 bytes of tables each.
+	maxKeptRegions = 1 << 14
 )
 
 // Address tags for values that are not memory: map handles and function
@@ -48,6 +51,12 @@ type Memory struct {
 	wr      [][]byte
 	names   []string
 	nstatic int
+	// Regions from nstatic to nkept map values of the program's hash maps
+	// and stay from run to run: a value's buffer belongs to its slot for
+	// the map's life (see hashMap), so a lookup of the same slot in a later
+	// run finds its region mapped (mapValues.kept) instead of adding one.
+	// Only the regions after nkept are the run's own.
+	nkept int
 	// seen remembers, by buffer address, regions this run created, so
 	// that looking up the same map values again and again (a counting
 	// loop) reuses their regions instead of growing the table. An entry
@@ -244,7 +253,7 @@ func (m *Memory) AddRegion(name string, buf []byte, writable bool) (uint64, erro
 }
 
 func (m *Memory) addRegion(name string, buf []byte, writable bool, c *seenRegion) (uint64, error) {
-	if len(m.rd)-m.nstatic >= maxDynamicRegions {
+	if len(m.rd)-m.nkept >= maxDynamicRegions {
 		return 0, errTooManyRegions
 	}
 	if uint64(len(buf)) >= maxRegionSize {
@@ -281,16 +290,16 @@ func (m *Memory) maps(r uint32, buf []byte) bool {
 	return len(w) == len(buf) && len(w) > 0 && &w[0] == &buf[0]
 }
 
-// reset drops the regions the last run created, keeping the capacity, and
+// reset drops the regions the last run created but the kept ones, keeping the capacity, and
 // starts a new run number so that the region cache forgets them.
 func (m *Memory) reset() {
-	if len(m.rd) == m.nstatic {
+	if len(m.rd) == m.nkept {
 		return
 	}
-	for i := m.nstatic; i < len(m.rd); i++ {
+	for i := m.nkept; i < len(m.rd); i++ {
 		m.rd[i], m.wr[i] = nil, nil
 	}
-	m.rd, m.wr, m.names = m.rd[:m.nstatic], m.wr[:m.nstatic], m.names[:m.nstatic]
+	m.rd, m.wr, m.names = m.rd[:m.nkept], m.wr[:m.nkept], m.names[:m.nkept]
 	m.run++
 	if m.run == 1<<31 {
 		// After 2^31 runs a stale entry could carry the current number.

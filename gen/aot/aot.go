@@ -132,12 +132,13 @@ type aotProgram struct {
 	funcs  map[int]*aotFunc // by entry index
 	fnList []*aotFunc       // by entry index, ascending
 	syms   map[int]string
+	loaded *runtime.Program // the program as runtime.Load made it, with the maps the translation is made for
 }
 
 // decodeProgram decodes spec's instructions, which loaded has validated:
 // every jump and call target is inside the program, every lddw complete.
 func decodeProgram(spec *runtime.ProgramSpec, loaded *runtime.Program) *aotProgram {
-	p := &aotProgram{name: spec.Name, insns: map[int]*aotInsn{}, nslots: len(spec.Instructions), syms: spec.Symbols}
+	p := &aotProgram{name: spec.Name, insns: map[int]*aotInsn{}, nslots: len(spec.Instructions), syms: spec.Symbols, loaded: loaded}
 	raw := spec.Instructions
 	for i := 0; i < len(raw); i++ {
 		r := raw[i]

@@ -79,7 +79,13 @@
 //     them, and callx through Machine.CallX and a switch over the functions;
 //     helper 1, map_lookup_elem, goes through Machine.LookupAt, which runs
 //     a hash-map lookup directly when the program binds the built-in
-//     helper and calls CallAt otherwise;
+//     helper and calls CallAt otherwise; where the translation knows the
+//     map (an lddw of its handle into r1) to be a hash map of 4- or 8-byte
+//     keys and the key's place in the frame (r2 set from r10 by adds), in
+//     the straight-line code before the call, it reads the key itself and
+//     calls Machine.Lookup32 or Lookup64, and LookupAt only when they
+//     decline (another helper bound, a map that is not the runtime's)
+//     (lookup.go);
 //   - the budget lives in a local: each straight-line run subtracts its
 //     length where the interpreter charges it (taken jumps, bpf-to-bpf calls,
 //     exits) and checks it there, so ErrBudget comes at the same instruction

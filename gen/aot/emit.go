@@ -53,6 +53,9 @@ type emitter struct {
 	// the loop): those jumps go to the label H<head> before the fast
 	// copy, so that they may take it too.
 	jumpedTo map[int]*hoistLoop
+	// lookups are the function's map_lookup_elem calls whose map and
+	// key the translation knows, by call (see lookupSites).
+	lookups map[int]lookupSite
 }
 
 // code builds one statement from raw Go text and jen values (qualified
@@ -255,6 +258,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	}
 	e.budgetPlan(f, labels)
 	e.opaqueMoves(f)
+	e.lookups = p.lookupSites(f, labels)
 	blocks := p.findBlocks(f, labels, loops)
 	var body []jen.Code
 	if f.body[0] != f.entry {
@@ -1422,13 +1426,26 @@ func (e *emitter) jump(in *aotInsn) []jen.Code {
 		e.pending = 0
 		return stmts
 	case in.op == runtime.OpCall:
-		// map_lookup_elem has a direct path for the built-in helper.
+		// map_lookup_elem has a direct path for the built-in helper, and
+		// one more direct when the map and the key's place are known.
 		fn := "CallAt"
 		if in.src == 0 && in.imm == runtime.HelperMapLookupElem {
 			fn = "LookupAt"
 		}
 		call := code(fmt.Sprintf("m.%s(%d, %s, %s, %s, %s, %s)", fn, in.pc, e.r(1), e.r(2), e.r(3), e.r(4), e.r(5)))
-		if e.live(in.pc, 0) {
+		site, direct := e.lookups[in.pc]
+		if !e.live(in.pc, 0) {
+			direct = false // the slow path's errors are all that is left
+		}
+		switch {
+		case direct:
+			e.frame = true
+			fast := fmt.Sprintf("m.Lookup64(%d, %s)", site.mi, leLoad("fp", 512+site.off, 8))
+			if site.size == 4 {
+				fast = fmt.Sprintf("m.Lookup32(%d, uint32(%s))", site.mi, leLoad("fp", 512+site.off, 4))
+			}
+			return []jen.Code{code("if v, ok := " + fast + "; ok").Block(code(e.r(0) + " = v")).Else().Block(code(e.r(0)+" = ", call))}
+		case e.live(in.pc, 0):
 			return []jen.Code{code(e.r(0)+" = ", call)}
 		}
 		return []jen.Code{call}

@@ -191,7 +191,11 @@ func placeholderMaps(t testing.TB, setup string) []runtime.Map {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []runtime.Map{data, counts}
+	wide, err := runtime.NewMap(runtime.MapSpec{Name: "wide", Type: runtime.LRUHash, KeySize: 8, ValueSize: 16, MaxEntries: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []runtime.Map{data, counts, wide}
 }
 
 // disagreement describes how the translation's outcome differs from the

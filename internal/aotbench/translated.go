@@ -1251,7 +1251,11 @@ L1:
 	// 8: add %r2, -4
 	r2 -= 4
 	// 9: call 1
-	r0 = m.LookupAt(9, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(9, r1, r2, r3, r4, r5)
+	}
 	// 10: jeq %r0, 0, +3 (to 14)
 	if r0 == 0 {
 		runtime.CheckBudget(b-11, 10)
@@ -1311,7 +1315,11 @@ L23:
 	// 30: add %r2, -4
 	r2 -= 4
 	// 31: call 1
-	r0 = m.LookupAt(31, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(31, r1, r2, r3, r4, r5)
+	}
 	// 32: jeq %r0, 0, +1 (to 34)
 	if r0 == 0 {
 		runtime.CheckBudget(b-24, 32)

@@ -210,7 +210,11 @@ L12:
 	// 18: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 20: call 1
-	r0 = m.LookupAt(20, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(20, r1, r2, r3, r4, r5)
+	}
 	// clangbench.bpf.c:122: if (v) {
 	// 21: jne %r0, 0, -16 (to 6)
 	if r0 != 0 {

@@ -64,7 +64,11 @@ func hostileBumpFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (
 	// 7: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 9: call 1
-	r0 = m.LookupAt(9, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(9, r1, r2, r3, r4, r5)
+	}
 	// hostile.bpf.c:128: if (v)
 	// 10: jeq %r0, 0, +2 (to 13)
 	if r0 == 0 {
@@ -103,7 +107,11 @@ L21:
 	// 23: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 25: call 1
-	r0 = m.LookupAt(25, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(25, r1, r2, r3, r4, r5)
+	}
 	// hostile.bpf.c:133: if (v)
 	// 26: jeq %r0, 0, +2 (to 29)
 	if r0 == 0 {

@@ -29,6 +29,22 @@ import (
 // reads and modifies, for translated code. An access outside a writable
 // region or a misaligned one ends the run with a *MemoryError.
 func (m *Memory) Atomic32At(addr uint64, insn int) *uint32 {
+	if p := m.cell32(addr); p != nil {
+		return p
+	}
+	panic(cellFault{addr, int32(insn), 4, true})
+}
+
+func (m *Memory) Atomic64At(addr uint64, insn int) *uint64 {
+	if p := m.cell64(addr); p != nil {
+		return p
+	}
+	panic(cellFault{addr, int32(insn), 8, true})
+}
+
+// cell32 and cell64 are Atomic32At and Atomic64At returning nil where
+// those fault, for the interpreter.
+func (m *Memory) cell32(addr uint64) *uint32 {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.wr)) && o+4 <= uint64(len(m.wr[i])) {
 		p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(m.wr[i])), o)
@@ -36,10 +52,10 @@ func (m *Memory) Atomic32At(addr uint64, insn int) *uint32 {
 			return (*uint32)(p)
 		}
 	}
-	panic(cellFault{addr, int32(insn), 4, true})
+	return nil
 }
 
-func (m *Memory) Atomic64At(addr uint64, insn int) *uint64 {
+func (m *Memory) cell64(addr uint64) *uint64 {
 	i, o := addr>>32, addr&0xffffffff
 	if i < uint64(len(m.wr)) && o+8 <= uint64(len(m.wr[i])) {
 		p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(m.wr[i])), o)
@@ -47,7 +63,7 @@ func (m *Memory) Atomic64At(addr uint64, insn int) *uint64 {
 			return (*uint64)(p)
 		}
 	}
-	panic(cellFault{addr, int32(insn), 8, true})
+	return nil
 }
 
 // cellFault is the panic value of Atomic32At and Atomic64At.
@@ -83,11 +99,21 @@ func isStack(addr uint64) bool { return addr>>32-regionStack < MaxFrames }
 // atomic executes the STX|ATOMIC instruction at index pc.
 func (m *Machine) atomic(pc int) error {
 	in, r := at(m.base, pc), &m.regs
+	addr := r[in.dst] + uint64(in.off)
+	// Adds of 8 bytes, the common atomic, first (stack cells included: the
+	// operation is atomic there too, only not needed).
+	if in.op == OpAtomicDW && in.imm&^atomicFETCH == atomicADD {
+		if p := m.cell64(addr); p != nil {
+			if old := FetchAdd64(p, r[in.src]); in.imm != atomicADD {
+				r[in.src] = old
+			}
+			return nil
+		}
+	}
 	size := uint64(8)
 	if in.op == OpAtomicW {
 		size = 4
 	}
-	addr := r[in.dst] + uint64(in.off)
 	b, ok := m.cell(addr, size)
 	if !ok {
 		return m.atomicFault(addr, size, pc)

@@ -27,8 +27,10 @@ demo:
 	fi
 	$(GO) run ./examples/latency -duration 3s
 
+# Every benchmark, then one table of the runtime's figures against their
+# targets (internal/benchtable).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./internal/clangbench/ ./internal/skeltest/bytebuf/ ./runtime/ ./gen/ ./btfmin/ ./cmd/skelgen/
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./internal/clangbench/ ./runtime/bridge/ ./internal/skeltest/bytebuf/ ./runtime/ ./gen/ ./btfmin/ ./cmd/skelgen/ 2>&1 | $(GO) run ./internal/benchtable
 
 lint:
 	$(GO) vet ./...

@@ -54,8 +54,9 @@ func BenchmarkAOT(b *testing.B) {
 }
 
 // BenchmarkRunOverhead is the fixed cost of one run: Overhead, two
-// instructions, through its translation ("aot", runtime.Compiled.Run) and
-// the interpreter ("interp").
+// instructions, through its translation ("aot", runtime.Compiled.Run), the
+// interpreter ("interp") and the kernel's JIT ("kernel", one run of
+// BPF_PROG_TEST_RUN's repeat loop).
 func BenchmarkRunOverhead(b *testing.B) {
 	w := Overhead()
 	b.Run("aot", func(b *testing.B) {
@@ -65,6 +66,15 @@ func BenchmarkRunOverhead(b *testing.B) {
 	b.Run("interp", func(b *testing.B) {
 		p := load(b, w)
 		run(b, w, p.Run, p.Machine().Executed)
+	})
+	b.Run("kernel", func(b *testing.B) {
+		p, pkt := kernelProgram(b, w)
+		b.ResetTimer()
+		_, per, err := p.Benchmark(pkt, b.N, b.ResetTimer)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(per.Nanoseconds()), "ns/op")
 	})
 }
 

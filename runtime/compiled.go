@@ -423,11 +423,12 @@ func (m *Machine) LookupAt(insn int, r1, r2, r3, r4, r5 uint64) uint64 {
 
 // Lookup32 is map_lookup_elem for a call whose map the translation knows,
 // the program's map i (r1 holds its handle), to be a hash map of 4-byte
-// keys, and whose key, in the frame, it read as k. With the built-in
-// helper bound and the map the runtime's own, it returns r0 and true,
-// without decoding r1 or the key's address, and finds a value this run
-// state has mapped before without a call. Otherwise it returns false and
-// changes nothing: the translation then calls LookupAt.
+// keys, and whose key, in the frame, it read as k. It returns r0 and true
+// for the common case, without a call: the built-in helper bound, the map
+// the runtime's own and not LRU (whose lookups reorder it), and the key
+// missing or its value one this run state has mapped before. Otherwise it
+// returns false and has changed nothing: the translation then calls
+// LookupAt, which maps the value for the next time.
 func (m *Machine) Lookup32(i int, k uint32) (uint64, bool) {
 	if uint(i) >= uint(len(m.values)) {
 		return 0, false
@@ -440,12 +441,12 @@ func (m *Machine) Lookup32(i int, k uint32) (uint64, bool) {
 	if s < 0 {
 		return 0, true
 	}
-	if uint32(s) < uint32(len(v.kept)) && !v.lru {
+	if uint32(s) < uint32(len(v.kept)) {
 		if r := v.kept[s]; r != 0 {
 			return Addr(r, 0), true
 		}
 	}
-	return m.found(i, v, s)
+	return 0, false
 }
 
 // Lookup64 is Lookup32 for a hash map of 8-byte keys.
@@ -457,25 +458,16 @@ func (m *Machine) Lookup64(i int, k uint64) (uint64, bool) {
 	if v.direct == nil || v.ks != 8 {
 		return 0, false
 	}
+	var r0 uint64
+	if s := v.direct.find8(k); s >= 0 {
+		if uint32(s) >= uint32(len(v.kept)) || v.kept[s] == 0 {
+			return 0, false
+		}
+		r0 = Addr(v.kept[s], 0)
+	}
 	// The key is hashed and compared, as lookupHash charges.
 	m.work -= 16 / BytesPerUnit
-	s := v.direct.find8(k)
-	if s < 0 {
-		return 0, true
-	}
-	r0, ok := m.found(i, v, s)
-	if !ok {
-		m.work += 16 / BytesPerUnit // LookupAt charges again
-	}
-	return r0, ok
-}
-
-// found marks slot s of v, the program's map i, used and returns the
-// address of its value.
-func (m *Machine) found(i int, v *mapValues, s int32) (uint64, bool) {
-	v.direct.touch(s)
-	r0, err := m.valueAt(i, v.direct, s)
-	return r0, err == nil
+	return r0, true
 }
 
 // CallX resolves the callx at insn with target value v as the interpreter

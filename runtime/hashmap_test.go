@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -240,5 +241,59 @@ func TestKeptRegions(t *testing.T) {
 	run(c, 5, false)
 	if kept(c) != 5 || kept(p) != maxKeptRegions {
 		t.Fatalf("clone keeps %d, program %d; want 5 and %d", kept(c), kept(p), maxKeptRegions)
+	}
+}
+
+// TestDirectLookups checks Lookup32 and Lookup64, which translations call
+// for lookups whose map and key they know, against the built-in helper the
+// interpreter calls: where they answer, they give its result and take the
+// same work from the meter; where they decline, they change nothing, and
+// after the helper has mapped a value they answer for it.
+func TestDirectLookups(t *testing.T) {
+	for _, tc := range []struct {
+		typ MapType
+		ks  uint32
+	}{{Hash, 4}, {Hash, 8}, {LRUHash, 4}, {LRUHash, 8}, {Array, 4}} {
+		name := fmt.Sprintf("type %d, %d-byte keys", tc.typ, tc.ks)
+		mp := mustMap(t, MapSpec{Name: "m", Type: tc.typ, KeySize: tc.ks, ValueSize: 8, MaxEntries: 4})
+		if err := mp.Update(make([]byte, tc.ks), []byte{7, 0, 0, 0, 0, 0, 0, 0}, UpdateAny); err != nil {
+			t.Fatal(err)
+		}
+		p := loadAsm(t, "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -8\ncall 1\nexit", []Map{mp}, &Options{Budget: 1000})
+		m := p.Machine()
+		m.begin(nil)
+		handle, _ := p.Imm64(0)
+		direct := func(key uint64) (uint64, bool) {
+			if tc.ks == 4 {
+				return m.Lookup32(0, uint32(key))
+			}
+			return m.Lookup64(0, key)
+		}
+		for _, key := range []uint64{0, 1, 0, 1} {
+			binary.LittleEndian.PutUint64(m.stack[StackSize-8:], key)
+			work := m.work
+			r0, ok := direct(key)
+			took := work - m.work
+			if !ok && took != 0 {
+				t.Errorf("%s, key %d: declined, but took %d units of work", name, key, took)
+			}
+			m.work = work
+			want, err := mapLookupElem(m, handle, StackTop(0)-8, 0, 0, 0)
+			if err != nil {
+				t.Fatalf("%s, key %d: helper: %v", name, key, err)
+			}
+			wantTook := work - m.work
+			if ok && (r0 != want || took != wantTook) {
+				t.Errorf("%s, key %d: %#x taking %d units, the helper %#x taking %d", name, key, r0, took, want, wantTook)
+			}
+			// The helper has mapped the value: a direct lookup answers now,
+			// but of LRU maps and arrays.
+			m.work = work
+			r0, ok = direct(key)
+			if answers := tc.typ == Hash; ok != answers || ok && (r0 != want || work-m.work != wantTook) {
+				t.Errorf("%s, key %d, after the helper: %#x, %v taking %d units; want %v, %#x taking %d", name, key, r0, ok, work-m.work, answers, want, wantTook)
+			}
+		}
+		m.end()
 	}
 }

@@ -66,10 +66,10 @@ type Machine struct {
 // mapValues is what a Machine knows of a hash map of its program.
 type mapValues struct {
 	// direct is the map when Lookup32 or Lookup64 may look it up
-	// themselves: map_lookup_elem is the built-in helper.
+	// themselves: map_lookup_elem is the built-in helper and the map is
+	// not LRU (whose lookups reorder it).
 	direct *hashMap
-	ks     int  // direct's key size
-	lru    bool // direct is an LRU map
+	ks     int // direct's key size
 	// kept is, by slot, the region that keeps the slot's value mapped
 	// (see Memory.nkept); 0 for none.
 	kept []uint32
@@ -94,8 +94,8 @@ func newMachine(p *Program) *Machine {
 	if slices.ContainsFunc(p.hash, func(h *hashMap) bool { return h != nil }) {
 		m.values = make([]mapValues, len(p.hash))
 		for i, h := range p.hash {
-			if h != nil && p.lookupFn >= 0 {
-				m.values[i] = mapValues{direct: h, ks: h.ks, lru: h.lru}
+			if h != nil && p.lookupFn >= 0 && !h.lru {
+				m.values[i] = mapValues{direct: h, ks: h.ks}
 			}
 		}
 	}

@@ -151,8 +151,11 @@ func TestAOTErrors(t *testing.T) {
 		{"lookup_found", "fuzz", "mov %r3, 9\nstxw [%r10-4], %r3\nstdw [%r10-16], 5\nlddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\nmov %r3, %r10\nadd %r3, -16\nmov %r4, 0\ncall 2\nlddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\ncall 1\nldxdw %r1, [%r0]\nldxdw %r1, [%r0+8]\nexit", "instruction 17: invalid read of 8 bytes at map counts value+8"},
 		{"lookup_by_host", "hostlookup", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\nmov %r3, 5\nmov %r4, 7\nmov %r5, 11\ncall 1\nexit", ""},
 		{"lookup8_by_host", "hostlookup", "lddw %r1, map:2\nmov %r2, %r10\nadd %r2, -8\nmov %r3, 5\nmov %r4, 7\nmov %r5, 11\ncall 1\nexit", ""},
-		// Map 2 is an LRU hash map of 8-byte keys and two entries.
-		{"lookup8_lru", "fuzz", lookup8Asm, ""},
+		// Maps 2 and 3 are a hash map and an LRU hash map of 8-byte keys
+		// and two entries each.
+		{"lookup8", "fuzz", lookup8Asm, ""},
+		{"lookup8_lru", "fuzz", strings.ReplaceAll(lookup8Asm, "map:2", "map:3"), ""},
+		{"lookup8_misses", "fuzz", lookup8MissesAsm, ""},
 		{"lookup8_key_past_frame", "fuzz", "lddw %r1, map:2\nmov %r2, %r10\nadd %r2, -4\ncall 1\nexit", "instruction 4: helper 1 (map_lookup_elem): key: invalid read of 8 bytes at stack frame 0+508"},
 		{"lookup_key_at_frame_bottom", "fuzz", "stw [%r10-512], 3\nlddw %r1, map:1\nmov %r2, %r10\nadd %r2, -500\nadd %r2, -12\ncall 1\nexit", ""},
 		// r2 is set on both sides of a join: not specialised, still right.
@@ -167,7 +170,7 @@ func TestAOTErrors(t *testing.T) {
 	// where the interpreter does. (A second run finds the keys inserted,
 	// which costs less, so only the first is compared.)
 	for b := uint64(1); b <= 250; b++ {
-		name := fmt.Sprintf("lookup8_lru_budget_%d", b)
+		name := fmt.Sprintf("lookup8_budget_%d", b)
 		want := "?"
 		if b == 250 {
 			want = "" // enough for the whole run
@@ -191,7 +194,7 @@ func TestAOTErrors(t *testing.T) {
 	res := runAgreement(t, cases, true)
 	// Which lookups the translation specialised, by the calls in each
 	// program's function.
-	calls := map[string]string{"lookup_found": "Lookup32", "lookup_key_at_frame_bottom": "Lookup32", "lookup8_lru": "Lookup64",
+	calls := map[string]string{"lookup_found": "Lookup32", "lookup_key_at_frame_bottom": "Lookup32", "lookup8": "Lookup64", "lookup8_lru": "Lookup64", "lookup8_misses": "Lookup64",
 		"lookup8_by_host": "Lookup64", "lookup8_key_past_frame": "LookupAt", "lookup_key_joined": "LookupAt", "lookup_array": "LookupAt"}
 	for i, c := range cases {
 		want, ok := calls[c.Name]
@@ -222,7 +225,7 @@ func TestAOTErrors(t *testing.T) {
 	}
 }
 
-// lookup8Asm inserts three 8-byte keys into map 2, an LRU hash map of two
+// lookup8Asm inserts three 8-byte keys into map 2, a hash map of two
 // entries, and looks up each, the key's address built in two steps once;
 // it writes one value it finds and returns what it read.
 const lookup8Asm = `
@@ -271,6 +274,24 @@ miss1:
 	add %r7, %r1
 out:
 	mov %r0, %r7
+	exit
+`
+
+// lookup8MissesAsm looks up a missing 8-byte key in map 2 30 times,
+// leaving r0 unread: the lookups are specialised all the same, and charged
+// as the helper charges (see the runtime's TestDirectLookups for the
+// charges themselves).
+const lookup8MissesAsm = `
+	stdw [%r10-8], 2
+	mov %r6, 30
+miss:
+	lddw %r1, map:2
+	mov %r2, %r10
+	add %r2, -8
+	call 1
+	sub %r6, 1
+	jne %r6, 0, miss
+	mov %r0, 0
 	exit
 `
 

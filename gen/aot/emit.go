@@ -1434,15 +1434,15 @@ func (e *emitter) jump(in *aotInsn) []jen.Code {
 		}
 		call := code(fmt.Sprintf("m.%s(%d, %s, %s, %s, %s, %s)", fn, in.pc, e.r(1), e.r(2), e.r(3), e.r(4), e.r(5)))
 		site, direct := e.lookups[in.pc]
-		if !e.live(in.pc, 0) {
-			direct = false // the slow path's errors are all that is left
-		}
 		switch {
 		case direct:
 			e.frame = true
 			fast := fmt.Sprintf("m.Lookup64(%d, %s)", site.mi, leLoad("fp", 512+site.off, 8))
 			if site.size == 4 {
 				fast = fmt.Sprintf("m.Lookup32(%d, uint32(%s))", site.mi, leLoad("fp", 512+site.off, 4))
+			}
+			if !e.live(in.pc, 0) {
+				return []jen.Code{code("if _, ok := " + fast + "; !ok").Block(call)}
 			}
 			return []jen.Code{code("if v, ok := " + fast + "; ok").Block(code(e.r(0) + " = v")).Else().Block(code(e.r(0)+" = ", call))}
 		case e.live(in.pc, 0):

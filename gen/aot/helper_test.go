@@ -191,11 +191,15 @@ func placeholderMaps(t testing.TB, setup string) []runtime.Map {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wide, err := runtime.NewMap(runtime.MapSpec{Name: "wide", Type: runtime.LRUHash, KeySize: 8, ValueSize: 16, MaxEntries: 2})
+	wide, err := runtime.NewMap(runtime.MapSpec{Name: "wide", Type: runtime.Hash, KeySize: 8, ValueSize: 16, MaxEntries: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []runtime.Map{data, counts, wide}
+	recent, err := runtime.NewMap(runtime.MapSpec{Name: "recent", Type: runtime.LRUHash, KeySize: 8, ValueSize: 16, MaxEntries: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []runtime.Map{data, counts, wide, recent}
 }
 
 // disagreement describes how the translation's outcome differs from the

@@ -53,6 +53,7 @@ char LICENSE[] SEC("license") = "GPL";
 // source includes skelgen.h too); when the source later needs more than
 // the header has, the header is made again instead of failing.
 func TestHeaderFromSource(t *testing.T) {
+	t.Parallel()
 	testenv.Clang(t)
 	testenv.KernelBTF(t)
 	dir := t.TempDir()
@@ -199,6 +200,7 @@ func TestHeaderWithoutKernelBTF(t *testing.T) {
 // holds clang's diagnostic and caret, and a misspelt member's names the
 // place of its use.
 func TestClangDiagnosticsShown(t *testing.T) {
+	t.Parallel()
 	testenv.Clang(t)
 	testenv.KernelBTF(t)
 	src := corehdrCopy(t)

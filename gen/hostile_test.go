@@ -244,6 +244,7 @@ func skeletonFiles(files []File) []File {
 // without running code of the object's, and that go generate finds no
 // command in them.
 func TestHostileNames(t *testing.T) {
+	t.Parallel()
 	mod := t.TempDir()
 	goMod := []byte("module example.com/hostile\n\ngo 1.26\n\nrequire github.com/cilium/ebpf v0.22.0\n")
 	writeModule(t, mod, map[string][]byte{"go.mod": goMod})

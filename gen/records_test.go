@@ -121,6 +121,7 @@ char LICENSE[] __attribute__((section("license"), used)) = "GPL";
 // that tell them apart; -type cannot name one of them by its tag, and a
 // -type that contradicts the source is an error unless marked with !.
 func TestRecordsOfSameNamedStructs(t *testing.T) {
+	t.Parallel()
 	testenv.Clang(t)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "two.bpf.c")

@@ -144,6 +144,7 @@ func TestSkeletonConcurrent(t *testing.T) {
 // files and objects, without tests or C sources) into a fresh module that
 // requires skelgen through a replace directive, then builds and vets it.
 func TestGeneratedPackagesBuildStandalone(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("skipped in -short mode: builds modules")
 	}

@@ -212,6 +212,7 @@ func (fx *typesFixture) runLayoutTest(t *testing.T, goBin string, test []byte, t
 // large body of real layouts (packed structs, bitfields, nested anonymous
 // unions), reached from a few well-known roots.
 func TestTypesKernelLayout(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and tests Go types for about 250 kernel types; skipped in -short mode")
 	}

@@ -18,6 +18,7 @@ import (
 // builds it, runs it in process, and checks that skelgen check notices an
 // edited copy of the runtime.
 func TestVendoredPackageStandalone(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("skipped in -short mode: builds a module")
 	}
@@ -282,6 +283,7 @@ func main() {
 // once an object with user-space programs joins, the copy gains the VM,
 // and generating the kernel-only package again keeps it.
 func TestKernelOnlyCopy(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("skipped in -short mode: builds a module")
 	}

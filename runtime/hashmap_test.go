@@ -297,3 +297,46 @@ func TestDirectLookups(t *testing.T) {
 		m.end()
 	}
 }
+
+// TestDirectLookupSites checks which calls of map_lookup_elem the
+// interpreter runs directly: those whose map (an lddw into r1) and key
+// place (r10 plus constants into r2, inside the frame) the straight-line
+// code before them fixes.
+func TestDirectLookupSites(t *testing.T) {
+	h4 := mustMap(t, MapSpec{Name: "h4", Type: Hash, KeySize: 4, ValueSize: 8, MaxEntries: 4})
+	h8 := mustMap(t, MapSpec{Name: "h8", Type: Hash, KeySize: 8, ValueSize: 8, MaxEntries: 4})
+	for _, tc := range []struct {
+		name, asm string
+		want      directSite // at the call, the last instruction but one
+	}{
+		{"plain", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4", directSite{mi: 0, off: -4, ks: 4}},
+		{"eight", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -16", directSite{mi: 1, off: -16, ks: 8}},
+		{"two_adds", "mov %r2, %r10\nadd %r2, -500\nlddw %r1, map:0\nadd %r2, -12", directSite{mi: 0, off: -512, ks: 4}},
+		{"past_frame", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4", directSite{}},
+		{"below_frame", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -516", directSite{}},
+		{"r1_copied", "lddw %r3, map:0\nmov %r1, %r3\nmov %r2, %r10\nadd %r2, -4", directSite{}},
+		{"r2_loaded", "lddw %r1, map:0\nldxdw %r2, [%r10-8]\nadd %r2, -4", directSite{}},
+		{"joined", "lddw %r1, map:0\nmov %r2, %r10\njeq %r0, 0, j\nadd %r2, -4\nj:\nadd %r2, -4", directSite{}},
+		{"call_between", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4\ncall 5", directSite{}},
+		{"fetch_into_r2", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4\nmov %r3, 1\nlock fetch add [%r10-16], %r2", directSite{}},
+	} {
+		p := loadAsm(t, tc.asm+"\ncall 1\nexit", []Map{h4, h8}, &Options{Helpers: func() *HelperSet {
+			h := Builtins()
+			h.Register(5, "other", func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) { return 0, nil })
+			return h
+		}()})
+		call := len(p.insns) - 2
+		var got directSite
+		if call < len(p.direct) {
+			got = p.direct[call]
+		}
+		if got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+		for i, d := range p.direct {
+			if i != call && d != (directSite{}) {
+				t.Errorf("%s: a site at %d, not a call of map_lookup_elem", tc.name, i)
+			}
+		}
+	}
+}

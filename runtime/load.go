@@ -64,10 +64,11 @@ type Program struct {
 	funcs      []Func
 	funcNames  []string
 	maps       []Map
-	valueNames []string   // region names of map values, by map index
-	keySizes   []uint32   // by map index, so helpers need not copy a MapSpec
-	hash       []*hashMap // by map index: the map if it is a hash map, for map_lookup_elem's fast path
-	lookupFn   int64      // index in funcs of the built-in map_lookup_elem, or -1
+	valueNames []string     // region names of map values, by map index
+	keySizes   []uint32     // by map index, so helpers need not copy a MapSpec
+	hash       []*hashMap   // by map index: the map if it is a hash map, for map_lookup_elem's fast path
+	lookupFn   int64        // index in funcs of the built-in map_lookup_elem, or -1
+	direct     []directSite // by instruction: the lookups the interpreter runs directly (nil: none)
 	helpers    *HelperSet
 	budget     int64
 	out        io.Writer

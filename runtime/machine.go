@@ -332,8 +332,14 @@ func (m *Machine) callFunc(pc int) (uint64, error) {
 	m.pc = pc
 	idx, r := m.prog.insns[pc].imm, &m.regs
 	if idx == m.prog.lookupFn {
-		// The built-in map_lookup_elem, without the indirect call in
-		// the common case (see LookupAt).
+		// The built-in map_lookup_elem: directly where the code fixes the
+		// map and the key's place (see directLookups), and in any case
+		// without the indirect call in the common one (see LookupAt).
+		if d := m.prog.direct; pc < len(d) && d[pc].ks != 0 {
+			if r0, ok := m.directLookup(d[pc]); ok {
+				return r0, nil
+			}
+		}
 		if r0, ok, err := m.lookupHash(r[1], r[2]); ok && err == nil {
 			return r0, nil
 		}

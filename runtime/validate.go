@@ -122,6 +122,7 @@ func (v *validator) run() error {
 			}
 		}
 	}
+	v.p.direct = directLookups(raw, insns, tail, entry, v.p.maps)
 	if !v.opts.noFusion {
 		fuse(insns, tail)
 	}

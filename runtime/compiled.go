@@ -434,12 +434,29 @@ func (m *Machine) Lookup32(i int, k uint32) (uint64, bool) {
 		return 0, false
 	}
 	v := &m.values[i]
-	if v.direct == nil || v.ks != 4 {
+	if v.ks != 4 {
 		return 0, false
 	}
-	s := v.direct.find4(k)
-	if s < 0 {
-		return 0, true
+	var s int32
+	if v.direct != nil {
+		if s = v.direct.find4(k); s < 0 {
+			return 0, true
+		}
+	} else {
+		// An array: the element is the key, and the key is charged
+		// for, as the helper charges it.
+		if m.work < 8/BytesPerUnit {
+			return 0, false
+		}
+		if k >= v.array.spec.MaxEntries {
+			m.work -= 8 / BytesPerUnit
+			return 0, true
+		}
+		s = int32(k)
+		if uint32(s) >= uint32(len(v.kept)) || v.kept[s] == 0 {
+			return 0, false
+		}
+		m.work -= 8 / BytesPerUnit
 	}
 	if uint32(s) < uint32(len(v.kept)) {
 		if r := v.kept[s]; r != 0 {
@@ -456,7 +473,7 @@ func (m *Machine) Lookup64(i int, k uint64) (uint64, bool) {
 	}
 	v := &m.values[i]
 	if v.direct == nil || v.ks != 8 {
-		return 0, false
+		return 0, false // not a hash map of 8-byte keys, or an LRU one
 	}
 	var r0 uint64
 	if s := v.direct.find8(k); s >= 0 {

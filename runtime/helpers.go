@@ -143,6 +143,17 @@ func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 	if val == nil {
 		return 0, nil
 	}
+	if a, ok := mp.(*arrayMap); ok && m.values != nil {
+		// An element's buffer is the array's for its life, as a hash
+		// map slot's is: keep its region (see Memory.nkept).
+		e := int32(binary.LittleEndian.Uint32(key))
+		if k := m.values[i].kept; uint32(e) < uint32(len(k)) && k[e] != 0 {
+			return Addr(k[e], 0), nil
+		}
+		if r, ok := m.keep(i, e, val, int(a.spec.MaxEntries)); ok {
+			return r, nil
+		}
+	}
 	// The region name was built at load, so a lookup does not allocate.
 	return m.AddRegion(m.prog.valueNames[i], val, !m.prog.readOnly[i])
 }
@@ -195,28 +206,38 @@ func (m *Machine) valueAt(i int, h *hashMap, s int32) (uint64, error) {
 	return m.mapValue(i, h, s)
 }
 
+// keep maps val, the value of slot (or element) s of the program's map i,
+// as a region kept for later runs, if the run has made no region of its
+// own and the cap allows; n bounds the slots the map can have now.
+func (m *Machine) keep(i int, s int32, val []byte, n int) (uint64, bool) {
+	if len(m.rd) != m.nkept || m.nkept-m.nstatic >= maxKeptRegions {
+		return 0, false
+	}
+	r := uint32(len(m.rd))
+	m.rd = append(m.rd, val)
+	if m.prog.readOnly[i] {
+		m.wr = append(m.wr, nil)
+	} else {
+		m.wr = append(m.wr, val)
+	}
+	m.names = append(m.names, m.prog.valueNames[i])
+	m.nkept++
+	k := m.values[i].kept
+	if int(s) >= len(k) {
+		k = append(k, make([]uint32, min(n, max(int(s)+1, 2*len(k)))-len(k))...)
+		m.values[i].kept = k
+	}
+	k[s] = r
+	return Addr(r, 0), true
+}
+
 // mapValue maps the value of slot s. While the run has made no region of
 // its own, the value's region is kept for later runs (see Memory.nkept);
 // after that it is the run's, found again through the slot's hint.
 func (m *Machine) mapValue(i int, h *hashMap, s int32) (uint64, error) {
 	sl := &h.slots[s]
-	if len(m.rd) == m.nkept && m.nkept-m.nstatic < maxKeptRegions {
-		r := uint32(len(m.rd))
-		m.rd = append(m.rd, sl.val)
-		if m.prog.readOnly[i] {
-			m.wr = append(m.wr, nil)
-		} else {
-			m.wr = append(m.wr, sl.val)
-		}
-		m.names = append(m.names, m.prog.valueNames[i])
-		m.nkept++
-		k := m.values[i].kept
-		if int(s) >= len(k) {
-			k = append(k, make([]uint32, len(h.slots)-len(k))...)
-			m.values[i].kept = k
-		}
-		k[s] = r
-		return Addr(r, 0), nil
+	if r, ok := m.keep(i, s, sl.val, len(h.slots)); ok {
+		return r, nil
 	}
 	if r := atomic.LoadUint32(&sl.region); m.maps(r, sl.val) {
 		return Addr(r, 0), nil

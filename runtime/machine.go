@@ -69,7 +69,10 @@ type mapValues struct {
 	// themselves: map_lookup_elem is the built-in helper and the map is
 	// not LRU (whose lookups reorder it).
 	direct *hashMap
-	ks     int // direct's key size
+	// array is the map when it is the runtime's array (or per-CPU
+	// array, which has one CPU here) and map_lookup_elem is built in.
+	array *arrayMap
+	ks    int // direct's or array's key size
 	// kept is, by slot, the region that keeps the slot's value mapped
 	// (see Memory.nkept); 0 for none.
 	kept []uint32
@@ -91,11 +94,19 @@ func newMachine(p *Program) *Machine {
 	m.names = append([]string(nil), p.static.names...)
 	m.nstatic = p.static.nstatic
 	m.nkept = m.nstatic
-	if slices.ContainsFunc(p.hash, func(h *hashMap) bool { return h != nil }) {
-		m.values = make([]mapValues, len(p.hash))
-		for i, h := range p.hash {
-			if h != nil && p.lookupFn >= 0 && !h.lru {
-				m.values[i] = mapValues{direct: h, ks: h.ks}
+	if slices.ContainsFunc(p.maps, func(mp Map) bool { _, a := mp.(*arrayMap); _, h := mp.(*hashMap); return a || h }) {
+		m.values = make([]mapValues, len(p.maps))
+		for i, mp := range p.maps {
+			if p.lookupFn < 0 {
+				break
+			}
+			switch mp := mp.(type) {
+			case *hashMap:
+				if !mp.lru {
+					m.values[i] = mapValues{direct: mp, ks: mp.ks}
+				}
+			case *arrayMap:
+				m.values[i] = mapValues{array: mp, ks: 4}
 			}
 		}
 	}

@@ -108,7 +108,11 @@ L12:
 	// 14: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 16: call 1
-	r0 = m.LookupAt(16, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(0, uint32(uint64(fp[448])|uint64(fp[449])<<8|uint64(fp[450])<<16|uint64(fp[451])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(16, r1, r2, r3, r4, r5)
+	}
 	// latency.bpf.c:127: if (n)
 	// 17: jeq %r0, 0, -11 (to 7)
 	if r0 == 0 {
@@ -216,7 +220,11 @@ L46:
 	// 49: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 51: call 1
-	r0 = m.LookupAt(51, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(0, uint32(uint64(fp[448])|uint64(fp[449])<<8|uint64(fp[450])<<16|uint64(fp[451])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(51, r1, r2, r3, r4, r5)
+	}
 	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
 	// 52: ldxw %r1, [%r10-64]
 	r1 = uint64(fp[448]) | uint64(fp[449])<<8 | uint64(fp[450])<<16 | uint64(fp[451])<<24
@@ -322,7 +330,11 @@ L79:
 	// 81: lddw %r1, map:1
 	r1 = 0x8000000100000000
 	// 83: call 1
-	r0 = m.LookupAt(83, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(1, uint32(uint64(fp[500])|uint64(fp[501])<<8|uint64(fp[502])<<16|uint64(fp[503])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(83, r1, r2, r3, r4, r5)
+	}
 	// 84: ldxdw %r6, [%r10-72]
 	r6 = uint64(fp[440]) | uint64(fp[441])<<8 | uint64(fp[442])<<16 | uint64(fp[443])<<24 | uint64(fp[444])<<32 | uint64(fp[445])<<40 | uint64(fp[446])<<48 | uint64(fp[447])<<56
 	// latency.bpf.c:149: if (t) {

@@ -146,7 +146,11 @@ func readsizeEndFn2(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (uint
 	// 8: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 10: call 1
-	r0 = m.LookupAt(10, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(10, r1, r2, r3, r4, r5)
+	}
 	// 11: mov %r7, %r0
 	r7 = r0
 	// 12: mov32 %r6, 1
@@ -433,7 +437,11 @@ func readsizeTickFn15(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (ui
 	// 21: lddw %r1, map:2
 	r1 = 0x8000000200000000
 	// 23: call 1
-	r0 = m.LookupAt(23, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(2, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(23, r1, r2, r3, r4, r5)
+	}
 	// 24: mov %r7, %r0
 	r7 = r0
 	// 25: mov32 %r6, 1

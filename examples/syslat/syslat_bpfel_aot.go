@@ -337,7 +337,11 @@ L79:
 	// 81: lddw %r1, map:3
 	r1 = 0x8000000300000000
 	// 83: call 1
-	r0 = m.LookupAt(83, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(3, uint32(uint64(fp[432])|uint64(fp[433])<<8|uint64(fp[434])<<16|uint64(fp[435])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(83, r1, r2, r3, r4, r5)
+	}
 	// syslat.bpf.c:255: if (s && s->count)
 	// 84: jeq %r0, 0, -27 (to 58)
 	if r0 == 0 {
@@ -518,7 +522,11 @@ L139:
 	// 143: lddw %r1, map:5
 	r1 = 0x8000000500000000
 	// 145: call 1
-	r0 = m.LookupAt(145, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(5, uint32(uint64(fp[448])|uint64(fp[449])<<8|uint64(fp[450])<<16|uint64(fp[451])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(145, r1, r2, r3, r4, r5)
+	}
 	// 146: mov %r1, 0
 	r1 = 0
 	// syslat.bpf.c:267: __u64 v = n ? *n : 0;
@@ -1429,7 +1437,11 @@ func syslatOnSyscallFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint6
 	// 13: lddw %r1, map:1
 	r1 = 0x8000000100000000
 	// 15: call 1
-	r0 = m.LookupAt(15, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(1, uint32(uint64(fp[480])|uint64(fp[481])<<8|uint64(fp[482])<<16|uint64(fp[483])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(15, r1, r2, r3, r4, r5)
+	}
 	// syslat.bpf.c:135: if (!s)
 	// 16: jeq %r0, 0, +16 (to 33)
 	if r0 == 0 {
@@ -1532,7 +1544,11 @@ L33:
 	// 37: lddw %r1, map:3
 	r1 = 0x8000000300000000
 	// 39: call 1
-	r0 = m.LookupAt(39, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(3, uint32(uint64(fp[480])|uint64(fp[481])<<8|uint64(fp[482])<<16|uint64(fp[483])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(39, r1, r2, r3, r4, r5)
+	}
 	// syslat.bpf.c:135: if (!s)
 	// 40: jeq %r0, 0, +16 (to 57)
 	if r0 == 0 {
@@ -1806,7 +1822,11 @@ L112:
 	// 117: lddw %r1, map:4
 	r1 = 0x8000000400000000
 	// 119: call 1
-	r0 = m.LookupAt(119, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(4, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(119, r1, r2, r3, r4, r5)
+	}
 	// syslat.bpf.c:159: if (n)
 	// 120: jeq %r0, 0, +3 (to 124)
 	if r0 == 0 {

@@ -147,6 +147,8 @@ func TestAOTErrors(t *testing.T) {
 		{"lookup_key_past_frame", "fuzz", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -2\ncall 1\nexit", "instruction 4: helper 1 (map_lookup_elem): key: invalid read of 4 bytes at stack frame 0+510"},
 		{"lookup_not_a_map", "fuzz", "mov %r1, 1\nmov %r2, %r10\nadd %r2, -4\ncall 1\nexit", "instruction 3: helper 1 (map_lookup_elem): 0x1 is not a map handle"},
 		{"lookup_array", "fuzz", "stw [%r10-4], 0\nlddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4\ncall 1\njeq %r0, 0, out\nldxdw %r0, [%r0+56]\nout:\nexit", ""},
+		{"lookup_array_past_end", "fuzz", "stw [%r10-4], 1\nlddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4\ncall 1\nexit", ""},
+		{"lookup_array_past_value", "fuzz", "stw [%r10-4], 0\nlddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4\ncall 1\nldxdw %r0, [%r0+60]\nexit", "instruction 6: invalid read of 8 bytes at .data+60"},
 		{"lookup_missing", "fuzz", "mov %r3, 9\nstxw [%r10-4], %r3\nlddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\ncall 1\nexit", ""},
 		{"lookup_found", "fuzz", "mov %r3, 9\nstxw [%r10-4], %r3\nstdw [%r10-16], 5\nlddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\nmov %r3, %r10\nadd %r3, -16\nmov %r4, 0\ncall 2\nlddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\ncall 1\nldxdw %r1, [%r0]\nldxdw %r1, [%r0+8]\nexit", "instruction 17: invalid read of 8 bytes at map counts value+8"},
 		{"lookup_by_host", "hostlookup", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\nmov %r3, 5\nmov %r4, 7\nmov %r5, 11\ncall 1\nexit", ""},
@@ -195,7 +197,7 @@ func TestAOTErrors(t *testing.T) {
 	// Which lookups the translation specialised, by the calls in each
 	// program's function.
 	calls := map[string]string{"lookup_found": "Lookup32", "lookup_key_at_frame_bottom": "Lookup32", "lookup8": "Lookup64", "lookup8_lru": "Lookup64", "lookup8_misses": "Lookup64",
-		"lookup8_by_host": "Lookup64", "lookup8_key_past_frame": "LookupAt", "lookup_key_joined": "LookupAt", "lookup_array": "LookupAt"}
+		"lookup8_by_host": "Lookup64", "lookup8_key_past_frame": "LookupAt", "lookup_key_joined": "LookupAt", "lookup_array": "Lookup32", "lookup_array_past_end": "Lookup32"}
 	for i, c := range cases {
 		want, ok := calls[c.Name]
 		if !ok {

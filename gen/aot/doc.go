@@ -81,7 +81,7 @@
 //     a hash-map lookup directly when the program binds the built-in
 //     helper and calls CallAt otherwise; where the translation knows the
 //     map (an lddw of its handle into r1) to be a hash map of 4- or 8-byte
-//     keys and the key's place in the frame (r2 set from r10 by adds), in
+//     keys or an array, and the key's place in the frame (r2 set from r10 by adds), in
 //     the straight-line code before the call, it reads the key itself and
 //     calls Machine.Lookup32 or Lookup64, and LookupAt only when they
 //     decline (another helper bound, a map that is not the runtime's)

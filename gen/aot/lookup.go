@@ -7,8 +7,9 @@ import (
 )
 
 // lookupSite is a call of map_lookup_elem whose map and key the
-// translation knows: r1 holds the handle of a hash map of size-byte keys,
-// set by an lddw, and r2 is r10+off, the key inside the frame.
+// translation knows: r1 holds the handle of a hash map of size-byte keys
+// or of an array, set by an lddw, and r2 is r10+off, the key inside the
+// frame.
 type lookupSite struct {
 	size int // 4 or 8
 	off  int // the key's offset from r10
@@ -19,10 +20,10 @@ type lookupSite struct {
 // straight-line code that leads to the call (the walk back stops at a jump
 // target, the function's entry or code control cannot fall from), r1's
 // last writer is an lddw of a map handle and r2's are "add r2, k" steps
-// after "mov r2, r10". The map's key size comes from the map the
-// translation was made with; Lookup32At and Lookup64At check at run time
-// that the bound map is the runtime's hash map of that key size, and fall
-// back to LookupAt otherwise.
+// after "mov r2, r10". The map's kind and key size come from the map the
+// translation was made with; Lookup32 and Lookup64 check at run time that
+// the bound map is the runtime's own of that key size, and decline
+// otherwise, when the translation calls LookupAt.
 func (p *aotProgram) lookupSites(f *aotFunc, labels map[int]bool) map[int]lookupSite {
 	sites := map[int]lookupSite{}
 	for i, pc := range f.body {
@@ -47,7 +48,7 @@ func (p *aotProgram) lookupSites(f *aotFunc, labels map[int]bool) map[int]lookup
 		}
 		spec := mp.Spec()
 		switch spec.Type {
-		case runtime.Hash, runtime.LRUHash, runtime.PerCPUHash, runtime.LRUPerCPUHash:
+		case runtime.Hash, runtime.LRUHash, runtime.PerCPUHash, runtime.LRUPerCPUHash, runtime.Array, runtime.PerCPUArray:
 		default:
 			continue
 		}

@@ -511,7 +511,11 @@ func hostileWriteRoLookupFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint
 	// 4: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 6: call 1
-	r0 = m.LookupAt(6, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(6, r1, r2, r3, r4, r5)
+	}
 	// hostile.bpf.c:73: if (!v)
 	// 7: jeq %r0, 0, +3 (to 11)
 	if r0 == 0 {

@@ -140,7 +140,11 @@ L12:
 	// 14: lddw %r1, map:1
 	r1 = 0x8000000100000000
 	// 16: call 1
-	r0 = m.LookupAt(16, r1, r2, r3, r4, r5)
+	if v, ok := m.Lookup32(1, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(16, r1, r2, r3, r4, r5)
+	}
 	// ubpf.bpf.c:86: if (s)
 	// 17: jeq %r0, 0, +2 (to 20)
 	if r0 == 0 {

@@ -62,10 +62,11 @@
 // clears nothing); then come
 // the map values that lddw references (global sections such as .data and
 // .rodata are one-entry array maps, as in libbpf); then the values of the
-// runtime's hash maps that bpf_map_lookup_elem returned, each mapped the
-// first time the run state looks it up and kept from then on (a value's
-// buffer belongs to its slot for the map's life, so the region always names
-// that slot's value, as a pointer into a preallocated kernel map does);
+// runtime's hash maps and arrays that bpf_map_lookup_elem returned, each
+// mapped the first time the run state looks it up and kept from then on,
+// up to 16384 of them (a value's buffer belongs to its slot or element for
+// the map's life, so the region always names that slot's value, as a
+// pointer into a preallocated kernel map does);
 // then regions created during a run (lookups after the run made a region of
 // its own, ring buffer reservations, anything a helper maps with
 // AddRegion), dropped when the run ends. Every load and store is bounds-checked against its region; a bad

@@ -2,7 +2,9 @@ package runtime
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -168,5 +170,62 @@ func BenchmarkHelperWork(b *testing.B) {
 			}
 			b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N)/budget, "ns/unit")
 		})
+	}
+}
+
+// BenchmarkLookups times 256 lookups a run in the interpreter, of a hash
+// map of 4-byte keys and of an array, each two ways: "direct", where the
+// code before the call fixes the map and the key's place, so the call goes
+// to Lookup32 (see directLookups), and "helper", the same program with a
+// jump target just before the call, which leaves it to the built-in
+// helper. Every key is present and its value mapped by the first run.
+func BenchmarkLookups(b *testing.B) {
+	const prog = `
+	mov %r6, 0
+	mov %r7, 0
+loop:
+	mov %r1, %r7
+	and %r1, 63
+	stxw [%r10-4], %r1
+	lddw %r1, map:0
+	mov %r2, %r10
+	add %r2, -4
+	JOIN
+	call 1
+	jeq %r0, 0, skip
+	ldxdw %r3, [%r0]
+	add %r6, %r3
+skip:
+	add %r7, 1
+	jlt %r7, 256, loop
+	mov %r0, %r6
+	exit`
+	for _, typ := range []MapType{Hash, Array} {
+		mp, err := NewMap(MapSpec{Name: "m", Type: typ, KeySize: 4, ValueSize: 8, MaxEntries: 64})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var k, v [8]byte
+		for i := range 64 {
+			binary.LittleEndian.PutUint32(k[:], uint32(i))
+			binary.LittleEndian.PutUint64(v[:], uint64(i))
+			if err := mp.Update(k[:4], v[:], UpdateAny); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, way := range []struct{ name, join string }{{"direct", ""}, {"helper", "ja join\njoin:"}} {
+			b.Run(fmt.Sprintf("%s/%s", map[MapType]string{Hash: "hash", Array: "array"}[typ], way.name), func(b *testing.B) {
+				p := loadAsm(b, strings.Replace(prog, "JOIN", way.join, 1), []Map{mp}, nil)
+				if direct := p.direct != nil; direct != (way.join == "") {
+					b.Fatalf("direct sites: %v", direct)
+				}
+				want := uint64(4 * (63 * 64 / 2))
+				for b.Loop() {
+					if r0, err := p.Run(nil); err != nil || r0 != want {
+						b.Fatalf("r0 = %d, %v; want %d", r0, err, want)
+					}
+				}
+			})
+		}
 	}
 }

@@ -437,33 +437,22 @@ func (m *Machine) Lookup32(i int, k uint32) (uint64, bool) {
 	if v.ks != 4 {
 		return 0, false
 	}
-	var s int32
 	if v.direct != nil {
-		if s = v.direct.find4(k); s < 0 {
+		s := v.direct.find4(k)
+		if s < 0 {
 			return 0, true
 		}
-	} else {
-		// An array: the element is the key, and the key is charged
-		// for, as the helper charges it.
-		if m.work < 8/BytesPerUnit {
-			return 0, false
-		}
-		if k >= v.array.spec.MaxEntries {
-			m.work -= 8 / BytesPerUnit
-			return 0, true
-		}
-		s = int32(k)
-		if uint32(s) >= uint32(len(v.kept)) || v.kept[s] == 0 {
-			return 0, false
-		}
-		m.work -= 8 / BytesPerUnit
+		r := v.region(s)
+		return Addr(r, 0), r != 0
 	}
-	if uint32(s) < uint32(len(v.kept)) {
-		if r := v.kept[s]; r != 0 {
-			return Addr(r, 0), true
-		}
+	// An array: the element is the key, which is charged for as the
+	// helper charges it.
+	r := v.region(int32(k))
+	if m.work < 8/BytesPerUnit || r == 0 && k < v.array.spec.MaxEntries {
+		return 0, false
 	}
-	return 0, false
+	m.work -= 8 / BytesPerUnit
+	return Addr(r, 0), true // region 0, past the end: NULL
 }
 
 // Lookup64 is Lookup32 for a hash map of 8-byte keys.
@@ -477,10 +466,11 @@ func (m *Machine) Lookup64(i int, k uint64) (uint64, bool) {
 	}
 	var r0 uint64
 	if s := v.direct.find8(k); s >= 0 {
-		if uint32(s) >= uint32(len(v.kept)) || v.kept[s] == 0 {
+		r := v.region(s)
+		if r == 0 {
 			return 0, false
 		}
-		r0 = Addr(v.kept[s], 0)
+		r0 = Addr(r, 0)
 	}
 	// The key is hashed and compared, as lookupHash charges.
 	m.work -= 16 / BytesPerUnit

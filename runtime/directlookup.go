@@ -50,6 +50,18 @@ func directLookups(raw []Instruction, insns []insn, tail, entry []bool, maps []M
 	return sites
 }
 
+// LookupSite reports whether the call at insn is a lookup whose map and
+// key place the code before it fixes (see directLookups), with the map's
+// index, the key's offset from r10 and its size: the calls a translation
+// may make through Lookup32 or Lookup64, as the interpreter does.
+func (p *Program) LookupSite(insn int) (mapIndex, offset, keySize int, ok bool) {
+	if insn < 0 || insn >= len(p.direct) || p.direct[insn].ks == 0 {
+		return 0, 0, 0, false
+	}
+	d := p.direct[insn]
+	return int(d.mi), int(d.off), int(d.ks), true
+}
+
 // lookupArgs walks back from the call at i for the writers of r1 and r2
 // (see directLookups).
 func lookupArgs(raw []Instruction, insns []insn, tail, entry, target []bool, i int) (mi, off int, ok bool) {

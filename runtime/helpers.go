@@ -147,8 +147,8 @@ func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 		// An element's buffer is the array's for its life, as a hash
 		// map slot's is: keep its region (see Memory.nkept).
 		e := int32(binary.LittleEndian.Uint32(key))
-		if k := m.values[i].kept; uint32(e) < uint32(len(k)) && k[e] != 0 {
-			return Addr(k[e], 0), nil
+		if r := m.values[i].region(e); r != 0 {
+			return Addr(r, 0), nil
 		}
 		if r, ok := m.keep(i, e, val, int(a.spec.MaxEntries)); ok {
 			return r, nil
@@ -160,8 +160,8 @@ func mapLookupElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 
 // lookupHash is map_lookup_elem on a hash map of the program with its key
 // in mapped memory, the common case, without the interface call, the
-// error a missing key reports or a new region for a value this run has
-// already mapped. ok is false for every other case, which the general path
+// error a missing key reports or a new region for a value this run state
+// has already mapped. ok is false for every other case, which the general path
 // decides and reports.
 func (m *Machine) lookupHash(r1, r2 uint64) (r0 uint64, ok bool, err error) {
 	i := r1>>32 - tagMap
@@ -198,10 +198,8 @@ func (m *Machine) lookupHash(r1, r2 uint64) (r0 uint64, ok bool, err error) {
 // valueAt returns the address of the value in slot s of h, the program's
 // map i, mapping it if this Machine has not.
 func (m *Machine) valueAt(i int, h *hashMap, s int32) (uint64, error) {
-	if k := m.values[i].kept; uint32(s) < uint32(len(k)) {
-		if r := k[s]; r != 0 {
-			return Addr(r, 0), nil
-		}
+	if r := m.values[i].region(s); r != 0 {
+		return Addr(r, 0), nil
 	}
 	return m.mapValue(i, h, s)
 }

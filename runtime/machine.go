@@ -78,6 +78,15 @@ type mapValues struct {
 	kept []uint32
 }
 
+// region returns the region that keeps slot (or element) s's value mapped,
+// or 0.
+func (v *mapValues) region(s int32) uint32 {
+	if uint32(s) < uint32(len(v.kept)) {
+		return v.kept[s]
+	}
+	return 0
+}
+
 // frame is what a bpf-to-bpf call saves: where to return and the
 // callee-saved registers.
 type frame struct {

@@ -278,8 +278,8 @@ func (m *Memory) addRegion(name string, buf []byte, writable bool, c *seenRegion
 	return Addr(i, 0), nil
 }
 
-// maps reports whether region r is one this run created for exactly buf,
-// writable. The name is not compared: only a helper mapping the same
+// maps reports whether region r is one this run created, or a kept one,
+// for exactly buf, writable. The name is not compared: only a helper mapping the same
 // buffer under another name could differ, and then faults would name that
 // region; reading the names table on every lookup costs more.
 func (m *Memory) maps(r uint32, buf []byte) bool {

@@ -203,9 +203,11 @@ func TestAOTErrors(t *testing.T) {
 		if !ok {
 			continue
 		}
-		src := string(res.Source)
-		fn := src[strings.Index(src, fmt.Sprintf("func p%dFn0(", i)):]
-		fn = fn[:strings.Index(fn, "\n}\n")]
+		_, fn, found := strings.Cut(string(res.Source), fmt.Sprintf("func p%dFn0(", i))
+		fn, _, _ = strings.Cut(fn, "\n}\n")
+		if !found {
+			t.Fatalf("%s: no translated function p%dFn0", c.Name, i)
+		}
 		for _, call := range []string{"Lookup32", "Lookup64"} {
 			if n := strings.Count(fn, "m."+call+"("); (n > 0) != (call == want) {
 				t.Errorf("%s: %d calls of %s, want lookups through %s", c.Name, n, call, want)

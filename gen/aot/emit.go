@@ -258,7 +258,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	}
 	e.budgetPlan(f, labels)
 	e.opaqueMoves(f)
-	e.lookups = p.lookupSites(f, labels)
+	e.lookups = p.lookupSites(f)
 	blocks := p.findBlocks(f, labels, loops)
 	var body []jen.Code
 	if f.body[0] != f.entry {

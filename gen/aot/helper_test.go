@@ -183,23 +183,20 @@ func placeholderMaps(t testing.TB, setup string) []runtime.Map {
 	if setup != "fuzz" && setup != "hostlookup" {
 		return nil
 	}
-	data, err := runtime.NewMap(runtime.MapSpec{Name: ".data", Type: runtime.Array, KeySize: 4, ValueSize: 64, MaxEntries: 1})
-	if err != nil {
-		t.Fatal(err)
+	var maps []runtime.Map
+	for _, spec := range []runtime.MapSpec{
+		{Name: ".data", Type: runtime.Array, KeySize: 4, ValueSize: 64, MaxEntries: 1},
+		{Name: "counts", Type: runtime.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 16},
+		{Name: "wide", Type: runtime.Hash, KeySize: 8, ValueSize: 16, MaxEntries: 2},
+		{Name: "recent", Type: runtime.LRUHash, KeySize: 8, ValueSize: 16, MaxEntries: 2},
+	} {
+		m, err := runtime.NewMap(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maps = append(maps, m)
 	}
-	counts, err := runtime.NewMap(runtime.MapSpec{Name: "counts", Type: runtime.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wide, err := runtime.NewMap(runtime.MapSpec{Name: "wide", Type: runtime.Hash, KeySize: 8, ValueSize: 16, MaxEntries: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	recent, err := runtime.NewMap(runtime.MapSpec{Name: "recent", Type: runtime.LRUHash, KeySize: 8, ValueSize: 16, MaxEntries: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []runtime.Map{data, counts, wide, recent}
+	return maps
 }
 
 // disagreement describes how the translation's outcome differs from the

@@ -17,7 +17,6 @@ import (
 	"math"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -181,7 +180,6 @@ func geomean(vs []float64) float64 {
 	if len(vs) == 0 {
 		return 0
 	}
-	vs = slices.Clone(vs)
 	sum := 0.0
 	for _, v := range vs {
 		sum += math.Log(v)

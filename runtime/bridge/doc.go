@@ -51,13 +51,17 @@
 // Go code in the middle of a run, and may call Close or Run themselves: a
 // run inside a host function does not hold Close back, fails with
 // ErrClosed when its host function returns after Close, and the release
-// waits for it to end. Run never waits for another run: when the
-// program's own run state is busy (a run in another goroutine, or the run
-// whose host function calls Run) it runs on a clone. So no call waits for
-// another that waits for it, and Close from anywhere returns. A run on the
-// program's own run state is counted by the flag that marks that state
-// busy, so that Run costs, beyond the run itself, two atomic operations
-// (BenchmarkRun); a run on a clone is counted apart and costs more.
+// waits for it to end. Run never waits for another run (userprog.go): a
+// program has a few run states, its seats, one per processor (GOMAXPROCS
+// when it is loaded, at least 2), the first its own. A run takes a free
+// seat, the one its processor used last once two runs have met, and when
+// every seat is busy (more goroutines in runs, or runs whose host
+// functions call Run) it runs on a clone. So no call waits for another
+// that waits for it, and Close from anywhere returns; and runs in several
+// goroutines at once touch no memory in common but the maps. A run on a
+// seat is counted by the flag that marks the seat busy, so that Run costs,
+// beyond the run itself, two atomic operations (BenchmarkRun); a run on a
+// clone is counted apart and costs more.
 //
 // # Tools: hooks, actions and Serve
 //

@@ -164,6 +164,104 @@ func TestRunFromHostFunction(t *testing.T) {
 	}
 }
 
+// TestConcurrentRunsSeats: more runs at once than a program has seats,
+// all inside a host function together. Each run keeps its context's
+// number on its stack across the call, so runs sharing run state would
+// return each other's; every seat is held, the runs past them run on
+// clones. A Close in the meantime returns, but the object is released
+// only when the last run has ended: the runs on seats other than the
+// first are let go last, after the others have ended.
+func TestConcurrentRunsSeats(t *testing.T) {
+	keeps := asm.Instructions{
+		asm.LoadMem(asm.R6, asm.R1, 0, asm.DWord),
+		asm.StoreMem(asm.RFP, -8, asm.R6, asm.DWord),
+		hostCall("host"),
+		asm.LoadMem(asm.R0, asm.RFP, -8, asm.DWord),
+		asm.Return(),
+	}
+	var (
+		mu      sync.Mutex
+		gates   map[*runtime.Machine]chan struct{}
+		arrived sync.WaitGroup
+	)
+	s := loadUserObject(t, map[string]asm.Instructions{"keeps": keeps}, map[string]runtime.Func{
+		"host": func(m *runtime.Machine, _, _, _, _, _ uint64) (uint64, error) {
+			gate := make(chan struct{})
+			mu.Lock()
+			gates[m] = gate
+			mu.Unlock()
+			arrived.Done()
+			<-gate
+			return 0, nil
+		},
+	})
+	p := bufferProgram(t, s, "keeps")
+	seats := p.r.seats
+	if len(seats) < 2 {
+		t.Fatalf("%d seats, want at least 2", len(seats))
+	}
+	for _, closing := range []bool{false, true} {
+		n := len(seats) + 2
+		gates = map[*runtime.Machine]chan struct{}{}
+		arrived.Add(n)
+		r0s, errs := make([]uint64, n), make([]error, n)
+		var ended atomic.Int32
+		var done sync.WaitGroup
+		for i := range n {
+			done.Go(func() {
+				ctx := binary.NativeEndian.AppendUint64(nil, uint64(100+i))
+				r0s[i], errs[i] = p.Run(ctx)
+				ended.Add(1)
+			})
+		}
+		noHang(t, "runs reaching the host function together", arrived.Wait)
+		later := map[*runtime.Machine]bool{}
+		for i := range seats {
+			if !seats[i].busy.Load() {
+				t.Fatalf("seat %d free while %d runs are in progress", i, n)
+			}
+			if i > 0 {
+				later[seats[i].e.prog.Machine()] = true
+			}
+		}
+		if closing {
+			noHang(t, "Close while every run is in a host function", func() {
+				if err := s.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+		}
+		for m, gate := range gates {
+			if !later[m] {
+				close(gate)
+			}
+		}
+		noHang(t, "the runs off the later seats", func() {
+			for int(ended.Load()) < n-len(later) {
+				time.Sleep(time.Millisecond)
+			}
+		})
+		if s.User.released.Load() {
+			t.Error("released while runs on seats were in progress")
+		}
+		for m := range later {
+			close(gates[m])
+		}
+		noHang(t, "the runs' return", done.Wait)
+		for i := range n {
+			switch {
+			case closing && !errors.Is(errs[i], ErrClosed):
+				t.Errorf("run %d, closed during its host call: %d, %v; want ErrClosed", i, r0s[i], errs[i])
+			case !closing && (errs[i] != nil || r0s[i] != uint64(100+i)):
+				t.Errorf("run %d = %d, %v; want %d", i, r0s[i], errs[i], 100+i)
+			}
+		}
+	}
+	if !s.User.released.Load() {
+		t.Error("the object was not released when the last run ended")
+	}
+}
+
 // TestCloseFromHostFunction: a host function closes the object of the
 // program that called it. Close returns, the run fails with ErrClosed when
 // the host function returns, the object is released when the run ends,

@@ -4,6 +4,8 @@ package bridge
 
 import (
 	"fmt"
+	"math/rand/v2"
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 
@@ -14,18 +16,44 @@ import (
 // program, its translation when the skeleton has one, and what Run needs
 // to run it more than once at a time.
 //
-// A run needs run state of its own (stack, registers, budget). Most runs
-// use the program's own; a run that finds it busy — a run in another
-// goroutine, or one started by a host function of the run in progress —
-// takes a clone from spare instead, so that Run never waits for another
-// run and a host function may run its own program again.
+// A run needs run state of its own (stack, registers, budget). Runs take
+// it from seats: a few run states, each with a busy flag on a cache line
+// of its own, the first of them the program's own. Until two runs meet,
+// every run takes the first seat. From then on a run goes first to the
+// seat that its processor (Go's P) used last, which hint remembers
+// without locking, so that goroutines running at once on different
+// processors settle on different seats and touch no memory in common. A
+// run that finds every seat busy — more goroutines in runs than seats, or
+// runs started by host functions of runs in progress — takes a clone from
+// spare instead, so that Run never waits for another run and a host
+// function may run its own program again.
 type userRun struct {
 	name  string
 	set   *Set
-	own   engine      // the loaded program, with its own run state
-	busy  atomic.Bool // own is in a run; a seat of set.life (see take)
-	spare sync.Pool   // of clones of own
+	own   engine    // the loaded program, with its own run state: seats[0]'s
+	seats []seat    // see above; each busy flag is a seat of set.life
+	hint  sync.Pool // of *seat: the seat a processor's last run took
+	// met is set when a run first finds a seat busy; until then runs
+	// take the first seat without consulting hint.
+	met   atomic.Bool
+	spare sync.Pool // of clones of own
 }
+
+// seat is a run state that runs take in turn. Its engine is made by the
+// first run to take it; only the run holding the seat touches e.
+type seat struct {
+	busy atomic.Bool // a run holds the seat (see lifetime.take)
+	e    *engine
+	_    [cacheLine - 16]byte
+}
+
+// cacheLine is the size that keeps seats' busy flags on lines of their
+// own: the usual 64 bytes, doubled for processors that fetch lines in
+// pairs.
+const cacheLine = 128
+
+// maxSeats bounds the seats of a program; runs beyond them take clones.
+const maxSeats = 64
 
 // engine runs a program with one run state: the translation when there is
 // one, else the interpreter.
@@ -70,31 +98,69 @@ func newUserRun(s *Set, name string, translation func() runtime.Translation) (*u
 		p.own.compiled = c
 	}
 	p.spare.New = func() any { return p.own.clone() }
-	s.life.seat(&p.busy)
+	p.seats = make([]seat, min(max(goruntime.GOMAXPROCS(0), 2), maxSeats))
+	p.seats[0].e = &p.own
+	for i := range p.seats {
+		s.life.seat(&p.seats[i].busy)
+	}
 	up.runs[name] = p
 	return p, nil
 }
 
 // run runs the program over ctx (r1 its address, r2 its length). The
-// common case, a run that finds the program's own run state free, costs
-// two atomic operations on the busy flag, which counts the run towards
-// Close as well (lifetime.take); a run that finds it busy counts itself
-// with enter and takes a clone.
+// common case, a run that finds its processor's seat free, costs two
+// atomic operations on the seat's busy flag, which count the run towards
+// Close as well (lifetime.take); a run that finds every seat busy counts
+// itself with enter and takes a clone.
 func (p *userRun) run(ctx []byte) (uint64, error) {
-	if p.set.life.take(&p.busy) {
-		return p.runOwn(ctx)
+	s := &p.seats[0]
+	if p.met.Load() {
+		if h, _ := p.hint.Get().(*seat); h != nil {
+			s = h
+		}
 	}
-	return p.runSpare(ctx)
+	if !p.set.life.take(&s.busy) {
+		p.met.Store(true)
+		if s = p.vacant(s); s == nil {
+			return p.runSpare(ctx)
+		}
+	}
+	return p.runSeated(s, ctx)
 }
 
-// runOwn runs on the program's own run state, which take has claimed.
-func (p *userRun) runOwn(ctx []byte) (uint64, error) {
-	defer p.set.life.give(&p.busy)
-	r0, err := p.own.run(ctx)
+// vacant takes a seat other than tried, nil when it finds none free.
+func (p *userRun) vacant(tried *seat) *seat {
+	n := uint32(len(p.seats))
+	start := rand.Uint32N(n)
+	for i := range n {
+		s := &p.seats[(start+i)%n]
+		if s != tried && p.set.life.take(&s.busy) {
+			return s
+		}
+	}
+	return nil
+}
+
+// runSeated runs on the run state of seat s, which take has claimed.
+func (p *userRun) runSeated(s *seat, ctx []byte) (uint64, error) {
+	defer p.leaveSeat(s)
+	if s.e == nil {
+		s.e = p.own.clone()
+	}
+	r0, err := s.e.run(ctx)
 	if err != nil {
 		return r0, fmt.Errorf("user program %s: %w", p.name, err)
 	}
 	return r0, nil
+}
+
+// leaveSeat gives s back and, once runs have met, remembers it for the
+// processor's next run.
+func (p *userRun) leaveSeat(s *seat) {
+	p.set.life.give(&s.busy)
+	if p.met.Load() {
+		p.hint.Put(s)
+	}
 }
 
 // runSpare runs on a clone of the program's run state.

@@ -157,6 +157,7 @@ func summarize(w io.Writer, byName map[string]result, order []string) {
 		{"kernel JIT (BPF_PROG_TEST_RUN)", "BenchmarkRunOverhead/kernel", 0},
 		{"typed Run, translated", "BenchmarkRun/one-aot", fixedTyped},
 		{"typed Run, interpreted", "BenchmarkRun/one", 0},
+		{"typed Run, translated, all cores", "BenchmarkRun/one-aot/parallel", 0},
 	}
 	for _, f := range fixed {
 		v := byName[f.bench].metrics["ns/op"]

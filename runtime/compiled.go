@@ -111,30 +111,24 @@ func (c *Compiled) RunLen(ctx []byte, n uint64) (r0 uint64, err error) {
 		return 0, m.refuse(ctx)
 	}
 	m.begin(ctx)
-	// One deferred method, no closure: it recovers the translation's
-	// panics and ends the run.
-	defer m.endTranslated(&r0, &err)
+	// The deferred function only recovers: it must call recover itself.
+	// A run that returns ends here, one that panics in trapped.
+	defer func() {
+		if x := recover(); x != nil {
+			r0, err = 0, m.trapped(x)
+		}
+	}()
 	r0, m.budget = c.entry(m, ContextAddr, n, m.budget)
+	m.end()
 	return r0, nil
 }
 
-// endTranslated ends a run of a translation, turning a panic of the
-// translated code into the run's error (see trapError). It must be the
-// deferred function itself, for recover to see the panic.
-func (m *Machine) endTranslated(r0 *uint64, err *error) {
-	x := recover()
-	if x == nil {
-		m.end()
-		return
-	}
-	m.trapped(x, r0, err)
-}
-
-// trapped sets the error of a run whose translation panicked with x, then
-// ends the run, also when x is no panic of translated code and goes on.
-func (m *Machine) trapped(x any, r0 *uint64, err *error) {
+// trapped ends a run whose translation panicked with x and returns the
+// run's error; when x is no panic of translated code, it ends the run
+// and panics on (see trapError).
+func (m *Machine) trapped(x any) error {
 	defer m.end()
-	*r0, *err = 0, m.named(m.trapError(x))
+	return m.named(m.trapError(x))
 }
 
 // trapError turns a panic of translated code into the interpreter's error.

@@ -237,6 +237,28 @@ func TestExecNotBig(t *testing.T) {
 	}
 }
 
+// TestRunStartAndEndInline guards the fixed cost of a run: begin and end
+// must inline into Compiled.RunLen and the interpreter's run (see begin).
+// Each sits at the inliner's budget, so a field more in either breaks it.
+func TestRunStartAndEndInline(t *testing.T) {
+	out := compilerOutput(t, "-m")
+	for _, want := range []string{
+		"compiled.go: inlining call to (*Machine).begin",
+		"compiled.go: inlining call to (*Machine).end",
+		"machine.go: inlining call to (*Machine).begin",
+		"machine.go: inlining call to (*Machine).end",
+	} {
+		file, call, _ := strings.Cut(want, ": ")
+		found := false
+		for _, l := range strings.Split(out, "\n") {
+			found = found || strings.Contains(l, file+":") && strings.Contains(l, call)
+		}
+		if !found {
+			t.Errorf("the compiler does not report %q in %s", call, file)
+		}
+	}
+}
+
 // compilerOutput builds this package with the given compiler flags and
 // returns what the compiler printed. It skips in -short mode and where
 // the go command is missing.

@@ -33,6 +33,10 @@ type Machine struct {
 	// the end of the run in progress do: always, or a call mapped a
 	// deeper frame that the next run unmaps.
 	always, more bool
+	// settled is the length of the region table at which end has nothing
+	// to release: nkept, or -1 while more is set (see settle). One
+	// comparison in end then covers both.
+	settled int
 	// stack is 8-byte aligned for atomics on frame slots (sync/atomic
 	// needs cells aligned to their width).
 	_      [0]uint64
@@ -103,6 +107,7 @@ func newMachine(p *Program) *Machine {
 	m.names = append([]string(nil), p.static.names...)
 	m.nstatic = p.static.nstatic
 	m.nkept = m.nstatic
+	m.settle()
 	if slices.ContainsFunc(p.maps, func(mp Map) bool { _, a := mp.(*arrayMap); _, h := mp.(*hashMap); return a || h }) {
 		m.values = make([]mapValues, len(p.maps))
 		for i, mp := range p.maps {
@@ -125,7 +130,10 @@ func newMachine(p *Program) *Machine {
 
 // mapFrames maps the stack frames of call depths below n, from deep on.
 func (m *Machine) mapFrames(n int) {
-	m.more = m.more || n > 1
+	if n > 1 && !m.more {
+		m.more = true
+		m.settle()
+	}
 	for ; m.deep < n; m.deep++ {
 		f := m.deep
 		s := m.stack[f*StackSize : (f+1)*StackSize : (f+1)*StackSize]
@@ -277,8 +285,7 @@ func (m *Machine) named(err error) error {
 // (defer it). Both are what every run pays, whatever its program does:
 // their common path reads nothing outside m, calls nothing, and inlines.
 func (m *Machine) begin(ctx []byte) {
-	m.rd[regionContext] = ctx
-	m.wr[regionContext] = ctx
+	m.rd[regionContext], m.wr[regionContext] = ctx, ctx
 	m.budget = m.start
 	if m.more {
 		m.prepare()
@@ -293,6 +300,15 @@ func (m *Machine) prepare() {
 	m.work = m.start
 	m.resetStack()
 	m.more = m.always
+	m.settle()
+}
+
+// settle sets settled after a change of more or nkept.
+func (m *Machine) settle() {
+	m.settled = m.nkept
+	if m.more {
+		m.settled = -1
+	}
 }
 
 // resetStack clears what the last run can have written of the frames it
@@ -318,9 +334,8 @@ func (m *Machine) resetStack() {
 
 // end ends a run started with begin.
 func (m *Machine) end() {
-	m.rd[regionContext] = nil
-	m.wr[regionContext] = nil
-	if m.more || len(m.rd) != m.nkept {
+	m.rd[regionContext], m.wr[regionContext] = nil, nil
+	if len(m.rd) != m.settled {
 		m.release()
 	}
 }

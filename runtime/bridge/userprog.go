@@ -112,7 +112,7 @@ func newUserRun(s *Set, name string, translation func() runtime.Translation) (*u
 // atomic operations on the seat's busy flag, which count the run towards
 // Close as well (lifetime.take); a run that finds every seat busy counts
 // itself with enter and takes a clone.
-func (p *userRun) run(ctx []byte) (uint64, error) {
+func (p *userRun) run(ctx []byte) (r0 uint64, err error) {
 	s := &p.seats[0]
 	if p.met.Load() {
 		if h, _ := p.hint.Get().(*seat); h != nil {
@@ -125,7 +125,21 @@ func (p *userRun) run(ctx []byte) (uint64, error) {
 			return p.runSpare(ctx)
 		}
 	}
-	return p.runSeated(s, ctx)
+	defer p.leaveSeat(s)
+	e := s.e
+	if e == nil {
+		e = p.own.clone()
+		s.e = e
+	}
+	if e.compiled != nil {
+		r0, err = e.compiled.RunLen(ctx, uint64(len(ctx)))
+	} else {
+		r0, err = e.prog.RunLen(ctx, uint64(len(ctx)))
+	}
+	if err != nil {
+		return r0, fmt.Errorf("user program %s: %w", p.name, err)
+	}
+	return r0, nil
 }
 
 // vacant takes a seat other than tried, nil when it finds none free.
@@ -139,19 +153,6 @@ func (p *userRun) vacant(tried *seat) *seat {
 		}
 	}
 	return nil
-}
-
-// runSeated runs on the run state of seat s, which take has claimed.
-func (p *userRun) runSeated(s *seat, ctx []byte) (uint64, error) {
-	defer p.leaveSeat(s)
-	if s.e == nil {
-		s.e = p.own.clone()
-	}
-	r0, err := s.e.run(ctx)
-	if err != nil {
-		return r0, fmt.Errorf("user program %s: %w", p.name, err)
-	}
-	return r0, nil
 }
 
 // leaveSeat gives s back and, once runs have met, remembers it for the

@@ -500,6 +500,9 @@ func TestHoistedPlaces(t *testing.T) {
 		{"rotated_count", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, 0\nja body\nlatch:\nadd %r0, %r4\nadd %r3, 1\njge %r3, %r2, out\njlt %r3, 100, body\nout:\nexit\nbody:\nmov %r4, %r1\nadd %r4, %r3\nldxb %r5, [%r4]\nmov32 %r4, 1\njeq32 %r5, 58, latch\nmov32 %r4, 0\nja latch"},
 		{"rotated_count_bound", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, 0\nja body\nlatch:\nadd %r0, %r4\nadd %r3, 1\njge %r3, %r2, out\njlt %r3, 40, body\nout:\nexit\nbody:\nmov %r4, %r1\nadd %r4, %r3\nldxb %r5, [%r4]\nmov32 %r4, 1\njeq32 %r5, 58, latch\nmov32 %r4, 0\nja latch"},
 		{"rotated_classify", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, 0\nja body\nlatch:\nadd %r0, %r6\nadd %r3, 1\njge %r3, %r2, out\njlt %r3, 100, body\nout:\nexit\nbody:\nmov %r5, %r1\nadd %r5, %r3\nldxb %r4, [%r5]\nmov %r6, 1\njlt32 %r4, 50, latch\nmov %r6, 3\njlt32 %r4, 120, latch\nstb [%r5], 7\nmov %r6, 5\njgt32 %r4, 200, latch\nmov %r6, 9\nja latch"},
+		// A switch whose cases' tails clang merged into the latch: the
+		// ways back jump to the latch's start or past it.
+		{"rotated_merged_tails", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, 0\nja body\nlatch:\nxor %r0, -1\ntail:\nadd %r0, %r4\nadd %r3, 1\njge %r3, %r2, out\njlt %r3, 100, body\nout:\nexit\nbody:\nmov %r4, %r1\nadd %r4, %r3\nldxb %r5, [%r4]\nmov32 %r4, 1\njeq32 %r5, 58, latch\nmov32 %r4, %r5\njgt32 %r5, 120, tail\nstb [%r1], 7\nmov32 %r4, 0\nja tail"},
 		{"rotated_breaks", "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, 0\nja body\nlatch:\nadd %r0, %r6\nadd %r3, 1\njge %r3, %r2, out\njlt %r3, 100, body\nout:\nexit\nbody:\nmov %r5, %r1\nadd %r5, %r3\nldxb %r4, [%r5]\njeq32 %r4, 113, out\nmov %r6, 1\njlt32 %r4, 120, latch\nstb [%r5], 7\nmov %r6, 5\nja latch"},
 		// Counters counting down to their bound (exact loops), as clang
 		// writes while (len--) and for (i = len; i > 0; i--): with a base
@@ -555,6 +558,31 @@ func TestHoistedPlaces(t *testing.T) {
 					mem[i] = byte(i*11 + 3)
 				}
 				cases = append(cases, aotCase{Name: fmt.Sprintf("%s/n=%d/budget=%d", p.name, n, budget), Insns: insns, Mem: mem, Setup: "fuzz", Budget: budget})
+			}
+		}
+	}
+	agreeWithOutcomes(t, cases)
+}
+
+// TestRotatedWayBackPastStep: a way back of a rotated loop that jumps
+// into its latch past the counter's step skips the step in that
+// iteration, so the counter no longer bounds the trips and the loop must
+// not be hoisted; both engines still agree.
+func TestRotatedWayBackPastStep(t *testing.T) {
+	var cases []aotCase
+	for _, n := range []int{8, 9} {
+		text := fmt.Sprintf("mov %%r2, %d\n", n) + "mul %r2, 8\nmov %r0, 0\njeq %r2, 0, out\nmov %r3, 0\nja body\nlatch:\nadd %r0, %r4\nadd %r3, 1\nstep:\njge %r3, %r2, out\njlt %r3, 100, body\nout:\nexit\nbody:\nmov %r4, %r1\nadd %r4, %r3\nldxb %r5, [%r4]\nmov32 %r4, 1\njeq32 %r5, 58, step\nmov32 %r4, 0\nja latch"
+		insns := assembleInsns(t, "past_step", text)
+		if src := translateSource(t, "past_step", insns); strings.Contains(src, "SpanAt") {
+			t.Error("a loop whose way back skips the counter's step is hoisted")
+		}
+		for _, budget := range []uint64{10, 100, 1000, 1 << 20} {
+			for _, colon := range []int{-1, 3, 63} {
+				mem := make([]byte, 64)
+				if colon >= 0 {
+					mem[colon] = 58
+				}
+				cases = append(cases, aotCase{Name: fmt.Sprintf("past_step/n=%d/colon=%d/budget=%d", n, colon, budget), Insns: insns, Mem: mem, Setup: "fuzz", Budget: budget})
 			}
 		}
 	}

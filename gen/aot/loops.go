@@ -201,20 +201,33 @@ func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 }
 
 // rotated returns the instructions, in the order an iteration runs them,
-// of the loop that ends with the "ja lo" at body[i], when clang rotated
+// of the loop that ends with the "ja" at body[i], when clang rotated
 // it: a jump before lo enters the loop in its middle, at E, and the
-// iteration runs the body E..body[i], whose ways back all jump to lo, then
-// the latch lo..B, where B is the loop's back edge, a conditional jump
+// iteration runs the body E..body[i], whose ways back all jump into the
+// latch lo..B (to lo, or past it where clang merged the tails of a
+// switch's cases into the latch), then the latch, where B is the loop's
+// back edge, a conditional jump
 // forward to E; between B and E lies code outside the loop (its exit),
 // which does not fall into E. clang-19 writes a loop over a buffer whose
 // body is an if-else chain this way, for (i = 0; i < len && i < MAX; i++).
 // It also returns the entry jump and where the latch starts in loop.
 func (p *aotProgram) rotated(f *aotFunc, i int, jumpsTo map[int]int) (loop []int, entry, latch int) {
-	lo := p.insns[f.body[i]].target
-	li := slices.Index(f.body, lo)
-	if li <= 0 || lo == f.entry {
+	// The ja may jump into the latch past its start, where clang merged
+	// the tails of a switch's cases into it: the latch starts after the
+	// entry jump, reached by walking back over instructions that fall
+	// through and are no jumps.
+	li := slices.Index(f.body, p.insns[f.body[i]].target)
+	for li > 0 {
+		in := p.insns[f.body[li-1]]
+		if isJump(in.op) || !falls(in) || in.op == runtime.OpCall || f.body[li-1]+in.slots != f.body[li] {
+			break
+		}
+		li--
+	}
+	if li <= 0 || f.body[li] == f.entry {
 		return nil, -1, 0
 	}
+	lo := f.body[li]
 	in := p.insns[f.body[li-1]]
 	head := in.target
 	ei := slices.Index(f.body, head)

@@ -296,6 +296,125 @@ func clangbenchDispatchUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64
 	r2 = 0
 	// 4: ja +6 (to 11)
 	runtime.CheckBudget(b-5, 4)
+	// Instructions 11 to 43, then 5 to 9, are a counted loop: when its accesses
+	// through r3 stay in their regions and the budget lasts, run a copy that
+	// checks neither.
+	if j, ok := runtime.LoopTrips(r2, 2048, 1); ok {
+		if b-5 >= int64(j+1)*38 {
+			if fv3, ok := m.SpanAt(r1+r2, 1+1*j, false); ok {
+				n := int(j + 1)
+				vv3 := runtime.Views[[1]byte](fv3, n)
+				for k := range n {
+					// 11: mov %r3, %r1 (fast copy)
+					r3 = r1
+					// 12: add %r3, %r2 (fast copy)
+					r3 += r2
+					// 13: ldxb %r3, [%r3] (fast copy)
+					r3 = uint64(vv3[k][0])
+					// 14: mov32 %r4, %r3 (fast copy)
+					r4 = uint64(uint32(r3))
+					// 15: and32 %r4, 7 (fast copy)
+					r4 = uint64(uint32(r4) & 7)
+					// 16: jsgt32 %r4, 3, +6 (to 23) (fast copy)
+					// Instructions 16-18, 23-24, 28, 32: a tree of 7 jumps on r4, as a switch.
+					switch uint32(r4) {
+					case 0:
+						goto F35
+					case 1:
+						goto F19
+					case 2:
+						goto F41
+					case 3:
+						goto F29
+					case 4:
+						goto F37
+					case 5:
+						goto F25
+					case 6:
+						b -= 13
+						goto F5
+					default:
+						if int32(r4) < 0 {
+							goto F19
+						} else {
+							goto F33
+						}
+					}
+				F19:
+					// 19: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 20: lsh %r3, 7 (fast copy)
+					r3 <<= 7
+					// 21: xor %r3, %r0 (fast copy)
+					r3 ^= r0
+					// 22: ja -16 (to 7) (fast copy)
+					b -= 15
+					goto F7
+				F25:
+					// 25: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 26: rsh %r3, 3 (fast copy)
+					r3 >>= 3
+					// 27: ja -22 (to 6) (fast copy)
+					b -= 15
+					goto F6
+				F29:
+					// 29: mul %r0, 33 (fast copy)
+					r0 *= 33
+					// 30: add %r0, %r3 (fast copy)
+					r0 += r3
+					// 31: ja -24 (to 8) (fast copy)
+					b -= 13
+					goto F8
+				F33:
+					// 33: or %r0, %r3 (fast copy)
+					r0 |= r3
+					// 34: ja -27 (to 8) (fast copy)
+					b -= 12
+					goto F8
+				F35:
+					// 35: add %r0, %r3 (fast copy)
+					r0 += r3
+					// 36: ja -29 (to 8) (fast copy)
+					b -= 12
+					goto F8
+				F37:
+					// 37: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 38: rsh %r3, 9 (fast copy)
+					r3 >>= 9
+					// 39: xor %r3, %r0 (fast copy)
+					r3 ^= r0
+					// 40: ja -34 (to 7) (fast copy)
+					b -= 15
+					goto F7
+				F41:
+					// 41: mul32 %r3, 3 (fast copy)
+					r3 = uint64(uint32(r3) * 3)
+					// 42: sub %r0, %r3 (fast copy)
+					r0 -= r3
+					// 43: ja -36 (to 8) (fast copy)
+					b -= 13
+					goto F8
+				F5:
+					// 5: xor %r0, -1 (fast copy)
+					r0 ^= 0xffffffffffffffff
+				F6:
+					// 6: add %r3, %r0 (fast copy)
+					r3 += r0
+				F7:
+					// 7: mov %r0, %r3 (fast copy)
+					r0 = r3
+				F8:
+					// 8: add %r2, 1 (fast copy)
+					r2 += 1
+					// 9: jne %r2, 2048, +1 (to 11) (fast copy: the range's end)
+				}
+				b -= 3
+				goto L10
+			}
+		}
+	}
 	goto L11
 L5:
 	// clangbench.bpf.c:54: case 6: acc = ~acc + c; break;

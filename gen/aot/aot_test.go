@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -587,6 +588,87 @@ func TestRotatedWayBackPastStep(t *testing.T) {
 		}
 	}
 	agreeWithOutcomes(t, cases)
+}
+
+// TestMaskedIndex runs hoisted loops whose accesses go through a register
+// the loop does not write plus a masked index, as clang writes
+// data[(i & 255) * 8]: clang-19's and32 of a stepped index, 64-bit and32
+// masks scaled by lsh, mul or lsh32 and rsh32, a mask that is no power of
+// two less one with accesses on both sides of the base, the index added
+// to the base or the base to the index, and a masked base beside a base
+// that steps. Each over 64 bytes of context, where the masked span fits,
+// and 48, where the checked copy runs and faults where the interpreter
+// does; every budget up to past the run's need. Loops whose index is not
+// bounded (a mask in a register, a negative 64-bit mask, a mask a jump
+// passes over, a base the loop writes) keep their accesses checked; a mask
+// wider than the context gets the fast copy, which its guard never enters.
+// An edited build (a mark returned as the fast copy starts) shows which
+// runs enter the fast copy: over 64 bytes those whose span fits, over 48
+// none.
+func TestMaskedIndex(t *testing.T) {
+	progs := []struct {
+		name, asm string
+		// at is how the fast copy finds the masked base's place in its
+		// span ("" when the access stays checked); fits: the span lies
+		// in 64 bytes of context.
+		at   string
+		fits bool
+	}{
+		{"clang_and32", "mov %r0, 0\nmov32 %r2, 0\nmov32 %r5, 0\nloop:\nmov32 %r3, %r2\nand32 %r3, 56\nmov %r4, %r1\nadd %r4, %r3\nldxdw %r3, [%r4]\nadd %r0, %r3\nadd32 %r2, 8\nadd32 %r5, 1\njne32 %r5, 20, loop\nexit", "r4 - r1", true},
+		{"and_lsh", "mov %r0, 0\nmov %r4, 0\nloop:\nmov %r3, %r4\nand %r3, 7\nlsh %r3, 3\nmov %r5, %r1\nadd %r5, %r3\nldxdw %r6, [%r5]\nxor %r0, %r6\nadd %r4, 1\njlt %r4, 20, loop\nexit", "r5 - r1", true},
+		{"and_mul_store", "mov %r0, 0\nmov %r4, 0\nloop:\nmov %r3, %r4\nand %r3, 15\nmul %r3, 4\nadd %r3, %r1\nldxw %r6, [%r3]\nadd %r6, 1\nstxw [%r3], %r6\nadd %r0, %r6\nadd %r4, 3\njlt %r4, 60, loop\nexit", "r3 - r1", true},
+		{"odd_mask_both_sides", "add %r1, 8\nmov %r0, 0\nmov %r4, 0\nloop:\nmov32 %r3, %r4\nand32 %r3, 41\nmov %r5, %r3\nadd %r5, %r1\nldxb %r6, [%r5-8]\nldxh %r7, [%r5+13]\nadd %r0, %r6\nadd %r0, %r7\nadd %r4, 5\njlt %r4, 100, loop\nexit", "r5 - r1", true},
+		{"lsh32_rsh32", "mov %r0, 0\nmov %r4, 0\nloop:\nmov32 %r3, %r4\nand32 %r3, 15\nlsh32 %r3, 3\nrsh32 %r3, 1\nmov %r5, %r1\nadd %r5, %r3\nldxw %r6, [%r5]\nadd %r0, %r6\nadd %r4, 1\njlt %r4, 40, loop\nexit", "r5 - r1", true},
+		{"beside_stepping_base", "mov %r0, 0\nmov %r4, 0\nmov %r9, %r1\nadd %r9, 32\nloop:\nmov32 %r3, %r4\nand32 %r3, 7\nlsh32 %r3, 2\nmov %r5, %r1\nadd %r5, %r3\nldxw %r6, [%r5]\nstxb [%r9], %r6\nadd %r9, 1\nadd %r4, 1\njlt %r4, 32, loop\nexit", "r5 - r1", true},
+		{"mask_too_wide", "mov %r0, 0\nmov %r4, 0\nloop:\nmov %r3, %r4\nlsh %r3, 3\nand %r3, 63\nmov %r5, %r1\nadd %r5, %r3\nldxdw %r6, [%r5]\nadd %r0, %r6\nadd %r4, 1\njlt %r4, 20, loop\nexit", "r5 - r1", false},
+		{"mask_in_register", "mov %r0, 0\nmov %r4, 0\nmov %r7, 56\nloop:\nmov %r3, %r4\nlsh %r3, 3\nand %r3, %r7\nmov %r5, %r1\nadd %r5, %r3\nldxdw %r6, [%r5]\nadd %r0, %r6\nadd %r4, 1\njlt %r4, 20, loop\nexit", "", false},
+		{"negative_mask64", "mov %r0, 0\nmov %r4, 0\nloop:\nmov %r3, %r4\nlsh %r3, 3\nand %r3, -8\nmov %r5, %r1\nadd %r5, %r3\nldxdw %r6, [%r5]\nadd %r0, %r6\nadd %r4, 1\njlt %r4, 8, loop\nexit", "", false},
+		{"mask_passed_over", "mov %r0, 0\nmov %r4, 0\nloop:\nmov %r3, %r4\njeq %r4, 9, skip\nand %r3, 7\nskip:\nlsh %r3, 3\nmov %r5, %r1\nadd %r5, %r3\nldxdw %r6, [%r5]\nadd %r0, %r6\nadd %r4, 1\njlt %r4, 12, loop\nexit", "", false},
+		{"base_written", "mov %r0, 0\nmov %r4, 0\nloop:\nmov %r3, %r4\nand %r3, 7\nmov %r5, %r1\nadd %r5, %r3\nldxb %r6, [%r5]\nadd %r0, %r6\nadd %r1, 1\nadd %r4, 1\njlt %r4, 20, loop\nexit", "", false},
+	}
+	var cases []aotCase
+	probe := map[string]bool{} // by case: the run must enter the fast copy
+	var probes []aotCase
+	for _, p := range progs {
+		insns := assembleInsns(t, p.name, p.asm)
+		src := translateSource(t, p.name, insns)
+		switch {
+		case p.at != "" && !strings.Contains(src, ".At("+p.at):
+			t.Errorf("%s: the masked access is not in the fast copy (no view at %s)", p.name, p.at)
+		case p.at == "" && strings.Contains(src, "m.SpanAt("):
+			t.Errorf("%s: a span is hoisted, want the access checked", p.name)
+		}
+		for _, size := range []int{64, 48} {
+			mem := make([]byte, size)
+			for i := range mem {
+				mem[i] = byte(i*29 + 7)
+			}
+			for budget := uint64(1); budget <= 260; budget++ {
+				cases = append(cases, aotCase{Name: fmt.Sprintf("%s/%d/budget=%d", p.name, size, budget), Insns: insns, Mem: mem, Setup: "fuzz", Budget: budget})
+			}
+			c := aotCase{Name: fmt.Sprintf("%s/%d", p.name, size), Insns: insns, Mem: mem, Setup: "fuzz", Budget: 1 << 20}
+			cases = append(cases, c)
+			probes = append(probes, c)
+			probe[c.Name] = p.fits && size == 64
+		}
+	}
+	agreeWithOutcomes(t, cases)
+	// The fast copy returns a mark before its first instruction.
+	const mark = 0xfa57
+	window := regexp.MustCompile(`(\n\s*)(v\d+x\d+ := runtime\.WindowOf\[)`)
+	entered := func(src []byte) []byte {
+		return window.ReplaceAll(src, []byte(fmt.Sprintf("${1}return %#x, b$1$2", mark)))
+	}
+	for _, l := range runEdited(t, probes, false, entered).Lines {
+		switch {
+		case probe[l.Name] && l.AOT.R0 != mark:
+			t.Errorf("%s: the fast copy did not run (r0 %#x, %q)", l.Name, l.AOT.R0, l.AOT.Err)
+		case !probe[l.Name]:
+			if d := l.disagreement(true); d != "" {
+				t.Errorf("%s: the fast copy ran, or: %s", l.Name, d)
+			}
+		}
+	}
 }
 
 // translateSource returns the Go source of the translation of insns.

@@ -39,7 +39,10 @@
 //     through a register computed from it, as clang-19 tests i + 8 <= len;
 //     also the loops clang rotates, entered in the middle of their body,
 //     and loops that jumps from outside enter at their head; base
-//     registers stepping up or down by constants, no calls) is emitted
+//     registers stepping up or down by constants, or computed in the loop
+//     as a register it does not write plus an index masked by an
+//     immediate and perhaps scaled, as clang writes data[(i & 255) * 8];
+//     no calls) is emitted
 //     twice: before
 //     it, runtime.LoopTrips bounds its iterations and Memory.SpanAt takes
 //     the span of each base's region that its accesses can reach; when
@@ -50,7 +53,8 @@
 //     no label or write of the base between them reaches, as a *[n]byte
 //     that they index at constant offsets, one machine load or store
 //     each, found from how far the base's stepping register went since the
-//     head; it checks no budget and still counts b, except for its back
+//     head (for a masked index, from the base less the register it was
+//     added to; its span is the mask's reach); it checks no budget and still counts b, except for its back
 //     edge, which it charges once: before the loop when the counter's test
 //     is its only way out, else as it leaves, from how far the counter
 //     went; else the checked loop runs. A

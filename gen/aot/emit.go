@@ -921,6 +921,9 @@ func (e *emitter) windowAccess(in *aotInsn, base uint8) (pre []jen.Code, name st
 			at = offset(e.r(e.fast.counter)+"-c0", w.lo-b.lo-e.fast.lag[in.pc])
 		case b.by >= 0:
 			at = offset(fmt.Sprintf("o%d", b.by), w.lo-b.lo-e.fast.lag[in.pc])
+		case b.masked:
+			// The masked index: the base less the register it was added to.
+			at = offset(e.r(base)+"-"+e.r(b.from[0]), w.lo-b.lo)
 		}
 		if b.step < 0 {
 			// Its span starts j steps below where it starts (the count

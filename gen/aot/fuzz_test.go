@@ -461,8 +461,8 @@ func (g *progGen) loop() {
 // and then also jgt or jge of r7 against r8), r9 steps through a region by a
 // constant added once per iteration, and the body loads and stores through
 // r9 at small offsets, with forward jumps inside the loop and out of it
-// (the counter steps after the body or inside it). Some loops index instead: r5 = r9 + r8 at the top of the body, and the
-// accesses go through r5; some test r8 against a second bound on the way
+// (the counter steps after the body or inside it). Some loops index instead: r5 = r9 + r8 at the top of the body, or
+// r9 plus a masked index (maskedIndex), and the accesses go through r5; some test r8 against a second bound on the way
 // out; some test r6 (or r5, the index register), computed from the
 // counter or from r4, a copy of it, in place of the counter. Starts at or past the bound, spans running off
 // their region, read-only memory and budgets running out inside the loop
@@ -541,14 +541,23 @@ func (g *progGen) countedLoop() {
 	addAt := g.rnd.IntN(n + 1)
 	// Indexed: r5 = r9 + r8 at the top, as clang computes data + i, and
 	// the accesses go through r5 (which random arithmetic may clobber).
-	base := uint8(9)
+	base, maskAt := uint8(9), -1
 	if g.rnd.IntN(3) == 0 {
 		base = 5
 		if g.rnd.IntN(4) != 0 {
 			step = 0
 		}
-		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 5, Src: 9})
-		g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 5, Src: y})
+		if g.rnd.IntN(3) == 0 {
+			// Masked: r5 = r9 + a masked, scaled index, at the top or
+			// further on in the body (where a jump may pass over it).
+			maskAt = 0
+			if g.rnd.IntN(4) == 0 {
+				maskAt = g.rnd.IntN(n)
+			}
+		} else {
+			g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 5, Src: 9})
+			g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 5, Src: y})
+		}
 		if derived && !derivedTop && g.rnd.IntN(2) == 0 {
 			// The index register computed at the end is also the
 			// derived test's, as clang reuses a register.
@@ -579,6 +588,9 @@ func (g *progGen) countedLoop() {
 	for k := 0; k <= n; k++ {
 		for _, l := range pending[k] {
 			g.place(l)
+		}
+		if k == maskAt {
+			g.maskedIndex(y)
 		}
 		if k == addAt && step != 0 {
 			g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 9, Imm: step})
@@ -670,6 +682,44 @@ func (g *progGen) countedLoop() {
 		g.jump(back, top)
 	}
 	g.place(after)
+}
+
+// maskedIndex sets r5 to r9 plus an index masked from x (now and then
+// another register) and scaled, as clang writes data[(i & 255) * 8]: a
+// mov and an and with an immediate mask, 32- or 64-bit, perhaps a shift or
+// a multiplication by an immediate, then the add, into r5 itself or
+// through r3. Some masks (-8) bound nothing the translation takes.
+func (g *progGen) maskedIndex(x uint8) {
+	if g.rnd.IntN(4) == 0 {
+		x = g.src()
+	}
+	class := runtime.Opcode(runtime.ClassALU64)
+	if g.rnd.IntN(2) == 0 {
+		class = runtime.Opcode(runtime.ClassALU)
+		if x == 10 {
+			x = 9 // mov32 takes no r10
+		}
+	}
+	idx := []uint8{3, 5}[g.rnd.IntN(2)]
+	mask := []int32{7, 15, 0x29, 0x38, 0x3f, 0xff, -8}[g.rnd.IntN(7)]
+	g.emit(runtime.Instruction{Opcode: class | 0xb8, Dst: idx, Src: x})    // mov idx, x
+	g.emit(runtime.Instruction{Opcode: class | 0x50, Dst: idx, Imm: mask}) // and idx, mask
+	switch g.rnd.IntN(3) {
+	case 0:
+		g.emit(runtime.Instruction{Opcode: class | 0x60, Dst: idx, Imm: int32(g.rnd.IntN(4))}) // lsh
+	case 1:
+		g.emit(runtime.Instruction{Opcode: class | 0x20, Dst: idx, Imm: []int32{1, 2, 3, 8}[g.rnd.IntN(4)]}) // mul
+	}
+	switch {
+	case idx == 5:
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 5, Src: 9})
+	case g.rnd.IntN(2) == 0:
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 5, Src: 9})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 5, Src: 3})
+	default:
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 5, Src: 3})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 5, Src: 9})
+	}
 }
 
 // downStart sets r8 for a counter counting down to bound by step: a
@@ -960,8 +1010,8 @@ func TestAOTRandomSoak(t *testing.T) {
 // TestRandomProgramsHoist makes sure the random programs exercise hoisted
 // loops: some of their translations must run a loop's fast copy, some
 // through views, some with a back edge testing a register derived from
-// the counter, some guarded by a shadow of it, some rotated; and some
-// must emit a compare tree as a switch.
+// the counter, some guarded by a shadow of it, some rotated, some with a
+// masked index; and some must emit a compare tree as a switch.
 func TestRandomProgramsHoist(t *testing.T) {
 	hoisted, windows, views, blocks, derived, shadows, rotated, down, downBases, jumpedTo := 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	rot := regexp.MustCompile(`Instructions \d+ to \d+, then (\d+) to (\d+), are`)
@@ -973,7 +1023,7 @@ func TestRandomProgramsHoist(t *testing.T) {
 	// A rotated loop counting down: its doc comment, then its trip count
 	// up to r8.
 	rotDown := regexp.MustCompile(`then \d+ to \d+, are[^\n]*\n(\s*//[^\n]*\n)*\s*if j, ok := runtime\.LoopTrips\([^,]+, r8, `)
-	rotatedDown, trees, merged := 0, 0, 0
+	rotatedDown, trees, merged, masked := 0, 0, 0, 0
 	for i := range 256 {
 		c := randomProgram(1, i)
 		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: "p"})
@@ -1026,6 +1076,10 @@ func TestRandomProgramsHoist(t *testing.T) {
 		if strings.Contains(src, "goto H") {
 			jumpedTo++
 		}
+		// A masked index's place: r5 less r9 (see maskedIndex).
+		if strings.Contains(src, ".At(r5 - r9") {
+			masked++
+		}
 		if strings.Contains(src, "as a switch.") {
 			trees++
 		}
@@ -1034,8 +1088,8 @@ func TestRandomProgramsHoist(t *testing.T) {
 	if trees < 8 {
 		t.Errorf("%d random programs have a compare tree emitted as a switch, want at least 8", trees)
 	}
-	t.Logf("%d of 256 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block, %d a derived test, %d a shadow, %d a rotated loop, %d a counter counting down, %d a base counting down, %d a jump from outside into a hoisted loop's head, %d a rotated loop counting down, %d a rotated loop entering its latch past the start", hoisted, windows, views, blocks, derived, shadows, rotated, down, downBases, jumpedTo, rotatedDown, merged)
-	if hoisted < 16 || windows < 8 || views < 8 || blocks < 16 || derived < 6 || shadows < 3 || rotated < 8 || down < 6 || downBases < 6 || jumpedTo < 6 || rotatedDown < 1 || merged < 3 {
-		t.Errorf("too few: want at least 16 hoisted loops, 8 windows, 8 views, 16 span blocks, 6 derived tests, 3 shadows, 8 rotated loops, 6 counters and 6 bases counting down, 6 jumps into a loop's head, 1 rotated loop counting down, 3 entering their latch past the start")
+	t.Logf("%d of 256 random programs have a hoisted loop, %d a window, %d a range loop's view, %d a span block, %d a derived test, %d a shadow, %d a rotated loop, %d a counter counting down, %d a base counting down, %d a jump from outside into a hoisted loop's head, %d a rotated loop counting down, %d a rotated loop entering its latch past the start, %d a masked index", hoisted, windows, views, blocks, derived, shadows, rotated, down, downBases, jumpedTo, rotatedDown, merged, masked)
+	if hoisted < 16 || windows < 8 || views < 8 || blocks < 16 || derived < 6 || shadows < 3 || rotated < 8 || down < 6 || downBases < 6 || jumpedTo < 6 || rotatedDown < 1 || merged < 3 || masked < 3 {
+		t.Errorf("too few: want at least 16 hoisted loops, 8 windows, 8 views, 16 span blocks, 6 derived tests, 3 shadows, 8 rotated loops, 6 counters and 6 bases counting down, 6 jumps into a loop's head, 1 rotated loop counting down, 3 entering their latch past the start, 3 masked indices")
 	}
 }

@@ -64,6 +64,14 @@ var aotModule = flag.String("aot.module", "", "build the agreement harness again
 // printed.
 func runAgreement(t testing.TB, cases []aotCase, vet bool) aotRun {
 	t.Helper()
+	return runEdited(t, cases, vet, nil)
+}
+
+// runEdited is runAgreement with the translations' source passed through
+// edit (when not nil) before it is built: a test marks a place in the
+// generated code, to see which runs reach it.
+func runEdited(t testing.TB, cases []aotCase, vet bool, edit func([]byte) []byte) aotRun {
+	t.Helper()
 	root := testenv.ModuleRoot(t)
 	if *aotModule != "" {
 		root = *aotModule
@@ -117,6 +125,9 @@ func runAgreement(t testing.TB, cases []aotCase, vet bool) aotRun {
 		t.Fatalf("render: %v", err)
 	}
 	res.Source = src.Bytes()
+	if edit != nil {
+		res.Source = edit(res.Source)
+	}
 	harness, err := os.ReadFile(filepath.Join("testdata", "harness.go.in"))
 	if err != nil {
 		t.Fatal(err)

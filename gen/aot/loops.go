@@ -61,7 +61,20 @@ import (
 //     a register whose only write in the loop is "mov X, counter" after
 //     the counter's add: it steps with the counter, at the mov, provided
 //     it equals the counter when the loop starts, which the fast copy's
-//     guard checks.
+//     guard checks;
+//   - and, within such a loop, a base computed as a register d the loop
+//     does not write plus a masked index, as clang writes
+//     data[(i & 255) * 8]: the last write of the base rb before the
+//     access is "add rb, rS", run by every iteration that reaches it, one
+//     of rS and rb's value before it (rb copied from d by "mov rb, d") is
+//     d, and the other an index whose last writes are an "and" or "and32"
+//     of an immediate M, then perhaps copies, shifts and multiplications
+//     by immediates (maskBound), all run by every iteration that reaches
+//     the access. Whatever the index held before the mask, it is then at
+//     most their bound B (M, (M << s), M * k: M need not be 2^k-1), so the
+//     access [rb+off, +size) lies in [d+off, d+off+B+size) in every
+//     iteration (hoistBase.masked). A mask in a register bounds nothing,
+//     nor a negative 64-bit one (it keeps the index's high bits).
 //
 // With the counter starting at c0 below the bound K (step s), at most
 // J = (K-c0-1)/s iterations follow the first (counting down from above
@@ -70,7 +83,10 @@ import (
 // the least counts), so an
 // access [base+off, +size) before the base's add (step t) reaches
 // base0+off .. base0+off+t*J+size, one after it t more; the span of all of
-// them is checked with runtime.Memory.SpanAt.
+// them is checked with runtime.Memory.SpanAt. A masked base's span,
+// d+off .. d+off+B+size, does not depend on J: when its region is
+// shorter, the checked loop runs, even if the program's own guards keep
+// the index lower than B.
 type hoistLoop struct {
 	head, back int
 	// order is the loop's instructions in the order an iteration runs
@@ -158,6 +174,11 @@ type hoistBase struct {
 	// that an access finds its place in the span from that count alone.
 	// byAt is where by steps: its add, or its mov for a shadow.
 	by, byAt int
+	// masked: the base is a register d the loop does not write (from is
+	// d alone) plus a masked index, computed in the loop before each
+	// access (see maskBound); hi includes the index's bound, and the
+	// fast copy finds an access's place in the span from the base less d.
+	masked bool
 }
 
 // findLoops returns f's hoistable loops by head: those whose back edge is
@@ -592,6 +613,52 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 		}
 		return 0, 0, nil, 0, 0, 0, false
 	}
+	// lastWrite returns the position in loop of the last write of r
+	// before position k, when every iteration that reaches k runs it: -1
+	// when there is none (r then holds what an earlier iteration, or the
+	// code before the loop, left) or a jump in the loop passes over it.
+	lastWrite := func(r uint8, k int) int {
+		for i := k - 1; i >= 0; i-- {
+			if x := loop[i]; p.effect(f, p.insns[x]).def.has(r) {
+				if skipped(x) {
+					return -1
+				}
+				return i
+			}
+		}
+		return -1
+	}
+	// maskedBase describes base r as the access at position k sees it
+	// when its last write is "add r, rS" (run by every iteration) of a
+	// register d the loop does not write and an index that the loop
+	// bounds (see maskBound): r's value before the add or rS, the other
+	// being d, or r copied from d by "mov r, d". The access then reaches
+	// d+off .. d+off+bound+size, wherever the index is.
+	maskedBase := func(r uint8, k int) (d uint8, bound int64, ok bool) {
+		i := lastWrite(r, k)
+		if i < 0 {
+			return 0, 0, false
+		}
+		ad := p.insns[loop[i]]
+		if ad.op != runtime.OpAddReg || ad.src == r || ad.src == 10 {
+			return 0, 0, false
+		}
+		put := func(x uint8) bool { return x != 10 && defs[x] == 0 }
+		if put(ad.src) {
+			n, ok := p.maskBound(f, loop, lastWrite, r, i)
+			return ad.src, n, ok
+		}
+		j := lastWrite(r, i)
+		if j < 0 {
+			return 0, 0, false
+		}
+		mv := p.insns[loop[j]]
+		if mv.op != runtime.OpMovReg || mv.off != 0 || !put(mv.src) {
+			return 0, 0, false
+		}
+		n, ok := p.maskBound(f, loop, lastWrite, ad.src, i)
+		return mv.src, n, ok
+	}
 	bases := map[uint8]*hoistBase{}
 	var order []uint8
 	for _, pc := range loop {
@@ -601,19 +668,27 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 			continue
 		}
 		t, extra, from, by, byAt, lag, ok := baseOf(base, pc)
+		masked, bound := false, int64(0)
 		if !ok {
-			continue
+			// A masked index added to a register the loop does not
+			// write: the access reaches at most bound bytes past it.
+			d, n, ok := maskedBase(base, pos[pc])
+			if !ok {
+				continue
+			}
+			t, extra, from, by, byAt, lag = 0, 0, []uint8{d}, -1, -1, 0
+			masked, bound = true, n
 		}
 		lo := int64(in.off) + extra
 		b := bases[base]
 		if b == nil {
-			b = &hoistBase{reg: base, from: from, step: t, lo: lo, hi: lo + size, by: by, byAt: byAt}
+			b = &hoistBase{reg: base, from: from, step: t, lo: lo, hi: lo + size + bound, by: by, byAt: byAt, masked: masked}
 			bases[base] = b
 			order = append(order, base)
-		} else if b.step != t || !slices.Equal(b.from, from) || b.by != by {
+		} else if b.step != t || !slices.Equal(b.from, from) || b.by != by || b.masked != masked {
 			continue // computed otherwise here: this access stays checked
 		}
-		b.lo, b.hi, b.write = min(b.lo, lo), max(b.hi, lo+size), b.write || write
+		b.lo, b.hi, b.write = min(b.lo, lo), max(b.hi, lo+size+bound), b.write || write
 		l.fast[pc] = true
 		l.lag[pc], l.at[pc] = lag, lo
 	}
@@ -626,6 +701,93 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 		}
 	}
 	return l
+}
+
+// maxMaskBound bounds the indices maskBound accepts: a span lies in one
+// region, of at most 4 GiB.
+const maxMaskBound = 1 << 32
+
+// maskBound returns a bound on the value of register r just before
+// position k of loop (the instructions in the order an iteration runs
+// them), from the last writes of the registers it is computed from, as
+// lastWrite finds them (-1: not run by every iteration that reaches k, or
+// none in the iteration): an "and" or "and32" with an immediate (not
+// negative for the 64-bit and, which sign-extends it), after which the
+// value is at most the immediate whatever it was before, then any of
+// copies (mov, mov32), shifts by an immediate (lsh, rsh and their 32-bit
+// forms) and multiplications by an immediate (mul, mul32), when the bound
+// they give does not wrap (below 2^32 for the 32-bit forms, which
+// zero-extend their result, and at most maxMaskBound). A mask in a
+// register bounds nothing here.
+func (p *aotProgram) maskBound(f *aotFunc, loop []int, lastWrite func(r uint8, k int) int, r uint8, k int) (int64, bool) {
+	i := lastWrite(r, k)
+	if i < 0 {
+		return 0, false
+	}
+	in := p.insns[loop[i]]
+	if in.off != 0 || in.dst != r {
+		return 0, false
+	}
+	const max32 = 1<<32 - 1
+	// from is the bound of the instruction's input: r's, or mov's source.
+	from := func(x uint8) (int64, bool) { return p.maskBound(f, loop, lastWrite, x, i) }
+	var n int64
+	switch in.op {
+	case runtime.OpAndImm:
+		if in.imm < 0 {
+			return 0, false
+		}
+		return int64(in.imm), true
+	case runtime.OpAnd32Imm:
+		return int64(uint32(in.imm)), true
+	case runtime.OpMovReg, runtime.OpMov32Reg:
+		if in.src == 10 {
+			return 0, false
+		}
+		b, ok := from(in.src)
+		if !ok {
+			return 0, false
+		}
+		if in.op == runtime.OpMov32Reg {
+			b = min(b, max32)
+		}
+		return b, true
+	case runtime.OpLshImm, runtime.OpRshImm, runtime.OpMulImm, runtime.OpLsh32Imm, runtime.OpRsh32Imm, runtime.OpMul32Imm:
+		// The 32-bit forms take the low halves of the index and the
+		// immediate, and their result must fit in 32 bits.
+		b, ok := from(r)
+		k, width, limit := int64(in.imm), int64(64), int64(maxMaskBound)
+		if in.class() == runtime.ClassALU {
+			k, width, limit = int64(uint32(in.imm)), 32, max32
+			b = min(b, max32)
+		}
+		if !ok || k < 0 {
+			return 0, false
+		}
+		switch aluOp(in.op) {
+		case runtime.OpLshImm:
+			if k >= width || b > limit>>k {
+				return 0, false
+			}
+			n = b << k
+		case runtime.OpRshImm:
+			if k >= width {
+				return 0, false
+			}
+			n = b >> k
+		default:
+			if k != 0 && b > limit/k {
+				return 0, false
+			}
+			n = b * k
+		}
+	default:
+		return 0, false
+	}
+	if n > maxMaskBound {
+		return 0, false
+	}
+	return n, true
 }
 
 // A shadow is a register whose only write in a loop is "mov X, C" after

@@ -706,160 +706,166 @@ func clangbenchLog2sumUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64)
 	r5 = 0
 	// 5: ja +7 (to 13)
 	runtime.CheckBudget(b-6, 5)
-	// Instructions 13 to 58, then 6 to 11, are a counted loop: when the budget
-	// lasts, run a copy that does not check it.
+	// Instructions 13 to 58, then 6 to 11, are a counted loop: when its accesses
+	// through r4 stay in their regions and the budget lasts, run a copy that
+	// checks neither.
 	if j, ok := runtime.LoopTrips(r5, 1000, 1); ok {
 		if b-6 >= int64(j+1)*52 {
-		F13:
-			// 13: mov32 %r3, %r2 (fast copy)
-			r3 = uint64(uint32(r2))
-			// 14: and32 %r3, 2040 (fast copy)
-			r3 = uint64(uint32(r3) & 2040)
-			// 15: mov %r4, %r1 (fast copy)
-			r4 = r1
-			// 16: add %r4, %r3 (fast copy)
-			r4 += r3
-			// 17: ldxdw %r3, [%r4] (fast copy)
-			r3 = m.Load64At(r4, 17)
-			// 18: mov32 %r4, %r5 (fast copy)
-			r4 = uint64(uint32(r5))
-			// 19: and32 %r4, 63 (fast copy)
-			r4 = uint64(uint32(r4) & 63)
-			// 20: rsh %r3, %r4 (fast copy)
-			r3 >>= (r4 & 63)
-			// 21: mov %r8, %r3 (fast copy)
-			r8 = r3
-			// 22: lddw %r4, 0x100000000 (fast copy)
-			r4 = 0x100000000
-			// 24: jlt %r3, %r4, +2 (to 27) (fast copy)
-			if r3 < r4 {
-				goto F27
-			}
-			// 25: mov %r8, %r3 (fast copy)
-			r8 = r3
-			// 26: rsh %r8, 32 (fast copy)
-			r8 >>= 32
-			b -= 2
-		F27:
-			// 27: mov32 %r7, 1 (fast copy)
-			r7 = 1
-			// 28: mov32 %r0, 1 (fast copy)
-			r0 = 1
-			// 29: lddw %r4, 0xffffffff (fast copy)
-			r4 = 0xffffffff
-			// 31: jgt %r3, %r4, +1 (to 33) (fast copy)
-			if r3 > r4 {
-				goto F33
-			}
-			// 32: mov32 %r0, 0 (fast copy)
-			r0 = 0
-			b -= 1
-		F33:
-			// 33: lsh %r0, 5 (fast copy)
-			r0 <<= 5
-			// 34: jlt %r8, 65536, +1 (to 36) (fast copy)
-			if r8 < 65536 {
-				goto F36
-			}
-			// 35: or %r0, 16 (fast copy)
-			r0 |= 16
-			b -= 1
-		F36:
-			// 36: jlt %r8, 65536, +1 (to 38) (fast copy)
-			if r8 < 65536 {
-				goto F38
-			}
-			// 37: rsh %r8, 16 (fast copy)
-			r8 >>= 16
-			b -= 1
-		F38:
-			// 38: mov %r9, %r8 (fast copy)
-			r9 = r8
-			// 39: jlt %r8, 256, +2 (to 42) (fast copy)
-			if r8 < 256 {
-				goto F42
-			}
-			// 40: mov %r9, %r8 (fast copy)
-			r9 = r8
-			// 41: rsh %r9, 8 (fast copy)
-			r9 >>= 8
-			b -= 2
-		F42:
-			// 42: mov %r4, %r9 (fast copy)
-			r4 = r9
-			// 43: jlt %r9, 16, +2 (to 46) (fast copy)
-			if r9 < 16 {
-				goto F46
-			}
-			// 44: mov %r4, %r9 (fast copy)
-			r4 = r9
-			// 45: rsh %r4, 4 (fast copy)
-			r4 >>= 4
-			b -= 2
-		F46:
-			// 46: mov %r3, %r4 (fast copy)
-			r3 = r4
-			// 47: jlt %r4, 4, +2 (to 50) (fast copy)
-			if r4 < 4 {
-				goto F50
-			}
-			// 48: mov %r3, %r4 (fast copy)
-			r3 = r4
-			// 49: rsh %r3, 2 (fast copy)
-			r3 >>= 2
-			b -= 2
-		F50:
-			// 50: jgt %r3, 1, +1 (to 52) (fast copy)
-			if r3 > 1 {
-				goto F52
-			}
-			// 51: mov32 %r7, 0 (fast copy)
-			r7 = 0
-			b -= 1
-		F52:
-			// 52: jlt %r8, 256, +1 (to 54) (fast copy)
-			if r8 < 256 {
-				goto F54
-			}
-			// 53: or %r0, 8 (fast copy)
-			r0 |= 8
-			b -= 1
-		F54:
-			// 54: jlt %r9, 16, +1 (to 56) (fast copy)
-			if r9 < 16 {
-				goto F56
-			}
-			// 55: or %r0, 4 (fast copy)
-			r0 |= 4
-			b -= 1
-		F56:
-			// 56: jlt %r4, 4, -51 (to 6) (fast copy)
-			if r4 < 4 {
-				b -= 36
+			if fv4, ok := m.SpanAt(r1, 2048, false); ok {
+				var w17 *[8]byte
+				v4x8 := runtime.WindowOf[[8]byte](fv4)
+			F13:
+				// 13: mov32 %r3, %r2 (fast copy)
+				r3 = uint64(uint32(r2))
+				// 14: and32 %r3, 2040 (fast copy)
+				r3 = uint64(uint32(r3) & 2040)
+				// 15: mov %r4, %r1 (fast copy)
+				r4 = r1
+				// 16: add %r4, %r3 (fast copy)
+				r4 += r3
+				// 17: ldxdw %r3, [%r4] (fast copy)
+				w17 = v4x8.At(r4 - r1)
+				r3 = uint64(w17[0]) | uint64(w17[1])<<8 | uint64(w17[2])<<16 | uint64(w17[3])<<24 | uint64(w17[4])<<32 | uint64(w17[5])<<40 | uint64(w17[6])<<48 | uint64(w17[7])<<56
+				// 18: mov32 %r4, %r5 (fast copy)
+				r4 = uint64(uint32(r5))
+				// 19: and32 %r4, 63 (fast copy)
+				r4 = uint64(uint32(r4) & 63)
+				// 20: rsh %r3, %r4 (fast copy)
+				r3 >>= (r4 & 63)
+				// 21: mov %r8, %r3 (fast copy)
+				r8 = r3
+				// 22: lddw %r4, 0x100000000 (fast copy)
+				r4 = 0x100000000
+				// 24: jlt %r3, %r4, +2 (to 27) (fast copy)
+				if r3 < r4 {
+					goto F27
+				}
+				// 25: mov %r8, %r3 (fast copy)
+				r8 = r3
+				// 26: rsh %r8, 32 (fast copy)
+				r8 >>= 32
+				b -= 2
+			F27:
+				// 27: mov32 %r7, 1 (fast copy)
+				r7 = 1
+				// 28: mov32 %r0, 1 (fast copy)
+				r0 = 1
+				// 29: lddw %r4, 0xffffffff (fast copy)
+				r4 = 0xffffffff
+				// 31: jgt %r3, %r4, +1 (to 33) (fast copy)
+				if r3 > r4 {
+					goto F33
+				}
+				// 32: mov32 %r0, 0 (fast copy)
+				r0 = 0
+				b -= 1
+			F33:
+				// 33: lsh %r0, 5 (fast copy)
+				r0 <<= 5
+				// 34: jlt %r8, 65536, +1 (to 36) (fast copy)
+				if r8 < 65536 {
+					goto F36
+				}
+				// 35: or %r0, 16 (fast copy)
+				r0 |= 16
+				b -= 1
+			F36:
+				// 36: jlt %r8, 65536, +1 (to 38) (fast copy)
+				if r8 < 65536 {
+					goto F38
+				}
+				// 37: rsh %r8, 16 (fast copy)
+				r8 >>= 16
+				b -= 1
+			F38:
+				// 38: mov %r9, %r8 (fast copy)
+				r9 = r8
+				// 39: jlt %r8, 256, +2 (to 42) (fast copy)
+				if r8 < 256 {
+					goto F42
+				}
+				// 40: mov %r9, %r8 (fast copy)
+				r9 = r8
+				// 41: rsh %r9, 8 (fast copy)
+				r9 >>= 8
+				b -= 2
+			F42:
+				// 42: mov %r4, %r9 (fast copy)
+				r4 = r9
+				// 43: jlt %r9, 16, +2 (to 46) (fast copy)
+				if r9 < 16 {
+					goto F46
+				}
+				// 44: mov %r4, %r9 (fast copy)
+				r4 = r9
+				// 45: rsh %r4, 4 (fast copy)
+				r4 >>= 4
+				b -= 2
+			F46:
+				// 46: mov %r3, %r4 (fast copy)
+				r3 = r4
+				// 47: jlt %r4, 4, +2 (to 50) (fast copy)
+				if r4 < 4 {
+					goto F50
+				}
+				// 48: mov %r3, %r4 (fast copy)
+				r3 = r4
+				// 49: rsh %r3, 2 (fast copy)
+				r3 >>= 2
+				b -= 2
+			F50:
+				// 50: jgt %r3, 1, +1 (to 52) (fast copy)
+				if r3 > 1 {
+					goto F52
+				}
+				// 51: mov32 %r7, 0 (fast copy)
+				r7 = 0
+				b -= 1
+			F52:
+				// 52: jlt %r8, 256, +1 (to 54) (fast copy)
+				if r8 < 256 {
+					goto F54
+				}
+				// 53: or %r0, 8 (fast copy)
+				r0 |= 8
+				b -= 1
+			F54:
+				// 54: jlt %r9, 16, +1 (to 56) (fast copy)
+				if r9 < 16 {
+					goto F56
+				}
+				// 55: or %r0, 4 (fast copy)
+				r0 |= 4
+				b -= 1
+			F56:
+				// 56: jlt %r4, 4, -51 (to 6) (fast copy)
+				if r4 < 4 {
+					b -= 36
+					goto F6
+				}
+				// 57: add %r0, 2 (fast copy)
+				r0 += 2
+				// 58: ja -53 (to 6) (fast copy)
+				b -= 38
 				goto F6
+			F6:
+				// 6: add %r0, %r6 (fast copy)
+				r0 += r6
+				// 7: add %r0, %r7 (fast copy)
+				r0 += r7
+				// 8: add32 %r2, 8 (fast copy)
+				r2 = uint64(uint32(r2) + 8)
+				// 9: add32 %r5, 1 (fast copy)
+				r5 = uint64(uint32(r5) + 1)
+				// 10: mov %r6, %r0 (fast copy)
+				r6 = r0
+				// 11: jne32 %r5, 1000, +1 (to 13) (fast copy)
+				if uint32(r5) != 1000 {
+					goto F13
+				}
+				b -= 4
+				goto L12
 			}
-			// 57: add %r0, 2 (fast copy)
-			r0 += 2
-			// 58: ja -53 (to 6) (fast copy)
-			b -= 38
-			goto F6
-		F6:
-			// 6: add %r0, %r6 (fast copy)
-			r0 += r6
-			// 7: add %r0, %r7 (fast copy)
-			r0 += r7
-			// 8: add32 %r2, 8 (fast copy)
-			r2 = uint64(uint32(r2) + 8)
-			// 9: add32 %r5, 1 (fast copy)
-			r5 = uint64(uint32(r5) + 1)
-			// 10: mov %r6, %r0 (fast copy)
-			r6 = r0
-			// 11: jne32 %r5, 1000, +1 (to 13) (fast copy)
-			if uint32(r5) != 1000 {
-				goto F13
-			}
-			b -= 4
-			goto L12
 		}
 	}
 	goto L13

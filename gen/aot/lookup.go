@@ -13,7 +13,7 @@ type lookupSite struct {
 }
 
 // lookupSites finds f's lookups the runtime can specialise: those the
-// loaded program marks (runtime.Program.LookupSite: r1 set by an lddw of a
+// loaded program marks (runtime.Program.MapSite: r1 set by an lddw of a
 // map handle and r2 by r10 plus constants, in the straight-line code before
 // the call) of a hash map or an array, as the translation was made with.
 // Lookup32 and Lookup64 check at run time that the bound map is the
@@ -22,13 +22,13 @@ type lookupSite struct {
 func (p *aotProgram) lookupSites(f *aotFunc) map[int]lookupSite {
 	sites := map[int]lookupSite{}
 	for _, pc := range f.body {
-		mi, off, size, ok := p.loaded.LookupSite(pc)
-		if !ok {
+		s, ok := p.loaded.MapSite(pc)
+		if !ok || s.Helper != runtime.HelperMapLookupElem {
 			continue
 		}
-		switch p.loaded.Maps()[mi].Spec().Type {
+		switch p.loaded.Maps()[s.Map].Spec().Type {
 		case runtime.Hash, runtime.LRUHash, runtime.PerCPUHash, runtime.LRUPerCPUHash, runtime.Array, runtime.PerCPUArray:
-			sites[pc] = lookupSite{size: size, off: off, mi: mi}
+			sites[pc] = lookupSite{size: s.KeySize, off: s.Key, mi: s.Map}
 		}
 	}
 	return sites

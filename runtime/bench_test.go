@@ -174,11 +174,8 @@ func BenchmarkHelperWork(b *testing.B) {
 }
 
 // BenchmarkLookups times 256 lookups a run in the interpreter, of a hash
-// map of 4-byte keys and of an array, each two ways: "direct", where the
-// code before the call fixes the map and the key's place, so the call goes
-// to Lookup32 (see directLookups), and "helper", the same program with a
-// jump target just before the call, which leaves it to the built-in
-// helper. Every key is present and its value mapped by the first run.
+// map of 4-byte keys and of an array, each two ways (see benchDirect).
+// Every key is present and its value mapped by the first run.
 func BenchmarkLookups(b *testing.B) {
 	const prog = `
 	mov %r6, 0
@@ -201,31 +198,107 @@ skip:
 	mov %r0, %r6
 	exit`
 	for _, typ := range []MapType{Hash, Array} {
-		mp, err := NewMap(MapSpec{Name: "m", Type: typ, KeySize: 4, ValueSize: 8, MaxEntries: 64})
-		if err != nil {
+		benchDirect(b, map[MapType]string{Hash: "hash", Array: "array"}[typ], prog, typ, 4*(63*64/2))
+	}
+}
+
+// BenchmarkUpdates times map_update_elem and map_delete_elem in the
+// interpreter as BenchmarkLookups times lookups: "update" overwrites one
+// of the 64 keys 256 times a run, of a hash map and of an array; "delete"
+// deletes one of the 64 keys of a hash map and inserts it again
+// (BPF_NOEXIST), 256 times a run, so that the map stays full.
+func BenchmarkUpdates(b *testing.B) {
+	const update = `
+	mov %r6, 0
+	mov %r7, 0
+loop:
+	mov %r1, %r6
+	and %r1, 63
+	stxw [%r10-4], %r1
+	stxdw [%r10-16], %r6
+	lddw %r1, map:0
+	mov %r2, %r10
+	add %r2, -4
+	mov %r3, %r10
+	add %r3, -16
+	mov %r4, 0
+	JOIN
+	call 2
+	or %r7, %r0
+	add %r6, 1
+	jlt %r6, 256, loop
+	mov %r0, %r7
+	exit`
+	const del = `
+	mov %r6, 0
+	mov %r7, 0
+loop:
+	mov %r1, %r6
+	and %r1, 63
+	stxw [%r10-4], %r1
+	lddw %r1, map:0
+	mov %r2, %r10
+	add %r2, -4
+	JOIN
+	call 3
+	or %r7, %r0
+	stxdw [%r10-16], %r6
+	lddw %r1, map:0
+	mov %r2, %r10
+	add %r2, -4
+	mov %r3, %r10
+	add %r3, -16
+	mov %r4, 1
+	JOIN
+	call 2
+	or %r7, %r0
+	add %r6, 1
+	jlt %r6, 256, loop
+	mov %r0, %r7
+	exit`
+	benchDirect(b, "update/hash", update, Hash, 0)
+	benchDirect(b, "update/array", update, Array, 0)
+	benchDirect(b, "delete/hash", del, Hash, 0)
+}
+
+// benchDirect times prog, whose map calls have a JOIN before them, on a
+// map of typ with keys 0..63 (value i at key i), two ways: "direct", where
+// the code before each call fixes its arguments, so that it goes to the
+// direct function (Lookup32, Update32, Delete32: see directSites), and
+// "helper", the same program with a jump target just before each call,
+// which leaves them to the built-in helpers. Each run must return want.
+func benchDirect(b *testing.B, name, prog string, typ MapType, want uint64) {
+	mp, err := NewMap(MapSpec{Name: "m", Type: typ, KeySize: 4, ValueSize: 8, MaxEntries: 64})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var k, v [8]byte
+	for i := range 64 {
+		binary.LittleEndian.PutUint32(k[:], uint32(i))
+		binary.LittleEndian.PutUint64(v[:], uint64(i))
+		if err := mp.Update(k[:4], v[:], UpdateAny); err != nil {
 			b.Fatal(err)
 		}
-		var k, v [8]byte
-		for i := range 64 {
-			binary.LittleEndian.PutUint32(k[:], uint32(i))
-			binary.LittleEndian.PutUint64(v[:], uint64(i))
-			if err := mp.Update(k[:4], v[:], UpdateAny); err != nil {
-				b.Fatal(err)
+	}
+	for _, way := range []string{"direct", "helper"} {
+		b.Run(name+"/"+way, func(b *testing.B) {
+			src := prog
+			for n := 0; strings.Contains(src, "JOIN"); n++ {
+				join := ""
+				if way == "helper" {
+					join = fmt.Sprintf("ja join%d\njoin%d:", n, n)
+				}
+				src = strings.Replace(src, "JOIN", join, 1)
 			}
-		}
-		for _, way := range []struct{ name, join string }{{"direct", ""}, {"helper", "ja join\njoin:"}} {
-			b.Run(fmt.Sprintf("%s/%s", map[MapType]string{Hash: "hash", Array: "array"}[typ], way.name), func(b *testing.B) {
-				p := loadAsm(b, strings.Replace(prog, "JOIN", way.join, 1), []Map{mp}, nil)
-				if direct := p.direct != nil; direct != (way.join == "") {
-					b.Fatalf("direct sites: %v", direct)
+			p := loadAsm(b, src, []Map{mp}, nil)
+			if direct := p.direct != nil; direct != (way == "direct") {
+				b.Fatalf("direct sites: %v", direct)
+			}
+			for b.Loop() {
+				if r0, err := p.Run(nil); err != nil || r0 != want {
+					b.Fatalf("r0 = %#x, %v; want %#x", r0, err, want)
 				}
-				want := uint64(4 * (63 * 64 / 2))
-				for b.Loop() {
-					if r0, err := p.Run(nil); err != nil || r0 != want {
-						b.Fatalf("r0 = %d, %v; want %d", r0, err, want)
-					}
-				}
-			})
-		}
+			}
+		})
 	}
 }

@@ -471,6 +471,117 @@ func (m *Machine) Lookup64(i int, k uint64) (uint64, bool) {
 	return r0, true
 }
 
+// Update32 is map_update_elem for a call whose map the translation knows,
+// the program's map i, to have 4-byte keys, whose key, in the frame, it
+// read as k, whose value in the frame is val and whose flags are the
+// constant flags. It returns r0 and true when it has done what the
+// built-in helper does, with the same work charged, the same result and
+// the same map afterwards, without a call: for the runtime's own hash maps
+// (LRU and per-CPU ones too: it runs the map's own update once the key is
+// found) and arrays, when the program binds the built-in helper, the map
+// is writable and the run holds the map's lock. Otherwise it returns
+// false and has changed nothing: the translation then calls CallAt. It
+// declines an insert that would take memory (a larger table, a new block
+// of slots), which the helper charges for after the update and which may
+// fail, and an update the work left cannot pay for.
+func (m *Machine) Update32(i int, k uint32, val []byte, flags uint64) (uint64, bool) {
+	w, ok := m.writer(i, 4, true)
+	if !ok {
+		return 0, false
+	}
+	var key [4]byte
+	binary.LittleEndian.PutUint32(key[:], k)
+	s := int32(-1)
+	if w.hash != nil {
+		s = w.hash.find4(k)
+	}
+	return m.update(w, s, key[:], val, flags)
+}
+
+// Update64 is Update32 for a map of 8-byte keys.
+func (m *Machine) Update64(i int, k uint64, val []byte, flags uint64) (uint64, bool) {
+	w, ok := m.writer(i, 8, true)
+	if !ok {
+		return 0, false
+	}
+	var key [8]byte
+	binary.LittleEndian.PutUint64(key[:], k)
+	return m.update(w, w.hash.find8(k), key[:], val, flags)
+}
+
+// Delete32 is map_delete_elem as Update32 is map_update_elem: for a hash
+// map it removes the key, as the helper does, leaving the regions that
+// keep slot values mapped as they are (a value's buffer stays its slot's,
+// cleared); for an array it returns -EINVAL, as the helper does.
+func (m *Machine) Delete32(i int, k uint32) (uint64, bool) {
+	w, ok := m.writer(i, 4, false)
+	if !ok || !m.take(8+w.vs) {
+		return 0, false
+	}
+	if h := w.hash; h != nil {
+		return h.removed(h.find4(k)), true
+	}
+	return errno(w.array.Delete(nil)), true
+}
+
+// Delete64 is Delete32 for a hash map of 8-byte keys.
+func (m *Machine) Delete64(i int, k uint64) (uint64, bool) {
+	w, ok := m.writer(i, 8, false)
+	if !ok || !m.take(16+w.vs) {
+		return 0, false
+	}
+	return w.hash.removed(w.hash.find8(k)), true
+}
+
+// writer returns what a direct update (or delete) of the program's map i
+// of ks-byte keys needs, when it may run: the map is one it handles (see
+// mapWriter) and the run holds the maps' locks, as a helper called by the
+// program does (a host function, which runs with them released, gets
+// false).
+func (m *Machine) writer(i, ks int, update bool) (*mapWriter, bool) {
+	if uint(i) >= uint(len(m.values)) || !m.held {
+		return nil, false
+	}
+	w := &m.values[i].w
+	if w.ks != ks || (update && !w.update) || (!update && !w.delete) {
+		return nil, false
+	}
+	return w, true
+}
+
+// update is Update32 and Update64 once the key's slot s (-1: none, or
+// an array) is found.
+func (m *Machine) update(w *mapWriter, s int32, key, val []byte, flags uint64) (uint64, bool) {
+	h := w.hash
+	if len(val) != w.vs || h != nil && s < 0 && flags != UpdateExist && h.allocates() {
+		return 0, false
+	}
+	// The key is hashed and compared and the value copied, as the helper
+	// charges.
+	if !m.take(2*len(key) + w.vs) {
+		return 0, false
+	}
+	if h == nil {
+		return errno(w.array.Update(key, val, flags)), true
+	}
+	if err := checkFlags(flags); err != nil {
+		return errno(err), true
+	}
+	return errno(h.store(s, key, val, flags)), true
+}
+
+// take charges the work of n bytes, as ChargeBytes does, and reports
+// true; when the work left cannot pay, it reports false and charges
+// nothing (ChargeBytes would fail the run).
+func (m *Machine) take(n int) bool {
+	c := int64(n) / BytesPerUnit
+	if c > m.work {
+		return false
+	}
+	m.work -= c
+	return true
+}
+
 // CallX resolves the callx at insn with target value v as the interpreter
 // does: a helper id is called at once and target is -1, r0 its result; a
 // function address gives the instruction index of the function to call.

@@ -123,6 +123,23 @@
 // (Program.Imm64), and Compiled.Run runs it with the interpreter's
 // context, stack, budget and errors.
 //
+// Calls of map_lookup_elem, map_update_elem and map_delete_elem whose
+// arguments the straight-line code before them fixes (r1 an lddw of a map
+// handle, r2 and an update's r3 r10 plus constants, inside the frame, an
+// update's r4 a constant; Program.MapSite) go, in the interpreter as in
+// translations, to Machine.Lookup32 or Lookup64, Update32 or Update64,
+// Delete32 or Delete64, with the map's index and the key read from the
+// frame: leaf functions with no indirect call that do what the built-in
+// helper does, with the same work charged, r0 and map state, or decline,
+// changing nothing, for the helper bound at the call to do it. Lookups
+// answer for a missing key and a value the run state keeps mapped; updates
+// and deletes for the runtime's hash maps (LRU and per-CPU too: they run
+// the map's own update and delete once the key is found) and arrays, but
+// not for an insert that would take memory, a read-only map, another
+// helper bound, or outside a run (which holds the maps' locks). A deleted
+// entry's kept region stays, as with the helper: it names the slot, whose
+// value is cleared and which a later insert may reuse.
+//
 // # Instructions
 //
 // Opcode names every opcode the runtime accepts (OpAddImm, OpJeq32Reg,

@@ -343,7 +343,14 @@ func (h *hashMap) Update(key, value []byte, flags uint64) error {
 	if err := h.checkKey(key); err != nil {
 		return err
 	}
-	if s, _ := h.find(key); s >= 0 {
+	s, _ := h.find(key)
+	return h.store(s, key, value, flags)
+}
+
+// store is Update once the key's slot s is found (-1: the key is not in
+// the map) and flags checked.
+func (h *hashMap) store(s int32, key, value []byte, flags uint64) error {
+	if s >= 0 {
 		if flags == UpdateNoExist {
 			return ErrKeyExist
 		}
@@ -365,7 +372,6 @@ func (h *hashMap) Update(key, value []byte, flags uint64) error {
 			return err
 		}
 	}
-	var s int32
 	if n := len(h.free); n > 0 {
 		s = h.free[n-1]
 		h.free = h.free[:n-1]
@@ -384,6 +390,21 @@ func (h *hashMap) Update(key, value []byte, flags uint64) error {
 	h.pushFront(s)
 	h.append(s)
 	return nil
+}
+
+// allocates reports whether store would take memory to insert a key
+// that is not in the map: a larger table or a new block of slots. A full
+// map refuses the key, or, LRU, evicts an entry first, whose slot the key
+// then takes.
+func (h *hashMap) allocates() bool {
+	n := h.count
+	if n >= int(h.spec.MaxEntries) {
+		if !h.lru {
+			return false
+		}
+		return n*2 > len(h.table) // one entry fewer, its slot free
+	}
+	return (n+1)*2 > len(h.table) || len(h.free) == 0 && len(h.slots) == cap(h.slots)
 }
 
 // newSlot adds a slot with its key space and value, growing the arrays and
@@ -445,6 +466,16 @@ func (h *hashMap) Delete(key []byte) error {
 	}
 	h.remove(s)
 	return nil
+}
+
+// removed is Delete once the key's slot s (-1: the key is not in the
+// map) is found, returning the helper's r0: 0, or -ENOENT.
+func (h *hashMap) removed(s int32) uint64 {
+	if s < 0 {
+		return errno(ErrKeyNotExist)
+	}
+	h.remove(s)
+	return 0
 }
 
 // remove frees a slot. Its value buffer is cleared, not released: a

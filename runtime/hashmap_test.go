@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -299,29 +300,51 @@ func TestDirectLookups(t *testing.T) {
 	}
 }
 
-// TestDirectLookupSites checks which calls of map_lookup_elem the
-// interpreter runs directly: those whose map (an lddw into r1) and key
-// place (r10 plus constants into r2, inside the frame) the straight-line
-// code before them fixes.
-func TestDirectLookupSites(t *testing.T) {
+// TestDirectSites checks which calls of map_lookup_elem, map_update_elem
+// and map_delete_elem the interpreter runs directly: those whose map (an
+// lddw into r1) and key place (r10 plus constants into r2, inside the
+// frame), and for an update the value's place (r3, the same way) and the
+// flags (a constant moved into r4), the straight-line code before them
+// fixes.
+func TestDirectSites(t *testing.T) {
 	h4 := mustMap(t, MapSpec{Name: "h4", Type: Hash, KeySize: 4, ValueSize: 8, MaxEntries: 4})
-	h8 := mustMap(t, MapSpec{Name: "h8", Type: Hash, KeySize: 8, ValueSize: 8, MaxEntries: 4})
+	h8 := mustMap(t, MapSpec{Name: "h8", Type: Hash, KeySize: 8, ValueSize: 16, MaxEntries: 4})
+	const upd = "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4\nmov %r3, %r10\nadd %r3, -16\n"
 	for _, tc := range []struct {
 		name, asm string
+		call      int
 		want      directSite // at the call, the last instruction but one
 	}{
-		{"plain", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4", directSite{mi: 0, off: -4, ks: 4}},
-		{"eight", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -16", directSite{mi: 1, off: -16, ks: 8}},
-		{"two_adds", "mov %r2, %r10\nadd %r2, -500\nlddw %r1, map:0\nadd %r2, -12", directSite{mi: 0, off: -512, ks: 4}},
-		{"past_frame", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4", directSite{}},
-		{"below_frame", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -516", directSite{}},
-		{"r1_copied", "lddw %r3, map:0\nmov %r1, %r3\nmov %r2, %r10\nadd %r2, -4", directSite{}},
-		{"r2_loaded", "lddw %r1, map:0\nldxdw %r2, [%r10-8]\nadd %r2, -4", directSite{}},
-		{"joined", "lddw %r1, map:0\nmov %r2, %r10\njeq %r0, 0, j\nadd %r2, -4\nj:\nadd %r2, -4", directSite{}},
-		{"call_between", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4\ncall 5", directSite{}},
-		{"fetch_into_r2", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4\nmov %r3, 1\nlock fetch add [%r10-16], %r2", directSite{}},
+		{"plain", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4", 1, directSite{mi: 0, off: -4, ks: 4, fn: 1}},
+		{"eight", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -16", 1, directSite{mi: 1, off: -16, ks: 8, fn: 1}},
+		{"two_adds", "mov %r2, %r10\nadd %r2, -500\nlddw %r1, map:0\nadd %r2, -12", 1, directSite{mi: 0, off: -512, ks: 4, fn: 1}},
+		{"past_frame", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4", 1, directSite{}},
+		{"below_frame", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -516", 1, directSite{}},
+		{"r1_copied", "lddw %r3, map:0\nmov %r1, %r3\nmov %r2, %r10\nadd %r2, -4", 1, directSite{}},
+		{"r2_loaded", "lddw %r1, map:0\nldxdw %r2, [%r10-8]\nadd %r2, -4", 1, directSite{}},
+		{"joined", "lddw %r1, map:0\nmov %r2, %r10\njeq %r0, 0, j\nadd %r2, -4\nj:\nadd %r2, -4", 1, directSite{}},
+		{"call_between", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4\ncall 5", 1, directSite{}},
+		{"fetch_into_r2", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4\nmov %r3, 1\nlock fetch add [%r10-16], %r2", 1, directSite{}},
+		// Deletes take the same arguments as lookups.
+		{"delete", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -8", 3, directSite{mi: 1, off: -8, ks: 8, fn: 3}},
+		{"delete_joined", "lddw %r1, map:0\nmov %r2, %r10\njeq %r0, 0, j\nadd %r2, -4\nj:\nadd %r2, -4", 3, directSite{}},
+		{"delete_r1_copied", "lddw %r3, map:0\nmov %r1, %r3\nmov %r2, %r10\nadd %r2, -4", 3, directSite{}},
+		// Updates also fix r3 and r4.
+		{"update", upd + "mov %r4, 1", 2, directSite{mi: 0, off: -4, ks: 4, fn: 2, voff: -16, vs: 8, flags: 1}},
+		{"update_mov32_flags", upd + "mov32 %r4, -1", 2, directSite{mi: 0, off: -4, ks: 4, fn: 2, voff: -16, vs: 8, flags: 0xffffffff}},
+		{"update_negative_flags", upd + "mov %r4, -1", 2, directSite{mi: 0, off: -4, ks: 4, fn: 2, voff: -16, vs: 8, flags: 1<<64 - 1}},
+		{"update_eight", "mov %r4, 2\nlddw %r1, map:1\nmov %r3, %r10\nadd %r3, -32\nmov %r2, %r10\nadd %r2, -8", 2, directSite{mi: 1, off: -8, ks: 8, fn: 2, voff: -32, vs: 16, flags: 2}},
+		{"update_value_past_frame", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -8\nmov %r3, %r10\nadd %r3, -8\nmov %r4, 0", 2, directSite{}},
+		{"update_flags_unknown", upd + "mov %r4, %r0", 2, directSite{}},
+		{"update_flags_unset", upd, 2, directSite{}},
+		{"update_r3_copied", "mov %r5, %r10\nadd %r5, -16\nlddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4\nmov %r3, %r5\nmov %r4, 0", 2, directSite{}},
+		{"update_r3_joined", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4\nmov %r4, 0\nmov %r3, %r10\njeq %r0, 0, j\nadd %r3, -8\nj:\nadd %r3, -8", 2, directSite{}},
+		{"update_flags_joined", upd + "mov %r4, 0\njeq %r0, 0, j\nmov %r4, 1\nj:", 2, directSite{}},
+		{"update_call_between", upd + "mov %r4, 0\ncall 5", 2, directSite{}},
+		{"update_fetch_into_r3", upd + "mov %r4, 0\nlock fetch add [%r10-24], %r3", 2, directSite{}},
+		{"other_helper", "lddw %r1, map:0\nmov %r2, %r10\nadd %r2, -4", 5, directSite{}},
 	} {
-		p := loadAsm(t, tc.asm+"\ncall 1\nexit", []Map{h4, h8}, &Options{Helpers: func() *HelperSet {
+		p := loadAsm(t, fmt.Sprintf("%s\ncall %d\nexit", tc.asm, tc.call), []Map{h4, h8}, &Options{Helpers: func() *HelperSet {
 			h := Builtins()
 			h.Register(5, "other", func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) { return 0, nil })
 			return h
@@ -336,8 +359,234 @@ func TestDirectLookupSites(t *testing.T) {
 		}
 		for i, d := range p.direct {
 			if i != call && d != (directSite{}) {
-				t.Errorf("%s: a site at %d, not a call of map_lookup_elem", tc.name, i)
+				t.Errorf("%s: a site at %d, not a map call", tc.name, i)
 			}
 		}
+		site, ok := p.MapSite(call)
+		if want := (MapSite{Helper: int(tc.want.fn), Map: int(tc.want.mi), Key: int(tc.want.off), KeySize: int(tc.want.ks),
+			Value: int(tc.want.voff), ValueSize: int(tc.want.vs), Flags: tc.want.flags}); ok != (tc.want.ks != 0) || ok && site != want {
+			t.Errorf("%s: MapSite %+v, %v; want %+v", tc.name, site, ok, want)
+		}
 	}
+}
+
+// TestDirectUpdates checks the direct updates and deletes (Update32,
+// Update64, Delete32, Delete64, as the interpreter's directCall calls them)
+// against the built-in helpers, on two copies of one map (with one hash
+// seed, so that their tables agree too): one program's run state calls
+// the helper, the other's the direct function, and after each call r0,
+// the work taken, the map's whole state and the run states' regions (the
+// kept ones, by the slot or element they map) must be the same. Where the
+// direct function declines it must have changed nothing; the helper then
+// runs on its copy too. The steps insert, overwrite, refuse NOEXIST on a
+// present key and EXIST on a missing one and unknown flags, delete a
+// present and a missing key, look a deleted value's kept region up again
+// once another key took its slot, and fill the map; the direct functions
+// must answer every step but those that take memory or more work than is
+// left.
+func TestDirectUpdates(t *testing.T) {
+	type step struct {
+		op    string // "update", "delete" or "lookup"
+		key   uint64
+		flags uint64
+		work  int64 // when nonzero, the work left before the call
+	}
+	steps := []step{
+		{op: "lookup", key: 0}, // keeps the value's region
+		{op: "update", key: 1, flags: UpdateAny},
+		{op: "update", key: 1, flags: UpdateAny},
+		{op: "update", key: 1, flags: UpdateNoExist},
+		{op: "update", key: 2, flags: UpdateExist},
+		{op: "update", key: 2, flags: 4},
+		{op: "update", key: 2, flags: UpdateNoExist},
+		{op: "delete", key: 0},
+		{op: "delete", key: 0},
+		{op: "lookup", key: 0},
+		{op: "update", key: 3, flags: UpdateAny}, // takes key 0's slot
+		{op: "update", key: 4, flags: UpdateAny},
+		{op: "lookup", key: 3},                   // key 0's kept region
+		{op: "update", key: 5, flags: UpdateAny}, // a full map (4 entries)
+		{op: "delete", key: 9},
+		{op: "update", key: 1, flags: UpdateAny, work: 1},
+		{op: "delete", key: 1, work: 1},
+		{op: "lookup", key: 1},
+	}
+	for _, tc := range []struct {
+		spec MapSpec
+		// grows is the step whose insert takes memory: the map is not
+		// full at 4 entries, and its table is.
+		grows int
+	}{
+		{MapSpec{Type: Hash, KeySize: 4, ValueSize: 8, MaxEntries: 4}, -1},
+		{MapSpec{Type: Hash, KeySize: 8, ValueSize: 16, MaxEntries: 4}, -1},
+		{MapSpec{Type: PerCPUHash, KeySize: 4, ValueSize: 12, MaxEntries: 4}, -1},
+		{MapSpec{Type: LRUHash, KeySize: 4, ValueSize: 8, MaxEntries: 4}, -1},
+		{MapSpec{Type: LRUHash, KeySize: 8, ValueSize: 8, MaxEntries: 4}, -1},
+		{MapSpec{Type: LRUPerCPUHash, KeySize: 8, ValueSize: 16, MaxEntries: 4}, -1},
+		{MapSpec{Type: Hash, KeySize: 4, ValueSize: 8, MaxEntries: 64, Flags: FlagNoPrealloc}, 13},
+		{MapSpec{Type: Array, KeySize: 4, ValueSize: 8, MaxEntries: 4}, -1},
+		{MapSpec{Type: PerCPUArray, KeySize: 4, ValueSize: 12, MaxEntries: 4}, -1},
+	} {
+		tc.spec.Name = "m"
+		name := fmt.Sprintf("type %d, %d-byte keys, %d entries", tc.spec.Type, tc.spec.KeySize, tc.spec.MaxEntries)
+		world := func() (Map, *Machine) {
+			mp := mustMap(t, tc.spec)
+			if h, ok := mp.(*hashMap); ok {
+				h.seed = 0x9e3779b97f4a7c15
+			}
+			if err := mp.Update(make([]byte, tc.spec.KeySize), bytes.Repeat([]byte{7}, int(tc.spec.ValueSize)), UpdateAny); err != nil {
+				t.Fatal(err)
+			}
+			p := loadAsm(t, "lddw %r1, map:0\ncall 1\ncall 2\ncall 3\nexit", []Map{mp}, &Options{Budget: 1000})
+			p.m.begin(nil)
+			return mp, p.m
+		}
+		ma, a := world() // through the helpers
+		mb, b := world() // through the direct functions, where they answer
+		handle, _ := a.prog.Imm64(0)
+		ks, vs := int32(tc.spec.KeySize), int32(tc.spec.ValueSize)
+		for n, st := range steps {
+			for _, m := range []*Machine{a, b} {
+				binary.LittleEndian.PutUint64(m.stack[StackSize-8:], st.key)
+				for i := range vs {
+					m.stack[StackSize-32+int(i)] = byte(n*16 + int(i))
+				}
+				if st.work != 0 {
+					m.work = st.work
+				}
+			}
+			fn := map[string]int32{"lookup": HelperMapLookupElem, "update": HelperMapUpdateElem, "delete": HelperMapDeleteElem}[st.op]
+			helper := func(m *Machine) (uint64, error) {
+				r1, r2, r3 := handle, StackTop(0)-8, StackTop(0)-32
+				return map[int32]Func{HelperMapLookupElem: mapLookupElem, HelperMapUpdateElem: mapUpdateElem, HelperMapDeleteElem: mapDeleteElem}[fn](m, r1, r2, r3, st.flags, 0)
+			}
+			workA, workB := a.work, b.work
+			wantR0, wantErr := helper(a)
+			before := mapState(b, mb)
+			gotR0, ok := b.directCall(directSite{mi: 0, off: -8, ks: ks, fn: fn, voff: -32, vs: vs, flags: st.flags})
+			if !ok {
+				if after := mapState(b, mb); after != before || b.work != workB {
+					t.Errorf("%s, step %d (%+v): declined, but changed the state:\n%s\nto\n%s, took %d units", name, n, st, before, after, workB-b.work)
+				}
+				var err error
+				if gotR0, err = helper(b); fmt.Sprint(err) != fmt.Sprint(wantErr) {
+					t.Errorf("%s, step %d (%+v): helper failed with %v, on the other copy %v", name, n, st, err, wantErr)
+				}
+			}
+			answers := st.op != "lookup" && st.work == 0 && n != tc.grows
+			if st.op != "lookup" && ok != answers {
+				t.Errorf("%s, step %d (%+v): direct call answered %v, want %v", name, n, st, ok, answers)
+			}
+			if gotR0 != wantR0 || workA-a.work != workB-b.work {
+				t.Errorf("%s, step %d (%+v): r0 %#x taking %d units, the helper's %#x taking %d", name, n, st, gotR0, workB-b.work, wantR0, workA-a.work)
+			}
+			if sa, sb := mapState(a, ma), mapState(b, mb); sa != sb {
+				t.Errorf("%s, step %d (%+v): after the direct call\n%s\nafter the helper\n%s", name, n, st, sb, sa)
+			}
+		}
+		a.end()
+		b.end()
+	}
+}
+
+// mapState describes all of mp's state and the regions of m: those kept
+// from run to run by the slot or element whose value they map.
+func mapState(m *Machine, mp Map) string {
+	var b strings.Builder
+	owner := func(buf []byte) string { return "?" }
+	switch mp := mp.(type) {
+	case *hashMap:
+		fmt.Fprintf(&b, "table %x\nkeys %x\ncount %d free %v recency %d..%d order %d..%d allocated %d block %d\n",
+			mp.table, mp.keys, mp.count, mp.free, mp.head, mp.tail, mp.first, mp.last, mp.allocated, len(mp.values))
+		for i, s := range mp.slots {
+			fmt.Fprintf(&b, "slot %d: %x used %v links %d %d %d %d region %d\n", i, s.val, s.used, s.prev, s.next, s.after, s.before, s.region)
+		}
+		owner = func(buf []byte) string {
+			for i, s := range mp.slots {
+				if len(buf) > 0 && &s.val[0] == &buf[0] {
+					return fmt.Sprintf("slot %d", i)
+				}
+			}
+			return "?"
+		}
+	case *arrayMap:
+		fmt.Fprintf(&b, "data %x\n", mp.data)
+		owner = func(buf []byte) string {
+			for i := 0; i < len(mp.data); i += mp.stride {
+				if len(buf) > 0 && &mp.data[i] == &buf[0] {
+					return fmt.Sprintf("element %d", i/mp.stride)
+				}
+			}
+			return "?"
+		}
+	}
+	fmt.Fprintf(&b, "regions %d, kept %d, by slot %v\n", len(m.rd), m.nkept, m.values[0].kept)
+	for r := m.nstatic; r < len(m.rd); r++ {
+		fmt.Fprintf(&b, "region %d: %s, %d bytes of %s, writable %v\n", r, m.names[r], len(m.rd[r]), owner(m.rd[r]), m.wr[r] != nil)
+	}
+	return b.String()
+}
+
+// TestDirectUpdatesDecline checks the cases the direct updates and deletes
+// leave to the helper bound at the call: a helper the host put in the
+// built-in's place, a read-only map, a map with other keys, and a call
+// outside a run, which holds no lock. The common cases allocate nothing.
+func TestDirectUpdatesDecline(t *testing.T) {
+	spec := MapSpec{Name: "m", Type: Hash, KeySize: 4, ValueSize: 8, MaxEntries: 8}
+	val := make([]byte, 8)
+	// A map with key 0, so that the table and slots are there: key 0 can
+	// be overwritten and deleted, and key 1 inserted, without taking
+	// memory.
+	load := func(spec MapSpec, h *HelperSet) *Machine {
+		mp := mustMap(t, spec)
+		if err := mp.Update(make([]byte, 4), val, UpdateAny); err != nil {
+			t.Fatal(err)
+		}
+		return loadAsm(t, "lddw %r1, map:0\ncall 2\ncall 3\nexit", []Map{mp}, &Options{Helpers: h}).m
+	}
+	host := Builtins()
+	host.Register(HelperMapUpdateElem, "host_update", func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) { return 0, nil })
+	host.Register(HelperMapDeleteElem, "host_delete", func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) { return 0, nil })
+	ro := spec
+	ro.Flags = FlagRdonlyProg
+	for name, m := range map[string]*Machine{"host helpers": load(spec, host), "read-only": load(ro, nil)} {
+		m.begin(nil)
+		if _, ok := m.Update32(0, 0, val, UpdateAny); ok {
+			t.Errorf("%s: Update32 answered", name)
+		}
+		if _, ok := m.Delete32(0, 0); ok {
+			t.Errorf("%s: Delete32 answered", name)
+		}
+		m.end()
+	}
+	m := load(spec, nil)
+	m.work = 1 << 40
+	if _, ok := m.Update32(0, 0, val, UpdateAny); ok {
+		t.Errorf("Update32 answered outside a run")
+	}
+	if _, ok := m.Delete32(0, 0); ok {
+		t.Errorf("Delete32 answered outside a run")
+	}
+	m.begin(nil)
+	if _, ok := m.Update64(0, 0, val, UpdateAny); ok {
+		t.Errorf("Update64 answered for a map of 4-byte keys")
+	}
+	if _, ok := m.Delete64(0, 0); ok {
+		t.Errorf("Delete64 answered for a map of 4-byte keys")
+	}
+	if _, ok := m.Update32(0, 0, val[:4], UpdateAny); ok {
+		t.Errorf("Update32 answered for a value of the wrong size")
+	}
+	if r0, ok := m.Update32(0, 0, val, UpdateAny); !ok || r0 != 0 {
+		t.Fatalf("Update32: %#x, %v", r0, ok)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		m.Update32(0, 1, val, UpdateNoExist)
+		m.Update32(0, 1, val, UpdateAny)
+		m.Delete32(0, 1)
+		m.Delete32(0, 1)
+	}); n != 0 {
+		t.Errorf("%v allocations a round of direct inserts, updates and deletes", n)
+	}
+	m.end()
 }

@@ -21,9 +21,11 @@ type Func func(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error)
 type helper struct {
 	name string
 	fn   Func
-	// lookup marks the built-in map_lookup_elem, whose common case
-	// translated code calls directly (Machine.LookupAt).
-	lookup bool
+	// builtin is the helper id of the runtime's own map_lookup_elem,
+	// map_update_elem and map_delete_elem, whose common cases run
+	// without the call (Machine.LookupAt, Lookup32, Update32, Delete32,
+	// ...); 0 for every other helper.
+	builtin int32
 }
 
 // HelperSet maps kernel helper ids, and extern names the runtime binds
@@ -76,9 +78,9 @@ const (
 // Builtins returns a new set holding the helpers the runtime implements.
 func Builtins() *HelperSet {
 	s := NewHelperSet()
-	s.byID[HelperMapLookupElem] = helper{name: "map_lookup_elem", fn: mapLookupElem, lookup: true}
-	s.Register(HelperMapUpdateElem, "map_update_elem", mapUpdateElem)
-	s.Register(HelperMapDeleteElem, "map_delete_elem", mapDeleteElem)
+	s.byID[HelperMapLookupElem] = helper{name: "map_lookup_elem", fn: mapLookupElem, builtin: HelperMapLookupElem}
+	s.byID[HelperMapUpdateElem] = helper{name: "map_update_elem", fn: mapUpdateElem, builtin: HelperMapUpdateElem}
+	s.byID[HelperMapDeleteElem] = helper{name: "map_delete_elem", fn: mapDeleteElem, builtin: HelperMapDeleteElem}
 	s.Register(HelperKtimeGetNs, "ktime_get_ns", func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) {
 		return monotonicNanos(), nil
 	})

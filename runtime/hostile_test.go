@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -153,6 +154,17 @@ func TestSharedMapRuns(t *testing.T) {
 	done:
 		mov %r0, 0
 		exit`, []Map{m}, nil)
+	// Its update and delete run directly (Update32, Delete32), the lookup
+	// through the helper or Lookup32: all within the run's lock.
+	var sites []int
+	for i := range bump.insns {
+		if s, ok := bump.MapSite(i); ok {
+			sites = append(sites, s.Helper)
+		}
+	}
+	if !slices.Equal(sites, []int{HelperMapLookupElem, HelperMapUpdateElem, HelperMapDeleteElem}) {
+		t.Fatalf("direct map calls of helpers %v, want 1, 2 and 3", sites)
+	}
 	sm := m.(SharedMap)
 	var wg sync.WaitGroup
 	for g := range 4 {

@@ -68,7 +68,7 @@ type Program struct {
 	keySizes   []uint32     // by map index, so helpers need not copy a MapSpec
 	hash       []*hashMap   // by map index: the map if it is a hash map, for map_lookup_elem's fast path
 	lookupFn   int64        // index in funcs of the built-in map_lookup_elem, or -1
-	direct     []directSite // by instruction: the lookups the interpreter runs directly (nil: none)
+	direct     []directSite // by instruction: the map calls the interpreter runs directly (nil: none)
 	helpers    *HelperSet
 	budget     int64
 	out        io.Writer
@@ -80,6 +80,9 @@ type Program struct {
 	locks      []*sync.Mutex // of the SharedMaps the program uses, in address order
 	closed     *atomic.Bool  // shared with clones: see Close
 	m          *Machine
+	// updateBuiltin and deleteBuiltin say whether the program's calls of
+	// helpers 2 and 3 are the built-in map_update_elem and map_delete_elem.
+	updateBuiltin, deleteBuiltin bool
 }
 
 // Name returns the program's name.

@@ -80,6 +80,20 @@ type mapValues struct {
 	// kept is, by slot, the region that keeps the slot's value mapped
 	// (see Memory.nkept); 0 for none.
 	kept []uint32
+	// w is what Update32, Update64, Delete32 and Delete64 need.
+	w mapWriter
+}
+
+// mapWriter is a map of the program that the direct updates and deletes
+// may change themselves: the runtime's own hash map (of any kind: they run
+// the code of its Update and Delete) or array, not read-only, when the
+// program binds the built-in map_update_elem (update) or map_delete_elem
+// (delete).
+type mapWriter struct {
+	hash           *hashMap
+	array          *arrayMap
+	ks, vs         int
+	update, delete bool
 }
 
 // region returns the region that keeps slot (or element) s's value mapped,
@@ -111,17 +125,24 @@ func newMachine(p *Program) *Machine {
 	if slices.ContainsFunc(p.maps, func(mp Map) bool { _, a := mp.(*arrayMap); _, h := mp.(*hashMap); return a || h }) {
 		m.values = make([]mapValues, len(p.maps))
 		for i, mp := range p.maps {
-			if p.lookupFn < 0 {
-				break
-			}
+			v := &m.values[i]
 			switch mp := mp.(type) {
 			case *hashMap:
-				if !mp.lru {
-					m.values[i] = mapValues{direct: mp, ks: mp.ks}
+				if p.lookupFn >= 0 && !mp.lru {
+					v.direct, v.ks = mp, mp.ks
 				}
+				v.w.hash, v.w.ks = mp, mp.ks
 			case *arrayMap:
-				m.values[i] = mapValues{array: mp, ks: 4}
+				if p.lookupFn >= 0 {
+					v.array, v.ks = mp, 4
+				}
+				v.w.array, v.w.ks = mp, 4
+			default:
+				continue
 			}
+			v.w.vs = int(mp.Spec().ValueSize)
+			v.w.update = p.updateBuiltin && !p.readOnly[i]
+			v.w.delete = p.deleteBuiltin && !p.readOnly[i]
 		}
 	}
 	m.mapFrames(1)
@@ -366,15 +387,17 @@ const ContextAddr = uint64(regionContext) << 32
 func (m *Machine) callFunc(pc int) (uint64, error) {
 	m.pc = pc
 	idx, r := m.prog.insns[pc].imm, &m.regs
-	if idx == m.prog.lookupFn {
-		// The built-in map_lookup_elem: directly where the code fixes the
-		// map and the key's place (see directLookups), and in any case
-		// without the indirect call in the common one (see LookupAt).
-		if d := m.prog.direct; pc < len(d) && d[pc].ks != 0 {
-			if r0, ok := m.directLookup(d[pc]); ok {
-				return r0, nil
-			}
+	// A map call whose map and key's place the code fixes (see
+	// directSites) runs directly when the helper is the built-in one and
+	// the direct function handles the case; the built-in map_lookup_elem
+	// also runs without the indirect call in the common case (see
+	// LookupAt).
+	if d := m.prog.direct; pc < len(d) && d[pc].ks != 0 {
+		if r0, ok := m.directCall(d[pc]); ok {
+			return r0, nil
 		}
+	}
+	if idx == m.prog.lookupFn {
 		if r0, ok, err := m.lookupHash(r[1], r[2]); ok && err == nil {
 			return r0, nil
 		}

@@ -272,7 +272,7 @@ func (a *arrayMap) Update(key, value []byte, flags uint64) error {
 	}
 	i, ok := a.index(key)
 	if !ok {
-		return fmt.Errorf("index out of range: %w", ErrMapFull)
+		return errArrayRange
 	}
 	if flags == UpdateNoExist {
 		return ErrKeyExist
@@ -282,9 +282,15 @@ func (a *arrayMap) Update(key, value []byte, flags uint64) error {
 	return nil
 }
 
-func (a *arrayMap) Delete(key []byte) error {
-	return fmt.Errorf("delete from array: %w", ErrInvalidArg)
-}
+func (a *arrayMap) Delete(key []byte) error { return errArrayDelete }
+
+// The errors of an update past an array's end and of a delete from an
+// array, made once: map_update_elem and map_delete_elem turn them into
+// -E2BIG and -EINVAL, as the kernel returns, without allocating.
+var (
+	errArrayRange  = fmt.Errorf("index out of range: %w", ErrMapFull)
+	errArrayDelete = fmt.Errorf("delete from array: %w", ErrInvalidArg)
+)
 
 func (a *arrayMap) NextKey(key, next []byte) error {
 	n := uint32(0)

@@ -122,7 +122,7 @@ func (v *validator) run() error {
 			}
 		}
 	}
-	v.p.direct = directLookups(raw, insns, tail, entry, v.p.maps)
+	v.p.direct = directSites(raw, insns, tail, entry, v.p.maps)
 	if !v.opts.noFusion {
 		fuse(insns, tail)
 	}
@@ -442,8 +442,13 @@ func (v *validator) call(i int, in Instruction) (insn, error) {
 			return out, v.fail(i, "call to unknown helper %d", in.Imm)
 		}
 		out.imm = int64(v.addFunc(fmt.Sprintf("helper %d (%s)", in.Imm, h.name), h.fn))
-		if h.lookup {
+		switch h.builtin {
+		case HelperMapLookupElem:
 			v.p.lookupFn = out.imm
+		case HelperMapUpdateElem:
+			v.p.updateBuiltin = true
+		case HelperMapDeleteElem:
+			v.p.deleteBuiltin = true
 		}
 		return out, nil
 	case PseudoCall:

@@ -471,7 +471,9 @@ L129:
 	// 135: mov %r4, 0
 	r4 = 0
 	// 136: call 2
-	m.CallAt(136, r1, r2, r3, r4, r5)
+	if _, ok := m.Update32(0, uint32(uint64(fp[448])|uint64(fp[449])<<8|uint64(fp[450])<<16|uint64(fp[451])<<24), fp[504:512], 0x0); !ok {
+		m.CallAt(136, r1, r2, r3, r4, r5)
+	}
 	// latency.bpf.c:162: for (__u32 i = 0; i < MAX_SLOTS; i++)
 	// 137: ldxw %r1, [%r10-64]
 	r1 = uint64(fp[448]) | uint64(fp[449])<<8 | uint64(fp[450])<<16 | uint64(fp[451])<<24
@@ -508,7 +510,9 @@ L129:
 	// 151: mov %r4, 0
 	r4 = 0
 	// 152: call 2
-	m.CallAt(152, r1, r2, r3, r4, r5)
+	if _, ok := m.Update32(1, uint32(uint64(fp[500])|uint64(fp[501])<<8|uint64(fp[502])<<16|uint64(fp[503])<<24), fp[448:472], 0x0); !ok {
+		m.CallAt(152, r1, r2, r3, r4, r5)
+	}
 	b -= 63
 L153:
 	// latency.bpf.c:167: }

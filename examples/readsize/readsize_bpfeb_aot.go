@@ -270,7 +270,9 @@ L51:
 	// 57: mov %r4, 0
 	r4 = 0
 	// 58: call 2
-	m.CallAt(58, r1, r2, r3, r4, r5)
+	if _, ok := m.Update32(2, uint32(uint64(fp[464])|uint64(fp[465])<<8|uint64(fp[466])<<16|uint64(fp[467])<<24), fp[496:504], 0x0); !ok {
+		m.CallAt(58, r1, r2, r3, r4, r5)
+	}
 	// readsize.bpf.c:102: for (__u32 i = 0; i < MAX_SLOTS; i++)
 	// 59: ldxw %r1, [%r10-48]
 	r1 = uint64(fp[464]) | uint64(fp[465])<<8 | uint64(fp[466])<<16 | uint64(fp[467])<<24
@@ -305,7 +307,9 @@ L51:
 	// 72: mov %r4, 0
 	r4 = 0
 	// 73: call 2
-	m.CallAt(73, r1, r2, r3, r4, r5)
+	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[464:480], 0x0); !ok {
+		m.CallAt(73, r1, r2, r3, r4, r5)
+	}
 	// 74: mov32 %r6, 0
 	r6 = 0
 	b -= 53
@@ -561,7 +565,9 @@ L64:
 	// 70: mov %r4, 0
 	r4 = 0
 	// 71: call 2
-	m.CallAt(71, r1, r2, r3, r4, r5)
+	if _, ok := m.Update32(3, uint32(uint64(fp[464])|uint64(fp[465])<<8|uint64(fp[466])<<16|uint64(fp[467])<<24), fp[496:504], 0x0); !ok {
+		m.CallAt(71, r1, r2, r3, r4, r5)
+	}
 	// readsize.bpf.c:102: for (__u32 i = 0; i < MAX_SLOTS; i++)
 	// 72: ldxw %r1, [%r10-48]
 	r1 = uint64(fp[464]) | uint64(fp[465])<<8 | uint64(fp[466])<<16 | uint64(fp[467])<<24
@@ -596,7 +602,9 @@ L64:
 	// 85: mov %r4, 0
 	r4 = 0
 	// 86: call 2
-	m.CallAt(86, r1, r2, r3, r4, r5)
+	if _, ok := m.Update32(2, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[464:480], 0x0); !ok {
+		m.CallAt(86, r1, r2, r3, r4, r5)
+	}
 	// 87: mov32 %r6, 0
 	r6 = 0
 	b -= 53

@@ -457,7 +457,9 @@ L109:
 	// 116: mov %r4, 0
 	r4 = 0
 	// 117: call 2
-	m.CallAt(117, r1, r2, r3, r4, r5)
+	if _, ok := m.Update32(4, uint32(uint64(fp[452])|uint64(fp[453])<<8|uint64(fp[454])<<16|uint64(fp[455])<<24), fp[432:440], 0x0); !ok {
+		m.CallAt(117, r1, r2, r3, r4, r5)
+	}
 	// syslat.bpf.c:264: for (__u32 slot = 0; slot < SLOTS; slot++) {
 	// 118: ldxw %r1, [%r10-60]
 	r1 = uint64(fp[452]) | uint64(fp[453])<<8 | uint64(fp[454])<<16 | uint64(fp[455])<<24
@@ -2081,7 +2083,9 @@ L33:
 	// 39: mov %r4, 0
 	r4 = 0
 	// 40: call 2
-	m.CallAt(40, r1, r2, r3, r4, r5)
+	if _, ok := m.Update32(2, uint32(uint64(fp[436])|uint64(fp[437])<<8|uint64(fp[438])<<16|uint64(fp[439])<<24), fp[440:472], 0x0); !ok {
+		m.CallAt(40, r1, r2, r3, r4, r5)
+	}
 	// syslat.bpf.c:239: for (__u32 id = 0; id < MAX_SYSCALLS; id++)
 	// 41: ldxw %r1, [%r10-76]
 	r1 = uint64(fp[436]) | uint64(fp[437])<<8 | uint64(fp[438])<<16 | uint64(fp[439])<<24

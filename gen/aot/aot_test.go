@@ -163,6 +163,34 @@ func TestAOTErrors(t *testing.T) {
 		{"lookup_key_at_frame_bottom", "fuzz", "stw [%r10-512], 3\nlddw %r1, map:1\nmov %r2, %r10\nadd %r2, -500\nadd %r2, -12\ncall 1\nexit", ""},
 		// r2 is set on both sides of a join: not specialised, still right.
 		{"lookup_key_joined", "fuzz", "stw [%r10-8], 3\nstw [%r10-4], 4\nlddw %r1, map:1\nmov %r2, %r10\nadd %r2, -8\njeq %r0, 0, j\nadd %r2, 4\nj:\ncall 1\nexit", ""},
+		// map_update_elem and map_delete_elem, which translations call
+		// directly too (Machine.Update32, Delete64, ...): each program
+		// collects the low bytes of their results in r6 and leaves the
+		// maps as it found them after its first run, so that a second
+		// run gives the same outcome.
+		{"update_cases", "fuzz", "mov %r6, 0\nstw [%r10-4], 3\nstdw [%r10-16], 11\n" + updateAsm(1, -4, -16, 0) + updateAsm(1, -4, -16, 1) +
+			deleteAsm(1, -4) + deleteAsm(1, -4) + updateAsm(1, -4, -16, 2) + updateAsm(1, -4, -16, 4) + updateAsm(1, -4, -16, 1) +
+			"stdw [%r10-16], 12\n" + updateAsm(1, -4, -16, 0) + "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\ncall 1\nldxdw %r0, [%r0]\nadd %r0, %r6\nexit", ""},
+		{"update8_full", "fuzz", "mov %r6, 0\nstdw [%r10-32], 5\nstdw [%r10-8], 1\n" + updateAsm(2, -8, -32, 0) + "stdw [%r10-8], 2\n" + updateAsm(2, -8, -32, 0) +
+			"stdw [%r10-8], 3\n" + updateAsm(2, -8, -32, 0) + "stdw [%r10-8], 2\n" + deleteAsm(2, -8) + "stdw [%r10-8], 3\n" + updateAsm(2, -8, -32, 0) +
+			deleteAsm(2, -8) + "stdw [%r10-8], 9\n" + deleteAsm(2, -8) + "mov %r0, %r6\nexit", ""},
+		{"update8_lru", "fuzz", "mov %r6, 0\nstdw [%r10-32], 5\nstdw [%r10-8], 1\n" + updateAsm(3, -8, -32, 0) + "stdw [%r10-8], 2\n" + updateAsm(3, -8, -32, 0) +
+			"stdw [%r10-8], 3\n" + updateAsm(3, -8, -32, 0) + "stdw [%r10-8], 1\n" + updateAsm(3, -8, -32, 1) + "stdw [%r10-8], 2\n" + updateAsm(3, -8, -32, 2) +
+			"stdw [%r10-8], 3\n" + deleteAsm(3, -8) + deleteAsm(3, -8) + "mov %r0, %r6\nexit", ""},
+		{"update_array", "fuzz", "mov %r6, 0\nstdw [%r10-80], 0x1234\nstdw [%r10-24], 0x5678\nstw [%r10-4], 0\n" + updateAsm(0, -4, -80, 0) + "stw [%r10-4], 1\n" + updateAsm(0, -4, -80, 0) +
+			"stw [%r10-4], 0\n" + updateAsm(0, -4, -80, 1) + updateAsm(0, -4, -80, 2) + deleteAsm(0, -4) + "mov %r0, %r6\nexit", ""},
+		// A value looked up (its region kept by the run state), deleted,
+		// read through the old pointer (cleared), its slot taken by the
+		// key inserted again (the old pointer sees the new value), and
+		// looked up again: the same address, in both engines.
+		{"delete_kept", "fuzz", "stw [%r10-4], 9\nstdw [%r10-16], 5\n" + updateAsm(1, -4, -16, 0) +
+			"lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\ncall 1\nmov %r9, %r0\n" + deleteAsm(1, -4) + "ldxdw %r7, [%r9]\nstdw [%r10-16], 6\n" + updateAsm(1, -4, -16, 0) +
+			"ldxdw %r8, [%r9]\nlddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\ncall 1\nmov %r6, 0\njne %r0, %r9, other\nmov %r6, 1\nother:\nlsh %r6, 16\nlsh %r7, 8\nadd %r6, %r7\nadd %r6, %r8\nmov %r0, %r6\nexit", ""},
+		{"update_by_host", "hostmaps", "lddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\nmov %r3, %r10\nadd %r3, -16\nmov %r4, 0\nmov %r5, 11\ncall 2\nexit", ""},
+		{"delete_by_host", "hostmaps", "lddw %r1, map:2\nmov %r2, %r10\nadd %r2, -8\nmov %r3, 5\nmov %r4, 7\nmov %r5, 11\ncall 3\nexit", ""},
+		{"update_value_past_frame", "fuzz", "lddw %r1, map:2\nmov %r2, %r10\nadd %r2, -16\nmov %r3, %r10\nadd %r3, -8\nmov %r4, 0\ncall 2\nexit", "instruction 7: helper 2 (map_update_elem): value: invalid read of 16 bytes at stack frame 0+504"},
+		// r3 is set on both sides of a join: not specialised, still right.
+		{"update_value_joined", "fuzz", "stw [%r10-4], 3\nlddw %r1, map:1\nmov %r2, %r10\nadd %r2, -4\nmov %r4, 0\nmov %r3, %r10\nadd %r3, -16\njeq %r0, 0, j\nadd %r3, -8\nj:\ncall 2\nexit", ""},
 	}
 	for _, tt := range lookups {
 		tests = append(tests, struct{ name, asm, want string }{tt.name, tt.asm, tt.want})
@@ -181,6 +209,19 @@ func TestAOTErrors(t *testing.T) {
 		tests = append(tests, struct{ name, asm, want string }{name, lookup8Asm, want})
 		cases = append(cases, aotCase{Name: name, Insns: assembleInsns(t, name, lookup8Asm), Mem: make([]byte, 64), Setup: "fuzz", Budget: b})
 	}
+	// Updates and deletes charge for the key and value bytes: a loop of
+	// array updates and deletes (9 units each, more than the instructions
+	// of each) runs out of work first, and at every budget the
+	// translation must stop where the interpreter does.
+	for b := uint64(1); b <= 200; b++ {
+		name := fmt.Sprintf("update_budget_%d", b)
+		want := "?"
+		if b == 200 {
+			want = ""
+		}
+		tests = append(tests, struct{ name, asm, want string }{name, updateBudgetAsm, want})
+		cases = append(cases, aotCase{Name: name, Insns: assembleInsns(t, name, updateBudgetAsm), Mem: make([]byte, 64), Setup: "fuzz", Budget: b})
+	}
 	// callx to one past a function's entry: both engines refuse it (the
 	// assembler has no syntax for function addresses, so it is written
 	// out). 0: lddw r1, function at 5; 2: r1 += 1; 3: callx r1; 4: exit;
@@ -195,10 +236,13 @@ func TestAOTErrors(t *testing.T) {
 		{Opcode: 0x95},
 	}, Mem: make([]byte, 64), Setup: "fuzz", Budget: 1000})
 	res := runAgreement(t, cases, true)
-	// Which lookups the translation specialised, by the calls in each
-	// program's function.
-	calls := map[string]string{"lookup_found": "Lookup32", "lookup_key_at_frame_bottom": "Lookup32", "lookup8": "Lookup64", "lookup8_lru": "Lookup64", "lookup8_misses": "Lookup64",
-		"lookup8_by_host": "Lookup64", "lookup8_key_past_frame": "LookupAt", "lookup_key_joined": "LookupAt", "lookup_array": "Lookup32", "lookup_array_past_end": "Lookup32"}
+	// Which map calls the translation specialised, by the direct
+	// functions each program's function calls ("" for none).
+	calls := map[string]string{"lookup_found": "Lookup32 Update32", "lookup_key_at_frame_bottom": "Lookup32", "lookup8": "Lookup64 Update64", "lookup8_lru": "Lookup64 Update64",
+		"lookup8_misses": "Lookup64", "lookup8_by_host": "Lookup64", "lookup8_key_past_frame": "", "lookup_key_joined": "", "lookup_array": "Lookup32", "lookup_array_past_end": "Lookup32",
+		"update_cases": "Delete32 Lookup32 Update32", "update8_full": "Delete64 Update64", "update8_lru": "Delete64 Update64", "update_array": "Delete32 Update32",
+		"delete_kept": "Delete32 Lookup32 Update32", "update_by_host": "Update32", "delete_by_host": "Delete64", "update_value_past_frame": "", "update_value_joined": "",
+		"update_budget_1": "Delete32 Update32"}
 	for i, c := range cases {
 		want, ok := calls[c.Name]
 		if !ok {
@@ -209,10 +253,14 @@ func TestAOTErrors(t *testing.T) {
 		if !found {
 			t.Fatalf("%s: no translated function p%dFn0", c.Name, i)
 		}
-		for _, call := range []string{"Lookup32", "Lookup64"} {
-			if n := strings.Count(fn, "m."+call+"("); (n > 0) != (call == want) {
-				t.Errorf("%s: %d calls of %s, want lookups through %s", c.Name, n, call, want)
+		var got []string
+		for _, call := range []string{"Delete32", "Delete64", "Lookup32", "Lookup64", "Update32", "Update64"} {
+			if strings.Contains(fn, "m."+call+"(") {
+				got = append(got, call)
 			}
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("%s: calls %v, want %q", c.Name, got, want)
 		}
 	}
 	for i, l := range res.Lines {
@@ -229,6 +277,44 @@ func TestAOTErrors(t *testing.T) {
 		}
 	}
 }
+
+// updateAsm is a call of map_update_elem of map m, the key at r10+key,
+// the value at r10+val, with flags, that collects the low byte of r0 in
+// r6.
+func updateAsm(m, key, val, flags int) string {
+	return fmt.Sprintf("lddw %%r1, map:%d\nmov %%r2, %%r10\nadd %%r2, %d\nmov %%r3, %%r10\nadd %%r3, %d\nmov %%r4, %d\ncall 2\n", m, key, val, flags) + collectAsm
+}
+
+// deleteAsm is updateAsm for map_delete_elem.
+func deleteAsm(m, key int) string {
+	return fmt.Sprintf("lddw %%r1, map:%d\nmov %%r2, %%r10\nadd %%r2, %d\ncall 3\n", m, key) + collectAsm
+}
+
+const collectAsm = "and %r0, 255\nlsh %r6, 8\nor %r6, %r0\n"
+
+// updateBudgetAsm updates element 0 of map 0, the 64-byte global array,
+// and deletes it (which fails) ten times.
+const updateBudgetAsm = `
+	mov %r6, 0
+	mov %r7, 0
+	stw [%r10-4], 0
+loop:
+	lddw %r1, map:0
+	mov %r2, %r10
+	add %r2, -4
+	mov %r3, %r10
+	add %r3, -72
+	mov %r4, 0
+	call 2
+	lddw %r1, map:0
+	mov %r2, %r10
+	add %r2, -4
+	call 3
+	add %r7, 1
+	jlt %r7, 10, loop
+	mov %r0, %r7
+	exit
+`
 
 // lookup8Asm inserts three 8-byte keys into map 2, a hash map of two
 // entries, and looks up each, the key's address built in two steps once;

@@ -85,11 +85,18 @@
 //     a hash-map lookup directly when the program binds the built-in
 //     helper and calls CallAt otherwise; where the translation knows the
 //     map (an lddw of its handle into r1) to be a hash map of 4- or 8-byte
-//     keys or an array, and the key's place in the frame (r2 set from r10 by adds), in
-//     the straight-line code before the call, it reads the key itself and
-//     calls Machine.Lookup32 or Lookup64, and LookupAt only when they
-//     decline (another helper bound, a map that is not the runtime's)
-//     (lookup.go);
+//     keys or an array, and the key's place in the frame (r2 set from r10
+//     by adds), in the straight-line code before the call, it reads the
+//     key itself and calls Machine.Lookup32 or Lookup64, and LookupAt only
+//     when they decline (another helper bound, a map that is not the
+//     runtime's); helpers 2 and 3, map_update_elem and map_delete_elem,
+//     known the same way (for an update also the value's place, r3 set
+//     from r10 by adds, and the flags, a constant moved into r4), call
+//     Machine.Update32 or Update64 with the value's bytes in the frame,
+//     Delete32 or Delete64, and CallAt when they decline (another helper
+//     bound, a read-only map, an insert that takes memory); the runtime
+//     decides which calls qualify (Program.MapSite), for the interpreter
+//     too (mapcall.go);
 //   - the budget lives in a local: each straight-line run subtracts its
 //     length where the interpreter charges it (taken jumps, bpf-to-bpf calls,
 //     exits) and checks it there, so ErrBudget comes at the same instruction

@@ -53,9 +53,10 @@ type emitter struct {
 	// the loop): those jumps go to the label H<head> before the fast
 	// copy, so that they may take it too.
 	jumpedTo map[int]*hoistLoop
-	// lookups are the function's map_lookup_elem calls whose map and
-	// key the translation knows, by call (see lookupSites).
-	lookups map[int]lookupSite
+	// sites are the function's map calls whose map, key (and an
+	// update's value and flags) the translation knows, by call (see
+	// mapSites).
+	sites map[int]runtime.MapSite
 }
 
 // code builds one statement from raw Go text and jen values (qualified
@@ -258,7 +259,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	}
 	e.budgetPlan(f, labels)
 	e.opaqueMoves(f)
-	e.lookups = p.lookupSites(f)
+	e.sites = p.mapSites(f)
 	blocks := p.findBlocks(f, labels, loops)
 	var body []jen.Code
 	if f.body[0] != f.entry {
@@ -1430,20 +1431,18 @@ func (e *emitter) jump(in *aotInsn) []jen.Code {
 		return stmts
 	case in.op == runtime.OpCall:
 		// map_lookup_elem has a direct path for the built-in helper, and
-		// one more direct when the map and the key's place are known.
+		// map calls whose map, key (and an update's value and flags) are
+		// known one more direct.
 		fn := "CallAt"
 		if in.src == 0 && in.imm == runtime.HelperMapLookupElem {
 			fn = "LookupAt"
 		}
 		call := code(fmt.Sprintf("m.%s(%d, %s, %s, %s, %s, %s)", fn, in.pc, e.r(1), e.r(2), e.r(3), e.r(4), e.r(5)))
-		site, direct := e.lookups[in.pc]
+		site, direct := e.sites[in.pc]
 		switch {
 		case direct:
 			e.frame = true
-			fast := fmt.Sprintf("m.Lookup64(%d, %s)", site.mi, leLoad("fp", 512+site.off, 8))
-			if site.size == 4 {
-				fast = fmt.Sprintf("m.Lookup32(%d, uint32(%s))", site.mi, leLoad("fp", 512+site.off, 4))
-			}
+			fast := directMapCall(site)
 			if !e.live(in.pc, 0) {
 				return []jen.Code{code("if _, ok := " + fast + "; !ok").Block(call)}
 			}

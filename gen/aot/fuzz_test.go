@@ -825,15 +825,14 @@ func (g *progGen) helper() {
 	case 0, 1:
 		g.emit(runtime.Instruction{Opcode: runtime.OpCall, Imm: 5}) // unwind: r0 = r1
 	case 2:
-		// counts[key] = value, key and value on the stack.
-		g.emit(runtime.Instruction{Opcode: runtime.OpStw, Dst: 10, Offset: -8, Imm: int32(g.rnd.IntN(8))})
+		// m[key] = value, key and value on the stack, with BPF_ANY,
+		// BPF_NOEXIST, BPF_EXIST or now and then flags the helper refuses.
+		g.mapKey()
+		g.emit(runtime.Instruction{Opcode: runtime.OpStdw, Dst: 10, Offset: -24, Imm: g.imm()})
 		g.emit(runtime.Instruction{Opcode: runtime.OpStdw, Dst: 10, Offset: -16, Imm: g.imm()})
-		g.lddw(1, runtime.PseudoMapIdx, 1, 0)
-		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 2, Src: 10})
-		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 2, Imm: -8})
 		g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 3, Src: 10})
-		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 3, Imm: -16})
-		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 4})
+		g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 3, Imm: -24})
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 4, Imm: int32(g.rnd.IntN(7) % 4)})
 		g.emit(runtime.Instruction{Opcode: runtime.OpCall, Imm: runtime.HelperMapUpdateElem})
 	case 3, 4:
 		// v = lookup(counts, key); if v != NULL, use it.
@@ -851,12 +850,31 @@ func (g *progGen) helper() {
 		}
 		g.place(skip)
 	default:
-		if g.rnd.IntN(4) == 0 {
+		switch g.rnd.IntN(4) {
+		case 0:
 			g.emit(runtime.Instruction{Opcode: runtime.OpCall, Imm: 100}) // fails the run
-		} else {
+		case 1, 2:
+			g.mapKey()
+			g.emit(runtime.Instruction{Opcode: runtime.OpCall, Imm: runtime.HelperMapDeleteElem})
+		default:
 			g.emit(runtime.Instruction{Opcode: runtime.OpCall, Imm: 5})
 		}
 	}
+}
+
+// mapKey sets r1 and r2 for a map call: the handle of counts (4-byte
+// keys), wide (8-byte keys, two entries, so that it fills) or recent (the
+// same, LRU), and the address of a key on the stack, one of a few.
+func (g *progGen) mapKey() {
+	mi := []int32{1, 1, 2, 3}[g.rnd.IntN(4)]
+	if mi == 1 {
+		g.emit(runtime.Instruction{Opcode: runtime.OpStw, Dst: 10, Offset: -8, Imm: int32(g.rnd.IntN(8))})
+	} else {
+		g.emit(runtime.Instruction{Opcode: runtime.OpStdw, Dst: 10, Offset: -8, Imm: int32(g.rnd.IntN(4))})
+	}
+	g.lddw(1, runtime.PseudoMapIdx, mi, 0)
+	g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 2, Src: 10})
+	g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 2, Imm: -8})
 }
 
 // call calls a later function, or now and then an earlier one or itself,
@@ -1024,13 +1042,7 @@ func TestRandomProgramsHoist(t *testing.T) {
 	// up to r8.
 	rotDown := regexp.MustCompile(`then \d+ to \d+, are[^\n]*\n(\s*//[^\n]*\n)*\s*if j, ok := runtime\.LoopTrips\([^,]+, r8, `)
 	rotatedDown, trees, merged, masked := 0, 0, 0, 0
-	for i := range 256 {
-		c := randomProgram(1, i)
-		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: "p"})
-		if err != nil {
-			continue
-		}
-		src := fmt.Sprintf("%#v", code)
+	for _, src := range randomTranslations(t, 256) {
 		// A hoisted loop's span is fvN, a span block's sN.
 		if strings.Contains(src, ", ok := m.SpanAt(") && strings.Contains(src, "fv") {
 			hoisted++
@@ -1092,4 +1104,38 @@ func TestRandomProgramsHoist(t *testing.T) {
 	if hoisted < 16 || windows < 8 || views < 8 || blocks < 16 || derived < 6 || shadows < 3 || rotated < 8 || down < 6 || downBases < 6 || jumpedTo < 6 || rotatedDown < 1 || merged < 3 || masked < 3 {
 		t.Errorf("too few: want at least 16 hoisted loops, 8 windows, 8 views, 16 span blocks, 6 derived tests, 3 shadows, 8 rotated loops, 6 counters and 6 bases counting down, 6 jumps into a loop's head, 1 rotated loop counting down, 3 entering their latch past the start, 3 masked indices")
 	}
+}
+
+// TestRandomProgramsMapCalls makes sure the random programs call every
+// direct map function, so that the comparison covers them against the
+// interpreter's.
+func TestRandomProgramsMapCalls(t *testing.T) {
+	calls := map[string]int{}
+	for _, src := range randomTranslations(t, 256) {
+		for _, fn := range []string{"Lookup32", "Update32", "Update64", "Delete32", "Delete64"} {
+			if strings.Contains(src, "m."+fn+"(") {
+				calls[fn]++
+			}
+		}
+	}
+	t.Logf("of 256 random programs, by the direct map function they call: %v", calls)
+	for _, fn := range []string{"Lookup32", "Update32", "Update64", "Delete32", "Delete64"} {
+		if calls[fn] < 4 {
+			t.Errorf("%d random programs call %s, want at least 4", calls[fn], fn)
+		}
+	}
+}
+
+// randomTranslations returns the Go source of the translations of
+// randomProgram(1, i) for i < n, but those that fail to translate.
+func randomTranslations(t *testing.T, n int) []string {
+	var srcs []string
+	for i := range n {
+		c := randomProgram(1, i)
+		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: "p"})
+		if err == nil {
+			srcs = append(srcs, fmt.Sprintf("%#v", code))
+		}
+	}
+	return srcs
 }

@@ -34,6 +34,7 @@ type aotOutcome struct {
 	Err     string `json:"err,omitempty"`
 	Mem     string `json:"mem"`
 	Globals string `json:"globals,omitempty"`
+	Maps    string `json:"maps,omitempty"`
 	// Executed: instruction slots of a successful run.
 	Executed uint64 `json:"executed,omitempty"`
 }
@@ -191,7 +192,7 @@ func goIn(dir string, args ...string) ([]byte, error) {
 // placeholderMaps gives Translate maps of the shapes the harness creates,
 // so that global addresses resolve the same way.
 func placeholderMaps(t testing.TB, setup string) []runtime.Map {
-	if setup != "fuzz" && setup != "hostlookup" {
+	if setup != "fuzz" && setup != "hostlookup" && setup != "hostmaps" {
 		return nil
 	}
 	var maps []runtime.Map

@@ -1291,7 +1291,9 @@ L14:
 	// 21: mov %r4, 0
 	r4 = 0
 	// 22: call 2
-	m.CallAt(22, r1, r2, r3, r4, r5)
+	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); !ok {
+		m.CallAt(22, r1, r2, r3, r4, r5)
+	}
 	b -= 6
 L23:
 	// 23: add %r6, 1

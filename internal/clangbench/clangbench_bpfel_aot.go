@@ -239,7 +239,9 @@ L12:
 	// 29: mov %r4, 0
 	r4 = 0
 	// 30: call 2
-	m.CallAt(30, r1, r2, r3, r4, r5)
+	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); !ok {
+		m.CallAt(30, r1, r2, r3, r4, r5)
+	}
 	// clangbench.bpf.c:119: for (int i = 0; i < 512; i++) {
 	// 31: add %r8, 1
 	r8 += 1

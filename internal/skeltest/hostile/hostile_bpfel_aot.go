@@ -96,7 +96,9 @@ L13:
 	// 19: mov %r4, 1
 	r4 = 1
 	// 20: call 2
-	m.CallAt(20, r1, r2, r3, r4, r5)
+	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x1); !ok {
+		m.CallAt(20, r1, r2, r3, r4, r5)
+	}
 	b -= 6
 L21:
 	// 21: mov %r2, %r10
@@ -141,7 +143,9 @@ L29:
 	// 33: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 35: call 3
-	m.CallAt(35, r1, r2, r3, r4, r5)
+	if _, ok := m.Delete32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); !ok {
+		m.CallAt(35, r1, r2, r3, r4, r5)
+	}
 	b -= 5
 L36:
 	// hostile.bpf.c:137: return 0;
@@ -354,7 +358,11 @@ func hostileUpdateKhashFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint6
 	// 10: mov %r4, 0
 	r4 = 0
 	// 11: call 2
-	r0 = m.CallAt(11, r1, r2, r3, r4, r5)
+	if v, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); ok {
+		r0 = v
+	} else {
+		r0 = m.CallAt(11, r1, r2, r3, r4, r5)
+	}
 	// 12: exit
 	b -= 13
 	runtime.CheckBudget(b, 12)
@@ -412,7 +420,11 @@ func hostileUpdateRoFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	// 10: mov %r4, 0
 	r4 = 0
 	// 11: call 2
-	r0 = m.CallAt(11, r1, r2, r3, r4, r5)
+	if v, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); ok {
+		r0 = v
+	} else {
+		r0 = m.CallAt(11, r1, r2, r3, r4, r5)
+	}
 	// 12: exit
 	b -= 13
 	runtime.CheckBudget(b, 12)

@@ -239,7 +239,9 @@ L36:
 	// 46: mov %r4, 0
 	r4 = 0
 	// 47: call 2
-	m.CallAt(47, r1, r2, r3, r4, r5)
+	if _, ok := m.Update32(3, uint32(uint64(fp[484])|uint64(fp[485])<<8|uint64(fp[486])<<16|uint64(fp[487])<<24), fp[440:448], 0x0); !ok {
+		m.CallAt(47, r1, r2, r3, r4, r5)
+	}
 	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
 	// 48: ldxw %r1, [%r10-28]
 	r1 = uint64(fp[484]) | uint64(fp[485])<<8 | uint64(fp[486])<<16 | uint64(fp[487])<<24

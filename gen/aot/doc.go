@@ -38,6 +38,8 @@
 //     counter meets the bound exactly, as one stepping down to it must, or
 //     through a register computed from it, as clang-19 tests i + 8 <= len;
 //     also the loops clang rotates, entered in the middle of their body,
+//     whose ways back may enter the latch past its start (the tails of a
+//     switch's cases that clang merged into it),
 //     and loops that jumps from outside enter at their head; base
 //     registers stepping up or down by constants, or computed in the loop
 //     as a register it does not write plus an index masked by an

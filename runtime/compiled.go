@@ -553,8 +553,13 @@ func (m *Machine) writer(i, ks int, update bool) (*mapWriter, bool) {
 // an array) is found.
 func (m *Machine) update(w *mapWriter, s int32, key, val []byte, flags uint64) (uint64, bool) {
 	h := w.hash
-	if len(val) != w.vs || h != nil && s < 0 && flags != UpdateExist && h.allocates() {
+	if len(val) != w.vs {
 		return 0, false
+	}
+	if h != nil && s < 0 && flags != UpdateExist {
+		if _, _, _, alloc := h.insertPlan(); alloc {
+			return 0, false
+		}
 	}
 	// The key is hashed and compared and the value copied, as the helper
 	// charges.

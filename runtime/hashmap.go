@@ -361,13 +361,14 @@ func (h *hashMap) store(s int32, key, value []byte, flags uint64) error {
 	if flags == UpdateExist {
 		return ErrKeyNotExist
 	}
-	if h.count >= int(h.spec.MaxEntries) {
-		if !h.lru {
-			return ErrMapFull
-		}
+	full, evict, grow, _ := h.insertPlan()
+	if full {
+		return ErrMapFull
+	}
+	if evict {
 		h.remove(h.tail)
 	}
-	if (h.count+1)*2 > len(h.table) {
+	if grow {
 		if err := h.grow(); err != nil {
 			return err
 		}
@@ -392,19 +393,22 @@ func (h *hashMap) store(s int32, key, value []byte, flags uint64) error {
 	return nil
 }
 
-// allocates reports whether store would take memory to insert a key
-// that is not in the map: a larger table or a new block of slots. A full
-// map refuses the key, or, LRU, evicts an entry first, whose slot the key
-// then takes.
-func (h *hashMap) allocates() bool {
+// insertPlan is what store does to insert a key that is not in the map:
+// full, the map refuses it; evict, an LRU map's least recent entry goes
+// first, and the key takes its slot; grow, the table doubles. alloc
+// reports whether the insert takes memory: a larger table, or a new block
+// of slots (see newSlot).
+func (h *hashMap) insertPlan() (full, evict, grow, alloc bool) {
 	n := h.count
 	if n >= int(h.spec.MaxEntries) {
 		if !h.lru {
-			return false
+			return true, false, false, false
 		}
-		return n*2 > len(h.table) // one entry fewer, its slot free
+		evict, n = true, n-1
 	}
-	return (n+1)*2 > len(h.table) || len(h.free) == 0 && len(h.slots) == cap(h.slots)
+	grow = (n+1)*2 > len(h.table)
+	alloc = grow || !evict && len(h.free) == 0 && len(h.slots) == cap(h.slots)
+	return false, evict, grow, alloc
 }
 
 // newSlot adds a slot with its key space and value, growing the arrays and

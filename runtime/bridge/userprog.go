@@ -120,6 +120,11 @@ func (p *userRun) run(ctx []byte) (r0 uint64, err error) {
 		}
 	}
 	if !p.set.life.take(&s.busy) {
+		// Busy, or Close has begun: then runSpare fails with ErrClosed
+		// without trying every seat.
+		if p.set.life.closed() {
+			return p.runSpare(ctx)
+		}
 		p.met.Store(true)
 		if s = p.vacant(s); s == nil {
 			return p.runSpare(ctx)

@@ -45,6 +45,10 @@ func (s *HelperSet) Register(id int32, name string, f Func) {
 	s.byID[id] = helper{name: name, fn: f}
 }
 
+// Helper returns the Func bound to id, nil for none: to wrap it, say, and
+// Register the wrapper.
+func (s *HelperSet) Helper(id int32) Func { return s.byID[id].fn }
+
 // RegisterExtern binds an extern name for every program loaded with s;
 // Options.Externs takes precedence.
 func (s *HelperSet) RegisterExtern(name string, f Func) { s.externs[name] = f }

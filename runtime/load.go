@@ -160,6 +160,11 @@ func (p *Program) Clone() *Program {
 	return &q
 }
 
+// SetTag gives p's own run state a value that Machine.Tag returns to the
+// helpers, externs and host functions its runs call. Clones do not inherit
+// it: each run state has its own. Set it while no run is in progress.
+func (p *Program) SetTag(v any) { p.m.tag = v }
+
 // Close ends p's use of the memory its maps gave it (a kernel map's
 // mmapped values, say): later runs of p and its clones fail with
 // ErrClosed, so its owner may then release that memory. Close waits for

@@ -65,6 +65,8 @@ type Machine struct {
 	// values is, by map index, what lookups of the program's hash maps
 	// need: nil unless it has some.
 	values []mapValues
+	// tag is the owner's value for this run state (Program.SetTag).
+	tag any
 }
 
 // mapValues is what a Machine knows of a hash map of its program.
@@ -164,6 +166,10 @@ func (m *Machine) mapFrames(n int) {
 
 // Program returns the program being run.
 func (m *Machine) Program() *Program { return m.prog }
+
+// Tag returns the value SetTag gave this run state's program, nil for
+// none: it tells a host function whose run calls it.
+func (m *Machine) Tag() any { return m.tag }
 
 // Insn returns the index of the instruction being executed (the call, while
 // a helper runs).

@@ -23,28 +23,41 @@ import (
 // and a reader that waits inside a host function for another reader then
 // waits for ever.
 //
-// A call is counted in state (enter, leave) or, for a run on a user
-// program's own run state, by the flag that marks that state busy (a
-// seat: take, give), which the run sets and clears anyway: so the common
-// run costs two atomic operations, not four. Close counts the seats held
-// when it needs the number. A seat is set before the run looks for
-// closing, and Close sets closing before it looks at the seats; with
-// sequentially consistent atomics one of them sees the other, so no run
-// starts unseen by a Close that has begun.
+// A call is counted in state (enter, leave) or, for a run on one of a
+// user program's seats (its run states that runs take in turn), by the
+// flag that marks the seat busy (take, give), which the run sets and
+// clears anyway: so the common run costs two atomic operations, not four.
+// Close counts the seats held when it needs the number. A seat is set
+// before the run looks for closing, and Close sets closing before it
+// looks at the seats; with sequentially consistent atomics one of them
+// sees the other, so no run starts unseen by a Close that has begun.
+//
+// A counted run inside a host function says so on a counter of its own
+// kind: its seat's, or hosted for runs counted in state. The host
+// function finds the counter through the run state's tag
+// (runtime.Machine.Tag), so runs that Close does not count — of a
+// program's Raw run state or of its clones — change no counter.
 type lifetime struct {
 	// state is 2 × the calls in progress counted by enter, plus 1 once
 	// Close has begun.
 	state atomic.Int64
-	// hosted counts runs inside a host function, counted or not (a
-	// runtime program run through Raw is not).
-	hosted atomic.Int64
+	// hosted counts the runs counted in state that are inside a host
+	// function.
+	hosted atomic.Int32
 
 	mu       sync.Mutex
 	drained  chan struct{} // closed when Close need wait no longer
 	drain    sync.Once
 	released sync.Once
-	free     func()         // releases the object; set by Close
-	seats    []*atomic.Bool // see seat; guarded by mu
+	free     func()       // releases the object; set by Close
+	seats    []*seatCount // see seat; guarded by mu
+}
+
+// seatCount is what a seat tells Close: whether a run holds it, and
+// whether that run is inside a host function.
+type seatCount struct {
+	busy   atomic.Bool
+	hosted atomic.Int32
 }
 
 const closing = 1
@@ -66,9 +79,9 @@ func (l *lifetime) leave() {
 	}
 }
 
-// seat registers b, the busy flag of a user program's own run state, as a
-// seat: take and give then count runs through it.
-func (l *lifetime) seat(b *atomic.Bool) {
+// seat registers b, the counts of one of a user program's seats: take and
+// give then count runs through it.
+func (l *lifetime) seat(b *seatCount) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.seats = append(l.seats, b)
@@ -78,8 +91,8 @@ func (l *lifetime) seat(b *atomic.Bool) {
 // reports false, counting nothing, when b is held by another run or Close
 // has begun: the caller then uses enter, which tells the two apart. A
 // successful take is ended by give.
-func (l *lifetime) take(b *atomic.Bool) bool {
-	if !b.CompareAndSwap(false, true) {
+func (l *lifetime) take(b *seatCount) bool {
+	if !b.busy.CompareAndSwap(false, true) {
 		return false
 	}
 	if l.state.Load()&closing != 0 {
@@ -90,24 +103,27 @@ func (l *lifetime) take(b *atomic.Bool) bool {
 }
 
 // give ends a run counted by take.
-func (l *lifetime) give(b *atomic.Bool) {
-	b.Store(false)
+func (l *lifetime) give(b *seatCount) {
+	b.busy.Store(false)
 	if n := l.state.Load(); n&closing != 0 {
 		l.settle(n)
 	}
 }
 
-// seated returns how many seats runs hold.
-func (l *lifetime) seated() int64 {
+// seated returns how many seats runs hold, and how many of those runs are
+// not inside a host function.
+func (l *lifetime) seated() (held, running int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var n int64
 	for _, b := range l.seats {
-		if b.Load() {
-			n++
+		if b.busy.Load() {
+			held++
+			if b.hosted.Load() == 0 {
+				running++
+			}
 		}
 	}
-	return n
+	return held, running
 }
 
 // closed reports whether Close has begun.
@@ -118,11 +134,11 @@ func (l *lifetime) closed() bool { return l.state.Load()&closing != 0 }
 // in a host function, and release the object when no call is counted any
 // more. n is the state after the change.
 func (l *lifetime) settle(n int64) {
-	seated := l.seated()
-	if n>>1+seated <= l.hosted.Load() {
+	held, running := l.seated()
+	if running == 0 && n>>1 <= int64(l.hosted.Load()) {
 		l.drain.Do(func() { close(l.drainedChan()) })
 	}
-	if n == closing && seated == 0 {
+	if n == closing && held == 0 {
 		l.release()
 	}
 }
@@ -158,21 +174,22 @@ func (l *lifetime) close(free func()) {
 	l.mu.Unlock()
 	l.settle(l.state.Or(closing) | closing)
 	<-l.drainedChan()
-	if l.state.Load() == closing && l.seated() == 0 {
+	if held, _ := l.seated(); held == 0 && l.state.Load() == closing {
 		l.release()
 	}
 }
 
-// suspend marks a run as inside a host function; resume ends that and
+// suspend marks a run as inside a host function, on h: its seat's
+// counter, or hosted for a run counted in state. resume ends that and
 // reports whether Close has begun meanwhile (or before).
-func (l *lifetime) suspend() {
-	l.hosted.Add(1)
+func (l *lifetime) suspend(h *atomic.Int32) {
+	h.Add(1)
 	if n := l.state.Load(); n&closing != 0 {
 		l.settle(n)
 	}
 }
 
-func (l *lifetime) resume() bool {
-	l.hosted.Add(-1)
+func (l *lifetime) resume(h *atomic.Int32) bool {
+	h.Add(-1)
 	return l.closed()
 }

@@ -435,7 +435,7 @@ func TestCloseWaitsForCalls(t *testing.T) {
 func TestCloseWaitsForSeatedRun(t *testing.T) {
 	for _, hosted := range []bool{false, true} {
 		var l lifetime
-		var seat, other atomic.Bool
+		var seat, other seatCount
 		l.seat(&seat)
 		l.seat(&other)
 		freed := make(chan struct{})
@@ -446,7 +446,7 @@ func TestCloseWaitsForSeatedRun(t *testing.T) {
 			t.Fatal("took a seat twice")
 		}
 		if hosted {
-			l.suspend()
+			l.suspend(&seat.hosted)
 		}
 		returned := make(chan struct{})
 		go func() {
@@ -474,14 +474,73 @@ func TestCloseWaitsForSeatedRun(t *testing.T) {
 		if l.take(&other) {
 			t.Error("took a seat while closing")
 		}
-		if other.Load() {
+		if other.busy.Load() {
 			t.Error("a refused take left its seat held")
 		}
-		if hosted && !l.resume() {
+		if hosted && !l.resume(&seat.hosted) {
 			t.Error("resume after Close did not report it")
 		}
 		l.give(&seat)
 		noHang(t, "Close after the seated run ended", func() { <-returned; <-freed })
+	}
+}
+
+// TestCloseNotFooledByRawRuns: a run Close does not count — of a
+// program's Raw run state, or of a clone of it — that is inside a host
+// function does not stand in for a counted run: Close waits for a counted
+// run of another program that is not in a host function. The counted run
+// writes its context's first byte as its last step; Close must not return
+// before it.
+func TestCloseNotFooledByRawRuns(t *testing.T) {
+	loops := asm.Instructions{
+		asm.Mov.Reg(asm.R6, asm.R1),
+		hostCall("started"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Add.Imm(asm.R0, 1).WithSymbol("loop"),
+		asm.JLT.Imm(asm.R0, 4_000_000, "loop"),
+		asm.StoreImm(asm.R6, 0, 1, asm.Byte),
+		asm.Return(),
+	}
+	waits := asm.Instructions{hostCall("wait"), asm.Return()}
+	for _, clone := range []bool{false, true} {
+		inHost, letGo, started := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		s := loadUserObject(t, map[string]asm.Instructions{"loops": loops, "waits": waits}, externs(map[string]hostFunc{
+			"wait":    func() (uint64, error) { close(inHost); <-letGo; return 0, nil },
+			"started": func() (uint64, error) { close(started); return 0, nil },
+		}))
+		raw := bufferProgram(t, s, "waits").Raw()
+		if clone {
+			raw = raw.Clone()
+		}
+		rawErr := make(chan error)
+		go func() {
+			_, err := raw.Run(nil)
+			rawErr <- err
+		}()
+		<-inHost
+		ctx := make([]byte, 1)
+		runErr := make(chan error)
+		p := bufferProgram(t, s, "loops")
+		go func() {
+			_, err := p.Run(ctx)
+			runErr <- err
+		}()
+		<-started
+		noHang(t, "Close", func() {
+			if err := s.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+		if ctx[0] != 1 {
+			t.Errorf("clone %v: Close returned while a counted run was in progress, and a run of Raw's state was in a host function", clone)
+		}
+		if err := <-runErr; err != nil {
+			t.Errorf("the counted run: %v", err)
+		}
+		close(letGo)
+		if err := <-rawErr; !errors.Is(err, ErrClosed) {
+			t.Errorf("clone %v: the Raw run whose host function returned after Close: %v, want ErrClosed", clone, err)
+		}
 	}
 }
 
@@ -492,7 +551,7 @@ func TestCloseWhileRunsRace(t *testing.T) {
 	for range 20 {
 		var l lifetime
 		var freed atomic.Bool
-		seats := make([]atomic.Bool, 3)
+		seats := make([]seatCount, 3)
 		for i := range seats {
 			l.seat(&seats[i])
 		}

@@ -35,9 +35,11 @@ func IsBuiltin(name string) bool {
 // maxString bounds the strings built-ins read from program memory.
 const maxString = 4096
 
-func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
+// bindBuiltins binds skelgen.h's built-ins in h. host wraps those that
+// call the host's code: the Output writer and the Records callback.
+func bindBuiltins(h *runtime.HelperSet, o *LoadOptions, host func(runtime.Func) runtime.Func) {
 	out := o.Output
-	h.RegisterExtern(externPrintLog2Hist, func(m *runtime.Machine, r1, r2, _, _, _ uint64) (uint64, error) {
+	h.RegisterExtern(externPrintLog2Hist, host(func(m *runtime.Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 		slots, _, err := counters(m, r1, log2Slots)
 		if err != nil {
 			return 0, err
@@ -48,8 +50,8 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
 		}
 		PrintLog2Hist(out, slots, unit)
 		return 0, nil
-	})
-	h.RegisterExtern(externPrintLinearHist, func(m *runtime.Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
+	}))
+	h.RegisterExtern(externPrintLinearHist, host(func(m *runtime.Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
 		slots, more, err := counters(m, r1, maxLinearSlots)
 		if err != nil {
 			return 0, err
@@ -63,8 +65,8 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
 			fmt.Fprintf(out, "(slots past %d not shown)\n", maxLinearSlots-1)
 		}
 		return 0, nil
-	})
-	h.RegisterExtern(externPrintf, func(m *runtime.Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
+	}))
+	h.RegisterExtern(externPrintf, host(func(m *runtime.Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
 		f, err := m.Bytes(r1, r2)
 		if err != nil {
 			return 0, err
@@ -94,10 +96,10 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
 		}
 		n, _ := out.Write(text)
 		return uint64(n), nil
-	})
+	}))
 	h.RegisterExtern(externMapNextKey, runtime.MapNextKey)
 	records := o.Records
-	h.RegisterExtern(externEmit, func(m *runtime.Machine, r1, r2, _, _, _ uint64) (uint64, error) {
+	h.RegisterExtern(externEmit, host(func(m *runtime.Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 		name, err := m.CString(r1, maxString)
 		if err != nil {
 			return 0, err
@@ -106,7 +108,7 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions) {
 			records(name, int64(r2))
 		}
 		return 0, nil
-	})
+	}))
 }
 
 func negErrno(e int64) uint64 { return uint64(-e) }

@@ -4,7 +4,7 @@ package bridge
 
 import (
 	"fmt"
-	"io"
+	"sync/atomic"
 
 	"github.com/cilium/ebpf"
 
@@ -38,7 +38,7 @@ func (up *userPrograms) hook(name string) (hookRunner, any) {
 	if run == nil {
 		return nil, nil
 	}
-	e := run.own.clone()
+	e := run.counted()
 	return e, e.prog.Machine()
 }
 
@@ -71,30 +71,24 @@ func loadPrograms(s *Set, names []string, externs map[string]runtime.Func, o *Lo
 	u := s.User
 	up := &userPrograms{progs: map[string]*runtime.Program{}, runs: map[string]*userRun{}}
 	u.progs = up
-	// Host functions and the Records callback are the host's code in the
-	// middle of a run: they may close the object or run programs.
+	// Host functions, the Output writer and the Records callback are the
+	// host's code in the middle of a run: they may close the object or
+	// run programs.
 	hosted := make(map[string]runtime.Func, len(externs))
 	for name, f := range externs {
 		if f != nil {
-			f = s.life.host(f)
+			f = s.life.host(f, true)
 		}
 		hosted[name] = f
 	}
 	for name, f := range s.actions() {
-		hosted[name] = s.life.host(f)
-	}
-	if o.Output != nil {
-		o.Output = hostWriter{o.Output, &s.life}
-	}
-	if rec := o.Records; rec != nil {
-		o.Records = func(name string, value int64) {
-			s.life.suspend()
-			defer s.life.resume()
-			rec(name, value)
-		}
+		hosted[name] = s.life.host(f, true)
 	}
 	helpers := runtime.Builtins()
-	bindBuiltins(helpers, o)
+	bindBuiltins(helpers, o, func(f runtime.Func) runtime.Func { return s.life.host(f, false) })
+	if f := helpers.Helper(runtime.HelperTracePrintk); f != nil && o.Output != nil {
+		helpers.Register(runtime.HelperTracePrintk, "trace_printk", s.life.host(f, false))
+	}
 	for _, name := range names {
 		if err := checkExterns(spec.Programs[name], externs); err != nil {
 			return err
@@ -114,14 +108,25 @@ func loadPrograms(s *Set, names []string, externs map[string]runtime.Func, o *Lo
 	return nil
 }
 
-// host wraps a host function so that the run calling it does not hold
-// Close back while it runs, and fails with ErrClosed when Close has begun
-// by the time it returns.
-func (l *lifetime) host(f runtime.Func) runtime.Func {
+// host wraps a host function so that a counted run calling it does not
+// hold Close back while it runs. With closes set, the call fails with
+// ErrClosed when Close has begun by the time it returns; the Output
+// writer and the Records callback are wrapped without it, as their
+// failures do not fail a run.
+func (l *lifetime) host(f runtime.Func, closes bool) runtime.Func {
 	return func(m *runtime.Machine, r1, r2, r3, r4, r5 uint64) (v uint64, err error) {
-		l.suspend()
+		h, _ := m.Tag().(*atomic.Int32)
+		if h == nil {
+			// A run Close does not count (of Raw or its clones).
+			v, err = f(m, r1, r2, r3, r4, r5)
+			if closes && err == nil && l.closed() {
+				err = ErrClosed
+			}
+			return v, err
+		}
+		l.suspend(h)
 		defer func() {
-			if l.resume() && err == nil {
+			if l.resume(h) && closes && err == nil {
 				err = ErrClosed
 			}
 		}()
@@ -138,17 +143,4 @@ func checkExterns(p *ebpf.ProgramSpec, externs map[string]runtime.Func) error {
 		}
 	}
 	return nil
-}
-
-// hostWriter is the Output writer as a run calls it: the host's code in
-// the middle of a run, which may close the object (like a host function).
-type hostWriter struct {
-	w io.Writer
-	l *lifetime
-}
-
-func (h hostWriter) Write(p []byte) (int, error) {
-	h.l.suspend()
-	defer h.l.resume()
-	return h.w.Write(p)
 }

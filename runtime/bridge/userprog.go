@@ -42,9 +42,9 @@ type userRun struct {
 // seat is a run state that runs take in turn. Its engine is made by the
 // first run to take it; only the run holding the seat touches e.
 type seat struct {
-	busy atomic.Bool // a run holds the seat (see lifetime.take)
-	e    *engine
-	_    [cacheLine - 16]byte
+	seatCount // a run holds the seat, and is in a host function
+	e         *engine
+	_         [cacheLine - 16]byte
 }
 
 // cacheLine is the size that keeps seats' busy flags on lines of their
@@ -97,11 +97,12 @@ func newUserRun(s *Set, name string, translation func() runtime.Translation) (*u
 		}
 		p.own.compiled = c
 	}
-	p.spare.New = func() any { return p.own.clone() }
+	p.spare.New = func() any { return p.counted() }
 	p.seats = make([]seat, min(max(goruntime.GOMAXPROCS(0), 2), maxSeats))
 	p.seats[0].e = &p.own
+	p.own.prog.SetTag(&p.seats[0].hosted)
 	for i := range p.seats {
-		s.life.seat(&p.seats[i].busy)
+		s.life.seat(&p.seats[i].seatCount)
 	}
 	up.runs[name] = p
 	return p, nil
@@ -119,7 +120,7 @@ func (p *userRun) run(ctx []byte) (r0 uint64, err error) {
 			s = h
 		}
 	}
-	if !p.set.life.take(&s.busy) {
+	if !p.set.life.take(&s.seatCount) {
 		// Busy, or Close has begun: then runSpare fails with ErrClosed
 		// without trying every seat.
 		if p.set.life.closed() {
@@ -134,6 +135,7 @@ func (p *userRun) run(ctx []byte) (r0 uint64, err error) {
 	e := s.e
 	if e == nil {
 		e = p.own.clone()
+		e.prog.SetTag(&s.hosted)
 		s.e = e
 	}
 	if e.compiled != nil {
@@ -153,7 +155,7 @@ func (p *userRun) vacant(tried *seat) *seat {
 	start := rand.Uint32N(n)
 	for i := range n {
 		s := &p.seats[(start+i)%n]
-		if s != tried && p.set.life.take(&s.busy) {
+		if s != tried && p.set.life.take(&s.seatCount) {
 			return s
 		}
 	}
@@ -163,10 +165,18 @@ func (p *userRun) vacant(tried *seat) *seat {
 // leaveSeat gives s back and, once runs have met, remembers it for the
 // processor's next run.
 func (p *userRun) leaveSeat(s *seat) {
-	p.set.life.give(&s.busy)
+	p.set.life.give(&s.seatCount)
 	if p.met.Load() {
 		p.hint.Put(s)
 	}
+}
+
+// counted returns a clone of the program's run state for runs counted by
+// enter: its host functions count on lifetime.hosted.
+func (p *userRun) counted() *engine {
+	e := p.own.clone()
+	e.prog.SetTag(&p.set.life.hosted)
+	return e
 }
 
 // runSpare runs on a clone of the program's run state.

@@ -111,14 +111,23 @@ func (c *Compiled) RunLen(ctx []byte, n uint64) (r0 uint64, err error) {
 		return 0, m.refuse(ctx)
 	}
 	m.begin(ctx)
-	// The deferred function only recovers: it must call recover itself.
-	// A run that returns ends here, one that panics in trapped.
+	// A run that returns ends here. One that panics ends in trapped; one
+	// whose host function ended the goroutine (runtime.Goexit, where
+	// recover returns nil) ends in the deferred function, and the
+	// goroutine goes on ending. The deferred function must call recover
+	// itself, and a run that returned need not call it at all.
+	returned := false
 	defer func() {
-		if x := recover(); x != nil {
-			r0, err = 0, m.trapped(x)
+		if !returned {
+			if x := recover(); x != nil {
+				r0, err = 0, m.trapped(x)
+			} else {
+				m.end()
+			}
 		}
 	}()
 	r0, m.budget = c.entry(m, ContextAddr, n, m.budget)
+	returned = true
 	m.end()
 	return r0, nil
 }

@@ -9,9 +9,13 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/skelgen/skelgen/internal/testenv"
 )
 
 // global returns a one-entry array map holding data, the form a global
@@ -743,4 +747,51 @@ func internalOpcodes(t *testing.T) map[string]Opcode {
 	}
 	delete(ops, "opInvalid") // 0x00 is no real opcode either, but the probe below skips it as lddw's second slot
 	return ops
+}
+
+// TestGoexitInRun: a host function that ends its goroutine in the middle
+// of a run (runtime.Goexit, as t.FailNow does) ends the run, in the
+// interpreter and in a translation: the locks of the maps it held are
+// released, so a later run of a program sharing the map goes on.
+func TestGoexitInRun(t *testing.T) {
+	insns, err := assemble("lddw %r1, map:0\ncall 0\nexit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	insns[2].Src = PseudoKfuncCall
+	mp := mustMap(t, MapSpec{Name: "shared", Type: Hash, KeySize: 4, ValueSize: 8, MaxEntries: 4})
+	goexit := func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) {
+		goruntime.Goexit()
+		return 0, nil
+	}
+	spec := &ProgramSpec{Name: "goexit", Instructions: insns, Maps: []Map{mp}, Externs: []string{"goexit"}}
+	other := loadAsm(t, "lddw %r1, map:0\nmov %r0, 7\nexit", []Map{mp}, nil)
+	for _, translated := range []bool{false, true} {
+		p, err := Load(spec, &Options{Externs: map[string]Func{"goexit": goexit}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := p.Run
+		if translated {
+			c, err := p.Bind(Translation{Insns: len(insns), Entry: func(m *Machine, r1, r2 uint64, b int64) (uint64, int64) {
+				return m.CallAt(2, tagMap << 32, r2, 0, 0, 0), b - 3
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run = c.Run
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			run(nil)
+			t.Error("the run returned; the goroutine should have ended")
+		}()
+		<-done
+		testenv.NoHang(t, "a run after a run whose host function ended its goroutine", time.Minute, func() {
+			if r0, err := other.Run(nil); err != nil || r0 != 7 {
+				t.Errorf("translated %v: the other run: %d, %v", translated, r0, err)
+			}
+		})
+	}
 }

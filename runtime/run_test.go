@@ -774,7 +774,7 @@ func TestGoexitInRun(t *testing.T) {
 		run := p.Run
 		if translated {
 			c, err := p.Bind(Translation{Insns: len(insns), Entry: func(m *Machine, r1, r2 uint64, b int64) (uint64, int64) {
-				return m.CallAt(2, tagMap << 32, r2, 0, 0, 0), b - 3
+				return m.CallAt(2, tagMap<<32, r2, 0, 0, 0), b - 3
 			}})
 			if err != nil {
 				t.Fatal(err)

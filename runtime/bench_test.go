@@ -302,3 +302,23 @@ func benchDirect(b *testing.B, name, prog string, typ MapType, want uint64) {
 		})
 	}
 }
+
+// BenchmarkRunLookup is the cost of a run that looks up a hash map once,
+// with its key in a stack slot: what short per-event programs pay.
+func BenchmarkRunLookup(b *testing.B) {
+	m := mustMap(b, MapSpec{Name: "counts", Type: Hash, KeySize: 4, ValueSize: 8, MaxEntries: 16})
+	p := loadAsm(b, `
+		stw [%r10-4], 3
+		lddw %r1, map:0
+		mov %r2, %r10
+		add %r2, -4
+		call 1
+		mov %r0, 1
+		exit`, []Map{m}, nil)
+	ctx := make([]byte, 64)
+	for b.Loop() {
+		if _, err := p.Run(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -235,12 +235,18 @@
 //
 // Beyond its instructions, a run maps its context, refills its budget and
 // checks that the program is not closed; Compiled.Run also defers one
-// function that recovers the translation's traps (a third of its fixed
-// cost, as counted by callgrind). Starting and ending a run inline into
-// both engines' Run (TestRunStartAndEndInline). A program
-// that uses no SharedMap, writes no stack frame and calls no helper pays
-// nothing else (no lock, no clearing, no region to drop): about the cost
-// of a deferred call (BenchmarkRunOverhead here and in internal/aotbench).
-// Locks, the stack's clearing and the dropping of regions and ring buffer
-// reservations are paid by the programs that need them.
+// function, which recovers the translation's traps and ends a run whose
+// goroutine a host function ended (runtime.Goexit); a run that returns
+// only passes through it. Starting and ending a run inline into both
+// engines' Run (TestRunStartAndEndInline). A program that uses no
+// SharedMap, writes no stack frame and calls no helper pays nothing else
+// (no lock, no clearing, no region to drop): about the cost of a deferred
+// call (BenchmarkRunOverhead here and in internal/aotbench). Locks, the
+// stack's clearing and the dropping of regions and ring buffer
+// reservations are paid by the programs that need them. A frame is
+// cleared between runs from the lowest slot the program's own stores
+// through r10 reach; the whole frame only when it stores through another
+// register, or calls callx, an extern, or a helper that may write what it
+// is given (snprintf, and any helper the host registers: the runtime's
+// other helpers write no frame).
 package runtime

@@ -26,6 +26,14 @@ type helper struct {
 	// without the call (Machine.LookupAt, Lookup32, Update32, Delete32,
 	// ...); 0 for every other helper.
 	builtin int32
+	// stackless says that a call of the helper writes no stack frame,
+	// whatever its arguments point at: it writes no memory it is given,
+	// or only memory of its own kind (a map's value, a ring buffer's
+	// record). A program whose calls are all to such helpers needs no
+	// more of its frames cleared between runs than its own stores reach
+	// (see stackLow). Only the runtime's own helpers are; Register's are
+	// not.
+	stackless bool
 }
 
 // HelperSet maps kernel helper ids, and extern names the runtime binds
@@ -45,9 +53,19 @@ func (s *HelperSet) Register(id int32, name string, f Func) {
 	s.byID[id] = helper{name: name, fn: f}
 }
 
-// Helper returns the Func bound to id, nil for none: to wrap it, say, and
-// Register the wrapper.
-func (s *HelperSet) Helper(id int32) Func { return s.byID[id].fn }
+// Wrap replaces the Func bound to id, if any, with w(Func). The wrapper
+// keeps the helper's name and what the runtime knows of it, so w must
+// write no guest memory but through the Func it wraps; the common cases
+// of map lookups, updates and deletes that run without the call (see
+// Machine.Lookup32) go through the wrapper once it is in place.
+func (s *HelperSet) Wrap(id int32, w func(Func) Func) {
+	h, ok := s.byID[id]
+	if !ok {
+		return
+	}
+	h.fn, h.builtin = w(h.fn), 0
+	s.byID[id] = h
+}
 
 // RegisterExtern binds an extern name for every program loaded with s;
 // Options.Externs takes precedence.
@@ -105,8 +123,15 @@ func Builtins() *HelperSet {
 	s.Register(HelperRingbufReserve, "ringbuf_reserve", ringbufReserve)
 	s.Register(HelperRingbufSubmit, "ringbuf_submit", ringbufSubmit)
 	s.Register(HelperRingbufDiscard, "ringbuf_discard", ringbufDiscard)
-	s.Register(HelperSnprintf, "snprintf", snprintfHelper)
 	s.Register(HelperStrncmp, "strncmp", strncmpHelper)
+	// Every helper so far reads what its arguments point at and writes
+	// only maps and ring buffers; snprintf, which writes its buffer, is
+	// the one that follows.
+	for id, h := range s.byID {
+		h.stackless = true
+		s.byID[id] = h
+	}
+	s.Register(HelperSnprintf, "snprintf", snprintfHelper)
 	return s
 }
 

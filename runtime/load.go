@@ -77,6 +77,7 @@ type Program struct {
 	readOnly   []bool        // by map index: MapSpec.ReadOnly
 	entry      []bool        // by instruction: a function starts here
 	stackLow   int           // the lowest frame offset a run can write (see stackLow)
+	calls      bool          // the program calls helpers or externs (or callx)
 	locks      []*sync.Mutex // of the SharedMaps the program uses, in address order
 	closed     *atomic.Bool  // shared with clones: see Close
 	m          *Machine

@@ -26,10 +26,9 @@ type Machine struct {
 	low     int          // prog.stackLow
 	locking bool         // prog uses SharedMaps
 	// always says whether every run needs more than the common path of
-	// begin and end: the program uses SharedMaps or may write a stack
-	// frame (as a program that calls helpers may), so that the maps'
-	// locks, the stack, the helpers' work meter, regions and ring buffer
-	// reservations need handling. more says whether the next begin and
+	// begin and end: the program uses SharedMaps, may write a stack frame
+	// or calls helpers, so that the maps' locks, the stack, the helpers'
+	// work meter, regions and ring buffer reservations need handling. more says whether the next begin and
 	// the end of the run in progress do: always, or a call mapped a
 	// deeper frame that the next run unmaps.
 	always, more bool
@@ -116,7 +115,7 @@ type frame struct {
 
 func newMachine(p *Program) *Machine {
 	m := &Machine{prog: p, closed: p.closed, start: p.budget, low: p.stackLow, locking: len(p.locks) > 0}
-	m.always = m.locking || m.low < StackSize
+	m.always = m.locking || m.low < StackSize || p.calls
 	m.more = m.always
 	m.rd = append([][]byte(nil), p.static.rd...)
 	m.wr = append([][]byte(nil), p.static.wr...)

@@ -9,7 +9,7 @@ import (
 func key32(k uint32) []byte { return binary.LittleEndian.AppendUint32(nil, k) }
 func val64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
 
-func mustMap(t *testing.T, spec MapSpec) Map {
+func mustMap(t testing.TB, spec MapSpec) Map {
 	t.Helper()
 	m, err := NewMap(spec)
 	if err != nil {

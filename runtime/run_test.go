@@ -402,6 +402,10 @@ func TestStackSlotsNotSeenByNextRun(t *testing.T) {
 		{"forged write", "lddw %r1, 0x200000000\nstdw [%r1], 0x5ec", "ldxdw %r0, [%r10-512]"},
 		{"atomic", "mov %r1, 0x5ec\nlock add [%r10-24], %r1", "ldxdw %r0, [%r10-24]"},
 		{"helper", "mov %r1, %r10\nadd %r1, -32\ncall 9001", "ldxdw %r0, [%r10-32]"},
+		// snprintf writes "\xec\x05" and its NUL, its format stored
+		// above the buffer: the program's own stores reach only -8.
+		{"snprintf", "stw [%r10-8], 0x5ec\nmov %r1, %r10\nadd %r1, -32\nmov %r2, 8\nmov %r3, %r10\nadd %r3, -8\nmov %r4, 0\nmov %r5, 0\ncall 165", "ldxdw %r0, [%r10-32]"},
+		{"extern", "mov %r1, %r10\nadd %r1, -32\ncall extern", "ldxdw %r0, [%r10-32]"},
 		{"callee frame", "call local w", "call local r"},
 	}
 	for _, tt := range tests {
@@ -412,7 +416,23 @@ func TestStackSlotsNotSeenByNextRun(t *testing.T) {
 			}
 			h := Builtins()
 			h.Register(9001, "write_stack", writeStack)
-			p := loadAsm(t, src, nil, &Options{Helpers: h})
+			insns, err := assemble(strings.ReplaceAll(src, "call extern", "call 0"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := &ProgramSpec{Name: tt.name, Instructions: insns}
+			if tt.name == "extern" {
+				for i := range insns {
+					if insns[i].Opcode == OpCall && insns[i].Src == 0 && insns[i].Imm == 0 {
+						insns[i].Src = PseudoKfuncCall
+					}
+				}
+				spec.Externs = []string{"write_stack"}
+			}
+			p, err := Load(spec, &Options{Helpers: h, Externs: map[string]Func{"write_stack": writeStack}})
+			if err != nil {
+				t.Fatal(err)
+			}
 			for i, ctx := range [][]byte{make([]byte, 8), nil, make([]byte, 8), nil} {
 				want := uint64(0)
 				if ctx != nil {
@@ -428,7 +448,9 @@ func TestStackSlotsNotSeenByNextRun(t *testing.T) {
 
 // TestStackLow: the part of a frame a program can write, which begin
 // clears, is the lowest slot of its stores through r10, and the whole
-// frame when it stores through another register or calls a helper.
+// frame when it stores through another register, calls callx, an extern,
+// or a helper that may write what it is given (snprintf, or one the host
+// registered). The runtime's other helpers write no frame, wrapped or not.
 func TestStackLow(t *testing.T) {
 	tests := []struct {
 		asm  string
@@ -443,10 +465,30 @@ func TestStackLow(t *testing.T) {
 		{"stdw [%r10+8], 1\nexit", StackSize},
 		{"stdw [%r1], 1\nexit", 0},
 		{"mov %r1, %r10\nstdw [%r1-8], 1\nexit", 0},
-		{"call 5\nexit", 0},
+		{"call 5\nexit", StackSize},
+		{"stdw [%r10-8], 1\nmov %r1, %r10\nadd %r1, -8\nlddw %r2, map:0\ncall 1\nexit", StackSize - 8},
+		{"call 165\nexit", 0},
+		{"call 9001\nexit", 0},
+		{"call 5\ncall 9001\nexit", 0},
+		{"mov %r1, 5\ncall 7777\nexit", 0}, // callx %r1, patched below
 	}
+	h := Builtins()
+	h.Register(9001, "mine", func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) { return 0, nil })
+	h.Wrap(HelperKtimeGetNs, func(f Func) Func { return f })
 	for _, tt := range tests {
-		p := loadAsm(t, tt.asm, nil, nil)
+		insns, err := assemble(tt.asm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range insns {
+			if insns[i].Opcode == OpCall && insns[i].Imm == 7777 {
+				insns[i].Opcode, insns[i].Dst, insns[i].Imm = OpCall|srcX, 1, 0
+			}
+		}
+		p, err := Load(&ProgramSpec{Name: "low", Instructions: insns, Maps: []Map{mustMap(t, MapSpec{Name: "m", Type: Hash, KeySize: 8, ValueSize: 8, MaxEntries: 1})}}, &Options{Helpers: h})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if p.stackLow != tt.want {
 			t.Errorf("%q: stackLow = %d, want %d", tt.asm, p.stackLow, tt.want)
 		}

@@ -16,6 +16,9 @@ type validator struct {
 	opts        *Options
 	valueRegion map[int]uint32
 	funcIndex   map[string]int
+	// stackCalls is set by a call that may write a stack frame it is
+	// given: of an extern, or of a helper not known to be stackless.
+	stackCalls bool
 }
 
 func (v *validator) fail(i int, format string, args ...any) error {
@@ -139,7 +142,7 @@ func (v *validator) run() error {
 		}
 	}
 	v.p.insns = insns
-	v.p.stackLow = stackLow(raw)
+	v.p.stackLow = stackLow(raw, v.stackCalls)
 	return nil
 }
 
@@ -148,11 +151,12 @@ func (v *validator) run() error {
 // write anywhere in one. Only stores and atomics through r10 at a
 // constant offset are confined to a frame's slots; a store through any
 // other register may reach a frame by a copied r10 or a forged address,
-// and a helper, an extern or callx may write through a pointer it is
-// given, so each of those lowers the bound to 0. Bytes below the bound
+// and callx, or a helper or extern that writes through a pointer it is
+// given (stackCalls: any but the runtime's stackless helpers), may write
+// anywhere, so each of those lowers the bound to 0. Bytes below the bound
 // are never written, stay zero from the Machine's creation on, and need
 // no clearing between runs (see Machine.begin).
-func stackLow(raw []Instruction) int {
+func stackLow(raw []Instruction, stackCalls bool) int {
 	low := StackSize
 	for _, in := range raw {
 		// The second slots of lddw have opcode 0 and match no case.
@@ -163,7 +167,7 @@ func stackLow(raw []Instruction) int {
 			}
 			low = min(low, max(0, StackSize+int(in.Offset)))
 		case (c == classJMP || c == classJMP32) && in.Opcode&0xf0 == jmpCALL:
-			if in.Opcode != OpCall || in.Src != PseudoCall {
+			if in.Opcode != OpCall || in.Src != PseudoCall && stackCalls {
 				return 0
 			}
 		}
@@ -336,6 +340,7 @@ func (v *validator) decode(i int, in Instruction) (insn, error) {
 			if op&srcX != 0 {
 				// callx: clang puts the register in dst; other
 				// assemblers put it in imm with dst=0.
+				v.p.calls = true
 				if err := zero("so"); err != nil {
 					return out, err
 				}
@@ -435,6 +440,9 @@ func signedDivOp(div, is64, x bool) Opcode {
 // call resolves a call instruction's target.
 func (v *validator) call(i int, in Instruction) (insn, error) {
 	out := insn{op: opCallFunc}
+	if in.Src != PseudoCall {
+		v.p.calls = true
+	}
 	switch in.Src {
 	case 0:
 		h, ok := v.p.helpers.lookup(in.Imm)
@@ -442,6 +450,7 @@ func (v *validator) call(i int, in Instruction) (insn, error) {
 			return out, v.fail(i, "call to unknown helper %d", in.Imm)
 		}
 		out.imm = int64(v.addFunc(fmt.Sprintf("helper %d (%s)", in.Imm, h.name), h.fn))
+		v.stackCalls = v.stackCalls || !h.stackless
 		switch h.builtin {
 		case HelperMapLookupElem:
 			v.p.lookupFn = out.imm
@@ -460,6 +469,7 @@ func (v *validator) call(i int, in Instruction) (insn, error) {
 			return out, v.fail(i, "call to extern %d: only %d externs declared", in.Imm, len(v.spec.Externs))
 		}
 		name := v.spec.Externs[in.Imm]
+		v.stackCalls = true
 		fn := v.opts.Externs[name]
 		if fn != nil {
 			fn = hostCall(fn)

@@ -86,8 +86,8 @@ func loadPrograms(s *Set, names []string, externs map[string]runtime.Func, o *Lo
 	}
 	helpers := runtime.Builtins()
 	bindBuiltins(helpers, o, func(f runtime.Func) runtime.Func { return s.life.host(f, false) })
-	if f := helpers.Helper(runtime.HelperTracePrintk); f != nil && o.Output != nil {
-		helpers.Register(runtime.HelperTracePrintk, "trace_printk", s.life.host(f, false))
+	if o.Output != nil {
+		helpers.Wrap(runtime.HelperTracePrintk, func(f runtime.Func) runtime.Func { return s.life.host(f, false) })
 	}
 	for _, name := range names {
 		if err := checkExterns(spec.Programs[name], externs); err != nil {

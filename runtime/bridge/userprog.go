@@ -219,7 +219,9 @@ func (p *UserProgram[T]) Translated() bool { return p.r.own.compiled != nil }
 // Raw returns the runtime program. Its Run is the interpreter on the
 // program's own run state, and running it directly bypasses Run's guards:
 // it must not run while Run may use that state (from another goroutine),
-// and Close does not wait for it.
+// and Close does not wait for it. Its tag (runtime.Program.SetTag) is
+// the skeleton's, which tells Close about runs inside host functions:
+// leave it as it is.
 func (p *UserProgram[T]) Raw() *runtime.Program { return p.r.own.prog }
 
 // Run runs the program once with ctx as its context: the program reads ctx

@@ -371,13 +371,29 @@ func (m *Machine) end() {
 // or discard; here they are discarded when the run ends) and releases
 // the maps' locks.
 func (m *Machine) release() {
-	defer m.unlockMaps()
 	m.reset()
+	if len(m.pending) > 0 {
+		m.discard()
+	}
+	m.unlockMaps()
+}
+
+// discard discards the ring buffer reservations the run left unfinished.
+// The maps' locks are released even if that panics: a lock left held
+// would stop every later run of a program sharing the map.
+func (m *Machine) discard() {
+	ok := false
+	defer func() {
+		if !ok {
+			m.unlockMaps()
+		}
+	}()
 	for _, r := range m.pending {
 		r.rb.release(r.rec)
 	}
 	clear(m.pending)
 	m.pending = m.pending[:0]
+	ok = true
 }
 
 // StackTop returns r10 for call depth d (0 for the entry function).

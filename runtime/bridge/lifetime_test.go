@@ -545,8 +545,9 @@ func TestCloseNotFooledByRawRuns(t *testing.T) {
 }
 
 // TestCloseWhileRunsRace: goroutines take seats or enter and leave in a
-// loop while Close comes; none may be inside a counted call once the
-// object is released. Run it with -race.
+// loop, some of their calls going into a host function and back, while
+// Close comes; none may be inside a counted call, in a host function or
+// not, once the object is released. Run it with -race.
 func TestCloseWhileRunsRace(t *testing.T) {
 	for range 20 {
 		var l lifetime
@@ -559,14 +560,26 @@ func TestCloseWhileRunsRace(t *testing.T) {
 		var bad atomic.Int64
 		for g := range 6 {
 			wg.Go(func() {
-				for range 1 << 20 {
+				for i := range 1 << 20 {
+					// Some calls go into a host function and back.
+					host := func(h *atomic.Int32) {
+						if i%3 == 0 {
+							l.suspend(h)
+							if freed.Load() {
+								bad.Add(1)
+							}
+							l.resume(h)
+						}
+					}
 					switch seat := &seats[g%len(seats)]; {
 					case l.take(seat):
+						host(&seat.hosted)
 						if freed.Load() {
 							bad.Add(1)
 						}
 						l.give(seat)
 					case l.enter() == nil:
+						host(&l.hosted)
 						if freed.Load() {
 							bad.Add(1)
 						}

@@ -792,9 +792,10 @@ func internalOpcodes(t *testing.T) map[string]Opcode {
 }
 
 // TestGoexitInRun: a host function that ends its goroutine in the middle
-// of a run (runtime.Goexit, as t.FailNow does) ends the run, in the
-// interpreter and in a translation: the locks of the maps it held are
-// released, so a later run of a program sharing the map goes on.
+// of a run (runtime.Goexit, as t.FailNow does), or panics, ends the run,
+// in the interpreter and in a translation: the locks of the maps it held
+// are released, so a later run of a program sharing the map goes on, and
+// a panic reaches the caller of Run unchanged.
 func TestGoexitInRun(t *testing.T) {
 	insns, err := assemble("lddw %r1, map:0\ncall 0\nexit")
 	if err != nil {
@@ -802,14 +803,24 @@ func TestGoexitInRun(t *testing.T) {
 	}
 	insns[2].Src = PseudoKfuncCall
 	mp := mustMap(t, MapSpec{Name: "shared", Type: Hash, KeySize: 4, ValueSize: 8, MaxEntries: 4})
-	goexit := func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) {
-		goruntime.Goexit()
-		return 0, nil
+	type hostPanic struct{}
+	ends := map[string]Func{
+		"goexit": func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) {
+			goruntime.Goexit()
+			return 0, nil
+		},
+		"panic": func(*Machine, uint64, uint64, uint64, uint64, uint64) (uint64, error) {
+			panic(hostPanic{})
+		},
 	}
-	spec := &ProgramSpec{Name: "goexit", Instructions: insns, Maps: []Map{mp}, Externs: []string{"goexit"}}
 	other := loadAsm(t, "lddw %r1, map:0\nmov %r0, 7\nexit", []Map{mp}, nil)
-	for _, translated := range []bool{false, true} {
-		p, err := Load(spec, &Options{Externs: map[string]Func{"goexit": goexit}})
+	for _, c := range []struct {
+		end        string
+		translated bool
+	}{{"goexit", false}, {"goexit", true}, {"panic", false}, {"panic", true}} {
+		translated := c.translated
+		spec := &ProgramSpec{Name: c.end, Instructions: insns, Maps: []Map{mp}, Externs: []string{"end"}}
+		p, err := Load(spec, &Options{Externs: map[string]Func{"end": ends[c.end]}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -823,16 +834,19 @@ func TestGoexitInRun(t *testing.T) {
 			}
 			run = c.Run
 		}
-		done := make(chan struct{})
+		done := make(chan any)
 		go func() {
-			defer close(done)
+			defer func() { done <- recover() }()
 			run(nil)
-			t.Error("the run returned; the goroutine should have ended")
+			t.Errorf("%s, translated %v: the run returned", c.end, translated)
 		}()
-		<-done
-		testenv.NoHang(t, "a run after a run whose host function ended its goroutine", time.Minute, func() {
+		got := <-done
+		if want := map[string]any{"goexit": nil, "panic": hostPanic{}}[c.end]; got != want {
+			t.Errorf("%s, translated %v: recovered %v, want %v", c.end, translated, got, want)
+		}
+		testenv.NoHang(t, "a run after a run whose host function "+c.end+"ed", time.Minute, func() {
 			if r0, err := other.Run(nil); err != nil || r0 != 7 {
-				t.Errorf("translated %v: the other run: %d, %v", translated, r0, err)
+				t.Errorf("%s, translated %v: the other run: %d, %v", c.end, translated, r0, err)
 			}
 		})
 	}

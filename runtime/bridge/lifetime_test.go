@@ -544,6 +544,63 @@ func TestCloseNotFooledByRawRuns(t *testing.T) {
 	}
 }
 
+// TestHostPanicEndsRun: a host function's panic reaches Run's caller, and
+// the run it ends leaves nothing behind: its seat is free, and it no
+// longer counts as inside a host function, so the next run on that seat
+// holds Close back until it ends (it writes its context's first byte as
+// its last step).
+func TestHostPanicEndsRun(t *testing.T) {
+	type hostPanic struct{}
+	loops := asm.Instructions{
+		asm.Mov.Reg(asm.R6, asm.R1),
+		hostCall("host"),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Add.Imm(asm.R0, 1).WithSymbol("loop"),
+		asm.JLT.Imm(asm.R0, 4_000_000, "loop"),
+		asm.StoreImm(asm.R6, 0, 1, asm.Byte),
+		asm.Return(),
+	}
+	panics, started := true, make(chan struct{})
+	s := loadUserObject(t, map[string]asm.Instructions{"loops": loops}, externs(map[string]hostFunc{
+		"host": func() (uint64, error) {
+			if panics {
+				panics = false
+				panic(hostPanic{})
+			}
+			close(started)
+			return 0, nil
+		},
+	}))
+	p := bufferProgram(t, s, "loops")
+	func() {
+		defer func() {
+			if got := recover(); got != (hostPanic{}) {
+				t.Errorf("Run recovered %v, want the host function's panic", got)
+			}
+		}()
+		p.Run(make([]byte, 1))
+		t.Error("Run returned after its host function panicked")
+	}()
+	ctx := make([]byte, 1)
+	runErr := make(chan error)
+	go func() {
+		_, err := p.Run(ctx)
+		runErr <- err
+	}()
+	<-started
+	noHang(t, "Close", func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	if ctx[0] != 1 {
+		t.Error("Close returned while a run was in progress: the panicked run still counted as inside a host function")
+	}
+	if err := <-runErr; err != nil {
+		t.Errorf("the run after the panic: %v", err)
+	}
+}
+
 // TestCloseWhileRunsRace: goroutines take seats or enter and leave in a
 // loop, some of their calls going into a host function and back, while
 // Close comes; none may be inside a counted call, in a host function or

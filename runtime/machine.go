@@ -28,9 +28,10 @@ type Machine struct {
 	// always says whether every run needs more than the common path of
 	// begin and end: the program uses SharedMaps, may write a stack frame
 	// or calls helpers, so that the maps' locks, the stack, the helpers'
-	// work meter, regions and ring buffer reservations need handling. more says whether the next begin and
-	// the end of the run in progress do: always, or a call mapped a
-	// deeper frame that the next run unmaps.
+	// work meter, regions and ring buffer reservations need handling.
+	// more says whether the next begin and the end of the run in progress
+	// do: always, or a call mapped a deeper frame that the next run
+	// unmaps.
 	always, more bool
 	// settled is the length of the region table at which end has nothing
 	// to release: nkept, or -1 while more is set (see settle). One

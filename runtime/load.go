@@ -162,9 +162,18 @@ func (p *Program) Clone() *Program {
 }
 
 // SetTag gives p's own run state a value that Machine.Tag returns to the
-// helpers, externs and host functions its runs call. Clones do not inherit
-// it: each run state has its own. Set it while no run is in progress.
-func (p *Program) SetTag(v any) { p.m.tag = v }
+// helpers, externs and host functions its runs call, and reports whether
+// it did: a run state's tag is set once, by its owner (a skeleton sets
+// the tags of the programs it runs, Raw's included), and later calls
+// change nothing. Clones do not inherit it: each run state has its own.
+// Set it while no run is in progress.
+func (p *Program) SetTag(v any) bool {
+	if p.m.tag != nil {
+		return false
+	}
+	p.m.tag = v
+	return true
+}
 
 // Close ends p's use of the memory its maps gave it (a kernel map's
 // mmapped values, say): later runs of p and its clones fail with

@@ -851,3 +851,34 @@ func TestGoexitInRun(t *testing.T) {
 		})
 	}
 }
+
+// TestTag: a run state's tag is set once and reaches the functions its
+// runs call; a clone starts without one.
+func TestTag(t *testing.T) {
+	insns, err := assemble("call 0\nexit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	insns[0].Src = PseudoKfuncCall
+	var seen any
+	spec := &ProgramSpec{Name: "tagged", Instructions: insns, Externs: []string{"see"}}
+	p, err := Load(spec, &Options{Externs: map[string]Func{"see": func(m *Machine, _, _, _, _, _ uint64) (uint64, error) {
+		seen = m.Tag()
+		return 0, nil
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.SetTag("owner") {
+		t.Fatal("the first SetTag reported false")
+	}
+	if p.SetTag("other") {
+		t.Error("a second SetTag reported true")
+	}
+	if _, err := p.Run(nil); err != nil || seen != "owner" {
+		t.Errorf("the extern saw tag %v (%v), want the first one", seen, err)
+	}
+	if _, err := p.Clone().Run(nil); err != nil || seen != nil {
+		t.Errorf("a clone's run saw tag %v (%v), want none", seen, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -511,6 +512,8 @@ func TestCloseNotFooledByRawRuns(t *testing.T) {
 		raw := bufferProgram(t, s, "waits").Raw()
 		if clone {
 			raw = raw.Clone()
+		} else if raw.SetTag(nil) {
+			t.Error("SetTag changed the tag of the skeleton's run state")
 		}
 		rawErr := make(chan error)
 		go func() {
@@ -732,5 +735,22 @@ func TestKernelMapsAfterClose(t *testing.T) {
 		if !errors.Is(err, ErrClosed) {
 			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
 		}
+	}
+}
+
+// TestUserProgramMadeTwice: making a program's runs a second time returns
+// the first runs, which own the program's run state, and fails when the
+// two disagree on the translation.
+func TestUserProgramMadeTwice(t *testing.T) {
+	s := loadUserObject(t, map[string]asm.Instructions{"one": returnOne}, nil)
+	p, q := bufferProgram(t, s, "one"), bufferProgram(t, s, "one")
+	if p.r != q.r {
+		t.Error("a second NewBufferProgram made new runs over the same run state")
+	}
+	if _, err := NewBufferProgram(s, "one", returnOneTranslation); err == nil || !strings.Contains(err.Error(), "already made without its translation") {
+		t.Errorf("NewBufferProgram with a translation after one without: %v", err)
+	}
+	if r0, err := q.Run(nil); err != nil || r0 != 1 {
+		t.Errorf("Run = %d, %v", r0, err)
 	}
 }

@@ -4,6 +4,7 @@ package bridge
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/cilium/ebpf"
@@ -24,7 +25,8 @@ func Load[H any](spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opt
 // runs the skeleton made of them (NewUserProgram and its kin).
 type userPrograms struct {
 	progs map[string]*runtime.Program
-	runs  map[string]*userRun
+	mu    sync.Mutex          // guards runs
+	runs  map[string]*userRun // by program name: see newUserRun
 }
 
 func (up *userPrograms) close() {
@@ -34,7 +36,9 @@ func (up *userPrograms) close() {
 }
 
 func (up *userPrograms) hook(name string) (hookRunner, any) {
+	up.mu.Lock()
 	run := up.runs[name]
+	up.mu.Unlock()
 	if run == nil {
 		return nil, nil
 	}

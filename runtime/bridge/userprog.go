@@ -89,6 +89,16 @@ func newUserRun(s *Set, name string, translation func() runtime.Translation) (*u
 	if up == nil || up.progs[name] == nil {
 		return nil, fmt.Errorf("user program %s: not loaded", name)
 	}
+	// The runs of a program share its own run state (the first seat):
+	// a second call returns the first call's runs.
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	if p := up.runs[name]; p != nil {
+		if (p.own.compiled != nil) != (translation != nil) {
+			return nil, fmt.Errorf("user program %s: already made %s its translation", name, map[bool]string{true: "with", false: "without"}[p.own.compiled != nil])
+		}
+		return p, nil
+	}
 	p := &userRun{name: name, set: s, own: engine{prog: up.progs[name]}}
 	if translation != nil {
 		c, err := p.own.prog.Bind(translation())
@@ -220,8 +230,8 @@ func (p *UserProgram[T]) Translated() bool { return p.r.own.compiled != nil }
 // program's own run state, and running it directly bypasses Run's guards:
 // it must not run while Run may use that state (from another goroutine),
 // and Close does not wait for it. Its tag (runtime.Program.SetTag) is
-// the skeleton's, which tells Close about runs inside host functions:
-// leave it as it is.
+// the skeleton's, which tells Close about runs inside host functions, so
+// SetTag on it changes nothing.
 func (p *UserProgram[T]) Raw() *runtime.Program { return p.r.own.prog }
 
 // Run runs the program once with ctx as its context: the program reads ctx

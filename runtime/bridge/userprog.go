@@ -214,7 +214,9 @@ type UserProgram[T any] struct {
 
 // NewUserProgram returns the user-space program name of s. translation,
 // when not nil, returns the program's translation into Go, which is bound
-// to the loaded program (Bind checks that they match).
+// to the loaded program (Bind checks that they match). A later call for
+// the same program (as UserProgram or BufferProgram) shares the first
+// call's runs, and fails if only one of them has a translation.
 func NewUserProgram[T any](s *Set, name string, translation func() runtime.Translation) (*UserProgram[T], error) {
 	r, err := newUserRun(s, name, translation)
 	if err != nil {

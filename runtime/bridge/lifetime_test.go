@@ -493,15 +493,7 @@ func TestCloseWaitsForSeatedRun(t *testing.T) {
 // writes its context's first byte as its last step; Close must not return
 // before it.
 func TestCloseNotFooledByRawRuns(t *testing.T) {
-	loops := asm.Instructions{
-		asm.Mov.Reg(asm.R6, asm.R1),
-		hostCall("started"),
-		asm.Mov.Imm(asm.R0, 0),
-		asm.Add.Imm(asm.R0, 1).WithSymbol("loop"),
-		asm.JLT.Imm(asm.R0, 4_000_000, "loop"),
-		asm.StoreImm(asm.R6, 0, 1, asm.Byte),
-		asm.Return(),
-	}
+	loops := loopsAfterHost("started")
 	waits := asm.Instructions{hostCall("wait"), asm.Return()}
 	for _, clone := range []bool{false, true} {
 		inHost, letGo, started := make(chan struct{}), make(chan struct{}), make(chan struct{})
@@ -521,24 +513,8 @@ func TestCloseNotFooledByRawRuns(t *testing.T) {
 			rawErr <- err
 		}()
 		<-inHost
-		ctx := make([]byte, 1)
-		runErr := make(chan error)
-		p := bufferProgram(t, s, "loops")
-		go func() {
-			_, err := p.Run(ctx)
-			runErr <- err
-		}()
-		<-started
-		noHang(t, "Close", func() {
-			if err := s.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
-		})
-		if ctx[0] != 1 {
+		if !closeDuringRun(t, s, bufferProgram(t, s, "loops"), started) {
 			t.Errorf("clone %v: Close returned while a counted run was in progress, and a run of Raw's state was in a host function", clone)
-		}
-		if err := <-runErr; err != nil {
-			t.Errorf("the counted run: %v", err)
 		}
 		close(letGo)
 		if err := <-rawErr; !errors.Is(err, ErrClosed) {
@@ -554,15 +530,7 @@ func TestCloseNotFooledByRawRuns(t *testing.T) {
 // its last step).
 func TestHostPanicEndsRun(t *testing.T) {
 	type hostPanic struct{}
-	loops := asm.Instructions{
-		asm.Mov.Reg(asm.R6, asm.R1),
-		hostCall("host"),
-		asm.Mov.Imm(asm.R0, 0),
-		asm.Add.Imm(asm.R0, 1).WithSymbol("loop"),
-		asm.JLT.Imm(asm.R0, 4_000_000, "loop"),
-		asm.StoreImm(asm.R6, 0, 1, asm.Byte),
-		asm.Return(),
-	}
+	loops := loopsAfterHost("host")
 	panics, started := true, make(chan struct{})
 	s := loadUserObject(t, map[string]asm.Instructions{"loops": loops}, externs(map[string]hostFunc{
 		"host": func() (uint64, error) {
@@ -584,6 +552,32 @@ func TestHostPanicEndsRun(t *testing.T) {
 		p.Run(make([]byte, 1))
 		t.Error("Run returned after its host function panicked")
 	}()
+	if !closeDuringRun(t, s, p, started) {
+		t.Error("Close returned while a run was in progress: the panicked run still counted as inside a host function")
+	}
+}
+
+// loopsAfterHost is a program that calls the host function host, then
+// loops 4 million times and writes its context's first byte as its last
+// step.
+func loopsAfterHost(host string) asm.Instructions {
+	return asm.Instructions{
+		asm.Mov.Reg(asm.R6, asm.R1),
+		hostCall(host),
+		asm.Mov.Imm(asm.R0, 0),
+		asm.Add.Imm(asm.R0, 1).WithSymbol("loop"),
+		asm.JLT.Imm(asm.R0, 4_000_000, "loop"),
+		asm.StoreImm(asm.R6, 0, 1, asm.Byte),
+		asm.Return(),
+	}
+}
+
+// closeDuringRun runs p (a loopsAfterHost program) over a one-byte
+// context from another goroutine, closes s once p's host function has
+// closed started, and reports whether the run had written its context's
+// byte by the time Close returned: whether Close waited for it.
+func closeDuringRun(t *testing.T, s *Set, p *BufferProgram, started <-chan struct{}) bool {
+	t.Helper()
 	ctx := make([]byte, 1)
 	runErr := make(chan error)
 	go func() {
@@ -596,12 +590,11 @@ func TestHostPanicEndsRun(t *testing.T) {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	if ctx[0] != 1 {
-		t.Error("Close returned while a run was in progress: the panicked run still counted as inside a host function")
-	}
+	waited := ctx[0] == 1
 	if err := <-runErr; err != nil {
-		t.Errorf("the run after the panic: %v", err)
+		t.Errorf("the run Close came during: %v", err)
 	}
+	return waited
 }
 
 // TestCloseWhileRunsRace: goroutines take seats or enter and leave in a

@@ -11,8 +11,9 @@ import (
 // memory: other runs, Go code, and kernel programs on other CPUs writing
 // memory mapped from a kernel map. Both engines therefore run them as
 // sync/atomic operations on the cell (atomic_le.go, atomic_be.go), except
-// on the stack frames, which nothing outside the run can reach: there a
-// plain read-modify-write does.
+// on memory no other writer can reach while the run executes: the stack
+// frames, and the values of the program's SharedMaps, whose locks the run
+// holds (Memory.own). There a plain read-modify-write does.
 //
 // A cell must be aligned to its width, both as an offset in its region (the
 // kernel's verifier refuses a misaligned atomic) and in host memory (where
@@ -66,6 +67,36 @@ func (m *Memory) cell64(addr uint64) *uint64 {
 	return nil
 }
 
+// owned returns the cell of size bytes at addr when it lies in a region
+// the run holds alone (Memory.own) and is aligned to its width, else nil:
+// then cell32, cell64 or cell decide, and fault where they must. The own
+// regions start 8-byte aligned in host memory (ownable), so the offset's
+// alignment is the cell's.
+func (m *Memory) owned(addr, size uint64) unsafe.Pointer {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.own)) && o+size <= uint64(len(m.own[i])) && o&(size-1) == 0 {
+		return unsafe.Add(unsafe.Pointer(unsafe.SliceData(m.own[i])), o)
+	}
+	return nil
+}
+
+// ownable returns buf for Memory.own when its host address is 8-byte
+// aligned (the runtime's maps allocate values so), else nil.
+func ownable(buf []byte) []byte {
+	if len(buf) == 0 || uintptr(unsafe.Pointer(unsafe.SliceData(buf)))&7 != 0 {
+		return nil
+	}
+	return buf
+}
+
+// Owned64 and Owned32 return the cell an atomic add of translated code
+// at addr may change with PlainAdd64 or PlainAdd32, without a locked
+// instruction: one that only the run can write (Memory.own), as counters
+// in the program's own maps are. They return nil for every other cell,
+// which the add then gets from Atomic64At or Atomic32At.
+func (m *Memory) Owned64(addr uint64) *uint64 { return (*uint64)(m.owned(addr, 8)) }
+func (m *Memory) Owned32(addr uint64) *uint32 { return (*uint32)(m.owned(addr, 4)) }
+
 // cellFault is the panic value of Atomic32At and Atomic64At.
 type cellFault fault
 
@@ -100,19 +131,26 @@ func isStack(addr uint64) bool { return addr>>32-regionStack < MaxFrames }
 func (m *Machine) atomic(pc int) error {
 	in, r := at(m.base, pc), &m.regs
 	addr := r[in.dst] + uint64(in.off)
-	// Adds of 8 bytes, the common atomic, first (stack cells included: the
-	// operation is atomic there too, only not needed).
+	size := uint64(8)
+	if in.op == OpAtomicW {
+		size = 4
+	}
+	// Adds of 8 bytes, the common atomic, first: a plain read-modify-write
+	// on a cell only the run can write, else a locked one (stack cells
+	// included: the operation is atomic there too, only not needed).
 	if in.op == OpAtomicDW && in.imm&^atomicFETCH == atomicADD {
+		if p := m.owned(addr, 8); p != nil {
+			if old := PlainAdd64((*uint64)(p), r[in.src]); in.imm != atomicADD {
+				r[in.src] = old
+			}
+			return nil
+		}
 		if p := m.cell64(addr); p != nil {
 			if old := FetchAdd64(p, r[in.src]); in.imm != atomicADD {
 				r[in.src] = old
 			}
 			return nil
 		}
-	}
-	size := uint64(8)
-	if in.op == OpAtomicW {
-		size = 4
 	}
 	b, ok := m.cell(addr, size)
 	if !ok {
@@ -121,7 +159,7 @@ func (m *Machine) atomic(pc int) error {
 	src, cmp := r[in.src], r[0]
 	var old uint64
 	switch {
-	case isStack(addr):
+	case isStack(addr) || m.owned(addr, size) != nil:
 		old = plainAtomic(b, in.imm, src, cmp)
 	case size == 8:
 		old = atomic64((*uint64)(unsafe.Pointer(&b[0])), in.imm, src, cmp)

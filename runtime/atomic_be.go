@@ -69,3 +69,17 @@ func And64(p *uint64, v uint64)         { FetchAnd64(p, v) }
 func Add32(p *uint32, v uint32)         { FetchAdd32(p, v) }
 func Or32(p *uint32, v uint32)          { FetchOr32(p, v) }
 func And32(p *uint32, v uint32)         { FetchAnd32(p, v) }
+
+// PlainAdd64 and PlainAdd32 add v to the little-endian cell *p without a
+// locked instruction and return the old value (see atomic_le.go).
+func PlainAdd64(p *uint64, v uint64) uint64 {
+	old := bits.ReverseBytes64(*p)
+	*p = bits.ReverseBytes64(old + v)
+	return old
+}
+
+func PlainAdd32(p *uint32, v uint32) uint32 {
+	old := bits.ReverseBytes32(*p)
+	*p = bits.ReverseBytes32(old + v)
+	return old
+}

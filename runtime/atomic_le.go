@@ -30,3 +30,9 @@ func load64(p *uint64) uint64               { return atomic.LoadUint64(p) }
 func load32(p *uint32) uint32               { return atomic.LoadUint32(p) }
 func cas64(p *uint64, old, v uint64) bool   { return atomic.CompareAndSwapUint64(p, old, v) }
 func cas32(p *uint32, old, v uint32) bool   { return atomic.CompareAndSwapUint32(p, old, v) }
+
+// PlainAdd64 and PlainAdd32 add v to the cell *p without a locked
+// instruction and return the old value, for cells only the run can write
+// (Memory.owned).
+func PlainAdd64(p *uint64, v uint64) uint64 { old := *p; *p = old + v; return old }
+func PlainAdd32(p *uint32, v uint32) uint32 { old := *p; *p = old + v; return old }

@@ -2,7 +2,9 @@ package runtime
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -53,6 +55,9 @@ func TestAtomicFaults(t *testing.T) {
 		{"context host address", "mov %r2, 1\nlock xchg [%r1+8], %r2\nexit", buf[4:68], "context", 8, 8, true},
 		{"frame", "mov %r2, 1\nlock add32 [%r10-6], %r2\nexit", nil, "stack frame 0", 506, 4, true},
 		{"global", "lddw %r1, value:0+2\nmov %r2, 1\nlock cmpxchg32 [%r1], %r2\nexit", nil, ".data", 2, 4, true},
+		{"global add", "lddw %r1, value:0+4\nmov %r2, 1\nlock fetch add [%r1], %r2\nexit", nil, ".data", 4, 8, true},
+		{"global add 32", "lddw %r1, value:0+10\nmov %r2, 1\nlock add32 [%r1], %r2\nexit", nil, ".data", 10, 4, true},
+		{"past a global", "lddw %r1, value:0+16\nmov %r2, 1\nlock add [%r1], %r2\nexit", nil, ".data", 16, 8, false},
 		{"past the context", "mov %r2, 1\nlock add [%r1+16], %r2\nexit", make([]byte, 16), "context", 16, 8, false},
 		{"read-only", "lddw %r1, value:1+0\nmov %r2, 1\nlock add [%r1], %r2\nexit", nil, ".rodata (read-only)", 0, 8, false},
 	}
@@ -138,12 +143,140 @@ const concurrentDrainAsm = `
 // may be lost. Run it with -race too: every access to the shared bytes is
 // atomic, the test's own reads included.
 func TestAtomicConcurrent(t *testing.T) {
-	const bumpers, drainers, runs = 4, 2, 20000
 	ctx := make([]byte, 64)
 	bump := loadAsm(t, concurrentBumpAsm, nil, nil)
 	drain := loadAsm(t, concurrentDrainAsm, nil, nil)
+	bumpAndDrain(t, bump, drain, ctx, ctx)
+}
+
+// TestAtomicOwnMaps runs the programs of TestAtomicConcurrent on the
+// value of a global section of the runtime's own (a SharedMap), on a hash
+// map's value, and on a global section that a Map of the host's gives,
+// while a goroutine adds to that one's counters with sync/atomic as a
+// kernel program would. The first two take plain read-modify-writes (the
+// runs hold the maps' locks: Memory.own), the third locked ones; no
+// update may be lost in any of them.
+func TestAtomicOwnMaps(t *testing.T) {
+	// Each program starts by pointing r1 at the counters, then runs the
+	// context's code.
+	const onHash = `
+	stw [%r10-4], 0
+	lddw %r1, map:1
+	mov %r2, %r10
+	add %r2, -4
+	call 1
+	jne %r0, 0, found
+	exit
+found:
+	mov %r1, %r0
+`
+	for _, tt := range []struct {
+		name, prelude string
+		foreign       bool
+	}{
+		{"global", "lddw %r1, value:0+0\n", false},
+		{"hash value", onHash, false},
+		{"host's global", "lddw %r1, value:0+0\n", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var counters []byte
+			var sec Map
+			if tt.foreign {
+				f := &foreignArray{spec: MapSpec{Name: ".bss", Type: Array, KeySize: 4, ValueSize: 64, MaxEntries: 1}, data: make([]byte, 64)}
+				sec, counters = f, f.data
+			} else {
+				sec = global(t, ".bss", make([]byte, 64))
+			}
+			hash, err := NewMap(MapSpec{Name: "counts", Type: Hash, KeySize: 4, ValueSize: 64, MaxEntries: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := hash.Update(make([]byte, 4), make([]byte, 64), UpdateAny); err != nil {
+				t.Fatal(err)
+			}
+			maps := []Map{sec, hash}
+			owner := sec
+			if tt.prelude == onHash {
+				owner = hash
+			}
+			if !tt.foreign {
+				if counters, err = owner.Lookup(make([]byte, 4)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Go code reads a SharedMap's value under its lock.
+			var lock sync.Locker = &sync.Mutex{}
+			if s, ok := owner.(SharedMap); ok {
+				lock = s
+			}
+			read := func(f func()) { lock.Lock(); defer lock.Unlock(); f() }
+			var host func(stop *atomic.Bool) uint64
+			if tt.foreign {
+				// The host's own writer: it adds to the 64-bit counter
+				// while the runs do, as a kernel program would.
+				host = func(stop *atomic.Bool) (n uint64) {
+					for ; !stop.Load(); n++ {
+						atomic.AddUint64((*uint64)(unsafe.Pointer(&counters[0])), 1)
+					}
+					return n
+				}
+			}
+			bump := loadAsm(t, tt.prelude+concurrentBumpAsm, maps, nil)
+			drain := loadAsm(t, tt.prelude+concurrentDrainAsm, maps, nil)
+			bumpAndDrainWith(t, bump, drain, nil, counters, read, host)
+			// The counters' region is one only the run can write exactly
+			// when the runs hold its map's lock.
+			if _, err := bump.Run(nil); err != nil {
+				t.Fatal(err)
+			}
+			m := bump.Machine()
+			own := slices.ContainsFunc(m.own, func(b []byte) bool { return len(b) > 0 && &b[0] == &counters[0] })
+			if own == tt.foreign {
+				t.Errorf("counters in an own region: %v, want %v", own, !tt.foreign)
+			}
+		})
+	}
+}
+
+// foreignArray is a one-element array whose memory is the host's, as a
+// kernel map's memory-mapped values are: not a SharedMap, so runs hold
+// no lock of it and others may write it at any time.
+type foreignArray struct {
+	spec MapSpec
+	data []byte
+}
+
+func (f *foreignArray) Spec() MapSpec { return f.spec }
+func (f *foreignArray) Lookup(key []byte) ([]byte, error) {
+	if binary.LittleEndian.Uint32(key) != 0 {
+		return nil, ErrKeyNotExist
+	}
+	return f.data, nil
+}
+func (f *foreignArray) Update(key, value []byte, flags uint64) error { return ErrInvalidArg }
+func (f *foreignArray) Delete(key []byte) error                      { return ErrInvalidArg }
+func (f *foreignArray) NextKey(key, next []byte) error               { return ErrKeyNotExist }
+
+// bumpAndDrain runs clones of bump and drain, the programs of
+// TestAtomicConcurrent, from several goroutines on ctx, and checks the
+// counters they leave in ctx.
+func bumpAndDrain(t *testing.T, bump, drain *Program, ctx, cells []byte) {
+	bumpAndDrainWith(t, bump, drain, ctx, cells, func(f func()) { f() }, nil)
+}
+
+// bumpAndDrainWith is bumpAndDrain with the counters in cells, which
+// read reads under the lock that guards them; host, when not nil, runs
+// meanwhile on a goroutine of its own until told to stop, and returns
+// what it added to the 64-bit counter.
+func bumpAndDrainWith(t *testing.T, bump, drain *Program, ctx, cells []byte, read func(func()), host func(stop *atomic.Bool) uint64) {
+	t.Helper()
+	const bumpers, drainers, runs = 4, 2, 20000
 	var wg, bumping sync.WaitGroup
-	var done atomic.Bool
+	var done, stop atomic.Bool
+	var added uint64
+	if host != nil {
+		wg.Go(func() { added = host(&stop) })
+	}
 	fail := make(chan error, bumpers+drainers)
 	for range bumpers {
 		p := bump.Clone()
@@ -171,27 +304,36 @@ func TestAtomicConcurrent(t *testing.T) {
 	}
 	bumping.Wait()
 	done.Store(true)
+	stop.Store(true)
 	wg.Wait()
 	close(fail)
 	for err := range fail {
 		t.Fatal(err)
 	}
-	load64 := func(off int) uint64 { return atomic.LoadUint64((*uint64)(unsafe.Pointer(&ctx[off]))) }
-	load32 := func(off int) uint64 { return uint64(atomic.LoadUint32((*uint32)(unsafe.Pointer(&ctx[off])))) }
+	var c [6]uint64
+	read(func() {
+		for i, off := range []int{0, 8, 16, 32, 24, 40} {
+			if off == 16 {
+				c[i] = uint64(atomic.LoadUint32((*uint32)(unsafe.Pointer(&cells[off]))))
+			} else {
+				c[i] = atomic.LoadUint64((*uint64)(unsafe.Pointer(&cells[off])))
+			}
+		}
+	})
 	const total = bumpers * runs
-	if left, drained := load64(0), load64(8); left+drained != total {
-		t.Errorf("64-bit: %d drained + %d left = %d, want %d (%d lost)", drained, left, left+drained, total, int64(total)-int64(left+drained))
+	if left, drained := c[0], c[1]; left+drained != total+added {
+		t.Errorf("64-bit: %d drained + %d left = %d, want %d (%d lost)", drained, left, left+drained, total+added, int64(total+added)-int64(left+drained))
 	}
-	if left, drained := load32(16), load64(32); left+drained != total {
+	if left, drained := c[2], c[3]; left+drained != total {
 		t.Errorf("32-bit: %d drained + %d left = %d, want %d (%d lost)", drained, left, left+drained, total, int64(total)-int64(left+drained))
 	}
-	if n := load64(24); n != total {
+	if n := c[4]; n != total {
 		t.Errorf("compare-and-exchange counter: %d, want %d", n, total)
 	}
-	if x := load64(40); x != 0 {
+	if x := c[5]; x != 0 {
 		t.Errorf("xor cell: %d after an even number of xors of 1, want 0", x)
 	}
-	if load64(8) == 0 {
+	if c[1] == 0 {
 		t.Error("the drainers took nothing")
 	}
 }

@@ -95,9 +95,12 @@
 // (.bss, .data, BPF_F_MMAPABLE arrays), as well as the bytes of a context
 // that several goroutines pass to Run. Both engines run them with
 // sync/atomic; translated code calls Add64, FetchAdd64, Swap32, CmpXchg64
-// and their siblings on the cell Atomic64At or Atomic32At checks. Only the
-// stack frames, which nothing outside the run can reach, take a plain
-// read-modify-write. A 32-bit fetch zero-extends the old value into its
+// and their siblings on the cell Atomic64At or Atomic32At checks. Two
+// kinds of memory take a plain read-modify-write instead, because no other
+// writer can reach them while the run executes: the stack frames, and the
+// values and global sections of the program's SharedMaps, whose locks the
+// run holds (Memory.Owned64, which translated code asks before an add,
+// the common atomic; it then calls PlainAdd64). A 32-bit fetch zero-extends the old value into its
 // register; cmpxchg compares the cell with r0 and loads the old value into
 // r0 whether or not it stores.
 //

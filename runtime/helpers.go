@@ -244,10 +244,19 @@ func (m *Machine) keep(i int, s int32, val []byte, n int) (uint64, bool) {
 	}
 	r := uint32(len(m.rd))
 	m.rd = append(m.rd, val)
+	w, own := val, val
 	if m.prog.readOnly[i] {
-		m.wr = append(m.wr, nil)
-	} else {
-		m.wr = append(m.wr, val)
+		w, own = nil, nil
+	}
+	if _, ok := m.prog.maps[i].(SharedMap); !ok {
+		own = nil
+	}
+	m.wr = append(m.wr, w)
+	if own = ownable(own); own != nil {
+		for len(m.own) < int(r) {
+			m.own = append(m.own, nil)
+		}
+		m.own = append(m.own, own)
 	}
 	m.names = append(m.names, m.prog.valueNames[i])
 	m.nkept++

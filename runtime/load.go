@@ -119,6 +119,7 @@ func Load(spec *ProgramSpec, opts *Options) (*Program, error) {
 	p.static.rd = make([][]byte, firstStaticRegion)
 	p.static.wr = make([][]byte, firstStaticRegion)
 	p.static.names = make([]string, firstStaticRegion)
+	p.static.own = make([][]byte, firstStaticRegion)
 	p.static.names[0] = "NULL"
 	p.static.names[regionContext] = "context"
 	for f := range MaxFrames {

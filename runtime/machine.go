@@ -121,6 +121,9 @@ func newMachine(p *Program) *Machine {
 	m.rd = append([][]byte(nil), p.static.rd...)
 	m.wr = append([][]byte(nil), p.static.wr...)
 	m.names = append([]string(nil), p.static.names...)
+	if slices.ContainsFunc(p.static.own, func(b []byte) bool { return b != nil }) {
+		m.own = append([][]byte(nil), p.static.own...)
+	}
 	m.nstatic = p.static.nstatic
 	m.nkept = m.nstatic
 	m.settle()

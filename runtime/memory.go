@@ -57,6 +57,16 @@ type Memory struct {
 	// run finds its region mapped (mapValues.kept) instead of adding one.
 	// Only the regions after nkept are the run's own.
 	nkept int
+	// own is, for the static and kept regions (below nkept), the
+	// writable buffer of each that nothing but this run can write while
+	// the run executes its instructions, else nil: the values of the
+	// program's SharedMaps, whose locks every run holds from its start
+	// to its end and Go code holds around each access (see SharedMap).
+	// Atomic instructions on them need no locked instruction (see
+	// owned). Regions a run adds are never in it; neither is the stack,
+	// which the atomics treat on their own (isStack). It ends at its last
+	// own region, and is nil when there is none.
+	own [][]byte
 	// seen remembers, by buffer address, regions this run created, so
 	// that looking up the same map values again and again (a counting
 	// loop) reuses their regions instead of growing the table. An entry

@@ -578,11 +578,18 @@ func (v *validator) mapValueRegion(i, idx int) (uint32, error) {
 	name := regionName(spec)
 	s := &v.p.static
 	s.rd = append(s.rd, val)
+	w := val
 	if spec.ReadOnly() {
-		s.wr = append(s.wr, nil)
-	} else {
-		s.wr = append(s.wr, val)
+		w = nil
 	}
+	s.wr = append(s.wr, w)
+	// A global section of the runtime's own maps is written only under
+	// its lock; one a Map of the host's gives (memory a kernel map
+	// shares) may be written at any time.
+	if _, ok := m.(SharedMap); !ok {
+		w = nil
+	}
+	s.own = append(s.own, ownable(w))
 	s.names = append(s.names, name)
 	r := uint32(len(s.rd) - 1)
 	v.valueRegion[idx] = r

@@ -1295,9 +1295,10 @@ func (e *emitter) store(in *aotInsn) []jen.Code {
 
 // atomic translates an atomic instruction into a call of the runtime's
 // operation of that name on the cell Atomic32At or Atomic64At checks, which
-// is atomic against other runs, Go and the kernel. A cell in the frame's
-// constant slots, which nothing else can see, takes a plain
-// read-modify-write.
+// is atomic against other runs, Go and the kernel. An add, the common
+// atomic (counters), first asks Owned32 or Owned64 whether only the run
+// can write the cell, and then takes a plain read-modify-write. A cell in
+// the frame's constant slots, which nothing else can see, takes one too.
 func (e *emitter) atomic(in *aotInsn) []jen.Code {
 	w := 64
 	if in.op == runtime.OpAtomicW {
@@ -1332,13 +1333,21 @@ func (e *emitter) atomic(in *aotInsn) []jen.Code {
 		name = "Fetch" + name
 	}
 	call := e.rt(fmt.Sprintf("%s%d", name, w)).Call(args...)
-	switch {
-	case dst == "":
-		return []jen.Code{call}
-	case w == 32:
-		return []jen.Code{code(dst+" = uint64(", call, ")")}
+	set := func(call jen.Code) jen.Code {
+		switch {
+		case dst == "":
+			return call
+		case w == 32:
+			return code(dst+" = uint64(", call, ")")
+		}
+		return code(dst+" = ", call)
 	}
-	return []jen.Code{code(dst+" = ", call)}
+	if name != "Add" && name != "FetchAdd" {
+		return []jen.Code{set(call)}
+	}
+	// An add on a cell only the run can write needs no locked instruction.
+	plain := e.rt(fmt.Sprintf("PlainAdd%d", w)).Call(code("p"), arg(in.src))
+	return []jen.Code{jen.If(code(fmt.Sprintf("p := m.Owned%d(%s); p != nil", w, e.addr(in.dst, in.off)))).Block(set(plain)).Else().Block(set(call))}
 }
 
 // frameAtomic is atomic for an aligned cell at fp[k:].

@@ -1264,7 +1264,11 @@ L1:
 	// 11: mov %r1, 1
 	r1 = 1
 	// 12: lock add [%r0], %r1
-	runtime.Add64(m.Atomic64At(r0, 12), r1)
+	if p := m.Owned64(r0); p != nil {
+		runtime.PlainAdd64(p, r1)
+	} else {
+		runtime.Add64(m.Atomic64At(r0, 12), r1)
+	}
 	// 13: ja +9 (to 23)
 	runtime.CheckBudget(b-14, 13)
 	goto L23
@@ -1430,11 +1434,19 @@ func atomicsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 			// 8: mov %r2, 1 (fast copy)
 			r2 = 1
 			// 9: lock add [%r6], %r2 (fast copy)
-			runtime.Add64(m.Atomic64At(r6, 9), r2)
+			if p := m.Owned64(r6); p != nil {
+				runtime.PlainAdd64(p, r2)
+			} else {
+				runtime.Add64(m.Atomic64At(r6, 9), r2)
+			}
 			// 10: mov %r3, %r7 (fast copy)
 			r3 = r7
 			// 11: lock fetch add [%r6+8], %r3 (fast copy)
-			r3 = runtime.FetchAdd64(m.Atomic64At(r6+8, 11), r3)
+			if p := m.Owned64(r6 + 8); p != nil {
+				r3 = runtime.PlainAdd64(p, r3)
+			} else {
+				r3 = runtime.FetchAdd64(m.Atomic64At(r6+8, 11), r3)
+			}
 			// 12: add %r8, %r3 (fast copy)
 			r8 += r3
 			// 13: mov %r4, %r7 (fast copy)
@@ -1471,11 +1483,19 @@ L8:
 	// 8: mov %r2, 1
 	r2 = 1
 	// 9: lock add [%r6], %r2
-	runtime.Add64(m.Atomic64At(r6, 9), r2)
+	if p := m.Owned64(r6); p != nil {
+		runtime.PlainAdd64(p, r2)
+	} else {
+		runtime.Add64(m.Atomic64At(r6, 9), r2)
+	}
 	// 10: mov %r3, %r7
 	r3 = r7
 	// 11: lock fetch add [%r6+8], %r3
-	r3 = runtime.FetchAdd64(m.Atomic64At(r6+8, 11), r3)
+	if p := m.Owned64(r6 + 8); p != nil {
+		r3 = runtime.PlainAdd64(p, r3)
+	} else {
+		r3 = runtime.FetchAdd64(m.Atomic64At(r6+8, 11), r3)
+	}
 	// 12: add %r8, %r3
 	r8 += r3
 	// 13: mov %r4, %r7

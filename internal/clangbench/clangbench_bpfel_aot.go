@@ -176,7 +176,11 @@ L6:
 	// 6: mov %r1, 1
 	r1 = 1
 	// 7: lock add [%r0], %r1
-	runtime.Add64(m.Atomic64At(r0, 7), r1)
+	if p := m.Owned64(r0); p != nil {
+		runtime.PlainAdd64(p, r1)
+	} else {
+		runtime.Add64(m.Atomic64At(r0, 7), r1)
+	}
 	// clangbench.bpf.c:119: for (int i = 0; i < 512; i++) {
 	// 8: add %r8, 1
 	r8 += 1

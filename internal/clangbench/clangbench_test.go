@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -214,5 +215,50 @@ func median(v []float64) float64 {
 		return v[n/2]
 	} else {
 		return (v[n/2-1] + v[n/2]) / 2
+	}
+}
+
+// TestCountConcurrent: goroutines run count's translation at once over
+// the same bytes. Its counters are values of a user-space hash map, which
+// runs hold the lock of, so their atomic adds take plain read-modify-writes
+// (runtime.Memory.Owned64); runs take turns on the map, so not one count
+// may be lost, the inserts of a byte's first count included.
+func TestCountConcurrent(t *testing.T) {
+	o := load(t)
+	data := input()
+	clearCounts(t, o)
+	const goroutines, runs = 4, 200
+	var want [256]uint64
+	for _, c := range data[:512] {
+		want[c] += goroutines * runs
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines)
+	for range goroutines {
+		wg.Go(func() {
+			for range runs {
+				if _, err := o.CountUser.Run(data); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for k, n := range want {
+		got, err := o.UserCounts.Lookup(uint32(k))
+		if n == 0 {
+			if err == nil {
+				t.Errorf("byte %#x: counted %d, not in the input", k, got)
+			}
+			continue
+		}
+		if err != nil || got != n {
+			t.Errorf("byte %#x: counted %d (%v), want %d", k, got, err, n)
+		}
 	}
 }

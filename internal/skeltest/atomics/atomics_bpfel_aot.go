@@ -42,12 +42,20 @@ func atomicsBumpAFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	// 3: mov %r3, 1
 	r3 = 1
 	// 4: lock add [%r1], %r3
-	runtime.Add64(m.Atomic64At(r1, 4), r3)
+	if p := m.Owned64(r1); p != nil {
+		runtime.PlainAdd64(p, r3)
+	} else {
+		runtime.Add64(m.Atomic64At(r1, 4), r3)
+	}
 	// 5: mov32 %r3, 1
 	r3 = 1
 	// atomics.bpf.c:54: __sync_fetch_and_add(&c->hits32, 1);
 	// 6: lock add32 [%r1+16], %r3
-	runtime.Add32(m.Atomic32At(r1+16, 6), uint32(r3))
+	if p := m.Owned32(r1 + 16); p != nil {
+		runtime.PlainAdd32(p, uint32(r3))
+	} else {
+		runtime.Add32(m.Atomic32At(r1+16, 6), uint32(r3))
+	}
 	// atomics.bpf.c:55: __sync_fetch_and_xor(&c->parity, 1);
 	// 7: lock xor [%r1+40], %r2
 	runtime.Xor64(m.Atomic64At(r1+40, 7), r2)
@@ -143,12 +151,20 @@ func atomicsBumpBFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	// 3: mov %r3, 1
 	r3 = 1
 	// 4: lock add [%r1], %r3
-	runtime.Add64(m.Atomic64At(r1, 4), r3)
+	if p := m.Owned64(r1); p != nil {
+		runtime.PlainAdd64(p, r3)
+	} else {
+		runtime.Add64(m.Atomic64At(r1, 4), r3)
+	}
 	// 5: mov32 %r3, 1
 	r3 = 1
 	// atomics.bpf.c:54: __sync_fetch_and_add(&c->hits32, 1);
 	// 6: lock add32 [%r1+16], %r3
-	runtime.Add32(m.Atomic32At(r1+16, 6), uint32(r3))
+	if p := m.Owned32(r1 + 16); p != nil {
+		runtime.PlainAdd32(p, uint32(r3))
+	} else {
+		runtime.Add32(m.Atomic32At(r1+16, 6), uint32(r3))
+	}
 	// atomics.bpf.c:55: __sync_fetch_and_xor(&c->parity, 1);
 	// 7: lock xor [%r1+40], %r2
 	runtime.Xor64(m.Atomic64At(r1+40, 7), r2)
@@ -250,7 +266,11 @@ func atomicsDrainFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	// 6: mov %r2, %r0
 	r2 = runtime.Opaque(r0)
 	// 7: lock add [%r1], %r2
-	runtime.Add64(m.Atomic64At(r1, 7), r2)
+	if p := m.Owned64(r1); p != nil {
+		runtime.PlainAdd64(p, r2)
+	} else {
+		runtime.Add64(m.Atomic64At(r1, 7), r2)
+	}
 	// atomics.bpf.c:31: return took;
 	// 8: exit
 	b -= 9
@@ -293,14 +313,22 @@ func atomicsTakeFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	// 4: lock xchg [%r1], %r2
 	r2 = runtime.Swap64(m.Atomic64At(r1, 4), r2)
 	// 5: lock add [%r1+8], %r2
-	runtime.Add64(m.Atomic64At(r1+8, 5), r2)
+	if p := m.Owned64(r1 + 8); p != nil {
+		runtime.PlainAdd64(p, r2)
+	} else {
+		runtime.Add64(m.Atomic64At(r1+8, 5), r2)
+	}
 	// 6: mov32 %r2, 0
 	r2 = 0
 	// atomics.bpf.c:87: __sync_fetch_and_add(&c->drained32, __atomic_exchange_n(&c->hits32, 0, __ATOMIC_SEQ_CST));
 	// 7: lock xchg32 [%r1+16], %r2
 	r2 = uint64(runtime.Swap32(m.Atomic32At(r1+16, 7), uint32(r2)))
 	// 8: lock add [%r1+32], %r2
-	runtime.Add64(m.Atomic64At(r1+32, 8), r2)
+	if p := m.Owned64(r1 + 32); p != nil {
+		runtime.PlainAdd64(p, r2)
+	} else {
+		runtime.Add64(m.Atomic64At(r1+32, 8), r2)
+	}
 	b -= 7
 L9:
 	// atomics.bpf.c:89: }

@@ -77,7 +77,11 @@ func hostileBumpFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (
 	}
 	// hostile.bpf.c:129: __sync_fetch_and_add(v, 1);
 	// 11: lock add [%r0], %r7
-	runtime.Add64(m.Atomic64At(r0, 11), r7)
+	if p := m.Owned64(r0); p != nil {
+		runtime.PlainAdd64(p, r7)
+	} else {
+		runtime.Add64(m.Atomic64At(r0, 11), r7)
+	}
 	// 12: ja +8 (to 21)
 	runtime.CheckBudget(b-13, 12)
 	goto L21

@@ -3,6 +3,7 @@
 package runtime
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -411,7 +412,17 @@ const ContextAddr = uint64(regionContext) << 32
 // returns r0.
 func (m *Machine) callFunc(pc int) (uint64, error) {
 	m.pc = pc
-	idx, r := m.prog.insns[pc].imm, &m.regs
+	in, r := &m.prog.insns[pc], &m.regs
+	// A lookup of a 4-byte key in the frame, the common helper call,
+	// first: the validator marked it (x set, src the map's index, off the
+	// key's offset from the frame's top; see directSites).
+	if in.x != 0 {
+		k := binary.LittleEndian.Uint32(m.stack[m.depth*StackSize+StackSize+int(in.off):])
+		if r0, ok := m.Lookup32(int(in.src), k); ok {
+			return r0, nil
+		}
+	}
+	idx := in.imm
 	// A map call whose map and key's place the code fixes (see
 	// directSites) runs directly when the helper is the built-in one and
 	// the direct function handles the case; the built-in map_lookup_elem

@@ -593,30 +593,31 @@ func TestDirectUpdatesDecline(t *testing.T) {
 
 // TestLookupSitesTwoMaps: lookups whose map and key the code fixes run
 // without the helper call (directSites; the interpreter's callFunc and
-// the translation's Lookup32), each in its own map: the same key finds
-// each map's value, and a key missing from one finds nothing there.
+// the translation's Lookup32 and Lookup64), each in its own map: the same
+// key finds each map's value, and a key missing from one finds nothing
+// there. For keys of 4 and 8 bytes.
 func TestLookupSitesTwoMaps(t *testing.T) {
 	const src = `
-	stw [%r10-4], 1
+	ST [%r10-8], 1
 	lddw %r1, map:0
 	mov %r2, %r10
-	add %r2, -4
+	add %r2, -8
 	call 1
 	jeq %r0, 0, miss
 	ldxdw %r6, [%r0]
-	stw [%r10-8], 1
+	ST [%r10-16], 1
 	lddw %r1, map:1
 	mov %r2, %r10
-	add %r2, -8
+	add %r2, -16
 	call 1
 	jeq %r0, 0, miss
 	ldxdw %r0, [%r0]
 	mul %r6, 100
 	add %r6, %r0
-	stw [%r10-4], 2
+	ST [%r10-8], 2
 	lddw %r1, map:1
 	mov %r2, %r10
-	add %r2, -4
+	add %r2, -8
 	call 1
 	jne %r0, 0, miss
 	mov %r0, %r6
@@ -625,21 +626,24 @@ miss:
 	mov %r0, -1
 	exit
 `
-	var maps []Map
-	for _, v := range []uint64{10, 20} {
-		m, err := NewMap(MapSpec{Name: "m", Type: Hash, KeySize: 4, ValueSize: 8, MaxEntries: 4})
-		if err != nil {
-			t.Fatal(err)
+	for ks, st := range map[uint32]string{4: "stw", 8: "stdw"} {
+		var maps []Map
+		for _, v := range []uint64{10, 20} {
+			m, err := NewMap(MapSpec{Name: "m", Type: Hash, KeySize: ks, ValueSize: 8, MaxEntries: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := binary.LittleEndian.AppendUint64(nil, 1)[:ks]
+			if err := m.Update(key, binary.LittleEndian.AppendUint64(nil, v), UpdateAny); err != nil {
+				t.Fatal(err)
+			}
+			maps = append(maps, m)
 		}
-		if err := m.Update(binary.LittleEndian.AppendUint32(nil, 1), binary.LittleEndian.AppendUint64(nil, v), UpdateAny); err != nil {
-			t.Fatal(err)
-		}
-		maps = append(maps, m)
-	}
-	p := loadAsm(t, src, maps, nil)
-	for range 2 { // the second run finds the values' regions kept
-		if r0, err := p.Run(nil); err != nil || r0 != 1020 {
-			t.Fatalf("r0 = %d, %v; want 1020", int64(r0), err)
+		p := loadAsm(t, strings.ReplaceAll(src, "ST", st), maps, nil)
+		for range 2 { // the second run finds the values' regions kept
+			if r0, err := p.Run(nil); err != nil || r0 != 1020 {
+				t.Fatalf("%d-byte keys: r0 = %d, %v; want 1020", ks, int64(r0), err)
+			}
 		}
 	}
 }

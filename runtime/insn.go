@@ -432,7 +432,7 @@ type insn struct {
 	op  Opcode
 	dst uint8
 	src uint8
-	x   uint8 // second source register of a fused pair
+	x   uint8 // second source register of a fused pair; a direct lookup's key size (see callFunc)
 	off int32 // memory offset, or jump distance in bytes from the next slot
 	imm int64
 }

@@ -413,12 +413,19 @@ const ContextAddr = uint64(regionContext) << 32
 func (m *Machine) callFunc(pc int) (uint64, error) {
 	m.pc = pc
 	in, r := &m.prog.insns[pc], &m.regs
-	// A lookup of a 4-byte key in the frame, the common helper call,
-	// first: the validator marked it (x set, src the map's index, off the
+	// A lookup of a key in the frame, the common helper call, first: the
+	// validator marked it (x the key's size, src the map's index, off the
 	// key's offset from the frame's top; see directSites).
 	if in.x != 0 {
-		k := binary.LittleEndian.Uint32(m.stack[m.depth*StackSize+StackSize+int(in.off):])
-		if r0, ok := m.Lookup32(int(in.src), k); ok {
+		k := m.stack[m.depth*StackSize+StackSize+int(in.off):]
+		var r0 uint64
+		var ok bool
+		if in.x == 4 {
+			r0, ok = m.Lookup32(int(in.src), binary.LittleEndian.Uint32(k))
+		} else {
+			r0, ok = m.Lookup64(int(in.src), binary.LittleEndian.Uint64(k))
+		}
+		if ok {
 			return r0, nil
 		}
 	}

@@ -126,12 +126,12 @@ func (v *validator) run() error {
 		}
 	}
 	v.p.direct = directSites(raw, insns, tail, entry, v.p.maps)
-	// exec runs a lookup with a 4-byte key at a direct site itself (see
-	// opCallFunc there): x marks it, src holds the map's index and off
-	// the key's offset from the frame's top.
+	// callFunc runs a lookup at a direct site first thing (see there): x
+	// marks it with the key's size (4 or 8 bytes), src holds the map's
+	// index and off the key's offset from the frame's top.
 	for i, d := range v.p.direct {
-		if d.ks == 4 && d.fn == HelperMapLookupElem && d.mi < 256 {
-			insns[i].x, insns[i].src, insns[i].off = 1, uint8(d.mi), d.off
+		if d.fn == HelperMapLookupElem && d.mi < 256 {
+			insns[i].x, insns[i].src, insns[i].off = uint8(d.ks), uint8(d.mi), d.off
 		}
 	}
 	if !v.opts.noFusion {

@@ -278,23 +278,39 @@ func bumpAndDrainWith(t *testing.T, bump, drain *Program, ctx, cells []byte, rea
 		wg.Go(func() { added = host(&stop) })
 	}
 	fail := make(chan error, bumpers+drainers)
+	// The drainers run first, and once more after the bumpers have
+	// finished, so that they take something even when the scheduler lets
+	// the bumpers run to their end before a drainer.
+	var draining sync.WaitGroup
+	draining.Add(drainers)
+	for range drainers {
+		p := drain.Clone()
+		wg.Go(func() {
+			for first := true; ; first = false {
+				last := done.Load()
+				if _, err := p.Run(ctx); err != nil {
+					fail <- err
+					if first {
+						draining.Done()
+					}
+					return
+				}
+				if first {
+					draining.Done()
+				}
+				if last {
+					return
+				}
+			}
+		})
+	}
+	draining.Wait()
 	for range bumpers {
 		p := bump.Clone()
 		bumping.Add(1)
 		wg.Go(func() {
 			defer bumping.Done()
 			for range runs {
-				if _, err := p.Run(ctx); err != nil {
-					fail <- err
-					return
-				}
-			}
-		})
-	}
-	for range drainers {
-		p := drain.Clone()
-		wg.Go(func() {
-			for !done.Load() {
 				if _, err := p.Run(ctx); err != nil {
 					fail <- err
 					return

@@ -27,7 +27,7 @@ const (
 	// ring buffer reservations).
 	maxDynamicRegions = 1 << 20
 	// maxKeptRegions bounds the hash map values a Machine keeps mapped
-	// from run to run (see Memory.nkept): about 70 bytes of tables each.
+	// from run to run (see Memory.nkept): about 95 bytes of tables each.
 	maxKeptRegions = 1 << 14
 )
 

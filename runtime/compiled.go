@@ -122,7 +122,7 @@ func (c *Compiled) RunLen(ctx []byte, n uint64) (r0 uint64, err error) {
 			if x := recover(); x != nil {
 				r0, err = 0, m.trapped(x)
 			} else {
-				m.end()
+				m.endAborted()
 			}
 		}
 	}()
@@ -132,12 +132,27 @@ func (c *Compiled) RunLen(ctx []byte, n uint64) (r0 uint64, err error) {
 	return r0, nil
 }
 
+// endAborted ends a run that does not return, and then calls the abort
+// function.
+func (m *Machine) endAborted() {
+	defer m.aborted()
+	m.end()
+}
+
 // trapped ends a run whose translation panicked with x and returns the
-// run's error; when x is no panic of translated code, it ends the run
-// and panics on (see trapError).
+// run's error; when x is no panic of translated code, it ends the run,
+// calls the abort function and panics on (see trapError).
 func (m *Machine) trapped(x any) error {
-	defer m.end()
-	return m.named(m.trapError(x))
+	ours := false
+	defer func() {
+		m.end()
+		if !ours {
+			m.aborted()
+		}
+	}()
+	err := m.trapError(x)
+	ours = true
+	return m.named(err)
 }
 
 // trapError turns a panic of translated code into the interpreter's error.

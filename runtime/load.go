@@ -176,6 +176,29 @@ func (p *Program) SetTag(v any) bool {
 	return true
 }
 
+// SetAbort gives p's own run state a function that a run of it calls
+// when it ends without returning to its caller: by a panic that goes on
+// (a host function's or a helper's, not a fault of the program) or by
+// runtime.Goexit. The run has ended when abort is called (its maps'
+// locks released), so an owner that hands the run state out can take it
+// back there, where a deferred call would otherwise have to. Like the
+// tag, it is set once (SetAbort reports whether it set it), clones do not
+// inherit it, and it must be set while no run is in progress.
+func (p *Program) SetAbort(abort func()) bool {
+	if p.m.abort != nil {
+		return false
+	}
+	p.m.abort = abort
+	return true
+}
+
+// aborted calls the run state's abort function, if it has one.
+func (m *Machine) aborted() {
+	if m.abort != nil {
+		m.abort()
+	}
+}
+
 // Close ends p's use of the memory its maps gave it (a kernel map's
 // mmapped values, say): later runs of p and its clones fail with
 // ErrClosed, so its owner may then release that memory. Close waits for

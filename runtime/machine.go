@@ -68,6 +68,11 @@ type Machine struct {
 	values []mapValues
 	// tag is the owner's value for this run state (Program.SetTag).
 	tag any
+	// abort is what a run that does not return calls (Program.SetAbort);
+	// inExec says that the interpreter is running, so that its deferred
+	// end can tell such a run.
+	abort  func()
+	inExec bool
 }
 
 // mapValues is what a Machine knows of a hash map of its program.
@@ -283,12 +288,25 @@ func (m *Machine) run(ctx []byte, n uint64) (uint64, error) {
 		return 0, m.refuse(ctx)
 	}
 	m.begin(ctx)
-	defer m.end()
+	m.inExec = true
+	defer m.endExec()
 	r0, err := m.exec(Addr(regionContext, 0), n)
+	m.inExec = false
+	m.end()
 	if err != nil {
 		err = m.named(err)
 	}
 	return r0, err
+}
+
+// endExec ends an interpreted run whose exec did not return (a host
+// function panicked or ended its goroutine), and then calls the abort
+// function; a run whose exec returned has ended already.
+func (m *Machine) endExec() {
+	if m.inExec {
+		m.inExec = false
+		m.endAborted()
+	}
 }
 
 // refuse returns why a run over ctx cannot start: the context is too

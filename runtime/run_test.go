@@ -824,6 +824,16 @@ func TestGoexitInRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The abort function runs once, after the run has ended: the
+		// map's lock is free by then.
+		aborts, unlocked := 0, false
+		p.SetAbort(func() {
+			aborts++
+			if l := mp.(SharedMap).shared(); l.TryLock() {
+				l.Unlock()
+				unlocked = true
+			}
+		})
 		run := p.Run
 		if translated {
 			c, err := p.Bind(Translation{Insns: len(insns), Entry: func(m *Machine, r1, r2 uint64, b int64) (uint64, int64) {
@@ -844,11 +854,53 @@ func TestGoexitInRun(t *testing.T) {
 		if want := map[string]any{"goexit": nil, "panic": hostPanic{}}[c.end]; got != want {
 			t.Errorf("%s, translated %v: recovered %v, want %v", c.end, translated, got, want)
 		}
+		if aborts != 1 || !unlocked {
+			t.Errorf("%s, translated %v: the abort function ran %d times, after the run had ended: %v; want once, after", c.end, translated, aborts, unlocked)
+		}
 		testenv.NoHang(t, "a run after a run whose host function "+c.end+"ed", time.Minute, func() {
 			if r0, err := other.Run(nil); err != nil || r0 != 7 {
 				t.Errorf("%s, translated %v: the other run: %d, %v", c.end, translated, r0, err)
 			}
 		})
+	}
+}
+
+// TestAbortOnlyWhenNotReturning: a run that returns, with its result or
+// with its program's fault, calls no abort function, in either engine;
+// SetAbort sets it once, and a clone has none.
+func TestAbortOnlyWhenNotReturning(t *testing.T) {
+	for i, src := range []string{"mov %r0, 1\nexit", "ldxdw %r0, [%r1+64]\nexit"} {
+		faults := i == 1
+		insns, err := assemble(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Load(&ProgramSpec{Name: "returns", Instructions: insns}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		aborts := 0
+		if !p.SetAbort(func() { aborts++ }) || p.SetAbort(func() {}) {
+			t.Fatal("SetAbort: want it set by the first call only")
+		}
+		c, err := p.Bind(Translation{Insns: len(insns), Entry: func(m *Machine, r1, r2 uint64, b int64) (uint64, int64) {
+			if faults {
+				return m.Load64At(r1+64, 0), b - 2
+			}
+			return 1, b - 2
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, run := range []func([]byte) (uint64, error){p.Run, c.Run, p.Clone().Run} {
+			r0, err := run(make([]byte, 8))
+			if (err != nil) != faults || !faults && r0 != 1 {
+				t.Errorf("%q: %d, %v", src, r0, err)
+			}
+		}
+		if aborts != 0 {
+			t.Errorf("%q: the abort function ran %d times; the runs returned", src, aborts)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -538,37 +539,43 @@ func TestCloseNotFooledByRawRuns(t *testing.T) {
 	}
 }
 
-// TestHostPanicEndsRun: a host function's panic reaches Run's caller, and
-// the run it ends leaves nothing behind: its seat is free, and it no
-// longer counts as inside a host function, so the next run on that seat
-// holds Close back until it ends (it writes its context's first byte as
-// its last step).
-func TestHostPanicEndsRun(t *testing.T) {
+// TestHostEndsRun: a typed run whose host function panics, or ends its
+// goroutine (runtime.Goexit, as t.FailNow does), does not return: the
+// panic reaches Run's caller unchanged. Its seat is free afterwards, and
+// it no longer counts as inside a host function, so Close waits for the
+// next run on that seat and not for the ended one.
+func TestHostEndsRun(t *testing.T) {
 	type hostPanic struct{}
-	loops := loopsAfterHost("host")
-	panics, started := true, make(chan struct{})
-	s := loadUserObject(t, map[string]asm.Instructions{"loops": loops}, externs(map[string]hostFunc{
-		"host": func() (uint64, error) {
-			if panics {
-				panics = false
-				panic(hostPanic{})
+	for _, how := range []string{"panic", "goexit"} {
+		t.Run(how, func(t *testing.T) {
+			first, started := true, make(chan struct{})
+			s := loadUserObject(t, map[string]asm.Instructions{"loops": loopsAfterHost("host")}, externs(map[string]hostFunc{
+				"host": func() (uint64, error) {
+					if first {
+						first = false
+						if how == "panic" {
+							panic(hostPanic{})
+						}
+						goruntime.Goexit()
+					}
+					close(started)
+					return 0, nil
+				},
+			}))
+			p := bufferProgram(t, s, "loops")
+			ended := make(chan any)
+			go func() {
+				defer func() { ended <- recover() }()
+				p.Run(make([]byte, 1))
+				t.Errorf("Run returned after its host function's %s", how)
+			}()
+			if got, want := <-ended, map[string]any{"panic": hostPanic{}, "goexit": nil}[how]; got != want {
+				t.Errorf("Run's caller recovered %v, want %v", got, want)
 			}
-			close(started)
-			return 0, nil
-		},
-	}))
-	p := bufferProgram(t, s, "loops")
-	func() {
-		defer func() {
-			if got := recover(); got != (hostPanic{}) {
-				t.Errorf("Run recovered %v, want the host function's panic", got)
+			if !closeDuringRun(t, s, p, started) {
+				t.Error("Close returned while a run was in progress: the ended run's seat was not given back, or it still counted as inside a host function")
 			}
-		}()
-		p.Run(make([]byte, 1))
-		t.Error("Run returned after its host function panicked")
-	}()
-	if !closeDuringRun(t, s, p, started) {
-		t.Error("Close returned while a run was in progress: the panicked run still counted as inside a host function")
+		})
 	}
 }
 

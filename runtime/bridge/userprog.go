@@ -110,7 +110,7 @@ func newUserRun(s *Set, name string, translation func() runtime.Translation) (*u
 	p.spare.New = func() any { return p.counted() }
 	p.seats = make([]seat, min(max(goruntime.GOMAXPROCS(0), 2), maxSeats))
 	p.seats[0].e = &p.own
-	p.own.prog.SetTag(&p.seats[0].hosted)
+	p.seat(&p.seats[0], &p.own)
 	for i := range p.seats {
 		s.life.seat(&p.seats[i].seatCount)
 	}
@@ -141,22 +141,32 @@ func (p *userRun) run(ctx []byte) (r0 uint64, err error) {
 			return p.runSpare(ctx)
 		}
 	}
-	defer p.leaveSeat(s)
 	e := s.e
 	if e == nil {
 		e = p.own.clone()
-		e.prog.SetTag(&s.hosted)
+		p.seat(s, e)
 		s.e = e
 	}
+	// A run that does not return gives the seat back through its abort
+	// function (see seat), so that this path needs no deferred call.
 	if e.compiled != nil {
 		r0, err = e.compiled.RunLen(ctx, uint64(len(ctx)))
 	} else {
 		r0, err = e.prog.RunLen(ctx, uint64(len(ctx)))
 	}
+	p.leaveSeat(s)
 	if err != nil {
 		return r0, fmt.Errorf("user program %s: %w", p.name, err)
 	}
 	return r0, nil
+}
+
+// seat makes e the run state of s: its host functions count on the seat's
+// hosted counter, and a run of it that ends without returning (a host
+// function's panic going on, runtime.Goexit) gives the seat back.
+func (p *userRun) seat(s *seat, e *engine) {
+	e.prog.SetTag(&s.hosted)
+	e.prog.SetAbort(func() { p.leaveSeat(s) })
 }
 
 // vacant takes a seat other than tried, nil when it finds none free.
@@ -231,9 +241,10 @@ func (p *UserProgram[T]) Translated() bool { return p.r.own.compiled != nil }
 // Raw returns the runtime program. Its Run is the interpreter on the
 // program's own run state, and running it directly bypasses Run's guards:
 // it must not run while Run may use that state (from another goroutine),
-// and Close does not wait for it. Its tag (runtime.Program.SetTag) is
-// the skeleton's, which tells Close about runs inside host functions, so
-// SetTag on it changes nothing.
+// and Close does not wait for it. Its tag and abort function
+// (runtime.Program.SetTag, SetAbort) are the skeleton's, which tell Close
+// about runs inside host functions and give a seat back after a run that
+// did not return, so setting them on it changes nothing.
 func (p *UserProgram[T]) Raw() *runtime.Program { return p.r.own.prog }
 
 // Run runs the program once with ctx as its context: the program reads ctx

@@ -110,7 +110,7 @@ func newUserRun(s *Set, name string, translation func() runtime.Translation) (*u
 	p.spare.New = func() any { return p.counted() }
 	p.seats = make([]seat, min(max(goruntime.GOMAXPROCS(0), 2), maxSeats))
 	p.seats[0].e = &p.own
-	p.seat(&p.seats[0], &p.own)
+	p.assign(&p.seats[0], &p.own)
 	for i := range p.seats {
 		s.life.seat(&p.seats[i].seatCount)
 	}
@@ -144,11 +144,11 @@ func (p *userRun) run(ctx []byte) (r0 uint64, err error) {
 	e := s.e
 	if e == nil {
 		e = p.own.clone()
-		p.seat(s, e)
+		p.assign(s, e)
 		s.e = e
 	}
 	// A run that does not return gives the seat back through its abort
-	// function (see seat), so that this path needs no deferred call.
+	// function (see assign), so that this path needs no deferred call.
 	if e.compiled != nil {
 		r0, err = e.compiled.RunLen(ctx, uint64(len(ctx)))
 	} else {
@@ -161,10 +161,10 @@ func (p *userRun) run(ctx []byte) (r0 uint64, err error) {
 	return r0, nil
 }
 
-// seat makes e the run state of s: its host functions count on the seat's
+// assign makes e the run state of s: its host functions count on the seat's
 // hosted counter, and a run of it that ends without returning (a host
 // function's panic going on, runtime.Goexit) gives the seat back.
-func (p *userRun) seat(s *seat, e *engine) {
+func (p *userRun) assign(s *seat, e *engine) {
 	e.prog.SetTag(&s.hosted)
 	e.prog.SetAbort(func() { p.leaveSeat(s) })
 }

@@ -6,8 +6,9 @@
 // and the clang-compiled ones of internal/clangbench) and the
 // interpreter's ns per instruction; their geometric means; and the fixed
 // cost of a run through the translation, the interpreter, a skeleton's
-// typed Run and the kernel, with what two locked instructions cost (a
-// typed Run counts itself for Close with two). Each figure is marked
+// typed Run and the kernel, with what counting a typed Run for Close
+// costs (a seat taken and given back) and what two locked instructions
+// would. Each figure is marked
 // against its target. It
 // exits 1 when the input reports a failure.
 package main
@@ -160,8 +161,10 @@ func summarize(w io.Writer, byName map[string]result, order []string) {
 		{"typed Run, translated", "BenchmarkRun/one-aot", fixedTyped},
 		{"typed Run, interpreted", "BenchmarkRun/one", 0},
 		{"typed Run, translated, all cores", "BenchmarkRun/one-aot/parallel", 0},
-		// The two locked instructions that count a typed run for Close:
-		// the typed Run cannot cost less than the translation plus these.
+		// Taking and giving back the seat that counts a typed run for
+		// Close: the typed Run cannot cost less than the translation plus
+		// this. Two locked instructions, for comparison.
+		{"a seat taken and given back", "BenchmarkSeatPair", 0},
 		{"two locked instructions", "BenchmarkLockedPair", 0},
 	}
 	for _, f := range fixed {

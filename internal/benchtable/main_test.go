@@ -18,6 +18,7 @@ BenchmarkClang/count/aot-vs-kernel-2  	 1	 9 ns/op	 100 aot-ns/run	 2.000 aot/ke
 BenchmarkRun/one-aot-2  	 100	 33.50 ns/op
 BenchmarkRun/one-aot/parallel-2  	 100	 19.50 ns/op
 BenchmarkLockedPair-2  	 100	 13.10 ns/op
+BenchmarkSeatPair-2  	 100	 6.50 ns/op
 not a benchmark line
 `
 	byName := map[string]result{}
@@ -28,8 +29,8 @@ not a benchmark line
 			order = append(order, r.name)
 		}
 	}
-	if len(order) != 9 {
-		t.Fatalf("parsed %d lines, want 9: %v", len(order), order)
+	if len(order) != 10 {
+		t.Fatalf("parsed %d lines, want 10: %v", len(order), order)
 	}
 	var out bytes.Buffer
 	summarize(&out, byName, order)
@@ -43,6 +44,7 @@ not a benchmark line
 		"typed Run, translated            33.5 (over)",
 		"typed Run, interpreted           -",
 		"typed Run, translated, all cores 19.5",
+		"a seat taken and given back      6.5",
 		"two locked instructions          13.1",
 	} {
 		if !strings.Contains(got, want) {

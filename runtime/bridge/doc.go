@@ -60,8 +60,8 @@
 // that waits for it, and Close from anywhere returns; and runs in several
 // goroutines at once touch no memory in common but the maps. A run on a
 // seat is counted by the flag that marks the seat busy, so that Run costs,
-// beyond the run itself, two atomic operations (BenchmarkRun); a run on a
-// clone is counted apart and costs more.
+// beyond the run itself, a compare-and-swap and a store (BenchmarkRun,
+// BenchmarkSeatPair); a run on a clone is counted apart and costs more.
 //
 // # Tools: hooks, actions and Serve
 //

@@ -3,6 +3,7 @@ package bridge
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // lifetime orders Close after the calls that use a loaded object: runs of
@@ -26,11 +27,23 @@ import (
 // A call is counted in state (enter, leave) or, for a run on one of a
 // user program's seats (its run states that runs take in turn), by the
 // flag that marks the seat busy (take, give), which the run sets and
-// clears anyway: so the common run costs two atomic operations, not four.
-// Close counts the seats held when it needs the number. A seat is set
-// before the run looks for closing, and Close sets closing before it
-// looks at the seats; with sequentially consistent atomics one of them
-// sees the other, so no run starts unseen by a Close that has begun.
+// clears anyway: so the common run costs one compare-and-swap and one
+// store, not four atomic operations. Close counts the seats held when it
+// needs the number. A seat is set before the run looks for closing, and
+// Close sets closing before it looks at the seats; with sequentially
+// consistent atomics one of them sees the other, so no run starts unseen
+// by a Close that has begun.
+//
+// Giving a seat back need not be seen at once. On x86 processors the
+// store that frees it is a plain store (seatCount.free), which needs no
+// locked instruction; its run's own loads and stores are done before any
+// other processor sees it, but the run's next load (of state, to look for
+// closing) may be answered before it. So a run ending as Close begins can
+// miss closing while Close still sees its seat held: Close then looks at
+// the seats again after a short wait (wait), by when the store is seen.
+// A give that sees closing makes its store seen (a locked store) before
+// it counts the seats, so that of two runs ending after Close at least
+// one sees the other's seat free and releases the object.
 //
 // A counted run inside a host function says so on a counter of its own
 // kind: its seat's, or hosted for runs counted in state. The host
@@ -56,9 +69,15 @@ type lifetime struct {
 // seatCount is what a seat tells Close: whether a run holds it, and
 // whether that run is inside a host function.
 type seatCount struct {
-	busy   atomic.Bool
+	busy   uint32 // 1 while a run holds the seat; see claim, free, held
 	hosted atomic.Int32
 }
+
+// claim takes the seat for a run, reporting false when a run holds it.
+func (b *seatCount) claim() bool { return atomic.CompareAndSwapUint32(&b.busy, 0, 1) }
+
+// held reports whether a run holds the seat.
+func (b *seatCount) held() bool { return atomic.LoadUint32(&b.busy) != 0 }
 
 const closing = 1
 
@@ -92,7 +111,7 @@ func (l *lifetime) seat(b *seatCount) {
 // has begun: the caller then uses enter, which tells the two apart. A
 // successful take is ended by give.
 func (l *lifetime) take(b *seatCount) bool {
-	if !b.busy.CompareAndSwap(false, true) {
+	if !b.claim() {
 		return false
 	}
 	if l.state.Load()&closing != 0 {
@@ -104,8 +123,10 @@ func (l *lifetime) take(b *seatCount) bool {
 
 // give ends a run counted by take.
 func (l *lifetime) give(b *seatCount) {
-	b.busy.Store(false)
+	b.free()
 	if n := l.state.Load(); n&closing != 0 {
+		// Seen by every processor before the seats are counted.
+		atomic.StoreUint32(&b.busy, 0)
 		l.settle(n)
 	}
 }
@@ -116,7 +137,7 @@ func (l *lifetime) seated() (held, running int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, b := range l.seats {
-		if b.busy.Load() {
+		if b.held() {
 			held++
 			if b.hosted.Load() == 0 {
 				running++
@@ -173,9 +194,28 @@ func (l *lifetime) close(free func()) {
 	}
 	l.mu.Unlock()
 	l.settle(l.state.Or(closing) | closing)
-	<-l.drainedChan()
+	l.wait()
 	if held, _ := l.seated(); held == 0 && l.state.Load() == closing {
 		l.release()
+	}
+}
+
+// wait returns once Close need wait no longer. A run that gave its seat
+// back as Close began may not have seen closing, and so not have told
+// Close (see lifetime): wait looks at the seats again after a short
+// while, then less and less often.
+func (l *lifetime) wait() {
+	drained := l.drainedChan()
+	t := time.NewTimer(10 * time.Microsecond)
+	defer t.Stop()
+	for d := 10 * time.Microsecond; ; d = min(2*d, 10*time.Millisecond) {
+		select {
+		case <-drained:
+			return
+		case <-t.C:
+			l.settle(l.state.Load())
+			t.Reset(d)
+		}
 	}
 }
 

@@ -119,10 +119,10 @@ func newUserRun(s *Set, name string, translation func() runtime.Translation) (*u
 }
 
 // run runs the program over ctx (r1 its address, r2 its length). The
-// common case, a run that finds its processor's seat free, costs two
-// atomic operations on the seat's busy flag, which count the run towards
-// Close as well (lifetime.take); a run that finds every seat busy counts
-// itself with enter and takes a clone.
+// common case, a run that finds its processor's seat free, costs a
+// compare-and-swap and a store on the seat's busy flag, which count the
+// run towards Close as well (lifetime.take, give); a run that finds every
+// seat busy counts itself with enter and takes a clone.
 func (p *userRun) run(ctx []byte) (r0 uint64, err error) {
 	s := &p.seats[0]
 	if p.met.Load() {

@@ -110,25 +110,34 @@ func (l *lifetime) seat(b *seatCount) {
 // reports false, counting nothing, when b is held by another run or Close
 // has begun: the caller then uses enter, which tells the two apart. A
 // successful take is ended by give.
-func (l *lifetime) take(b *seatCount) bool {
-	if !b.claim() {
-		return false
-	}
-	if l.state.Load()&closing != 0 {
-		l.give(b)
-		return false
-	}
-	return true
+func (l *lifetime) take(b *seatCount) bool { return b.claim() && l.admit(b) }
+
+// admit is the rest of take, once b is claimed: it reports whether Close
+// has not begun, else gives b back. admit and give are small enough for
+// the Go compiler to inline them (take is not: a typed Run writes it
+// out); what only a Close makes them do is in gaveClosing.
+func (l *lifetime) admit(b *seatCount) bool {
+	return l.state.Load()&closing == 0 || l.gaveClosing(b)
 }
 
 // give ends a run counted by take.
 func (l *lifetime) give(b *seatCount) {
 	b.free()
-	if n := l.state.Load(); n&closing != 0 {
-		// Seen by every processor before the seats are counted.
-		atomic.StoreUint32(&b.busy, 0)
-		l.settle(n)
+	if l.state.Load()&closing != 0 {
+		_ = l.gaveClosing(b)
 	}
+}
+
+// gaveClosing is the rest of a give that saw closing. It returns false,
+// what take returns then.
+// Not inlined, so that take and give are.
+//
+//go:noinline
+func (l *lifetime) gaveClosing(b *seatCount) bool {
+	// Seen by every processor before the seats are counted.
+	atomic.StoreUint32(&b.busy, 0)
+	l.settle(l.state.Load())
+	return false
 }
 
 // seated returns how many seats runs hold, and how many of those runs are

@@ -130,7 +130,7 @@ func (p *userRun) run(ctx []byte) (r0 uint64, err error) {
 			s = h
 		}
 	}
-	if !p.set.life.take(&s.seatCount) {
+	if !s.claim() || !p.set.life.admit(&s.seatCount) { // take, inlined
 		// Busy, or Close has begun: then runSpare fails with ErrClosed
 		// without trying every seat.
 		if p.set.life.closed() {
@@ -154,7 +154,11 @@ func (p *userRun) run(ctx []byte) (r0 uint64, err error) {
 	} else {
 		r0, err = e.prog.RunLen(ctx, uint64(len(ctx)))
 	}
-	p.leaveSeat(s)
+	// leaveSeat, written out so that give is inlined here.
+	p.set.life.give(&s.seatCount)
+	if p.met.Load() {
+		p.hint.Put(s)
+	}
 	if err != nil {
 		return r0, fmt.Errorf("user program %s: %w", p.name, err)
 	}

@@ -13,8 +13,10 @@
 // files on disk; a line it cannot rebuild (no compiler) fails unless
 // CheckOptions.Committed says to trust the committed objects.
 //
-// For each target (bpfel, bpfeb or a GOARCH) the outputs are the object
-// and a Go file guarded by the target's build constraint:
+// The targets of a C source compile at the same time, one clang run each
+// (compileTargets), and their warnings and errors come out in the
+// targets' order. For each target (bpfel, bpfeb or a GOARCH) the outputs
+// are the object and a Go file guarded by the target's build constraint:
 //
 //   - Skeleton writes the Go file with jennifer. collect.go decides the Go
 //     shape of every map, program and variable; render.go writes one

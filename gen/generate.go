@@ -202,7 +202,11 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		if targets == nil {
 			targets = []Target{{Clang: "bpfel"}, {Clang: "bpfeb"}}
 		}
-		for _, t := range targets {
+		var compiled []compiledTarget
+		if !cfg.Committed {
+			compiled = compileTargets(ctx, cfg, targets, overlay)
+		}
+		for i, t := range targets {
 			b := build{target: t}
 			var err error
 			if cfg.Committed {
@@ -211,10 +215,14 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 					return nil, fmt.Errorf("%s: no compiler run and no committed object: %w", cfg.Input, err)
 				}
 			} else {
-				b.obj, b.deps, err = compileLinked(ctx, cfg, t, overlay, warnOnce)
-				if err != nil {
-					return nil, err
+				c := compiled[i]
+				for _, w := range c.warnings {
+					warnOnce(w)
 				}
+				if c.err != nil {
+					return nil, c.err
+				}
+				b.obj, b.deps = c.obj, c.deps
 				read(b.deps...)
 			}
 			builds = append(builds, b)

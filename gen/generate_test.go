@@ -93,3 +93,45 @@ func TestWriteFilesKeepsUnchanged(t *testing.T) {
 		t.Errorf("WriteFiles through a link to the same bytes: %v", err)
 	}
 }
+
+// TestTargetsCompiledAtOnce: the targets compile at the same time, yet
+// what they say comes out in the targets' order, as one compile after the
+// other would give it: each target's warning, in order, and of two
+// failing targets the first one's error.
+func TestTargetsCompiledAtOnce(t *testing.T) {
+	t.Parallel()
+	testenv.Clang(t)
+	src := filepath.Join(t.TempDir(), "order.bpf.c")
+	code := `#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#warning "little endian first"
+#ifdef BROKEN
+#error "little endian broke"
+#endif
+#else
+#warning "big endian second"
+#ifdef BROKEN
+#error "big endian broke"
+#endif
+#endif
+__attribute__((section("xdp"), used)) int prog(void *ctx) { return 2; }
+char LICENSE[] __attribute__((section("license"), used)) = "GPL";
+`
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	cfg := Config{Input: src, Package: "order", ImportRuntime: true, CFlags: []string{"-O2"},
+		Warn: func(msg string) { warnings = append(warnings, msg) }}
+	if _, err := Generate(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 2 || !strings.Contains(warnings[0], "little endian first") || !strings.Contains(warnings[1], "big endian second") {
+		t.Errorf("warnings = %q, want bpfel's then bpfeb's", warnings)
+	}
+	warnings = nil
+	cfg.CFlags = append(cfg.CFlags, "-DBROKEN")
+	_, err := Generate(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "little endian broke") || strings.Contains(err.Error(), "big endian broke") {
+		t.Errorf("error = %v, want bpfel's alone", err)
+	}
+}

@@ -10,8 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // compileLinked compiles cfg's sources for target t and, when there are
@@ -36,6 +38,37 @@ func compileLinked(ctx context.Context, cfg Config, t Target, overlay map[string
 	}
 	obj, err = linkObjects(ctx, sources, objs)
 	return obj, deps, err
+}
+
+// compiledTarget is what compileLinked made of one target, with the
+// warnings it gave in their order.
+type compiledTarget struct {
+	obj      []byte
+	deps     []string
+	warnings []string
+	err      error
+}
+
+// compileTargets compiles cfg's sources for each target, as many at once
+// as there are processors: each target is a clang run of its own, so a
+// generate for bpfel and bpfeb takes about the time of one. What it
+// returns is in the targets' order, whatever order the runs end in, so
+// that the caller reports warnings and the first error as a sequential
+// run would.
+func compileTargets(ctx context.Context, cfg Config, targets []Target, overlay map[string][]byte) []compiledTarget {
+	out := make([]compiledTarget, len(targets))
+	slots := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			c := &out[i]
+			c.obj, c.deps, c.err = compileLinked(ctx, cfg, t, overlay, func(w string) { c.warnings = append(c.warnings, w) })
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // linkObjects links the objects compiled from sources with bpftool gen

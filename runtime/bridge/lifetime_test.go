@@ -422,6 +422,20 @@ func TestRunWhileClosePending(t *testing.T) {
 	}
 }
 
+// beginClose calls l.close(free) in a goroutine of its own and returns,
+// once Close has begun, a channel closed when it returns.
+func beginClose(l *lifetime, free func()) <-chan struct{} {
+	returned := make(chan struct{})
+	go func() {
+		l.close(free)
+		close(returned)
+	}()
+	for !l.closed() {
+		time.Sleep(time.Microsecond)
+	}
+	return returned
+}
+
 // TestCloseWaitsForCalls: Close releases the object only when the calls
 // in progress have ended, and it returns once they have.
 func TestCloseWaitsForCalls(t *testing.T) {
@@ -430,14 +444,7 @@ func TestCloseWaitsForCalls(t *testing.T) {
 	if err := l.enter(); err != nil {
 		t.Fatal(err)
 	}
-	returned := make(chan struct{})
-	go func() {
-		l.close(func() { close(freed) })
-		close(returned)
-	}()
-	for !l.closed() {
-		time.Sleep(time.Millisecond)
-	}
+	returned := beginClose(&l, func() { close(freed) })
 	select {
 	case <-freed:
 		t.Fatal("released while a call was in progress")
@@ -478,14 +485,7 @@ func TestCloseWaitsForSeatedRun(t *testing.T) {
 		if hosted {
 			l.suspend(&seat.hosted)
 		}
-		returned := make(chan struct{})
-		go func() {
-			l.close(func() { close(freed) })
-			close(returned)
-		}()
-		for !l.closed() {
-			time.Sleep(time.Millisecond)
-		}
+		returned := beginClose(&l, func() { close(freed) })
 		if hosted {
 			noHang(t, "Close while the seated run is in a host function", func() { <-returned })
 		}
@@ -704,14 +704,7 @@ func TestCloseSeesLateGive(t *testing.T) {
 		t.Fatal("take of a free seat failed")
 	}
 	var freed atomic.Bool
-	done := make(chan struct{})
-	go func() {
-		l.close(func() { freed.Store(true) })
-		close(done)
-	}()
-	for !l.closed() {
-		time.Sleep(time.Microsecond)
-	}
+	done := beginClose(&l, func() { freed.Store(true) })
 	select {
 	case <-done:
 		t.Fatal("Close returned while a run held its seat")

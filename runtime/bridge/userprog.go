@@ -154,11 +154,9 @@ func (p *userRun) run(ctx []byte) (r0 uint64, err error) {
 	} else {
 		r0, err = e.prog.RunLen(ctx, uint64(len(ctx)))
 	}
-	// leaveSeat, written out so that give is inlined here.
+	// leaveSeat, as two calls the compiler inlines here.
 	p.set.life.give(&s.seatCount)
-	if p.met.Load() {
-		p.hint.Put(s)
-	}
+	p.remember(s)
 	if err != nil {
 		return r0, fmt.Errorf("user program %s: %w", p.name, err)
 	}
@@ -190,6 +188,11 @@ func (p *userRun) vacant(tried *seat) *seat {
 // processor's next run.
 func (p *userRun) leaveSeat(s *seat) {
 	p.set.life.give(&s.seatCount)
+	p.remember(s)
+}
+
+// remember keeps s as the processor's next seat once runs have met.
+func (p *userRun) remember(s *seat) {
 	if p.met.Load() {
 		p.hint.Put(s)
 	}

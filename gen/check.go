@@ -70,8 +70,9 @@ func (r *CheckResult) OK() bool {
 // Check finds the packages whose go:generate lines run skelgen,
 // regenerates their files in memory (as many lines at once as there are
 // processors, reported in the lines' order), reports every file that
-// differs from what is on disk with a short diff or is missing, reports generated files
-// no line produces any more (findOrphans), and type-checks the packages.
+// differs from what is on disk with a short diff or is missing, reports
+// generated files no line produces any more (findOrphans), and
+// type-checks the packages.
 //
 // A pattern that names no package is an error, as for go list; a package
 // named without a wildcard that has no skelgen line is reported (Empty).
@@ -137,7 +138,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 			gl, cfg := pl.gl, pl.cfg
 			res.Generators++
 			switch {
-			case opts.Committed && pl.compiles:
+			case opts.Committed && IsCSource(cfg.Input):
 				res.Trusted = append(res.Trusted, cfg.Input)
 				headers = headers || cfg.Header != ""
 			case pl.ccErr != nil:
@@ -209,17 +210,16 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 }
 
 // plannedLine is a go:generate line of pkg with the Config Check runs it
-// with: compiles says its input is C source, ccErr why its compiler
-// cannot run (the line is then compared against its committed objects).
+// with; ccErr says why its C compiler cannot run (the line is then
+// compared against its committed objects).
 // A line with err is the plan's last: pkg's lines could not be read
 // (gl is then zero), or the line's arguments are wrong.
 type plannedLine struct {
-	pkg      *packages.Package
-	gl       generateLine
-	cfg      Config
-	compiles bool
-	ccErr    error
-	err      error
+	pkg   *packages.Package
+	gl    generateLine
+	cfg   Config
+	ccErr error
+	err   error
 }
 
 // planLines returns the skelgen lines of pkgs in order, each with its
@@ -238,8 +238,8 @@ func planLines(pkgs []*packages.Package, opts CheckOptions) (plan []plannedLine)
 			if cfg.Package == "" {
 				cfg.Package = pkg.Name
 			}
-			pl := plannedLine{pkg: pkg, gl: gl, compiles: IsCSource(cfg.Input)}
-			if pl.compiles {
+			pl := plannedLine{pkg: pkg, gl: gl}
+			if IsCSource(cfg.Input) {
 				if opts.Committed {
 					cfg.Committed = true
 				} else if pl.ccErr = compilerMissing(cfg.CC); pl.ccErr != nil {

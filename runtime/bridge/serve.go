@@ -237,13 +237,19 @@ func (t *Tool) serve(ctx context.Context, begin, end *hookRun, intervals []*hook
 	} else {
 		t.loop(ctx, recs, intervals)
 	}
-	t.draining.Store(true)
+	// The readers go on reading until the programs are detached and done:
+	// a record written before the detach is delivered. Only then do they
+	// read what is left and stop.
+	if beforeDetach != nil {
+		beforeDetach()
+	}
 	if err := t.detachAll(); err != nil {
 		t.fail(err)
 	}
 	if t.set.Coll != nil {
 		quiesce()
 	}
+	t.draining.Store(true)
 	for _, st := range t.streams {
 		if st.rd != nil {
 			st.rd.drain()
@@ -268,6 +274,10 @@ func (t *Tool) serve(ctx context.Context, begin, end *hookRun, intervals []*hook
 	}
 	return t.result()
 }
+
+// beforeDetach, when set (by tests), runs when the tool has stopped,
+// before its programs are detached.
+var beforeDetach func()
 
 // prepare finds the hooks of the loaded programs, each with run state of
 // its own, and the streams to read.

@@ -82,8 +82,28 @@ func TranslationSpec(spec *ebpf.CollectionSpec, name string) (*runtime.ProgramSp
 	}
 	maps := map[string]runtime.Map{}
 	mem := runtime.NewMapMemory(0)
+	addressed := map[string]bool{} // maps whose values the program addresses (lddw of a value)
+	for _, ins := range p.Instructions {
+		if ins.Src == asm.PseudoMapValue && ins.Reference() != "" {
+			addressed[ins.Reference()] = true
+		}
+	}
 	for ref := range references(p, spec.Maps) {
-		m, err := userMap(spec.Maps[ref], spec.ByteOrder, mem)
+		ms := spec.Maps[ref]
+		if !addressed[ref] && len(ms.Contents) == 0 {
+			// A translation depends on this map's spec alone: a stand-in
+			// of one entry takes no memory, so that generation never
+			// meets the map memory limit, which the user sets at load.
+			one := ms.Copy()
+			one.MaxEntries = 1
+			m, err := userMap(one, spec.ByteOrder, mem)
+			if err != nil {
+				return nil, fmt.Errorf("map %s: %w", ref, err)
+			}
+			maps[ref] = standIn{m, runtimeSpec(ms)}
+			continue
+		}
+		m, err := userMap(ms, spec.ByteOrder, mem)
 		if err != nil {
 			return nil, fmt.Errorf("map %s: %w", ref, err)
 		}
@@ -91,3 +111,12 @@ func TranslationSpec(spec *ebpf.CollectionSpec, name string) (*runtime.ProgramSp
 	}
 	return programSpec(spec, p, maps)
 }
+
+// standIn is a map of one entry that gives the spec of the map it stands
+// in for.
+type standIn struct {
+	runtime.Map
+	spec runtime.MapSpec
+}
+
+func (s standIn) Spec() runtime.MapSpec { return s.spec }

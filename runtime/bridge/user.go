@@ -3,6 +3,7 @@ package bridge
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -106,6 +107,9 @@ func loadMaps(s *Set, o *LoadOptions) (*UserSet, []string, error) {
 			m, err = u.kernelMap(name, ms, s.Coll.Maps[name])
 		} else {
 			m, err = userMap(withVariables(spec, name, ms), spec.ByteOrder, mem)
+		}
+		if errors.Is(err, runtime.ErrNoMemory) {
+			err = fmt.Errorf("%w (LoadOptions.MapMemory raises the limit)", err)
 		}
 		if err != nil {
 			u.close()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/skelgen/skelgen/runtime"
 )
@@ -22,8 +23,21 @@ func programSpec(spec *ebpf.CollectionSpec, p *ebpf.ProgramSpec, maps map[string
 	mapIdx := map[string]int{}
 	externIdx := map[string]int{}
 	slot := 0
+	var kconfig map[string]btf.VarSecinfo
 	for i := range insns {
 		ins := &insns[i]
+		if e, ok := ins.Metadata.Get(kconfigKey{}).(kconfigExtern); ok {
+			// A .kconfig extern is read from the .kconfig map, as in
+			// the kernel (resolveKconfig).
+			if kconfig == nil {
+				kconfig = kconfigOffsets(spec)
+			}
+			vsi, ok := kconfig[e.name]
+			if !ok {
+				return nil, fmt.Errorf("instruction %d: extern %s is not in .kconfig", i, e.name)
+			}
+			*ins = kconfigLoad(*ins, vsi.Offset+uint32(ins.Constant))
+		}
 		if sym := ins.Symbol(); sym != "" {
 			rs.Symbols[slot] = sym
 		}
@@ -108,6 +122,16 @@ func TranslationSpec(spec *ebpf.CollectionSpec, name string) (*runtime.ProgramSp
 			return nil, fmt.Errorf("map %s: %w", ref, err)
 		}
 		maps[ref] = m
+	}
+	// The .kconfig externs read zero: their values are the load's.
+	ks, err := kconfigMapSpec(spec, []*ebpf.ProgramSpec{p}, false)
+	if err != nil {
+		return nil, err
+	}
+	if ks != nil {
+		if maps[kconfigMap], err = userMap(ks, spec.ByteOrder, mem); err != nil {
+			return nil, fmt.Errorf("map %s: %w", kconfigMap, err)
+		}
 	}
 	return programSpec(spec, p, maps)
 }

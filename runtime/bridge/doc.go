@@ -32,7 +32,8 @@
 // reads and cilium/ebpf refuses: maps defined __weak, __weak .kconfig
 // externs, hidden global functions (verified as static, in their
 // callers' context). At Load, kconfig.go gives the .kconfig externs the
-// kernel programs read libbpf's values: from the kernel's configuration
+// kernel and user-space programs read libbpf's values (in process too; a
+// translation is made with zeros in their place): from the kernel's configuration
 // (/boot/config-<release> or /proc/config.gz), LINUX_KERNEL_VERSION,
 // LINUX_HAS_BPF_COOKIE and LINUX_HAS_SYSCALL_WRAPPER; zero for a __weak
 // extern the kernel does not have, an error naming a strong one.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,72 +40,18 @@ const kconfigMap = ".kconfig"
 // replaced (a spec cilium/ebpf parsed itself keeps its own handling); k's
 // instructions must be its own (KernelSpec copies them).
 func resolveKconfig(k *ebpf.CollectionSpec) error {
-	if k == nil || k.Types == nil {
+	if k == nil {
 		return nil
 	}
-	var ds *btf.Datasec
-	if err := k.Types.TypeByName(kconfigMap, &ds); err != nil {
-		return nil
-	}
-	offsets := map[string]btf.VarSecinfo{}
-	for _, vsi := range ds.Vars {
-		offsets[vsi.Type.TypeName()] = vsi
-	}
-	// The externs the programs read, and whether each is weak, as
-	// ParseObject marked them.
-	weak := map[string]bool{}
-	var order []string
+	progs := make([]*ebpf.ProgramSpec, 0, len(k.Programs))
 	for _, p := range k.Programs {
-		for _, ins := range p.Instructions {
-			e, ok := ins.Metadata.Get(kconfigKey{}).(kconfigExtern)
-			if !ok {
-				continue
-			}
-			if _, ok := offsets[e.name]; !ok {
-				return fmt.Errorf("program %s: extern %s is not in .kconfig", p.Name, e.name)
-			}
-			if _, seen := weak[e.name]; !seen {
-				order = append(order, e.name)
-			}
-			weak[e.name] = e.weak
-		}
+		progs = append(progs, p)
 	}
-	if len(order) == 0 {
-		return nil
+	ms, err := kconfigMapSpec(k, progs, true)
+	if ms == nil || err != nil {
+		return err
 	}
-	data := make([]byte, ds.Size)
-	var kernel map[string]string
-	for _, name := range order {
-		vsi := offsets[name]
-		if uint64(vsi.Offset)+uint64(vsi.Size) > uint64(len(data)) {
-			return fmt.Errorf("extern %s: outside .kconfig (%d bytes at offset %d of %d)", name, vsi.Size, vsi.Offset, len(data))
-		}
-		dst := data[vsi.Offset : vsi.Offset+vsi.Size]
-		typ := vsi.Type.(*btf.Var).Type
-		value, known, err := linuxValue(name)
-		if err != nil {
-			return fmt.Errorf("extern %s: %w", name, err)
-		}
-		if !known && strings.HasPrefix(name, "CONFIG_") {
-			if kernel == nil {
-				if kernel, err = kernelConfig(order); err != nil {
-					return fmt.Errorf("extern %s: %w", name, err)
-				}
-			}
-			value, known = kernel[name]
-		}
-		switch {
-		case !known && weak[name]:
-			continue // a weak extern the kernel lacks is zero
-		case !known && strings.HasPrefix(name, "CONFIG_"):
-			return fmt.Errorf("extern %s: this kernel's configuration does not set it (declare it __weak to read 0)", name)
-		case !known:
-			return fmt.Errorf("extern %s: not a kconfig name skelgen knows (CONFIG_*, LINUX_KERNEL_VERSION, LINUX_HAS_BPF_COOKIE, LINUX_HAS_SYSCALL_WRAPPER)", name)
-		}
-		if err := putKconfig(dst, typ, value); err != nil {
-			return fmt.Errorf("extern %s = %s: %w", name, value, err)
-		}
-	}
+	offsets := kconfigOffsets(k)
 	for _, p := range k.Programs {
 		for i, ins := range p.Instructions {
 			if e, ok := ins.Metadata.Get(kconfigKey{}).(kconfigExtern); ok {
@@ -114,7 +61,95 @@ func resolveKconfig(k *ebpf.CollectionSpec) error {
 			}
 		}
 	}
-	k.Maps[kconfigMap] = &ebpf.MapSpec{
+	k.Maps[kconfigMap] = ms
+	return nil
+}
+
+// kconfigOffsets returns the place of each extern in spec's .kconfig
+// section, nil when it has none.
+func kconfigOffsets(spec *ebpf.CollectionSpec) map[string]btf.VarSecinfo {
+	var ds *btf.Datasec
+	if spec.Types == nil || spec.Types.TypeByName(kconfigMap, &ds) != nil {
+		return nil
+	}
+	offsets := map[string]btf.VarSecinfo{}
+	for _, vsi := range ds.Vars {
+		offsets[vsi.Type.TypeName()] = vsi
+	}
+	return offsets
+}
+
+// kconfigMapSpec returns the .kconfig map of spec for the externs progs
+// read (nil when they read none), filled with their values when fill is
+// set and zero otherwise (a translation's stand-in): libbpf's semantics,
+// as resolveKconfig says, and the same for kernel and user-space
+// programs.
+func kconfigMapSpec(spec *ebpf.CollectionSpec, progs []*ebpf.ProgramSpec, fill bool) (*ebpf.MapSpec, error) {
+	var ds *btf.Datasec
+	if spec.Types == nil || spec.Types.TypeByName(kconfigMap, &ds) != nil {
+		return nil, nil
+	}
+	offsets := kconfigOffsets(spec)
+	// The externs the programs read, and whether each is weak, as
+	// ParseObject marked them.
+	weak := map[string]bool{}
+	var order []string
+	for _, p := range progs {
+		for _, ins := range p.Instructions {
+			e, ok := ins.Metadata.Get(kconfigKey{}).(kconfigExtern)
+			if !ok {
+				continue
+			}
+			if _, ok := offsets[e.name]; !ok {
+				return nil, fmt.Errorf("program %s: extern %s is not in .kconfig", p.Name, e.name)
+			}
+			if _, seen := weak[e.name]; !seen {
+				order = append(order, e.name)
+			}
+			weak[e.name] = e.weak
+		}
+	}
+	if len(order) == 0 {
+		return nil, nil
+	}
+	slices.Sort(order)
+	data := make([]byte, ds.Size)
+	var kernel map[string]string
+	for _, name := range order {
+		vsi := offsets[name]
+		if uint64(vsi.Offset)+uint64(vsi.Size) > uint64(len(data)) {
+			return nil, fmt.Errorf("extern %s: outside .kconfig (%d bytes at offset %d of %d)", name, vsi.Size, vsi.Offset, len(data))
+		}
+		if !fill {
+			continue
+		}
+		dst := data[vsi.Offset : vsi.Offset+vsi.Size]
+		typ := vsi.Type.(*btf.Var).Type
+		value, known, err := linuxValue(name)
+		if err != nil {
+			return nil, fmt.Errorf("extern %s: %w", name, err)
+		}
+		if !known && strings.HasPrefix(name, "CONFIG_") {
+			if kernel == nil {
+				if kernel, err = kernelConfig(order); err != nil {
+					return nil, fmt.Errorf("extern %s: %w", name, err)
+				}
+			}
+			value, known = kernel[name]
+		}
+		switch {
+		case !known && weak[name]:
+			continue // a weak extern the kernel lacks is zero
+		case !known && strings.HasPrefix(name, "CONFIG_"):
+			return nil, fmt.Errorf("extern %s: this kernel's configuration does not set it (declare it __weak to read 0)", name)
+		case !known:
+			return nil, fmt.Errorf("extern %s: not a kconfig name skelgen knows (CONFIG_*, LINUX_KERNEL_VERSION, LINUX_HAS_BPF_COOKIE, LINUX_HAS_SYSCALL_WRAPPER)", name)
+		}
+		if err := putKconfig(dst, typ, value); err != nil {
+			return nil, fmt.Errorf("extern %s = %s: %w", name, value, err)
+		}
+	}
+	return &ebpf.MapSpec{
 		Name:       kconfigMap,
 		Type:       ebpf.Array,
 		KeySize:    4,
@@ -122,8 +157,7 @@ func resolveKconfig(k *ebpf.CollectionSpec) error {
 		MaxEntries: 1,
 		Flags:      bpfFRdonlyProg,
 		Contents:   []ebpf.MapKV{{Key: uint32(0), Value: data}},
-	}
-	return nil
+	}, nil
 }
 
 // bpfFRdonlyProg is BPF_F_RDONLY_PROG: programs cannot write the map.

@@ -117,6 +117,20 @@ func loadMaps(s *Set, o *LoadOptions) (*UserSet, []string, error) {
 		}
 		u.maps[name] = m
 	}
+	// The .kconfig externs the user-space programs read, filled as for
+	// kernel programs.
+	progs := make([]*ebpf.ProgramSpec, len(userProgs))
+	for i, name := range userProgs {
+		progs[i] = spec.Programs[name]
+	}
+	ks, err := kconfigMapSpec(spec, progs, true)
+	if err == nil && ks != nil {
+		u.maps[kconfigMap], err = userMap(ks, spec.ByteOrder, mem)
+	}
+	if err != nil {
+		u.close()
+		return nil, nil, fmt.Errorf("user-space programs: %w", err)
+	}
 	return u, userProgs, nil
 }
 

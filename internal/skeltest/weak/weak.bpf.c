@@ -72,6 +72,34 @@ int read_required(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
+/* The same externs read by user-space programs: as the kernel programs
+ * read them, in process or beside the kernel. */
+struct externs {
+	__u64 bpf_syscall, bpf_jit, hz, absent, linux_absent, has_cookie, has_wrapper;
+	char hostname[16];
+};
+
+SEC("ubpf/user_externs")
+int user_externs(struct externs *e)
+{
+	e->bpf_syscall = CONFIG_BPF_SYSCALL;
+	e->bpf_jit = CONFIG_BPF_JIT;
+	e->hz = CONFIG_HZ;
+	__builtin_memcpy(e->hostname, CONFIG_DEFAULT_HOSTNAME, sizeof(e->hostname));
+	e->absent = CONFIG_SKELGEN_ABSENT;
+	e->linux_absent = LINUX_SKELGEN_ABSENT;
+	e->has_cookie = LINUX_HAS_BPF_COOKIE;
+	e->has_wrapper = LINUX_HAS_SYSCALL_WRAPPER;
+	return 0;
+}
+
+SEC("ubpf/user_required")
+int user_required(struct externs *e)
+{
+	e->hz = CONFIG_SKELGEN_REQUIRED;
+	return 0;
+}
+
 /* libbpf's USDT support: its maps and helpers are __weak. */
 __u64 usdt_calls, usdt_arg, usdt_arg2;
 

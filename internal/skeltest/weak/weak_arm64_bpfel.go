@@ -4,6 +4,7 @@
 package weak
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -68,6 +69,32 @@ type WeakBpfUsdtSpec struct {
 // __bpf_usdt_spec.
 var _ = [1]struct{}{}[unsafe.Sizeof(WeakBpfUsdtSpec{})-208]
 
+// WeakExterns is struct externs (72 bytes) with its C layout.
+type WeakExterns struct {
+	_           structs.HostLayout
+	BpfSyscall  uint64
+	BpfJit      uint64
+	Hz          uint64
+	Absent      uint64
+	LinuxAbsent uint64
+	HasCookie   uint64
+	HasWrapper  uint64
+	Hostname    [16]byte
+}
+
+// Fails to compile unless WeakExterns has the 72 bytes of struct externs.
+var _ = [1]struct{}{}[unsafe.Sizeof(WeakExterns{})-72]
+
+// HostnameString returns struct externs.hostname (char[16]) up to its first
+// NUL byte.
+func (s *WeakExterns) HostnameString() string {
+	b := s.Hostname[:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
 // weakObject is the object built from weak.bpf.c for target arm64_bpfel.
 //
 //go:embed weak_arm64_bpfel.o
@@ -106,6 +133,11 @@ type WeakProgramSpecs struct {
 	ReadExterns *bridge.ProgramSpec
 	// ReadRequired is program read_required (section xdp).
 	ReadRequired *bridge.ProgramSpec
+	// UserExterns is user-space program user_externs (section ubpf/user_externs).
+	UserExterns *bridge.ProgramSpec
+	// UserRequired is user-space program user_required (section
+	// ubpf/user_required).
+	UserRequired *bridge.ProgramSpec
 }
 
 // WeakVariableSpecs are the object's global variables before load.
@@ -162,6 +194,12 @@ func LoadWeakSpec() (*WeakSpec, error) {
 		return nil, fmt.Errorf("weak: %w", err)
 	}
 	if s.Programs.ReadRequired, err = bridge.NewProgramSpec(spec, "read_required"); err != nil {
+		return nil, fmt.Errorf("weak: %w", err)
+	}
+	if s.Programs.UserExterns, err = bridge.NewProgramSpec(spec, "user_externs"); err != nil {
+		return nil, fmt.Errorf("weak: %w", err)
+	}
+	if s.Programs.UserRequired, err = bridge.NewProgramSpec(spec, "user_required"); err != nil {
 		return nil, fmt.Errorf("weak: %w", err)
 	}
 	if s.Variables.Absent, err = bridge.NewVarSpec[uint64](spec.Variables["absent"]); err != nil {
@@ -250,7 +288,7 @@ func LoadWeak(opts *WeakLoadOptions) (*WeakObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *WeakSpec) Load(opts *WeakLoadOptions) (*WeakObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.OnProbe, s.Programs.ReadExterns, s.Programs.ReadRequired))
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.OnProbe, s.Programs.ReadExterns, s.Programs.ReadRequired, s.Programs.UserExterns, s.Programs.UserRequired))
 	if err != nil {
 		return nil, fmt.Errorf("weak: %w", err)
 	}
@@ -278,6 +316,12 @@ type WeakObjects struct {
 	// ReadRequired is program read_required (section xdp); nil when its autoload
 	// was off.
 	ReadRequired *WeakReadRequiredProgram
+	// UserExterns is user-space program user_externs (section ubpf/user_externs),
+	// run in process; nil when its autoload was off.
+	UserExterns *bridge.UserProgram[WeakExterns]
+	// UserRequired is user-space program user_required (section
+	// ubpf/user_required), run in process; nil when its autoload was off.
+	UserRequired *bridge.UserProgram[WeakExterns]
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables WeakVariables
@@ -341,6 +385,16 @@ func (o *WeakObjects) init() error {
 		return err
 	} else if !p.Disabled() {
 		o.ReadRequired = &WeakReadRequiredProgram{p}
+	}
+	if !o.set.Disabled("user_externs") {
+		if o.UserExterns, err = bridge.NewUserProgram[WeakExterns](o.set, "user_externs", weakUserExternsTranslation); err != nil {
+			return err
+		}
+	}
+	if !o.set.Disabled("user_required") {
+		if o.UserRequired, err = bridge.NewUserProgram[WeakExterns](o.set, "user_required", weakUserRequiredTranslation); err != nil {
+			return err
+		}
 	}
 	if o.Variables.Absent, err = bridge.NewVar[uint64](o.set, "absent"); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/cilium/ebpf"
 
@@ -61,7 +62,7 @@ func get(t *testing.T, v interface{ Get() (uint64, error) }) uint64 {
 	return x
 }
 
-// loadWeak loads the object without the program that reads a strong
+// loadWeak loads the object without the programs that read a strong
 // extern no kernel has.
 func loadWeak(t *testing.T) *WeakObjects {
 	t.Helper()
@@ -70,6 +71,7 @@ func loadWeak(t *testing.T) *WeakObjects {
 		t.Fatal(err)
 	}
 	spec.Programs.ReadRequired.SetAutoload(false)
+	spec.Programs.UserRequired.SetAutoload(false)
 	objs, err := spec.Load(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -232,5 +234,69 @@ func TestUSDT(t *testing.T) {
 	}
 	if _, err := objs.OnProbe.Attach(bin, "skelgen", "no_such_probe", 0); err == nil || !strings.Contains(err.Error(), "no USDT probe skelgen:no_such_probe") {
 		t.Errorf("attaching to a probe the binary lacks: %v", err)
+	}
+}
+
+// TestUserExterns: user-space programs read the .kconfig externs as the
+// kernel program of the same object reads them, beside the kernel and in
+// process, in both engines; a strong extern no kernel has fails their
+// load too, naming it.
+func TestUserExterns(t *testing.T) {
+	testenv.Kernel(t)
+	kernel := loadWeak(t)
+	if _, err := kernel.ReadExterns.Run(&ebpf.RunOptions{Data: make([]byte, 64)}); err != nil {
+		t.Fatal(err)
+	}
+	v := kernel.Variables
+	host, err := v.Hostname.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := WeakExterns{
+		BpfSyscall: get(t, v.BpfSyscall), BpfJit: get(t, v.BpfJit), Hz: get(t, v.Hz),
+		Absent: get(t, v.Absent), LinuxAbsent: get(t, v.LinuxAbsent),
+		HasCookie: get(t, v.HasCookie), HasWrapper: get(t, v.HasWrapper), Hostname: host,
+	}
+	if want.Hz == 0 || want.BpfSyscall == 0 {
+		t.Fatalf("the kernel program read CONFIG_HZ %d, CONFIG_BPF_SYSCALL %d", want.Hz, want.BpfSyscall)
+	}
+	for _, inProcess := range []bool{false, true} {
+		spec, err := LoadWeakSpec()
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Programs.ReadRequired.SetAutoload(false)
+		spec.Programs.UserRequired.SetAutoload(false)
+		objs, err := spec.Load(&WeakLoadOptions{InProcess: inProcess})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer objs.Close()
+		if !objs.UserExterns.Translated() {
+			t.Error("user_externs is not translated")
+		}
+		var got WeakExterns
+		if _, err := objs.UserExterns.Run(&got); err != nil {
+			t.Fatal(err)
+		}
+		ctx := make([]byte, unsafe.Sizeof(got))
+		if _, err := objs.UserExterns.Raw().Clone().Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		interpreted := *(*WeakExterns)(unsafe.Pointer(&ctx[0]))
+		for engine, got := range map[string]WeakExterns{"translated": got, "interpreted": interpreted} {
+			if got != want {
+				t.Errorf("in process %v, %s: the user program read %+v, the kernel program %+v", inProcess, engine, got, want)
+			}
+		}
+
+		spec.Programs.UserRequired.SetAutoload(true)
+		objs, err = spec.Load(&WeakLoadOptions{InProcess: inProcess})
+		if err == nil {
+			objs.Close()
+			t.Errorf("in process %v: loaded a user program reading a CONFIG_ option no kernel has", inProcess)
+		} else if !strings.Contains(err.Error(), "CONFIG_SKELGEN_REQUIRED") {
+			t.Errorf("in process %v: error does not name the extern: %v", inProcess, err)
+		}
 	}
 }

@@ -258,6 +258,11 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		}
 		objs[i] = obj
 	}
+	if cfg.Warn != nil {
+		for _, w := range runtimeDifferences(filepath.Base(cfg.Input), objs[0].Spec) {
+			cfg.Warn(w)
+		}
+	}
 	if cfg.Kernels != "" {
 		var names []string
 		var data [][]byte

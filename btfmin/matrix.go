@@ -14,6 +14,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/skelgen/skelgen/internal/editdist"
 	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -366,7 +368,7 @@ func similar(want string, have []string) []string {
 	w := norm(want)
 	tiers := []func(n string) bool{
 		func(n string) bool { return n == w },
-		func(n string) bool { return editDistance(n, w) <= 2 && len(w) > 3 },
+		func(n string) bool { return editdist.Distance(n, w) <= 2 && len(w) > 3 },
 		func(n string) bool {
 			return len(w) >= 4 && strings.Contains(n, w) || len(n) >= 4 && strings.Contains(w, n)
 		},
@@ -388,26 +390,6 @@ func similar(want string, have []string) []string {
 		}
 	}
 	return nil
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func sameKind(a, b btf.Type) bool {

@@ -3,12 +3,15 @@ package gen
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/skelgen/skelgen/internal/editdist"
 	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -109,6 +112,47 @@ func runtimeDifferences(source string, spec *ebpf.CollectionSpec) []string {
 		warns = append(warns, fmt.Sprintf("%s: map %s (%v) used by user-space programs: when it is full, the runtime evicts its least recently used entry; the kernel evicts from approximate per-CPU lists, so which entries survive differs", source, m, spec.Maps[m].Type))
 	}
 	return warns
+}
+
+// hookNearMisses checks the sections of spec's user programs for hook
+// names misspelled: ubpf/<word>/<arg> whose word is no hook is an error,
+// and ubpf/<name> one edit away from a hook (ubpf/begn) a warning,
+// each naming the nearest hook. Such a program is one Go runs itself, and
+// a tool would otherwise run without it, silently.
+func hookNearMisses(spec *ebpf.CollectionSpec) (warns []string, err error) {
+	for _, name := range sortedNames(spec.Programs) {
+		p := spec.Programs[name]
+		rest, ok := strings.CutPrefix(p.SectionName, "ubpf/")
+		if !ok || !bridge.IsUserProgram(p) {
+			continue
+		}
+		point, _, hasArg := strings.Cut(rest, "/")
+		if slices.Contains(bridge.HookPoints, point) {
+			continue
+		}
+		// The nearest hook: one edit away (a letter left out, added,
+		// changed, or two swapped), or two for a suggestion in an error.
+		near, dist := "", 3
+		for _, h := range bridge.HookPoints {
+			if d := editdist.Distance(point, h); d < dist {
+				near, dist = h, d
+			}
+		}
+		if dist > 2 || !hasArg && dist > 1 {
+			near = ""
+		}
+		if hasArg {
+			msg := fmt.Sprintf("section %s: no hook %q", p.SectionName, point)
+			if near != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", near)
+			}
+			return nil, fmt.Errorf("%s: the hooks are %s; a program Go runs itself is ubpf/<name>, without '/'", msg, bridge.HookNames)
+		}
+		if near != "" {
+			warns = append(warns, fmt.Sprintf("section %s: program %s is one Go runs itself, not a hook; did you mean ubpf/%s? (hooks: %s)", p.SectionName, name, near, bridge.HookNames))
+		}
+	}
+	return warns, nil
 }
 
 // bpfFMmapable is BPF_F_MMAPABLE.

@@ -73,3 +73,39 @@ func TestRuntimeDifferences(t *testing.T) {
 		}
 	}
 }
+
+// TestHookNearMisses: a section that misspells a hook with an argument is
+// an error naming the nearest hook; one without, a warning; plain program
+// names and hooks pass.
+func TestHookNearMisses(t *testing.T) {
+	for _, c := range []struct {
+		section string
+		err     string // a substring of the error, or ""
+		warn    string // a substring of the warning, or ""
+	}{
+		{"ubpf/intervall/1s", `no hook "intervall" (did you mean interval?)`, ""},
+		{"ubpf/recrod/events", `no hook "recrod" (did you mean record?)`, ""},
+		{"ubpf/whatever/x", `no hook "whatever": the hooks are`, ""},
+		{"ubpf/begn", "", "did you mean ubpf/begin?"},
+		{"ubpf/ned", "", "did you mean ubpf/end?"},
+		{"ubpf/report", "", ""},
+		{"ubpf/checksum", "", ""},
+		{"ubpf/interval/1s", "", ""},
+		{"ubpf/end", "", ""},
+	} {
+		spec := &ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{
+			"p": {Name: "p", SectionName: c.section, Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}},
+		}}
+		warns, err := hookNearMisses(spec)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: error %v, want %q", c.section, err, c.err)
+		case c.err == "" && err != nil:
+			t.Errorf("%s: %v", c.section, err)
+		case c.warn == "" && len(warns) != 0:
+			t.Errorf("%s: warnings %q, want none", c.section, warns)
+		case c.warn != "" && (len(warns) != 1 || !strings.Contains(warns[0], c.warn)):
+			t.Errorf("%s: warnings %q, want one saying %q", c.section, warns, c.warn)
+		}
+	}
+}

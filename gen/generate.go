@@ -258,8 +258,12 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		}
 		objs[i] = obj
 	}
+	warns, err := hookNearMisses(objs[0].Spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Input, err)
+	}
 	if cfg.Warn != nil {
-		for _, w := range runtimeDifferences(filepath.Base(cfg.Input), objs[0].Spec) {
+		for _, w := range append(warns, runtimeDifferences(filepath.Base(cfg.Input), objs[0].Spec)...) {
 			cfg.Warn(w)
 		}
 	}

@@ -45,8 +45,9 @@ type Hook struct {
 const hookPrefix = "ubpf/"
 
 // ParseHook returns the hook a ubpf/ section names: NoHook for sections
-// that name no hook point, an error for a malformed hook section (a bad
-// duration, a missing map name, an argument to begin or end).
+// that name no hook point (ubpf/<name>), an error for a malformed hook
+// section (a bad duration, a missing map name, an argument to begin or
+// end, an argument after a word that is no hook: ubpf/intervall/1s).
 func ParseHook(section string) (Hook, error) {
 	h := Hook{Section: section}
 	rest, ok := strings.CutPrefix(section, hookPrefix)
@@ -80,9 +81,19 @@ func ParseHook(section string) (Hook, error) {
 		if point == "lost" {
 			h.Kind = HookLost
 		}
+	default:
+		if hasArg {
+			return h, fmt.Errorf("section %s: no hook %q: the hooks are %s; a program Go runs itself is ubpf/<name>, without '/'", section, point, HookNames)
+		}
 	}
 	return h, nil
 }
+
+// HookNames lists the hook sections after ubpf/, for messages.
+const HookNames = "begin, end, interval/<duration>, record/<map> and lost/<map>"
+
+// HookPoints are the words that start a hook section after ubpf/.
+var HookPoints = []string{"begin", "end", "interval", "record", "lost"}
 
 // Hooks returns the hooks of spec's user programs, ordered by kind, then
 // interval, map and program name. It fails naming the section when one is

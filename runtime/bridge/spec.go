@@ -47,6 +47,7 @@ func ParseObject(data []byte) (*ebpf.CollectionSpec, error) {
 	}
 	defer f.Close()
 	ext := readExterns(f, data)
+	ext.voidKsyms = constVoidKsyms(f, data)
 	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(ext.globalized(data)))
 	if err != nil {
 		return nil, err
@@ -68,6 +69,9 @@ type objectExterns struct {
 	funcs map[string]elfPlace
 	// hidden are the global functions of hidden visibility.
 	hidden map[string]bool
+	// voidKsyms are the offsets of the type fields to make void
+	// (constVoidKsyms).
+	voidKsyms []uint64
 }
 
 type elfPlace struct {
@@ -150,15 +154,18 @@ func readExterns(f *elf.File, data []byte) objectExterns {
 	return ext
 }
 
-// globalized is data with the weak symbols ext found made global, in a
-// copy.
+// globalized is data with the weak symbols ext found made global and its
+// const void ksyms void, in a copy.
 func (ext objectExterns) globalized(data []byte) []byte {
-	if len(ext.patch) == 0 {
+	if len(ext.patch) == 0 && len(ext.voidKsyms) == 0 {
 		return data
 	}
 	out := bytes.Clone(data)
 	for _, at := range ext.patch {
 		out[at] = byte(elf.ST_INFO(elf.STB_GLOBAL, elf.SymType(out[at]&0xf)))
+	}
+	for _, at := range ext.voidKsyms {
+		clear(out[at : at+4])
 	}
 	return out
 }

@@ -41,11 +41,15 @@ extern int CONFIG_SKELGEN_REQUIRED __kconfig;
  * none has. */
 extern void _text __ksym __weak;
 extern void skelgen_absent_ksym __ksym __weak;
+/* The same as libbpf's users often spell them: const void. */
+extern const void _etext __ksym __weak;
+extern const void skelgen_absent_const __ksym __weak;
 /* A kfunc no kernel has. */
 extern int skelgen_absent_kfunc(void) __ksym __weak;
 
 __u64 bpf_syscall, bpf_jit, hz, absent, linux_absent, has_cookie, has_wrapper;
 __u64 ksym_present, ksym_absent, kfunc_absent, required;
+__u64 const_ksym_present, const_ksym_absent;
 char hostname[16];
 
 SEC("xdp")
@@ -61,6 +65,8 @@ int read_externs(struct xdp_md *ctx)
 	has_wrapper = LINUX_HAS_SYSCALL_WRAPPER;
 	ksym_present = (__u64)&_text;
 	ksym_absent = (__u64)&skelgen_absent_ksym;
+	const_ksym_present = (__u64)&_etext;
+	const_ksym_absent = (__u64)&skelgen_absent_const;
 	kfunc_absent = (__u64)skelgen_absent_kfunc;
 	return XDP_PASS;
 }

@@ -148,6 +148,10 @@ type WeakVariableSpecs struct {
 	BpfJit *bridge.VarSpec[uint64]
 	// BpfSyscall is bpf_syscall in .bss.
 	BpfSyscall *bridge.VarSpec[uint64]
+	// ConstKsymAbsent is const_ksym_absent in .bss.
+	ConstKsymAbsent *bridge.VarSpec[uint64]
+	// ConstKsymPresent is const_ksym_present in .bss.
+	ConstKsymPresent *bridge.VarSpec[uint64]
 	// HasCookie is has_cookie in .bss.
 	HasCookie *bridge.VarSpec[uint64]
 	// HasWrapper is has_wrapper in .bss.
@@ -209,6 +213,12 @@ func LoadWeakSpec() (*WeakSpec, error) {
 		return nil, fmt.Errorf("weak: %w", err)
 	}
 	if s.Variables.BpfSyscall, err = bridge.NewVarSpec[uint64](spec.Variables["bpf_syscall"]); err != nil {
+		return nil, fmt.Errorf("weak: %w", err)
+	}
+	if s.Variables.ConstKsymAbsent, err = bridge.NewVarSpec[uint64](spec.Variables["const_ksym_absent"]); err != nil {
+		return nil, fmt.Errorf("weak: %w", err)
+	}
+	if s.Variables.ConstKsymPresent, err = bridge.NewVarSpec[uint64](spec.Variables["const_ksym_present"]); err != nil {
 		return nil, fmt.Errorf("weak: %w", err)
 	}
 	if s.Variables.HasCookie, err = bridge.NewVarSpec[uint64](spec.Variables["has_cookie"]); err != nil {
@@ -337,6 +347,10 @@ type WeakVariables struct {
 	BpfJit *bridge.Var[uint64]
 	// BpfSyscall is bpf_syscall in .bss.
 	BpfSyscall *bridge.Var[uint64]
+	// ConstKsymAbsent is const_ksym_absent in .bss.
+	ConstKsymAbsent *bridge.Var[uint64]
+	// ConstKsymPresent is const_ksym_present in .bss.
+	ConstKsymPresent *bridge.Var[uint64]
 	// HasCookie is has_cookie in .bss.
 	HasCookie *bridge.Var[uint64]
 	// HasWrapper is has_wrapper in .bss.
@@ -403,6 +417,12 @@ func (o *WeakObjects) init() error {
 		return err
 	}
 	if o.Variables.BpfSyscall, err = bridge.NewVar[uint64](o.set, "bpf_syscall"); err != nil {
+		return err
+	}
+	if o.Variables.ConstKsymAbsent, err = bridge.NewVar[uint64](o.set, "const_ksym_absent"); err != nil {
+		return err
+	}
+	if o.Variables.ConstKsymPresent, err = bridge.NewVar[uint64](o.set, "const_ksym_present"); err != nil {
 		return err
 	}
 	if o.Variables.HasCookie, err = bridge.NewVar[uint64](o.set, "has_cookie"); err != nil {

@@ -53,21 +53,21 @@ func weakUserExternsEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, i
 // budget left.
 func weakUserExternsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 	var r0, r2, r3 uint64
-	// weak.bpf.c:85: e->bpf_syscall = CONFIG_BPF_SYSCALL;
+	// weak.bpf.c:91: e->bpf_syscall = CONFIG_BPF_SYSCALL;
 	// 0: lddw %r2, value:0
 	r2 = 0xa00000000
 	// 2: ldxb %r2, [%r2]
 	r2 = m.Load8At(r2, 2)
 	// 3: stxdw [%r1], %r2
 	m.Store64At(r1, r2, 3)
-	// weak.bpf.c:86: e->bpf_jit = CONFIG_BPF_JIT;
+	// weak.bpf.c:92: e->bpf_jit = CONFIG_BPF_JIT;
 	// 4: lddw %r2, value:0+4
 	r2 = 0xa00000004
 	// 6: ldxw %r2, [%r2]
 	r2 = m.Load32At(r2, 6)
 	// 7: stxdw [%r1+8], %r2
 	m.Store64At(r1+8, r2, 7)
-	// weak.bpf.c:87: e->hz = CONFIG_HZ;
+	// weak.bpf.c:93: e->hz = CONFIG_HZ;
 	// 8: lddw %r2, value:0+8
 	r2 = 0xa00000008
 	// 10: ldxw %r2, [%r2]
@@ -78,7 +78,7 @@ func weakUserExternsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, 
 	r2 = uint64(int64(r2) >> 32)
 	// 13: stxdw [%r1+16], %r2
 	m.Store64At(r1+16, r2, 13)
-	// weak.bpf.c:88: __builtin_memcpy(e->hostname, CONFIG_DEFAULT_HOSTNAME, sizeof(e->hostname));
+	// weak.bpf.c:94: __builtin_memcpy(e->hostname, CONFIG_DEFAULT_HOSTNAME, sizeof(e->hostname));
 	// 14: lddw %r2, value:0+12
 	r2 = 0xa0000000c
 	// 16: ldxb %r3, [%r2+7]
@@ -145,7 +145,7 @@ func weakUserExternsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, 
 	r2 = m.Load8At(r2+8, 46)
 	// 47: stxb [%r1+64], %r2
 	m.Store8At(r1+64, r2, 47)
-	// weak.bpf.c:89: e->absent = CONFIG_SKELGEN_ABSENT;
+	// weak.bpf.c:95: e->absent = CONFIG_SKELGEN_ABSENT;
 	// 48: lddw %r2, value:0+28
 	r2 = 0xa0000001c
 	// 50: ldxw %r2, [%r2]
@@ -156,12 +156,12 @@ func weakUserExternsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, 
 	r2 = uint64(int64(r2) >> 32)
 	// 53: stxdw [%r1+24], %r2
 	m.Store64At(r1+24, r2, 53)
-	// weak.bpf.c:91: e->has_cookie = LINUX_HAS_BPF_COOKIE;
+	// weak.bpf.c:97: e->has_cookie = LINUX_HAS_BPF_COOKIE;
 	// 54: lddw %r2, value:0+40
 	r2 = 0xa00000028
 	// 56: ldxb %r2, [%r2]
 	r2 = m.Load8At(r2, 56)
-	// weak.bpf.c:90: e->linux_absent = LINUX_SKELGEN_ABSENT;
+	// weak.bpf.c:96: e->linux_absent = LINUX_SKELGEN_ABSENT;
 	// 57: lddw %r3, value:0+32
 	r3 = 0xa00000020
 	// 59: ldxdw %r3, [%r3]
@@ -170,28 +170,28 @@ func weakUserExternsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, 
 	// reach is in its region, run a copy that checks it once.
 	if s60, ok := m.BlockSpan(r1+32, 16, true); ok {
 		v60 := runtime.WindowOf[[16]byte](s60).At(0)
-		// weak.bpf.c:91: e->has_cookie = LINUX_HAS_BPF_COOKIE;
+		// weak.bpf.c:97: e->has_cookie = LINUX_HAS_BPF_COOKIE;
 		// 60: stxdw [%r1+40], %r2 (span checked)
 		runtime.PutLE64(v60[8:], r2)
-		// weak.bpf.c:90: e->linux_absent = LINUX_SKELGEN_ABSENT;
+		// weak.bpf.c:96: e->linux_absent = LINUX_SKELGEN_ABSENT;
 		// 61: stxdw [%r1+32], %r3 (span checked)
 		runtime.PutLE64(v60[0:], r3)
 	} else {
-		// weak.bpf.c:91: e->has_cookie = LINUX_HAS_BPF_COOKIE;
+		// weak.bpf.c:97: e->has_cookie = LINUX_HAS_BPF_COOKIE;
 		// 60: stxdw [%r1+40], %r2
 		m.Store64At(r1+40, r2, 60)
-		// weak.bpf.c:90: e->linux_absent = LINUX_SKELGEN_ABSENT;
+		// weak.bpf.c:96: e->linux_absent = LINUX_SKELGEN_ABSENT;
 		// 61: stxdw [%r1+32], %r3
 		m.Store64At(r1+32, r3, 61)
 	}
-	// weak.bpf.c:92: e->has_wrapper = LINUX_HAS_SYSCALL_WRAPPER;
+	// weak.bpf.c:98: e->has_wrapper = LINUX_HAS_SYSCALL_WRAPPER;
 	// 62: lddw %r2, value:0+41
 	r2 = 0xa00000029
 	// 64: ldxb %r2, [%r2]
 	r2 = m.Load8At(r2, 64)
 	// 65: stxdw [%r1+48], %r2
 	m.Store64At(r1+48, r2, 65)
-	// weak.bpf.c:93: return 0;
+	// weak.bpf.c:99: return 0;
 	// 66: mov32 %r0, 0
 	r0 = 0
 	// 67: exit
@@ -223,7 +223,7 @@ func weakUserRequiredEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, 
 // budget left.
 func weakUserRequiredFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 	var r0, r2 uint64
-	// weak.bpf.c:99: e->hz = CONFIG_SKELGEN_REQUIRED;
+	// weak.bpf.c:105: e->hz = CONFIG_SKELGEN_REQUIRED;
 	// 0: lddw %r2, value:0+44
 	r2 = 0xa0000002c
 	// 2: ldxw %r2, [%r2]
@@ -234,7 +234,7 @@ func weakUserRequiredFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64,
 	r2 = uint64(int64(r2) >> 32)
 	// 5: stxdw [%r1+16], %r2
 	m.Store64At(r1+16, r2, 5)
-	// weak.bpf.c:100: return 0;
+	// weak.bpf.c:106: return 0;
 	// 6: mov32 %r0, 0
 	r0 = 0
 	// 7: exit

@@ -133,14 +133,20 @@ func TestWeakExterns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := uint64(0)
+	addr := map[string]uint64{}
 	for _, line := range strings.Split(string(syms), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[2] == "_text" {
-			text, _ = strconv.ParseUint(f[0], 16, 64)
+		if f := strings.Fields(line); len(f) == 3 && (f[2] == "_text" || f[2] == "_etext") {
+			addr[f[2]], _ = strconv.ParseUint(f[0], 16, 64)
 		}
 	}
-	if got := get(t, v.KsymPresent); got != text || text == 0 {
+	if got, text := get(t, v.KsymPresent), addr["_text"]; got != text || text == 0 {
 		t.Errorf("&_text = %#x, /proc/kallsyms says %#x", got, text)
+	}
+	if got, etext := get(t, v.ConstKsymPresent), addr["_etext"]; got != etext || etext == 0 {
+		t.Errorf("&_etext (const void) = %#x, /proc/kallsyms says %#x", got, etext)
+	}
+	if got := get(t, v.ConstKsymAbsent); got != 0 {
+		t.Errorf("&skelgen_absent_const (const void, weak) = %#x, want 0", got)
 	}
 	// Syscall wrappers: /proc/kallsyms lists the wrapped bpf(2) entry point.
 	if goruntime.GOARCH == "amd64" {

@@ -185,7 +185,7 @@ func vendorFiles(rc runtimeCopy, vm bool) ([]File, error) {
 			if written[path] {
 				continue
 			}
-			if data, err := os.ReadFile(path); err == nil && isStamped(data) {
+			if data, err := readOutput(path); err == nil && isStamped(data) {
 				files = append(files, File{Path: path, Remove: true})
 			}
 		}
@@ -202,7 +202,7 @@ const vmMarker = "runtime/machine.go"
 
 // hasVM reports whether the runtime copy rc carries the VM.
 func (rc runtimeCopy) hasVM() bool {
-	data, err := os.ReadFile(filepath.Join(rc.dir, filepath.FromSlash(vmMarker)))
+	data, err := readOutput(filepath.Join(rc.dir, filepath.FromSlash(vmMarker)))
 	return err == nil && isStamped(data) && isVMFile(data)
 }
 

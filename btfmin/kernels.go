@@ -14,6 +14,8 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 	"github.com/ulikunitz/xz"
+
+	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
 // Kernel is the BTF of one kernel, read from a file of a kernel directory
@@ -134,7 +136,9 @@ func readKernelFile(path string) ([]byte, error) {
 }
 
 // unpackKernelArchive returns the one regular file of an xz-compressed tar
-// archive (BTFHub's layout).
+// archive (BTFHub's layout). Directories and links beside it are skipped;
+// an entry of another kind, or one of them claiming data, is an error
+// (bridge.ReadTarEntry).
 func unpackKernelArchive(path string, r io.Reader) ([]byte, error) {
 	zr, err := xz.NewReader(r)
 	if err != nil {
@@ -150,17 +154,15 @@ func unpackKernelArchive(path string, r io.Reader) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		if h.Typeflag != tar.TypeReg {
-			continue
-		}
-		if out != nil {
+		if h.Typeflag == tar.TypeReg && out != nil {
 			return nil, fmt.Errorf("%s: more than one file in the archive (%s)", path, h.Name)
 		}
-		if h.Size > maxKernelBTF {
-			return nil, fmt.Errorf("%s: %s is larger than %d MB", path, h.Name, maxKernelBTF>>20)
+		data, err := bridge.ReadTarEntry(tr, h, maxKernelBTF)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		if out, err = io.ReadAll(tr); err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", path, h.Name, err)
+		if h.Typeflag == tar.TypeReg {
+			out = data
 		}
 	}
 	if out == nil {

@@ -38,26 +38,9 @@ func matrixKernels(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(dir, "6.4.0-new.btf"), rawBTF(t, newer, iter), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var archive bytes.Buffer
-	zw, err := xz.NewWriter(&archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw := tar.NewWriter(zw)
 	raw := rawBTF(t, old)
-	if err := tw.WriteHeader(&tar.Header{Name: "./5.4.0-old.btf", Mode: 0o644, Size: int64(len(raw)), Typeflag: tar.TypeReg}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tw.Write(raw); err != nil {
-		t.Fatal(err)
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "5.4.0-old.btf.tar.xz"), archive.Bytes(), 0o644); err != nil {
+	archive := xzTar(t, tarEntry{tar.Header{Name: "./5.4.0-old.btf", Mode: 0o644, Size: int64(len(raw)), Typeflag: tar.TypeReg}, raw})
+	if err := os.WriteFile(filepath.Join(dir, "5.4.0-old.btf.tar.xz"), archive, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// Not a kernel: skipped.
@@ -65,6 +48,44 @@ func matrixKernels(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+type tarEntry struct {
+	h    tar.Header
+	data []byte
+}
+
+// xzTar returns an xz-compressed tar archive of entries. The last one may
+// claim more data than it has: the archive ends after what it has.
+func xzTar(t *testing.T, entries ...tarEntry) []byte {
+	t.Helper()
+	var archive bytes.Buffer
+	zw, err := xz.NewWriter(&archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := tar.NewWriter(zw)
+	for _, e := range entries {
+		if err := tw.WriteHeader(&e.h); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write(e.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if last := entries[len(entries)-1]; last.h.Size > int64(len(last.data)) {
+		// tar.Writer would ask for the rest: end the archive by hand.
+		_, err = zw.Write(make([]byte, 1024))
+	} else {
+		err = tw.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return archive.Bytes()
 }
 
 // compileMatrix builds testdata/matrix.bpf.c.
@@ -181,6 +202,46 @@ func TestReadKernelDirErrors(t *testing.T) {
 	}
 	if _, err := ReadKernelDir(dir); err == nil || !strings.Contains(err.Error(), "broken.btf") {
 		t.Errorf("truncated archive: %v", err)
+	}
+}
+
+// TestKernelArchiveEntries reads archives with entries of every kind.
+// Each entry that claims 4 GiB (which the archive does not hold) is refused
+// from its header, naming the archive and the entry: skipping it would
+// decompress that much. Directories and links of no size are skipped.
+func TestKernelArchiveEntries(t *testing.T) {
+	raw := rawBTF(t, &btf.Int{Name: "int", Size: 4})
+	reg := tarEntry{tar.Header{Name: "./6.1.0-1.btf", Mode: 0o644, Size: int64(len(raw)), Typeflag: tar.TypeReg}, raw}
+	claim := func(typ byte) tarEntry {
+		return tarEntry{h: tar.Header{Name: "./6.1.0-1.btf", Linkname: "other", Mode: 0o644, Size: 4 << 30, Typeflag: typ}}
+	}
+	for _, c := range []struct {
+		entries []tarEntry
+		want    string // empty: the archive reads
+	}{
+		{[]tarEntry{{h: tar.Header{Name: "./", Mode: 0o755, Typeflag: tar.TypeDir}}, {h: tar.Header{Name: "./latest", Linkname: "6.1.0-1.btf", Typeflag: tar.TypeSymlink}}, reg}, ""},
+		{[]tarEntry{claim(tar.TypeCont)}, "entry ./6.1.0-1.btf: type '7', not a regular file"},
+		{[]tarEntry{claim('V')}, "entry ./6.1.0-1.btf: type 'V', not a regular file"},
+		{[]tarEntry{claim(tar.TypeSymlink)}, "entry ./6.1.0-1.btf: type '2' claims 4294967296 bytes of data"},
+		{[]tarEntry{claim(tar.TypeDir)}, "entry ./6.1.0-1.btf: type '5' claims 4294967296 bytes"},
+		{[]tarEntry{claim(tar.TypeChar)}, "entry ./6.1.0-1.btf: type '3' claims 4294967296 bytes"},
+		{[]tarEntry{reg, claim(tar.TypeLink)}, "entry ./6.1.0-1.btf: type '1' claims 4294967296 bytes"},
+		{[]tarEntry{claim(tar.TypeReg)}, "entry ./6.1.0-1.btf: 4294967296 bytes, more than 536870912"},
+		{[]tarEntry{reg, reg}, "more than one file in the archive (./6.1.0-1.btf)"},
+	} {
+		path := filepath.Join(t.TempDir(), "6.1.0-1.btf.tar.xz")
+		if err := os.WriteFile(path, xzTar(t, c.entries...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		data, err := ReadKernelFile(path)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v", err)
+		case c.want == "" && !bytes.Equal(data, raw):
+			t.Errorf("%s: read %d bytes, want the entry's %d", path, len(data), len(raw))
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), path+": "+c.want)):
+			t.Errorf("got %v, want an error with %q", err, path+": "+c.want)
+		}
 	}
 }
 

@@ -144,7 +144,7 @@ func (r *CacheRun) path() string { return filepath.Join(r.c.dir, r.key+".json") 
 // wrote are as it left them, and returns its warnings and the number of
 // files it wrote.
 func (r *CacheRun) Current() (warnings []string, files int, ok bool) {
-	data, err := os.ReadFile(r.path())
+	data, err := readOutput(r.path())
 	if err != nil {
 		return nil, 0, false
 	}
@@ -201,7 +201,7 @@ func (r *CacheRun) Save(files []File) {
 		return
 	}
 	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), r.path()) != nil {
+	if cerr := tmp.Close(); werr != nil || cerr != nil || checkOutput(r.path()) != nil || os.Rename(tmp.Name(), r.path()) != nil {
 		os.Remove(tmp.Name())
 	}
 }

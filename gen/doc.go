@@ -8,10 +8,15 @@
 // ELF checks first, then cilium/ebpf's CollectionSpec), drops its DWARF
 // (StripDWARF, strip.go: BTF and .BTF.ext stay), and returns the
 // files to write — it writes nothing itself; WriteFiles writes those whose
-// bytes changed through temporary files and renames. Check runs Generate in memory for every
-// skelgen go:generate line of a set of packages and compares with the
-// files on disk; a line it cannot rebuild (no compiler) fails unless
-// CheckOptions.Committed says to trust the committed objects.
+// bytes changed through temporary files and renames. It renames only over
+// a regular file (checkOutput): an output path holding a symbolic link
+// (to a regular file too), a device, a FIFO, a socket or a directory is an
+// error and nothing is written, and old outputs are read only when they
+// are regular files (readOutput), so a FIFO cannot block a run. The
+// generation cache's entries follow the same rule. Check runs Generate in
+// memory for every skelgen go:generate line of a set of packages and
+// compares with the files on disk; a line it cannot rebuild (no compiler)
+// fails unless CheckOptions.Committed says to trust the committed objects.
 //
 // The targets of a C source compile at the same time, one clang run each
 // (compileTargets), and their warnings and errors come out in the

@@ -378,7 +378,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		if aotSrc != nil {
 			files = append(files, File{Path: aotPath, Data: aotSrc})
 			made = append(made, aotPath)
-		} else if old, err := os.ReadFile(aotPath); err == nil && anyStamp.Match(firstLine(old)) {
+		} else if old, err := readOutput(aotPath); err == nil && anyStamp.Match(firstLine(old)) {
 			// A translation an earlier run wrote becomes a stub: go
 			// generate lists the package's files before it runs the
 			// lines, and fails on one removed under it.
@@ -397,6 +397,9 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 
 // isGzip reports whether the file path starts as gzip data.
 func isGzip(path string) bool {
+	if checkOutput(path) != nil {
+		return false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false
@@ -521,7 +524,8 @@ func Unchanged(f File) bool {
 // so a failed run leaves either the old set or the new one, and no
 // directory it created. A file whose contents are on disk already is not
 // written (Unchanged): its modification time stays, and make and go
-// generate's users see only what changed.
+// generate's users see only what changed. A path that exists and is not a
+// regular file (checkOutput) fails the set before anything is written.
 func WriteFiles(all []File) (err error) {
 	var files, removals []File
 	for _, f := range all {
@@ -558,14 +562,16 @@ func WriteFiles(all []File) (err error) {
 			}
 		}
 	}()
+	for _, f := range append(files, removals...) {
+		if err := checkOutput(f.Path); err != nil {
+			return err
+		}
+	}
 	for _, f := range files {
 		dirs, err := mkdirAll(filepath.Dir(f.Path))
 		made = append(made, dirs...)
 		if err != nil {
 			return err
-		}
-		if fi, err := os.Lstat(f.Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			return fmt.Errorf("%s is a symbolic link: skelgen writes its outputs only as files of their own (remove the link)", f.Path)
 		}
 	}
 	var tmps, backups []string
@@ -620,6 +626,50 @@ func WriteFiles(all []File) (err error) {
 		tmps[i] = ""
 	}
 	return nil
+}
+
+// checkOutput returns an error unless path is absent or a regular file.
+// skelgen writes an output by renaming a new file over it, and so only
+// where the old one is a regular file too: a device, a FIFO, a socket or
+// a directory is refused rather than replaced (renaming over /dev/null
+// would turn it into a file), and so is a symbolic link, even to a
+// regular file: renaming would replace the link, and writing through it
+// would change a file elsewhere.
+func checkOutput(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	kind := ""
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		return nil
+	case m&os.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link: skelgen writes its outputs only as files of their own (remove the link)", path)
+	case m.IsDir():
+		kind = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	case m&os.ModeDevice != 0:
+		kind = "a device"
+	default:
+		kind = "a special file"
+	}
+	return fmt.Errorf("%s is %s, not a regular file: skelgen writes its outputs only as regular files, and replaces nothing else (name another path)", path, kind)
+}
+
+// readOutput returns the contents of an output on disk, which must be a
+// regular file (checkOutput): anything else is an error before it is
+// opened, as opening a FIFO would wait for a writer.
+func readOutput(path string) ([]byte, error) {
+	if err := checkOutput(path); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
 }
 
 // tempPrefix starts the names of the temporary files WriteFiles writes

@@ -62,7 +62,7 @@ func prepareHeader(ctx context.Context, cfg Config, outDir string, target Target
 		return headerWithoutKernel(ctx, cfg, path, name, target, absent)
 	}
 	var header []byte
-	if old, err := os.ReadFile(path); err == nil {
+	if old, err := readOutput(path); err == nil {
 		if obj, err := compile(nil); err == nil {
 			if header, err = minimalHeader(cfg, path, obj, target); err != nil {
 				return File{}, nil, err
@@ -156,7 +156,7 @@ func headerWithoutKernel(ctx context.Context, cfg Config, path, name string, tar
 		return fmt.Errorf("header %s: kernel BTF %s does not exist, and the header needs it: %s\n"+
 			"give -btf FILE, a kernel BTF such as /sys/kernel/btf/vmlinux copied from a Linux machine whose kernel has BTF", cfg.Header, absent, why)
 	}
-	old, err := os.ReadFile(path)
+	old, err := readOutput(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return File{}, nil, need("there is no " + cfg.Header + " yet to make it from")
 	} else if err != nil {

@@ -40,11 +40,20 @@ type runtimeCopy struct {
 var ownModule = strings.TrimSuffix(RuntimeImport, "/runtime")
 
 // moduleCopy finds the runtime copy of the module holding the package in
-// dir, through the go.mod above it. In skelgen's own module it returns
-// own: the package imports the runtime.
+// dir, through the go.mod above it: above the directory the files land
+// in, with symbolic links resolved, so that a link to a directory of
+// another tree is that directory. In skelgen's own module it returns own:
+// the package imports the runtime.
 func moduleCopy(dir string) (rc runtimeCopy, own bool, err error) {
-	root, mod, err := moduleOf(dir)
+	real, err := resolveDir(dir)
 	if err != nil {
+		return runtimeCopy{}, false, err
+	}
+	root, mod, err := moduleOf(real)
+	if err != nil {
+		if abs, _ := filepath.Abs(dir); abs != real {
+			err = fmt.Errorf("%w, where %s leads", err, dir)
+		}
 		return runtimeCopy{}, false, fmt.Errorf("-runtime vendor: %w (or use -runtime import)", err)
 	}
 	if mod == ownModule {
@@ -77,6 +86,27 @@ func noSymlinks(root, rel string) error {
 		}
 	}
 	return nil
+}
+
+// resolveDir returns the absolute form of dir with the symbolic links of
+// its existing part resolved; the part still to be created is kept as it
+// is.
+func resolveDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	var missing []string
+	for d := abs; ; d = filepath.Dir(d) {
+		real, err := filepath.EvalSymlinks(d)
+		if err == nil {
+			return filepath.Join(append([]string{real}, missing...)...), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(d) == d {
+			return "", err
+		}
+		missing = append([]string{filepath.Base(d)}, missing...)
+	}
 }
 
 // moduleOf returns the root directory and module path of the module
@@ -155,7 +185,7 @@ func vendorFiles(rc runtimeCopy, vm bool) ([]File, error) {
 			if written[path] {
 				continue
 			}
-			if data, err := os.ReadFile(path); err == nil && isStamped(data) {
+			if data, err := readOutput(path); err == nil && isStamped(data) {
 				files = append(files, File{Path: path, Remove: true})
 			}
 		}
@@ -172,7 +202,7 @@ const vmMarker = "runtime/machine.go"
 
 // hasVM reports whether the runtime copy rc carries the VM.
 func (rc runtimeCopy) hasVM() bool {
-	data, err := os.ReadFile(filepath.Join(rc.dir, filepath.FromSlash(vmMarker)))
+	data, err := readOutput(filepath.Join(rc.dir, filepath.FromSlash(vmMarker)))
 	return err == nil && isStamped(data) && isVMFile(data)
 }
 

@@ -187,6 +187,47 @@ func TestNoWritesThroughSymlinks(t *testing.T) {
 	}
 }
 
+// TestOutputDirThroughSymlink gives -o a link inside the module to a
+// directory outside it: the runtime copy belongs to the module the
+// directory is in, as when -o names it directly, and a directory in no
+// module is refused.
+func TestOutputDirThroughSymlink(t *testing.T) {
+	mod, input := hostileModule(t)
+	other := t.TempDir()
+	writeModule(t, other, map[string][]byte{"go.mod": []byte("module example.com/other\n\ngo 1.26\n")})
+	if err := os.Mkdir(filepath.Join(other, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	for _, target := range []string{outside, filepath.Join(other, "sub")} {
+		link := filepath.Join(mod, "pkg", "out")
+		os.Remove(link)
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		for _, dir := range []string{target, link, filepath.Join(link, "new", "sub")} {
+			files, err := Generate(context.Background(), Config{Input: input, Package: "p", OutputDir: dir})
+			if target == outside {
+				if _, _, merr := moduleOf(outside); merr == nil {
+					continue // a go.mod above the temporary directory
+				}
+				if err == nil || !strings.Contains(err.Error(), "no go.mod above "+outside) {
+					t.Errorf("-o %s: err = %v, want no go.mod above %s", dir, err, outside)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("-o %s: %v", dir, err)
+			}
+			for _, f := range files {
+				if strings.Contains(f.Path, "skelgenrt") && !strings.HasPrefix(f.Path, filepath.Join(other, "internal", "skelgenrt")+string(filepath.Separator)) {
+					t.Fatalf("-o %s: runtime copy written to %s, want it in %s", dir, f.Path, other)
+				}
+			}
+		}
+	}
+}
+
 // TestTempFilesCleanedUp puts in place what a generation killed midway
 // leaves (temporary files next to its outputs and in the runtime copy)
 // and requires that the next generation removes those older than a

@@ -155,20 +155,15 @@ func embeddedKernel(archive []byte, release string) ([]byte, []string, error) {
 		if !ok || name == "" || strings.Contains(name, "/") {
 			return nil, nil, fmt.Errorf("entry %q: want <release>.btf", h.Name)
 		}
-		var b []byte
-		switch h.Typeflag {
-		case tar.TypeReg:
-			if h.Size > maxEmbeddedBTF {
-				return nil, nil, fmt.Errorf("entry %s: %d bytes, more than %d", h.Name, h.Size, maxEmbeddedBTF)
-			}
-			if b, err = io.ReadAll(tr); err != nil {
-				return nil, nil, fmt.Errorf("entry %s: %w", h.Name, err)
-			}
-		case tar.TypeLink:
+		b, err := ReadTarEntry(tr, h, maxEmbeddedBTF)
+		switch {
+		case err != nil:
+			return nil, nil, err
+		case h.Typeflag == tar.TypeLink:
 			if b, ok = data[strings.TrimSuffix(h.Linkname, ".btf")]; !ok {
 				return nil, nil, fmt.Errorf("entry %s: links to %q, not an earlier entry", h.Name, h.Linkname)
 			}
-		default:
+		case h.Typeflag != tar.TypeReg:
 			return nil, nil, fmt.Errorf("entry %s: type %q, want a file or a hard link", h.Name, h.Typeflag)
 		}
 		data[name] = b
@@ -178,6 +173,35 @@ func embeddedKernel(archive []byte, release string) ([]byte, []string, error) {
 		}
 	}
 	return found, names, nil
+}
+
+// ReadTarEntry returns the contents of h, the entry tr.Next just returned:
+// a regular file's bytes, at most max of them, or nil for an entry that
+// has none (a hard or symbolic link, a directory, a device, a FIFO, a PAX
+// global header). It decides from the header alone, before reading any
+// data: a regular file larger than max, an entry of those kinds that
+// claims data and an entry of any other kind are errors naming the entry.
+// tar.Reader.Next skips an entry's data by reading it, which from a
+// compressed archive means decompressing it, so an entry is refused
+// rather than skipped whenever that could cost more than its header.
+func ReadTarEntry(tr *tar.Reader, h *tar.Header, max int64) ([]byte, error) {
+	switch h.Typeflag {
+	case tar.TypeReg:
+		if h.Size > max {
+			return nil, fmt.Errorf("entry %s: %d bytes, more than %d", h.Name, h.Size, max)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, fmt.Errorf("entry %s: %w", h.Name, err)
+		}
+		return b, nil
+	case tar.TypeLink, tar.TypeSymlink, tar.TypeDir, tar.TypeChar, tar.TypeBlock, tar.TypeFifo, tar.TypeXGlobalHeader:
+		if h.Size != 0 {
+			return nil, fmt.Errorf("entry %s: type %q claims %d bytes of data, which only a regular file has: a malformed archive", h.Name, h.Typeflag, h.Size)
+		}
+		return nil, nil
+	}
+	return nil, fmt.Errorf("entry %s: type %q, not a regular file, link, directory or device", h.Name, h.Typeflag)
 }
 
 // hasCORERelocations reports whether a program of k has a CO-RE

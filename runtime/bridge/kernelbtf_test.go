@@ -34,6 +34,7 @@ type entry struct {
 	name, link string
 	data       []byte
 	typ        byte
+	claim      int64 // a size larger than data's: the archive ends after data
 }
 
 func archive(t *testing.T, entries ...entry) []byte {
@@ -49,14 +50,21 @@ func archive(t *testing.T, entries ...entry) []byte {
 				typ = tar.TypeLink
 			}
 		}
-		if err := tw.WriteHeader(&tar.Header{Name: e.name, Linkname: e.link, Typeflag: typ, Size: int64(len(e.data)), Mode: 0o644}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{Name: e.name, Linkname: e.link, Typeflag: typ, Size: max(e.claim, int64(len(e.data))), Mode: 0o644}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := tw.Write(e.data); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := tw.Close(); err != nil {
+	var err error
+	if last := entries[len(entries)-1]; last.claim > int64(len(last.data)) {
+		// tar.Writer would ask for the rest: end the archive by hand.
+		_, err = zw.Write(make([]byte, 1024))
+	} else {
+		err = tw.Close()
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := zw.Close(); err != nil {
@@ -93,6 +101,11 @@ func TestEmbeddedKernel(t *testing.T) {
 		{archive(t, entry{name: "README", data: a}), `entry "README"`},
 		{archive(t, entry{name: "x/6.1.btf", data: a}), `entry "x/6.1.btf"`},
 		{archive(t, entry{name: "6.1.btf", link: "/etc/passwd", typ: tar.TypeSymlink}), "want a file or a hard link"},
+		// Entries claiming 4 GiB the archive does not hold: refused from
+		// the header, without reading.
+		{archive(t, entry{name: "6.1.0-2.btf", data: b}, entry{name: "6.1.0-3.btf", link: "6.1.0-2.btf", claim: 4 << 30}), "entry 6.1.0-3.btf: type '1' claims 4294967296 bytes"},
+		{archive(t, entry{name: "6.1.btf", typ: tar.TypeCont, claim: 4 << 30}), "entry 6.1.btf: type '7', not a regular file"},
+		{archive(t, entry{name: "6.1.btf", claim: 4 << 30}), "entry 6.1.btf: 4294967296 bytes, more than"},
 	} {
 		if _, err := KernelBTFReleases(bad.ar); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("got %v, want an error with %q", err, bad.want)

@@ -90,7 +90,7 @@ func TestConstantsInKernel(t *testing.T) {
 	if _, err := objs.Count.Run(&ebpf.RunOptions{Data: make([]byte, size)}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := objs.Slots.Lookup(size & ConstsSlotMask)
+	s, err := objs.Slots.Lookup(uint32(size & ConstsSlotMask))
 	if err != nil {
 		t.Fatal(err)
 	}

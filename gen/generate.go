@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -724,7 +725,7 @@ func typeArgName(arg string) string {
 func uncompiledConstants(ctx context.Context, cfg Config, t Target, goFile string) ([]cConst, error) {
 	sources := append([]string{sourceFile(cfg)}, cfg.MoreInputs...)
 	if !cfg.Committed {
-		if _, err := clang.Find(cfg.CC); err == nil {
+		if cc, err := clang.Find(cfg.CC); err == nil && lookPath(cc) {
 			warn := func(string) {}
 			if cfg.Warn != nil {
 				warn = cfg.Warn
@@ -733,6 +734,12 @@ func uncompiledConstants(ctx context.Context, cfg Config, t Target, goFile strin
 		}
 	}
 	return committedConstants(goFile, sources), nil
+}
+
+// lookPath reports whether the command cc exists.
+func lookPath(cc string) bool {
+	_, err := exec.LookPath(cc)
+	return err == nil
 }
 
 // sourceFile is the C source of the input: the input itself, or -src.

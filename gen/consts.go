@@ -1,39 +1,59 @@
 package gen
 
 import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/parser"
 	"go/token"
+	"os"
+	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/cilium/ebpf/btf"
 	"github.com/dave/jennifer/jen"
 
+	clang "github.com/skelgen/skelgen/internal/cc"
 	"github.com/skelgen/skelgen/internal/gocomment"
 )
 
 // Constants of the source. The object keeps no trace of a #define, nor of
-// an enumerator the code uses only as a value, so skelgen reads them from
-// the source text itself: the object-like #defines at file scope outside
-// conditional blocks (#if, #ifdef, ...) whose body is an integer constant
-// expression or a string literal, and the enumerators of anonymous enums
-// at file scope. Included headers are not read: the constants are the
-// source's own. Expressions are evaluated exactly (C's integer literals,
-// character constants, unary and binary operators, parentheses, names of
-// earlier constants and enumerators); a body skelgen cannot evaluate
-// (sizeof, casts, function-like macros, names it does not know) gives no
-// constant. The named enums the source defines are generated as Go types
-// without -type (sourceEnums).
+// an enumerator the code uses only as a value. skelgen finds the
+// candidates in the source text itself: the object-like #defines with a
+// body, wherever they stand, and the enumerators of anonymous enums at
+// file scope (included headers are not read: the constants are the
+// source's own). Their values and types are clang's: a probe, the source
+// followed by one global per candidate, __typeof__(NAME) initialised with
+// (NAME), is compiled with the source's own compiler, flags and target,
+// and each variable's type (its BTF) and bytes are read back. So C's
+// preprocessor decides what is defined (conditionals, #undef, comments
+// and line continuations), and C's rules the value and its type (operator
+// precedence, integer promotions, suffixes, char's signedness, sizeof). A
+// candidate clang does not evaluate to an integer or a string (a type,
+// a runtime variable, division by zero, an undefined shift or overflow)
+// is left out with a warning; a #define no longer defined at the end of
+// the source, or whose live definition is not the source's, gives nothing.
+//
+// Where skelgen compiles nothing (-committed, or an object input with -src
+// and no compiler), the values are read back from the skeleton the last
+// run generated (committedConstants), as its objects are.
 
 // cConst is one constant of the source.
 type cConst struct {
-	name  string
-	value constant.Value // an Int or a String
+	name string
+	// value is an Int, a Bool or a String; nil for a candidate not yet
+	// evaluated.
+	value constant.Value
+	// goType is the Go type of the value's C type (int32 for int, uint64
+	// for unsigned long long, int8 for char); "" for a string.
+	goType string
 	// text is the #define's body as written ("" for an enumerator).
 	text string
 	line int
@@ -45,144 +65,56 @@ var (
 	reDirective  = regexp.MustCompile(`^#\s*(\w+)\s*(.*)$`)
 	reDefineName = regexp.MustCompile(`^(\w+)(.*)$`)
 	reEnumOpen   = regexp.MustCompile(`\benum\b\s*([A-Za-z_]\w*)?\s*\{`)
-	reIntSuffix  = regexp.MustCompile(`\b(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)[uUlL]+\b`)
-	reIdent      = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+	reEnumerator = regexp.MustCompile(`^\s*([A-Za-z_]\w*)`)
 )
 
-// maxConstBits bounds the constants evaluation computes with: C's are at
-// most 64 bits, and a hostile source must not make skelgen compute with
-// numbers of millions of bits.
-const maxConstBits = 65
-
-// sourceConstants returns the constants of src, in source order, and the
-// tags of the named enums it defines at file scope.
+// sourceConstants returns the candidate constants of src in source order,
+// without values, and the tags of the named enums it defines at file
+// scope. A name defined more than once has a candidate per definition.
 func sourceConstants(src string) (consts []cConst, enums []string) {
 	cs := parseCSource(src)
-	env := map[string]constant.Value{}
-	byName := map[string]int{} // index in consts of a live #define
-	type event struct {
-		off   int
-		macro [2]int
-		enum  []int // a reEnumOpen match
-	}
-	var events []event
+	line := func(off int) int { return strings.Count(src[:off], "\n") + 1 }
 	for _, m := range cs.macros {
-		events = append(events, event{off: m[0], macro: m})
-	}
-	for _, m := range reEnumOpen.FindAllStringSubmatchIndex(cs.text, -1) {
-		if cs.blockAt(m[0]) < 0 {
-			events = append(events, event{off: m[0], enum: m})
-		}
-	}
-	// Macros and enums in source order.
-	sort.SliceStable(events, func(a, b int) bool { return events[a].off < events[b].off })
-	depth := 0
-	// line counts the lines up to off, which only grows.
-	lineOff, lineNo := 0, 1
-	line := func(off int) int {
-		if off > lineOff {
-			lineNo += strings.Count(src[lineOff:off], "\n")
-			lineOff = off
-		}
-		return lineNo
-	}
-	drop := func(name string) {
-		if i, ok := byName[name]; ok {
-			consts[i].name = ""
-			delete(byName, name)
-		}
-		delete(env, name)
-	}
-	seenEnum := map[string]bool{}
-	for _, ev := range events {
-		if ev.enum == nil {
-			text := strings.ReplaceAll(cs.code[ev.macro[0]:ev.macro[1]], "\\\n", " ")
-			d := reDirective.FindStringSubmatch(strings.TrimSpace(text))
-			if d == nil {
-				continue
-			}
-			switch d[1] {
-			case "if", "ifdef", "ifndef":
-				depth++
-			case "endif":
-				depth = max(depth-1, 0)
-			case "undef":
-				if depth == 0 {
-					drop(strings.TrimSpace(d[2]))
-				}
-			case "define":
-				nm := reDefineName.FindStringSubmatch(d[2])
-				if depth > 0 || nm == nil || strings.HasPrefix(nm[2], "(") {
-					continue
-				}
-				name, body := nm[1], strings.Join(strings.Fields(nm[2]), " ")
-				drop(name)
-				v := evalConst(body, env)
-				if v == nil {
-					continue
-				}
-				env[name] = v
-				byName[name] = len(consts)
-				consts = append(consts, cConst{name: name, value: v, text: body, line: line(ev.off)})
-			}
+		text := strings.ReplaceAll(cs.code[m[0]:m[1]], "\\\n", " ")
+		d := reDirective.FindStringSubmatch(strings.TrimSpace(text))
+		if d == nil || d[1] != "define" {
 			continue
 		}
-		m := ev.enum
-		tag := ""
-		if m[2] >= 0 {
-			tag = cs.text[m[2]:m[3]]
+		nm := reDefineName.FindStringSubmatch(d[2])
+		if nm == nil || strings.HasPrefix(nm[2], "(") {
+			continue // function-like
+		}
+		if body := strings.Join(strings.Fields(nm[2]), " "); body != "" {
+			consts = append(consts, cConst{name: nm[1], text: body, line: line(m[0])})
+		}
+	}
+	seenEnum := map[string]bool{}
+	for _, m := range reEnumOpen.FindAllStringSubmatchIndex(cs.text, -1) {
+		if cs.blockAt(m[0]) >= 0 {
+			continue
 		}
 		open := m[1] - 1
 		end := matchingBrace(cs.text, open)
 		if end <= open || cs.text[end] != '}' {
 			continue // not closed
 		}
-		body := cs.code[open+1 : end]
-		if tag != "" && !seenEnum[tag] {
-			seenEnum[tag] = true
-			enums = append(enums, tag)
+		if m[2] >= 0 {
+			if tag := cs.text[m[2]:m[3]]; !seenEnum[tag] {
+				seenEnum[tag] = true
+				enums = append(enums, tag)
+			}
+			continue
 		}
-		if strings.Contains(body, "#") {
-			continue // conditional enumerators: their values are not known
-		}
-		next := constant.MakeInt64(0)
 		pos := open + 1
-		for _, item := range splitTopLevel(body) {
-			itemOff := pos
+		for _, item := range splitTopLevel(cs.text[open+1 : end]) {
+			if e := reEnumerator.FindStringSubmatchIndex(item); e != nil {
+				consts = append(consts, cConst{name: item[e[2]:e[3]], line: line(pos + e[2])})
+			}
 			pos += len(item) + 1
-			name, expr, hasValue := strings.Cut(strings.TrimSpace(item), "=")
-			name = strings.TrimSpace(name)
-			if name == "" && !hasValue {
-				continue // the comma after the last enumerator
-			}
-			if !reIdent.MatchString(name) {
-				break
-			}
-			v := next
-			if hasValue {
-				if v = evalConst(strings.TrimSpace(expr), env); v == nil || v.Kind() != constant.Int {
-					break // later values depend on this one
-				}
-			}
-			if !fits64(v) {
-				break
-			}
-			drop(name)
-			env[name] = v
-			next = constant.BinaryOp(v, token.ADD, constant.MakeInt64(1))
-			if tag == "" {
-				byName[name] = len(consts)
-				consts = append(consts, cConst{name: name, value: v, line: line(itemOff)})
-			}
 		}
 	}
-	out := consts[:0]
-	for _, c := range consts {
-		if c.name != "" {
-			out = append(out, c)
-		}
-	}
-	return out, enums
+	slices.SortStableFunc(consts, func(a, b cConst) int { return a.line - b.line })
+	return consts, enums
 }
 
 // splitTopLevel splits s at the commas outside parentheses.
@@ -205,163 +137,408 @@ func splitTopLevel(s string) []string {
 	return append(out, s[start:])
 }
 
-// evalConst is the value of a #define body or an enumerator's expression:
-// one or more string literals (concatenated), or an integer constant
-// expression of C; nil when it is neither, or skelgen cannot tell.
-func evalConst(text string, env map[string]constant.Value) constant.Value {
-	if text == "" {
-		return nil
+// probeSection holds the probe's variables.
+const probeSection = ".skelgen.consts"
+
+// probeRounds bounds the compiles of one probe: each drops the candidates
+// clang reported, so the second usually succeeds.
+const probeRounds = 4
+
+// probePragmas make clang's diagnostics on the probe's own lines those
+// that matter: its warnings are off, but those of a value C leaves
+// undefined, which are errors, and the redefinition that finds where a
+// macro's live definition is.
+const probePragmas = `#pragma clang diagnostic ignored "-Weverything"
+#pragma clang diagnostic error "-Wdivision-by-zero"
+#pragma clang diagnostic error "-Wshift-count-negative"
+#pragma clang diagnostic error "-Wshift-count-overflow"
+#pragma clang diagnostic error "-Wshift-negative-value"
+#pragma clang diagnostic error "-Winteger-overflow"
+#pragma clang diagnostic warning "-Wmacro-redefined"
+`
+
+// reDiag is a diagnostic line of clang's: file, line, kind, message.
+var reDiag = regexp.MustCompile(`^(.+):(\d+):\d+: (error|fatal error|warning|note): (.*)$`)
+
+// probeConstants evaluates the candidates of the source cfg.Input, read
+// from its text, with clang for target t, and returns those that are
+// constants, in source order, each from its live definition; the others
+// are reported to warn.
+func probeConstants(ctx context.Context, cfg Config, t Target, overlay map[string][]byte, cands []cConst, warn func(string)) ([]cConst, error) {
+	src, err := filepath.Abs(cfg.Input)
+	if err != nil {
+		return nil, err
 	}
-	if strings.HasPrefix(text, `"`) {
-		return cStrings(text)
+	file := filepath.Base(src)
+	var names []string // distinct, in order
+	isDefine, defs := map[string]bool{}, map[string]map[int]cConst{}
+	for _, c := range cands {
+		if defs[c.name] == nil {
+			defs[c.name] = map[int]cConst{}
+			names = append(names, c.name)
+		}
+		defs[c.name][c.line] = c
+		isDefine[c.name] = isDefine[c.name] || c.text != ""
 	}
-	e, err := parser.ParseExpr(reIntSuffix.ReplaceAllString(text, "$1"))
+	if len(names) == 0 {
+		return nil, nil
+	}
+	live := slices.Clone(names)
+	for range probeRounds {
+		var b strings.Builder
+		fmt.Fprintf(&b, "/* skelgen: the constants of %s, as clang evaluates them */\n#include %q\n%s", file, file, probePragmas)
+		lines := strings.Count(b.String(), "\n")
+		value, redefined := map[int]string{}, map[int]string{} // probe line → name
+		emit := func(at map[int]string, name, decl string) {
+			guard := isDefine[name]
+			if guard {
+				fmt.Fprintf(&b, "#ifdef %s\n", name)
+				lines++
+			}
+			fmt.Fprintf(&b, "%s\n", decl)
+			lines++
+			at[lines] = name
+			if guard {
+				b.WriteString("#endif\n")
+				lines++
+			}
+		}
+		for i, n := range live {
+			emit(value, n, fmt.Sprintf("__typeof__(%s) __skelgen_c_%d __attribute__((section(%q), used)) = (%s);", n, i, probeSection, n))
+		}
+		for _, n := range live {
+			if isDefine[n] {
+				emit(redefined, n, "#define "+n+" __skelgen_redefined")
+			}
+		}
+		opts := cfg.compileOptions(t, overlay)
+		opts.Source, opts.Text = src, []byte(b.String())
+		if opts.CFlags == nil {
+			opts.CFlags = strings.Fields(clang.DefaultCFlags)
+		}
+		opts.CFlags = append(slices.Clip(opts.CFlags), "-ferror-limit=0")
+		var diags string
+		opts.Warn = func(d string) { diags = d }
+		obj, _, err := Compile(ctx, opts)
+		if err != nil {
+			diags = err.Error()
+		}
+		// What clang said of each probe line, and where the live
+		// definition of each macro is.
+		failed := map[string]string{}
+		where := map[string]int{} // name → line in the source
+		redef := ""
+		for _, l := range strings.Split(diags, "\n") {
+			m := reDiag.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			n, _ := strconv.Atoi(m[2])
+			kind, msg := m[3], m[4]
+			switch {
+			case kind == "note" && redef != "" && msg == "previous definition is here":
+				p := m[1]
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(filepath.Dir(src), p)
+				}
+				if filepath.Clean(p) == src {
+					where[redef] = n
+				}
+			case kind == "note":
+			case m[1] != "<stdin>":
+				redef = ""
+			case kind == "warning" && redefined[n] != "":
+				redef = redefined[n]
+			case kind != "warning" && value[n] != "":
+				if _, ok := failed[value[n]]; !ok {
+					failed[value[n]] = msg
+				}
+				redef = ""
+			default:
+				redef = ""
+			}
+		}
+		if err != nil {
+			if len(failed) == 0 {
+				warn(fmt.Sprintf("%s: its constants are left out: the compile that evaluates them failed: %v", file, err))
+				return nil, nil
+			}
+			live = slices.DeleteFunc(live, func(n string) bool {
+				msg, ok := failed[n]
+				if ok && !(msg == "use of undeclared identifier '"+n+"'" && !isDefine[n]) {
+					// An enumerator inside a conditional that is
+					// not compiled is simply not there.
+					warn(fmt.Sprintf("%s: %s is not a constant clang evaluates, left out: %s", candidateAt(file, defs[n], where[n]), n, gocomment.Text(msg)))
+				}
+				return ok
+			})
+			continue
+		}
+		vals, err := probeValues(obj, t.ByteOrder(), len(live))
+		if err != nil {
+			return nil, fmt.Errorf("%s: the compile that evaluates its constants: %w", file, err)
+		}
+		var out []cConst
+		for i, n := range live {
+			v, ok := vals[i]
+			if !ok {
+				continue // a #define not defined at the end of the source
+			}
+			var c cConst
+			if isDefine[n] {
+				if c, ok = defs[n][where[n]]; !ok {
+					continue // the live definition is not the source's
+				}
+			} else {
+				for _, d := range defs[n] {
+					c = d
+				}
+			}
+			if v.value == nil {
+				warn(fmt.Sprintf("%s:%d: %s is not a constant clang evaluates, left out: %s", file, c.line, n, v.goType))
+				continue
+			}
+			c.value, c.goType, c.file = v.value, v.goType, file
+			out = append(out, c)
+		}
+		slices.SortStableFunc(out, func(a, b cConst) int { return a.line - b.line })
+		return out, nil
+	}
+	warn(fmt.Sprintf("%s: its constants are left out: clang still reported some after %d compiles", file, probeRounds))
+	return nil, nil
+}
+
+// targetConstants evaluates the constants of the sources for target t
+// (probeConstants) and merges them: with several sources, a constant two
+// give different values (or types) is left out, neither value being the
+// object's alone.
+func targetConstants(ctx context.Context, cfg Config, t Target, overlay map[string][]byte, sources []string, warn func(string)) ([]cConst, error) {
+	var all []cConst
+	for _, path := range sources {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		cands, _ := sourceConstants(string(src))
+		cs, err := probeConstants(ctx, withInput(cfg, path), t, overlay, cands, warn)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, cs...)
+	}
+	index, clash := map[string]int{}, map[string]bool{}
+	var out []cConst
+	for _, c := range all {
+		if i, ok := index[c.name]; ok {
+			if old := out[i]; old.goType != c.goType || old.value.Kind() != c.value.Kind() || !constant.Compare(old.value, token.EQL, c.value) {
+				clash[c.name] = true
+			}
+			continue
+		}
+		index[c.name] = len(out)
+		out = append(out, c)
+	}
+	return slices.DeleteFunc(out, func(c cConst) bool { return clash[c.name] }), nil
+}
+
+// reConstDoc reads a constant's doc comment as constDecls writes it:
+// "GoName is NAME (what, file:line)."
+var reConstDoc = regexp.MustCompile(`^\S+ is (\w+) \(.*, ([^ ]+):(\d+)\)\.$`)
+
+// committedConstants are the constants of the sources as the skeleton
+// goFile, which an earlier run generated, declares them: the record of
+// clang's values where skelgen compiles nothing. Only the sources'
+// candidates are taken from it, each at the definition it names; a
+// missing or unreadable file gives none.
+func committedConstants(goFile string, sources []string) []cConst {
+	f, err := parser.ParseFile(token.NewFileSet(), goFile, nil, parser.ParseComments)
 	if err != nil {
 		return nil
 	}
-	v := evalExpr(e, env, 0)
-	if v == nil || v.Kind() != constant.Int || !fits64(v) {
-		return nil
+	recorded := map[string]cConst{} // by name, file and line
+	key := func(name, file string, line int) string { return fmt.Sprintf("%s %s %d", name, file, line) }
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST || len(g.Specs) != 1 || g.Doc == nil {
+			continue
+		}
+		spec := g.Specs[0].(*ast.ValueSpec)
+		m := reConstDoc.FindStringSubmatch(strings.Join(strings.Fields(g.Doc.Text()), " "))
+		if m == nil || len(spec.Values) != 1 {
+			continue
+		}
+		c := cConst{value: goConstant(spec.Values[0])}
+		if c.value == nil {
+			continue
+		}
+		if id, ok := spec.Type.(*ast.Ident); ok {
+			c.goType = id.Name
+		}
+		line, _ := strconv.Atoi(m[3])
+		recorded[key(m[1], m[2], line)] = c
 	}
-	return v
-}
-
-// fits64 reports whether v is a value of a 64-bit C integer type.
-func fits64(v constant.Value) bool {
-	if _, ok := constant.Int64Val(v); ok {
-		return true
-	}
-	_, ok := constant.Uint64Val(v)
-	return ok
-}
-
-// cStrings is the value of adjacent C string literals, nil if text is
-// anything else or an escape Go does not share.
-func cStrings(text string) constant.Value {
-	var b strings.Builder
-	for rest := strings.TrimSpace(text); rest != ""; rest = strings.TrimSpace(rest) {
-		if rest[0] != '"' {
-			return nil
-		}
-		end := 1
-		for end < len(rest) && rest[end] != '"' {
-			if rest[end] == '\\' {
-				end++
-			}
-			end++
-		}
-		if end >= len(rest) {
-			return nil
-		}
-		s, err := strconv.Unquote(escapeHigh(rest[:end+1]))
+	var out []cConst
+	seen := map[string]bool{}
+	for _, path := range sources {
+		src, err := os.ReadFile(path)
 		if err != nil {
-			return nil
+			continue
 		}
-		b.WriteString(s)
-		rest = rest[end+1:]
+		cands, _ := sourceConstants(string(src))
+		for _, c := range cands {
+			c.file = filepath.Base(path)
+			r, ok := recorded[key(c.name, c.file, c.line)]
+			if !ok || seen[c.name] {
+				continue
+			}
+			seen[c.name] = true
+			c.value, c.goType = r.value, r.goType
+			out = append(out, c)
+		}
 	}
-	return constant.MakeString(b.String())
+	return out
 }
 
-// escapeHigh writes the bytes of lit outside ASCII as \x escapes: C keeps
-// a string's bytes as they are, where strconv.Unquote would read them as
-// UTF-8 and turn the bytes that are not into U+FFFD.
-func escapeHigh(lit string) string {
-	var b strings.Builder
-	for i := 0; i < len(lit); i++ {
-		if c := lit[i]; c >= utf8.RuneSelf {
-			fmt.Fprintf(&b, "\\x%02x", c)
-		} else {
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// evalExpr evaluates a C integer constant expression parsed as Go: the two
-// languages share literals, parentheses and operators but ~ (Go's ^) and
-// the truth values of !, && and the comparisons (0 or 1 in C).
-func evalExpr(e ast.Expr, env map[string]constant.Value, depth int) constant.Value {
-	if depth > 64 {
-		return nil
-	}
-	depth++
-	b2i := func(b bool) constant.Value {
-		if b {
-			return constant.MakeInt64(1)
-		}
-		return constant.MakeInt64(0)
-	}
-	asInt := func(v constant.Value) constant.Value {
-		if v == nil || v.Kind() != constant.Int || constant.BitLen(v) > maxConstBits {
-			return nil
-		}
-		return v
-	}
-	isZero := func(v constant.Value) bool { return constant.Sign(v) == 0 }
+// goConstant is the value of a constant's expression as constDecls
+// writes it (a literal, a negative integer, true or false); nil for any
+// other.
+func goConstant(e ast.Expr) constant.Value {
 	switch e := e.(type) {
 	case *ast.BasicLit:
-		if e.Kind != token.INT && e.Kind != token.CHAR {
-			return nil
+		if v := constant.MakeFromLiteral(e.Value, e.Kind, 0); e.Kind == token.INT || e.Kind == token.STRING {
+			return v
 		}
-		v := constant.MakeFromLiteral(e.Value, e.Kind, 0)
-		if v.Kind() == constant.Unknown {
-			return nil
-		}
-		return asInt(constant.ToInt(v))
-	case *ast.Ident:
-		return env[e.Name]
-	case *ast.ParenExpr:
-		return evalExpr(e.X, env, depth)
 	case *ast.UnaryExpr:
-		x := asInt(evalExpr(e.X, env, depth))
-		if x == nil {
-			return nil
+		if x := goConstant(e.X); e.Op == token.SUB && x != nil && x.Kind() == constant.Int {
+			return constant.UnaryOp(token.SUB, x, 0)
 		}
-		switch e.Op {
-		case token.ADD, token.SUB:
-			return constant.UnaryOp(e.Op, x, 0)
-		case token.TILDE, token.XOR:
-			return constant.UnaryOp(token.XOR, x, 0)
-		case token.NOT:
-			return b2i(isZero(x))
-		}
-		return nil
-	case *ast.BinaryExpr:
-		x, y := asInt(evalExpr(e.X, env, depth)), asInt(evalExpr(e.Y, env, depth))
-		if x == nil || y == nil {
-			return nil
-		}
-		switch e.Op {
-		case token.ADD, token.SUB, token.MUL, token.AND, token.OR, token.XOR, token.AND_NOT:
-			if e.Op == token.AND_NOT {
-				return nil // not C
-			}
-			return asInt(constant.BinaryOp(x, e.Op, y))
-		case token.QUO, token.REM:
-			if isZero(y) {
-				return nil
-			}
-			op := e.Op
-			if op == token.QUO {
-				op = token.QUO_ASSIGN // integer division, truncated as in C
-			}
-			return asInt(constant.BinaryOp(x, op, y))
-		case token.SHL, token.SHR:
-			n, ok := constant.Uint64Val(y)
-			if !ok || n >= 64 {
-				return nil
-			}
-			return asInt(constant.Shift(x, e.Op, uint(n)))
-		case token.LAND:
-			return b2i(!isZero(x) && !isZero(y))
-		case token.LOR:
-			return b2i(!isZero(x) || !isZero(y))
-		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
-			return b2i(constant.Compare(x, e.Op, y))
+	case *ast.Ident:
+		if e.Name == "true" || e.Name == "false" {
+			return constant.MakeBool(e.Name == "true")
 		}
 	}
 	return nil
+}
+
+// candidateAt is where a name is defined, for a message: file:line of
+// its live definition when clang said where, else of its last.
+func candidateAt(file string, defs map[int]cConst, live int) string {
+	if _, ok := defs[live]; !ok {
+		for l := range defs {
+			live = max(live, l)
+		}
+	}
+	return file + ":" + strconv.Itoa(live)
+}
+
+// probeValue is the value of one probe variable: value and goType, or
+// a nil value and in goType why it is not a constant.
+type probeValue struct {
+	value  constant.Value
+	goType string
+}
+
+// probeValues reads the variables __skelgen_c_<i> of the probe object,
+// i < n: their C types from its BTF, their bytes from probeSection. A
+// variable the object does not have (its #ifdef was false) is not in
+// the map.
+func probeValues(obj []byte, order binary.ByteOrder, n int) (map[int]probeValue, error) {
+	f, err := elf.NewFile(bytes.NewReader(obj))
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]probeValue{}
+	sec := f.Section(probeSection)
+	if sec == nil {
+		return out, nil
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return nil, err
+	}
+	// Bytes a relocation fills are an address, not a constant.
+	var relocated []uint64
+	if rel := f.Section(".rel" + probeSection); rel != nil {
+		r, err := rel.Data()
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i+16 <= len(r); i += 16 {
+			relocated = append(relocated, order.Uint64(r[i:]))
+		}
+	}
+	spec, err := btf.LoadSpecFromReader(bytes.NewReader(obj))
+	if err != nil {
+		return nil, err
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range syms {
+		i, err := strconv.Atoi(strings.TrimPrefix(s.Name, "__skelgen_c_"))
+		if err != nil || !strings.HasPrefix(s.Name, "__skelgen_c_") || i < 0 || i >= n || int(s.Section) >= len(f.Sections) || f.Sections[s.Section] != sec {
+			continue
+		}
+		if s.Value > uint64(len(data)) || s.Size > uint64(len(data))-s.Value {
+			return nil, fmt.Errorf("%s: outside its section", s.Name)
+		}
+		var v *btf.Var
+		if err := spec.TypeByName(s.Name, &v); err != nil {
+			return nil, err
+		}
+		b := data[s.Value : s.Value+s.Size]
+		if slices.ContainsFunc(relocated, func(off uint64) bool { return off >= s.Value && off < s.Value+s.Size }) {
+			out[i] = probeValue{goType: "an address"}
+			continue
+		}
+		out[i] = constValue(v.Type, b, order)
+	}
+	return out, nil
+}
+
+// constValue is the constant of C type t held in b.
+func constValue(t btf.Type, b []byte, order binary.ByteOrder) probeValue {
+	t = btf.UnderlyingType(t)
+	size, signed := 0, false
+	switch t := t.(type) {
+	case *btf.Int:
+		if t.Encoding == btf.Bool && len(b) == 1 {
+			return probeValue{constant.MakeBool(b[0] != 0), "bool"}
+		}
+		size, signed = int(t.Size), t.Encoding == btf.Signed
+	case *btf.Enum:
+		size, signed = int(t.Size), t.Signed
+	case *btf.Array:
+		if e, ok := btf.UnderlyingType(t.Type).(*btf.Int); ok && e.Size == 1 && len(b) > 0 && int(t.Nelems) == len(b) && b[len(b)-1] == 0 {
+			return probeValue{constant.MakeString(string(b[:len(b)-1])), ""}
+		}
+		return probeValue{goType: "an array, not a string of char"}
+	default:
+		return probeValue{goType: "of type " + gocomment.Text(fmt.Sprint(t)) + ", not an integer or a string"}
+	}
+	if size != len(b) || size != 1 && size != 2 && size != 4 && size != 8 {
+		return probeValue{goType: fmt.Sprintf("an integer of %d bytes", size)}
+	}
+	var u uint64
+	switch size {
+	case 1:
+		u = uint64(b[0])
+	case 2:
+		u = uint64(order.Uint16(b))
+	case 4:
+		u = uint64(order.Uint32(b))
+	case 8:
+		u = order.Uint64(b)
+	}
+	goType := fmt.Sprintf("uint%d", size*8)
+	v := constant.MakeUint64(u)
+	if signed {
+		goType = goType[1:]
+		shift := 64 - size*8
+		v = constant.MakeInt64(int64(u<<shift) >> shift)
+	}
+	return probeValue{v, goType}
 }
 
 // collectSourceEnums queues the named enums the source defines, after
@@ -409,24 +586,33 @@ func (s *skeleton) constDecls(f *jen.File) {
 			}
 		}
 		doc := name + " is " + c.name + " (" + what + ", " + c.file + ":" + strconv.Itoa(c.line) + ")."
-		value := jen.Id(c.value.ExactString())
-		if c.value.Kind() == constant.String {
-			value = jen.Lit(constant.StringVal(c.value))
+		value := c.value.ExactString() // an Int's digits, a Bool's true or false
+		typed := ""
+		if c.goType != "" {
+			typed = " " + c.goType
 		}
 		if s.verb != nil && token.IsIdentifier(name) {
 			w := s.verb.part()
 			if w.docComment(doc) {
-				w.s("const ", name, " = ")
+				w.s("const ", name, typed, " = ")
 				if c.value.Kind() == constant.String {
 					w.lit(constant.StringVal(c.value))
 				} else {
-					w.s(c.value.ExactString())
+					w.s(value)
 				}
 				f.Add(s.verb.placeholder(w.s("\n")))
 				continue
 			}
 		}
 		f.Add(gocomment.Comment(doc))
-		f.Const().Id(name).Op("=").Add(value)
+		decl := f.Const().Id(name)
+		if c.goType != "" {
+			decl.Id(c.goType)
+		}
+		if c.value.Kind() == constant.String {
+			decl.Op("=").Lit(constant.StringVal(c.value))
+		} else {
+			decl.Op("=").Id(value)
+		}
 	}
 }

@@ -44,10 +44,11 @@
 //     formatting was most of the generator's time;
 //   - TypeGen (types.go) writes Go types with the exact C layout of the
 //     BTF types those reach, enums with a String method;
-//   - consts.go reads the source's own constants from its text (#define
-//     and anonymous enums at file scope, evaluated exactly) for Go
-//     constants named after the types, and its named enums for types
-//     generated without -type;
+//   - consts.go finds the source's own constants in its text (#define
+//     and anonymous enums at file scope), has clang evaluate them in a
+//     probe compiled beside the object, for Go constants of their C types
+//     named after the types, and its named enums for types generated
+//     without -type;
 //   - package gen/aot turns each ubpf/ program into Go functions that
 //     the runtime binds at load (-aot);
 //   - with -runtime vendor (the default) the module gets one copy of the

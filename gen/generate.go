@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -18,6 +19,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/skelgen/skelgen/btfmin"
+	clang "github.com/skelgen/skelgen/internal/cc"
 )
 
 // Config is one run of the generator: everything the main command's flags
@@ -171,6 +173,9 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		target Target
 		obj    []byte
 		deps   []string
+		// consts are the sources' constants for the target, when
+		// evaluated with the compile.
+		consts []cConst
 	}
 	var builds []build
 	var files []File
@@ -216,13 +221,16 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 				}
 			} else {
 				c := compiled[i]
-				for _, w := range c.warnings {
+				for _, w := range append(c.warnings, c.constWarns...) {
 					warnOnce(w)
 				}
 				if c.err != nil {
 					return nil, c.err
 				}
-				b.obj, b.deps = c.obj, c.deps
+				if c.constErr != nil {
+					return nil, c.constErr
+				}
+				b.obj, b.deps, b.consts = c.obj, c.deps, c.consts
 				read(b.deps...)
 			}
 			builds = append(builds, b)
@@ -366,11 +374,21 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 				files = append(files, File{Path: filepath.Join(outDir, typesFileName(stem, b.target)), Data: raw})
 			}
 		}
+		goPath := filepath.Join(outDir, base+".go")
+		if source := sourceFile(cfg); source != "" {
+			sc.Constants = b.consts
+			if cfg.Committed || !IsCSource(cfg.Input) {
+				cs, err := uncompiledConstants(ctx, cfg, b.target, goPath)
+				if err != nil {
+					return nil, err
+				}
+				sc.Constants = cs
+			}
+		}
 		src, aotSrc, err := Skeleton(obj, sc)
 		if err != nil {
 			return nil, err
 		}
-		goPath := filepath.Join(outDir, base+".go")
 		objPath := filepath.Join(outDir, base+".o")
 		files = append(files, File{Path: goPath, Data: src}, File{Path: objPath, Data: b.obj})
 		made := []string{goPath, objPath}
@@ -756,6 +774,31 @@ func typeArgName(arg string) string {
 		arg = t
 	}
 	return strings.TrimSuffix(arg, "!")
+}
+
+// uncompiledConstants are the constants of the sources of a run that
+// compiles nothing for target t: -committed, or an object input with -src,
+// whose source is compiled only to evaluate them, when there is a
+// compiler. Otherwise they are read back from the skeleton goFile an
+// earlier run generated, as -committed reads its objects.
+func uncompiledConstants(ctx context.Context, cfg Config, t Target, goFile string) ([]cConst, error) {
+	sources := append([]string{sourceFile(cfg)}, cfg.MoreInputs...)
+	if !cfg.Committed {
+		if cc, err := clang.Find(cfg.CC); err == nil && lookPath(cc) {
+			warn := func(string) {}
+			if cfg.Warn != nil {
+				warn = cfg.Warn
+			}
+			return targetConstants(ctx, cfg, t, nil, sources, warn)
+		}
+	}
+	return committedConstants(goFile, sources), nil
+}
+
+// lookPath reports whether the command cc exists.
+func lookPath(cc string) bool {
+	_, err := exec.LookPath(cc)
+	return err == nil
 }
 
 // sourceFile is the C source of the input: the input itself, or -src.

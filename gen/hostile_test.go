@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	clang "github.com/skelgen/skelgen/internal/cc"
 	"github.com/skelgen/skelgen/internal/testenv"
 )
 
@@ -256,8 +257,9 @@ func TestHostileNames(t *testing.T) {
 	base := map[string]map[string]int{}
 	for _, f := range skeletonFiles(baseFiles) {
 		base[filepath.Base(f.Path)] = checkGenerated(t, "plain names: "+filepath.Base(f.Path), f.Data)
-		if strings.HasSuffix(f.Path, "_bpfel.go") {
-			// The source's sites reach the skeleton.
+		if _, err := clang.Find(""); err == nil && strings.HasSuffix(f.Path, "_bpfel.go") {
+			// The source's sites reach the skeleton (clang evaluates
+			// its constants).
 			for _, want := range []string{"const HostilePlainDefine", "const HostilePlainAnon", `"plain_defval`} {
 				if !bytes.Contains(f.Data, []byte(want)) {
 					t.Errorf("plain names: the skeleton has no %s", want)

@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"go/constant"
-	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -41,17 +38,23 @@ func compileLinked(ctx context.Context, cfg Config, t Target, overlay map[string
 }
 
 // compiledTarget is what compileLinked made of one target, with the
-// warnings it gave in their order.
+// warnings it gave in their order, and the sources' constants for the
+// target (targetConstants), with theirs.
 type compiledTarget struct {
 	obj      []byte
 	deps     []string
 	warnings []string
 	err      error
+
+	consts     []cConst
+	constWarns []string
+	constErr   error
 }
 
-// compileTargets compiles cfg's sources for each target, as many at once
-// as there are processors: each target is a clang run of its own, so a
-// generate for bpfel and bpfeb takes about the time of one. What it
+// compileTargets compiles cfg's sources for each target, and evaluates
+// their constants for it, as many at once as there are processors: each
+// is a clang run of its own, so a generate for bpfel and bpfeb takes
+// about the time of one on two. What it
 // returns is in the targets' order, whatever order the runs end in, so
 // that the caller reports warnings and the first error as a sequential
 // run would.
@@ -59,12 +62,18 @@ func compileTargets(ctx context.Context, cfg Config, targets []Target, overlay m
 	out := make([]compiledTarget, len(targets))
 	slots := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
 	var wg sync.WaitGroup
+	sources := append([]string{cfg.Input}, cfg.MoreInputs...)
 	for i, t := range targets {
+		c := &out[i]
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			c := &out[i]
 			c.obj, c.deps, c.err = compileLinked(ctx, cfg, t, overlay, func(w string) { c.warnings = append(c.warnings, w) })
+		})
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			c.consts, c.constErr = targetConstants(ctx, cfg, t, overlay, sources, func(w string) { c.constWarns = append(c.constWarns, w) })
 		})
 	}
 	wg.Wait()
@@ -108,10 +117,9 @@ func linkObjects(ctx context.Context, sources []string, objs [][]byte) ([]byte, 
 }
 
 // readSources reads what the skeleton takes from the C sources' text:
-// record types, host parameter names, constants and enums. With several
-// sources the first to say something of a map or function wins, and a
-// constant two sources define with different values is left out (neither
-// value is the object's alone).
+// record types, host parameter names and enums (the constants are
+// clang's, targetConstants). With several sources the first to say
+// something of a map or function wins.
 func readSources(sc *SkeletonConfig, sources []string) error {
 	var bases []string
 	for _, p := range sources {
@@ -119,8 +127,6 @@ func readSources(sc *SkeletonConfig, sources []string) error {
 	}
 	sc.Source = strings.Join(bases, ", ")
 	sc.Records, sc.ExternParams = map[string]RecordGuess{}, map[string][]string{}
-	consts := map[string]int{} // index in sc.Constants
-	clash := map[string]bool{}
 	enums := map[string]bool{}
 	for _, path := range sources {
 		src, err := os.ReadFile(path)
@@ -137,18 +143,7 @@ func readSources(sc *SkeletonConfig, sources []string) error {
 				sc.ExternParams[k] = v
 			}
 		}
-		cs, es := sourceConstants(string(src))
-		for _, c := range cs {
-			c.file = filepath.Base(path)
-			if i, ok := consts[c.name]; ok {
-				if old := sc.Constants[i].value; old.Kind() != c.value.Kind() || !constant.Compare(old, token.EQL, c.value) {
-					clash[c.name] = true
-				}
-				continue
-			}
-			consts[c.name] = len(sc.Constants)
-			sc.Constants = append(sc.Constants, c)
-		}
+		_, es := sourceConstants(string(src))
 		for _, e := range es {
 			if !enums[e] {
 				enums[e] = true
@@ -156,7 +151,6 @@ func readSources(sc *SkeletonConfig, sources []string) error {
 			}
 		}
 	}
-	sc.Constants = slices.DeleteFunc(sc.Constants, func(c cConst) bool { return clash[c.name] })
 	return nil
 }
 

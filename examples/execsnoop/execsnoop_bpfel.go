@@ -52,13 +52,16 @@ func (s *ExecsnoopEvent) ArgsString() string {
 }
 
 // ExecsnoopArgsMax is ARGS_MAX (#define, execsnoop.bpf.c:13).
-const ExecsnoopArgsMax = 1024
+const ExecsnoopArgsMax int32 = 1024
 
 // ExecsnoopArgLen is ARG_LEN (#define, execsnoop.bpf.c:14).
-const ExecsnoopArgLen = 128
+const ExecsnoopArgLen int32 = 128
 
 // ExecsnoopMaxArgs is MAX_ARGS (#define, execsnoop.bpf.c:15).
-const ExecsnoopMaxArgs = 20
+const ExecsnoopMaxArgs int32 = 20
+
+// ExecsnoopNoUid is NO_UID (#define NO_UID ((__u32)-1), execsnoop.bpf.c:16).
+const ExecsnoopNoUid uint32 = 4294967295
 
 // execsnoopObject is the object built from execsnoop.bpf.c for target bpfel.
 //

@@ -42,7 +42,7 @@ type LatencyTotals struct {
 var _ = [1]struct{}{}[unsafe.Sizeof(LatencyTotals{})-24]
 
 // LatencyMaxSlots is MAX_SLOTS (#define, latency.bpf.c:12).
-const LatencyMaxSlots = 64
+const LatencyMaxSlots int32 = 64
 
 // latencyObject is the object built from latency.bpf.c for target bpfel.
 //

@@ -64,7 +64,7 @@ func (s *OpensnoopEvent) FnameString() string {
 }
 
 // OpensnoopNameMaxLen is NAME_MAX_LEN (#define, opensnoop.bpf.c:14).
-const OpensnoopNameMaxLen = 256
+const OpensnoopNameMaxLen int32 = 256
 
 // opensnoopObject is the object built from opensnoop.bpf.c for target bpfeb.
 //

@@ -42,7 +42,7 @@ func (s *PslistProc) CommString() string {
 }
 
 // PslistCommLen is COMM_LEN (#define, pslist.bpf.c:45).
-const PslistCommLen = 16
+const PslistCommLen int32 = 16
 
 // pslistObject is the object built from pslist.bpf.c for target bpfel.
 //

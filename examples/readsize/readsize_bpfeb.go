@@ -27,7 +27,7 @@ type ReadsizeTotals struct {
 var _ = [1]struct{}{}[unsafe.Sizeof(ReadsizeTotals{})-16]
 
 // ReadsizeMaxSlots is MAX_SLOTS (#define, readsize.bpf.c:13).
-const ReadsizeMaxSlots = 32
+const ReadsizeMaxSlots int32 = 32
 
 // readsizeObject is the object built from readsize.bpf.c for target bpfeb.
 //

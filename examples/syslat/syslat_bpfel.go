@@ -52,16 +52,16 @@ type SyslatStat struct {
 var _ = [1]struct{}{}[unsafe.Sizeof(SyslatStat{})-32]
 
 // SyslatMaxSyscalls is MAX_SYSCALLS (#define, syslat.bpf.c:15).
-const SyslatMaxSyscalls = 512
+const SyslatMaxSyscalls int32 = 512
 
 // SyslatSlots is SLOTS (#define, syslat.bpf.c:16).
-const SyslatSlots = 32
+const SyslatSlots int32 = 32
 
 // SyslatTop is TOP (#define, syslat.bpf.c:17).
-const SyslatTop = 10
+const SyslatTop int32 = 10
 
 // SyslatTaskCommLen is TASK_COMM_LEN (#define, syslat.bpf.c:18).
-const SyslatTaskCommLen = 16
+const SyslatTaskCommLen int32 = 16
 
 // syslatObject is the object built from syslat.bpf.c for target bpfel.
 //

@@ -95,7 +95,7 @@ func (s *UsdtsnoopHit) CommString() string {
 }
 
 // UsdtsnoopMaxArgs is MAX_ARGS (#define, usdtsnoop.bpf.c:13).
-const UsdtsnoopMaxArgs = 6
+const UsdtsnoopMaxArgs int32 = 6
 
 // usdtsnoopObject is the object built from usdtsnoop.bpf.c for target
 // arm64_bpfel.

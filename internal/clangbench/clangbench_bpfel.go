@@ -15,7 +15,7 @@ import (
 )
 
 // ClangbenchN is N (#define, clangbench.bpf.c:11).
-const ClangbenchN = 2048
+const ClangbenchN int32 = 2048
 
 // clangbenchObject is the object built from clangbench.bpf.c for target bpfel.
 //

@@ -11,7 +11,9 @@
 #define TOOL_NAME "consts" \
 	"-tool"
 #define TRUTH (MAX_SLOTS > 20 && !0)
-#define NOT_A_CONSTANT sizeof(struct slot)
+#define SLOT_SIZE sizeof(struct slot)
+#define NOT_A_CONSTANT last_color
+#define A_TYPE __u32
 #define CALLS_A_MACRO(x) ((x) + 1)
 
 #ifdef SOMETHING

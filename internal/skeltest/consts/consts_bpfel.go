@@ -51,20 +51,20 @@ type ConstsSlot struct {
 var _ = [1]struct{}{}[unsafe.Sizeof(ConstsSlot{})-8]
 
 // ConstsMaxSlots is MAX_SLOTS (#define, consts.bpf.c:6).
-const ConstsMaxSlots = 27
+const ConstsMaxSlots int32 = 27
 
 // ConstsSlotMask is SLOT_MASK (#define SLOT_MASK (MAX_SLOTS - 1),
 // consts.bpf.c:7).
-const ConstsSlotMask = 26
+const ConstsSlotMask int32 = 26
 
 // ConstsBig is BIG (#define BIG 0xffffffffffffffffULL, consts.bpf.c:8).
-const ConstsBig = 18446744073709551615
+const ConstsBig uint64 = 18446744073709551615
 
 // ConstsNeg is NEG (#define NEG (-5), consts.bpf.c:9).
-const ConstsNeg = -5
+const ConstsNeg int32 = -5
 
 // ConstsShifted is SHIFTED (#define SHIFTED (1 << 12 | 3), consts.bpf.c:10).
-const ConstsShifted = 4099
+const ConstsShifted int32 = 4099
 
 // ConstsToolName is TOOL_NAME (#define TOOL_NAME "consts" "-tool",
 // consts.bpf.c:11).
@@ -72,19 +72,23 @@ const ConstsToolName = "consts-tool"
 
 // ConstsTruth is TRUTH (#define TRUTH (MAX_SLOTS > 20 && !0),
 // consts.bpf.c:13).
-const ConstsTruth = 1
+const ConstsTruth int32 = 1
 
-// ConstsAnonOne is ANON_ONE (anonymous enum, consts.bpf.c:24).
-const ConstsAnonOne = 1
+// ConstsSlotSize is SLOT_SIZE (#define SLOT_SIZE sizeof(struct slot),
+// consts.bpf.c:14).
+const ConstsSlotSize uint64 = 8
 
-// ConstsAnonTwo is ANON_TWO (anonymous enum, consts.bpf.c:24).
-const ConstsAnonTwo = 2
+// ConstsAnonOne is ANON_ONE (anonymous enum, consts.bpf.c:26).
+const ConstsAnonOne int32 = 1
 
-// ConstsAnonTen is ANON_TEN (anonymous enum, consts.bpf.c:24).
-const ConstsAnonTen = 10
+// ConstsAnonTwo is ANON_TWO (anonymous enum, consts.bpf.c:26).
+const ConstsAnonTwo int32 = 2
 
-// ConstsAnonEleven is ANON_ELEVEN (anonymous enum, consts.bpf.c:24).
-const ConstsAnonEleven = 11
+// ConstsAnonTen is ANON_TEN (anonymous enum, consts.bpf.c:26).
+const ConstsAnonTen int32 = 10
+
+// ConstsAnonEleven is ANON_ELEVEN (anonymous enum, consts.bpf.c:26).
+const ConstsAnonEleven int32 = 11
 
 // constsObject is the object built from consts.bpf.c for target bpfel.
 //

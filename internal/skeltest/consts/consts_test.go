@@ -19,21 +19,22 @@ func TestConstantValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := spec.Maps.Slots.Spec.MaxEntries; got != ConstsMaxSlots {
+	if got := spec.Maps.Slots.Spec.MaxEntries; got != uint32(ConstsMaxSlots) {
 		t.Errorf("max_entries(slots) = MAX_SLOTS = %d in the object, ConstsMaxSlots = %d", got, ConstsMaxSlots)
 	}
 	for _, c := range []struct {
 		name      string
 		got, want int64
 	}{
-		{"SLOT_MASK", ConstsSlotMask, 26},
-		{"NEG", ConstsNeg, -5},
-		{"SHIFTED", ConstsShifted, 1<<12 | 3},
-		{"TRUTH", ConstsTruth, 1},
-		{"ANON_ONE", ConstsAnonOne, 1},
-		{"ANON_TWO", ConstsAnonTwo, 2},
-		{"ANON_TEN", ConstsAnonTen, 10},
-		{"ANON_ELEVEN", ConstsAnonEleven, 11},
+		{"SLOT_MASK", int64(ConstsSlotMask), 26},
+		{"NEG", int64(ConstsNeg), -5},
+		{"SHIFTED", int64(ConstsShifted), 1<<12 | 3},
+		{"TRUTH", int64(ConstsTruth), 1},
+		{"ANON_ONE", int64(ConstsAnonOne), 1},
+		{"ANON_TWO", int64(ConstsAnonTwo), 2},
+		{"ANON_TEN", int64(ConstsAnonTen), 10},
+		{"ANON_ELEVEN", int64(ConstsAnonEleven), 11},
+		{"SLOT_SIZE", int64(ConstsSlotSize), 8},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
@@ -53,7 +54,7 @@ func TestNoConstant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"ConstsNotAConstant", "ConstsCallsAMacro", "ConstsConditional", "ConstsGone"} {
+	for _, name := range []string{"ConstsNotAConstant", "ConstsAType", "ConstsCallsAMacro", "ConstsConditional", "ConstsGone"} {
 		if f.Scope.Lookup(name) != nil {
 			t.Errorf("%s is declared", name)
 		}
@@ -89,11 +90,11 @@ func TestConstantsInKernel(t *testing.T) {
 	if _, err := objs.Count.Run(&ebpf.RunOptions{Data: make([]byte, size)}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := objs.Slots.Lookup(size & ConstsSlotMask)
+	s, err := objs.Slots.Lookup(uint32(size & ConstsSlotMask))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Hits != ConstsAnonTen {
+	if s.Hits != uint64(ConstsAnonTen) {
 		t.Errorf("slot %d: %d hits, want ANON_TEN (%d)", size&ConstsSlotMask, s.Hits, ConstsAnonTen)
 	}
 	c, err := objs.Variables.LastColor.Get()

@@ -58,7 +58,7 @@ type RecordsSmall struct {
 var _ = [1]struct{}{}[unsafe.Sizeof(RecordsSmall{})-8]
 
 // RecordsDataMax is DATA_MAX (#define, records.bpf.c:7).
-const RecordsDataMax = 64
+const RecordsDataMax int32 = 64
 
 // recordsObject is the object built from records.bpf.c for target bpfeb.
 //

@@ -142,14 +142,14 @@ func hookNearMisses(spec *ebpf.CollectionSpec) (warns []string, err error) {
 			near = ""
 		}
 		if hasArg {
-			msg := fmt.Sprintf("section %s: no hook %q", p.SectionName, point)
+			msg := fmt.Sprintf("section %q: no hook %q", p.SectionName, point)
 			if near != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", near)
 			}
 			return nil, fmt.Errorf("%s: the hooks are %s; a program Go runs itself is ubpf/<name>, without '/'", msg, bridge.HookNames)
 		}
 		if near != "" {
-			warns = append(warns, fmt.Sprintf("section %s: program %s is one Go runs itself, not a hook; did you mean ubpf/%s? (hooks: %s)", p.SectionName, name, near, bridge.HookNames))
+			warns = append(warns, fmt.Sprintf("section %q: program %q is one Go runs itself, not a hook; did you mean ubpf/%s? (hooks: %s)", p.SectionName, name, near, bridge.HookNames))
 		}
 	}
 	return warns, nil

@@ -83,7 +83,7 @@ func ParseHook(section string) (Hook, error) {
 		}
 	default:
 		if hasArg {
-			return h, fmt.Errorf("section %s: no hook %q: the hooks are %s; a program Go runs itself is ubpf/<name>, without '/'", section, point, HookNames)
+			return h, fmt.Errorf("section %q: no hook %q: the hooks are %s; a program Go runs itself is ubpf/<name>, without '/'", section, point, HookNames)
 		}
 	}
 	return h, nil

@@ -46,7 +46,7 @@ func TestHooks(t *testing.T) {
 		{[]string{"ubpf/interval"}, "section ubpf/interval: want ubpf/interval/<duration>"},
 		{[]string{"ubpf/interval/-1s"}, "section ubpf/interval/-1s: the interval must be positive"},
 		{[]string{"ubpf/begin/x"}, "section ubpf/begin/x: hook begin takes no argument"},
-		{[]string{"ubpf/intervall/1s"}, `section ubpf/intervall/1s: no hook "intervall": the hooks are begin, end`},
+		{[]string{"ubpf/intervall/1s"}, `section "ubpf/intervall/1s": no hook "intervall": the hooks are begin, end`},
 		{[]string{"ubpf/record/"}, "section ubpf/record/: want ubpf/record/<map>"},
 		{[]string{"ubpf/record/nosuch"}, "section ubpf/record/nosuch: the object has no map nosuch"},
 		{[]string{"ubpf/record/counts"}, "section ubpf/record/counts: map counts is a Hash map, not a ring buffer or perf event array"},

@@ -34,6 +34,10 @@ type CheckOptions struct {
 	// the ok line then says. Without it, a line whose C source cannot be
 	// compiled (no compiler) is reported unverified.
 	Committed bool
+	// CC is a compiler to trust besides clang-19, clang and clang-N on
+	// PATH: the lines whose -cc is CC, literally, are compiled with it;
+	// those naming any other are refused (refuseCompile).
+	CC string
 }
 
 // CheckResult summarises a check.
@@ -240,8 +244,14 @@ func planLines(pkgs []*packages.Package, opts CheckOptions) (plan []plannedLine)
 			}
 			pl := plannedLine{pkg: pkg, gl: gl}
 			if IsCSource(cfg.Input) {
+				modDir := gl.dir
+				if pkg.Module != nil {
+					modDir = pkg.Module.Dir
+				}
 				if opts.Committed {
 					cfg.Committed = true
+				} else if err := refuseCompile(cfg, opts.CC, modDir); err != nil {
+					return append(plan, plannedLine{pkg: pkg, gl: gl, err: fmt.Errorf("%s:%d: %w", gl.file, gl.line, err)})
 				} else if pl.ccErr = compilerMissing(cfg.CC); pl.ccErr != nil {
 					cfg.Committed = true
 				}

@@ -6,15 +6,22 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/build"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
+	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/go/packages"
 
 	clang "github.com/skelgen/skelgen/internal/cc"
@@ -34,6 +41,10 @@ type CheckOptions struct {
 	// the ok line then says. Without it, a line whose C source cannot be
 	// compiled (no compiler) is reported unverified.
 	Committed bool
+	// CC is a compiler to trust besides clang-19, clang and clang-N on
+	// PATH: the lines whose -cc is CC, literally, are compiled with it;
+	// those naming any other are refused (refuseCompile).
+	CC string
 }
 
 // CheckResult summarises a check.
@@ -67,7 +78,9 @@ func (r *CheckResult) OK() bool {
 	return len(r.Stale) == 0 && len(r.Broken) == 0 && len(r.Orphans) == 0 && len(r.Unverified) == 0 && len(r.Empty) == 0
 }
 
-// Check finds the packages whose go:generate lines run skelgen,
+// Check finds the packages whose go:generate lines run skelgen (read as
+// go generate reads them, test files too: generateLines; a line running a
+// program named skelgen that is not skelgen is an error: skelgenArgs),
 // regenerates their files in memory (as many lines at once as there are
 // processors, reported in the lines' order), reports every file that
 // differs from what is on disk with a short diff or is missing, reports
@@ -76,7 +89,8 @@ func (r *CheckResult) OK() bool {
 //
 // A pattern that names no package is an error, as for go list; a package
 // named without a wildcard that has no skelgen line is reported (Empty).
-// A C source is compiled as go generate would; when its compiler is
+// A C source is compiled as go generate would, with a compiler and flags
+// check trusts (refuseCompile, else an error); when its compiler is
 // missing, the line is reported unverified and the rest of its files are
 // compared against its committed objects, unless opts.Committed says to
 // trust those.
@@ -137,6 +151,9 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 			}
 			gl, cfg := pl.gl, pl.cfg
 			res.Generators++
+			if gl.note != "" {
+				fmt.Fprintf(out, "%s:%d: %s\n", rel(opts.Dir, gl.file), gl.line, gl.note)
+			}
 			switch {
 			case opts.Committed && IsCSource(cfg.Input):
 				res.Trusted = append(res.Trusted, cfg.Input)
@@ -236,12 +253,18 @@ func planLines(pkgs []*packages.Package, opts CheckOptions) (plan []plannedLine)
 				return append(plan, plannedLine{pkg: pkg, gl: gl, err: fmt.Errorf("%s:%d: %w", gl.file, gl.line, err)})
 			}
 			if cfg.Package == "" {
-				cfg.Package = pkg.Name
+				cfg.Package = gl.pkg
 			}
 			pl := plannedLine{pkg: pkg, gl: gl}
 			if IsCSource(cfg.Input) {
+				modDir := gl.dir
+				if pkg.Module != nil {
+					modDir = pkg.Module.Dir
+				}
 				if opts.Committed {
 					cfg.Committed = true
+				} else if err := refuseCompile(cfg, opts.CC, modDir); err != nil {
+					return append(plan, plannedLine{pkg: pkg, gl: gl, err: fmt.Errorf("%s:%d: %w", gl.file, gl.line, err)})
 				} else if pl.ccErr = compilerMissing(cfg.CC); pl.ccErr != nil {
 					cfg.Committed = true
 				}
@@ -446,7 +469,9 @@ type generateLine struct {
 	file string
 	line int
 	dir  string
+	pkg  string   // the package clause of the file: go generate's $GOPACKAGE
 	args []string // skelgen's arguments
+	note string   // what go generate runs that check does not
 }
 
 // config parses the line's arguments as the main command would, with paths
@@ -499,66 +524,259 @@ func (gl generateLine) config() (Config, error) {
 	return cfg, nil
 }
 
-// generateLines returns the package's go:generate lines that run skelgen.
-func generateLines(pkg *packages.Package) ([]generateLine, error) {
-	return generateLinesIn(pkg.GoFiles)
+// goModule is what check knows of the module holding a go:generate line.
+type goModule struct {
+	path, dir string
+	tools     []string // go.mod's tool directives
 }
 
-// generateLinesIn returns the go:generate lines of files that run skelgen.
-func generateLinesIn(files []string) ([]generateLine, error) {
+// generateLines returns the go:generate lines of pkg's directory that run
+// skelgen, read as go generate reads them: from the files of the build
+// with the "generate" tag, test files too, in go generate's order.
+func generateLines(pkg *packages.Package) ([]generateLine, error) {
+	dir := pkg.Dir
+	if dir == "" && len(pkg.GoFiles) > 0 {
+		dir = filepath.Dir(pkg.GoFiles[0])
+	}
+	ctxt := build.Default
+	ctxt.BuildTags = append(slices.Clip(ctxt.BuildTags), "generate")
+	bp, err := ctxt.ImportDir(dir, 0)
+	if _, none := err.(*build.NoGoError); err != nil && !none {
+		return nil, err
+	}
+	// The package's files in name order, then the external test's.
+	files := slices.Sorted(slices.Values(slices.Concat(bp.GoFiles, bp.CgoFiles, bp.TestGoFiles)))
+	files = append(files, bp.XTestGoFiles...)
+	for i, f := range files {
+		files[i] = filepath.Join(dir, f)
+	}
+	var mod *goModule
+	if m := pkg.Module; m != nil {
+		mod = &goModule{path: m.Path, dir: m.Dir}
+		if m.GoMod != "" {
+			data, err := os.ReadFile(m.GoMod)
+			if err != nil {
+				return nil, err
+			}
+			f, err := modfile.Parse(m.GoMod, data, nil)
+			if err != nil {
+				return nil, err
+			}
+			for _, t := range f.Tool {
+				mod.tools = append(mod.tools, t.Path)
+			}
+		}
+	}
+	return generateLinesIn(files, mod)
+}
+
+// generateLinesIn returns the go:generate lines of files that run skelgen;
+// mod is the module holding them, if known.
+func generateLinesIn(files []string, mod *goModule) ([]generateLine, error) {
 	var out []generateLine
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return nil, err
 		}
-		for i, line := range strings.Split(string(data), "\n") {
-			rest, ok := strings.CutPrefix(line, "//go:generate ")
-			if !ok {
+		f, err := parser.ParseFile(token.NewFileSet(), file, data, parser.PackageClauseOnly)
+		if err != nil {
+			continue // go generate skips a file without a package clause
+		}
+		g := &generateFile{path: file, pkg: f.Name.Name, commands: map[string][]string{}}
+		for i, line := range strings.SplitAfter(string(data), "\n") {
+			if !strings.HasPrefix(line, "//go:generate ") && !strings.HasPrefix(line, "//go:generate\t") {
 				continue
 			}
-			words, err := splitGenerate(rest)
+			words, err := g.words(line, i+1)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", file, i+1, err)
 			}
-			args, ok := skelgenArgs(words)
-			if !ok {
+			if words == nil {
 				continue
 			}
-			out = append(out, generateLine{file: file, line: i + 1, dir: filepath.Dir(file), args: args})
+			args, note, ok, err := skelgenArgs(words, filepath.Dir(file), mod)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", file, i+1, err)
+			}
+			if ok {
+				out = append(out, generateLine{file: file, line: i + 1, dir: filepath.Dir(file), pkg: g.pkg, args: args, note: note})
+			}
 		}
 	}
 	return out, nil
 }
 
-// skelgenArgs recognises the ways a go:generate line runs skelgen and
-// returns skelgen's arguments.
-func skelgenArgs(words []string) ([]string, bool) {
-	isSkelgen := func(w string) bool {
-		w, _, _ = strings.Cut(w, "@")
-		return w == "skelgen" || strings.HasSuffix(w, "/cmd/skelgen")
+// skelgenCmd is the package go generate lines run as skelgen.
+const skelgenCmd = "github.com/skelgen/skelgen/cmd/skelgen"
+
+// skelgenArgs recognises the words of a go:generate line (in dir, of the
+// module mod) that run skelgen and returns skelgen's arguments: a skelgen
+// on PATH, go run skelgenCmd[@version] (or of ./cmd/skelgen in skelgen's
+// own module), go tool skelgen with go.mod's tool directive naming
+// skelgenCmd, and a binary named skelgen run by its path, with a note that
+// go generate runs that binary. ok is false for a line that runs something
+// else; err says why a line running a program named skelgen is not taken
+// for skelgen.
+func skelgenArgs(words []string, dir string, mod *goModule) (args []string, note string, ok bool, err error) {
+	named := func(p string) bool {
+		p, _, _ = strings.Cut(p, "@")
+		return strings.TrimSuffix(path.Base(filepath.ToSlash(p)), ".exe") == "skelgen"
 	}
-	switch {
-	case len(words) >= 1 && isSkelgen(words[0]):
-		return words[1:], true
-	case len(words) >= 3 && words[0] == "go" && words[1] == "tool" && isSkelgen(words[2]):
-		return words[3:], true
-	case len(words) >= 3 && words[0] == "go" && words[1] == "run":
-		for i := 2; i < len(words); i++ {
-			if strings.HasPrefix(words[i], "-") {
-				continue
-			}
-			if isSkelgen(words[i]) {
-				return words[i+1:], true
-			}
-			return nil, false
+	if len(words) == 0 || !named(words[0]) && (words[0] != "go" || len(words) < 3 || words[1] != "run" && words[1] != "tool") {
+		return nil, "", false, nil
+	}
+	if words[0] != "go" {
+		if strings.ContainsAny(words[0], `/\`) {
+			note = "go generate runs " + words[0] + ", a binary check cannot see into; the files were compared with what check's own skelgen makes"
+		}
+		return words[1:], note, true, nil
+	}
+	i := 2
+	for i < len(words) && strings.HasPrefix(words[i], "-") {
+		i++
+	}
+	if i == len(words) || !named(words[i]) {
+		return nil, "", false, nil
+	}
+	run, target := words[1], words[i]
+	for _, f := range words[2:i] {
+		if !goRunFlag.MatchString(strings.TrimPrefix(f, "-")) {
+			return nil, "", false, fmt.Errorf("go %s flag %s: check cannot tell what go %s runs with it, so the line is not taken for skelgen (skelgen check allows -mod=mod, -mod=readonly, -v, -x, -a, -race, -trimpath and -buildvcs there)", run, f, run)
 		}
 	}
-	return nil, false
+	cmd := "go " + run + " " + target
+	switch {
+	case run == "tool" && (target == "skelgen" || target == skelgenCmd):
+		if mod == nil {
+			return nil, "", false, fmt.Errorf("%s: no go.mod, whose tool directive names the tool", cmd)
+		}
+		var tools []string
+		for _, t := range mod.tools {
+			if t == target || execName(t) == target {
+				tools = append(tools, t)
+			}
+		}
+		if len(tools) == 0 {
+			return nil, "", false, fmt.Errorf("%s: go.mod has no tool directive for %s, so go generate cannot run it (go get -tool %s)", cmd, skelgenCmd, skelgenCmd)
+		}
+		if len(tools) > 1 || tools[0] != skelgenCmd {
+			return nil, "", false, fmt.Errorf("%s runs %s (go.mod's tool directive), not %s", cmd, strings.Join(tools, " or "), skelgenCmd)
+		}
+	case run == "run" && strings.Split(target, "@")[0] == skelgenCmd:
+	case run == "run" && (build.IsLocalImport(target) || filepath.IsAbs(target)):
+		pkgDir := filepath.Join(dir, target)
+		if filepath.IsAbs(target) {
+			pkgDir = filepath.Clean(target)
+		}
+		if mod == nil || mod.path != "github.com/skelgen/skelgen" || pkgDir != filepath.Join(mod.dir, "cmd", "skelgen") {
+			return nil, "", false, fmt.Errorf("%s runs the package in %s, not %s: check takes go run %s[@version] for skelgen, and ./cmd/skelgen in skelgen's own module", cmd, pkgDir, skelgenCmd, skelgenCmd)
+		}
+	default:
+		return nil, "", false, fmt.Errorf("%s is not %s, which check takes for skelgen", cmd, skelgenCmd)
+	}
+	return words[i+1:], "", true, nil
 }
 
-// splitGenerate splits a go:generate line into words as go generate does:
-// space-separated, with Go double-quoted strings.
+// goRunFlag matches, without their first -, the go run and go tool flags
+// skelgen check accepts before skelgen: those that change neither what is
+// built nor how it runs.
+var goRunFlag = regexp.MustCompile(`^-?(mod=(mod|readonly)|v|x|a|race|trimpath|buildvcs(=(true|false|auto))?)$`)
+
+// execName returns the name go tool knows a tool's import path by: its
+// last element, or the one before a major version suffix.
+func execName(importPath string) string {
+	dir, elem := path.Split(importPath)
+	if dir != "" && len(elem) > 1 && elem[0] == 'v' && strings.Trim(elem[1:], "0123456789") == "" {
+		elem = path.Base(dir)
+	}
+	return elem
+}
+
+// generateFile is what go generate keeps while it reads a file's lines: the
+// file, its package name and the -command shorthands defined so far.
+type generateFile struct {
+	path, pkg string
+	commands  map[string][]string
+}
+
+// words returns the words go generate runs for the line (with its
+// newline) numbered n: split on spaces and tabs, with Go double-quoted
+// strings, the first word replaced by its -command shorthand, and $NAME
+// expanded in every word. A -command line defines a shorthand and returns
+// nil.
+func (g *generateFile) words(line string, n int) ([]string, error) {
+	if len(line) > 4096 {
+		return nil, errors.New("go:generate line longer than go generate reads (4096 bytes): go generate stops there")
+	}
+	text, ok := strings.CutSuffix(line, "\n")
+	if !ok {
+		return nil, errors.New("go:generate line at the end of the file without a newline: go generate stops there")
+	}
+	words, err := splitGenerate(strings.TrimSuffix(text[len("//go:generate "):], "\r"))
+	if err != nil {
+		return nil, err
+	}
+	if len(words) == 0 {
+		return nil, errors.New("no arguments to go:generate")
+	}
+	if c, ok := g.commands[words[0]]; ok {
+		words = append(slices.Clone(c), words[1:]...)
+	}
+	for i, w := range words {
+		words[i] = os.Expand(w, func(name string) string { return g.expand(name, n) })
+	}
+	if words[0] != "-command" {
+		return words, nil
+	}
+	if len(words) == 1 {
+		return nil, errors.New("no command specified for -command")
+	}
+	if _, ok := g.commands[words[1]]; ok {
+		return nil, fmt.Errorf("command %q multiply defined", words[1])
+	}
+	g.commands[words[1]] = words[2:]
+	return nil, nil
+}
+
+// expand returns the value of $name on line n: the variables go generate
+// sets, else the environment's.
+func (g *generateFile) expand(name string, n int) string {
+	switch name {
+	case "GOFILE":
+		return filepath.Base(g.path)
+	case "GOLINE":
+		return strconv.Itoa(n)
+	case "GOPACKAGE":
+		return g.pkg
+	case "GOARCH":
+		return build.Default.GOARCH
+	case "GOOS":
+		return build.Default.GOOS
+	case "GOROOT":
+		return goroot()
+	case "PATH":
+		return filepath.Join(goroot(), "bin") + string(filepath.ListSeparator) + os.Getenv("PATH")
+	case "PWD":
+		return filepath.Dir(g.path)
+	case "DOLLAR":
+		return "$"
+	}
+	return os.Getenv(name)
+}
+
+// goroot is the GOROOT of the go command, which go generate sets.
+var goroot = sync.OnceValue(func() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+})
+
+// splitGenerate splits the text of a go:generate line into words as go
+// generate does: separated by spaces and tabs, with Go double-quoted
+// strings, each followed by a space, a tab or the end.
 func splitGenerate(s string) ([]string, error) {
 	var words []string
 	for {
@@ -583,24 +801,18 @@ func splitGenerate(s string) ([]string, error) {
 			}
 			words = append(words, w)
 			s = s[end+1:]
+			if s != "" && s[0] != ' ' && s[0] != '\t' {
+				return nil, fmt.Errorf("no space after the quoted string in go:generate line: %s", s)
+			}
 			continue
 		}
 		i := strings.IndexAny(s, " \t")
 		if i < 0 {
 			i = len(s)
 		}
-		words = append(words, os.Expand(s[:i], generateEnv))
+		words = append(words, s[:i])
 		s = s[i:]
 	}
-}
-
-// generateEnv expands the variables go generate sets that skelgen lines
-// may use.
-func generateEnv(name string) string {
-	if name == "GOFILE" || name == "GOPACKAGE" || name == "GOARCH" || name == "GOOS" {
-		return os.Getenv(name)
-	}
-	return "$" + name
 }
 
 // shortDiff returns at most n changed lines between a (on disk) and b

@@ -145,20 +145,30 @@ func TestSplitGenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args, ok := skelgenArgs(words)
+	args, _, ok, err := skelgenArgs(words, "", nil)
 	want := []string{"-cflags", "-O2 -I../include", "-type", "event", "x.bpf.c"}
-	if !ok || strings.Join(args, "|") != strings.Join(want, "|") {
-		t.Errorf("args = %q, %v", args, ok)
+	if !ok || err != nil || strings.Join(args, "|") != strings.Join(want, "|") {
+		t.Errorf("args = %q, %v, %v", args, ok, err)
 	}
+	self := &goModule{path: "github.com/skelgen/skelgen", dir: filepath.FromSlash("/m")}
 	for _, line := range []string{"go tool skelgen x.bpf.c", "skelgen x.bpf.c", "go run -mod=mod ./cmd/skelgen x.bpf.c"} {
 		words, _ := splitGenerate(line)
-		if args, ok := skelgenArgs(words); !ok || len(args) != 1 {
-			t.Errorf("%q: args %q, %v", line, args, ok)
+		if args, _, ok, err := skelgenArgs(words, filepath.FromSlash("/m"), &goModule{path: self.path, dir: self.dir, tools: []string{skelgenCmd}}); !ok || err != nil || len(args) != 1 {
+			t.Errorf("%q: args %q, %v, %v", line, args, ok, err)
 		}
 	}
+	words, _ = splitGenerate("go tool skelgen x.bpf.c")
+	if _, _, _, err := skelgenArgs(words, "", &goModule{tools: []string{skelgenCmd, "example.com/x/skelgen/v2"}}); err == nil || !strings.Contains(err.Error(), "example.com/x/skelgen/v2") {
+		t.Errorf("go tool skelgen naming two tools: err = %v, want one naming the other", err)
+	}
 	words, _ = splitGenerate("go run golang.org/x/tools/cmd/stringer -type T")
-	if _, ok := skelgenArgs(words); ok {
+	if _, _, ok, err := skelgenArgs(words, "", nil); ok || err != nil {
 		t.Error("stringer line taken for skelgen")
+	}
+	for _, bad := range []string{`"a"b`, `"a`, `"\q"`} {
+		if _, err := splitGenerate(bad); err == nil {
+			t.Errorf("%s: split, want an error as go generate gives", bad)
+		}
 	}
 }
 

@@ -70,7 +70,7 @@ func TestDeterministic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines, err := generateLinesIn(files)
+			lines, err := generateLinesIn(files, nil)
 			if err != nil || len(lines) == 0 {
 				t.Fatalf("no skelgen go:generate line in %s: %v", dir, err)
 			}

@@ -116,7 +116,7 @@ func hostileModule(t *testing.T) (mod, input string) {
 	}
 	input = filepath.Join(mod, "pkg", "hostile.bpf.o")
 	writeModule(t, mod, map[string][]byte{
-		"go.mod":            []byte("module example.com/m\n\ngo 1.26\n"),
+		"go.mod":            []byte("module example.com/m\n\ngo 1.26\n\ntool github.com/skelgen/skelgen/cmd/skelgen\n"),
 		"pkg/hostile.bpf.o": hostileObject(t, func(site string) string { return "plain_" + site }),
 	})
 	return mod, input

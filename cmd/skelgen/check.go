@@ -10,8 +10,9 @@ import (
 )
 
 func cmdCheck(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("skelgen check", stderr, "skelgen check [-committed] [PACKAGES]\n       skelgen check -kernels DIR [PACKAGES | OBJECT.o...]")
+	fs := newFlagSet("skelgen check", stderr, "skelgen check [-committed] [-cc COMPILER] [PACKAGES]\n       skelgen check -kernels DIR [PACKAGES | OBJECT.o...]")
 	committed := fs.Bool("committed", false, "compile no C source: trust the committed objects (and -header files) instead of rebuilding them")
+	cc := fs.String("cc", "", "also trust the C `compiler` a go:generate line names with -cc COMPILER, as written (check compiles only with clang-19, clang and clang-N found on PATH outside the module otherwise)")
 	kernels := fs.String("kernels", "", "instead: resolve the CO-RE relocations of the objects (those the packages embed) against every kernel BTF file in `DIR` (.btf, .btf.tar.xz, vmlinux ELF); exit 1 when a program fails on one")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -19,7 +20,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	if *kernels != "" {
 		return checkKernels(*kernels, fs.Args(), stdout)
 	}
-	res, err := gen.Check(context.Background(), gen.CheckOptions{Patterns: fs.Args(), Out: stdout, Committed: *committed})
+	res, err := gen.Check(context.Background(), gen.CheckOptions{Patterns: fs.Args(), Out: stdout, Committed: *committed, CC: *cc})
 	if err != nil {
 		return err
 	}

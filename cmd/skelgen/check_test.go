@@ -217,9 +217,9 @@ func TestCheckWithoutCompiler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, gen, bytes.Replace(line, []byte("skelgen -runtime"), []byte("skelgen -cc clang-nonexistent -runtime"), 1))
+	write(t, gen, bytes.Replace(line, []byte("skelgen -runtime"), []byte("skelgen -cc clang-99 -runtime"), 1))
 	code, out, stderr = runCLI(t, "", "check", "./...")
-	if code != 1 || !strings.Contains(out, "corehdr/corehdr.bpf.c not compiled: no C compiler: -cc clang-nonexistent: ") {
+	if code != 1 || !strings.Contains(out, "corehdr/corehdr.bpf.c not compiled: no C compiler: -cc clang-99: ") {
 		t.Errorf("check of a line whose -cc does not exist: exit %d, want 1 naming it\n%s%s", code, out, stderr)
 	}
 }
@@ -283,5 +283,95 @@ func TestCheckWithoutKernelBTF(t *testing.T) {
 	code := run([]string{"check", "./..."}, nil, &stdout, &stderr)
 	if code != 1 || !strings.Contains(stderr.String(), "-btf FILE") || !strings.Contains(stderr.String(), `"struct task_struct.pid" is not in vmlinux.h`) {
 		t.Errorf("check of a source needing task_struct.pid without kernel BTF: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// treeCompilerModule makes a scratch module the current directory whose
+// package, at the module root, compiles uprobe.bpf.c with -cc
+// ./tools/cc.sh: a script of the checked tree that ignores the source and
+// copies in an object of its own, as a backdoor would, touching the
+// returned marker file each time it runs. The module's generated files
+// are what go generate made with it.
+func treeCompilerModule(t *testing.T) (marker string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("skipped in -short mode: loads packages")
+	}
+	root := testenv.ModuleRoot(t)
+	mod := emptyModule(t, "example.com/cc")
+	for name, from := range map[string]string{"uprobe.bpf.c": "uprobe.bpf.c", "tools/evil.o": "uprobe_bpfel.o"} {
+		data, err := os.ReadFile(filepath.Join(root, "internal/skeltest/uprobe", from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(mod, name), data)
+	}
+	marker = filepath.Join(t.TempDir(), "ran")
+	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -o) out=$2;; -MF) dep=$2;; esac; shift; done\n" +
+		"cp tools/evil.o \"$out\" && echo 'out.o:' >\"$dep\" && touch '" + marker + "'\n"
+	write(t, filepath.Join(mod, "tools", "cc.sh"), []byte(script))
+	if err := os.Chmod(filepath.Join(mod, "tools", "cc.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-cc", "./tools/cc.sh", "-target", "bpfel", "-runtime", "import", "-pkg", "cc", "uprobe.bpf.c"}
+	write(t, filepath.Join(mod, "gen.go"), []byte("package cc\n\n//go:generate go run github.com/skelgen/skelgen/cmd/skelgen "+strings.Join(args, " ")+"\n"))
+	t.Chdir(mod)
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("SKELGEN_CACHE", "off")
+	if code, out, stderr := runCLI(t, "", args...); code != 0 {
+		t.Fatalf("generate with the tree's compiler: exit %d\n%s%s", code, out, stderr)
+	}
+	if err := os.Remove(marker); err != nil {
+		t.Fatalf("the tree's compiler did not run for go generate: %v", err)
+	}
+	return marker
+}
+
+// TestCheckRefusesTreeCompiler: a line whose -cc is a program of the
+// checked tree is refused, naming the line, the compiler and the remedy,
+// and the program is not run; skelgen check -cc names a compiler to trust.
+func TestCheckRefusesTreeCompiler(t *testing.T) {
+	marker := treeCompilerModule(t)
+	code, out, stderr := runCLI(t, "", "check", "./...")
+	if code != 1 || strings.Contains(out, "ok:") || !strings.Contains(stderr, "gen.go:3: -cc ./tools/cc.sh: ") || !strings.Contains(stderr, "skelgen check -cc ./tools/cc.sh") {
+		t.Errorf("check of a line compiling with the tree's script: exit %d, want 1 naming the line, the compiler and the remedy\n%s%s", code, out, stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("check ran the tree's compiler")
+	}
+	code, out, stderr = runCLI(t, "", "check", "-cc", "./tools/cc.sh", "./...")
+	if code != 0 || !strings.Contains(out, "ok: 1 skelgen go:generate lines") {
+		t.Errorf("check -cc ./tools/cc.sh: exit %d, want 0\n%s%s", code, out, stderr)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Error("check -cc ./tools/cc.sh did not compile with it")
+	}
+}
+
+// TestCheckRefusesPluginFlags: a line whose -cflags make clang load a
+// plugin is refused before any compiler runs (here a clang-19 on PATH that
+// only leaves a mark).
+func TestCheckRefusesPluginFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short mode: loads packages")
+	}
+	mod := emptyModule(t, "example.com/plugin")
+	write(t, filepath.Join(mod, "p", "gen.go"), []byte("package p\n\n//go:generate skelgen -cflags \"-O2 -fplugin=./tools/p.so\" x.bpf.c\n"))
+	write(t, filepath.Join(mod, "p", "x.bpf.c"), []byte("int x;\n"))
+	t.Chdir(mod)
+	t.Setenv("GOFLAGS", "-mod=mod")
+	noCompilerPath(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	bin := filepath.SplitList(os.Getenv("PATH"))[0]
+	write(t, filepath.Join(bin, "clang-19"), []byte("#!/bin/sh\n: >'"+marker+"'\nexit 1\n"))
+	if err := os.Chmod(filepath.Join(bin, "clang-19"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "", "check", "./...")
+	if code != 1 || !strings.Contains(stderr, "p/gen.go:3: -cflags -fplugin=./tools/p.so: ") {
+		t.Errorf("check of a line loading a plugin: exit %d, want 1 naming the line and the flag\n%s%s", code, out, stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("check ran the compiler")
 	}
 }

@@ -203,8 +203,22 @@ func isRegKey(k string) bool {
 	return slices.Contains(regKeys, k)
 }
 
-// regKeys are the declarations of regDecls.
-var regKeys = []string{"struct pt_regs", "struct user_pt_regs", "typedef user_pt_regs", "struct user_regs_struct"}
+// regKeys are the declarations of regDecls, and perfRegsKey.
+var regKeys = []string{"struct pt_regs", "struct user_pt_regs", "typedef user_pt_regs", "struct user_regs_struct", perfRegsKey}
+
+// perfRegsKey is bpf_user_pt_regs_t, the registers of a perf_event
+// program's context (struct bpf_perf_event_data's regs, by value): each
+// architecture's own, so it goes in the register sections too.
+const perfRegsKey = "typedef bpf_user_pt_regs_t"
+
+// perfRegs is what bpf_user_pt_regs_t names on each architecture
+// (arch/*/include/uapi/asm/bpf_perf_event.h; asm-generic's struct pt_regs
+// where the architecture has none).
+var perfRegs = map[string]string{
+	"x86": "struct pt_regs", "arm": "struct pt_regs", "mips": "struct pt_regs",
+	"arm64": "struct user_pt_regs", "loongarch": "struct user_pt_regs", "powerpc": "struct user_pt_regs",
+	"riscv": "struct user_regs_struct", "s390": "user_pt_regs",
+}
 
 // archMarks are members of struct pt_regs only one architecture's kernel
 // has: they tell which architecture a kernel BTF is of.
@@ -291,6 +305,27 @@ const kernelMark = " /* from the kernel BTF */"
 
 var reKernelSection = regexp.MustCompile(`(?m)^#(?:el)?if defined\(__TARGET_ARCH_(\w+)\)` + regexp.QuoteMeta(kernelMark) + `$`)
 
+// registersHere writes the register sections into the body where a
+// definition about to be written depends on a register declaration (when
+// the header has register sections): after what the kernel BTF's
+// declarations depend on, before the definition. Otherwise they come
+// after everything else.
+func (w *writer) registersHere() {
+	if w.regsDone || len(w.c.arches) == 0 {
+		return
+	}
+	w.regsDone = true
+	w.c.regs = true
+	for _, d := range regDecls[w.c.kernelArch] {
+		if t := w.lookup(d.key); t != nil {
+			for _, dep := range w.depsOf(t) {
+				w.emit(dep)
+			}
+		}
+	}
+	w.writeRegisters(&w.body)
+}
+
 // writeRegisters writes the register sections, after everything else, in
 // a chain of #if defined(__TARGET_ARCH_<arch>): the kernel BTF's
 // architecture from its types (rendered by w), the others from regDecls.
@@ -316,6 +351,11 @@ func (w *writer) writeRegisters(out *strings.Builder) {
 				continue
 			}
 			out.WriteString(d.text + "\n")
+		}
+		if w.c.defs[perfRegsKey] != nil {
+			// Written from perfRegs for every architecture: the object
+			// the chooser reads may have been compiled for another.
+			fmt.Fprintf(out, "typedef %s bpf_user_pt_regs_t;\n\n", perfRegs[a])
 		}
 	}
 	out.WriteString("#endif\n\n")

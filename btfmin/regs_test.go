@@ -165,3 +165,22 @@ func TestUnknownArch(t *testing.T) {
 		t.Errorf("Arches() = %v lacks loongarch", Arches())
 	}
 }
+
+// TestPerfRegsEveryArch: every architecture a header serves names its
+// bpf_user_pt_regs_t, as one of its own register declarations.
+func TestPerfRegsEveryArch(t *testing.T) {
+	for _, a := range Arches() {
+		target, ok := perfRegs[a]
+		if !ok {
+			t.Errorf("%s: no bpf_user_pt_regs_t", a)
+			continue
+		}
+		declared := false
+		for _, d := range regDecls[a] {
+			declared = declared || d.key == target || d.key == "typedef "+target
+		}
+		if !declared {
+			t.Errorf("%s: bpf_user_pt_regs_t is %s, which its register section does not declare", a, target)
+		}
+	}
+}

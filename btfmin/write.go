@@ -56,6 +56,8 @@ type writer struct {
 	// a C identifier.
 	ctx []string
 	err error
+	// regsDone: the register sections are written (registersHere).
+	regsDone bool
 }
 
 // write returns the header text for the chooser's declarations. Every
@@ -100,7 +102,9 @@ func (c *chooser) write(mode Mode, guard string, comment []string) (string, erro
 		out.WriteString("\n")
 	}
 	out.WriteString(w.body.String())
-	w.writeRegisters(&out)
+	if !w.regsDone {
+		w.writeRegisters(&out)
+	}
 	out.WriteString("#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n#pragma clang attribute pop\n#endif\n\n")
 	fmt.Fprintf(&out, "#endif /* %s */\n", guard)
 	if w.err != nil {
@@ -190,6 +194,11 @@ func (w *writer) emit(k string) {
 	}
 	w.active[k] = true
 	for _, d := range w.depsOf(t) {
+		if isRegKey(d) {
+			// A register struct used here (bpf_perf_event_data's
+			// regs): its sections come now, not at the end.
+			w.registersHere()
+		}
 		w.emit(d)
 	}
 	delete(w.active, k)

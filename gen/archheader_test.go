@@ -288,3 +288,79 @@ func TestGOARCHesHaveLinuxArch(t *testing.T) {
 		}
 	}
 }
+
+// profileSource is a profiler as tools write it: a perf_event program
+// reading the sampled registers of its context, a struct
+// bpf_perf_event_data whose regs (bpf_user_pt_regs_t) it holds by value.
+const profileSource = `//go:build ignore
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+SEC("perf_event")
+int do_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 ip = PT_REGS_IP(&ctx->regs), one = 1;
+	__u64 *n = bpf_map_lookup_elem(&counts, &ip);
+	if (n)
+		__sync_fetch_and_add(n, ctx->sample_period);
+	else
+		bpf_map_update_elem(&counts, &ip, &one, BPF_ANY);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
+`
+
+// TestHeaderForPerfEvent: the header from the source alone serves a
+// profiler on one architecture and on several: each architecture's
+// section declares its bpf_user_pt_regs_t beside its registers, before
+// struct bpf_perf_event_data holds it by value.
+func TestHeaderForPerfEvent(t *testing.T) {
+	testenv.Clang(t)
+	kernel := testenv.OldKernelBTF(t)
+	for _, targets := range []string{"amd64", "amd64,arm64", "arm64,riscv64,s390x,amd64"} {
+		dir := t.TempDir()
+		src := filepath.Join(dir, "profile.bpf.c")
+		if err := os.WriteFile(src, []byte(profileSource), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Input: src, Package: "profile", ImportRuntime: true, Header: "vmlinux.h", HeaderBTF: []string{kernel}}
+		var err error
+		if cfg.Targets, err = ParseTargets(targets); err != nil {
+			t.Fatal(err)
+		}
+		files, err := Generate(context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("-target %s: %v", targets, err)
+		}
+		var header []byte
+		objs := 0
+		for _, f := range files {
+			switch {
+			case filepath.Base(f.Path) == "vmlinux.h":
+				header = f.Data
+			case strings.HasSuffix(f.Path, ".o"):
+				objs++
+			}
+		}
+		if objs != strings.Count(targets, ",")+1 || header == nil {
+			t.Fatalf("-target %s: %d objects, header %t", targets, objs, header != nil)
+		}
+		regs := bytes.Index(header, []byte("bpf_user_pt_regs_t;\n"))
+		data := bytes.Index(header, []byte("struct bpf_perf_event_data {"))
+		if regs < 0 || data < 0 || regs > data {
+			t.Errorf("-target %s: bpf_user_pt_regs_t at %d, struct bpf_perf_event_data at %d, want the first before:\n%s", targets, regs, data, header)
+		}
+		if strings.Contains(targets, "arm64") && !bytes.Contains(header, []byte("typedef struct user_pt_regs bpf_user_pt_regs_t;")) {
+			t.Errorf("-target %s: no arm64 bpf_user_pt_regs_t:\n%s", targets, header)
+		}
+	}
+}

@@ -74,9 +74,11 @@
 // BTF file's, and neither is trusted: struct, union, enum and typedef
 // names, members, enumerators and function-prototype parameters must be
 // C identifiers ([A-Za-z_][A-Za-z0-9_]*, not a C11, C23 or GNU keyword
-// such as int, typeof or __attribute__; bool, true and false, which the
-// kernel declares itself, are allowed), and integer and float types must
-// be named with C's basic type words ("long unsigned int"). Anonymous
+// such as int, typeof or __attribute__, nor a macro the preprocessor or
+// clang defines for BPF such as __LINE__, _Pragma or __bpf__; bool, true
+// and false, which the kernel declares itself, are allowed), and integer
+// and float types must be named with C's basic type words ("long
+// unsigned int"). Anonymous
 // structs, unions and enums, unnamed bit-fields and unnamed parameters
 // stay as they are; an anonymous typedef, enumerator or member of
 // another type is an error. Any other name fails Generate and FromSource

@@ -93,11 +93,10 @@ func Generate(cfg Config) (*Result, error) {
 		}
 		objs = append(objs, o)
 	}
-	c, warnings, err := choose(objs, kernels, cfg.Fields, cfg.Decls)
+	c, warnings, err := choose(objs, kernels, sources(cfg.Objects, objs, cfg.KernelBTF, kernels), cfg.Fields, cfg.Decls)
 	if err != nil {
 		return nil, err
 	}
-	c.sources = sources(cfg.Objects, objs, cfg.KernelBTF, kernels)
 	if err := c.setArches(cfg.Arches); err != nil {
 		return nil, err
 	}
@@ -137,9 +136,10 @@ func (cfg *Config) loadKernels() ([]*btf.Spec, error) {
 }
 
 // choose collects the declarations the objects and the requested fields
-// and declarations need.
-func choose(objs []*Object, kernels []*btf.Spec, fields, decls []string) (*chooser, []string, error) {
+// and declarations need; srcs name the BTFs for errors.
+func choose(objs []*Object, kernels []*btf.Spec, srcs []btfSource, fields, decls []string) (*chooser, []string, error) {
 	c := newChooser(kernels)
+	c.sources = srcs
 	var warnings []string
 	for _, o := range objs {
 		warnings = append(warnings, o.Warnings...)
@@ -172,6 +172,9 @@ func choose(objs []*Object, kernels []*btf.Spec, fields, decls []string) (*choos
 			return nil, nil, fmt.Errorf("decl %s: %w", d, err)
 		}
 		c.use(t, true)
+	}
+	if c.err != nil {
+		return nil, nil, c.err
 	}
 	return c, warnings, nil
 }

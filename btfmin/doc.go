@@ -89,6 +89,14 @@
 // ...": not a C identifier. Messages print every name from BTF or an
 // object quoted, so no raw control character reaches a terminal.
 //
+// Types are as hostile as names: one that contains itself by value,
+// refers to itself without a named struct or union in between (a cyclic
+// typedef) or nests deeper than 1024 levels (real kernels nest 32) is an
+// error naming the BTF and the type, so that every walk over types ends,
+// and each type is walked once, so that time is linear in the input. An
+// object's BTF is checked whole when it is read, a kernel BTF's type by
+// type as the header reaches them.
+//
 // Nothing here writes files: Generate returns bytes, so callers (the CLI,
 // the skeleton generator's staleness check) decide where they go.
 package btfmin

@@ -20,7 +20,7 @@ import (
 var (
 	errNotIdent = errors.New("not a C identifier")
 	errKeyword  = errors.New("a C keyword, not an identifier")
-	errMacro    = errors.New("a macro of the C preprocessor, not an identifier")
+	errMacro    = errors.New("reserved by the C preprocessor or predefined by clang, not an identifier")
 	errNoName   = errors.New("empty, where C needs a name")
 	errNotBase  = errors.New("not a C basic type")
 )

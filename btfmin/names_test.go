@@ -424,7 +424,7 @@ func FuzzKernelNames(f *testing.F) {
 		pl := namePlacements[int(place)%len(namePlacements)]
 		root, cfg := pl.build(name)
 		spec := specOf(t, root)
-		c, _, err := choose(nil, []*btf.Spec{spec}, cfg.Fields, cfg.Decls)
+		c, _, err := choose(nil, []*btf.Spec{spec}, nil, cfg.Fields, cfg.Decls)
 		if err != nil {
 			// The name is one the placement uses itself (T, f):
 			// -field finds something else.

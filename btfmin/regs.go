@@ -228,17 +228,20 @@ func kernelArch(kernels []*btf.Spec) string {
 			continue
 		}
 		var found string
-		var walk func(t btf.Type)
-		walk = func(t btf.Type) {
+		var walk func(t btf.Type, depth int)
+		walk = func(t btf.Type, depth int) {
+			if depth > maxNesting {
+				return // malformed: the chooser reports it
+			}
 			for _, m := range members(t) {
 				if m.Name == "" {
-					walk(btf.UnderlyingType(m.Type))
+					walk(btf.UnderlyingType(m.Type), depth+1)
 				} else if a, ok := archMarks[m.Name]; ok && found == "" {
 					found = a
 				}
 			}
 		}
-		walk(regs)
+		walk(regs, 0)
 		if found != "" {
 			return found
 		}

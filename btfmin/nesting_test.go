@@ -1,0 +1,104 @@
+package btfmin
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/skelgen/skelgen/internal/testenv"
+)
+
+// nested is struct s0 { struct s1 a; }, struct s1 { struct s2 a; }, ...
+// down to struct sN { int a; }: depth structs by value.
+func nested(depth int) *btf.Struct {
+	var inner btf.Type = i32T()
+	for i := depth; i >= 0; i-- {
+		inner = &btf.Struct{Name: "s" + strconv.Itoa(i), Size: 4, Members: []btf.Member{{Name: "a", Type: inner}}}
+	}
+	return inner.(*btf.Struct)
+}
+
+// selfContaining is struct S { int a; X me; } where X holds S by value
+// through wrap.
+func selfContaining(wrap func(*btf.Struct) btf.Type) *btf.Struct {
+	s := &btf.Struct{Name: "S", Size: 8}
+	s.Members = []btf.Member{{Name: "a", Type: i32T()}, {Name: "me", Type: wrap(s), Offset: 32}}
+	return s
+}
+
+// chain is struct T { X f; } where X is n levels of link over int.
+func chain(n int, link func(btf.Type, int) btf.Type) *btf.Struct {
+	t := i32T()
+	for i := range n {
+		t = link(t, i)
+	}
+	return &btf.Struct{Name: "T", Size: 8, Members: []btf.Member{{Name: "f", Type: t}}}
+}
+
+func pointerTo(t btf.Type, _ int) btf.Type { return &btf.Pointer{Target: t} }
+func typedefOf(t btf.Type, i int) btf.Type {
+	return &btf.Typedef{Name: "t" + strconv.Itoa(i), Type: t}
+}
+
+// TestHostileKernelShapes: kernel BTF whose types nest deep, contain
+// themselves or loop gives a header or an error naming the file and the
+// type, in time linear in its size: no stack overflow, no hang
+// (testenv.NoHang bounds what was exponential or quadratic before).
+func TestHostileKernelShapes(t *testing.T) {
+	cyclic := &btf.Typedef{Name: "A"}
+	cyclic.Type = &btf.Typedef{Name: "B", Type: cyclic}
+	for _, tt := range []struct {
+		name string
+		root btf.Type
+		decl string
+		// want is in the error after "kernel BTF FILE: "; "" when a
+		// header holding header is wanted.
+		want, header string
+	}{
+		{"nested 40 deep", nested(40), "struct s0", "", "struct s40 {\n\tint a;\n};"},
+		{"nested 2000 deep", nested(2000), "struct s0", `type struct "s0" nests deeper than 1024 levels by value`, ""},
+		{"contains itself", selfContaining(func(s *btf.Struct) btf.Type { return s }), "struct S", `type struct "S" contains itself by value`, ""},
+		{"through typedef", selfContaining(func(s *btf.Struct) btf.Type { return &btf.Typedef{Name: "S_t", Type: s} }), "struct S",
+			`contains itself by value`, ""},
+		{"through array", selfContaining(func(s *btf.Struct) btf.Type { return &btf.Array{Index: i32T(), Type: s, Nelems: 1} }), "struct S",
+			`contains itself by value`, ""},
+		{"through struct", selfContaining(func(s *btf.Struct) btf.Type {
+			return &btf.Struct{Name: "O", Size: 8, Members: []btf.Member{{Name: "s", Type: s}}}
+		}), "struct S", `contains itself by value`, ""},
+		{"through anonymous union", selfContaining(func(s *btf.Struct) btf.Type {
+			return &btf.Union{Size: 8, Members: []btf.Member{{Name: "s", Type: s}}}
+		}), "struct S", `contains itself by value`, ""},
+		{"1000 pointers", chain(1000, pointerTo), "struct T", "", "int " + strings.Repeat("*", 1000) + "f;"},
+		{"200000 pointers", chain(200000, pointerTo), "struct T", `type struct "T" nests deeper than 1024 levels of pointers`, ""},
+		{"200000 typedefs", chain(200000, typedefOf), "struct T", `type struct "T" nests deeper than 1024 levels of pointers`, ""},
+		{"cyclic typedef", &btf.Struct{Name: "T", Size: 8, Members: []btf.Member{{Name: "f", Type: cyclic}}}, "struct T",
+			`refers to itself without a named struct or union in between`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			kernel := writeBTF(t, tt.root)
+			var res *Result
+			var err error
+			testenv.NoHang(t, "Generate", 2*time.Minute, func() {
+				res, err = Generate(Config{KernelBTF: []string{kernel}, Decls: []string{tt.decl}})
+			})
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if h := string(res.Header); !strings.Contains(h, tt.header) {
+					t.Fatalf("header lacks %q:\n%s", tt.header, h)
+				}
+				return
+			}
+			if want := "kernel BTF " + kernel + ": "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q then %q", err, want, tt.want)
+			}
+			if res != nil {
+				t.Error("a header came with the error")
+			}
+		})
+	}
+}

@@ -124,11 +124,13 @@ func (cfg *Config) loadKernels() ([]*btf.Spec, error) {
 	}
 	var specs []*btf.Spec
 	for _, p := range cfg.KernelBTF {
-		s, err := btf.LoadSpec(p)
-		if errors.Is(err, os.ErrNotExist) {
+		data, err := os.ReadFile(p)
+		if err != nil {
 			return nil, fmt.Errorf("kernel BTF %s: %w", p, err)
-		} else if err != nil {
-			return nil, fmt.Errorf("kernel BTF %s: not a BTF file (raw BTF or an ELF object with .BTF): %w", p, err)
+		}
+		s, err := loadBTF(data)
+		if err != nil {
+			return nil, fmt.Errorf("kernel BTF %s: %w", p, err)
 		}
 		specs = append(specs, s)
 	}

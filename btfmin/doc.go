@@ -95,7 +95,9 @@
 // error naming the BTF and the type, so that every walk over types ends,
 // and each type is walked once, so that time is linear in the input. An
 // object's BTF is checked whole when it is read, a kernel BTF's type by
-// type as the header reaches them.
+// type as the header reaches them. Before that, since cilium/ebpf decodes
+// a type and all it refers to recursively, BTF whose types refer to each
+// other more than 32768 levels deep is refused unread (loadBTF).
 //
 // Nothing here writes files: Generate returns bytes, so callers (the CLI,
 // the skeleton generator's staleness check) decide where they go.

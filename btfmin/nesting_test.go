@@ -38,6 +38,20 @@ func chain(n int, link func(btf.Type, int) btf.Type) *btf.Struct {
 	return &btf.Struct{Name: "T", Size: 8, Members: []btf.Member{{Name: "f", Type: t}}}
 }
 
+// ring is struct s0 { struct s1 *next; }, ..., struct sN-1 { struct s0
+// *next; }: a list of n types that refer to each other in a loop, which
+// cilium/ebpf would decode n pointers and n structs deep.
+func ring(n int) *btf.Struct {
+	structs := make([]*btf.Struct, n)
+	for i := range structs {
+		structs[i] = &btf.Struct{Name: "s" + strconv.Itoa(i), Size: 8}
+	}
+	for i, s := range structs {
+		s.Members = []btf.Member{{Name: "next", Type: &btf.Pointer{Target: structs[(i+1)%n]}}}
+	}
+	return structs[0]
+}
+
 func pointerTo(t btf.Type, _ int) btf.Type { return &btf.Pointer{Target: t} }
 func typedefOf(t btf.Type, i int) btf.Type {
 	return &btf.Typedef{Name: "t" + strconv.Itoa(i), Type: t}
@@ -72,8 +86,13 @@ func TestHostileKernelShapes(t *testing.T) {
 			return &btf.Union{Size: 8, Members: []btf.Member{{Name: "s", Type: s}}}
 		}), "struct S", `contains itself by value`, ""},
 		{"1000 pointers", chain(1000, pointerTo), "struct T", "", "int " + strings.Repeat("*", 1000) + "f;"},
-		{"200000 pointers", chain(200000, pointerTo), "struct T", `type struct "T" nests deeper than 1024 levels of pointers`, ""},
-		{"200000 typedefs", chain(200000, typedefOf), "struct T", `type struct "T" nests deeper than 1024 levels of pointers`, ""},
+		{"2000 pointers", chain(2000, pointerTo), "struct T", `type struct "T" nests deeper than 1024 levels of pointers`, ""},
+		{"2000 typedefs", chain(2000, typedefOf), "struct T", `type struct "T" nests deeper than 1024 levels of pointers`, ""},
+		// Refused before cilium/ebpf reads them (loadBTF): it decodes
+		// recursively, and 400000 levels overflow its stack.
+		{"200000 pointers", chain(200000, pointerTo), "struct T", `type 1 (struct "T"): types refer to each other more than 32768 levels deep`, ""},
+		{"400000 typedefs", chain(400000, typedefOf), "struct T", `type 1 (struct "T"): types refer to each other more than 32768 levels deep`, ""},
+		{"40000 structs in a loop", ring(40000), "struct s0", `type 1 (struct "s0"): types refer to each other more than 32768 levels deep`, ""},
 		{"cyclic typedef", &btf.Struct{Name: "T", Size: 8, Members: []btf.Member{{Name: "f", Type: cyclic}}}, "struct T",
 			`refers to itself without a named struct or union in between`, ""},
 	} {

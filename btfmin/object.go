@@ -123,6 +123,13 @@ func parseObject(name string, data []byte) (*Object, error) {
 	if btfSec == nil {
 		return nil, errors.New("no .BTF section (compile with clang -g)")
 	}
+	rawBTF, err := btfSec.Data()
+	if err != nil {
+		return nil, fmt.Errorf("section .BTF: %w", err)
+	}
+	if err := checkReferenceDepth(rawBTF, f.ByteOrder); err != nil {
+		return nil, fmt.Errorf("section .BTF: %w", err)
+	}
 	spec, err := btf.LoadSpecFromReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("section .BTF: %w", err)
@@ -137,10 +144,6 @@ func parseObject(name string, data []byte) (*Object, error) {
 	if extSec == nil {
 		obj.Warnings = append(obj.Warnings, fmt.Sprintf("%s: no .BTF.ext section: no CO-RE relocations, keeping only the types of maps, globals and programs", name))
 		return obj, nil
-	}
-	rawBTF, err := btfSec.Data()
-	if err != nil {
-		return nil, fmt.Errorf("section .BTF: %w", err)
 	}
 	ext, err := extSec.Data()
 	if err != nil {

@@ -24,7 +24,7 @@ type chooser struct {
 	defs     map[string]btf.Type   // named enums and typedefs to define
 	fwd      map[string]btf.Type   // composites needing a forward declaration
 	wholeVis map[btf.Type]bool
-	onPath   map[useKey]bool // the types use is walking, against loops in malformed BTF
+	walked   map[useKey]bool // what the current call of use has walked
 	// checks are the nesting checks every type passes before a walk over
 	// it (see check); err is the first failure, which ends the chooser.
 	checks   []*loopCheck
@@ -52,7 +52,7 @@ func newChooser(kernels []*btf.Spec) *chooser {
 		defs:     map[string]btf.Type{},
 		fwd:      map[string]btf.Type{},
 		wholeVis: map[btf.Type]bool{},
-		onPath:   map[useKey]bool{},
+		walked:   map[useKey]bool{},
 		checks:   []*loopCheck{referenceLoops(), containment()},
 		exclude:  map[string]bool{},
 		kernels:  kernels,
@@ -190,16 +190,21 @@ func (c *chooser) define(t btf.Type) {
 // definition (by-value use), otherwise a declaration is enough (behind a
 // pointer).
 func (c *chooser) use(t btf.Type, whole bool) {
-	// Malformed BTF can loop through pointers and typedefs (typedef T *T):
-	// ParseObject and c.check refuse it, but types merged by name from
-	// several BTFs (canonical) can loop where none does alone. A type
-	// already being walked on this path adds nothing new.
+	// A type this call has walked already adds nothing new when walked
+	// again: not walking it again keeps the walk linear where types share
+	// what they refer to (two parameters of one typedef, each a pointer
+	// to a function of two such parameters, ...), and ends it on loops
+	// (types merged by name from several BTFs, canonical, can loop where
+	// none does alone). The next call walks afresh: what it adds depends
+	// on what the source excludes by then.
 	k := useKey{t, whole}
-	if c.onPath[k] || c.check(t) != nil {
+	if c.walked[k] || c.check(t) != nil {
 		return
 	}
-	c.onPath[k] = true
-	defer delete(c.onPath, k)
+	if len(c.walked) == 0 {
+		defer clear(c.walked)
+	}
+	c.walked[k] = true
 	switch t := t.(type) {
 	case *btf.Const:
 		c.use(t.Type, whole)
@@ -317,20 +322,30 @@ func (c *chooser) resolveNamed(t btf.Type) btf.Type {
 }
 
 // findMember finds a member by name in composite t, looking into
-// anonymous members; it returns the chain of (composite, index) pairs.
+// anonymous members; it returns the chain of (composite, index) pairs. A
+// type searched in vain is not searched again: anonymous members can
+// share types, and the search stays linear.
 func findMember(t btf.Type, name string) []Step {
-	for i, m := range members(t) {
-		if m.Name == name {
-			return []Step{{Parent: t, Member: i}}
+	missed := map[btf.Type]bool{}
+	var find func(t btf.Type) []Step
+	find = func(t btf.Type) []Step {
+		if missed[t] {
+			return nil
 		}
-		if m.Name == "" {
-			inner := skipTypedefs(m.Type)
-			if sub := findMember(inner, name); sub != nil {
-				return append([]Step{{Parent: t, Member: i}}, sub...)
+		missed[t] = true
+		for i, m := range members(t) {
+			if m.Name == name {
+				return []Step{{Parent: t, Member: i}}
+			}
+			if m.Name == "" {
+				if sub := find(skipTypedefs(m.Type)); sub != nil {
+					return append([]Step{{Parent: t, Member: i}}, sub...)
+				}
 			}
 		}
+		return nil
 	}
-	return nil
+	return find(t)
 }
 
 var errNoMember = errors.New("no such member")

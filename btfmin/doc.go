@@ -93,7 +93,9 @@
 // refers to itself without a named struct or union in between (a cyclic
 // typedef) or nests deeper than 1024 levels (real kernels nest 32) is an
 // error naming the BTF and the type, so that every walk over types ends,
-// and each type is walked once, so that time is linear in the input. An
+// and each type is walked once, so that time is linear in the input; C
+// spells anonymous types and function prototypes out at each use, so a
+// header whose text would pass 16 MB is an error too. An
 // object's BTF is checked whole when it is read, a kernel BTF's type by
 // type as the header reaches them. Before that, since cilium/ebpf decodes
 // a type and all it refers to recursively, BTF whose types refer to each

@@ -29,7 +29,8 @@ func selfContaining(wrap func(*btf.Struct) btf.Type) *btf.Struct {
 	return s
 }
 
-// chain is struct T { X f; } where X is n levels of link over int.
+// chain is struct T { X f; } where X is n levels of link over int (a
+// link may use the level below more than once).
 func chain(n int, link func(btf.Type, int) btf.Type) *btf.Struct {
 	t := i32T()
 	for i := range n {
@@ -52,6 +53,13 @@ func ring(n int) *btf.Struct {
 	return structs[0]
 }
 
+// twoParams is int (T a, T b).
+func twoParams(t btf.Type) *btf.FuncProto {
+	return &btf.FuncProto{Return: i32T(), Params: []btf.FuncParam{{Name: "a", Type: t}, {Name: "b", Type: t}}}
+}
+
+func decl(d string) Config { return Config{Decls: []string{d}} }
+
 func pointerTo(t btf.Type, _ int) btf.Type { return &btf.Pointer{Target: t} }
 func typedefOf(t btf.Type, i int) btf.Type {
 	return &btf.Typedef{Name: "t" + strconv.Itoa(i), Type: t}
@@ -67,33 +75,44 @@ func TestHostileKernelShapes(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		root btf.Type
-		decl string
-		// want is in the error after "kernel BTF FILE: "; "" when a
-		// header holding header is wanted.
+		ask  Config // the -decl or -field
+		// want is in the error after "kernel BTF FILE: " (after "field
+		// F: " for a -field); "" when a header holding header is wanted.
 		want, header string
 	}{
-		{"nested 40 deep", nested(40), "struct s0", "", "struct s40 {\n\tint a;\n};"},
-		{"nested 2000 deep", nested(2000), "struct s0", `type struct "s0" nests deeper than 1024 levels by value`, ""},
-		{"contains itself", selfContaining(func(s *btf.Struct) btf.Type { return s }), "struct S", `type struct "S" contains itself by value`, ""},
-		{"through typedef", selfContaining(func(s *btf.Struct) btf.Type { return &btf.Typedef{Name: "S_t", Type: s} }), "struct S",
+		{"nested 40 deep", nested(40), decl("struct s0"), "", "struct s40 {\n\tint a;\n};"},
+		{"nested 2000 deep", nested(2000), decl("struct s0"), `type struct "s0" nests deeper than 1024 levels by value`, ""},
+		{"contains itself", selfContaining(func(s *btf.Struct) btf.Type { return s }), decl("struct S"), `type struct "S" contains itself by value`, ""},
+		{"through typedef", selfContaining(func(s *btf.Struct) btf.Type { return &btf.Typedef{Name: "S_t", Type: s} }), decl("struct S"),
 			`contains itself by value`, ""},
-		{"through array", selfContaining(func(s *btf.Struct) btf.Type { return &btf.Array{Index: i32T(), Type: s, Nelems: 1} }), "struct S",
+		{"through array", selfContaining(func(s *btf.Struct) btf.Type { return &btf.Array{Index: i32T(), Type: s, Nelems: 1} }), decl("struct S"),
 			`contains itself by value`, ""},
 		{"through struct", selfContaining(func(s *btf.Struct) btf.Type {
 			return &btf.Struct{Name: "O", Size: 8, Members: []btf.Member{{Name: "s", Type: s}}}
-		}), "struct S", `contains itself by value`, ""},
+		}), decl("struct S"), `contains itself by value`, ""},
 		{"through anonymous union", selfContaining(func(s *btf.Struct) btf.Type {
 			return &btf.Union{Size: 8, Members: []btf.Member{{Name: "s", Type: s}}}
-		}), "struct S", `contains itself by value`, ""},
-		{"1000 pointers", chain(1000, pointerTo), "struct T", "", "int " + strings.Repeat("*", 1000) + "f;"},
-		{"2000 pointers", chain(2000, pointerTo), "struct T", `type struct "T" nests deeper than 1024 levels of pointers`, ""},
-		{"2000 typedefs", chain(2000, typedefOf), "struct T", `type struct "T" nests deeper than 1024 levels of pointers`, ""},
+		}), decl("struct S"), `contains itself by value`, ""},
+		{"1000 pointers", chain(1000, pointerTo), decl("struct T"), "", "int " + strings.Repeat("*", 1000) + "f;"},
+		{"2000 pointers", chain(2000, pointerTo), decl("struct T"), `type struct "T" nests deeper than 1024 levels of pointers`, ""},
+		{"2000 typedefs", chain(2000, typedefOf), decl("struct T"), `type struct "T" nests deeper than 1024 levels of pointers`, ""},
 		// Refused before cilium/ebpf reads them (loadBTF): it decodes
 		// recursively, and 400000 levels overflow its stack.
-		{"200000 pointers", chain(200000, pointerTo), "struct T", `type 1 (struct "T"): types refer to each other more than 32768 levels deep`, ""},
-		{"400000 typedefs", chain(400000, typedefOf), "struct T", `type 1 (struct "T"): types refer to each other more than 32768 levels deep`, ""},
-		{"40000 structs in a loop", ring(40000), "struct s0", `type 1 (struct "s0"): types refer to each other more than 32768 levels deep`, ""},
-		{"cyclic typedef", &btf.Struct{Name: "T", Size: 8, Members: []btf.Member{{Name: "f", Type: cyclic}}}, "struct T",
+		{"200000 pointers", chain(200000, pointerTo), decl("struct T"), `type 1 (struct "T"): types refer to each other more than 32768 levels deep`, ""},
+		{"400000 typedefs", chain(400000, typedefOf), decl("struct T"), `type 1 (struct "T"): types refer to each other more than 32768 levels deep`, ""},
+		{"40000 structs in a loop", ring(40000), decl("struct s0"), `type 1 (struct "s0"): types refer to each other more than 32768 levels deep`, ""},
+		{"shared typedef'd prototypes", chain(40, func(t btf.Type, i int) btf.Type {
+			return &btf.Typedef{Name: "f" + strconv.Itoa(i), Type: &btf.Pointer{Target: twoParams(t)}}
+		}), decl("struct T"), "", "typedef int (*f39)(f38 a, f38 b);"},
+		{"shared prototypes", chain(40, func(t btf.Type, _ int) btf.Type { return &btf.Pointer{Target: twoParams(t)} }), decl("struct T"),
+			`struct "T" member "f": the header would be larger than 16 MB`, ""},
+		{"shared anonymous structs", chain(40, func(t btf.Type, _ int) btf.Type {
+			return &btf.Struct{Size: 4, Members: []btf.Member{{Name: "a", Type: t}, {Name: "b", Type: t}}}
+		}), decl("struct T"), `the header would be larger than 16 MB`, ""},
+		{"shared anonymous members", chain(40, func(t btf.Type, _ int) btf.Type {
+			return &btf.Struct{Size: 4, Members: []btf.Member{{Type: t}, {Type: t}}}
+		}), Config{Fields: []string{"T.f.nope"}}, `no such member`, ""},
+		{"cyclic typedef", &btf.Struct{Name: "T", Size: 8, Members: []btf.Member{{Name: "f", Type: cyclic}}}, decl("struct T"),
 			`refers to itself without a named struct or union in between`, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,7 +120,9 @@ func TestHostileKernelShapes(t *testing.T) {
 			var res *Result
 			var err error
 			testenv.NoHang(t, "Generate", 2*time.Minute, func() {
-				res, err = Generate(Config{KernelBTF: []string{kernel}, Decls: []string{tt.decl}})
+				cfg := tt.ask
+				cfg.KernelBTF = []string{kernel}
+				res, err = Generate(cfg)
 			})
 			if tt.want == "" {
 				if err != nil {
@@ -112,7 +133,11 @@ func TestHostileKernelShapes(t *testing.T) {
 				}
 				return
 			}
-			if want := "kernel BTF " + kernel + ": "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), tt.want) {
+			want := "kernel BTF " + kernel + ": "
+			if tt.ask.Fields != nil {
+				want = "field " + tt.ask.Fields[0] + ": "
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want %q then %q", err, want, tt.want)
 			}
 			if res != nil {

@@ -228,20 +228,24 @@ func kernelArch(kernels []*btf.Spec) string {
 			continue
 		}
 		var found string
-		var walk func(t btf.Type, depth int)
-		walk = func(t btf.Type, depth int) {
-			if depth > maxNesting {
-				return // malformed: the chooser reports it
+		// Each type once: malformed BTF can loop, or share types
+		// between anonymous members (the chooser reports it).
+		seen := map[btf.Type]bool{}
+		var walk func(t btf.Type)
+		walk = func(t btf.Type) {
+			if seen[t] {
+				return
 			}
+			seen[t] = true
 			for _, m := range members(t) {
 				if m.Name == "" {
-					walk(btf.UnderlyingType(m.Type), depth+1)
+					walk(btf.UnderlyingType(m.Type))
 				} else if a, ok := archMarks[m.Name]; ok && found == "" {
 					found = a
 				}
 			}
 		}
-		walk(regs, 0)
+		walk(regs)
 		if found != "" {
 			return found
 		}

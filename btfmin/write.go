@@ -52,6 +52,7 @@ type writer struct {
 	fwdRefs map[string]btf.Type
 	pad     int
 	layouts map[btf.Type]layout
+	size    int // of the text rendered so far (decl), against maxHeaderSize
 	// ctx describes the declaration being written (struct "sock",
 	// member "sk_rcvbuf"), for errors; err is the first name that is not
 	// a C identifier.
@@ -136,13 +137,22 @@ func (w *writer) checkName(t btf.Type, role, name string) string {
 	if role == "" {
 		role, _ = kindWord(t)
 	}
-	what := role + " " + strconv.Quote(name)
-	msg := strings.Join(append(slices.Clip(w.ctx), what), " ")
+	w.fail(t, role+" "+strconv.Quote(name), err)
+	return name
+}
+
+// fail makes err the writer's error, after the BTF t came from, the
+// declaration being written and what (if any).
+func (w *writer) fail(t btf.Type, what string, err error) {
+	ctx := slices.Clip(w.ctx)
+	if what != "" {
+		ctx = append(ctx, what)
+	}
+	msg := strings.Join(ctx, " ")
 	if o := w.c.origin(t); o != "" {
 		msg = o + ": " + msg
 	}
 	w.err = fmt.Errorf("%s: %w", msg, err)
-	return name
 }
 
 // typeName writes a named struct, union or enum as "struct name", after
@@ -299,8 +309,30 @@ func (w *writer) eachMember(t btf.Type, f func(btf.Member)) {
 
 func indent(n int) string { return strings.Repeat("\t", n) }
 
-// decl renders a C declarator of type t named name ("" for abstract).
+// maxHeaderSize bounds the text the writer renders: 16 MB, four times a
+// whole vmlinux.h. C spells an anonymous type, or a function prototype,
+// out at each use, so BTF can make the text grow exponentially with
+// depth (a pointer to a function taking two pointers to functions taking
+// two ...), while its types stay few.
+const maxHeaderSize = 16 << 20
+
+var errTooLarge = fmt.Errorf("the header would be larger than %d MB", maxHeaderSize>>20)
+
+// decl renders a C declarator of type t named name ("" for abstract),
+// counting it against maxHeaderSize; once the writer has an error, it
+// renders nothing.
 func (w *writer) decl(t btf.Type, name string, depth int) string {
+	if w.err != nil {
+		return ""
+	}
+	s := w.declarator(t, name, depth)
+	if w.size += len(s); w.size > maxHeaderSize && w.err == nil {
+		w.fail(t, "", errTooLarge)
+	}
+	return s
+}
+
+func (w *writer) declarator(t btf.Type, name string, depth int) string {
 	switch t := t.(type) {
 	case *btf.Const:
 		if _, ok := t.Type.(*btf.Pointer); ok {

@@ -431,6 +431,9 @@ func newLoopCheck(loop, deep string, next func(btf.Type) []btf.Type) *loopCheck 
 // from checks root and what it reaches. An error leaves the check
 // unusable.
 func (l *loopCheck) from(root btf.Type) error {
+	if h, ok := l.height[root]; ok && h >= 0 {
+		return nil // a height kept is at most maxNesting
+	}
 	tooDeep := func() error {
 		return fmt.Errorf("type %s nests deeper than %d levels %s", describe(root), maxNesting, l.deep)
 	}

@@ -1,6 +1,8 @@
 package btfmin
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -142,6 +144,37 @@ func TestHostileKernelShapes(t *testing.T) {
 			}
 			if res != nil {
 				t.Error("a header came with the error")
+			}
+		})
+	}
+}
+
+// TestHostileKernelFromSource: the header made from a source alone takes
+// its types from the kernel BTF as clang asks for them, and a type that
+// contains itself, or nests too deep, is the same error there.
+func TestHostileKernelFromSource(t *testing.T) {
+	clang := testenv.Clang(t)
+	for _, tt := range []struct {
+		name string
+		root btf.Type
+		want string
+	}{
+		{"contains itself", selfContaining(func(s *btf.Struct) btf.Type { return &btf.Typedef{Name: "S_t", Type: s} }), `type struct "S" contains itself by value`},
+		{"2000 pointers", &btf.Struct{Name: "S", Size: 8, Members: []btf.Member{{Name: "a", Type: chain(2000, pointerTo).Members[0].Type}}},
+			`type struct "S" nests deeper than 1024 levels of pointers`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			kernel := writeBTF(t, tt.root)
+			src := filepath.Join(t.TempDir(), "s.bpf.c")
+			if err := os.WriteFile(src, []byte("#include \"vmlinux.h\"\nint f(struct S *s) { return sizeof(s->a); }\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			testenv.NoHang(t, "FromSource", 2*time.Minute, func() {
+				_, _, err = FromSource(Config{Source: src, KernelBTF: []string{kernel}, Clang: clang})
+			})
+			if want := "kernel BTF " + kernel + ": " + tt.want; err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("error %v, want %q", err, want)
 			}
 		})
 	}

@@ -309,8 +309,10 @@ func (w *writer) eachMember(t btf.Type, f func(btf.Member)) {
 
 func indent(n int) string { return strings.Repeat("\t", n) }
 
-// maxHeaderSize bounds the text the writer renders: 16 MB, four times a
-// whole vmlinux.h. C spells an anonymous type, or a function prototype,
+// maxHeaderSize bounds the text the writer renders, counting a
+// declarator again in each that holds it: 16 MB, where a header of every
+// type of a whole kernel is 3 MB (Linux 6.18 x86-64; bpftool's vmlinux.h
+// 2.8 MB) and renders within the bound. C spells an anonymous type, or a function prototype,
 // out at each use, so BTF can make the text grow exponentially with
 // depth (a pointer to a function taking two pointers to functions taking
 // two ...), while its types stay few.

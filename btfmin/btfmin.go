@@ -93,11 +93,10 @@ func Generate(cfg Config) (*Result, error) {
 		}
 		objs = append(objs, o)
 	}
-	c, warnings, err := choose(objs, kernels, cfg.Fields, cfg.Decls)
+	c, warnings, err := choose(objs, kernels, sources(cfg.Objects, objs, cfg.KernelBTF, kernels), cfg.Fields, cfg.Decls)
 	if err != nil {
 		return nil, err
 	}
-	c.sources = sources(cfg.Objects, objs, cfg.KernelBTF, kernels)
 	if err := c.setArches(cfg.Arches); err != nil {
 		return nil, err
 	}
@@ -125,11 +124,13 @@ func (cfg *Config) loadKernels() ([]*btf.Spec, error) {
 	}
 	var specs []*btf.Spec
 	for _, p := range cfg.KernelBTF {
-		s, err := btf.LoadSpec(p)
-		if errors.Is(err, os.ErrNotExist) {
+		data, err := os.ReadFile(p)
+		if err != nil {
 			return nil, fmt.Errorf("kernel BTF %s: %w", p, err)
-		} else if err != nil {
-			return nil, fmt.Errorf("kernel BTF %s: not a BTF file (raw BTF or an ELF object with .BTF): %w", p, err)
+		}
+		s, err := loadBTF(data)
+		if err != nil {
+			return nil, fmt.Errorf("kernel BTF %s: %w", p, err)
 		}
 		specs = append(specs, s)
 	}
@@ -137,9 +138,10 @@ func (cfg *Config) loadKernels() ([]*btf.Spec, error) {
 }
 
 // choose collects the declarations the objects and the requested fields
-// and declarations need.
-func choose(objs []*Object, kernels []*btf.Spec, fields, decls []string) (*chooser, []string, error) {
+// and declarations need; srcs name the BTFs for errors.
+func choose(objs []*Object, kernels []*btf.Spec, srcs []btfSource, fields, decls []string) (*chooser, []string, error) {
 	c := newChooser(kernels)
+	c.sources = srcs
 	var warnings []string
 	for _, o := range objs {
 		warnings = append(warnings, o.Warnings...)
@@ -172,6 +174,9 @@ func choose(objs []*Object, kernels []*btf.Spec, fields, decls []string) (*choos
 			return nil, nil, fmt.Errorf("decl %s: %w", d, err)
 		}
 		c.use(t, true)
+	}
+	if c.err != nil {
+		return nil, nil, c.err
 	}
 	return c, warnings, nil
 }

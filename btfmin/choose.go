@@ -24,7 +24,11 @@ type chooser struct {
 	defs     map[string]btf.Type   // named enums and typedefs to define
 	fwd      map[string]btf.Type   // composites needing a forward declaration
 	wholeVis map[btf.Type]bool
-	onPath   map[useKey]bool // the types use is walking, against loops in malformed BTF
+	walked   map[useKey]bool // what the current call of use has walked
+	// checks are the nesting checks every type passes before a walk over
+	// it (see check); err is the first failure, which ends the chooser.
+	checks   []*loopCheck
+	err      error
 	exclude  map[string]bool // names the source defines itself
 	kernels  []*btf.Spec
 	inKernel map[string]bool
@@ -48,7 +52,8 @@ func newChooser(kernels []*btf.Spec) *chooser {
 		defs:     map[string]btf.Type{},
 		fwd:      map[string]btf.Type{},
 		wholeVis: map[btf.Type]bool{},
-		onPath:   map[useKey]bool{},
+		walked:   map[useKey]bool{},
+		checks:   []*loopCheck{referenceLoops(), containment()},
 		exclude:  map[string]bool{},
 		kernels:  kernels,
 		inKernel: map[string]bool{},
@@ -146,10 +151,34 @@ func (c *chooser) keepOf(t btf.Type) *keepSet {
 	return ks
 }
 
+// check makes sure the walks over t end: a type of a kernel BTF, which
+// unlike an object's (ParseObject) is not checked whole (too slow for
+// every run), must not contain itself by value, refer to itself without
+// a named struct or union in between, or nest deeper than maxNesting. Each
+// type is checked once, as the walks reach it. The first failure, naming
+// the BTF t came from, is the chooser's error.
+func (c *chooser) check(t btf.Type) error {
+	for _, l := range c.checks {
+		if c.err != nil {
+			break
+		}
+		if err := l.from(t); err != nil {
+			c.err = err
+			if o := c.origin(t); o != "" {
+				c.err = fmt.Errorf("%s: %w", o, err)
+			}
+		}
+	}
+	return c.err
+}
+
 // define makes sure composite t gets a definition (with whatever members
 // are kept). A type the source defines is walked whole instead, since the
 // source's definition needs every member's type.
 func (c *chooser) define(t btf.Type) {
+	if c.check(t) != nil {
+		return
+	}
 	if declKey(t) != "" && !c.isHeader(t) {
 		c.use(t, true)
 		return
@@ -161,17 +190,21 @@ func (c *chooser) define(t btf.Type) {
 // definition (by-value use), otherwise a declaration is enough (behind a
 // pointer).
 func (c *chooser) use(t btf.Type, whole bool) {
-	// Malformed BTF can loop through pointers and typedefs (typedef T *T).
-	// ParseObject refuses such objects (checkReferenceLoops), but kernel
-	// BTF given with -btf is not checked (too slow on a whole kernel), and
-	// c.use walks it too: a type already being walked on this path adds
-	// nothing new.
+	// A type this call has walked already adds nothing new when walked
+	// again: not walking it again keeps the walk linear where types share
+	// what they refer to (two parameters of one typedef, each a pointer
+	// to a function of two such parameters, ...), and ends it on loops
+	// (types merged by name from several BTFs, canonical, can loop where
+	// none does alone). The next call walks afresh: what it adds depends
+	// on what the source excludes by then.
 	k := useKey{t, whole}
-	if c.onPath[k] {
+	if c.walked[k] || c.check(t) != nil {
 		return
 	}
-	c.onPath[k] = true
-	defer delete(c.onPath, k)
+	if len(c.walked) == 0 {
+		defer clear(c.walked)
+	}
+	c.walked[k] = true
 	switch t := t.(type) {
 	case *btf.Const:
 		c.use(t.Type, whole)
@@ -272,8 +305,8 @@ func relocationPath(r *Relocation) []pathElem {
 // resolveNamed strips qualifiers and typedefs from t, keeping the
 // typedefs it passes, and returns the canonical underlying type.
 func (c *chooser) resolveNamed(t btf.Type) btf.Type {
-	// Bounded: malformed BTF can make typedefs loop.
-	for range 64 {
+	// Bounded: typedefs merged by name from several BTFs can loop.
+	for range maxNesting {
 		t = btf.QualifiedType(t)
 		td, ok := t.(*btf.Typedef)
 		if !ok {
@@ -289,20 +322,30 @@ func (c *chooser) resolveNamed(t btf.Type) btf.Type {
 }
 
 // findMember finds a member by name in composite t, looking into
-// anonymous members; it returns the chain of (composite, index) pairs.
+// anonymous members; it returns the chain of (composite, index) pairs. A
+// type searched in vain is not searched again: anonymous members can
+// share types, and the search stays linear.
 func findMember(t btf.Type, name string) []Step {
-	for i, m := range members(t) {
-		if m.Name == name {
-			return []Step{{Parent: t, Member: i}}
+	missed := map[btf.Type]bool{}
+	var find func(t btf.Type) []Step
+	find = func(t btf.Type) []Step {
+		if missed[t] {
+			return nil
 		}
-		if m.Name == "" {
-			inner := skipTypedefs(m.Type)
-			if sub := findMember(inner, name); sub != nil {
-				return append([]Step{{Parent: t, Member: i}}, sub...)
+		missed[t] = true
+		for i, m := range members(t) {
+			if m.Name == name {
+				return []Step{{Parent: t, Member: i}}
+			}
+			if m.Name == "" {
+				if sub := find(skipTypedefs(m.Type)); sub != nil {
+					return append([]Step{{Parent: t, Member: i}}, sub...)
+				}
 			}
 		}
+		return nil
 	}
-	return nil
+	return find(t)
 }
 
 var errNoMember = errors.New("no such member")
@@ -311,6 +354,9 @@ var errNoMember = errors.New("no such member")
 // anonymous containers and typedef chains, and the final member's type in
 // full (the program may read it by value).
 func (c *chooser) keepPath(root btf.Type, path []pathElem) error {
+	if err := c.check(root); err != nil {
+		return err
+	}
 	cur := c.resolveNamed(root)
 	if isComposite(cur) {
 		c.define(cur)

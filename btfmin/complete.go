@@ -395,6 +395,9 @@ func (c *chooser) kernelDefinition(t btf.Type) btf.Type {
 // lacks (it was compiled against another kernel): the canonical type is
 // replaced by the kernel's, keeping the members already chosen by name.
 func (c *chooser) mergeMember(old, kt btf.Type, member string) error {
+	if err := c.check(kt); err != nil {
+		return err
+	}
 	if findMember(skipTypedefs(kt), member) == nil {
 		return errNoMember
 	}

@@ -74,9 +74,11 @@
 // BTF file's, and neither is trusted: struct, union, enum and typedef
 // names, members, enumerators and function-prototype parameters must be
 // C identifiers ([A-Za-z_][A-Za-z0-9_]*, not a C11, C23 or GNU keyword
-// such as int, typeof or __attribute__; bool, true and false, which the
-// kernel declares itself, are allowed), and integer and float types must
-// be named with C's basic type words ("long unsigned int"). Anonymous
+// such as int, typeof or __attribute__, nor a macro the preprocessor or
+// clang defines for BPF such as __LINE__, _Pragma or __bpf__; bool, true
+// and false, which the kernel declares itself, are allowed), and integer
+// and float types must be named with C's basic type words ("long
+// unsigned int"). Anonymous
 // structs, unions and enums, unnamed bit-fields and unnamed parameters
 // stay as they are; an anonymous typedef, enumerator or member of
 // another type is an error. Any other name fails Generate and FromSource
@@ -86,6 +88,18 @@
 // quoted: kernel BTF /path: struct "task_struct" member "pid\n#include
 // ...": not a C identifier. Messages print every name from BTF or an
 // object quoted, so no raw control character reaches a terminal.
+//
+// Types are as hostile as names: one that contains itself by value,
+// refers to itself without a named struct or union in between (a cyclic
+// typedef) or nests deeper than 1024 levels (real kernels nest 32) is an
+// error naming the BTF and the type, so that every walk over types ends,
+// and each type is walked once, so that time is linear in the input; C
+// spells anonymous types and function prototypes out at each use, so a
+// header whose text would pass 16 MB is an error too. An
+// object's BTF is checked whole when it is read, a kernel BTF's type by
+// type as the header reaches them. Before that, since cilium/ebpf decodes
+// a type and all it refers to recursively, BTF whose types refer to each
+// other more than 32768 levels deep is refused unread (loadBTF).
 //
 // Nothing here writes files: Generate returns bytes, so callers (the CLI,
 // the skeleton generator's staleness check) decide where they go.

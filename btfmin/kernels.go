@@ -76,7 +76,7 @@ func ReadKernelDir(dir string) ([]Kernel, error) {
 		if err != nil {
 			return nil, err
 		}
-		spec, err := btf.LoadSpecFromReader(bytes.NewReader(data))
+		spec, err := loadBTF(data)
 		if err != nil {
 			return nil, fmt.Errorf("kernel BTF %s: %w", path, err)
 		}

@@ -20,17 +20,22 @@ import (
 var (
 	errNotIdent = errors.New("not a C identifier")
 	errKeyword  = errors.New("a C keyword, not an identifier")
+	errMacro    = errors.New("reserved by the C preprocessor or predefined by clang, not an identifier")
 	errNoName   = errors.New("empty, where C needs a name")
 	errNotBase  = errors.New("not a C basic type")
 )
 
-// cKeywords are the words C11, C23 and the GNU dialect clang compiles
-// reserve, which a declaration cannot use as a name. bool, true and
-// false are left out although C23 reserves them: the kernel declares
-// typedef _Bool bool and enum { false, true } itself, and clang compiles
-// BPF programs as gnu17, where they are identifiers (vmlinux.h carries
-// them too).
-var cKeywords = map[string]bool{}
+// reserved maps the words a declaration cannot use as a name to why:
+// the keywords of C11, C23 and the GNU dialect clang compiles, and the
+// macros the preprocessor defines before the header is read, which it
+// would replace in a declaration (__LINE__ becomes a number) or reject
+// there (_Pragma, __has_include). bool, true and false are left out
+// although C23 makes them keywords: the kernel declares typedef _Bool
+// bool and enum { false, true } itself, and clang compiles BPF programs
+// as gnu17, where they are identifiers (vmlinux.h carries them too). A
+// macro that a header the source includes defines is the source's
+// business: the header cannot know it.
+var reserved = map[string]error{}
 
 func init() {
 	for _, k := range strings.Fields(`
@@ -50,9 +55,26 @@ func init() {
 		__typeof__ __typeof_unqual __typeof_unqual__ __volatile __volatile__
 		__bf16 __fp16 _Float16 __float128 __ibm128 _Nonnull _Nullable
 		_Nullable_result _Null_unspecified`) {
-		cKeywords[k] = true
+		reserved[k] = errKeyword
+	}
+	for _, m := range strings.Fields(preprocessorNames + clangBPFMacros) {
+		reserved[m] = errMacro
 	}
 }
+
+// preprocessorNames are the names C's preprocessor and clang's give a
+// meaning of their own, which clang -dM does not list.
+const preprocessorNames = `
+		defined _Pragma __VA_ARGS__ __VA_OPT__ __LINE__ __FILE__ __DATE__
+		__TIME__ __TIMESTAMP__ __COUNTER__ __INCLUDE_LEVEL__ __BASE_FILE__
+		__FILE_NAME__ __MODULE__ __has_include __has_include_next __has_embed
+		__has_feature __has_extension __has_builtin __has_constexpr_builtin
+		__has_attribute __has_c_attribute __has_cpp_attribute
+		__has_declspec_attribute __has_warning __is_identifier __building_module
+		__is_target_arch __is_target_vendor __is_target_os
+		__is_target_environment __is_target_variant_os
+		__is_target_variant_environment
+`
 
 // baseTypeWords are the words a BTF integer or float type's name may
 // combine ("long long unsigned int", "_Bool", "__int128 unsigned").
@@ -63,7 +85,8 @@ var baseTypeWords = map[string]bool{
 }
 
 // checkIdent reports whether name can be written as a C identifier:
-// [A-Za-z_][A-Za-z0-9_]* and not a keyword.
+// [A-Za-z_][A-Za-z0-9_]* and not a keyword or predefined macro
+// (reserved).
 func checkIdent(name string) error {
 	if name == "" {
 		return errNoName
@@ -75,10 +98,7 @@ func checkIdent(name string) error {
 		}
 		return errNotIdent
 	}
-	if cKeywords[name] {
-		return errKeyword
-	}
-	return nil
+	return reserved[name]
 }
 
 // checkBaseType reports whether name can be written as the name of an

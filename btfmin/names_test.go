@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -28,6 +30,10 @@ var hostileNames = []struct{ name, payload string }{
 	{"ANSI escape", "\x1b[2J"},
 	{"right-to-left override", "a\u202eb"},
 	{"keyword", "int"},
+	{"_Pragma", "_Pragma"},
+	{"predefined macro", "__LINE__"},
+	{"bpf target macro", "__bpf__"},
+	{"defined", "defined"},
 	{"leading digit", "1abc"},
 	{"empty", ""},
 }
@@ -150,6 +156,35 @@ func TestHostileKernelNames(t *testing.T) {
 				}
 				checkMessage(t, msg)
 			})
+		}
+	}
+}
+
+// TestPredefinedMacrosRefused: every macro clang predefines for the BPF
+// target, whichever CPU version, byte order, standard or optimisation a
+// build picks, is refused as a name: the preprocessor would replace it in
+// the header (or reject it, as _Pragma and __has_include).
+func TestPredefinedMacrosRefused(t *testing.T) {
+	clang := testenv.Clang(t)
+	for _, flags := range [][]string{
+		{"-target", "bpf"},
+		{"-target", "bpfeb", "-mcpu=v1", "-O0"},
+		{"-target", "bpfel", "-mcpu=v4", "-O2", "-std=c23"},
+		{"-target", "bpf", "-mcpu=v3", "-Os", "-std=c11", "-fPIC", "-ffast-math", "-funsigned-char"},
+	} {
+		out, err := exec.Command(clang, append(flags, "-dM", "-E", "-x", "c", os.DevNull)...).Output()
+		if err != nil {
+			t.Fatalf("%s %v: %v", clang, flags, err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 2 || f[0] != "#define" {
+				t.Fatalf("%s %v: line %q", clang, flags, line)
+			}
+			name, _, _ := strings.Cut(f[1], "(")
+			if err := checkIdent(name); !errors.Is(err, errMacro) {
+				t.Errorf("%s (%v): %v, want %v", name, flags, err, errMacro)
+			}
 		}
 	}
 }
@@ -389,7 +424,7 @@ func FuzzKernelNames(f *testing.F) {
 		pl := namePlacements[int(place)%len(namePlacements)]
 		root, cfg := pl.build(name)
 		spec := specOf(t, root)
-		c, _, err := choose(nil, []*btf.Spec{spec}, cfg.Fields, cfg.Decls)
+		c, _, err := choose(nil, []*btf.Spec{spec}, nil, cfg.Fields, cfg.Decls)
 		if err != nil {
 			// The name is one the placement uses itself (T, f):
 			// -field finds something else.

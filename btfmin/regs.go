@@ -242,8 +242,15 @@ func kernelArch(kernels []*btf.Spec) string {
 			continue
 		}
 		var found string
+		// Each type once: malformed BTF can loop, or share types
+		// between anonymous members (the chooser reports it).
+		seen := map[btf.Type]bool{}
 		var walk func(t btf.Type)
 		walk = func(t btf.Type) {
+			if seen[t] {
+				return
+			}
+			seen[t] = true
 			for _, m := range members(t) {
 				if m.Name == "" {
 					walk(btf.UnderlyingType(m.Type))

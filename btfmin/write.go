@@ -51,6 +51,8 @@ type writer struct {
 	active  map[string]bool
 	fwdRefs map[string]btf.Type
 	pad     int
+	layouts map[btf.Type]layout
+	size    int // of the text rendered so far (decl), against maxHeaderSize
 	// ctx describes the declaration being written (struct "sock",
 	// member "sk_rcvbuf"), for errors; err is the first name that is not
 	// a C identifier.
@@ -64,7 +66,10 @@ type writer struct {
 // name it writes must be a C identifier (see checkName); the first that
 // is not is the error, and there is no header.
 func (c *chooser) write(mode Mode, guard string, comment []string) (string, error) {
-	w := &writer{c: c, mode: mode, done: map[string]bool{}, active: map[string]bool{}, fwdRefs: map[string]btf.Type{}}
+	if c.err != nil {
+		return "", c.err
+	}
+	w := &writer{c: c, mode: mode, done: map[string]bool{}, active: map[string]bool{}, fwdRefs: map[string]btf.Type{}, layouts: map[btf.Type]layout{}}
 	roots := w.roots()
 	if len(c.arches) > 0 {
 		// Register declarations go in their architecture's section.
@@ -136,13 +141,22 @@ func (w *writer) checkName(t btf.Type, role, name string) string {
 	if role == "" {
 		role, _ = kindWord(t)
 	}
-	what := role + " " + strconv.Quote(name)
-	msg := strings.Join(append(slices.Clip(w.ctx), what), " ")
+	w.fail(t, role+" "+strconv.Quote(name), err)
+	return name
+}
+
+// fail makes err the writer's error, after the BTF t came from, the
+// declaration being written and what (if any).
+func (w *writer) fail(t btf.Type, what string, err error) {
+	ctx := slices.Clip(w.ctx)
+	if what != "" {
+		ctx = append(ctx, what)
+	}
+	msg := strings.Join(ctx, " ")
 	if o := w.c.origin(t); o != "" {
 		msg = o + ": " + msg
 	}
 	w.err = fmt.Errorf("%s: %w", msg, err)
-	return name
 }
 
 // typeName writes a named struct, union or enum as "struct name", after
@@ -304,8 +318,32 @@ func (w *writer) eachMember(t btf.Type, f func(btf.Member)) {
 
 func indent(n int) string { return strings.Repeat("\t", n) }
 
-// decl renders a C declarator of type t named name ("" for abstract).
+// maxHeaderSize bounds the text the writer renders, counting a
+// declarator again in each that holds it: 16 MB, where a header of every
+// type of a whole kernel is 3 MB (Linux 6.18 x86-64; bpftool's vmlinux.h
+// 2.8 MB) and renders within the bound. C spells an anonymous type, or a function prototype,
+// out at each use, so BTF can make the text grow exponentially with
+// depth (a pointer to a function taking two pointers to functions taking
+// two ...), while its types stay few.
+const maxHeaderSize = 16 << 20
+
+var errTooLarge = fmt.Errorf("the header would be larger than %d MB", maxHeaderSize>>20)
+
+// decl renders a C declarator of type t named name ("" for abstract),
+// counting it against maxHeaderSize; once the writer has an error, it
+// renders nothing.
 func (w *writer) decl(t btf.Type, name string, depth int) string {
+	if w.err != nil {
+		return ""
+	}
+	s := w.declarator(t, name, depth)
+	if w.size += len(s); w.size > maxHeaderSize && w.err == nil {
+		w.fail(t, "", errTooLarge)
+	}
+	return s
+}
+
+func (w *writer) declarator(t btf.Type, name string, depth int) string {
 	switch t := t.(type) {
 	case *btf.Const:
 		if _, ok := t.Type.(*btf.Pointer); ok {
@@ -493,7 +531,7 @@ func (w *writer) compositeBody(t btf.Type, depth int) string {
 		}
 	}
 	b.WriteString(indent(depth) + "}")
-	if isPacked(t) {
+	if w.layoutOf(t).packed {
 		b.WriteString(" __attribute__((packed))")
 	}
 	return b.String()
@@ -539,39 +577,46 @@ func (w *writer) padTo(b *strings.Builder, in string, pos, to btf.Bits) {
 	}
 }
 
-// isPacked reports whether a struct's layout needs
-// __attribute__((packed)): a member below its natural alignment, or a
-// size that is not a multiple of the alignment.
-func isPacked(t btf.Type) bool {
-	s, ok := t.(*btf.Struct)
-	if !ok {
-		return false
-	}
-	maxAlign := 1
-	for _, m := range s.Members {
-		a := alignOf(m.Type)
-		maxAlign = max(maxAlign, a)
-		if m.BitfieldSize == 0 && int(m.Offset)%(a*8) != 0 {
-			return true
-		}
-	}
-	return int(s.Size)%maxAlign != 0
+// layout is what the header must say of a struct's or union's layout:
+// its alignment, and whether it needs __attribute__((packed)).
+type layout struct {
+	align  int
+	packed bool
 }
 
-func alignOf(t btf.Type) int {
+// layoutOf works out t's layout once: a struct is packed when a member
+// sits below its natural alignment or the size is not a multiple of the
+// alignment, and a packed struct aligns to 1.
+func (w *writer) layoutOf(t btf.Type) layout {
+	if l, ok := w.layouts[t]; ok {
+		return l
+	}
+	s, isStruct := t.(*btf.Struct)
+	l := layout{align: 1}
+	for _, m := range members(t) {
+		a := w.alignOf(m.Type)
+		l.align = max(l.align, a)
+		if isStruct && m.BitfieldSize == 0 && int(m.Offset)%(a*8) != 0 {
+			l.packed = true
+		}
+	}
+	if isStruct && int(s.Size)%l.align != 0 {
+		l.packed = true
+	}
+	if l.packed {
+		l.align = 1
+	}
+	w.layouts[t] = l
+	return l
+}
+
+func (w *writer) alignOf(t btf.Type) int {
 	t = skipTypedefs(t)
 	switch t := t.(type) {
 	case *btf.Array:
-		return alignOf(t.Type)
+		return w.alignOf(t.Type)
 	case *btf.Struct, *btf.Union:
-		a := 1
-		for _, m := range members(t) {
-			a = max(a, alignOf(m.Type))
-		}
-		if t, ok := t.(*btf.Struct); ok && isPacked(t) {
-			return 1
-		}
-		return a
+		return w.layoutOf(t).align
 	}
 	if n, err := btf.Sizeof(t); err == nil && n > 0 && n <= 8 {
 		return n

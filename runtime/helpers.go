@@ -385,7 +385,8 @@ func tracePrintk(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 		out = append(out, '\n')
 		m.scratch = out[:0]
 	}
-	if _, err := m.Output().Write(out); err != nil {
+	m.Unlocked(func() { _, err = m.Output().Write(out) })
+	if err != nil {
 		return 0, fmt.Errorf("output: %w", err)
 	}
 	return uint64(len(out)), nil

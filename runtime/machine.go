@@ -251,14 +251,25 @@ func (m *Machine) unlockMaps() {
 // hostCall wraps a host function so that it runs with the maps unlocked:
 // it may then use them through Go APIs that take their locks.
 func hostCall(f Func) Func {
-	return func(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
-		if len(m.prog.locks) == 0 {
-			return f(m, r1, r2, r3, r4, r5)
-		}
-		m.unlockMaps()
-		defer m.lockMaps()
-		return f(m, r1, r2, r3, r4, r5)
+	return func(m *Machine, r1, r2, r3, r4, r5 uint64) (v uint64, err error) {
+		m.Unlocked(func() { v, err = f(m, r1, r2, r3, r4, r5) })
+		return v, err
 	}
+}
+
+// Unlocked calls f with the locks of the program's SharedMaps released, as
+// a host function runs, and takes them again after: a helper or built-in
+// calls the host's code (a writer, a callback) through it, so that the
+// code may use the maps through Go APIs that take their locks. What the
+// helper reads of the maps and of the program's memory it reads before.
+func (m *Machine) Unlocked(f func()) {
+	if !m.held {
+		f()
+		return
+	}
+	m.unlockMaps()
+	defer m.lockMaps()
+	f()
 }
 
 // Run executes the program with ctx as its context: r1 holds the address of

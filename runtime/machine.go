@@ -116,11 +116,14 @@ func (v *mapValues) region(s int32) uint32 {
 	if uint32(s) < uint32(len(v.kept)) {
 		return v.kept[s]
 	}
-	if v.far != nil {
-		return v.far[s]
-	}
-	return 0
+	return v.farRegion(s)
 }
+
+// farRegion is region for a slot past kept, out of line: region stays as
+// small as the common case, a slot kept has.
+//
+//go:noinline
+func (v *mapValues) farRegion(s int32) uint32 { return v.far[s] }
 
 // Bounds of mapValues.kept.
 const (

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
+	goruntime "runtime"
 	"strings"
 	"testing"
 )
@@ -195,6 +196,76 @@ func TestHostileWorkIsCharged(t *testing.T) {
 			t.Fatalf("%d calls over 64 KiB in one run, want at most %d", n, perRun/per+1)
 		}
 	})
+}
+
+// TestRunStateGrowsWithLookups: what a run state keeps of the values its
+// runs looked up grows with the lookups, not with the map: looking up the
+// last elements of a large array or the last slots of a large hash map, in
+// a run state of its own, allocates far less than 4 bytes per element.
+func TestRunStateGrowsWithLookups(t *testing.T) {
+	// r0 is the address of the value of the key in the context.
+	const lookup = `
+		ldxw %r1, [%r1]
+		stxw [%r10-4], %r1
+		lddw %r1, map:0
+		mov %r2, %r10
+		add %r2, -4
+		call 1
+		exit`
+	const n = 1 << 22
+	arr := mustMap(t, MapSpec{Name: "arr", Type: Array, KeySize: 4, ValueSize: 1, MaxEntries: n})
+	hash := mustMap(t, MapSpec{Name: "hash", Type: Hash, KeySize: 4, ValueSize: 1, MaxEntries: 1 << 18, Flags: FlagNoPrealloc})
+	for k := range uint32(1 << 18) {
+		if err := hash.Update(binary.LittleEndian.AppendUint32(nil, k), []byte{1}, UpdateNoExist); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		m    Map
+		keys []uint32
+	}{
+		{arr, []uint32{n - 1, n - 2, 0, n / 2, n - 1}},
+		{hash, []uint32{1<<18 - 1, 1<<18 - 2, 0, 1 << 17, 1<<18 - 1}},
+	} {
+		p := loadAsm(t, lookup, []Map{tt.m}, nil).Clone()
+		name := tt.m.Spec().Name
+		addrs := map[uint32]uint64{}
+		var before, after goruntime.MemStats
+		goruntime.ReadMemStats(&before)
+		for _, k := range tt.keys {
+			r0, err := p.Run(binary.LittleEndian.AppendUint32(nil, k))
+			if err != nil || r0 == 0 {
+				t.Fatalf("%s: lookup of %d: %#x, %v", name, k, r0, err)
+			}
+			if a, ok := addrs[k]; ok && a != r0 {
+				t.Errorf("%s: key %d at %#x, then %#x: its region was not kept", name, k, a, r0)
+			}
+			addrs[k] = r0
+		}
+		goruntime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+			t.Errorf("%s: %d lookups in a new run state allocated %d bytes", name, len(tt.keys), got)
+		}
+	}
+	// Lookups of every element of a smaller array in a random order, twice:
+	// each keeps its region, whether the run state's table held it from
+	// the start or took it over as it grew.
+	small := mustMap(t, MapSpec{Name: "small", Type: Array, KeySize: 4, ValueSize: 1, MaxEntries: 4096})
+	p := loadAsm(t, lookup, []Map{small}, nil)
+	keys := rand.New(rand.NewPCG(1, 2)).Perm(4096)
+	addrs := map[uint64]int{}
+	for pass := range 2 {
+		for _, k := range keys {
+			r0, err := p.Run(binary.LittleEndian.AppendUint32(nil, uint32(k)))
+			if err != nil || r0&0xffffffff != 0 {
+				t.Fatalf("lookup of %d: %#x, %v", k, r0, err)
+			}
+			if got, ok := addrs[r0]; pass == 0 && ok || pass == 1 && got != k {
+				t.Fatalf("pass %d: key %d at %#x, which key %d had", pass, k, r0, got)
+			}
+			addrs[r0] = k
+		}
+	}
 }
 
 // TestNextKeyAfterChurn: after many inserts and deletes, NextKey steps

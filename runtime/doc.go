@@ -66,7 +66,8 @@
 // mapped the first time the run state looks it up and kept from then on,
 // up to 16384 of them (a value's buffer belongs to its slot or element for
 // the map's life, so the region always names that slot's value, as a
-// pointer into a preallocated kernel map does);
+// pointer into a preallocated kernel map does; the tables that find them
+// grow with the values kept, not with the map's max_entries);
 // then regions created during a run (lookups after the run made a region of
 // its own, ring buffer reservations, anything a helper maps with
 // AddRegion), dropped when the run ends. Every load and store is bounds-checked against its region; a bad

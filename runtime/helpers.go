@@ -261,12 +261,7 @@ func (m *Machine) keep(i int, s int32, val []byte, n int) (uint64, bool) {
 	m.names = append(m.names, m.prog.valueNames[i])
 	m.nkept++
 	m.settle()
-	k := m.values[i].kept
-	if int(s) >= len(k) {
-		k = append(k, make([]uint32, min(n, max(int(s)+1, 2*len(k)))-len(k))...)
-		m.values[i].kept = k
-	}
-	k[s] = r
+	m.values[i].remember(s, r, n)
 	return Addr(r, 0), true
 }
 
@@ -385,7 +380,8 @@ func tracePrintk(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 		out = append(out, '\n')
 		m.scratch = out[:0]
 	}
-	if _, err := m.Output().Write(out); err != nil {
+	m.Unlocked(func() { _, err = m.Output().Write(out) })
+	if err != nil {
 		return 0, fmt.Errorf("output: %w", err)
 	}
 	return uint64(len(out)), nil

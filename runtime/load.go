@@ -47,7 +47,8 @@ type Options struct {
 	// that would execute more fails with ErrBudget at the end of the
 	// straight-line run that crossed the limit.
 	Budget uint64
-	// Output receives bpf_trace_printk text; nil discards it.
+	// Output receives bpf_trace_printk text; nil discards it. Its Write
+	// runs with the program's maps unlocked, as a host function does.
 	Output io.Writer
 
 	noFusion bool // tests compare runs with and without fused instructions

@@ -86,8 +86,14 @@ type mapValues struct {
 	array *arrayMap
 	ks    int // direct's or array's key size
 	// kept is, by slot, the region that keeps the slot's value mapped
-	// (see Memory.nkept); 0 for none.
-	kept []uint32
+	// (see Memory.nkept), 0 for none, for the slots below its length; far
+	// holds the others. kept grows only while it takes at most
+	// keptPerValue entries for each of the nkept values kept, or keptMin:
+	// a run state's tables grow with the values it keeps, not with the
+	// map's size.
+	kept  []uint32
+	far   map[int32]uint32
+	nkept int
 	// w is what Update32, Update64, Delete32 and Delete64 need.
 	w mapWriter
 }
@@ -110,7 +116,45 @@ func (v *mapValues) region(s int32) uint32 {
 	if uint32(s) < uint32(len(v.kept)) {
 		return v.kept[s]
 	}
-	return 0
+	return v.farRegion(s)
+}
+
+// farRegion is region for a slot past kept, out of line: region stays as
+// small as the common case, a slot kept has.
+//
+//go:noinline
+func (v *mapValues) farRegion(s int32) uint32 { return v.far[s] }
+
+// Bounds of mapValues.kept.
+const (
+	keptMin      = 256
+	keptPerValue = 8
+)
+
+// remember records that region r keeps the value of slot s mapped; n
+// bounds the slots the map can have now. (An array's element past 1<<31,
+// a negative s, goes to far.)
+func (v *mapValues) remember(s int32, r uint32, n int) {
+	v.nkept++
+	if k := len(v.kept); s >= 0 && int(s) >= k {
+		if l := min(n, max(int(s)+1, 2*k)); l <= max(keptMin, keptPerValue*v.nkept) {
+			v.kept = append(v.kept, make([]uint32, l-k)...)
+			for fs, fr := range v.far {
+				if uint32(fs) < uint32(l) {
+					v.kept[fs] = fr
+					delete(v.far, fs)
+				}
+			}
+		}
+	}
+	if s >= 0 && int(s) < len(v.kept) {
+		v.kept[s] = r
+		return
+	}
+	if v.far == nil {
+		v.far = map[int32]uint32{}
+	}
+	v.far[s] = r
 }
 
 // frame is what a bpf-to-bpf call saves: where to return and the
@@ -251,14 +295,25 @@ func (m *Machine) unlockMaps() {
 // hostCall wraps a host function so that it runs with the maps unlocked:
 // it may then use them through Go APIs that take their locks.
 func hostCall(f Func) Func {
-	return func(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
-		if len(m.prog.locks) == 0 {
-			return f(m, r1, r2, r3, r4, r5)
-		}
-		m.unlockMaps()
-		defer m.lockMaps()
-		return f(m, r1, r2, r3, r4, r5)
+	return func(m *Machine, r1, r2, r3, r4, r5 uint64) (v uint64, err error) {
+		m.Unlocked(func() { v, err = f(m, r1, r2, r3, r4, r5) })
+		return v, err
 	}
+}
+
+// Unlocked calls f with the locks of the program's SharedMaps released, as
+// a host function runs, and takes them again after: a helper or built-in
+// calls the host's code (a writer, a callback) through it, so that the
+// code may use the maps through Go APIs that take their locks. What the
+// helper reads of the maps and of the program's memory it reads before.
+func (m *Machine) Unlocked(f func()) {
+	if !m.held {
+		f()
+		return
+	}
+	m.unlockMaps()
+	defer m.lockMaps()
+	f()
 }
 
 // Run executes the program with ctx as its context: r1 holds the address of

@@ -73,16 +73,18 @@ type Map interface {
 // SharedMap is a user-space map that runs of programs and Go code share.
 // A run holds the lock of every SharedMap its program uses from its start
 // to its end, except while the program calls a host function (an extern
-// bound through Options.Externs), so that the host function may use the maps
-// too. Go code holds the lock around each access. Runs of programs that
-// share a map therefore take turns, and Go calls wait for the run in
-// progress; runs that share no user-space map run in parallel.
+// bound through Options.Externs) and while a helper calls the host's code
+// (Machine.Unlocked: trace_printk's Options.Output), so that the host's
+// code may use the maps too. Go code holds the lock around each access.
+// Runs of programs that share a map therefore take turns, and Go calls
+// wait for the run in progress; runs that share no user-space map run in
+// parallel.
 //
 // Because a run holds the lock, the value memory a program looked up stays
-// its own for the whole run (except across host calls, where another run
-// or Go call may write it, as another CPU may in the kernel), and map
-// values are never freed while the map lives, so a stale pointer reads
-// valid memory.
+// its own for the whole run (except across calls of the host's code, where
+// another run or Go call may write it, as another CPU may in the kernel),
+// and map values are never freed while the map lives, so a stale pointer
+// reads valid memory.
 type SharedMap interface {
 	Map
 	sync.Locker

@@ -582,6 +582,40 @@ func TestTracePrintk(t *testing.T) {
 	}
 }
 
+// lockingWriter is an Output writer that uses a map on every Write, as Go
+// code does: holding its lock.
+type lockingWriter struct {
+	m      SharedMap
+	writes int
+}
+
+func (w *lockingWriter) Write(p []byte) (int, error) {
+	w.m.Lock()
+	defer w.m.Unlock()
+	w.writes++
+	return len(p), nil
+}
+
+// TestOutputUsesMaps: trace_printk calls the Output writer with the
+// program's maps unlocked, so that the writer may use them.
+func TestOutputUsesMaps(t *testing.T) {
+	g := global(t, ".rodata", []byte("hi\x00"))
+	w := &lockingWriter{m: g.(SharedMap)}
+	p := loadAsm(t, `
+		lddw %r1, value:0+0
+		mov %r2, 3
+		call 6
+		exit`, []Map{g}, &Options{Output: w})
+	testenv.NoHang(t, "a run whose Output writer uses its map", time.Minute, func() {
+		if _, err := p.Run(nil); err != nil {
+			t.Error(err)
+		}
+	})
+	if w.writes != 1 {
+		t.Errorf("%d writes, want 1", w.writes)
+	}
+}
+
 func TestSnprintfStrncmp(t *testing.T) {
 	rodata := []byte("%d-%s\x00ab\x00abc\x00")
 	p := loadAsm(t, `

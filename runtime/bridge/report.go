@@ -36,7 +36,9 @@ func IsBuiltin(name string) bool {
 const maxString = 4096
 
 // bindBuiltins binds skelgen.h's built-ins in h. host wraps those that
-// call the host's code: the Output writer and the Records callback.
+// call the host's code: the Output writer and the Records callback, which
+// they call with the program's maps unlocked (Machine.Unlocked), after
+// reading what they need of them.
 func bindBuiltins(h *runtime.HelperSet, o *LoadOptions, host func(runtime.Func) runtime.Func) {
 	out := o.Output
 	h.RegisterExtern(externPrintLog2Hist, host(func(m *runtime.Machine, r1, r2, _, _, _ uint64) (uint64, error) {
@@ -48,7 +50,7 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions, host func(runtime.Func) 
 		if err != nil {
 			return 0, err
 		}
-		PrintLog2Hist(out, slots, unit)
+		m.Unlocked(func() { PrintLog2Hist(out, slots, unit) })
 		return 0, nil
 	}))
 	h.RegisterExtern(externPrintLinearHist, host(func(m *runtime.Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
@@ -60,10 +62,12 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions, host func(runtime.Func) 
 		if err != nil {
 			return 0, err
 		}
-		PrintLinearHist(out, slots, r2, r3, unit)
-		if more {
-			fmt.Fprintf(out, "(slots past %d not shown)\n", maxLinearSlots-1)
-		}
+		m.Unlocked(func() {
+			PrintLinearHist(out, slots, r2, r3, unit)
+			if more {
+				fmt.Fprintf(out, "(slots past %d not shown)\n", maxLinearSlots-1)
+			}
+		})
 		return 0, nil
 	}))
 	h.RegisterExtern(externPrintf, host(func(m *runtime.Machine, r1, r2, r3, r4, _ uint64) (uint64, error) {
@@ -94,7 +98,8 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions, host func(runtime.Func) 
 		if err := m.ChargeText(len(f) + len(text)); err != nil {
 			return 0, err
 		}
-		n, _ := out.Write(text)
+		var n int
+		m.Unlocked(func() { n, _ = out.Write(text) })
 		return uint64(n), nil
 	}))
 	h.RegisterExtern(externMapNextKey, runtime.MapNextKey)
@@ -105,7 +110,7 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions, host func(runtime.Func) 
 			return 0, err
 		}
 		if records != nil {
-			records(name, int64(r2))
+			m.Unlocked(func() { records(name, int64(r2)) })
 		}
 		return 0, nil
 	}))

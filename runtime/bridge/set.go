@@ -33,10 +33,12 @@ type Options[H any] struct {
 	InProcess bool
 	// Output receives the text of bpf_printk, skelgen_printf and the
 	// histogram built-ins; nil means os.Stdout. Its Write is called in
-	// the middle of a run and may close the object, as a host function
-	// may.
+	// the middle of a run and may use the object's maps or close the
+	// object, as a host function may: the run's maps are unlocked.
 	Output io.Writer
-	// Records receives skelgen_emit records; nil discards them.
+	// Records receives skelgen_emit records; nil discards them. It is
+	// called in the middle of a run, with the run's maps unlocked, as
+	// Output is.
 	Records func(name string, value int64)
 	// Budget bounds the instructions of one user program run; 0 means
 	// runtime.DefaultBudget.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -77,7 +78,16 @@ func serve(t *testing.T, o options, h *HooksHandlers, stop func(n int) bool) *se
 	var out bytes.Buffer
 	r := &served{emitted: map[string]int64{}}
 	var mu sync.Mutex // emits come from Serve's goroutine; the test reads after
-	objs, err := spec.Load(&HooksLoadOptions{InProcess: o.inProcess, Output: &out, Records: func(name string, v int64) {
+	// The callbacks read a global the hooks use, through the typed API,
+	// while the hook that calls them runs.
+	var objs *HooksObjects
+	useStats := func() {
+		if _, err := objs.Variables.Stats.Get(); err != nil {
+			t.Errorf("stats from a callback: %v", err)
+		}
+	}
+	objs, err = spec.Load(&HooksLoadOptions{InProcess: o.inProcess, Output: usingWriter{&out, useStats}, Records: func(name string, v int64) {
+		useStats()
 		mu.Lock()
 		r.emitted[name] = v
 		mu.Unlock()
@@ -102,6 +112,7 @@ func serve(t *testing.T, o options, h *HooksHandlers, stop func(n int) bool) *se
 	}
 	ended := false
 	h.OnEvents = func(e *HooksEvent) {
+		useStats()
 		if ended {
 			r.afterEnd++
 		}
@@ -129,6 +140,17 @@ func serve(t *testing.T, o options, h *HooksHandlers, stop func(n int) bool) *se
 	testenv.NoHang(t, "Serve", time.Minute, func() { r.err = objs.Serve(ctx, h) })
 	r.out = out.String()
 	return r
+}
+
+// usingWriter is an Output writer that calls use on every Write.
+type usingWriter struct {
+	w   io.Writer
+	use func()
+}
+
+func (w usingWriter) Write(p []byte) (int, error) {
+	w.use()
+	return w.w.Write(p)
 }
 
 // checkDelivery holds the promises about records: the record hook saw

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/skelgen/skelgen/internal/testenv"
@@ -286,5 +287,74 @@ func TestAutoloadUser(t *testing.T) {
 	}
 	if _, err := objs.Report.Run(&UbpfReportCtx{}); err != nil {
 		t.Errorf("report after disabling others: %v", err)
+	}
+}
+
+// mapHost is a host whose functions use maps the running program uses.
+type mapHost struct {
+	*host
+	use func(what string)
+}
+
+func (h *mapHost) HostNow() uint64 {
+	h.use("host_now")
+	return h.host.HostNow()
+}
+
+// usingWriter is an Output writer that uses maps on every Write.
+type usingWriter struct {
+	bytes.Buffer
+	use func(what string)
+}
+
+func (w *usingWriter) Write(p []byte) (int, error) {
+	w.use("Output")
+	return w.Buffer.Write(p)
+}
+
+// TestCallbacksUseMaps: the Output writer (skelgen_printf, the histogram,
+// bpf_printk), the Records callback (skelgen_emit) and a host function
+// read and update, through the typed API, the maps the running program
+// uses, in the translation and in the interpreter: each run ends.
+func TestCallbacksUseMaps(t *testing.T) {
+	var objs *UbpfObjects
+	calls := map[string]int{}
+	use := func(what string) {
+		calls[what]++
+		if _, err := objs.UserHist.Lookup(1); err != nil {
+			t.Errorf("%s: user_hist: %v", what, err)
+		}
+		if err := objs.Counts.Put(9, 1); err != nil {
+			t.Errorf("%s: counts: %v", what, err)
+		}
+		if _, err := objs.Variables.KernelHits.Get(); err != nil {
+			t.Errorf("%s: kernel_hits: %v", what, err)
+		}
+	}
+	out := &usingWriter{use: use}
+	objs, err := LoadUbpf(&UbpfLoadOptions{Host: &mapHost{newHost(), use}, InProcess: true, Output: out, Budget: 1 << 20,
+		Records: func(string, int64) { use("Records") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer objs.Close()
+	for _, engine := range []string{"translation", "interpreter"} {
+		clear(calls)
+		testenv.NoHang(t, "report run by the "+engine, time.Minute, func() {
+			ctx := UbpfReportCtx{Pid: 9}
+			var err error
+			if engine == "translation" {
+				_, err = objs.Report.Run(&ctx)
+			} else {
+				_, err = objs.Report.Raw().Run(unsafe.Slice((*byte)(unsafe.Pointer(&ctx)), unsafe.Sizeof(ctx)))
+			}
+			if err != nil {
+				t.Errorf("%s: %v", engine, err)
+			}
+		})
+		// skelgen_printf, the histogram's lines, bpf_printk.
+		if calls["Output"] < 3 || calls["Records"] != 1 || calls["host_now"] != 1 {
+			t.Errorf("%s: callbacks called %v", engine, calls)
+		}
 	}
 }

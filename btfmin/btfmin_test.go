@@ -291,7 +291,7 @@ func TestSourceErrors(t *testing.T) {
 		want       []string
 	}{
 		{"unknown names", "#include \"vmlinux.h\"\nno_such_type_t x;\nint f(void) { return NO_SUCH_CONSTANT; }\n",
-			[]string{"not found in kernel BTF", "no_such_type_t", "NO_SUCH_CONSTANT"}},
+			[]string{"is declared neither by the source and its headers nor in the kernel BTF", "no_such_type_t", "NO_SUCH_CONSTANT"}},
 		{"syntax error", "#include \"vmlinux.h\"\nint f(void) { return 1 +; }\n",
 			[]string{"does not compile", "prog.bpf.c:2:", "error: expected expression"}},
 	}

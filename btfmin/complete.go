@@ -125,7 +125,11 @@ func (e *MissingError) Error() string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s: not found in kernel BTF: %s", m.Pos, strconv.Quote(m.Name))
+		if typ, member, ok := strings.Cut(m.Name, "."); ok {
+			fmt.Fprintf(&b, "%s: %s has no member %s, in the source or in the kernel BTF: fix its spelling, or check which kernels have it", m.Pos, strconv.Quote(typ), strconv.Quote(member))
+		} else {
+			fmt.Fprintf(&b, "%s: %s is declared neither by the source and its headers nor in the kernel BTF: declare it, or fix its spelling", m.Pos, strconv.Quote(m.Name))
+		}
 	}
 	return b.String()
 }

@@ -60,6 +60,8 @@ type writer struct {
 	err error
 	// regsDone: the register sections are written (registersHere).
 	regsDone bool
+	// records counts the struct and union definitions written.
+	records int
 }
 
 // write returns the header text for the chooser's declarations. Every
@@ -99,7 +101,12 @@ func (c *chooser) write(mode Mode, guard string, comment []string) (string, erro
 	}
 	out.WriteString(" */\n\n")
 	fmt.Fprintf(&out, "#ifndef %s\n#define %s\n\n", guard, guard)
-	out.WriteString("#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)\n#endif\n\n")
+	// The attribute applies to struct and union definitions: a header
+	// without any would make clang warn that it is unused.
+	records := w.records > 0 || w.c.regs
+	if records {
+		out.WriteString("#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)\n#endif\n\n")
+	}
 	for _, k := range slices.Sorted(maps.Keys(fwds)) {
 		out.WriteString(w.typeName(fwds[k]) + ";\n")
 	}
@@ -110,7 +117,9 @@ func (c *chooser) write(mode Mode, guard string, comment []string) (string, erro
 	if !w.regsDone {
 		w.writeRegisters(&out)
 	}
-	out.WriteString("#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n#pragma clang attribute pop\n#endif\n\n")
+	if records {
+		out.WriteString("#ifndef BPF_NO_PRESERVE_ACCESS_INDEX\n#pragma clang attribute pop\n#endif\n\n")
+	}
 	fmt.Fprintf(&out, "#endif /* %s */\n", guard)
 	if w.err != nil {
 		return "", w.err
@@ -231,6 +240,7 @@ func (w *writer) definition(t btf.Type) string {
 	case *btf.Enum:
 		return w.enumBody(t, 0) + ";\n\n"
 	case *btf.Struct, *btf.Union:
+		w.records++
 		return w.compositeBody(t, 0) + ";\n\n"
 	}
 	return ""

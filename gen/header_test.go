@@ -230,7 +230,29 @@ func TestClangDiagnosticsShown(t *testing.T) {
 	editSource(t, src, "return 0\n", "return 0;\n")
 	editSource(t, src, "BPF_CORE_READ(task, tgid)", "BPF_CORE_READ(task, tgdi)")
 	_, err = Generate(context.Background(), cfg)
-	if err == nil || !strings.Contains(err.Error(), `corehdr.bpf.c:29:33: not found in kernel BTF: "struct task_struct.tgdi"`) {
+	if err == nil || !strings.Contains(err.Error(), `corehdr.bpf.c:29:33: "struct task_struct" has no member "tgdi", in the source or in the kernel BTF`) {
 		t.Errorf("misspelt member: %v", err)
+	}
+}
+
+// TestHeaderWithoutRecordsIsQuiet: a source that declares no kernel
+// struct gets a header without the preserve_access_index pragma, which
+// clang would warn of as unused on every generate.
+func TestHeaderWithoutRecordsIsQuiet(t *testing.T) {
+	testenv.Clang(t)
+	kernel := testenv.OldKernelBTF(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "quiet.bpf.c")
+	text := "//go:build ignore\n#include \"vmlinux.h\"\n#include <bpf/bpf_helpers.h>\n__u64 total;\nSEC(\"tracepoint/syscalls/sys_enter_getppid\")\nint prog(void *ctx)\n{\n\ttotal += 1;\n\treturn 0;\n}\nchar LICENSE[] SEC(\"license\") = \"GPL\";\n"
+	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warns []string
+	cfg := Config{Input: src, Package: "quiet", ImportRuntime: true, Header: "vmlinux.h", HeaderBTF: []string{kernel}, Warn: func(w string) { warns = append(warns, w) }}
+	if _, err := Generate(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) > 0 {
+		t.Errorf("warnings: %q", warns)
 	}
 }

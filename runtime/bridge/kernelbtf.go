@@ -62,7 +62,9 @@ func KernelBTFReleases(archive []byte) ([]string, error) {
 // embedded kernel named Kernel; else, for a skeleton carrying kernel BTF
 // whose programs have CO-RE relocations, nothing when the running kernel
 // has BTF of its own, else the embedded BTF of the running kernel's
-// release, else an error naming the release and the kernels carried.
+// release, else an error naming the release and the kernels carried; a
+// skeleton carrying none gets an error naming -btf-for where cilium/ebpf
+// would find no BTF either.
 func kernelTypes(k *ebpf.CollectionSpec, o *LoadOptions) (*btf.Spec, error) {
 	given := o.Collection.Programs.KernelTypes
 	switch {
@@ -84,7 +86,7 @@ func kernelTypes(k *ebpf.CollectionSpec, o *LoadOptions) (*btf.Spec, error) {
 		}
 		return embeddedSpec(o.embedded, o.Kernel, "Kernel "+o.Kernel, false)
 	}
-	if o.embedded == nil || !hasCORERelocations(k) {
+	if !hasCORERelocations(k) {
 		return nil, nil
 	}
 	if _, err := os.Stat(runningKernelBTF); err == nil {
@@ -94,6 +96,12 @@ func kernelTypes(k *ebpf.CollectionSpec, o *LoadOptions) (*btf.Spec, error) {
 	if err != nil {
 		// Not Linux, or no /proc: cilium/ebpf says what it lacks.
 		return nil, nil
+	}
+	if o.embedded == nil {
+		if kernelBTFElsewhere() {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("running kernel %s has no BTF (%s), which the programs' CO-RE relocations need: generate the skeleton with skelgen -btf-for DIR to carry the BTF of the kernels it runs on, or load with Options.KernelBTF (a BTF file)", release, runningKernelBTF)
 	}
 	return embeddedSpec(o.embedded, release, "running kernel "+release, true)
 }

@@ -155,7 +155,8 @@ func TestKernelTypes(t *testing.T) {
 		{name: "kernel's own BTF first", spec: core, running: "6.12.0-test", ownBTF: true},
 		{name: "no relocations", spec: plain, running: "5.0.0-other"},
 		{name: "release not carried", spec: core, running: "5.0.0-other", err: "running kernel 5.0.0-other has no BTF (" + ownBTF + ") and the object carries none for it, only for 6.1.0-test, 6.12.0-test"},
-		{name: "no embedded BTF", spec: core, running: "5.0.0-other", opts: LoadOptions{embedded: nil}},
+		{name: "no embedded BTF", spec: core, running: "5.0.0-other", opts: LoadOptions{embedded: nil}, err: "running kernel 5.0.0-other has no BTF (" + ownBTF + "), which the programs' CO-RE relocations need: generate the skeleton with skelgen -btf-for DIR"},
+		{name: "no embedded BTF, own BTF", spec: core, running: "5.0.0-other", ownBTF: true, opts: LoadOptions{embedded: nil}},
 		{name: "forced kernel", spec: core, running: "6.12.0-test", ownBTF: true, opts: LoadOptions{Kernel: "6.1.0-test"}, want: "embedded_6_1"},
 		{name: "forced kernel not carried", spec: core, running: "6.12.0-test", opts: LoadOptions{Kernel: "4.19.0"}, err: "Kernel 4.19.0: the object carries no BTF for it, only for 6.1.0-test, 6.12.0-test"},
 		{name: "file", spec: core, running: "6.1.0-test", opts: LoadOptions{KernelBTF: fileBTF}, want: "from_file"},
@@ -175,7 +176,7 @@ func TestKernelTypes(t *testing.T) {
 				t.Fatal(err)
 			}
 			opts := c.opts
-			if c.name != "no embedded BTF" {
+			if !strings.HasPrefix(c.name, "no embedded BTF") {
 				opts = *WithKernelBTF(&opts, ar)
 			}
 			got, err := kernelTypes(c.spec, &opts)

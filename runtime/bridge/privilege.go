@@ -76,12 +76,14 @@ func explainPrivilege(err error, what string, need ...capability) error {
 	if len(missing) == 0 {
 		return err
 	}
+	// The cause first: cilium/ebpf's own message may guess another
+	// (MEMLOCK), which the kernel's errno cannot tell apart.
 	memlock := ""
 	if strings.Contains(err.Error(), "MEMLOCK") {
 		memlock = ", not MEMLOCK"
 	}
-	return fmt.Errorf("%w (%w%s: %s needs %s, which this process lacks; run it as root with sudo, or grant them)",
-		err, ErrPrivilege, memlock, what, strings.Join(missing, " and "))
+	return fmt.Errorf("%s needs %s, which this process lacks; run it as root with sudo, or grant them (%w%s): %w",
+		what, strings.Join(missing, " and "), ErrPrivilege, memlock, err)
 }
 
 // ErrPrivilege is wrapped by errors of loading or attaching that the

@@ -96,7 +96,7 @@ func TestPrivilegeErrors(t *testing.T) {
 
 	out := run()
 	t.Logf("no capabilities: %s", out)
-	if !strings.Contains(out, "load: ") || !strings.Contains(out, "needs CAP_BPF and CAP_PERFMON") || !strings.Contains(out, "sudo") {
+	if !strings.Contains(out, "load: loading BPF maps and programs needs CAP_BPF and CAP_PERFMON") || !strings.Contains(out, "sudo") {
 		t.Errorf("load as nobody: want an error naming CAP_BPF and CAP_PERFMON, got:\n%s", out)
 	}
 
@@ -109,7 +109,7 @@ func TestPrivilegeErrors(t *testing.T) {
 }
 
 // TestExplainPrivilege: an EPERM is explained by the capabilities CapEff
-// lacks, and only then.
+// lacks, and only then; the explanation comes first.
 func TestExplainPrivilege(t *testing.T) {
 	status := filepath.Join(t.TempDir(), "status")
 	old := procStatus
@@ -135,7 +135,7 @@ func TestExplainPrivilege(t *testing.T) {
 			}
 			continue
 		}
-		if !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrPrivilege) || !errors.Is(err, os.ErrPermission) {
+		if !strings.HasPrefix(err.Error(), "loading "+c.want) || !errors.Is(err, ErrPrivilege) || !errors.Is(err, os.ErrPermission) {
 			t.Errorf("CapEff %s: %v, want %q wrapping ErrPrivilege and the EPERM", c.capEff, err, c.want)
 		}
 	}

@@ -176,7 +176,12 @@ func parseUSDTArg(s, arch string) (usdtArg, error) {
 	}
 	num := func(t string) (uint64, error) {
 		n, err := strconv.ParseInt(t, 0, 64)
-		return uint64(n), err
+		if err != nil {
+			// A symbol (g(%rip): a global's address) is not a number:
+			// usdt.bpf.h, as libbpf, reads none.
+			return 0, fmt.Errorf("%q is not a number: usdt.bpf.h reads constants, registers and registers plus a numeric offset, not a symbol's address (a global's argument as the compiler wrote it)", t)
+		}
+		return uint64(n), nil
 	}
 	switch arch {
 	case "amd64":

@@ -4,6 +4,7 @@ package bridge
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +61,14 @@ func TestUSDTSpecLayout(t *testing.T) {
 	}
 	if _, err := usdtSpec("1@$1 1@$1 1@$1 1@$1 1@$1 1@$1 1@$1 1@$1 1@$1 1@$1 1@$1 1@$1 1@$1", "amd64", binary.LittleEndian); err == nil {
 		t.Error("13 arguments accepted")
+	}
+}
+
+// TestUSDTArgSymbol: an argument at a global's address (g(%rip)) is
+// refused saying why, not with strconv's message.
+func TestUSDTArgSymbol(t *testing.T) {
+	_, err := usdtSpec("-8@g(%rip) 4@$1", "amd64", binary.LittleEndian)
+	if err == nil || !strings.Contains(err.Error(), `argument 1 "-8@g(%rip)": "g" is not a number`) || strings.Contains(err.Error(), "strconv") {
+		t.Errorf("got %v, want argument 1 named, \"g\" not a number, no strconv", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -212,4 +214,26 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestExplainNoKernelBTF: a program the kernel attaches by its own BTF
+// IDs, refused as not supported on a kernel without BTF, is explained:
+// -btf-for cannot help it.
+func TestExplainNoKernelBTF(t *testing.T) {
+	defer func(p string) { runningKernelBTF = p }(runningKernelBTF)
+	runningKernelBTF = filepath.Join(t.TempDir(), "vmlinux")
+	spec := &ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{
+		"dump_task": {Name: "dump_task", SectionName: "iter/task", Type: ebpf.Tracing, AttachType: ebpf.AttachTraceIter, AttachTo: "task"},
+	}}
+	refused := fmt.Errorf("program dump_task: task iterator: %w", ebpf.ErrNotSupported)
+	err := explainLoad(spec, refused)
+	if !errors.Is(err, ebpf.ErrNotSupported) || !strings.Contains(err.Error(), "program dump_task (iter/task) attaches by the running kernel's own BTF IDs, and this kernel has no BTF") || !strings.Contains(err.Error(), "-btf-for") {
+		t.Errorf("got %v", err)
+	}
+	if err := os.WriteFile(runningKernelBTF, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := explainLoad(spec, refused); err != refused {
+		t.Errorf("with kernel BTF: %v, want the error unchanged", err)
+	}
 }

@@ -292,12 +292,30 @@ func explainLoad(spec *ebpf.CollectionSpec, err error) error {
 	if len(names) > 0 && (errors.Is(err, os.ErrPermission) || errors.Is(err, ebpf.ErrNotSupported)) {
 		return fmt.Errorf("%w (the kernel refused to load fentry/fexit program %s: this kernel does not allow BPF trampolines)", err, strings.Join(names, ", "))
 	}
+	if _, statErr := os.Stat(runningKernelBTF); errors.Is(err, ebpf.ErrNotSupported) && statErr != nil {
+		for name, p := range spec.Programs {
+			if btfAttached(p) && strings.Contains(err.Error(), name) {
+				return fmt.Errorf("%w (program %s (%s) attaches by the running kernel's own BTF IDs, and this kernel has no BTF (%s): no kernel BTF a skeleton carries with -btf-for can stand in for it; it needs a kernel built with CONFIG_DEBUG_INFO_BTF)", err, name, p.SectionName, runningKernelBTF)
+			}
+		}
+	}
 	for _, m := range spec.Maps {
 		if m.Pinning == ebpf.PinByName && strings.Contains(err.Error(), "pin") {
 			return fmt.Errorf("%w (map %s is pinned by name: set CollectionOptions.Maps.PinPath to a directory in a mounted bpffs)", err, m.Name)
 		}
 	}
 	return err
+}
+
+// btfAttached reports whether the kernel attaches p by a BTF ID of its
+// own: iterators, tp_btf, fentry, fexit, fmod_ret, LSM and struct_ops
+// programs.
+func btfAttached(p *ebpf.ProgramSpec) bool {
+	switch p.Type {
+	case ebpf.Tracing, ebpf.LSM, ebpf.StructOps:
+		return true
+	}
+	return false
 }
 
 // FindUserProgram returns the name of the user-space program of spec whose

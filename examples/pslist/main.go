@@ -14,16 +14,12 @@ package main
 //go:generate go run github.com/skelgen/skelgen/cmd/skelgen -type proc pslist.bpf.c
 
 import (
-	"bytes"
-	"encoding/binary"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
 	"os"
 	"sort"
-	"unsafe"
 
 	"github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -88,20 +84,15 @@ func list(o options) ([]PslistProc, error) {
 	return procs, nil
 }
 
-// readProcs reads the iterator's records: the C struct proc, whose layout
-// the generated PslistProc has, in the machine's byte order.
+// readProcs reads the iterator's records, the C struct proc, typed by
+// -type proc.
 func readProcs(r io.Reader) ([]PslistProc, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	size := int(unsafe.Sizeof(PslistProc{}))
-	if len(data)%size != 0 {
-		return nil, fmt.Errorf("iterator output of %d bytes: not whole records of %d", len(data), size)
-	}
-	procs := make([]PslistProc, len(data)/size)
-	if err := binary.Read(bytes.NewReader(data), binary.NativeEndian, procs); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+	var procs []PslistProc
+	for p, err := range bridge.IterRecords[PslistProc](r) {
+		if err != nil {
+			return nil, err
+		}
+		procs = append(procs, p)
 	}
 	return procs, nil
 }

@@ -1,6 +1,13 @@
 package bridge
 
-import "github.com/cilium/ebpf"
+import (
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+
+	"github.com/cilium/ebpf"
+)
 
 // IterTask selects the tasks a task iterator (iter/task, iter/task_file,
 // iter/task_vma) walks: the zero value walks every task of the system;
@@ -38,4 +45,38 @@ const (
 // anything else that gives its cilium/ebpf map.
 type IterMap interface {
 	Raw() *ebpf.Map
+}
+
+// IterRecords yields the records an iterator's reader (Open) gives, each
+// E, the C struct the program writes with bpf_seq_write (a -type of the
+// skeleton), decoded in place from the bytes in the machine's byte order.
+// Output that ends inside a record yields an error, and so does a read
+// error; the loop may stop early.
+func IterRecords[E any](r io.Reader) iter.Seq2[E, error] {
+	return func(yield func(E, error) bool) {
+		var e E
+		buf := bytesOf(&e)
+		if len(buf) == 0 {
+			yield(e, errors.New("iterator records of size 0"))
+			return
+		}
+		for {
+			n, err := io.ReadFull(r, buf)
+			switch {
+			case err == io.EOF:
+				return
+			case err == io.ErrUnexpectedEOF:
+				var zero E
+				yield(zero, fmt.Errorf("iterator output ends inside a record: %d of its %d bytes", n, len(buf)))
+				return
+			case err != nil:
+				var zero E
+				yield(zero, err)
+				return
+			}
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
 }

@@ -245,3 +245,41 @@ func hasUserPrograms(spec *ebpf.CollectionSpec) bool {
 	}
 	return false
 }
+
+// ciliumModule is the module whose packages (ebpf, link) a skeleton's
+// API names, so that the user's module requires it directly.
+const ciliumModule = "github.com/cilium/ebpf"
+
+// directRequire returns goMod (a go.mod file) with ciliumModule required
+// directly where it is required // indirect, as go mod tidy would have
+// it once the skeleton imports it; ok is false when the file needs no
+// change (no such requirement, or a direct one) or is not a go.mod skelgen
+// can read.
+func directRequire(goMod string) (f File, ok bool) {
+	data, err := readOutput(goMod)
+	if err != nil {
+		return File{}, false
+	}
+	mf, err := modfile.Parse(goMod, data, nil)
+	if err != nil {
+		return File{}, false
+	}
+	var reqs []*modfile.Require
+	for _, r := range mf.Require {
+		if r.Mod.Path == ciliumModule && r.Indirect {
+			ok = true
+			r = &modfile.Require{Mod: r.Mod}
+		}
+		reqs = append(reqs, r)
+	}
+	if !ok {
+		return File{}, false
+	}
+	mf.SetRequireSeparateIndirect(reqs)
+	mf.Cleanup()
+	out, err := mf.Format()
+	if err != nil {
+		return File{}, false
+	}
+	return File{Path: goMod, Data: out}, true
+}

@@ -99,6 +99,24 @@ func TestVendoredPackageStandalone(t *testing.T) {
 	if strings.Contains(string(modData), "skelgen") {
 		t.Fatalf("the scratch module needs skelgen:\n%s", modData)
 	}
+	// A module that requires cilium/ebpf // indirect (as go get -tool
+	// skelgen leaves it) has it direct after generate, as go mod tidy does.
+	indirect := bytes.Replace(modData, []byte("github.com/cilium/ebpf v0.22.0\n"), []byte("github.com/cilium/ebpf v0.22.0 // indirect\n"), 1)
+	if bytes.Equal(indirect, modData) {
+		t.Fatalf("go mod tidy's go.mod does not require cilium/ebpf directly:\n%s", modData)
+	}
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), indirect, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if files, err = Generate(context.Background(), Config{Input: filepath.Join(pkg, "latency.bpf.o"), Package: "main", AOT: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles(files); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(mod, "go.mod")); !bytes.Equal(got, modData) {
+		t.Errorf("go.mod after generate:\n%s\nwant go mod tidy's:\n%s", got, modData)
+	}
 	goCmd("vet", "./...")
 	out := goCmd("run", "./latency", "-simulate", "-duration", "1500ms", "-interval", "500ms")
 	for _, want := range []string{"mode: in process", "distribution", "syscalls: p50", "metrics from host_metric: p50_ns="} {

@@ -69,7 +69,7 @@ func run(ctx context.Context, out io.Writer, o options, ready func()) error {
 	if err := objs.AttachAll(); err != nil {
 		return err
 	}
-	rd, err := objs.Events.NewReader(0)
+	rd, err := objs.Events.NewReader()
 	if err != nil {
 		return err
 	}

@@ -10,9 +10,16 @@ import (
 	"github.com/cilium/ebpf/perf"
 )
 
-// NewReader opens a reader with a per-CPU buffer of at least perCPUBuffer
-// bytes (0 means one page).
-func (p *PerfEventArray[E]) NewReader(perCPUBuffer int) (*PerfReader[E], error) {
+// NewReader opens a reader with a per-CPU buffer of one page, as the ring
+// buffer's NewReader opens one of the ring buffer's size.
+func (p *PerfEventArray[E]) NewReader() (*PerfReader[E], error) {
+	return p.NewReaderSize(0)
+}
+
+// NewReaderSize opens a reader with a per-CPU buffer of at least
+// perCPUBuffer bytes (0 means one page): a larger buffer loses fewer
+// samples in bursts.
+func (p *PerfEventArray[E]) NewReaderSize(perCPUBuffer int) (*PerfReader[E], error) {
 	if p.m == nil {
 		return nil, ErrInProcess
 	}

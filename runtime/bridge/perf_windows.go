@@ -9,7 +9,10 @@ import (
 )
 
 // NewReader fails: perf event arrays are Linux's.
-func (p *PerfEventArray[E]) NewReader(perCPUBuffer int) (*PerfReader[E], error) {
+func (p *PerfEventArray[E]) NewReader() (*PerfReader[E], error) { return p.NewReaderSize(0) }
+
+// NewReaderSize fails: perf event arrays are Linux's.
+func (p *PerfEventArray[E]) NewReaderSize(perCPUBuffer int) (*PerfReader[E], error) {
 	return nil, fmt.Errorf("perf event array reader: %w on %s", ebpf.ErrNotSupported, runtime.GOOS)
 }
 

@@ -364,7 +364,7 @@ func (s *Set) openStream(name string) (streamReader, error) {
 		return nil, err
 	}
 	if h.k != nil && h.k.Type() == ebpf.PerfEventArray {
-		return (&PerfEventArray[struct{}]{m: h.k, h: h}).NewReader(0)
+		return (&PerfEventArray[struct{}]{m: h.k, h: h}).NewReader()
 	}
 	return (&RingBuf[struct{}]{h: h}).NewReader()
 }

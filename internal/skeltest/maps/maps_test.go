@@ -28,7 +28,7 @@ func TestMapsThroughSkeleton(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rb.Close()
-	pr, err := objs.PerfEvents.NewReader(0)
+	pr, err := objs.PerfEvents.NewReader()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,7 +124,7 @@ func TestRingBufRecords(t *testing.T) {
 
 func TestPerfRecords(t *testing.T) {
 	objs := load(t)
-	rd, err := objs.Perf.NewReader(0)
+	rd, err := objs.Perf.NewReader()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,16 +71,27 @@ type CacheRun struct {
 	warns []string
 }
 
-// Run returns the cache's view of the run of cfg given by args, or nil
-// when such a run is not cached: a prebuilt object or -committed (nothing
-// to save), a package name read from the directory's Go files, no
-// compiler, no executable to hash, -kernels or -btf-for (a kernel file
-// added to the directory is no file the last run read).
+// Run returns the cache's view of the run of cfg given by args in the
+// working directory, as go generate runs it, or nil when such a run is
+// not cached: a prebuilt object or -committed (nothing to save), a
+// package name read from the directory's Go files, no compiler, no
+// executable to hash. The -kernels and -btf-for directories count as
+// read: their lists of names, and each file.
 func (c *Cache) Run(cfg Config, args []string) *CacheRun {
-	if c == nil || !IsCSource(cfg.Input) || cfg.Committed || cfg.Kernels != "" || cfg.BTFFor != "" || (cfg.Package == "" && os.Getenv("GOPACKAGE") == "") {
+	wd, err := os.Getwd()
+	if err != nil {
 		return nil
 	}
-	key, err := runKey(cfg, args)
+	return c.runIn(cfg, args, wd, os.Getenv("GOPACKAGE"))
+}
+
+// runIn is Run for the line args of a package in dir named gopackage:
+// the key go generate's run of it has.
+func (c *Cache) runIn(cfg Config, args []string, dir, gopackage string) *CacheRun {
+	if c == nil || !IsCSource(cfg.Input) || cfg.Committed || (cfg.Package == "" && gopackage == "") {
+		return nil
+	}
+	key, err := runKey(cfg, args, dir, gopackage)
 	if err != nil {
 		return nil
 	}
@@ -88,7 +99,7 @@ func (c *Cache) Run(cfg Config, args []string) *CacheRun {
 }
 
 // runKey hashes what names a run besides the files it reads.
-func runKey(cfg Config, args []string) (string, error) {
+func runKey(cfg Config, args []string, wd, gopackage string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "skelgen generate cache 1\x00")
 	exe, err := os.Executable()
@@ -99,15 +110,12 @@ func runKey(cfg Config, args []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00", sum, wd, len(args))
 	for _, a := range args {
 		fmt.Fprintf(h, "%s\x00", a)
 	}
-	for _, v := range []string{"GOPACKAGE", "CPATH", "C_INCLUDE_PATH", "PATH"} {
+	fmt.Fprintf(h, "GOPACKAGE=%s\x00", gopackage)
+	for _, v := range []string{"CPATH", "C_INCLUDE_PATH", "PATH"} {
 		fmt.Fprintf(h, "%s=%s\x00", v, os.Getenv(v))
 	}
 	cc, err := clang.Find(cfg.CC)
@@ -217,6 +225,19 @@ func hashFile(path string, output bool) (string, error) {
 	fi, err := stat(path)
 	if err != nil {
 		return "", err
+	}
+	if fi.IsDir() && !output {
+		// A directory read (-kernels, -btf-for) is its list of names: a
+		// file added or removed changes the run.
+		names, err := os.ReadDir(path)
+		if err != nil {
+			return "", err
+		}
+		h := sha256.New()
+		for _, e := range names {
+			fmt.Fprintf(h, "%s\x00", e.Name())
+		}
+		return "dir:" + hex.EncodeToString(h.Sum(nil)), nil
 	}
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s: not a regular file", path)

@@ -285,6 +285,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 			}
 			names, data = append(names, stem+"_"+t.Suffix()+".o"), append(data, b.obj)
 		}
+		read(cfg.Kernels) // its list of files
 		if err := checkKernelMatrix(cfg.Kernels, names, data, read); err != nil {
 			return nil, err
 		}
@@ -296,6 +297,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("-btf-for: %w", err)
 		}
+		read(cfg.BTFFor) // its list of files
 		for _, k := range ks {
 			read(k.Path)
 		}

@@ -41,6 +41,8 @@ func LoadSpec(data []byte) (*ebpf.CollectionSpec, error) {
 // linkage is made static. The maps of a .struct_ops section, which
 // cilium/ebpf refuses, are read as those of .struct_ops.link
 // (structOpsAsLink): StructOps.Attach registers both through a link.
+// Programs of the section kinds libbpf added after cilium/ebpf's table
+// (newSectionDefs) are given their type as libbpf gives it.
 func ParseObject(data []byte) (*ebpf.CollectionSpec, error) {
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
@@ -60,6 +62,7 @@ func ParseObject(data []byte) (*ebpf.CollectionSpec, error) {
 	}
 	for _, p := range spec.Programs {
 		ext.mark(p)
+		typeNewSection(p)
 	}
 	return spec, nil
 }

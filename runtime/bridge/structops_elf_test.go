@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,5 +74,36 @@ func TestStructOpsBothSections(t *testing.T) {
 	_, err := ParseObject(structOpsObject(t, ".struct_ops", ".struct_ops.link"))
 	if err == nil || !strings.Contains(err.Error(), "put them all in .struct_ops.link") {
 		t.Errorf("ParseObject: %v", err)
+	}
+}
+
+// TestStructOpsHostile: an object with a .struct_ops section whose ELF
+// header, section headers or .BTF header hold any byte value, or which is
+// cut short, gives a spec or an error, never a panic.
+func TestStructOpsHostile(t *testing.T) {
+	data := structOpsObject(t, ".struct_ops")
+	order := binary.LittleEndian
+	shoff := order.Uint64(data[40:])
+	var places []uint64
+	for i := uint64(0); i < 64; i++ {
+		places = append(places, i)
+	}
+	for i := shoff; i < uint64(len(data)); i++ {
+		places = append(places, i)
+	}
+	if b := bytes.Index(data, []byte{0x9f, 0xeb, 1, 0}); b >= 0 {
+		for i := uint64(b); i < uint64(b)+24; i++ {
+			places = append(places, i)
+		}
+	}
+	for _, at := range places {
+		for _, v := range []byte{0, 0x7f, 0xff} {
+			bad := bytes.Clone(data)
+			bad[at] = v
+			ParseObject(bad)
+		}
+	}
+	for n := 0; n < len(data); n += 7 {
+		ParseObject(data[:n])
 	}
 }

@@ -51,6 +51,9 @@
 // kernel is Guarded: liveInstructions propagates the constants the
 // kernel's relocations load (bpf_core_field_exists giving 0) through
 // registers and drops the branches they decide, as the verifier does.
+// The matrix also checks each program's attach target where the kernel's
+// BTF names it (attachTarget: functions, LSM hooks, iterators,
+// tracepoints).
 //
 // MinimalKernelBTF is bpftool gen min_core_btf: the part of a kernel's
 // BTF an object's relocations need (members on access paths, shells of

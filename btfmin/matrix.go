@@ -19,7 +19,8 @@ import (
 	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
-// Status is what a kernel makes of one program's CO-RE relocations.
+// Status is what a kernel makes of one program's CO-RE relocations and
+// attach target.
 type Status int
 
 const (
@@ -30,7 +31,8 @@ const (
 	// bpf_core_type_exists first), so the verifier never reaches it.
 	Guarded
 	// Failed: a relocation that does not resolve sits on a reachable
-	// instruction, and the kernel's verifier refuses the program.
+	// instruction, and the kernel's verifier refuses the program; or the
+	// kernel lacks the program's attach target.
 	Failed
 )
 
@@ -49,11 +51,18 @@ type ProgramCheck struct {
 	Name, Section string
 	Relocations   int
 	Failures      []Failure
+	// Target says what the kernel lacks of the attach target the section
+	// names ("the kernel has no function do_unlinkat"); empty when the
+	// kernel has it or its BTF cannot tell (attachTarget).
+	Target string
 }
 
-// Status is Failed when one failure is unguarded, else Guarded when there
-// are failures, else Resolved.
+// Status is Failed when the target is missing or one failure is
+// unguarded, else Guarded when there are failures, else Resolved.
 func (p *ProgramCheck) Status() Status {
+	if p.Target != "" {
+		return Failed
+	}
 	s := Resolved
 	for _, f := range p.Failures {
 		if !f.Guarded {
@@ -144,8 +153,61 @@ func CheckKernelsData(path string, data []byte, kernels []Kernel) ([]KernelCheck
 	return out, nil
 }
 
+// attachTarget is the kernel type the attach target of a section needs,
+// where the kernel's BTF can tell: the function of fentry, fexit, fmod_ret
+// and fsession, the bpf_lsm_ function of an LSM hook (lsm, lsm_cgroup),
+// the bpf_iter_ function of an iterator, and the btf_trace_ typedef the
+// kernel declares for each of its tracepoints, which tp_btf and raw_tp
+// attach to and tracepoint/GROUP/NAME names (except the syscalls group,
+// whose events the kernel makes per system call, without BTF of their
+// own). Sleepable variants are checked as the others. Kprobes (any
+// kernel symbol), freplace (another program's function), a target given
+// at attach time, and a module's (module:name) are not checked. what
+// says what the target is, in a message.
+func attachTarget(section string) (name string, typ btf.Type, what string) {
+	kind, rest, _ := strings.Cut(strings.TrimPrefix(section, "?"), "/")
+	if rest == "" || strings.Contains(rest, ":") {
+		return "", nil, ""
+	}
+	tracepoint := func(n string) (string, btf.Type, string) {
+		return "btf_trace_" + n, (*btf.Typedef)(nil), "tracepoint " + n + " (typedef btf_trace_" + n + ")"
+	}
+	switch strings.TrimSuffix(kind, ".s") {
+	case "fentry", "fexit", "fmod_ret", "fsession":
+		return rest, (*btf.Func)(nil), "function " + rest
+	case "lsm", "lsm_cgroup":
+		return "bpf_lsm_" + rest, (*btf.Func)(nil), "LSM hook " + rest + " (function bpf_lsm_" + rest + ")"
+	case "iter":
+		return "bpf_iter_" + rest, (*btf.Func)(nil), "iterator " + rest + " (function bpf_iter_" + rest + ")"
+	case "tp_btf", "raw_tp", "raw_tracepoint", "raw_tp.w", "raw_tracepoint.w":
+		return tracepoint(rest)
+	case "tracepoint", "tp":
+		if group, n, ok := strings.Cut(rest, "/"); ok && group != "syscalls" && n != "" {
+			return tracepoint(n)
+		}
+	}
+	return "", nil, ""
+}
+
+// checkTarget says what the kernel lacks of the attach target of
+// section, or "". A kernel file holds vmlinux's BTF alone: a target a
+// module defines is missing there.
+func checkTarget(section string, kernel *btf.Spec) string {
+	name, typ, what := attachTarget(section)
+	if name == "" {
+		return ""
+	}
+	ts, _ := kernel.AnyTypesByName(name)
+	for _, t := range ts {
+		if sameKind(t, typ) {
+			return ""
+		}
+	}
+	return "the kernel has no " + what
+}
+
 func checkProgram(coll *ebpf.CollectionSpec, prog *ebpf.ProgramSpec, kernel *btf.Spec) (ProgramCheck, error) {
-	pc := ProgramCheck{Section: prog.SectionName}
+	pc := ProgramCheck{Section: prog.SectionName, Target: checkTarget(prog.SectionName, kernel)}
 	var relos []*btf.CORERelocation
 	var at []int // instruction index of each relocation
 	for i := range prog.Instructions {
@@ -404,8 +466,10 @@ func kindOnly(t btf.Type) string {
 }
 
 // WriteMatrix writes checks as a table, a row per program and a column
-// per kernel (ok, guarded or FAILS), followed by every relocation that
-// does not resolve, with its source line and what the kernel has instead.
+// per kernel (ok, guarded, or FAILS with the checks that failed: target,
+// CO-RE), followed by every attach target a kernel lacks and every
+// relocation that does not resolve, with its source line and what the
+// kernel has instead.
 // It returns the number of programs that fail on some kernel.
 func WriteMatrix(w io.Writer, checks []KernelCheck) (failed int) {
 	type row struct{ object, program string }
@@ -441,7 +505,7 @@ func WriteMatrix(w io.Writer, checks []KernelCheck) (failed int) {
 				fmt.Fprint(tw, "\t-")
 				continue
 			}
-			fmt.Fprintf(tw, "\t%s", p.Status())
+			fmt.Fprintf(tw, "\t%s", p.cell())
 			bad = bad || p.Status() == Failed
 		}
 		fmt.Fprintln(tw)
@@ -453,6 +517,9 @@ func WriteMatrix(w io.Writer, checks []KernelCheck) (failed int) {
 	for _, r := range rows {
 		for _, k := range kernels {
 			p := cell[r][k]
+			if p != nil && p.Target != "" {
+				fmt.Fprintf(w, "%s %s on %s: attach target of section %s: %s\n", r.object, r.program, k, p.Section, p.Target)
+			}
 			if p == nil || len(p.Failures) == 0 {
 				continue
 			}
@@ -463,6 +530,23 @@ func WriteMatrix(w io.Writer, checks []KernelCheck) (failed int) {
 		}
 	}
 	return failed
+}
+
+// cell is p's status in the matrix: a failing program says which checks
+// failed.
+func (p *ProgramCheck) cell() string {
+	s := p.Status()
+	if s != Failed {
+		return s.String()
+	}
+	var why []string
+	if p.Target != "" {
+		why = append(why, "target")
+	}
+	if slices.ContainsFunc(p.Failures, func(f Failure) bool { return !f.Guarded }) {
+		why = append(why, "CO-RE")
+	}
+	return s.String() + " (" + strings.Join(why, ", ") + ")"
 }
 
 // reObjectArch matches the GOARCH in the name of an object skelgen

@@ -91,9 +91,16 @@ func xzTar(t *testing.T, entries ...tarEntry) []byte {
 // compileMatrix builds testdata/matrix.bpf.c.
 func compileMatrix(t *testing.T) string {
 	t.Helper()
+	return compileBPF(t, filepath.Join("testdata", "matrix.bpf.c"))
+}
+
+// compileBPF builds the C source src into an object in a temporary
+// directory, named as src with .o for .c.
+func compileBPF(t *testing.T, src string) string {
+	t.Helper()
 	clang := testenv.Clang(t)
-	obj := filepath.Join(t.TempDir(), "matrix.bpf.o")
-	cmd := exec.Command(clang, "-g", "-O2", "-target", "bpf", "-c", filepath.Join("testdata", "matrix.bpf.c"), "-o", obj)
+	obj := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(src), ".c")+".o")
+	cmd := exec.Command(clang, "-g", "-O2", "-target", "bpf", "-c", src, "-o", obj)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -454,6 +454,8 @@ func noAttachWhy(p *ebpf.ProgramSpec) string {
 		return "it is a function member of a struct_ops map, registered with the map's Attach."
 	case "freplace":
 		return "an extension replaces a function of another program, given as the spec's AttachTarget before load; link.AttachFreplace attaches it."
+	case "fentry.multi", "fentry.multi.s", "fexit.multi", "fexit.multi.s", "fsession.multi", "fsession.multi.s":
+		return "cilium/ebpf v0.22, which attaches the skeleton's programs, has no tracing-multi link (the kernel's link of one program to every kernel function whose BTF matches a pattern)."
 	case "uprobe.session", "uprobe.session.s":
 		return "cilium/ebpf v0.22, which attaches the skeleton's programs, has no uprobe session link."
 	case "iter", "iter.s":

@@ -38,7 +38,11 @@ func LoadSpec(data []byte) (*ebpf.CollectionSpec, error) {
 // cilium/ebpf's own. Global functions of hidden visibility (__hidden, as
 // usdt.bpf.h declares its helpers) are verified as static functions, in
 // their callers' context, as libbpf has them verified: their BTF
-// linkage is made static.
+// linkage is made static. The maps of a .struct_ops section, which
+// cilium/ebpf refuses, are read as those of .struct_ops.link
+// (structOpsAsLink): StructOps.Attach registers both through a link.
+// Programs of the section kinds libbpf added after cilium/ebpf's table
+// (newSectionDefs) are given their type as libbpf gives it.
 func ParseObject(data []byte) (*ebpf.CollectionSpec, error) {
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
@@ -48,12 +52,17 @@ func ParseObject(data []byte) (*ebpf.CollectionSpec, error) {
 	defer f.Close()
 	ext := readExterns(f, data)
 	ext.voidKsyms = constVoidKsyms(f, data)
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(ext.globalized(data)))
+	patched, err := structOpsAsLink(f, ext.globalized(data))
+	if err != nil {
+		return nil, err
+	}
+	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(patched))
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range spec.Programs {
 		ext.mark(p)
+		typeNewSection(p)
 	}
 	return spec, nil
 }

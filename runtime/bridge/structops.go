@@ -8,11 +8,19 @@ import (
 
 // StructOps is a struct_ops map: a kernel structure of function pointers
 // (tcp_congestion_ops, sched_ext_ops, ...) defined in the object's
-// .struct_ops.link section, whose function members are the object's
-// struct_ops programs and whose data members (a name, flags) the source
-// initialises. Attach registers it with its kernel subsystem through a
-// link (a congestion control becomes selectable by its name); Close
-// unregisters it.
+// .struct_ops.link or .struct_ops section, whose function members are the
+// object's struct_ops programs and whose data members (a name, flags) the
+// source initialises. Attach registers it with its kernel subsystem
+// through a link (a congestion control becomes selectable by its name);
+// Close unregisters it.
+//
+// A map of .struct_ops, libbpf's form without a link, is loaded as one of
+// .struct_ops.link (ParseObject): libbpf registers it by updating the
+// map's element and unregisters it by deleting the element, so that it
+// stays registered after the process ends unless detached, while skelgen
+// registers it through a link, as cilium/ebpf loads struct_ops maps. The
+// link ends the registration when it is closed or the process ends (pin
+// it to keep it), and needs Linux 6.4 or later.
 type StructOps struct {
 	name  string
 	m     *ebpf.Map

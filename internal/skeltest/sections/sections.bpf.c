@@ -2,7 +2,9 @@
 
 // One program of each libbpf section kind whose attach point the section
 // leaves to the caller, or names in a form other kinds do not (ksyscall,
-// multi-probes): each counts its runs in hits.
+// multi-probes), and one of each sleepable kind libbpf added after v1.7.0
+// (tp.s, raw_tp.s, tp_btf.s) and of a tracing-multi kind: each counts its
+// runs in hits.
 #include "common.h"
 
 struct {
@@ -26,6 +28,7 @@ enum slot {
 	KSYSCALL, KRETSYSCALL, KPROBE_MULTI, KRETPROBE_MULTI, UPROBE_MULTI,
 	PERF_EVENT, SK_MSG, SK_SKB, SK_LOOKUP, FLOW_DISSECTOR, NETFILTER,
 	SOCKOPS, CGROUP_SOCK, TRACEPOINT, REUSEPORT, CGROUP_SKB, XDP,
+	TP_S, RAW_TP_S, TP_BTF_S,
 };
 
 static __always_inline void hit(__u32 slot)
@@ -97,5 +100,17 @@ int nk_primary(struct __sk_buff *skb) { return -1; /* NETKIT_NEXT */ }
 
 SEC("lwt_xmit")
 int lwt(struct __sk_buff *skb) { return BPF_OK; }
+
+SEC("tp.s/syscalls/sys_enter_getppid")
+int tps_getppid(void *ctx) { hit(TP_S); return 0; }
+
+SEC("raw_tp.s/sys_enter")
+int rawtps_enter(void *ctx) { hit(RAW_TP_S); return 0; }
+
+SEC("tp_btf.s/sys_enter")
+int tpbtfs_enter(void *ctx) { hit(TP_BTF_S); return 0; }
+
+SEC("fentry.multi/bpf_fentry_test*")
+int fentry_multi(void *ctx) { return 0; }
 
 char LICENSE[] SEC("license") = "GPL";

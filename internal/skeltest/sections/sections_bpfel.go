@@ -37,6 +37,9 @@ const (
 	SectionsSlotReuseport      SectionsSlot = 14
 	SectionsSlotCgroupSkb      SectionsSlot = 15
 	SectionsSlotXdp            SectionsSlot = 16
+	SectionsSlotTpS            SectionsSlot = 17
+	SectionsSlotRawTpS         SectionsSlot = 18
+	SectionsSlotTpBtfS         SectionsSlot = 19
 )
 
 // String is the C name of e (the first, when the enum gives its value
@@ -77,6 +80,12 @@ func (e SectionsSlot) String() string {
 		return "CGROUP_SKB"
 	case SectionsSlotXdp:
 		return "XDP"
+	case SectionsSlotTpS:
+		return "TP_S"
+	case SectionsSlotRawTpS:
+		return "RAW_TP_S"
+	case SectionsSlotTpBtfS:
+		return "TP_BTF_S"
 	}
 	return "SectionsSlot(" + strconv.FormatUint(uint64(e), 10) + ")"
 }
@@ -115,6 +124,8 @@ type SectionsMapSpecs struct {
 type SectionsProgramSpecs struct {
 	// Dissect is program dissect (section flow_dissector).
 	Dissect *bridge.ProgramSpec
+	// FentryMulti is program fentry_multi (section fentry.multi/bpf_fentry_test*).
+	FentryMulti *bridge.ProgramSpec
 	// KpmGetppid is program kpm_getppid (section kprobe.multi/*sys_getppid).
 	KpmGetppid *bridge.ProgramSpec
 	// KrpmAny is program krpm_any (section kretprobe.multi).
@@ -133,6 +144,8 @@ type SectionsProgramSpecs struct {
 	NfAccept *bridge.ProgramSpec
 	// NkPrimary is program nk_primary (section netkit/primary).
 	NkPrimary *bridge.ProgramSpec
+	// RawtpsEnter is program rawtps_enter (section raw_tp.s/sys_enter).
+	RawtpsEnter *bridge.ProgramSpec
 	// Reuse is program reuse (section sk_reuseport).
 	Reuse *bridge.ProgramSpec
 	// Sample is program sample (section perf_event).
@@ -147,6 +160,10 @@ type SectionsProgramSpecs struct {
 	SockOps *bridge.ProgramSpec
 	// TpAny is program tp_any (section tracepoint).
 	TpAny *bridge.ProgramSpec
+	// TpbtfsEnter is program tpbtfs_enter (section tp_btf.s/sys_enter).
+	TpbtfsEnter *bridge.ProgramSpec
+	// TpsGetppid is program tps_getppid (section tp.s/syscalls/sys_enter_getppid).
+	TpsGetppid *bridge.ProgramSpec
 	// UpmAny is program upm_any (section uprobe.multi).
 	UpmAny *bridge.ProgramSpec
 	// XdpPass is program xdp_pass (section xdp).
@@ -173,6 +190,9 @@ func LoadSectionsSpec() (*SectionsSpec, error) {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
 	if s.Programs.Dissect, err = bridge.NewProgramSpec(spec, "dissect"); err != nil {
+		return nil, fmt.Errorf("sections: %w", err)
+	}
+	if s.Programs.FentryMulti, err = bridge.NewProgramSpec(spec, "fentry_multi"); err != nil {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
 	if s.Programs.KpmGetppid, err = bridge.NewProgramSpec(spec, "kpm_getppid"); err != nil {
@@ -202,6 +222,9 @@ func LoadSectionsSpec() (*SectionsSpec, error) {
 	if s.Programs.NkPrimary, err = bridge.NewProgramSpec(spec, "nk_primary"); err != nil {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
+	if s.Programs.RawtpsEnter, err = bridge.NewProgramSpec(spec, "rawtps_enter"); err != nil {
+		return nil, fmt.Errorf("sections: %w", err)
+	}
 	if s.Programs.Reuse, err = bridge.NewProgramSpec(spec, "reuse"); err != nil {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
@@ -221,6 +244,12 @@ func LoadSectionsSpec() (*SectionsSpec, error) {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
 	if s.Programs.TpAny, err = bridge.NewProgramSpec(spec, "tp_any"); err != nil {
+		return nil, fmt.Errorf("sections: %w", err)
+	}
+	if s.Programs.TpbtfsEnter, err = bridge.NewProgramSpec(spec, "tpbtfs_enter"); err != nil {
+		return nil, fmt.Errorf("sections: %w", err)
+	}
+	if s.Programs.TpsGetppid, err = bridge.NewProgramSpec(spec, "tps_getppid"); err != nil {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
 	if s.Programs.UpmAny, err = bridge.NewProgramSpec(spec, "upm_any"); err != nil {
@@ -273,7 +302,7 @@ func LoadSections(opts *SectionsLoadOptions) (*SectionsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *SectionsSpec) Load(opts *SectionsLoadOptions) (*SectionsObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.Dissect, s.Programs.KpmGetppid, s.Programs.KrpmAny, s.Programs.KrsGetppid, s.Programs.KsGetppid, s.Programs.LookupPass, s.Programs.Lwt, s.Programs.MsgPass, s.Programs.NfAccept, s.Programs.NkPrimary, s.Programs.Reuse, s.Programs.Sample, s.Programs.SkbEgress, s.Programs.SkbVerdict, s.Programs.SockCreate, s.Programs.SockOps, s.Programs.TpAny, s.Programs.UpmAny, s.Programs.XdpPass))
+	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.Dissect, s.Programs.FentryMulti, s.Programs.KpmGetppid, s.Programs.KrpmAny, s.Programs.KrsGetppid, s.Programs.KsGetppid, s.Programs.LookupPass, s.Programs.Lwt, s.Programs.MsgPass, s.Programs.NfAccept, s.Programs.NkPrimary, s.Programs.RawtpsEnter, s.Programs.Reuse, s.Programs.Sample, s.Programs.SkbEgress, s.Programs.SkbVerdict, s.Programs.SockCreate, s.Programs.SockOps, s.Programs.TpAny, s.Programs.TpbtfsEnter, s.Programs.TpsGetppid, s.Programs.UpmAny, s.Programs.XdpPass))
 	if err != nil {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
@@ -295,6 +324,9 @@ type SectionsObjects struct {
 	// Dissect is program dissect (section flow_dissector); nil when its autoload
 	// was off.
 	Dissect *SectionsDissectProgram
+	// FentryMulti is program fentry_multi (section fentry.multi/bpf_fentry_test*);
+	// nil when its autoload was off.
+	FentryMulti *SectionsFentryMultiProgram
 	// KpmGetppid is program kpm_getppid (section kprobe.multi/*sys_getppid); nil
 	// when its autoload was off.
 	KpmGetppid *SectionsKpmGetppidProgram
@@ -320,6 +352,9 @@ type SectionsObjects struct {
 	// NkPrimary is program nk_primary (section netkit/primary); nil when its
 	// autoload was off.
 	NkPrimary *SectionsNkPrimaryProgram
+	// RawtpsEnter is program rawtps_enter (section raw_tp.s/sys_enter); nil when
+	// its autoload was off.
+	RawtpsEnter *SectionsRawtpsEnterProgram
 	// Reuse is program reuse (section sk_reuseport); nil when its autoload was
 	// off.
 	Reuse *SectionsReuseProgram
@@ -340,6 +375,12 @@ type SectionsObjects struct {
 	SockOps *SectionsSockOpsProgram
 	// TpAny is program tp_any (section tracepoint); nil when its autoload was off.
 	TpAny *SectionsTpAnyProgram
+	// TpbtfsEnter is program tpbtfs_enter (section tp_btf.s/sys_enter); nil when
+	// its autoload was off.
+	TpbtfsEnter *SectionsTpbtfsEnterProgram
+	// TpsGetppid is program tps_getppid (section tp.s/syscalls/sys_enter_getppid);
+	// nil when its autoload was off.
+	TpsGetppid *SectionsTpsGetppidProgram
 	// UpmAny is program upm_any (section uprobe.multi); nil when its autoload was
 	// off.
 	UpmAny *SectionsUpmAnyProgram
@@ -370,6 +411,11 @@ func (o *SectionsObjects) init() error {
 		return err
 	} else if !p.Disabled() {
 		o.Dissect = &SectionsDissectProgram{p}
+	}
+	if p, err := bridge.NewProgram(o.set, "fentry_multi"); err != nil {
+		return err
+	} else if !p.Disabled() {
+		o.FentryMulti = &SectionsFentryMultiProgram{p}
 	}
 	if p, err := bridge.NewProgram(o.set, "kpm_getppid"); err != nil {
 		return err
@@ -416,6 +462,11 @@ func (o *SectionsObjects) init() error {
 	} else if !p.Disabled() {
 		o.NkPrimary = &SectionsNkPrimaryProgram{p}
 	}
+	if p, err := bridge.NewProgram(o.set, "rawtps_enter"); err != nil {
+		return err
+	} else if !p.Disabled() {
+		o.RawtpsEnter = &SectionsRawtpsEnterProgram{p}
+	}
 	if p, err := bridge.NewProgram(o.set, "reuse"); err != nil {
 		return err
 	} else if !p.Disabled() {
@@ -450,6 +501,16 @@ func (o *SectionsObjects) init() error {
 		return err
 	} else if !p.Disabled() {
 		o.TpAny = &SectionsTpAnyProgram{p}
+	}
+	if p, err := bridge.NewProgram(o.set, "tpbtfs_enter"); err != nil {
+		return err
+	} else if !p.Disabled() {
+		o.TpbtfsEnter = &SectionsTpbtfsEnterProgram{p}
+	}
+	if p, err := bridge.NewProgram(o.set, "tps_getppid"); err != nil {
+		return err
+	} else if !p.Disabled() {
+		o.TpsGetppid = &SectionsTpsGetppidProgram{p}
 	}
 	if p, err := bridge.NewProgram(o.set, "upm_any"); err != nil {
 		return err
@@ -495,6 +556,15 @@ func (o *SectionsObjects) AttachAll(opts ...bridge.AttachOption) error {
 		bridge.Autoattach{Name: "ks_getppid", Attach: func() (link.Link, error) {
 			return o.KsGetppid.Attach()
 		}},
+		bridge.Autoattach{Name: "rawtps_enter", Attach: func() (link.Link, error) {
+			return o.RawtpsEnter.Attach()
+		}},
+		bridge.Autoattach{Name: "tpbtfs_enter", Attach: func() (link.Link, error) {
+			return o.TpbtfsEnter.Attach()
+		}},
+		bridge.Autoattach{Name: "tps_getppid", Attach: func() (link.Link, error) {
+			return o.TpsGetppid.Attach()
+		}},
 	)
 }
 
@@ -534,6 +604,15 @@ func (o *SectionsObjects) Serve(ctx context.Context, h *SectionsHandlers) error 
 	if o.KsGetppid != nil {
 		t.Program("ks_getppid", o.KsGetppid.Attach)
 	}
+	if o.RawtpsEnter != nil {
+		t.Program("rawtps_enter", o.RawtpsEnter.Attach)
+	}
+	if o.TpbtfsEnter != nil {
+		t.Program("tpbtfs_enter", o.TpbtfsEnter.Attach)
+	}
+	if o.TpsGetppid != nil {
+		t.Program("tps_getppid", o.TpsGetppid.Attach)
+	}
 	return t.Serve(ctx)
 }
 
@@ -548,6 +627,15 @@ type SectionsDissectProgram struct {
 // The link is also closed by SectionsObjects.Close.
 func (p SectionsDissectProgram) Attach(netns string) (link.Link, error) {
 	return p.AttachNetNs(netns)
+}
+
+// SectionsFentryMultiProgram is program fentry_multi (section
+// fentry.multi/bpf_fentry_test*, type Tracing). It has no Attach: cilium/ebpf
+// v0.22, which attaches the skeleton's programs, has no tracing-multi link
+// (the kernel's link of one program to every kernel function whose BTF matches
+// a pattern).
+type SectionsFentryMultiProgram struct {
+	bridge.Program
 }
 
 // SectionsKpmGetppidProgram is program kpm_getppid (section
@@ -664,6 +752,18 @@ func (p SectionsNkPrimaryProgram) Attach(ifindex int) (link.Link, error) {
 	return p.AttachNetkit(ifindex, false)
 }
 
+// SectionsRawtpsEnterProgram is program rawtps_enter (section
+// raw_tp.s/sys_enter, type RawTracepoint).
+type SectionsRawtpsEnterProgram struct {
+	bridge.Program
+}
+
+// Attach attaches the program to raw tracepoint sys_enter.
+// The link is also closed by SectionsObjects.Close.
+func (p SectionsRawtpsEnterProgram) Attach() (link.Link, error) {
+	return p.AttachRawTracepoint("sys_enter")
+}
+
 // SectionsReuseProgram is program reuse (section sk_reuseport, type
 // SkReuseport).
 type SectionsReuseProgram struct {
@@ -749,6 +849,30 @@ type SectionsTpAnyProgram struct {
 // The link is also closed by SectionsObjects.Close.
 func (p SectionsTpAnyProgram) Attach(group string, name string) (link.Link, error) {
 	return p.AttachTracepoint(group, name)
+}
+
+// SectionsTpbtfsEnterProgram is program tpbtfs_enter (section
+// tp_btf.s/sys_enter, type Tracing).
+type SectionsTpbtfsEnterProgram struct {
+	bridge.Program
+}
+
+// Attach attaches the program to sys_enter (tp_btf.s).
+// The link is also closed by SectionsObjects.Close.
+func (p SectionsTpbtfsEnterProgram) Attach() (link.Link, error) {
+	return p.AttachTracing()
+}
+
+// SectionsTpsGetppidProgram is program tps_getppid (section
+// tp.s/syscalls/sys_enter_getppid, type TracePoint).
+type SectionsTpsGetppidProgram struct {
+	bridge.Program
+}
+
+// Attach attaches the program to tracepoint syscalls/sys_enter_getppid.
+// The link is also closed by SectionsObjects.Close.
+func (p SectionsTpsGetppidProgram) Attach() (link.Link, error) {
+	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
 }
 
 // SectionsUpmAnyProgram is program upm_any (section uprobe.multi, type

@@ -39,9 +39,29 @@ const (
 	slotReuseport
 	slotCgroupSkb
 	slotXDP
+	slotTpS
+	slotRawTpS
+	slotTpBtfS
 )
 
+// newKinds are the programs of the kinds libbpf added after v1.7.0, which
+// load leaves out: this kernel refuses them at load.
+func newKinds(spec *SectionsSpec) []*bridge.ProgramSpec {
+	p := spec.Programs
+	return []*bridge.ProgramSpec{p.TpsGetppid, p.RawtpsEnter, p.TpbtfsEnter, p.FentryMulti}
+}
+
 func load(t *testing.T) *SectionsObjects {
+	t.Helper()
+	objs, err := loadWith(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// loadWith loads the object without newKinds, except the program with.
+func loadWith(t *testing.T, with func(*SectionsSpec) *bridge.ProgramSpec) (*SectionsObjects, error) {
 	t.Helper()
 	testenv.Kernel(t)
 	spec, err := LoadSectionsSpec()
@@ -51,12 +71,18 @@ func load(t *testing.T) *SectionsObjects {
 	if err := spec.Variables.TargetTgid.Set(uint32(os.Getpid())); err != nil {
 		t.Fatal(err)
 	}
+	for _, p := range newKinds(spec) {
+		p.SetAutoload(false)
+	}
+	if with != nil {
+		with(spec).SetAutoload(true)
+	}
 	objs, err := spec.Load(nil)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	t.Cleanup(func() { objs.Close() })
-	return objs
+	return objs, nil
 }
 
 func hits(t *testing.T, objs *SectionsObjects, slot uint32) uint64 {
@@ -517,7 +543,45 @@ func TestNoAttach(t *testing.T) {
 	if _, ok := reflect.TypeFor[SectionsLwtProgram]().MethodByName("Attach"); ok {
 		t.Error("lwt_xmit program has an Attach method")
 	}
+	if _, ok := reflect.TypeFor[SectionsFentryMultiProgram]().MethodByName("Attach"); ok {
+		t.Error("fentry.multi program has an Attach method")
+	}
 	if _, ok := reflect.TypeFor[SectionsSampleProgram]().MethodByName("Attach"); !ok {
 		t.Error("perf_event program has no Attach method")
+	}
+}
+
+// TestSleepableKinds loads each program of the sleepable kinds libbpf
+// added after v1.7.0 (tp.s, raw_tp.s, tp_btf.s) with the rest of the
+// object. This kernel refuses them at load, and its refusal must be of a
+// sleepable program (the flag reached the kernel) naming the program;
+// where the kernel loads them, Attach attaches them and getppid counts.
+func TestSleepableKinds(t *testing.T) {
+	for _, c := range []struct {
+		kind, name string
+		pick       func(*SectionsSpec) *bridge.ProgramSpec
+		attach     func(*SectionsObjects) (link.Link, error)
+		slot       uint32
+	}{
+		{"tp.s", "tps_getppid", func(s *SectionsSpec) *bridge.ProgramSpec { return s.Programs.TpsGetppid }, func(o *SectionsObjects) (link.Link, error) { return o.TpsGetppid.Attach() }, slotTpS},
+		{"raw_tp.s", "rawtps_enter", func(s *SectionsSpec) *bridge.ProgramSpec { return s.Programs.RawtpsEnter }, func(o *SectionsObjects) (link.Link, error) { return o.RawtpsEnter.Attach() }, slotRawTpS},
+		{"tp_btf.s", "tpbtfs_enter", func(s *SectionsSpec) *bridge.ProgramSpec { return s.Programs.TpbtfsEnter }, func(o *SectionsObjects) (link.Link, error) { return o.TpbtfsEnter.Attach() }, slotTpBtfS},
+	} {
+		t.Run(c.kind, func(t *testing.T) {
+			objs, err := loadWith(t, c.pick)
+			if err != nil {
+				if !strings.Contains(err.Error(), "can be sleepable") || !strings.Contains(err.Error(), c.name) {
+					t.Fatalf("load error: %v", err)
+				}
+				t.Logf("this kernel refuses sleepable %s programs: %v", c.kind, err)
+				return
+			}
+			lk, err := c.attach(objs)
+			attached(t, c.kind, lk, err)
+			syscall.Getppid()
+			if hits(t, objs, c.slot) == 0 {
+				t.Errorf("%s attached, getppid not counted", c.kind)
+			}
+		})
 	}
 }

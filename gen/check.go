@@ -123,7 +123,7 @@ func Check(ctx context.Context, opts CheckOptions) (*CheckResult, error) {
 	// The lines' generates run ahead, several at once (aheadGenerates);
 	// the loop below takes their results in the lines' order, so the
 	// report is what one generate after the other would give.
-	plan := planLines(pkgs, opts)
+	plan := planLines(pkgs, opts, true)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	gens := aheadGenerates(ctx, plan, runtime.GOMAXPROCS(0))
@@ -237,11 +237,15 @@ type plannedLine struct {
 	cfg   Config
 	ccErr error
 	err   error
+	skip  bool // not to be generated (aheadGenerates): GenerateAll's cache spares it
 }
 
 // planLines returns the skelgen lines of pkgs in order, each with its
-// Config, up to the first line or package that cannot be read.
-func planLines(pkgs []*packages.Package, opts CheckOptions) (plan []plannedLine) {
+// Config, up to the first line or package that cannot be read. With
+// check set, a line whose compile the check does not trust is an error
+// (refuseCompile); go generate, and GenerateAll, run the tree's lines as
+// written.
+func planLines(pkgs []*packages.Package, opts CheckOptions, check bool) (plan []plannedLine) {
 	for _, pkg := range pkgs {
 		lines, err := generateLines(pkg)
 		if err != nil {
@@ -263,9 +267,9 @@ func planLines(pkgs []*packages.Package, opts CheckOptions) (plan []plannedLine)
 				}
 				if opts.Committed {
 					cfg.Committed = true
-				} else if err := refuseCompile(cfg, opts.CC, modDir); err != nil {
+				} else if err := refuseCompile(cfg, opts.CC, modDir); check && err != nil {
 					return append(plan, plannedLine{pkg: pkg, gl: gl, err: fmt.Errorf("%s:%d: %w", gl.file, gl.line, err)})
-				} else if pl.ccErr = compilerMissing(cfg.CC); pl.ccErr != nil {
+				} else if pl.ccErr = compilerMissing(cfg.CC); pl.ccErr != nil && check {
 					cfg.Committed = true
 				}
 			}
@@ -288,6 +292,7 @@ type generateJob struct {
 	files []File
 	err   error
 	done  chan struct{}
+	slot  bool // it took a slot
 }
 
 // aheadGenerates starts Generate for the plan's lines in order, n at a
@@ -306,6 +311,10 @@ func aheadGenerates(ctx context.Context, plan []plannedLine, n int) *generates {
 			if pl.err != nil {
 				return // the last; Check stops there
 			}
+			if pl.skip {
+				close(g.jobs[i].done)
+				continue
+			}
 			select {
 			case g.slots <- struct{}{}:
 			case <-ctx.Done():
@@ -317,6 +326,7 @@ func aheadGenerates(ctx context.Context, plan []plannedLine, n int) *generates {
 			}
 			go func() {
 				j := g.jobs[i]
+				j.slot = true
 				j.files, j.err = Generate(ctx, pl.cfg)
 				close(j.done)
 			}()
@@ -331,9 +341,8 @@ func (g *generates) take() ([]File, error) {
 	j := g.jobs[g.next]
 	g.next++
 	<-j.done
-	select {
-	case <-g.slots:
-	default: // never started: ctx was cancelled
+	if j.slot { // not when skipped, or never started (ctx cancelled)
+		<-g.slots
 	}
 	files, err := j.files, j.err
 	j.files = nil

@@ -77,3 +77,12 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+func cmdGenerateAll(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("skelgen generate", stderr, "skelgen generate [PACKAGES]: run the skelgen go:generate lines of the packages (default .) in one process, as go generate would, several at once, with the cache")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	warn := func(msg string) { fmt.Fprintf(stderr, "skelgen: warning: %s\n", msg) }
+	return gen.GenerateAll(context.Background(), gen.GenerateAllOptions{Patterns: fs.Args(), Out: stdout, Warn: warn, Cache: gen.OpenCache()})
+}

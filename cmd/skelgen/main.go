@@ -19,6 +19,7 @@ import (
 const usage = `usage:
   skelgen [flags] INPUT                 generate a skeleton from x.bpf.o or x.bpf.c
   skelgen btfmin [flags] OBJECT.o...    write a minimal preserve_access_index header
+  skelgen generate [PACKAGES]           run the packages' skelgen go:generate lines in one process
   skelgen check [PACKAGES]              report stale generated files (exit 1 on drift)
   skelgen header [-o FILE]              write skelgen.h, the built-ins of ubpf/ programs
   skelgen run [flags] OBJECT.o SECTION  run a ubpf/ program in the interpreter
@@ -54,6 +55,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdBtfmin(args[1:], stdout, stderr)
 	case "check":
 		err = cmdCheck(args[1:], stdout, stderr)
+	case "generate":
+		err = cmdGenerateAll(args[1:], stdout, stderr)
 	case "header":
 		err = cmdHeader(args[1:], stdout, stderr)
 	case "run":

@@ -428,8 +428,10 @@ func snprintfHelper(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	return uint64(len(out)) + 1, nil
 }
 
-// strncmpHelper is bpf_strncmp(s1, s1_sz, s2): strncmp(s1, s2, s1_sz).
-// It charges the bytes of s2 it scans for the NUL and those it compares.
+// strncmpHelper is bpf_strncmp(s1, s1_sz, s2): strncmp(s1, s2, s1_sz),
+// which is -1, 0 or 1 as the kernel's strncmp returns (the bytes compare
+// unsigned), not the difference of the bytes. It charges the bytes of s2
+// it scans for the NUL and those it compares.
 func strncmpHelper(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 	s1, err := m.Bytes(r1, r2)
 	if err != nil {
@@ -452,7 +454,13 @@ func strncmpHelper(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 	if i < len(s2) {
 		c2 = s2[i]
 	}
-	return uint64(int64(s1[i]) - int64(c2)), nil
+	switch {
+	case s1[i] < c2:
+		return ^uint64(0), nil
+	case s1[i] > c2:
+		return 1, nil
+	}
+	return 0, nil // both strings end at i
 }
 
 // commonPrefix returns the length of the common prefix of a and b,

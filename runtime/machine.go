@@ -412,7 +412,7 @@ func (m *Machine) discard() {
 		}
 	}()
 	for _, r := range m.pending {
-		r.rb.finish(r.rec, true)
+		r.rb.finish(r.num, true)
 	}
 	clear(m.pending)
 	m.pending = m.pending[:0]

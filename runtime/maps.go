@@ -330,7 +330,8 @@ type RingBuffer struct {
 	spec    MapSpec
 	mu      sync.Mutex
 	used    int
-	records []*ringRecord // in reserve order, from the oldest not read past
+	records []ringRecord // in reserve order, from the oldest not read past
+	first   uint64       // the number of records[0], counting every record reserved
 }
 
 // ringRecord is a record of a RingBuffer and its state.
@@ -365,24 +366,26 @@ func (rb *RingBuffer) NextKey(_, _ []byte) error          { return ErrNotSupport
 
 func recordCost(n int) int { return 8 + (n+7)&^7 }
 
-// reserve takes space for a record of n bytes, which may be 0; nil when
-// the ring has no room.
-func (rb *RingBuffer) reserve(n int) *ringRecord {
+// reserve takes space for a record of n bytes, which may be 0, and
+// returns it and its number for finish; ok is false when the ring has no
+// room.
+func (rb *RingBuffer) reserve(n int) (rec []byte, num uint64, ok bool) {
 	rb.mu.Lock()
 	defer rb.mu.Unlock()
 	if n < 0 || n >= int(rb.spec.MaxEntries) || rb.used+recordCost(n) > int(rb.spec.MaxEntries)-1 {
-		return nil
+		return nil, 0, false
 	}
 	rb.used += recordCost(n)
 	// The data is aligned for atomics, as in the kernel.
-	r := &ringRecord{data: make([]byte, n, (n+7)&^7)}
-	rb.records = append(rb.records, r)
-	return r
+	rec = make([]byte, n, (n+7)&^7)
+	rb.records = append(rb.records, ringRecord{data: rec})
+	return rec, rb.first + uint64(len(rb.records)-1), true
 }
 
-// finish submits or discards r.
-func (rb *RingBuffer) finish(r *ringRecord, discard bool) {
+// finish submits or discards record num.
+func (rb *RingBuffer) finish(num uint64, discard bool) {
 	rb.mu.Lock()
+	r := &rb.records[num-rb.first]
 	r.state = recordSubmitted
 	if discard {
 		r.state = recordDiscarded
@@ -395,12 +398,12 @@ func (rb *RingBuffer) finish(r *ringRecord, discard bool) {
 // buffer has no room. Go code uses it to feed records to the buffer's
 // readers, in tests say.
 func (rb *RingBuffer) Write(rec []byte) bool {
-	r := rb.reserve(len(rec))
-	if r == nil {
+	b, num, ok := rb.reserve(len(rec))
+	if !ok {
 		return false
 	}
-	copy(r.data, rec)
-	rb.finish(r, false)
+	copy(b, rec)
+	rb.finish(num, false)
 	return true
 }
 
@@ -412,8 +415,9 @@ func (rb *RingBuffer) Read() (rec []byte, ok bool) {
 	defer rb.mu.Unlock()
 	for len(rb.records) > 0 && rb.records[0].state != recordBusy {
 		r := rb.records[0]
-		rb.records[0] = nil
+		rb.records[0] = ringRecord{}
 		rb.records = rb.records[1:]
+		rb.first++
 		rb.used -= recordCost(len(r.data))
 		if r.state == recordSubmitted {
 			return r.data, true

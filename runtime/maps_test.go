@@ -250,17 +250,19 @@ func TestRingBuffer(t *testing.T) {
 // kernel's does.
 func TestRingBufferOrder(t *testing.T) {
 	rb := mustMap(t, MapSpec{Name: "rb", Type: RingBuf, MaxEntries: 64}).(*RingBuffer)
-	a, b, c := rb.reserve(1), rb.reserve(0), rb.reserve(8) // 16 + 8 + 16 bytes
-	if a == nil || b == nil || c == nil {
+	_, a, okA := rb.reserve(1)  // 16 bytes with its header
+	_, b, okB := rb.reserve(0)  // 8
+	c, cn, okC := rb.reserve(8) // 16
+	if !okA || !okB || !okC {
 		t.Fatal("reserve failed")
 	}
-	c.data[0] = 'c'
-	rb.finish(c, false)
+	c[0] = 'c'
+	rb.finish(cn, false)
 	if rec, ok := rb.Read(); ok {
 		t.Fatalf("read %q past a reserved record", rec)
 	}
 	rb.finish(a, true)
-	if rb.reserve(16) != nil {
+	if _, _, ok := rb.reserve(16); ok {
 		t.Fatal("a discarded record's space was reused before the reader passed it")
 	}
 	if rec, ok := rb.Read(); ok {

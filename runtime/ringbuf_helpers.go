@@ -9,7 +9,7 @@ import "fmt"
 type reservation struct {
 	region uint32
 	rb     *RingBuffer
-	rec    *ringRecord
+	num    uint64 // the record's number in rb
 }
 
 // The flags of bpf_ringbuf_output, submit and discard: BPF_RB_NO_WAKEUP
@@ -67,16 +67,16 @@ func ringbufReserve(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 	if err := m.ChargeBytes(int(r2)); err != nil {
 		return 0, err
 	}
-	rec := rb.reserve(int(r2))
-	if rec == nil {
+	rec, num, ok := rb.reserve(int(r2))
+	if !ok {
 		return 0, nil
 	}
-	addr, err := m.AddRegion("ring buffer "+rb.spec.Name+" record", rec.data, true)
+	addr, err := m.AddRegion("ring buffer "+rb.spec.Name+" record", rec, true)
 	if err != nil {
-		rb.finish(rec, true)
+		rb.finish(num, true)
 		return 0, err
 	}
-	m.pending = append(m.pending, reservation{region: uint32(addr >> 32), rb: rb, rec: rec})
+	m.pending = append(m.pending, reservation{region: uint32(addr >> 32), rb: rb, num: num})
 	return addr, nil
 }
 
@@ -85,7 +85,7 @@ func ringbufReserve(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 func (m *Machine) finish(addr uint64, submit bool) error {
 	for i, p := range m.pending {
 		if uint64(p.region) == addr>>32 && addr&0xffffffff == 0 {
-			p.rb.finish(p.rec, !submit)
+			p.rb.finish(p.num, !submit)
 			m.rd[p.region], m.wr[p.region] = nil, nil
 			m.pending = append(m.pending[:i], m.pending[i+1:]...)
 			return nil

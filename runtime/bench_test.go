@@ -322,3 +322,57 @@ func BenchmarkRunLookup(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHelperCalls times a run making one call: snprintf of an
+// integer, a string and a hex number, and ring buffer output of a
+// 16-byte record, which Go reads after the run.
+func BenchmarkHelperCalls(b *testing.B) {
+	b.Run("snprintf", func(b *testing.B) {
+		p := loadAsm(b, `
+			stdw [%r10-24], 42
+			lddw %r1, value:0+15
+			stxdw [%r10-16], %r1
+			stdw [%r10-8], 255
+			mov %r1, %r10
+			add %r1, -128
+			mov %r2, 64
+			lddw %r3, value:0+0
+			mov %r4, %r10
+			add %r4, -24
+			mov %r5, 24
+			call 165
+			exit`, []Map{global(b, ".rodata", []byte("a=%d s=%s x=%x\x00hello\x00"))}, nil)
+		b.ReportAllocs()
+		for range b.N {
+			if r0, err := p.Run(nil); err != nil || r0 != 18 { // "a=42 s=hello x=ff" and its NUL
+				b.Fatalf("%d, %v", r0, err)
+			}
+		}
+	})
+	b.Run("ringbuf_output", func(b *testing.B) {
+		mp, err := NewMap(MapSpec{Name: "rb", Type: RingBuf, MaxEntries: 1 << 12})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rb := mp.(*RingBuffer)
+		p := loadAsm(b, `
+			stdw [%r10-16], 1
+			stdw [%r10-8], 2
+			lddw %r1, map:0
+			mov %r2, %r10
+			add %r2, -16
+			mov %r3, 16
+			mov %r4, 0
+			call 130
+			exit`, []Map{mp}, nil)
+		b.ReportAllocs()
+		for range b.N {
+			if r0, err := p.Run(nil); err != nil || r0 != 0 {
+				b.Fatalf("%d, %v", r0, err)
+			}
+			if _, ok := rb.Read(); !ok {
+				b.Fatal("no record")
+			}
+		}
+	})
+}

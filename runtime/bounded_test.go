@@ -377,8 +377,11 @@ func TestStrncmp(t *testing.T) {
 			if i < len(s2) {
 				c = s2[i]
 			}
-			if s1[i] != c {
-				return int64(s1[i]) - int64(c)
+			if s1[i] < c {
+				return -1
+			}
+			if s1[i] > c {
+				return 1
 			}
 			if s1[i] == 0 {
 				return 0

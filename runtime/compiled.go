@@ -593,7 +593,7 @@ func (m *Machine) update(w *mapWriter, s int32, key, val []byte, flags uint64) (
 	if h == nil {
 		return errno(w.array.Update(key, val, flags)), true
 	}
-	if err := checkFlags(flags); err != nil {
+	if err := checkHashFlags(flags); err != nil {
 		return errno(err), true
 	}
 	return errno(h.store(s, key, val, flags)), true

@@ -168,7 +168,13 @@
 // update and delete, ktime_get_ns, trace_printk (to Options.Output),
 // get_prandom_u32, get_smp_processor_id (0), get_current_pid_tgid,
 // ktime_get_boot_ns, snprintf, strncmp and the ring buffer helpers. Register
-// replaces an id. Externs bind by name through Options.Externs (or
+// replaces an id. The built-ins return what Linux 6.18's helpers return
+// (gen/aot's TestHelpersKernelDifferential compares them with the kernel):
+// a ring buffer gives its records in the order they were reserved and
+// holds MaxEntries-1 bytes of them; snprintf and trace_printk take the
+// kernel's formats (see Machine.Format), and Load refuses a program whose
+// constant snprintf format the kernel's verifier would refuse; strncmp
+// returns -1, 0 or 1; map updates check their flags in the kernel's order. Externs bind by name through Options.Externs (or
 // HelperSet.RegisterExtern); an unbound extern is a load error.
 //
 // Map is an interface so that a kernel map can stand behind it; NewMap makes

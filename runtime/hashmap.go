@@ -337,7 +337,7 @@ func (h *hashMap) Lookup(key []byte) ([]byte, error) {
 }
 
 func (h *hashMap) Update(key, value []byte, flags uint64) error {
-	if err := checkFlags(flags); err != nil {
+	if err := checkHashFlags(flags); err != nil {
 		return err
 	}
 	if err := h.checkKey(key); err != nil {
@@ -345,6 +345,18 @@ func (h *hashMap) Update(key, value []byte, flags uint64) error {
 	}
 	s, _ := h.find(key)
 	return h.store(s, key, value, flags)
+}
+
+// checkHashFlags checks a hash map update's flags, BPF_F_LOCK before the
+// key is looked up, as the kernel does.
+func checkHashFlags(flags uint64) error {
+	if err := checkFlags(flags); err != nil {
+		return err
+	}
+	if flags&UpdateLock != 0 {
+		return errLock
+	}
+	return nil
 }
 
 // store is Update once the key's slot s is found (-1: the key is not in

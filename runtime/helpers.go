@@ -10,7 +10,6 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"sync/atomic"
 )
 
@@ -26,6 +25,9 @@ type helper struct {
 	// without the call (Machine.LookupAt, Lookup32, Update32, Delete32,
 	// ...); 0 for every other helper.
 	builtin int32
+	// format marks the built-in snprintf, whose constant format Load
+	// checks (see checkFormats).
+	format bool
 	// stackless says that a call of the helper writes no stack frame,
 	// whatever its arguments point at: it writes no memory it is given,
 	// or only memory of its own kind (a map's value, a ring buffer's
@@ -131,7 +133,7 @@ func Builtins() *HelperSet {
 		h.stackless = true
 		s.byID[id] = h
 	}
-	s.Register(HelperSnprintf, "snprintf", snprintfHelper)
+	s.byID[HelperSnprintf] = helper{name: "snprintf", fn: snprintfHelper, format: true}
 	return s
 }
 
@@ -356,8 +358,8 @@ func MapNextKey(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 }
 
 // tracePrintk formats like the kernel's bpf_trace_printk: at most three
-// arguments, the conversions %d %i %u %x %ld %li %lu %lx %lld %lli %llu
-// %llx %s %p %c %%.
+// arguments, the format checked at the call (see format); a format the
+// kernel refuses is -EINVAL.
 func tracePrintk(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	f, err := m.Bytes(r1, r2)
 	if err != nil {
@@ -369,8 +371,11 @@ func tracePrintk(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	args := [3]uint64{r3, r4, r5}
 	out, err := m.format(m.scratch[:0], f, args[:])
 	m.scratch = out[:0]
-	if err != nil {
+	if errors.Is(err, ErrFormat) {
 		return negErrno(22), nil
+	}
+	if err != nil {
+		return 0, err
 	}
 	if err := m.ChargeText(len(f) + len(out)); err != nil {
 		return 0, err
@@ -388,27 +393,31 @@ func tracePrintk(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 }
 
 // snprintfHelper is bpf_snprintf(str, str_size, fmt, data, data_len): the
-// arguments are an array of u64. It returns the length including the NUL.
+// arguments are an array of u64. It returns the length including the NUL,
+// or -EINVAL for a data_len the kernel refuses. The kernel's verifier
+// checks the format, a constant, at load, and so does Load where it finds
+// the constant (see checkSnprintf); a format it did not find and the
+// kernel would refuse fails the run.
 func snprintfHelper(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	f, err := m.CBytes(r3, 1<<16)
 	if err != nil {
 		return 0, fmt.Errorf("format: %w", err)
 	}
-	if r5%8 != 0 || r5 > 8*12 {
+	if r5%8 != 0 || r5 > 8*maxFormatArgs || r5 > 0 && r4 == 0 {
 		return negErrno(22), nil
 	}
 	raw, err := m.Bytes(r4, r5)
 	if err != nil && r5 > 0 {
 		return 0, fmt.Errorf("data: %w", err)
 	}
-	var args [12]uint64
+	var args [maxFormatArgs]uint64
 	for i := range r5 / 8 {
 		args[i] = binary.LittleEndian.Uint64(raw[i*8:])
 	}
 	out, err := m.format(m.scratch[:0], f, args[:r5/8])
 	m.scratch = out[:0]
 	if err != nil {
-		return negErrno(22), nil
+		return 0, fmt.Errorf("format %q: %w", f, err)
 	}
 	if err := m.ChargeText(len(f) + len(out)); err != nil {
 		return 0, err
@@ -424,8 +433,10 @@ func snprintfHelper(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	return uint64(len(out)) + 1, nil
 }
 
-// strncmpHelper is bpf_strncmp(s1, s1_sz, s2): strncmp(s1, s2, s1_sz).
-// It charges the bytes of s2 it scans for the NUL and those it compares.
+// strncmpHelper is bpf_strncmp(s1, s1_sz, s2): strncmp(s1, s2, s1_sz),
+// which is -1, 0 or 1 as the kernel's strncmp returns (the bytes compare
+// unsigned), not the difference of the bytes. It charges the bytes of s2
+// it scans for the NUL and those it compares.
 func strncmpHelper(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 	s1, err := m.Bytes(r1, r2)
 	if err != nil {
@@ -448,7 +459,13 @@ func strncmpHelper(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 	if i < len(s2) {
 		c2 = s2[i]
 	}
-	return uint64(int64(s1[i]) - int64(c2)), nil
+	switch {
+	case s1[i] < c2:
+		return ^uint64(0), nil
+	case s1[i] > c2:
+		return 1, nil
+	}
+	return 0, nil // both strings end at i
 }
 
 // commonPrefix returns the length of the common prefix of a and b,
@@ -465,141 +482,4 @@ func commonPrefix(a, b []byte) int {
 		i++
 	}
 	return i
-}
-
-var errFormat = errors.New("unsupported format")
-
-// format appends f with args substituted, following the kernel's subset:
-// the conversions above, with the flags "0+- " and a width, as
-// bpf_bprintf_prepare accepts them.
-func (m *Machine) format(out, f []byte, args []uint64) ([]byte, error) {
-	next := 0
-	for i := 0; i < len(f); i++ {
-		if f[i] != '%' {
-			// Copy the text up to the next conversion at once.
-			n := bytes.IndexByte(f[i:], '%')
-			if n < 0 {
-				n = len(f) - i
-			}
-			out = append(out, f[i:i+n]...)
-			i += n - 1
-			continue
-		}
-		i++
-		if i < len(f) && f[i] == '%' {
-			out = append(out, '%')
-			continue
-		}
-		var zero, plus, left, space bool
-		for ; i < len(f); i++ {
-			switch f[i] {
-			case '0':
-				zero = true
-				continue
-			case '+':
-				plus = true
-				continue
-			case '-':
-				left = true
-				continue
-			case ' ':
-				space = true
-				continue
-			}
-			break
-		}
-		width := 0
-		for ; i < len(f) && f[i] >= '0' && f[i] <= '9' && width < 1000; i++ {
-			width = width*10 + int(f[i]-'0')
-		}
-		long := 0
-		for i < len(f) && f[i] == 'l' && long < 2 {
-			long++
-			i++
-		}
-		if i >= len(f) || next >= len(args) {
-			return out, errFormat
-		}
-		a := args[next]
-		next++
-		start := len(out)
-		signed := false
-		switch f[i] {
-		case 'd', 'i':
-			v := int64(a)
-			if long == 0 {
-				v = int64(int32(a))
-			}
-			if v >= 0 && plus {
-				out = append(out, '+')
-			} else if v >= 0 && space {
-				out = append(out, ' ')
-			}
-			out = strconv.AppendInt(out, v, 10)
-			signed = true
-		case 'u':
-			if long == 0 {
-				a = uint64(uint32(a))
-			}
-			out = strconv.AppendUint(out, a, 10)
-		case 'x':
-			if long == 0 {
-				a = uint64(uint32(a))
-			}
-			out = strconv.AppendUint(out, a, 16)
-		case 'p':
-			out = append(out, "0x"...)
-			out = strconv.AppendUint(out, a, 16)
-		case 'c':
-			out = append(out, byte(a))
-			zero = false
-		case 's':
-			s, err := m.CBytes(a, 1<<16)
-			if err != nil {
-				return out, err
-			}
-			out = append(out, s...)
-			zero = false
-		default:
-			return out, errFormat
-		}
-		out = pad(out, start, width, left, zero && !left, signed)
-	}
-	return out, nil
-}
-
-// pad widens out[start:] to width: spaces after it when left-aligned,
-// zeros after any sign when zero-padded, spaces before it otherwise.
-func pad(out []byte, start, width int, left, zero, signed bool) []byte {
-	n := width - (len(out) - start)
-	if n <= 0 {
-		return out
-	}
-	fill := byte(' ')
-	if zero {
-		fill = '0'
-	}
-	out = append(out, make([]byte, n)...)
-	if left {
-		fillBytes(out[len(out)-n:], ' ')
-		return out
-	}
-	at := start
-	if zero && signed && (out[at] == '-' || out[at] == '+' || out[at] == ' ') {
-		at++
-	}
-	copy(out[at+n:], out[at:len(out)-n])
-	fillBytes(out[at:at+n], fill)
-	return out
-}
-
-// fillBytes sets every byte of b to c, in copies that double in length.
-func fillBytes(b []byte, c byte) {
-	if len(b) == 0 {
-		return
-	}
-	b[0] = c
-	for k := 1; k < len(b); k *= 2 {
-		copy(b[k:], b[:k])
-	}
 }

@@ -467,7 +467,7 @@ func (m *Machine) discard() {
 		}
 	}()
 	for _, r := range m.pending {
-		r.rb.release(r.rec)
+		r.rb.finish(r.num, true)
 	}
 	clear(m.pending)
 	m.pending = m.pending[:0]

@@ -29,6 +29,7 @@ const (
 	UpdateAny     = 0 // BPF_ANY
 	UpdateNoExist = 1 // BPF_NOEXIST
 	UpdateExist   = 2 // BPF_EXIST
+	UpdateLock    = 4 // BPF_F_LOCK: no value of the runtime's maps has a spin lock, so it is -EINVAL
 )
 
 // MapSpec describes a map as the object declares it.
@@ -232,12 +233,17 @@ func regionName(spec MapSpec) string {
 	return "map " + spec.Name + " value"
 }
 
+// checkFlags refuses update flags the kernel does not know (BPF_F_LOCK
+// aside, which the maps refuse at their own place in the kernel's order
+// of checks).
 func checkFlags(flags uint64) error {
-	if flags > UpdateExist {
+	if flags&^UpdateLock > UpdateExist {
 		return fmt.Errorf("update flags %#x: %w", flags, ErrInvalidArg)
 	}
 	return nil
 }
+
+var errLock = fmt.Errorf("BPF_F_LOCK on a value without a spin lock: %w", ErrInvalidArg)
 
 // arrayMap is an array or (one-CPU) per-CPU array. Elements always exist.
 // They lie stride bytes apart, the value size rounded up to 8 as in the
@@ -272,12 +278,19 @@ func (a *arrayMap) Update(key, value []byte, flags uint64) error {
 	if err := checkFlags(flags); err != nil {
 		return err
 	}
+	if a.spec.Type == PerCPUArray && flags&UpdateLock != 0 {
+		return errLock // a per-CPU array refuses it first
+	}
+	// The kernel's order: the index, then BPF_NOEXIST, then BPF_F_LOCK.
 	i, ok := a.index(key)
 	if !ok {
 		return errArrayRange
 	}
-	if flags == UpdateNoExist {
+	if flags&UpdateNoExist != 0 {
 		return ErrKeyExist
+	}
+	if flags&UpdateLock != 0 {
+		return errLock
 	}
 	at := i * a.stride
 	copy(a.data[at:at+int(a.spec.ValueSize)], value)
@@ -309,13 +322,32 @@ func (a *arrayMap) NextKey(key, next []byte) error {
 // RingBuffer is a user-space BPF_MAP_TYPE_RINGBUF: programs write records
 // with bpf_ringbuf_output or reserve/submit, Go code reads them with Read.
 // MaxEntries is the capacity in bytes; each record also takes an 8-byte
-// header and is padded to 8 bytes, as in the kernel.
+// header and is padded to 8 bytes, as in the kernel, and as there a
+// record fits when the records not yet read past and it take at most
+// MaxEntries-1 bytes. Records are read in the order they were reserved:
+// a record reserved and not yet submitted holds back the ones reserved
+// after it, and a discarded one keeps its space until the reader passes
+// it.
 type RingBuffer struct {
 	spec    MapSpec
 	mu      sync.Mutex
 	used    int
-	records [][]byte
+	records []ringRecord // in reserve order, from the oldest not read past
+	first   uint64       // the number of records[0], counting every record reserved
 }
+
+// ringRecord is a record of a RingBuffer and its state.
+type ringRecord struct {
+	data  []byte
+	state uint8
+}
+
+// The states of a ringRecord.
+const (
+	recordBusy      = iota // reserved, neither submitted nor discarded
+	recordSubmitted        // to be read
+	recordDiscarded        // to be skipped
+)
 
 func newRingBuffer(spec MapSpec, mem *MapMemory) (*RingBuffer, error) {
 	n := spec.MaxEntries
@@ -336,61 +368,75 @@ func (rb *RingBuffer) NextKey(_, _ []byte) error          { return ErrNotSupport
 
 func recordCost(n int) int { return 8 + (n+7)&^7 }
 
-// reserve takes space for a record of n bytes; nil when full.
-func (rb *RingBuffer) reserve(n int) []byte {
+// reserve takes space for a record of n bytes, which may be 0, and
+// returns it and its number for finish; ok is false when the ring has no
+// room.
+func (rb *RingBuffer) reserve(n int) (rec []byte, num uint64, ok bool) {
 	rb.mu.Lock()
 	defer rb.mu.Unlock()
-	if n <= 0 || rb.used+recordCost(n) > int(rb.spec.MaxEntries) {
-		return nil
+	if n < 0 || n >= int(rb.spec.MaxEntries) || rb.used+recordCost(n) > int(rb.spec.MaxEntries)-1 {
+		return nil, 0, false
 	}
 	rb.used += recordCost(n)
-	return make([]byte, n, (n+7)&^7) // aligned for atomics, as in the kernel
+	// The data is aligned for atomics, as in the kernel.
+	rec = make([]byte, n, (n+7)&^7)
+	rb.records = append(rb.records, ringRecord{data: rec})
+	return rec, rb.first + uint64(len(rb.records)-1), true
 }
 
-func (rb *RingBuffer) commit(rec []byte) {
+// finish submits or discards record num.
+func (rb *RingBuffer) finish(num uint64, discard bool) {
 	rb.mu.Lock()
-	rb.records = append(rb.records, rec)
-	rb.mu.Unlock()
-}
-
-func (rb *RingBuffer) release(rec []byte) {
-	rb.mu.Lock()
-	rb.used -= recordCost(len(rec))
+	r := &rb.records[num-rb.first]
+	r.state = recordSubmitted
+	if discard {
+		r.state = recordDiscarded
+	}
 	rb.mu.Unlock()
 }
 
 // Write appends a copy of rec as a submitted record, as a program's
 // bpf_ringbuf_output does; it reports false, writing nothing, when the
-// buffer has no room (or rec is empty). Go code uses it to feed records
-// to the buffer's readers, in tests say.
+// buffer has no room. Go code uses it to feed records to the buffer's
+// readers, in tests say.
 func (rb *RingBuffer) Write(rec []byte) bool {
-	b := rb.reserve(len(rec))
-	if b == nil {
+	b, num, ok := rb.reserve(len(rec))
+	if !ok {
 		return false
 	}
 	copy(b, rec)
-	rb.commit(b)
+	rb.finish(num, false)
 	return true
 }
 
-// Read removes and returns the oldest submitted record; ok is false when
-// there is none.
+// Read removes and returns the oldest submitted record, skipping the
+// discarded ones before it; ok is false when there is none or when the
+// oldest record is reserved and not yet submitted.
 func (rb *RingBuffer) Read() (rec []byte, ok bool) {
 	rb.mu.Lock()
 	defer rb.mu.Unlock()
-	if len(rb.records) == 0 {
-		return nil, false
+	for len(rb.records) > 0 && rb.records[0].state != recordBusy {
+		r := rb.records[0]
+		rb.records[0] = ringRecord{}
+		rb.records = rb.records[1:]
+		rb.first++
+		rb.used -= recordCost(len(r.data))
+		if r.state == recordSubmitted {
+			return r.data, true
+		}
 	}
-	rec = rb.records[0]
-	rb.records[0] = nil
-	rb.records = rb.records[1:]
-	rb.used -= recordCost(len(rec))
-	return rec, true
+	return nil, false
 }
 
-// Len returns the number of records waiting to be read.
+// Len returns the number of submitted records waiting to be read.
 func (rb *RingBuffer) Len() int {
 	rb.mu.Lock()
 	defer rb.mu.Unlock()
-	return len(rb.records)
+	n := 0
+	for _, r := range rb.records {
+		if r.state == recordSubmitted {
+			n++
+		}
+	}
+	return n
 }

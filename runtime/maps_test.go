@@ -109,6 +109,21 @@ func TestArrayMap(t *testing.T) {
 		if err := m.Delete(key32(0)); !errors.Is(err, ErrInvalidArg) {
 			t.Fatalf("delete on array: %v", err)
 		}
+		// The kernel checks BPF_F_LOCK after the index and BPF_NOEXIST
+		// for arrays, first for per-CPU arrays.
+		lockPast, lockNoExist := ErrMapFull, ErrKeyExist
+		if typ == PerCPUArray {
+			lockPast, lockNoExist = ErrInvalidArg, ErrInvalidArg
+		}
+		if err := m.Update(key32(2), []byte{1, 2, 3, 4}, UpdateLock); !errors.Is(err, lockPast) {
+			t.Fatalf("BPF_F_LOCK at index 2 of 2: %v, want %v", err, lockPast)
+		}
+		if err := m.Update(key32(1), []byte{1, 2, 3, 4}, UpdateLock|UpdateNoExist); !errors.Is(err, lockNoExist) {
+			t.Fatalf("BPF_F_LOCK|BPF_NOEXIST: %v, want %v", err, lockNoExist)
+		}
+		if err := m.Update(key32(1), []byte{1, 2, 3, 4}, UpdateLock|UpdateExist); !errors.Is(err, ErrInvalidArg) {
+			t.Fatalf("BPF_F_LOCK|BPF_EXIST: %v", err)
+		}
 		v, _ := m.Lookup(key32(1))
 		v[0] = 9 // live memory
 		w, _ := m.Lookup(key32(1))
@@ -225,6 +240,47 @@ func TestRingBuffer(t *testing.T) {
 	}
 	if rb.Len() != 3 {
 		t.Fatalf("%d records waiting, want 3", rb.Len())
+	}
+}
+
+// TestRingBufferOrder: records are read in the order they were reserved:
+// one reserved and not submitted holds back the later ones, a discarded
+// one is skipped and keeps its space until the reader passes it; a 0-byte
+// record is a record, and the ring holds MaxEntries-1 bytes, as the
+// kernel's does.
+func TestRingBufferOrder(t *testing.T) {
+	rb := mustMap(t, MapSpec{Name: "rb", Type: RingBuf, MaxEntries: 64}).(*RingBuffer)
+	_, a, okA := rb.reserve(1)  // 16 bytes with its header
+	_, b, okB := rb.reserve(0)  // 8
+	c, cn, okC := rb.reserve(8) // 16
+	if !okA || !okB || !okC {
+		t.Fatal("reserve failed")
+	}
+	c[0] = 'c'
+	rb.finish(cn, false)
+	if rec, ok := rb.Read(); ok {
+		t.Fatalf("read %q past a reserved record", rec)
+	}
+	rb.finish(a, true)
+	if _, _, ok := rb.reserve(16); ok {
+		t.Fatal("a discarded record's space was reused before the reader passed it")
+	}
+	if rec, ok := rb.Read(); ok {
+		t.Fatalf("read %q past a reserved record", rec)
+	}
+	rb.finish(b, false)
+	r1, ok1 := rb.Read()
+	r2, ok2 := rb.Read()
+	if _, ok3 := rb.Read(); !ok1 || !ok2 || ok3 || len(r1) != 0 || string(r2) != "c\x00\x00\x00\x00\x00\x00\x00" {
+		t.Fatalf("read %q %q", r1, r2)
+	}
+	for i := range 3 {
+		if !rb.Write(make([]byte, 8)) {
+			t.Fatalf("record %d of 16 bytes did not fit in 63", i)
+		}
+	}
+	if rb.Write(make([]byte, 8)) {
+		t.Fatal("a fourth record of 16 bytes fit in 63")
 	}
 }
 

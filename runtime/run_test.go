@@ -402,9 +402,10 @@ func TestStackSlotsNotSeenByNextRun(t *testing.T) {
 		{"forged write", "lddw %r1, 0x200000000\nstdw [%r1], 0x5ec", "ldxdw %r0, [%r10-512]"},
 		{"atomic", "mov %r1, 0x5ec\nlock add [%r10-24], %r1", "ldxdw %r0, [%r10-24]"},
 		{"helper", "mov %r1, %r10\nadd %r1, -32\ncall 9001", "ldxdw %r0, [%r10-32]"},
-		// snprintf writes "\xec\x05" and its NUL, its format stored
-		// above the buffer: the program's own stores reach only -8.
-		{"snprintf", "stw [%r10-8], 0x5ec\nmov %r1, %r10\nadd %r1, -32\nmov %r2, 8\nmov %r3, %r10\nadd %r3, -8\nmov %r4, 0\nmov %r5, 0\ncall 165", "ldxdw %r0, [%r10-32]"},
+		// snprintf writes "\xec\x05" (a %s of the string at -8) and its
+		// NUL, its format and argument stored above the buffer: the
+		// program's own stores reach only -24.
+		{"snprintf", "stw [%r10-8], 0x5ec\nstw [%r10-24], 0x7325\nmov %r1, %r10\nadd %r1, -8\nstxdw [%r10-16], %r1\nmov %r1, %r10\nadd %r1, -32\nmov %r2, 8\nmov %r3, %r10\nadd %r3, -24\nmov %r4, %r10\nadd %r4, -16\nmov %r5, 8\ncall 165", "ldxdw %r0, [%r10-32]"},
 		{"extern", "mov %r1, %r10\nadd %r1, -32\ncall extern", "ldxdw %r0, [%r10-32]"},
 		{"callee frame", "call local w", "call local r"},
 	}
@@ -650,6 +651,53 @@ func TestSnprintfStrncmp(t *testing.T) {
 	}
 }
 
+// TestSnprintfFormatAtLoad: a format the kernel's verifier refuses is a
+// load error when it is a constant in read-only memory the load finds, and
+// fails the run, naming it, when the load cannot find it.
+func TestSnprintfFormatAtLoad(t *testing.T) {
+	call := func(format, size string) string {
+		return format + "\nmov %r1, %r10\nadd %r1, -32\nmov %r2, 16\nmov %r4, %r10\nadd %r4, -8\n" + size + "\ncall 165\nexit"
+	}
+	load := func(src string, rodata []byte) (*Program, error) {
+		insns, err := assemble("stdw [%r10-8], 7\n" + src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := ".rodata"
+		if rodata[0] == 'w' {
+			name = ".data"
+		}
+		return Load(&ProgramSpec{Name: "p", Instructions: insns, Maps: []Map{global(t, name, rodata)}}, nil)
+	}
+	for _, tt := range []struct {
+		src    string
+		rodata string
+		want   string // in the load error; "" when the load accepts it
+	}{
+		{call("lddw %r3, value:0+0", "mov %r5, 8"), "%d\x00", ""},
+		{call("lddw %r3, value:0+0", "mov %r5, 8"), "%lc\x00", `format "%lc"`},
+		{call("lddw %r3, value:0+0", "mov %r5, 0"), "%d\x00", "no argument"},
+		{call("lddw %r3, value:0+0", "mov %r5, 12"), "%d\x00", "data_len 12"},
+		{call("lddw %r1, value:0+4\nmov %r3, %r1\nadd %r3, -4", "mov32 %r5, 8"), "%.2d\x00", `format "%.2d"`},
+		{call("lddw %r3, value:0+0", "mov %r5, 8"), "%d", "no NUL"},
+		{call("lddw %r3, value:0+0", "mov %r5, 8"), "w%d\x00", "not read-only"},
+	} {
+		_, err := load(tt.src, []byte(tt.rodata))
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%q with %q: load error %v, want %q", tt.src, tt.rodata, err, tt.want)
+		}
+	}
+	// A format the load does not find (r3 set on one of two paths) is
+	// checked when the call runs.
+	p, err := load(call("lddw %r3, value:0+0\njeq %r1, 0, skip\nlddw %r3, value:0+0\nskip:", "mov %r5, 8"), []byte("%hd\x00"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(nil); err == nil || !strings.Contains(err.Error(), `format "%hd"`) {
+		t.Fatalf("run: %v", err)
+	}
+}
+
 func TestPidAndCPU(t *testing.T) {
 	got, err := loadAsm(t, "call 14\nmov %r6, %r0\ncall 8\nadd %r0, %r6\nexit", nil, nil).Run(nil)
 	if err != nil {
@@ -709,9 +757,9 @@ func TestFormat(t *testing.T) {
 		{"%ld|%lu|%llx", []uint64{uint64(1<<64 - 5), 1 << 40, 1 << 40}, "-5|1099511627776|10000000000"},
 		{"[%5d][%-5d][%05d][%+d][% d]", []uint64{42, 42, uint64(1<<64 - 42), 7, 7}, "[   42][42   ][-0042][+7][ 7]"},
 		{"[%4s][%-3c]%%", []uint64{0, 'z'}, "[  hi][z  ]%"},
-		{"%p", []uint64{0x1000}, "0x1000"},
+		{"%p|%px|%5px|%pI4|%X", []uint64{0x1000, 0x1000, 0x1000, Addr(firstStaticRegion, 0), 0xab}, "0000000000001000|0000000000001000| 1000|104.105.0.7|AB"},
 	}
-	m := loadAsm(t, "lddw %r1, value:0+0\nexit", []Map{global(t, ".rodata", []byte("hi\x00"))}, nil).Machine()
+	m := loadAsm(t, "lddw %r1, value:0+0\nexit", []Map{global(t, ".rodata", []byte("hi\x00\x07"))}, nil).Machine()
 	m.begin(nil)
 	defer m.end()
 	for _, tt := range tests {
@@ -724,7 +772,7 @@ func TestFormat(t *testing.T) {
 			t.Errorf("format(%q) = %q, %v; want %q", tt.f, got, err, tt.want)
 		}
 	}
-	for _, bad := range []string{"%d %d", "%q", "%"} {
+	for _, bad := range []string{"%d %d", "%q", "%", "%lc", "%.2d", "%hd", "%o", "%sx", "%pa", "\x01"} {
 		if _, err := m.format(nil, []byte(bad), []uint64{1}); err == nil {
 			t.Errorf("format(%q) accepted", bad)
 		}

@@ -3,6 +3,7 @@
 package runtime
 
 import (
+	"bytes"
 	"fmt"
 	"unsafe"
 )
@@ -19,6 +20,9 @@ type validator struct {
 	// stackCalls is set by a call that may write a stack frame it is
 	// given: of an extern, or of a helper not known to be stackless.
 	stackCalls bool
+	// formats lists the calls of the built-in snprintf, whose formats
+	// run checks at load (see checkFormats).
+	formats []int
 }
 
 func (v *validator) fail(i int, format string, args ...any) error {
@@ -37,7 +41,8 @@ func (v *validator) run() error {
 	insns := make([]insn, n)
 	tail := make([]bool, n)  // second slots of lddw
 	entry := make([]bool, n) // first instructions of functions
-	entry[0] = true
+	joins := make([]bool, n) // instructions reached other than from the one before
+	entry[0], joins[0] = true, true
 	for i := 0; i < n; i++ {
 		in := raw[i]
 		if err := v.checkRegs(i, in); err != nil {
@@ -89,6 +94,7 @@ func (v *validator) run() error {
 		if tail[target] {
 			return v.fail(i, "%s target %d is the middle of an lddw", kind, target)
 		}
+		joins[target] = true
 		if kind != "jump" {
 			entry[target] = true
 		}
@@ -111,6 +117,9 @@ func (v *validator) run() error {
 		return v.fail(n-1, "program falls off its end: the last instruction is not exit or ja")
 	}
 	v.p.entry = entry
+	if err := v.checkFormats(joins, tail); err != nil {
+		return err
+	}
 	// Division and modulo by an immediate zero become the instruction with
 	// the same effect, so that exec need not test the divisor.
 	for i := range insns {
@@ -459,6 +468,9 @@ func (v *validator) call(i int, in Instruction) (insn, error) {
 		}
 		out.imm = int64(v.addFunc(fmt.Sprintf("helper %d (%s)", in.Imm, h.name), h.fn))
 		v.stackCalls = v.stackCalls || !h.stackless
+		if h.format {
+			v.formats = append(v.formats, i)
+		}
 		switch h.builtin {
 		case HelperMapLookupElem:
 			v.p.lookupFn = out.imm
@@ -602,4 +614,106 @@ func (v *validator) mapValueRegion(i, idx int) (uint32, error) {
 	r := uint32(len(s.rd) - 1)
 	v.valueRegion[idx] = r
 	return r, nil
+}
+
+// checkFormats checks the format of each call of the built-in snprintf as
+// the kernel's verifier does at load: r3 must be the address of a
+// NUL-terminated string in a read-only map's value, a format of r5/8
+// arguments that bpf_bprintf_prepare accepts (see format), and r5 a
+// multiple of 8. The check
+// finds r3 and r5 in the straight-line code before the call, as clang
+// sets them (lddw of the map value, perhaps moved or offset, and mov of
+// the size); a call whose r3 or r5 it does not find there has its format
+// checked when it runs.
+func (v *validator) checkFormats(joins, tail []bool) error {
+	for _, i := range v.formats {
+		f, ok := v.constBefore(i, 3, joins, tail)
+		size, ok5 := v.constBefore(i, 5, joins, tail)
+		if !ok || !ok5 || !f.mapValue || size.off < 0 {
+			continue
+		}
+		if size.off%8 != 0 {
+			return v.fail(i, "snprintf: data_len %d is not a multiple of 8", size.off)
+		}
+		mp := v.p.maps[f.mapIdx]
+		if !mp.Spec().ReadOnly() {
+			return v.fail(i, "snprintf: the format is in map %s, which is not read-only", mp.Spec().Name)
+		}
+		val, err := mp.Lookup(make([]byte, mp.Spec().KeySize))
+		if err != nil {
+			continue
+		}
+		if f.off < 0 || f.off >= int64(len(val)) {
+			return v.fail(i, "snprintf: format offset %d is outside the value of map %s", f.off, mp.Spec().Name)
+		}
+		s := val[f.off:]
+		end := bytes.IndexByte(s, 0)
+		if end < 0 {
+			return v.fail(i, "snprintf: the format at offset %d of map %s has no NUL", f.off, mp.Spec().Name)
+		}
+		if err := CheckFormat(s[:end], int(size.off/8)); err != nil {
+			return v.fail(i, "snprintf: format %q: %v", s[:end], err)
+		}
+	}
+	return nil
+}
+
+// constant is a register's value known at load: a number, or the address
+// of a map's value (map index and offset).
+type constant struct {
+	mapValue bool
+	mapIdx   int
+	off      int64
+}
+
+// constBefore finds the value of register r at instruction i from the
+// straight-line code before it: lddw of a number or map value, mov of an
+// immediate (64 or 32 bits), mov from another register and add of an
+// immediate. It stops
+// at anything else that writes the register and where another path joins.
+func (v *validator) constBefore(i int, r uint8, joins, tail []bool) (constant, bool) {
+	raw := v.spec.Instructions
+	var add int64
+	for j := i; !joins[j]; {
+		j--
+		if tail[j] {
+			j--
+		}
+		in := raw[j]
+		switch {
+		case in.Opcode == OpLddw && in.Dst == r:
+			hi := raw[j+1].Imm
+			switch in.Src {
+			case 0:
+				return constant{off: int64(uint64(uint32(in.Imm))|uint64(uint32(hi))<<32) + add}, true
+			case PseudoMapValue, PseudoMapIdxValue:
+				return constant{mapValue: true, mapIdx: int(in.Imm), off: int64(hi) + add}, true
+			}
+			return constant{}, false
+		case in.Opcode == OpMovImm && in.Dst == r:
+			return constant{off: int64(in.Imm) + add}, true
+		case in.Opcode == OpMov32Imm && in.Dst == r:
+			return constant{off: int64(uint32(in.Imm)) + add}, true
+		case in.Opcode == OpMovReg && in.Dst == r:
+			r = in.Src
+		case in.Opcode == OpAddImm && in.Dst == r:
+			add += int64(in.Imm)
+		case writes(in, r), in.Opcode == OpExit, in.Opcode == OpJa, in.Opcode == OpJa32:
+			return constant{}, false
+		}
+	}
+	return constant{}, false
+}
+
+// writes reports whether in may write register r.
+func writes(in Instruction, r uint8) bool {
+	switch in.Opcode & 7 {
+	case classALU, classALU64, classLD, classLDX:
+		return in.Dst == r
+	case classSTX:
+		return in.Opcode&0xe0 == modeATOMIC && (in.Src == r || r == 0)
+	case classJMP, classJMP32:
+		return in.Opcode&0xf0 == jmpCALL && r <= 5
+	}
+	return false
 }

@@ -1132,7 +1132,7 @@ func randomTranslations(t *testing.T, n int) []string {
 	var srcs []string
 	for i := range n {
 		c := randomProgram(1, i)
-		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: "p"})
+		code, err := Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup, nil)}, Options{Name: "p"})
 		if err == nil {
 			srcs = append(srcs, fmt.Sprintf("%#v", code))
 		}

@@ -34,7 +34,7 @@ func TestGoCompilerCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := Translate(&runtime.ProgramSpec{Name: "goice", Instructions: insns, Maps: placeholderMaps(t, "fuzz")}, Options{Name: "p"})
+	code, err := Translate(&runtime.ProgramSpec{Name: "goice", Instructions: insns, Maps: placeholderMaps(t, "fuzz", nil)}, Options{Name: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}

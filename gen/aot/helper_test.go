@@ -25,7 +25,8 @@ type aotCase struct {
 	Name   string
 	Insns  []runtime.Instruction
 	Mem    []byte
-	Setup  string // "conformance" or "fuzz" (see testdata/harness.go.in)
+	Setup  string // "conformance", "fuzz" or "kernel" (see testdata/harness.go.in)
+	Data   []byte // the "kernel" setup's .rodata
 	Budget uint64
 }
 
@@ -35,6 +36,7 @@ type aotOutcome struct {
 	Mem     string `json:"mem"`
 	Globals string `json:"globals,omitempty"`
 	Maps    string `json:"maps,omitempty"`
+	Records string `json:"records,omitempty"`
 	// Executed: instruction slots of a successful run.
 	Executed uint64 `json:"executed,omitempty"`
 }
@@ -95,12 +97,12 @@ func runEdited(t testing.TB, cases []aotCase, vet bool, edit func([]byte) []byte
 		for _, in := range c.Insns {
 			raw = in.Encode(raw, binary.LittleEndian)
 		}
-		key := c.Setup + "\x00" + string(raw)
+		key := c.Setup + "\x00" + string(c.Data) + "\x00" + string(raw)
 		tl, ok := done[key]
 		if !ok {
 			tl.name = fmt.Sprintf("p%d", i)
 			var code jen.Code
-			code, tl.err = Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup)}, Options{Name: tl.name})
+			code, tl.err = Translate(&runtime.ProgramSpec{Name: c.Name, Instructions: c.Insns, Maps: placeholderMaps(t, c.Setup, c.Data)}, Options{Name: tl.name})
 			if tl.err == nil {
 				f.Add(code)
 			}
@@ -116,6 +118,7 @@ func runEdited(t testing.TB, cases []aotCase, vet bool, edit func([]byte) []byte
 			jen.Id("code"):   jen.Lit(hex.EncodeToString(raw)),
 			jen.Id("mem"):    jen.Lit(hex.EncodeToString(c.Mem)),
 			jen.Id("setup"):  jen.Lit(c.Setup),
+			jen.Id("data"):   jen.Lit(hex.EncodeToString(c.Data)),
 			jen.Id("budget"): jen.Lit(c.Budget),
 			jen.Id("tr"):     tr,
 		}))
@@ -190,18 +193,24 @@ func goIn(dir string, args ...string) ([]byte, error) {
 }
 
 // placeholderMaps gives Translate maps of the shapes the harness creates,
-// so that global addresses resolve the same way.
-func placeholderMaps(t testing.TB, setup string) []runtime.Map {
-	if setup != "fuzz" && setup != "hostlookup" && setup != "hostmaps" {
-		return nil
-	}
-	var maps []runtime.Map
-	for _, spec := range []runtime.MapSpec{
+// so that global addresses resolve the same way; data is the "kernel"
+// setup's .rodata.
+func placeholderMaps(t testing.TB, setup string, data []byte) []runtime.Map {
+	specs := []runtime.MapSpec{
 		{Name: ".data", Type: runtime.Array, KeySize: 4, ValueSize: 64, MaxEntries: 1},
 		{Name: "counts", Type: runtime.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 16},
 		{Name: "wide", Type: runtime.Hash, KeySize: 8, ValueSize: 16, MaxEntries: 2},
 		{Name: "recent", Type: runtime.LRUHash, KeySize: 8, ValueSize: 16, MaxEntries: 2},
-	} {
+	}
+	switch setup {
+	case "fuzz", "hostlookup", "hostmaps":
+	case "kernel":
+		specs = kernelMapSpecs(len(data))
+	default:
+		return nil
+	}
+	var maps []runtime.Map
+	for _, spec := range specs {
 		m, err := runtime.NewMap(spec)
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"github.com/cilium/ebpf"
 	ebpfasm "github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/rlimit"
+
+	"github.com/skelgen/skelgen/internal/testenv"
 )
 
 // requireKernel skips the test when BPF programs cannot be loaded, unless
@@ -60,18 +62,8 @@ func wrapXDP(prog []byte, memLen int, high bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	r0, r1, r2, r3 := ebpfasm.R0, ebpfasm.R1, ebpfasm.R2, ebpfasm.R3
-	pre := ebpfasm.Instructions{
-		ebpfasm.LoadMem(r2, r1, 4, ebpfasm.Word), // data_end
-		ebpfasm.LoadMem(r1, r1, 0, ebpfasm.Word), // data
-		ebpfasm.Mov.Reg(r3, r1),
-		ebpfasm.Add.Imm(r3, int32(memLen)),
-		{OpCode: ebpfasm.JLE.Op(ebpfasm.RegSource), Dst: r3, Src: r2, Offset: 2},
-		ebpfasm.Mov.Imm(r0, 0),
-		ebpfasm.Return(),
-		ebpfasm.Mov.Imm(r2, int32(memLen)),
-		ebpfasm.Mov.Imm(r3, 0),
-	}
+	r0, r3 := ebpfasm.R0, ebpfasm.R3
+	pre := append(testenv.XDPPacket(memLen), ebpfasm.Mov.Imm(r3, 0))
 	epilogue := len(pre) + 1 // the rsh below
 	if high {
 		pre = append(pre,

@@ -4,6 +4,7 @@ package bridge
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -92,8 +93,11 @@ func bindBuiltins(h *runtime.HelperSet, o *LoadOptions, host func(runtime.Func) 
 			}
 		}
 		text, err := m.Format(nil, f, args)
-		if err != nil {
+		if errors.Is(err, runtime.ErrFormat) {
 			return negErrno(22), nil
+		}
+		if err != nil {
+			return 0, err
 		}
 		if err := m.ChargeText(len(f) + len(text)); err != nil {
 			return 0, err

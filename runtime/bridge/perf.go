@@ -71,19 +71,28 @@ func (p *PerfReader[E]) Lost() uint64 { return p.lost.Load() }
 // what the program passed to bpf_perf_event_output by up to 7 bytes: a
 // variable-length payload should carry its own length.
 func (p *PerfReader[E]) ReadRecord() (Record[E], error) {
+	var rec Record[E]
+	err := p.ReadInto(&rec)
+	return rec, err
+}
+
+// ReadInto is ReadRecord into rec, which it overwrites: a loop reusing
+// one Record allocates nothing per sample. rec.Raw is valid until the
+// next read.
+func (p *PerfReader[E]) ReadInto(rec *Record[E]) error {
 	if err := p.h.closedErr(); err != nil {
-		return Record[E]{}, err
+		return err
 	}
 	if err := p.r.ReadInto(&p.rec); err != nil {
-		return Record[E]{}, p.h.readErr(err)
+		return p.h.readErr(err)
 	}
 	if p.rec.LostSamples != 0 {
 		p.lost.Add(p.rec.LostSamples)
-		return Record[E]{Lost: p.rec.LostSamples, CPU: p.rec.CPU}, nil
+		rec.set(nil, p.rec.LostSamples, p.rec.CPU)
+		return nil
 	}
-	rec := newRecord[E](p.rec.RawSample)
-	rec.CPU = p.rec.CPU
-	return rec, nil
+	rec.set(p.rec.RawSample, 0, p.rec.CPU)
+	return nil
 }
 
 // SetDeadline makes Read return os.ErrDeadlineExceeded after t.

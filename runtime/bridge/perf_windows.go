@@ -29,6 +29,9 @@ func (p *PerfReader[E]) Lost() uint64 { return 0 }
 // ReadRecord fails: see NewReader.
 func (p *PerfReader[E]) ReadRecord() (Record[E], error) { return Record[E]{}, ErrClosed }
 
+// ReadInto fails: see NewReader.
+func (p *PerfReader[E]) ReadInto(rec *Record[E]) error { return ErrClosed }
+
 // SetDeadline does nothing.
 func (p *PerfReader[E]) SetDeadline(t time.Time) {}
 

@@ -114,22 +114,32 @@ func (r *RingBufReader[E]) Lost() uint64 { return 0 }
 // ReadRecord is Read with the record's length and bytes: for records of
 // variable length, a fixed header then a payload (see Record).
 func (r *RingBufReader[E]) ReadRecord() (Record[E], error) {
+	var rec Record[E]
+	err := r.ReadInto(&rec)
+	return rec, err
+}
+
+// ReadInto is ReadRecord into rec, which it overwrites: a loop reusing
+// one Record allocates nothing per record. rec.Raw is valid until the
+// next read.
+func (r *RingBufReader[E]) ReadInto(rec *Record[E]) error {
 	if err := r.h.closedErr(); err != nil {
-		return Record[E]{}, err
+		return err
 	}
 	var sample []byte
 	if r.u != nil {
 		var err error
 		if sample, err = r.readUser(); err != nil {
-			return Record[E]{}, err
+			return err
 		}
 	} else {
 		if err := r.r.ReadInto(&r.rec); err != nil {
-			return Record[E]{}, r.h.readErr(err)
+			return r.h.readErr(err)
 		}
 		sample = r.rec.RawSample
 	}
-	return newRecord[E](sample), nil
+	rec.set(sample, 0, 0)
+	return nil
 }
 
 // readUser polls the in-process ring buffer: its records are written by

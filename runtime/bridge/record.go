@@ -41,6 +41,10 @@ func (r Record[E]) Tail() []byte {
 	return nil
 }
 
-func newRecord[E any](sample []byte) Record[E] {
-	return Record[E]{Value: fromBytes[E](sample), Len: len(sample), Raw: sample}
+// set makes r the record of sample (nil for a notice of lost samples),
+// decoded in place.
+func (r *Record[E]) set(sample []byte, lost uint64, cpu int) {
+	b := bytesOf(&r.Value)
+	clear(b[copy(b, sample):])
+	r.Len, r.Raw, r.Lost, r.CPU = len(sample), sample, lost, cpu
 }

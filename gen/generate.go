@@ -221,11 +221,13 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 				}
 			} else {
 				c := compiled[i]
+				if c.err != nil {
+					// The constants' compile failed too: its warning
+					// would repeat clang's error.
+					return nil, c.err
+				}
 				for _, w := range append(c.warnings, c.constWarns...) {
 					warnOnce(w)
-				}
-				if c.err != nil {
-					return nil, c.err
 				}
 				if c.constErr != nil {
 					return nil, c.constErr

@@ -256,3 +256,24 @@ func TestHeaderWithoutRecordsIsQuiet(t *testing.T) {
 		t.Errorf("warnings: %q", warns)
 	}
 }
+
+// TestCompileErrorSaidOnce: a source that does not compile fails with
+// clang's error, and no warning repeats it (the constants' compile fails
+// alike).
+func TestCompileErrorSaidOnce(t *testing.T) {
+	testenv.Clang(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "broken.bpf.c")
+	text := "//go:build ignore\n#include <linux/bpf.h>\n#include <bpf/bpf_helpers.h>\n#define LIMIT 4\n__u64 total;\nSEC(\"tracepoint/syscalls/sys_enter_getppid\")\nint prog(void *ctx)\n{\n\ttotal += undeclared_name;\n\treturn 0;\n}\nchar LICENSE[] SEC(\"license\") = \"GPL\";\n"
+	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warns []string
+	_, err := Generate(context.Background(), Config{Input: src, Package: "broken", ImportRuntime: true, Warn: func(w string) { warns = append(warns, w) }})
+	if err == nil || !strings.Contains(err.Error(), "undeclared_name") {
+		t.Fatalf("got %v, want clang's error naming undeclared_name", err)
+	}
+	if len(warns) > 0 {
+		t.Errorf("warnings beside the error: %q", warns)
+	}
+}

@@ -536,10 +536,10 @@ func (m *Machine) Update64(i int, k uint64, val []byte, flags uint64) (uint64, b
 // Delete32 is map_delete_elem as Update32 is map_update_elem: for a hash
 // map it removes the key, as the helper does, leaving the regions that
 // keep slot values mapped as they are (a value's buffer stays its slot's,
-// cleared); for an array it returns -EINVAL, as the helper does.
+// unchanged); for an array it returns -EINVAL, as the helper does.
 func (m *Machine) Delete32(i int, k uint32) (uint64, bool) {
 	w, ok := m.writer(i, 4, false)
-	if !ok || !m.take(8+w.vs) {
+	if !ok || !m.take(8) {
 		return 0, false
 	}
 	if h := w.hash; h != nil {
@@ -551,7 +551,7 @@ func (m *Machine) Delete32(i int, k uint32) (uint64, bool) {
 // Delete64 is Delete32 for a hash map of 8-byte keys.
 func (m *Machine) Delete64(i int, k uint64) (uint64, bool) {
 	w, ok := m.writer(i, 8, false)
-	if !ok || !m.take(16+w.vs) {
+	if !ok || !m.take(16) {
 		return 0, false
 	}
 	return w.hash.removed(w.hash.find8(k)), true

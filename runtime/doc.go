@@ -142,7 +142,7 @@
 // not for an insert that would take memory, a read-only map, another
 // helper bound, or outside a run (which holds the maps' locks). A deleted
 // entry's kept region stays, as with the helper: it names the slot, whose
-// value is cleared and which a later insert may reuse.
+// value stays as it was and which a later insert may reuse.
 //
 // # Instructions
 //
@@ -173,8 +173,19 @@
 // a ring buffer gives its records in the order they were reserved and
 // holds MaxEntries-1 bytes of them; snprintf and trace_printk take the
 // kernel's formats (see Machine.Format), and Load refuses a program whose
-// constant snprintf format the kernel's verifier would refuse; strncmp
-// returns -1, 0 or 1; map updates check their flags in the kernel's order. Externs bind by name through Options.Externs (or
+// constant snprintf format the kernel's verifier would refuse; trace_printk
+// returns the text's length (-EINVAL for a format without a NUL in its
+// fmt_size bytes) and writes its first 1023 bytes, a line to a call;
+// strncmp returns -1, 0 or 1; map updates check their flags in the
+// kernel's order, lookups and deletes of missing keys and array indexes
+// return what the kernel's do (NULL, -ENOENT; -EINVAL for a delete from
+// an array). The machine has one CPU: get_smp_processor_id is 0 and a
+// per-CPU map has one value a key, as a kernel program run on CPU 0 sees.
+// ktime_get_ns and ktime_get_boot_ns read CLOCK_MONOTONIC and
+// CLOCK_BOOTTIME, the kernel helpers' clocks; get_current_pid_tgid is the
+// process's id and the calling thread's, as BPF_PROG_TEST_RUN gives them
+// in the kernel (a goroutine may run on another thread at each run);
+// get_prandom_u32 is 32 random bits. Externs bind by name through Options.Externs (or
 // HelperSet.RegisterExtern); an unbound extern is a load error.
 //
 // Map is an interface so that a kernel map can stand behind it; NewMap makes
@@ -184,9 +195,14 @@
 // looked up again in the same run gets the region it already has (the hash
 // map's slot remembers it, other maps go through a small cache by buffer
 // address), so a counting loop does not grow the region table. A deleted
-// hash entry's value stays mapped, cleared, until the run ends; an insert
+// hash entry's value stays mapped, unchanged, until the run ends; an insert
 // may reuse its slot in the same run, and the old pointer then sees the new
-// value, as with the kernel's preallocated maps. A hash map's NextKey
+// value, as with the kernel's preallocated maps. An update of a key a hash
+// or LRU hash map holds writes its value in place, where the kernel puts a
+// new element in the old one's place: a pointer looked up before the
+// update reads the new value here and the old one in the kernel, and a
+// write through it reaches the map here only (arrays and per-CPU hash maps
+// update in place in both). A hash map's NextKey
 // follows insertion order, one step per call however many entries the map
 // held before; a key not in the map gives the first key, as in the kernel.
 //
@@ -213,7 +229,7 @@
 // BytesPerUnit (8) bytes copied, compared, hashed, cleared, allocated or
 // formatted, rounded down, so 4- and 8-byte keys and small values cost
 // next to nothing. The map helpers charge the key twice (hashed, then
-// compared), the value they copy or clear, and twice the memory a new hash
+// compared), the value they copy, and twice the memory a new hash
 // entry allocates; bpf_strncmp what it scans and compares. A run may spend as
 // many units as its instruction budget, on a meter of its own (translated
 // code keeps the instruction budget in a local), so it does at most twice

@@ -397,7 +397,8 @@ func (h *hashMap) store(s int32, key, value []byte, flags uint64) error {
 	copy(h.keyOf(s), key)
 	sl := &h.slots[s]
 	sl.used = true
-	copy(sl.val, value)
+	// A reused slot holds the value deleted from it.
+	clear(sl.val[copy(sl.val, value):])
 	h.insert(s, key)
 	h.count++
 	h.pushFront(s)
@@ -494,11 +495,12 @@ func (h *hashMap) removed(s int32) uint64 {
 	return 0
 }
 
-// remove frees a slot. Its value buffer is cleared, not released: a
-// program may still hold a pointer to it until its run ends, as with the
-// kernel's preallocated maps. A later insert may reuse the slot, in the same
-// run too, so such a stale pointer then sees the new entry's value (again as
-// in the kernel); it never sees memory of another type or size.
+// remove frees a slot. Its value buffer is neither released nor cleared:
+// a program may still hold a pointer to it until its run ends, and reads
+// the deleted value through it, as with the kernel's preallocated maps. A
+// later insert may reuse the slot, in the same run too, so such a stale
+// pointer then sees the new entry's value (again as in the kernel); it
+// never sees memory of another type or size.
 func (h *hashMap) remove(s int32) {
 	_, pos := h.find(h.keyOf(s))
 	h.unlinkTable(pos)
@@ -507,7 +509,6 @@ func (h *hashMap) remove(s int32) {
 	h.detach(s)
 	sl := &h.slots[s]
 	sl.used = false
-	clear(sl.val)
 	h.free = append(h.free, s)
 }
 

@@ -76,8 +76,8 @@ func TestHashMapModel(t *testing.T) {
 
 // TestLookupRegions checks how looked-up values map into a run: the same
 // entry looked up twice gets one region (so counting loops do not grow the
-// table), a deleted entry's value stays readable (cleared) until the run
-// ends, a slot reused by a later insert in the same run shows the new value
+// table), a deleted entry's value stays readable (unchanged, as in the
+// kernel) until the run ends, a slot reused by a later insert in the same run shows the new value
 // through the old pointer (as the kernel's preallocated maps do). The
 // value's region stays mapped on that Machine: an address kept from an
 // earlier run still names the same slot's value, and only that; a Clone,
@@ -137,9 +137,9 @@ func TestLookupRegions(t *testing.T) {
 		exit`, []Map{m}, nil)
 		ctx := make([]byte, 8)
 		got, err := p.Run(ctx)
-		// Read after delete: 0; read after the slot's reuse: 9.
-		if err != nil || got != 9<<8 {
-			t.Fatalf("type %d: first run: %#x, %v; want %#x", typ, got, err, 9<<8)
+		// Read after delete: 5; read after the slot's reuse: 9.
+		if err != nil || got != 9<<8|5 {
+			t.Fatalf("type %d: first run: %#x, %v; want %#x", typ, got, err, 9<<8|5)
 		}
 		if mem := &p.Machine().Memory; len(mem.rd) != mem.nkept || mem.nkept != mem.nstatic+1 {
 			t.Fatalf("type %d: %d regions after the run, %d of them kept; want the one value kept", typ, len(mem.rd)-mem.nstatic, mem.nkept-mem.nstatic)
@@ -389,7 +389,7 @@ func TestDirectUpdates(t *testing.T) {
 		op    string // "update", "delete" or "lookup"
 		key   uint64
 		flags uint64
-		work  int64 // when nonzero, the work left before the call
+		work  int64 // when nonzero, the work left before the call (-1: none)
 	}
 	steps := []step{
 		{op: "lookup", key: 0}, // keeps the value's region
@@ -408,7 +408,7 @@ func TestDirectUpdates(t *testing.T) {
 		{op: "update", key: 5, flags: UpdateAny}, // a full map (4 entries)
 		{op: "delete", key: 9},
 		{op: "update", key: 1, flags: UpdateAny, work: 1},
-		{op: "delete", key: 1, work: 1},
+		{op: "delete", key: 1, work: -1},
 		{op: "lookup", key: 1},
 	}
 	for _, tc := range []struct {
@@ -452,7 +452,7 @@ func TestDirectUpdates(t *testing.T) {
 					m.stack[StackSize-32+int(i)] = byte(n*16 + int(i))
 				}
 				if st.work != 0 {
-					m.work = st.work
+					m.work = max(st.work, 0)
 				}
 			}
 			fn := map[string]int32{"lookup": HelperMapLookupElem, "update": HelperMapUpdateElem, "delete": HelperMapDeleteElem}[st.op]

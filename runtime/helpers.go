@@ -321,8 +321,8 @@ func mapDeleteElem(m *Machine, r1, r2, _, _, _ uint64) (uint64, error) {
 	if m.prog.readOnly[i] {
 		return errno(ErrReadOnly), nil
 	}
-	// The key is hashed and compared and a hash map's value cleared.
-	if err := m.ChargeBytes(2*len(key) + int(mp.Spec().ValueSize)); err != nil {
+	// The key is hashed and compared (a deleted value is left as it is).
+	if err := m.ChargeBytes(2 * len(key)); err != nil {
 		return 0, err
 	}
 	return errno(mp.Delete(key)), nil
@@ -359,15 +359,19 @@ func MapNextKey(m *Machine, r1, r2, r3, _, _ uint64) (uint64, error) {
 
 // tracePrintk formats like the kernel's bpf_trace_printk: at most three
 // arguments, the format checked at the call (see format); a format the
-// kernel refuses is -EINVAL.
+// kernel refuses, or one without a NUL in its fmt_size bytes, is -EINVAL.
+// It returns the length of the text, without the newline it may add,
+// and writes at most 1023 bytes of it, as the kernel traces.
 func tracePrintk(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	f, err := m.Bytes(r1, r2)
 	if err != nil {
 		return 0, fmt.Errorf("format: %w", err)
 	}
-	if i := bytes.IndexByte(f, 0); i >= 0 {
-		f = f[:i]
+	i := bytes.IndexByte(f, 0)
+	if i < 0 {
+		return negErrno(22), nil
 	}
+	f = f[:i]
 	args := [3]uint64{r3, r4, r5}
 	out, err := m.format(m.scratch[:0], f, args[:])
 	m.scratch = out[:0]
@@ -380,7 +384,11 @@ func tracePrintk(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	if err := m.ChargeText(len(f) + len(out)); err != nil {
 		return 0, err
 	}
-	// The kernel's trace output shows each call as a line of its own.
+	// The kernel formats into a buffer of MAX_BPRINTF_BUF (1024) bytes and
+	// traces what fits with its NUL, returning the whole text's length.
+	// Its trace output shows each call as a line of its own.
+	n := len(out)
+	out = out[:min(n, 1023)]
 	if len(out) == 0 || out[len(out)-1] != '\n' {
 		out = append(out, '\n')
 		m.scratch = out[:0]
@@ -389,7 +397,7 @@ func tracePrintk(m *Machine, r1, r2, r3, r4, r5 uint64) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("output: %w", err)
 	}
-	return uint64(len(out)), nil
+	return uint64(n), nil
 }
 
 // snprintfHelper is bpf_snprintf(str, str_size, fmt, data, data_len): the

@@ -37,6 +37,7 @@ type aotOutcome struct {
 	Globals string `json:"globals,omitempty"`
 	Maps    string `json:"maps,omitempty"`
 	Records string `json:"records,omitempty"`
+	Trace   string `json:"trace,omitempty"`
 	// Executed: instruction slots of a successful run.
 	Executed uint64 `json:"executed,omitempty"`
 }

@@ -6,6 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +29,9 @@ const (
 	mapRB
 	mapArr
 	mapHash
+	mapPCArr
+	mapPCHash
+	mapLRU
 )
 
 func kernelMapSpecs(rodata int) []runtime.MapSpec {
@@ -33,6 +40,9 @@ func kernelMapSpecs(rodata int) []runtime.MapSpec {
 		{Name: "rb", Type: runtime.RingBuf, MaxEntries: 1 << 14},
 		{Name: "arr", Type: runtime.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 		{Name: "hash", Type: runtime.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 4},
+		{Name: "pcarr", Type: runtime.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: 4},
+		{Name: "pchash", Type: runtime.PerCPUHash, KeySize: 4, ValueSize: 8, MaxEntries: 4},
+		{Name: "lru", Type: runtime.LRUHash, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 	}
 }
 
@@ -49,16 +59,37 @@ type kcase struct {
 	// hashed marks an snprintf case whose output holds a pointer the
 	// kernel hashes: its hex digits are not compared, only its shape.
 	hashed bool
+	// marker starts the format of a trace_printk case, so that its lines
+	// are told from others' in the kernel's trace buffer.
+	marker string
+	// vary checks the words of the packet that differ from run to run
+	// (times, random numbers, the thread's id) against what env knows
+	// of the run and replaces each by 1 when it holds, so runs compare.
+	vary func(mem []byte, env runEnv)
 }
 
+// runEnv is what the test knows of a run: the clocks before and after it
+// and the process and thread that ran it (0 when not known).
+type runEnv struct {
+	pid, tid   int
+	mono, boot [2]uint64
+}
+
+// clocks reads the clocks into mono[i] and boot[i].
+func (e *runEnv) clocks(i int) { e.mono[i], e.boot[i] = testenv.Clocks() }
+
 // kresult is what a program did: refused at load, or its r0 (the low 32
-// bits, as BPF_PROG_TEST_RUN returns), packet and ring buffer records.
+// bits, as BPF_PROG_TEST_RUN returns), packet, ring buffer records, the
+// entries of the maps after the ring buffer (see canonMaps) and the
+// lines of trace_printk text that hold the case's marker.
 type kresult struct {
 	refused bool
 	why     string // why it was refused (the verifier's error and last lines); not compared
 	r0      uint32
 	mem     string
 	records string
+	maps    string
+	trace   string
 }
 
 func (r kresult) same(o kresult) bool {
@@ -70,7 +101,7 @@ func (r kresult) String() string {
 	if r.refused {
 		return "refused at load: " + r.why
 	}
-	return fmt.Sprintf("r0=%#x records=[%s]\nmem=%s", r.r0, r.records, r.mem)
+	return fmt.Sprintf("r0=%#x records=[%s]\nmem=%s\nmaps=%s\ntrace=%q", r.r0, r.records, r.mem, r.maps, r.trace)
 }
 
 // copyWords copies n bytes (a multiple of 8) from src+soff to dst+doff
@@ -142,7 +173,18 @@ func runKernel(t *testing.T, c kcase) kresult {
 	}
 	defer p.Close()
 	out := make([]byte, len(c.mem))
-	r0, err := p.Run(&ebpf.RunOptions{Data: c.mem, DataOut: out})
+	var r0 uint32
+	env := runEnv{pid: os.Getpid()}
+	// On CPU 0, the one CPU of the runtime's per-CPU maps.
+	cpuErr := testenv.OnCPU(0, func(tid int) {
+		env.tid = tid
+		env.clocks(0)
+		r0, err = p.Run(&ebpf.RunOptions{Data: c.mem, DataOut: out})
+		env.clocks(1)
+	})
+	if cpuErr != nil {
+		t.Fatalf("%s: %v", c.name, cpuErr)
+	}
 	if err != nil {
 		t.Fatalf("%s: BPF_PROG_TEST_RUN: %v", c.name, err)
 	}
@@ -160,14 +202,110 @@ func runKernel(t *testing.T, c kcase) kresult {
 		}
 		recs = fmt.Appendf(recs, "%d:%x ", len(rec.RawSample), rec.RawSample)
 	}
-	return kresult{r0: r0, mem: hex.EncodeToString(out), records: string(recs)}
+	if c.vary != nil {
+		c.vary(out, env)
+	}
+	res := kresult{r0: r0, mem: hex.EncodeToString(out), records: string(recs), maps: kernelEntries(t, maps)}
+	if c.marker != "" {
+		text, err := os.ReadFile("/sys/kernel/tracing/trace")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		// A line is "TASK-PID [CPU] FLAGS TIME: bpf_trace_printk: TEXT".
+		var lines []string
+		for l := range strings.Lines(string(text)) {
+			if _, after, ok := strings.Cut(l, "bpf_trace_printk: "); ok && strings.Contains(after, c.marker) {
+				lines = append(lines, after)
+			}
+		}
+		res.trace = traceLines(strings.Join(lines, ""), c.marker)
+	}
+	return res
 }
 
-func engineResult(o aotOutcome) (kresult, string) {
+// kernelEntries lists the entries of the kernel maps after the ring
+// buffer as the harness lists the runtime's (see canonMaps); a per-CPU
+// value is CPU 0's, followed by another CPU's that is not zero.
+func kernelEntries(t *testing.T, maps []*ebpf.Map) string {
+	var out []byte
+	for i, s := range kernelMapSpecs(8) {
+		if i < mapArr {
+			continue
+		}
+		out = fmt.Appendf(out, "%s:", s.Name)
+		var k uint32
+		var v uint64
+		var vs []uint64
+		it := maps[i].Iterate()
+		perCPU := s.Type == runtime.PerCPUArray || s.Type == runtime.PerCPUHash
+		for perCPU && it.Next(&k, &vs) || !perCPU && it.Next(&k, &v) {
+			if perCPU {
+				v = vs[0]
+			}
+			out = fmt.Appendf(out, " %x=%x", binary.LittleEndian.AppendUint32(nil, k), binary.LittleEndian.AppendUint64(nil, v))
+			for cpu := 1; perCPU && cpu < len(vs); cpu++ {
+				if vs[cpu] != 0 {
+					out = fmt.Appendf(out, "+cpu%d:%x", cpu, vs[cpu])
+				}
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatalf("map %s: %v", s.Name, err)
+		}
+		out = append(out, ';')
+	}
+	return canonMaps(string(out))
+}
+
+// canonMaps puts a listing of maps' entries, "name: key=value...;" for
+// each map as the agreement harness writes them, in a form that compares:
+// each map's entries sorted (a hash map's order is its own), the maps
+// without entries left out.
+func canonMaps(s string) string {
+	var out []string
+	for _, m := range strings.Split(s, ";") {
+		name, list, _ := strings.Cut(m, ":")
+		es := strings.Fields(strings.ReplaceAll(list, "<nil>", ""))
+		if len(es) == 0 {
+			continue
+		}
+		slices.Sort(es)
+		out = append(out, name+": "+strings.Join(es, " "))
+	}
+	return strings.Join(out, "; ")
+}
+
+// traceLines keeps the lines of trace_printk text that hold marker.
+func traceLines(text, marker string) string {
+	var out []string
+	for l := range strings.Lines(text) {
+		if strings.Contains(l, marker) {
+			out = append(out, strings.TrimSuffix(l, "\n"))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// varied applies c.vary to a packet in hex.
+func varied(c kcase, mem string, env runEnv) string {
+	b, err := hex.DecodeString(mem)
+	if c.vary == nil || err != nil {
+		return mem
+	}
+	c.vary(b, env)
+	return hex.EncodeToString(b)
+}
+
+func engineResult(c kcase, o aotOutcome, env runEnv) (kresult, string) {
 	if strings.HasPrefix(o.Err, "load: ") {
 		return kresult{refused: true, why: o.Err}, ""
 	}
-	return kresult{r0: uint32(o.R0), mem: o.Mem, records: o.Records}, o.Err
+	res := kresult{r0: uint32(o.R0), mem: varied(c, o.Mem, env), records: o.Records, maps: canonMaps(o.Maps)}
+	if c.marker != "" {
+		text, _ := hex.DecodeString(o.Trace)
+		res.trace = traceLines(string(text), c.marker)
+	}
+	return res, o.Err
 }
 
 // unhash replaces the hex digits of the first n bytes of a packet in hex
@@ -185,6 +323,18 @@ func unhash(mem string, n int) string {
 	return hex.EncodeToString(b)
 }
 
+// unhashText replaces the hex digits after marker in trace_printk text
+// by x, as unhash does in a packet.
+func unhashText(text, marker string) string {
+	m, rest, _ := strings.Cut(text, marker)
+	return m + marker + strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' || r >= 'a' && r <= 'f' {
+			return 'x'
+		}
+		return r
+	}, rest)
+}
+
 // runInterp runs c in skelgen's interpreter with the maps of the "kernel"
 // setup, as the agreement harness does.
 func runInterp(t *testing.T, c kcase, insns []runtime.Instruction) (kresult, string) {
@@ -200,45 +350,89 @@ func runInterp(t *testing.T, c kcase, insns []runtime.Instruction) (kresult, str
 	if err := maps[mapRodata].Update(make([]byte, 4), c.rodata, 0); err != nil {
 		t.Fatal(err)
 	}
-	p, err := runtime.Load(&runtime.ProgramSpec{Name: c.name, Instructions: insns, Maps: maps}, &runtime.Options{Budget: 1 << 20})
+	var trace bytes.Buffer
+	p, err := runtime.Load(&runtime.ProgramSpec{Name: c.name, Instructions: insns, Maps: maps}, &runtime.Options{Budget: 1 << 20, Output: &trace})
 	if err != nil {
 		return kresult{refused: true, why: err.Error()}, ""
 	}
 	mem := bytes.Clone(c.mem)
-	r0, err := p.Run(mem)
+	var r0 uint64
+	env := runEnv{pid: os.Getpid()}
+	cpuErr := testenv.OnCPU(0, func(tid int) {
+		env.tid = tid
+		env.clocks(0)
+		r0, err = p.Run(mem)
+		env.clocks(1)
+	})
+	if cpuErr != nil {
+		t.Fatalf("%s: %v", c.name, cpuErr)
+	}
 	var recs []byte
 	rb := maps[mapRB].(*runtime.RingBuffer)
 	for rec, ok := rb.Read(); ok; rec, ok = rb.Read() {
 		recs = fmt.Appendf(recs, "%d:%x ", len(rec), rec)
 	}
-	res := kresult{r0: uint32(r0), mem: hex.EncodeToString(mem), records: string(recs)}
+	if c.vary != nil {
+		c.vary(mem, env)
+	}
+	res := kresult{r0: uint32(r0), mem: hex.EncodeToString(mem), records: string(recs), maps: runtimeEntries(maps)}
+	if c.marker != "" {
+		res.trace = traceLines(trace.String(), c.marker)
+	}
 	if err != nil {
 		return res, err.Error()
 	}
 	return res, ""
 }
 
-// TestHelpersKernelDifferential runs programs calling the ring buffer,
-// snprintf, strncmp and map update helpers in the kernel (XDP,
-// BPF_PROG_TEST_RUN) and in skelgen's interpreter and compares what each
-// did: refused at load or not, r0, the packet the program wrote its
-// results to and the ring buffer records a reader gets. The translations
+// runtimeEntries lists the entries of the maps after the ring buffer, as
+// kernelEntries does.
+func runtimeEntries(maps []runtime.Map) string {
+	var out []byte
+	for _, mp := range maps[mapArr:] {
+		out = fmt.Appendf(out, "%s:", mp.Spec().Name)
+		var key []byte
+		next := make([]byte, mp.Spec().KeySize)
+		for n := 0; n <= int(mp.Spec().MaxEntries) && mp.NextKey(key, next) == nil; n++ {
+			key = append(key[:0], next...)
+			v, _ := mp.Lookup(key)
+			out = fmt.Appendf(out, " %x=%x", key, v)
+		}
+		out = append(out, ';')
+	}
+	return canonMaps(string(out))
+}
+
+// TestHelpersKernelDifferential runs programs calling the built-in
+// helpers (ring buffer, snprintf, strncmp, map lookup, update and delete,
+// trace_printk, the clocks, get_prandom_u32, get_smp_processor_id and
+// get_current_pid_tgid) in the kernel (XDP, BPF_PROG_TEST_RUN, on CPU 0)
+// and in skelgen's interpreter and compares what each did: refused at
+// load or not, r0, the packet the program wrote its results to, the ring
+// buffer records a reader gets, the maps' entries (CPU 0's values of a
+// per-CPU map) and the trace_printk text. The translations
 // of a sample of the programs (all of them when SKELGEN_LONG=1: building
 // them takes minutes) must do what the kernel did too.
 func TestHelpersKernelDifferential(t *testing.T) {
 	testenv.Kernel(t)
+	testenv.Tracefs(t)
 	var cases []kcase
 	cases = append(cases, ringbufCases()...)
 	cases = append(cases, snprintfCases()...)
 	cases = append(cases, strncmpCases()...)
 	cases = append(cases, updateCases()...)
+	cases = append(cases, mapCases()...)
+	cases = append(cases, printkCases()...)
+	cases = append(cases, varyingCases()...)
 	kinds := map[string]int{}
 	want := map[string]kresult{}
 	var acases []aotCase
 	var differ int
 	compare := func(c kcase, engine string, got kresult, runErr string) {
 		w := want[c.name]
-		if c.hashed {
+		if c.hashed && c.marker != "" {
+			w.trace, got.trace = unhashText(w.trace, c.marker), unhashText(got.trace, c.marker)
+		} else if c.hashed {
 			w.mem, got.mem = unhash(w.mem, 100), unhash(got.mem, 100)
 		}
 		if runErr != "" || !got.same(w) {
@@ -265,17 +459,24 @@ func TestHelpersKernelDifferential(t *testing.T) {
 		acases = append(acases, aotCase{Name: c.name, Insns: insns, Mem: c.mem, Setup: "kernel", Data: c.rodata, Budget: 1 << 20})
 	}
 	sample := testenv.Sample(acases, 120)
+	// The translations run in the harness's process, on threads the
+	// test does not know, between these clock readings.
+	var env runEnv
+	env.clocks(0)
 	res := runAgreement(t, sample, false)
+	env.clocks(1)
 	byName := map[string]kcase{}
 	for _, c := range cases {
 		byName[c.name] = c
 	}
 	for i, l := range res.Lines {
 		c := byName[sample[i].Name]
-		if d := l.disagreement(false); d != "" {
+		// A varying case's runs differ by nature: each is compared with
+		// the kernel's once its varying words are checked.
+		if d := l.disagreement(false); d != "" && c.vary == nil {
 			t.Errorf("%s: engines disagree: %s", c.name, d)
 		}
-		got, runErr := engineResult(l.AOT)
+		got, runErr := engineResult(c, l.AOT, env)
 		compare(c, "translation", got, runErr)
 	}
 	t.Logf("%d programs run in the kernel and the interpreter (%v), %d of them translated too (built in %v); %d runs differ from the kernel's",
@@ -679,4 +880,243 @@ func updateCases() []kcase {
 		}
 	}
 	return cases
+}
+
+// ---- map lookups, updates and deletes
+
+// mapOp is one step of a map program, writing a u64 to the packet at 8*k
+// (k the step's index): l looks key up, keeping the pointer in r7, and
+// writes the value or -1 (NULL); p looks up as l does but keeps r7; w
+// writes val through r7 and writes whether it could (r7 not NULL); r
+// reads through r7 (-1: NULL); u updates key to val with flags and d
+// deletes key, writing r0.
+type mapOp struct {
+	op    byte
+	key   uint32
+	val   int32
+	flags uint64
+}
+
+func mapProgram(m int, ops []mapOp) ebpfasm.Instructions {
+	r0, r1, r2, r3, r4, r6, r7, r10 := ebpfasm.R0, ebpfasm.R1, ebpfasm.R2, ebpfasm.R3, ebpfasm.R4, ebpfasm.R6, ebpfasm.R7, ebpfasm.R10
+	jeq0 := func(r ebpfasm.Register, skip int16) ebpfasm.Instruction {
+		return ebpfasm.Instruction{OpCode: ebpfasm.JEq.Op(ebpfasm.ImmSource), Dst: r, Offset: skip}
+	}
+	key := func(k uint32) ebpfasm.Instructions {
+		return ebpfasm.Instructions{ebpfasm.StoreImm(r10, -4, int64(int32(k)), ebpfasm.Word), mapPtr(r1, m), ebpfasm.Mov.Reg(r2, r10), ebpfasm.Add.Imm(r2, -4)}
+	}
+	p := ebpfasm.Instructions{ebpfasm.Mov.Reg(r6, r1), ebpfasm.Mov.Imm(r7, 0)}
+	for k, o := range ops {
+		out := int16(8 * k)
+		switch o.op {
+		case 'l', 'p':
+			p = append(p, key(o.key)...)
+			p = append(p, ebpfasm.FnMapLookupElem.Call())
+			if o.op == 'l' {
+				p = append(p, ebpfasm.Mov.Reg(r7, r0))
+			}
+			p = append(p, ebpfasm.Mov.Imm(r1, -1), jeq0(r0, 1), ebpfasm.LoadMem(r1, r0, 0, ebpfasm.DWord), ebpfasm.StoreMem(r6, out, r1, ebpfasm.DWord))
+		case 'r':
+			p = append(p, ebpfasm.Mov.Imm(r1, -1), jeq0(r7, 1), ebpfasm.LoadMem(r1, r7, 0, ebpfasm.DWord), ebpfasm.StoreMem(r6, out, r1, ebpfasm.DWord))
+		case 'w':
+			p = append(p, ebpfasm.Mov.Imm(r1, 0), jeq0(r7, 3), ebpfasm.Mov.Imm(r1, o.val),
+				ebpfasm.StoreMem(r7, 0, r1, ebpfasm.DWord), ebpfasm.Mov.Imm(r1, 1), ebpfasm.StoreMem(r6, out, r1, ebpfasm.DWord))
+		case 'u':
+			p = append(p, ebpfasm.Instruction{OpCode: ebpfasm.StoreImmOp(ebpfasm.DWord), Dst: r10, Offset: -16, Constant: int64(o.val)})
+			p = append(p, key(o.key)...)
+			p = append(p, ebpfasm.Mov.Reg(r3, r10), ebpfasm.Add.Imm(r3, -16), ebpfasm.LoadImm(r4, int64(o.flags), ebpfasm.DWord),
+				ebpfasm.FnMapUpdateElem.Call(), ebpfasm.StoreMem(r6, out, r0, ebpfasm.DWord))
+		case 'd':
+			p = append(p, key(o.key)...)
+			p = append(p, ebpfasm.FnMapDeleteElem.Call(), ebpfasm.StoreMem(r6, out, r0, ebpfasm.DWord))
+		}
+	}
+	return append(p, ebpfasm.Mov.Imm(r0, 0), ebpfasm.Return())
+}
+
+func mapCases() []kcase {
+	l := func(k uint32) mapOp { return mapOp{op: 'l', key: k} }
+	pk := func(k uint32) mapOp { return mapOp{op: 'p', key: k} }
+	w := func(v int32) mapOp { return mapOp{op: 'w', val: v} }
+	rd := mapOp{op: 'r'}
+	u := func(k uint32, v int32, f uint64) mapOp { return mapOp{op: 'u', key: k, val: v, flags: f} }
+	d := func(k uint32) mapOp { return mapOp{op: 'd', key: k} }
+	seqs := []struct {
+		name string
+		ops  []mapOp
+	}{
+		{"lookup_empty", []mapOp{pk(0), pk(3), pk(4), pk(5), pk(0x80000000), pk(0xffffffff)}},
+		{"delete_empty", []mapOp{d(0), d(3), d(4), d(0xffffffff), pk(0)}},
+		{"update_lookup_delete", []mapOp{u(1, 11, 0), pk(1), d(1), pk(1), d(1), u(1, 12, 0), pk(1), pk(2), d(4), u(4, 13, 0), pk(4)}},
+		{"write_through", []mapOp{u(2, 5, 0), l(2), w(77), pk(2), rd, l(3), w(-1), pk(3), rd, l(9), w(8), rd}},
+		{"stale_after_delete", []mapOp{u(1, 5, 0), l(1), d(1), rd, pk(1), u(1, 6, 0), rd, pk(1), w(9), pk(1)}},
+		{"stale_after_delete_other", []mapOp{u(1, 5, 0), u(2, 7, 0), l(1), d(1), rd, u(3, 8, 0), rd, pk(3), w(9), pk(3), pk(2)}},
+		{"fill", []mapOp{u(0, 10, 0), u(1, 11, 0), u(2, 12, 0), u(3, 13, 0), u(4, 14, 0), d(2), u(4, 15, 0), u(2, 16, 2), u(5, 17, 1),
+			pk(0), pk(1), pk(2), pk(3), pk(4), pk(5)}},
+		{"flags", []mapOp{u(1, 1, 1), u(1, 2, 1), u(1, 3, 2), u(3, 4, 2), u(2, 5, 4), u(2, 6, 8), pk(1), pk(2), pk(3)}},
+		{"readd", []mapOp{u(0, 1, 0), u(1, 2, 0), u(2, 3, 0), u(3, 4, 0), d(0), d(1), d(2), d(3), u(7, 5, 0), u(6, 6, 0), u(5, 7, 0), u(4, 8, 0),
+			pk(0), pk(4), pk(7)}},
+		{"lookup_then_insert", []mapOp{u(0, 1, 0), u(1, 2, 0), u(2, 3, 0), pk(0), pk(1), u(3, 4, 0), pk(0), pk(1), pk(2), pk(3)}},
+	}
+	var cases []kcase
+	for _, m := range []int{mapArr, mapHash, mapPCArr, mapPCHash, mapLRU} {
+		for _, s := range seqs {
+			cases = append(cases, kcase{name: fmt.Sprintf("map/%s/%s", kernelMapSpecs(8)[m].Name, s.name), body: mapProgram(m, s.ops),
+				rodata: make([]byte, 8), mem: make([]byte, 8*len(s.ops))})
+		}
+	}
+	// The kernel updates arrays' and per-CPU hash maps' values in place;
+	// a hash or LRU hash map's update puts a new element in the old one's
+	// place, which a pointer looked up before it still reaches, and the
+	// runtime's does not (see the runtime's package documentation).
+	stale := []mapOp{u(1, 5, 0), l(1), u(1, 6, 0), rd, pk(1), w(9), pk(1), rd}
+	for _, m := range []int{mapArr, mapPCArr, mapPCHash} {
+		cases = append(cases, kcase{name: fmt.Sprintf("map/%s/stale_after_update", kernelMapSpecs(8)[m].Name), body: mapProgram(m, stale),
+			rodata: make([]byte, 8), mem: make([]byte, 8*len(stale))})
+	}
+	return cases
+}
+
+// ---- trace_printk
+
+// printkCase is a trace_printk call: the format (after the case's
+// marker), its fmt_size (the format's length and NUL when 0, or that plus
+// size when negative) and three arguments.
+type printkCase struct {
+	format string
+	size   int
+	args   [3]snArg
+	hashed bool
+}
+
+// printkProgram calls trace_printk with the format in .rodata, writing r0
+// to the packet's first u64.
+func printkProgram(size int, args [3]snArg) ebpfasm.Instructions {
+	r0, r1, r2, r6 := ebpfasm.R0, ebpfasm.R1, ebpfasm.R2, ebpfasm.R6
+	p := ebpfasm.Instructions{ebpfasm.Mov.Reg(r6, r1)}
+	for i, a := range args {
+		r := ebpfasm.R3 + ebpfasm.Register(i)
+		if a.ptr >= 0 {
+			p = append(p, ebpfasm.Mov.Reg(r, r6), ebpfasm.Add.Imm(r, int32(a.ptr)))
+		} else {
+			p = append(p, ebpfasm.LoadImm(r, int64(a.val), ebpfasm.DWord))
+		}
+	}
+	p = append(p, mapValue(r1, mapRodata, 0), ebpfasm.Mov.Imm(r2, int32(size)), ebpfasm.FnTracePrintk.Call(),
+		ebpfasm.StoreMem(r6, 0, r0, ebpfasm.DWord))
+	return append(p, ebpfasm.Mov.Imm(r0, 0), ebpfasm.Return())
+}
+
+func printkCases() []kcase {
+	a3 := func(a, b, c snArg) [3]snArg { return [3]snArg{a, b, c} }
+	ints := a3(v(42), v(^uint64(6)), v(0x123456789abcdef0))
+	var cs []printkCase
+	for _, f := range []string{"", "plain", "plain\n", "two\nlines", "%d", "%d %d %d", "%d\n", "%u %x %X", "%ld %lu %lx", "%lld %llu %llx",
+		"%5d|%-5d|%05d", "%+d % d", "%i %li %lli", "100%%", "%%d", "%c%c%c", "%d %d %d %d", "%d%d%d%d", "\t tab",
+		"%", "%hd", "%5%", "%.2d", "%*d", "%f", "%n", "%o", "%z", "%pa", "%pM", "%ls", "\x01", "caf\xc3\xa9", "\x7f",
+		"%px", "%pS", "%pB", "%p", "%pK", "%1000d", "%2000d"} {
+		// The kernel hashes %p and %pK: compare the hash's shape.
+		cs = append(cs, printkCase{format: f, args: ints, hashed: f == "%p" || f == "%pK"})
+	}
+	strs := a3(pk(snHello), pk(snEmpty), v(0))
+	for _, f := range []string{"%s|%s|%s", "%10s|%-3s|%5s", "%s", "%pks %pks %pks", "%pI4 %pi4 %pI6", "%pi6"} {
+		args := strs
+		if strings.Contains(f, "pI") || strings.Contains(f, "pi") {
+			args = a3(pk(snIPv4), pk(snIPv4), pk(snIPv6))
+			if f == "%pi6" {
+				args = a3(pk(snIPv6), v(0), v(0))
+			}
+		}
+		cs = append(cs, printkCase{format: f, args: args})
+	}
+	cs = append(cs,
+		printkCase{format: "%pI4", args: a3(v(0), v(0), v(0))},
+		printkCase{format: "%s", args: a3(v(0xdead), v(0), v(0))},
+		// fmt_size: without the NUL, with bytes after it, short.
+		printkCase{format: "no nul", size: -1, args: ints},
+		printkCase{format: "after nul", size: 8, args: ints},
+		printkCase{format: "%d", size: 3, args: ints},
+	)
+	// A marker per run and case, so that the trace buffer's lines of
+	// earlier runs and of other cases do not count.
+	run := strconv.FormatUint(rand.Uint64()%(36*36*36*36*36*36), 36)
+	var cases []kcase
+	for i, c := range cs {
+		marker := fmt.Sprintf("skg%s.%d:", run, i)
+		f := marker + c.format
+		size := len(f) + 1
+		switch {
+		case c.size < 0:
+			size = len(f)
+		case c.size > 0 && c.size < 8:
+			size = c.size
+		case c.size > 0:
+			size += c.size
+		}
+		rodata := append([]byte(f), 0)
+		rodata = append(rodata, make([]byte, 8+8-len(rodata)%8)...)
+		name := fmt.Sprintf("trace_printk/%q/", c.format)
+		for _, a := range c.args {
+			if a.ptr >= 0 {
+				name += fmt.Sprintf("&%d,", a.ptr)
+			} else {
+				name += fmt.Sprintf("%#x,", a.val)
+			}
+		}
+		if c.size != 0 {
+			name += fmt.Sprintf("/size=%d", size)
+		}
+		cases = append(cases, kcase{name: name, body: printkProgram(size, c.args), rodata: rodata, mem: snprintfMem(), marker: marker, hashed: c.hashed})
+	}
+	return cases
+}
+
+// ---- clocks, random numbers, CPU and thread
+
+// varyingCases call the helpers whose results differ from run to run and
+// compare what the kernel guarantees of them: ktime_get_ns within the
+// clock readings around the run and not decreasing, ktime_get_boot_ns
+// within its own and not behind ktime_get_ns, get_prandom_u32 32 bits,
+// get_smp_processor_id the CPU (0, where the test runs the kernel's
+// program and the runtime's one CPU), get_current_pid_tgid the process
+// and the thread that ran the program, the same for two calls (the
+// translations run in the harness's process on threads the test does not
+// know: there its halves are only checked to be nonzero).
+func varyingCases() []kcase {
+	r0, r6 := ebpfasm.R0, ebpfasm.R6
+	call := func(fn ebpfasm.BuiltinFunc, at int16) ebpfasm.Instructions {
+		return ebpfasm.Instructions{fn.Call(), ebpfasm.StoreMem(r6, at, r0, ebpfasm.DWord)}
+	}
+	p := ebpfasm.Instructions{ebpfasm.Mov.Reg(r6, ebpfasm.R1)}
+	p = append(p, call(ebpfasm.FnKtimeGetNs, 0)...)
+	p = append(p, call(ebpfasm.FnKtimeGetNs, 8)...)
+	p = append(p, call(ebpfasm.FnKtimeGetBootNs, 16)...)
+	for k := range 3 {
+		p = append(p, call(ebpfasm.FnGetPrandomU32, int16(24+8*k))...)
+	}
+	p = append(p, call(ebpfasm.FnGetSmpProcessorId, 48)...)
+	p = append(p, call(ebpfasm.FnGetCurrentPidTgid, 56)...)
+	p = append(p, call(ebpfasm.FnGetCurrentPidTgid, 64)...)
+	p = append(p, ebpfasm.Mov.Imm(r0, 0), ebpfasm.Return())
+	vary := func(mem []byte, env runEnv) {
+		word := func(i int) uint64 { return binary.LittleEndian.Uint64(mem[8*i:]) }
+		t1, t2, boot := word(0), word(1), word(2)
+		r1, r2, r3 := word(3), word(4), word(5)
+		id1, id2 := word(7), word(8)
+		held := []bool{
+			env.mono[0] <= t1 && t1 <= t2,
+			t2 <= env.mono[1],
+			env.boot[0] <= boot && boot <= env.boot[1] && boot >= t2,
+			r1>>32 == 0, r2>>32 == 0, r3>>32 == 0 && (r1 != r2 || r2 != r3),
+			false, // the CPU: compared as it is
+			id1 == id2 && (env.pid == 0 && id1>>32 != 0 || id1>>32 == uint64(env.pid)) && (env.tid == 0 && uint32(id1) != 0 || uint32(id1) == uint32(env.tid)),
+			id1 == id2,
+		}
+		for i, ok := range held {
+			if ok {
+				binary.LittleEndian.PutUint64(mem[8*i:], 1)
+			}
+		}
+	}
+	return []kcase{{name: "varying/all", body: p, rodata: make([]byte, 8), mem: make([]byte, 72), vary: vary}}
 }

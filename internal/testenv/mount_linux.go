@@ -3,6 +3,7 @@ package testenv
 import (
 	"os"
 	"os/exec"
+	goruntime "runtime"
 	"syscall"
 	"testing"
 
@@ -96,4 +97,33 @@ func inNamespace(cmd *exec.Cmd, script string) {
 	}
 	// Go makes / private, recursively, in the new namespace.
 	cmd.SysProcAttr.Unshareflags |= syscall.CLONE_NEWNS
+}
+
+// OnCPU runs f on a thread of the process bound to cpu alone, with the
+// thread's id, and returns the thread to the CPUs it had: a kernel
+// program f runs with BPF_PROG_TEST_RUN then sees that CPU's per-CPU
+// values and get_smp_processor_id.
+func OnCPU(cpu int, f func(tid int)) error {
+	goruntime.LockOSThread()
+	defer goruntime.UnlockOSThread()
+	var old, one unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		return err
+	}
+	one.Set(cpu)
+	if err := unix.SchedSetaffinity(0, &one); err != nil {
+		return err
+	}
+	defer unix.SchedSetaffinity(0, &old)
+	f(unix.Gettid())
+	return nil
+}
+
+// Clocks reads CLOCK_MONOTONIC and CLOCK_BOOTTIME in nanoseconds, the
+// clocks of bpf_ktime_get_ns and bpf_ktime_get_boot_ns.
+func Clocks() (mono, boot uint64) {
+	var m, b unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &m)
+	unix.ClockGettime(unix.CLOCK_BOOTTIME, &b)
+	return uint64(m.Nano()), uint64(b.Nano())
 }

@@ -3,6 +3,7 @@ package aot
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -460,35 +461,34 @@ func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 func (e *emitter) opaqueMoves(f *aotFunc) {
 	p := e.prog
 	e.opaqueMov = map[int]bool{}
-	type span struct {
-		from, to int
-		calls    bool
-	}
-	var loops []span
-	for _, pc := range f.body {
-		if in := p.insns[pc]; isJump(in.op) && in.target <= pc {
-			loops = append(loops, span{from: in.target, to: pc})
+	// calls[i] counts the calls among f.body[:i]; a loop (a backward
+	// jump's span) without one adds one to hot[i] for each of its
+	// instructions f.body[i], through the differences of hot.
+	calls := make([]int, len(f.body)+1)
+	for i, pc := range f.body {
+		calls[i+1] = calls[i]
+		if op := p.insns[pc].op; op == runtime.OpCall || op == runtime.OpCallx {
+			calls[i+1]++
 		}
 	}
-	for i := range loops {
-		for _, pc := range f.body {
-			op := p.insns[pc].op
-			if pc >= loops[i].from && pc <= loops[i].to && (op == runtime.OpCall || op == runtime.OpCallx) {
-				loops[i].calls = true
-				break
+	hot := make([]int, len(f.body)+1)
+	for i, pc := range f.body {
+		if in := p.insns[pc]; isJump(in.op) && in.target <= pc {
+			from := sort.SearchInts(f.body, in.target)
+			if calls[i+1] == calls[from] {
+				hot[from]++
+				hot[i+1]--
 			}
 		}
 	}
-	for _, pc := range f.body {
+	n := 0
+	for i, pc := range f.body {
+		n += hot[i]
 		in := p.insns[pc]
 		if in.op != runtime.OpMovReg || in.off != 0 || in.src == in.dst || !e.live(pc, in.src) {
 			continue
 		}
-		hot := false
-		for _, l := range loops {
-			hot = hot || (pc >= l.from && pc <= l.to && !l.calls)
-		}
-		e.opaqueMov[pc] = !hot
+		e.opaqueMov[pc] = n == 0
 	}
 }
 

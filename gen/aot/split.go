@@ -12,11 +12,12 @@ import (
 
 // A BPF function of more than splitAbove instructions is emitted as parts
 // of about partSize instructions each, Go functions that a dispatcher
-// calls in turn. The Go compiler's time and memory grow faster than a
-// function's length: a program of 20,000 instructions as one function
-// took 9 s and 1 GB to build, one of 40,000 took 44 s and 3.6 GB; as parts,
-// they grow with the instructions. Tests lower both to split small
-// programs.
+// calls in turn. The Go compiler's time grows faster than a function's
+// length, from about 10,000 instructions on: a program clang made of
+// 20,000 instructions in one function took 7 CPU seconds and 360 MB to
+// build, one of 40,000 took 22 s and 730 MB; as parts, 2.6 s and 190 MB,
+// and 6 s and 300 MB, and one of 100,000 takes 14 s and 670 MB. Tests
+// lower both to split small programs.
 var splitAbove, partSize = 8000, 2000
 
 // partCode is the code of one part, as the function's emission left it.

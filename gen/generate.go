@@ -317,6 +317,16 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		}
 	}
 	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types, AOT: cfg.AOT}
+	if cfg.Warn != nil {
+		// Every target's translation tells alike: say it once.
+		told := map[string]bool{}
+		skelCfg.Warn = func(msg string) {
+			if msg = filepath.Base(cfg.Input) + ": " + msg; !told[msg] {
+				told[msg] = true
+				cfg.Warn(msg)
+			}
+		}
+	}
 	if source := sourceFile(cfg); source != "" {
 		if err := readSources(&skelCfg, append([]string{source}, cfg.MoreInputs...)); err != nil {
 			return nil, err

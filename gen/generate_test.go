@@ -2,8 +2,10 @@ package gen
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +135,47 @@ char LICENSE[] __attribute__((section("license"), used)) = "GPL";
 	_, err := Generate(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "little endian broke") || strings.Contains(err.Error(), "big endian broke") {
 		t.Errorf("error = %v, want bpfel's alone", err)
+	}
+}
+
+// TestLargeTranslationSplit: a user program of more than 8000
+// instructions in one function is translated as several Go functions,
+// which the translation's doc says and, once for both targets, a warning.
+func TestLargeTranslationSplit(t *testing.T) {
+	t.Parallel()
+	testenv.Clang(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "big.bpf.c")
+	var code strings.Builder
+	code.WriteString("typedef unsigned char __u8;\ntypedef unsigned long long __u64;\n")
+	code.WriteString("__attribute__((section(\"ubpf/big\"), used)) __u64 big(__u8 *data, __u64 len)\n{\n\t__u64 h = len;\n")
+	for k := range 1000 {
+		fmt.Fprintf(&code, "\th = (h ^ data[%d]) * 0x100000001b3ULL; if (h & 1) h += %d; else h ^= h >> 7;\n", k%64, k)
+	}
+	code.WriteString("\treturn h;\n}\nchar LICENSE[] __attribute__((section(\"license\"), used)) = \"GPL\";\n")
+	if err := os.WriteFile(src, []byte(code.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	cfg := Config{Input: src, Package: "big", ImportRuntime: true, AOT: true, CFlags: []string{"-O2"},
+		Warn: func(msg string) { warnings = append(warnings, msg) }}
+	files, err := Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !regexp.MustCompile(`^big\.bpf\.c: program big: \d+ instructions, translated as \d+ Go functions`).MatchString(warnings[0]) {
+		t.Errorf("warnings = %q, want one of the split translation", warnings)
+	}
+	translations := 0
+	for _, f := range files {
+		if strings.HasSuffix(f.Path, "_aot.go") {
+			translations++
+			if !regexp.MustCompile(`// Its \d+ instructions are translated as \d+ Go functions`).Match(f.Data) {
+				t.Errorf("%s does not say how the program is split", f.Path)
+			}
+		}
+	}
+	if translations != 2 {
+		t.Errorf("%d translations, want bpfel's and bpfeb's", translations)
 	}
 }

@@ -52,6 +52,10 @@ type SkeletonConfig struct {
 	// AOT translates user-space programs to Go; otherwise they run in the
 	// interpreter.
 	AOT bool
+	// Warn, when set, receives what the translation tells about a
+	// program (see aot.Options.Note): that it was split into more Go
+	// functions than it has BPF functions.
+	Warn func(msg string)
 	// SourceTypes are types declared in the source but not in the
 	// object's BTF (see sourceTypes); nil if none were needed.
 	SourceTypes *btf.Spec

@@ -417,7 +417,7 @@ func (s *skeleton) translate(up *userProg) error {
 	// The field's name, unique among the programs: x and __x are X and
 	// X__, and their translations' identifiers differ too.
 	name := lowerFirst(s.prefix) + up.field
-	code, err := aot.Translate(rs, aot.Options{Name: name, Lines: lines, RuntimePath: s.cfg.RuntimeImport})
+	code, err := aot.Translate(rs, aot.Options{Name: name, Lines: lines, RuntimePath: s.cfg.RuntimeImport, Note: s.cfg.Warn})
 	if err != nil {
 		return err
 	}

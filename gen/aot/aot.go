@@ -26,6 +26,10 @@ type Options struct {
 	// RuntimePath is the import path of the runtime package the generated
 	// code calls; empty means RuntimeImport.
 	RuntimePath string
+	// Note, when set, receives a sentence worth telling whoever
+	// generates the translation: that the program is large enough to be
+	// split into more Go functions than its BPF functions.
+	Note func(msg string)
 }
 
 // RuntimeImport is the import path of skelgen's runtime package.

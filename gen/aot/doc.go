@@ -105,6 +105,19 @@
 //     with the same memory effects; call depth is checked before each call;
 //   - division and modulo by zero, shifts and sign extension follow RFC 9669
 //     as the interpreter does;
+//   - a function of more than splitAbove instructions (8000) is split
+//     into parts of about partSize (2000), since the Go compiler's time
+//     and memory grow faster than a function's length: each part is a Go
+//     function taking the instruction to start at, the budget and the
+//     registers, entering its code through a switch of gotos to the
+//     labels control comes to from elsewhere, and returning the next
+//     instruction (-1 at exit), the budget and the registers whenever
+//     control leaves it; the function itself calls the parts in a loop.
+//     A part never starts inside a hoisted loop or a compare tree, and
+//     its start is a label like any other, where b holds that label's
+//     pending count, so the budget and errors come out as in one
+//     function (split.go). The translation's doc and Options.Note say
+//     how many Go functions a split program became;
 //   - a move between registers whose source stays live goes through
 //     runtime.Opaque outside loops and in loops that call something, so
 //     that the two registers are different Go values: one value under two

@@ -3,6 +3,7 @@ package aot
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -57,6 +58,15 @@ type emitter struct {
 	// update's value and flags) the translation knows, by call (see
 	// mapSites).
 	sites map[int]runtime.MapSite
+	// parts are the first instructions of the parts a large function is
+	// split into (see splitPoints), nil when it is emitted whole; part is
+	// the index of the part being emitted, partRegs the registers the
+	// parts take and return, and entered the instructions control enters
+	// a part at.
+	parts    []int
+	part     int
+	partRegs []uint8
+	entered  map[int]bool
 }
 
 // code builds one statement from raw Go text and jen values (qualified
@@ -147,15 +157,32 @@ func u32(imm int32) string {
 // program returns the declarations as one statement, separated by blank
 // lines, so that one jen.File.Add places them all.
 func (e *emitter) program() *jen.Statement {
-	out := jen.Add(e.translation()).Line().Line().Add(e.entry())
+	var fns []jen.Code
+	n, split := 0, false
 	for _, f := range e.prog.fnList {
-		out.Line().Line().Add(e.function(f))
+		fns = append(fns, e.function(f))
+		n++
+		if e.parts != nil {
+			n, split = n+len(e.parts), true
+		}
+	}
+	note := ""
+	if split {
+		note = fmt.Sprintf("translated as %d Go functions: a BPF function of more than %d instructions is split into parts, which the Go compiler builds much faster than one large function", n, splitAbove)
+		if e.opts.Note != nil {
+			e.opts.Note(fmt.Sprintf("program %s: %d instructions, %s", e.prog.name, e.prog.nslots, note))
+		}
+	}
+	out := jen.Add(e.translation(note)).Line().Line().Add(e.entry())
+	for _, fn := range fns {
+		out.Line().Line().Add(fn)
 	}
 	return out
 }
 
-// translation is the function the caller hands to Program.Bind.
-func (e *emitter) translation() jen.Code {
+// translation is the function the caller hands to Program.Bind, with
+// note, when not empty, as a second paragraph of its doc.
+func (e *emitter) translation(note string) jen.Code {
 	p := e.prog
 	imms, calls := map[int]uint64{}, map[int]bool{}
 	for _, f := range p.fnList {
@@ -188,7 +215,11 @@ func (e *emitter) translation() jen.Code {
 		fields[jen.Id("Calls")] = jen.Index().Int().Values(list...)
 	}
 	name := e.opts.Name + "Translation"
-	return gocomment.Commentf("%s returns the Go translation of program %q, for runtime.Program.Bind.", name, p.name).Line().
+	doc := gocomment.Commentf("%s returns the Go translation of program %q, for runtime.Program.Bind.", name, p.name)
+	if note != "" {
+		doc.Line().Comment("//").Line().Add(gocomment.Commentf("Its %d instructions are %s.", p.nslots, note))
+	}
+	return doc.Line().
 		Func().Id(name).Params().Add(e.rt("Translation")).Block(
 		jen.Return(e.rt("Translation").Values(fields)),
 	)
@@ -257,17 +288,43 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			e.inTree[pc] = true
 		}
 	}
+	e.parts, e.part, e.entered = nil, 0, map[int]bool{}
+	if len(f.body) > splitAbove {
+		e.parts, e.partRegs = e.splitPoints(f, loops), p.partRegs(f)
+		for _, pc := range e.parts {
+			labels[pc] = true
+			// A part entered at a loop's head enters it through the
+			// fast copy, as a jump from outside does.
+			if l := loops[pc]; l != nil && l.entry < 0 {
+				e.jumpedTo[pc] = l
+			}
+		}
+		e.entered[f.entry] = true
+	}
 	e.budgetPlan(f, labels)
 	e.opaqueMoves(f)
 	e.sites = p.mapSites(f)
 	blocks := p.findBlocks(f, labels, loops)
 	var body []jen.Code
-	if f.body[0] != f.entry {
+	if f.body[0] != f.entry && e.parts == nil {
 		body = append(body, e.adjust(-e.phi[f.entry])...)
 		body = append(body, jen.Goto().Id(label(f.entry)))
 	}
 	lastLine := ""
 	fell := false
+	var parts []partCode
+	// endPart ends the part being emitted before instruction next (-1
+	// at the function's end): when control falls into next, the part
+	// returns it.
+	endPart := func(next int) {
+		if fell {
+			body = append(body, e.adjust(e.pending-e.phi[next])...)
+			body = append(body, e.leavePart(next))
+		}
+		parts = append(parts, partCode{body: body, frame: e.frame, r10: e.used[10]})
+		body, fell, lastLine = nil, false, ""
+		e.frame, e.used[10] = false, false
+	}
 	// emitOne appends the code of the instruction at pc to *to.
 	emitOne := func(to *[]jen.Code, pc int, suffix string) {
 		in := p.insns[pc]
@@ -289,6 +346,10 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		in := p.insns[pc]
 		if e.inTree[pc] {
 			continue
+		}
+		if e.part+1 < len(e.parts) && pc == e.parts[e.part+1] {
+			endPart(pc)
+			e.part++
 		}
 		if labels[pc] {
 			if fell {
@@ -339,6 +400,10 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		body = append(body, e.spanBlock(g, fast, checked))
 		g = nil
 	}
+	if e.parts != nil {
+		endPart(-1)
+		return e.splitFunction(f, parts)
+	}
 
 	var decl []jen.Code
 	var locals []jen.Code
@@ -357,13 +422,16 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		decl = append(decl, jen.Id("r10").Op(":=").Add(e.rt("StackTop")).Call(jen.Id("d")))
 	}
 
+	return e.signature(f, "").Block(append(decl, body...)...)
+}
+
+// signature is the doc comment and signature of f's Go function, with
+// more appended to the doc's first sentence.
+func (e *emitter) signature(f *aotFunc, more string) *jen.Statement {
+	p := e.prog
 	params := []jen.Code{jen.Id("m").Op("*").Add(e.rt("Machine")), jen.Id("d").Int(), jen.Id("b").Int64()}
 	if in := f.in.regs(); len(in) > 0 {
-		var ids []jen.Code
-		for _, r := range in {
-			ids = append(ids, jen.Id(fmt.Sprintf("r%d", r)))
-		}
-		params = append(params, jen.List(ids...).Uint64())
+		params = append(params, jen.List(regIds(in)...).Uint64())
 	}
 	results := []jen.Code{jen.Uint64(), jen.Int64()}
 	for range f.out.regs() {
@@ -377,8 +445,17 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	if f.out != 0 {
 		doc += fmt.Sprintf(", then r%v for callers that read them after the call", f.out.regs())
 	}
-	return gocomment.Comment(doc + ".").Line().
-		Func().Id(e.fnName(f.entry)).Params(params...).Params(results...).Block(append(decl, body...)...)
+	return gocomment.Comment(doc + "." + more).Line().
+		Func().Id(e.fnName(f.entry)).Params(params...).Params(results...)
+}
+
+// regIds are the identifiers of registers rs.
+func regIds(rs []uint8) []jen.Code {
+	var ids []jen.Code
+	for _, r := range rs {
+		ids = append(ids, jen.Id(fmt.Sprintf("r%d", r)))
+	}
+	return ids
 }
 
 // falls reports whether control can go on to the next instruction.
@@ -460,35 +537,34 @@ func (e *emitter) budgetPlan(f *aotFunc, labels map[int]bool) {
 func (e *emitter) opaqueMoves(f *aotFunc) {
 	p := e.prog
 	e.opaqueMov = map[int]bool{}
-	type span struct {
-		from, to int
-		calls    bool
-	}
-	var loops []span
-	for _, pc := range f.body {
-		if in := p.insns[pc]; isJump(in.op) && in.target <= pc {
-			loops = append(loops, span{from: in.target, to: pc})
+	// calls[i] counts the calls among f.body[:i]; a loop (a backward
+	// jump's span) without one adds one to hot[i] for each of its
+	// instructions f.body[i], through the differences of hot.
+	calls := make([]int, len(f.body)+1)
+	for i, pc := range f.body {
+		calls[i+1] = calls[i]
+		if op := p.insns[pc].op; op == runtime.OpCall || op == runtime.OpCallx {
+			calls[i+1]++
 		}
 	}
-	for i := range loops {
-		for _, pc := range f.body {
-			op := p.insns[pc].op
-			if pc >= loops[i].from && pc <= loops[i].to && (op == runtime.OpCall || op == runtime.OpCallx) {
-				loops[i].calls = true
-				break
+	hot := make([]int, len(f.body)+1)
+	for i, pc := range f.body {
+		if in := p.insns[pc]; isJump(in.op) && in.target <= pc {
+			from := sort.SearchInts(f.body, in.target)
+			if calls[i+1] == calls[from] {
+				hot[from]++
+				hot[i+1]--
 			}
 		}
 	}
-	for _, pc := range f.body {
+	n := 0
+	for i, pc := range f.body {
+		n += hot[i]
 		in := p.insns[pc]
 		if in.op != runtime.OpMovReg || in.off != 0 || in.src == in.dst || !e.live(pc, in.src) {
 			continue
 		}
-		hot := false
-		for _, l := range loops {
-			hot = hot || (pc >= l.from && pc <= l.to && !l.calls)
-		}
-		e.opaqueMov[pc] = !hot
+		e.opaqueMov[pc] = n == 0
 	}
 }
 
@@ -528,7 +604,7 @@ func (e *emitter) jumpTo(pc, target int) []jen.Code {
 	phi := e.phi[target]
 	l := e.fast
 	if l != nil && pc == l.back {
-		return []jen.Code{jen.Goto().Id(e.labelOf(target))}
+		return []jen.Code{e.goTo(target, e.labelOf(target))}
 	}
 	stmts := e.adjust(e.pending - phi)
 	if l != nil && !l.contains(target) {
@@ -539,9 +615,9 @@ func (e *emitter) jumpTo(pc, target int) []jen.Code {
 	}
 	if l := e.jumpedTo[target]; l != nil && !l.contains(pc) {
 		// Into a hoisted loop from outside: through its fast copy.
-		return append(stmts, jen.Goto().Id(fmt.Sprintf("H%d", target)))
+		return append(stmts, e.goTo(target, fmt.Sprintf("H%d", target)))
 	}
-	return append(stmts, jen.Goto().Id(e.labelOf(target)))
+	return append(stmts, e.goTo(target, e.labelOf(target)))
 }
 
 // labelOf names the label of target as jumps in the code being emitted
@@ -609,7 +685,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 	leave := func() []jen.Code {
 		out := e.adjust(e.pending - e.phi[next])
 		out = append(out, e.backEdges(l, false)...)
-		return append(out, jen.Goto().Id(label(next)))
+		return append(out, e.goTo(next, label(next)))
 	}
 	var to *[]jen.Code // where emit appends
 	emit := func(pc int, note string) {
@@ -1428,6 +1504,8 @@ func (e *emitter) jump(in *aotInsn) []jen.Code {
 	switch {
 	case in.op == runtime.OpJa || in.op == runtime.OpJa32:
 		return e.jumpTo(in.pc, in.target)
+	case in.op == runtime.OpExit && e.parts != nil:
+		return append(e.charge(in.pc), e.leavePart(-1))
 	case in.op == runtime.OpExit:
 		ret := []jen.Code{jen.Id(e.r(0)), jen.Id("b")}
 		for _, r := range e.fn.out.regs() {

@@ -185,11 +185,11 @@ type hoistBase struct {
 // their last instruction, and those clang rotated (see rotated).
 func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 	out := map[int]*hoistLoop{}
-	jumpsTo := map[int]int{}
+	jumpsTo := map[int][]int{} // the jumps to each target
 	for _, pc := range f.body {
 		in := p.insns[pc]
 		if isJump(in.op) {
-			jumpsTo[in.target]++
+			jumpsTo[in.target] = append(jumpsTo[in.target], pc)
 		}
 	}
 	for i, pc := range f.body {
@@ -232,7 +232,7 @@ func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 // which does not fall into E. clang-19 writes a loop over a buffer whose
 // body is an if-else chain this way, for (i = 0; i < len && i < MAX; i++).
 // It also returns the entry jump and where the latch starts in loop.
-func (p *aotProgram) rotated(f *aotFunc, i int, jumpsTo map[int]int) (loop []int, entry, latch int) {
+func (p *aotProgram) rotated(f *aotFunc, i int, jumpsTo map[int][]int) (loop []int, entry, latch int) {
 	// The ja may jump into the latch past its start, where clang merged
 	// the tails of a switch's cases into it: the latch starts after the
 	// entry jump, reached by walking back over instructions that fall
@@ -252,7 +252,7 @@ func (p *aotProgram) rotated(f *aotFunc, i int, jumpsTo map[int]int) (loop []int
 	in := p.insns[f.body[li-1]]
 	head := in.target
 	ei := slices.Index(f.body, head)
-	if in.op != runtime.OpJa || head <= lo || ei < 0 || ei > i || jumpsTo[head] != 2 || head == f.entry || falls(p.insns[f.body[ei-1]]) {
+	if in.op != runtime.OpJa || head <= lo || ei < 0 || ei > i || len(jumpsTo[head]) != 2 || head == f.entry || falls(p.insns[f.body[ei-1]]) {
 		return nil, -1, 0
 	}
 	bi := -1
@@ -277,7 +277,7 @@ func (p *aotProgram) rotated(f *aotFunc, i int, jumpsTo map[int]int) (loop []int
 // hoistable checks the loop whose instructions are loop, in the order an
 // iteration runs them (head first, back edge last), entered by the jump
 // at entry (-1: by falling into the head, which the caller checked).
-func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[int]int) *hoistLoop {
+func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[int][]int) *hoistLoop {
 	back := p.insns[loop[len(loop)-1]]
 	head := loop[0]
 	pos := make(map[int]int, len(loop))
@@ -331,10 +331,11 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 	}
 	// No jump from outside lands inside, but the entry, or for a loop
 	// control falls into, jumps to its head (see emitter.jumpedTo).
-	for _, pc := range f.body {
-		in := p.insns[pc]
-		if !inside(pc) && pc != entry && in.target >= 0 && inside(in.target) && (isJump(in.op)) && (entry >= 0 || in.target != head) {
-			return nil
+	for _, pc := range loop {
+		for _, from := range jumpsTo[pc] {
+			if !inside(from) && from != entry && (entry >= 0 || pc != head) {
+				return nil
+			}
 		}
 	}
 	// defs counts the writes of each register in the loop; adds records
@@ -818,7 +819,7 @@ func (l *hoistLoop) base(r uint8) *hoistBase {
 // does not write whose value at the head is a 64-bit constant beyond 32
 // bits, set by an lddw in the straight-line code that leads into the head,
 // body[from] and before it (the walk back stops at a jump target).
-func (p *aotProgram) loopConsts(f *aotFunc, from int, loop []int, defs map[uint8]int, jumpsTo map[int]int) []uint8 {
+func (p *aotProgram) loopConsts(f *aotFunc, from int, loop []int, defs map[uint8]int, jumpsTo map[int][]int) []uint8 {
 	var read regset
 	for _, pc := range loop {
 		read |= p.effect(f, p.insns[pc]).use
@@ -836,7 +837,7 @@ func (p *aotProgram) loopConsts(f *aotFunc, from int, loop []int, defs map[uint8
 				out = append(out, r)
 			}
 		}
-		if jumpsTo[in.pc] > 0 || in.pc == f.entry || i > 0 && !falls(p.insns[f.body[i-1]]) {
+		if len(jumpsTo[in.pc]) > 0 || in.pc == f.entry || i > 0 && !falls(p.insns[f.body[i-1]]) {
 			break
 		}
 	}

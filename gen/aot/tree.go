@@ -286,7 +286,7 @@ func (e *emitter) treePath(t *cmpTree, v uint64) ([]jen.Code, string) {
 				e.pending = saved
 			} else {
 				out = append(out, e.adjust(pending-e.phi[s])...)
-				out = append(out, jen.Goto().Id(e.labelOf(s)))
+				out = append(out, e.goTo(s, e.labelOf(s)))
 			}
 			return out, key.String()
 		}

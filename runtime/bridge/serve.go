@@ -44,6 +44,7 @@ type Tool struct {
 	streams  map[string]*stream
 	machines map[any]*hookRun // by the key of their run state (programs.hook)
 	draining atomic.Bool
+	broken   atomic.Bool // its error is not an *ExitError (failed)
 	stopCh   chan struct{}
 	stopOnce sync.Once
 
@@ -487,17 +488,16 @@ func (t *Tool) fail(err error) {
 	t.mu.Lock()
 	if t.err == nil {
 		t.err = err
+		var exit *ExitError
+		t.broken.Store(!errors.As(err, &exit))
 	}
 	t.mu.Unlock()
 	t.stop()
 }
 
-func (t *Tool) failed() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var exit *ExitError
-	return t.err != nil && !errors.As(t.err, &exit)
-}
+// failed reports whether the tool has an error that is no exit code. It
+// is asked for every record, so it reads a flag fail sets.
+func (t *Tool) failed() bool { return t.broken.Load() }
 
 func (t *Tool) result() error {
 	t.mu.Lock()

@@ -265,12 +265,18 @@ func planLines(pkgs []*packages.Package, opts CheckOptions, check bool) (plan []
 				if pkg.Module != nil {
 					modDir = pkg.Module.Dir
 				}
-				if opts.Committed {
+				switch {
+				case opts.Committed:
 					cfg.Committed = true
-				} else if err := refuseCompile(cfg, opts.CC, modDir); check && err != nil {
-					return append(plan, plannedLine{pkg: pkg, gl: gl, err: fmt.Errorf("%s:%d: %w", gl.file, gl.line, err)})
-				} else if pl.ccErr = compilerMissing(cfg.CC); pl.ccErr != nil && check {
-					cfg.Committed = true
+				case !check:
+					// Run as written, as go generate would.
+				default:
+					if err := refuseCompile(cfg, opts.CC, modDir); err != nil {
+						return append(plan, plannedLine{pkg: pkg, gl: gl, err: fmt.Errorf("%s:%d: %w", gl.file, gl.line, err)})
+					}
+					if pl.ccErr = compilerMissing(cfg.CC); pl.ccErr != nil {
+						cfg.Committed = true
+					}
 				}
 			}
 			pl.cfg = cfg

@@ -338,11 +338,11 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 			return nil, err
 		}
 		read(rc.goMod)
-		if f, ok := directRequire(rc.goMod); ok && !own {
-			// The skeleton's API names cilium/ebpf's types.
-			files = append(files, f)
-		}
 		if !own {
+			if f, ok := directRequire(rc.goMod); ok {
+				// The skeleton's API names cilium/ebpf's types.
+				files = append(files, f)
+			}
 			skelCfg.RuntimeImport, skelCfg.BridgeImport = rc.runtimePath, rc.bridgePath
 			read(filepath.Join(rc.dir, filepath.FromSlash(vmMarker)))
 			vm := rc.hasVM()

@@ -1,0 +1,22 @@
+// Package weightbench measures the weight of what skelgen writes beside
+// what cilium/ebpf's bpf2go writes for the same objects: the compile CPU
+// and peak memory of each generated package, its non-blank lines, the
+// binary of a tracing tool built on each, and a no-op regeneration of a
+// module of 50 skeleton packages (see DESIGN.md, Weight of the output).
+//
+// The objects are the examples' bpfel builds, testdata/corpus, and the
+// committed objects of cilium/ebpf's own examples (from the module cache).
+// BenchmarkWeight generates both packages of each object into scratch
+// modules, builds every dependency once, then compiles just the two
+// generated packages with go build -toolexec, the test binary itself being
+// the wrapper: it runs the compiler and records the compiler process's
+// user+system CPU and maximum resident set size (rusage). A nonce file
+// rewritten in each measured package before every build makes the go
+// command compile it again while everything it imports stays cached. The
+// module's runtime copy (internal/skelgenrt) is compiled once per module,
+// not per package, and is reported apart, for a module of kernel-only
+// objects and for one whose objects have ubpf/ programs.
+//
+// make bench runs it with -benchtime 1x (about two minutes on two cores);
+// internal/benchtable prints the ratios against their targets.
+package weightbench

@@ -27,10 +27,13 @@ demo:
 	fi
 	$(GO) run ./examples/latency -duration 3s
 
-# Every benchmark, then one table of the runtime's figures against their
-# targets (internal/benchtable).
+# Every benchmark, then one table of the runtime's figures and of the
+# generated code's weight against bpf2go's, each against its target
+# (internal/benchtable). internal/weightbench runs once: each of its
+# iterations is a go build.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./internal/clangbench/ ./runtime/bridge/ ./internal/skeltest/bytebuf/ ./runtime/ ./gen/ ./btfmin/ ./cmd/skelgen/ 2>&1 | $(GO) run ./internal/benchtable
+	{ $(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./internal/clangbench/ ./runtime/bridge/ ./internal/skeltest/bytebuf/ ./runtime/ ./gen/ ./btfmin/ ./cmd/skelgen/; \
+	  $(GO) test -run '^$$' -bench . -benchtime 1x ./internal/weightbench/; } 2>&1 | $(GO) run ./internal/benchtable
 
 lint:
 	$(GO) vet ./...

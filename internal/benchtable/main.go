@@ -8,9 +8,11 @@
 // cost of a run through the translation, the interpreter, a skeleton's
 // typed Run and the kernel, with what counting a typed Run for Close
 // costs (a seat taken and given back) and what two locked instructions
-// would. Each figure is marked
-// against its target. It
-// exits 1 when the input reports a failure.
+// would; then the weight of the generated code against bpf2go's
+// (internal/weightbench): compile CPU and lines of the generated packages,
+// a tracing tool's binary, a no-op regeneration of 50 packages, and the
+// runtime copy apart. Each figure is marked against its target. It exits 1
+// when the input reports a failure.
 package main
 
 import (
@@ -31,6 +33,13 @@ const (
 	interpPerInsn  = 0.8 // ns per instruction, every workload
 	fixedAOT       = 5   // ns, translation
 	fixedTyped     = 15  // ns, a skeleton's typed Run
+
+	// What skelgen writes against what bpf2go writes for the same
+	// objects (internal/weightbench).
+	weightCPU    = 2.0 // compile CPU of the generated packages, summed
+	weightLines  = 1.5 // their non-blank lines, summed
+	weightBinary = 1.1 // a tracing tool's binary
+	weightRegen  = 1.5 // s, a no-op regeneration of 50 skeleton packages
 )
 
 // result is one benchmark line: its name without the -N suffix and its
@@ -171,6 +180,49 @@ func summarize(w io.Writer, byName map[string]result, order []string) {
 		v := byName[f.bench].metrics["ns/op"]
 		fmt.Fprintf(w, "  %-32s %s\n", f.label, mark(v, f.target, "%.1f"))
 	}
+	weight(w, byName)
+}
+
+// weight prints the generated code's weight against bpf2go's, from
+// BenchmarkWeight's results.
+func weight(w io.Writer, byName map[string]result) {
+	total := byName["BenchmarkWeight/total"].metrics
+	left := "-"
+	if total != nil {
+		left = fmt.Sprintf("%.0f", total["left-out"])
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "generated code, skelgen / bpf2go (targets: compile CPU <= %.1fx, lines <= %.1fx, tool binary <= %.1fx;\n", weightCPU, weightLines, weightBinary)
+	fmt.Fprintf(w, "no-op regeneration of 50 packages <= %.1f s), over %s objects, %s left out:\n", weightRegen, count(total["objects"]), left)
+	rows := []struct {
+		label, bench, unit string
+		target             float64
+		format             string
+	}{
+		{"compile CPU, summed", "BenchmarkWeight/total", "cpu-ms-ratio", weightCPU, "%.2f"},
+		{"compile CPU, worst object", "BenchmarkWeight/total", "worst-cpu-ratio", 0, "%.2f"},
+		{"non-blank lines, summed", "BenchmarkWeight/total", "lines-ratio", weightLines, "%.2f"},
+		{"execsnoop tool's binary", "BenchmarkWeight/binary", "bytes-ratio", weightBinary, "%.3f"},
+		{"no-op regeneration, s", "BenchmarkWeight/noop-regen", "s/regen", weightRegen, "%.2f"},
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-32s %s\n", r.label, mark(byName[r.bench].metrics[r.unit], r.target, r.format))
+	}
+	for _, c := range []struct{ label, bench string }{
+		{"runtime copy, kernel-only", "BenchmarkWeight/runtime-kernel-only"},
+		{"runtime copy, with the VM", "BenchmarkWeight/runtime-with-vm"},
+	} {
+		m := byName[c.bench].metrics
+		fmt.Fprintf(w, "  %-32s %s lines, %s files, %s ms compile CPU\n", c.label, count(m["lines"]), count(m["files"]), count(m["cpu-ms"]))
+	}
+}
+
+// count formats a whole number, "-" when not measured.
+func count(v float64) string {
+	if v <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", v)
 }
 
 // mark formats v with its target: "-" when not measured, and "(over)"

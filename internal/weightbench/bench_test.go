@@ -325,6 +325,7 @@ func BenchmarkWeight(b *testing.B) {
 	for _, o := range objs {
 		b.Run(o.name, func(b *testing.B) {
 			c := get(b)
+			b.ResetTimer() // the first one built the packages
 			if why, ok := c.skipped[o.name]; ok {
 				b.Skip(why)
 			}
@@ -378,6 +379,7 @@ func BenchmarkWeight(b *testing.B) {
 	}{{"runtime-kernel-only", true}, {"runtime-with-vm", false}} {
 		b.Run(m.name, func(b *testing.B) {
 			c := get(b)
+			b.ResetTimer() // the first one built the packages
 			mod := c.vm
 			if m.kern {
 				mod = c.kern

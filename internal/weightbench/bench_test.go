@@ -206,10 +206,12 @@ type module struct {
 	pkgs map[string][2]pkg
 }
 
-func (m *module) pkgDir(gen, id string) pkg {
-	return pkg{m.path + "/" + gen + "/" + id, filepath.Join(m.dir, gen, id)}
+// pkgDir is the package id of kind s (skelgen's) or b (bpf2go's).
+func (m *module) pkgDir(kind, id string) pkg {
+	return pkg{m.path + "/" + kind + "/" + id, filepath.Join(m.dir, kind, id)}
 }
 
+// copyPkgs are the packages of the module's runtime copy.
 func (m *module) copyPkgs() []pkg {
 	var ps []pkg
 	for _, name := range []string{"runtime", "bridge"} {

@@ -12,11 +12,15 @@
 // the wrapper: it runs the compiler and records the compiler process's
 // user+system CPU and maximum resident set size (rusage). A nonce file
 // rewritten in each measured package before every build makes the go
-// command compile it again while everything it imports stays cached. The
-// module's runtime copy (internal/skelgenrt) is compiled once per module,
-// not per package, and is reported apart, for a module of kernel-only
-// objects and for one whose objects have ubpf/ programs.
+// command compile it again while everything it imports stays cached; each
+// package is compiled three times, one compile at a time, and the figures
+// are the medians. The module's runtime copy (internal/skelgenrt) is
+// compiled once per module, not per package, and is reported apart, for a
+// module of kernel-only objects and for one whose objects have ubpf/
+// programs.
 //
-// make bench runs it with -benchtime 1x (about two minutes on two cores);
-// internal/benchtable prints the ratios against their targets.
+// make bench runs it with -benchtime 1x (under a minute of CPU on two
+// cores once the build cache is warm); internal/benchtable prints the
+// ratios against their targets. An object that either generator refuses
+// is left out, with the reason, in the log of BenchmarkWeight/total.
 package weightbench

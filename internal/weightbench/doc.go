@@ -2,7 +2,7 @@
 // what cilium/ebpf's bpf2go writes for the same objects: the compile CPU
 // and peak memory of each generated package, its non-blank lines, the
 // binary of a tracing tool built on each, and a no-op regeneration of a
-// module of 50 skeleton packages (see DESIGN.md, Weight of the output).
+// module of 50 skeleton packages.
 //
 // The objects are the examples' bpfel builds, testdata/corpus, and the
 // committed objects of cilium/ebpf's own examples (from the module cache).

@@ -64,17 +64,7 @@ func (s *skeleton) collect() error {
 		if p.Type == ebpf.UnspecifiedProgram {
 			return fmt.Errorf("section %q: program %q: unknown program kind (section names follow libbpf: tracepoint/, kprobe/, xdp, ...; ubpf/ for user space): %w", p.SectionName, name, errUnsupported)
 		}
-		pi := &progInfo{name: name, spec: p, attach: attachFor(p)}
-		pi.field = progFields[name]
-		pi.typ = s.prefix + pi.field
-		if !strings.HasSuffix(pi.field, "Program") {
-			pi.typ += "Program"
-		}
-		for s.types.taken[pi.typ] {
-			pi.typ += "_"
-		}
-		s.types.taken[pi.typ] = true
-		s.programs = append(s.programs, pi)
+		s.programs = append(s.programs, &progInfo{name: name, field: progFields[name], spec: p, kind: bridge.KindOf(p)})
 	}
 	if err := s.collectUser(progFields); err != nil {
 		return err

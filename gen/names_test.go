@@ -169,7 +169,7 @@ char LICENSE[] __attribute__((section("license"), used)) = "GPL";
 			t.Errorf("translation lacks %q", want)
 		}
 	}
-	for _, want := range []string{"\tX *NamesXProgram\n", "\tX__ *NamesX__Program\n", "\tCount *bridge.Var[int32]\n", "\tCount__ *bridge.Var[int32]\n"} {
+	for _, want := range []string{"\tX *bridge.XDP\n", "\tX__ *bridge.XDP\n", "\tCount *bridge.Var[int32]\n", "\tCount__ *bridge.Var[int32]\n"} {
 		if !strings.Contains(skel, want) {
 			t.Errorf("skeleton lacks %q", want)
 		}

@@ -108,7 +108,6 @@ func (s *skeleton) file() (*jen.File, error) {
 	s.loadDecls(f, id)
 	s.objectDecls(f, id)
 	s.serveDecls(f, id)
-	s.programDecls(f, id)
 	if len(s.host) > 0 {
 		s.hostDecls(f, id.hostT, id.bindFn)
 	}
@@ -361,7 +360,7 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 		kernel = append(kernel, vfield{doc: doc, name: m.field, ref: m.typ})
 	}
 	for _, pi := range s.programs {
-		kernel = append(kernel, idField(pi.field+" is program "+pi.name+" (section "+pi.spec.SectionName+"); nil when its autoload was off.", pi.field, "*"+pi.typ))
+		kernel = append(kernel, s.ptrField(programDoc(pi), pi.field, pi.kind.Handle))
 	}
 	if s.verb != nil && len(s.user) == 0 {
 		w := s.verb.part()
@@ -397,18 +396,7 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 // objectTail declares what follows the Objects struct: the Variables
 // struct, init, Collection, Close and AttachAll.
 func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
-	var autos []*progInfo
-	for _, pi := range s.programs {
-		if pi.attach != nil && pi.attach.auto {
-			autos = append(autos, pi)
-		}
-	}
-	// struct_ops maps register through their Attach, as programs do.
-	for _, m := range s.maps {
-		if m.spec.Type == ebpf.StructOpsMap {
-			autos = append(autos, &progInfo{name: m.name, field: m.field})
-		}
-	}
+	autos := s.autoattached()
 	if s.verb != nil {
 		if w := s.objectTailVerbatim(id, autos); w != nil {
 			f.Add(s.verb.placeholder(w))
@@ -425,9 +413,7 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 			g.Return(jen.Nil())
 			return
 		}
-		if len(s.maps)+len(s.user)+len(s.vars) > 0 {
-			g.Var().Err().Error()
-		}
+		g.Var().Err().Error()
 		// if <lhs>, err = <call>; err != nil { return err }
 		vIf := func(w *vtext, lhs string, call func(w *vtext)) {
 			w.s("\tif ", lhs, ", err = ")
@@ -443,8 +429,7 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 		})
 		s.verb.stmts(g, len(s.programs), func(i int) jen.Code {
 			pi := s.programs[i]
-			return jen.If(jen.List(jen.Id("p"), jen.Err()).Op(":=").Qual(s.bridge, "NewProgram").Call(jen.Id("o").Dot("set"), jen.Lit(pi.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())).
-				Else().If(jen.Op("!").Id("p").Dot("Disabled").Call()).Block(jen.Id("o").Dot(pi.field).Op("=").Op("&").Id(pi.typ).Values(jen.Id("p")))
+			return jen.If(jen.List(jen.Id("o").Dot(pi.field), jen.Err()).Op("=").Qual(s.bridge, "NewHandle").Types(jen.Qual(s.bridge, pi.kind.Handle)).Call(jen.Id("o").Dot("set"), jen.Lit(pi.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 		}, func(w *vtext, i int) {
 			s.kernelProgInit(w, s.programs[i])
 		})
@@ -476,14 +461,8 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 	f.Add(gocomment.Comment(attachAllDoc))
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("AttachAll").Params(jen.Id("opts").Op("...").Qual(s.bridge, "AttachOption")).Error().BlockFunc(func(g *jen.Group) {
 		args := []jen.Code{jen.Id("opts")}
-		for _, pi := range autos {
-			args = append(args, jen.Line().Qual(s.bridge, "Autoattach").Values(
-				jen.Id("Name").Op(":").Lit(pi.name),
-				jen.Id("Attach").Op(":").Func().Params().Params(jen.Qual(pkgLink, "Link"), jen.Error()).Block(jen.Return(jen.Id("o").Dot(pi.field).Dot("Attach").Call())),
-			))
-		}
-		if len(autos) > 0 {
-			args = append(args, jen.Line())
+		for _, field := range autos {
+			args = append(args, jen.Id("o").Dot(field))
 		}
 		g.Return(jen.Id("o").Dot("set").Dot("AttachAll").Call(args...))
 	})
@@ -491,37 +470,6 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 
 // attachAllDoc is the doc comment of AttachAll.
 const attachAllDoc = "AttachAll attaches every program whose section names its attach point and registers every struct_ops map, skipping programs whose autoload or autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the errors of all that failed, joined. When some failed it detaches the programs it attached, unless opts hold bridge.KeepGoing."
-
-// programDecls declares a type per kernel program with its Attach method.
-func (s *skeleton) programDecls(f *jen.File, id skelIDs) {
-	if s.verb != nil && len(s.programs) > 0 {
-		if w := s.programDeclsVerbatim(id); w != nil {
-			f.Add(s.verb.placeholder(w))
-			return
-		}
-	}
-	for _, pi := range s.programs {
-		f.Add(gocomment.Comment(programDoc(pi)))
-		f.Type().Id(pi.typ).Struct(jen.Qual(s.bridge, "Program"))
-		a := pi.attach
-		if a == nil {
-			continue
-		}
-		results := jen.Params(jen.Qual(pkgLink, "Link"), jen.Error())
-		if a.linkless {
-			results = jen.Error()
-		}
-		f.Add(gocomment.Comment("Attach " + a.doc))
-		if !a.linkless {
-			f.Add(gocomment.Commentf("The link is also closed by %s.Close.", id.objsT))
-		}
-		f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Attach").Params(a.paramCodes(s.bridge)...).Add(results).Block(jen.Return(a.callCode(a.method)))
-		if a.open != "" {
-			f.Add(gocomment.Comment(openDoc))
-			f.Func().Params(jen.Id("p").Id(pi.typ)).Id("Open").Params(a.paramCodes(s.bridge)...).Params(jen.Qual("io", "ReadCloser"), jen.Error()).Block(jen.Return(a.callCode(a.open)))
-		}
-	}
-}
 
 // loadVerbatim is loadDecls as a verbatim part, nil if a doc comment
 // might be changed by go/format.
@@ -598,7 +546,7 @@ func (s *skeleton) loadSpecVerbatim(id skelIDs) *vtext {
 // objectTailVerbatim is the rest of objectDecls after the Objects struct
 // as a verbatim part: the Variables struct, init, Collection, Close and
 // AttachAll; nil if a comment might be changed by go/format.
-func (s *skeleton) objectTailVerbatim(id skelIDs, autos []*progInfo) *vtext {
+func (s *skeleton) objectTailVerbatim(id skelIDs, autos []string) *vtext {
 	w := s.verb.part()
 	vs := s.varFields("Var")
 	if !w.structDecl(vstruct{docs: []string{fmt.Sprintf("%s are the loaded global variables.", id.varsT)}, name: id.varsT, fields: vs}) {
@@ -607,9 +555,7 @@ func (s *skeleton) objectTailVerbatim(id skelIDs, autos []*progInfo) *vtext {
 	recv := "func (o *" + id.objsT + ") "
 	w.s("\n", recv, "init() error {\n")
 	if len(s.maps)+len(s.programs)+len(s.user)+len(s.vars) > 0 {
-		if len(s.maps)+len(s.user)+len(s.vars) > 0 {
-			w.s("\tvar err error\n")
-		}
+		w.s("\tvar err error\n")
 		ifErr := "; err != nil {\n\t\treturn err\n\t}\n"
 		for _, m := range s.maps {
 			w.s("\tif o.", m.field, ", err = ").generic(m.ctor).s("(o.set, ").lit(m.name).s(")", ifErr)
@@ -642,11 +588,8 @@ func (s *skeleton) objectTailVerbatim(id skelIDs, autos []*progInfo) *vtext {
 		return nil
 	}
 	w.s(recv, "AttachAll(opts ...").qual(s.bridge, "AttachOption").s(") error {\n\treturn o.set.AttachAll(opts")
-	for _, pi := range autos {
-		w.s(",\n\t\t").qual(s.bridge, "Autoattach").s("{Name: ").lit(pi.name).s(", Attach: func() (").qual(pkgLink, "Link").s(", error) {\n\t\t\treturn o.", pi.field, ".Attach()\n\t\t}}")
-	}
-	if len(autos) > 0 {
-		w.s(",\n\t")
+	for _, field := range autos {
+		w.s(", o.", field)
 	}
 	w.s(")\n}\n")
 	return w
@@ -655,51 +598,35 @@ func (s *skeleton) objectTailVerbatim(id skelIDs, autos []*progInfo) *vtext {
 // kernelProgInit writes the statement of init that sets the field of a
 // kernel program, left nil when the program was not loaded.
 func (s *skeleton) kernelProgInit(w *vtext, pi *progInfo) {
-	w.s("\tif p, err := ").qual(s.bridge, "NewProgram").s("(o.set, ").lit(pi.name).s("); err != nil {\n\t\treturn err\n\t} else if !p.Disabled() {\n\t\to.", pi.field, " = &", pi.typ, "{p}\n\t}\n")
+	w.s("\tif o.", pi.field, ", err = ").qual(s.bridge, "NewHandle").s("[").qual(s.bridge, pi.kind.Handle).s("](o.set, ").lit(pi.name).s("); err != nil {\n\t\treturn err\n\t}\n")
 }
 
-// programDoc is the doc comment of a program's type: what it is, and why
+// autoattached are the fields AttachAll attaches: the programs whose
+// section names their attach point, and the struct_ops maps, which
+// register through their Attach.
+func (s *skeleton) autoattached() []string {
+	var fields []string
+	for _, pi := range s.programs {
+		if pi.kind.Auto {
+			fields = append(fields, pi.field)
+		}
+	}
+	for _, m := range s.maps {
+		if m.spec.Type == ebpf.StructOpsMap {
+			fields = append(fields, m.field)
+		}
+	}
+	return fields
+}
+
+// programDoc is the doc comment of a program's field: what it is, and why
 // it has no Attach when it has none.
 func programDoc(pi *progInfo) string {
-	doc := fmt.Sprintf("%s is program %s (section %s, type %s).", pi.typ, pi.name, pi.spec.SectionName, pi.spec.Type)
-	if pi.attach == nil {
-		doc += " It has no Attach: " + noAttachWhy(pi.spec)
+	doc := fmt.Sprintf("%s is program %s (section %s); nil when its autoload was off.", pi.field, pi.name, pi.spec.SectionName)
+	if pi.kind.Handle == "Program" {
+		doc += " It has no Attach: " + pi.kind.Why
 	}
 	return doc
-}
-
-// programDeclsVerbatim is programDecls as a verbatim part, nil if a doc
-// comment might be changed by go/format.
-func (s *skeleton) programDeclsVerbatim(id skelIDs) *vtext {
-	w := s.verb.part()
-	for i, pi := range s.programs {
-		if i > 0 {
-			w.s("\n")
-		}
-		if !w.docComment(programDoc(pi)) {
-			return nil
-		}
-		w.s("type ", pi.typ, " struct {\n\t").qual(s.bridge, "Program").s("\n}\n")
-		a := pi.attach
-		if a == nil {
-			continue
-		}
-		w.s("\n")
-		if !w.docComment("Attach " + a.doc) {
-			return nil
-		}
-		if !a.linkless && !w.docComment(fmt.Sprintf("The link is also closed by %s.Close.", id.objsT)) {
-			return nil
-		}
-		w.s("func (p ", pi.typ, ") Attach").attachSig(a, s.bridge).s(" {\n\treturn ").attachCall(a, a.method).s("\n}\n")
-		if a.open != "" {
-			if !w.s("\n").docComment(openDoc) {
-				return nil
-			}
-			w.s("func (p ", pi.typ, ") Open").attachParams(a, s.bridge).s(" (").qual("io", "ReadCloser").s(", error) {\n\treturn ").attachCall(a, a.open).s("\n}\n")
-		}
-	}
-	return w
 }
 
 func lowerFirst(s string) string {

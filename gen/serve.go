@@ -54,7 +54,7 @@ func (s *skeleton) serveDecls(f *jen.File, id skelIDs) {
 
 	var autos []*progInfo
 	for _, pi := range s.programs {
-		if pi.attach != nil && pi.attach.auto && !pi.attach.linkless {
+		if pi.kind.Auto {
 			autos = append(autos, pi)
 		}
 	}

@@ -206,7 +206,7 @@ func (s *skeleton) plainNames() bool {
 		names = append(names, m.field)
 	}
 	for _, pi := range s.programs {
-		names = append(names, pi.field, pi.typ)
+		names = append(names, pi.field)
 	}
 	for _, v := range s.vars {
 		names = append(names, v.field)

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -204,10 +203,10 @@ type ExecsnoopObjects struct {
 	Execs *bridge.Map[uint32, ExecsnoopEvent]
 	// EnterExecve is program enter_execve (section
 	// tracepoint/syscalls/sys_enter_execve); nil when its autoload was off.
-	EnterExecve *ExecsnoopEnterExecveProgram
+	EnterExecve *bridge.Tracepoint
 	// ExitExecve is program exit_execve (section
 	// tracepoint/syscalls/sys_exit_execve); nil when its autoload was off.
-	ExitExecve *ExecsnoopExitExecveProgram
+	ExitExecve *bridge.Tracepoint
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables ExecsnoopVariables
@@ -233,15 +232,11 @@ func (o *ExecsnoopObjects) init() error {
 	if o.Execs, err = bridge.NewMap[uint32, ExecsnoopEvent](o.set, "execs"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "enter_execve"); err != nil {
+	if o.EnterExecve, err = bridge.NewHandle[bridge.Tracepoint](o.set, "enter_execve"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.EnterExecve = &ExecsnoopEnterExecveProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "exit_execve"); err != nil {
+	if o.ExitExecve, err = bridge.NewHandle[bridge.Tracepoint](o.set, "exit_execve"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.ExitExecve = &ExecsnoopExitExecveProgram{p}
 	}
 	if o.Variables.IgnoreFailed, err = bridge.NewVar[bool](o.set, "ignore_failed"); err != nil {
 		return err
@@ -273,14 +268,7 @@ func (o *ExecsnoopObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *ExecsnoopObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "enter_execve", Attach: func() (link.Link, error) {
-			return o.EnterExecve.Attach()
-		}},
-		bridge.Autoattach{Name: "exit_execve", Attach: func() (link.Link, error) {
-			return o.ExitExecve.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.EnterExecve, o.ExitExecve)
 }
 
 // ExecsnoopHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -322,28 +310,4 @@ func (o *ExecsnoopObjects) Serve(ctx context.Context, h *ExecsnoopHandlers) erro
 	}
 	bridge.Handle(t, o.Events, h.OnEvents)
 	return t.Serve(ctx)
-}
-
-// ExecsnoopEnterExecveProgram is program enter_execve (section
-// tracepoint/syscalls/sys_enter_execve, type TracePoint).
-type ExecsnoopEnterExecveProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_execve.
-// The link is also closed by ExecsnoopObjects.Close.
-func (p ExecsnoopEnterExecveProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_execve")
-}
-
-// ExecsnoopExitExecveProgram is program exit_execve (section
-// tracepoint/syscalls/sys_exit_execve, type TracePoint).
-type ExecsnoopExitExecveProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_exit_execve.
-// The link is also closed by ExecsnoopObjects.Close.
-func (p ExecsnoopExitExecveProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_exit_execve")
 }

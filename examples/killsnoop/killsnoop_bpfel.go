@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -190,10 +189,10 @@ type KillsnoopObjects struct {
 	Start *bridge.Map[uint32, KillsnoopKillArgs]
 	// EnterKill is program enter_kill (section
 	// tracepoint/syscalls/sys_enter_kill); nil when its autoload was off.
-	EnterKill *KillsnoopEnterKillProgram
+	EnterKill *bridge.Tracepoint
 	// ExitKill is program exit_kill (section tracepoint/syscalls/sys_exit_kill);
 	// nil when its autoload was off.
-	ExitKill *KillsnoopExitKillProgram
+	ExitKill *bridge.Tracepoint
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables KillsnoopVariables
@@ -219,15 +218,11 @@ func (o *KillsnoopObjects) init() error {
 	if o.Start, err = bridge.NewMap[uint32, KillsnoopKillArgs](o.set, "start"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "enter_kill"); err != nil {
+	if o.EnterKill, err = bridge.NewHandle[bridge.Tracepoint](o.set, "enter_kill"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.EnterKill = &KillsnoopEnterKillProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "exit_kill"); err != nil {
+	if o.ExitKill, err = bridge.NewHandle[bridge.Tracepoint](o.set, "exit_kill"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.ExitKill = &KillsnoopExitKillProgram{p}
 	}
 	if o.Variables.FailedOnly, err = bridge.NewVar[bool](o.set, "failed_only"); err != nil {
 		return err
@@ -259,14 +254,7 @@ func (o *KillsnoopObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *KillsnoopObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "enter_kill", Attach: func() (link.Link, error) {
-			return o.EnterKill.Attach()
-		}},
-		bridge.Autoattach{Name: "exit_kill", Attach: func() (link.Link, error) {
-			return o.ExitKill.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.EnterKill, o.ExitKill)
 }
 
 // KillsnoopHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -308,28 +296,4 @@ func (o *KillsnoopObjects) Serve(ctx context.Context, h *KillsnoopHandlers) erro
 	}
 	bridge.Handle(t, o.Events, h.OnEvents)
 	return t.Serve(ctx)
-}
-
-// KillsnoopEnterKillProgram is program enter_kill (section
-// tracepoint/syscalls/sys_enter_kill, type TracePoint).
-type KillsnoopEnterKillProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_kill.
-// The link is also closed by KillsnoopObjects.Close.
-func (p KillsnoopEnterKillProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_kill")
-}
-
-// KillsnoopExitKillProgram is program exit_kill (section
-// tracepoint/syscalls/sys_exit_kill, type TracePoint).
-type KillsnoopExitKillProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_exit_kill.
-// The link is also closed by KillsnoopObjects.Close.
-func (p KillsnoopExitKillProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_exit_kill")
 }

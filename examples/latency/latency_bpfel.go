@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -195,10 +194,10 @@ type LatencyObjects struct {
 	Totals *bridge.Map[uint32, LatencyTotals]
 	// OnEnter is program on_enter (section tracepoint/raw_syscalls/sys_enter); nil
 	// when its autoload was off.
-	OnEnter *LatencyOnEnterProgram
+	OnEnter *bridge.Tracepoint
 	// OnExit is program on_exit (section tracepoint/raw_syscalls/sys_exit); nil
 	// when its autoload was off.
-	OnExit *LatencyOnExitProgram
+	OnExit *bridge.Tracepoint
 	// Report is user-space program report (section ubpf/report), run in process;
 	// nil when its autoload was off.
 	Report *bridge.UserProgram[LatencySummary]
@@ -226,15 +225,11 @@ func (o *LatencyObjects) init() error {
 	if o.Totals, err = bridge.NewMap[uint32, LatencyTotals](o.set, "totals"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "on_enter"); err != nil {
+	if o.OnEnter, err = bridge.NewHandle[bridge.Tracepoint](o.set, "on_enter"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.OnEnter = &LatencyOnEnterProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "on_exit"); err != nil {
+	if o.OnExit, err = bridge.NewHandle[bridge.Tracepoint](o.set, "on_exit"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.OnExit = &LatencyOnExitProgram{p}
 	}
 	if !o.set.Disabled("report") {
 		if o.Report, err = bridge.NewUserProgram[LatencySummary](o.set, "report", latencyReportTranslation); err != nil {
@@ -265,14 +260,7 @@ func (o *LatencyObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *LatencyObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "on_enter", Attach: func() (link.Link, error) {
-			return o.OnEnter.Attach()
-		}},
-		bridge.Autoattach{Name: "on_exit", Attach: func() (link.Link, error) {
-			return o.OnExit.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.OnEnter, o.OnExit)
 }
 
 // LatencyHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -309,30 +297,6 @@ func (o *LatencyObjects) Serve(ctx context.Context, h *LatencyHandlers) error {
 		t.Program("on_exit", o.OnExit.Attach)
 	}
 	return t.Serve(ctx)
-}
-
-// LatencyOnEnterProgram is program on_enter (section
-// tracepoint/raw_syscalls/sys_enter, type TracePoint).
-type LatencyOnEnterProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint raw_syscalls/sys_enter.
-// The link is also closed by LatencyObjects.Close.
-func (p LatencyOnEnterProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("raw_syscalls", "sys_enter")
-}
-
-// LatencyOnExitProgram is program on_exit (section
-// tracepoint/raw_syscalls/sys_exit, type TracePoint).
-type LatencyOnExitProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint raw_syscalls/sys_exit.
-// The link is also closed by LatencyObjects.Close.
-func (p LatencyOnExitProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("raw_syscalls", "sys_exit")
 }
 
 // LatencyHost is implemented by the Go host: the extern (__ksym) functions

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -207,13 +206,13 @@ type OpensnoopObjects struct {
 	Start *bridge.Map[uint32, OpensnoopArgs]
 	// EnterOpenat is program enter_openat (section
 	// tracepoint/syscalls/sys_enter_openat); nil when its autoload was off.
-	EnterOpenat *OpensnoopEnterOpenatProgram
+	EnterOpenat *bridge.Tracepoint
 	// ExitOpenat is program exit_openat (section
 	// tracepoint/syscalls/sys_exit_openat); nil when its autoload was off.
-	ExitOpenat *OpensnoopExitOpenatProgram
+	ExitOpenat *bridge.Tracepoint
 	// FexitOpenat2 is program fexit_openat2 (section fexit/do_sys_openat2); nil
 	// when its autoload was off.
-	FexitOpenat2 *OpensnoopFexitOpenat2Program
+	FexitOpenat2 *bridge.Tracing
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables OpensnoopVariables
@@ -237,20 +236,14 @@ func (o *OpensnoopObjects) init() error {
 	if o.Start, err = bridge.NewMap[uint32, OpensnoopArgs](o.set, "start"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "enter_openat"); err != nil {
+	if o.EnterOpenat, err = bridge.NewHandle[bridge.Tracepoint](o.set, "enter_openat"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.EnterOpenat = &OpensnoopEnterOpenatProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "exit_openat"); err != nil {
+	if o.ExitOpenat, err = bridge.NewHandle[bridge.Tracepoint](o.set, "exit_openat"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.ExitOpenat = &OpensnoopExitOpenatProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "fexit_openat2"); err != nil {
+	if o.FexitOpenat2, err = bridge.NewHandle[bridge.Tracing](o.set, "fexit_openat2"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.FexitOpenat2 = &OpensnoopFexitOpenat2Program{p}
 	}
 	if o.Variables.FailedOnly, err = bridge.NewVar[bool](o.set, "failed_only"); err != nil {
 		return err
@@ -279,17 +272,7 @@ func (o *OpensnoopObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *OpensnoopObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "enter_openat", Attach: func() (link.Link, error) {
-			return o.EnterOpenat.Attach()
-		}},
-		bridge.Autoattach{Name: "exit_openat", Attach: func() (link.Link, error) {
-			return o.ExitOpenat.Attach()
-		}},
-		bridge.Autoattach{Name: "fexit_openat2", Attach: func() (link.Link, error) {
-			return o.FexitOpenat2.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.EnterOpenat, o.ExitOpenat, o.FexitOpenat2)
 }
 
 // OpensnoopHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -334,40 +317,4 @@ func (o *OpensnoopObjects) Serve(ctx context.Context, h *OpensnoopHandlers) erro
 	}
 	bridge.Handle(t, o.Events, h.OnEvents)
 	return t.Serve(ctx)
-}
-
-// OpensnoopEnterOpenatProgram is program enter_openat (section
-// tracepoint/syscalls/sys_enter_openat, type TracePoint).
-type OpensnoopEnterOpenatProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_openat.
-// The link is also closed by OpensnoopObjects.Close.
-func (p OpensnoopEnterOpenatProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_openat")
-}
-
-// OpensnoopExitOpenatProgram is program exit_openat (section
-// tracepoint/syscalls/sys_exit_openat, type TracePoint).
-type OpensnoopExitOpenatProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_exit_openat.
-// The link is also closed by OpensnoopObjects.Close.
-func (p OpensnoopExitOpenatProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_exit_openat")
-}
-
-// OpensnoopFexitOpenat2Program is program fexit_openat2 (section
-// fexit/do_sys_openat2, type Tracing).
-type OpensnoopFexitOpenat2Program struct {
-	bridge.Program
-}
-
-// Attach attaches the program to do_sys_openat2 (fexit).
-// The link is also closed by OpensnoopObjects.Close.
-func (p OpensnoopFexitOpenat2Program) Attach() (link.Link, error) {
-	return p.AttachTracing()
 }

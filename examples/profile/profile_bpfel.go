@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -166,7 +165,7 @@ type ProfileObjects struct {
 	Stacks *bridge.StackTraceMap
 	// Sample is program sample (section perf_event); nil when its autoload was
 	// off.
-	Sample *ProfileSampleProgram
+	Sample *bridge.PerfEvent
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables ProfileVariables
@@ -190,10 +189,8 @@ func (o *ProfileObjects) init() error {
 	if o.Stacks, err = bridge.NewStackTraceMap(o.set, "stacks"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "sample"); err != nil {
+	if o.Sample, err = bridge.NewHandle[bridge.PerfEvent](o.set, "sample"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.Sample = &ProfileSampleProgram{p}
 	}
 	if o.Variables.IncludeIdle, err = bridge.NewVar[bool](o.set, "include_idle"); err != nil {
 		return err
@@ -253,17 +250,4 @@ func (o *ProfileObjects) Serve(ctx context.Context, h *ProfileHandlers) error {
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
 	return t.Serve(ctx)
-}
-
-// ProfileSampleProgram is program sample (section perf_event, type PerfEvent).
-type ProfileSampleProgram struct {
-	bridge.Program
-}
-
-// Attach samples with the program at hz on every CPU through a software
-// CPU-clock perf event per CPU, as profilers do; the embedded AttachPerfEvent
-// attaches it to any perf event fd.
-// The link is also closed by ProfileObjects.Close.
-func (p ProfileSampleProgram) Attach(hz uint64) (link.Link, error) {
-	return p.AttachCPUClock(hz)
 }

@@ -8,12 +8,10 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"io"
 	"structs"
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -152,7 +150,7 @@ func (s *PslistSpec) Load(opts *PslistLoadOptions) (*PslistObjects, error) {
 type PslistObjects struct {
 	// ListTasks is program list_tasks (section iter/task); nil when its autoload
 	// was off.
-	ListTasks *PslistListTasksProgram
+	ListTasks *bridge.TaskIter
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables PslistVariables
@@ -168,10 +166,8 @@ type PslistVariables struct {
 
 func (o *PslistObjects) init() error {
 	var err error
-	if p, err := bridge.NewProgram(o.set, "list_tasks"); err != nil {
+	if o.ListTasks, err = bridge.NewHandle[bridge.TaskIter](o.set, "list_tasks"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.ListTasks = &PslistListTasksProgram{p}
 	}
 	if o.Variables.Threads, err = bridge.NewVar[bool](o.set, "threads"); err != nil {
 		return err
@@ -228,25 +224,4 @@ func (o *PslistObjects) Serve(ctx context.Context, h *PslistHandlers) error {
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
 	return t.Serve(ctx)
-}
-
-// PslistListTasksProgram is program list_tasks (section iter/task, type
-// Tracing).
-type PslistListTasksProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program as iterator task over the tasks task selects
-// (the zero value: all of them): a link that can be pinned; Open reads the
-// output.
-// The link is also closed by PslistObjects.Close.
-func (p PslistListTasksProgram) Attach(task bridge.IterTask) (link.Link, error) {
-	return p.AttachIterTask(task)
-}
-
-// Open attaches the iterator as Attach does and returns a reader of its
-// output: each Read runs the program over the next elements, until io.EOF.
-// Closing the reader detaches the iterator.
-func (p PslistListTasksProgram) Open(task bridge.IterTask) (io.ReadCloser, error) {
-	return p.OpenIterTask(task)
 }

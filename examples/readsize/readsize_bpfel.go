@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -182,7 +181,7 @@ type ReadsizeObjects struct {
 	Totals *bridge.Map[uint32, ReadsizeTotals]
 	// ReadDone is program read_done (section tracepoint/syscalls/sys_exit_read);
 	// nil when its autoload was off.
-	ReadDone *ReadsizeReadDoneProgram
+	ReadDone *bridge.Tracepoint
 	// Begin is user-space program begin (section ubpf/begin), run in process; nil
 	// when its autoload was off.
 	Begin *bridge.UserProgram[struct{}]
@@ -219,10 +218,8 @@ func (o *ReadsizeObjects) init() error {
 	if o.Totals, err = bridge.NewMap[uint32, ReadsizeTotals](o.set, "totals"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "read_done"); err != nil {
+	if o.ReadDone, err = bridge.NewHandle[bridge.Tracepoint](o.set, "read_done"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.ReadDone = &ReadsizeReadDoneProgram{p}
 	}
 	if !o.set.Disabled("begin") {
 		if o.Begin, err = bridge.NewUserProgram[struct{}](o.set, "begin", readsizeBeginTranslation); err != nil {
@@ -272,11 +269,7 @@ func (o *ReadsizeObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *ReadsizeObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "read_done", Attach: func() (link.Link, error) {
-			return o.ReadDone.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.ReadDone)
 }
 
 // ReadsizeHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -310,16 +303,4 @@ func (o *ReadsizeObjects) Serve(ctx context.Context, h *ReadsizeHandlers) error 
 		t.Program("read_done", o.ReadDone.Attach)
 	}
 	return t.Serve(ctx)
-}
-
-// ReadsizeReadDoneProgram is program read_done (section
-// tracepoint/syscalls/sys_exit_read, type TracePoint).
-type ReadsizeReadDoneProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_exit_read.
-// The link is also closed by ReadsizeObjects.Close.
-func (p ReadsizeReadDoneProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_exit_read")
 }

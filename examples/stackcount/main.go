@@ -83,7 +83,7 @@ func run(ctx context.Context, out io.Writer, o options, ready func()) error {
 		return err
 	}
 	defer objs.Close()
-	if _, err := objs.CountStack.AttachTracepoint(group, name); err != nil {
+	if _, err := objs.CountStack.AttachTo(group, name); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "# counting stacks at tracepoint %s:%s: %d frames deep, up to %d stacks (stack map: value size %d, max_entries %d)\n",

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -171,7 +170,7 @@ type StackcountObjects struct {
 	Stacks *bridge.StackTraceMap
 	// CountStack is program count_stack (section tracepoint); nil when its
 	// autoload was off.
-	CountStack *StackcountCountStackProgram
+	CountStack *bridge.Tracepoint
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables StackcountVariables
@@ -197,10 +196,8 @@ func (o *StackcountObjects) init() error {
 	if o.Stacks, err = bridge.NewStackTraceMap(o.set, "stacks"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "count_stack"); err != nil {
+	if o.CountStack, err = bridge.NewHandle[bridge.Tracepoint](o.set, "count_stack"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.CountStack = &StackcountCountStackProgram{p}
 	}
 	if o.Variables.PerProcess, err = bridge.NewVar[bool](o.set, "per_process"); err != nil {
 		return err
@@ -263,17 +260,4 @@ func (o *StackcountObjects) Serve(ctx context.Context, h *StackcountHandlers) er
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
 	return t.Serve(ctx)
-}
-
-// StackcountCountStackProgram is program count_stack (section tracepoint, type
-// TracePoint).
-type StackcountCountStackProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the tracepoint group/name (as in
-// /sys/kernel/tracing/events/GROUP/NAME).
-// The link is also closed by StackcountObjects.Close.
-func (p StackcountCountStackProgram) Attach(group string, name string) (link.Link, error) {
-	return p.AttachTracepoint(group, name)
 }

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -270,10 +269,10 @@ type SyslatObjects struct {
 	Window *bridge.Map[uint32, SyslatStat]
 	// SysEnter is program sys_enter (section tracepoint/raw_syscalls/sys_enter);
 	// nil when its autoload was off.
-	SysEnter *SyslatSysEnterProgram
+	SysEnter *bridge.Tracepoint
 	// SysExit is program sys_exit (section tracepoint/raw_syscalls/sys_exit); nil
 	// when its autoload was off.
-	SysExit *SyslatSysExitProgram
+	SysExit *bridge.Tracepoint
 	// Begin is user-space program begin (section ubpf/begin), run in process; nil
 	// when its autoload was off.
 	Begin *bridge.UserProgram[struct{}]
@@ -331,15 +330,11 @@ func (o *SyslatObjects) init() error {
 	if o.Window, err = bridge.NewMap[uint32, SyslatStat](o.set, "window"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "sys_enter"); err != nil {
+	if o.SysEnter, err = bridge.NewHandle[bridge.Tracepoint](o.set, "sys_enter"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.SysEnter = &SyslatSysEnterProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "sys_exit"); err != nil {
+	if o.SysExit, err = bridge.NewHandle[bridge.Tracepoint](o.set, "sys_exit"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.SysExit = &SyslatSysExitProgram{p}
 	}
 	if !o.set.Disabled("begin") {
 		if o.Begin, err = bridge.NewUserProgram[struct{}](o.set, "begin", syslatBeginTranslation); err != nil {
@@ -403,14 +398,7 @@ func (o *SyslatObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *SyslatObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "sys_enter", Attach: func() (link.Link, error) {
-			return o.SysEnter.Attach()
-		}},
-		bridge.Autoattach{Name: "sys_exit", Attach: func() (link.Link, error) {
-			return o.SysExit.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.SysEnter, o.SysExit)
 }
 
 // SyslatHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -452,28 +440,4 @@ func (o *SyslatObjects) Serve(ctx context.Context, h *SyslatHandlers) error {
 	}
 	bridge.Handle(t, o.Events, h.OnEvents)
 	return t.Serve(ctx)
-}
-
-// SyslatSysEnterProgram is program sys_enter (section
-// tracepoint/raw_syscalls/sys_enter, type TracePoint).
-type SyslatSysEnterProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint raw_syscalls/sys_enter.
-// The link is also closed by SyslatObjects.Close.
-func (p SyslatSysEnterProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("raw_syscalls", "sys_enter")
-}
-
-// SyslatSysExitProgram is program sys_exit (section
-// tracepoint/raw_syscalls/sys_exit, type TracePoint).
-type SyslatSysExitProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint raw_syscalls/sys_exit.
-// The link is also closed by SyslatObjects.Close.
-func (p SyslatSysExitProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("raw_syscalls", "sys_exit")
 }

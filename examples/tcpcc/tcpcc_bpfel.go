@@ -13,7 +13,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -232,17 +231,21 @@ type TcpccObjects struct {
 	// is reno_init, ssthresh is reno_ssthresh, undo_cwnd is reno_undo_cwnd.
 	SkelgenReno *bridge.StructOps
 	// RenoCongAvoid is program reno_cong_avoid (section struct_ops); nil when its
-	// autoload was off.
-	RenoCongAvoid *TcpccRenoCongAvoidProgram
+	// autoload was off. It has no Attach: it is a function member of a struct_ops
+	// map, registered with the map's Attach.
+	RenoCongAvoid *bridge.Program
 	// RenoInit is program reno_init (section struct_ops); nil when its autoload
-	// was off.
-	RenoInit *TcpccRenoInitProgram
+	// was off. It has no Attach: it is a function member of a struct_ops map,
+	// registered with the map's Attach.
+	RenoInit *bridge.Program
 	// RenoSsthresh is program reno_ssthresh (section struct_ops); nil when its
-	// autoload was off.
-	RenoSsthresh *TcpccRenoSsthreshProgram
+	// autoload was off. It has no Attach: it is a function member of a struct_ops
+	// map, registered with the map's Attach.
+	RenoSsthresh *bridge.Program
 	// RenoUndoCwnd is program reno_undo_cwnd (section struct_ops); nil when its
-	// autoload was off.
-	RenoUndoCwnd *TcpccRenoUndoCwndProgram
+	// autoload was off. It has no Attach: it is a function member of a struct_ops
+	// map, registered with the map's Attach.
+	RenoUndoCwnd *bridge.Program
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables TcpccVariables
@@ -263,25 +266,17 @@ func (o *TcpccObjects) init() error {
 	if o.SkelgenReno, err = bridge.NewStructOps(o.set, "skelgen_reno"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "reno_cong_avoid"); err != nil {
+	if o.RenoCongAvoid, err = bridge.NewHandle[bridge.Program](o.set, "reno_cong_avoid"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.RenoCongAvoid = &TcpccRenoCongAvoidProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "reno_init"); err != nil {
+	if o.RenoInit, err = bridge.NewHandle[bridge.Program](o.set, "reno_init"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.RenoInit = &TcpccRenoInitProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "reno_ssthresh"); err != nil {
+	if o.RenoSsthresh, err = bridge.NewHandle[bridge.Program](o.set, "reno_ssthresh"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.RenoSsthresh = &TcpccRenoSsthreshProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "reno_undo_cwnd"); err != nil {
+	if o.RenoUndoCwnd, err = bridge.NewHandle[bridge.Program](o.set, "reno_undo_cwnd"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.RenoUndoCwnd = &TcpccRenoUndoCwndProgram{p}
 	}
 	if o.Variables.Calls, err = bridge.NewVar[[4]uint64](o.set, "calls"); err != nil {
 		return err
@@ -310,11 +305,7 @@ func (o *TcpccObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *TcpccObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "skelgen_reno", Attach: func() (link.Link, error) {
-			return o.SkelgenReno.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.SkelgenReno)
 }
 
 // TcpccHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -345,32 +336,4 @@ func (o *TcpccObjects) Serve(ctx context.Context, h *TcpccHandlers) error {
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
 	return t.Serve(ctx)
-}
-
-// TcpccRenoCongAvoidProgram is program reno_cong_avoid (section struct_ops,
-// type StructOps). It has no Attach: it is a function member of a struct_ops
-// map, registered with the map's Attach.
-type TcpccRenoCongAvoidProgram struct {
-	bridge.Program
-}
-
-// TcpccRenoInitProgram is program reno_init (section struct_ops, type
-// StructOps). It has no Attach: it is a function member of a struct_ops map,
-// registered with the map's Attach.
-type TcpccRenoInitProgram struct {
-	bridge.Program
-}
-
-// TcpccRenoSsthreshProgram is program reno_ssthresh (section struct_ops, type
-// StructOps). It has no Attach: it is a function member of a struct_ops map,
-// registered with the map's Attach.
-type TcpccRenoSsthreshProgram struct {
-	bridge.Program
-}
-
-// TcpccRenoUndoCwndProgram is program reno_undo_cwnd (section struct_ops, type
-// StructOps). It has no Attach: it is a function member of a struct_ops map,
-// registered with the map's Attach.
-type TcpccRenoUndoCwndProgram struct {
-	bridge.Program
 }

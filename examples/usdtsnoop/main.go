@@ -67,7 +67,7 @@ func run(ctx context.Context, out io.Writer, o options, ready func()) error {
 		return err
 	}
 	defer objs.Close()
-	if _, err := objs.OnProbe.Attach(o.bin, o.provider, o.name, o.pid); err != nil {
+	if _, err := objs.OnProbe.AttachTo(o.bin, o.provider, o.name, o.pid); err != nil {
 		return err
 	}
 	rd, err := objs.Hits.NewReader()

@@ -13,7 +13,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -229,7 +228,7 @@ type UsdtsnoopObjects struct {
 	// written at usdtsnoop.bpf.c:42 (bpf_ringbuf_reserve).
 	Hits *bridge.RingBuf[UsdtsnoopHit]
 	// OnProbe is program on_probe (section usdt); nil when its autoload was off.
-	OnProbe *UsdtsnoopOnProbeProgram
+	OnProbe *bridge.USDT
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables UsdtsnoopVariables
@@ -254,10 +253,8 @@ func (o *UsdtsnoopObjects) init() error {
 	if o.Hits, err = bridge.NewRingBuf[UsdtsnoopHit](o.set, "hits"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "on_probe"); err != nil {
+	if o.OnProbe, err = bridge.NewHandle[bridge.USDT](o.set, "on_probe"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.OnProbe = &UsdtsnoopOnProbeProgram{p}
 	}
 	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
 		return err
@@ -319,17 +316,4 @@ func (o *UsdtsnoopObjects) Serve(ctx context.Context, h *UsdtsnoopHandlers) erro
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
 	bridge.Handle(t, o.Hits, h.OnHits)
 	return t.Serve(ctx)
-}
-
-// UsdtsnoopOnProbeProgram is program on_probe (section usdt, type Kprobe).
-type UsdtsnoopOnProbeProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to every site of USDT probe provider:name in the
-// binary at path, as libbpf does (the argument specs of the binary's notes
-// into the object's __bpf_usdt_specs map); pid 0 means every process.
-// The link is also closed by UsdtsnoopObjects.Close.
-func (p UsdtsnoopOnProbeProgram) Attach(path string, provider string, name string, pid int) (link.Link, error) {
-	return p.AttachUSDT(path, provider, name, pid)
 }

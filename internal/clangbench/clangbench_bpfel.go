@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -205,22 +204,22 @@ type ClangbenchObjects struct {
 	UserCounts *bridge.Map[uint32, uint64]
 	// ChecksumXdp is program checksum_xdp (section xdp); nil when its autoload was
 	// off.
-	ChecksumXdp *ClangbenchChecksumXdpProgram
+	ChecksumXdp *bridge.XDP
 	// CountXdp is program count_xdp (section xdp); nil when its autoload was off.
-	CountXdp *ClangbenchCountXdpProgram
+	CountXdp *bridge.XDP
 	// DispatchXdp is program dispatch_xdp (section xdp); nil when its autoload was
 	// off.
-	DispatchXdp *ClangbenchDispatchXdpProgram
+	DispatchXdp *bridge.XDP
 	// Fnv1aXdp is program fnv1a_xdp (section xdp); nil when its autoload was off.
-	Fnv1aXdp *ClangbenchFnv1aXdpProgram
+	Fnv1aXdp *bridge.XDP
 	// Log2sumXdp is program log2sum_xdp (section xdp); nil when its autoload was
 	// off.
-	Log2sumXdp *ClangbenchLog2sumXdpProgram
+	Log2sumXdp *bridge.XDP
 	// PrimesXdp is program primes_xdp (section xdp); nil when its autoload was
 	// off.
-	PrimesXdp *ClangbenchPrimesXdpProgram
+	PrimesXdp *bridge.XDP
 	// WordsXdp is program words_xdp (section xdp); nil when its autoload was off.
-	WordsXdp *ClangbenchWordsXdpProgram
+	WordsXdp *bridge.XDP
 	// ChecksumUser is user-space program checksum_user (section ubpf/checksum),
 	// run in process; nil when its autoload was off.
 	ChecksumUser *bridge.BufferProgram
@@ -263,40 +262,26 @@ func (o *ClangbenchObjects) init() error {
 	if o.UserCounts, err = bridge.NewMap[uint32, uint64](o.set, "user_counts"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "checksum_xdp"); err != nil {
+	if o.ChecksumXdp, err = bridge.NewHandle[bridge.XDP](o.set, "checksum_xdp"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.ChecksumXdp = &ClangbenchChecksumXdpProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "count_xdp"); err != nil {
+	if o.CountXdp, err = bridge.NewHandle[bridge.XDP](o.set, "count_xdp"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.CountXdp = &ClangbenchCountXdpProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "dispatch_xdp"); err != nil {
+	if o.DispatchXdp, err = bridge.NewHandle[bridge.XDP](o.set, "dispatch_xdp"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.DispatchXdp = &ClangbenchDispatchXdpProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "fnv1a_xdp"); err != nil {
+	if o.Fnv1aXdp, err = bridge.NewHandle[bridge.XDP](o.set, "fnv1a_xdp"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.Fnv1aXdp = &ClangbenchFnv1aXdpProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "log2sum_xdp"); err != nil {
+	if o.Log2sumXdp, err = bridge.NewHandle[bridge.XDP](o.set, "log2sum_xdp"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.Log2sumXdp = &ClangbenchLog2sumXdpProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "primes_xdp"); err != nil {
+	if o.PrimesXdp, err = bridge.NewHandle[bridge.XDP](o.set, "primes_xdp"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.PrimesXdp = &ClangbenchPrimesXdpProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "words_xdp"); err != nil {
+	if o.WordsXdp, err = bridge.NewHandle[bridge.XDP](o.set, "words_xdp"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.WordsXdp = &ClangbenchWordsXdpProgram{p}
 	}
 	if !o.set.Disabled("checksum_user") {
 		if o.ChecksumUser, err = bridge.NewBufferProgram(o.set, "checksum_user", clangbenchChecksumUserTranslation); err != nil {
@@ -388,83 +373,4 @@ func (o *ClangbenchObjects) Serve(ctx context.Context, h *ClangbenchHandlers) er
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
 	return t.Serve(ctx)
-}
-
-// ClangbenchChecksumXdpProgram is program checksum_xdp (section xdp, type
-// XDP).
-type ClangbenchChecksumXdpProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by ClangbenchObjects.Close.
-func (p ClangbenchChecksumXdpProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
-}
-
-// ClangbenchCountXdpProgram is program count_xdp (section xdp, type XDP).
-type ClangbenchCountXdpProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by ClangbenchObjects.Close.
-func (p ClangbenchCountXdpProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
-}
-
-// ClangbenchDispatchXdpProgram is program dispatch_xdp (section xdp, type
-// XDP).
-type ClangbenchDispatchXdpProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by ClangbenchObjects.Close.
-func (p ClangbenchDispatchXdpProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
-}
-
-// ClangbenchFnv1aXdpProgram is program fnv1a_xdp (section xdp, type XDP).
-type ClangbenchFnv1aXdpProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by ClangbenchObjects.Close.
-func (p ClangbenchFnv1aXdpProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
-}
-
-// ClangbenchLog2sumXdpProgram is program log2sum_xdp (section xdp, type XDP).
-type ClangbenchLog2sumXdpProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by ClangbenchObjects.Close.
-func (p ClangbenchLog2sumXdpProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
-}
-
-// ClangbenchPrimesXdpProgram is program primes_xdp (section xdp, type XDP).
-type ClangbenchPrimesXdpProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by ClangbenchObjects.Close.
-func (p ClangbenchPrimesXdpProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
-}
-
-// ClangbenchWordsXdpProgram is program words_xdp (section xdp, type XDP).
-type ClangbenchWordsXdpProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by ClangbenchObjects.Close.
-func (p ClangbenchWordsXdpProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/cilium/ebpf/link"
 )
 
-// AttachTracepoint attaches to tracepoint group/name.
-func (p Program) AttachTracepoint(group, name string) (link.Link, error) {
+// attachTracepoint attaches to tracepoint group/name.
+func (p Program) attachTracepoint(group, name string) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -26,8 +26,8 @@ func (p Program) AttachTracepoint(group, name string) (link.Link, error) {
 	return p.wrap("tracepoint "+group+"/"+name, lk, err)
 }
 
-// AttachRawTracepoint attaches to the raw tracepoint name.
-func (p Program) AttachRawTracepoint(name string) (link.Link, error) {
+// attachRawTracepoint attaches to the raw tracepoint name.
+func (p Program) attachRawTracepoint(name string) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -35,9 +35,9 @@ func (p Program) AttachRawTracepoint(name string) (link.Link, error) {
 	return p.wrap("raw tracepoint "+name, lk, err)
 }
 
-// AttachTracing attaches a tp_btf, fentry, fexit or fmod_ret program to the
+// attachTracing attaches a tp_btf, fentry, fexit or fmod_ret program to the
 // target resolved at load time.
-func (p Program) AttachTracing() (link.Link, error) {
+func (p Program) attachTracing() (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -45,8 +45,8 @@ func (p Program) AttachTracing() (link.Link, error) {
 	return p.wrap("tracing", lk, err)
 }
 
-// AttachLSM attaches an LSM program.
-func (p Program) AttachLSM() (link.Link, error) {
+// attachLSM attaches an LSM program.
+func (p Program) attachLSM() (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -54,8 +54,8 @@ func (p Program) AttachLSM() (link.Link, error) {
 	return p.wrap("lsm", lk, err)
 }
 
-// AttachKprobe attaches to the kernel symbol, at its entry or (ret) return.
-func (p Program) AttachKprobe(symbol string, ret bool) (link.Link, error) {
+// attachKprobe attaches to the kernel symbol, at its entry or (ret) return.
+func (p Program) attachKprobe(symbol string, ret bool) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -103,9 +103,9 @@ func kprobesAvailable() bool {
 	return false
 }
 
-// AttachUprobe attaches to symbol in the executable or library at path, at
+// attachUprobe attaches to symbol in the executable or library at path, at
 // its entry or (ret) return. pid 0 means every process.
-func (p Program) AttachUprobe(path, symbol string, ret bool, pid int) (link.Link, error) {
+func (p Program) attachUprobe(path, symbol string, ret bool, pid int) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -128,8 +128,8 @@ func (p Program) AttachUprobe(path, symbol string, ret bool, pid int) (link.Link
 	return p.wrap(what, lk, err)
 }
 
-// AttachXDP attaches an XDP program to the network interface ifindex.
-func (p Program) AttachXDP(ifindex int) (link.Link, error) {
+// attachXDP attaches an XDP program to the network interface ifindex.
+func (p Program) attachXDP(ifindex int) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -137,8 +137,8 @@ func (p Program) AttachXDP(ifindex int) (link.Link, error) {
 	return p.wrap(fmt.Sprintf("xdp to interface %d", ifindex), lk, err)
 }
 
-// AttachTCX attaches a tc program to ifindex, on egress or ingress.
-func (p Program) AttachTCX(ifindex int, egress bool) (link.Link, error) {
+// attachTCX attaches a tc program to ifindex, on egress or ingress.
+func (p Program) attachTCX(ifindex int, egress bool) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -150,8 +150,8 @@ func (p Program) AttachTCX(ifindex int, egress bool) (link.Link, error) {
 	return p.wrap(fmt.Sprintf("tcx to interface %d", ifindex), lk, err)
 }
 
-// AttachCgroup attaches to the cgroup at path with the attach type at.
-func (p Program) AttachCgroup(path string, at ebpf.AttachType) (link.Link, error) {
+// attachCgroup attaches to the cgroup at path with the attach type at.
+func (p Program) attachCgroup(path string, at ebpf.AttachType) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -159,9 +159,9 @@ func (p Program) AttachCgroup(path string, at ebpf.AttachType) (link.Link, error
 	return p.wrap("cgroup "+path, lk, err)
 }
 
-// AttachSocket attaches a socket filter to conn; it stays attached until the
+// attachSocket attaches a socket filter to conn; it stays attached until the
 // socket is closed.
-func (p Program) AttachSocket(conn syscall.Conn) error {
+func (p Program) attachSocket(conn syscall.Conn) error {
 	if p.prog == nil {
 		return fmt.Errorf("program %s: %w", p.name, p.notLoaded())
 	}

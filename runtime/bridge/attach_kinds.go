@@ -52,10 +52,10 @@ func scanKallsyms(f func(name string) bool) error {
 	return sc.Err()
 }
 
-// AttachKsyscall attaches to the kernel's handler of system call name (as
+// attachKsyscall attaches to the kernel's handler of system call name (as
 // in ksyscall/getppid: KsyscallName gives the function), at its entry or
 // (ret) return.
-func (p Program) AttachKsyscall(name string, ret bool) (link.Link, error) {
+func (p Program) attachKsyscall(name string, ret bool) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -63,21 +63,21 @@ func (p Program) AttachKsyscall(name string, ret bool) (link.Link, error) {
 	if err != nil {
 		return p.wrap("ksyscall "+name, nil, err)
 	}
-	return p.AttachKprobe(sym, ret)
+	return p.attachKprobe(sym, ret)
 }
 
-// AttachKprobeMulti attaches one kprobe.multi link to every kernel function
+// attachKprobeMulti attaches one kprobe.multi link to every kernel function
 // whose name matches pattern (libbpf's glob: * and ?), at entry or (ret)
 // return, the functions taken from available_filter_functions as libbpf
 // takes them.
-func (p Program) AttachKprobeMulti(pattern string, ret bool) (link.Link, error) {
+func (p Program) attachKprobeMulti(pattern string, ret bool) (link.Link, error) {
 	return p.kprobeMulti(pattern, ret, false)
 }
 
-// AttachKprobeSession attaches a kprobe.session program to every kernel
+// attachKprobeSession attaches a kprobe.session program to every kernel
 // function matching pattern: it runs at entry, and at return when the entry
 // run returned 0.
-func (p Program) AttachKprobeSession(pattern string) (link.Link, error) {
+func (p Program) attachKprobeSession(pattern string) (link.Link, error) {
 	return p.kprobeMulti(pattern, false, true)
 }
 
@@ -191,10 +191,10 @@ func globMatch(s, pattern string) bool {
 	return s == ""
 }
 
-// AttachUprobeMulti attaches one uprobe.multi link to every function of
+// attachUprobeMulti attaches one uprobe.multi link to every function of
 // the binary at path whose name matches pattern (* and ?), at entry or
 // (ret) return; pid 0 means every process.
-func (p Program) AttachUprobeMulti(path, pattern string, ret bool, pid int) (link.Link, error) {
+func (p Program) attachUprobeMulti(path, pattern string, ret bool, pid int) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -251,10 +251,10 @@ func elfFunctions(path, pattern string) ([]string, error) {
 	return out, nil
 }
 
-// AttachPerfEvent attaches a perf_event program to the perf event fd (from
+// attachPerfEvent attaches a perf_event program to the perf event fd (from
 // perf_event_open) through a BPF link; the link holds the event, so fd may
 // be closed after.
-func (p Program) AttachPerfEvent(fd int) (link.Link, error) {
+func (p Program) attachPerfEvent(fd int) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -262,10 +262,10 @@ func (p Program) AttachPerfEvent(fd int) (link.Link, error) {
 	return p.wrap("perf event", lk, err)
 }
 
-// AttachCPUClock opens a software CPU-clock perf event sampling at hz on
+// attachCPUClock opens a software CPU-clock perf event sampling at hz on
 // every online CPU (every task), as profilers do, and attaches the program
 // to each: one link whose Close detaches them all.
-func (p Program) AttachCPUClock(hz uint64) (link.Link, error) {
+func (p Program) attachCPUClock(hz uint64) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -323,10 +323,10 @@ func parseCPUList(s string) ([]int, error) {
 	return cpus, nil
 }
 
-// AttachSockMap attaches an sk_msg or sk_skb program to the sockmap or
+// attachSockMap attaches an sk_msg or sk_skb program to the sockmap or
 // sockhash m (a skeleton's field of that map) with attach type at, through
 // a BPF link (Linux 6.10 on).
-func (p Program) AttachSockMap(m *ebpf.Map, at ebpf.AttachType) (link.Link, error) {
+func (p Program) attachSockMap(m *ebpf.Map, at ebpf.AttachType) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -339,9 +339,9 @@ func (p Program) AttachSockMap(m *ebpf.Map, at ebpf.AttachType) (link.Link, erro
 	return p.wrap(what, lk, err)
 }
 
-// AttachNetNs attaches an sk_lookup or flow_dissector program to the
+// attachNetNs attaches an sk_lookup or flow_dissector program to the
 // network namespace at path (/proc/self/ns/net, /run/netns/NAME, ...).
-func (p Program) AttachNetNs(path string) (link.Link, error) {
+func (p Program) attachNetNs(path string) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -358,10 +358,10 @@ func (p Program) AttachNetNs(path string) (link.Link, error) {
 	return p.wrap(what, lk, nil)
 }
 
-// AttachNetfilter attaches a netfilter program to hook (NF_INET_*) of
+// attachNetfilter attaches a netfilter program to hook (NF_INET_*) of
 // protocol family (NFPROTO_IPV4 2, NFPROTO_IPV6 10) at priority, in the
 // calling thread's network namespace.
-func (p Program) AttachNetfilter(family, hook uint32, priority int32) (link.Link, error) {
+func (p Program) attachNetfilter(family, hook uint32, priority int32) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -374,9 +374,9 @@ func (p Program) AttachNetfilter(family, hook uint32, priority int32) (link.Link
 	return p.wrap(fmt.Sprintf("netfilter family %d hook %d priority %d", family, hook, priority), lk, err)
 }
 
-// AttachNetkit attaches a netkit program to the netkit device ifindex, on
+// attachNetkit attaches a netkit program to the netkit device ifindex, on
 // its peer or primary side.
-func (p Program) AttachNetkit(ifindex int, peer bool) (link.Link, error) {
+func (p Program) attachNetkit(ifindex int, peer bool) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}
@@ -388,9 +388,9 @@ func (p Program) AttachNetkit(ifindex int, peer bool) (link.Link, error) {
 	return p.wrap(fmt.Sprintf("netkit to interface %d", ifindex), lk, err)
 }
 
-// AttachReuseport attaches an sk_reuseport program to the reuseport group
+// attachReuseport attaches an sk_reuseport program to the reuseport group
 // of conn (SO_ATTACH_REUSEPORT_EBPF); it stays until the group is gone.
-func (p Program) AttachReuseport(conn syscall.Conn) error {
+func (p Program) attachReuseport(conn syscall.Conn) error {
 	if p.prog == nil {
 		return fmt.Errorf("program %s: %w", p.name, p.notLoaded())
 	}
@@ -400,9 +400,9 @@ func (p Program) AttachReuseport(conn syscall.Conn) error {
 	return nil
 }
 
-// AttachLircMode2 attaches a lirc_mode2 program to the infrared receiver
+// attachLircMode2 attaches a lirc_mode2 program to the infrared receiver
 // at path (/dev/lirc0); it stays until detached with link.RawDetachProgram.
-func (p Program) AttachLircMode2(path string) error {
+func (p Program) attachLircMode2(path string) error {
 	if p.prog == nil {
 		return fmt.Errorf("program %s: %w", p.name, p.notLoaded())
 	}

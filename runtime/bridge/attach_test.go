@@ -34,14 +34,14 @@ func TestKprobeOffset(t *testing.T) {
 		{"+4", false, `"+4" is not symbol+offset`},
 		{"do_sys_open+0x4", true, "a kretprobe takes no offset"},
 	} {
-		_, err := p.AttachKprobe(tc.symbol, tc.ret)
+		_, err := p.attachKprobe(tc.symbol, tc.ret)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("AttachKprobe(%q, %v): %v, want %q", tc.symbol, tc.ret, err, tc.want)
 		}
 	}
 	// A well-formed offset gets past parsing: the error, if any, is the
 	// kernel's.
-	if _, err := p.AttachKprobe("do_sys_open+0x4", false); err != nil && strings.Contains(err.Error(), "symbol+offset") {
+	if _, err := p.attachKprobe("do_sys_open+0x4", false); err != nil && strings.Contains(err.Error(), "symbol+offset") {
 		t.Errorf("AttachKprobe(do_sys_open+0x4): %v", err)
 	}
 }

@@ -17,46 +17,46 @@ func (p Program) noAttach(what string) (link.Link, error) {
 	return nil, fmt.Errorf("program %s: attach %s: %w on %s", p.name, what, ebpf.ErrNotSupported, runtime.GOOS)
 }
 
-// AttachTracepoint fails: tracepoints are Linux's.
-func (p Program) AttachTracepoint(group, name string) (link.Link, error) {
+// attachTracepoint fails: tracepoints are Linux's.
+func (p Program) attachTracepoint(group, name string) (link.Link, error) {
 	return p.noAttach("tracepoint " + group + "/" + name)
 }
 
-// AttachRawTracepoint fails: raw tracepoints are Linux's.
-func (p Program) AttachRawTracepoint(name string) (link.Link, error) {
+// attachRawTracepoint fails: raw tracepoints are Linux's.
+func (p Program) attachRawTracepoint(name string) (link.Link, error) {
 	return p.noAttach("raw tracepoint " + name)
 }
 
-// AttachTracing fails: tracing programs are Linux's.
-func (p Program) AttachTracing() (link.Link, error) { return p.noAttach("tracing") }
+// attachTracing fails: tracing programs are Linux's.
+func (p Program) attachTracing() (link.Link, error) { return p.noAttach("tracing") }
 
-// AttachLSM fails: LSM programs are Linux's.
-func (p Program) AttachLSM() (link.Link, error) { return p.noAttach("lsm") }
+// attachLSM fails: LSM programs are Linux's.
+func (p Program) attachLSM() (link.Link, error) { return p.noAttach("lsm") }
 
-// AttachKprobe fails: kprobes are Linux's.
-func (p Program) AttachKprobe(symbol string, ret bool) (link.Link, error) {
+// attachKprobe fails: kprobes are Linux's.
+func (p Program) attachKprobe(symbol string, ret bool) (link.Link, error) {
 	return p.noAttach("kprobe " + symbol)
 }
 
-// AttachUprobe fails: uprobes are Linux's.
-func (p Program) AttachUprobe(path, symbol string, ret bool, pid int) (link.Link, error) {
+// attachUprobe fails: uprobes are Linux's.
+func (p Program) attachUprobe(path, symbol string, ret bool, pid int) (link.Link, error) {
 	return p.noAttach("uprobe " + path + ":" + symbol)
 }
 
-// AttachXDP fails: the skeleton attaches XDP through Linux's interfaces.
-func (p Program) AttachXDP(ifindex int) (link.Link, error) { return p.noAttach("xdp") }
+// attachXDP fails: the skeleton attaches XDP through Linux's interfaces.
+func (p Program) attachXDP(ifindex int) (link.Link, error) { return p.noAttach("xdp") }
 
-// AttachTCX fails: tcx is Linux's.
-func (p Program) AttachTCX(ifindex int, egress bool) (link.Link, error) { return p.noAttach("tcx") }
+// attachTCX fails: tcx is Linux's.
+func (p Program) attachTCX(ifindex int, egress bool) (link.Link, error) { return p.noAttach("tcx") }
 
-// AttachCgroup fails: cgroups are Linux's.
-func (p Program) AttachCgroup(path string, at ebpf.AttachType) (link.Link, error) {
+// attachCgroup fails: cgroups are Linux's.
+func (p Program) attachCgroup(path string, at ebpf.AttachType) (link.Link, error) {
 	return p.noAttach("cgroup " + path)
 }
 
-// AttachSocket fails: socket filters are attached through Linux's
+// attachSocket fails: socket filters are attached through Linux's
 // setsockopt.
-func (p Program) AttachSocket(conn syscall.Conn) error {
+func (p Program) attachSocket(conn syscall.Conn) error {
 	_, err := p.noAttach("socket filter")
 	return err
 }
@@ -66,61 +66,61 @@ func (so *StructOps) Attach() (link.Link, error) {
 	return nil, fmt.Errorf("struct_ops %s: attach: %w on %s", so.name, ebpf.ErrNotSupported, runtime.GOOS)
 }
 
-// AttachUSDT fails: USDT probes are attached through Linux's uprobes.
-func (p Program) AttachUSDT(path, provider, name string, pid int) (link.Link, error) {
+// attachUSDT fails: USDT probes are attached through Linux's uprobes.
+func (p Program) attachUSDT(path, provider, name string, pid int) (link.Link, error) {
 	return p.noAttach("usdt " + path + ":" + provider + ":" + name)
 }
 
-// AttachKsyscall fails: kprobes are Linux's.
-func (p Program) AttachKsyscall(name string, ret bool) (link.Link, error) {
+// attachKsyscall fails: kprobes are Linux's.
+func (p Program) attachKsyscall(name string, ret bool) (link.Link, error) {
 	return p.noAttach("ksyscall " + name)
 }
 
-// AttachKprobeMulti fails: kprobes are Linux's.
-func (p Program) AttachKprobeMulti(pattern string, ret bool) (link.Link, error) {
+// attachKprobeMulti fails: kprobes are Linux's.
+func (p Program) attachKprobeMulti(pattern string, ret bool) (link.Link, error) {
 	return p.noAttach("kprobe.multi " + pattern)
 }
 
-// AttachKprobeSession fails: kprobes are Linux's.
-func (p Program) AttachKprobeSession(pattern string) (link.Link, error) {
+// attachKprobeSession fails: kprobes are Linux's.
+func (p Program) attachKprobeSession(pattern string) (link.Link, error) {
 	return p.noAttach("kprobe.session " + pattern)
 }
 
-// AttachUprobeMulti fails: uprobes are Linux's.
-func (p Program) AttachUprobeMulti(path, pattern string, ret bool, pid int) (link.Link, error) {
+// attachUprobeMulti fails: uprobes are Linux's.
+func (p Program) attachUprobeMulti(path, pattern string, ret bool, pid int) (link.Link, error) {
 	return p.noAttach("uprobe.multi " + path + ":" + pattern)
 }
 
-// AttachPerfEvent fails: perf events are Linux's.
-func (p Program) AttachPerfEvent(fd int) (link.Link, error) { return p.noAttach("perf event") }
+// attachPerfEvent fails: perf events are Linux's.
+func (p Program) attachPerfEvent(fd int) (link.Link, error) { return p.noAttach("perf event") }
 
-// AttachCPUClock fails: perf events are Linux's.
-func (p Program) AttachCPUClock(hz uint64) (link.Link, error) { return p.noAttach("perf event") }
+// attachCPUClock fails: perf events are Linux's.
+func (p Program) attachCPUClock(hz uint64) (link.Link, error) { return p.noAttach("perf event") }
 
-// AttachSockMap fails: sockmaps are Linux's.
-func (p Program) AttachSockMap(m *ebpf.Map, at ebpf.AttachType) (link.Link, error) {
+// attachSockMap fails: sockmaps are Linux's.
+func (p Program) attachSockMap(m *ebpf.Map, at ebpf.AttachType) (link.Link, error) {
 	return p.noAttach("sockmap")
 }
 
-// AttachNetNs fails: network namespaces are Linux's.
-func (p Program) AttachNetNs(path string) (link.Link, error) { return p.noAttach("netns " + path) }
+// attachNetNs fails: network namespaces are Linux's.
+func (p Program) attachNetNs(path string) (link.Link, error) { return p.noAttach("netns " + path) }
 
-// AttachNetfilter fails: netfilter is Linux's.
-func (p Program) AttachNetfilter(family, hook uint32, priority int32) (link.Link, error) {
+// attachNetfilter fails: netfilter is Linux's.
+func (p Program) attachNetfilter(family, hook uint32, priority int32) (link.Link, error) {
 	return p.noAttach("netfilter")
 }
 
-// AttachNetkit fails: netkit is Linux's.
-func (p Program) AttachNetkit(ifindex int, peer bool) (link.Link, error) { return p.noAttach("netkit") }
+// attachNetkit fails: netkit is Linux's.
+func (p Program) attachNetkit(ifindex int, peer bool) (link.Link, error) { return p.noAttach("netkit") }
 
-// AttachReuseport fails: SO_ATTACH_REUSEPORT_EBPF is Linux's.
-func (p Program) AttachReuseport(conn syscall.Conn) error {
+// attachReuseport fails: SO_ATTACH_REUSEPORT_EBPF is Linux's.
+func (p Program) attachReuseport(conn syscall.Conn) error {
 	_, err := p.noAttach("reuseport")
 	return err
 }
 
-// AttachLircMode2 fails: lirc devices are Linux's.
-func (p Program) AttachLircMode2(path string) error {
+// attachLircMode2 fails: lirc devices are Linux's.
+func (p Program) attachLircMode2(path string) error {
 	_, err := p.noAttach("lirc_mode2 " + path)
 	return err
 }

@@ -16,13 +16,6 @@ type AttachOption uint8
 // attach; without it, a failing AttachAll detaches what it attached.
 const KeepGoing AttachOption = 1
 
-// Autoattach is one program AttachAll attaches: its C name and its
-// generated Attach method (which takes no arguments).
-type Autoattach struct {
-	Name   string
-	Attach func() (link.Link, error)
-}
-
 // SetAutoattach says whether AttachAll attaches the program (the default)
 // or leaves it out, as libbpf's bpf_program__set_autoattach: the program is
 // still loaded, and its Attach method still works.
@@ -57,19 +50,20 @@ func (p Program) Autoattach() bool {
 }
 
 // AttachAll attaches progs in order, except those not loaded (autoload
-// off) and those whose autoattach is off. It tries every one and returns
+// off, a nil handle) and those whose autoattach is off. It tries every one and returns
 // the errors of all that failed, joined (each names its program). When
 // some failed it detaches the links it made, unless opts hold KeepGoing;
 // the links it keeps are closed with s.
-func (s *Set) AttachAll(opts []AttachOption, progs ...Autoattach) error {
+func (s *Set) AttachAll(opts []AttachOption, progs ...Autoattacher) error {
 	keep := slices.Contains(opts, KeepGoing)
 	var errs []error
 	var made []link.Link
 	for _, p := range progs {
-		if s.disabled[p.Name] || !(Program{set: s, name: p.Name}).Autoattach() {
+		name, attach := p.autoattach()
+		if name == "" || s.disabled[name] || !(Program{set: s, name: name}).Autoattach() {
 			continue
 		}
-		lk, err := p.Attach()
+		lk, err := attach()
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -21,14 +21,22 @@ func (l *fakeLink) Close() error {
 	return nil
 }
 
+// fakeAuto is a program AttachAll attaches through attach.
+type fakeAuto struct {
+	name   string
+	attach func() (link.Link, error)
+}
+
+func (f fakeAuto) autoattach() (string, func() (link.Link, error)) { return f.name, f.attach }
+
 func TestAttachAllReportsEveryFailure(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		t.Run(fmt.Sprintf("keep=%v", keep), func(t *testing.T) {
 			s := &Set{disabled: map[string]bool{"off": true}, manual: map[string]bool{"manual": true}}
 			closed := map[string]bool{}
 			tried := map[string]bool{}
-			auto := func(name string, fail bool) Autoattach {
-				return Autoattach{Name: name, Attach: func() (link.Link, error) {
+			auto := func(name string, fail bool) Autoattacher {
+				return fakeAuto{name, func() (link.Link, error) {
 					tried[name] = true
 					if fail {
 						return nil, fmt.Errorf("program %s: attach: refused", name)
@@ -64,11 +72,11 @@ func TestAttachAllReportsEveryFailure(t *testing.T) {
 		})
 	}
 	s := &Set{}
-	if err := s.AttachAll(nil, Autoattach{Name: "a", Attach: func() (link.Link, error) { return nil, nil }}); err != nil {
+	if err := s.AttachAll(nil, fakeAuto{"a", func() (link.Link, error) { return nil, nil }}); err != nil {
 		t.Errorf("AttachAll of a program that attaches: %v", err)
 	}
 	var one error = errors.New("program x: attach: refused")
-	if err := s.AttachAll(nil, Autoattach{Name: "x", Attach: func() (link.Link, error) { return nil, one }}); !errors.Is(err, one) {
+	if err := s.AttachAll(nil, fakeAuto{"x", func() (link.Link, error) { return nil, one }}); !errors.Is(err, one) {
 		t.Errorf("AttachAll error %v does not wrap the program's", err)
 	}
 }

@@ -1,6 +1,9 @@
 // Package bridge is what a generated skelgen package needs at run time
 // beyond the user-space VM: typed views of kernel maps, global variables and
-// ring buffers, the attach helpers behind each program's Attach method, and
+// ring buffers, program handles typed by the kind their section names
+// (kinds.go: KindOf reads the section as libbpf does, a Tracepoint or an XDP
+// handle has that kind's Attach and nothing else; attach*.go hold the
+// attach logic, once for every skeleton), and
 // (for ubpf/ programs) loading from the embedded object and binding kernel
 // maps to the VM. Before load, ProgramSpec switches programs off
 // (autoload) and MapSpec sizes maps; after it, typed readers return

@@ -10,54 +10,54 @@ import (
 	"github.com/cilium/ebpf/link"
 )
 
-// AttachIter attaches an iterator that takes no arguments (iter/bpf_map,
+// attachIter attaches an iterator that takes no arguments (iter/bpf_map,
 // iter/tcp, ...): a link that can be pinned, whose instances read the
 // program's output (link.Iter's Open).
-func (p Program) AttachIter() (link.Link, error) {
+func (p Program) attachIter() (link.Link, error) {
 	lk, err := p.iter(nil, nil)
 	return p.wrap("iterator", lk, err)
 }
 
-// AttachIterTask attaches a task iterator walking the tasks task selects.
-func (p Program) AttachIterTask(task IterTask) (link.Link, error) {
+// attachIterTask attaches a task iterator walking the tasks task selects.
+func (p Program) attachIterTask(task IterTask) (link.Link, error) {
 	lk, err := p.iter(nil, taskInfo(task))
 	return p.wrap("task iterator", lk, err)
 }
 
-// AttachIterMap attaches a map element iterator walking m.
-func (p Program) AttachIterMap(m IterMap) (link.Link, error) {
+// attachIterMap attaches a map element iterator walking m.
+func (p Program) attachIterMap(m IterMap) (link.Link, error) {
 	lk, err := p.iter(m, nil)
 	return p.wrap("map element iterator", lk, err)
 }
 
-// AttachIterCgroup attaches a cgroup iterator walking from cg.
-func (p Program) AttachIterCgroup(cg IterCgroup) (link.Link, error) {
+// attachIterCgroup attaches a cgroup iterator walking from cg.
+func (p Program) attachIterCgroup(cg IterCgroup) (link.Link, error) {
 	lk, err := p.iter(nil, cgroupInfo(cg))
 	return p.wrap("cgroup iterator", lk, err)
 }
 
-// OpenIter attaches an iterator that takes no arguments and returns a
+// openIter attaches an iterator that takes no arguments and returns a
 // reader of its output: each Read runs the program over the next
 // elements, io.EOF ends the walk. Closing the reader detaches the
 // iterator; Close of the objects closes it too.
-func (p Program) OpenIter() (io.ReadCloser, error) {
-	return p.open(p.AttachIter())
+func (p Program) openIter() (io.ReadCloser, error) {
+	return p.open(p.attachIter())
 }
 
-// OpenIterTask is OpenIter of a task iterator walking the tasks task
+// openIterTask is OpenIter of a task iterator walking the tasks task
 // selects.
-func (p Program) OpenIterTask(task IterTask) (io.ReadCloser, error) {
-	return p.open(p.AttachIterTask(task))
+func (p Program) openIterTask(task IterTask) (io.ReadCloser, error) {
+	return p.open(p.attachIterTask(task))
 }
 
-// OpenIterMap is OpenIter of a map element iterator walking m.
-func (p Program) OpenIterMap(m IterMap) (io.ReadCloser, error) {
-	return p.open(p.AttachIterMap(m))
+// openIterMap is OpenIter of a map element iterator walking m.
+func (p Program) openIterMap(m IterMap) (io.ReadCloser, error) {
+	return p.open(p.attachIterMap(m))
 }
 
-// OpenIterCgroup is OpenIter of a cgroup iterator walking from cg.
-func (p Program) OpenIterCgroup(cg IterCgroup) (io.ReadCloser, error) {
-	return p.open(p.AttachIterCgroup(cg))
+// openIterCgroup is OpenIter of a cgroup iterator walking from cg.
+func (p Program) openIterCgroup(cg IterCgroup) (io.ReadCloser, error) {
+	return p.open(p.attachIterCgroup(cg))
 }
 
 // iter makes the iterator link: through cilium/ebpf when it takes no

@@ -6,33 +6,33 @@ import (
 	"github.com/cilium/ebpf/link"
 )
 
-// AttachIter fails: iterators are Linux's.
-func (p Program) AttachIter() (link.Link, error) { return p.noAttach("iterator") }
+// attachIter fails: iterators are Linux's.
+func (p Program) attachIter() (link.Link, error) { return p.noAttach("iterator") }
 
-// AttachIterTask fails: iterators are Linux's.
-func (p Program) AttachIterTask(task IterTask) (link.Link, error) { return p.noAttach("task iterator") }
+// attachIterTask fails: iterators are Linux's.
+func (p Program) attachIterTask(task IterTask) (link.Link, error) { return p.noAttach("task iterator") }
 
-// AttachIterMap fails: iterators are Linux's.
-func (p Program) AttachIterMap(m IterMap) (link.Link, error) {
+// attachIterMap fails: iterators are Linux's.
+func (p Program) attachIterMap(m IterMap) (link.Link, error) {
 	return p.noAttach("map element iterator")
 }
 
-// AttachIterCgroup fails: iterators are Linux's.
-func (p Program) AttachIterCgroup(cg IterCgroup) (link.Link, error) {
+// attachIterCgroup fails: iterators are Linux's.
+func (p Program) attachIterCgroup(cg IterCgroup) (link.Link, error) {
 	return p.noAttach("cgroup iterator")
 }
 
-// OpenIter fails: iterators are Linux's.
-func (p Program) OpenIter() (io.ReadCloser, error) { return nil, p.noIter() }
+// openIter fails: iterators are Linux's.
+func (p Program) openIter() (io.ReadCloser, error) { return nil, p.noIter() }
 
-// OpenIterTask fails: iterators are Linux's.
-func (p Program) OpenIterTask(task IterTask) (io.ReadCloser, error) { return nil, p.noIter() }
+// openIterTask fails: iterators are Linux's.
+func (p Program) openIterTask(task IterTask) (io.ReadCloser, error) { return nil, p.noIter() }
 
-// OpenIterMap fails: iterators are Linux's.
-func (p Program) OpenIterMap(m IterMap) (io.ReadCloser, error) { return nil, p.noIter() }
+// openIterMap fails: iterators are Linux's.
+func (p Program) openIterMap(m IterMap) (io.ReadCloser, error) { return nil, p.noIter() }
 
-// OpenIterCgroup fails: iterators are Linux's.
-func (p Program) OpenIterCgroup(cg IterCgroup) (io.ReadCloser, error) { return nil, p.noIter() }
+// openIterCgroup fails: iterators are Linux's.
+func (p Program) openIterCgroup(cg IterCgroup) (io.ReadCloser, error) { return nil, p.noIter() }
 
 func (p Program) noIter() error {
 	_, err := p.noAttach("iterator")

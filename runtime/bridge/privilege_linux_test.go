@@ -47,7 +47,7 @@ func TestPrivilegeChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.AttachTracepoint("syscalls", "sys_enter_getpid")
+	_, err = p.attachTracepoint("syscalls", "sys_enter_getpid")
 	if err == nil {
 		os.Stdout.WriteString("attached\n")
 		return

@@ -46,6 +46,7 @@ type Program struct {
 	links    *Links
 	set      *Set
 	disabled bool
+	kind     Kind
 }
 
 // NewProgram returns the kernel program name of s; links made by its Attach

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
 )
 
 // StructOps is a struct_ops map: a kernel structure of function pointers
@@ -100,4 +101,11 @@ func (s *StructOpsSpec[V]) SetValue(v V) error {
 	}
 	s.Spec.Contents[0].Value = append([]byte(nil), bytesOf(&v)...)
 	return nil
+}
+
+func (so *StructOps) autoattach() (string, func() (link.Link, error)) {
+	if so == nil {
+		return "", nil
+	}
+	return so.name, so.Attach
 }

@@ -16,14 +16,14 @@ import (
 // usdtSpecsMap is the map usdt.bpf.h reads argument specs from.
 const usdtSpecsMap = "__bpf_usdt_specs"
 
-// AttachUSDT attaches a USDT program (written with libbpf's usdt.bpf.h)
+// attachUSDT attaches a USDT program (written with libbpf's usdt.bpf.h)
 // to every site of probe provider:name in the binary at path, for
 // process pid (0: every process), as libbpf does: each site's argument
 // specification goes into the object's __bpf_usdt_specs map under an ID
 // the site's uprobe carries as its BPF cookie (Linux 5.15 and later), and
 // a probe with a semaphore has it counted by the kernel. The link
 // detaches every site; it pins the first.
-func (p Program) AttachUSDT(path, provider, name string, pid int) (link.Link, error) {
+func (p Program) attachUSDT(path, provider, name string, pid int) (link.Link, error) {
 	if p.prog == nil {
 		return p.wrap("", nil, nil)
 	}

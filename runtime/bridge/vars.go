@@ -14,13 +14,20 @@ type VarSpec[T any] struct {
 
 // NewVarSpec wraps v, checking its size against T.
 func NewVarSpec[T any](v *ebpf.VariableSpec) (*VarSpec[T], error) {
-	if v == nil {
-		return nil, fmt.Errorf("nil variable spec")
-	}
-	if int(v.Size()) != sizeOf[T]() {
-		return nil, fmt.Errorf("variable %s: %d bytes, Go type has %d", v.Name, v.Size(), sizeOf[T]())
+	if err := checkVarSpec(v, sizeOf[T]()); err != nil {
+		return nil, err
 	}
 	return &VarSpec[T]{v: v}, nil
+}
+
+func checkVarSpec(v *ebpf.VariableSpec, size int) error {
+	if v == nil {
+		return fmt.Errorf("nil variable spec")
+	}
+	if int(v.Size()) != size {
+		return fmt.Errorf("variable %s: %d bytes, Go type has %d", v.Name, v.Size(), size)
+	}
+	return nil
 }
 
 // Get returns the variable's initial value.
@@ -43,6 +50,12 @@ func (s *VarSpec[T]) Raw() *ebpf.VariableSpec { return s.v }
 // process, through the runtime's section memory. Both are the memory the
 // programs use. Variables in .rodata are read-only after load.
 type Var[T any] struct {
+	variable
+}
+
+// variable is Var's untyped part: the generic methods convert and call it,
+// so that the code compiled per Go type is a few lines.
+type variable struct {
 	name string
 	k    *ebpf.Variable
 	mem  []byte    // in process: the variable's bytes in its section
@@ -52,56 +65,72 @@ type Var[T any] struct {
 
 // NewVar returns the variable name of s, checking its size against T.
 func NewVar[T any](s *Set, name string) (*Var[T], error) {
+	v, err := newVariable(s, name, sizeOf[T]())
+	if err != nil {
+		return nil, err
+	}
+	return &Var[T]{v}, nil
+}
+
+func newVariable(s *Set, name string, size int) (variable, error) {
 	if s.Coll != nil {
 		if v := s.Coll.Variables[name]; v != nil {
-			if int(v.Size()) != sizeOf[T]() {
-				return nil, fmt.Errorf("variable %s: %d bytes, Go type has %d", name, v.Size(), sizeOf[T]())
+			if int(v.Size()) != size {
+				return variable{}, fmt.Errorf("variable %s: %d bytes, Go type has %d", name, v.Size(), size)
 			}
 			h := mapHandle{name: name, set: s}
 			if vs := s.Spec.Variables[name]; vs != nil {
 				h.name = vs.SectionName
 			}
-			return &Var[T]{name: name, k: v, h: h}, nil
+			return variable{name: name, k: v, h: h}, nil
 		}
 	}
 	vs := s.Spec.Variables[name]
 	if vs == nil || s.User == nil {
-		return nil, fmt.Errorf("variable %s: not loaded", name)
+		return variable{}, fmt.Errorf("variable %s: not loaded", name)
 	}
 	h := s.userHandle(vs.SectionName)
 	if h.u == nil {
-		return nil, fmt.Errorf("variable %s: section %s not loaded", name, vs.SectionName)
+		return variable{}, fmt.Errorf("variable %s: section %s not loaded", name, vs.SectionName)
 	}
 	val, err := h.u.Lookup(make([]byte, 4))
 	if err != nil {
-		return nil, fmt.Errorf("variable %s: section %s: %w", name, vs.SectionName, err)
+		return variable{}, fmt.Errorf("variable %s: section %s: %w", name, vs.SectionName, err)
 	}
-	size := uint64(vs.Size())
-	if int(size) != sizeOf[T]() {
-		return nil, fmt.Errorf("variable %s: %d bytes, Go type has %d", name, size, sizeOf[T]())
+	if uint64(vs.Size()) != uint64(size) {
+		return variable{}, fmt.Errorf("variable %s: %d bytes, Go type has %d", name, vs.Size(), size)
 	}
-	if uint64(vs.Offset)+size > uint64(len(val)) {
-		return nil, fmt.Errorf("variable %s: outside section %s", name, vs.SectionName)
+	if uint64(vs.Offset)+uint64(size) > uint64(len(val)) {
+		return variable{}, fmt.Errorf("variable %s: outside section %s", name, vs.SectionName)
 	}
-	return &Var[T]{name: name, mem: val[vs.Offset : uint64(vs.Offset)+size], h: h, ro: h.u.Spec().ReadOnly()}, nil
+	return variable{name: name, mem: val[vs.Offset : uint64(vs.Offset)+uint64(size)], h: h, ro: h.u.Spec().ReadOnly()}, nil
 }
 
 // Get reads the variable's current value.
 func (v *Var[T]) Get() (T, error) {
 	var t T
-	if err := v.h.begin(); err != nil {
-		return t, fmt.Errorf("variable %s: %w", v.name, err)
-	}
-	defer v.h.end()
-	if v.k != nil {
-		return t, v.k.Get(bytesOf(&t))
-	}
-	copy(bytesOf(&t), v.mem)
-	return t, nil
+	err := v.get(bytesOf(&t))
+	return t, err
 }
 
 // Set writes the variable; programs see the new value at once.
 func (v *Var[T]) Set(value T) error {
+	return v.set(bytesOf(&value))
+}
+
+func (v *variable) get(b []byte) error {
+	if err := v.h.begin(); err != nil {
+		return fmt.Errorf("variable %s: %w", v.name, err)
+	}
+	defer v.h.end()
+	if v.k != nil {
+		return v.k.Get(b)
+	}
+	copy(b, v.mem)
+	return nil
+}
+
+func (v *variable) set(b []byte) error {
 	if v.k == nil && v.ro {
 		return fmt.Errorf("variable %s: %w", v.name, ebpf.ErrReadOnly)
 	}
@@ -110,14 +139,14 @@ func (v *Var[T]) Set(value T) error {
 	}
 	defer v.h.end()
 	if v.k != nil {
-		return v.k.Set(bytesOf(&value))
+		return v.k.Set(b)
 	}
-	copy(v.mem, bytesOf(&value))
+	copy(v.mem, b)
 	return nil
 }
 
 // ReadOnly reports whether the variable cannot be written after load.
-func (v *Var[T]) ReadOnly() bool {
+func (v *variable) ReadOnly() bool {
 	if v.k != nil {
 		return v.k.ReadOnly()
 	}
@@ -125,4 +154,4 @@ func (v *Var[T]) ReadOnly() bool {
 }
 
 // Raw returns the kernel variable, or nil in process.
-func (v *Var[T]) Raw() *ebpf.Variable { return v.k }
+func (v *variable) Raw() *ebpf.Variable { return v.k }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -153,7 +152,7 @@ func (s *AtomicsSpec) Load(opts *AtomicsLoadOptions) (*AtomicsObjects, error) {
 type AtomicsObjects struct {
 	// CountGetppid is program count_getppid (section
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
-	CountGetppid *AtomicsCountGetppidProgram
+	CountGetppid *bridge.Tracepoint
 	// BumpA is user-space program bump_a (section ubpf/bump_a), run in process;
 	// nil when its autoload was off.
 	BumpA *bridge.BufferProgram
@@ -185,10 +184,8 @@ type AtomicsVariables struct {
 
 func (o *AtomicsObjects) init() error {
 	var err error
-	if p, err := bridge.NewProgram(o.set, "count_getppid"); err != nil {
+	if o.CountGetppid, err = bridge.NewHandle[bridge.Tracepoint](o.set, "count_getppid"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.CountGetppid = &AtomicsCountGetppidProgram{p}
 	}
 	if !o.set.Disabled("bump_a") {
 		if o.BumpA, err = bridge.NewBufferProgram(o.set, "bump_a", atomicsBumpATranslation); err != nil {
@@ -240,11 +237,7 @@ func (o *AtomicsObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *AtomicsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "count_getppid", Attach: func() (link.Link, error) {
-			return o.CountGetppid.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.CountGetppid)
 }
 
 // AtomicsHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -278,16 +271,4 @@ func (o *AtomicsObjects) Serve(ctx context.Context, h *AtomicsHandlers) error {
 		t.Program("count_getppid", o.CountGetppid.Attach)
 	}
 	return t.Serve(ctx)
-}
-
-// AtomicsCountGetppidProgram is program count_getppid (section
-// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
-type AtomicsCountGetppidProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_getppid.
-// The link is also closed by AtomicsObjects.Close.
-func (p AtomicsCountGetppidProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
 }

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -205,7 +204,7 @@ type ConstsObjects struct {
 	// Slots is map slots (Array, max_entries 27).
 	Slots *bridge.Map[uint32, ConstsSlot]
 	// Count is program count (section xdp); nil when its autoload was off.
-	Count *ConstsCountProgram
+	Count *bridge.XDP
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables ConstsVariables
@@ -224,10 +223,8 @@ func (o *ConstsObjects) init() error {
 	if o.Slots, err = bridge.NewMap[uint32, ConstsSlot](o.set, "slots"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "count"); err != nil {
+	if o.Count, err = bridge.NewHandle[bridge.XDP](o.set, "count"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.Count = &ConstsCountProgram{p}
 	}
 	if o.Variables.LastColor, err = bridge.NewVar[uint32](o.set, "last_color"); err != nil {
 		return err
@@ -284,15 +281,4 @@ func (o *ConstsObjects) Serve(ctx context.Context, h *ConstsHandlers) error {
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
 	return t.Serve(ctx)
-}
-
-// ConstsCountProgram is program count (section xdp, type XDP).
-type ConstsCountProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by ConstsObjects.Close.
-func (p ConstsCountProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
 }

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -150,7 +149,7 @@ type CorehdrObjects struct {
 	LastExec *bridge.Map[uint32, CorehdrExecInfo]
 	// OnExec is program on_exec (section tracepoint/sched/sched_process_exec); nil
 	// when its autoload was off.
-	OnExec *CorehdrOnExecProgram
+	OnExec *bridge.Tracepoint
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables CorehdrVariables
@@ -166,10 +165,8 @@ func (o *CorehdrObjects) init() error {
 	if o.LastExec, err = bridge.NewMap[uint32, CorehdrExecInfo](o.set, "last_exec"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "on_exec"); err != nil {
+	if o.OnExec, err = bridge.NewHandle[bridge.Tracepoint](o.set, "on_exec"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.OnExec = &CorehdrOnExecProgram{p}
 	}
 	return nil
 }
@@ -192,11 +189,7 @@ func (o *CorehdrObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *CorehdrObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "on_exec", Attach: func() (link.Link, error) {
-			return o.OnExec.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.OnExec)
 }
 
 // CorehdrHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -230,16 +223,4 @@ func (o *CorehdrObjects) Serve(ctx context.Context, h *CorehdrHandlers) error {
 		t.Program("on_exec", o.OnExec.Attach)
 	}
 	return t.Serve(ctx)
-}
-
-// CorehdrOnExecProgram is program on_exec (section
-// tracepoint/sched/sched_process_exec, type TracePoint).
-type CorehdrOnExecProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint sched/sched_process_exec.
-// The link is also closed by CorehdrObjects.Close.
-func (p CorehdrOnExecProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("sched", "sched_process_exec")
 }

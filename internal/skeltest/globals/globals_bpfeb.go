@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -307,7 +306,7 @@ func (s *GlobalsSpec) Load(opts *GlobalsLoadOptions) (*GlobalsObjects, error) {
 type GlobalsObjects struct {
 	// OnSysEnter is program on_sys_enter (section raw_tp/sys_enter); nil when its
 	// autoload was off.
-	OnSysEnter *GlobalsOnSysEnterProgram
+	OnSysEnter *bridge.RawTracepoint
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables GlobalsVariables
@@ -337,10 +336,8 @@ type GlobalsVariables struct {
 
 func (o *GlobalsObjects) init() error {
 	var err error
-	if p, err := bridge.NewProgram(o.set, "on_sys_enter"); err != nil {
+	if o.OnSysEnter, err = bridge.NewHandle[bridge.RawTracepoint](o.set, "on_sys_enter"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.OnSysEnter = &GlobalsOnSysEnterProgram{p}
 	}
 	if o.Variables.Calls, err = bridge.NewVar[uint64](o.set, "calls"); err != nil {
 		return err
@@ -387,11 +384,7 @@ func (o *GlobalsObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *GlobalsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "on_sys_enter", Attach: func() (link.Link, error) {
-			return o.OnSysEnter.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.OnSysEnter)
 }
 
 // GlobalsHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -425,16 +418,4 @@ func (o *GlobalsObjects) Serve(ctx context.Context, h *GlobalsHandlers) error {
 		t.Program("on_sys_enter", o.OnSysEnter.Attach)
 	}
 	return t.Serve(ctx)
-}
-
-// GlobalsOnSysEnterProgram is program on_sys_enter (section raw_tp/sys_enter,
-// type RawTracepoint).
-type GlobalsOnSysEnterProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to raw tracepoint sys_enter.
-// The link is also closed by GlobalsObjects.Close.
-func (p GlobalsOnSysEnterProgram) Attach() (link.Link, error) {
-	return p.AttachRawTracepoint("sys_enter")
 }

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -272,10 +271,10 @@ type HooksObjects struct {
 	Samples *bridge.PerfEventArray[HooksEvent]
 	// Produce is program produce (section tracepoint/syscalls/sys_enter_getppid);
 	// nil when its autoload was off.
-	Produce *HooksProduceProgram
+	Produce *bridge.Tracepoint
 	// Sample is program sample (section tracepoint/syscalls/sys_enter_getpgid);
 	// nil when its autoload was off.
-	Sample *HooksSampleProgram
+	Sample *bridge.Tracepoint
 	// Begin is user-space program begin (section ubpf/begin), run in process; nil
 	// when its autoload was off.
 	Begin *bridge.UserProgram[struct{}]
@@ -327,15 +326,11 @@ func (o *HooksObjects) init() error {
 	if o.Samples, err = bridge.NewPerfEventArray[HooksEvent](o.set, "samples"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "produce"); err != nil {
+	if o.Produce, err = bridge.NewHandle[bridge.Tracepoint](o.set, "produce"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.Produce = &HooksProduceProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "sample"); err != nil {
+	if o.Sample, err = bridge.NewHandle[bridge.Tracepoint](o.set, "sample"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.Sample = &HooksSampleProgram{p}
 	}
 	if !o.set.Disabled("begin") {
 		if o.Begin, err = bridge.NewUserProgram[struct{}](o.set, "begin", hooksBeginTranslation); err != nil {
@@ -409,14 +404,7 @@ func (o *HooksObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *HooksObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "produce", Attach: func() (link.Link, error) {
-			return o.Produce.Attach()
-		}},
-		bridge.Autoattach{Name: "sample", Attach: func() (link.Link, error) {
-			return o.Sample.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.Produce, o.Sample)
 }
 
 // HooksHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -463,28 +451,4 @@ func (o *HooksObjects) Serve(ctx context.Context, h *HooksHandlers) error {
 	bridge.Handle(t, o.Events, h.OnEvents)
 	bridge.Handle(t, o.Samples, h.OnSamples)
 	return t.Serve(ctx)
-}
-
-// HooksProduceProgram is program produce (section
-// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
-type HooksProduceProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_getppid.
-// The link is also closed by HooksObjects.Close.
-func (p HooksProduceProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
-}
-
-// HooksSampleProgram is program sample (section
-// tracepoint/syscalls/sys_enter_getpgid, type TracePoint).
-type HooksSampleProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_getpgid.
-// The link is also closed by HooksObjects.Close.
-func (p HooksSampleProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_getpgid")
 }

@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -222,7 +221,7 @@ type HostileObjects struct {
 	RoArr *bridge.Map[uint32, uint64]
 	// Kern is program kern (section tracepoint/syscalls/sys_enter_getppid); nil
 	// when its autoload was off.
-	Kern *HostileKernProgram
+	Kern *bridge.Tracepoint
 	// Bump is user-space program bump (section ubpf/bump), run in process; nil
 	// when its autoload was off.
 	Bump *bridge.UserProgram[HostileBumpCtx]
@@ -276,10 +275,8 @@ func (o *HostileObjects) init() error {
 	if o.RoArr, err = bridge.NewMap[uint32, uint64](o.set, "ro_arr"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "kern"); err != nil {
+	if o.Kern, err = bridge.NewHandle[bridge.Tracepoint](o.set, "kern"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.Kern = &HostileKernProgram{p}
 	}
 	if !o.set.Disabled("bump") {
 		if o.Bump, err = bridge.NewUserProgram[HostileBumpCtx](o.set, "bump", hostileBumpTranslation); err != nil {
@@ -348,11 +345,7 @@ func (o *HostileObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *HostileObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "kern", Attach: func() (link.Link, error) {
-			return o.Kern.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.Kern)
 }
 
 // HostileHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -386,18 +379,6 @@ func (o *HostileObjects) Serve(ctx context.Context, h *HostileHandlers) error {
 		t.Program("kern", o.Kern.Attach)
 	}
 	return t.Serve(ctx)
-}
-
-// HostileKernProgram is program kern (section
-// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
-type HostileKernProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_getppid.
-// The link is also closed by HostileObjects.Close.
-func (p HostileKernProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
 }
 
 // HostileHost is implemented by the Go host: the extern (__ksym) functions

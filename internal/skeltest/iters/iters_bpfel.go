@@ -7,10 +7,8 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"io"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -140,16 +138,16 @@ type ItersObjects struct {
 	Counts *bridge.Map[uint32, uint64]
 	// DumpCgroup is program dump_cgroup (section iter/cgroup); nil when its
 	// autoload was off.
-	DumpCgroup *ItersDumpCgroupProgram
+	DumpCgroup *bridge.CgroupIter
 	// DumpCounts is program dump_counts (section iter/bpf_map_elem); nil when its
 	// autoload was off.
-	DumpCounts *ItersDumpCountsProgram
+	DumpCounts *bridge.MapIter
 	// DumpMaps is program dump_maps (section iter/bpf_map); nil when its autoload
 	// was off.
-	DumpMaps *ItersDumpMapsProgram
+	DumpMaps *bridge.Iter
 	// DumpTask is program dump_task (section iter/task); nil when its autoload was
 	// off.
-	DumpTask *ItersDumpTaskProgram
+	DumpTask *bridge.TaskIter
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables ItersVariables
@@ -165,25 +163,17 @@ func (o *ItersObjects) init() error {
 	if o.Counts, err = bridge.NewMap[uint32, uint64](o.set, "counts"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "dump_cgroup"); err != nil {
+	if o.DumpCgroup, err = bridge.NewHandle[bridge.CgroupIter](o.set, "dump_cgroup"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.DumpCgroup = &ItersDumpCgroupProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "dump_counts"); err != nil {
+	if o.DumpCounts, err = bridge.NewHandle[bridge.MapIter](o.set, "dump_counts"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.DumpCounts = &ItersDumpCountsProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "dump_maps"); err != nil {
+	if o.DumpMaps, err = bridge.NewHandle[bridge.Iter](o.set, "dump_maps"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.DumpMaps = &ItersDumpMapsProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "dump_task"); err != nil {
+	if o.DumpTask, err = bridge.NewHandle[bridge.TaskIter](o.set, "dump_task"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.DumpTask = &ItersDumpTaskProgram{p}
 	}
 	return nil
 }
@@ -206,11 +196,7 @@ func (o *ItersObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *ItersObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "dump_maps", Attach: func() (link.Link, error) {
-			return o.DumpMaps.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.DumpMaps)
 }
 
 // ItersHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -244,84 +230,4 @@ func (o *ItersObjects) Serve(ctx context.Context, h *ItersHandlers) error {
 		t.Program("dump_maps", o.DumpMaps.Attach)
 	}
 	return t.Serve(ctx)
-}
-
-// ItersDumpCgroupProgram is program dump_cgroup (section iter/cgroup, type
-// Tracing).
-type ItersDumpCgroupProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program as iterator cgroup from the cgroup cgroup
-// selects: a link that can be pinned; Open reads the output.
-// The link is also closed by ItersObjects.Close.
-func (p ItersDumpCgroupProgram) Attach(cgroup bridge.IterCgroup) (link.Link, error) {
-	return p.AttachIterCgroup(cgroup)
-}
-
-// Open attaches the iterator as Attach does and returns a reader of its
-// output: each Read runs the program over the next elements, until io.EOF.
-// Closing the reader detaches the iterator.
-func (p ItersDumpCgroupProgram) Open(cgroup bridge.IterCgroup) (io.ReadCloser, error) {
-	return p.OpenIterCgroup(cgroup)
-}
-
-// ItersDumpCountsProgram is program dump_counts (section iter/bpf_map_elem,
-// type Tracing).
-type ItersDumpCountsProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program as iterator bpf_map_elem over the elements of
-// map m: a link that can be pinned; Open reads the output.
-// The link is also closed by ItersObjects.Close.
-func (p ItersDumpCountsProgram) Attach(m bridge.IterMap) (link.Link, error) {
-	return p.AttachIterMap(m)
-}
-
-// Open attaches the iterator as Attach does and returns a reader of its
-// output: each Read runs the program over the next elements, until io.EOF.
-// Closing the reader detaches the iterator.
-func (p ItersDumpCountsProgram) Open(m bridge.IterMap) (io.ReadCloser, error) {
-	return p.OpenIterMap(m)
-}
-
-// ItersDumpMapsProgram is program dump_maps (section iter/bpf_map, type
-// Tracing).
-type ItersDumpMapsProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program as iterator bpf_map: a link that can be pinned;
-// Open reads the output.
-// The link is also closed by ItersObjects.Close.
-func (p ItersDumpMapsProgram) Attach() (link.Link, error) {
-	return p.AttachIter()
-}
-
-// Open attaches the iterator as Attach does and returns a reader of its
-// output: each Read runs the program over the next elements, until io.EOF.
-// Closing the reader detaches the iterator.
-func (p ItersDumpMapsProgram) Open() (io.ReadCloser, error) {
-	return p.OpenIter()
-}
-
-// ItersDumpTaskProgram is program dump_task (section iter/task, type Tracing).
-type ItersDumpTaskProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program as iterator task over the tasks task selects
-// (the zero value: all of them): a link that can be pinned; Open reads the
-// output.
-// The link is also closed by ItersObjects.Close.
-func (p ItersDumpTaskProgram) Attach(task bridge.IterTask) (link.Link, error) {
-	return p.AttachIterTask(task)
-}
-
-// Open attaches the iterator as Attach does and returns a reader of its
-// output: each Read runs the program over the next elements, until io.EOF.
-// Closing the reader detaches the iterator.
-func (p ItersDumpTaskProgram) Open(task bridge.IterTask) (io.ReadCloser, error) {
-	return p.OpenIterTask(task)
 }

@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -153,9 +152,9 @@ type LinkedObjects struct {
 	// as written at second.bpf.c:42 (bpf_ringbuf_reserve).
 	Records *bridge.RingBuf[LinkedRec]
 	// ProgA is program prog_a (section xdp); nil when its autoload was off.
-	ProgA *LinkedProgAProgram
+	ProgA *bridge.XDP
 	// ProgB is program prog_b (section xdp); nil when its autoload was off.
-	ProgB *LinkedProgBProgram
+	ProgB *bridge.XDP
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables LinkedVariables
@@ -174,15 +173,11 @@ func (o *LinkedObjects) init() error {
 	if o.Records, err = bridge.NewRingBuf[LinkedRec](o.set, "records"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "prog_a"); err != nil {
+	if o.ProgA, err = bridge.NewHandle[bridge.XDP](o.set, "prog_a"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.ProgA = &LinkedProgAProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "prog_b"); err != nil {
+	if o.ProgB, err = bridge.NewHandle[bridge.XDP](o.set, "prog_b"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.ProgB = &LinkedProgBProgram{p}
 	}
 	return nil
 }
@@ -241,26 +236,4 @@ func (o *LinkedObjects) Serve(ctx context.Context, h *LinkedHandlers) error {
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
 	bridge.Handle(t, o.Records, h.OnRecords)
 	return t.Serve(ctx)
-}
-
-// LinkedProgAProgram is program prog_a (section xdp, type XDP).
-type LinkedProgAProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by LinkedObjects.Close.
-func (p LinkedProgAProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
-}
-
-// LinkedProgBProgram is program prog_b (section xdp, type XDP).
-type LinkedProgBProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by LinkedObjects.Close.
-func (p LinkedProgBProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
 }

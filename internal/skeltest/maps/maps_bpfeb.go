@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -242,7 +241,7 @@ type MapsObjects struct {
 	Totals *bridge.Map[uint32, uint64]
 	// CountGetppid is program count_getppid (section
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
-	CountGetppid *MapsCountGetppidProgram
+	CountGetppid *bridge.Tracepoint
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables MapsVariables
@@ -285,10 +284,8 @@ func (o *MapsObjects) init() error {
 	if o.Totals, err = bridge.NewMap[uint32, uint64](o.set, "totals"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "count_getppid"); err != nil {
+	if o.CountGetppid, err = bridge.NewHandle[bridge.Tracepoint](o.set, "count_getppid"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.CountGetppid = &MapsCountGetppidProgram{p}
 	}
 	if o.Variables.UnusedEvent, err = bridge.NewVar[uint64](o.set, "unused_event"); err != nil {
 		return err
@@ -314,11 +311,7 @@ func (o *MapsObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *MapsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "count_getppid", Attach: func() (link.Link, error) {
-			return o.CountGetppid.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.CountGetppid)
 }
 
 // MapsHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -362,16 +355,4 @@ func (o *MapsObjects) Serve(ctx context.Context, h *MapsHandlers) error {
 	bridge.Handle(t, o.Events, h.OnEvents)
 	bridge.Handle(t, o.PerfEvents, h.OnPerfEvents)
 	return t.Serve(ctx)
-}
-
-// MapsCountGetppidProgram is program count_getppid (section
-// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
-type MapsCountGetppidProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_getppid.
-// The link is also closed by MapsObjects.Close.
-func (p MapsCountGetppidProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
 }

@@ -7,10 +7,8 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"syscall"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -166,28 +164,28 @@ type ProgsObjects struct {
 	Hits *bridge.Map[uint32, uint64]
 	// BtfExec is program btf_exec (section tp_btf/sched_process_exec); nil when
 	// its autoload was off.
-	BtfExec *ProgsBtfExecProgram
+	BtfExec *bridge.Tracing
 	// KpOpenat is program kp_openat (section kprobe/do_sys_openat2); nil when its
 	// autoload was off.
-	KpOpenat *ProgsKpOpenatProgram
+	KpOpenat *bridge.Kprobe
 	// KrpOpenat is program krp_openat (section kretprobe/do_sys_openat2); nil when
 	// its autoload was off.
-	KrpOpenat *ProgsKrpOpenatProgram
+	KrpOpenat *bridge.Kprobe
 	// RawSysEnter is program raw_sys_enter (section raw_tp/sys_enter); nil when
 	// its autoload was off.
-	RawSysEnter *ProgsRawSysEnterProgram
+	RawSysEnter *bridge.RawTracepoint
 	// SockAll is program sock_all (section socket); nil when its autoload was off.
-	SockAll *ProgsSockAllProgram
+	SockAll *bridge.Socket
 	// TcIngress is program tc_ingress (section tcx/ingress); nil when its autoload
 	// was off.
-	TcIngress *ProgsTcIngressProgram
+	TcIngress *bridge.TCX
 	// TpGetppid is program tp_getppid (section
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
-	TpGetppid *ProgsTpGetppidProgram
+	TpGetppid *bridge.Tracepoint
 	// UpAny is program up_any (section uprobe); nil when its autoload was off.
-	UpAny *ProgsUpAnyProgram
+	UpAny *bridge.Uprobe
 	// XdpPass is program xdp_pass (section xdp); nil when its autoload was off.
-	XdpPass *ProgsXdpPassProgram
+	XdpPass *bridge.XDP
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables ProgsVariables
@@ -203,50 +201,32 @@ func (o *ProgsObjects) init() error {
 	if o.Hits, err = bridge.NewMap[uint32, uint64](o.set, "hits"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "btf_exec"); err != nil {
+	if o.BtfExec, err = bridge.NewHandle[bridge.Tracing](o.set, "btf_exec"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.BtfExec = &ProgsBtfExecProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "kp_openat"); err != nil {
+	if o.KpOpenat, err = bridge.NewHandle[bridge.Kprobe](o.set, "kp_openat"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.KpOpenat = &ProgsKpOpenatProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "krp_openat"); err != nil {
+	if o.KrpOpenat, err = bridge.NewHandle[bridge.Kprobe](o.set, "krp_openat"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.KrpOpenat = &ProgsKrpOpenatProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "raw_sys_enter"); err != nil {
+	if o.RawSysEnter, err = bridge.NewHandle[bridge.RawTracepoint](o.set, "raw_sys_enter"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.RawSysEnter = &ProgsRawSysEnterProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "sock_all"); err != nil {
+	if o.SockAll, err = bridge.NewHandle[bridge.Socket](o.set, "sock_all"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.SockAll = &ProgsSockAllProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "tc_ingress"); err != nil {
+	if o.TcIngress, err = bridge.NewHandle[bridge.TCX](o.set, "tc_ingress"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.TcIngress = &ProgsTcIngressProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "tp_getppid"); err != nil {
+	if o.TpGetppid, err = bridge.NewHandle[bridge.Tracepoint](o.set, "tp_getppid"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.TpGetppid = &ProgsTpGetppidProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "up_any"); err != nil {
+	if o.UpAny, err = bridge.NewHandle[bridge.Uprobe](o.set, "up_any"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.UpAny = &ProgsUpAnyProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "xdp_pass"); err != nil {
+	if o.XdpPass, err = bridge.NewHandle[bridge.XDP](o.set, "xdp_pass"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.XdpPass = &ProgsXdpPassProgram{p}
 	}
 	return nil
 }
@@ -269,23 +249,7 @@ func (o *ProgsObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *ProgsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "btf_exec", Attach: func() (link.Link, error) {
-			return o.BtfExec.Attach()
-		}},
-		bridge.Autoattach{Name: "kp_openat", Attach: func() (link.Link, error) {
-			return o.KpOpenat.Attach()
-		}},
-		bridge.Autoattach{Name: "krp_openat", Attach: func() (link.Link, error) {
-			return o.KrpOpenat.Attach()
-		}},
-		bridge.Autoattach{Name: "raw_sys_enter", Attach: func() (link.Link, error) {
-			return o.RawSysEnter.Attach()
-		}},
-		bridge.Autoattach{Name: "tp_getppid", Attach: func() (link.Link, error) {
-			return o.TpGetppid.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.BtfExec, o.KpOpenat, o.KrpOpenat, o.RawSysEnter, o.TpGetppid)
 }
 
 // ProgsHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -331,110 +295,4 @@ func (o *ProgsObjects) Serve(ctx context.Context, h *ProgsHandlers) error {
 		t.Program("tp_getppid", o.TpGetppid.Attach)
 	}
 	return t.Serve(ctx)
-}
-
-// ProgsBtfExecProgram is program btf_exec (section tp_btf/sched_process_exec,
-// type Tracing).
-type ProgsBtfExecProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to sched_process_exec (tp_btf).
-// The link is also closed by ProgsObjects.Close.
-func (p ProgsBtfExecProgram) Attach() (link.Link, error) {
-	return p.AttachTracing()
-}
-
-// ProgsKpOpenatProgram is program kp_openat (section kprobe/do_sys_openat2,
-// type Kprobe).
-type ProgsKpOpenatProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to kernel function do_sys_openat2 (kprobe).
-// The link is also closed by ProgsObjects.Close.
-func (p ProgsKpOpenatProgram) Attach() (link.Link, error) {
-	return p.AttachKprobe("do_sys_openat2", false)
-}
-
-// ProgsKrpOpenatProgram is program krp_openat (section
-// kretprobe/do_sys_openat2, type Kprobe).
-type ProgsKrpOpenatProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to kernel function do_sys_openat2 (kretprobe).
-// The link is also closed by ProgsObjects.Close.
-func (p ProgsKrpOpenatProgram) Attach() (link.Link, error) {
-	return p.AttachKprobe("do_sys_openat2", true)
-}
-
-// ProgsRawSysEnterProgram is program raw_sys_enter (section raw_tp/sys_enter,
-// type RawTracepoint).
-type ProgsRawSysEnterProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to raw tracepoint sys_enter.
-// The link is also closed by ProgsObjects.Close.
-func (p ProgsRawSysEnterProgram) Attach() (link.Link, error) {
-	return p.AttachRawTracepoint("sys_enter")
-}
-
-// ProgsSockAllProgram is program sock_all (section socket, type SocketFilter).
-type ProgsSockAllProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the socket filter to conn until the socket is closed.
-func (p ProgsSockAllProgram) Attach(conn syscall.Conn) error {
-	return p.AttachSocket(conn)
-}
-
-// ProgsTcIngressProgram is program tc_ingress (section tcx/ingress, type
-// SchedCLS).
-type ProgsTcIngressProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to ingress of the network interface ifindex
-// (tcx).
-// The link is also closed by ProgsObjects.Close.
-func (p ProgsTcIngressProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachTCX(ifindex, false)
-}
-
-// ProgsTpGetppidProgram is program tp_getppid (section
-// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
-type ProgsTpGetppidProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_getppid.
-// The link is also closed by ProgsObjects.Close.
-func (p ProgsTpGetppidProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
-}
-
-// ProgsUpAnyProgram is program up_any (section uprobe, type Kprobe).
-type ProgsUpAnyProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to symbol in the binary at path (uprobe); pid 0
-// means every process.
-// The link is also closed by ProgsObjects.Close.
-func (p ProgsUpAnyProgram) Attach(path string, symbol string, pid int) (link.Link, error) {
-	return p.AttachUprobe(path, symbol, false, pid)
-}
-
-// ProgsXdpPassProgram is program xdp_pass (section xdp, type XDP).
-type ProgsXdpPassProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by ProgsObjects.Close.
-func (p ProgsXdpPassProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
 }

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -211,10 +210,10 @@ type RecordsObjects struct {
 	SmallRb *bridge.RingBuf[RecordsSmall]
 	// Emit is program emit (section tracepoint/syscalls/sys_enter_getppid); nil
 	// when its autoload was off.
-	Emit *RecordsEmitProgram
+	Emit *bridge.Tracepoint
 	// EmitSmall is program emit_small (section
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
-	EmitSmall *RecordsEmitSmallProgram
+	EmitSmall *bridge.Tracepoint
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables RecordsVariables
@@ -244,15 +243,11 @@ func (o *RecordsObjects) init() error {
 	if o.SmallRb, err = bridge.NewRingBuf[RecordsSmall](o.set, "small_rb"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "emit"); err != nil {
+	if o.Emit, err = bridge.NewHandle[bridge.Tracepoint](o.set, "emit"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.Emit = &RecordsEmitProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "emit_small"); err != nil {
+	if o.EmitSmall, err = bridge.NewHandle[bridge.Tracepoint](o.set, "emit_small"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.EmitSmall = &RecordsEmitSmallProgram{p}
 	}
 	if o.Variables.Calls, err = bridge.NewVar[uint32](o.set, "calls"); err != nil {
 		return err
@@ -281,14 +276,7 @@ func (o *RecordsObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *RecordsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "emit", Attach: func() (link.Link, error) {
-			return o.Emit.Attach()
-		}},
-		bridge.Autoattach{Name: "emit_small", Attach: func() (link.Link, error) {
-			return o.EmitSmall.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.Emit, o.EmitSmall)
 }
 
 // RecordsHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -340,28 +328,4 @@ func (o *RecordsObjects) Serve(ctx context.Context, h *RecordsHandlers) error {
 	bridge.Handle(t, o.Rb, h.OnRb)
 	bridge.Handle(t, o.SmallRb, h.OnSmallRb)
 	return t.Serve(ctx)
-}
-
-// RecordsEmitProgram is program emit (section
-// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
-type RecordsEmitProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_getppid.
-// The link is also closed by RecordsObjects.Close.
-func (p RecordsEmitProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
-}
-
-// RecordsEmitSmallProgram is program emit_small (section
-// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
-type RecordsEmitSmallProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_getppid.
-// The link is also closed by RecordsObjects.Close.
-func (p RecordsEmitSmallProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
 }

@@ -8,10 +8,8 @@ import (
 	_ "embed"
 	"fmt"
 	"strconv"
-	"syscall"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -323,69 +321,73 @@ type SectionsObjects struct {
 	Socks *ebpf.Map
 	// Dissect is program dissect (section flow_dissector); nil when its autoload
 	// was off.
-	Dissect *SectionsDissectProgram
+	Dissect *bridge.NetNs
 	// FentryMulti is program fentry_multi (section fentry.multi/bpf_fentry_test*);
-	// nil when its autoload was off.
-	FentryMulti *SectionsFentryMultiProgram
+	// nil when its autoload was off. It has no Attach: cilium/ebpf v0.22, which
+	// attaches the skeleton's programs, has no tracing-multi link (the kernel's
+	// link of one program to every kernel function whose BTF matches a pattern).
+	FentryMulti *bridge.Program
 	// KpmGetppid is program kpm_getppid (section kprobe.multi/*sys_getppid); nil
 	// when its autoload was off.
-	KpmGetppid *SectionsKpmGetppidProgram
+	KpmGetppid *bridge.KprobeMulti
 	// KrpmAny is program krpm_any (section kretprobe.multi); nil when its autoload
 	// was off.
-	KrpmAny *SectionsKrpmAnyProgram
+	KrpmAny *bridge.KprobeMulti
 	// KrsGetppid is program krs_getppid (section kretsyscall/getppid); nil when
 	// its autoload was off.
-	KrsGetppid *SectionsKrsGetppidProgram
+	KrsGetppid *bridge.Ksyscall
 	// KsGetppid is program ks_getppid (section ksyscall/getppid); nil when its
 	// autoload was off.
-	KsGetppid *SectionsKsGetppidProgram
+	KsGetppid *bridge.Ksyscall
 	// LookupPass is program lookup_pass (section sk_lookup); nil when its autoload
 	// was off.
-	LookupPass *SectionsLookupPassProgram
-	// Lwt is program lwt (section lwt_xmit); nil when its autoload was off.
-	Lwt *SectionsLwtProgram
+	LookupPass *bridge.NetNs
+	// Lwt is program lwt (section lwt_xmit); nil when its autoload was off. It has
+	// no Attach: lightweight tunnel programs are attached to a route (ip route ...
+	// encap bpf) through netlink, which skeletons do not speak.
+	Lwt *bridge.Program
 	// MsgPass is program msg_pass (section sk_msg); nil when its autoload was off.
-	MsgPass *SectionsMsgPassProgram
+	MsgPass *bridge.SockMap
 	// NfAccept is program nf_accept (section netfilter); nil when its autoload was
 	// off.
-	NfAccept *SectionsNfAcceptProgram
+	NfAccept *bridge.Netfilter
 	// NkPrimary is program nk_primary (section netkit/primary); nil when its
 	// autoload was off.
-	NkPrimary *SectionsNkPrimaryProgram
+	NkPrimary *bridge.Netkit
 	// RawtpsEnter is program rawtps_enter (section raw_tp.s/sys_enter); nil when
 	// its autoload was off.
-	RawtpsEnter *SectionsRawtpsEnterProgram
+	RawtpsEnter *bridge.RawTracepoint
 	// Reuse is program reuse (section sk_reuseport); nil when its autoload was
 	// off.
-	Reuse *SectionsReuseProgram
+	Reuse *bridge.Reuseport
 	// Sample is program sample (section perf_event); nil when its autoload was
 	// off.
-	Sample *SectionsSampleProgram
+	Sample *bridge.PerfEvent
 	// SkbEgress is program skb_egress (section cgroup_skb/egress); nil when its
 	// autoload was off.
-	SkbEgress *SectionsSkbEgressProgram
+	SkbEgress *bridge.Cgroup
 	// SkbVerdict is program skb_verdict (section sk_skb/stream_verdict); nil when
 	// its autoload was off.
-	SkbVerdict *SectionsSkbVerdictProgram
+	SkbVerdict *bridge.SockMap
 	// SockCreate is program sock_create (section cgroup/sock_create); nil when its
 	// autoload was off.
-	SockCreate *SectionsSockCreateProgram
+	SockCreate *bridge.Cgroup
 	// SockOps is program sock_ops (section sockops); nil when its autoload was
 	// off.
-	SockOps *SectionsSockOpsProgram
+	SockOps *bridge.Cgroup
 	// TpAny is program tp_any (section tracepoint); nil when its autoload was off.
-	TpAny *SectionsTpAnyProgram
+	TpAny *bridge.Tracepoint
 	// TpbtfsEnter is program tpbtfs_enter (section tp_btf.s/sys_enter); nil when
 	// its autoload was off.
-	TpbtfsEnter *SectionsTpbtfsEnterProgram
+	TpbtfsEnter *bridge.Tracing
 	// TpsGetppid is program tps_getppid (section tp.s/syscalls/sys_enter_getppid);
 	// nil when its autoload was off.
-	TpsGetppid *SectionsTpsGetppidProgram
+	TpsGetppid *bridge.Tracepoint
 	// UpmAny is program upm_any (section uprobe.multi); nil when its autoload was
 	// off.
-	UpmAny *SectionsUpmAnyProgram
+	UpmAny *bridge.UprobeMulti
 	// XdpPass is program xdp_pass (section xdp); nil when its autoload was off.
-	XdpPass *SectionsXdpPassProgram
+	XdpPass *bridge.XDP
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables SectionsVariables
@@ -407,120 +409,74 @@ func (o *SectionsObjects) init() error {
 	if o.Socks, err = bridge.RawMap(o.set, "socks"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "dissect"); err != nil {
+	if o.Dissect, err = bridge.NewHandle[bridge.NetNs](o.set, "dissect"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.Dissect = &SectionsDissectProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "fentry_multi"); err != nil {
+	if o.FentryMulti, err = bridge.NewHandle[bridge.Program](o.set, "fentry_multi"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.FentryMulti = &SectionsFentryMultiProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "kpm_getppid"); err != nil {
+	if o.KpmGetppid, err = bridge.NewHandle[bridge.KprobeMulti](o.set, "kpm_getppid"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.KpmGetppid = &SectionsKpmGetppidProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "krpm_any"); err != nil {
+	if o.KrpmAny, err = bridge.NewHandle[bridge.KprobeMulti](o.set, "krpm_any"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.KrpmAny = &SectionsKrpmAnyProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "krs_getppid"); err != nil {
+	if o.KrsGetppid, err = bridge.NewHandle[bridge.Ksyscall](o.set, "krs_getppid"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.KrsGetppid = &SectionsKrsGetppidProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "ks_getppid"); err != nil {
+	if o.KsGetppid, err = bridge.NewHandle[bridge.Ksyscall](o.set, "ks_getppid"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.KsGetppid = &SectionsKsGetppidProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "lookup_pass"); err != nil {
+	if o.LookupPass, err = bridge.NewHandle[bridge.NetNs](o.set, "lookup_pass"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.LookupPass = &SectionsLookupPassProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "lwt"); err != nil {
+	if o.Lwt, err = bridge.NewHandle[bridge.Program](o.set, "lwt"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.Lwt = &SectionsLwtProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "msg_pass"); err != nil {
+	if o.MsgPass, err = bridge.NewHandle[bridge.SockMap](o.set, "msg_pass"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.MsgPass = &SectionsMsgPassProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "nf_accept"); err != nil {
+	if o.NfAccept, err = bridge.NewHandle[bridge.Netfilter](o.set, "nf_accept"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.NfAccept = &SectionsNfAcceptProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "nk_primary"); err != nil {
+	if o.NkPrimary, err = bridge.NewHandle[bridge.Netkit](o.set, "nk_primary"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.NkPrimary = &SectionsNkPrimaryProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "rawtps_enter"); err != nil {
+	if o.RawtpsEnter, err = bridge.NewHandle[bridge.RawTracepoint](o.set, "rawtps_enter"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.RawtpsEnter = &SectionsRawtpsEnterProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "reuse"); err != nil {
+	if o.Reuse, err = bridge.NewHandle[bridge.Reuseport](o.set, "reuse"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.Reuse = &SectionsReuseProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "sample"); err != nil {
+	if o.Sample, err = bridge.NewHandle[bridge.PerfEvent](o.set, "sample"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.Sample = &SectionsSampleProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "skb_egress"); err != nil {
+	if o.SkbEgress, err = bridge.NewHandle[bridge.Cgroup](o.set, "skb_egress"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.SkbEgress = &SectionsSkbEgressProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "skb_verdict"); err != nil {
+	if o.SkbVerdict, err = bridge.NewHandle[bridge.SockMap](o.set, "skb_verdict"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.SkbVerdict = &SectionsSkbVerdictProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "sock_create"); err != nil {
+	if o.SockCreate, err = bridge.NewHandle[bridge.Cgroup](o.set, "sock_create"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.SockCreate = &SectionsSockCreateProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "sock_ops"); err != nil {
+	if o.SockOps, err = bridge.NewHandle[bridge.Cgroup](o.set, "sock_ops"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.SockOps = &SectionsSockOpsProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "tp_any"); err != nil {
+	if o.TpAny, err = bridge.NewHandle[bridge.Tracepoint](o.set, "tp_any"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.TpAny = &SectionsTpAnyProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "tpbtfs_enter"); err != nil {
+	if o.TpbtfsEnter, err = bridge.NewHandle[bridge.Tracing](o.set, "tpbtfs_enter"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.TpbtfsEnter = &SectionsTpbtfsEnterProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "tps_getppid"); err != nil {
+	if o.TpsGetppid, err = bridge.NewHandle[bridge.Tracepoint](o.set, "tps_getppid"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.TpsGetppid = &SectionsTpsGetppidProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "upm_any"); err != nil {
+	if o.UpmAny, err = bridge.NewHandle[bridge.UprobeMulti](o.set, "upm_any"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.UpmAny = &SectionsUpmAnyProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "xdp_pass"); err != nil {
+	if o.XdpPass, err = bridge.NewHandle[bridge.XDP](o.set, "xdp_pass"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.XdpPass = &SectionsXdpPassProgram{p}
 	}
 	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
 		return err
@@ -546,26 +502,7 @@ func (o *SectionsObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *SectionsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "kpm_getppid", Attach: func() (link.Link, error) {
-			return o.KpmGetppid.Attach()
-		}},
-		bridge.Autoattach{Name: "krs_getppid", Attach: func() (link.Link, error) {
-			return o.KrsGetppid.Attach()
-		}},
-		bridge.Autoattach{Name: "ks_getppid", Attach: func() (link.Link, error) {
-			return o.KsGetppid.Attach()
-		}},
-		bridge.Autoattach{Name: "rawtps_enter", Attach: func() (link.Link, error) {
-			return o.RawtpsEnter.Attach()
-		}},
-		bridge.Autoattach{Name: "tpbtfs_enter", Attach: func() (link.Link, error) {
-			return o.TpbtfsEnter.Attach()
-		}},
-		bridge.Autoattach{Name: "tps_getppid", Attach: func() (link.Link, error) {
-			return o.TpsGetppid.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.KpmGetppid, o.KrsGetppid, o.KsGetppid, o.RawtpsEnter, o.TpbtfsEnter, o.TpsGetppid)
 }
 
 // SectionsHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -614,288 +551,4 @@ func (o *SectionsObjects) Serve(ctx context.Context, h *SectionsHandlers) error 
 		t.Program("tps_getppid", o.TpsGetppid.Attach)
 	}
 	return t.Serve(ctx)
-}
-
-// SectionsDissectProgram is program dissect (section flow_dissector, type
-// FlowDissector).
-type SectionsDissectProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network namespace at the path netns
-// (/proc/self/ns/net, /run/netns/NAME).
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsDissectProgram) Attach(netns string) (link.Link, error) {
-	return p.AttachNetNs(netns)
-}
-
-// SectionsFentryMultiProgram is program fentry_multi (section
-// fentry.multi/bpf_fentry_test*, type Tracing). It has no Attach: cilium/ebpf
-// v0.22, which attaches the skeleton's programs, has no tracing-multi link
-// (the kernel's link of one program to every kernel function whose BTF matches
-// a pattern).
-type SectionsFentryMultiProgram struct {
-	bridge.Program
-}
-
-// SectionsKpmGetppidProgram is program kpm_getppid (section
-// kprobe.multi/*sys_getppid, type Kprobe).
-type SectionsKpmGetppidProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program through one link to every traceable kernel
-// function matching *sys_getppid (kprobe.multi).
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsKpmGetppidProgram) Attach() (link.Link, error) {
-	return p.AttachKprobeMulti("*sys_getppid", false)
-}
-
-// SectionsKrpmAnyProgram is program krpm_any (section kretprobe.multi, type
-// Kprobe).
-type SectionsKrpmAnyProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program through one link to every traceable kernel
-// function whose name matches pattern (* and ? as wildcards)
-// (kretprobe.multi).
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsKrpmAnyProgram) Attach(pattern string) (link.Link, error) {
-	return p.AttachKprobeMulti(pattern, true)
-}
-
-// SectionsKrsGetppidProgram is program krs_getppid (section
-// kretsyscall/getppid, type Kprobe).
-type SectionsKrsGetppidProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the kernel's handler of system call getppid,
-// the architecture's wrapper as libbpf resolves it (bridge.KsyscallName)
-// (kretsyscall).
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsKrsGetppidProgram) Attach() (link.Link, error) {
-	return p.AttachKsyscall("getppid", true)
-}
-
-// SectionsKsGetppidProgram is program ks_getppid (section ksyscall/getppid,
-// type Kprobe).
-type SectionsKsGetppidProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the kernel's handler of system call getppid,
-// the architecture's wrapper as libbpf resolves it (bridge.KsyscallName)
-// (ksyscall).
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsKsGetppidProgram) Attach() (link.Link, error) {
-	return p.AttachKsyscall("getppid", false)
-}
-
-// SectionsLookupPassProgram is program lookup_pass (section sk_lookup, type
-// SkLookup).
-type SectionsLookupPassProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network namespace at the path netns
-// (/proc/self/ns/net, /run/netns/NAME).
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsLookupPassProgram) Attach(netns string) (link.Link, error) {
-	return p.AttachNetNs(netns)
-}
-
-// SectionsLwtProgram is program lwt (section lwt_xmit, type LWTXmit). It has
-// no Attach: lightweight tunnel programs are attached to a route (ip route ...
-// encap bpf) through netlink, which skeletons do not speak.
-type SectionsLwtProgram struct {
-	bridge.Program
-}
-
-// SectionsMsgPassProgram is program msg_pass (section sk_msg, type SkMsg).
-type SectionsMsgPassProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the sockmap or sockhash m (sk_msg), through a
-// link (Linux 6.10 on).
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsMsgPassProgram) Attach(m *ebpf.Map) (link.Link, error) {
-	return p.AttachSockMap(m, ebpf.AttachType(7))
-}
-
-// SectionsNfAcceptProgram is program nf_accept (section netfilter, type
-// Netfilter).
-type SectionsNfAcceptProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to netfilter hook (NF_INET_PRE_ROUTING 0 ...
-// NF_INET_POST_ROUTING 4) of protocol family (NFPROTO_IPV4 2, NFPROTO_IPV6 10)
-// at priority, in the calling thread's network namespace.
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsNfAcceptProgram) Attach(family uint32, hook uint32, priority int32) (link.Link, error) {
-	return p.AttachNetfilter(family, hook, priority)
-}
-
-// SectionsNkPrimaryProgram is program nk_primary (section netkit/primary, type
-// SchedCLS).
-type SectionsNkPrimaryProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the primary side of the netkit device
-// ifindex.
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsNkPrimaryProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachNetkit(ifindex, false)
-}
-
-// SectionsRawtpsEnterProgram is program rawtps_enter (section
-// raw_tp.s/sys_enter, type RawTracepoint).
-type SectionsRawtpsEnterProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to raw tracepoint sys_enter.
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsRawtpsEnterProgram) Attach() (link.Link, error) {
-	return p.AttachRawTracepoint("sys_enter")
-}
-
-// SectionsReuseProgram is program reuse (section sk_reuseport, type
-// SkReuseport).
-type SectionsReuseProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the SO_REUSEPORT group of conn's socket; it
-// selects the group's socket for each packet until the group is gone.
-func (p SectionsReuseProgram) Attach(conn syscall.Conn) error {
-	return p.AttachReuseport(conn)
-}
-
-// SectionsSampleProgram is program sample (section perf_event, type
-// PerfEvent).
-type SectionsSampleProgram struct {
-	bridge.Program
-}
-
-// Attach samples with the program at hz on every CPU through a software
-// CPU-clock perf event per CPU, as profilers do; the embedded AttachPerfEvent
-// attaches it to any perf event fd.
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsSampleProgram) Attach(hz uint64) (link.Link, error) {
-	return p.AttachCPUClock(hz)
-}
-
-// SectionsSkbEgressProgram is program skb_egress (section cgroup_skb/egress,
-// type CGroupSKB).
-type SectionsSkbEgressProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the cgroup at path.
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsSkbEgressProgram) Attach(path string) (link.Link, error) {
-	return p.AttachCgroup(path, ebpf.AttachType(1))
-}
-
-// SectionsSkbVerdictProgram is program skb_verdict (section
-// sk_skb/stream_verdict, type SkSKB).
-type SectionsSkbVerdictProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the sockmap or sockhash m
-// (sk_skb/stream_verdict), through a link (Linux 6.10 on).
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsSkbVerdictProgram) Attach(m *ebpf.Map) (link.Link, error) {
-	return p.AttachSockMap(m, ebpf.AttachType(5))
-}
-
-// SectionsSockCreateProgram is program sock_create (section
-// cgroup/sock_create, type CGroupSock).
-type SectionsSockCreateProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the cgroup at path.
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsSockCreateProgram) Attach(path string) (link.Link, error) {
-	return p.AttachCgroup(path, ebpf.AttachType(2))
-}
-
-// SectionsSockOpsProgram is program sock_ops (section sockops, type SockOps).
-type SectionsSockOpsProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the cgroup at path (sockops).
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsSockOpsProgram) Attach(path string) (link.Link, error) {
-	return p.AttachCgroup(path, ebpf.AttachType(3))
-}
-
-// SectionsTpAnyProgram is program tp_any (section tracepoint, type
-// TracePoint).
-type SectionsTpAnyProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the tracepoint group/name (as in
-// /sys/kernel/tracing/events/GROUP/NAME).
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsTpAnyProgram) Attach(group string, name string) (link.Link, error) {
-	return p.AttachTracepoint(group, name)
-}
-
-// SectionsTpbtfsEnterProgram is program tpbtfs_enter (section
-// tp_btf.s/sys_enter, type Tracing).
-type SectionsTpbtfsEnterProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to sys_enter (tp_btf.s).
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsTpbtfsEnterProgram) Attach() (link.Link, error) {
-	return p.AttachTracing()
-}
-
-// SectionsTpsGetppidProgram is program tps_getppid (section
-// tp.s/syscalls/sys_enter_getppid, type TracePoint).
-type SectionsTpsGetppidProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_getppid.
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsTpsGetppidProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
-}
-
-// SectionsUpmAnyProgram is program upm_any (section uprobe.multi, type
-// Kprobe).
-type SectionsUpmAnyProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program through one link to every function of the binary
-// at path whose name matches pattern (* and ? as wildcards) (uprobe.multi);
-// pid 0 means every process.
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsUpmAnyProgram) Attach(path string, pattern string, pid int) (link.Link, error) {
-	return p.AttachUprobeMulti(path, pattern, false, pid)
-}
-
-// SectionsXdpPassProgram is program xdp_pass (section xdp, type XDP).
-type SectionsXdpPassProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by SectionsObjects.Close.
-func (p SectionsXdpPassProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
 }

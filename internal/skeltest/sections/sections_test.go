@@ -152,8 +152,8 @@ func mayRefuse(t *testing.T, objs *SectionsObjects, attach func() (link.Link, er
 func TestKprobeMulti(t *testing.T) {
 	objs := load(t)
 	mayRefuse(t, objs, objs.KpmGetppid.Attach, "kprobe.multi *sys_getppid", slotKprobeMulti)
-	mayRefuse(t, objs, func() (link.Link, error) { return objs.KrpmAny.Attach("*sys_getppid") }, "kretprobe.multi *sys_getppid", slotKretprobeMulti)
-	if _, err := objs.KrpmAny.Attach("no_such_function_*"); err == nil || !strings.Contains(err.Error(), "no kernel function matches") {
+	mayRefuse(t, objs, func() (link.Link, error) { return objs.KrpmAny.AttachTo("*sys_getppid") }, "kretprobe.multi *sys_getppid", slotKretprobeMulti)
+	if _, err := objs.KrpmAny.AttachTo("no_such_function_*"); err == nil || !strings.Contains(err.Error(), "no kernel function matches") {
 		t.Errorf("a pattern matching nothing: %v", err)
 	}
 }
@@ -174,7 +174,7 @@ func libc(t *testing.T) string {
 func TestUprobeMulti(t *testing.T) {
 	objs := load(t)
 	lib := libc(t)
-	lk, err := objs.UpmAny.Attach(lib, "__libc_start_mai?", 0)
+	lk, err := objs.UpmAny.AttachTo(lib, "__libc_start_mai?", 0)
 	attached(t, "uprobe.multi", lk, err)
 	if err := exec.Command("/bin/true").Run(); err != nil {
 		t.Fatal(err)
@@ -182,7 +182,7 @@ func TestUprobeMulti(t *testing.T) {
 	if n := hits(t, objs, slotUprobeMulti); n == 0 {
 		t.Error("uprobe.multi attached, /bin/true's start not counted")
 	}
-	if _, err := objs.UpmAny.Attach(lib, "no_such_function_*", 0); err == nil || !strings.Contains(err.Error(), "no function matches") {
+	if _, err := objs.UpmAny.AttachTo(lib, "no_such_function_*", 0); err == nil || !strings.Contains(err.Error(), "no function matches") {
 		t.Errorf("a pattern matching nothing: %v", err)
 	}
 }
@@ -469,13 +469,13 @@ func TestMain(m *testing.M) {
 // arguments.
 func TestTracepoint(t *testing.T) {
 	objs := load(t)
-	lk, err := objs.TpAny.Attach("syscalls", "sys_enter_getppid")
+	lk, err := objs.TpAny.AttachTo("syscalls", "sys_enter_getppid")
 	attached(t, "tracepoint", lk, err)
 	syscall.Getppid()
 	if hits(t, objs, slotTracepoint) == 0 {
 		t.Error("tracepoint attached, getppid not counted")
 	}
-	if _, err := objs.TpAny.Attach("syscalls", "no_such_tracepoint"); err == nil || !strings.Contains(err.Error(), "syscalls/no_such_tracepoint") {
+	if _, err := objs.TpAny.AttachTo("syscalls", "no_such_tracepoint"); err == nil || !strings.Contains(err.Error(), "syscalls/no_such_tracepoint") {
 		t.Errorf("a tracepoint that does not exist: %v", err)
 	}
 }
@@ -540,14 +540,28 @@ func TestNetkit(t *testing.T) {
 // TestNoAttach: a section that names no attach point the skeleton can
 // reach gives no Attach method.
 func TestNoAttach(t *testing.T) {
-	if _, ok := reflect.TypeFor[SectionsLwtProgram]().MethodByName("Attach"); ok {
+	handle := func(field string) reflect.Type {
+		f, ok := reflect.TypeFor[SectionsObjects]().FieldByName(field)
+		if !ok {
+			t.Fatalf("no field %s", field)
+		}
+		return f.Type
+	}
+	if _, ok := handle("Lwt").MethodByName("Attach"); ok {
 		t.Error("lwt_xmit program has an Attach method")
 	}
-	if _, ok := reflect.TypeFor[SectionsFentryMultiProgram]().MethodByName("Attach"); ok {
+	if _, ok := handle("FentryMulti").MethodByName("Attach"); ok {
 		t.Error("fentry.multi program has an Attach method")
 	}
-	if _, ok := reflect.TypeFor[SectionsSampleProgram]().MethodByName("Attach"); !ok {
+	if _, ok := handle("Sample").MethodByName("Attach"); !ok {
 		t.Error("perf_event program has no Attach method")
+	}
+	// A handle has its kind's methods, not every kind's.
+	if _, ok := handle("Sample").MethodByName("AttachTo"); ok {
+		t.Error("perf_event program has a tracepoint's AttachTo")
+	}
+	if n := handle("TpAny").NumMethod(); n > 10 {
+		t.Errorf("tracepoint handle has %d methods", n)
 	}
 }
 

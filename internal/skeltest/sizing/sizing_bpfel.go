@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -145,7 +144,7 @@ type SizingObjects struct {
 	Stacks *bridge.StackTraceMap
 	// CountStacks is program count_stacks (section
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
-	CountStacks *SizingCountStacksProgram
+	CountStacks *bridge.Tracepoint
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables SizingVariables
@@ -170,10 +169,8 @@ func (o *SizingObjects) init() error {
 	if o.Stacks, err = bridge.NewStackTraceMap(o.set, "stacks"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "count_stacks"); err != nil {
+	if o.CountStacks, err = bridge.NewHandle[bridge.Tracepoint](o.set, "count_stacks"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.CountStacks = &SizingCountStacksProgram{p}
 	}
 	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
 		return err
@@ -199,11 +196,7 @@ func (o *SizingObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *SizingObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "count_stacks", Attach: func() (link.Link, error) {
-			return o.CountStacks.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.CountStacks)
 }
 
 // SizingHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -237,16 +230,4 @@ func (o *SizingObjects) Serve(ctx context.Context, h *SizingHandlers) error {
 		t.Program("count_stacks", o.CountStacks.Attach)
 	}
 	return t.Serve(ctx)
-}
-
-// SizingCountStacksProgram is program count_stacks (section
-// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
-type SizingCountStacksProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_getppid.
-// The link is also closed by SizingObjects.Close.
-func (p SizingCountStacksProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
 }

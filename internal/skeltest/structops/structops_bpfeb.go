@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -193,14 +192,17 @@ type StructopsObjects struct {
 	// ssthresh is nolink_ssthresh, undo_cwnd is nolink_undo_cwnd.
 	SkelgenNolink *bridge.StructOps
 	// NolinkCongAvoid is program nolink_cong_avoid (section struct_ops); nil when
-	// its autoload was off.
-	NolinkCongAvoid *StructopsNolinkCongAvoidProgram
+	// its autoload was off. It has no Attach: it is a function member of a
+	// struct_ops map, registered with the map's Attach.
+	NolinkCongAvoid *bridge.Program
 	// NolinkSsthresh is program nolink_ssthresh (section struct_ops); nil when its
-	// autoload was off.
-	NolinkSsthresh *StructopsNolinkSsthreshProgram
+	// autoload was off. It has no Attach: it is a function member of a struct_ops
+	// map, registered with the map's Attach.
+	NolinkSsthresh *bridge.Program
 	// NolinkUndoCwnd is program nolink_undo_cwnd (section struct_ops); nil when
-	// its autoload was off.
-	NolinkUndoCwnd *StructopsNolinkUndoCwndProgram
+	// its autoload was off. It has no Attach: it is a function member of a
+	// struct_ops map, registered with the map's Attach.
+	NolinkUndoCwnd *bridge.Program
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables StructopsVariables
@@ -219,20 +221,14 @@ func (o *StructopsObjects) init() error {
 	if o.SkelgenNolink, err = bridge.NewStructOps(o.set, "skelgen_nolink"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "nolink_cong_avoid"); err != nil {
+	if o.NolinkCongAvoid, err = bridge.NewHandle[bridge.Program](o.set, "nolink_cong_avoid"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.NolinkCongAvoid = &StructopsNolinkCongAvoidProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "nolink_ssthresh"); err != nil {
+	if o.NolinkSsthresh, err = bridge.NewHandle[bridge.Program](o.set, "nolink_ssthresh"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.NolinkSsthresh = &StructopsNolinkSsthreshProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "nolink_undo_cwnd"); err != nil {
+	if o.NolinkUndoCwnd, err = bridge.NewHandle[bridge.Program](o.set, "nolink_undo_cwnd"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.NolinkUndoCwnd = &StructopsNolinkUndoCwndProgram{p}
 	}
 	if o.Variables.SsthreshCalls, err = bridge.NewVar[uint64](o.set, "ssthresh_calls"); err != nil {
 		return err
@@ -258,11 +254,7 @@ func (o *StructopsObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *StructopsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "skelgen_nolink", Attach: func() (link.Link, error) {
-			return o.SkelgenNolink.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.SkelgenNolink)
 }
 
 // StructopsHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -293,25 +285,4 @@ func (o *StructopsObjects) Serve(ctx context.Context, h *StructopsHandlers) erro
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
 	return t.Serve(ctx)
-}
-
-// StructopsNolinkCongAvoidProgram is program nolink_cong_avoid (section
-// struct_ops, type StructOps). It has no Attach: it is a function member of a
-// struct_ops map, registered with the map's Attach.
-type StructopsNolinkCongAvoidProgram struct {
-	bridge.Program
-}
-
-// StructopsNolinkSsthreshProgram is program nolink_ssthresh (section
-// struct_ops, type StructOps). It has no Attach: it is a function member of a
-// struct_ops map, registered with the map's Attach.
-type StructopsNolinkSsthreshProgram struct {
-	bridge.Program
-}
-
-// StructopsNolinkUndoCwndProgram is program nolink_undo_cwnd (section
-// struct_ops, type StructOps). It has no Attach: it is a function member of a
-// struct_ops map, registered with the map's Attach.
-type StructopsNolinkUndoCwndProgram struct {
-	bridge.Program
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -153,13 +152,13 @@ func (s *TracingSpec) Load(opts *TracingLoadOptions) (*TracingObjects, error) {
 type TracingObjects struct {
 	// EnterUnlinkat is program enter_unlinkat (section fentry/do_unlinkat); nil
 	// when its autoload was off.
-	EnterUnlinkat *TracingEnterUnlinkatProgram
+	EnterUnlinkat *bridge.Tracing
 	// ExitUnlinkat is program exit_unlinkat (section fexit/do_unlinkat); nil when
 	// its autoload was off.
-	ExitUnlinkat *TracingExitUnlinkatProgram
+	ExitUnlinkat *bridge.Tracing
 	// TpUnlinkat is program tp_unlinkat (section
 	// tracepoint/syscalls/sys_enter_unlinkat); nil when its autoload was off.
-	TpUnlinkat *TracingTpUnlinkatProgram
+	TpUnlinkat *bridge.Tracepoint
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables TracingVariables
@@ -183,20 +182,14 @@ type TracingVariables struct {
 
 func (o *TracingObjects) init() error {
 	var err error
-	if p, err := bridge.NewProgram(o.set, "enter_unlinkat"); err != nil {
+	if o.EnterUnlinkat, err = bridge.NewHandle[bridge.Tracing](o.set, "enter_unlinkat"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.EnterUnlinkat = &TracingEnterUnlinkatProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "exit_unlinkat"); err != nil {
+	if o.ExitUnlinkat, err = bridge.NewHandle[bridge.Tracing](o.set, "exit_unlinkat"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.ExitUnlinkat = &TracingExitUnlinkatProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "tp_unlinkat"); err != nil {
+	if o.TpUnlinkat, err = bridge.NewHandle[bridge.Tracepoint](o.set, "tp_unlinkat"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.TpUnlinkat = &TracingTpUnlinkatProgram{p}
 	}
 	if o.Variables.Entries, err = bridge.NewVar[uint64](o.set, "entries"); err != nil {
 		return err
@@ -234,17 +227,7 @@ func (o *TracingObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *TracingObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "enter_unlinkat", Attach: func() (link.Link, error) {
-			return o.EnterUnlinkat.Attach()
-		}},
-		bridge.Autoattach{Name: "exit_unlinkat", Attach: func() (link.Link, error) {
-			return o.ExitUnlinkat.Attach()
-		}},
-		bridge.Autoattach{Name: "tp_unlinkat", Attach: func() (link.Link, error) {
-			return o.TpUnlinkat.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.EnterUnlinkat, o.ExitUnlinkat, o.TpUnlinkat)
 }
 
 // TracingHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -284,40 +267,4 @@ func (o *TracingObjects) Serve(ctx context.Context, h *TracingHandlers) error {
 		t.Program("tp_unlinkat", o.TpUnlinkat.Attach)
 	}
 	return t.Serve(ctx)
-}
-
-// TracingEnterUnlinkatProgram is program enter_unlinkat (section
-// fentry/do_unlinkat, type Tracing).
-type TracingEnterUnlinkatProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to do_unlinkat (fentry).
-// The link is also closed by TracingObjects.Close.
-func (p TracingEnterUnlinkatProgram) Attach() (link.Link, error) {
-	return p.AttachTracing()
-}
-
-// TracingExitUnlinkatProgram is program exit_unlinkat (section
-// fexit/do_unlinkat, type Tracing).
-type TracingExitUnlinkatProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to do_unlinkat (fexit).
-// The link is also closed by TracingObjects.Close.
-func (p TracingExitUnlinkatProgram) Attach() (link.Link, error) {
-	return p.AttachTracing()
-}
-
-// TracingTpUnlinkatProgram is program tp_unlinkat (section
-// tracepoint/syscalls/sys_enter_unlinkat, type TracePoint).
-type TracingTpUnlinkatProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_unlinkat.
-// The link is also closed by TracingObjects.Close.
-func (p TracingTpUnlinkatProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_unlinkat")
 }

@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -199,7 +198,7 @@ type UbpfObjects struct {
 	UserHist *bridge.Map[uint32, uint64]
 	// CountGetppid is program count_getppid (section
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
-	CountGetppid *UbpfCountGetppidProgram
+	CountGetppid *bridge.Tracepoint
 	// BadRead is user-space program bad_read (section ubpf/bad_read), run in
 	// process; nil when its autoload was off.
 	BadRead *bridge.UserProgram[UbpfReportCtx]
@@ -233,10 +232,8 @@ func (o *UbpfObjects) init() error {
 	if o.UserHist, err = bridge.NewMap[uint32, uint64](o.set, "user_hist"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "count_getppid"); err != nil {
+	if o.CountGetppid, err = bridge.NewHandle[bridge.Tracepoint](o.set, "count_getppid"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.CountGetppid = &UbpfCountGetppidProgram{p}
 	}
 	if !o.set.Disabled("bad_read") {
 		if o.BadRead, err = bridge.NewUserProgram[UbpfReportCtx](o.set, "bad_read", ubpfBadReadTranslation); err != nil {
@@ -277,11 +274,7 @@ func (o *UbpfObjects) Close() error {
 // errors of all that failed, joined. When some failed it detaches the programs
 // it attached, unless opts hold bridge.KeepGoing.
 func (o *UbpfObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts,
-		bridge.Autoattach{Name: "count_getppid", Attach: func() (link.Link, error) {
-			return o.CountGetppid.Attach()
-		}},
-	)
+	return o.set.AttachAll(opts, o.CountGetppid)
 }
 
 // UbpfHandlers are the Go side of Serve: the typed callbacks of the ring
@@ -315,18 +308,6 @@ func (o *UbpfObjects) Serve(ctx context.Context, h *UbpfHandlers) error {
 		t.Program("count_getppid", o.CountGetppid.Attach)
 	}
 	return t.Serve(ctx)
-}
-
-// UbpfCountGetppidProgram is program count_getppid (section
-// tracepoint/syscalls/sys_enter_getppid, type TracePoint).
-type UbpfCountGetppidProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to tracepoint syscalls/sys_enter_getppid.
-// The link is also closed by UbpfObjects.Close.
-func (p UbpfCountGetppidProgram) Attach() (link.Link, error) {
-	return p.AttachTracepoint("syscalls", "sys_enter_getppid")
 }
 
 // UbpfHost is implemented by the Go host: the extern (__ksym) functions that

@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -124,7 +123,7 @@ type UprobeObjects struct {
 	Calls *bridge.Map[uint32, uint64]
 	// CountCalls is program count_calls (section uprobe); nil when its autoload
 	// was off.
-	CountCalls *UprobeCountCallsProgram
+	CountCalls *bridge.Uprobe
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables UprobeVariables
@@ -140,10 +139,8 @@ func (o *UprobeObjects) init() error {
 	if o.Calls, err = bridge.NewMap[uint32, uint64](o.set, "calls"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "count_calls"); err != nil {
+	if o.CountCalls, err = bridge.NewHandle[bridge.Uprobe](o.set, "count_calls"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.CountCalls = &UprobeCountCallsProgram{p}
 	}
 	return nil
 }
@@ -197,17 +194,4 @@ func (o *UprobeObjects) Serve(ctx context.Context, h *UprobeHandlers) error {
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
 	return t.Serve(ctx)
-}
-
-// UprobeCountCallsProgram is program count_calls (section uprobe, type
-// Kprobe).
-type UprobeCountCallsProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to symbol in the binary at path (uprobe); pid 0
-// means every process.
-// The link is also closed by UprobeObjects.Close.
-func (p UprobeCountCallsProgram) Attach(path string, symbol string, pid int) (link.Link, error) {
-	return p.AttachUprobe(path, symbol, false, pid)
 }

@@ -53,7 +53,7 @@ func TestUprobeOnGoBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer objs.Close()
-	if _, err := objs.CountCalls.Attach(bin, "main.Target", 0); err != nil {
+	if _, err := objs.CountCalls.AttachTo(bin, "main.Target", 0); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(bin).Output()

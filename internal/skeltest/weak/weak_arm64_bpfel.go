@@ -13,7 +13,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
@@ -319,13 +318,13 @@ type WeakObjects struct {
 	// BpfUsdtSpecs__ is map __bpf_usdt_specs (Array, max_entries 256).
 	BpfUsdtSpecs__ *bridge.Map[int32, WeakBpfUsdtSpec]
 	// OnProbe is program on_probe (section usdt); nil when its autoload was off.
-	OnProbe *WeakOnProbeProgram
+	OnProbe *bridge.USDT
 	// ReadExterns is program read_externs (section xdp); nil when its autoload was
 	// off.
-	ReadExterns *WeakReadExternsProgram
+	ReadExterns *bridge.XDP
 	// ReadRequired is program read_required (section xdp); nil when its autoload
 	// was off.
-	ReadRequired *WeakReadRequiredProgram
+	ReadRequired *bridge.XDP
 	// UserExterns is user-space program user_externs (section ubpf/user_externs),
 	// run in process; nil when its autoload was off.
 	UserExterns *bridge.UserProgram[WeakExterns]
@@ -385,20 +384,14 @@ func (o *WeakObjects) init() error {
 	if o.BpfUsdtSpecs__, err = bridge.NewMap[int32, WeakBpfUsdtSpec](o.set, "__bpf_usdt_specs"); err != nil {
 		return err
 	}
-	if p, err := bridge.NewProgram(o.set, "on_probe"); err != nil {
+	if o.OnProbe, err = bridge.NewHandle[bridge.USDT](o.set, "on_probe"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.OnProbe = &WeakOnProbeProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "read_externs"); err != nil {
+	if o.ReadExterns, err = bridge.NewHandle[bridge.XDP](o.set, "read_externs"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.ReadExterns = &WeakReadExternsProgram{p}
 	}
-	if p, err := bridge.NewProgram(o.set, "read_required"); err != nil {
+	if o.ReadRequired, err = bridge.NewHandle[bridge.XDP](o.set, "read_required"); err != nil {
 		return err
-	} else if !p.Disabled() {
-		o.ReadRequired = &WeakReadRequiredProgram{p}
 	}
 	if !o.set.Disabled("user_externs") {
 		if o.UserExterns, err = bridge.NewUserProgram[WeakExterns](o.set, "user_externs", weakUserExternsTranslation); err != nil {
@@ -513,39 +506,4 @@ func (o *WeakObjects) Serve(ctx context.Context, h *WeakHandlers) error {
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
 	return t.Serve(ctx)
-}
-
-// WeakOnProbeProgram is program on_probe (section usdt, type Kprobe).
-type WeakOnProbeProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to every site of USDT probe provider:name in the
-// binary at path, as libbpf does (the argument specs of the binary's notes
-// into the object's __bpf_usdt_specs map); pid 0 means every process.
-// The link is also closed by WeakObjects.Close.
-func (p WeakOnProbeProgram) Attach(path string, provider string, name string, pid int) (link.Link, error) {
-	return p.AttachUSDT(path, provider, name, pid)
-}
-
-// WeakReadExternsProgram is program read_externs (section xdp, type XDP).
-type WeakReadExternsProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by WeakObjects.Close.
-func (p WeakReadExternsProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
-}
-
-// WeakReadRequiredProgram is program read_required (section xdp, type XDP).
-type WeakReadRequiredProgram struct {
-	bridge.Program
-}
-
-// Attach attaches the program to the network interface ifindex.
-// The link is also closed by WeakObjects.Close.
-func (p WeakReadRequiredProgram) Attach(ifindex int) (link.Link, error) {
-	return p.AttachXDP(ifindex)
 }

@@ -208,7 +208,7 @@ func TestUSDT(t *testing.T) {
 	// when it registers the uprobe, and then for a byte on its input: the
 	// BPF program is attached only once Attach returns, and probes fired
 	// before that reach no program.
-	if _, err := objs.OnProbe.Attach(bin, "skelgen", "tick", 0); err != nil {
+	if _, err := objs.OnProbe.AttachTo(bin, "skelgen", "tick", 0); err != nil {
 		cmd.Process.Kill()
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestUSDT(t *testing.T) {
 	if got := int64(get(t, v.UsdtArg2)); got != -fires {
 		t.Errorf("second argument (in memory, signed) %d, want %d", got, -fires)
 	}
-	if _, err := objs.OnProbe.Attach(bin, "skelgen", "no_such_probe", 0); err == nil || !strings.Contains(err.Error(), "no USDT probe skelgen:no_such_probe") {
+	if _, err := objs.OnProbe.AttachTo(bin, "skelgen", "no_such_probe", 0); err == nil || !strings.Contains(err.Error(), "no USDT probe skelgen:no_such_probe") {
 		t.Errorf("attaching to a probe the binary lacks: %v", err)
 	}
 }

@@ -30,7 +30,7 @@ demo:
 # Every benchmark, then one table of the runtime's figures against their
 # targets (internal/benchtable).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./internal/clangbench/ ./runtime/bridge/ ./internal/skeltest/bytebuf/ ./runtime/ ./gen/ ./btfmin/ ./cmd/skelgen/ 2>&1 | $(GO) run ./internal/benchtable
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./internal/clangbench/ ./internal/ringbench/ ./runtime/bridge/ ./internal/skeltest/bytebuf/ ./runtime/ ./gen/ ./btfmin/ ./cmd/skelgen/ 2>&1 | $(GO) run ./internal/benchtable
 
 lint:
 	$(GO) vet ./...

@@ -318,7 +318,9 @@ func median(vs []float64) float64 {
 
 // BenchmarkSustained is the highest rate, in records a second, at which
 // kernel programs writing 64-byte records from both CPUs lose none while
-// Serve's record hook reads them from a 1 MiB ring buffer: one second at
+// Serve's record hook reads them from an 8 MiB ring buffer (about 116,000
+// records, a sixth of a second at the rates this machine reaches, for
+// the consumer's pauses when other work takes its CPU): one second at
 // a rate, doubling the rate until records are lost or the producers can
 // go no faster, then halving the gap to the highest rate without loss
 // four times. Past that rate the producer's lost records are counted, and
@@ -362,7 +364,7 @@ func BenchmarkSustained(b *testing.B) {
 // reported them; it fails unless the hook saw every record written.
 func sustain(b *testing.B, rate float64) (float64, uint64) {
 	b.Helper()
-	t := load(b, 64, 1<<20, true)
+	t := load(b, 64, 8<<20, true)
 	const per = 256 // records a run
 	if err := t.objs.Variables.PerRun.Set(per); err != nil {
 		b.Fatal(err)

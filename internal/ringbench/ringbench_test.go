@@ -134,3 +134,32 @@ func TestReadIntoAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations a record", allocs)
 	}
 }
+
+// TestReadAllocatesNothing: the typed reader's Read and ReadRecord reuse
+// the reader's buffer for the record's bytes (each once had new ones).
+func TestReadAllocatesNothing(t *testing.T) {
+	testenv.Kernel(t)
+	tl := load(t, 256, 1<<20, false)
+	const n = 1000
+	tl.fill(t, n, n)
+	rd, err := tl.objs.Events.NewReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var next uint64
+	read := func() {
+		rec, err := rd.ReadRecord()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Value.Seq != next || rec.Len != 256 {
+			t.Fatalf("record %d: seq %d, %d bytes", next, rec.Value.Seq, rec.Len)
+		}
+		next++
+	}
+	read() // the first read makes the buffer
+	if allocs := testing.AllocsPerRun(n-2, read); allocs != 0 {
+		t.Errorf("%v allocations a record", allocs)
+	}
+}

@@ -99,6 +99,7 @@ type RingBufReader[E any] struct {
 	closed   chan struct{}
 	once     sync.Once
 	pending  []byte // a record wait read for consume
+	raw      []byte // the bytes of the record Read and ReadRecord returned last
 }
 
 // Read blocks until a record is available (or the deadline passes, or the
@@ -117,8 +118,9 @@ func (r *RingBufReader[E]) Lost() uint64 { return 0 }
 // ReadRecord is Read with the record's length and bytes: for records of
 // variable length, a fixed header then a payload (see Record).
 func (r *RingBufReader[E]) ReadRecord() (Record[E], error) {
-	var rec Record[E]
+	rec := Record[E]{Raw: r.raw}
 	err := r.ReadInto(&rec)
+	r.raw = rec.Raw
 	return rec, err
 }
 

@@ -32,7 +32,7 @@ demo:
 # (internal/benchtable). internal/weightbench runs once: each of its
 # iterations is a go build.
 bench:
-	{ $(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./internal/clangbench/ ./runtime/bridge/ ./internal/skeltest/bytebuf/ ./runtime/ ./gen/ ./btfmin/ ./cmd/skelgen/; \
+	{ $(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./internal/clangbench/ ./internal/ringbench/ ./runtime/bridge/ ./internal/skeltest/bytebuf/ ./runtime/ ./gen/ ./btfmin/ ./cmd/skelgen/; \
 	  $(GO) test -run '^$$' -bench . -benchtime 1x ./internal/weightbench/; } 2>&1 | $(GO) run ./internal/benchtable
 
 lint:

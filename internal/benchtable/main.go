@@ -8,11 +8,13 @@
 // cost of a run through the translation, the interpreter, a skeleton's
 // typed Run and the kernel, with what counting a typed Run for Close
 // costs (a seat taken and given back) and what two locked instructions
-// would; then the weight of the generated code against bpf2go's
-// (internal/weightbench): compile CPU and lines of the generated packages,
-// a tracing tool's binary, a no-op regeneration of 50 packages, and the
-// runtime copy apart. Each figure is marked against its target. It exits 1
-// when the input reports a failure.
+// would; then internal/ringbench's ring buffer drain: each consumer's ns
+// a record and rate against cilium/ebpf's readers, and the rate Serve
+// sustains with no loss; then the weight of the generated code against
+// bpf2go's (internal/weightbench): compile CPU and lines of the generated
+// packages, a tracing tool's binary, a no-op regeneration of 50 packages,
+// and the runtime copy apart. Each figure is marked against its target. It
+// exits 1 when the input reports a failure.
 package main
 
 import (
@@ -33,6 +35,8 @@ const (
 	interpPerInsn  = 0.8 // ns per instruction, every workload
 	fixedAOT       = 5   // ns, translation
 	fixedTyped     = 15  // ns, a skeleton's typed Run
+	drainServe     = 1.0 // Serve with its record hook / cilium/ebpf's Read, records a second
+	drainReadInto  = 1.0 // the typed reader's ReadInto / cilium/ebpf's ReadInto
 
 	// What skelgen writes against what bpf2go writes for the same
 	// objects (internal/weightbench).
@@ -180,7 +184,58 @@ func summarize(w io.Writer, byName map[string]result, order []string) {
 		v := byName[f.bench].metrics["ns/op"]
 		fmt.Fprintf(w, "  %-32s %s\n", f.label, mark(v, f.target, "%.1f"))
 	}
+	drains(w, byName)
 	weight(w, byName)
+}
+
+// drains prints internal/ringbench's table: per record size and consumer
+// of a kernel ring buffer, the median ns a record and the rate against
+// cilium/ebpf's Read and ReadInto, with the targets at 64 bytes; then the
+// highest rate Serve sustained with no loss.
+func drains(w io.Writer, byName map[string]result) {
+	consumers := []struct {
+		name           string
+		read, readInto float64 // targets: at least this rate, at 64 bytes
+	}{
+		{"serve-hook", drainServe, 0},
+		{"serve-callback", 0, 0},
+		{"typed-Read", 0, 0},
+		{"typed-ReadInto", 0, drainReadInto},
+		{"cilium-Read", 0, 0},
+		{"cilium-ReadInto", 0, 0},
+		{"libbpf", 0, 0},
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "ring buffer drain, median of rounds (targets at 64 bytes: serve-hook >= %.1fx cilium Read,\n", drainServe)
+	fmt.Fprintf(w, "typed-ReadInto >= %.1fx cilium ReadInto):\n", drainReadInto)
+	fmt.Fprintf(w, "  %-6s %-16s %10s %16s %18s %6s\n", "bytes", "consumer", "ns/record", "x cilium Read", "x cilium ReadInto", "lost")
+	for _, size := range []string{"16B", "64B", "256B"} {
+		for _, c := range consumers {
+			r, ok := byName["BenchmarkDrain/"+size+"/"+c.name]
+			if !ok {
+				continue
+			}
+			read, into := c.read, c.readInto
+			if size != "64B" {
+				read, into = 0, 0
+			}
+			fmt.Fprintf(w, "  %-6s %-16s %10s %16s %18s %6.0f\n", size, c.name, mark(r.metrics["ns/record"], 0, "%.1f"),
+				atLeast(r.metrics["x-cilium-Read"], read), atLeast(r.metrics["x-cilium-ReadInto"], into), r.metrics["lost"])
+		}
+	}
+	if r, ok := byName["BenchmarkSustained"]; ok {
+		fmt.Fprintf(w, "  Serve's record hook, 64-byte records from both CPUs: %.0f records/s with no loss; %.0f lost at %.0f records/s\n",
+			r.metrics["records/s-no-loss"], r.metrics["lost-past"], r.metrics["records/s-lossy"])
+	}
+}
+
+// atLeast formats a rate with its target, the least it may be: "(under)"
+// when it misses it.
+func atLeast(v, target float64) string {
+	if v > 0 && v < target {
+		return fmt.Sprintf("%.2f (under)", v)
+	}
+	return mark(v, 0, "%.2f")
 }
 
 // weight prints the generated code's weight against bpf2go's, from

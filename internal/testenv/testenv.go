@@ -245,3 +245,23 @@ func Cgroup2(t testing.TB) string {
 	skipOrFail(t, "SKELGEN_REQUIRE_KERNEL", "no cgroup2 hierarchy mounted")
 	return ""
 }
+
+// CC returns a C compiler for programs linked with libbpf (cc, gcc, else
+// clang-19), or "" and why there is none. SkipCC turns the reason into a
+// skip.
+func CC() (path, missing string) {
+	for _, c := range []string{"cc", "gcc", "clang-19"} {
+		if p, err := exec.LookPath(c); err == nil {
+			return p, ""
+		}
+	}
+	return "", "no C compiler (cc, gcc or clang-19) on PATH"
+}
+
+// SkipCC skips the test because a C program cannot be built (missing
+// says why), or fails it when SKELGEN_REQUIRE_CLANG=1: CI installs the
+// compilers and libbpf-dev.
+func SkipCC(t testing.TB, missing string) {
+	t.Helper()
+	skipOrFail(t, "SKELGEN_REQUIRE_CLANG", missing)
+}

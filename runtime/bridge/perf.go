@@ -45,6 +45,9 @@ type PerfReader[E any] struct {
 	rec  perf.Record
 	h    mapHandle
 	lost atomic.Uint64
+
+	pend    Record[E] // a sample wait read for consume
+	pending bool
 }
 
 // Read blocks until a sample is available and returns it decoded. The
@@ -104,9 +107,22 @@ func (p *PerfReader[E]) Close() error {
 	return p.r.Close()
 }
 
-func (p *PerfReader[E]) next() ([]byte, uint64, int, error) {
-	rec, err := p.ReadRecord()
-	return rec.Raw, rec.Lost, rec.CPU, err
+func (p *PerfReader[E]) wait() error {
+	if p.pending {
+		return nil
+	}
+	err := p.ReadInto(&p.pend)
+	p.pending = err == nil
+	return err
+}
+
+func (p *PerfReader[E]) consume(_ int, fn func(raw []byte, lost uint64, cpu int)) int {
+	if !p.pending {
+		return 0
+	}
+	p.pending = false
+	fn(p.pend.Raw, p.pend.Lost, p.pend.CPU)
+	return 1
 }
 
 func (p *PerfReader[E]) drain() { p.r.Flush() }

@@ -38,6 +38,7 @@ func (p *PerfReader[E]) SetDeadline(t time.Time) {}
 // Close does nothing.
 func (p *PerfReader[E]) Close() error { return nil }
 
-func (p *PerfReader[E]) next() ([]byte, uint64, int, error) { return nil, 0, 0, ErrClosed }
+func (p *PerfReader[E]) wait() error                                { return ErrClosed }
+func (p *PerfReader[E]) consume(int, func([]byte, uint64, int)) int { return 0 }
 
 func (p *PerfReader[E]) drain() {}

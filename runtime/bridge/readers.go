@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/ringbuf"
 
 	"github.com/skelgen/skelgen/runtime"
 )
@@ -75,20 +74,23 @@ func (r *RingBuf[E]) NewReader() (*RingBufReader[E], error) {
 		}
 		return &RingBufReader[E]{u: rb, h: r.h, closed: make(chan struct{})}, nil
 	}
-	rd, err := ringbuf.NewReader(r.h.k)
+	rd, err := newRingMem(r.h.k)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("map %s: %w", r.h.name, err)
 	}
 	r.h.set.readers.add(rd)
-	return &RingBufReader[E]{r: rd, h: r.h}, nil
+	return &RingBufReader[E]{k: rd, h: r.h}, nil
 }
 
 // RingBufReader reads typed records from a ring buffer. Closing the set
 // closes it too: Read then fails with ErrClosed.
+//
+// A kernel ring buffer is read in place from its mapped memory, and the
+// position the kernel sees is stored once per few kilobytes of records
+// read (and whenever the reader waits), not per record.
 type RingBufReader[E any] struct {
-	r   *ringbuf.Reader
-	rec ringbuf.Record
-	h   mapHandle
+	k *ringMem // a kernel ring buffer
+	h mapHandle
 
 	// In process: the runtime's ring buffer, polled.
 	u        *runtime.RingBuffer
@@ -96,6 +98,8 @@ type RingBufReader[E any] struct {
 	deadline time.Time
 	closed   chan struct{}
 	once     sync.Once
+	pending  []byte // a record wait read for consume
+	raw      []byte // the bytes of the record Read and ReadRecord returned last
 }
 
 // Read blocks until a record is available (or the deadline passes, or the
@@ -114,29 +118,28 @@ func (r *RingBufReader[E]) Lost() uint64 { return 0 }
 // ReadRecord is Read with the record's length and bytes: for records of
 // variable length, a fixed header then a payload (see Record).
 func (r *RingBufReader[E]) ReadRecord() (Record[E], error) {
-	var rec Record[E]
+	rec := Record[E]{Raw: r.raw}
 	err := r.ReadInto(&rec)
+	r.raw = rec.Raw
 	return rec, err
 }
 
 // ReadInto is ReadRecord into rec, which it overwrites: a loop reusing
-// one Record allocates nothing per record. rec.Raw is valid until the
-// next read.
+// one Record allocates nothing per record (rec.Raw's array is reused
+// when it has room). rec.Raw is valid until the next read.
 func (r *RingBufReader[E]) ReadInto(rec *Record[E]) error {
-	if err := r.h.closedErr(); err != nil {
-		return err
+	if r.h.set.life.closed() {
+		return r.h.closedErr()
 	}
 	var sample []byte
+	var err error
 	if r.u != nil {
-		var err error
-		if sample, err = r.readUser(); err != nil {
-			return err
-		}
+		sample, err = r.readUser()
 	} else {
-		if err := r.r.ReadInto(&r.rec); err != nil {
-			return r.h.readErr(err)
-		}
-		sample = r.rec.RawSample
+		sample, err = r.k.read(rec.Raw)
+	}
+	if err != nil {
+		return r.h.readErr(err)
 	}
 	rec.set(sample, 0, 0)
 	return nil
@@ -175,7 +178,7 @@ func (r *RingBufReader[E]) SetDeadline(t time.Time) {
 		r.mu.Unlock()
 		return
 	}
-	r.r.SetDeadline(t)
+	r.k.setDeadline(t)
 }
 
 // Close stops the reader; a blocked Read returns os.ErrClosed.
@@ -184,8 +187,8 @@ func (r *RingBufReader[E]) Close() error {
 		r.once.Do(func() { close(r.closed) })
 		return nil
 	}
-	r.h.set.readers.remove(r.r)
-	return r.r.Close()
+	r.h.set.readers.remove(r.k)
+	return r.k.Close()
 }
 
 // PerfEventArray is a BPF_MAP_TYPE_PERF_EVENT_ARRAY whose samples are of

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -84,14 +83,17 @@ func (p *PerfEventArray[E]) decode(b []byte) E  { return fromBytes[E](b) }
 // Handle makes fn receive the records of src that its record hook passes
 // (every record when it has none), decoded as E; a record shorter than E
 // leaves the rest zero, as Read does. fn nil: the records are read for
-// the hook alone, or not at all.
+// the hook alone, or not at all. Every record is decoded into the same E,
+// so that passing one on allocates nothing: *E is valid until fn returns
+// (copy it to keep it).
 func Handle[E any](t *Tool, src RecordSource[E], fn func(*E)) {
 	if fn == nil {
 		return
 	}
+	v := new(E)
 	t.handlers[src.streamName()] = func(b []byte) {
-		v := src.decode(b)
-		fn(&v)
+		*v = src.decode(b)
+		fn(v)
 	}
 }
 
@@ -125,6 +127,11 @@ func (h *hookRun) exec(ctx []byte, n uint64) (uint64, error) {
 		return 0, fmt.Errorf("hook %s (section %s): %w", h.Program, h.Section, err)
 	}
 	defer l.leave()
+	return h.run(ctx, n)
+}
+
+// run is exec in a call already counted for Close.
+func (h *hookRun) run(ctx []byte, n uint64) (uint64, error) {
 	r0, err := h.e.runLen(ctx, n)
 	if err != nil {
 		return r0, fmt.Errorf("hook %s (section %s): %w", h.Program, h.Section, err)
@@ -149,41 +156,67 @@ type stream struct {
 	lost    *hookRun // ubpf/lost/<name>
 	deliver func([]byte)
 	rd      streamReader
+	each    func(raw []byte, lost uint64, cpu int) // t.record for this stream
+	ctx     []byte                                 // the record hook's context, reused
+	armed   chan struct{}                          // Serve's goroutine asks the waiter to wait
 }
 
-// item is what a reader goroutine hands Serve's goroutine.
-type item struct {
-	st   *stream
-	raw  []byte
-	lost uint64
-	cpu  int
-}
-
-// streamReader reads one stream's records as bytes.
+// streamReader reads one stream's records. Serve's goroutine consumes
+// them in batches; while the stream is empty, a goroutine of its own
+// waits for the next record and wakes Serve's.
 type streamReader interface {
-	next() (raw []byte, lost uint64, cpu int, err error)
-	// drain makes next return what the stream holds and then fail with
-	// os.ErrDeadlineExceeded (or the reader's ErrFlushed), waking a
-	// blocked next; it may be called while next runs.
+	// wait blocks until a record is there to consume, the deadline
+	// passes (os.ErrDeadlineExceeded), or the reader is closed. It never
+	// runs beside consume.
+	wait() error
+	// consume passes up to max of the records there now to fn, without
+	// waiting: raw is valid during fn only. It returns how many.
+	consume(max int, fn func(raw []byte, lost uint64, cpu int)) int
+	// drain makes wait return at once, for good: what is there is then
+	// consumed without waiting for more. It may be called while wait
+	// runs.
 	drain()
 	SetDeadline(time.Time)
 	Close() error
 }
 
-func (r *RingBufReader[E]) next() ([]byte, uint64, int, error) {
-	rec, err := r.ReadRecord()
-	return rec.Raw, 0, 0, err
+// batch is the most records Serve's goroutine passes on from one stream
+// before it looks at the stop, the interval hooks and the other streams.
+const batch = 256
+
+func (r *RingBufReader[E]) wait() error {
+	if r.u == nil {
+		return r.k.wait()
+	}
+	if r.pending != nil {
+		return nil
+	}
+	rec, err := r.readUser()
+	r.pending = rec
+	return err
 }
 
-func (r *RingBufReader[E]) drain() {
-	if r.r != nil {
-		// SetDeadline would wait for the lock of a blocked read; Flush
-		// wakes it, and it reads what is left before it fails.
-		r.r.Flush()
-		return
+func (r *RingBufReader[E]) consume(max int, fn func(raw []byte, lost uint64, cpu int)) int {
+	if r.u == nil {
+		return r.k.consume(max, fn)
 	}
-	r.SetDeadline(time.Now())
+	n := 0
+	if r.pending != nil {
+		fn(r.pending, 0, 0)
+		r.pending = nil
+		n++
+	}
+	for ; n < max; n++ {
+		rec, ok := r.u.Read()
+		if !ok {
+			break
+		}
+		fn(rec, 0, 0)
+	}
+	return n
 }
+
+func (r *RingBufReader[E]) drain() { r.SetDeadline(time.Now()) }
 
 // Serve runs the tool until ctx ends, a program calls skelgen_stop, a
 // hook fails, or (with Signals) SIGINT or SIGTERM arrives; then it
@@ -231,16 +264,17 @@ func (t *Tool) serve(ctx context.Context, begin, end *hookRun, intervals []*hook
 	if t.Started != nil {
 		t.Started()
 	}
-	recs := make(chan item, 64)
-	var readers sync.WaitGroup
-	if err := t.startReaders(recs, &readers); err != nil {
+	var waiters sync.WaitGroup
+	wake := make(chan *stream, len(t.streams))
+	streams, err := t.startReaders(wake, &waiters)
+	if err != nil {
 		t.fail(err)
 	} else {
-		t.loop(ctx, recs, intervals)
+		t.loop(ctx, streams, wake, intervals)
 	}
 	// The readers go on reading until the programs are detached and done:
-	// a record written before the detach is delivered. Only then do they
-	// read what is left and stop.
+	// a record written before the detach is delivered. Only then is what
+	// is left read, without waiting for more.
 	if beforeDetach != nil {
 		beforeDetach()
 	}
@@ -251,22 +285,16 @@ func (t *Tool) serve(ctx context.Context, begin, end *hookRun, intervals []*hook
 		quiesce()
 	}
 	t.draining.Store(true)
-	for _, st := range t.streams {
-		if st.rd != nil {
-			st.rd.drain()
-		}
+	for _, st := range streams {
+		st.rd.drain()
+		close(st.armed)
 	}
-	go func() {
-		readers.Wait()
-		close(recs)
-	}()
-	for it := range recs {
-		t.dispatch(it)
-	}
-	for _, st := range t.streams {
-		if st.rd != nil {
-			st.rd.Close()
+	waiters.Wait()
+	for _, st := range streams {
+		st.rd.SetDeadline(time.Now())
+		for t.consume(st) > 0 || st.rd.wait() == nil {
 		}
+		st.rd.Close()
 	}
 	if end != nil {
 		if err := end.runEmpty(); err != nil {
@@ -330,28 +358,31 @@ func (t *Tool) streamOf(name string) *stream {
 }
 
 // startReaders opens a reader on every stream with a hook or a callback
-// and starts its goroutine. In process, a perf event array has no
-// records to read and is skipped.
-func (t *Tool) startReaders(recs chan<- item, wg *sync.WaitGroup) error {
+// and starts its waiter, and returns the streams it opened. In process, a
+// perf event array has no records to read and is skipped.
+func (t *Tool) startReaders(wake chan<- *stream, wg *sync.WaitGroup) ([]*stream, error) {
 	names := make([]string, 0, len(t.streams))
 	for name := range t.streams {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	var open []*stream
 	for _, name := range names {
 		st := t.streams[name]
 		rd, err := t.set.openStream(name)
 		if err != nil {
-			return fmt.Errorf("reading %s: %w", name, err)
+			return open, fmt.Errorf("reading %s: %w", name, err)
 		}
 		if rd == nil {
 			continue
 		}
-		st.rd = rd
+		st.rd, st.armed = rd, make(chan struct{}, 1)
+		st.each = func(raw []byte, lost uint64, cpu int) { t.record(st, raw, lost, cpu) }
+		open = append(open, st)
 		wg.Add(1)
-		go t.read(st, recs, wg)
+		go t.wait(st, wake, wg)
 	}
-	return nil
+	return open, nil
 }
 
 // openStream opens a reader of the ring buffer or perf event array name:
@@ -370,33 +401,34 @@ func (s *Set) openStream(name string) (streamReader, error) {
 	return (&RingBuf[struct{}]{h: h}).NewReader()
 }
 
-// read is a stream's reader goroutine: it hands copies of the records to
-// Serve's goroutine until the stream is drained.
-func (t *Tool) read(st *stream, recs chan<- item, wg *sync.WaitGroup) {
+// wait is a stream's waiter: each time Serve's goroutine has found the
+// stream empty and arms it, it waits for a record and wakes Serve's
+// goroutine, until the stream is drained.
+func (t *Tool) wait(st *stream, wake chan<- *stream, wg *sync.WaitGroup) {
 	defer wg.Done()
-	for deadline := false; ; {
-		if !deadline && t.draining.Load() {
-			// Not blocked in next: a deadline cannot wait for it.
-			st.rd.SetDeadline(time.Now())
-			deadline = true
-		}
-		raw, lost, cpu, err := st.rd.next()
-		if err != nil {
+	for range st.armed {
+		for {
+			err := st.rd.wait()
+			if err == nil {
+				wake <- st // never blocks: one a stream at most
+				break
+			}
 			if t.draining.Load() {
-				return // drained (deadline or flush), or closed
+				return // drained, or closed
 			}
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				continue
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.fail(fmt.Errorf("reading %s: %w", st.name, err))
+				return
 			}
-			t.fail(fmt.Errorf("reading %s: %w", st.name, err))
-			return
 		}
-		recs <- item{st: st, raw: bytes.Clone(raw), lost: lost, cpu: cpu}
 	}
 }
 
-// loop runs records and interval hooks until the tool stops.
-func (t *Tool) loop(ctx context.Context, recs <-chan item, intervals []*hookRun) {
+// loop passes on records and runs interval hooks until the tool stops.
+// It reads each stream in batches, looking at the stop and the interval
+// hooks between batches; a stream it found empty waits for its next
+// record in its waiter.
+func (t *Tool) loop(ctx context.Context, streams []*stream, wake <-chan *stream, intervals []*hookRun) {
 	ticks := make(chan *hookRun)
 	quit := make(chan struct{})
 	var tickers sync.WaitGroup
@@ -424,52 +456,94 @@ func (t *Tool) loop(ctx context.Context, recs <-chan item, intervals []*hookRun)
 			}
 		}()
 	}
+	busy := append([]*stream(nil), streams...) // with records, maybe
 	for {
+		kept := busy[:0]
+		for _, st := range busy {
+			if t.consume(st) == batch {
+				kept = append(kept, st)
+			} else {
+				st.armed <- struct{}{}
+			}
+		}
+		busy = kept
+		var more <-chan struct{} // nil: wait for a stream
+		if len(busy) > 0 {
+			more = closed
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.stopCh:
 			return
-		case it := <-recs:
-			t.dispatch(it)
+		case st := <-wake:
+			busy = append(busy, st)
 		case h := <-ticks:
-			if err := h.runEmpty(); err != nil {
-				t.fail(err)
-			}
+			t.tick(h)
+		case <-more:
 		}
 	}
 }
 
-// dispatch passes a record to its stream's record hook, then, unless the
+// closed is a closed channel: receiving from it never waits.
+var closed = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+func (t *Tool) tick(h *hookRun) {
+	if err := h.runEmpty(); err != nil {
+		t.fail(err)
+	}
+}
+
+// consume passes a batch of the stream's records on, counted once for
+// Close rather than once a record.
+func (t *Tool) consume(st *stream) int {
+	l := &t.set.life
+	if err := l.enter(); err != nil {
+		t.fail(fmt.Errorf("reading %s: %w", st.name, err))
+		return 0
+	}
+	defer l.leave()
+	return st.rd.consume(batch, st.each)
+}
+
+// record passes a record to its stream's record hook, then, unless the
 // hook returned 0, to the Go callback; a lost-sample notice goes to the
-// lost hook and Lost. Once the tool has failed, records are dropped.
-func (t *Tool) dispatch(it item) {
+// lost hook and Lost. Once the tool has failed, records are dropped. raw
+// may be the ring buffer's own memory, which is not for writing: the
+// hook runs over a copy in its context buffer, which the callback then
+// decodes.
+func (t *Tool) record(st *stream, raw []byte, lost uint64, cpu int) {
 	if t.failed() {
 		return
 	}
-	st := it.st
-	if it.lost > 0 {
+	if lost > 0 {
 		if st.lost != nil {
 			ctx := make([]byte, max(16, st.lost.size))
-			binary.NativeEndian.PutUint64(ctx, it.lost)
-			binary.NativeEndian.PutUint32(ctx[8:], uint32(it.cpu))
+			binary.NativeEndian.PutUint64(ctx, lost)
+			binary.NativeEndian.PutUint32(ctx[8:], uint32(cpu))
 			if _, err := st.lost.exec(ctx, uint64(len(ctx))); err != nil {
 				t.fail(err)
 				return
 			}
 		}
 		if t.Lost != nil {
-			t.Lost(st.name, it.lost)
+			t.Lost(st.name, lost)
 		}
 		return
 	}
-	raw := it.raw
-	if st.hook != nil {
+	if h := st.hook; h != nil {
 		n := len(raw)
-		if n < st.hook.size {
-			raw = append(raw, make([]byte, st.hook.size-n)...)
+		size := max(n, h.size)
+		if cap(st.ctx) < size {
+			st.ctx = make([]byte, size)
 		}
-		r0, err := st.hook.exec(raw, uint64(n))
+		ctx := st.ctx[:size]
+		clear(ctx[copy(ctx, raw):])
+		r0, err := h.run(ctx, uint64(n))
 		if err != nil {
 			t.fail(err)
 			return
@@ -477,6 +551,7 @@ func (t *Tool) dispatch(it item) {
 		if r0 == 0 {
 			return
 		}
+		raw = ctx
 	}
 	if st.deliver != nil {
 		st.deliver(raw)

@@ -57,10 +57,14 @@ type ClangbenchProgramSpecs struct {
 	DispatchXdp *bridge.ProgramSpec
 	// Fnv1aXdp is program fnv1a_xdp (section xdp).
 	Fnv1aXdp *bridge.ProgramSpec
+	// IfelseXdp is program ifelse_xdp (section xdp).
+	IfelseXdp *bridge.ProgramSpec
 	// Log2sumXdp is program log2sum_xdp (section xdp).
 	Log2sumXdp *bridge.ProgramSpec
 	// PrimesXdp is program primes_xdp (section xdp).
 	PrimesXdp *bridge.ProgramSpec
+	// Switch32Xdp is program switch32_xdp (section xdp).
+	Switch32Xdp *bridge.ProgramSpec
 	// WordsXdp is program words_xdp (section xdp).
 	WordsXdp *bridge.ProgramSpec
 	// ChecksumUser is user-space program checksum_user (section ubpf/checksum).
@@ -71,10 +75,14 @@ type ClangbenchProgramSpecs struct {
 	DispatchUser *bridge.ProgramSpec
 	// Fnv1aUser is user-space program fnv1a_user (section ubpf/fnv1a).
 	Fnv1aUser *bridge.ProgramSpec
+	// IfelseUser is user-space program ifelse_user (section ubpf/ifelse).
+	IfelseUser *bridge.ProgramSpec
 	// Log2sumUser is user-space program log2sum_user (section ubpf/log2sum).
 	Log2sumUser *bridge.ProgramSpec
 	// PrimesUser is user-space program primes_user (section ubpf/primes).
 	PrimesUser *bridge.ProgramSpec
+	// Switch32User is user-space program switch32_user (section ubpf/switch32).
+	Switch32User *bridge.ProgramSpec
 	// WordsUser is user-space program words_user (section ubpf/words).
 	WordsUser *bridge.ProgramSpec
 }
@@ -110,10 +118,16 @@ func LoadClangbenchSpec() (*ClangbenchSpec, error) {
 	if s.Programs.Fnv1aXdp, err = bridge.NewProgramSpec(spec, "fnv1a_xdp"); err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
+	if s.Programs.IfelseXdp, err = bridge.NewProgramSpec(spec, "ifelse_xdp"); err != nil {
+		return nil, fmt.Errorf("clangbench: %w", err)
+	}
 	if s.Programs.Log2sumXdp, err = bridge.NewProgramSpec(spec, "log2sum_xdp"); err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
 	if s.Programs.PrimesXdp, err = bridge.NewProgramSpec(spec, "primes_xdp"); err != nil {
+		return nil, fmt.Errorf("clangbench: %w", err)
+	}
+	if s.Programs.Switch32Xdp, err = bridge.NewProgramSpec(spec, "switch32_xdp"); err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
 	if s.Programs.WordsXdp, err = bridge.NewProgramSpec(spec, "words_xdp"); err != nil {
@@ -131,10 +145,16 @@ func LoadClangbenchSpec() (*ClangbenchSpec, error) {
 	if s.Programs.Fnv1aUser, err = bridge.NewProgramSpec(spec, "fnv1a_user"); err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
+	if s.Programs.IfelseUser, err = bridge.NewProgramSpec(spec, "ifelse_user"); err != nil {
+		return nil, fmt.Errorf("clangbench: %w", err)
+	}
 	if s.Programs.Log2sumUser, err = bridge.NewProgramSpec(spec, "log2sum_user"); err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
 	if s.Programs.PrimesUser, err = bridge.NewProgramSpec(spec, "primes_user"); err != nil {
+		return nil, fmt.Errorf("clangbench: %w", err)
+	}
+	if s.Programs.Switch32User, err = bridge.NewProgramSpec(spec, "switch32_user"); err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
 	if s.Programs.WordsUser, err = bridge.NewProgramSpec(spec, "words_user"); err != nil {
@@ -184,7 +204,7 @@ func LoadClangbench(opts *ClangbenchLoadOptions) (*ClangbenchObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ClangbenchSpec) Load(opts *ClangbenchLoadOptions) (*ClangbenchObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.ChecksumXdp, s.Programs.CountXdp, s.Programs.DispatchXdp, s.Programs.Fnv1aXdp, s.Programs.Log2sumXdp, s.Programs.PrimesXdp, s.Programs.WordsXdp, s.Programs.ChecksumUser, s.Programs.CountUser, s.Programs.DispatchUser, s.Programs.Fnv1aUser, s.Programs.Log2sumUser, s.Programs.PrimesUser, s.Programs.WordsUser))
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.ChecksumXdp, s.Programs.CountXdp, s.Programs.DispatchXdp, s.Programs.Fnv1aXdp, s.Programs.IfelseXdp, s.Programs.Log2sumXdp, s.Programs.PrimesXdp, s.Programs.Switch32Xdp, s.Programs.WordsXdp, s.Programs.ChecksumUser, s.Programs.CountUser, s.Programs.DispatchUser, s.Programs.Fnv1aUser, s.Programs.IfelseUser, s.Programs.Log2sumUser, s.Programs.PrimesUser, s.Programs.Switch32User, s.Programs.WordsUser))
 	if err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
@@ -213,12 +233,18 @@ type ClangbenchObjects struct {
 	DispatchXdp *ClangbenchDispatchXdpProgram
 	// Fnv1aXdp is program fnv1a_xdp (section xdp); nil when its autoload was off.
 	Fnv1aXdp *ClangbenchFnv1aXdpProgram
+	// IfelseXdp is program ifelse_xdp (section xdp); nil when its autoload was
+	// off.
+	IfelseXdp *ClangbenchIfelseXdpProgram
 	// Log2sumXdp is program log2sum_xdp (section xdp); nil when its autoload was
 	// off.
 	Log2sumXdp *ClangbenchLog2sumXdpProgram
 	// PrimesXdp is program primes_xdp (section xdp); nil when its autoload was
 	// off.
 	PrimesXdp *ClangbenchPrimesXdpProgram
+	// Switch32Xdp is program switch32_xdp (section xdp); nil when its autoload was
+	// off.
+	Switch32Xdp *ClangbenchSwitch32XdpProgram
 	// WordsXdp is program words_xdp (section xdp); nil when its autoload was off.
 	WordsXdp *ClangbenchWordsXdpProgram
 	// ChecksumUser is user-space program checksum_user (section ubpf/checksum),
@@ -233,12 +259,18 @@ type ClangbenchObjects struct {
 	// Fnv1aUser is user-space program fnv1a_user (section ubpf/fnv1a), run in
 	// process; nil when its autoload was off.
 	Fnv1aUser *bridge.BufferProgram
+	// IfelseUser is user-space program ifelse_user (section ubpf/ifelse), run in
+	// process; nil when its autoload was off.
+	IfelseUser *bridge.BufferProgram
 	// Log2sumUser is user-space program log2sum_user (section ubpf/log2sum), run
 	// in process; nil when its autoload was off.
 	Log2sumUser *bridge.BufferProgram
 	// PrimesUser is user-space program primes_user (section ubpf/primes), run in
 	// process; nil when its autoload was off.
 	PrimesUser *bridge.BufferProgram
+	// Switch32User is user-space program switch32_user (section ubpf/switch32),
+	// run in process; nil when its autoload was off.
+	Switch32User *bridge.BufferProgram
 	// WordsUser is user-space program words_user (section ubpf/words), run in
 	// process; nil when its autoload was off.
 	WordsUser *bridge.BufferProgram
@@ -283,6 +315,11 @@ func (o *ClangbenchObjects) init() error {
 	} else if !p.Disabled() {
 		o.Fnv1aXdp = &ClangbenchFnv1aXdpProgram{p}
 	}
+	if p, err := bridge.NewProgram(o.set, "ifelse_xdp"); err != nil {
+		return err
+	} else if !p.Disabled() {
+		o.IfelseXdp = &ClangbenchIfelseXdpProgram{p}
+	}
 	if p, err := bridge.NewProgram(o.set, "log2sum_xdp"); err != nil {
 		return err
 	} else if !p.Disabled() {
@@ -292,6 +329,11 @@ func (o *ClangbenchObjects) init() error {
 		return err
 	} else if !p.Disabled() {
 		o.PrimesXdp = &ClangbenchPrimesXdpProgram{p}
+	}
+	if p, err := bridge.NewProgram(o.set, "switch32_xdp"); err != nil {
+		return err
+	} else if !p.Disabled() {
+		o.Switch32Xdp = &ClangbenchSwitch32XdpProgram{p}
 	}
 	if p, err := bridge.NewProgram(o.set, "words_xdp"); err != nil {
 		return err
@@ -318,6 +360,11 @@ func (o *ClangbenchObjects) init() error {
 			return err
 		}
 	}
+	if !o.set.Disabled("ifelse_user") {
+		if o.IfelseUser, err = bridge.NewBufferProgram(o.set, "ifelse_user", clangbenchIfelseUserTranslation); err != nil {
+			return err
+		}
+	}
 	if !o.set.Disabled("log2sum_user") {
 		if o.Log2sumUser, err = bridge.NewBufferProgram(o.set, "log2sum_user", clangbenchLog2sumUserTranslation); err != nil {
 			return err
@@ -325,6 +372,11 @@ func (o *ClangbenchObjects) init() error {
 	}
 	if !o.set.Disabled("primes_user") {
 		if o.PrimesUser, err = bridge.NewBufferProgram(o.set, "primes_user", clangbenchPrimesUserTranslation); err != nil {
+			return err
+		}
+	}
+	if !o.set.Disabled("switch32_user") {
+		if o.Switch32User, err = bridge.NewBufferProgram(o.set, "switch32_user", clangbenchSwitch32UserTranslation); err != nil {
 			return err
 		}
 	}
@@ -436,6 +488,17 @@ func (p ClangbenchFnv1aXdpProgram) Attach(ifindex int) (link.Link, error) {
 	return p.AttachXDP(ifindex)
 }
 
+// ClangbenchIfelseXdpProgram is program ifelse_xdp (section xdp, type XDP).
+type ClangbenchIfelseXdpProgram struct {
+	bridge.Program
+}
+
+// Attach attaches the program to the network interface ifindex.
+// The link is also closed by ClangbenchObjects.Close.
+func (p ClangbenchIfelseXdpProgram) Attach(ifindex int) (link.Link, error) {
+	return p.AttachXDP(ifindex)
+}
+
 // ClangbenchLog2sumXdpProgram is program log2sum_xdp (section xdp, type XDP).
 type ClangbenchLog2sumXdpProgram struct {
 	bridge.Program
@@ -455,6 +518,18 @@ type ClangbenchPrimesXdpProgram struct {
 // Attach attaches the program to the network interface ifindex.
 // The link is also closed by ClangbenchObjects.Close.
 func (p ClangbenchPrimesXdpProgram) Attach(ifindex int) (link.Link, error) {
+	return p.AttachXDP(ifindex)
+}
+
+// ClangbenchSwitch32XdpProgram is program switch32_xdp (section xdp, type
+// XDP).
+type ClangbenchSwitch32XdpProgram struct {
+	bridge.Program
+}
+
+// Attach attaches the program to the network interface ifindex.
+// The link is also closed by ClangbenchObjects.Close.
+func (p ClangbenchSwitch32XdpProgram) Attach(ifindex int) (link.Link, error) {
 	return p.AttachXDP(ifindex)
 }
 

@@ -13,7 +13,7 @@ import (
 // (which return the budget their callee left) and where control comes
 // from two regions. Every path from the entry stays within the region
 // until it leaves it for another region's entry, so its length in slots
-// is bounded by the region's longest path. At the entry, one comparison
+// is bounded by the region's longest path. At a loop head, one comparison
 // tells whether the budget left covers that path: then no check inside
 // can fail, and a copy of the region that checks none runs (it still
 // counts b, which leaves it exact); otherwise the checked code runs and
@@ -31,19 +31,23 @@ type budgetRegion struct {
 // every user's build compiles: regions longer than maxRegionCopy keep
 // their one checked copy, and a function's copies together stay within
 // what makes it no longer than splitAbove instructions.
-const maxRegionCopy = 1024
+const maxRegionCopy = 256
 
 // budgetRegions returns the regions of f that get a copy with no budget
-// check, by entry, and every instruction's region by instruction. A
-// function split into parts, and a region holding a hoisted loop (whose
-// fast copy checks nothing already) or too few checks to gain from a copy
-// (one check per path costs what the comparison does), gets none.
+// check, by entry, and every instruction's region by instruction. Only a
+// region entered at a loop's head gets one, the code that runs again and
+// again: code outside loops runs its few checks once a run, which its copy
+// would spare at the cost of its size. A function split into parts, and a
+// region holding a hoisted loop (whose fast copy checks nothing already)
+// or too few checks to gain from a copy (one check per path costs what the
+// comparison does), gets none.
 func (p *aotProgram) budgetRegions(f *aotFunc, loops map[int]*hoistLoop, split bool) (map[int]*budgetRegion, map[int]int) {
 	// A depth-first search from the entry: back edges and a reverse
 	// postorder, in which every other edge goes forward.
 	state := make(map[int]int, len(f.body)) // 1 on the stack, 2 done
 	back := map[[2]int]bool{}
 	heads := map[int]bool{f.entry: true}
+	loopHeads := map[int]bool{}
 	post := make([]int, 0, len(f.body))
 	type frame struct {
 		pc    int
@@ -64,7 +68,7 @@ func (p *aotProgram) budgetRegions(f *aotFunc, loops map[int]*hoistLoop, split b
 		switch state[s] {
 		case 1:
 			back[[2]int{top.pc, s}] = true
-			heads[s] = true
+			heads[s], loopHeads[s] = true, true
 		case 0:
 			state[s] = 1
 			stack = append(stack, frame{s, p.successors(p.insns[s])})
@@ -131,7 +135,7 @@ func (p *aotProgram) budgetRegions(f *aotFunc, loops map[int]*hoistLoop, split b
 	room := splitAbove - len(f.body)
 	for _, e := range sortedKeys(regions) {
 		r := regions[e]
-		ok := checks[e] >= 2 && len(r.pcs) <= min(maxRegionCopy, room)
+		ok := loopHeads[e] && checks[e] >= 2 && len(r.pcs) <= min(maxRegionCopy, room)
 		for _, pc := range r.pcs {
 			for _, l := range loops {
 				if l.contains(pc) || l.entry == pc {

@@ -152,11 +152,6 @@ func clangbenchCountUserFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, 
 	var r0, r6, r7, r8, r9 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 0-5, run their copy that checks none.
-	if b >= 6 {
-		goto U0
-	}
 	// clangbench.bpf.c:228: __u64 count_user(__u8 *data, __u64 len)
 	// 0: mov %r6, %r1
 	r6 = r1
@@ -277,24 +272,6 @@ L34:
 	b -= 5
 	runtime.CheckBudget(b, 35)
 	return r0, b
-U0:
-	// clangbench.bpf.c:228: __u64 count_user(__u8 *data, __u64 len)
-	// 0: mov %r6, %r1
-	r6 = r1
-	// 1: mov %r7, 0
-	r7 = 0
-	// clangbench.bpf.c:230: if (len < N)
-	// 2: jlt %r2, 2048, +31 (to 34)
-	if r2 < 2048 {
-		goto L34
-	}
-	// 3: mov %r8, 0
-	r8 = 0
-	// 4: mov %r9, 1
-	r9 = 1
-	// 5: ja +6 (to 12)
-	b -= 2
-	goto L12
 U6:
 	// clangbench.bpf.c:188: __sync_fetch_and_add(v, 1);
 	// 6: mov %r1, 1
@@ -1601,11 +1578,6 @@ func clangbenchPrimesUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint
 // budget left.
 func clangbenchPrimesUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 0-6, run their copy that checks none.
-	if b >= 7 {
-		goto U0
-	}
 	// clangbench.bpf.c:221: WORKLOAD(primes, primes(data))
 	// 0: mov %r0, 0
 	r0 = 0
@@ -1717,27 +1689,6 @@ L22:
 	b -= 3
 	runtime.CheckBudget(b-7, 26)
 	goto L14
-U0:
-	// clangbench.bpf.c:221: WORKLOAD(primes, primes(data))
-	// 0: mov %r0, 0
-	r0 = 0
-	// 1: jlt %r2, 2048, +19 (to 21)
-	if r2 < 2048 {
-		goto L21
-	}
-	// 2: mov32 %r0, 0
-	r0 = 0
-	// 3: mov32 %r2, 2
-	r2 = 2
-	// clangbench.bpf.c:65: __u32 limit = 1500 + data[0], count = 0;
-	// 4: ldxb %r1, [%r1]
-	r1 = m.Load8At(r1, 4)
-	// clangbench.bpf.c:66: for (__u32 n = 2; n < limit && n < 2000; n++) {
-	// 5: add32 %r1, 1500
-	r1 = uint64(uint32(r1) + 1500)
-	// 6: ja +15 (to 22)
-	b -= 2
-	goto L22
 U7:
 	// 7: mov32 %r0, 1
 	r0 = 1

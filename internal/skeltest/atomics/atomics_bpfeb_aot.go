@@ -27,11 +27,6 @@ func atomicsBumpAEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 // at call depth d with budget b; it returns r0 and the budget left.
 func atomicsBumpAFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3 uint64
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 0-12, run their copy that checks none.
-	if b >= 13 {
-		goto U0
-	}
 	// atomics.bpf.c:68: __u64 bump_a(__u8 *data, __u64 len)
 	// 0: mov %r0, 1
 	r0 = 1
@@ -126,52 +121,6 @@ L25:
 	b -= 3
 	runtime.CheckBudget(b, 25)
 	return r0, b
-U0:
-	// atomics.bpf.c:68: __u64 bump_a(__u8 *data, __u64 len)
-	// 0: mov %r0, 1
-	r0 = 1
-	// atomics.bpf.c:51: if (len < sizeof(*c))
-	// 1: jlt %r2, 48, +23 (to 25)
-	if r2 < 48 {
-		goto L25
-	}
-	// 2: mov %r2, 1
-	r2 = 1
-	// atomics.bpf.c:53: __sync_fetch_and_add(&c->hits, 1);
-	// 3: mov %r3, 1
-	r3 = 1
-	// 4: lock add [%r1], %r3
-	if p := m.Owned64(r1); p != nil {
-		runtime.PlainAdd64(p, r3)
-	} else {
-		runtime.Add64(m.Atomic64At(r1, 4), r3)
-	}
-	// 5: mov32 %r3, 1
-	r3 = 1
-	// atomics.bpf.c:54: __sync_fetch_and_add(&c->hits32, 1);
-	// 6: lock add32 [%r1+16], %r3
-	if p := m.Owned32(r1 + 16); p != nil {
-		runtime.PlainAdd32(p, uint32(r3))
-	} else {
-		runtime.Add32(m.Atomic32At(r1+16, 6), uint32(r3))
-	}
-	// atomics.bpf.c:55: __sync_fetch_and_xor(&c->parity, 1);
-	// 7: lock xor [%r1+40], %r2
-	runtime.Xor64(m.Atomic64At(r1+40, 7), r2)
-	// 8: mov %r2, 0
-	r2 = 0
-	// atomics.bpf.c:58: old = __sync_val_compare_and_swap(&c->cas, 0, 0);
-	// 9: mov %r0, 0
-	r0 = 0
-	// 10: lock cmpxchg [%r1+24], %r2
-	r0 = runtime.CmpXchg64(m.Atomic64At(r1+24, 10), r0, r2)
-	// 11: mov %r2, %r0
-	r2 = r0
-	// 12: jeq %r2, 0, +0 (to 13)
-	if r2 == 0 {
-		goto L13
-	}
-	goto L13
 U13:
 	// atomics.bpf.c:59: while ((seen = __sync_val_compare_and_swap(&c->cas, old, old + 1)) != old)
 	// 13: mov %r3, %r2
@@ -228,11 +177,6 @@ func atomicsBumpBEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 // at call depth d with budget b; it returns r0 and the budget left.
 func atomicsBumpBFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3 uint64
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 0-12, run their copy that checks none.
-	if b >= 13 {
-		goto U0
-	}
 	// atomics.bpf.c:74: __u64 bump_b(__u8 *data, __u64 len)
 	// 0: mov %r0, 1
 	r0 = 1
@@ -327,52 +271,6 @@ L25:
 	b -= 3
 	runtime.CheckBudget(b, 25)
 	return r0, b
-U0:
-	// atomics.bpf.c:74: __u64 bump_b(__u8 *data, __u64 len)
-	// 0: mov %r0, 1
-	r0 = 1
-	// atomics.bpf.c:51: if (len < sizeof(*c))
-	// 1: jlt %r2, 48, +23 (to 25)
-	if r2 < 48 {
-		goto L25
-	}
-	// 2: mov %r2, 1
-	r2 = 1
-	// atomics.bpf.c:53: __sync_fetch_and_add(&c->hits, 1);
-	// 3: mov %r3, 1
-	r3 = 1
-	// 4: lock add [%r1], %r3
-	if p := m.Owned64(r1); p != nil {
-		runtime.PlainAdd64(p, r3)
-	} else {
-		runtime.Add64(m.Atomic64At(r1, 4), r3)
-	}
-	// 5: mov32 %r3, 1
-	r3 = 1
-	// atomics.bpf.c:54: __sync_fetch_and_add(&c->hits32, 1);
-	// 6: lock add32 [%r1+16], %r3
-	if p := m.Owned32(r1 + 16); p != nil {
-		runtime.PlainAdd32(p, uint32(r3))
-	} else {
-		runtime.Add32(m.Atomic32At(r1+16, 6), uint32(r3))
-	}
-	// atomics.bpf.c:55: __sync_fetch_and_xor(&c->parity, 1);
-	// 7: lock xor [%r1+40], %r2
-	runtime.Xor64(m.Atomic64At(r1+40, 7), r2)
-	// 8: mov %r2, 0
-	r2 = 0
-	// atomics.bpf.c:58: old = __sync_val_compare_and_swap(&c->cas, 0, 0);
-	// 9: mov %r0, 0
-	r0 = 0
-	// 10: lock cmpxchg [%r1+24], %r2
-	r0 = runtime.CmpXchg64(m.Atomic64At(r1+24, 10), r0, r2)
-	// 11: mov %r2, %r0
-	r2 = r0
-	// 12: jeq %r2, 0, +0 (to 13)
-	if r2 == 0 {
-		goto L13
-	}
-	goto L13
 U13:
 	// atomics.bpf.c:59: while ((seen = __sync_val_compare_and_swap(&c->cas, old, old + 1)) != old)
 	// 13: mov %r3, %r2
@@ -480,11 +378,6 @@ func atomicsTakeEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64
 // call depth d with budget b; it returns r0 and the budget left.
 func atomicsTakeFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0 uint64
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 0-9, run their copy that checks none.
-	if b >= 10 {
-		goto U0
-	}
 	// atomics.bpf.c:80: __u64 take(__u8 *data, __u64 len)
 	// 0: mov %r0, 1
 	r0 = 1
@@ -524,44 +417,5 @@ L9:
 	// 9: exit
 	b -= 3
 	runtime.CheckBudget(b, 9)
-	return r0, b
-U0:
-	// atomics.bpf.c:80: __u64 take(__u8 *data, __u64 len)
-	// 0: mov %r0, 1
-	r0 = 1
-	// atomics.bpf.c:84: if (len < sizeof(*c))
-	// 1: jlt %r2, 48, +7 (to 9)
-	if r2 < 48 {
-		goto U9
-	}
-	// 2: mov %r0, 0
-	r0 = 0
-	// atomics.bpf.c:86: __sync_fetch_and_add(&c->drained, __atomic_exchange_n(&c->hits, 0, __ATOMIC_SEQ_CST));
-	// 3: mov %r2, 0
-	r2 = 0
-	// 4: lock xchg [%r1], %r2
-	r2 = runtime.Swap64(m.Atomic64At(r1, 4), r2)
-	// 5: lock add [%r1+8], %r2
-	if p := m.Owned64(r1 + 8); p != nil {
-		runtime.PlainAdd64(p, r2)
-	} else {
-		runtime.Add64(m.Atomic64At(r1+8, 5), r2)
-	}
-	// 6: mov32 %r2, 0
-	r2 = 0
-	// atomics.bpf.c:87: __sync_fetch_and_add(&c->drained32, __atomic_exchange_n(&c->hits32, 0, __ATOMIC_SEQ_CST));
-	// 7: lock xchg32 [%r1+16], %r2
-	r2 = uint64(runtime.Swap32(m.Atomic32At(r1+16, 7), uint32(r2)))
-	// 8: lock add [%r1+32], %r2
-	if p := m.Owned64(r1 + 32); p != nil {
-		runtime.PlainAdd64(p, r2)
-	} else {
-		runtime.Add64(m.Atomic64At(r1+32, 8), r2)
-	}
-	b -= 7
-U9:
-	// atomics.bpf.c:89: }
-	// 9: exit
-	b -= 3
 	return r0, b
 }

@@ -28,11 +28,6 @@ func bytebufBackhashEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, i
 // left.
 func bytebufBackhashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3 uint64
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 0-4, run their copy that checks none.
-	if b >= 5 {
-		goto U0
-	}
 	// bytebuf.bpf.c:181: __u64 backhash(__u8 *data, __u64 len)
 	// 0: mov %r0, 0
 	r0 = 0
@@ -119,28 +114,6 @@ L13:
 	b -= 3
 	runtime.CheckBudget(b, 13)
 	return r0, b
-U0:
-	// bytebuf.bpf.c:181: __u64 backhash(__u8 *data, __u64 len)
-	// 0: mov %r0, 0
-	r0 = 0
-	// bytebuf.bpf.c:186: for (__u64 i = len; i-- > 0;)
-	// 1: jeq %r2, 0, +11 (to 13)
-	if r2 == 0 {
-		goto L13
-	}
-	// bytebuf.bpf.c:184: if (len > 4096)
-	// 2: jlt %r2, 4096, +1 (to 4)
-	if r2 < 4096 {
-		goto U4
-	}
-	// 3: mov %r2, 4096
-	r2 = 4096
-	b -= 1
-U4:
-	// bytebuf.bpf.c:186: for (__u64 i = len; i-- > 0;)
-	// 4: add %r1, -1
-	r1 -= 1
-	goto L5
 }
 
 // bytebufBe32sumTranslation returns the Go translation of program "be32sum",
@@ -514,11 +487,6 @@ L5:
 	}
 	b -= 13
 L16:
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 16-19, run their copy that checks none.
-	if b-3 >= 4 {
-		goto U16
-	}
 	// 16: mov %r4, %r2
 	r4 = runtime.Opaque(r2)
 	// bytebuf.bpf.c:16: for (; i < len && i < 1 << 20; i++)
@@ -604,23 +572,6 @@ L27:
 	b -= 7
 	runtime.CheckBudget(b, 27)
 	return r0, b
-U16:
-	// 16: mov %r4, %r2
-	r4 = runtime.Opaque(r2)
-	// bytebuf.bpf.c:16: for (; i < len && i < 1 << 20; i++)
-	// 17: jlt %r2, 1048576, +1 (to 19)
-	if r2 < 1048576 {
-		goto U19
-	}
-	// 18: mov %r4, 1048576
-	r4 = 1048576
-	b -= 1
-U19:
-	// 19: jge %r3, %r4, +7 (to 27)
-	if r3 >= r4 {
-		goto L27
-	}
-	goto L20
 }
 
 // bytebufClassifyTranslation returns the Go translation of program "classify",
@@ -1183,11 +1134,6 @@ func bytebufParseEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 // call depth d with budget b; it returns r0 and the budget left.
 func bytebufParseFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0 uint64
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 0-12, run their copy that checks none.
-	if b >= 13 {
-		goto U0
-	}
 	// bytebuf.bpf.c:24: __s64 parse(void *data, __u64 len)
 	// 0: mov %r0, -1
 	r0 = 0xffffffffffffffff
@@ -1247,64 +1193,6 @@ L12:
 	// 12: exit
 	b -= 3
 	runtime.CheckBudget(b, 12)
-	return r0, b
-U0:
-	// bytebuf.bpf.c:24: __s64 parse(void *data, __u64 len)
-	// 0: mov %r0, -1
-	r0 = 0xffffffffffffffff
-	// bytebuf.bpf.c:27: if (len < 20 || (p[0] >> 4) != 4)
-	// 1: jlt %r2, 20, +10 (to 12)
-	if r2 < 20 {
-		goto U12
-	}
-	// 2: ldxb %r2, [%r1]
-	r2 = m.Load8At(r1, 2)
-	// 3: and32 %r2, 240
-	r2 = uint64(uint32(r2) & 240)
-	// 4: jne32 %r2, 64, +7 (to 12)
-	if uint32(r2) != 64 {
-		b -= 3
-		goto U12
-	}
-	// Instructions 5 to 9 access r1 at constant offsets: when the span they reach
-	// is in its region, run a copy that checks it once.
-	if s5, ok := m.BlockSpan(r1+2, 8, false); ok {
-		v5 := runtime.WindowOf[[8]byte](s5).At(0)
-		// bytebuf.bpf.c:29: __u64 total = (__u64)p[2] << 8 | p[3];
-		// 5: ldxb %r2, [%r1+3] (span checked)
-		r2 = uint64(v5[1])
-		// 6: ldxb %r0, [%r1+2] (span checked)
-		r0 = uint64(v5[0])
-		// 7: lsh %r0, 8 (span checked)
-		r0 <<= 8
-		// 8: or %r0, %r2 (span checked)
-		r0 |= r2
-		// bytebuf.bpf.c:30: return (__s64)((__u64)p[9] << 32 | total);
-		// 9: ldxb %r1, [%r1+9] (span checked)
-		r1 = uint64(v5[7])
-	} else {
-		// bytebuf.bpf.c:29: __u64 total = (__u64)p[2] << 8 | p[3];
-		// 5: ldxb %r2, [%r1+3]
-		r2 = m.Load8At(r1+3, 5)
-		// 6: ldxb %r0, [%r1+2]
-		r0 = m.Load8At(r1+2, 6)
-		// 7: lsh %r0, 8
-		r0 <<= 8
-		// 8: or %r0, %r2
-		r0 |= r2
-		// bytebuf.bpf.c:30: return (__s64)((__u64)p[9] << 32 | total);
-		// 9: ldxb %r1, [%r1+9]
-		r1 = m.Load8At(r1+9, 9)
-	}
-	// 10: lsh %r1, 32
-	r1 <<= 32
-	// 11: or %r0, %r1
-	r0 |= r1
-	b -= 10
-U12:
-	// bytebuf.bpf.c:31: }
-	// 12: exit
-	b -= 3
 	return r0, b
 }
 
@@ -1629,11 +1517,6 @@ func bytebufSumdownEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, in
 // run at call depth d with budget b; it returns r0 and the budget left.
 func bytebufSumdownFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3 uint64
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 0-3, run their copy that checks none.
-	if b >= 4 {
-		goto U0
-	}
 	// bytebuf.bpf.c:159: __u64 sumdown(__u8 *p, __u64 len)
 	// 0: mov %r0, 0
 	r0 = 0
@@ -1701,24 +1584,6 @@ L9:
 	b -= 3
 	runtime.CheckBudget(b, 9)
 	return r0, b
-U0:
-	// bytebuf.bpf.c:159: __u64 sumdown(__u8 *p, __u64 len)
-	// 0: mov %r0, 0
-	r0 = 0
-	// bytebuf.bpf.c:164: while (len--)
-	// 1: jeq %r2, 0, +7 (to 9)
-	if r2 == 0 {
-		goto L9
-	}
-	// bytebuf.bpf.c:162: if (len > 4096)
-	// 2: jlt %r2, 4096, +1 (to 4)
-	if r2 < 4096 {
-		goto H4
-	}
-	// 3: mov %r2, 4096
-	r2 = 4096
-	b -= 1
-	goto L4
 }
 
 // bytebufZeroTranslation returns the Go translation of program "zero", for
@@ -1739,11 +1604,6 @@ func bytebufZeroEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64
 // call depth d with budget b; it returns r0 and the budget left.
 func bytebufZeroFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 0-5, run their copy that checks none.
-	if b >= 6 {
-		goto U0
-	}
 	// bytebuf.bpf.c:83: __u64 zero(__u8 *data, __u64 len)
 	// 0: mov %r3, %r2
 	r3 = runtime.Opaque(r2)
@@ -1854,26 +1714,4 @@ L16:
 	b -= 5
 	runtime.CheckBudget(b, 16)
 	return r0, b
-U0:
-	// bytebuf.bpf.c:83: __u64 zero(__u8 *data, __u64 len)
-	// 0: mov %r3, %r2
-	r3 = runtime.Opaque(r2)
-	// bytebuf.bpf.c:86: for (i = 0; i < len && i < 4096; i++)
-	// 1: jlt %r2, 4096, +1 (to 3)
-	if r2 < 4096 {
-		goto U3
-	}
-	// 2: mov %r3, 4096
-	r3 = 4096
-	b -= 1
-U3:
-	// 3: mov %r0, 0
-	r0 = 0
-	// 4: jeq %r2, 0, +11 (to 16)
-	if r2 == 0 {
-		goto L16
-	}
-	// 5: mov %r4, 0
-	r4 = 0
-	goto L6
 }

@@ -43,12 +43,6 @@ func hostileBumpFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (
 	var r0, r2, r6, r7 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 0-7, 9-17, 19-23, 25-33, 35-37, run their copy that checks
-	// none.
-	if b >= 36 {
-		goto U0
-	}
 	// hostile.bpf.c:123: int bump(struct bump_ctx *c)
 	// 0: mov %r6, %r1
 	r6 = r1
@@ -164,118 +158,6 @@ L36:
 	// 37: exit
 	b -= 23
 	runtime.CheckBudget(b, 37)
-	return r0, b
-U0:
-	// hostile.bpf.c:123: int bump(struct bump_ctx *c)
-	// 0: mov %r6, %r1
-	r6 = r1
-	// hostile.bpf.c:125: __u32 k = c->key;
-	// 1: ldxw %r1, [%r6]
-	r1 = m.Load32At(r6, 1)
-	// 2: stxw [%r10-4], %r1
-	runtime.PutLE32(fp[508:], r1)
-	// 3: mov %r7, 1
-	r7 = 1
-	// hostile.bpf.c:126: __u64 one = 1;
-	// 4: stxdw [%r10-16], %r7
-	runtime.PutLE64(fp[496:], r7)
-	// 5: mov %r2, %r10
-	r2 = r10
-	// 6: add %r2, -4
-	r2 -= 4
-	// hostile.bpf.c:127: __u64 *v = bpf_map_lookup_elem(&counts, &k);
-	// 7: lddw %r1, map:0
-	r1 = 0x8000000000000000
-	// 9: call 1
-	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
-		r0 = v
-	} else {
-		r0 = m.LookupAt(9, r1, r2, r3, r4, r5)
-	}
-	// hostile.bpf.c:128: if (v)
-	// 10: jeq %r0, 0, +2 (to 13)
-	if r0 == 0 {
-		goto U13
-	}
-	// hostile.bpf.c:129: __sync_fetch_and_add(v, 1);
-	// 11: lock add [%r0], %r7
-	if p := m.Owned64(r0); p != nil {
-		runtime.PlainAdd64(p, r7)
-	} else {
-		runtime.Add64(m.Atomic64At(r0, 11), r7)
-	}
-	// 12: ja +8 (to 21)
-	goto U21
-U13:
-	// 13: mov %r2, %r10
-	r2 = r10
-	// 14: add %r2, -4
-	r2 -= 4
-	// 15: mov %r3, %r10
-	r3 = r10
-	// 16: add %r3, -16
-	r3 -= 16
-	// hostile.bpf.c:131: bpf_map_update_elem(&counts, &k, &one, BPF_NOEXIST);
-	// 17: lddw %r1, map:0
-	r1 = 0x8000000000000000
-	// 19: mov %r4, 1
-	r4 = 1
-	// 20: call 2
-	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x1); !ok {
-		m.CallAt(20, r1, r2, r3, r4, r5)
-	}
-	b -= 6
-U21:
-	// 21: mov %r2, %r10
-	r2 = r10
-	// 22: add %r2, -4
-	r2 -= 4
-	// hostile.bpf.c:132: v = bpf_map_lookup_elem(&counts, &k);
-	// 23: lddw %r1, map:0
-	r1 = 0x8000000000000000
-	// 25: call 1
-	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
-		r0 = v
-	} else {
-		r0 = m.LookupAt(25, r1, r2, r3, r4, r5)
-	}
-	// hostile.bpf.c:133: if (v)
-	// 26: jeq %r0, 0, +2 (to 29)
-	if r0 == 0 {
-		goto U29
-	}
-	// hostile.bpf.c:134: c->seen = *v;
-	// 27: ldxdw %r1, [%r0]
-	r1 = m.Load64At(r0, 27)
-	// 28: stxdw [%r6+8], %r1
-	m.Store64At(r6+8, r1, 28)
-	b -= 2
-U29:
-	// hostile.bpf.c:135: if (c->del)
-	// 29: ldxw %r1, [%r6+4]
-	r1 = m.Load32At(r6+4, 29)
-	// 30: jeq32 %r1, 0, +5 (to 36)
-	if uint32(r1) == 0 {
-		goto U36
-	}
-	// 31: mov %r2, %r10
-	r2 = r10
-	// 32: add %r2, -4
-	r2 -= 4
-	// hostile.bpf.c:136: bpf_map_delete_elem(&counts, &k);
-	// 33: lddw %r1, map:0
-	r1 = 0x8000000000000000
-	// 35: call 3
-	if _, ok := m.Delete32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); !ok {
-		m.CallAt(35, r1, r2, r3, r4, r5)
-	}
-	b -= 5
-U36:
-	// hostile.bpf.c:137: return 0;
-	// 36: mov32 %r0, 0
-	r0 = 0
-	// 37: exit
-	b -= 23
 	return r0, b
 }
 
@@ -631,11 +513,6 @@ func hostileWriteRoLookupFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint
 	var r0, r1, r2, r6 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 0-4, 6-12, run their copy that checks none.
-	if b >= 13 {
-		goto U0
-	}
 	// hostile.bpf.c:69: int write_ro_lookup(void *ctx)
 	// 0: mov32 %r6, 1
 	r6 = 1
@@ -676,46 +553,6 @@ L11:
 	// 12: exit
 	b -= 10
 	runtime.CheckBudget(b, 12)
-	return r0, b
-U0:
-	// hostile.bpf.c:69: int write_ro_lookup(void *ctx)
-	// 0: mov32 %r6, 1
-	r6 = 1
-	// hostile.bpf.c:71: __u32 k = 1;
-	// 1: stxw [%r10-4], %r6
-	runtime.PutLE32(fp[508:], r6)
-	// 2: mov %r2, %r10
-	r2 = r10
-	// 3: add %r2, -4
-	r2 -= 4
-	// hostile.bpf.c:72: __u64 *v = bpf_map_lookup_elem(&ro_arr, &k);
-	// 4: lddw %r1, map:0
-	r1 = 0x8000000000000000
-	// 6: call 1
-	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
-		r0 = v
-	} else {
-		r0 = m.LookupAt(6, r1, r2, r3, r4, r5)
-	}
-	// hostile.bpf.c:73: if (!v)
-	// 7: jeq %r0, 0, +3 (to 11)
-	if r0 == 0 {
-		goto U11
-	}
-	// 8: mov %r1, 1
-	r1 = 1
-	// hostile.bpf.c:75: *v = 1;
-	// 9: stxdw [%r0], %r1
-	m.Store64At(r0, r1, 9)
-	// 10: mov32 %r6, 0
-	r6 = 0
-	b -= 3
-U11:
-	// hostile.bpf.c:77: }
-	// 11: mov32 %r0, %r6
-	r0 = uint64(uint32(r6))
-	// 12: exit
-	b -= 10
 	return r0, b
 }
 

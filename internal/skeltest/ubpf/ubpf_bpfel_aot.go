@@ -99,11 +99,6 @@ func ubpfReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (u
 	var r0, r2, r6, r7 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 0-3, 5-14, 16-23, 25-35, run their copy that checks none.
-	if b >= 36 {
-		goto U0
-	}
 	// ubpf.bpf.c:76: int report(struct report_ctx *ctx)
 	// 0: mov %r6, %r1
 	r6 = r1
@@ -340,122 +335,6 @@ L36:
 	b -= 79
 	runtime.CheckBudget(b, 84)
 	return r0, b
-U0:
-	// ubpf.bpf.c:76: int report(struct report_ctx *ctx)
-	// 0: mov %r6, %r1
-	r6 = r1
-	// 1: mov32 %r1, 0
-	r1 = 0
-	// ubpf.bpf.c:78: __u32 zero = 0;
-	// 2: stxw [%r10-4], %r1
-	runtime.PutLE32(fp[508:], r1)
-	// ubpf.bpf.c:79: __u64 *c = bpf_map_lookup_elem(&counts, &ctx->pid);
-	// 3: lddw %r1, map:0
-	r1 = 0x8000000000000000
-	// 5: mov %r2, %r6
-	r2 = runtime.Opaque(r6)
-	// 6: call 1
-	r0 = m.LookupAt(6, r1, r2, r3, r4, r5)
-	// ubpf.bpf.c:81: if (c) {
-	// 7: jeq %r0, 0, +4 (to 12)
-	if r0 == 0 {
-		goto U12
-	}
-	// 8: mov32 %r1, 1
-	r1 = 1
-	// ubpf.bpf.c:82: ctx->seen = 1;
-	// 9: stxw [%r6+4], %r1
-	m.Store32At(r6+4, r1, 9)
-	// ubpf.bpf.c:83: ctx->count = *c;
-	// 10: ldxdw %r1, [%r0]
-	r1 = m.Load64At(r0, 10)
-	// 11: stxdw [%r6+8], %r1
-	m.Store64At(r6+8, r1, 11)
-	b -= 4
-U12:
-	// 12: mov %r2, %r10
-	r2 = r10
-	// 13: add %r2, -4
-	r2 -= 4
-	// ubpf.bpf.c:85: __u64 *s = bpf_map_lookup_elem(&shared, &zero);
-	// 14: lddw %r1, map:1
-	r1 = 0x8000000100000000
-	// 16: call 1
-	if v, ok := m.Lookup32(1, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
-		r0 = v
-	} else {
-		r0 = m.LookupAt(16, r1, r2, r3, r4, r5)
-	}
-	// ubpf.bpf.c:86: if (s)
-	// 17: jeq %r0, 0, +2 (to 20)
-	if r0 == 0 {
-		goto U20
-	}
-	// ubpf.bpf.c:87: ctx->shared_hits = *s;
-	// 18: ldxdw %r1, [%r0]
-	r1 = m.Load64At(r0, 18)
-	// 19: stxdw [%r6+16], %r1
-	m.Store64At(r6+16, r1, 19)
-	b -= 2
-U20:
-	// ubpf.bpf.c:88: ctx->now = host_now();
-	// 20: call runtime 0
-	r0 = m.CallAt(20, r1, r2, r3, r4, r5)
-	// Instructions 21 to 22 access r6 at constant offsets: when the span they
-	// reach is in its region, run a copy that checks it once.
-	if s21, ok := m.BlockSpan(r6+8, 24, true); ok {
-		v21 := runtime.WindowOf[[24]byte](s21).At(0)
-		// 21: stxdw [%r6+24], %r0 (span checked)
-		runtime.PutLE64(v21[16:], r0)
-		// ubpf.bpf.c:89: ctx->emit_ret = host_emit("count", ctx->count);
-		// 22: ldxdw %r2, [%r6+8] (span checked)
-		r2 = uint64(v21[0]) | uint64(v21[1])<<8 | uint64(v21[2])<<16 | uint64(v21[3])<<24 | uint64(v21[4])<<32 | uint64(v21[5])<<40 | uint64(v21[6])<<48 | uint64(v21[7])<<56
-	} else {
-		// 21: stxdw [%r6+24], %r0
-		m.Store64At(r6+24, r0, 21)
-		// ubpf.bpf.c:89: ctx->emit_ret = host_emit("count", ctx->count);
-		// 22: ldxdw %r2, [%r6+8]
-		r2 = m.Load64At(r6+8, 22)
-	}
-	// 23: lddw %r1, value:2
-	r1 = 0xa00000000
-	// 25: call runtime 1
-	r0 = m.CallAt(25, r1, r2, r3, r4, r5)
-	// Instructions 26 to 27 access r6 at constant offsets: when the span they
-	// reach is in its region, run a copy that checks it once.
-	if s26, ok := m.BlockSpan(r6+8, 28, true); ok {
-		v26 := runtime.WindowOf[[28]byte](s26).At(0)
-		// 26: stxw [%r6+32], %r0 (span checked)
-		runtime.PutLE32(v26[24:], r0)
-		// ubpf.bpf.c:91: struct sample smp = { .value = ctx->count, .slot = 3 };
-		// 27: ldxdw %r1, [%r6+8] (span checked)
-		r1 = uint64(v26[0]) | uint64(v26[1])<<8 | uint64(v26[2])<<16 | uint64(v26[3])<<24 | uint64(v26[4])<<32 | uint64(v26[5])<<40 | uint64(v26[6])<<48 | uint64(v26[7])<<56
-	} else {
-		// 26: stxw [%r6+32], %r0
-		m.Store32At(r6+32, r0, 26)
-		// ubpf.bpf.c:91: struct sample smp = { .value = ctx->count, .slot = 3 };
-		// 27: ldxdw %r1, [%r6+8]
-		r1 = m.Load64At(r6+8, 27)
-	}
-	// 28: mov %r2, 3
-	r2 = 3
-	// 29: stxdw [%r10-16], %r2
-	runtime.PutLE64(fp[496:], r2)
-	// 30: stxdw [%r10-24], %r1
-	runtime.PutLE64(fp[488:], r1)
-	// 31: mov %r1, %r10
-	r1 = r10
-	// 32: add %r1, -24
-	r1 -= 24
-	// ubpf.bpf.c:92: host_record(&smp);
-	// 33: call runtime 2
-	m.CallAt(33, r1, r2, r3, r4, r5)
-	// 34: mov32 %r1, 0
-	r1 = 0
-	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
-	// 35: stxw [%r10-28], %r1
-	runtime.PutLE32(fp[484:], r1)
-	goto L36
 U36:
 	// ubpf.bpf.c:94: __u64 n = (i * 7) % 5;
 	// 36: mul32 %r1, 7

@@ -322,6 +322,7 @@ L58:
 	b -= 19
 	runtime.CheckBudget(b, 76)
 	_, b, r3, r4, r5 = syslatEndFn162(m, d+1, b, r1, r2, r3, r4, r5)
+L77:
 	// 77: mov %r6, 0
 	r6 = 0
 	// 78: ja +71 (to 150)
@@ -329,6 +330,12 @@ L58:
 	runtime.CheckBudget(b-28, 78)
 	goto L150
 L79:
+	// When the budget covers the longest path from here to where control leaves
+	// instructions 58-66, 68-73, 75-76, 79-81, 83-103, 105-108, run their copy
+	// that checks none.
+	if b-4 >= 49 {
+		goto U79
+	}
 	// 79: mov %r2, %r10
 	r2 = r10
 	// 80: add %r2, -80
@@ -511,6 +518,12 @@ L137:
 	runtime.CheckBudget(b, 138)
 	return r0, b
 L139:
+	// When the budget covers the longest path from here to where control leaves
+	// instructions 109-114, 116-125, 127-130, 132, 134-136, 139-143, 145-149, run
+	// their copy that checks none.
+	if b-13 >= 39 {
+		goto U139
+	}
 	// syslat.bpf.c:265: __u32 key = id * SLOTS + slot;
 	// 139: or32 %r1, %r8
 	r1 = uint64(uint32(r1) | uint32(r8))
@@ -545,6 +558,11 @@ L139:
 	runtime.CheckBudget(b, 149)
 	goto L109
 L150:
+	// When the budget covers the longest path from here to where control leaves
+	// instructions 150-161, run their copy that checks none.
+	if b-28 >= 12 {
+		goto U150
+	}
 	// syslat.bpf.c:261: __u32 id = top[i];
 	// 150: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
@@ -577,6 +595,283 @@ L150:
 	// 161: ja -23 (to 139)
 	b -= 27
 	runtime.CheckBudget(b-13, 161)
+	goto L139
+U58:
+	// syslat.bpf.c:253: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
+	// 58: ldxw %r1, [%r10-80]
+	r1 = uint64(fp[432]) | uint64(fp[433])<<8 | uint64(fp[434])<<16 | uint64(fp[435])<<24
+	// 59: add32 %r1, 1
+	r1 = uint64(uint32(r1) + 1)
+	// 60: stxw [%r10-80], %r1
+	runtime.PutLE32(fp[432:], r1)
+	// 61: jlt32 %r1, 512, +17 (to 79)
+	if uint32(r1) < 512 {
+		goto L79
+	}
+	// 62: mov %r1, 10
+	r1 = 10
+	// syslat.bpf.c:258: skelgen_printf("\nHistograms of the top %d by time:\n", TOP);
+	// 63: stxdw [%r10-56], %r1
+	runtime.PutLE64(fp[456:], r1)
+	// 64: mov %r3, %r10
+	r3 = r10
+	// 65: add %r3, -56
+	r3 -= 56
+	// 66: lddw %r1, value:1+240
+	r1 = 0xb000000f0
+	// 68: mov32 %r2, 36
+	r2 = 36
+	// 69: mov32 %r4, 8
+	r4 = 8
+	// 70: call runtime 0
+	m.CallAt(70, r1, r2, r3, r4, r5)
+	// 71: mov %r2, %r10
+	r2 = r10
+	// 72: add %r2, -56
+	r2 -= 56
+	// syslat.bpf.c:259: top_ten(&total, top, 0);
+	// 73: lddw %r1, map:3
+	r1 = 0x8000000300000000
+	// 75: mov32 %r3, 0
+	r3 = 0
+	// 76: call local +85 (to 162)
+	m.CheckDepth(d, 76)
+	b -= 19
+	_, b, r3, r4, r5 = syslatEndFn162(m, d+1, b, r1, r2, r3, r4, r5)
+	goto L77
+U79:
+	// 79: mov %r2, %r10
+	r2 = r10
+	// 80: add %r2, -80
+	r2 -= 80
+	// syslat.bpf.c:254: struct stat *s = bpf_map_lookup_elem(&total, &id);
+	// 81: lddw %r1, map:3
+	r1 = 0x8000000300000000
+	// 83: call 1
+	if v, ok := m.Lookup32(3, uint32(uint64(fp[432])|uint64(fp[433])<<8|uint64(fp[434])<<16|uint64(fp[435])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(83, r1, r2, r3, r4, r5)
+	}
+	// syslat.bpf.c:255: if (s && s->count)
+	// 84: jeq %r0, 0, -27 (to 58)
+	if r0 == 0 {
+		b -= 10
+		goto U58
+	}
+	// 85: ldxdw %r1, [%r0]
+	r1 = m.Load64At(r0, 85)
+	// 86: jeq %r1, 0, -29 (to 58)
+	if r1 == 0 {
+		b -= 12
+		goto U58
+	}
+	// syslat.bpf.c:256: print_row(id, s);
+	// 87: ldxw %r1, [%r10-80]
+	r1 = uint64(fp[432]) | uint64(fp[433])<<8 | uint64(fp[434])<<16 | uint64(fp[435])<<24
+	// syslat.bpf.c:176: skelgen_printf("%8u %10llu %12llu %10llu %10llu %8llu\n", id, s->count, s->total_ns / 1000,
+	// 88: stxdw [%r10-56], %r1
+	runtime.PutLE64(fp[456:], r1)
+	// Instructions 89 to 99 access r0 at constant offsets: when the span they
+	// reach is in its region, run a copy that checks it once.
+	if s89, ok := m.BlockSpan(r0, 32, false); ok {
+		v89 := runtime.WindowOf[[32]byte](s89).At(0)
+		// 89: ldxdw %r1, [%r0] (span checked)
+		r1 = uint64(v89[0]) | uint64(v89[1])<<8 | uint64(v89[2])<<16 | uint64(v89[3])<<24 | uint64(v89[4])<<32 | uint64(v89[5])<<40 | uint64(v89[6])<<48 | uint64(v89[7])<<56
+		// 90: stxdw [%r10-48], %r1 (span checked)
+		runtime.PutLE64(fp[464:], r1)
+		// 91: ldxdw %r2, [%r0+8] (span checked)
+		r2 = uint64(v89[8]) | uint64(v89[9])<<8 | uint64(v89[10])<<16 | uint64(v89[11])<<24 | uint64(v89[12])<<32 | uint64(v89[13])<<40 | uint64(v89[14])<<48 | uint64(v89[15])<<56
+		// 92: div %r2, 1000 (span checked)
+		r2 /= 1000
+		// 93: stxdw [%r10-40], %r2 (span checked)
+		runtime.PutLE64(fp[472:], r2)
+		// 94: div %r2, %r1 (span checked)
+		if r1 != 0 {
+			r2 /= r1
+		} else {
+			r2 = 0
+		}
+		// 95: stxdw [%r10-32], %r2 (span checked)
+		runtime.PutLE64(fp[480:], r2)
+		// 96: ldxdw %r1, [%r0+16] (span checked)
+		r1 = uint64(v89[16]) | uint64(v89[17])<<8 | uint64(v89[18])<<16 | uint64(v89[19])<<24 | uint64(v89[20])<<32 | uint64(v89[21])<<40 | uint64(v89[22])<<48 | uint64(v89[23])<<56
+		// 97: div %r1, 1000 (span checked)
+		r1 /= 1000
+		// 98: stxdw [%r10-24], %r1 (span checked)
+		runtime.PutLE64(fp[488:], r1)
+		// 99: ldxdw %r1, [%r0+24] (span checked)
+		r1 = uint64(v89[24]) | uint64(v89[25])<<8 | uint64(v89[26])<<16 | uint64(v89[27])<<24 | uint64(v89[28])<<32 | uint64(v89[29])<<40 | uint64(v89[30])<<48 | uint64(v89[31])<<56
+	} else {
+		// 89: ldxdw %r1, [%r0]
+		r1 = m.Load64At(r0, 89)
+		// 90: stxdw [%r10-48], %r1
+		runtime.PutLE64(fp[464:], r1)
+		// 91: ldxdw %r2, [%r0+8]
+		r2 = m.Load64At(r0+8, 91)
+		// 92: div %r2, 1000
+		r2 /= 1000
+		// 93: stxdw [%r10-40], %r2
+		runtime.PutLE64(fp[472:], r2)
+		// 94: div %r2, %r1
+		if r1 != 0 {
+			r2 /= r1
+		} else {
+			r2 = 0
+		}
+		// 95: stxdw [%r10-32], %r2
+		runtime.PutLE64(fp[480:], r2)
+		// 96: ldxdw %r1, [%r0+16]
+		r1 = m.Load64At(r0+16, 96)
+		// 97: div %r1, 1000
+		r1 /= 1000
+		// 98: stxdw [%r10-24], %r1
+		runtime.PutLE64(fp[488:], r1)
+		// 99: ldxdw %r1, [%r0+24]
+		r1 = m.Load64At(r0+24, 99)
+	}
+	// 100: stxdw [%r10-16], %r1
+	runtime.PutLE64(fp[496:], r1)
+	// 101: mov %r3, %r10
+	r3 = r10
+	// 102: add %r3, -56
+	r3 -= 56
+	// 103: lddw %r1, value:1+319
+	r1 = 0xb0000013f
+	// 105: mov32 %r2, 39
+	r2 = 39
+	// 106: mov32 %r4, 48
+	r4 = 48
+	// 107: call runtime 0
+	m.CallAt(107, r1, r2, r3, r4, r5)
+	// 108: ja -51 (to 58)
+	b -= 34
+	goto U58
+U109:
+	// syslat.bpf.c:267: __u64 v = n ? *n : 0;
+	// 109: stxdw [%r10-80], %r1
+	runtime.PutLE64(fp[432:], r1)
+	// 110: mov %r2, %r10
+	r2 = r10
+	// 111: add %r2, -60
+	r2 -= 60
+	// 112: mov %r3, %r10
+	r3 = r10
+	// 113: add %r3, -80
+	r3 -= 80
+	// syslat.bpf.c:268: bpf_map_update_elem(&scratch, &slot, &v, BPF_ANY);
+	// 114: lddw %r1, map:4
+	r1 = 0x8000000400000000
+	// 116: mov %r4, 0
+	r4 = 0
+	// 117: call 2
+	if _, ok := m.Update32(4, uint32(uint64(fp[452])|uint64(fp[453])<<8|uint64(fp[454])<<16|uint64(fp[455])<<24), fp[432:440], 0x0); !ok {
+		m.CallAt(117, r1, r2, r3, r4, r5)
+	}
+	// syslat.bpf.c:264: for (__u32 slot = 0; slot < SLOTS; slot++) {
+	// 118: ldxw %r1, [%r10-60]
+	r1 = uint64(fp[452]) | uint64(fp[453])<<8 | uint64(fp[454])<<16 | uint64(fp[455])<<24
+	// 119: add32 %r1, 1
+	r1 = uint64(uint32(r1) + 1)
+	// 120: stxw [%r10-60], %r1
+	runtime.PutLE32(fp[452:], r1)
+	// 121: jlt32 %r1, 32, +17 (to 139)
+	if uint32(r1) < 32 {
+		goto L139
+	}
+	// syslat.bpf.c:270: skelgen_printf("\nsyscall %u:\n", id);
+	// 122: stxdw [%r10-80], %r7
+	runtime.PutLE64(fp[432:], r7)
+	// 123: mov %r3, %r10
+	r3 = r10
+	// 124: add %r3, -80
+	r3 -= 80
+	// 125: lddw %r1, value:1+276
+	r1 = 0xb00000114
+	// 127: mov32 %r2, 14
+	r2 = 14
+	// 128: mov32 %r4, 8
+	r4 = 8
+	// 129: call runtime 0
+	m.CallAt(129, r1, r2, r3, r4, r5)
+	// syslat.bpf.c:271: skelgen_print_log2_hist(&scratch, "usecs");
+	// 130: lddw %r1, map:4
+	r1 = 0x8000000400000000
+	// 132: lddw %r2, value:2+9
+	r2 = 0xc00000009
+	// 134: call runtime 1
+	m.CallAt(134, r1, r2, r3, r4, r5)
+	// syslat.bpf.c:260: for (int i = 0; i < TOP; i++) {
+	// 135: add %r6, 1
+	r6 += 1
+	// 136: jne %r6, 10, +13 (to 150)
+	if r6 != 10 {
+		goto L150
+	}
+	goto L137
+U139:
+	// syslat.bpf.c:265: __u32 key = id * SLOTS + slot;
+	// 139: or32 %r1, %r8
+	r1 = uint64(uint32(r1) | uint32(r8))
+	// 140: stxw [%r10-64], %r1
+	runtime.PutLE32(fp[448:], r1)
+	// 141: mov %r2, %r10
+	r2 = r10
+	// 142: add %r2, -64
+	r2 -= 64
+	// syslat.bpf.c:266: __u64 *n = bpf_map_lookup_elem(&hist, &key);
+	// 143: lddw %r1, map:5
+	r1 = 0x8000000500000000
+	// 145: call 1
+	if v, ok := m.Lookup32(5, uint32(uint64(fp[448])|uint64(fp[449])<<8|uint64(fp[450])<<16|uint64(fp[451])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(145, r1, r2, r3, r4, r5)
+	}
+	// 146: mov %r1, 0
+	r1 = 0
+	// syslat.bpf.c:267: __u64 v = n ? *n : 0;
+	// 147: jeq %r0, 0, -39 (to 109)
+	if r0 == 0 {
+		b -= 22
+		goto U109
+	}
+	// 148: ldxdw %r1, [%r0]
+	r1 = m.Load64At(r0, 148)
+	// 149: ja -41 (to 109)
+	b -= 24
+	goto U109
+U150:
+	// syslat.bpf.c:261: __u32 id = top[i];
+	// 150: mov %r1, %r6
+	r1 = runtime.Opaque(r6)
+	// 151: lsh %r1, 2
+	r1 <<= 2
+	// 152: mov %r2, %r10
+	r2 = r10
+	// 153: add %r2, -56
+	r2 -= 56
+	// 154: add %r2, %r1
+	r2 += r1
+	// 155: ldxw %r7, [%r2]
+	r7 = m.Load32At(r2, 155)
+	// syslat.bpf.c:262: if (id == MAX_SYSCALLS)
+	// 156: jeq32 %r7, 512, -20 (to 137)
+	if uint32(r7) == 512 {
+		b -= 7
+		goto L137
+	}
+	// 157: mov32 %r1, 0
+	r1 = 0
+	// syslat.bpf.c:264: for (__u32 slot = 0; slot < SLOTS; slot++) {
+	// 158: stxw [%r10-60], %r1
+	runtime.PutLE32(fp[452:], r1)
+	// 159: mov32 %r8, %r7
+	r8 = uint64(uint32(r7))
+	// 160: lsh32 %r8, 5
+	r8 = uint64(uint32(r8) << 5)
+	// 161: ja -23 (to 139)
+	b -= 27
 	goto L139
 }
 
@@ -781,6 +1076,12 @@ L227:
 	runtime.CheckBudget(b-7, 230)
 	goto L350
 L231:
+	// When the budget covers the longest path from here to where control leaves
+	// instructions 215-352, 354-355, 357-358, 360-361, 363-364, 366-367, 369-372,
+	// 374-378, run their copy that checks none.
+	if b-6 >= 160 {
+		goto U231
+	}
 	// 231: mov %r2, %r10
 	r2 = r10
 	// 232: add %r2, -56
@@ -1210,6 +1511,11 @@ L379:
 	}
 	b += 34
 L381:
+	// When the budget covers the longest path from here to where control leaves
+	// instructions 379-407, 409-412, run their copy that checks none.
+	if b-36 >= 34 {
+		goto U381
+	}
 	// syslat.bpf.c:211: __u32 id = top[i];
 	// 381: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
@@ -1330,6 +1636,572 @@ L413:
 	b -= 10
 	runtime.CheckBudget(b, 413)
 	return r0, b, r3, r4, r5
+U215:
+	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
+	// 215: ldxw %r1, [%r10-56]
+	r1 = uint64(fp[456]) | uint64(fp[457])<<8 | uint64(fp[458])<<16 | uint64(fp[459])<<24
+	// syslat.bpf.c:190: if (!s || s->count == 0)
+	// 216: ldxdw %r2, [%r0]
+	r2 = m.Load64At(r0, 216)
+	// 217: jeq %r2, 0, +9 (to 227)
+	if r2 == 0 {
+		goto U227
+	}
+	// 218: mov %r4, %r10
+	r4 = r10
+	// 219: add %r4, -64
+	r4 -= 64
+	// syslat.bpf.c:192: __u64 t = s->total_ns;
+	// 220: ldxdw %r3, [%r0+8]
+	r3 = m.Load64At(r0+8, 220)
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 221: ldxw %r0, [%r6]
+	r0 = m.Load32At(r6, 221)
+	// 222: mov32 %r2, %r1
+	r2 = uint64(uint32(r1))
+	// 223: mov %r5, %r6
+	r5 = runtime.Opaque(r6)
+	// 224: jne32 %r0, 512, +13 (to 238)
+	if uint32(r0) != 512 {
+		goto U238
+	}
+U225:
+	// syslat.bpf.c:198: best[i] = t;
+	// 225: stxdw [%r4], %r3
+	m.Store64At(r4, r3, 225)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 226: stxw [%r5], %r2
+	m.Store32At(r5, r2, 226)
+	b -= 9
+U227:
+	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
+	// 227: add32 %r1, 1
+	r1 = uint64(uint32(r1) + 1)
+	// 228: stxw [%r10-56], %r1
+	runtime.PutLE32(fp[456:], r1)
+	// 229: jlt32 %r1, 512, +1 (to 231)
+	if uint32(r1) < 512 {
+		goto L231
+	}
+	// 230: ja +119 (to 350)
+	goto U350
+U231:
+	// 231: mov %r2, %r10
+	r2 = r10
+	// 232: add %r2, -56
+	r2 -= 56
+	// syslat.bpf.c:189: struct stat *s = bpf_map_lookup_elem(map, &id);
+	// 233: mov %r1, %r7
+	r1 = runtime.Opaque(r7)
+	// 234: call 1
+	r0 = m.LookupAt(234, r1, r2, r3, r4, r5)
+	// syslat.bpf.c:190: if (!s || s->count == 0)
+	// 235: jne %r0, 0, -21 (to 215)
+	if r0 != 0 {
+		b -= 11
+		goto U215
+	}
+	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
+	// 236: ldxw %r1, [%r10-56]
+	r1 = uint64(fp[456]) | uint64(fp[457])<<8 | uint64(fp[458])<<16 | uint64(fp[459])<<24
+	// syslat.bpf.c:190: if (!s || s->count == 0)
+	// 237: ja -11 (to 227)
+	b -= 10
+	goto U227
+U238:
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 238: ldxdw %r4, [%r10-64]
+	r4 = uint64(fp[448]) | uint64(fp[449])<<8 | uint64(fp[450])<<16 | uint64(fp[451])<<24 | uint64(fp[452])<<32 | uint64(fp[453])<<40 | uint64(fp[454])<<48 | uint64(fp[455])<<56
+	// 239: mov32 %r2, %r1
+	r2 = uint64(uint32(r1))
+	// 240: jle %r3, %r4, +4 (to 245)
+	if r3 <= r4 {
+		goto U245
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 241: stxdw [%r10-64], %r3
+	runtime.PutLE64(fp[448:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 242: stxw [%r6], %r1
+	m.Store32At(r6, r1, 242)
+	// 243: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 244: mov %r3, %r4
+	r3 = r4
+	b -= 4
+U245:
+	// 245: mov %r4, %r10
+	r4 = r10
+	// 246: add %r4, -72
+	r4 -= 72
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 247: ldxw %r0, [%r9]
+	r0 = m.Load32At(r9, 247)
+	// 248: mov %r5, %r9
+	r5 = runtime.Opaque(r9)
+	// 249: jeq32 %r0, 512, -25 (to 225)
+	if uint32(r0) == 512 {
+		b -= 8
+		goto U225
+	}
+	// 250: ldxdw %r4, [%r10-72]
+	r4 = uint64(fp[440]) | uint64(fp[441])<<8 | uint64(fp[442])<<16 | uint64(fp[443])<<24 | uint64(fp[444])<<32 | uint64(fp[445])<<40 | uint64(fp[446])<<48 | uint64(fp[447])<<56
+	// 251: jle %r3, %r4, +4 (to 256)
+	if r3 <= r4 {
+		goto U256
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 252: stxdw [%r10-72], %r3
+	runtime.PutLE64(fp[440:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 253: stxw [%r9], %r2
+	m.Store32At(r9, r2, 253)
+	// 254: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 255: mov %r3, %r4
+	r3 = r4
+	b -= 4
+U256:
+	// 256: mov %r4, %r10
+	r4 = r10
+	// 257: add %r4, -80
+	r4 -= 80
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 258: ldxw %r0, [%r8]
+	r0 = m.Load32At(r8, 258)
+	// 259: mov %r5, %r8
+	r5 = runtime.Opaque(r8)
+	// 260: jeq32 %r0, 512, -36 (to 225)
+	if uint32(r0) == 512 {
+		b -= 15
+		goto U225
+	}
+	// 261: ldxdw %r4, [%r10-80]
+	r4 = uint64(fp[432]) | uint64(fp[433])<<8 | uint64(fp[434])<<16 | uint64(fp[435])<<24 | uint64(fp[436])<<32 | uint64(fp[437])<<40 | uint64(fp[438])<<48 | uint64(fp[439])<<56
+	// 262: jle %r3, %r4, +4 (to 267)
+	if r3 <= r4 {
+		goto U267
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 263: stxdw [%r10-80], %r3
+	runtime.PutLE64(fp[432:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 264: stxw [%r8], %r2
+	m.Store32At(r8, r2, 264)
+	// 265: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 266: mov %r3, %r4
+	r3 = r4
+	b -= 4
+U267:
+	// 267: mov %r4, %r10
+	r4 = r10
+	// 268: add %r4, -88
+	r4 -= 88
+	// 269: ldxdw %r5, [%r10-152]
+	r5 = uint64(fp[360]) | uint64(fp[361])<<8 | uint64(fp[362])<<16 | uint64(fp[363])<<24 | uint64(fp[364])<<32 | uint64(fp[365])<<40 | uint64(fp[366])<<48 | uint64(fp[367])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 270: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 270)
+	// 271: jeq32 %r0, 512, -47 (to 225)
+	if uint32(r0) == 512 {
+		b -= 22
+		goto U225
+	}
+	// 272: ldxdw %r4, [%r10-88]
+	r4 = uint64(fp[424]) | uint64(fp[425])<<8 | uint64(fp[426])<<16 | uint64(fp[427])<<24 | uint64(fp[428])<<32 | uint64(fp[429])<<40 | uint64(fp[430])<<48 | uint64(fp[431])<<56
+	// 273: jle %r3, %r4, +5 (to 279)
+	if r3 <= r4 {
+		goto U279
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 274: stxdw [%r10-88], %r3
+	runtime.PutLE64(fp[424:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 275: ldxdw %r3, [%r10-152]
+	r3 = uint64(fp[360]) | uint64(fp[361])<<8 | uint64(fp[362])<<16 | uint64(fp[363])<<24 | uint64(fp[364])<<32 | uint64(fp[365])<<40 | uint64(fp[366])<<48 | uint64(fp[367])<<56
+	// 276: stxw [%r3], %r2
+	m.Store32At(r3, r2, 276)
+	// 277: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 278: mov %r3, %r4
+	r3 = r4
+	b -= 5
+U279:
+	// 279: mov %r4, %r10
+	r4 = r10
+	// 280: add %r4, -96
+	r4 -= 96
+	// 281: ldxdw %r5, [%r10-168]
+	r5 = uint64(fp[344]) | uint64(fp[345])<<8 | uint64(fp[346])<<16 | uint64(fp[347])<<24 | uint64(fp[348])<<32 | uint64(fp[349])<<40 | uint64(fp[350])<<48 | uint64(fp[351])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 282: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 282)
+	// 283: jeq32 %r0, 512, -59 (to 225)
+	if uint32(r0) == 512 {
+		b -= 29
+		goto U225
+	}
+	// 284: ldxdw %r4, [%r10-96]
+	r4 = uint64(fp[416]) | uint64(fp[417])<<8 | uint64(fp[418])<<16 | uint64(fp[419])<<24 | uint64(fp[420])<<32 | uint64(fp[421])<<40 | uint64(fp[422])<<48 | uint64(fp[423])<<56
+	// 285: jle %r3, %r4, +5 (to 291)
+	if r3 <= r4 {
+		goto U291
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 286: stxdw [%r10-96], %r3
+	runtime.PutLE64(fp[416:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 287: ldxdw %r3, [%r10-168]
+	r3 = uint64(fp[344]) | uint64(fp[345])<<8 | uint64(fp[346])<<16 | uint64(fp[347])<<24 | uint64(fp[348])<<32 | uint64(fp[349])<<40 | uint64(fp[350])<<48 | uint64(fp[351])<<56
+	// 288: stxw [%r3], %r2
+	m.Store32At(r3, r2, 288)
+	// 289: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 290: mov %r3, %r4
+	r3 = r4
+	b -= 5
+U291:
+	// 291: mov %r4, %r10
+	r4 = r10
+	// 292: add %r4, -104
+	r4 -= 104
+	// 293: ldxdw %r5, [%r10-176]
+	r5 = uint64(fp[336]) | uint64(fp[337])<<8 | uint64(fp[338])<<16 | uint64(fp[339])<<24 | uint64(fp[340])<<32 | uint64(fp[341])<<40 | uint64(fp[342])<<48 | uint64(fp[343])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 294: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 294)
+	// 295: jeq32 %r0, 512, -71 (to 225)
+	if uint32(r0) == 512 {
+		b -= 36
+		goto U225
+	}
+	// 296: ldxdw %r4, [%r10-104]
+	r4 = uint64(fp[408]) | uint64(fp[409])<<8 | uint64(fp[410])<<16 | uint64(fp[411])<<24 | uint64(fp[412])<<32 | uint64(fp[413])<<40 | uint64(fp[414])<<48 | uint64(fp[415])<<56
+	// 297: jle %r3, %r4, +5 (to 303)
+	if r3 <= r4 {
+		goto U303
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 298: stxdw [%r10-104], %r3
+	runtime.PutLE64(fp[408:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 299: ldxdw %r3, [%r10-176]
+	r3 = uint64(fp[336]) | uint64(fp[337])<<8 | uint64(fp[338])<<16 | uint64(fp[339])<<24 | uint64(fp[340])<<32 | uint64(fp[341])<<40 | uint64(fp[342])<<48 | uint64(fp[343])<<56
+	// 300: stxw [%r3], %r2
+	m.Store32At(r3, r2, 300)
+	// 301: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 302: mov %r3, %r4
+	r3 = r4
+	b -= 5
+U303:
+	// 303: mov %r4, %r10
+	r4 = r10
+	// 304: add %r4, -112
+	r4 -= 112
+	// 305: ldxdw %r5, [%r10-184]
+	r5 = uint64(fp[328]) | uint64(fp[329])<<8 | uint64(fp[330])<<16 | uint64(fp[331])<<24 | uint64(fp[332])<<32 | uint64(fp[333])<<40 | uint64(fp[334])<<48 | uint64(fp[335])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 306: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 306)
+	// 307: jeq32 %r0, 512, -83 (to 225)
+	if uint32(r0) == 512 {
+		b -= 43
+		goto U225
+	}
+	// 308: ldxdw %r4, [%r10-112]
+	r4 = uint64(fp[400]) | uint64(fp[401])<<8 | uint64(fp[402])<<16 | uint64(fp[403])<<24 | uint64(fp[404])<<32 | uint64(fp[405])<<40 | uint64(fp[406])<<48 | uint64(fp[407])<<56
+	// 309: jle %r3, %r4, +5 (to 315)
+	if r3 <= r4 {
+		goto U315
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 310: stxdw [%r10-112], %r3
+	runtime.PutLE64(fp[400:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 311: ldxdw %r3, [%r10-184]
+	r3 = uint64(fp[328]) | uint64(fp[329])<<8 | uint64(fp[330])<<16 | uint64(fp[331])<<24 | uint64(fp[332])<<32 | uint64(fp[333])<<40 | uint64(fp[334])<<48 | uint64(fp[335])<<56
+	// 312: stxw [%r3], %r2
+	m.Store32At(r3, r2, 312)
+	// 313: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 314: mov %r3, %r4
+	r3 = r4
+	b -= 5
+U315:
+	// 315: mov %r4, %r10
+	r4 = r10
+	// 316: add %r4, -120
+	r4 -= 120
+	// 317: ldxdw %r5, [%r10-192]
+	r5 = uint64(fp[320]) | uint64(fp[321])<<8 | uint64(fp[322])<<16 | uint64(fp[323])<<24 | uint64(fp[324])<<32 | uint64(fp[325])<<40 | uint64(fp[326])<<48 | uint64(fp[327])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 318: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 318)
+	// 319: jeq32 %r0, 512, -95 (to 225)
+	if uint32(r0) == 512 {
+		b -= 50
+		goto U225
+	}
+	// 320: ldxdw %r4, [%r10-120]
+	r4 = uint64(fp[392]) | uint64(fp[393])<<8 | uint64(fp[394])<<16 | uint64(fp[395])<<24 | uint64(fp[396])<<32 | uint64(fp[397])<<40 | uint64(fp[398])<<48 | uint64(fp[399])<<56
+	// 321: jle %r3, %r4, +5 (to 327)
+	if r3 <= r4 {
+		goto U327
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 322: stxdw [%r10-120], %r3
+	runtime.PutLE64(fp[392:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 323: ldxdw %r3, [%r10-192]
+	r3 = uint64(fp[320]) | uint64(fp[321])<<8 | uint64(fp[322])<<16 | uint64(fp[323])<<24 | uint64(fp[324])<<32 | uint64(fp[325])<<40 | uint64(fp[326])<<48 | uint64(fp[327])<<56
+	// 324: stxw [%r3], %r2
+	m.Store32At(r3, r2, 324)
+	// 325: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 326: mov %r3, %r4
+	r3 = r4
+	b -= 5
+U327:
+	// 327: mov %r4, %r10
+	r4 = r10
+	// 328: add %r4, -128
+	r4 -= 128
+	// 329: ldxdw %r5, [%r10-200]
+	r5 = uint64(fp[312]) | uint64(fp[313])<<8 | uint64(fp[314])<<16 | uint64(fp[315])<<24 | uint64(fp[316])<<32 | uint64(fp[317])<<40 | uint64(fp[318])<<48 | uint64(fp[319])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 330: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 330)
+	// 331: jeq32 %r0, 512, -107 (to 225)
+	if uint32(r0) == 512 {
+		b -= 57
+		goto U225
+	}
+	// 332: ldxdw %r4, [%r10-128]
+	r4 = uint64(fp[384]) | uint64(fp[385])<<8 | uint64(fp[386])<<16 | uint64(fp[387])<<24 | uint64(fp[388])<<32 | uint64(fp[389])<<40 | uint64(fp[390])<<48 | uint64(fp[391])<<56
+	// 333: jle %r3, %r4, +5 (to 339)
+	if r3 <= r4 {
+		goto U339
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 334: stxdw [%r10-128], %r3
+	runtime.PutLE64(fp[384:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 335: ldxdw %r3, [%r10-200]
+	r3 = uint64(fp[312]) | uint64(fp[313])<<8 | uint64(fp[314])<<16 | uint64(fp[315])<<24 | uint64(fp[316])<<32 | uint64(fp[317])<<40 | uint64(fp[318])<<48 | uint64(fp[319])<<56
+	// 336: stxw [%r3], %r2
+	m.Store32At(r3, r2, 336)
+	// 337: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 338: mov %r3, %r4
+	r3 = r4
+	b -= 5
+U339:
+	// 339: mov %r4, %r10
+	r4 = r10
+	// 340: add %r4, -136
+	r4 -= 136
+	// 341: ldxdw %r5, [%r10-208]
+	r5 = uint64(fp[304]) | uint64(fp[305])<<8 | uint64(fp[306])<<16 | uint64(fp[307])<<24 | uint64(fp[308])<<32 | uint64(fp[309])<<40 | uint64(fp[310])<<48 | uint64(fp[311])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 342: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 342)
+	// 343: jeq32 %r0, 512, -119 (to 225)
+	if uint32(r0) == 512 {
+		b -= 64
+		goto U225
+	}
+	// 344: ldxdw %r4, [%r10-136]
+	r4 = uint64(fp[376]) | uint64(fp[377])<<8 | uint64(fp[378])<<16 | uint64(fp[379])<<24 | uint64(fp[380])<<32 | uint64(fp[381])<<40 | uint64(fp[382])<<48 | uint64(fp[383])<<56
+	// 345: jle %r3, %r4, -119 (to 227)
+	if r3 <= r4 {
+		b -= 73
+		goto U227
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 346: stxdw [%r10-136], %r3
+	runtime.PutLE64(fp[376:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 347: ldxdw %r3, [%r10-208]
+	r3 = uint64(fp[304]) | uint64(fp[305])<<8 | uint64(fp[306])<<16 | uint64(fp[307])<<24 | uint64(fp[308])<<32 | uint64(fp[309])<<40 | uint64(fp[310])<<48 | uint64(fp[311])<<56
+	// 348: stxw [%r3], %r2
+	m.Store32At(r3, r2, 348)
+	// 349: ja -123 (to 227)
+	b -= 77
+	goto U227
+U350:
+	// syslat.bpf.c:207: if (!print)
+	// 350: ldxw %r1, [%r10-160]
+	r1 = uint64(fp[352]) | uint64(fp[353])<<8 | uint64(fp[354])<<16 | uint64(fp[355])<<24
+	// 351: jeq32 %r1, 0, +61 (to 413)
+	if uint32(r1) == 0 {
+		goto L413
+	}
+	// syslat.bpf.c:171: skelgen_printf("%8s %10s %12s %10s %10s %8s\n", "SYSCALL", "COUNT", "TOTAL_us", "AVG_us", "MAX_us", "SLOW");
+	// 352: lddw %r1, value:2+52
+	r1 = 0xc00000034
+	// 354: stxdw [%r10-16], %r1
+	runtime.PutLE64(fp[496:], r1)
+	// 355: lddw %r1, value:2+45
+	r1 = 0xc0000002d
+	// 357: stxdw [%r10-24], %r1
+	runtime.PutLE64(fp[488:], r1)
+	// 358: lddw %r1, value:2+38
+	r1 = 0xc00000026
+	// 360: stxdw [%r10-32], %r1
+	runtime.PutLE64(fp[480:], r1)
+	// 361: lddw %r1, value:2+29
+	r1 = 0xc0000001d
+	// 363: stxdw [%r10-40], %r1
+	runtime.PutLE64(fp[472:], r1)
+	// 364: lddw %r1, value:2+23
+	r1 = 0xc00000017
+	// 366: stxdw [%r10-48], %r1
+	runtime.PutLE64(fp[464:], r1)
+	// 367: lddw %r1, value:2+15
+	r1 = 0xc0000000f
+	// 369: stxdw [%r10-56], %r1
+	runtime.PutLE64(fp[456:], r1)
+	// 370: mov %r3, %r10
+	r3 = r10
+	// 371: add %r3, -56
+	r3 -= 56
+	// 372: lddw %r1, value:1+290
+	r1 = 0xb00000122
+	// 374: mov32 %r2, 29
+	r2 = 29
+	// 375: mov32 %r4, 48
+	r4 = 48
+	// 376: call runtime 0
+	r0 = m.CallAt(376, r1, r2, r3, r4, r5)
+	// 377: mov %r8, 0
+	r8 = 0
+	// 378: ja +2 (to 381)
+	goto L381
+U379:
+	// syslat.bpf.c:210: for (int i = 0; i < TOP; i++) {
+	// 379: add %r8, 4
+	r8 += 4
+	// 380: jeq %r8, 40, +32 (to 413)
+	if r8 == 40 {
+		b += 7
+		goto L413
+	}
+	b += 34
+	goto L381
+U381:
+	// syslat.bpf.c:211: __u32 id = top[i];
+	// 381: mov %r1, %r6
+	r1 = runtime.Opaque(r6)
+	// 382: add %r1, %r8
+	r1 += r8
+	// 383: ldxw %r1, [%r1]
+	r1 = m.Load32At(r1, 383)
+	// 384: stxw [%r10-140], %r1
+	runtime.PutLE32(fp[372:], r1)
+	// syslat.bpf.c:212: if (id == MAX_SYSCALLS)
+	// 385: jeq32 %r1, 512, +27 (to 413)
+	if uint32(r1) == 512 {
+		b -= 32
+		goto L413
+	}
+	// 386: mov %r2, %r10
+	r2 = r10
+	// 387: add %r2, -140
+	r2 -= 140
+	// syslat.bpf.c:214: struct stat *s = bpf_map_lookup_elem(map, &id);
+	// 388: mov %r1, %r7
+	r1 = runtime.Opaque(r7)
+	// 389: call 1
+	r0 = m.LookupAt(389, r1, r2, r3, r4, r5)
+	// syslat.bpf.c:215: if (s)
+	// 390: jeq %r0, 0, -12 (to 379)
+	if r0 == 0 {
+		b -= 46
+		goto U379
+	}
+	// syslat.bpf.c:216: print_row(id, s);
+	// 391: ldxw %r1, [%r10-140]
+	r1 = uint64(fp[372]) | uint64(fp[373])<<8 | uint64(fp[374])<<16 | uint64(fp[375])<<24
+	// syslat.bpf.c:176: skelgen_printf("%8u %10llu %12llu %10llu %10llu %8llu\n", id, s->count, s->total_ns / 1000,
+	// 392: stxdw [%r10-56], %r1
+	runtime.PutLE64(fp[456:], r1)
+	// Instructions 393 to 403 access r0 at constant offsets: when the span they
+	// reach is in its region, run a copy that checks it once.
+	if s393, ok := m.BlockSpan(r0, 32, false); ok {
+		v393 := runtime.WindowOf[[32]byte](s393).At(0)
+		// 393: ldxdw %r1, [%r0] (span checked)
+		r1 = uint64(v393[0]) | uint64(v393[1])<<8 | uint64(v393[2])<<16 | uint64(v393[3])<<24 | uint64(v393[4])<<32 | uint64(v393[5])<<40 | uint64(v393[6])<<48 | uint64(v393[7])<<56
+		// 394: stxdw [%r10-48], %r1 (span checked)
+		runtime.PutLE64(fp[464:], r1)
+		// 395: ldxdw %r2, [%r0+8] (span checked)
+		r2 = uint64(v393[8]) | uint64(v393[9])<<8 | uint64(v393[10])<<16 | uint64(v393[11])<<24 | uint64(v393[12])<<32 | uint64(v393[13])<<40 | uint64(v393[14])<<48 | uint64(v393[15])<<56
+		// 396: div %r2, 1000 (span checked)
+		r2 /= 1000
+		// 397: stxdw [%r10-40], %r2 (span checked)
+		runtime.PutLE64(fp[472:], r2)
+		// 398: div %r2, %r1 (span checked)
+		if r1 != 0 {
+			r2 /= r1
+		} else {
+			r2 = 0
+		}
+		// 399: stxdw [%r10-32], %r2 (span checked)
+		runtime.PutLE64(fp[480:], r2)
+		// 400: ldxdw %r1, [%r0+16] (span checked)
+		r1 = uint64(v393[16]) | uint64(v393[17])<<8 | uint64(v393[18])<<16 | uint64(v393[19])<<24 | uint64(v393[20])<<32 | uint64(v393[21])<<40 | uint64(v393[22])<<48 | uint64(v393[23])<<56
+		// 401: div %r1, 1000 (span checked)
+		r1 /= 1000
+		// 402: stxdw [%r10-24], %r1 (span checked)
+		runtime.PutLE64(fp[488:], r1)
+		// 403: ldxdw %r1, [%r0+24] (span checked)
+		r1 = uint64(v393[24]) | uint64(v393[25])<<8 | uint64(v393[26])<<16 | uint64(v393[27])<<24 | uint64(v393[28])<<32 | uint64(v393[29])<<40 | uint64(v393[30])<<48 | uint64(v393[31])<<56
+	} else {
+		// 393: ldxdw %r1, [%r0]
+		r1 = m.Load64At(r0, 393)
+		// 394: stxdw [%r10-48], %r1
+		runtime.PutLE64(fp[464:], r1)
+		// 395: ldxdw %r2, [%r0+8]
+		r2 = m.Load64At(r0+8, 395)
+		// 396: div %r2, 1000
+		r2 /= 1000
+		// 397: stxdw [%r10-40], %r2
+		runtime.PutLE64(fp[472:], r2)
+		// 398: div %r2, %r1
+		if r1 != 0 {
+			r2 /= r1
+		} else {
+			r2 = 0
+		}
+		// 399: stxdw [%r10-32], %r2
+		runtime.PutLE64(fp[480:], r2)
+		// 400: ldxdw %r1, [%r0+16]
+		r1 = m.Load64At(r0+16, 400)
+		// 401: div %r1, 1000
+		r1 /= 1000
+		// 402: stxdw [%r10-24], %r1
+		runtime.PutLE64(fp[488:], r1)
+		// 403: ldxdw %r1, [%r0+24]
+		r1 = m.Load64At(r0+24, 403)
+	}
+	// 404: stxdw [%r10-16], %r1
+	runtime.PutLE64(fp[496:], r1)
+	// 405: mov %r3, %r10
+	r3 = r10
+	// 406: add %r3, -56
+	r3 -= 56
+	// 407: lddw %r1, value:1+319
+	r1 = 0xb0000013f
+	// 409: mov32 %r2, 39
+	r2 = 39
+	// 410: mov32 %r4, 48
+	r4 = 48
+	// 411: call runtime 0
+	r0 = m.CallAt(411, r1, r2, r3, r4, r5)
+	// 412: ja -34 (to 379)
+	b -= 68
+	goto U379
 }
 
 // syslatOnSyscallTranslation returns the Go translation of program
@@ -2311,6 +3183,12 @@ L112:
 	runtime.CheckBudget(b-7, 115)
 	goto L235
 L116:
+	// When the budget covers the longest path from here to where control leaves
+	// instructions 100-237, 239-240, 242-243, 245-246, 248-249, 251-252, 254-257,
+	// 259-263, run their copy that checks none.
+	if b-6 >= 160 {
+		goto U116
+	}
 	// 116: mov %r2, %r10
 	r2 = r10
 	// 117: add %r2, -56
@@ -2740,6 +3618,11 @@ L264:
 	}
 	b += 34
 L266:
+	// When the budget covers the longest path from here to where control leaves
+	// instructions 264-292, 294-297, run their copy that checks none.
+	if b-36 >= 34 {
+		goto U266
+	}
 	// syslat.bpf.c:211: __u32 id = top[i];
 	// 266: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
@@ -2860,4 +3743,570 @@ L298:
 	b -= 10
 	runtime.CheckBudget(b, 298)
 	return r0, b, r5
+U100:
+	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
+	// 100: ldxw %r1, [%r10-56]
+	r1 = uint64(fp[456]) | uint64(fp[457])<<8 | uint64(fp[458])<<16 | uint64(fp[459])<<24
+	// syslat.bpf.c:190: if (!s || s->count == 0)
+	// 101: ldxdw %r2, [%r0]
+	r2 = m.Load64At(r0, 101)
+	// 102: jeq %r2, 0, +9 (to 112)
+	if r2 == 0 {
+		goto U112
+	}
+	// 103: mov %r4, %r10
+	r4 = r10
+	// 104: add %r4, -64
+	r4 -= 64
+	// syslat.bpf.c:192: __u64 t = s->total_ns;
+	// 105: ldxdw %r3, [%r0+8]
+	r3 = m.Load64At(r0+8, 105)
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 106: ldxw %r0, [%r6]
+	r0 = m.Load32At(r6, 106)
+	// 107: mov32 %r2, %r1
+	r2 = uint64(uint32(r1))
+	// 108: mov %r5, %r6
+	r5 = runtime.Opaque(r6)
+	// 109: jne32 %r0, 512, +13 (to 123)
+	if uint32(r0) != 512 {
+		goto U123
+	}
+U110:
+	// syslat.bpf.c:198: best[i] = t;
+	// 110: stxdw [%r4], %r3
+	m.Store64At(r4, r3, 110)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 111: stxw [%r5], %r2
+	m.Store32At(r5, r2, 111)
+	b -= 9
+U112:
+	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
+	// 112: add32 %r1, 1
+	r1 = uint64(uint32(r1) + 1)
+	// 113: stxw [%r10-56], %r1
+	runtime.PutLE32(fp[456:], r1)
+	// 114: jlt32 %r1, 512, +1 (to 116)
+	if uint32(r1) < 512 {
+		goto L116
+	}
+	// 115: ja +119 (to 235)
+	goto U235
+U116:
+	// 116: mov %r2, %r10
+	r2 = r10
+	// 117: add %r2, -56
+	r2 -= 56
+	// syslat.bpf.c:189: struct stat *s = bpf_map_lookup_elem(map, &id);
+	// 118: mov %r1, %r7
+	r1 = runtime.Opaque(r7)
+	// 119: call 1
+	r0 = m.LookupAt(119, r1, r2, r3, r4, r5)
+	// syslat.bpf.c:190: if (!s || s->count == 0)
+	// 120: jne %r0, 0, -21 (to 100)
+	if r0 != 0 {
+		b -= 11
+		goto U100
+	}
+	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
+	// 121: ldxw %r1, [%r10-56]
+	r1 = uint64(fp[456]) | uint64(fp[457])<<8 | uint64(fp[458])<<16 | uint64(fp[459])<<24
+	// syslat.bpf.c:190: if (!s || s->count == 0)
+	// 122: ja -11 (to 112)
+	b -= 10
+	goto U112
+U123:
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 123: ldxdw %r4, [%r10-64]
+	r4 = uint64(fp[448]) | uint64(fp[449])<<8 | uint64(fp[450])<<16 | uint64(fp[451])<<24 | uint64(fp[452])<<32 | uint64(fp[453])<<40 | uint64(fp[454])<<48 | uint64(fp[455])<<56
+	// 124: mov32 %r2, %r1
+	r2 = uint64(uint32(r1))
+	// 125: jle %r3, %r4, +4 (to 130)
+	if r3 <= r4 {
+		goto U130
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 126: stxdw [%r10-64], %r3
+	runtime.PutLE64(fp[448:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 127: stxw [%r6], %r1
+	m.Store32At(r6, r1, 127)
+	// 128: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 129: mov %r3, %r4
+	r3 = r4
+	b -= 4
+U130:
+	// 130: mov %r4, %r10
+	r4 = r10
+	// 131: add %r4, -72
+	r4 -= 72
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 132: ldxw %r0, [%r9]
+	r0 = m.Load32At(r9, 132)
+	// 133: mov %r5, %r9
+	r5 = runtime.Opaque(r9)
+	// 134: jeq32 %r0, 512, -25 (to 110)
+	if uint32(r0) == 512 {
+		b -= 8
+		goto U110
+	}
+	// 135: ldxdw %r4, [%r10-72]
+	r4 = uint64(fp[440]) | uint64(fp[441])<<8 | uint64(fp[442])<<16 | uint64(fp[443])<<24 | uint64(fp[444])<<32 | uint64(fp[445])<<40 | uint64(fp[446])<<48 | uint64(fp[447])<<56
+	// 136: jle %r3, %r4, +4 (to 141)
+	if r3 <= r4 {
+		goto U141
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 137: stxdw [%r10-72], %r3
+	runtime.PutLE64(fp[440:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 138: stxw [%r9], %r2
+	m.Store32At(r9, r2, 138)
+	// 139: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 140: mov %r3, %r4
+	r3 = r4
+	b -= 4
+U141:
+	// 141: mov %r4, %r10
+	r4 = r10
+	// 142: add %r4, -80
+	r4 -= 80
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 143: ldxw %r0, [%r8]
+	r0 = m.Load32At(r8, 143)
+	// 144: mov %r5, %r8
+	r5 = runtime.Opaque(r8)
+	// 145: jeq32 %r0, 512, -36 (to 110)
+	if uint32(r0) == 512 {
+		b -= 15
+		goto U110
+	}
+	// 146: ldxdw %r4, [%r10-80]
+	r4 = uint64(fp[432]) | uint64(fp[433])<<8 | uint64(fp[434])<<16 | uint64(fp[435])<<24 | uint64(fp[436])<<32 | uint64(fp[437])<<40 | uint64(fp[438])<<48 | uint64(fp[439])<<56
+	// 147: jle %r3, %r4, +4 (to 152)
+	if r3 <= r4 {
+		goto U152
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 148: stxdw [%r10-80], %r3
+	runtime.PutLE64(fp[432:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 149: stxw [%r8], %r2
+	m.Store32At(r8, r2, 149)
+	// 150: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 151: mov %r3, %r4
+	r3 = r4
+	b -= 4
+U152:
+	// 152: mov %r4, %r10
+	r4 = r10
+	// 153: add %r4, -88
+	r4 -= 88
+	// 154: ldxdw %r5, [%r10-152]
+	r5 = uint64(fp[360]) | uint64(fp[361])<<8 | uint64(fp[362])<<16 | uint64(fp[363])<<24 | uint64(fp[364])<<32 | uint64(fp[365])<<40 | uint64(fp[366])<<48 | uint64(fp[367])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 155: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 155)
+	// 156: jeq32 %r0, 512, -47 (to 110)
+	if uint32(r0) == 512 {
+		b -= 22
+		goto U110
+	}
+	// 157: ldxdw %r4, [%r10-88]
+	r4 = uint64(fp[424]) | uint64(fp[425])<<8 | uint64(fp[426])<<16 | uint64(fp[427])<<24 | uint64(fp[428])<<32 | uint64(fp[429])<<40 | uint64(fp[430])<<48 | uint64(fp[431])<<56
+	// 158: jle %r3, %r4, +5 (to 164)
+	if r3 <= r4 {
+		goto U164
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 159: stxdw [%r10-88], %r3
+	runtime.PutLE64(fp[424:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 160: ldxdw %r3, [%r10-152]
+	r3 = uint64(fp[360]) | uint64(fp[361])<<8 | uint64(fp[362])<<16 | uint64(fp[363])<<24 | uint64(fp[364])<<32 | uint64(fp[365])<<40 | uint64(fp[366])<<48 | uint64(fp[367])<<56
+	// 161: stxw [%r3], %r2
+	m.Store32At(r3, r2, 161)
+	// 162: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 163: mov %r3, %r4
+	r3 = r4
+	b -= 5
+U164:
+	// 164: mov %r4, %r10
+	r4 = r10
+	// 165: add %r4, -96
+	r4 -= 96
+	// 166: ldxdw %r5, [%r10-168]
+	r5 = uint64(fp[344]) | uint64(fp[345])<<8 | uint64(fp[346])<<16 | uint64(fp[347])<<24 | uint64(fp[348])<<32 | uint64(fp[349])<<40 | uint64(fp[350])<<48 | uint64(fp[351])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 167: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 167)
+	// 168: jeq32 %r0, 512, -59 (to 110)
+	if uint32(r0) == 512 {
+		b -= 29
+		goto U110
+	}
+	// 169: ldxdw %r4, [%r10-96]
+	r4 = uint64(fp[416]) | uint64(fp[417])<<8 | uint64(fp[418])<<16 | uint64(fp[419])<<24 | uint64(fp[420])<<32 | uint64(fp[421])<<40 | uint64(fp[422])<<48 | uint64(fp[423])<<56
+	// 170: jle %r3, %r4, +5 (to 176)
+	if r3 <= r4 {
+		goto U176
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 171: stxdw [%r10-96], %r3
+	runtime.PutLE64(fp[416:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 172: ldxdw %r3, [%r10-168]
+	r3 = uint64(fp[344]) | uint64(fp[345])<<8 | uint64(fp[346])<<16 | uint64(fp[347])<<24 | uint64(fp[348])<<32 | uint64(fp[349])<<40 | uint64(fp[350])<<48 | uint64(fp[351])<<56
+	// 173: stxw [%r3], %r2
+	m.Store32At(r3, r2, 173)
+	// 174: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 175: mov %r3, %r4
+	r3 = r4
+	b -= 5
+U176:
+	// 176: mov %r4, %r10
+	r4 = r10
+	// 177: add %r4, -104
+	r4 -= 104
+	// 178: ldxdw %r5, [%r10-176]
+	r5 = uint64(fp[336]) | uint64(fp[337])<<8 | uint64(fp[338])<<16 | uint64(fp[339])<<24 | uint64(fp[340])<<32 | uint64(fp[341])<<40 | uint64(fp[342])<<48 | uint64(fp[343])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 179: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 179)
+	// 180: jeq32 %r0, 512, -71 (to 110)
+	if uint32(r0) == 512 {
+		b -= 36
+		goto U110
+	}
+	// 181: ldxdw %r4, [%r10-104]
+	r4 = uint64(fp[408]) | uint64(fp[409])<<8 | uint64(fp[410])<<16 | uint64(fp[411])<<24 | uint64(fp[412])<<32 | uint64(fp[413])<<40 | uint64(fp[414])<<48 | uint64(fp[415])<<56
+	// 182: jle %r3, %r4, +5 (to 188)
+	if r3 <= r4 {
+		goto U188
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 183: stxdw [%r10-104], %r3
+	runtime.PutLE64(fp[408:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 184: ldxdw %r3, [%r10-176]
+	r3 = uint64(fp[336]) | uint64(fp[337])<<8 | uint64(fp[338])<<16 | uint64(fp[339])<<24 | uint64(fp[340])<<32 | uint64(fp[341])<<40 | uint64(fp[342])<<48 | uint64(fp[343])<<56
+	// 185: stxw [%r3], %r2
+	m.Store32At(r3, r2, 185)
+	// 186: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 187: mov %r3, %r4
+	r3 = r4
+	b -= 5
+U188:
+	// 188: mov %r4, %r10
+	r4 = r10
+	// 189: add %r4, -112
+	r4 -= 112
+	// 190: ldxdw %r5, [%r10-184]
+	r5 = uint64(fp[328]) | uint64(fp[329])<<8 | uint64(fp[330])<<16 | uint64(fp[331])<<24 | uint64(fp[332])<<32 | uint64(fp[333])<<40 | uint64(fp[334])<<48 | uint64(fp[335])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 191: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 191)
+	// 192: jeq32 %r0, 512, -83 (to 110)
+	if uint32(r0) == 512 {
+		b -= 43
+		goto U110
+	}
+	// 193: ldxdw %r4, [%r10-112]
+	r4 = uint64(fp[400]) | uint64(fp[401])<<8 | uint64(fp[402])<<16 | uint64(fp[403])<<24 | uint64(fp[404])<<32 | uint64(fp[405])<<40 | uint64(fp[406])<<48 | uint64(fp[407])<<56
+	// 194: jle %r3, %r4, +5 (to 200)
+	if r3 <= r4 {
+		goto U200
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 195: stxdw [%r10-112], %r3
+	runtime.PutLE64(fp[400:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 196: ldxdw %r3, [%r10-184]
+	r3 = uint64(fp[328]) | uint64(fp[329])<<8 | uint64(fp[330])<<16 | uint64(fp[331])<<24 | uint64(fp[332])<<32 | uint64(fp[333])<<40 | uint64(fp[334])<<48 | uint64(fp[335])<<56
+	// 197: stxw [%r3], %r2
+	m.Store32At(r3, r2, 197)
+	// 198: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 199: mov %r3, %r4
+	r3 = r4
+	b -= 5
+U200:
+	// 200: mov %r4, %r10
+	r4 = r10
+	// 201: add %r4, -120
+	r4 -= 120
+	// 202: ldxdw %r5, [%r10-192]
+	r5 = uint64(fp[320]) | uint64(fp[321])<<8 | uint64(fp[322])<<16 | uint64(fp[323])<<24 | uint64(fp[324])<<32 | uint64(fp[325])<<40 | uint64(fp[326])<<48 | uint64(fp[327])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 203: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 203)
+	// 204: jeq32 %r0, 512, -95 (to 110)
+	if uint32(r0) == 512 {
+		b -= 50
+		goto U110
+	}
+	// 205: ldxdw %r4, [%r10-120]
+	r4 = uint64(fp[392]) | uint64(fp[393])<<8 | uint64(fp[394])<<16 | uint64(fp[395])<<24 | uint64(fp[396])<<32 | uint64(fp[397])<<40 | uint64(fp[398])<<48 | uint64(fp[399])<<56
+	// 206: jle %r3, %r4, +5 (to 212)
+	if r3 <= r4 {
+		goto U212
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 207: stxdw [%r10-120], %r3
+	runtime.PutLE64(fp[392:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 208: ldxdw %r3, [%r10-192]
+	r3 = uint64(fp[320]) | uint64(fp[321])<<8 | uint64(fp[322])<<16 | uint64(fp[323])<<24 | uint64(fp[324])<<32 | uint64(fp[325])<<40 | uint64(fp[326])<<48 | uint64(fp[327])<<56
+	// 209: stxw [%r3], %r2
+	m.Store32At(r3, r2, 209)
+	// 210: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 211: mov %r3, %r4
+	r3 = r4
+	b -= 5
+U212:
+	// 212: mov %r4, %r10
+	r4 = r10
+	// 213: add %r4, -128
+	r4 -= 128
+	// 214: ldxdw %r5, [%r10-200]
+	r5 = uint64(fp[312]) | uint64(fp[313])<<8 | uint64(fp[314])<<16 | uint64(fp[315])<<24 | uint64(fp[316])<<32 | uint64(fp[317])<<40 | uint64(fp[318])<<48 | uint64(fp[319])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 215: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 215)
+	// 216: jeq32 %r0, 512, -107 (to 110)
+	if uint32(r0) == 512 {
+		b -= 57
+		goto U110
+	}
+	// 217: ldxdw %r4, [%r10-128]
+	r4 = uint64(fp[384]) | uint64(fp[385])<<8 | uint64(fp[386])<<16 | uint64(fp[387])<<24 | uint64(fp[388])<<32 | uint64(fp[389])<<40 | uint64(fp[390])<<48 | uint64(fp[391])<<56
+	// 218: jle %r3, %r4, +5 (to 224)
+	if r3 <= r4 {
+		goto U224
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 219: stxdw [%r10-128], %r3
+	runtime.PutLE64(fp[384:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 220: ldxdw %r3, [%r10-200]
+	r3 = uint64(fp[312]) | uint64(fp[313])<<8 | uint64(fp[314])<<16 | uint64(fp[315])<<24 | uint64(fp[316])<<32 | uint64(fp[317])<<40 | uint64(fp[318])<<48 | uint64(fp[319])<<56
+	// 221: stxw [%r3], %r2
+	m.Store32At(r3, r2, 221)
+	// 222: mov32 %r2, %r0
+	r2 = uint64(uint32(r0))
+	// 223: mov %r3, %r4
+	r3 = r4
+	b -= 5
+U224:
+	// 224: mov %r4, %r10
+	r4 = r10
+	// 225: add %r4, -136
+	r4 -= 136
+	// 226: ldxdw %r5, [%r10-208]
+	r5 = uint64(fp[304]) | uint64(fp[305])<<8 | uint64(fp[306])<<16 | uint64(fp[307])<<24 | uint64(fp[308])<<32 | uint64(fp[309])<<40 | uint64(fp[310])<<48 | uint64(fp[311])<<56
+	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
+	// 227: ldxw %r0, [%r5]
+	r0 = m.Load32At(r5, 227)
+	// 228: jeq32 %r0, 512, -119 (to 110)
+	if uint32(r0) == 512 {
+		b -= 64
+		goto U110
+	}
+	// 229: ldxdw %r4, [%r10-136]
+	r4 = uint64(fp[376]) | uint64(fp[377])<<8 | uint64(fp[378])<<16 | uint64(fp[379])<<24 | uint64(fp[380])<<32 | uint64(fp[381])<<40 | uint64(fp[382])<<48 | uint64(fp[383])<<56
+	// 230: jle %r3, %r4, -119 (to 112)
+	if r3 <= r4 {
+		b -= 73
+		goto U112
+	}
+	// syslat.bpf.c:198: best[i] = t;
+	// 231: stxdw [%r10-136], %r3
+	runtime.PutLE64(fp[376:], r3)
+	// syslat.bpf.c:199: top[i] = cur;
+	// 232: ldxdw %r3, [%r10-208]
+	r3 = uint64(fp[304]) | uint64(fp[305])<<8 | uint64(fp[306])<<16 | uint64(fp[307])<<24 | uint64(fp[308])<<32 | uint64(fp[309])<<40 | uint64(fp[310])<<48 | uint64(fp[311])<<56
+	// 233: stxw [%r3], %r2
+	m.Store32At(r3, r2, 233)
+	// 234: ja -123 (to 112)
+	b -= 77
+	goto U112
+U235:
+	// syslat.bpf.c:207: if (!print)
+	// 235: ldxw %r1, [%r10-160]
+	r1 = uint64(fp[352]) | uint64(fp[353])<<8 | uint64(fp[354])<<16 | uint64(fp[355])<<24
+	// 236: jeq32 %r1, 0, +61 (to 298)
+	if uint32(r1) == 0 {
+		goto L298
+	}
+	// syslat.bpf.c:171: skelgen_printf("%8s %10s %12s %10s %10s %8s\n", "SYSCALL", "COUNT", "TOTAL_us", "AVG_us", "MAX_us", "SLOW");
+	// 237: lddw %r1, value:3+52
+	r1 = 0xc00000034
+	// 239: stxdw [%r10-16], %r1
+	runtime.PutLE64(fp[496:], r1)
+	// 240: lddw %r1, value:3+45
+	r1 = 0xc0000002d
+	// 242: stxdw [%r10-24], %r1
+	runtime.PutLE64(fp[488:], r1)
+	// 243: lddw %r1, value:3+38
+	r1 = 0xc00000026
+	// 245: stxdw [%r10-32], %r1
+	runtime.PutLE64(fp[480:], r1)
+	// 246: lddw %r1, value:3+29
+	r1 = 0xc0000001d
+	// 248: stxdw [%r10-40], %r1
+	runtime.PutLE64(fp[472:], r1)
+	// 249: lddw %r1, value:3+23
+	r1 = 0xc00000017
+	// 251: stxdw [%r10-48], %r1
+	runtime.PutLE64(fp[464:], r1)
+	// 252: lddw %r1, value:3+15
+	r1 = 0xc0000000f
+	// 254: stxdw [%r10-56], %r1
+	runtime.PutLE64(fp[456:], r1)
+	// 255: mov %r3, %r10
+	r3 = r10
+	// 256: add %r3, -56
+	r3 -= 56
+	// 257: lddw %r1, value:1+290
+	r1 = 0xb00000122
+	// 259: mov32 %r2, 29
+	r2 = 29
+	// 260: mov32 %r4, 48
+	r4 = 48
+	// 261: call runtime 0
+	r0 = m.CallAt(261, r1, r2, r3, r4, r5)
+	// 262: mov %r8, 0
+	r8 = 0
+	// 263: ja +2 (to 266)
+	goto L266
+U264:
+	// syslat.bpf.c:210: for (int i = 0; i < TOP; i++) {
+	// 264: add %r8, 4
+	r8 += 4
+	// 265: jeq %r8, 40, +32 (to 298)
+	if r8 == 40 {
+		b += 7
+		goto L298
+	}
+	b += 34
+	goto L266
+U266:
+	// syslat.bpf.c:211: __u32 id = top[i];
+	// 266: mov %r1, %r6
+	r1 = runtime.Opaque(r6)
+	// 267: add %r1, %r8
+	r1 += r8
+	// 268: ldxw %r1, [%r1]
+	r1 = m.Load32At(r1, 268)
+	// 269: stxw [%r10-140], %r1
+	runtime.PutLE32(fp[372:], r1)
+	// syslat.bpf.c:212: if (id == MAX_SYSCALLS)
+	// 270: jeq32 %r1, 512, +27 (to 298)
+	if uint32(r1) == 512 {
+		b -= 32
+		goto L298
+	}
+	// 271: mov %r2, %r10
+	r2 = r10
+	// 272: add %r2, -140
+	r2 -= 140
+	// syslat.bpf.c:214: struct stat *s = bpf_map_lookup_elem(map, &id);
+	// 273: mov %r1, %r7
+	r1 = runtime.Opaque(r7)
+	// 274: call 1
+	r0 = m.LookupAt(274, r1, r2, r3, r4, r5)
+	// syslat.bpf.c:215: if (s)
+	// 275: jeq %r0, 0, -12 (to 264)
+	if r0 == 0 {
+		b -= 46
+		goto U264
+	}
+	// syslat.bpf.c:216: print_row(id, s);
+	// 276: ldxw %r1, [%r10-140]
+	r1 = uint64(fp[372]) | uint64(fp[373])<<8 | uint64(fp[374])<<16 | uint64(fp[375])<<24
+	// syslat.bpf.c:176: skelgen_printf("%8u %10llu %12llu %10llu %10llu %8llu\n", id, s->count, s->total_ns / 1000,
+	// 277: stxdw [%r10-56], %r1
+	runtime.PutLE64(fp[456:], r1)
+	// Instructions 278 to 288 access r0 at constant offsets: when the span they
+	// reach is in its region, run a copy that checks it once.
+	if s278, ok := m.BlockSpan(r0, 32, false); ok {
+		v278 := runtime.WindowOf[[32]byte](s278).At(0)
+		// 278: ldxdw %r1, [%r0] (span checked)
+		r1 = uint64(v278[0]) | uint64(v278[1])<<8 | uint64(v278[2])<<16 | uint64(v278[3])<<24 | uint64(v278[4])<<32 | uint64(v278[5])<<40 | uint64(v278[6])<<48 | uint64(v278[7])<<56
+		// 279: stxdw [%r10-48], %r1 (span checked)
+		runtime.PutLE64(fp[464:], r1)
+		// 280: ldxdw %r2, [%r0+8] (span checked)
+		r2 = uint64(v278[8]) | uint64(v278[9])<<8 | uint64(v278[10])<<16 | uint64(v278[11])<<24 | uint64(v278[12])<<32 | uint64(v278[13])<<40 | uint64(v278[14])<<48 | uint64(v278[15])<<56
+		// 281: div %r2, 1000 (span checked)
+		r2 /= 1000
+		// 282: stxdw [%r10-40], %r2 (span checked)
+		runtime.PutLE64(fp[472:], r2)
+		// 283: div %r2, %r1 (span checked)
+		if r1 != 0 {
+			r2 /= r1
+		} else {
+			r2 = 0
+		}
+		// 284: stxdw [%r10-32], %r2 (span checked)
+		runtime.PutLE64(fp[480:], r2)
+		// 285: ldxdw %r1, [%r0+16] (span checked)
+		r1 = uint64(v278[16]) | uint64(v278[17])<<8 | uint64(v278[18])<<16 | uint64(v278[19])<<24 | uint64(v278[20])<<32 | uint64(v278[21])<<40 | uint64(v278[22])<<48 | uint64(v278[23])<<56
+		// 286: div %r1, 1000 (span checked)
+		r1 /= 1000
+		// 287: stxdw [%r10-24], %r1 (span checked)
+		runtime.PutLE64(fp[488:], r1)
+		// 288: ldxdw %r1, [%r0+24] (span checked)
+		r1 = uint64(v278[24]) | uint64(v278[25])<<8 | uint64(v278[26])<<16 | uint64(v278[27])<<24 | uint64(v278[28])<<32 | uint64(v278[29])<<40 | uint64(v278[30])<<48 | uint64(v278[31])<<56
+	} else {
+		// 278: ldxdw %r1, [%r0]
+		r1 = m.Load64At(r0, 278)
+		// 279: stxdw [%r10-48], %r1
+		runtime.PutLE64(fp[464:], r1)
+		// 280: ldxdw %r2, [%r0+8]
+		r2 = m.Load64At(r0+8, 280)
+		// 281: div %r2, 1000
+		r2 /= 1000
+		// 282: stxdw [%r10-40], %r2
+		runtime.PutLE64(fp[472:], r2)
+		// 283: div %r2, %r1
+		if r1 != 0 {
+			r2 /= r1
+		} else {
+			r2 = 0
+		}
+		// 284: stxdw [%r10-32], %r2
+		runtime.PutLE64(fp[480:], r2)
+		// 285: ldxdw %r1, [%r0+16]
+		r1 = m.Load64At(r0+16, 285)
+		// 286: div %r1, 1000
+		r1 /= 1000
+		// 287: stxdw [%r10-24], %r1
+		runtime.PutLE64(fp[488:], r1)
+		// 288: ldxdw %r1, [%r0+24]
+		r1 = m.Load64At(r0+24, 288)
+	}
+	// 289: stxdw [%r10-16], %r1
+	runtime.PutLE64(fp[496:], r1)
+	// 290: mov %r3, %r10
+	r3 = r10
+	// 291: add %r3, -56
+	r3 -= 56
+	// 292: lddw %r1, value:1+319
+	r1 = 0xb0000013f
+	// 294: mov32 %r2, 39
+	r2 = 39
+	// 295: mov32 %r4, 48
+	r4 = 48
+	// 296: call runtime 0
+	r0 = m.CallAt(296, r1, r2, r3, r4, r5)
+	// 297: ja -34 (to 264)
+	b -= 68
+	goto U264
 }

@@ -2,8 +2,11 @@ package aot
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/skelgen/skelgen/runtime"
 )
 
 // TestBudgetAtForwardJumps runs programs whose taken forward jumps go on
@@ -58,5 +61,145 @@ func TestBudgetAtForwardJumps(t *testing.T) {
 	}
 	if budget == 0 {
 		t.Error("no run ran out of budget")
+	}
+}
+
+// dispatchProgram is random program i of seed: a loop of a few
+// iterations around a compare tree (a switch) or an if-else chain on a
+// register loaded from the context, whose arms do random arithmetic and
+// memory accesses, some calling a function, inside another loop now and
+// then; the counter steps by one or two, so that the hoister takes none of
+// them and the budget regions alone decide where the budget is checked.
+func dispatchProgram(seed uint64, i int) aotCase {
+	g := &progGen{rnd: rand.New(rand.NewPCG(seed, uint64(i))), nfuncs: 2, funcs: make([]int, 2)}
+	g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 6, Src: 1})
+	g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 8, Imm: int32(2 + g.rnd.IntN(10))})
+	outer := g.rnd.IntN(3) == 0
+	if outer {
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 9, Imm: 2})
+	}
+	top, inner, next := g.newLabel(), g.newLabel(), g.newLabel()
+	g.place(top)
+	g.place(inner)
+	g.inLoop = true
+	g.emit(runtime.Instruction{Opcode: runtime.OpLdxb, Dst: 2, Src: 6, Offset: int16(g.rnd.IntN(genCtxSize))})
+	g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 2, Src: 8})
+	arm := func() {
+		for range 1 + g.rnd.IntN(3) {
+			switch k := g.rnd.IntN(10); {
+			case k < 6:
+				g.alu()
+			case k < 9:
+				g.memory()
+			default:
+				g.items = append(g.items, genItem{in: runtime.Instruction{Opcode: runtime.OpCall, Src: runtime.PseudoCall}, jumpTo: -1, callTo: 1, funcAt: -1})
+			}
+		}
+	}
+	if g.rnd.IntN(2) == 0 {
+		g.emit(runtime.Instruction{Opcode: runtime.OpAndImm, Dst: 2, Imm: 31})
+		g.treeSplit(2, runtime.Opcode(runtime.ClassJMP), 0, 20+g.rnd.IntN(12), next)
+	} else {
+		for k := range 3 + g.rnd.IntN(6) {
+			other := g.newLabel()
+			g.jump(runtime.Instruction{Opcode: runtime.OpJgtImm, Dst: 2, Imm: int32(8*k + g.rnd.IntN(8))}, other)
+			arm()
+			g.jump(runtime.Instruction{Opcode: runtime.OpJa}, next)
+			g.place(other)
+		}
+		arm()
+	}
+	g.place(next)
+	g.emit(runtime.Instruction{Opcode: runtime.OpSubImm, Dst: 8, Imm: int32(1 + g.rnd.IntN(2))})
+	g.jump(runtime.Instruction{Opcode: runtime.OpJsgtImm, Dst: 8}, inner)
+	if outer {
+		g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 8, Imm: 3})
+		g.emit(runtime.Instruction{Opcode: runtime.OpSubImm, Dst: 9, Imm: 1})
+		g.jump(runtime.Instruction{Opcode: runtime.OpJneImm, Dst: 9}, top)
+	}
+	g.emit(runtime.Instruction{Opcode: runtime.OpExit})
+	// The function the arms call: a few statements, forward jumps
+	// included.
+	g.inLoop, g.fn, g.funcs[1] = false, 1, len(g.items)
+	end := g.newLabel()
+	for range 2 + g.rnd.IntN(3) {
+		g.statement(func() int { return end })
+	}
+	g.place(end)
+	g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 0, Imm: g.imm()})
+	g.emit(runtime.Instruction{Opcode: runtime.OpExit})
+	mem := make([]byte, genCtxSize)
+	for j := range mem {
+		mem[j] = byte(g.rnd.Uint32())
+	}
+	return aotCase{Name: fmt.Sprintf("dispatch_%d_%d", seed, i), Insns: g.resolve(), Mem: mem, Setup: "fuzz"}
+}
+
+// TestBudgetSweepDispatch runs random loops around a switch or an if-else
+// chain (dispatchProgram) with every budget from 1 to past what they need:
+// whether a region's proven copy or its checked code runs, the translation
+// must fail at the instruction the interpreter fails at, with the same r0
+// and memory, and leave the same budget when it does not fail.
+func TestBudgetSweepDispatch(t *testing.T) {
+	const programs, budgets = 24, 400
+	var cases []aotCase
+	for i := range programs {
+		c := dispatchProgram(7, i)
+		for b := uint64(1); b <= budgets; b++ {
+			c.Budget = b
+			c.Name = fmt.Sprintf("dispatch_7_%d/budget=%d", i, b)
+			cases = append(cases, c)
+		}
+	}
+	proven := 0
+	res := runEdited(t, cases, false, func(src []byte) []byte {
+		proven = strings.Count(string(src), "run their copy that checks none")
+		return src
+	})
+	if proven < programs/2 {
+		t.Errorf("%d proven copies in %d programs", proven, programs)
+	}
+	classes := map[string]int{}
+	for i, l := range res.Lines {
+		classes[errorClass(l.Interp.Err)]++
+		if d := l.disagreement(false); d != "" {
+			t.Errorf("%s: %s\nprogram:\n%s", l.Name, d, disasmCase(cases[i]))
+		}
+	}
+	if classes["budget"] == 0 || classes["ok"] == 0 {
+		t.Errorf("the budgets do not sweep across the programs' needs: %s", summary(classes))
+	}
+	t.Logf("%d proven copies; %s", proven, summary(classes))
+}
+
+// TestProvenCopyChecksNothing: in a loop the hoister does not take (its
+// counter steps by a register) around a compare tree or an if-else chain,
+// the copy that runs when the budget covers the loop's body checks the
+// budget nowhere, neither at the forward jumps of its arms nor at its back
+// edge; the guard before it compares once.
+func TestProvenCopyChecksNothing(t *testing.T) {
+	progs := []struct{ name, asm string }{
+		{"if_else", "mov %r0, 0\nmov %r7, 0\nloop:\nmov %r3, %r1\nadd %r3, %r7\nldxb %r2, [%r3]\njgt %r2, 15, a\nadd %r0, %r2\nja next\n" +
+			"a:\njgt %r2, 63, b\nxor %r0, 7\nja next\nb:\njgt %r2, 127, c\nmul %r0, 3\nja next\nc:\nsub %r0, %r2\n" +
+			"next:\nand %r2, 1\nadd %r7, %r2\nadd %r7, 1\njlt %r7, 60, loop\nexit"},
+		{"switch", "mov %r0, 0\nmov %r7, 0\nloop:\nmov %r3, %r1\nadd %r3, %r7\nldxb %r2, [%r3]\nand %r2, 15\njgt %r2, 7, hi\njgt %r2, 3, m1\njgt %r2, 1, m2\nadd %r0, 1\nja next\n" +
+			"m2:\nadd %r0, 2\nja next\nm1:\njgt %r2, 5, m3\nadd %r0, 3\nja next\nm3:\nadd %r0, 4\nja next\n" +
+			"hi:\njgt %r2, 11, h1\njgt %r2, 9, h2\nadd %r0, 5\nja next\nh2:\nmul %r0, 3\nja next\nh1:\njgt %r2, 13, h3\nadd %r0, 7\nja next\nh3:\nxor %r0, 9\n" +
+			"next:\nand %r2, 1\nadd %r7, %r2\nadd %r7, 1\njlt %r7, 60, loop\nexit"},
+	}
+	for _, p := range progs {
+		src := translateSource(t, p.name, assembleInsns(t, p.name, p.asm))
+		if strings.Contains(src, "LoopTrips") {
+			t.Fatalf("%s: the hoister takes the loop:\n%s", p.name, src)
+		}
+		guard := strings.Index(src, "run their copy that checks none")
+		copyAt := strings.Index(src, "\nU")
+		if guard < 0 || copyAt < 0 {
+			t.Errorf("%s: no proven copy:\n%s", p.name, src)
+			continue
+		}
+		if n := strings.Count(src[copyAt:], "CheckBudget"); n != 0 {
+			t.Errorf("%s: the proven copy checks the budget %d times:\n%s", p.name, n, src[copyAt:])
+		}
 	}
 }

@@ -103,6 +103,19 @@
 //     length where the interpreter charges it (taken jumps, bpf-to-bpf calls,
 //     exits) and checks it there, so ErrBudget comes at the same instruction
 //     with the same memory effects; call depth is checked before each call;
+//   - a function is cut into budget regions, entered only at their first
+//     instruction and run forward only: cut at every loop head (the target
+//     of any back edge, hoisted or not), after bpf-to-bpf calls and where
+//     control comes from two regions. A region entered at a loop head,
+//     with two checks or more, is emitted twice: at the head one
+//     comparison tells whether the budget
+//     covers its longest path, and then a copy runs that subtracts as the
+//     checked code does but checks nothing (a loop's back edge returns to
+//     the comparison), else the checked code runs. So an if-else chain or
+//     a switch in a loop has no check, a call of its fault path, in its
+//     arms. Regions holding a hoisted loop, longer than 256 instructions,
+//     or past what would make the function longer than splitAbove, and
+//     functions split into parts, keep one checked copy (regions.go);
 //   - division and modulo by zero, shifts and sign extension follow RFC 9669
 //     as the interpreter does;
 //   - a function of more than splitAbove instructions (8000) is split

@@ -67,6 +67,13 @@ type emitter struct {
 	part     int
 	partRegs []uint8
 	entered  map[int]bool
+	// copies are the budget regions copied without checks, by entry,
+	// regionOf every instruction's region, and copying the entry of the
+	// region whose copy is being emitted, -1 otherwise (see
+	// budgetRegion).
+	copies   map[int]*budgetRegion
+	regionOf map[int]int
+	copying  int
 }
 
 // code builds one statement from raw Go text and jen values (qualified
@@ -261,7 +268,7 @@ func (e *emitter) entry() jen.Code {
 
 func (e *emitter) function(f *aotFunc) jen.Code {
 	p := e.prog
-	e.fn, e.used, e.frame, e.pending = f, [11]bool{}, false, 0
+	e.fn, e.used, e.frame, e.pending, e.copying = f, [11]bool{}, false, 0, -1
 	labels := p.labels(f)
 	if f.body[0] != f.entry {
 		labels[f.entry] = true
@@ -300,6 +307,18 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			}
 		}
 		e.entered[f.entry] = true
+	}
+	// Where control falls out of a region's proven copy, the checked code
+	// goes on: at a label.
+	e.copies, e.regionOf = p.budgetRegions(f, loops, e.parts != nil)
+	for _, r := range e.copies {
+		for _, pc := range r.pcs {
+			if in := p.insns[pc]; e.falls(in) {
+				if nx := pc + in.slots; e.regionOf[nx] != r.entry || nx == r.entry {
+					labels[nx] = true
+				}
+			}
+		}
 	}
 	e.budgetPlan(f, labels)
 	e.opaqueMoves(f)
@@ -342,6 +361,36 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	}
 	var g *spanBlock // the span block being emitted
 	var run []int    // its instructions
+	// emitRun appends the code of the instruction at pc to *to, or of the
+	// span block it ends.
+	emitRun := func(to *[]jen.Code, pc int) {
+		if g == nil && blocks[pc] != nil {
+			g, run = blocks[pc], nil
+		}
+		if g == nil {
+			emitOne(to, pc, "")
+			return
+		}
+		run = append(run, pc)
+		if pc != g.last {
+			return
+		}
+		// Both copies start from the same state: the pending count and
+		// the last source line.
+		pending, line := e.pending, lastLine
+		var fast, checked []jen.Code
+		e.blk = g
+		for _, x := range run {
+			emitOne(&fast, x, " (span checked)")
+		}
+		e.blk, e.pending, lastLine = nil, pending, line
+		for _, x := range run {
+			emitOne(&checked, x, "")
+		}
+		*to = append(*to, e.spanBlock(g, fast, checked))
+		g = nil
+	}
+	entered := map[int]int{} // the pending count at each copied region's entry
 	for _, pc := range f.body {
 		in := p.insns[pc]
 		if e.inTree[pc] {
@@ -364,6 +413,11 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			}
 			body = append(body, jen.Id(label(pc)).Op(":"))
 		}
+		if r := e.copies[pc]; r != nil {
+			entered[pc] = e.pending
+			body = append(body, gocomment.Commentf("When the budget covers the longest path from here to where control leaves instructions %s, run their copy that checks none.", joinInts(slices.Clone(r.pcs))).Line().
+				If(code(fmt.Sprintf("%s >= %d", offset("b", -int64(e.pending)), r.longest))).Block(jen.Goto().Id(proven(pc))))
+		}
 		fell = e.falls(in)
 		if l := byEntry[pc]; l != nil {
 			// The jump into a rotated loop: the fast copy goes after its
@@ -374,31 +428,40 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			body = append(body, e.fastLoop(l, labels), ja[len(ja)-1])
 			continue
 		}
-		if g == nil && blocks[pc] != nil {
-			g, run = blocks[pc], nil
+		emitRun(&body, pc)
+	}
+	// The proven copies, entered only by their guards' gotos, left only
+	// by jumps and returns.
+	for _, x := range sortedKeys(e.copies) {
+		r := e.copies[x]
+		e.copying, lastLine, fell = x, "", false
+		for _, pc := range r.pcs {
+			in := p.insns[pc]
+			if e.inTree[pc] {
+				continue
+			}
+			switch {
+			case pc == x:
+				// Entered from the guard only: falling into it from
+				// the region is a back edge, which goes to the guard.
+				e.pending = entered[x]
+				body = append(body, jen.Id(proven(pc)).Op(":"))
+			case labels[pc]:
+				if fell {
+					body = append(body, e.adjust(e.pending-e.phi[pc])...)
+				}
+				e.pending = e.phi[pc]
+				body = append(body, jen.Id(proven(pc)).Op(":"))
+			}
+			fell = e.falls(in)
+			emitRun(&body, pc)
+			if nx := pc + in.slots; fell && (e.regionOf[nx] != x || nx == x) {
+				body = append(body, e.adjust(e.pending-e.phi[nx])...)
+				body = append(body, jen.Goto().Id(label(nx)))
+				fell = false
+			}
 		}
-		if g == nil {
-			emitOne(&body, pc, "")
-			continue
-		}
-		run = append(run, pc)
-		if pc != g.last {
-			continue
-		}
-		// Both copies start from the same state: the pending count and
-		// the last source line.
-		pending, line := e.pending, lastLine
-		var fast, checked []jen.Code
-		e.blk = g
-		for _, x := range run {
-			emitOne(&fast, x, " (span checked)")
-		}
-		e.blk, e.pending, lastLine = nil, pending, line
-		for _, x := range run {
-			emitOne(&checked, x, "")
-		}
-		body = append(body, e.spanBlock(g, fast, checked))
-		g = nil
+		e.copying = -1
 	}
 	if e.parts != nil {
 		endPart(-1)
@@ -590,8 +653,11 @@ func (e *emitter) checkAt(pc, extra int) jen.Code {
 }
 
 // charge subtracts the whole pending run and checks the budget, as the
-// interpreter does at a call or exit.
+// interpreter does at a call or exit (but where the budget is proven).
 func (e *emitter) charge(pc int) []jen.Code {
+	if e.copying >= 0 {
+		return e.adjust(e.pending)
+	}
 	return append(e.adjust(e.pending), e.checkAt(pc, 0))
 }
 
@@ -610,7 +676,7 @@ func (e *emitter) jumpTo(pc, target int) []jen.Code {
 	if l != nil && !l.contains(target) {
 		stmts = append(stmts, e.backEdges(l, l.pos[pc] < l.pos[l.addAt])...)
 	}
-	if e.fast == nil {
+	if e.fast == nil && e.copying < 0 {
 		stmts = append(stmts, e.checkAt(pc, phi))
 	}
 	if l := e.jumpedTo[target]; l != nil && !l.contains(pc) {
@@ -621,10 +687,15 @@ func (e *emitter) jumpTo(pc, target int) []jen.Code {
 }
 
 // labelOf names the label of target as jumps in the code being emitted
-// reach it: in the fast copy of a loop, the copy's own labels.
+// reach it: in the fast copy of a loop, the copy's own labels; in a
+// region's proven copy, the copy's own labels but its entry's, where the
+// guard decides again.
 func (e *emitter) labelOf(target int) string {
 	if l := e.fast; l != nil && l.contains(target) {
 		return fmt.Sprintf("F%d", target)
+	}
+	if x := e.copying; x >= 0 && e.regionOf[target] == x && target != x {
+		return proven(target)
 	}
 	return label(target)
 }

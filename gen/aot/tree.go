@@ -290,7 +290,7 @@ func (e *emitter) treePath(t *cmpTree, v uint64) ([]jen.Code, string) {
 			}
 			return out, key.String()
 		}
-		if jumped && e.fast == nil {
+		if jumped && e.fast == nil && e.copying < 0 {
 			// A taken jump checks the budget.
 			fmt.Fprintf(&key, "%d!", n.pc)
 			out = append(out, e.adjust(pending)...)

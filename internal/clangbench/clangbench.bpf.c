@@ -101,6 +101,71 @@ static __always_inline __u64 words(const __u8 *data)
 	return n;
 }
 
+/* A byte-code dispatch of 32 cases over the buffer's first half: clang
+ * writes the switch as a tree of jumps on the byte's low five bits, whose
+ * cases jump back into the loop's tail. (Over all N bytes the kernel's
+ * verifier gives up: more than 8192 branches pending.) */
+static __always_inline __u64 switch32(const __u8 *data)
+{
+	__u64 acc = 1;
+	for (int i = 0; i < N / 2; i++) {
+		__u8 c = data[i];
+		switch (c & 31) {
+		case 0: acc += c; break;
+		case 1: acc ^= acc << 7; break;
+		case 2: acc -= c * 3; break;
+		case 3: acc = acc * 33 + c; break;
+		case 4: acc ^= acc >> 9; break;
+		case 5: acc += acc >> 3; break;
+		case 6: acc = ~acc + c; break;
+		case 7: acc |= c; break;
+		case 8: acc += 0x9e37; break;
+		case 9: acc ^= c << 3; break;
+		case 10: acc -= acc >> 5; break;
+		case 11: acc = acc * 5 + 1; break;
+		case 12: acc ^= acc << 13; break;
+		case 13: acc += c * c; break;
+		case 14: acc = (acc << 1) | (acc >> 63); break;
+		case 15: acc &= ~(__u64)c; break;
+		case 16: acc += acc << 2; break;
+		case 17: acc ^= 0x5bd1e995; break;
+		case 18: acc -= c; break;
+		case 19: acc = acc * 7 - c; break;
+		case 20: acc ^= acc >> 17; break;
+		case 21: acc += 12345; break;
+		case 22: acc = ~acc; break;
+		case 23: acc |= (__u64)c << 8; break;
+		case 24: acc += acc >> 11; break;
+		case 25: acc ^= c * 0x45d9f3b; break;
+		case 26: acc -= 77; break;
+		case 27: acc = acc * 3 + c; break;
+		case 28: acc ^= acc << 21; break;
+		case 29: acc += c << 4; break;
+		case 30: acc = (acc >> 1) | (acc << 63); break;
+		default: acc ^= c; break;
+		}
+	}
+	return acc;
+}
+/* An if-else chain of ten ranges of each byte. */
+static __always_inline __u64 ifelse(const __u8 *data)
+{
+	__u64 acc = 1;
+	for (int i = 0; i < N; i++) {
+		__u8 c = data[i];
+		if (c < 16) acc += c;
+		else if (c < 40) acc ^= acc << 7;
+		else if (c < 64) acc -= c * 3;
+		else if (c < 90) acc = acc * 33 + c;
+		else if (c < 120) acc ^= acc >> 9;
+		else if (c < 150) acc += acc >> 3;
+		else if (c < 180) acc = ~acc + c;
+		else if (c < 210) acc |= c;
+		else if (c < 240) acc -= acc >> 5;
+		else acc ^= c;
+	}
+	return acc;
+}
 /* Counts the buffer's bytes in a hash map keyed by byte, one lookup and
  * one update or insert per byte, and returns the count of the last byte's
  * value. Each side has its own map. */
@@ -156,6 +221,8 @@ WORKLOAD(dispatch, dispatch(data))
 WORKLOAD(primes, primes(data))
 WORKLOAD(fnv1a, fnv1a(data))
 WORKLOAD(words, words(data))
+WORKLOAD(switch32, switch32(data))
+WORKLOAD(ifelse, ifelse(data))
 
 SEC("ubpf/count")
 __u64 count_user(__u8 *data, __u64 len)

@@ -56,10 +56,14 @@ type ClangbenchProgramSpecs struct {
 	DispatchXdp *bridge.ProgramSpec
 	// Fnv1aXdp is program fnv1a_xdp (section xdp).
 	Fnv1aXdp *bridge.ProgramSpec
+	// IfelseXdp is program ifelse_xdp (section xdp).
+	IfelseXdp *bridge.ProgramSpec
 	// Log2sumXdp is program log2sum_xdp (section xdp).
 	Log2sumXdp *bridge.ProgramSpec
 	// PrimesXdp is program primes_xdp (section xdp).
 	PrimesXdp *bridge.ProgramSpec
+	// Switch32Xdp is program switch32_xdp (section xdp).
+	Switch32Xdp *bridge.ProgramSpec
 	// WordsXdp is program words_xdp (section xdp).
 	WordsXdp *bridge.ProgramSpec
 	// ChecksumUser is user-space program checksum_user (section ubpf/checksum).
@@ -70,10 +74,14 @@ type ClangbenchProgramSpecs struct {
 	DispatchUser *bridge.ProgramSpec
 	// Fnv1aUser is user-space program fnv1a_user (section ubpf/fnv1a).
 	Fnv1aUser *bridge.ProgramSpec
+	// IfelseUser is user-space program ifelse_user (section ubpf/ifelse).
+	IfelseUser *bridge.ProgramSpec
 	// Log2sumUser is user-space program log2sum_user (section ubpf/log2sum).
 	Log2sumUser *bridge.ProgramSpec
 	// PrimesUser is user-space program primes_user (section ubpf/primes).
 	PrimesUser *bridge.ProgramSpec
+	// Switch32User is user-space program switch32_user (section ubpf/switch32).
+	Switch32User *bridge.ProgramSpec
 	// WordsUser is user-space program words_user (section ubpf/words).
 	WordsUser *bridge.ProgramSpec
 }
@@ -109,10 +117,16 @@ func LoadClangbenchSpec() (*ClangbenchSpec, error) {
 	if s.Programs.Fnv1aXdp, err = bridge.NewProgramSpec(spec, "fnv1a_xdp"); err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
+	if s.Programs.IfelseXdp, err = bridge.NewProgramSpec(spec, "ifelse_xdp"); err != nil {
+		return nil, fmt.Errorf("clangbench: %w", err)
+	}
 	if s.Programs.Log2sumXdp, err = bridge.NewProgramSpec(spec, "log2sum_xdp"); err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
 	if s.Programs.PrimesXdp, err = bridge.NewProgramSpec(spec, "primes_xdp"); err != nil {
+		return nil, fmt.Errorf("clangbench: %w", err)
+	}
+	if s.Programs.Switch32Xdp, err = bridge.NewProgramSpec(spec, "switch32_xdp"); err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
 	if s.Programs.WordsXdp, err = bridge.NewProgramSpec(spec, "words_xdp"); err != nil {
@@ -130,10 +144,16 @@ func LoadClangbenchSpec() (*ClangbenchSpec, error) {
 	if s.Programs.Fnv1aUser, err = bridge.NewProgramSpec(spec, "fnv1a_user"); err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
+	if s.Programs.IfelseUser, err = bridge.NewProgramSpec(spec, "ifelse_user"); err != nil {
+		return nil, fmt.Errorf("clangbench: %w", err)
+	}
 	if s.Programs.Log2sumUser, err = bridge.NewProgramSpec(spec, "log2sum_user"); err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
 	if s.Programs.PrimesUser, err = bridge.NewProgramSpec(spec, "primes_user"); err != nil {
+		return nil, fmt.Errorf("clangbench: %w", err)
+	}
+	if s.Programs.Switch32User, err = bridge.NewProgramSpec(spec, "switch32_user"); err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
 	if s.Programs.WordsUser, err = bridge.NewProgramSpec(spec, "words_user"); err != nil {
@@ -183,7 +203,7 @@ func LoadClangbench(opts *ClangbenchLoadOptions) (*ClangbenchObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ClangbenchSpec) Load(opts *ClangbenchLoadOptions) (*ClangbenchObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.ChecksumXdp, s.Programs.CountXdp, s.Programs.DispatchXdp, s.Programs.Fnv1aXdp, s.Programs.Log2sumXdp, s.Programs.PrimesXdp, s.Programs.WordsXdp, s.Programs.ChecksumUser, s.Programs.CountUser, s.Programs.DispatchUser, s.Programs.Fnv1aUser, s.Programs.Log2sumUser, s.Programs.PrimesUser, s.Programs.WordsUser))
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.ChecksumXdp, s.Programs.CountXdp, s.Programs.DispatchXdp, s.Programs.Fnv1aXdp, s.Programs.IfelseXdp, s.Programs.Log2sumXdp, s.Programs.PrimesXdp, s.Programs.Switch32Xdp, s.Programs.WordsXdp, s.Programs.ChecksumUser, s.Programs.CountUser, s.Programs.DispatchUser, s.Programs.Fnv1aUser, s.Programs.IfelseUser, s.Programs.Log2sumUser, s.Programs.PrimesUser, s.Programs.Switch32User, s.Programs.WordsUser))
 	if err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
@@ -212,12 +232,18 @@ type ClangbenchObjects struct {
 	DispatchXdp *bridge.XDP
 	// Fnv1aXdp is program fnv1a_xdp (section xdp); nil when its autoload was off.
 	Fnv1aXdp *bridge.XDP
+	// IfelseXdp is program ifelse_xdp (section xdp); nil when its autoload was
+	// off.
+	IfelseXdp *bridge.XDP
 	// Log2sumXdp is program log2sum_xdp (section xdp); nil when its autoload was
 	// off.
 	Log2sumXdp *bridge.XDP
 	// PrimesXdp is program primes_xdp (section xdp); nil when its autoload was
 	// off.
 	PrimesXdp *bridge.XDP
+	// Switch32Xdp is program switch32_xdp (section xdp); nil when its autoload was
+	// off.
+	Switch32Xdp *bridge.XDP
 	// WordsXdp is program words_xdp (section xdp); nil when its autoload was off.
 	WordsXdp *bridge.XDP
 	// ChecksumUser is user-space program checksum_user (section ubpf/checksum),
@@ -232,12 +258,18 @@ type ClangbenchObjects struct {
 	// Fnv1aUser is user-space program fnv1a_user (section ubpf/fnv1a), run in
 	// process; nil when its autoload was off.
 	Fnv1aUser *bridge.BufferProgram
+	// IfelseUser is user-space program ifelse_user (section ubpf/ifelse), run in
+	// process; nil when its autoload was off.
+	IfelseUser *bridge.BufferProgram
 	// Log2sumUser is user-space program log2sum_user (section ubpf/log2sum), run
 	// in process; nil when its autoload was off.
 	Log2sumUser *bridge.BufferProgram
 	// PrimesUser is user-space program primes_user (section ubpf/primes), run in
 	// process; nil when its autoload was off.
 	PrimesUser *bridge.BufferProgram
+	// Switch32User is user-space program switch32_user (section ubpf/switch32),
+	// run in process; nil when its autoload was off.
+	Switch32User *bridge.BufferProgram
 	// WordsUser is user-space program words_user (section ubpf/words), run in
 	// process; nil when its autoload was off.
 	WordsUser *bridge.BufferProgram
@@ -274,10 +306,16 @@ func (o *ClangbenchObjects) init() error {
 	if o.Fnv1aXdp, err = bridge.NewHandle[bridge.XDP](o.set, "fnv1a_xdp"); err != nil {
 		return err
 	}
+	if o.IfelseXdp, err = bridge.NewHandle[bridge.XDP](o.set, "ifelse_xdp"); err != nil {
+		return err
+	}
 	if o.Log2sumXdp, err = bridge.NewHandle[bridge.XDP](o.set, "log2sum_xdp"); err != nil {
 		return err
 	}
 	if o.PrimesXdp, err = bridge.NewHandle[bridge.XDP](o.set, "primes_xdp"); err != nil {
+		return err
+	}
+	if o.Switch32Xdp, err = bridge.NewHandle[bridge.XDP](o.set, "switch32_xdp"); err != nil {
 		return err
 	}
 	if o.WordsXdp, err = bridge.NewHandle[bridge.XDP](o.set, "words_xdp"); err != nil {
@@ -303,6 +341,11 @@ func (o *ClangbenchObjects) init() error {
 			return err
 		}
 	}
+	if !o.set.Disabled("ifelse_user") {
+		if o.IfelseUser, err = bridge.NewBufferProgram(o.set, "ifelse_user", clangbenchIfelseUserTranslation); err != nil {
+			return err
+		}
+	}
 	if !o.set.Disabled("log2sum_user") {
 		if o.Log2sumUser, err = bridge.NewBufferProgram(o.set, "log2sum_user", clangbenchLog2sumUserTranslation); err != nil {
 			return err
@@ -310,6 +353,11 @@ func (o *ClangbenchObjects) init() error {
 	}
 	if !o.set.Disabled("primes_user") {
 		if o.PrimesUser, err = bridge.NewBufferProgram(o.set, "primes_user", clangbenchPrimesUserTranslation); err != nil {
+			return err
+		}
+	}
+	if !o.set.Disabled("switch32_user") {
+		if o.Switch32User, err = bridge.NewBufferProgram(o.set, "switch32_user", clangbenchSwitch32UserTranslation); err != nil {
 			return err
 		}
 	}

@@ -28,7 +28,7 @@ func clangbenchChecksumUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (ui
 // and the budget left.
 func clangbenchChecksumUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
-	// clangbench.bpf.c:153: WORKLOAD(checksum, checksum(data))
+	// clangbench.bpf.c:218: WORKLOAD(checksum, checksum(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +16 (to 18)
@@ -116,7 +116,7 @@ L14:
 	runtime.CheckBudget(b-4, 17)
 	goto L4
 L18:
-	// clangbench.bpf.c:153: WORKLOAD(checksum, checksum(data))
+	// clangbench.bpf.c:218: WORKLOAD(checksum, checksum(data))
 	// 18: exit
 	b -= 3
 	runtime.CheckBudget(b, 18)
@@ -152,12 +152,12 @@ func clangbenchCountUserFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, 
 	var r0, r6, r7, r8, r9 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// clangbench.bpf.c:161: __u64 count_user(__u8 *data, __u64 len)
+	// clangbench.bpf.c:228: __u64 count_user(__u8 *data, __u64 len)
 	// 0: mov %r6, %r1
 	r6 = r1
 	// 1: mov %r7, 0
 	r7 = 0
-	// clangbench.bpf.c:163: if (len < N)
+	// clangbench.bpf.c:230: if (len < N)
 	// 2: jlt %r2, 2048, +31 (to 34)
 	if r2 < 2048 {
 		runtime.CheckBudget(b-3, 2)
@@ -172,7 +172,7 @@ func clangbenchCountUserFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, 
 	runtime.CheckBudget(b-4, 5)
 	goto L12
 L6:
-	// clangbench.bpf.c:123: __sync_fetch_and_add(v, 1);
+	// clangbench.bpf.c:188: __sync_fetch_and_add(v, 1);
 	// 6: mov %r1, 1
 	r1 = 1
 	// 7: lock add [%r0], %r1
@@ -181,7 +181,7 @@ L6:
 	} else {
 		runtime.Add64(m.Atomic64At(r0, 7), r1)
 	}
-	// clangbench.bpf.c:119: for (int i = 0; i < 512; i++) {
+	// clangbench.bpf.c:184: for (int i = 0; i < 512; i++) {
 	// 8: add %r8, 1
 	r8 += 1
 	// 9: jne %r8, 512, +2 (to 12)
@@ -189,7 +189,7 @@ L6:
 		runtime.CheckBudget(b-4, 9)
 		goto L12
 	}
-	// clangbench.bpf.c:129: return v ? *v : 0;
+	// clangbench.bpf.c:194: return v ? *v : 0;
 	// 10: ldxdw %r7, [%r0]
 	r7 = m.Load64At(r0, 10)
 	// 11: ja +22 (to 34)
@@ -197,7 +197,12 @@ L6:
 	runtime.CheckBudget(b-3, 11)
 	goto L34
 L12:
-	// clangbench.bpf.c:120: __u32 key = data[i];
+	// When the budget covers the longest path from here to where control leaves
+	// instructions 6-18, 20-27, 29-33, run their copy that checks none.
+	if b-4 >= 22 {
+		goto U12
+	}
+	// clangbench.bpf.c:185: __u32 key = data[i];
 	// 12: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
 	// 13: add %r1, %r8
@@ -210,7 +215,7 @@ L12:
 	r2 = r10
 	// 17: add %r2, -4
 	r2 -= 4
-	// clangbench.bpf.c:121: v = bpf_map_lookup_elem(map, &key);
+	// clangbench.bpf.c:186: v = bpf_map_lookup_elem(map, &key);
 	// 18: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 20: call 1
@@ -219,14 +224,14 @@ L12:
 	} else {
 		r0 = m.LookupAt(20, r1, r2, r3, r4, r5)
 	}
-	// clangbench.bpf.c:122: if (v) {
+	// clangbench.bpf.c:187: if (v) {
 	// 21: jne %r0, 0, -16 (to 6)
 	if r0 != 0 {
 		b -= 14
 		runtime.CheckBudget(b, 21)
 		goto L6
 	}
-	// clangbench.bpf.c:125: __u64 one = 1;
+	// clangbench.bpf.c:190: __u64 one = 1;
 	// 22: stxdw [%r10-16], %r9
 	runtime.PutLE64(fp[496:], r9)
 	// 23: mov %r2, %r10
@@ -237,7 +242,7 @@ L12:
 	r3 = r10
 	// 26: add %r3, -16
 	r3 -= 16
-	// clangbench.bpf.c:126: bpf_map_update_elem(map, &key, &one, BPF_ANY);
+	// clangbench.bpf.c:191: bpf_map_update_elem(map, &key, &one, BPF_ANY);
 	// 27: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 29: mov %r4, 0
@@ -246,7 +251,7 @@ L12:
 	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); !ok {
 		m.CallAt(30, r1, r2, r3, r4, r5)
 	}
-	// clangbench.bpf.c:119: for (int i = 0; i < 512; i++) {
+	// clangbench.bpf.c:184: for (int i = 0; i < 512; i++) {
 	// 31: add %r8, 1
 	r8 += 1
 	// 32: jeq %r8, 512, +1 (to 34)
@@ -260,13 +265,96 @@ L12:
 	runtime.CheckBudget(b-4, 33)
 	goto L12
 L34:
-	// clangbench.bpf.c:166: }
+	// clangbench.bpf.c:233: }
 	// 34: mov %r0, %r7
 	r0 = r7
 	// 35: exit
 	b -= 5
 	runtime.CheckBudget(b, 35)
 	return r0, b
+U6:
+	// clangbench.bpf.c:188: __sync_fetch_and_add(v, 1);
+	// 6: mov %r1, 1
+	r1 = 1
+	// 7: lock add [%r0], %r1
+	if p := m.Owned64(r0); p != nil {
+		runtime.PlainAdd64(p, r1)
+	} else {
+		runtime.Add64(m.Atomic64At(r0, 7), r1)
+	}
+	// clangbench.bpf.c:184: for (int i = 0; i < 512; i++) {
+	// 8: add %r8, 1
+	r8 += 1
+	// 9: jne %r8, 512, +2 (to 12)
+	if r8 != 512 {
+		goto L12
+	}
+	// clangbench.bpf.c:194: return v ? *v : 0;
+	// 10: ldxdw %r7, [%r0]
+	r7 = m.Load64At(r0, 10)
+	// 11: ja +22 (to 34)
+	b -= 3
+	goto L34
+U12:
+	// clangbench.bpf.c:185: __u32 key = data[i];
+	// 12: mov %r1, %r6
+	r1 = runtime.Opaque(r6)
+	// 13: add %r1, %r8
+	r1 += r8
+	// 14: ldxb %r1, [%r1]
+	r1 = m.Load8At(r1, 14)
+	// 15: stxw [%r10-4], %r1
+	runtime.PutLE32(fp[508:], r1)
+	// 16: mov %r2, %r10
+	r2 = r10
+	// 17: add %r2, -4
+	r2 -= 4
+	// clangbench.bpf.c:186: v = bpf_map_lookup_elem(map, &key);
+	// 18: lddw %r1, map:0
+	r1 = 0x8000000000000000
+	// 20: call 1
+	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
+		r0 = v
+	} else {
+		r0 = m.LookupAt(20, r1, r2, r3, r4, r5)
+	}
+	// clangbench.bpf.c:187: if (v) {
+	// 21: jne %r0, 0, -16 (to 6)
+	if r0 != 0 {
+		b -= 14
+		goto U6
+	}
+	// clangbench.bpf.c:190: __u64 one = 1;
+	// 22: stxdw [%r10-16], %r9
+	runtime.PutLE64(fp[496:], r9)
+	// 23: mov %r2, %r10
+	r2 = r10
+	// 24: add %r2, -4
+	r2 -= 4
+	// 25: mov %r3, %r10
+	r3 = r10
+	// 26: add %r3, -16
+	r3 -= 16
+	// clangbench.bpf.c:191: bpf_map_update_elem(map, &key, &one, BPF_ANY);
+	// 27: lddw %r1, map:0
+	r1 = 0x8000000000000000
+	// 29: mov %r4, 0
+	r4 = 0
+	// 30: call 2
+	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); !ok {
+		m.CallAt(30, r1, r2, r3, r4, r5)
+	}
+	// clangbench.bpf.c:184: for (int i = 0; i < 512; i++) {
+	// 31: add %r8, 1
+	r8 += 1
+	// 32: jeq %r8, 512, +1 (to 34)
+	if r8 == 512 {
+		b -= 22
+		goto L34
+	}
+	// 33: ja -22 (to 12)
+	b -= 22
+	goto L12
 }
 
 // clangbenchDispatchUserTranslation returns the Go translation of program
@@ -288,7 +376,7 @@ func clangbenchDispatchUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (ui
 // and the budget left.
 func clangbenchDispatchUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
-	// clangbench.bpf.c:155: WORKLOAD(dispatch, dispatch(data))
+	// clangbench.bpf.c:220: WORKLOAD(dispatch, dispatch(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +8 (to 10)
@@ -443,7 +531,7 @@ L8:
 	}
 	b -= 3
 L10:
-	// clangbench.bpf.c:155: WORKLOAD(dispatch, dispatch(data))
+	// clangbench.bpf.c:220: WORKLOAD(dispatch, dispatch(data))
 	// 10: exit
 	b -= 3
 	runtime.CheckBudget(b, 10)
@@ -603,7 +691,7 @@ func clangbenchFnv1aUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint6
 // budget left.
 func clangbenchFnv1aUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
-	// clangbench.bpf.c:157: WORKLOAD(fnv1a, fnv1a(data))
+	// clangbench.bpf.c:222: WORKLOAD(fnv1a, fnv1a(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +12 (to 14)
@@ -670,11 +758,422 @@ L7:
 	}
 	b -= 12
 L14:
-	// clangbench.bpf.c:157: WORKLOAD(fnv1a, fnv1a(data))
+	// clangbench.bpf.c:222: WORKLOAD(fnv1a, fnv1a(data))
 	// 14: exit
 	b -= 3
 	runtime.CheckBudget(b, 14)
 	return r0, b
+}
+
+// clangbenchIfelseUserTranslation returns the Go translation of program
+// "ifelse_user", for runtime.Program.Bind.
+func clangbenchIfelseUserTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: clangbenchIfelseUserEntry,
+		Insns: 49,
+	}
+}
+
+// clangbenchIfelseUserEntry is the runtime.Entry of program "ifelse_user".
+func clangbenchIfelseUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return clangbenchIfelseUserFn0(m, 0, b, r1, r2)
+}
+
+// clangbenchIfelseUserFn0 is function ifelse_user (instruction 0) of program
+// "ifelse_user", run at call depth d with budget b; it returns r0 and the
+// budget left.
+func clangbenchIfelseUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3 uint64
+	// clangbench.bpf.c:225: WORKLOAD(ifelse, ifelse(data))
+	// 0: mov %r0, 0
+	r0 = 0
+	// 1: jlt %r2, 2048, +9 (to 11)
+	if r2 < 2048 {
+		runtime.CheckBudget(b-2, 1)
+		goto L11
+	}
+	// 2: mov %r0, 1
+	r0 = 1
+	// 3: mov %r2, 0
+	r2 = 0
+L4:
+	// When the budget covers the longest path from here to where control leaves
+	// instructions 4-10, 12-48, run their copy that checks none.
+	if b-4 >= 18 {
+		goto U4
+	}
+	// clangbench.bpf.c:155: __u8 c = data[i];
+	// 4: mov %r3, %r1
+	r3 = r1
+	// 5: add %r3, %r2
+	r3 += r2
+	// 6: ldxb %r3, [%r3]
+	r3 = m.Load8At(r3, 6)
+	// clangbench.bpf.c:156: if (c < 16) acc += c;
+	// 7: jgt %r3, 15, +4 (to 12)
+	if r3 > 15 {
+		runtime.CheckBudget(b-8, 7)
+		goto L12
+	}
+L8:
+	// 8: add %r0, %r3
+	r0 += r3
+L9:
+	// clangbench.bpf.c:154: for (int i = 0; i < N; i++) {
+	// 9: add %r2, 1
+	r2 += 1
+	// 10: jne %r2, 2048, -7 (to 4)
+	if r2 != 2048 {
+		b -= 7
+		runtime.CheckBudget(b-4, 10)
+		goto L4
+	}
+	b -= 9
+L11:
+	// clangbench.bpf.c:225: WORKLOAD(ifelse, ifelse(data))
+	// 11: exit
+	b -= 3
+	runtime.CheckBudget(b, 11)
+	return r0, b
+L12:
+	// clangbench.bpf.c:157: else if (c < 40) acc ^= acc << 7;
+	// 12: jgt32 %r3, 39, +5 (to 18)
+	// Instructions 12, 18, 23, 26, 30, 34, 39, 42: a tree of 8 jumps on r3, as a switch.
+	switch uint32(r3) {
+	case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39:
+		goto L13
+	case 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63:
+		b -= 9
+		runtime.CheckBudget(b, 12)
+		b += 9
+		goto L19
+	case 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89:
+		b -= 9
+		runtime.CheckBudget(b, 12)
+		b -= 1
+		runtime.CheckBudget(b, 18)
+		b += 10
+		goto L24
+	case 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119:
+		b -= 9
+		runtime.CheckBudget(b, 12)
+		b -= 1
+		runtime.CheckBudget(b, 18)
+		b -= 1
+		runtime.CheckBudget(b, 23)
+		b += 11
+		goto L27
+	case 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149:
+		b -= 9
+		runtime.CheckBudget(b, 12)
+		b -= 1
+		runtime.CheckBudget(b, 18)
+		b -= 1
+		runtime.CheckBudget(b, 23)
+		b -= 1
+		runtime.CheckBudget(b, 26)
+		b += 12
+		goto L31
+	case 150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 174, 175, 176, 177, 178, 179:
+		b -= 9
+		runtime.CheckBudget(b, 12)
+		b -= 1
+		runtime.CheckBudget(b, 18)
+		b -= 1
+		runtime.CheckBudget(b, 23)
+		b -= 1
+		runtime.CheckBudget(b, 26)
+		b -= 1
+		runtime.CheckBudget(b, 30)
+		b += 13
+		goto L35
+	case 180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 198, 199, 200, 201, 202, 203, 204, 205, 206, 207, 208, 209:
+		b -= 9
+		runtime.CheckBudget(b, 12)
+		b -= 1
+		runtime.CheckBudget(b, 18)
+		b -= 1
+		runtime.CheckBudget(b, 23)
+		b -= 1
+		runtime.CheckBudget(b, 26)
+		b -= 1
+		runtime.CheckBudget(b, 30)
+		b -= 1
+		runtime.CheckBudget(b, 34)
+		b += 14
+		goto L40
+	case 210, 211, 212, 213, 214, 215, 216, 217, 218, 219, 220, 221, 222, 223, 224, 225, 226, 227, 228, 229, 230, 231, 232, 233, 234, 235, 236, 237, 238, 239:
+		b -= 9
+		runtime.CheckBudget(b, 12)
+		b -= 1
+		runtime.CheckBudget(b, 18)
+		b -= 1
+		runtime.CheckBudget(b, 23)
+		b -= 1
+		runtime.CheckBudget(b, 26)
+		b -= 1
+		runtime.CheckBudget(b, 30)
+		b -= 1
+		runtime.CheckBudget(b, 34)
+		b -= 1
+		runtime.CheckBudget(b, 39)
+		b += 15
+		goto L43
+	default:
+		b -= 9
+		runtime.CheckBudget(b, 12)
+		b -= 1
+		runtime.CheckBudget(b, 18)
+		b -= 1
+		runtime.CheckBudget(b, 23)
+		b -= 1
+		runtime.CheckBudget(b, 26)
+		b -= 1
+		runtime.CheckBudget(b, 30)
+		b -= 1
+		runtime.CheckBudget(b, 34)
+		b -= 1
+		runtime.CheckBudget(b, 39)
+		b += 15
+		runtime.CheckBudget(b-16, 42)
+		goto L47
+	}
+L13:
+	// 13: mov %r3, %r0
+	r3 = r0
+	// 14: lsh %r3, 7
+	r3 <<= 7
+L15:
+	// 15: xor %r3, %r0
+	r3 ^= r0
+	// 16: mov %r0, %r3
+	r0 = r3
+	// clangbench.bpf.c:162: else if (c < 180) acc = ~acc + c;
+	// 17: ja -9 (to 9)
+	b -= 5
+	runtime.CheckBudget(b-9, 17)
+	goto L9
+L19:
+	// clangbench.bpf.c:158: else if (c < 64) acc -= c * 3;
+	// 19: mul32 %r3, 3
+	r3 = uint64(uint32(r3) * 3)
+	// 20: and %r3, 255
+	r3 &= 255
+	// 21: sub %r0, %r3
+	r0 -= r3
+	// clangbench.bpf.c:164: else if (c < 240) acc -= acc >> 5;
+	// 22: ja -14 (to 9)
+	b -= 5
+	runtime.CheckBudget(b-9, 22)
+	goto L9
+L24:
+	// clangbench.bpf.c:159: else if (c < 90) acc = acc * 33 + c;
+	// 24: mul %r0, 33
+	r0 *= 33
+	// 25: ja -18 (to 8)
+	b -= 5
+	runtime.CheckBudget(b-8, 25)
+	goto L8
+L27:
+	// clangbench.bpf.c:160: else if (c < 120) acc ^= acc >> 9;
+	// 27: mov %r3, %r0
+	r3 = r0
+	// 28: rsh %r3, 9
+	r3 >>= 9
+	// 29: ja -15 (to 15)
+	b -= 4
+	runtime.CheckBudget(b-11, 29)
+	goto L15
+L31:
+	// clangbench.bpf.c:161: else if (c < 150) acc += acc >> 3;
+	// 31: mov %r3, %r0
+	r3 = r0
+	// 32: rsh %r3, 3
+	r3 >>= 3
+	// 33: ja +2 (to 36)
+	runtime.CheckBudget(b-16, 33)
+	goto L36
+L35:
+	// clangbench.bpf.c:162: else if (c < 180) acc = ~acc + c;
+	// 35: xor %r0, -1
+	r0 ^= 0xffffffffffffffff
+	b += 1
+L36:
+	// 36: add %r3, %r0
+	r3 += r0
+	// 37: mov %r0, %r3
+	r0 = r3
+	// 38: ja -30 (to 9)
+	b -= 10
+	runtime.CheckBudget(b-9, 38)
+	goto L9
+L40:
+	// clangbench.bpf.c:163: else if (c < 210) acc |= c;
+	// 40: or %r0, %r3
+	r0 |= r3
+	// 41: ja -33 (to 9)
+	b -= 8
+	runtime.CheckBudget(b-9, 41)
+	goto L9
+L43:
+	// clangbench.bpf.c:164: else if (c < 240) acc -= acc >> 5;
+	// 43: mov %r3, %r0
+	r3 = r0
+	// 44: rsh %r3, 5
+	r3 >>= 5
+	// 45: sub %r0, %r3
+	r0 -= r3
+	// 46: ja -38 (to 9)
+	b -= 11
+	runtime.CheckBudget(b-9, 46)
+	goto L9
+L47:
+	// clangbench.bpf.c:165: else acc ^= c;
+	// 47: xor %r0, %r3
+	r0 ^= r3
+	// 48: ja -40 (to 9)
+	b -= 9
+	runtime.CheckBudget(b-9, 48)
+	goto L9
+U4:
+	// clangbench.bpf.c:155: __u8 c = data[i];
+	// 4: mov %r3, %r1
+	r3 = r1
+	// 5: add %r3, %r2
+	r3 += r2
+	// 6: ldxb %r3, [%r3]
+	r3 = m.Load8At(r3, 6)
+	// clangbench.bpf.c:156: if (c < 16) acc += c;
+	// 7: jgt %r3, 15, +4 (to 12)
+	if r3 > 15 {
+		goto U12
+	}
+U8:
+	// 8: add %r0, %r3
+	r0 += r3
+U9:
+	// clangbench.bpf.c:154: for (int i = 0; i < N; i++) {
+	// 9: add %r2, 1
+	r2 += 1
+	// 10: jne %r2, 2048, -7 (to 4)
+	if r2 != 2048 {
+		b -= 7
+		goto L4
+	}
+	b -= 9
+	goto L11
+U12:
+	// clangbench.bpf.c:157: else if (c < 40) acc ^= acc << 7;
+	// 12: jgt32 %r3, 39, +5 (to 18)
+	// Instructions 12, 18, 23, 26, 30, 34, 39, 42: a tree of 8 jumps on r3, as a switch.
+	switch uint32(r3) {
+	case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39:
+		goto U13
+	case 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63:
+		goto U19
+	case 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89:
+		goto U24
+	case 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119:
+		goto U27
+	case 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149:
+		goto U31
+	case 150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 174, 175, 176, 177, 178, 179:
+		goto U35
+	case 180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 198, 199, 200, 201, 202, 203, 204, 205, 206, 207, 208, 209:
+		goto U40
+	case 210, 211, 212, 213, 214, 215, 216, 217, 218, 219, 220, 221, 222, 223, 224, 225, 226, 227, 228, 229, 230, 231, 232, 233, 234, 235, 236, 237, 238, 239:
+		goto U43
+	default:
+		goto U47
+	}
+U13:
+	// 13: mov %r3, %r0
+	r3 = r0
+	// 14: lsh %r3, 7
+	r3 <<= 7
+U15:
+	// 15: xor %r3, %r0
+	r3 ^= r0
+	// 16: mov %r0, %r3
+	r0 = r3
+	// clangbench.bpf.c:162: else if (c < 180) acc = ~acc + c;
+	// 17: ja -9 (to 9)
+	b -= 5
+	goto U9
+U19:
+	// clangbench.bpf.c:158: else if (c < 64) acc -= c * 3;
+	// 19: mul32 %r3, 3
+	r3 = uint64(uint32(r3) * 3)
+	// 20: and %r3, 255
+	r3 &= 255
+	// 21: sub %r0, %r3
+	r0 -= r3
+	// clangbench.bpf.c:164: else if (c < 240) acc -= acc >> 5;
+	// 22: ja -14 (to 9)
+	b -= 5
+	goto U9
+U24:
+	// clangbench.bpf.c:159: else if (c < 90) acc = acc * 33 + c;
+	// 24: mul %r0, 33
+	r0 *= 33
+	// 25: ja -18 (to 8)
+	b -= 5
+	goto U8
+U27:
+	// clangbench.bpf.c:160: else if (c < 120) acc ^= acc >> 9;
+	// 27: mov %r3, %r0
+	r3 = r0
+	// 28: rsh %r3, 9
+	r3 >>= 9
+	// 29: ja -15 (to 15)
+	b -= 4
+	goto U15
+U31:
+	// clangbench.bpf.c:161: else if (c < 150) acc += acc >> 3;
+	// 31: mov %r3, %r0
+	r3 = r0
+	// 32: rsh %r3, 3
+	r3 >>= 3
+	// 33: ja +2 (to 36)
+	goto U36
+U35:
+	// clangbench.bpf.c:162: else if (c < 180) acc = ~acc + c;
+	// 35: xor %r0, -1
+	r0 ^= 0xffffffffffffffff
+	b += 1
+U36:
+	// 36: add %r3, %r0
+	r3 += r0
+	// 37: mov %r0, %r3
+	r0 = r3
+	// 38: ja -30 (to 9)
+	b -= 10
+	goto U9
+U40:
+	// clangbench.bpf.c:163: else if (c < 210) acc |= c;
+	// 40: or %r0, %r3
+	r0 |= r3
+	// 41: ja -33 (to 9)
+	b -= 8
+	goto U9
+U43:
+	// clangbench.bpf.c:164: else if (c < 240) acc -= acc >> 5;
+	// 43: mov %r3, %r0
+	r3 = r0
+	// 44: rsh %r3, 5
+	r3 >>= 5
+	// 45: sub %r0, %r3
+	r0 -= r3
+	// 46: ja -38 (to 9)
+	b -= 11
+	goto U9
+U47:
+	// clangbench.bpf.c:165: else acc ^= c;
+	// 47: xor %r0, %r3
+	r0 ^= r3
+	// 48: ja -40 (to 9)
+	b -= 9
+	goto U9
 }
 
 // clangbenchLog2sumUserTranslation returns the Go translation of program
@@ -696,7 +1195,7 @@ func clangbenchLog2sumUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uin
 // budget left.
 func clangbenchLog2sumUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5, r6, r7, r8, r9 uint64
-	// clangbench.bpf.c:154: WORKLOAD(log2sum, log2sum(data))
+	// clangbench.bpf.c:219: WORKLOAD(log2sum, log2sum(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +10 (to 12)
@@ -896,7 +1395,7 @@ L6:
 	}
 	b -= 4
 L12:
-	// clangbench.bpf.c:154: WORKLOAD(log2sum, log2sum(data))
+	// clangbench.bpf.c:219: WORKLOAD(log2sum, log2sum(data))
 	// 12: exit
 	b -= 3
 	runtime.CheckBudget(b, 12)
@@ -1079,7 +1578,7 @@ func clangbenchPrimesUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint
 // budget left.
 func clangbenchPrimesUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
-	// clangbench.bpf.c:156: WORKLOAD(primes, primes(data))
+	// clangbench.bpf.c:221: WORKLOAD(primes, primes(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +19 (to 21)
@@ -1125,6 +1624,11 @@ L7:
 		goto L18
 	}
 L14:
+	// When the budget covers the longest path from here to where control leaves
+	// instructions 7-17, run their copy that checks none.
+	if b-7 >= 11 {
+		goto U14
+	}
 	// clangbench.bpf.c:69: if (n % d == 0) {
 	// 14: mov32 %r5, %r2
 	r5 = uint64(uint32(r2))
@@ -1157,12 +1661,17 @@ L18:
 	}
 	b -= 3
 L21:
-	// clangbench.bpf.c:156: WORKLOAD(primes, primes(data))
+	// clangbench.bpf.c:221: WORKLOAD(primes, primes(data))
 	// 21: exit
 	b -= 3
 	runtime.CheckBudget(b, 21)
 	return r0, b
 L22:
+	// When the budget covers the longest path from here to where control leaves
+	// instructions 22-26, run their copy that checks none.
+	if b-5 >= 5 {
+		goto U22
+	}
 	// 22: mov32 %r3, %r0
 	r3 = uint64(uint32(r0))
 	// 23: mov32 %r0, 1
@@ -1180,6 +1689,1026 @@ L22:
 	b -= 3
 	runtime.CheckBudget(b-7, 26)
 	goto L14
+U7:
+	// 7: mov32 %r0, 1
+	r0 = 1
+	// clangbench.bpf.c:68: for (__u32 d = 2; d * d <= n && d < 64; d++) {
+	// 8: jgt32 %r4, 62, +9 (to 18)
+	if uint32(r4) > 62 {
+		goto L18
+	}
+	// 9: add32 %r4, 1
+	r4 = uint64(uint32(r4) + 1)
+	// 10: mov32 %r5, %r4
+	r5 = uint64(uint32(r4))
+	// 11: mul32 %r5, %r5
+	r5 = uint64(uint32(r5) * uint32(r5))
+	// 12: mov32 %r0, 1
+	r0 = 1
+	// 13: jgt32 %r5, %r2, +4 (to 18)
+	if uint32(r5) > uint32(r2) {
+		b -= 5
+		goto L18
+	}
+	goto L14
+U14:
+	// clangbench.bpf.c:69: if (n % d == 0) {
+	// 14: mov32 %r5, %r2
+	r5 = uint64(uint32(r2))
+	// 15: mod32 %r5, %r4
+	if s := uint32(r4); s != 0 {
+		r5 = uint64(uint32(r5) % s)
+	} else {
+		r5 = uint64(uint32(r5))
+	}
+	// 16: mov32 %r0, 0
+	r0 = 0
+	// 17: jne32 %r5, 0, -11 (to 7)
+	if uint32(r5) != 0 {
+		b -= 11
+		goto U7
+	}
+	b -= 9
+	goto L18
+U22:
+	// 22: mov32 %r3, %r0
+	r3 = uint64(uint32(r0))
+	// 23: mov32 %r0, 1
+	r0 = 1
+	// clangbench.bpf.c:68: for (__u32 d = 2; d * d <= n && d < 64; d++) {
+	// 24: jlt32 %r2, 4, -7 (to 18)
+	if uint32(r2) < 4 {
+		b -= 6
+		goto L18
+	}
+	// 25: mov32 %r4, 2
+	r4 = 2
+	// 26: ja -13 (to 14)
+	b -= 3
+	goto L14
+}
+
+// clangbenchSwitch32UserTranslation returns the Go translation of program
+// "switch32_user", for runtime.Program.Bind.
+func clangbenchSwitch32UserTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: clangbenchSwitch32UserEntry,
+		Insns: 132,
+	}
+}
+
+// clangbenchSwitch32UserEntry is the runtime.Entry of program "switch32_user".
+func clangbenchSwitch32UserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return clangbenchSwitch32UserFn0(m, 0, b, r1, r2)
+}
+
+// clangbenchSwitch32UserFn0 is function switch32_user (instruction 0) of
+// program "switch32_user", run at call depth d with budget b; it returns r0
+// and the budget left.
+func clangbenchSwitch32UserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3, r4 uint64
+	// clangbench.bpf.c:224: WORKLOAD(switch32, switch32(data))
+	// 0: mov %r0, 0
+	r0 = 0
+	// 1: jlt %r2, 2048, +9 (to 11)
+	if r2 < 2048 {
+		runtime.CheckBudget(b-2, 1)
+		goto L11
+	}
+	// 2: mov %r0, 1
+	r0 = 1
+	// 3: mov %r2, 0
+	r2 = 0
+	// 4: ja +7 (to 12)
+	b += 1
+	runtime.CheckBudget(b-6, 4)
+	// Instructions 12 to 131, then 5 to 10, are a counted loop: when its accesses
+	// through r3 stay in their regions and the budget lasts, run a copy that
+	// checks neither.
+	if j, ok := runtime.LoopTrips(r2, 1024, 1); ok {
+		if b-6 >= int64(j+1)*126 {
+			if fv3, ok := m.SpanAt(r1+r2, 1+1*j, false); ok {
+				n := int(j + 1)
+				vv3 := runtime.Views[[1]byte](fv3, n)
+				for k := range n {
+					// 12: mov %r3, %r1 (fast copy)
+					r3 = r1
+					// 13: add %r3, %r2 (fast copy)
+					r3 += r2
+					// 14: ldxb %r3, [%r3] (fast copy)
+					r3 = uint64(vv3[k][0])
+					// 15: mov32 %r4, %r3 (fast copy)
+					r4 = uint64(uint32(r3))
+					// 16: and32 %r4, 31 (fast copy)
+					r4 = uint64(uint32(r4) & 31)
+					// 17: jsgt32 %r4, 15, +7 (to 25) (fast copy)
+					// Instructions 17-21, 25-28, 31-33, 37-39, 43-44, 48-49, 52-53, 57-58, 62, 66, 70, 74, 78, 80, 84, 88: a tree of 31 jumps on r4, as a switch.
+					switch uint32(r4) {
+					case 0:
+						goto F91
+					case 1:
+						goto F22
+					case 2:
+						goto F109
+					case 3:
+						goto F63
+					case 4:
+						goto F100
+					case 5:
+						goto F45
+					case 6:
+						goto F118
+					case 7:
+						goto F79
+					case 8:
+						goto F95
+					case 9:
+						goto F34
+					case 10:
+						goto F112
+					case 11:
+						goto F71
+					case 12:
+						goto F106
+					case 13:
+						goto F54
+					case 14:
+						goto F123
+					case 15:
+						goto F85
+					case 16:
+						goto F93
+					case 17:
+						goto F29
+					case 18:
+						goto F110
+					case 19:
+						goto F67
+					case 20:
+						goto F103
+					case 21:
+						goto F50
+					case 22:
+						goto F121
+					case 23:
+						goto F81
+					case 24:
+						goto F97
+					case 25:
+						goto F40
+					case 26:
+						goto F116
+					case 27:
+						goto F75
+					case 28:
+						b -= 16
+						goto F5
+					case 29:
+						goto F59
+					case 30:
+						goto F127
+					default:
+						if int32(r4) < 0 {
+							goto F22
+						} else {
+							goto F89
+						}
+					}
+				F22:
+					// 22: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 23: lsh %r3, 7 (fast copy)
+					r3 <<= 7
+					// 24: ja -18 (to 7) (fast copy)
+					b -= 17
+					goto F7
+				F29:
+					// 29: xor %r0, 1540483477 (fast copy)
+					r0 ^= 1540483477
+					// 30: ja -22 (to 9) (fast copy)
+					b -= 14
+					goto F9
+				F34:
+					// 34: lsh32 %r3, 3 (fast copy)
+					r3 = uint64(uint32(r3) << 3)
+					// 35: xor %r0, %r3 (fast copy)
+					r0 ^= r3
+					// 36: ja -28 (to 9) (fast copy)
+					b -= 15
+					goto F9
+				F40:
+					// 40: mul32 %r3, 73244475 (fast copy)
+					r3 = uint64(uint32(r3) * 73244475)
+					// 41: xor %r0, %r3 (fast copy)
+					r0 ^= r3
+					// 42: ja -34 (to 9) (fast copy)
+					b -= 15
+					goto F9
+				F45:
+					// 45: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 46: rsh %r3, 3 (fast copy)
+					r3 >>= 3
+					// 47: ja +71 (to 119) (fast copy)
+					goto F119
+				F50:
+					// 50: add %r0, 12345 (fast copy)
+					r0 += 12345
+					// 51: ja -43 (to 9) (fast copy)
+					b -= 14
+					goto F9
+				F54:
+					// 54: mul32 %r3, %r3 (fast copy)
+					r3 = uint64(uint32(r3) * uint32(r3))
+					// 55: add %r0, %r3 (fast copy)
+					r0 += r3
+					// 56: ja -48 (to 9) (fast copy)
+					b -= 15
+					goto F9
+				F59:
+					// 59: lsh32 %r3, 4 (fast copy)
+					r3 = uint64(uint32(r3) << 4)
+					// 60: add %r0, %r3 (fast copy)
+					r0 += r3
+					// 61: ja -53 (to 9) (fast copy)
+					b -= 15
+					goto F9
+				F63:
+					// 63: mul %r0, 33 (fast copy)
+					r0 *= 33
+					// 64: add %r0, %r3 (fast copy)
+					r0 += r3
+					// 65: ja -57 (to 9) (fast copy)
+					b -= 15
+					goto F9
+				F67:
+					// 67: mul %r0, 7 (fast copy)
+					r0 *= 7
+					// 68: sub %r0, %r3 (fast copy)
+					r0 -= r3
+					// 69: ja -61 (to 9) (fast copy)
+					b -= 15
+					goto F9
+				F71:
+					// 71: mul %r0, 5 (fast copy)
+					r0 *= 5
+					// 72: add %r0, 1 (fast copy)
+					r0 += 1
+					// 73: ja -65 (to 9) (fast copy)
+					b -= 15
+					goto F9
+				F75:
+					// 75: mul %r0, 3 (fast copy)
+					r0 *= 3
+					// 76: add %r0, %r3 (fast copy)
+					r0 += r3
+					// 77: ja -69 (to 9) (fast copy)
+					b -= 15
+					goto F9
+				F79:
+					// 79: ja +50 (to 130) (fast copy)
+					goto F130
+				F81:
+					// 81: lsh %r3, 8 (fast copy)
+					r3 <<= 8
+					// 82: or %r3, %r0 (fast copy)
+					r3 |= r0
+					// 83: ja -76 (to 8) (fast copy)
+					b -= 16
+					goto F8
+				F85:
+					// 85: xor %r3, -1 (fast copy)
+					r3 ^= 0xffffffffffffffff
+					// 86: and %r0, %r3 (fast copy)
+					r0 &= r3
+					// 87: ja -79 (to 9) (fast copy)
+					b -= 15
+					goto F9
+				F89:
+					// 89: xor %r0, %r3 (fast copy)
+					r0 ^= r3
+					// 90: ja -82 (to 9) (fast copy)
+					b -= 14
+					goto F9
+				F91:
+					// 91: add %r0, %r3 (fast copy)
+					r0 += r3
+					// 92: ja -84 (to 9) (fast copy)
+					b -= 14
+					goto F9
+				F93:
+					// 93: mul %r0, 5 (fast copy)
+					r0 *= 5
+					// 94: ja -86 (to 9) (fast copy)
+					b -= 14
+					goto F9
+				F95:
+					// 95: add %r0, 40503 (fast copy)
+					r0 += 40503
+					// 96: ja -88 (to 9) (fast copy)
+					b -= 14
+					goto F9
+				F97:
+					// 97: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 98: rsh %r3, 11 (fast copy)
+					r3 >>= 11
+					// 99: ja +19 (to 119) (fast copy)
+					goto F119
+				F100:
+					// 100: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 101: rsh %r3, 9 (fast copy)
+					r3 >>= 9
+					// 102: ja -96 (to 7) (fast copy)
+					b -= 17
+					goto F7
+				F103:
+					// 103: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 104: rsh %r3, 17 (fast copy)
+					r3 >>= 17
+					// 105: ja -99 (to 7) (fast copy)
+					b -= 17
+					goto F7
+				F106:
+					// 106: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 107: lsh %r3, 13 (fast copy)
+					r3 <<= 13
+					// 108: ja -102 (to 7) (fast copy)
+					b -= 17
+					goto F7
+				F109:
+					// 109: mul32 %r3, 3 (fast copy)
+					r3 = uint64(uint32(r3) * 3)
+					b -= 1
+				F110:
+					// 110: sub %r0, %r3 (fast copy)
+					r0 -= r3
+					// 111: ja -103 (to 9) (fast copy)
+					b -= 14
+					goto F9
+				F112:
+					// 112: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 113: rsh %r3, 5 (fast copy)
+					r3 >>= 5
+					// 114: sub %r0, %r3 (fast copy)
+					r0 -= r3
+					// 115: ja -107 (to 9) (fast copy)
+					b -= 16
+					goto F9
+				F116:
+					// 116: add %r0, -77 (fast copy)
+					r0 -= 77
+					// 117: ja -109 (to 9) (fast copy)
+					b -= 14
+					goto F9
+				F118:
+					// 118: xor %r0, -1 (fast copy)
+					r0 ^= 0xffffffffffffffff
+					b += 2
+				F119:
+					// 119: add %r3, %r0 (fast copy)
+					r3 += r0
+					// 120: ja -113 (to 8) (fast copy)
+					b -= 18
+					goto F8
+				F121:
+					// 121: xor %r0, -1 (fast copy)
+					r0 ^= 0xffffffffffffffff
+					// 122: ja -114 (to 9) (fast copy)
+					b -= 14
+					goto F9
+				F123:
+					// 123: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 124: rsh %r3, 63 (fast copy)
+					r3 >>= 63
+					// 125: lsh %r0, 1 (fast copy)
+					r0 <<= 1
+					// 126: ja +3 (to 130) (fast copy)
+					b -= 3
+					goto F130
+				F127:
+					// 127: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 128: rsh %r3, 1 (fast copy)
+					r3 >>= 1
+					// 129: lsh %r0, 63 (fast copy)
+					r0 <<= 63
+					b -= 2
+				F130:
+					// 130: or %r0, %r3 (fast copy)
+					r0 |= r3
+					// 131: ja -123 (to 9) (fast copy)
+					b -= 15
+					goto F9
+				F5:
+					// 5: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 6: lsh %r3, 21 (fast copy)
+					r3 <<= 21
+				F7:
+					// 7: xor %r3, %r0 (fast copy)
+					r3 ^= r0
+				F8:
+					// 8: mov %r0, %r3 (fast copy)
+					r0 = r3
+				F9:
+					// 9: add %r2, 1 (fast copy)
+					r2 += 1
+					// 10: jne %r2, 1024, +1 (to 12) (fast copy: the range's end)
+				}
+				b -= 4
+				goto L11
+			}
+		}
+	}
+	goto L12
+L5:
+	// clangbench.bpf.c:142: case 28: acc ^= acc << 21; break;
+	// 5: mov %r3, %r0
+	r3 = r0
+	// 6: lsh %r3, 21
+	r3 <<= 21
+L7:
+	// 7: xor %r3, %r0
+	r3 ^= r0
+L8:
+	// 8: mov %r0, %r3
+	r0 = r3
+L9:
+	// clangbench.bpf.c:111: for (int i = 0; i < N / 2; i++) {
+	// 9: add %r2, 1
+	r2 += 1
+	// 10: jne %r2, 1024, +1 (to 12)
+	if r2 != 1024 {
+		runtime.CheckBudget(b-6, 10)
+		goto L12
+	}
+	b -= 4
+L11:
+	// clangbench.bpf.c:224: WORKLOAD(switch32, switch32(data))
+	// 11: exit
+	b -= 3
+	runtime.CheckBudget(b, 11)
+	return r0, b
+L12:
+	// clangbench.bpf.c:112: __u8 c = data[i];
+	// 12: mov %r3, %r1
+	r3 = r1
+	// 13: add %r3, %r2
+	r3 += r2
+	// 14: ldxb %r3, [%r3]
+	r3 = m.Load8At(r3, 14)
+	// clangbench.bpf.c:113: switch (c & 31) {
+	// 15: mov32 %r4, %r3
+	r4 = uint64(uint32(r3))
+	// 16: and32 %r4, 31
+	r4 = uint64(uint32(r4) & 31)
+	// 17: jsgt32 %r4, 15, +7 (to 25)
+	// Instructions 17-21, 25-28, 31-33, 37-39, 43-44, 48-49, 52-53, 57-58, 62, 66, 70, 74, 78, 80, 84, 88: a tree of 31 jumps on r4, as a switch.
+	switch uint32(r4) {
+	case 0:
+		runtime.CheckBudget(b-16, 21)
+		goto L91
+	case 1:
+		goto L22
+	case 2:
+		b -= 15
+		runtime.CheckBudget(b, 20)
+		b += 15
+		runtime.CheckBudget(b-16, 62)
+		goto L109
+	case 3:
+		b -= 15
+		runtime.CheckBudget(b, 20)
+		b += 15
+		goto L63
+	case 4:
+		b -= 14
+		runtime.CheckBudget(b, 19)
+		b += 14
+		runtime.CheckBudget(b-16, 44)
+		goto L100
+	case 5:
+		b -= 14
+		runtime.CheckBudget(b, 19)
+		b += 14
+		goto L45
+	case 6:
+		b -= 14
+		runtime.CheckBudget(b, 19)
+		b -= 1
+		runtime.CheckBudget(b, 43)
+		b += 15
+		runtime.CheckBudget(b-16, 78)
+		goto L118
+	case 7:
+		b -= 14
+		runtime.CheckBudget(b, 19)
+		b -= 1
+		runtime.CheckBudget(b, 43)
+		b += 15
+		goto L79
+	case 8:
+		b -= 13
+		runtime.CheckBudget(b, 18)
+		b += 13
+		runtime.CheckBudget(b-16, 33)
+		goto L95
+	case 9:
+		b -= 13
+		runtime.CheckBudget(b, 18)
+		b += 13
+		goto L34
+	case 10:
+		b -= 13
+		runtime.CheckBudget(b, 18)
+		b -= 2
+		runtime.CheckBudget(b, 32)
+		b += 15
+		runtime.CheckBudget(b-16, 70)
+		goto L112
+	case 11:
+		b -= 13
+		runtime.CheckBudget(b, 18)
+		b -= 2
+		runtime.CheckBudget(b, 32)
+		b += 15
+		goto L71
+	case 12:
+		b -= 13
+		runtime.CheckBudget(b, 18)
+		b -= 1
+		runtime.CheckBudget(b, 31)
+		b += 14
+		runtime.CheckBudget(b-16, 53)
+		goto L106
+	case 13:
+		b -= 13
+		runtime.CheckBudget(b, 18)
+		b -= 1
+		runtime.CheckBudget(b, 31)
+		b += 14
+		goto L54
+	case 14:
+		b -= 13
+		runtime.CheckBudget(b, 18)
+		b -= 1
+		runtime.CheckBudget(b, 31)
+		b -= 1
+		runtime.CheckBudget(b, 52)
+		b += 15
+		runtime.CheckBudget(b-16, 84)
+		goto L123
+	case 15:
+		b -= 13
+		runtime.CheckBudget(b, 18)
+		b -= 1
+		runtime.CheckBudget(b, 31)
+		b -= 1
+		runtime.CheckBudget(b, 52)
+		b += 15
+		goto L85
+	case 16:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b += 12
+		runtime.CheckBudget(b-16, 28)
+		goto L93
+	case 17:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b += 12
+		goto L29
+	case 18:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b -= 3
+		runtime.CheckBudget(b, 27)
+		b += 15
+		runtime.CheckBudget(b-16, 66)
+		goto L110
+	case 19:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b -= 3
+		runtime.CheckBudget(b, 27)
+		b += 15
+		goto L67
+	case 20:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b -= 2
+		runtime.CheckBudget(b, 26)
+		b += 14
+		runtime.CheckBudget(b-16, 49)
+		goto L103
+	case 21:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b -= 2
+		runtime.CheckBudget(b, 26)
+		b += 14
+		goto L50
+	case 22:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b -= 2
+		runtime.CheckBudget(b, 26)
+		b -= 1
+		runtime.CheckBudget(b, 48)
+		b += 15
+		runtime.CheckBudget(b-16, 80)
+		goto L121
+	case 23:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b -= 2
+		runtime.CheckBudget(b, 26)
+		b -= 1
+		runtime.CheckBudget(b, 48)
+		b += 15
+		goto L81
+	case 24:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b -= 1
+		runtime.CheckBudget(b, 25)
+		b += 13
+		runtime.CheckBudget(b-16, 39)
+		goto L97
+	case 25:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b -= 1
+		runtime.CheckBudget(b, 25)
+		b += 13
+		goto L40
+	case 26:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b -= 1
+		runtime.CheckBudget(b, 25)
+		b -= 2
+		runtime.CheckBudget(b, 38)
+		b += 15
+		runtime.CheckBudget(b-16, 74)
+		goto L116
+	case 27:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b -= 1
+		runtime.CheckBudget(b, 25)
+		b -= 2
+		runtime.CheckBudget(b, 38)
+		b += 15
+		goto L75
+	case 28:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b -= 1
+		runtime.CheckBudget(b, 25)
+		b -= 1
+		runtime.CheckBudget(b, 37)
+		b -= 2
+		runtime.CheckBudget(b, 58)
+		goto L5
+	case 29:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b -= 1
+		runtime.CheckBudget(b, 25)
+		b -= 1
+		runtime.CheckBudget(b, 37)
+		b += 14
+		goto L59
+	case 30:
+		b -= 12
+		runtime.CheckBudget(b, 17)
+		b -= 1
+		runtime.CheckBudget(b, 25)
+		b -= 1
+		runtime.CheckBudget(b, 37)
+		b -= 1
+		runtime.CheckBudget(b, 57)
+		b += 15
+		runtime.CheckBudget(b-16, 88)
+		goto L127
+	default:
+		if int32(r4) < 0 {
+			goto L22
+		} else {
+			b -= 12
+			runtime.CheckBudget(b, 17)
+			b -= 1
+			runtime.CheckBudget(b, 25)
+			b -= 1
+			runtime.CheckBudget(b, 37)
+			b -= 1
+			runtime.CheckBudget(b, 57)
+			b += 15
+			goto L89
+		}
+	}
+L22:
+	// clangbench.bpf.c:115: case 1: acc ^= acc << 7; break;
+	// 22: mov %r3, %r0
+	r3 = r0
+	// 23: lsh %r3, 7
+	r3 <<= 7
+	// 24: ja -18 (to 7)
+	b -= 17
+	runtime.CheckBudget(b-2, 24)
+	goto L7
+L29:
+	// clangbench.bpf.c:131: case 17: acc ^= 0x5bd1e995; break;
+	// 29: xor %r0, 1540483477
+	r0 ^= 1540483477
+	// 30: ja -22 (to 9)
+	b -= 14
+	runtime.CheckBudget(b-4, 30)
+	goto L9
+L34:
+	// clangbench.bpf.c:123: case 9: acc ^= c << 3; break;
+	// 34: lsh32 %r3, 3
+	r3 = uint64(uint32(r3) << 3)
+	// 35: xor %r0, %r3
+	r0 ^= r3
+	// 36: ja -28 (to 9)
+	b -= 15
+	runtime.CheckBudget(b-4, 36)
+	goto L9
+L40:
+	// clangbench.bpf.c:139: case 25: acc ^= c * 0x45d9f3b; break;
+	// 40: mul32 %r3, 73244475
+	r3 = uint64(uint32(r3) * 73244475)
+	// 41: xor %r0, %r3
+	r0 ^= r3
+	// 42: ja -34 (to 9)
+	b -= 15
+	runtime.CheckBudget(b-4, 42)
+	goto L9
+L45:
+	// clangbench.bpf.c:119: case 5: acc += acc >> 3; break;
+	// 45: mov %r3, %r0
+	r3 = r0
+	// 46: rsh %r3, 3
+	r3 >>= 3
+	// 47: ja +71 (to 119)
+	runtime.CheckBudget(b-19, 47)
+	goto L119
+L50:
+	// clangbench.bpf.c:135: case 21: acc += 12345; break;
+	// 50: add %r0, 12345
+	r0 += 12345
+	// 51: ja -43 (to 9)
+	b -= 14
+	runtime.CheckBudget(b-4, 51)
+	goto L9
+L54:
+	// clangbench.bpf.c:127: case 13: acc += c * c; break;
+	// 54: mul32 %r3, %r3
+	r3 = uint64(uint32(r3) * uint32(r3))
+	// 55: add %r0, %r3
+	r0 += r3
+	// clangbench.bpf.c:143: case 29: acc += c << 4; break;
+	// 56: ja -48 (to 9)
+	b -= 15
+	runtime.CheckBudget(b-4, 56)
+	goto L9
+L59:
+	// 59: lsh32 %r3, 4
+	r3 = uint64(uint32(r3) << 4)
+	// 60: add %r0, %r3
+	r0 += r3
+	// 61: ja -53 (to 9)
+	b -= 15
+	runtime.CheckBudget(b-4, 61)
+	goto L9
+L63:
+	// clangbench.bpf.c:117: case 3: acc = acc * 33 + c; break;
+	// 63: mul %r0, 33
+	r0 *= 33
+	// 64: add %r0, %r3
+	r0 += r3
+	// clangbench.bpf.c:143: case 29: acc += c << 4; break;
+	// 65: ja -57 (to 9)
+	b -= 15
+	runtime.CheckBudget(b-4, 65)
+	goto L9
+L67:
+	// clangbench.bpf.c:133: case 19: acc = acc * 7 - c; break;
+	// 67: mul %r0, 7
+	r0 *= 7
+	// 68: sub %r0, %r3
+	r0 -= r3
+	// 69: ja -61 (to 9)
+	b -= 15
+	runtime.CheckBudget(b-4, 69)
+	goto L9
+L71:
+	// clangbench.bpf.c:125: case 11: acc = acc * 5 + 1; break;
+	// 71: mul %r0, 5
+	r0 *= 5
+	// 72: add %r0, 1
+	r0 += 1
+	// 73: ja -65 (to 9)
+	b -= 15
+	runtime.CheckBudget(b-4, 73)
+	goto L9
+L75:
+	// clangbench.bpf.c:141: case 27: acc = acc * 3 + c; break;
+	// 75: mul %r0, 3
+	r0 *= 3
+	// 76: add %r0, %r3
+	r0 += r3
+	// clangbench.bpf.c:143: case 29: acc += c << 4; break;
+	// 77: ja -69 (to 9)
+	b -= 15
+	runtime.CheckBudget(b-4, 77)
+	goto L9
+L79:
+	// clangbench.bpf.c:121: case 7: acc |= c; break;
+	// 79: ja +50 (to 130)
+	runtime.CheckBudget(b-17, 79)
+	goto L130
+L81:
+	// clangbench.bpf.c:137: case 23: acc |= (__u64)c << 8; break;
+	// 81: lsh %r3, 8
+	r3 <<= 8
+	// 82: or %r3, %r0
+	r3 |= r0
+	// 83: ja -76 (to 8)
+	b -= 16
+	runtime.CheckBudget(b-3, 83)
+	goto L8
+L85:
+	// clangbench.bpf.c:129: case 15: acc &= ~(__u64)c; break;
+	// 85: xor %r3, -1
+	r3 ^= 0xffffffffffffffff
+	// 86: and %r0, %r3
+	r0 &= r3
+	// 87: ja -79 (to 9)
+	b -= 15
+	runtime.CheckBudget(b-4, 87)
+	goto L9
+L89:
+	// 89: xor %r0, %r3
+	r0 ^= r3
+	// 90: ja -82 (to 9)
+	b -= 14
+	runtime.CheckBudget(b-4, 90)
+	goto L9
+L91:
+	// clangbench.bpf.c:114: case 0: acc += c; break;
+	// 91: add %r0, %r3
+	r0 += r3
+	// clangbench.bpf.c:143: case 29: acc += c << 4; break;
+	// 92: ja -84 (to 9)
+	b -= 14
+	runtime.CheckBudget(b-4, 92)
+	goto L9
+L93:
+	// clangbench.bpf.c:130: case 16: acc += acc << 2; break;
+	// 93: mul %r0, 5
+	r0 *= 5
+	// 94: ja -86 (to 9)
+	b -= 14
+	runtime.CheckBudget(b-4, 94)
+	goto L9
+L95:
+	// clangbench.bpf.c:122: case 8: acc += 0x9e37; break;
+	// 95: add %r0, 40503
+	r0 += 40503
+	// 96: ja -88 (to 9)
+	b -= 14
+	runtime.CheckBudget(b-4, 96)
+	goto L9
+L97:
+	// clangbench.bpf.c:138: case 24: acc += acc >> 11; break;
+	// 97: mov %r3, %r0
+	r3 = r0
+	// 98: rsh %r3, 11
+	r3 >>= 11
+	// 99: ja +19 (to 119)
+	runtime.CheckBudget(b-19, 99)
+	goto L119
+L100:
+	// clangbench.bpf.c:118: case 4: acc ^= acc >> 9; break;
+	// 100: mov %r3, %r0
+	r3 = r0
+	// 101: rsh %r3, 9
+	r3 >>= 9
+	// 102: ja -96 (to 7)
+	b -= 17
+	runtime.CheckBudget(b-2, 102)
+	goto L7
+L103:
+	// clangbench.bpf.c:134: case 20: acc ^= acc >> 17; break;
+	// 103: mov %r3, %r0
+	r3 = r0
+	// 104: rsh %r3, 17
+	r3 >>= 17
+	// 105: ja -99 (to 7)
+	b -= 17
+	runtime.CheckBudget(b-2, 105)
+	goto L7
+L106:
+	// clangbench.bpf.c:126: case 12: acc ^= acc << 13; break;
+	// 106: mov %r3, %r0
+	r3 = r0
+	// 107: lsh %r3, 13
+	r3 <<= 13
+	// 108: ja -102 (to 7)
+	b -= 17
+	runtime.CheckBudget(b-2, 108)
+	goto L7
+L109:
+	// clangbench.bpf.c:116: case 2: acc -= c * 3; break;
+	// 109: mul32 %r3, 3
+	r3 = uint64(uint32(r3) * 3)
+	b -= 1
+L110:
+	// 110: sub %r0, %r3
+	r0 -= r3
+	// clangbench.bpf.c:133: case 19: acc = acc * 7 - c; break;
+	// 111: ja -103 (to 9)
+	b -= 14
+	runtime.CheckBudget(b-4, 111)
+	goto L9
+L112:
+	// clangbench.bpf.c:124: case 10: acc -= acc >> 5; break;
+	// 112: mov %r3, %r0
+	r3 = r0
+	// 113: rsh %r3, 5
+	r3 >>= 5
+	// 114: sub %r0, %r3
+	r0 -= r3
+	// clangbench.bpf.c:133: case 19: acc = acc * 7 - c; break;
+	// 115: ja -107 (to 9)
+	b -= 16
+	runtime.CheckBudget(b-4, 115)
+	goto L9
+L116:
+	// clangbench.bpf.c:140: case 26: acc -= 77; break;
+	// 116: add %r0, -77
+	r0 -= 77
+	// 117: ja -109 (to 9)
+	b -= 14
+	runtime.CheckBudget(b-4, 117)
+	goto L9
+L118:
+	// clangbench.bpf.c:120: case 6: acc = ~acc + c; break;
+	// 118: xor %r0, -1
+	r0 ^= 0xffffffffffffffff
+	b += 2
+L119:
+	// 119: add %r3, %r0
+	r3 += r0
+	// 120: ja -113 (to 8)
+	b -= 18
+	runtime.CheckBudget(b-3, 120)
+	goto L8
+L121:
+	// clangbench.bpf.c:136: case 22: acc = ~acc; break;
+	// 121: xor %r0, -1
+	r0 ^= 0xffffffffffffffff
+	// 122: ja -114 (to 9)
+	b -= 14
+	runtime.CheckBudget(b-4, 122)
+	goto L9
+L123:
+	// clangbench.bpf.c:128: case 14: acc = (acc << 1) | (acc >> 63); break;
+	// 123: mov %r3, %r0
+	r3 = r0
+	// 124: rsh %r3, 63
+	r3 >>= 63
+	// 125: lsh %r0, 1
+	r0 <<= 1
+	// 126: ja +3 (to 130)
+	b -= 3
+	runtime.CheckBudget(b-17, 126)
+	goto L130
+L127:
+	// clangbench.bpf.c:144: case 30: acc = (acc >> 1) | (acc << 63); break;
+	// 127: mov %r3, %r0
+	r3 = r0
+	// 128: rsh %r3, 1
+	r3 >>= 1
+	// 129: lsh %r0, 63
+	r0 <<= 63
+	b -= 2
+L130:
+	// 130: or %r0, %r3
+	r0 |= r3
+	// 131: ja -123 (to 9)
+	b -= 15
+	runtime.CheckBudget(b-4, 131)
+	goto L9
 }
 
 // clangbenchWordsUserTranslation returns the Go translation of program
@@ -1201,7 +2730,7 @@ func clangbenchWordsUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint6
 // budget left.
 func clangbenchWordsUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
-	// clangbench.bpf.c:158: WORKLOAD(words, words(data))
+	// clangbench.bpf.c:223: WORKLOAD(words, words(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +10 (to 12)
@@ -1298,7 +2827,7 @@ L5:
 	}
 	b -= 5
 L12:
-	// clangbench.bpf.c:158: WORKLOAD(words, words(data))
+	// clangbench.bpf.c:223: WORKLOAD(words, words(data))
 	// 12: exit
 	b -= 3
 	runtime.CheckBudget(b, 12)

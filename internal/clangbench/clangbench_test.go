@@ -32,6 +32,8 @@ func workloads(o *ClangbenchObjects) []workload {
 		{"primes", o.PrimesUser, o.PrimesXdp.Raw()},
 		{"fnv1a", o.Fnv1aUser, o.Fnv1aXdp.Raw()},
 		{"words", o.WordsUser, o.WordsXdp.Raw()},
+		{"switch32", o.Switch32User, o.Switch32Xdp.Raw()},
+		{"ifelse", o.IfelseUser, o.IfelseXdp.Raw()},
 		{"count", o.CountUser, o.CountXdp.Raw()},
 	}
 }

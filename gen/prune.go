@@ -123,11 +123,7 @@ func pruneCopy(srcs map[string][]byte, roots map[string]bool, runtimeImport stri
 		imports := map[string]string{} // local name → path
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			local := path.Base(p)
-			if imp.Name != nil {
-				local = imp.Name.Name
-			}
-			imports[local] = p
+			imports[importName(imp)] = p
 		}
 		for _, d := range f.Decls {
 			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
@@ -250,8 +246,7 @@ func pruneCopy(srcs map[string][]byte, roots map[string]bool, runtimeImport stri
 		cmap := ast.NewCommentMap(fset, f, f.Comments)
 		var used []*ast.ImportSpec
 		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			if astutil.UsesImport(f, p) {
+			if selects(f, importName(imp)) {
 				used = append(used, imp)
 			}
 		}
@@ -269,11 +264,11 @@ func pruneCopy(srcs map[string][]byte, roots map[string]bool, runtimeImport stri
 			continue
 		}
 		f.Decls = decls
-		// An import the file used (as far as UsesImport can tell from
-		// its path) and uses no more goes; the others stay.
+		// An import the file used and uses no more goes; the others
+		// (_, ., or named otherwise than importName guesses) stay.
 		for _, imp := range used {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			if !astutil.UsesImport(f, p) {
+			if !selects(f, importName(imp)) {
+				p, _ := strconv.Unquote(imp.Path.Value)
 				local := ""
 				if imp.Name != nil {
 					local = imp.Name.Name
@@ -295,6 +290,36 @@ func pruneCopy(srcs map[string][]byte, roots map[string]bool, runtimeImport stri
 		out[names[i]] = src
 	}
 	return out, xrefs, nil
+}
+
+// importName returns the name an import gives its package in the file:
+// its own, else the last element of its path that is not a major version
+// (math/rand/v2 is rand).
+func importName(imp *ast.ImportSpec) string {
+	if imp.Name != nil {
+		return imp.Name.Name
+	}
+	p, _ := strconv.Unquote(imp.Path.Value)
+	dir, base := path.Split(p)
+	if len(base) > 1 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" && dir != "" {
+		base = path.Base(dir)
+	}
+	return base
+}
+
+// selects reports whether the file f selects something from the package
+// it imports as name (name.X, name not declared in the file).
+func selects(f *ast.File, name string) bool {
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == name && x.Obj == nil {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // recvType returns the name of a method's receiver type.

@@ -283,11 +283,7 @@ func pruneCopy(srcs map[string][]byte, roots map[string]bool, runtimeImport stri
 		if err := format.Node(&b, fset, f); err != nil {
 			return nil, nil, err
 		}
-		src, err := format.Source(b.Bytes())
-		if err != nil {
-			return nil, nil, err
-		}
-		out[names[i]] = src
+		out[names[i]] = b.Bytes()
 	}
 	return out, xrefs, nil
 }

@@ -69,6 +69,10 @@ type CacheRun struct {
 	reads map[string]bool
 	order []string
 	warns []string
+	// outputs are the files noted written (note), unless failed: one
+	// could not be noted.
+	outputs []fileSum
+	failed  bool
 }
 
 // Run returns the cache's view of the run of cfg given by args in the
@@ -174,10 +178,31 @@ func (r *CacheRun) Current() (warnings []string, files int, ok bool) {
 	return e.Warnings, len(e.Outputs), true
 }
 
-// Save records the run that wrote files. A run whose entry cannot be
-// written is simply not cached.
+// note notes files the run wrote, for Save.
+func (r *CacheRun) note(files []File) {
+	for _, f := range files {
+		abs, err := filepath.Abs(f.Path)
+		if err != nil {
+			r.failed = true
+			return
+		}
+		fsum := fileSum{Path: abs}
+		if !f.Remove {
+			s := sha256.Sum256(f.Data)
+			fsum.Sum = hex.EncodeToString(s[:])
+		}
+		r.outputs = append(r.outputs, fsum)
+	}
+}
+
+// Save records the run that wrote files (and those noted before). A run
+// whose entry cannot be written is simply not cached.
 func (r *CacheRun) Save(files []File) {
-	e := cacheEntry{Warnings: r.warns}
+	r.note(files)
+	if r.failed {
+		return
+	}
+	e := cacheEntry{Warnings: r.warns, Outputs: r.outputs}
 	for _, p := range r.order {
 		sum, err := hashFile(p, false)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -187,18 +212,6 @@ func (r *CacheRun) Save(files []File) {
 			return
 		}
 		e.Reads = append(e.Reads, fileSum{Path: p, Sum: sum})
-	}
-	for _, f := range files {
-		abs, err := filepath.Abs(f.Path)
-		if err != nil {
-			return
-		}
-		fsum := fileSum{Path: abs}
-		if !f.Remove {
-			s := sha256.Sum256(f.Data)
-			fsum.Sum = hex.EncodeToString(s[:])
-		}
-		e.Outputs = append(e.Outputs, fsum)
 	}
 	data, err := json.Marshal(e)
 	if err != nil || os.MkdirAll(r.c.dir, 0o755) != nil {

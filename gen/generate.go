@@ -115,14 +115,35 @@ type File struct {
 func IsCSource(path string) bool { return strings.HasSuffix(path, ".c") }
 
 // Generate runs the generator in memory and returns the files it would
-// write.
+// write: with -runtime vendor, the module's runtime copy too, for what the
+// run's Go files and the module's others name of it (copyPlan).
 func Generate(ctx context.Context, cfg Config) ([]File, error) {
+	files, rc, err := generate(ctx, cfg)
+	if err != nil || rc == nil {
+		return files, err
+	}
+	plans := copyPlans{}
+	plans.add(*rc, files)
+	read := cfg.Reads
+	if read == nil {
+		read = func(string) {}
+	}
+	vendored, err := plans[rc.dir].files(read)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, vendored...), nil
+}
+
+// generate is Generate without the runtime copy: it returns the copy the
+// package imports, if it vendors one.
+func generate(ctx context.Context, cfg Config) ([]File, *runtimeCopy, error) {
 	if cfg.Input == "" {
-		return nil, errors.New("no input file")
+		return nil, nil, errors.New("no input file")
 	}
 	for _, in := range append([]string{cfg.Input}, cfg.MoreInputs...) {
 		if err := checkInput(withInput(cfg, in)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	outDir := cfg.OutputDir
@@ -132,7 +153,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	if cfg.Header != "" {
 		path, err := headerPath(cfg, outDir)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cfg.headerDir = filepath.Dir(path)
 	}
@@ -141,7 +162,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		stem = DefaultStem(cfg.Input)
 	}
 	if !validStem(stem) {
-		return nil, fmt.Errorf("-stem %q: not a file name stem: letters, digits, _ and - only, not starting with -", stem)
+		return nil, nil, fmt.Errorf("-stem %q: not a file name stem: letters, digits, _ and - only, not starting with -", stem)
 	}
 	pkg := cfg.Package
 	if pkg == "" {
@@ -150,11 +171,11 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	if pkg == "" {
 		var err error
 		if pkg, err = dirPackage(outDir, stem); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if !token.IsIdentifier(pkg) {
-		return nil, fmt.Errorf("package name %q is not a Go identifier", pkg)
+		return nil, nil, fmt.Errorf("package name %q is not a Go identifier", pkg)
 	}
 	read := func(paths ...string) {
 		if cfg.Reads != nil {
@@ -181,7 +202,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	var files []File
 	var overlay map[string][]byte
 	if cfg.Header != "" && len(cfg.MoreInputs) > 0 {
-		return nil, fmt.Errorf("-header %s: the minimal header is made from one source; with several (%s), include a header of your own", cfg.Header, strings.Join(append([]string{cfg.Input}, cfg.MoreInputs...), ", "))
+		return nil, nil, fmt.Errorf("-header %s: the minimal header is made from one source; with several (%s), include a header of your own", cfg.Header, strings.Join(append([]string{cfg.Input}, cfg.MoreInputs...), ", "))
 	}
 	if cfg.Header != "" && IsCSource(cfg.Input) && !cfg.Committed {
 		first := Target{Clang: "bpfel"}
@@ -190,7 +211,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		}
 		f, ov, err := prepareHeader(ctx, cfg, outDir, first)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		files, overlay = append(files, f), ov
 	}
@@ -217,20 +238,20 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 			if cfg.Committed {
 				objPath := filepath.Join(outDir, stem+"_"+t.Suffix()+".o")
 				if b.obj, err = os.ReadFile(objPath); err != nil {
-					return nil, fmt.Errorf("%s: no compiler run and no committed object: %w", cfg.Input, err)
+					return nil, nil, fmt.Errorf("%s: no compiler run and no committed object: %w", cfg.Input, err)
 				}
 			} else {
 				c := compiled[i]
 				if c.err != nil {
 					// The constants' compile failed too: its warning
 					// would repeat clang's error.
-					return nil, c.err
+					return nil, nil, c.err
 				}
 				for _, w := range append(c.warnings, c.constWarns...) {
 					warnOnce(w)
 				}
 				if c.constErr != nil {
-					return nil, c.constErr
+					return nil, nil, c.constErr
 				}
 				b.obj, b.deps, b.consts = c.obj, c.deps, c.consts
 				read(b.deps...)
@@ -240,7 +261,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	} else {
 		data, err := os.ReadFile(cfg.Input)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		builds = append(builds, build{obj: data})
 	}
@@ -248,21 +269,21 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	objs := make([]*Object, len(builds))
 	for i, b := range builds {
 		if IsCSource(cfg.Input) && !hasSection(b.obj, ".BTF") {
-			return nil, fmt.Errorf("%s: compiles to an object without BTF, so it defines no program, map or global variable: add one (see the README's recipe)", cfg.Input)
+			return nil, nil, fmt.Errorf("%s: compiles to an object without BTF, so it defines no program, map or global variable: add one (see the README's recipe)", cfg.Input)
 		}
 		name := filepath.Base(cfg.Input)
 		obj, err := ReadObject(name, b.obj)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		// The embedded object carries no DWARF, whatever the input.
 		stripped, err := StripDWARF(name, b.obj)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(stripped) != len(b.obj) {
 			if obj, err = ReadObject(name, stripped); err != nil {
-				return nil, fmt.Errorf("%s: without DWARF: %w", name, err)
+				return nil, nil, fmt.Errorf("%s: without DWARF: %w", name, err)
 			}
 			builds[i].obj = stripped
 		}
@@ -270,7 +291,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	}
 	warns, err := hookNearMisses(objs[0].Spec)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cfg.Input, err)
+		return nil, nil, fmt.Errorf("%s: %w", cfg.Input, err)
 	}
 	if cfg.Warn != nil {
 		for _, w := range append(warns, runtimeDifferences(filepath.Base(cfg.Input), objs[0].Spec)...) {
@@ -289,7 +310,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		}
 		read(cfg.Kernels) // its list of files
 		if err := checkKernelMatrix(cfg.Kernels, names, data, read); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	var kernelBTF []File // per build
@@ -297,7 +318,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	if cfg.BTFFor != "" {
 		ks, err := btfmin.ReadKernelDir(cfg.BTFFor)
 		if err != nil {
-			return nil, fmt.Errorf("-btf-for: %w", err)
+			return nil, nil, fmt.Errorf("-btf-for: %w", err)
 		}
 		read(cfg.BTFFor) // its list of files
 		for _, k := range ks {
@@ -310,7 +331,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 			}
 			data, names, err := KernelBTFArchive(b.obj, ks)
 			if err != nil {
-				return nil, fmt.Errorf("-btf-for: %s: %w", stem+"_"+t.Suffix()+".o", err)
+				return nil, nil, fmt.Errorf("-btf-for: %s: %w", stem+"_"+t.Suffix()+".o", err)
 			}
 			kernelBTF = append(kernelBTF, File{Path: filepath.Join(outDir, kernelBTFFileName(stem, t)), Data: data})
 			carried = append(carried, names)
@@ -329,13 +350,14 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	}
 	if source := sourceFile(cfg); source != "" {
 		if err := readSources(&skelCfg, append([]string{source}, cfg.MoreInputs...)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
+	var vendor *runtimeCopy
 	if !cfg.ImportRuntime {
 		rc, own, err := moduleCopy(outDir)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		read(rc.goMod)
 		if !own {
@@ -344,16 +366,7 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 				files = append(files, f)
 			}
 			skelCfg.RuntimeImport, skelCfg.BridgeImport = rc.runtimePath, rc.bridgePath
-			read(filepath.Join(rc.dir, filepath.FromSlash(vmMarker)))
-			vm := rc.hasVM()
-			for _, obj := range objs {
-				vm = vm || hasUserPrograms(obj.Spec)
-			}
-			vendored, err := vendorFiles(rc, vm)
-			if err != nil {
-				return nil, err
-			}
-			files = append(files, vendored...)
+			vendor = &rc
 		}
 	}
 	required := typeArgs(cfg.Types)
@@ -383,10 +396,10 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 					err = nil
 				}
 				if err != nil {
-					return nil, fmt.Errorf("%s: types %s are declared only in the source: no compiler run, and no committed types file: %w", cfg.Input, strings.Join(missing, ", "), err)
+					return nil, nil, fmt.Errorf("%s: types %s are declared only in the source: no compiler run, and no committed types file: %w", cfg.Input, strings.Join(missing, ", "), err)
 				}
 			} else if sc.SourceTypes, raw, err = sourceTypes(ctx, withInput(cfg, typesSource(cfg, missing)), b.target, missing, required, overlay); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if raw != nil {
 				files = append(files, File{Path: filepath.Join(outDir, typesFileName(stem, b.target)), Data: raw})
@@ -398,14 +411,14 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 			if cfg.Committed || !IsCSource(cfg.Input) {
 				cs, err := uncompiledConstants(ctx, cfg, b.target, goPath)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				sc.Constants = cs
 			}
 		}
 		src, aotSrc, err := Skeleton(obj, sc)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		objPath := filepath.Join(outDir, base+".o")
 		files = append(files, File{Path: goPath, Data: src}, File{Path: objPath, Data: b.obj})
@@ -423,12 +436,12 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		if cfg.MakeBase != "" && b.deps != nil {
 			d, err := depfile(cfg.MakeBase, made, b.deps)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			files = append(files, File{Path: goPath + ".d", Data: d})
 		}
 	}
-	return files, nil
+	return files, vendor, nil
 }
 
 // isGzip reports whether the file path starts as gzip data.

@@ -2,8 +2,10 @@ package gen
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -33,8 +35,12 @@ type GenerateAllOptions struct {
 // go generate gives each (its directory, $GOPACKAGE) and the cache: the
 // lines read as Check reads them, their generates run ahead, several at
 // once, and written in the lines' order. A line that read a file an
-// earlier line then changed (a module's runtime copy) is generated again
-// after that write, so the outcome is go generate's.
+// earlier line then changed (the module's go.mod) is generated again
+// after that write, so the outcome is go generate's. Each module's runtime
+// copy is made once, after the lines, for what all of them wrote
+// (copyPlan): the copy go generate's last line would leave. A line
+// vendoring it is saved in the cache with the copy; when a line fails,
+// the copies of the lines written before it are still made.
 func GenerateAll(ctx context.Context, opts GenerateAllOptions) error {
 	out := opts.Out
 	if out == nil {
@@ -108,19 +114,18 @@ func GenerateAll(ctx context.Context, opts GenerateAllOptions) error {
 	defer cancel()
 	gens := aheadGenerates(ctx, ahead, runtime.GOMAXPROCS(0))
 	changed := map[string]bool{} // files this run wrote
-	for i, pl := range plan {
-		if pl.err != nil {
-			return pl.err
-		}
+	copies := copyPlans{}
+	copyRuns := map[string][]*run{} // by copy: the cached lines that vendor it
+	line := func(i int, pl plannedLine) error {
 		r := runs[i]
 		where := fmt.Sprintf("%s:%d", rel(opts.Dir, pl.gl.file), pl.gl.line)
-		files, err := gens.take()
+		files, rc, err := gens.take()
 		if r.current {
 			for _, w := range r.warns {
 				warn(w)
 			}
 			fmt.Fprintf(out, "%s: unchanged (inputs as the last run read them)\n", where)
-			continue
+			return nil
 		}
 		if err != nil && len(changed) > 0 || slices.ContainsFunc(r.reads, func(p string) bool { abs, _ := filepath.Abs(p); return changed[abs] }) {
 			// It read what an earlier line wrote, or failed (perhaps
@@ -130,7 +135,7 @@ func GenerateAll(ctx context.Context, opts GenerateAllOptions) error {
 			if r.cache != nil {
 				r.cache = opts.Cache.runIn(pl.cfg, pl.gl.args, pl.gl.dir, pl.gl.pkg)
 			}
-			files, err = Generate(ctx, pl.cfg)
+			files, rc, err = generate(ctx, pl.cfg)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", where, err)
@@ -149,10 +154,50 @@ func GenerateAll(ctx context.Context, opts GenerateAllOptions) error {
 		if err := WriteFiles(files); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
-		if r.cache != nil {
+		switch {
+		case rc != nil:
+			copies.add(*rc, files)
+			if r.cache != nil {
+				r.cache.note(files)
+				copyRuns[rc.dir] = append(copyRuns[rc.dir], r)
+			}
+		case r.cache != nil:
 			r.cache.Save(files)
 		}
 		fmt.Fprintf(out, "%s: %d files written, %d unchanged\n", where, wrote, len(files)-wrote)
+		return nil
 	}
-	return nil
+	var failed error
+	for i, pl := range plan {
+		if failed = pl.err; failed == nil {
+			failed = line(i, pl)
+		}
+		if failed != nil {
+			break
+		}
+	}
+	for _, dir := range slices.Sorted(maps.Keys(copies)) {
+		var reads []string
+		files, err := copies[dir].files(func(p string) { reads = append(reads, p) })
+		wrote := 0
+		for _, f := range files {
+			if !Unchanged(f) {
+				wrote++
+			}
+		}
+		if err == nil {
+			err = WriteFiles(files)
+		}
+		if err != nil {
+			return errors.Join(failed, fmt.Errorf("%s: %w", rel(opts.Dir, dir), err))
+		}
+		fmt.Fprintf(out, "%s: runtime copy: %d files written, %d unchanged\n", rel(opts.Dir, dir), wrote, len(files)-wrote)
+		for _, r := range copyRuns[dir] {
+			for _, p := range reads {
+				r.cache.Read(p)
+			}
+			r.cache.Save(files)
+		}
+	}
+	return failed
 }

@@ -1,7 +1,5 @@
 //go:build !linux
 
-//skelgen:vm
-
 package runtime
 
 import (

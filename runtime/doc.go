@@ -3,9 +3,10 @@
 // inside the Go process. It uses only the standard library and no other
 // skelgen package, so generated packages can carry a copy of it.
 //
-// Its maps (NewMap and its kin, MapMemory, the errors) stand alone: the
-// files of the VM are marked //skelgen:vm, and a module whose objects have
-// no user-space programs carries the package without them.
+// Its maps (NewMap and its kin, MapMemory, the errors) stand alone: a
+// module's copy keeps the declarations its Go files name and those these
+// need (see skelgen's gen package), so a module whose objects have no
+// user-space programs carries the maps without the VM.
 //
 // # Model
 //

@@ -1,5 +1,3 @@
-//skelgen:vm
-
 package runtime
 
 // fuse merges common instruction pairs into one dispatch: an increment

@@ -50,7 +50,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", objPath, err)
 	}
 	defer set.Close()
-	prog := set.User.Program(name)
+	prog := bridge.RawProgram(set, name)
 
 	input := append([]byte(nil), mem...)
 	r0, err := prog.Run(input)

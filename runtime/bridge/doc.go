@@ -117,9 +117,10 @@
 // programs, a hook writes a map or global they read: both sides share it.
 //
 // It imports only the runtime package, cilium/ebpf and the standard library,
-// so a generated package can carry a copy of it. Its user-program support
-// (Load, UserProgram, hooks' runs, actions, the built-ins) is in the files
-// marked //skelgen:vm; the others build without them and without the
-// runtime's VM, for the copies of modules whose objects are kernel-only
-// (LoadKernelOnly).
+// so a generated package can carry a copy of it: the declarations the
+// module's Go files name and those these need. Its user-program support
+// (Load, UserProgram, hooks' runs, actions, the built-ins, RawProgram) is
+// reached from no kernel-only skeleton's declarations (no method of a type
+// LoadKernelOnly's set holds names it), so the copy of a module whose
+// objects are kernel-only carries neither it nor the runtime's VM.
 package bridge

@@ -1,5 +1,3 @@
-//skelgen:vm
-
 package bridge
 
 import (
@@ -61,9 +59,12 @@ func (u *UserSet) loaded() *userPrograms {
 	return up
 }
 
-// Program returns the runtime program of the user-space program name.
-func (u *UserSet) Program(name string) *runtime.Program {
-	if up := u.loaded(); up != nil {
+// RawProgram returns the runtime program of the user-space program name
+// of s, nil when s has none of that name. It is a function, not a method
+// of Set or UserSet, so that a module's runtime copy keeps the VM only
+// when the module names it (or a user-space program).
+func RawProgram(s *Set, name string) *runtime.Program {
+	if up := s.userPrograms(); up != nil {
 		return up.progs[name]
 	}
 	return nil

@@ -1,5 +1,3 @@
-//skelgen:vm
-
 package bridge
 
 import (

@@ -222,7 +222,7 @@ func TestGenerateBTFFor(t *testing.T) {
 	for _, want := range []string{
 		"//go:embed execsnoop_bpfel_btf.tar.gz\nvar execsnoopKernelBTF []byte\n",
 		"func ExecsnoopKernels() []string {\n\treturn []string{" + strings.Join(lits, ", ") + "}\n}\n",
-		"bridge.WithKernelBTF(bridge.WithDisabled(opts, s.Programs.EnterExecve, s.Programs.ExitExecve), execsnoopKernelBTF)",
+		"bridge.LoadKernelOnly(s.Spec, bridge.WithKernelBTF(opts, execsnoopKernelBTF), s.Programs.EnterExecve, s.Programs.ExitExecve)",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("the skeleton lacks %q", want)

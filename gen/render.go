@@ -334,7 +334,11 @@ func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 		}
 		if len(s.user) == 0 {
 			// Kernel-only: the module's runtime copy need not carry the VM.
-			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "LoadKernelOnly").Call(jen.Id("s").Dot("Spec"), opts)
+			args[0] = jen.Id("opts")
+			if s.cfg.KernelBTFFile != "" {
+				args[0] = jen.Qual(s.bridge, "WithKernelBTF").Call(jen.Id("opts"), jen.Id(id.kernelBTFVar))
+			}
+			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "LoadKernelOnly").Call(append([]jen.Code{jen.Id("s").Dot("Spec")}, args...)...)
 		} else {
 			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, opts)
 		}
@@ -429,7 +433,7 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 		})
 		s.verb.stmts(g, len(s.programs), func(i int) jen.Code {
 			pi := s.programs[i]
-			return jen.If(jen.List(jen.Id("o").Dot(pi.field), jen.Err()).Op("=").Qual(s.bridge, "NewHandle").Types(jen.Qual(s.bridge, pi.kind.Handle)).Call(jen.Id("o").Dot("set"), jen.Lit(pi.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+			return jen.If(jen.Err().Op("=").Qual(s.bridge, "NewHandle").Call(jen.Id("o").Dot("set"), jen.Lit(pi.name), jen.Op("&").Id("o").Dot(pi.field)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 		}, func(w *vtext, i int) {
 			s.kernelProgInit(w, s.programs[i])
 		})
@@ -496,10 +500,18 @@ func (s *skeleton) loadVerbatim(id skelIDs, loadDoc string) *vtext {
 	if len(s.user) == 0 {
 		// Kernel-only: the module's runtime copy need not carry the VM.
 		w.s("\tset, err := ").qual(s.bridge, "LoadKernelOnly").s("(s.Spec, ")
+		if s.cfg.KernelBTFFile != "" {
+			w.qual(s.bridge, "WithKernelBTF").s("(opts, ", id.kernelBTFVar, ")")
+		} else {
+			w.s("opts")
+		}
+		for _, pi := range s.programs {
+			w.s(", s.Programs.", pi.field)
+		}
 	} else {
 		w.s("\tset, err := ").qual(s.bridge, "Load").s("(s.Spec, ", externs, ", ")
+		s.loadOptsVerbatim(w, id)
 	}
-	s.loadOptsVerbatim(w, id)
 	w.s(")\n\tif err != nil {\n")
 	wrap()
 	w.s("\t}\n\to := &", id.objsT, "{set: set}\n\tif err := o.init(); err != nil {\n\t\tset.Close()\n")
@@ -598,7 +610,7 @@ func (s *skeleton) objectTailVerbatim(id skelIDs, autos []string) *vtext {
 // kernelProgInit writes the statement of init that sets the field of a
 // kernel program, left nil when the program was not loaded.
 func (s *skeleton) kernelProgInit(w *vtext, pi *progInfo) {
-	w.s("\tif o.", pi.field, ", err = ").qual(s.bridge, "NewHandle").s("[").qual(s.bridge, pi.kind.Handle).s("](o.set, ").lit(pi.name).s("); err != nil {\n\t\treturn err\n\t}\n")
+	w.s("\tif err = ").qual(s.bridge, "NewHandle").s("(o.set, ").lit(pi.name).s(", &o.", pi.field, "); err != nil {\n\t\treturn err\n\t}\n")
 }
 
 // autoattached are the fields AttachAll attaches: the programs whose

@@ -181,7 +181,7 @@ func LoadExecsnoop(opts *ExecsnoopLoadOptions) (*ExecsnoopObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ExecsnoopSpec) Load(opts *ExecsnoopLoadOptions) (*ExecsnoopObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.EnterExecve, s.Programs.ExitExecve))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.EnterExecve, s.Programs.ExitExecve)
 	if err != nil {
 		return nil, fmt.Errorf("execsnoop: %w", err)
 	}
@@ -232,10 +232,10 @@ func (o *ExecsnoopObjects) init() error {
 	if o.Execs, err = bridge.NewMap[uint32, ExecsnoopEvent](o.set, "execs"); err != nil {
 		return err
 	}
-	if o.EnterExecve, err = bridge.NewHandle[bridge.Tracepoint](o.set, "enter_execve"); err != nil {
+	if err = bridge.NewHandle(o.set, "enter_execve", &o.EnterExecve); err != nil {
 		return err
 	}
-	if o.ExitExecve, err = bridge.NewHandle[bridge.Tracepoint](o.set, "exit_execve"); err != nil {
+	if err = bridge.NewHandle(o.set, "exit_execve", &o.ExitExecve); err != nil {
 		return err
 	}
 	if o.Variables.IgnoreFailed, err = bridge.NewVar[bool](o.set, "ignore_failed"); err != nil {

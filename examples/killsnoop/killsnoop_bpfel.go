@@ -167,7 +167,7 @@ func LoadKillsnoop(opts *KillsnoopLoadOptions) (*KillsnoopObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *KillsnoopSpec) Load(opts *KillsnoopLoadOptions) (*KillsnoopObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.EnterKill, s.Programs.ExitKill))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.EnterKill, s.Programs.ExitKill)
 	if err != nil {
 		return nil, fmt.Errorf("killsnoop: %w", err)
 	}
@@ -218,10 +218,10 @@ func (o *KillsnoopObjects) init() error {
 	if o.Start, err = bridge.NewMap[uint32, KillsnoopKillArgs](o.set, "start"); err != nil {
 		return err
 	}
-	if o.EnterKill, err = bridge.NewHandle[bridge.Tracepoint](o.set, "enter_kill"); err != nil {
+	if err = bridge.NewHandle(o.set, "enter_kill", &o.EnterKill); err != nil {
 		return err
 	}
-	if o.ExitKill, err = bridge.NewHandle[bridge.Tracepoint](o.set, "exit_kill"); err != nil {
+	if err = bridge.NewHandle(o.set, "exit_kill", &o.ExitKill); err != nil {
 		return err
 	}
 	if o.Variables.FailedOnly, err = bridge.NewVar[bool](o.set, "failed_only"); err != nil {

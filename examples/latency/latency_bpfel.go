@@ -225,10 +225,10 @@ func (o *LatencyObjects) init() error {
 	if o.Totals, err = bridge.NewMap[uint32, LatencyTotals](o.set, "totals"); err != nil {
 		return err
 	}
-	if o.OnEnter, err = bridge.NewHandle[bridge.Tracepoint](o.set, "on_enter"); err != nil {
+	if err = bridge.NewHandle(o.set, "on_enter", &o.OnEnter); err != nil {
 		return err
 	}
-	if o.OnExit, err = bridge.NewHandle[bridge.Tracepoint](o.set, "on_exit"); err != nil {
+	if err = bridge.NewHandle(o.set, "on_exit", &o.OnExit); err != nil {
 		return err
 	}
 	if !o.set.Disabled("report") {

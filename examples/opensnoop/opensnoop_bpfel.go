@@ -184,7 +184,7 @@ func LoadOpensnoop(opts *OpensnoopLoadOptions) (*OpensnoopObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *OpensnoopSpec) Load(opts *OpensnoopLoadOptions) (*OpensnoopObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.EnterOpenat, s.Programs.ExitOpenat, s.Programs.FexitOpenat2))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.EnterOpenat, s.Programs.ExitOpenat, s.Programs.FexitOpenat2)
 	if err != nil {
 		return nil, fmt.Errorf("opensnoop: %w", err)
 	}
@@ -236,13 +236,13 @@ func (o *OpensnoopObjects) init() error {
 	if o.Start, err = bridge.NewMap[uint32, OpensnoopArgs](o.set, "start"); err != nil {
 		return err
 	}
-	if o.EnterOpenat, err = bridge.NewHandle[bridge.Tracepoint](o.set, "enter_openat"); err != nil {
+	if err = bridge.NewHandle(o.set, "enter_openat", &o.EnterOpenat); err != nil {
 		return err
 	}
-	if o.ExitOpenat, err = bridge.NewHandle[bridge.Tracepoint](o.set, "exit_openat"); err != nil {
+	if err = bridge.NewHandle(o.set, "exit_openat", &o.ExitOpenat); err != nil {
 		return err
 	}
-	if o.FexitOpenat2, err = bridge.NewHandle[bridge.Tracing](o.set, "fexit_openat2"); err != nil {
+	if err = bridge.NewHandle(o.set, "fexit_openat2", &o.FexitOpenat2); err != nil {
 		return err
 	}
 	if o.Variables.FailedOnly, err = bridge.NewVar[bool](o.set, "failed_only"); err != nil {

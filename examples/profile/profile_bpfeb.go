@@ -144,7 +144,7 @@ func LoadProfile(opts *ProfileLoadOptions) (*ProfileObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ProfileSpec) Load(opts *ProfileLoadOptions) (*ProfileObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.Sample))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.Sample)
 	if err != nil {
 		return nil, fmt.Errorf("profile: %w", err)
 	}
@@ -189,7 +189,7 @@ func (o *ProfileObjects) init() error {
 	if o.Stacks, err = bridge.NewStackTraceMap(o.set, "stacks"); err != nil {
 		return err
 	}
-	if o.Sample, err = bridge.NewHandle[bridge.PerfEvent](o.set, "sample"); err != nil {
+	if err = bridge.NewHandle(o.set, "sample", &o.Sample); err != nil {
 		return err
 	}
 	if o.Variables.IncludeIdle, err = bridge.NewVar[bool](o.set, "include_idle"); err != nil {

@@ -133,7 +133,7 @@ func LoadPslist(opts *PslistLoadOptions) (*PslistObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *PslistSpec) Load(opts *PslistLoadOptions) (*PslistObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.ListTasks))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.ListTasks)
 	if err != nil {
 		return nil, fmt.Errorf("pslist: %w", err)
 	}
@@ -166,7 +166,7 @@ type PslistVariables struct {
 
 func (o *PslistObjects) init() error {
 	var err error
-	if o.ListTasks, err = bridge.NewHandle[bridge.TaskIter](o.set, "list_tasks"); err != nil {
+	if err = bridge.NewHandle(o.set, "list_tasks", &o.ListTasks); err != nil {
 		return err
 	}
 	if o.Variables.Threads, err = bridge.NewVar[bool](o.set, "threads"); err != nil {

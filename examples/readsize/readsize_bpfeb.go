@@ -218,7 +218,7 @@ func (o *ReadsizeObjects) init() error {
 	if o.Totals, err = bridge.NewMap[uint32, ReadsizeTotals](o.set, "totals"); err != nil {
 		return err
 	}
-	if o.ReadDone, err = bridge.NewHandle[bridge.Tracepoint](o.set, "read_done"); err != nil {
+	if err = bridge.NewHandle(o.set, "read_done", &o.ReadDone); err != nil {
 		return err
 	}
 	if !o.set.Disabled("begin") {

@@ -149,7 +149,7 @@ func LoadStackcount(opts *StackcountLoadOptions) (*StackcountObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *StackcountSpec) Load(opts *StackcountLoadOptions) (*StackcountObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.CountStack))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.CountStack)
 	if err != nil {
 		return nil, fmt.Errorf("stackcount: %w", err)
 	}
@@ -196,7 +196,7 @@ func (o *StackcountObjects) init() error {
 	if o.Stacks, err = bridge.NewStackTraceMap(o.set, "stacks"); err != nil {
 		return err
 	}
-	if o.CountStack, err = bridge.NewHandle[bridge.Tracepoint](o.set, "count_stack"); err != nil {
+	if err = bridge.NewHandle(o.set, "count_stack", &o.CountStack); err != nil {
 		return err
 	}
 	if o.Variables.PerProcess, err = bridge.NewVar[bool](o.set, "per_process"); err != nil {

@@ -330,10 +330,10 @@ func (o *SyslatObjects) init() error {
 	if o.Window, err = bridge.NewMap[uint32, SyslatStat](o.set, "window"); err != nil {
 		return err
 	}
-	if o.SysEnter, err = bridge.NewHandle[bridge.Tracepoint](o.set, "sys_enter"); err != nil {
+	if err = bridge.NewHandle(o.set, "sys_enter", &o.SysEnter); err != nil {
 		return err
 	}
-	if o.SysExit, err = bridge.NewHandle[bridge.Tracepoint](o.set, "sys_exit"); err != nil {
+	if err = bridge.NewHandle(o.set, "sys_exit", &o.SysExit); err != nil {
 		return err
 	}
 	if !o.set.Disabled("begin") {

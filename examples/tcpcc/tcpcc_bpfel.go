@@ -211,7 +211,7 @@ func LoadTcpcc(opts *TcpccLoadOptions) (*TcpccObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *TcpccSpec) Load(opts *TcpccLoadOptions) (*TcpccObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.RenoCongAvoid, s.Programs.RenoInit, s.Programs.RenoSsthresh, s.Programs.RenoUndoCwnd))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.RenoCongAvoid, s.Programs.RenoInit, s.Programs.RenoSsthresh, s.Programs.RenoUndoCwnd)
 	if err != nil {
 		return nil, fmt.Errorf("tcpcc: %w", err)
 	}
@@ -266,16 +266,16 @@ func (o *TcpccObjects) init() error {
 	if o.SkelgenReno, err = bridge.NewStructOps(o.set, "skelgen_reno"); err != nil {
 		return err
 	}
-	if o.RenoCongAvoid, err = bridge.NewHandle[bridge.Program](o.set, "reno_cong_avoid"); err != nil {
+	if err = bridge.NewHandle(o.set, "reno_cong_avoid", &o.RenoCongAvoid); err != nil {
 		return err
 	}
-	if o.RenoInit, err = bridge.NewHandle[bridge.Program](o.set, "reno_init"); err != nil {
+	if err = bridge.NewHandle(o.set, "reno_init", &o.RenoInit); err != nil {
 		return err
 	}
-	if o.RenoSsthresh, err = bridge.NewHandle[bridge.Program](o.set, "reno_ssthresh"); err != nil {
+	if err = bridge.NewHandle(o.set, "reno_ssthresh", &o.RenoSsthresh); err != nil {
 		return err
 	}
-	if o.RenoUndoCwnd, err = bridge.NewHandle[bridge.Program](o.set, "reno_undo_cwnd"); err != nil {
+	if err = bridge.NewHandle(o.set, "reno_undo_cwnd", &o.RenoUndoCwnd); err != nil {
 		return err
 	}
 	if o.Variables.Calls, err = bridge.NewVar[[4]uint64](o.set, "calls"); err != nil {

@@ -204,7 +204,7 @@ func LoadUsdtsnoop(opts *UsdtsnoopLoadOptions) (*UsdtsnoopObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *UsdtsnoopSpec) Load(opts *UsdtsnoopLoadOptions) (*UsdtsnoopObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.OnProbe))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.OnProbe)
 	if err != nil {
 		return nil, fmt.Errorf("usdtsnoop: %w", err)
 	}
@@ -253,7 +253,7 @@ func (o *UsdtsnoopObjects) init() error {
 	if o.Hits, err = bridge.NewRingBuf[UsdtsnoopHit](o.set, "hits"); err != nil {
 		return err
 	}
-	if o.OnProbe, err = bridge.NewHandle[bridge.USDT](o.set, "on_probe"); err != nil {
+	if err = bridge.NewHandle(o.set, "on_probe", &o.OnProbe); err != nil {
 		return err
 	}
 	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {

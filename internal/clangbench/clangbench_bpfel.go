@@ -294,31 +294,31 @@ func (o *ClangbenchObjects) init() error {
 	if o.UserCounts, err = bridge.NewMap[uint32, uint64](o.set, "user_counts"); err != nil {
 		return err
 	}
-	if o.ChecksumXdp, err = bridge.NewHandle[bridge.XDP](o.set, "checksum_xdp"); err != nil {
+	if err = bridge.NewHandle(o.set, "checksum_xdp", &o.ChecksumXdp); err != nil {
 		return err
 	}
-	if o.CountXdp, err = bridge.NewHandle[bridge.XDP](o.set, "count_xdp"); err != nil {
+	if err = bridge.NewHandle(o.set, "count_xdp", &o.CountXdp); err != nil {
 		return err
 	}
-	if o.DispatchXdp, err = bridge.NewHandle[bridge.XDP](o.set, "dispatch_xdp"); err != nil {
+	if err = bridge.NewHandle(o.set, "dispatch_xdp", &o.DispatchXdp); err != nil {
 		return err
 	}
-	if o.Fnv1aXdp, err = bridge.NewHandle[bridge.XDP](o.set, "fnv1a_xdp"); err != nil {
+	if err = bridge.NewHandle(o.set, "fnv1a_xdp", &o.Fnv1aXdp); err != nil {
 		return err
 	}
-	if o.IfelseXdp, err = bridge.NewHandle[bridge.XDP](o.set, "ifelse_xdp"); err != nil {
+	if err = bridge.NewHandle(o.set, "ifelse_xdp", &o.IfelseXdp); err != nil {
 		return err
 	}
-	if o.Log2sumXdp, err = bridge.NewHandle[bridge.XDP](o.set, "log2sum_xdp"); err != nil {
+	if err = bridge.NewHandle(o.set, "log2sum_xdp", &o.Log2sumXdp); err != nil {
 		return err
 	}
-	if o.PrimesXdp, err = bridge.NewHandle[bridge.XDP](o.set, "primes_xdp"); err != nil {
+	if err = bridge.NewHandle(o.set, "primes_xdp", &o.PrimesXdp); err != nil {
 		return err
 	}
-	if o.Switch32Xdp, err = bridge.NewHandle[bridge.XDP](o.set, "switch32_xdp"); err != nil {
+	if err = bridge.NewHandle(o.set, "switch32_xdp", &o.Switch32Xdp); err != nil {
 		return err
 	}
-	if o.WordsXdp, err = bridge.NewHandle[bridge.XDP](o.set, "words_xdp"); err != nil {
+	if err = bridge.NewHandle(o.set, "words_xdp", &o.WordsXdp); err != nil {
 		return err
 	}
 	if !o.set.Disabled("checksum_user") {

@@ -240,7 +240,7 @@ func (o *RingbenchObjects) init() error {
 	if o.Events, err = bridge.NewRingBuf[RingbenchRec](o.set, "events"); err != nil {
 		return err
 	}
-	if o.Fill, err = bridge.NewHandle[bridge.Program](o.set, "fill"); err != nil {
+	if err = bridge.NewHandle(o.set, "fill", &o.Fill); err != nil {
 		return err
 	}
 	if !o.set.Disabled("end") {

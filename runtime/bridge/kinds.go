@@ -3,6 +3,7 @@ package bridge
 import (
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"syscall"
 
@@ -166,26 +167,45 @@ func noAttachWhy(kind, sec string) string {
 	return "skelgen knows no attach point for section " + sec + "."
 }
 
-// NewHandle returns the handle of the kernel program name of s, a
-// Tracepoint, an XDP, ... as its section says (KindOf), or nil when its
-// autoload was off. Links made by its Attach methods are closed with s.
-func NewHandle[H any, P interface {
-	*H
-	program() *Program
-}](s *Set, name string) (*H, error) {
+// NewHandle sets *dst, a skeleton's field of the kernel program name of s,
+// to the program's handle, or to nil when its autoload was off. dst points
+// to a *Tracepoint, *XDP, ... the type its section gives it (KindOf), or to
+// a *Program. Links made by the handle's Attach methods are closed with s.
+//
+// It takes the field as any rather than being generic: an instantiation
+// would be compiled in every skeleton package, with the wrappers of every
+// method Program has.
+func NewHandle(s *Set, name string, dst any) error {
+	v := reflect.ValueOf(dst)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Pointer || v.Elem().Type().Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("program %s: handle of type %T: not a pointer to a handle's pointer", name, dst)
+	}
+	h := reflect.New(v.Elem().Type().Elem())
+	if h.Type() != reflect.TypeFor[*Program]() && (h.Elem().NumField() != 1 || h.Elem().Field(0).Type() != reflect.TypeFor[Program]()) {
+		return fmt.Errorf("program %s: %v is not a program handle", name, h.Type())
+	}
 	p, err := NewProgram(s, name)
-	if err != nil || p.disabled {
-		return nil, err
+	if err != nil {
+		return err
+	}
+	if p.disabled {
+		v.Elem().SetZero()
+		return nil
 	}
 	if s.Spec != nil {
 		p.kind = KindOf(s.Spec.Programs[name])
 	}
-	h := new(H)
-	*P(h).program() = p
-	return h, nil
+	if s.Spec != nil && h.Type().Elem().Name() != p.kind.Handle {
+		return fmt.Errorf("program %s: section %q gives a %s handle, not a %s", name, p.section(), p.kind.Handle, h.Type().Elem().Name())
+	}
+	if h.Type() == reflect.TypeFor[*Program]() {
+		h.Elem().Set(reflect.ValueOf(p))
+	} else {
+		h.Elem().Field(0).Set(reflect.ValueOf(p))
+	}
+	v.Elem().Set(h)
+	return nil
 }
-
-func (p *Program) program() *Program { return p }
 
 // Autoattacher is what AttachAll attaches: the handle of a program whose
 // section names its attach point, or a struct_ops map.

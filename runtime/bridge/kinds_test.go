@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -83,6 +84,42 @@ func TestKindOf(t *testing.T) {
 		}
 		if (k.Handle == "Program") != (k.Why != "") {
 			t.Errorf("%s: handle %s, reason %q", tc.sec, k.Handle, k.Why)
+		}
+	}
+}
+
+// TestNewHandle sets a handle of the section's kind, leaves a disabled
+// program's nil, and refuses a field of another kind or shape.
+func TestNewHandle(t *testing.T) {
+	s := &Set{Spec: &ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{
+		"x":   {SectionName: "xdp", Type: ebpf.XDP},
+		"tp":  {SectionName: "tp/sched/sched_switch", Type: ebpf.TracePoint},
+		"lwt": {SectionName: "lwt_xmit", Type: ebpf.LWTXmit},
+		"off": {SectionName: "xdp", Type: ebpf.XDP},
+	}}, disabled: map[string]bool{"off": true}}
+	var x *XDP
+	if err := NewHandle(s, "x", &x); err != nil || x == nil || x.name != "x" {
+		t.Fatalf("XDP handle %v, %v", x, err)
+	}
+	var tp *Tracepoint
+	if err := NewHandle(s, "tp", &tp); err != nil || tp == nil || tp.kind.target[1] != "sched_switch" {
+		t.Fatalf("tracepoint handle %v, %v", tp, err)
+	}
+	var p *Program
+	if err := NewHandle(s, "lwt", &p); err != nil || p == nil {
+		t.Fatalf("plain handle %v, %v", p, err)
+	}
+	off := &XDP{}
+	if err := NewHandle(s, "off", &off); err != nil || off != nil {
+		t.Fatalf("disabled program's handle %v, %v", off, err)
+	}
+	var wrong *Tracepoint
+	if err := NewHandle(s, "x", &wrong); err == nil || !strings.Contains(err.Error(), "XDP handle") {
+		t.Errorf("tracepoint field of an xdp program: %v", err)
+	}
+	for _, dst := range []any{nil, x, &s, new(int)} {
+		if err := NewHandle(s, "x", dst); err == nil {
+			t.Errorf("NewHandle into %T: no error", dst)
 		}
 	}
 }

@@ -127,9 +127,13 @@ type Set struct {
 // programs and the maps they use go into the kernel, or in process its
 // maps alone into the runtime's maps. It uses nothing of the runtime's VM,
 // so a module whose objects are all of this kind carries no VM. An object
-// with user-space programs makes it fail: those need Load.
-func LoadKernelOnly[H any](spec *ebpf.CollectionSpec, opts *Options[H]) (*Set, error) {
-	return load(spec, withoutHost(opts), nil)
+// with user-space programs makes it fail: those need Load. progs are the
+// skeleton's program specs: those switched off are left out (WithDisabled).
+//
+// It is not generic, as Load is, so that no skeleton package compiles an
+// instantiation of it: a kernel-only object's options have no host.
+func LoadKernelOnly(spec *ebpf.CollectionSpec, opts *Options[NoHost], progs ...*ProgramSpec) (*Set, error) {
+	return load(spec, withoutHost(WithDisabled(opts, progs...)), nil)
 }
 
 // load is Load and LoadKernelOnly: programs, when not nil, loads the

@@ -50,7 +50,7 @@ func (s *VarSpec[T]) Raw() *ebpf.VariableSpec { return s.v }
 // process, through the runtime's section memory. Both are the memory the
 // programs use. Variables in .rodata are read-only after load.
 type Var[T any] struct {
-	variable
+	v variable
 }
 
 // variable is Var's untyped part: the generic methods convert and call it,
@@ -109,14 +109,20 @@ func newVariable(s *Set, name string, size int) (variable, error) {
 // Get reads the variable's current value.
 func (v *Var[T]) Get() (T, error) {
 	var t T
-	err := v.get(bytesOf(&t))
+	err := v.v.get(bytesOf(&t))
 	return t, err
 }
 
 // Set writes the variable; programs see the new value at once.
 func (v *Var[T]) Set(value T) error {
-	return v.set(bytesOf(&value))
+	return v.v.set(bytesOf(&value))
 }
+
+// ReadOnly reports whether the variable cannot be written after load.
+func (v *Var[T]) ReadOnly() bool { return v.v.readOnly() }
+
+// Raw returns the kernel variable, or nil in process.
+func (v *Var[T]) Raw() *ebpf.Variable { return v.v.k }
 
 func (v *variable) get(b []byte) error {
 	if err := v.h.begin(); err != nil {
@@ -145,13 +151,9 @@ func (v *variable) set(b []byte) error {
 	return nil
 }
 
-// ReadOnly reports whether the variable cannot be written after load.
-func (v *variable) ReadOnly() bool {
+func (v *variable) readOnly() bool {
 	if v.k != nil {
 		return v.k.ReadOnly()
 	}
 	return v.ro
 }
-
-// Raw returns the kernel variable, or nil in process.
-func (v *variable) Raw() *ebpf.Variable { return v.k }

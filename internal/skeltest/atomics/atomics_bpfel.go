@@ -184,7 +184,7 @@ type AtomicsVariables struct {
 
 func (o *AtomicsObjects) init() error {
 	var err error
-	if o.CountGetppid, err = bridge.NewHandle[bridge.Tracepoint](o.set, "count_getppid"); err != nil {
+	if err = bridge.NewHandle(o.set, "count_getppid", &o.CountGetppid); err != nil {
 		return err
 	}
 	if !o.set.Disabled("bump_a") {

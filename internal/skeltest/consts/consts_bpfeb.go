@@ -186,7 +186,7 @@ func LoadConsts(opts *ConstsLoadOptions) (*ConstsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ConstsSpec) Load(opts *ConstsLoadOptions) (*ConstsObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.Count))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.Count)
 	if err != nil {
 		return nil, fmt.Errorf("consts: %w", err)
 	}
@@ -223,7 +223,7 @@ func (o *ConstsObjects) init() error {
 	if o.Slots, err = bridge.NewMap[uint32, ConstsSlot](o.set, "slots"); err != nil {
 		return err
 	}
-	if o.Count, err = bridge.NewHandle[bridge.XDP](o.set, "count"); err != nil {
+	if err = bridge.NewHandle(o.set, "count", &o.Count); err != nil {
 		return err
 	}
 	if o.Variables.LastColor, err = bridge.NewVar[uint32](o.set, "last_color"); err != nil {

@@ -130,7 +130,7 @@ func LoadCorehdr(opts *CorehdrLoadOptions) (*CorehdrObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *CorehdrSpec) Load(opts *CorehdrLoadOptions) (*CorehdrObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.OnExec))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.OnExec)
 	if err != nil {
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}
@@ -165,7 +165,7 @@ func (o *CorehdrObjects) init() error {
 	if o.LastExec, err = bridge.NewMap[uint32, CorehdrExecInfo](o.set, "last_exec"); err != nil {
 		return err
 	}
-	if o.OnExec, err = bridge.NewHandle[bridge.Tracepoint](o.set, "on_exec"); err != nil {
+	if err = bridge.NewHandle(o.set, "on_exec", &o.OnExec); err != nil {
 		return err
 	}
 	return nil

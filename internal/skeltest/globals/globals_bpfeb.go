@@ -289,7 +289,7 @@ func LoadGlobals(opts *GlobalsLoadOptions) (*GlobalsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *GlobalsSpec) Load(opts *GlobalsLoadOptions) (*GlobalsObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.OnSysEnter))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.OnSysEnter)
 	if err != nil {
 		return nil, fmt.Errorf("globals: %w", err)
 	}
@@ -336,7 +336,7 @@ type GlobalsVariables struct {
 
 func (o *GlobalsObjects) init() error {
 	var err error
-	if o.OnSysEnter, err = bridge.NewHandle[bridge.RawTracepoint](o.set, "on_sys_enter"); err != nil {
+	if err = bridge.NewHandle(o.set, "on_sys_enter", &o.OnSysEnter); err != nil {
 		return err
 	}
 	if o.Variables.Calls, err = bridge.NewVar[uint64](o.set, "calls"); err != nil {

@@ -326,10 +326,10 @@ func (o *HooksObjects) init() error {
 	if o.Samples, err = bridge.NewPerfEventArray[HooksEvent](o.set, "samples"); err != nil {
 		return err
 	}
-	if o.Produce, err = bridge.NewHandle[bridge.Tracepoint](o.set, "produce"); err != nil {
+	if err = bridge.NewHandle(o.set, "produce", &o.Produce); err != nil {
 		return err
 	}
-	if o.Sample, err = bridge.NewHandle[bridge.Tracepoint](o.set, "sample"); err != nil {
+	if err = bridge.NewHandle(o.set, "sample", &o.Sample); err != nil {
 		return err
 	}
 	if !o.set.Disabled("begin") {

@@ -275,7 +275,7 @@ func (o *HostileObjects) init() error {
 	if o.RoArr, err = bridge.NewMap[uint32, uint64](o.set, "ro_arr"); err != nil {
 		return err
 	}
-	if o.Kern, err = bridge.NewHandle[bridge.Tracepoint](o.set, "kern"); err != nil {
+	if err = bridge.NewHandle(o.set, "kern", &o.Kern); err != nil {
 		return err
 	}
 	if !o.set.Disabled("bump") {

@@ -119,7 +119,7 @@ func LoadIters(opts *ItersLoadOptions) (*ItersObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ItersSpec) Load(opts *ItersLoadOptions) (*ItersObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.DumpCgroup, s.Programs.DumpCounts, s.Programs.DumpMaps, s.Programs.DumpTask))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.DumpCgroup, s.Programs.DumpCounts, s.Programs.DumpMaps, s.Programs.DumpTask)
 	if err != nil {
 		return nil, fmt.Errorf("iters: %w", err)
 	}
@@ -163,16 +163,16 @@ func (o *ItersObjects) init() error {
 	if o.Counts, err = bridge.NewMap[uint32, uint64](o.set, "counts"); err != nil {
 		return err
 	}
-	if o.DumpCgroup, err = bridge.NewHandle[bridge.CgroupIter](o.set, "dump_cgroup"); err != nil {
+	if err = bridge.NewHandle(o.set, "dump_cgroup", &o.DumpCgroup); err != nil {
 		return err
 	}
-	if o.DumpCounts, err = bridge.NewHandle[bridge.MapIter](o.set, "dump_counts"); err != nil {
+	if err = bridge.NewHandle(o.set, "dump_counts", &o.DumpCounts); err != nil {
 		return err
 	}
-	if o.DumpMaps, err = bridge.NewHandle[bridge.Iter](o.set, "dump_maps"); err != nil {
+	if err = bridge.NewHandle(o.set, "dump_maps", &o.DumpMaps); err != nil {
 		return err
 	}
-	if o.DumpTask, err = bridge.NewHandle[bridge.TaskIter](o.set, "dump_task"); err != nil {
+	if err = bridge.NewHandle(o.set, "dump_task", &o.DumpTask); err != nil {
 		return err
 	}
 	return nil

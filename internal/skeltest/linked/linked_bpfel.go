@@ -131,7 +131,7 @@ func LoadLinked(opts *LinkedLoadOptions) (*LinkedObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *LinkedSpec) Load(opts *LinkedLoadOptions) (*LinkedObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.ProgA, s.Programs.ProgB))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.ProgA, s.Programs.ProgB)
 	if err != nil {
 		return nil, fmt.Errorf("linked: %w", err)
 	}
@@ -173,10 +173,10 @@ func (o *LinkedObjects) init() error {
 	if o.Records, err = bridge.NewRingBuf[LinkedRec](o.set, "records"); err != nil {
 		return err
 	}
-	if o.ProgA, err = bridge.NewHandle[bridge.XDP](o.set, "prog_a"); err != nil {
+	if err = bridge.NewHandle(o.set, "prog_a", &o.ProgA); err != nil {
 		return err
 	}
-	if o.ProgB, err = bridge.NewHandle[bridge.XDP](o.set, "prog_b"); err != nil {
+	if err = bridge.NewHandle(o.set, "prog_b", &o.ProgB); err != nil {
 		return err
 	}
 	return nil

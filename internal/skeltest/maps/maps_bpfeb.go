@@ -205,7 +205,7 @@ func LoadMaps(opts *MapsLoadOptions) (*MapsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *MapsSpec) Load(opts *MapsLoadOptions) (*MapsObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.CountGetppid))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.CountGetppid)
 	if err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
@@ -284,7 +284,7 @@ func (o *MapsObjects) init() error {
 	if o.Totals, err = bridge.NewMap[uint32, uint64](o.set, "totals"); err != nil {
 		return err
 	}
-	if o.CountGetppid, err = bridge.NewHandle[bridge.Tracepoint](o.set, "count_getppid"); err != nil {
+	if err = bridge.NewHandle(o.set, "count_getppid", &o.CountGetppid); err != nil {
 		return err
 	}
 	if o.Variables.UnusedEvent, err = bridge.NewVar[uint64](o.set, "unused_event"); err != nil {

@@ -145,7 +145,7 @@ func LoadProgs(opts *ProgsLoadOptions) (*ProgsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ProgsSpec) Load(opts *ProgsLoadOptions) (*ProgsObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.BtfExec, s.Programs.KpOpenat, s.Programs.KrpOpenat, s.Programs.RawSysEnter, s.Programs.SockAll, s.Programs.TcIngress, s.Programs.TpGetppid, s.Programs.UpAny, s.Programs.XdpPass))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.BtfExec, s.Programs.KpOpenat, s.Programs.KrpOpenat, s.Programs.RawSysEnter, s.Programs.SockAll, s.Programs.TcIngress, s.Programs.TpGetppid, s.Programs.UpAny, s.Programs.XdpPass)
 	if err != nil {
 		return nil, fmt.Errorf("progs: %w", err)
 	}
@@ -201,31 +201,31 @@ func (o *ProgsObjects) init() error {
 	if o.Hits, err = bridge.NewMap[uint32, uint64](o.set, "hits"); err != nil {
 		return err
 	}
-	if o.BtfExec, err = bridge.NewHandle[bridge.Tracing](o.set, "btf_exec"); err != nil {
+	if err = bridge.NewHandle(o.set, "btf_exec", &o.BtfExec); err != nil {
 		return err
 	}
-	if o.KpOpenat, err = bridge.NewHandle[bridge.Kprobe](o.set, "kp_openat"); err != nil {
+	if err = bridge.NewHandle(o.set, "kp_openat", &o.KpOpenat); err != nil {
 		return err
 	}
-	if o.KrpOpenat, err = bridge.NewHandle[bridge.Kprobe](o.set, "krp_openat"); err != nil {
+	if err = bridge.NewHandle(o.set, "krp_openat", &o.KrpOpenat); err != nil {
 		return err
 	}
-	if o.RawSysEnter, err = bridge.NewHandle[bridge.RawTracepoint](o.set, "raw_sys_enter"); err != nil {
+	if err = bridge.NewHandle(o.set, "raw_sys_enter", &o.RawSysEnter); err != nil {
 		return err
 	}
-	if o.SockAll, err = bridge.NewHandle[bridge.Socket](o.set, "sock_all"); err != nil {
+	if err = bridge.NewHandle(o.set, "sock_all", &o.SockAll); err != nil {
 		return err
 	}
-	if o.TcIngress, err = bridge.NewHandle[bridge.TCX](o.set, "tc_ingress"); err != nil {
+	if err = bridge.NewHandle(o.set, "tc_ingress", &o.TcIngress); err != nil {
 		return err
 	}
-	if o.TpGetppid, err = bridge.NewHandle[bridge.Tracepoint](o.set, "tp_getppid"); err != nil {
+	if err = bridge.NewHandle(o.set, "tp_getppid", &o.TpGetppid); err != nil {
 		return err
 	}
-	if o.UpAny, err = bridge.NewHandle[bridge.Uprobe](o.set, "up_any"); err != nil {
+	if err = bridge.NewHandle(o.set, "up_any", &o.UpAny); err != nil {
 		return err
 	}
-	if o.XdpPass, err = bridge.NewHandle[bridge.XDP](o.set, "xdp_pass"); err != nil {
+	if err = bridge.NewHandle(o.set, "xdp_pass", &o.XdpPass); err != nil {
 		return err
 	}
 	return nil

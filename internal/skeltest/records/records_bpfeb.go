@@ -182,7 +182,7 @@ func LoadRecords(opts *RecordsLoadOptions) (*RecordsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *RecordsSpec) Load(opts *RecordsLoadOptions) (*RecordsObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.Emit, s.Programs.EmitSmall))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.Emit, s.Programs.EmitSmall)
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
@@ -243,10 +243,10 @@ func (o *RecordsObjects) init() error {
 	if o.SmallRb, err = bridge.NewRingBuf[RecordsSmall](o.set, "small_rb"); err != nil {
 		return err
 	}
-	if o.Emit, err = bridge.NewHandle[bridge.Tracepoint](o.set, "emit"); err != nil {
+	if err = bridge.NewHandle(o.set, "emit", &o.Emit); err != nil {
 		return err
 	}
-	if o.EmitSmall, err = bridge.NewHandle[bridge.Tracepoint](o.set, "emit_small"); err != nil {
+	if err = bridge.NewHandle(o.set, "emit_small", &o.EmitSmall); err != nil {
 		return err
 	}
 	if o.Variables.Calls, err = bridge.NewVar[uint32](o.set, "calls"); err != nil {

@@ -300,7 +300,7 @@ func LoadSections(opts *SectionsLoadOptions) (*SectionsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *SectionsSpec) Load(opts *SectionsLoadOptions) (*SectionsObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.Dissect, s.Programs.FentryMulti, s.Programs.KpmGetppid, s.Programs.KrpmAny, s.Programs.KrsGetppid, s.Programs.KsGetppid, s.Programs.LookupPass, s.Programs.Lwt, s.Programs.MsgPass, s.Programs.NfAccept, s.Programs.NkPrimary, s.Programs.RawtpsEnter, s.Programs.Reuse, s.Programs.Sample, s.Programs.SkbEgress, s.Programs.SkbVerdict, s.Programs.SockCreate, s.Programs.SockOps, s.Programs.TpAny, s.Programs.TpbtfsEnter, s.Programs.TpsGetppid, s.Programs.UpmAny, s.Programs.XdpPass))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.Dissect, s.Programs.FentryMulti, s.Programs.KpmGetppid, s.Programs.KrpmAny, s.Programs.KrsGetppid, s.Programs.KsGetppid, s.Programs.LookupPass, s.Programs.Lwt, s.Programs.MsgPass, s.Programs.NfAccept, s.Programs.NkPrimary, s.Programs.RawtpsEnter, s.Programs.Reuse, s.Programs.Sample, s.Programs.SkbEgress, s.Programs.SkbVerdict, s.Programs.SockCreate, s.Programs.SockOps, s.Programs.TpAny, s.Programs.TpbtfsEnter, s.Programs.TpsGetppid, s.Programs.UpmAny, s.Programs.XdpPass)
 	if err != nil {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
@@ -409,73 +409,73 @@ func (o *SectionsObjects) init() error {
 	if o.Socks, err = bridge.RawMap(o.set, "socks"); err != nil {
 		return err
 	}
-	if o.Dissect, err = bridge.NewHandle[bridge.NetNs](o.set, "dissect"); err != nil {
+	if err = bridge.NewHandle(o.set, "dissect", &o.Dissect); err != nil {
 		return err
 	}
-	if o.FentryMulti, err = bridge.NewHandle[bridge.Program](o.set, "fentry_multi"); err != nil {
+	if err = bridge.NewHandle(o.set, "fentry_multi", &o.FentryMulti); err != nil {
 		return err
 	}
-	if o.KpmGetppid, err = bridge.NewHandle[bridge.KprobeMulti](o.set, "kpm_getppid"); err != nil {
+	if err = bridge.NewHandle(o.set, "kpm_getppid", &o.KpmGetppid); err != nil {
 		return err
 	}
-	if o.KrpmAny, err = bridge.NewHandle[bridge.KprobeMulti](o.set, "krpm_any"); err != nil {
+	if err = bridge.NewHandle(o.set, "krpm_any", &o.KrpmAny); err != nil {
 		return err
 	}
-	if o.KrsGetppid, err = bridge.NewHandle[bridge.Ksyscall](o.set, "krs_getppid"); err != nil {
+	if err = bridge.NewHandle(o.set, "krs_getppid", &o.KrsGetppid); err != nil {
 		return err
 	}
-	if o.KsGetppid, err = bridge.NewHandle[bridge.Ksyscall](o.set, "ks_getppid"); err != nil {
+	if err = bridge.NewHandle(o.set, "ks_getppid", &o.KsGetppid); err != nil {
 		return err
 	}
-	if o.LookupPass, err = bridge.NewHandle[bridge.NetNs](o.set, "lookup_pass"); err != nil {
+	if err = bridge.NewHandle(o.set, "lookup_pass", &o.LookupPass); err != nil {
 		return err
 	}
-	if o.Lwt, err = bridge.NewHandle[bridge.Program](o.set, "lwt"); err != nil {
+	if err = bridge.NewHandle(o.set, "lwt", &o.Lwt); err != nil {
 		return err
 	}
-	if o.MsgPass, err = bridge.NewHandle[bridge.SockMap](o.set, "msg_pass"); err != nil {
+	if err = bridge.NewHandle(o.set, "msg_pass", &o.MsgPass); err != nil {
 		return err
 	}
-	if o.NfAccept, err = bridge.NewHandle[bridge.Netfilter](o.set, "nf_accept"); err != nil {
+	if err = bridge.NewHandle(o.set, "nf_accept", &o.NfAccept); err != nil {
 		return err
 	}
-	if o.NkPrimary, err = bridge.NewHandle[bridge.Netkit](o.set, "nk_primary"); err != nil {
+	if err = bridge.NewHandle(o.set, "nk_primary", &o.NkPrimary); err != nil {
 		return err
 	}
-	if o.RawtpsEnter, err = bridge.NewHandle[bridge.RawTracepoint](o.set, "rawtps_enter"); err != nil {
+	if err = bridge.NewHandle(o.set, "rawtps_enter", &o.RawtpsEnter); err != nil {
 		return err
 	}
-	if o.Reuse, err = bridge.NewHandle[bridge.Reuseport](o.set, "reuse"); err != nil {
+	if err = bridge.NewHandle(o.set, "reuse", &o.Reuse); err != nil {
 		return err
 	}
-	if o.Sample, err = bridge.NewHandle[bridge.PerfEvent](o.set, "sample"); err != nil {
+	if err = bridge.NewHandle(o.set, "sample", &o.Sample); err != nil {
 		return err
 	}
-	if o.SkbEgress, err = bridge.NewHandle[bridge.Cgroup](o.set, "skb_egress"); err != nil {
+	if err = bridge.NewHandle(o.set, "skb_egress", &o.SkbEgress); err != nil {
 		return err
 	}
-	if o.SkbVerdict, err = bridge.NewHandle[bridge.SockMap](o.set, "skb_verdict"); err != nil {
+	if err = bridge.NewHandle(o.set, "skb_verdict", &o.SkbVerdict); err != nil {
 		return err
 	}
-	if o.SockCreate, err = bridge.NewHandle[bridge.Cgroup](o.set, "sock_create"); err != nil {
+	if err = bridge.NewHandle(o.set, "sock_create", &o.SockCreate); err != nil {
 		return err
 	}
-	if o.SockOps, err = bridge.NewHandle[bridge.Cgroup](o.set, "sock_ops"); err != nil {
+	if err = bridge.NewHandle(o.set, "sock_ops", &o.SockOps); err != nil {
 		return err
 	}
-	if o.TpAny, err = bridge.NewHandle[bridge.Tracepoint](o.set, "tp_any"); err != nil {
+	if err = bridge.NewHandle(o.set, "tp_any", &o.TpAny); err != nil {
 		return err
 	}
-	if o.TpbtfsEnter, err = bridge.NewHandle[bridge.Tracing](o.set, "tpbtfs_enter"); err != nil {
+	if err = bridge.NewHandle(o.set, "tpbtfs_enter", &o.TpbtfsEnter); err != nil {
 		return err
 	}
-	if o.TpsGetppid, err = bridge.NewHandle[bridge.Tracepoint](o.set, "tps_getppid"); err != nil {
+	if err = bridge.NewHandle(o.set, "tps_getppid", &o.TpsGetppid); err != nil {
 		return err
 	}
-	if o.UpmAny, err = bridge.NewHandle[bridge.UprobeMulti](o.set, "upm_any"); err != nil {
+	if err = bridge.NewHandle(o.set, "upm_any", &o.UpmAny); err != nil {
 		return err
 	}
-	if o.XdpPass, err = bridge.NewHandle[bridge.XDP](o.set, "xdp_pass"); err != nil {
+	if err = bridge.NewHandle(o.set, "xdp_pass", &o.XdpPass); err != nil {
 		return err
 	}
 	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {

@@ -121,7 +121,7 @@ func LoadSizing(opts *SizingLoadOptions) (*SizingObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *SizingSpec) Load(opts *SizingLoadOptions) (*SizingObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.CountStacks))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.CountStacks)
 	if err != nil {
 		return nil, fmt.Errorf("sizing: %w", err)
 	}
@@ -169,7 +169,7 @@ func (o *SizingObjects) init() error {
 	if o.Stacks, err = bridge.NewStackTraceMap(o.set, "stacks"); err != nil {
 		return err
 	}
-	if o.CountStacks, err = bridge.NewHandle[bridge.Tracepoint](o.set, "count_stacks"); err != nil {
+	if err = bridge.NewHandle(o.set, "count_stacks", &o.CountStacks); err != nil {
 		return err
 	}
 	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {

@@ -172,7 +172,7 @@ func LoadStructops(opts *StructopsLoadOptions) (*StructopsObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *StructopsSpec) Load(opts *StructopsLoadOptions) (*StructopsObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.NolinkCongAvoid, s.Programs.NolinkSsthresh, s.Programs.NolinkUndoCwnd))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.NolinkCongAvoid, s.Programs.NolinkSsthresh, s.Programs.NolinkUndoCwnd)
 	if err != nil {
 		return nil, fmt.Errorf("structops: %w", err)
 	}
@@ -221,13 +221,13 @@ func (o *StructopsObjects) init() error {
 	if o.SkelgenNolink, err = bridge.NewStructOps(o.set, "skelgen_nolink"); err != nil {
 		return err
 	}
-	if o.NolinkCongAvoid, err = bridge.NewHandle[bridge.Program](o.set, "nolink_cong_avoid"); err != nil {
+	if err = bridge.NewHandle(o.set, "nolink_cong_avoid", &o.NolinkCongAvoid); err != nil {
 		return err
 	}
-	if o.NolinkSsthresh, err = bridge.NewHandle[bridge.Program](o.set, "nolink_ssthresh"); err != nil {
+	if err = bridge.NewHandle(o.set, "nolink_ssthresh", &o.NolinkSsthresh); err != nil {
 		return err
 	}
-	if o.NolinkUndoCwnd, err = bridge.NewHandle[bridge.Program](o.set, "nolink_undo_cwnd"); err != nil {
+	if err = bridge.NewHandle(o.set, "nolink_undo_cwnd", &o.NolinkUndoCwnd); err != nil {
 		return err
 	}
 	if o.Variables.SsthreshCalls, err = bridge.NewVar[uint64](o.set, "ssthresh_calls"); err != nil {

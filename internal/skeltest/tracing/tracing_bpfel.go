@@ -135,7 +135,7 @@ func LoadTracing(opts *TracingLoadOptions) (*TracingObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *TracingSpec) Load(opts *TracingLoadOptions) (*TracingObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.EnterUnlinkat, s.Programs.ExitUnlinkat, s.Programs.TpUnlinkat))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.EnterUnlinkat, s.Programs.ExitUnlinkat, s.Programs.TpUnlinkat)
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
@@ -182,13 +182,13 @@ type TracingVariables struct {
 
 func (o *TracingObjects) init() error {
 	var err error
-	if o.EnterUnlinkat, err = bridge.NewHandle[bridge.Tracing](o.set, "enter_unlinkat"); err != nil {
+	if err = bridge.NewHandle(o.set, "enter_unlinkat", &o.EnterUnlinkat); err != nil {
 		return err
 	}
-	if o.ExitUnlinkat, err = bridge.NewHandle[bridge.Tracing](o.set, "exit_unlinkat"); err != nil {
+	if err = bridge.NewHandle(o.set, "exit_unlinkat", &o.ExitUnlinkat); err != nil {
 		return err
 	}
-	if o.TpUnlinkat, err = bridge.NewHandle[bridge.Tracepoint](o.set, "tp_unlinkat"); err != nil {
+	if err = bridge.NewHandle(o.set, "tp_unlinkat", &o.TpUnlinkat); err != nil {
 		return err
 	}
 	if o.Variables.Entries, err = bridge.NewVar[uint64](o.set, "entries"); err != nil {

@@ -232,7 +232,7 @@ func (o *UbpfObjects) init() error {
 	if o.UserHist, err = bridge.NewMap[uint32, uint64](o.set, "user_hist"); err != nil {
 		return err
 	}
-	if o.CountGetppid, err = bridge.NewHandle[bridge.Tracepoint](o.set, "count_getppid"); err != nil {
+	if err = bridge.NewHandle(o.set, "count_getppid", &o.CountGetppid); err != nil {
 		return err
 	}
 	if !o.set.Disabled("bad_read") {

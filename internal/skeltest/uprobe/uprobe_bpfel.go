@@ -104,7 +104,7 @@ func LoadUprobe(opts *UprobeLoadOptions) (*UprobeObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *UprobeSpec) Load(opts *UprobeLoadOptions) (*UprobeObjects, error) {
-	set, err := bridge.LoadKernelOnly(s.Spec, bridge.WithDisabled(opts, s.Programs.CountCalls))
+	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.CountCalls)
 	if err != nil {
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}
@@ -139,7 +139,7 @@ func (o *UprobeObjects) init() error {
 	if o.Calls, err = bridge.NewMap[uint32, uint64](o.set, "calls"); err != nil {
 		return err
 	}
-	if o.CountCalls, err = bridge.NewHandle[bridge.Uprobe](o.set, "count_calls"); err != nil {
+	if err = bridge.NewHandle(o.set, "count_calls", &o.CountCalls); err != nil {
 		return err
 	}
 	return nil

@@ -384,13 +384,13 @@ func (o *WeakObjects) init() error {
 	if o.BpfUsdtSpecs__, err = bridge.NewMap[int32, WeakBpfUsdtSpec](o.set, "__bpf_usdt_specs"); err != nil {
 		return err
 	}
-	if o.OnProbe, err = bridge.NewHandle[bridge.USDT](o.set, "on_probe"); err != nil {
+	if err = bridge.NewHandle(o.set, "on_probe", &o.OnProbe); err != nil {
 		return err
 	}
-	if o.ReadExterns, err = bridge.NewHandle[bridge.XDP](o.set, "read_externs"); err != nil {
+	if err = bridge.NewHandle(o.set, "read_externs", &o.ReadExterns); err != nil {
 		return err
 	}
-	if o.ReadRequired, err = bridge.NewHandle[bridge.XDP](o.set, "read_required"); err != nil {
+	if err = bridge.NewHandle(o.set, "read_required", &o.ReadRequired); err != nil {
 		return err
 	}
 	if !o.set.Disabled("user_externs") {

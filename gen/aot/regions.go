@@ -28,10 +28,11 @@ type budgetRegion struct {
 }
 
 // Bounds on the regions copied. A region's copy doubles its code, which
-// every user's build compiles: regions longer than maxRegionCopy keep
+// every user's build compiles: regions longer than maxRegionCopy (a
+// dispatch loop is shorter; a loop that prints a histogram is not) keep
 // their one checked copy, and a function's copies together stay within
 // what makes it no longer than splitAbove instructions.
-const maxRegionCopy = 256
+const maxRegionCopy = 96
 
 // budgetRegions returns the regions of f that get a copy with no budget
 // check, by entry, and every instruction's region by instruction. Only a

@@ -184,14 +184,14 @@ func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
 	}
 	ps := make([]vfield, 0, len(s.programs)+len(s.user))
 	for _, pi := range s.programs {
-		ps = append(ps, s.ptrField(pi.field+" is program "+pi.name+" (section "+pi.spec.SectionName+").", pi.field, "ProgramSpec"))
+		ps = append(ps, s.ptrField(pi.field+" is program "+pi.name+" (section "+pi.spec.SectionName+").", pi.field, "ProgramSpec").tagged(pi.name))
 	}
 	for _, up := range s.user {
-		ps = append(ps, s.ptrField(fmt.Sprintf("%s is user-space program %s (section %s).", up.field, up.name, up.spec.SectionName), up.field, "ProgramSpec"))
+		ps = append(ps, s.ptrField(fmt.Sprintf("%s is user-space program %s (section %s).", up.field, up.name, up.spec.SectionName), up.field, "ProgramSpec").tagged(up.name))
 	}
 	ms := make([]vfield, 0, len(s.maps))
 	for _, m := range s.maps {
-		ms = append(ms, vfield{doc: m.field + " is map " + m.name + " (" + m.spec.Type.String() + ").", name: m.field, ref: m.specType(s.bridge)})
+		ms = append(ms, vfield{doc: m.field + " is map " + m.name + " (" + m.spec.Type.String() + ").", name: m.field, ref: m.specType(s.bridge), tag: m.name})
 	}
 	vs := s.varFields("VarSpec")
 	s.verb.structDecls(f, []vstruct{
@@ -209,7 +209,7 @@ func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
 func (s *skeleton) varFields(name string) []vfield {
 	vs := make([]vfield, 0, len(s.vars))
 	for _, v := range s.vars {
-		vs = append(vs, s.genericField(v.field+" is "+v.name+" in "+v.spec.SectionName+".", v.field, name, v.typ))
+		vs = append(vs, s.genericField(v.field+" is "+v.name+" in "+v.spec.SectionName+".", v.field, name, v.typ).tagged(v.name))
 	}
 	return vs
 }
@@ -217,6 +217,12 @@ func (s *skeleton) varFields(name string) []vfield {
 // idField is a field whose type is a name of the generated package.
 func idField(doc, field, typ string) vfield {
 	return vfield{doc: doc, name: field, id: typ}
+}
+
+// tagged is f with the tag of the C name name.
+func (f vfield) tagged(name string) vfield {
+	f.tag = name
+	return f
 }
 
 // ptrField is a field of type *bridge.<name>.
@@ -242,49 +248,7 @@ func (s *skeleton) loadSpecDecl(f *jen.File, id skelIDs) {
 		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(s.bridge, "ParseObject").Call(jen.Id(id.objVar))
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		g.Id("s").Op(":=").Op("&").Id(id.specT).Values(jen.Dict{jen.Id("Spec"): jen.Id("spec")})
-		progSpec := func(field, name string) jen.Code {
-			return jen.If(
-				jen.List(jen.Id("s").Dot("Programs").Dot(field), jen.Err()).Op("=").Qual(s.bridge, "NewProgramSpec").Call(jen.Id("spec"), jen.Lit(name)),
-				jen.Err().Op("!=").Nil(),
-			).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
-		}
-		// if <lhs>, err = <call>; err != nil { return nil, fmt.Errorf(...) }
-		vIf := func(w *vtext, lhs string, call func(w *vtext)) {
-			w.s("\tif ", lhs, ", err = ")
-			call(w)
-			w.s("; err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
-		}
-		s.verb.stmts(g, len(s.maps), func(i int) jen.Code {
-			m := s.maps[i]
-			return jen.If(
-				jen.List(jen.Id("s").Dot("Maps").Dot(m.field), jen.Err()).Op("=").Add(m.specCtor(s.bridge).code()).Call(jen.Id("spec"), jen.Lit(m.name)),
-				jen.Err().Op("!=").Nil(),
-			).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
-		}, func(w *vtext, i int) {
-			m := s.maps[i]
-			vIf(w, "s.Maps."+m.field, func(w *vtext) { w.generic(m.specCtor(s.bridge)).s("(spec, ").lit(m.name).s(")") })
-		})
-		s.verb.stmts(g, len(s.programs), func(i int) jen.Code {
-			return progSpec(s.programs[i].field, s.programs[i].name)
-		}, func(w *vtext, i int) {
-			pi := s.programs[i]
-			vIf(w, "s.Programs."+pi.field, func(w *vtext) { w.qual(s.bridge, "NewProgramSpec").s("(spec, ").lit(pi.name).s(")") })
-		})
-		for _, up := range s.user {
-			g.Add(progSpec(up.field, up.name))
-		}
-		s.verb.stmts(g, len(s.vars), func(i int) jen.Code {
-			v := s.vars[i]
-			return jen.If(
-				jen.List(jen.Id("s").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVarSpec").Types(v.typ).Call(jen.Id("spec").Dot("Variables").Index(jen.Lit(v.name))),
-				jen.Err().Op("!=").Nil(),
-			).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
-		}, func(w *vtext, i int) {
-			v := s.vars[i]
-			vIf(w, "s.Variables."+v.field, func(w *vtext) {
-				w.qual(s.bridge, "NewVarSpec").s("[").typ(v.typ).s("](spec.Variables[").lit(v.name).s("])")
-			})
-		})
+		g.If(jen.Err().Op(":=").Qual(s.bridge, "BindSpec").Call(jen.Id("spec"), jen.Id("s")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		g.Return(jen.Id("s"), jen.Nil())
 	})
 }
@@ -361,10 +325,10 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 		if m.doc != "" {
 			doc += " " + upperFirst(m.doc) + "."
 		}
-		kernel = append(kernel, vfield{doc: doc, name: m.field, ref: m.typ})
+		kernel = append(kernel, vfield{doc: doc, name: m.field, ref: m.typ, tag: m.name})
 	}
 	for _, pi := range s.programs {
-		kernel = append(kernel, s.ptrField(programDoc(pi), pi.field, pi.kind.Handle))
+		kernel = append(kernel, s.ptrField(programDoc(pi), pi.field, pi.kind.Handle).tagged(pi.name))
 	}
 	if s.verb != nil && len(s.user) == 0 {
 		w := s.verb.part()
@@ -413,30 +377,9 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 	f.Type().Id(id.varsT).Struct(s.verb.fields(vs)...)
 
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("init").Params().Error().BlockFunc(func(g *jen.Group) {
-		if len(s.maps)+len(s.programs)+len(s.user)+len(s.vars) == 0 {
-			g.Return(jen.Nil())
-			return
+		if len(s.user) > 0 {
+			g.Var().Err().Error()
 		}
-		g.Var().Err().Error()
-		// if <lhs>, err = <call>; err != nil { return err }
-		vIf := func(w *vtext, lhs string, call func(w *vtext)) {
-			w.s("\tif ", lhs, ", err = ")
-			call(w)
-			w.s("; err != nil {\n\t\treturn err\n\t}\n")
-		}
-		s.verb.stmts(g, len(s.maps), func(i int) jen.Code {
-			m := s.maps[i]
-			return jen.If(jen.List(jen.Id("o").Dot(m.field), jen.Err()).Op("=").Add(m.ctor.code()).Call(jen.Id("o").Dot("set"), jen.Lit(m.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
-		}, func(w *vtext, i int) {
-			m := s.maps[i]
-			vIf(w, "o."+m.field, func(w *vtext) { w.generic(m.ctor).s("(o.set, ").lit(m.name).s(")") })
-		})
-		s.verb.stmts(g, len(s.programs), func(i int) jen.Code {
-			pi := s.programs[i]
-			return jen.If(jen.Err().Op("=").Qual(s.bridge, "NewHandle").Call(jen.Id("o").Dot("set"), jen.Lit(pi.name), jen.Op("&").Id("o").Dot(pi.field)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
-		}, func(w *vtext, i int) {
-			s.kernelProgInit(w, s.programs[i])
-		})
 		for _, up := range s.user {
 			translation := jen.Nil()
 			if up.translation != nil {
@@ -446,14 +389,7 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 				jen.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Add(up.ctor(s.bridge)).Call(jen.Id("o").Dot("set"), jen.Lit(up.name), translation), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 			)
 		}
-		s.verb.stmts(g, len(s.vars), func(i int) jen.Code {
-			v := s.vars[i]
-			return jen.If(jen.List(jen.Id("o").Dot("Variables").Dot(v.field), jen.Err()).Op("=").Qual(s.bridge, "NewVar").Types(v.typ).Call(jen.Id("o").Dot("set"), jen.Lit(v.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
-		}, func(w *vtext, i int) {
-			v := s.vars[i]
-			vIf(w, "o.Variables."+v.field, func(w *vtext) { w.qual(s.bridge, "NewVar").s("[").typ(v.typ).s("](o.set, ").lit(v.name).s(")") })
-		})
-		g.Return(jen.Nil())
+		g.Return(jen.Qual(s.bridge, "Bind").Call(jen.Id("o").Dot("set"), jen.Id("o")))
 	})
 
 	f.Add(gocomment.Comment("Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process."))
@@ -533,24 +469,8 @@ func (s *skeleton) loadSpecVerbatim(id skelIDs) *vtext {
 	}
 	w.s("\tif err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
 	w.s("\ts := &", id.specT, "{Spec: spec}\n")
-	for _, m := range s.maps {
-		w.s("\tif s.Maps.", m.field, ", err = ").generic(m.specCtor(s.bridge)).s("(spec, ").lit(m.name).s(")")
-		ifErr()
-	}
-	progSpec := func(field, name string) {
-		w.s("\tif s.Programs.", field, ", err = ").qual(s.bridge, "NewProgramSpec").s("(spec, ").lit(name).s(")")
-		ifErr()
-	}
-	for _, pi := range s.programs {
-		progSpec(pi.field, pi.name)
-	}
-	for _, up := range s.user {
-		progSpec(up.field, up.name)
-	}
-	for _, v := range s.vars {
-		w.s("\tif s.Variables.", v.field, ", err = ").qual(s.bridge, "NewVarSpec").s("[").typ(v.typ).s("](spec.Variables[").lit(v.name).s("])")
-		ifErr()
-	}
+	w.s("\tif err := ").qual(s.bridge, "BindSpec").s("(spec, s)")
+	ifErr()
 	w.s("\treturn s, nil\n}\n")
 	return w
 }
@@ -566,28 +486,19 @@ func (s *skeleton) objectTailVerbatim(id skelIDs, autos []string) *vtext {
 	}
 	recv := "func (o *" + id.objsT + ") "
 	w.s("\n", recv, "init() error {\n")
-	if len(s.maps)+len(s.programs)+len(s.user)+len(s.vars) > 0 {
+	if len(s.user) > 0 {
 		w.s("\tvar err error\n")
-		ifErr := "; err != nil {\n\t\treturn err\n\t}\n"
-		for _, m := range s.maps {
-			w.s("\tif o.", m.field, ", err = ").generic(m.ctor).s("(o.set, ").lit(m.name).s(")", ifErr)
-		}
-		for _, pi := range s.programs {
-			s.kernelProgInit(w, pi)
-		}
-		for _, up := range s.user {
-			translation := "nil"
-			if up.translation != nil {
-				translation = up.translationFn
-			}
-			w.s("\tif !o.set.Disabled(").lit(up.name).s(") {\n\t\tif o.", up.field, ", err = ").expr(up.ctor(s.bridge)).s("(o.set, ").lit(up.name).
-				s(", " + translation + "); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
-		}
-		for _, v := range s.vars {
-			w.s("\tif o.Variables.", v.field, ", err = ").qual(s.bridge, "NewVar").s("[").typ(v.typ).s("](o.set, ").lit(v.name).s(")", ifErr)
-		}
 	}
-	w.s("\treturn nil\n}\n\n")
+	for _, up := range s.user {
+		translation := "nil"
+		if up.translation != nil {
+			translation = up.translationFn
+		}
+		w.s("\tif !o.set.Disabled(").lit(up.name).s(") {\n\t\tif o.", up.field, ", err = ").expr(up.ctor(s.bridge)).s("(o.set, ").lit(up.name).
+			s(", " + translation + "); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
+	}
+	w.s("\treturn ").qual(s.bridge, "Bind").s("(o.set, o)\n}\n\n")
+
 	if !w.docComment("Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.") {
 		return nil
 	}
@@ -605,12 +516,6 @@ func (s *skeleton) objectTailVerbatim(id skelIDs, autos []string) *vtext {
 	}
 	w.s(")\n}\n")
 	return w
-}
-
-// kernelProgInit writes the statement of init that sets the field of a
-// kernel program, left nil when the program was not loaded.
-func (s *skeleton) kernelProgInit(w *vtext, pi *progInfo) {
-	w.s("\tif err = ").qual(s.bridge, "NewHandle").s("(o.set, ").lit(pi.name).s(", &o.", pi.field, "); err != nil {\n\t\treturn err\n\t}\n")
 }
 
 // autoattached are the fields AttachAll attaches: the programs whose

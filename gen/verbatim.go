@@ -257,6 +257,19 @@ type vfield struct {
 	code      jen.Code
 	id        string
 	ref       genericRef
+	// tag is the C name of what the field holds, for bridge.Bind and
+	// bridge.BindSpec; "" for no tag.
+	tag string
+}
+
+// tagText is the struct tag of a field holding the C name name, as a Go
+// string literal: raw where the name allows, quoted otherwise.
+func tagText(name string) string {
+	t := "skelgen:" + strconv.Quote(name)
+	if strings.ContainsRune(t, '`') || !strconv.CanBackquote(t) {
+		return strconv.Quote(t)
+	}
+	return "`" + t + "`"
 }
 
 // typ is the field's type as jennifer code.
@@ -287,7 +300,11 @@ func (v *verbatim) fields(fs []vfield) []jen.Code {
 	}
 	var out []jen.Code
 	for _, f := range fs {
-		out = append(out, gocomment.Comment(f.doc), jen.Id(f.name).Add(f.typ()))
+		field := jen.Id(f.name).Add(f.typ())
+		if f.tag != "" {
+			field.Op(tagText(f.tag))
+		}
+		out = append(out, gocomment.Comment(f.doc), field)
 	}
 	return out
 }
@@ -360,6 +377,9 @@ func (w *vtext) field(f vfield) bool {
 		w.s(f.id)
 	default:
 		w.generic(f.ref)
+	}
+	if f.tag != "" {
+		w.s(" ", tagText(f.tag))
 	}
 	w.s("\n")
 	return true

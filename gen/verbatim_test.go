@@ -6,6 +6,8 @@ import (
 	"go/format"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -184,5 +186,21 @@ func TestVerbatimStructComments(t *testing.T) {
 	}
 	if !bytes.Contains(fast, []byte("\tWhere    PPt    // pt_t\n")) {
 		t.Errorf("no aligned comment in:\n%s", fast)
+	}
+}
+
+// TestTagText: the tag of any C name, hostile bytes included, is a Go
+// string literal whose skelgen key gives the name back.
+func TestTagText(t *testing.T) {
+	for _, name := range []string{"events", "__x", ".rodata", "a`b", "q\"uote", "new\nline", "\xff\xfe", "tab\there"} {
+		lit := tagText(name)
+		tag, err := strconv.Unquote(lit)
+		if err != nil {
+			t.Errorf("%q: tag %s is no Go string literal: %v", name, lit, err)
+			continue
+		}
+		if got, ok := reflect.StructTag(tag).Lookup("skelgen"); !ok || got != name {
+			t.Errorf("%q: tag %s gives %q, %v", name, lit, got, ok)
+		}
 	}
 }

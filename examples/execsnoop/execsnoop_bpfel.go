@@ -87,29 +87,29 @@ type ExecsnoopSpec struct {
 // ExecsnoopMapSpecs are the object's maps before load.
 type ExecsnoopMapSpecs struct {
 	// Events is map events (RingBuf).
-	Events *bridge.MapSpec
+	Events *bridge.MapSpec `skelgen:"events"`
 	// Execs is map execs (Hash).
-	Execs *bridge.MapSpec
+	Execs *bridge.MapSpec `skelgen:"execs"`
 }
 
 // ExecsnoopProgramSpecs are the object's programs before load.
 type ExecsnoopProgramSpecs struct {
 	// EnterExecve is program enter_execve (section
 	// tracepoint/syscalls/sys_enter_execve).
-	EnterExecve *bridge.ProgramSpec
+	EnterExecve *bridge.ProgramSpec `skelgen:"enter_execve"`
 	// ExitExecve is program exit_execve (section
 	// tracepoint/syscalls/sys_exit_execve).
-	ExitExecve *bridge.ProgramSpec
+	ExitExecve *bridge.ProgramSpec `skelgen:"exit_execve"`
 }
 
 // ExecsnoopVariableSpecs are the object's global variables before load.
 type ExecsnoopVariableSpecs struct {
 	// IgnoreFailed is ignore_failed in .rodata.
-	IgnoreFailed *bridge.VarSpec[bool]
+	IgnoreFailed *bridge.VarSpec[bool] `skelgen:"ignore_failed"`
 	// MaxArgs is max_args in .rodata.
-	MaxArgs *bridge.VarSpec[uint32]
+	MaxArgs *bridge.VarSpec[uint32] `skelgen:"max_args"`
 	// TargetUid is target_uid in .rodata.
-	TargetUid *bridge.VarSpec[uint32]
+	TargetUid *bridge.VarSpec[uint32] `skelgen:"target_uid"`
 }
 
 // LoadExecsnoopSpec parses the embedded object.
@@ -119,25 +119,7 @@ func LoadExecsnoopSpec() (*ExecsnoopSpec, error) {
 		return nil, fmt.Errorf("execsnoop: %w", err)
 	}
 	s := &ExecsnoopSpec{Spec: spec}
-	if s.Maps.Events, err = bridge.NewMapSpec(spec, "events"); err != nil {
-		return nil, fmt.Errorf("execsnoop: %w", err)
-	}
-	if s.Maps.Execs, err = bridge.NewMapSpec(spec, "execs"); err != nil {
-		return nil, fmt.Errorf("execsnoop: %w", err)
-	}
-	if s.Programs.EnterExecve, err = bridge.NewProgramSpec(spec, "enter_execve"); err != nil {
-		return nil, fmt.Errorf("execsnoop: %w", err)
-	}
-	if s.Programs.ExitExecve, err = bridge.NewProgramSpec(spec, "exit_execve"); err != nil {
-		return nil, fmt.Errorf("execsnoop: %w", err)
-	}
-	if s.Variables.IgnoreFailed, err = bridge.NewVarSpec[bool](spec.Variables["ignore_failed"]); err != nil {
-		return nil, fmt.Errorf("execsnoop: %w", err)
-	}
-	if s.Variables.MaxArgs, err = bridge.NewVarSpec[uint32](spec.Variables["max_args"]); err != nil {
-		return nil, fmt.Errorf("execsnoop: %w", err)
-	}
-	if s.Variables.TargetUid, err = bridge.NewVarSpec[uint32](spec.Variables["target_uid"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("execsnoop: %w", err)
 	}
 	return s, nil
@@ -198,15 +180,15 @@ func (s *ExecsnoopSpec) Load(opts *ExecsnoopLoadOptions) (*ExecsnoopObjects, err
 type ExecsnoopObjects struct {
 	// Events is map events (RingBuf, max_entries 262144). Record type struct
 	// event, as written at execsnoop.bpf.c:110 (bpf_ringbuf_output).
-	Events *bridge.RingBuf[ExecsnoopEvent]
+	Events *bridge.RingBuf[ExecsnoopEvent] `skelgen:"events"`
 	// Execs is map execs (Hash, max_entries 10240).
-	Execs *bridge.Map[uint32, ExecsnoopEvent]
+	Execs *bridge.Map[uint32, ExecsnoopEvent] `skelgen:"execs"`
 	// EnterExecve is program enter_execve (section
 	// tracepoint/syscalls/sys_enter_execve); nil when its autoload was off.
-	EnterExecve *bridge.Tracepoint
+	EnterExecve *bridge.Tracepoint `skelgen:"enter_execve"`
 	// ExitExecve is program exit_execve (section
 	// tracepoint/syscalls/sys_exit_execve); nil when its autoload was off.
-	ExitExecve *bridge.Tracepoint
+	ExitExecve *bridge.Tracepoint `skelgen:"exit_execve"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables ExecsnoopVariables
@@ -217,37 +199,15 @@ type ExecsnoopObjects struct {
 // ExecsnoopVariables are the loaded global variables.
 type ExecsnoopVariables struct {
 	// IgnoreFailed is ignore_failed in .rodata.
-	IgnoreFailed *bridge.Var[bool]
+	IgnoreFailed *bridge.Var[bool] `skelgen:"ignore_failed"`
 	// MaxArgs is max_args in .rodata.
-	MaxArgs *bridge.Var[uint32]
+	MaxArgs *bridge.Var[uint32] `skelgen:"max_args"`
 	// TargetUid is target_uid in .rodata.
-	TargetUid *bridge.Var[uint32]
+	TargetUid *bridge.Var[uint32] `skelgen:"target_uid"`
 }
 
 func (o *ExecsnoopObjects) init() error {
-	var err error
-	if o.Events, err = bridge.NewRingBuf[ExecsnoopEvent](o.set, "events"); err != nil {
-		return err
-	}
-	if o.Execs, err = bridge.NewMap[uint32, ExecsnoopEvent](o.set, "execs"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "enter_execve", &o.EnterExecve); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "exit_execve", &o.ExitExecve); err != nil {
-		return err
-	}
-	if o.Variables.IgnoreFailed, err = bridge.NewVar[bool](o.set, "ignore_failed"); err != nil {
-		return err
-	}
-	if o.Variables.MaxArgs, err = bridge.NewVar[uint32](o.set, "max_args"); err != nil {
-		return err
-	}
-	if o.Variables.TargetUid, err = bridge.NewVar[uint32](o.set, "target_uid"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

@@ -74,28 +74,28 @@ type KillsnoopSpec struct {
 // KillsnoopMapSpecs are the object's maps before load.
 type KillsnoopMapSpecs struct {
 	// Events is map events (PerfEventArray).
-	Events *bridge.MapSpec
+	Events *bridge.MapSpec `skelgen:"events"`
 	// Start is map start (Hash).
-	Start *bridge.MapSpec
+	Start *bridge.MapSpec `skelgen:"start"`
 }
 
 // KillsnoopProgramSpecs are the object's programs before load.
 type KillsnoopProgramSpecs struct {
 	// EnterKill is program enter_kill (section
 	// tracepoint/syscalls/sys_enter_kill).
-	EnterKill *bridge.ProgramSpec
+	EnterKill *bridge.ProgramSpec `skelgen:"enter_kill"`
 	// ExitKill is program exit_kill (section tracepoint/syscalls/sys_exit_kill).
-	ExitKill *bridge.ProgramSpec
+	ExitKill *bridge.ProgramSpec `skelgen:"exit_kill"`
 }
 
 // KillsnoopVariableSpecs are the object's global variables before load.
 type KillsnoopVariableSpecs struct {
 	// FailedOnly is failed_only in .rodata.
-	FailedOnly *bridge.VarSpec[bool]
+	FailedOnly *bridge.VarSpec[bool] `skelgen:"failed_only"`
 	// TargetSignal is target_signal in .rodata.
-	TargetSignal *bridge.VarSpec[int32]
+	TargetSignal *bridge.VarSpec[int32] `skelgen:"target_signal"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 }
 
 // LoadKillsnoopSpec parses the embedded object.
@@ -105,25 +105,7 @@ func LoadKillsnoopSpec() (*KillsnoopSpec, error) {
 		return nil, fmt.Errorf("killsnoop: %w", err)
 	}
 	s := &KillsnoopSpec{Spec: spec}
-	if s.Maps.Events, err = bridge.NewMapSpec(spec, "events"); err != nil {
-		return nil, fmt.Errorf("killsnoop: %w", err)
-	}
-	if s.Maps.Start, err = bridge.NewMapSpec(spec, "start"); err != nil {
-		return nil, fmt.Errorf("killsnoop: %w", err)
-	}
-	if s.Programs.EnterKill, err = bridge.NewProgramSpec(spec, "enter_kill"); err != nil {
-		return nil, fmt.Errorf("killsnoop: %w", err)
-	}
-	if s.Programs.ExitKill, err = bridge.NewProgramSpec(spec, "exit_kill"); err != nil {
-		return nil, fmt.Errorf("killsnoop: %w", err)
-	}
-	if s.Variables.FailedOnly, err = bridge.NewVarSpec[bool](spec.Variables["failed_only"]); err != nil {
-		return nil, fmt.Errorf("killsnoop: %w", err)
-	}
-	if s.Variables.TargetSignal, err = bridge.NewVarSpec[int32](spec.Variables["target_signal"]); err != nil {
-		return nil, fmt.Errorf("killsnoop: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("killsnoop: %w", err)
 	}
 	return s, nil
@@ -184,15 +166,15 @@ func (s *KillsnoopSpec) Load(opts *KillsnoopLoadOptions) (*KillsnoopObjects, err
 type KillsnoopObjects struct {
 	// Events is map events (PerfEventArray, max_entries 0). Record type struct
 	// event, as written at killsnoop.bpf.c:71 (bpf_perf_event_output).
-	Events *bridge.PerfEventArray[KillsnoopEvent]
+	Events *bridge.PerfEventArray[KillsnoopEvent] `skelgen:"events"`
 	// Start is map start (Hash, max_entries 10240).
-	Start *bridge.Map[uint32, KillsnoopKillArgs]
+	Start *bridge.Map[uint32, KillsnoopKillArgs] `skelgen:"start"`
 	// EnterKill is program enter_kill (section
 	// tracepoint/syscalls/sys_enter_kill); nil when its autoload was off.
-	EnterKill *bridge.Tracepoint
+	EnterKill *bridge.Tracepoint `skelgen:"enter_kill"`
 	// ExitKill is program exit_kill (section tracepoint/syscalls/sys_exit_kill);
 	// nil when its autoload was off.
-	ExitKill *bridge.Tracepoint
+	ExitKill *bridge.Tracepoint `skelgen:"exit_kill"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables KillsnoopVariables
@@ -203,37 +185,15 @@ type KillsnoopObjects struct {
 // KillsnoopVariables are the loaded global variables.
 type KillsnoopVariables struct {
 	// FailedOnly is failed_only in .rodata.
-	FailedOnly *bridge.Var[bool]
+	FailedOnly *bridge.Var[bool] `skelgen:"failed_only"`
 	// TargetSignal is target_signal in .rodata.
-	TargetSignal *bridge.Var[int32]
+	TargetSignal *bridge.Var[int32] `skelgen:"target_signal"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 }
 
 func (o *KillsnoopObjects) init() error {
-	var err error
-	if o.Events, err = bridge.NewPerfEventArray[KillsnoopEvent](o.set, "events"); err != nil {
-		return err
-	}
-	if o.Start, err = bridge.NewMap[uint32, KillsnoopKillArgs](o.set, "start"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "enter_kill", &o.EnterKill); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "exit_kill", &o.ExitKill); err != nil {
-		return err
-	}
-	if o.Variables.FailedOnly, err = bridge.NewVar[bool](o.set, "failed_only"); err != nil {
-		return err
-	}
-	if o.Variables.TargetSignal, err = bridge.NewVar[int32](o.set, "target_signal"); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

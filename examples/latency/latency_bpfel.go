@@ -68,27 +68,27 @@ type LatencySpec struct {
 // LatencyMapSpecs are the object's maps before load.
 type LatencyMapSpecs struct {
 	// Hist is map hist (Array).
-	Hist *bridge.MapSpec
+	Hist *bridge.MapSpec `skelgen:"hist"`
 	// Start is map start (Hash).
-	Start *bridge.MapSpec
+	Start *bridge.MapSpec `skelgen:"start"`
 	// Totals is map totals (Array).
-	Totals *bridge.MapSpec
+	Totals *bridge.MapSpec `skelgen:"totals"`
 }
 
 // LatencyProgramSpecs are the object's programs before load.
 type LatencyProgramSpecs struct {
 	// OnEnter is program on_enter (section tracepoint/raw_syscalls/sys_enter).
-	OnEnter *bridge.ProgramSpec
+	OnEnter *bridge.ProgramSpec `skelgen:"on_enter"`
 	// OnExit is program on_exit (section tracepoint/raw_syscalls/sys_exit).
-	OnExit *bridge.ProgramSpec
+	OnExit *bridge.ProgramSpec `skelgen:"on_exit"`
 	// Report is user-space program report (section ubpf/report).
-	Report *bridge.ProgramSpec
+	Report *bridge.ProgramSpec `skelgen:"report"`
 }
 
 // LatencyVariableSpecs are the object's global variables before load.
 type LatencyVariableSpecs struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 }
 
 // LoadLatencySpec parses the embedded object.
@@ -98,25 +98,7 @@ func LoadLatencySpec() (*LatencySpec, error) {
 		return nil, fmt.Errorf("latency: %w", err)
 	}
 	s := &LatencySpec{Spec: spec}
-	if s.Maps.Hist, err = bridge.NewMapSpec(spec, "hist"); err != nil {
-		return nil, fmt.Errorf("latency: %w", err)
-	}
-	if s.Maps.Start, err = bridge.NewMapSpec(spec, "start"); err != nil {
-		return nil, fmt.Errorf("latency: %w", err)
-	}
-	if s.Maps.Totals, err = bridge.NewMapSpec(spec, "totals"); err != nil {
-		return nil, fmt.Errorf("latency: %w", err)
-	}
-	if s.Programs.OnEnter, err = bridge.NewProgramSpec(spec, "on_enter"); err != nil {
-		return nil, fmt.Errorf("latency: %w", err)
-	}
-	if s.Programs.OnExit, err = bridge.NewProgramSpec(spec, "on_exit"); err != nil {
-		return nil, fmt.Errorf("latency: %w", err)
-	}
-	if s.Programs.Report, err = bridge.NewProgramSpec(spec, "report"); err != nil {
-		return nil, fmt.Errorf("latency: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("latency: %w", err)
 	}
 	return s, nil
@@ -187,17 +169,17 @@ func (s *LatencySpec) Load(opts *LatencyLoadOptions) (*LatencyObjects, error) {
 // them.
 type LatencyObjects struct {
 	// Hist is map hist (Array, max_entries 64).
-	Hist *bridge.Map[uint32, uint64]
+	Hist *bridge.Map[uint32, uint64] `skelgen:"hist"`
 	// Start is map start (Hash, max_entries 10240).
-	Start *bridge.Map[uint32, uint64]
+	Start *bridge.Map[uint32, uint64] `skelgen:"start"`
 	// Totals is map totals (Array, max_entries 1).
-	Totals *bridge.Map[uint32, LatencyTotals]
+	Totals *bridge.Map[uint32, LatencyTotals] `skelgen:"totals"`
 	// OnEnter is program on_enter (section tracepoint/raw_syscalls/sys_enter); nil
 	// when its autoload was off.
-	OnEnter *bridge.Tracepoint
+	OnEnter *bridge.Tracepoint `skelgen:"on_enter"`
 	// OnExit is program on_exit (section tracepoint/raw_syscalls/sys_exit); nil
 	// when its autoload was off.
-	OnExit *bridge.Tracepoint
+	OnExit *bridge.Tracepoint `skelgen:"on_exit"`
 	// Report is user-space program report (section ubpf/report), run in process;
 	// nil when its autoload was off.
 	Report *bridge.UserProgram[LatencySummary]
@@ -211,35 +193,17 @@ type LatencyObjects struct {
 // LatencyVariables are the loaded global variables.
 type LatencyVariables struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 }
 
 func (o *LatencyObjects) init() error {
 	var err error
-	if o.Hist, err = bridge.NewMap[uint32, uint64](o.set, "hist"); err != nil {
-		return err
-	}
-	if o.Start, err = bridge.NewMap[uint32, uint64](o.set, "start"); err != nil {
-		return err
-	}
-	if o.Totals, err = bridge.NewMap[uint32, LatencyTotals](o.set, "totals"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "on_enter", &o.OnEnter); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "on_exit", &o.OnExit); err != nil {
-		return err
-	}
 	if !o.set.Disabled("report") {
 		if o.Report, err = bridge.NewUserProgram[LatencySummary](o.set, "report", latencyReportTranslation); err != nil {
 			return err
 		}
 	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

@@ -90,29 +90,29 @@ type OpensnoopSpec struct {
 // OpensnoopMapSpecs are the object's maps before load.
 type OpensnoopMapSpecs struct {
 	// Events is map events (RingBuf).
-	Events *bridge.MapSpec
+	Events *bridge.MapSpec `skelgen:"events"`
 	// Start is map start (Hash).
-	Start *bridge.MapSpec
+	Start *bridge.MapSpec `skelgen:"start"`
 }
 
 // OpensnoopProgramSpecs are the object's programs before load.
 type OpensnoopProgramSpecs struct {
 	// EnterOpenat is program enter_openat (section
 	// tracepoint/syscalls/sys_enter_openat).
-	EnterOpenat *bridge.ProgramSpec
+	EnterOpenat *bridge.ProgramSpec `skelgen:"enter_openat"`
 	// ExitOpenat is program exit_openat (section
 	// tracepoint/syscalls/sys_exit_openat).
-	ExitOpenat *bridge.ProgramSpec
+	ExitOpenat *bridge.ProgramSpec `skelgen:"exit_openat"`
 	// FexitOpenat2 is program fexit_openat2 (section fexit/do_sys_openat2).
-	FexitOpenat2 *bridge.ProgramSpec
+	FexitOpenat2 *bridge.ProgramSpec `skelgen:"fexit_openat2"`
 }
 
 // OpensnoopVariableSpecs are the object's global variables before load.
 type OpensnoopVariableSpecs struct {
 	// FailedOnly is failed_only in .rodata.
-	FailedOnly *bridge.VarSpec[bool]
+	FailedOnly *bridge.VarSpec[bool] `skelgen:"failed_only"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 }
 
 // LoadOpensnoopSpec parses the embedded object.
@@ -122,25 +122,7 @@ func LoadOpensnoopSpec() (*OpensnoopSpec, error) {
 		return nil, fmt.Errorf("opensnoop: %w", err)
 	}
 	s := &OpensnoopSpec{Spec: spec}
-	if s.Maps.Events, err = bridge.NewMapSpec(spec, "events"); err != nil {
-		return nil, fmt.Errorf("opensnoop: %w", err)
-	}
-	if s.Maps.Start, err = bridge.NewMapSpec(spec, "start"); err != nil {
-		return nil, fmt.Errorf("opensnoop: %w", err)
-	}
-	if s.Programs.EnterOpenat, err = bridge.NewProgramSpec(spec, "enter_openat"); err != nil {
-		return nil, fmt.Errorf("opensnoop: %w", err)
-	}
-	if s.Programs.ExitOpenat, err = bridge.NewProgramSpec(spec, "exit_openat"); err != nil {
-		return nil, fmt.Errorf("opensnoop: %w", err)
-	}
-	if s.Programs.FexitOpenat2, err = bridge.NewProgramSpec(spec, "fexit_openat2"); err != nil {
-		return nil, fmt.Errorf("opensnoop: %w", err)
-	}
-	if s.Variables.FailedOnly, err = bridge.NewVarSpec[bool](spec.Variables["failed_only"]); err != nil {
-		return nil, fmt.Errorf("opensnoop: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("opensnoop: %w", err)
 	}
 	return s, nil
@@ -201,18 +183,18 @@ func (s *OpensnoopSpec) Load(opts *OpensnoopLoadOptions) (*OpensnoopObjects, err
 type OpensnoopObjects struct {
 	// Events is map events (RingBuf, max_entries 262144). Record type struct
 	// event, as written at opensnoop.bpf.c:64 (bpf_ringbuf_reserve).
-	Events *bridge.RingBuf[OpensnoopEvent]
+	Events *bridge.RingBuf[OpensnoopEvent] `skelgen:"events"`
 	// Start is map start (Hash, max_entries 10240).
-	Start *bridge.Map[uint32, OpensnoopArgs]
+	Start *bridge.Map[uint32, OpensnoopArgs] `skelgen:"start"`
 	// EnterOpenat is program enter_openat (section
 	// tracepoint/syscalls/sys_enter_openat); nil when its autoload was off.
-	EnterOpenat *bridge.Tracepoint
+	EnterOpenat *bridge.Tracepoint `skelgen:"enter_openat"`
 	// ExitOpenat is program exit_openat (section
 	// tracepoint/syscalls/sys_exit_openat); nil when its autoload was off.
-	ExitOpenat *bridge.Tracepoint
+	ExitOpenat *bridge.Tracepoint `skelgen:"exit_openat"`
 	// FexitOpenat2 is program fexit_openat2 (section fexit/do_sys_openat2); nil
 	// when its autoload was off.
-	FexitOpenat2 *bridge.Tracing
+	FexitOpenat2 *bridge.Tracing `skelgen:"fexit_openat2"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables OpensnoopVariables
@@ -223,35 +205,13 @@ type OpensnoopObjects struct {
 // OpensnoopVariables are the loaded global variables.
 type OpensnoopVariables struct {
 	// FailedOnly is failed_only in .rodata.
-	FailedOnly *bridge.Var[bool]
+	FailedOnly *bridge.Var[bool] `skelgen:"failed_only"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 }
 
 func (o *OpensnoopObjects) init() error {
-	var err error
-	if o.Events, err = bridge.NewRingBuf[OpensnoopEvent](o.set, "events"); err != nil {
-		return err
-	}
-	if o.Start, err = bridge.NewMap[uint32, OpensnoopArgs](o.set, "start"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "enter_openat", &o.EnterOpenat); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "exit_openat", &o.ExitOpenat); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "fexit_openat2", &o.FexitOpenat2); err != nil {
-		return err
-	}
-	if o.Variables.FailedOnly, err = bridge.NewVar[bool](o.set, "failed_only"); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

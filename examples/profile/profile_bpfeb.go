@@ -62,23 +62,23 @@ type ProfileSpec struct {
 // ProfileMapSpecs are the object's maps before load.
 type ProfileMapSpecs struct {
 	// Counts is map counts (Hash).
-	Counts *bridge.MapSpec
+	Counts *bridge.MapSpec `skelgen:"counts"`
 	// Stacks is map stacks (StackTrace).
-	Stacks *bridge.RawMapSpec
+	Stacks *bridge.RawMapSpec `skelgen:"stacks"`
 }
 
 // ProfileProgramSpecs are the object's programs before load.
 type ProfileProgramSpecs struct {
 	// Sample is program sample (section perf_event).
-	Sample *bridge.ProgramSpec
+	Sample *bridge.ProgramSpec `skelgen:"sample"`
 }
 
 // ProfileVariableSpecs are the object's global variables before load.
 type ProfileVariableSpecs struct {
 	// IncludeIdle is include_idle in .rodata.
-	IncludeIdle *bridge.VarSpec[bool]
+	IncludeIdle *bridge.VarSpec[bool] `skelgen:"include_idle"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 }
 
 // LoadProfileSpec parses the embedded object.
@@ -88,19 +88,7 @@ func LoadProfileSpec() (*ProfileSpec, error) {
 		return nil, fmt.Errorf("profile: %w", err)
 	}
 	s := &ProfileSpec{Spec: spec}
-	if s.Maps.Counts, err = bridge.NewMapSpec(spec, "counts"); err != nil {
-		return nil, fmt.Errorf("profile: %w", err)
-	}
-	if s.Maps.Stacks, err = bridge.NewRawMapSpec(spec, "stacks"); err != nil {
-		return nil, fmt.Errorf("profile: %w", err)
-	}
-	if s.Programs.Sample, err = bridge.NewProgramSpec(spec, "sample"); err != nil {
-		return nil, fmt.Errorf("profile: %w", err)
-	}
-	if s.Variables.IncludeIdle, err = bridge.NewVarSpec[bool](spec.Variables["include_idle"]); err != nil {
-		return nil, fmt.Errorf("profile: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("profile: %w", err)
 	}
 	return s, nil
@@ -160,12 +148,12 @@ func (s *ProfileSpec) Load(opts *ProfileLoadOptions) (*ProfileObjects, error) {
 // them.
 type ProfileObjects struct {
 	// Counts is map counts (Hash, max_entries 16384).
-	Counts *bridge.Map[ProfileKey, uint64]
+	Counts *bridge.Map[ProfileKey, uint64] `skelgen:"counts"`
 	// Stacks is map stacks (StackTrace, max_entries 16384).
-	Stacks *bridge.StackTraceMap
+	Stacks *bridge.StackTraceMap `skelgen:"stacks"`
 	// Sample is program sample (section perf_event); nil when its autoload was
 	// off.
-	Sample *bridge.PerfEvent
+	Sample *bridge.PerfEvent `skelgen:"sample"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables ProfileVariables
@@ -176,29 +164,13 @@ type ProfileObjects struct {
 // ProfileVariables are the loaded global variables.
 type ProfileVariables struct {
 	// IncludeIdle is include_idle in .rodata.
-	IncludeIdle *bridge.Var[bool]
+	IncludeIdle *bridge.Var[bool] `skelgen:"include_idle"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 }
 
 func (o *ProfileObjects) init() error {
-	var err error
-	if o.Counts, err = bridge.NewMap[ProfileKey, uint64](o.set, "counts"); err != nil {
-		return err
-	}
-	if o.Stacks, err = bridge.NewStackTraceMap(o.set, "stacks"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "sample", &o.Sample); err != nil {
-		return err
-	}
-	if o.Variables.IncludeIdle, err = bridge.NewVar[bool](o.set, "include_idle"); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

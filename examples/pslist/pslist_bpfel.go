@@ -70,13 +70,13 @@ type PslistMapSpecs struct{}
 // PslistProgramSpecs are the object's programs before load.
 type PslistProgramSpecs struct {
 	// ListTasks is program list_tasks (section iter/task).
-	ListTasks *bridge.ProgramSpec
+	ListTasks *bridge.ProgramSpec `skelgen:"list_tasks"`
 }
 
 // PslistVariableSpecs are the object's global variables before load.
 type PslistVariableSpecs struct {
 	// Threads is threads in .rodata.
-	Threads *bridge.VarSpec[bool]
+	Threads *bridge.VarSpec[bool] `skelgen:"threads"`
 }
 
 // LoadPslistSpec parses the embedded object.
@@ -86,10 +86,7 @@ func LoadPslistSpec() (*PslistSpec, error) {
 		return nil, fmt.Errorf("pslist: %w", err)
 	}
 	s := &PslistSpec{Spec: spec}
-	if s.Programs.ListTasks, err = bridge.NewProgramSpec(spec, "list_tasks"); err != nil {
-		return nil, fmt.Errorf("pslist: %w", err)
-	}
-	if s.Variables.Threads, err = bridge.NewVarSpec[bool](spec.Variables["threads"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("pslist: %w", err)
 	}
 	return s, nil
@@ -150,7 +147,7 @@ func (s *PslistSpec) Load(opts *PslistLoadOptions) (*PslistObjects, error) {
 type PslistObjects struct {
 	// ListTasks is program list_tasks (section iter/task); nil when its autoload
 	// was off.
-	ListTasks *bridge.TaskIter
+	ListTasks *bridge.TaskIter `skelgen:"list_tasks"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables PslistVariables
@@ -161,18 +158,11 @@ type PslistObjects struct {
 // PslistVariables are the loaded global variables.
 type PslistVariables struct {
 	// Threads is threads in .rodata.
-	Threads *bridge.Var[bool]
+	Threads *bridge.Var[bool] `skelgen:"threads"`
 }
 
 func (o *PslistObjects) init() error {
-	var err error
-	if err = bridge.NewHandle(o.set, "list_tasks", &o.ListTasks); err != nil {
-		return err
-	}
-	if o.Variables.Threads, err = bridge.NewVar[bool](o.set, "threads"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

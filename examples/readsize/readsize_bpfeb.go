@@ -53,33 +53,33 @@ type ReadsizeSpec struct {
 // ReadsizeMapSpecs are the object's maps before load.
 type ReadsizeMapSpecs struct {
 	// Hist is map hist (Array).
-	Hist *bridge.MapSpec
+	Hist *bridge.MapSpec `skelgen:"hist"`
 	// Totals is map totals (Array).
-	Totals *bridge.MapSpec
+	Totals *bridge.MapSpec `skelgen:"totals"`
 }
 
 // ReadsizeProgramSpecs are the object's programs before load.
 type ReadsizeProgramSpecs struct {
 	// ReadDone is program read_done (section tracepoint/syscalls/sys_exit_read).
-	ReadDone *bridge.ProgramSpec
+	ReadDone *bridge.ProgramSpec `skelgen:"read_done"`
 	// Begin is user-space program begin (section ubpf/begin).
-	Begin *bridge.ProgramSpec
+	Begin *bridge.ProgramSpec `skelgen:"begin"`
 	// End is user-space program end (section ubpf/end).
-	End *bridge.ProgramSpec
+	End *bridge.ProgramSpec `skelgen:"end"`
 	// Tick is user-space program tick (section ubpf/interval/100ms).
-	Tick *bridge.ProgramSpec
+	Tick *bridge.ProgramSpec `skelgen:"tick"`
 }
 
 // ReadsizeVariableSpecs are the object's global variables before load.
 type ReadsizeVariableSpecs struct {
 	// IntervalNs is interval_ns in .rodata.
-	IntervalNs *bridge.VarSpec[uint64]
+	IntervalNs *bridge.VarSpec[uint64] `skelgen:"interval_ns"`
 	// IntervalStart is interval_start in .bss.
-	IntervalStart *bridge.VarSpec[uint64]
+	IntervalStart *bridge.VarSpec[uint64] `skelgen:"interval_start"`
 	// MinBytes is min_bytes in .rodata.
-	MinBytes *bridge.VarSpec[uint64]
+	MinBytes *bridge.VarSpec[uint64] `skelgen:"min_bytes"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 }
 
 // LoadReadsizeSpec parses the embedded object.
@@ -89,34 +89,7 @@ func LoadReadsizeSpec() (*ReadsizeSpec, error) {
 		return nil, fmt.Errorf("readsize: %w", err)
 	}
 	s := &ReadsizeSpec{Spec: spec}
-	if s.Maps.Hist, err = bridge.NewMapSpec(spec, "hist"); err != nil {
-		return nil, fmt.Errorf("readsize: %w", err)
-	}
-	if s.Maps.Totals, err = bridge.NewMapSpec(spec, "totals"); err != nil {
-		return nil, fmt.Errorf("readsize: %w", err)
-	}
-	if s.Programs.ReadDone, err = bridge.NewProgramSpec(spec, "read_done"); err != nil {
-		return nil, fmt.Errorf("readsize: %w", err)
-	}
-	if s.Programs.Begin, err = bridge.NewProgramSpec(spec, "begin"); err != nil {
-		return nil, fmt.Errorf("readsize: %w", err)
-	}
-	if s.Programs.End, err = bridge.NewProgramSpec(spec, "end"); err != nil {
-		return nil, fmt.Errorf("readsize: %w", err)
-	}
-	if s.Programs.Tick, err = bridge.NewProgramSpec(spec, "tick"); err != nil {
-		return nil, fmt.Errorf("readsize: %w", err)
-	}
-	if s.Variables.IntervalNs, err = bridge.NewVarSpec[uint64](spec.Variables["interval_ns"]); err != nil {
-		return nil, fmt.Errorf("readsize: %w", err)
-	}
-	if s.Variables.IntervalStart, err = bridge.NewVarSpec[uint64](spec.Variables["interval_start"]); err != nil {
-		return nil, fmt.Errorf("readsize: %w", err)
-	}
-	if s.Variables.MinBytes, err = bridge.NewVarSpec[uint64](spec.Variables["min_bytes"]); err != nil {
-		return nil, fmt.Errorf("readsize: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("readsize: %w", err)
 	}
 	return s, nil
@@ -176,12 +149,12 @@ func (s *ReadsizeSpec) Load(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error)
 // them.
 type ReadsizeObjects struct {
 	// Hist is map hist (Array, max_entries 32).
-	Hist *bridge.Map[uint32, uint64]
+	Hist *bridge.Map[uint32, uint64] `skelgen:"hist"`
 	// Totals is map totals (Array, max_entries 1).
-	Totals *bridge.Map[uint32, ReadsizeTotals]
+	Totals *bridge.Map[uint32, ReadsizeTotals] `skelgen:"totals"`
 	// ReadDone is program read_done (section tracepoint/syscalls/sys_exit_read);
 	// nil when its autoload was off.
-	ReadDone *bridge.Tracepoint
+	ReadDone *bridge.Tracepoint `skelgen:"read_done"`
 	// Begin is user-space program begin (section ubpf/begin), run in process; nil
 	// when its autoload was off.
 	Begin *bridge.UserProgram[struct{}]
@@ -201,26 +174,17 @@ type ReadsizeObjects struct {
 // ReadsizeVariables are the loaded global variables.
 type ReadsizeVariables struct {
 	// IntervalNs is interval_ns in .rodata.
-	IntervalNs *bridge.Var[uint64]
+	IntervalNs *bridge.Var[uint64] `skelgen:"interval_ns"`
 	// IntervalStart is interval_start in .bss.
-	IntervalStart *bridge.Var[uint64]
+	IntervalStart *bridge.Var[uint64] `skelgen:"interval_start"`
 	// MinBytes is min_bytes in .rodata.
-	MinBytes *bridge.Var[uint64]
+	MinBytes *bridge.Var[uint64] `skelgen:"min_bytes"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 }
 
 func (o *ReadsizeObjects) init() error {
 	var err error
-	if o.Hist, err = bridge.NewMap[uint32, uint64](o.set, "hist"); err != nil {
-		return err
-	}
-	if o.Totals, err = bridge.NewMap[uint32, ReadsizeTotals](o.set, "totals"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "read_done", &o.ReadDone); err != nil {
-		return err
-	}
 	if !o.set.Disabled("begin") {
 		if o.Begin, err = bridge.NewUserProgram[struct{}](o.set, "begin", readsizeBeginTranslation); err != nil {
 			return err
@@ -236,19 +200,7 @@ func (o *ReadsizeObjects) init() error {
 			return err
 		}
 	}
-	if o.Variables.IntervalNs, err = bridge.NewVar[uint64](o.set, "interval_ns"); err != nil {
-		return err
-	}
-	if o.Variables.IntervalStart, err = bridge.NewVar[uint64](o.set, "interval_start"); err != nil {
-		return err
-	}
-	if o.Variables.MinBytes, err = bridge.NewVar[uint64](o.set, "min_bytes"); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

@@ -62,25 +62,25 @@ type StackcountSpec struct {
 // StackcountMapSpecs are the object's maps before load.
 type StackcountMapSpecs struct {
 	// Counts is map counts (Hash).
-	Counts *bridge.MapSpec
+	Counts *bridge.MapSpec `skelgen:"counts"`
 	// Stacks is map stacks (StackTrace).
-	Stacks *bridge.RawMapSpec
+	Stacks *bridge.RawMapSpec `skelgen:"stacks"`
 }
 
 // StackcountProgramSpecs are the object's programs before load.
 type StackcountProgramSpecs struct {
 	// CountStack is program count_stack (section tracepoint).
-	CountStack *bridge.ProgramSpec
+	CountStack *bridge.ProgramSpec `skelgen:"count_stack"`
 }
 
 // StackcountVariableSpecs are the object's global variables before load.
 type StackcountVariableSpecs struct {
 	// PerProcess is per_process in .rodata.
-	PerProcess *bridge.VarSpec[bool]
+	PerProcess *bridge.VarSpec[bool] `skelgen:"per_process"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 	// UserStacks is user_stacks in .rodata.
-	UserStacks *bridge.VarSpec[bool]
+	UserStacks *bridge.VarSpec[bool] `skelgen:"user_stacks"`
 }
 
 // LoadStackcountSpec parses the embedded object.
@@ -90,22 +90,7 @@ func LoadStackcountSpec() (*StackcountSpec, error) {
 		return nil, fmt.Errorf("stackcount: %w", err)
 	}
 	s := &StackcountSpec{Spec: spec}
-	if s.Maps.Counts, err = bridge.NewMapSpec(spec, "counts"); err != nil {
-		return nil, fmt.Errorf("stackcount: %w", err)
-	}
-	if s.Maps.Stacks, err = bridge.NewRawMapSpec(spec, "stacks"); err != nil {
-		return nil, fmt.Errorf("stackcount: %w", err)
-	}
-	if s.Programs.CountStack, err = bridge.NewProgramSpec(spec, "count_stack"); err != nil {
-		return nil, fmt.Errorf("stackcount: %w", err)
-	}
-	if s.Variables.PerProcess, err = bridge.NewVarSpec[bool](spec.Variables["per_process"]); err != nil {
-		return nil, fmt.Errorf("stackcount: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
-		return nil, fmt.Errorf("stackcount: %w", err)
-	}
-	if s.Variables.UserStacks, err = bridge.NewVarSpec[bool](spec.Variables["user_stacks"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("stackcount: %w", err)
 	}
 	return s, nil
@@ -165,12 +150,12 @@ func (s *StackcountSpec) Load(opts *StackcountLoadOptions) (*StackcountObjects, 
 // releases them.
 type StackcountObjects struct {
 	// Counts is map counts (Hash, max_entries 0).
-	Counts *bridge.Map[StackcountKey, uint64]
+	Counts *bridge.Map[StackcountKey, uint64] `skelgen:"counts"`
 	// Stacks is map stacks (StackTrace, max_entries 0).
-	Stacks *bridge.StackTraceMap
+	Stacks *bridge.StackTraceMap `skelgen:"stacks"`
 	// CountStack is program count_stack (section tracepoint); nil when its
 	// autoload was off.
-	CountStack *bridge.Tracepoint
+	CountStack *bridge.Tracepoint `skelgen:"count_stack"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables StackcountVariables
@@ -181,34 +166,15 @@ type StackcountObjects struct {
 // StackcountVariables are the loaded global variables.
 type StackcountVariables struct {
 	// PerProcess is per_process in .rodata.
-	PerProcess *bridge.Var[bool]
+	PerProcess *bridge.Var[bool] `skelgen:"per_process"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 	// UserStacks is user_stacks in .rodata.
-	UserStacks *bridge.Var[bool]
+	UserStacks *bridge.Var[bool] `skelgen:"user_stacks"`
 }
 
 func (o *StackcountObjects) init() error {
-	var err error
-	if o.Counts, err = bridge.NewMap[StackcountKey, uint64](o.set, "counts"); err != nil {
-		return err
-	}
-	if o.Stacks, err = bridge.NewStackTraceMap(o.set, "stacks"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "count_stack", &o.CountStack); err != nil {
-		return err
-	}
-	if o.Variables.PerProcess, err = bridge.NewVar[bool](o.set, "per_process"); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	if o.Variables.UserStacks, err = bridge.NewVar[bool](o.set, "user_stacks"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

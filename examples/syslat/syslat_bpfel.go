@@ -87,51 +87,51 @@ type SyslatSpec struct {
 // SyslatMapSpecs are the object's maps before load.
 type SyslatMapSpecs struct {
 	// Events is map events (RingBuf).
-	Events *bridge.MapSpec
+	Events *bridge.MapSpec `skelgen:"events"`
 	// Hist is map hist (Array).
-	Hist *bridge.MapSpec
+	Hist *bridge.MapSpec `skelgen:"hist"`
 	// Scratch is map scratch (Array).
-	Scratch *bridge.MapSpec
+	Scratch *bridge.MapSpec `skelgen:"scratch"`
 	// Start is map start (Hash).
-	Start *bridge.MapSpec
+	Start *bridge.MapSpec `skelgen:"start"`
 	// Total is map total (Array).
-	Total *bridge.MapSpec
+	Total *bridge.MapSpec `skelgen:"total"`
 	// Window is map window (Array).
-	Window *bridge.MapSpec
+	Window *bridge.MapSpec `skelgen:"window"`
 }
 
 // SyslatProgramSpecs are the object's programs before load.
 type SyslatProgramSpecs struct {
 	// SysEnter is program sys_enter (section tracepoint/raw_syscalls/sys_enter).
-	SysEnter *bridge.ProgramSpec
+	SysEnter *bridge.ProgramSpec `skelgen:"sys_enter"`
 	// SysExit is program sys_exit (section tracepoint/raw_syscalls/sys_exit).
-	SysExit *bridge.ProgramSpec
+	SysExit *bridge.ProgramSpec `skelgen:"sys_exit"`
 	// Begin is user-space program begin (section ubpf/begin).
-	Begin *bridge.ProgramSpec
+	Begin *bridge.ProgramSpec `skelgen:"begin"`
 	// End is user-space program end (section ubpf/end).
-	End *bridge.ProgramSpec
+	End *bridge.ProgramSpec `skelgen:"end"`
 	// OnSyscall is user-space program on_syscall (section ubpf/record/events).
-	OnSyscall *bridge.ProgramSpec
+	OnSyscall *bridge.ProgramSpec `skelgen:"on_syscall"`
 	// Tick is user-space program tick (section ubpf/interval/100ms).
-	Tick *bridge.ProgramSpec
+	Tick *bridge.ProgramSpec `skelgen:"tick"`
 }
 
 // SyslatVariableSpecs are the object's global variables before load.
 type SyslatVariableSpecs struct {
 	// DetachedAt is detached_at in .bss.
-	DetachedAt *bridge.VarSpec[uint64]
+	DetachedAt *bridge.VarSpec[uint64] `skelgen:"detached_at"`
 	// IntervalNs is interval_ns in .rodata.
-	IntervalNs *bridge.VarSpec[uint64]
+	IntervalNs *bridge.VarSpec[uint64] `skelgen:"interval_ns"`
 	// IntervalStart is interval_start in .bss.
-	IntervalStart *bridge.VarSpec[uint64]
+	IntervalStart *bridge.VarSpec[uint64] `skelgen:"interval_start"`
 	// MaxRecords is max_records in .rodata.
-	MaxRecords *bridge.VarSpec[uint64]
+	MaxRecords *bridge.VarSpec[uint64] `skelgen:"max_records"`
 	// Records is records in .bss.
-	Records *bridge.VarSpec[uint64]
+	Records *bridge.VarSpec[uint64] `skelgen:"records"`
 	// SlowNs is slow_ns in .rodata.
-	SlowNs *bridge.VarSpec[uint64]
+	SlowNs *bridge.VarSpec[uint64] `skelgen:"slow_ns"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 }
 
 // LoadSyslatSpec parses the embedded object.
@@ -141,61 +141,7 @@ func LoadSyslatSpec() (*SyslatSpec, error) {
 		return nil, fmt.Errorf("syslat: %w", err)
 	}
 	s := &SyslatSpec{Spec: spec}
-	if s.Maps.Events, err = bridge.NewMapSpec(spec, "events"); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Maps.Hist, err = bridge.NewMapSpec(spec, "hist"); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Maps.Scratch, err = bridge.NewMapSpec(spec, "scratch"); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Maps.Start, err = bridge.NewMapSpec(spec, "start"); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Maps.Total, err = bridge.NewMapSpec(spec, "total"); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Maps.Window, err = bridge.NewMapSpec(spec, "window"); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Programs.SysEnter, err = bridge.NewProgramSpec(spec, "sys_enter"); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Programs.SysExit, err = bridge.NewProgramSpec(spec, "sys_exit"); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Programs.Begin, err = bridge.NewProgramSpec(spec, "begin"); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Programs.End, err = bridge.NewProgramSpec(spec, "end"); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Programs.OnSyscall, err = bridge.NewProgramSpec(spec, "on_syscall"); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Programs.Tick, err = bridge.NewProgramSpec(spec, "tick"); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Variables.DetachedAt, err = bridge.NewVarSpec[uint64](spec.Variables["detached_at"]); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Variables.IntervalNs, err = bridge.NewVarSpec[uint64](spec.Variables["interval_ns"]); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Variables.IntervalStart, err = bridge.NewVarSpec[uint64](spec.Variables["interval_start"]); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Variables.MaxRecords, err = bridge.NewVarSpec[uint64](spec.Variables["max_records"]); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Variables.Records, err = bridge.NewVarSpec[uint64](spec.Variables["records"]); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Variables.SlowNs, err = bridge.NewVarSpec[uint64](spec.Variables["slow_ns"]); err != nil {
-		return nil, fmt.Errorf("syslat: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("syslat: %w", err)
 	}
 	return s, nil
@@ -256,23 +202,23 @@ func (s *SyslatSpec) Load(opts *SyslatLoadOptions) (*SyslatObjects, error) {
 type SyslatObjects struct {
 	// Events is map events (RingBuf, max_entries 4194304). Record type struct
 	// event, as written at syslat.bpf.c:73 (bpf_ringbuf_reserve).
-	Events *bridge.RingBuf[SyslatEvent]
+	Events *bridge.RingBuf[SyslatEvent] `skelgen:"events"`
 	// Hist is map hist (Array, max_entries 16384).
-	Hist *bridge.Map[uint32, uint64]
+	Hist *bridge.Map[uint32, uint64] `skelgen:"hist"`
 	// Scratch is map scratch (Array, max_entries 32).
-	Scratch *bridge.Map[uint32, uint64]
+	Scratch *bridge.Map[uint32, uint64] `skelgen:"scratch"`
 	// Start is map start (Hash, max_entries 10240).
-	Start *bridge.Map[uint32, uint64]
+	Start *bridge.Map[uint32, uint64] `skelgen:"start"`
 	// Total is map total (Array, max_entries 512).
-	Total *bridge.Map[uint32, SyslatStat]
+	Total *bridge.Map[uint32, SyslatStat] `skelgen:"total"`
 	// Window is map window (Array, max_entries 512).
-	Window *bridge.Map[uint32, SyslatStat]
+	Window *bridge.Map[uint32, SyslatStat] `skelgen:"window"`
 	// SysEnter is program sys_enter (section tracepoint/raw_syscalls/sys_enter);
 	// nil when its autoload was off.
-	SysEnter *bridge.Tracepoint
+	SysEnter *bridge.Tracepoint `skelgen:"sys_enter"`
 	// SysExit is program sys_exit (section tracepoint/raw_syscalls/sys_exit); nil
 	// when its autoload was off.
-	SysExit *bridge.Tracepoint
+	SysExit *bridge.Tracepoint `skelgen:"sys_exit"`
 	// Begin is user-space program begin (section ubpf/begin), run in process; nil
 	// when its autoload was off.
 	Begin *bridge.UserProgram[struct{}]
@@ -295,47 +241,23 @@ type SyslatObjects struct {
 // SyslatVariables are the loaded global variables.
 type SyslatVariables struct {
 	// DetachedAt is detached_at in .bss.
-	DetachedAt *bridge.Var[uint64]
+	DetachedAt *bridge.Var[uint64] `skelgen:"detached_at"`
 	// IntervalNs is interval_ns in .rodata.
-	IntervalNs *bridge.Var[uint64]
+	IntervalNs *bridge.Var[uint64] `skelgen:"interval_ns"`
 	// IntervalStart is interval_start in .bss.
-	IntervalStart *bridge.Var[uint64]
+	IntervalStart *bridge.Var[uint64] `skelgen:"interval_start"`
 	// MaxRecords is max_records in .rodata.
-	MaxRecords *bridge.Var[uint64]
+	MaxRecords *bridge.Var[uint64] `skelgen:"max_records"`
 	// Records is records in .bss.
-	Records *bridge.Var[uint64]
+	Records *bridge.Var[uint64] `skelgen:"records"`
 	// SlowNs is slow_ns in .rodata.
-	SlowNs *bridge.Var[uint64]
+	SlowNs *bridge.Var[uint64] `skelgen:"slow_ns"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 }
 
 func (o *SyslatObjects) init() error {
 	var err error
-	if o.Events, err = bridge.NewRingBuf[SyslatEvent](o.set, "events"); err != nil {
-		return err
-	}
-	if o.Hist, err = bridge.NewMap[uint32, uint64](o.set, "hist"); err != nil {
-		return err
-	}
-	if o.Scratch, err = bridge.NewMap[uint32, uint64](o.set, "scratch"); err != nil {
-		return err
-	}
-	if o.Start, err = bridge.NewMap[uint32, uint64](o.set, "start"); err != nil {
-		return err
-	}
-	if o.Total, err = bridge.NewMap[uint32, SyslatStat](o.set, "total"); err != nil {
-		return err
-	}
-	if o.Window, err = bridge.NewMap[uint32, SyslatStat](o.set, "window"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "sys_enter", &o.SysEnter); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "sys_exit", &o.SysExit); err != nil {
-		return err
-	}
 	if !o.set.Disabled("begin") {
 		if o.Begin, err = bridge.NewUserProgram[struct{}](o.set, "begin", syslatBeginTranslation); err != nil {
 			return err
@@ -356,28 +278,7 @@ func (o *SyslatObjects) init() error {
 			return err
 		}
 	}
-	if o.Variables.DetachedAt, err = bridge.NewVar[uint64](o.set, "detached_at"); err != nil {
-		return err
-	}
-	if o.Variables.IntervalNs, err = bridge.NewVar[uint64](o.set, "interval_ns"); err != nil {
-		return err
-	}
-	if o.Variables.IntervalStart, err = bridge.NewVar[uint64](o.set, "interval_start"); err != nil {
-		return err
-	}
-	if o.Variables.MaxRecords, err = bridge.NewVar[uint64](o.set, "max_records"); err != nil {
-		return err
-	}
-	if o.Variables.Records, err = bridge.NewVar[uint64](o.set, "records"); err != nil {
-		return err
-	}
-	if o.Variables.SlowNs, err = bridge.NewVar[uint64](o.set, "slow_ns"); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

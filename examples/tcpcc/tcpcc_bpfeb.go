@@ -119,27 +119,27 @@ type TcpccSpec struct {
 // TcpccMapSpecs are the object's maps before load.
 type TcpccMapSpecs struct {
 	// SkelgenReno is map skelgen_reno (StructOpsMap).
-	SkelgenReno *bridge.StructOpsSpec[TcpccTcpCongestionOps]
+	SkelgenReno *bridge.StructOpsSpec[TcpccTcpCongestionOps] `skelgen:"skelgen_reno"`
 }
 
 // TcpccProgramSpecs are the object's programs before load.
 type TcpccProgramSpecs struct {
 	// RenoCongAvoid is program reno_cong_avoid (section struct_ops).
-	RenoCongAvoid *bridge.ProgramSpec
+	RenoCongAvoid *bridge.ProgramSpec `skelgen:"reno_cong_avoid"`
 	// RenoInit is program reno_init (section struct_ops).
-	RenoInit *bridge.ProgramSpec
+	RenoInit *bridge.ProgramSpec `skelgen:"reno_init"`
 	// RenoSsthresh is program reno_ssthresh (section struct_ops).
-	RenoSsthresh *bridge.ProgramSpec
+	RenoSsthresh *bridge.ProgramSpec `skelgen:"reno_ssthresh"`
 	// RenoUndoCwnd is program reno_undo_cwnd (section struct_ops).
-	RenoUndoCwnd *bridge.ProgramSpec
+	RenoUndoCwnd *bridge.ProgramSpec `skelgen:"reno_undo_cwnd"`
 }
 
 // TcpccVariableSpecs are the object's global variables before load.
 type TcpccVariableSpecs struct {
 	// Calls is calls in .bss.
-	Calls *bridge.VarSpec[[4]uint64]
+	Calls *bridge.VarSpec[[4]uint64] `skelgen:"calls"`
 	// MaxCwnd is max_cwnd in .bss.
-	MaxCwnd *bridge.VarSpec[uint32]
+	MaxCwnd *bridge.VarSpec[uint32] `skelgen:"max_cwnd"`
 }
 
 // LoadTcpccSpec parses the embedded object.
@@ -149,25 +149,7 @@ func LoadTcpccSpec() (*TcpccSpec, error) {
 		return nil, fmt.Errorf("tcpcc: %w", err)
 	}
 	s := &TcpccSpec{Spec: spec}
-	if s.Maps.SkelgenReno, err = bridge.NewStructOpsSpec[TcpccTcpCongestionOps](spec, "skelgen_reno"); err != nil {
-		return nil, fmt.Errorf("tcpcc: %w", err)
-	}
-	if s.Programs.RenoCongAvoid, err = bridge.NewProgramSpec(spec, "reno_cong_avoid"); err != nil {
-		return nil, fmt.Errorf("tcpcc: %w", err)
-	}
-	if s.Programs.RenoInit, err = bridge.NewProgramSpec(spec, "reno_init"); err != nil {
-		return nil, fmt.Errorf("tcpcc: %w", err)
-	}
-	if s.Programs.RenoSsthresh, err = bridge.NewProgramSpec(spec, "reno_ssthresh"); err != nil {
-		return nil, fmt.Errorf("tcpcc: %w", err)
-	}
-	if s.Programs.RenoUndoCwnd, err = bridge.NewProgramSpec(spec, "reno_undo_cwnd"); err != nil {
-		return nil, fmt.Errorf("tcpcc: %w", err)
-	}
-	if s.Variables.Calls, err = bridge.NewVarSpec[[4]uint64](spec.Variables["calls"]); err != nil {
-		return nil, fmt.Errorf("tcpcc: %w", err)
-	}
-	if s.Variables.MaxCwnd, err = bridge.NewVarSpec[uint32](spec.Variables["max_cwnd"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("tcpcc: %w", err)
 	}
 	return s, nil
@@ -229,23 +211,23 @@ type TcpccObjects struct {
 	// SkelgenReno is map skelgen_reno (StructOpsMap, max_entries 1). Struct
 	// tcp_congestion_ops registered by Attach: cong_avoid is reno_cong_avoid, init
 	// is reno_init, ssthresh is reno_ssthresh, undo_cwnd is reno_undo_cwnd.
-	SkelgenReno *bridge.StructOps
+	SkelgenReno *bridge.StructOps `skelgen:"skelgen_reno"`
 	// RenoCongAvoid is program reno_cong_avoid (section struct_ops); nil when its
 	// autoload was off. It has no Attach: it is a function member of a struct_ops
 	// map, registered with the map's Attach.
-	RenoCongAvoid *bridge.Program
+	RenoCongAvoid *bridge.Program `skelgen:"reno_cong_avoid"`
 	// RenoInit is program reno_init (section struct_ops); nil when its autoload
 	// was off. It has no Attach: it is a function member of a struct_ops map,
 	// registered with the map's Attach.
-	RenoInit *bridge.Program
+	RenoInit *bridge.Program `skelgen:"reno_init"`
 	// RenoSsthresh is program reno_ssthresh (section struct_ops); nil when its
 	// autoload was off. It has no Attach: it is a function member of a struct_ops
 	// map, registered with the map's Attach.
-	RenoSsthresh *bridge.Program
+	RenoSsthresh *bridge.Program `skelgen:"reno_ssthresh"`
 	// RenoUndoCwnd is program reno_undo_cwnd (section struct_ops); nil when its
 	// autoload was off. It has no Attach: it is a function member of a struct_ops
 	// map, registered with the map's Attach.
-	RenoUndoCwnd *bridge.Program
+	RenoUndoCwnd *bridge.Program `skelgen:"reno_undo_cwnd"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables TcpccVariables
@@ -256,35 +238,13 @@ type TcpccObjects struct {
 // TcpccVariables are the loaded global variables.
 type TcpccVariables struct {
 	// Calls is calls in .bss.
-	Calls *bridge.Var[[4]uint64]
+	Calls *bridge.Var[[4]uint64] `skelgen:"calls"`
 	// MaxCwnd is max_cwnd in .bss.
-	MaxCwnd *bridge.Var[uint32]
+	MaxCwnd *bridge.Var[uint32] `skelgen:"max_cwnd"`
 }
 
 func (o *TcpccObjects) init() error {
-	var err error
-	if o.SkelgenReno, err = bridge.NewStructOps(o.set, "skelgen_reno"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "reno_cong_avoid", &o.RenoCongAvoid); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "reno_init", &o.RenoInit); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "reno_ssthresh", &o.RenoSsthresh); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "reno_undo_cwnd", &o.RenoUndoCwnd); err != nil {
-		return err
-	}
-	if o.Variables.Calls, err = bridge.NewVar[[4]uint64](o.set, "calls"); err != nil {
-		return err
-	}
-	if o.Variables.MaxCwnd, err = bridge.NewVar[uint32](o.set, "max_cwnd"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

@@ -122,23 +122,23 @@ type UsdtsnoopSpec struct {
 // UsdtsnoopMapSpecs are the object's maps before load.
 type UsdtsnoopMapSpecs struct {
 	// BpfUsdtIpToSpecId__ is map __bpf_usdt_ip_to_spec_id (Hash).
-	BpfUsdtIpToSpecId__ *bridge.MapSpec
+	BpfUsdtIpToSpecId__ *bridge.MapSpec `skelgen:"__bpf_usdt_ip_to_spec_id"`
 	// BpfUsdtSpecs__ is map __bpf_usdt_specs (Array).
-	BpfUsdtSpecs__ *bridge.MapSpec
+	BpfUsdtSpecs__ *bridge.MapSpec `skelgen:"__bpf_usdt_specs"`
 	// Hits is map hits (RingBuf).
-	Hits *bridge.MapSpec
+	Hits *bridge.MapSpec `skelgen:"hits"`
 }
 
 // UsdtsnoopProgramSpecs are the object's programs before load.
 type UsdtsnoopProgramSpecs struct {
 	// OnProbe is program on_probe (section usdt).
-	OnProbe *bridge.ProgramSpec
+	OnProbe *bridge.ProgramSpec `skelgen:"on_probe"`
 }
 
 // UsdtsnoopVariableSpecs are the object's global variables before load.
 type UsdtsnoopVariableSpecs struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 }
 
 // LoadUsdtsnoopSpec parses the embedded object.
@@ -148,19 +148,7 @@ func LoadUsdtsnoopSpec() (*UsdtsnoopSpec, error) {
 		return nil, fmt.Errorf("usdtsnoop: %w", err)
 	}
 	s := &UsdtsnoopSpec{Spec: spec}
-	if s.Maps.BpfUsdtIpToSpecId__, err = bridge.NewMapSpec(spec, "__bpf_usdt_ip_to_spec_id"); err != nil {
-		return nil, fmt.Errorf("usdtsnoop: %w", err)
-	}
-	if s.Maps.BpfUsdtSpecs__, err = bridge.NewMapSpec(spec, "__bpf_usdt_specs"); err != nil {
-		return nil, fmt.Errorf("usdtsnoop: %w", err)
-	}
-	if s.Maps.Hits, err = bridge.NewMapSpec(spec, "hits"); err != nil {
-		return nil, fmt.Errorf("usdtsnoop: %w", err)
-	}
-	if s.Programs.OnProbe, err = bridge.NewProgramSpec(spec, "on_probe"); err != nil {
-		return nil, fmt.Errorf("usdtsnoop: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("usdtsnoop: %w", err)
 	}
 	return s, nil
@@ -221,14 +209,14 @@ func (s *UsdtsnoopSpec) Load(opts *UsdtsnoopLoadOptions) (*UsdtsnoopObjects, err
 type UsdtsnoopObjects struct {
 	// BpfUsdtIpToSpecId__ is map __bpf_usdt_ip_to_spec_id (Hash, max_entries
 	// 1024).
-	BpfUsdtIpToSpecId__ *bridge.Map[int64, uint32]
+	BpfUsdtIpToSpecId__ *bridge.Map[int64, uint32] `skelgen:"__bpf_usdt_ip_to_spec_id"`
 	// BpfUsdtSpecs__ is map __bpf_usdt_specs (Array, max_entries 256).
-	BpfUsdtSpecs__ *bridge.Map[int32, UsdtsnoopBpfUsdtSpec]
+	BpfUsdtSpecs__ *bridge.Map[int32, UsdtsnoopBpfUsdtSpec] `skelgen:"__bpf_usdt_specs"`
 	// Hits is map hits (RingBuf, max_entries 262144). Record type struct hit, as
 	// written at usdtsnoop.bpf.c:42 (bpf_ringbuf_reserve).
-	Hits *bridge.RingBuf[UsdtsnoopHit]
+	Hits *bridge.RingBuf[UsdtsnoopHit] `skelgen:"hits"`
 	// OnProbe is program on_probe (section usdt); nil when its autoload was off.
-	OnProbe *bridge.USDT
+	OnProbe *bridge.USDT `skelgen:"on_probe"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables UsdtsnoopVariables
@@ -239,27 +227,11 @@ type UsdtsnoopObjects struct {
 // UsdtsnoopVariables are the loaded global variables.
 type UsdtsnoopVariables struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 }
 
 func (o *UsdtsnoopObjects) init() error {
-	var err error
-	if o.BpfUsdtIpToSpecId__, err = bridge.NewMap[int64, uint32](o.set, "__bpf_usdt_ip_to_spec_id"); err != nil {
-		return err
-	}
-	if o.BpfUsdtSpecs__, err = bridge.NewMap[int32, UsdtsnoopBpfUsdtSpec](o.set, "__bpf_usdt_specs"); err != nil {
-		return err
-	}
-	if o.Hits, err = bridge.NewRingBuf[UsdtsnoopHit](o.set, "hits"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "on_probe", &o.OnProbe); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

@@ -41,55 +41,55 @@ type ClangbenchSpec struct {
 // ClangbenchMapSpecs are the object's maps before load.
 type ClangbenchMapSpecs struct {
 	// KernelCounts is map kernel_counts (Hash).
-	KernelCounts *bridge.MapSpec
+	KernelCounts *bridge.MapSpec `skelgen:"kernel_counts"`
 	// UserCounts is map user_counts (Hash).
-	UserCounts *bridge.MapSpec
+	UserCounts *bridge.MapSpec `skelgen:"user_counts"`
 }
 
 // ClangbenchProgramSpecs are the object's programs before load.
 type ClangbenchProgramSpecs struct {
 	// ChecksumXdp is program checksum_xdp (section xdp).
-	ChecksumXdp *bridge.ProgramSpec
+	ChecksumXdp *bridge.ProgramSpec `skelgen:"checksum_xdp"`
 	// CountXdp is program count_xdp (section xdp).
-	CountXdp *bridge.ProgramSpec
+	CountXdp *bridge.ProgramSpec `skelgen:"count_xdp"`
 	// DispatchXdp is program dispatch_xdp (section xdp).
-	DispatchXdp *bridge.ProgramSpec
+	DispatchXdp *bridge.ProgramSpec `skelgen:"dispatch_xdp"`
 	// Fnv1aXdp is program fnv1a_xdp (section xdp).
-	Fnv1aXdp *bridge.ProgramSpec
+	Fnv1aXdp *bridge.ProgramSpec `skelgen:"fnv1a_xdp"`
 	// IfelseXdp is program ifelse_xdp (section xdp).
-	IfelseXdp *bridge.ProgramSpec
+	IfelseXdp *bridge.ProgramSpec `skelgen:"ifelse_xdp"`
 	// Log2sumXdp is program log2sum_xdp (section xdp).
-	Log2sumXdp *bridge.ProgramSpec
+	Log2sumXdp *bridge.ProgramSpec `skelgen:"log2sum_xdp"`
 	// PrimesXdp is program primes_xdp (section xdp).
-	PrimesXdp *bridge.ProgramSpec
+	PrimesXdp *bridge.ProgramSpec `skelgen:"primes_xdp"`
 	// Switch32Xdp is program switch32_xdp (section xdp).
-	Switch32Xdp *bridge.ProgramSpec
+	Switch32Xdp *bridge.ProgramSpec `skelgen:"switch32_xdp"`
 	// WordsXdp is program words_xdp (section xdp).
-	WordsXdp *bridge.ProgramSpec
+	WordsXdp *bridge.ProgramSpec `skelgen:"words_xdp"`
 	// ChecksumUser is user-space program checksum_user (section ubpf/checksum).
-	ChecksumUser *bridge.ProgramSpec
+	ChecksumUser *bridge.ProgramSpec `skelgen:"checksum_user"`
 	// CountUser is user-space program count_user (section ubpf/count).
-	CountUser *bridge.ProgramSpec
+	CountUser *bridge.ProgramSpec `skelgen:"count_user"`
 	// DispatchUser is user-space program dispatch_user (section ubpf/dispatch).
-	DispatchUser *bridge.ProgramSpec
+	DispatchUser *bridge.ProgramSpec `skelgen:"dispatch_user"`
 	// Fnv1aUser is user-space program fnv1a_user (section ubpf/fnv1a).
-	Fnv1aUser *bridge.ProgramSpec
+	Fnv1aUser *bridge.ProgramSpec `skelgen:"fnv1a_user"`
 	// IfelseUser is user-space program ifelse_user (section ubpf/ifelse).
-	IfelseUser *bridge.ProgramSpec
+	IfelseUser *bridge.ProgramSpec `skelgen:"ifelse_user"`
 	// Log2sumUser is user-space program log2sum_user (section ubpf/log2sum).
-	Log2sumUser *bridge.ProgramSpec
+	Log2sumUser *bridge.ProgramSpec `skelgen:"log2sum_user"`
 	// PrimesUser is user-space program primes_user (section ubpf/primes).
-	PrimesUser *bridge.ProgramSpec
+	PrimesUser *bridge.ProgramSpec `skelgen:"primes_user"`
 	// Switch32User is user-space program switch32_user (section ubpf/switch32).
-	Switch32User *bridge.ProgramSpec
+	Switch32User *bridge.ProgramSpec `skelgen:"switch32_user"`
 	// WordsUser is user-space program words_user (section ubpf/words).
-	WordsUser *bridge.ProgramSpec
+	WordsUser *bridge.ProgramSpec `skelgen:"words_user"`
 }
 
 // ClangbenchVariableSpecs are the object's global variables before load.
 type ClangbenchVariableSpecs struct {
 	// Result is result in .bss.
-	Result *bridge.VarSpec[uint64]
+	Result *bridge.VarSpec[uint64] `skelgen:"result"`
 }
 
 // LoadClangbenchSpec parses the embedded object.
@@ -99,67 +99,7 @@ func LoadClangbenchSpec() (*ClangbenchSpec, error) {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
 	s := &ClangbenchSpec{Spec: spec}
-	if s.Maps.KernelCounts, err = bridge.NewMapSpec(spec, "kernel_counts"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Maps.UserCounts, err = bridge.NewMapSpec(spec, "user_counts"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.ChecksumXdp, err = bridge.NewProgramSpec(spec, "checksum_xdp"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.CountXdp, err = bridge.NewProgramSpec(spec, "count_xdp"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.DispatchXdp, err = bridge.NewProgramSpec(spec, "dispatch_xdp"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.Fnv1aXdp, err = bridge.NewProgramSpec(spec, "fnv1a_xdp"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.IfelseXdp, err = bridge.NewProgramSpec(spec, "ifelse_xdp"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.Log2sumXdp, err = bridge.NewProgramSpec(spec, "log2sum_xdp"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.PrimesXdp, err = bridge.NewProgramSpec(spec, "primes_xdp"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.Switch32Xdp, err = bridge.NewProgramSpec(spec, "switch32_xdp"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.WordsXdp, err = bridge.NewProgramSpec(spec, "words_xdp"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.ChecksumUser, err = bridge.NewProgramSpec(spec, "checksum_user"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.CountUser, err = bridge.NewProgramSpec(spec, "count_user"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.DispatchUser, err = bridge.NewProgramSpec(spec, "dispatch_user"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.Fnv1aUser, err = bridge.NewProgramSpec(spec, "fnv1a_user"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.IfelseUser, err = bridge.NewProgramSpec(spec, "ifelse_user"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.Log2sumUser, err = bridge.NewProgramSpec(spec, "log2sum_user"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.PrimesUser, err = bridge.NewProgramSpec(spec, "primes_user"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.Switch32User, err = bridge.NewProgramSpec(spec, "switch32_user"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Programs.WordsUser, err = bridge.NewProgramSpec(spec, "words_user"); err != nil {
-		return nil, fmt.Errorf("clangbench: %w", err)
-	}
-	if s.Variables.Result, err = bridge.NewVarSpec[uint64](spec.Variables["result"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
 	return s, nil
@@ -219,33 +159,33 @@ func (s *ClangbenchSpec) Load(opts *ClangbenchLoadOptions) (*ClangbenchObjects, 
 // releases them.
 type ClangbenchObjects struct {
 	// KernelCounts is map kernel_counts (Hash, max_entries 256).
-	KernelCounts *bridge.Map[uint32, uint64]
+	KernelCounts *bridge.Map[uint32, uint64] `skelgen:"kernel_counts"`
 	// UserCounts is map user_counts (Hash, max_entries 256).
-	UserCounts *bridge.Map[uint32, uint64]
+	UserCounts *bridge.Map[uint32, uint64] `skelgen:"user_counts"`
 	// ChecksumXdp is program checksum_xdp (section xdp); nil when its autoload was
 	// off.
-	ChecksumXdp *bridge.XDP
+	ChecksumXdp *bridge.XDP `skelgen:"checksum_xdp"`
 	// CountXdp is program count_xdp (section xdp); nil when its autoload was off.
-	CountXdp *bridge.XDP
+	CountXdp *bridge.XDP `skelgen:"count_xdp"`
 	// DispatchXdp is program dispatch_xdp (section xdp); nil when its autoload was
 	// off.
-	DispatchXdp *bridge.XDP
+	DispatchXdp *bridge.XDP `skelgen:"dispatch_xdp"`
 	// Fnv1aXdp is program fnv1a_xdp (section xdp); nil when its autoload was off.
-	Fnv1aXdp *bridge.XDP
+	Fnv1aXdp *bridge.XDP `skelgen:"fnv1a_xdp"`
 	// IfelseXdp is program ifelse_xdp (section xdp); nil when its autoload was
 	// off.
-	IfelseXdp *bridge.XDP
+	IfelseXdp *bridge.XDP `skelgen:"ifelse_xdp"`
 	// Log2sumXdp is program log2sum_xdp (section xdp); nil when its autoload was
 	// off.
-	Log2sumXdp *bridge.XDP
+	Log2sumXdp *bridge.XDP `skelgen:"log2sum_xdp"`
 	// PrimesXdp is program primes_xdp (section xdp); nil when its autoload was
 	// off.
-	PrimesXdp *bridge.XDP
+	PrimesXdp *bridge.XDP `skelgen:"primes_xdp"`
 	// Switch32Xdp is program switch32_xdp (section xdp); nil when its autoload was
 	// off.
-	Switch32Xdp *bridge.XDP
+	Switch32Xdp *bridge.XDP `skelgen:"switch32_xdp"`
 	// WordsXdp is program words_xdp (section xdp); nil when its autoload was off.
-	WordsXdp *bridge.XDP
+	WordsXdp *bridge.XDP `skelgen:"words_xdp"`
 	// ChecksumUser is user-space program checksum_user (section ubpf/checksum),
 	// run in process; nil when its autoload was off.
 	ChecksumUser *bridge.BufferProgram
@@ -283,44 +223,11 @@ type ClangbenchObjects struct {
 // ClangbenchVariables are the loaded global variables.
 type ClangbenchVariables struct {
 	// Result is result in .bss.
-	Result *bridge.Var[uint64]
+	Result *bridge.Var[uint64] `skelgen:"result"`
 }
 
 func (o *ClangbenchObjects) init() error {
 	var err error
-	if o.KernelCounts, err = bridge.NewMap[uint32, uint64](o.set, "kernel_counts"); err != nil {
-		return err
-	}
-	if o.UserCounts, err = bridge.NewMap[uint32, uint64](o.set, "user_counts"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "checksum_xdp", &o.ChecksumXdp); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "count_xdp", &o.CountXdp); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "dispatch_xdp", &o.DispatchXdp); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "fnv1a_xdp", &o.Fnv1aXdp); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "ifelse_xdp", &o.IfelseXdp); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "log2sum_xdp", &o.Log2sumXdp); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "primes_xdp", &o.PrimesXdp); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "switch32_xdp", &o.Switch32Xdp); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "words_xdp", &o.WordsXdp); err != nil {
-		return err
-	}
 	if !o.set.Disabled("checksum_user") {
 		if o.ChecksumUser, err = bridge.NewBufferProgram(o.set, "checksum_user", clangbenchChecksumUserTranslation); err != nil {
 			return err
@@ -366,10 +273,7 @@ func (o *ClangbenchObjects) init() error {
 			return err
 		}
 	}
-	if o.Variables.Result, err = bridge.NewVar[uint64](o.set, "result"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

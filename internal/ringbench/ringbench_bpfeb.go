@@ -50,41 +50,41 @@ type RingbenchSpec struct {
 // RingbenchMapSpecs are the object's maps before load.
 type RingbenchMapSpecs struct {
 	// Events is map events (RingBuf).
-	Events *bridge.MapSpec
+	Events *bridge.MapSpec `skelgen:"events"`
 }
 
 // RingbenchProgramSpecs are the object's programs before load.
 type RingbenchProgramSpecs struct {
 	// Fill is program fill (section syscall).
-	Fill *bridge.ProgramSpec
+	Fill *bridge.ProgramSpec `skelgen:"fill"`
 	// End is user-space program end (section ubpf/end).
-	End *bridge.ProgramSpec
+	End *bridge.ProgramSpec `skelgen:"end"`
 	// OnEvent is user-space program on_event (section ubpf/record/events).
-	OnEvent *bridge.ProgramSpec
+	OnEvent *bridge.ProgramSpec `skelgen:"on_event"`
 }
 
 // RingbenchVariableSpecs are the object's global variables before load.
 type RingbenchVariableSpecs struct {
 	// FirstNs is first_ns in .bss.
-	FirstNs *bridge.VarSpec[uint64]
+	FirstNs *bridge.VarSpec[uint64] `skelgen:"first_ns"`
 	// LastNs is last_ns in .bss.
-	LastNs *bridge.VarSpec[uint64]
+	LastNs *bridge.VarSpec[uint64] `skelgen:"last_ns"`
 	// Lost is lost in .bss.
-	Lost *bridge.VarSpec[uint64]
+	Lost *bridge.VarSpec[uint64] `skelgen:"lost"`
 	// PerRun is per_run in .bss.
-	PerRun *bridge.VarSpec[uint64]
+	PerRun *bridge.VarSpec[uint64] `skelgen:"per_run"`
 	// RecSize is rec_size in .rodata.
-	RecSize *bridge.VarSpec[uint32]
+	RecSize *bridge.VarSpec[uint32] `skelgen:"rec_size"`
 	// Rsum is rsum in .bss.
-	Rsum *bridge.VarSpec[uint64]
+	Rsum *bridge.VarSpec[uint64] `skelgen:"rsum"`
 	// Seen is seen in .bss.
-	Seen *bridge.VarSpec[uint64]
+	Seen *bridge.VarSpec[uint64] `skelgen:"seen"`
 	// Want is want in .bss.
-	Want *bridge.VarSpec[uint64]
+	Want *bridge.VarSpec[uint64] `skelgen:"want"`
 	// Written is written in .bss.
-	Written *bridge.VarSpec[uint64]
+	Written *bridge.VarSpec[uint64] `skelgen:"written"`
 	// Wsum is wsum in .bss.
-	Wsum *bridge.VarSpec[uint64]
+	Wsum *bridge.VarSpec[uint64] `skelgen:"wsum"`
 }
 
 // LoadRingbenchSpec parses the embedded object.
@@ -94,46 +94,7 @@ func LoadRingbenchSpec() (*RingbenchSpec, error) {
 		return nil, fmt.Errorf("ringbench: %w", err)
 	}
 	s := &RingbenchSpec{Spec: spec}
-	if s.Maps.Events, err = bridge.NewMapSpec(spec, "events"); err != nil {
-		return nil, fmt.Errorf("ringbench: %w", err)
-	}
-	if s.Programs.Fill, err = bridge.NewProgramSpec(spec, "fill"); err != nil {
-		return nil, fmt.Errorf("ringbench: %w", err)
-	}
-	if s.Programs.End, err = bridge.NewProgramSpec(spec, "end"); err != nil {
-		return nil, fmt.Errorf("ringbench: %w", err)
-	}
-	if s.Programs.OnEvent, err = bridge.NewProgramSpec(spec, "on_event"); err != nil {
-		return nil, fmt.Errorf("ringbench: %w", err)
-	}
-	if s.Variables.FirstNs, err = bridge.NewVarSpec[uint64](spec.Variables["first_ns"]); err != nil {
-		return nil, fmt.Errorf("ringbench: %w", err)
-	}
-	if s.Variables.LastNs, err = bridge.NewVarSpec[uint64](spec.Variables["last_ns"]); err != nil {
-		return nil, fmt.Errorf("ringbench: %w", err)
-	}
-	if s.Variables.Lost, err = bridge.NewVarSpec[uint64](spec.Variables["lost"]); err != nil {
-		return nil, fmt.Errorf("ringbench: %w", err)
-	}
-	if s.Variables.PerRun, err = bridge.NewVarSpec[uint64](spec.Variables["per_run"]); err != nil {
-		return nil, fmt.Errorf("ringbench: %w", err)
-	}
-	if s.Variables.RecSize, err = bridge.NewVarSpec[uint32](spec.Variables["rec_size"]); err != nil {
-		return nil, fmt.Errorf("ringbench: %w", err)
-	}
-	if s.Variables.Rsum, err = bridge.NewVarSpec[uint64](spec.Variables["rsum"]); err != nil {
-		return nil, fmt.Errorf("ringbench: %w", err)
-	}
-	if s.Variables.Seen, err = bridge.NewVarSpec[uint64](spec.Variables["seen"]); err != nil {
-		return nil, fmt.Errorf("ringbench: %w", err)
-	}
-	if s.Variables.Want, err = bridge.NewVarSpec[uint64](spec.Variables["want"]); err != nil {
-		return nil, fmt.Errorf("ringbench: %w", err)
-	}
-	if s.Variables.Written, err = bridge.NewVarSpec[uint64](spec.Variables["written"]); err != nil {
-		return nil, fmt.Errorf("ringbench: %w", err)
-	}
-	if s.Variables.Wsum, err = bridge.NewVarSpec[uint64](spec.Variables["wsum"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("ringbench: %w", err)
 	}
 	return s, nil
@@ -194,10 +155,10 @@ func (s *RingbenchSpec) Load(opts *RingbenchLoadOptions) (*RingbenchObjects, err
 type RingbenchObjects struct {
 	// Events is map events (RingBuf, max_entries 67108864). Records typed by
 	// -type.
-	Events *bridge.RingBuf[RingbenchRec]
+	Events *bridge.RingBuf[RingbenchRec] `skelgen:"events"`
 	// Fill is program fill (section syscall); nil when its autoload was off. It
 	// has no Attach: syscall programs are run (Raw().Run), not attached.
-	Fill *bridge.Program
+	Fill *bridge.Program `skelgen:"fill"`
 	// End is user-space program end (section ubpf/end), run in process; nil when
 	// its autoload was off.
 	End *bridge.UserProgram[struct{}]
@@ -214,35 +175,29 @@ type RingbenchObjects struct {
 // RingbenchVariables are the loaded global variables.
 type RingbenchVariables struct {
 	// FirstNs is first_ns in .bss.
-	FirstNs *bridge.Var[uint64]
+	FirstNs *bridge.Var[uint64] `skelgen:"first_ns"`
 	// LastNs is last_ns in .bss.
-	LastNs *bridge.Var[uint64]
+	LastNs *bridge.Var[uint64] `skelgen:"last_ns"`
 	// Lost is lost in .bss.
-	Lost *bridge.Var[uint64]
+	Lost *bridge.Var[uint64] `skelgen:"lost"`
 	// PerRun is per_run in .bss.
-	PerRun *bridge.Var[uint64]
+	PerRun *bridge.Var[uint64] `skelgen:"per_run"`
 	// RecSize is rec_size in .rodata.
-	RecSize *bridge.Var[uint32]
+	RecSize *bridge.Var[uint32] `skelgen:"rec_size"`
 	// Rsum is rsum in .bss.
-	Rsum *bridge.Var[uint64]
+	Rsum *bridge.Var[uint64] `skelgen:"rsum"`
 	// Seen is seen in .bss.
-	Seen *bridge.Var[uint64]
+	Seen *bridge.Var[uint64] `skelgen:"seen"`
 	// Want is want in .bss.
-	Want *bridge.Var[uint64]
+	Want *bridge.Var[uint64] `skelgen:"want"`
 	// Written is written in .bss.
-	Written *bridge.Var[uint64]
+	Written *bridge.Var[uint64] `skelgen:"written"`
 	// Wsum is wsum in .bss.
-	Wsum *bridge.Var[uint64]
+	Wsum *bridge.Var[uint64] `skelgen:"wsum"`
 }
 
 func (o *RingbenchObjects) init() error {
 	var err error
-	if o.Events, err = bridge.NewRingBuf[RingbenchRec](o.set, "events"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "fill", &o.Fill); err != nil {
-		return err
-	}
 	if !o.set.Disabled("end") {
 		if o.End, err = bridge.NewUserProgram[struct{}](o.set, "end", ringbenchEndTranslation); err != nil {
 			return err
@@ -253,37 +208,7 @@ func (o *RingbenchObjects) init() error {
 			return err
 		}
 	}
-	if o.Variables.FirstNs, err = bridge.NewVar[uint64](o.set, "first_ns"); err != nil {
-		return err
-	}
-	if o.Variables.LastNs, err = bridge.NewVar[uint64](o.set, "last_ns"); err != nil {
-		return err
-	}
-	if o.Variables.Lost, err = bridge.NewVar[uint64](o.set, "lost"); err != nil {
-		return err
-	}
-	if o.Variables.PerRun, err = bridge.NewVar[uint64](o.set, "per_run"); err != nil {
-		return err
-	}
-	if o.Variables.RecSize, err = bridge.NewVar[uint32](o.set, "rec_size"); err != nil {
-		return err
-	}
-	if o.Variables.Rsum, err = bridge.NewVar[uint64](o.set, "rsum"); err != nil {
-		return err
-	}
-	if o.Variables.Seen, err = bridge.NewVar[uint64](o.set, "seen"); err != nil {
-		return err
-	}
-	if o.Variables.Want, err = bridge.NewVar[uint64](o.set, "want"); err != nil {
-		return err
-	}
-	if o.Variables.Written, err = bridge.NewVar[uint64](o.set, "written"); err != nil {
-		return err
-	}
-	if o.Variables.Wsum, err = bridge.NewVar[uint64](o.set, "wsum"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

@@ -42,25 +42,25 @@ type AtomicsMapSpecs struct{}
 type AtomicsProgramSpecs struct {
 	// CountGetppid is program count_getppid (section
 	// tracepoint/syscalls/sys_enter_getppid).
-	CountGetppid *bridge.ProgramSpec
+	CountGetppid *bridge.ProgramSpec `skelgen:"count_getppid"`
 	// BumpA is user-space program bump_a (section ubpf/bump_a).
-	BumpA *bridge.ProgramSpec
+	BumpA *bridge.ProgramSpec `skelgen:"bump_a"`
 	// BumpB is user-space program bump_b (section ubpf/bump_b).
-	BumpB *bridge.ProgramSpec
+	BumpB *bridge.ProgramSpec `skelgen:"bump_b"`
 	// Drain is user-space program drain (section ubpf/drain).
-	Drain *bridge.ProgramSpec
+	Drain *bridge.ProgramSpec `skelgen:"drain"`
 	// Take is user-space program take (section ubpf/take).
-	Take *bridge.ProgramSpec
+	Take *bridge.ProgramSpec `skelgen:"take"`
 }
 
 // AtomicsVariableSpecs are the object's global variables before load.
 type AtomicsVariableSpecs struct {
 	// Drained is drained in .bss.
-	Drained *bridge.VarSpec[uint64]
+	Drained *bridge.VarSpec[uint64] `skelgen:"drained"`
 	// Hits is hits in .bss.
-	Hits *bridge.VarSpec[uint64]
+	Hits *bridge.VarSpec[uint64] `skelgen:"hits"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 }
 
 // LoadAtomicsSpec parses the embedded object.
@@ -70,28 +70,7 @@ func LoadAtomicsSpec() (*AtomicsSpec, error) {
 		return nil, fmt.Errorf("atomics: %w", err)
 	}
 	s := &AtomicsSpec{Spec: spec}
-	if s.Programs.CountGetppid, err = bridge.NewProgramSpec(spec, "count_getppid"); err != nil {
-		return nil, fmt.Errorf("atomics: %w", err)
-	}
-	if s.Programs.BumpA, err = bridge.NewProgramSpec(spec, "bump_a"); err != nil {
-		return nil, fmt.Errorf("atomics: %w", err)
-	}
-	if s.Programs.BumpB, err = bridge.NewProgramSpec(spec, "bump_b"); err != nil {
-		return nil, fmt.Errorf("atomics: %w", err)
-	}
-	if s.Programs.Drain, err = bridge.NewProgramSpec(spec, "drain"); err != nil {
-		return nil, fmt.Errorf("atomics: %w", err)
-	}
-	if s.Programs.Take, err = bridge.NewProgramSpec(spec, "take"); err != nil {
-		return nil, fmt.Errorf("atomics: %w", err)
-	}
-	if s.Variables.Drained, err = bridge.NewVarSpec[uint64](spec.Variables["drained"]); err != nil {
-		return nil, fmt.Errorf("atomics: %w", err)
-	}
-	if s.Variables.Hits, err = bridge.NewVarSpec[uint64](spec.Variables["hits"]); err != nil {
-		return nil, fmt.Errorf("atomics: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("atomics: %w", err)
 	}
 	return s, nil
@@ -152,7 +131,7 @@ func (s *AtomicsSpec) Load(opts *AtomicsLoadOptions) (*AtomicsObjects, error) {
 type AtomicsObjects struct {
 	// CountGetppid is program count_getppid (section
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
-	CountGetppid *bridge.Tracepoint
+	CountGetppid *bridge.Tracepoint `skelgen:"count_getppid"`
 	// BumpA is user-space program bump_a (section ubpf/bump_a), run in process;
 	// nil when its autoload was off.
 	BumpA *bridge.BufferProgram
@@ -175,18 +154,15 @@ type AtomicsObjects struct {
 // AtomicsVariables are the loaded global variables.
 type AtomicsVariables struct {
 	// Drained is drained in .bss.
-	Drained *bridge.Var[uint64]
+	Drained *bridge.Var[uint64] `skelgen:"drained"`
 	// Hits is hits in .bss.
-	Hits *bridge.Var[uint64]
+	Hits *bridge.Var[uint64] `skelgen:"hits"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 }
 
 func (o *AtomicsObjects) init() error {
 	var err error
-	if err = bridge.NewHandle(o.set, "count_getppid", &o.CountGetppid); err != nil {
-		return err
-	}
 	if !o.set.Disabled("bump_a") {
 		if o.BumpA, err = bridge.NewBufferProgram(o.set, "bump_a", atomicsBumpATranslation); err != nil {
 			return err
@@ -207,16 +183,7 @@ func (o *AtomicsObjects) init() error {
 			return err
 		}
 	}
-	if o.Variables.Drained, err = bridge.NewVar[uint64](o.set, "drained"); err != nil {
-		return err
-	}
-	if o.Variables.Hits, err = bridge.NewVar[uint64](o.set, "hits"); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

@@ -41,33 +41,33 @@ type BytebufMapSpecs struct{}
 // BytebufProgramSpecs are the object's programs before load.
 type BytebufProgramSpecs struct {
 	// Backhash is user-space program backhash (section ubpf/backhash).
-	Backhash *bridge.ProgramSpec
+	Backhash *bridge.ProgramSpec `skelgen:"backhash"`
 	// Be32sum is user-space program be32sum (section ubpf/be32sum).
-	Be32sum *bridge.ProgramSpec
+	Be32sum *bridge.ProgramSpec `skelgen:"be32sum"`
 	// Bump is user-space program bump (section ubpf/bump).
-	Bump *bridge.ProgramSpec
+	Bump *bridge.ProgramSpec `skelgen:"bump"`
 	// Checksum is user-space program checksum (section ubpf/checksum).
-	Checksum *bridge.ProgramSpec
+	Checksum *bridge.ProgramSpec `skelgen:"checksum"`
 	// Classify is user-space program classify (section ubpf/classify).
-	Classify *bridge.ProgramSpec
+	Classify *bridge.ProgramSpec `skelgen:"classify"`
 	// Hash is user-space program hash (section ubpf/hash).
-	Hash *bridge.ProgramSpec
+	Hash *bridge.ProgramSpec `skelgen:"hash"`
 	// Invert is user-space program invert (section ubpf/invert).
-	Invert *bridge.ProgramSpec
+	Invert *bridge.ProgramSpec `skelgen:"invert"`
 	// Lines is user-space program lines (section ubpf/lines).
-	Lines *bridge.ProgramSpec
+	Lines *bridge.ProgramSpec `skelgen:"lines"`
 	// Parse is user-space program parse (section ubpf/parse).
-	Parse *bridge.ProgramSpec
+	Parse *bridge.ProgramSpec `skelgen:"parse"`
 	// Rtrim is user-space program rtrim (section ubpf/rtrim).
-	Rtrim *bridge.ProgramSpec
+	Rtrim *bridge.ProgramSpec `skelgen:"rtrim"`
 	// Sum256 is user-space program sum256 (section ubpf/sum256).
-	Sum256 *bridge.ProgramSpec
+	Sum256 *bridge.ProgramSpec `skelgen:"sum256"`
 	// Sum32 is user-space program sum32 (section ubpf/sum32).
-	Sum32 *bridge.ProgramSpec
+	Sum32 *bridge.ProgramSpec `skelgen:"sum32"`
 	// Sumdown is user-space program sumdown (section ubpf/sumdown).
-	Sumdown *bridge.ProgramSpec
+	Sumdown *bridge.ProgramSpec `skelgen:"sumdown"`
 	// Zero is user-space program zero (section ubpf/zero).
-	Zero *bridge.ProgramSpec
+	Zero *bridge.ProgramSpec `skelgen:"zero"`
 }
 
 // BytebufVariableSpecs are the object's global variables before load.
@@ -80,46 +80,7 @@ func LoadBytebufSpec() (*BytebufSpec, error) {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	s := &BytebufSpec{Spec: spec}
-	if s.Programs.Backhash, err = bridge.NewProgramSpec(spec, "backhash"); err != nil {
-		return nil, fmt.Errorf("bytebuf: %w", err)
-	}
-	if s.Programs.Be32sum, err = bridge.NewProgramSpec(spec, "be32sum"); err != nil {
-		return nil, fmt.Errorf("bytebuf: %w", err)
-	}
-	if s.Programs.Bump, err = bridge.NewProgramSpec(spec, "bump"); err != nil {
-		return nil, fmt.Errorf("bytebuf: %w", err)
-	}
-	if s.Programs.Checksum, err = bridge.NewProgramSpec(spec, "checksum"); err != nil {
-		return nil, fmt.Errorf("bytebuf: %w", err)
-	}
-	if s.Programs.Classify, err = bridge.NewProgramSpec(spec, "classify"); err != nil {
-		return nil, fmt.Errorf("bytebuf: %w", err)
-	}
-	if s.Programs.Hash, err = bridge.NewProgramSpec(spec, "hash"); err != nil {
-		return nil, fmt.Errorf("bytebuf: %w", err)
-	}
-	if s.Programs.Invert, err = bridge.NewProgramSpec(spec, "invert"); err != nil {
-		return nil, fmt.Errorf("bytebuf: %w", err)
-	}
-	if s.Programs.Lines, err = bridge.NewProgramSpec(spec, "lines"); err != nil {
-		return nil, fmt.Errorf("bytebuf: %w", err)
-	}
-	if s.Programs.Parse, err = bridge.NewProgramSpec(spec, "parse"); err != nil {
-		return nil, fmt.Errorf("bytebuf: %w", err)
-	}
-	if s.Programs.Rtrim, err = bridge.NewProgramSpec(spec, "rtrim"); err != nil {
-		return nil, fmt.Errorf("bytebuf: %w", err)
-	}
-	if s.Programs.Sum256, err = bridge.NewProgramSpec(spec, "sum256"); err != nil {
-		return nil, fmt.Errorf("bytebuf: %w", err)
-	}
-	if s.Programs.Sum32, err = bridge.NewProgramSpec(spec, "sum32"); err != nil {
-		return nil, fmt.Errorf("bytebuf: %w", err)
-	}
-	if s.Programs.Sumdown, err = bridge.NewProgramSpec(spec, "sumdown"); err != nil {
-		return nil, fmt.Errorf("bytebuf: %w", err)
-	}
-	if s.Programs.Zero, err = bridge.NewProgramSpec(spec, "zero"); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}
 	return s, nil
@@ -302,7 +263,7 @@ func (o *BytebufObjects) init() error {
 			return err
 		}
 	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

@@ -114,19 +114,19 @@ type ConstsSpec struct {
 // ConstsMapSpecs are the object's maps before load.
 type ConstsMapSpecs struct {
 	// Slots is map slots (Array).
-	Slots *bridge.MapSpec
+	Slots *bridge.MapSpec `skelgen:"slots"`
 }
 
 // ConstsProgramSpecs are the object's programs before load.
 type ConstsProgramSpecs struct {
 	// Count is program count (section xdp).
-	Count *bridge.ProgramSpec
+	Count *bridge.ProgramSpec `skelgen:"count"`
 }
 
 // ConstsVariableSpecs are the object's global variables before load.
 type ConstsVariableSpecs struct {
 	// LastColor is last_color in .bss.
-	LastColor *bridge.VarSpec[uint32]
+	LastColor *bridge.VarSpec[uint32] `skelgen:"last_color"`
 }
 
 // LoadConstsSpec parses the embedded object.
@@ -136,13 +136,7 @@ func LoadConstsSpec() (*ConstsSpec, error) {
 		return nil, fmt.Errorf("consts: %w", err)
 	}
 	s := &ConstsSpec{Spec: spec}
-	if s.Maps.Slots, err = bridge.NewMapSpec(spec, "slots"); err != nil {
-		return nil, fmt.Errorf("consts: %w", err)
-	}
-	if s.Programs.Count, err = bridge.NewProgramSpec(spec, "count"); err != nil {
-		return nil, fmt.Errorf("consts: %w", err)
-	}
-	if s.Variables.LastColor, err = bridge.NewVarSpec[uint32](spec.Variables["last_color"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("consts: %w", err)
 	}
 	return s, nil
@@ -202,9 +196,9 @@ func (s *ConstsSpec) Load(opts *ConstsLoadOptions) (*ConstsObjects, error) {
 // them.
 type ConstsObjects struct {
 	// Slots is map slots (Array, max_entries 27).
-	Slots *bridge.Map[uint32, ConstsSlot]
+	Slots *bridge.Map[uint32, ConstsSlot] `skelgen:"slots"`
 	// Count is program count (section xdp); nil when its autoload was off.
-	Count *bridge.XDP
+	Count *bridge.XDP `skelgen:"count"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables ConstsVariables
@@ -215,21 +209,11 @@ type ConstsObjects struct {
 // ConstsVariables are the loaded global variables.
 type ConstsVariables struct {
 	// LastColor is last_color in .bss.
-	LastColor *bridge.Var[uint32]
+	LastColor *bridge.Var[uint32] `skelgen:"last_color"`
 }
 
 func (o *ConstsObjects) init() error {
-	var err error
-	if o.Slots, err = bridge.NewMap[uint32, ConstsSlot](o.set, "slots"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "count", &o.Count); err != nil {
-		return err
-	}
-	if o.Variables.LastColor, err = bridge.NewVar[uint32](o.set, "last_color"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

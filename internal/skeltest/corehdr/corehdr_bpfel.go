@@ -64,13 +64,13 @@ type CorehdrSpec struct {
 // CorehdrMapSpecs are the object's maps before load.
 type CorehdrMapSpecs struct {
 	// LastExec is map last_exec (Hash).
-	LastExec *bridge.MapSpec
+	LastExec *bridge.MapSpec `skelgen:"last_exec"`
 }
 
 // CorehdrProgramSpecs are the object's programs before load.
 type CorehdrProgramSpecs struct {
 	// OnExec is program on_exec (section tracepoint/sched/sched_process_exec).
-	OnExec *bridge.ProgramSpec
+	OnExec *bridge.ProgramSpec `skelgen:"on_exec"`
 }
 
 // CorehdrVariableSpecs are the object's global variables before load.
@@ -83,10 +83,7 @@ func LoadCorehdrSpec() (*CorehdrSpec, error) {
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}
 	s := &CorehdrSpec{Spec: spec}
-	if s.Maps.LastExec, err = bridge.NewMapSpec(spec, "last_exec"); err != nil {
-		return nil, fmt.Errorf("corehdr: %w", err)
-	}
-	if s.Programs.OnExec, err = bridge.NewProgramSpec(spec, "on_exec"); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}
 	return s, nil
@@ -146,10 +143,10 @@ func (s *CorehdrSpec) Load(opts *CorehdrLoadOptions) (*CorehdrObjects, error) {
 // them.
 type CorehdrObjects struct {
 	// LastExec is map last_exec (Hash, max_entries 1024).
-	LastExec *bridge.Map[uint32, CorehdrExecInfo]
+	LastExec *bridge.Map[uint32, CorehdrExecInfo] `skelgen:"last_exec"`
 	// OnExec is program on_exec (section tracepoint/sched/sched_process_exec); nil
 	// when its autoload was off.
-	OnExec *bridge.Tracepoint
+	OnExec *bridge.Tracepoint `skelgen:"on_exec"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables CorehdrVariables
@@ -161,14 +158,7 @@ type CorehdrObjects struct {
 type CorehdrVariables struct{}
 
 func (o *CorehdrObjects) init() error {
-	var err error
-	if o.LastExec, err = bridge.NewMap[uint32, CorehdrExecInfo](o.set, "last_exec"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "on_exec", &o.OnExec); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

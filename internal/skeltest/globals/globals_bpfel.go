@@ -191,27 +191,27 @@ type GlobalsMapSpecs struct{}
 // GlobalsProgramSpecs are the object's programs before load.
 type GlobalsProgramSpecs struct {
 	// OnSysEnter is program on_sys_enter (section raw_tp/sys_enter).
-	OnSysEnter *bridge.ProgramSpec
+	OnSysEnter *bridge.ProgramSpec `skelgen:"on_sys_enter"`
 }
 
 // GlobalsVariableSpecs are the object's global variables before load.
 type GlobalsVariableSpecs struct {
 	// Calls is calls in .data.
-	Calls *bridge.VarSpec[uint64]
+	Calls *bridge.VarSpec[uint64] `skelgen:"calls"`
 	// CustomCounter is custom_counter in .data.custom.
-	CustomCounter *bridge.VarSpec[uint64]
+	CustomCounter *bridge.VarSpec[uint64] `skelgen:"custom_counter"`
 	// Hist is hist in .bss.
-	Hist *bridge.VarSpec[[8]uint32]
+	Hist *bridge.VarSpec[[8]uint32] `skelgen:"hist"`
 	// LastRecord is last_record in .data.
-	LastRecord *bridge.VarSpec[GlobalsRecord]
+	LastRecord *bridge.VarSpec[GlobalsRecord] `skelgen:"last_record"`
 	// Limits is limits in .rodata.
-	Limits *bridge.VarSpec[GlobalsLimits]
+	Limits *bridge.VarSpec[GlobalsLimits] `skelgen:"limits"`
 	// Matched is matched in .bss.
-	Matched *bridge.VarSpec[uint64]
+	Matched *bridge.VarSpec[uint64] `skelgen:"matched"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 	// Weights is weights in .rodata.
-	Weights *bridge.VarSpec[[4]uint64]
+	Weights *bridge.VarSpec[[4]uint64] `skelgen:"weights"`
 }
 
 // LoadGlobalsSpec parses the embedded object.
@@ -221,31 +221,7 @@ func LoadGlobalsSpec() (*GlobalsSpec, error) {
 		return nil, fmt.Errorf("globals: %w", err)
 	}
 	s := &GlobalsSpec{Spec: spec}
-	if s.Programs.OnSysEnter, err = bridge.NewProgramSpec(spec, "on_sys_enter"); err != nil {
-		return nil, fmt.Errorf("globals: %w", err)
-	}
-	if s.Variables.Calls, err = bridge.NewVarSpec[uint64](spec.Variables["calls"]); err != nil {
-		return nil, fmt.Errorf("globals: %w", err)
-	}
-	if s.Variables.CustomCounter, err = bridge.NewVarSpec[uint64](spec.Variables["custom_counter"]); err != nil {
-		return nil, fmt.Errorf("globals: %w", err)
-	}
-	if s.Variables.Hist, err = bridge.NewVarSpec[[8]uint32](spec.Variables["hist"]); err != nil {
-		return nil, fmt.Errorf("globals: %w", err)
-	}
-	if s.Variables.LastRecord, err = bridge.NewVarSpec[GlobalsRecord](spec.Variables["last_record"]); err != nil {
-		return nil, fmt.Errorf("globals: %w", err)
-	}
-	if s.Variables.Limits, err = bridge.NewVarSpec[GlobalsLimits](spec.Variables["limits"]); err != nil {
-		return nil, fmt.Errorf("globals: %w", err)
-	}
-	if s.Variables.Matched, err = bridge.NewVarSpec[uint64](spec.Variables["matched"]); err != nil {
-		return nil, fmt.Errorf("globals: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
-		return nil, fmt.Errorf("globals: %w", err)
-	}
-	if s.Variables.Weights, err = bridge.NewVarSpec[[4]uint64](spec.Variables["weights"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("globals: %w", err)
 	}
 	return s, nil
@@ -306,7 +282,7 @@ func (s *GlobalsSpec) Load(opts *GlobalsLoadOptions) (*GlobalsObjects, error) {
 type GlobalsObjects struct {
 	// OnSysEnter is program on_sys_enter (section raw_tp/sys_enter); nil when its
 	// autoload was off.
-	OnSysEnter *bridge.RawTracepoint
+	OnSysEnter *bridge.RawTracepoint `skelgen:"on_sys_enter"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables GlobalsVariables
@@ -317,53 +293,25 @@ type GlobalsObjects struct {
 // GlobalsVariables are the loaded global variables.
 type GlobalsVariables struct {
 	// Calls is calls in .data.
-	Calls *bridge.Var[uint64]
+	Calls *bridge.Var[uint64] `skelgen:"calls"`
 	// CustomCounter is custom_counter in .data.custom.
-	CustomCounter *bridge.Var[uint64]
+	CustomCounter *bridge.Var[uint64] `skelgen:"custom_counter"`
 	// Hist is hist in .bss.
-	Hist *bridge.Var[[8]uint32]
+	Hist *bridge.Var[[8]uint32] `skelgen:"hist"`
 	// LastRecord is last_record in .data.
-	LastRecord *bridge.Var[GlobalsRecord]
+	LastRecord *bridge.Var[GlobalsRecord] `skelgen:"last_record"`
 	// Limits is limits in .rodata.
-	Limits *bridge.Var[GlobalsLimits]
+	Limits *bridge.Var[GlobalsLimits] `skelgen:"limits"`
 	// Matched is matched in .bss.
-	Matched *bridge.Var[uint64]
+	Matched *bridge.Var[uint64] `skelgen:"matched"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 	// Weights is weights in .rodata.
-	Weights *bridge.Var[[4]uint64]
+	Weights *bridge.Var[[4]uint64] `skelgen:"weights"`
 }
 
 func (o *GlobalsObjects) init() error {
-	var err error
-	if err = bridge.NewHandle(o.set, "on_sys_enter", &o.OnSysEnter); err != nil {
-		return err
-	}
-	if o.Variables.Calls, err = bridge.NewVar[uint64](o.set, "calls"); err != nil {
-		return err
-	}
-	if o.Variables.CustomCounter, err = bridge.NewVar[uint64](o.set, "custom_counter"); err != nil {
-		return err
-	}
-	if o.Variables.Hist, err = bridge.NewVar[[8]uint32](o.set, "hist"); err != nil {
-		return err
-	}
-	if o.Variables.LastRecord, err = bridge.NewVar[GlobalsRecord](o.set, "last_record"); err != nil {
-		return err
-	}
-	if o.Variables.Limits, err = bridge.NewVar[GlobalsLimits](o.set, "limits"); err != nil {
-		return err
-	}
-	if o.Variables.Matched, err = bridge.NewVar[uint64](o.set, "matched"); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	if o.Variables.Weights, err = bridge.NewVar[[4]uint64](o.set, "weights"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

@@ -105,47 +105,47 @@ type HooksSpec struct {
 // HooksMapSpecs are the object's maps before load.
 type HooksMapSpecs struct {
 	// Events is map events (RingBuf).
-	Events *bridge.MapSpec
+	Events *bridge.MapSpec `skelgen:"events"`
 	// Samples is map samples (PerfEventArray).
-	Samples *bridge.MapSpec
+	Samples *bridge.MapSpec `skelgen:"samples"`
 }
 
 // HooksProgramSpecs are the object's programs before load.
 type HooksProgramSpecs struct {
 	// Produce is program produce (section tracepoint/syscalls/sys_enter_getppid).
-	Produce *bridge.ProgramSpec
+	Produce *bridge.ProgramSpec `skelgen:"produce"`
 	// Sample is program sample (section tracepoint/syscalls/sys_enter_getpgid).
-	Sample *bridge.ProgramSpec
+	Sample *bridge.ProgramSpec `skelgen:"sample"`
 	// Begin is user-space program begin (section ubpf/begin).
-	Begin *bridge.ProgramSpec
+	Begin *bridge.ProgramSpec `skelgen:"begin"`
 	// End is user-space program end (section ubpf/end).
-	End *bridge.ProgramSpec
+	End *bridge.ProgramSpec `skelgen:"end"`
 	// OnEvent is user-space program on_event (section ubpf/record/events).
-	OnEvent *bridge.ProgramSpec
+	OnEvent *bridge.ProgramSpec `skelgen:"on_event"`
 	// OnLost is user-space program on_lost (section ubpf/lost/samples).
-	OnLost *bridge.ProgramSpec
+	OnLost *bridge.ProgramSpec `skelgen:"on_lost"`
 	// Outside is user-space program outside (section ubpf/outside).
-	Outside *bridge.ProgramSpec
+	Outside *bridge.ProgramSpec `skelgen:"outside"`
 	// Tick is user-space program tick (section ubpf/interval/2ms).
-	Tick *bridge.ProgramSpec
+	Tick *bridge.ProgramSpec `skelgen:"tick"`
 }
 
 // HooksVariableSpecs are the object's global variables before load.
 type HooksVariableSpecs struct {
 	// FailBegin is fail_begin in .rodata.
-	FailBegin *bridge.VarSpec[uint32]
+	FailBegin *bridge.VarSpec[uint32] `skelgen:"fail_begin"`
 	// FaultAt is fault_at in .rodata.
-	FaultAt *bridge.VarSpec[uint64]
+	FaultAt *bridge.VarSpec[uint64] `skelgen:"fault_at"`
 	// PerTick is per_tick in .rodata.
-	PerTick *bridge.VarSpec[uint64]
+	PerTick *bridge.VarSpec[uint64] `skelgen:"per_tick"`
 	// Stats is stats in .bss.
-	Stats *bridge.VarSpec[HooksStats]
+	Stats *bridge.VarSpec[HooksStats] `skelgen:"stats"`
 	// StopAfter is stop_after in .rodata.
-	StopAfter *bridge.VarSpec[uint64]
+	StopAfter *bridge.VarSpec[uint64] `skelgen:"stop_after"`
 	// StopCode is stop_code in .rodata.
-	StopCode *bridge.VarSpec[int32]
+	StopCode *bridge.VarSpec[int32] `skelgen:"stop_code"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 }
 
 // LoadHooksSpec parses the embedded object.
@@ -155,55 +155,7 @@ func LoadHooksSpec() (*HooksSpec, error) {
 		return nil, fmt.Errorf("hooks: %w", err)
 	}
 	s := &HooksSpec{Spec: spec}
-	if s.Maps.Events, err = bridge.NewMapSpec(spec, "events"); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Maps.Samples, err = bridge.NewMapSpec(spec, "samples"); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Programs.Produce, err = bridge.NewProgramSpec(spec, "produce"); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Programs.Sample, err = bridge.NewProgramSpec(spec, "sample"); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Programs.Begin, err = bridge.NewProgramSpec(spec, "begin"); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Programs.End, err = bridge.NewProgramSpec(spec, "end"); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Programs.OnEvent, err = bridge.NewProgramSpec(spec, "on_event"); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Programs.OnLost, err = bridge.NewProgramSpec(spec, "on_lost"); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Programs.Outside, err = bridge.NewProgramSpec(spec, "outside"); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Programs.Tick, err = bridge.NewProgramSpec(spec, "tick"); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Variables.FailBegin, err = bridge.NewVarSpec[uint32](spec.Variables["fail_begin"]); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Variables.FaultAt, err = bridge.NewVarSpec[uint64](spec.Variables["fault_at"]); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Variables.PerTick, err = bridge.NewVarSpec[uint64](spec.Variables["per_tick"]); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Variables.Stats, err = bridge.NewVarSpec[HooksStats](spec.Variables["stats"]); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Variables.StopAfter, err = bridge.NewVarSpec[uint64](spec.Variables["stop_after"]); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Variables.StopCode, err = bridge.NewVarSpec[int32](spec.Variables["stop_code"]); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("hooks: %w", err)
 	}
 	return s, nil
@@ -265,16 +217,16 @@ type HooksObjects struct {
 	// Events is map events (RingBuf, max_entries 262144). Record type struct
 	// event, as written at hooks.bpf.c:62 (bpf_ringbuf_reserve), hooks.bpf.c:113
 	// (bpf_ringbuf_output), hooks.bpf.c:160 (bpf_ringbuf_output).
-	Events *bridge.RingBuf[HooksEvent]
+	Events *bridge.RingBuf[HooksEvent] `skelgen:"events"`
 	// Samples is map samples (PerfEventArray, max_entries 0). Record type struct
 	// event, as written at hooks.bpf.c:82 (bpf_perf_event_output).
-	Samples *bridge.PerfEventArray[HooksEvent]
+	Samples *bridge.PerfEventArray[HooksEvent] `skelgen:"samples"`
 	// Produce is program produce (section tracepoint/syscalls/sys_enter_getppid);
 	// nil when its autoload was off.
-	Produce *bridge.Tracepoint
+	Produce *bridge.Tracepoint `skelgen:"produce"`
 	// Sample is program sample (section tracepoint/syscalls/sys_enter_getpgid);
 	// nil when its autoload was off.
-	Sample *bridge.Tracepoint
+	Sample *bridge.Tracepoint `skelgen:"sample"`
 	// Begin is user-space program begin (section ubpf/begin), run in process; nil
 	// when its autoload was off.
 	Begin *bridge.UserProgram[struct{}]
@@ -303,35 +255,23 @@ type HooksObjects struct {
 // HooksVariables are the loaded global variables.
 type HooksVariables struct {
 	// FailBegin is fail_begin in .rodata.
-	FailBegin *bridge.Var[uint32]
+	FailBegin *bridge.Var[uint32] `skelgen:"fail_begin"`
 	// FaultAt is fault_at in .rodata.
-	FaultAt *bridge.Var[uint64]
+	FaultAt *bridge.Var[uint64] `skelgen:"fault_at"`
 	// PerTick is per_tick in .rodata.
-	PerTick *bridge.Var[uint64]
+	PerTick *bridge.Var[uint64] `skelgen:"per_tick"`
 	// Stats is stats in .bss.
-	Stats *bridge.Var[HooksStats]
+	Stats *bridge.Var[HooksStats] `skelgen:"stats"`
 	// StopAfter is stop_after in .rodata.
-	StopAfter *bridge.Var[uint64]
+	StopAfter *bridge.Var[uint64] `skelgen:"stop_after"`
 	// StopCode is stop_code in .rodata.
-	StopCode *bridge.Var[int32]
+	StopCode *bridge.Var[int32] `skelgen:"stop_code"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 }
 
 func (o *HooksObjects) init() error {
 	var err error
-	if o.Events, err = bridge.NewRingBuf[HooksEvent](o.set, "events"); err != nil {
-		return err
-	}
-	if o.Samples, err = bridge.NewPerfEventArray[HooksEvent](o.set, "samples"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "produce", &o.Produce); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "sample", &o.Sample); err != nil {
-		return err
-	}
 	if !o.set.Disabled("begin") {
 		if o.Begin, err = bridge.NewUserProgram[struct{}](o.set, "begin", hooksBeginTranslation); err != nil {
 			return err
@@ -362,28 +302,7 @@ func (o *HooksObjects) init() error {
 			return err
 		}
 	}
-	if o.Variables.FailBegin, err = bridge.NewVar[uint32](o.set, "fail_begin"); err != nil {
-		return err
-	}
-	if o.Variables.FaultAt, err = bridge.NewVar[uint64](o.set, "fault_at"); err != nil {
-		return err
-	}
-	if o.Variables.PerTick, err = bridge.NewVar[uint64](o.set, "per_tick"); err != nil {
-		return err
-	}
-	if o.Variables.Stats, err = bridge.NewVar[HooksStats](o.set, "stats"); err != nil {
-		return err
-	}
-	if o.Variables.StopAfter, err = bridge.NewVar[uint64](o.set, "stop_after"); err != nil {
-		return err
-	}
-	if o.Variables.StopCode, err = bridge.NewVar[int32](o.set, "stop_code"); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

@@ -51,45 +51,45 @@ type HostileSpec struct {
 // HostileMapSpecs are the object's maps before load.
 type HostileMapSpecs struct {
 	// Counts is map counts (Hash).
-	Counts *bridge.MapSpec
+	Counts *bridge.MapSpec `skelgen:"counts"`
 	// Huge is map huge (Hash).
-	Huge *bridge.MapSpec
+	Huge *bridge.MapSpec `skelgen:"huge"`
 	// Khash is map khash (Hash).
-	Khash *bridge.MapSpec
+	Khash *bridge.MapSpec `skelgen:"khash"`
 	// RoArr is map ro_arr (Array).
-	RoArr *bridge.MapSpec
+	RoArr *bridge.MapSpec `skelgen:"ro_arr"`
 }
 
 // HostileProgramSpecs are the object's programs before load.
 type HostileProgramSpecs struct {
 	// Kern is program kern (section tracepoint/syscalls/sys_enter_getppid).
-	Kern *bridge.ProgramSpec
+	Kern *bridge.ProgramSpec `skelgen:"kern"`
 	// Bump is user-space program bump (section ubpf/bump).
-	Bump *bridge.ProgramSpec
+	Bump *bridge.ProgramSpec `skelgen:"bump"`
 	// HugeHist is user-space program huge_hist (section ubpf/huge_hist).
-	HugeHist *bridge.ProgramSpec
+	HugeHist *bridge.ProgramSpec `skelgen:"huge_hist"`
 	// ReadNullMinusOne is user-space program read_null_minus_one (section
 	// ubpf/read_null_minus_one).
-	ReadNullMinusOne *bridge.ProgramSpec
+	ReadNullMinusOne *bridge.ProgramSpec `skelgen:"read_null_minus_one"`
 	// UpdateKhash is user-space program update_khash (section ubpf/update_khash).
-	UpdateKhash *bridge.ProgramSpec
+	UpdateKhash *bridge.ProgramSpec `skelgen:"update_khash"`
 	// UpdateRo is user-space program update_ro (section ubpf/update_ro).
-	UpdateRo *bridge.ProgramSpec
+	UpdateRo *bridge.ProgramSpec `skelgen:"update_ro"`
 	// ViaHost is user-space program via_host (section ubpf/via_host).
-	ViaHost *bridge.ProgramSpec
+	ViaHost *bridge.ProgramSpec `skelgen:"via_host"`
 	// WriteRoLookup is user-space program write_ro_lookup (section
 	// ubpf/write_ro_lookup).
-	WriteRoLookup *bridge.ProgramSpec
+	WriteRoLookup *bridge.ProgramSpec `skelgen:"write_ro_lookup"`
 	// WriteRodata is user-space program write_rodata (section ubpf/write_rodata).
-	WriteRodata *bridge.ProgramSpec
+	WriteRodata *bridge.ProgramSpec `skelgen:"write_rodata"`
 }
 
 // HostileVariableSpecs are the object's global variables before load.
 type HostileVariableSpecs struct {
 	// KernelHits is kernel_hits in .bss.
-	KernelHits *bridge.VarSpec[uint64]
+	KernelHits *bridge.VarSpec[uint64] `skelgen:"kernel_hits"`
 	// Limit is limit in .rodata.
-	Limit *bridge.VarSpec[uint64]
+	Limit *bridge.VarSpec[uint64] `skelgen:"limit"`
 }
 
 // LoadHostileSpec parses the embedded object.
@@ -99,49 +99,7 @@ func LoadHostileSpec() (*HostileSpec, error) {
 		return nil, fmt.Errorf("hostile: %w", err)
 	}
 	s := &HostileSpec{Spec: spec}
-	if s.Maps.Counts, err = bridge.NewMapSpec(spec, "counts"); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Maps.Huge, err = bridge.NewMapSpec(spec, "huge"); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Maps.Khash, err = bridge.NewMapSpec(spec, "khash"); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Maps.RoArr, err = bridge.NewMapSpec(spec, "ro_arr"); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Programs.Kern, err = bridge.NewProgramSpec(spec, "kern"); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Programs.Bump, err = bridge.NewProgramSpec(spec, "bump"); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Programs.HugeHist, err = bridge.NewProgramSpec(spec, "huge_hist"); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Programs.ReadNullMinusOne, err = bridge.NewProgramSpec(spec, "read_null_minus_one"); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Programs.UpdateKhash, err = bridge.NewProgramSpec(spec, "update_khash"); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Programs.UpdateRo, err = bridge.NewProgramSpec(spec, "update_ro"); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Programs.ViaHost, err = bridge.NewProgramSpec(spec, "via_host"); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Programs.WriteRoLookup, err = bridge.NewProgramSpec(spec, "write_ro_lookup"); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Programs.WriteRodata, err = bridge.NewProgramSpec(spec, "write_rodata"); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Variables.KernelHits, err = bridge.NewVarSpec[uint64](spec.Variables["kernel_hits"]); err != nil {
-		return nil, fmt.Errorf("hostile: %w", err)
-	}
-	if s.Variables.Limit, err = bridge.NewVarSpec[uint64](spec.Variables["limit"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("hostile: %w", err)
 	}
 	return s, nil
@@ -212,16 +170,16 @@ func (s *HostileSpec) Load(opts *HostileLoadOptions) (*HostileObjects, error) {
 // them.
 type HostileObjects struct {
 	// Counts is map counts (Hash, max_entries 4096).
-	Counts *bridge.Map[uint32, uint64]
+	Counts *bridge.Map[uint32, uint64] `skelgen:"counts"`
 	// Huge is map huge (Hash, max_entries 4294967295).
-	Huge *bridge.Map[uint32, uint64]
+	Huge *bridge.Map[uint32, uint64] `skelgen:"huge"`
 	// Khash is map khash (Hash, max_entries 16).
-	Khash *bridge.Map[uint32, uint64]
+	Khash *bridge.Map[uint32, uint64] `skelgen:"khash"`
 	// RoArr is map ro_arr (Array, max_entries 4).
-	RoArr *bridge.Map[uint32, uint64]
+	RoArr *bridge.Map[uint32, uint64] `skelgen:"ro_arr"`
 	// Kern is program kern (section tracepoint/syscalls/sys_enter_getppid); nil
 	// when its autoload was off.
-	Kern *bridge.Tracepoint
+	Kern *bridge.Tracepoint `skelgen:"kern"`
 	// Bump is user-space program bump (section ubpf/bump), run in process; nil
 	// when its autoload was off.
 	Bump *bridge.UserProgram[HostileBumpCtx]
@@ -256,28 +214,13 @@ type HostileObjects struct {
 // HostileVariables are the loaded global variables.
 type HostileVariables struct {
 	// KernelHits is kernel_hits in .bss.
-	KernelHits *bridge.Var[uint64]
+	KernelHits *bridge.Var[uint64] `skelgen:"kernel_hits"`
 	// Limit is limit in .rodata.
-	Limit *bridge.Var[uint64]
+	Limit *bridge.Var[uint64] `skelgen:"limit"`
 }
 
 func (o *HostileObjects) init() error {
 	var err error
-	if o.Counts, err = bridge.NewMap[uint32, uint64](o.set, "counts"); err != nil {
-		return err
-	}
-	if o.Huge, err = bridge.NewMap[uint32, uint64](o.set, "huge"); err != nil {
-		return err
-	}
-	if o.Khash, err = bridge.NewMap[uint32, uint64](o.set, "khash"); err != nil {
-		return err
-	}
-	if o.RoArr, err = bridge.NewMap[uint32, uint64](o.set, "ro_arr"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "kern", &o.Kern); err != nil {
-		return err
-	}
 	if !o.set.Disabled("bump") {
 		if o.Bump, err = bridge.NewUserProgram[HostileBumpCtx](o.set, "bump", hostileBumpTranslation); err != nil {
 			return err
@@ -318,13 +261,7 @@ func (o *HostileObjects) init() error {
 			return err
 		}
 	}
-	if o.Variables.KernelHits, err = bridge.NewVar[uint64](o.set, "kernel_hits"); err != nil {
-		return err
-	}
-	if o.Variables.Limit, err = bridge.NewVar[uint64](o.set, "limit"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

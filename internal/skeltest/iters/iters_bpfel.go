@@ -38,19 +38,19 @@ type ItersSpec struct {
 // ItersMapSpecs are the object's maps before load.
 type ItersMapSpecs struct {
 	// Counts is map counts (Hash).
-	Counts *bridge.MapSpec
+	Counts *bridge.MapSpec `skelgen:"counts"`
 }
 
 // ItersProgramSpecs are the object's programs before load.
 type ItersProgramSpecs struct {
 	// DumpCgroup is program dump_cgroup (section iter/cgroup).
-	DumpCgroup *bridge.ProgramSpec
+	DumpCgroup *bridge.ProgramSpec `skelgen:"dump_cgroup"`
 	// DumpCounts is program dump_counts (section iter/bpf_map_elem).
-	DumpCounts *bridge.ProgramSpec
+	DumpCounts *bridge.ProgramSpec `skelgen:"dump_counts"`
 	// DumpMaps is program dump_maps (section iter/bpf_map).
-	DumpMaps *bridge.ProgramSpec
+	DumpMaps *bridge.ProgramSpec `skelgen:"dump_maps"`
 	// DumpTask is program dump_task (section iter/task).
-	DumpTask *bridge.ProgramSpec
+	DumpTask *bridge.ProgramSpec `skelgen:"dump_task"`
 }
 
 // ItersVariableSpecs are the object's global variables before load.
@@ -63,19 +63,7 @@ func LoadItersSpec() (*ItersSpec, error) {
 		return nil, fmt.Errorf("iters: %w", err)
 	}
 	s := &ItersSpec{Spec: spec}
-	if s.Maps.Counts, err = bridge.NewMapSpec(spec, "counts"); err != nil {
-		return nil, fmt.Errorf("iters: %w", err)
-	}
-	if s.Programs.DumpCgroup, err = bridge.NewProgramSpec(spec, "dump_cgroup"); err != nil {
-		return nil, fmt.Errorf("iters: %w", err)
-	}
-	if s.Programs.DumpCounts, err = bridge.NewProgramSpec(spec, "dump_counts"); err != nil {
-		return nil, fmt.Errorf("iters: %w", err)
-	}
-	if s.Programs.DumpMaps, err = bridge.NewProgramSpec(spec, "dump_maps"); err != nil {
-		return nil, fmt.Errorf("iters: %w", err)
-	}
-	if s.Programs.DumpTask, err = bridge.NewProgramSpec(spec, "dump_task"); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("iters: %w", err)
 	}
 	return s, nil
@@ -135,19 +123,19 @@ func (s *ItersSpec) Load(opts *ItersLoadOptions) (*ItersObjects, error) {
 // them.
 type ItersObjects struct {
 	// Counts is map counts (Hash, max_entries 64).
-	Counts *bridge.Map[uint32, uint64]
+	Counts *bridge.Map[uint32, uint64] `skelgen:"counts"`
 	// DumpCgroup is program dump_cgroup (section iter/cgroup); nil when its
 	// autoload was off.
-	DumpCgroup *bridge.CgroupIter
+	DumpCgroup *bridge.CgroupIter `skelgen:"dump_cgroup"`
 	// DumpCounts is program dump_counts (section iter/bpf_map_elem); nil when its
 	// autoload was off.
-	DumpCounts *bridge.MapIter
+	DumpCounts *bridge.MapIter `skelgen:"dump_counts"`
 	// DumpMaps is program dump_maps (section iter/bpf_map); nil when its autoload
 	// was off.
-	DumpMaps *bridge.Iter
+	DumpMaps *bridge.Iter `skelgen:"dump_maps"`
 	// DumpTask is program dump_task (section iter/task); nil when its autoload was
 	// off.
-	DumpTask *bridge.TaskIter
+	DumpTask *bridge.TaskIter `skelgen:"dump_task"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables ItersVariables
@@ -159,23 +147,7 @@ type ItersObjects struct {
 type ItersVariables struct{}
 
 func (o *ItersObjects) init() error {
-	var err error
-	if o.Counts, err = bridge.NewMap[uint32, uint64](o.set, "counts"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "dump_cgroup", &o.DumpCgroup); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "dump_counts", &o.DumpCounts); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "dump_maps", &o.DumpMaps); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "dump_task", &o.DumpTask); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

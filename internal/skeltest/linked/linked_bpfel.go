@@ -55,17 +55,17 @@ type LinkedSpec struct {
 // LinkedMapSpecs are the object's maps before load.
 type LinkedMapSpecs struct {
 	// Counts is map counts (Array).
-	Counts *bridge.MapSpec
+	Counts *bridge.MapSpec `skelgen:"counts"`
 	// Records is map records (RingBuf).
-	Records *bridge.MapSpec
+	Records *bridge.MapSpec `skelgen:"records"`
 }
 
 // LinkedProgramSpecs are the object's programs before load.
 type LinkedProgramSpecs struct {
 	// ProgA is program prog_a (section xdp).
-	ProgA *bridge.ProgramSpec
+	ProgA *bridge.ProgramSpec `skelgen:"prog_a"`
 	// ProgB is program prog_b (section xdp).
-	ProgB *bridge.ProgramSpec
+	ProgB *bridge.ProgramSpec `skelgen:"prog_b"`
 }
 
 // LinkedVariableSpecs are the object's global variables before load.
@@ -78,16 +78,7 @@ func LoadLinkedSpec() (*LinkedSpec, error) {
 		return nil, fmt.Errorf("linked: %w", err)
 	}
 	s := &LinkedSpec{Spec: spec}
-	if s.Maps.Counts, err = bridge.NewMapSpec(spec, "counts"); err != nil {
-		return nil, fmt.Errorf("linked: %w", err)
-	}
-	if s.Maps.Records, err = bridge.NewMapSpec(spec, "records"); err != nil {
-		return nil, fmt.Errorf("linked: %w", err)
-	}
-	if s.Programs.ProgA, err = bridge.NewProgramSpec(spec, "prog_a"); err != nil {
-		return nil, fmt.Errorf("linked: %w", err)
-	}
-	if s.Programs.ProgB, err = bridge.NewProgramSpec(spec, "prog_b"); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("linked: %w", err)
 	}
 	return s, nil
@@ -147,14 +138,14 @@ func (s *LinkedSpec) Load(opts *LinkedLoadOptions) (*LinkedObjects, error) {
 // them.
 type LinkedObjects struct {
 	// Counts is map counts (Array, max_entries 1).
-	Counts *bridge.Map[uint32, uint64]
+	Counts *bridge.Map[uint32, uint64] `skelgen:"counts"`
 	// Records is map records (RingBuf, max_entries 4096). Record type struct rec,
 	// as written at second.bpf.c:42 (bpf_ringbuf_reserve).
-	Records *bridge.RingBuf[LinkedRec]
+	Records *bridge.RingBuf[LinkedRec] `skelgen:"records"`
 	// ProgA is program prog_a (section xdp); nil when its autoload was off.
-	ProgA *bridge.XDP
+	ProgA *bridge.XDP `skelgen:"prog_a"`
 	// ProgB is program prog_b (section xdp); nil when its autoload was off.
-	ProgB *bridge.XDP
+	ProgB *bridge.XDP `skelgen:"prog_b"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables LinkedVariables
@@ -166,20 +157,7 @@ type LinkedObjects struct {
 type LinkedVariables struct{}
 
 func (o *LinkedObjects) init() error {
-	var err error
-	if o.Counts, err = bridge.NewMap[uint32, uint64](o.set, "counts"); err != nil {
-		return err
-	}
-	if o.Records, err = bridge.NewRingBuf[LinkedRec](o.set, "records"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "prog_a", &o.ProgA); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "prog_b", &o.ProgB); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

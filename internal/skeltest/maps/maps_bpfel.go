@@ -92,36 +92,36 @@ type MapsSpec struct {
 // MapsMapSpecs are the object's maps before load.
 type MapsMapSpecs struct {
 	// Counts is map counts (Hash).
-	Counts *bridge.MapSpec
+	Counts *bridge.MapSpec `skelgen:"counts"`
 	// Events is map events (RingBuf).
-	Events *bridge.MapSpec
+	Events *bridge.MapSpec `skelgen:"events"`
 	// Inner is map inner (Array).
-	Inner *bridge.MapSpec
+	Inner *bridge.MapSpec `skelgen:"inner"`
 	// Outer is map outer (ArrayOfMaps).
-	Outer *bridge.MapSpec
+	Outer *bridge.MapSpec `skelgen:"outer"`
 	// PercpuHits is map percpu_hits (PerCPUArray).
-	PercpuHits *bridge.MapSpec
+	PercpuHits *bridge.MapSpec `skelgen:"percpu_hits"`
 	// PerfEvents is map perf_events (PerfEventArray).
-	PerfEvents *bridge.MapSpec
+	PerfEvents *bridge.MapSpec `skelgen:"perf_events"`
 	// PinnedCounts is map pinned_counts (Hash).
-	PinnedCounts *bridge.MapSpec
+	PinnedCounts *bridge.MapSpec `skelgen:"pinned_counts"`
 	// Recent is map recent (LRUHash).
-	Recent *bridge.MapSpec
+	Recent *bridge.MapSpec `skelgen:"recent"`
 	// Totals is map totals (Array).
-	Totals *bridge.MapSpec
+	Totals *bridge.MapSpec `skelgen:"totals"`
 }
 
 // MapsProgramSpecs are the object's programs before load.
 type MapsProgramSpecs struct {
 	// CountGetppid is program count_getppid (section
 	// tracepoint/syscalls/sys_enter_getppid).
-	CountGetppid *bridge.ProgramSpec
+	CountGetppid *bridge.ProgramSpec `skelgen:"count_getppid"`
 }
 
 // MapsVariableSpecs are the object's global variables before load.
 type MapsVariableSpecs struct {
 	// UnusedEvent is unused_event in .bss.
-	UnusedEvent *bridge.VarSpec[uint64]
+	UnusedEvent *bridge.VarSpec[uint64] `skelgen:"unused_event"`
 }
 
 // LoadMapsSpec parses the embedded object.
@@ -131,37 +131,7 @@ func LoadMapsSpec() (*MapsSpec, error) {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
 	s := &MapsSpec{Spec: spec}
-	if s.Maps.Counts, err = bridge.NewMapSpec(spec, "counts"); err != nil {
-		return nil, fmt.Errorf("maps: %w", err)
-	}
-	if s.Maps.Events, err = bridge.NewMapSpec(spec, "events"); err != nil {
-		return nil, fmt.Errorf("maps: %w", err)
-	}
-	if s.Maps.Inner, err = bridge.NewMapSpec(spec, "inner"); err != nil {
-		return nil, fmt.Errorf("maps: %w", err)
-	}
-	if s.Maps.Outer, err = bridge.NewMapSpec(spec, "outer"); err != nil {
-		return nil, fmt.Errorf("maps: %w", err)
-	}
-	if s.Maps.PercpuHits, err = bridge.NewMapSpec(spec, "percpu_hits"); err != nil {
-		return nil, fmt.Errorf("maps: %w", err)
-	}
-	if s.Maps.PerfEvents, err = bridge.NewMapSpec(spec, "perf_events"); err != nil {
-		return nil, fmt.Errorf("maps: %w", err)
-	}
-	if s.Maps.PinnedCounts, err = bridge.NewMapSpec(spec, "pinned_counts"); err != nil {
-		return nil, fmt.Errorf("maps: %w", err)
-	}
-	if s.Maps.Recent, err = bridge.NewMapSpec(spec, "recent"); err != nil {
-		return nil, fmt.Errorf("maps: %w", err)
-	}
-	if s.Maps.Totals, err = bridge.NewMapSpec(spec, "totals"); err != nil {
-		return nil, fmt.Errorf("maps: %w", err)
-	}
-	if s.Programs.CountGetppid, err = bridge.NewProgramSpec(spec, "count_getppid"); err != nil {
-		return nil, fmt.Errorf("maps: %w", err)
-	}
-	if s.Variables.UnusedEvent, err = bridge.NewVarSpec[uint64](spec.Variables["unused_event"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
 	return s, nil
@@ -221,27 +191,27 @@ func (s *MapsSpec) Load(opts *MapsLoadOptions) (*MapsObjects, error) {
 // them.
 type MapsObjects struct {
 	// Counts is map counts (Hash, max_entries 1024).
-	Counts *bridge.Map[MapsKey, MapsStats]
+	Counts *bridge.Map[MapsKey, MapsStats] `skelgen:"counts"`
 	// Events is map events (RingBuf, max_entries 16384). Records typed by -type.
-	Events *bridge.RingBuf[MapsEvent]
+	Events *bridge.RingBuf[MapsEvent] `skelgen:"events"`
 	// Inner is map inner (Array, max_entries 1).
-	Inner *bridge.Map[uint32, uint64]
+	Inner *bridge.Map[uint32, uint64] `skelgen:"inner"`
 	// Outer is map outer (ArrayOfMaps, max_entries 2).
-	Outer *bridge.MapOfMaps[uint32]
+	Outer *bridge.MapOfMaps[uint32] `skelgen:"outer"`
 	// PercpuHits is map percpu_hits (PerCPUArray, max_entries 1).
-	PercpuHits *bridge.PerCPUMap[uint32, uint64]
+	PercpuHits *bridge.PerCPUMap[uint32, uint64] `skelgen:"percpu_hits"`
 	// PerfEvents is map perf_events (PerfEventArray, max_entries 0). Records typed
 	// by -type.
-	PerfEvents *bridge.PerfEventArray[MapsEvent]
+	PerfEvents *bridge.PerfEventArray[MapsEvent] `skelgen:"perf_events"`
 	// PinnedCounts is map pinned_counts (Hash, max_entries 16).
-	PinnedCounts *bridge.Map[uint32, uint64]
+	PinnedCounts *bridge.Map[uint32, uint64] `skelgen:"pinned_counts"`
 	// Recent is map recent (LRUHash, max_entries 128).
-	Recent *bridge.Map[uint32, uint64]
+	Recent *bridge.Map[uint32, uint64] `skelgen:"recent"`
 	// Totals is map totals (Array, max_entries 4).
-	Totals *bridge.Map[uint32, uint64]
+	Totals *bridge.Map[uint32, uint64] `skelgen:"totals"`
 	// CountGetppid is program count_getppid (section
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
-	CountGetppid *bridge.Tracepoint
+	CountGetppid *bridge.Tracepoint `skelgen:"count_getppid"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables MapsVariables
@@ -252,45 +222,11 @@ type MapsObjects struct {
 // MapsVariables are the loaded global variables.
 type MapsVariables struct {
 	// UnusedEvent is unused_event in .bss.
-	UnusedEvent *bridge.Var[uint64]
+	UnusedEvent *bridge.Var[uint64] `skelgen:"unused_event"`
 }
 
 func (o *MapsObjects) init() error {
-	var err error
-	if o.Counts, err = bridge.NewMap[MapsKey, MapsStats](o.set, "counts"); err != nil {
-		return err
-	}
-	if o.Events, err = bridge.NewRingBuf[MapsEvent](o.set, "events"); err != nil {
-		return err
-	}
-	if o.Inner, err = bridge.NewMap[uint32, uint64](o.set, "inner"); err != nil {
-		return err
-	}
-	if o.Outer, err = bridge.NewMapOfMaps[uint32](o.set, "outer"); err != nil {
-		return err
-	}
-	if o.PercpuHits, err = bridge.NewPerCPUMap[uint32, uint64](o.set, "percpu_hits"); err != nil {
-		return err
-	}
-	if o.PerfEvents, err = bridge.NewPerfEventArray[MapsEvent](o.set, "perf_events"); err != nil {
-		return err
-	}
-	if o.PinnedCounts, err = bridge.NewMap[uint32, uint64](o.set, "pinned_counts"); err != nil {
-		return err
-	}
-	if o.Recent, err = bridge.NewMap[uint32, uint64](o.set, "recent"); err != nil {
-		return err
-	}
-	if o.Totals, err = bridge.NewMap[uint32, uint64](o.set, "totals"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "count_getppid", &o.CountGetppid); err != nil {
-		return err
-	}
-	if o.Variables.UnusedEvent, err = bridge.NewVar[uint64](o.set, "unused_event"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

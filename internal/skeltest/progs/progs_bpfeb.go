@@ -38,30 +38,30 @@ type ProgsSpec struct {
 // ProgsMapSpecs are the object's maps before load.
 type ProgsMapSpecs struct {
 	// Hits is map hits (Array).
-	Hits *bridge.MapSpec
+	Hits *bridge.MapSpec `skelgen:"hits"`
 }
 
 // ProgsProgramSpecs are the object's programs before load.
 type ProgsProgramSpecs struct {
 	// BtfExec is program btf_exec (section tp_btf/sched_process_exec).
-	BtfExec *bridge.ProgramSpec
+	BtfExec *bridge.ProgramSpec `skelgen:"btf_exec"`
 	// KpOpenat is program kp_openat (section kprobe/do_sys_openat2).
-	KpOpenat *bridge.ProgramSpec
+	KpOpenat *bridge.ProgramSpec `skelgen:"kp_openat"`
 	// KrpOpenat is program krp_openat (section kretprobe/do_sys_openat2).
-	KrpOpenat *bridge.ProgramSpec
+	KrpOpenat *bridge.ProgramSpec `skelgen:"krp_openat"`
 	// RawSysEnter is program raw_sys_enter (section raw_tp/sys_enter).
-	RawSysEnter *bridge.ProgramSpec
+	RawSysEnter *bridge.ProgramSpec `skelgen:"raw_sys_enter"`
 	// SockAll is program sock_all (section socket).
-	SockAll *bridge.ProgramSpec
+	SockAll *bridge.ProgramSpec `skelgen:"sock_all"`
 	// TcIngress is program tc_ingress (section tcx/ingress).
-	TcIngress *bridge.ProgramSpec
+	TcIngress *bridge.ProgramSpec `skelgen:"tc_ingress"`
 	// TpGetppid is program tp_getppid (section
 	// tracepoint/syscalls/sys_enter_getppid).
-	TpGetppid *bridge.ProgramSpec
+	TpGetppid *bridge.ProgramSpec `skelgen:"tp_getppid"`
 	// UpAny is program up_any (section uprobe).
-	UpAny *bridge.ProgramSpec
+	UpAny *bridge.ProgramSpec `skelgen:"up_any"`
 	// XdpPass is program xdp_pass (section xdp).
-	XdpPass *bridge.ProgramSpec
+	XdpPass *bridge.ProgramSpec `skelgen:"xdp_pass"`
 }
 
 // ProgsVariableSpecs are the object's global variables before load.
@@ -74,34 +74,7 @@ func LoadProgsSpec() (*ProgsSpec, error) {
 		return nil, fmt.Errorf("progs: %w", err)
 	}
 	s := &ProgsSpec{Spec: spec}
-	if s.Maps.Hits, err = bridge.NewMapSpec(spec, "hits"); err != nil {
-		return nil, fmt.Errorf("progs: %w", err)
-	}
-	if s.Programs.BtfExec, err = bridge.NewProgramSpec(spec, "btf_exec"); err != nil {
-		return nil, fmt.Errorf("progs: %w", err)
-	}
-	if s.Programs.KpOpenat, err = bridge.NewProgramSpec(spec, "kp_openat"); err != nil {
-		return nil, fmt.Errorf("progs: %w", err)
-	}
-	if s.Programs.KrpOpenat, err = bridge.NewProgramSpec(spec, "krp_openat"); err != nil {
-		return nil, fmt.Errorf("progs: %w", err)
-	}
-	if s.Programs.RawSysEnter, err = bridge.NewProgramSpec(spec, "raw_sys_enter"); err != nil {
-		return nil, fmt.Errorf("progs: %w", err)
-	}
-	if s.Programs.SockAll, err = bridge.NewProgramSpec(spec, "sock_all"); err != nil {
-		return nil, fmt.Errorf("progs: %w", err)
-	}
-	if s.Programs.TcIngress, err = bridge.NewProgramSpec(spec, "tc_ingress"); err != nil {
-		return nil, fmt.Errorf("progs: %w", err)
-	}
-	if s.Programs.TpGetppid, err = bridge.NewProgramSpec(spec, "tp_getppid"); err != nil {
-		return nil, fmt.Errorf("progs: %w", err)
-	}
-	if s.Programs.UpAny, err = bridge.NewProgramSpec(spec, "up_any"); err != nil {
-		return nil, fmt.Errorf("progs: %w", err)
-	}
-	if s.Programs.XdpPass, err = bridge.NewProgramSpec(spec, "xdp_pass"); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("progs: %w", err)
 	}
 	return s, nil
@@ -161,31 +134,31 @@ func (s *ProgsSpec) Load(opts *ProgsLoadOptions) (*ProgsObjects, error) {
 // them.
 type ProgsObjects struct {
 	// Hits is map hits (Array, max_entries 8).
-	Hits *bridge.Map[uint32, uint64]
+	Hits *bridge.Map[uint32, uint64] `skelgen:"hits"`
 	// BtfExec is program btf_exec (section tp_btf/sched_process_exec); nil when
 	// its autoload was off.
-	BtfExec *bridge.Tracing
+	BtfExec *bridge.Tracing `skelgen:"btf_exec"`
 	// KpOpenat is program kp_openat (section kprobe/do_sys_openat2); nil when its
 	// autoload was off.
-	KpOpenat *bridge.Kprobe
+	KpOpenat *bridge.Kprobe `skelgen:"kp_openat"`
 	// KrpOpenat is program krp_openat (section kretprobe/do_sys_openat2); nil when
 	// its autoload was off.
-	KrpOpenat *bridge.Kprobe
+	KrpOpenat *bridge.Kprobe `skelgen:"krp_openat"`
 	// RawSysEnter is program raw_sys_enter (section raw_tp/sys_enter); nil when
 	// its autoload was off.
-	RawSysEnter *bridge.RawTracepoint
+	RawSysEnter *bridge.RawTracepoint `skelgen:"raw_sys_enter"`
 	// SockAll is program sock_all (section socket); nil when its autoload was off.
-	SockAll *bridge.Socket
+	SockAll *bridge.Socket `skelgen:"sock_all"`
 	// TcIngress is program tc_ingress (section tcx/ingress); nil when its autoload
 	// was off.
-	TcIngress *bridge.TCX
+	TcIngress *bridge.TCX `skelgen:"tc_ingress"`
 	// TpGetppid is program tp_getppid (section
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
-	TpGetppid *bridge.Tracepoint
+	TpGetppid *bridge.Tracepoint `skelgen:"tp_getppid"`
 	// UpAny is program up_any (section uprobe); nil when its autoload was off.
-	UpAny *bridge.Uprobe
+	UpAny *bridge.Uprobe `skelgen:"up_any"`
 	// XdpPass is program xdp_pass (section xdp); nil when its autoload was off.
-	XdpPass *bridge.XDP
+	XdpPass *bridge.XDP `skelgen:"xdp_pass"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables ProgsVariables
@@ -197,38 +170,7 @@ type ProgsObjects struct {
 type ProgsVariables struct{}
 
 func (o *ProgsObjects) init() error {
-	var err error
-	if o.Hits, err = bridge.NewMap[uint32, uint64](o.set, "hits"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "btf_exec", &o.BtfExec); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "kp_openat", &o.KpOpenat); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "krp_openat", &o.KrpOpenat); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "raw_sys_enter", &o.RawSysEnter); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "sock_all", &o.SockAll); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "tc_ingress", &o.TcIngress); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "tp_getppid", &o.TpGetppid); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "up_any", &o.UpAny); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "xdp_pass", &o.XdpPass); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

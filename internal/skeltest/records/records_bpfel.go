@@ -84,30 +84,30 @@ type RecordsSpec struct {
 // RecordsMapSpecs are the object's maps before load.
 type RecordsMapSpecs struct {
 	// Buf is map buf (PerCPUArray).
-	Buf *bridge.MapSpec
+	Buf *bridge.MapSpec `skelgen:"buf"`
 	// Perf is map perf (PerfEventArray).
-	Perf *bridge.MapSpec
+	Perf *bridge.MapSpec `skelgen:"perf"`
 	// Rb is map rb (RingBuf).
-	Rb *bridge.MapSpec
+	Rb *bridge.MapSpec `skelgen:"rb"`
 	// SmallRb is map small_rb (RingBuf).
-	SmallRb *bridge.MapSpec
+	SmallRb *bridge.MapSpec `skelgen:"small_rb"`
 }
 
 // RecordsProgramSpecs are the object's programs before load.
 type RecordsProgramSpecs struct {
 	// Emit is program emit (section tracepoint/syscalls/sys_enter_getppid).
-	Emit *bridge.ProgramSpec
+	Emit *bridge.ProgramSpec `skelgen:"emit"`
 	// EmitSmall is program emit_small (section
 	// tracepoint/syscalls/sys_enter_getppid).
-	EmitSmall *bridge.ProgramSpec
+	EmitSmall *bridge.ProgramSpec `skelgen:"emit_small"`
 }
 
 // RecordsVariableSpecs are the object's global variables before load.
 type RecordsVariableSpecs struct {
 	// Calls is calls in .bss.
-	Calls *bridge.VarSpec[uint32]
+	Calls *bridge.VarSpec[uint32] `skelgen:"calls"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 }
 
 // LoadRecordsSpec parses the embedded object.
@@ -117,28 +117,7 @@ func LoadRecordsSpec() (*RecordsSpec, error) {
 		return nil, fmt.Errorf("records: %w", err)
 	}
 	s := &RecordsSpec{Spec: spec}
-	if s.Maps.Buf, err = bridge.NewMapSpec(spec, "buf"); err != nil {
-		return nil, fmt.Errorf("records: %w", err)
-	}
-	if s.Maps.Perf, err = bridge.NewMapSpec(spec, "perf"); err != nil {
-		return nil, fmt.Errorf("records: %w", err)
-	}
-	if s.Maps.Rb, err = bridge.NewMapSpec(spec, "rb"); err != nil {
-		return nil, fmt.Errorf("records: %w", err)
-	}
-	if s.Maps.SmallRb, err = bridge.NewMapSpec(spec, "small_rb"); err != nil {
-		return nil, fmt.Errorf("records: %w", err)
-	}
-	if s.Programs.Emit, err = bridge.NewProgramSpec(spec, "emit"); err != nil {
-		return nil, fmt.Errorf("records: %w", err)
-	}
-	if s.Programs.EmitSmall, err = bridge.NewProgramSpec(spec, "emit_small"); err != nil {
-		return nil, fmt.Errorf("records: %w", err)
-	}
-	if s.Variables.Calls, err = bridge.NewVarSpec[uint32](spec.Variables["calls"]); err != nil {
-		return nil, fmt.Errorf("records: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
 	return s, nil
@@ -198,22 +177,22 @@ func (s *RecordsSpec) Load(opts *RecordsLoadOptions) (*RecordsObjects, error) {
 // them.
 type RecordsObjects struct {
 	// Buf is map buf (PerCPUArray, max_entries 1).
-	Buf *bridge.PerCPUMap[uint32, RecordsScratch]
+	Buf *bridge.PerCPUMap[uint32, RecordsScratch] `skelgen:"buf"`
 	// Perf is map perf (PerfEventArray, max_entries 0). Records typed by -type
 	// perf=rec!, though the source writes struct scratch (104 bytes).
-	Perf *bridge.PerfEventArray[RecordsRec]
+	Perf *bridge.PerfEventArray[RecordsRec] `skelgen:"perf"`
 	// Rb is map rb (RingBuf, max_entries 16384). Records typed by -type rb=rec!,
 	// though the source writes struct scratch (104 bytes).
-	Rb *bridge.RingBuf[RecordsRec]
+	Rb *bridge.RingBuf[RecordsRec] `skelgen:"rb"`
 	// SmallRb is map small_rb (RingBuf, max_entries 4096). Record type struct
 	// small, as written at records.bpf.c:91 (bpf_ringbuf_reserve).
-	SmallRb *bridge.RingBuf[RecordsSmall]
+	SmallRb *bridge.RingBuf[RecordsSmall] `skelgen:"small_rb"`
 	// Emit is program emit (section tracepoint/syscalls/sys_enter_getppid); nil
 	// when its autoload was off.
-	Emit *bridge.Tracepoint
+	Emit *bridge.Tracepoint `skelgen:"emit"`
 	// EmitSmall is program emit_small (section
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
-	EmitSmall *bridge.Tracepoint
+	EmitSmall *bridge.Tracepoint `skelgen:"emit_small"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables RecordsVariables
@@ -224,38 +203,13 @@ type RecordsObjects struct {
 // RecordsVariables are the loaded global variables.
 type RecordsVariables struct {
 	// Calls is calls in .bss.
-	Calls *bridge.Var[uint32]
+	Calls *bridge.Var[uint32] `skelgen:"calls"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 }
 
 func (o *RecordsObjects) init() error {
-	var err error
-	if o.Buf, err = bridge.NewPerCPUMap[uint32, RecordsScratch](o.set, "buf"); err != nil {
-		return err
-	}
-	if o.Perf, err = bridge.NewPerfEventArray[RecordsRec](o.set, "perf"); err != nil {
-		return err
-	}
-	if o.Rb, err = bridge.NewRingBuf[RecordsRec](o.set, "rb"); err != nil {
-		return err
-	}
-	if o.SmallRb, err = bridge.NewRingBuf[RecordsSmall](o.set, "small_rb"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "emit", &o.Emit); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "emit_small", &o.EmitSmall); err != nil {
-		return err
-	}
-	if o.Variables.Calls, err = bridge.NewVar[uint32](o.set, "calls"); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

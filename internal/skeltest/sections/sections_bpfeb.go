@@ -113,65 +113,65 @@ type SectionsSpec struct {
 // SectionsMapSpecs are the object's maps before load.
 type SectionsMapSpecs struct {
 	// Hits is map hits (Array).
-	Hits *bridge.MapSpec
+	Hits *bridge.MapSpec `skelgen:"hits"`
 	// Socks is map socks (SockMap).
-	Socks *bridge.RawMapSpec
+	Socks *bridge.RawMapSpec `skelgen:"socks"`
 }
 
 // SectionsProgramSpecs are the object's programs before load.
 type SectionsProgramSpecs struct {
 	// Dissect is program dissect (section flow_dissector).
-	Dissect *bridge.ProgramSpec
+	Dissect *bridge.ProgramSpec `skelgen:"dissect"`
 	// FentryMulti is program fentry_multi (section fentry.multi/bpf_fentry_test*).
-	FentryMulti *bridge.ProgramSpec
+	FentryMulti *bridge.ProgramSpec `skelgen:"fentry_multi"`
 	// KpmGetppid is program kpm_getppid (section kprobe.multi/*sys_getppid).
-	KpmGetppid *bridge.ProgramSpec
+	KpmGetppid *bridge.ProgramSpec `skelgen:"kpm_getppid"`
 	// KrpmAny is program krpm_any (section kretprobe.multi).
-	KrpmAny *bridge.ProgramSpec
+	KrpmAny *bridge.ProgramSpec `skelgen:"krpm_any"`
 	// KrsGetppid is program krs_getppid (section kretsyscall/getppid).
-	KrsGetppid *bridge.ProgramSpec
+	KrsGetppid *bridge.ProgramSpec `skelgen:"krs_getppid"`
 	// KsGetppid is program ks_getppid (section ksyscall/getppid).
-	KsGetppid *bridge.ProgramSpec
+	KsGetppid *bridge.ProgramSpec `skelgen:"ks_getppid"`
 	// LookupPass is program lookup_pass (section sk_lookup).
-	LookupPass *bridge.ProgramSpec
+	LookupPass *bridge.ProgramSpec `skelgen:"lookup_pass"`
 	// Lwt is program lwt (section lwt_xmit).
-	Lwt *bridge.ProgramSpec
+	Lwt *bridge.ProgramSpec `skelgen:"lwt"`
 	// MsgPass is program msg_pass (section sk_msg).
-	MsgPass *bridge.ProgramSpec
+	MsgPass *bridge.ProgramSpec `skelgen:"msg_pass"`
 	// NfAccept is program nf_accept (section netfilter).
-	NfAccept *bridge.ProgramSpec
+	NfAccept *bridge.ProgramSpec `skelgen:"nf_accept"`
 	// NkPrimary is program nk_primary (section netkit/primary).
-	NkPrimary *bridge.ProgramSpec
+	NkPrimary *bridge.ProgramSpec `skelgen:"nk_primary"`
 	// RawtpsEnter is program rawtps_enter (section raw_tp.s/sys_enter).
-	RawtpsEnter *bridge.ProgramSpec
+	RawtpsEnter *bridge.ProgramSpec `skelgen:"rawtps_enter"`
 	// Reuse is program reuse (section sk_reuseport).
-	Reuse *bridge.ProgramSpec
+	Reuse *bridge.ProgramSpec `skelgen:"reuse"`
 	// Sample is program sample (section perf_event).
-	Sample *bridge.ProgramSpec
+	Sample *bridge.ProgramSpec `skelgen:"sample"`
 	// SkbEgress is program skb_egress (section cgroup_skb/egress).
-	SkbEgress *bridge.ProgramSpec
+	SkbEgress *bridge.ProgramSpec `skelgen:"skb_egress"`
 	// SkbVerdict is program skb_verdict (section sk_skb/stream_verdict).
-	SkbVerdict *bridge.ProgramSpec
+	SkbVerdict *bridge.ProgramSpec `skelgen:"skb_verdict"`
 	// SockCreate is program sock_create (section cgroup/sock_create).
-	SockCreate *bridge.ProgramSpec
+	SockCreate *bridge.ProgramSpec `skelgen:"sock_create"`
 	// SockOps is program sock_ops (section sockops).
-	SockOps *bridge.ProgramSpec
+	SockOps *bridge.ProgramSpec `skelgen:"sock_ops"`
 	// TpAny is program tp_any (section tracepoint).
-	TpAny *bridge.ProgramSpec
+	TpAny *bridge.ProgramSpec `skelgen:"tp_any"`
 	// TpbtfsEnter is program tpbtfs_enter (section tp_btf.s/sys_enter).
-	TpbtfsEnter *bridge.ProgramSpec
+	TpbtfsEnter *bridge.ProgramSpec `skelgen:"tpbtfs_enter"`
 	// TpsGetppid is program tps_getppid (section tp.s/syscalls/sys_enter_getppid).
-	TpsGetppid *bridge.ProgramSpec
+	TpsGetppid *bridge.ProgramSpec `skelgen:"tps_getppid"`
 	// UpmAny is program upm_any (section uprobe.multi).
-	UpmAny *bridge.ProgramSpec
+	UpmAny *bridge.ProgramSpec `skelgen:"upm_any"`
 	// XdpPass is program xdp_pass (section xdp).
-	XdpPass *bridge.ProgramSpec
+	XdpPass *bridge.ProgramSpec `skelgen:"xdp_pass"`
 }
 
 // SectionsVariableSpecs are the object's global variables before load.
 type SectionsVariableSpecs struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 }
 
 // LoadSectionsSpec parses the embedded object.
@@ -181,82 +181,7 @@ func LoadSectionsSpec() (*SectionsSpec, error) {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
 	s := &SectionsSpec{Spec: spec}
-	if s.Maps.Hits, err = bridge.NewMapSpec(spec, "hits"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Maps.Socks, err = bridge.NewRawMapSpec(spec, "socks"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.Dissect, err = bridge.NewProgramSpec(spec, "dissect"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.FentryMulti, err = bridge.NewProgramSpec(spec, "fentry_multi"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.KpmGetppid, err = bridge.NewProgramSpec(spec, "kpm_getppid"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.KrpmAny, err = bridge.NewProgramSpec(spec, "krpm_any"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.KrsGetppid, err = bridge.NewProgramSpec(spec, "krs_getppid"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.KsGetppid, err = bridge.NewProgramSpec(spec, "ks_getppid"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.LookupPass, err = bridge.NewProgramSpec(spec, "lookup_pass"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.Lwt, err = bridge.NewProgramSpec(spec, "lwt"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.MsgPass, err = bridge.NewProgramSpec(spec, "msg_pass"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.NfAccept, err = bridge.NewProgramSpec(spec, "nf_accept"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.NkPrimary, err = bridge.NewProgramSpec(spec, "nk_primary"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.RawtpsEnter, err = bridge.NewProgramSpec(spec, "rawtps_enter"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.Reuse, err = bridge.NewProgramSpec(spec, "reuse"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.Sample, err = bridge.NewProgramSpec(spec, "sample"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.SkbEgress, err = bridge.NewProgramSpec(spec, "skb_egress"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.SkbVerdict, err = bridge.NewProgramSpec(spec, "skb_verdict"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.SockCreate, err = bridge.NewProgramSpec(spec, "sock_create"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.SockOps, err = bridge.NewProgramSpec(spec, "sock_ops"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.TpAny, err = bridge.NewProgramSpec(spec, "tp_any"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.TpbtfsEnter, err = bridge.NewProgramSpec(spec, "tpbtfs_enter"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.TpsGetppid, err = bridge.NewProgramSpec(spec, "tps_getppid"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.UpmAny, err = bridge.NewProgramSpec(spec, "upm_any"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Programs.XdpPass, err = bridge.NewProgramSpec(spec, "xdp_pass"); err != nil {
-		return nil, fmt.Errorf("sections: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
 	return s, nil
@@ -316,78 +241,78 @@ func (s *SectionsSpec) Load(opts *SectionsLoadOptions) (*SectionsObjects, error)
 // them.
 type SectionsObjects struct {
 	// Hits is map hits (Array, max_entries 16).
-	Hits *bridge.Map[uint32, uint64]
+	Hits *bridge.Map[uint32, uint64] `skelgen:"hits"`
 	// Socks is map socks (SockMap, max_entries 4). Sockmap map: no typed view.
-	Socks *ebpf.Map
+	Socks *ebpf.Map `skelgen:"socks"`
 	// Dissect is program dissect (section flow_dissector); nil when its autoload
 	// was off.
-	Dissect *bridge.NetNs
+	Dissect *bridge.NetNs `skelgen:"dissect"`
 	// FentryMulti is program fentry_multi (section fentry.multi/bpf_fentry_test*);
 	// nil when its autoload was off. It has no Attach: cilium/ebpf v0.22, which
 	// attaches the skeleton's programs, has no tracing-multi link (the kernel's
 	// link of one program to every kernel function whose BTF matches a pattern).
-	FentryMulti *bridge.Program
+	FentryMulti *bridge.Program `skelgen:"fentry_multi"`
 	// KpmGetppid is program kpm_getppid (section kprobe.multi/*sys_getppid); nil
 	// when its autoload was off.
-	KpmGetppid *bridge.KprobeMulti
+	KpmGetppid *bridge.KprobeMulti `skelgen:"kpm_getppid"`
 	// KrpmAny is program krpm_any (section kretprobe.multi); nil when its autoload
 	// was off.
-	KrpmAny *bridge.KprobeMulti
+	KrpmAny *bridge.KprobeMulti `skelgen:"krpm_any"`
 	// KrsGetppid is program krs_getppid (section kretsyscall/getppid); nil when
 	// its autoload was off.
-	KrsGetppid *bridge.Ksyscall
+	KrsGetppid *bridge.Ksyscall `skelgen:"krs_getppid"`
 	// KsGetppid is program ks_getppid (section ksyscall/getppid); nil when its
 	// autoload was off.
-	KsGetppid *bridge.Ksyscall
+	KsGetppid *bridge.Ksyscall `skelgen:"ks_getppid"`
 	// LookupPass is program lookup_pass (section sk_lookup); nil when its autoload
 	// was off.
-	LookupPass *bridge.NetNs
+	LookupPass *bridge.NetNs `skelgen:"lookup_pass"`
 	// Lwt is program lwt (section lwt_xmit); nil when its autoload was off. It has
 	// no Attach: lightweight tunnel programs are attached to a route (ip route ...
 	// encap bpf) through netlink, which skeletons do not speak.
-	Lwt *bridge.Program
+	Lwt *bridge.Program `skelgen:"lwt"`
 	// MsgPass is program msg_pass (section sk_msg); nil when its autoload was off.
-	MsgPass *bridge.SockMap
+	MsgPass *bridge.SockMap `skelgen:"msg_pass"`
 	// NfAccept is program nf_accept (section netfilter); nil when its autoload was
 	// off.
-	NfAccept *bridge.Netfilter
+	NfAccept *bridge.Netfilter `skelgen:"nf_accept"`
 	// NkPrimary is program nk_primary (section netkit/primary); nil when its
 	// autoload was off.
-	NkPrimary *bridge.Netkit
+	NkPrimary *bridge.Netkit `skelgen:"nk_primary"`
 	// RawtpsEnter is program rawtps_enter (section raw_tp.s/sys_enter); nil when
 	// its autoload was off.
-	RawtpsEnter *bridge.RawTracepoint
+	RawtpsEnter *bridge.RawTracepoint `skelgen:"rawtps_enter"`
 	// Reuse is program reuse (section sk_reuseport); nil when its autoload was
 	// off.
-	Reuse *bridge.Reuseport
+	Reuse *bridge.Reuseport `skelgen:"reuse"`
 	// Sample is program sample (section perf_event); nil when its autoload was
 	// off.
-	Sample *bridge.PerfEvent
+	Sample *bridge.PerfEvent `skelgen:"sample"`
 	// SkbEgress is program skb_egress (section cgroup_skb/egress); nil when its
 	// autoload was off.
-	SkbEgress *bridge.Cgroup
+	SkbEgress *bridge.Cgroup `skelgen:"skb_egress"`
 	// SkbVerdict is program skb_verdict (section sk_skb/stream_verdict); nil when
 	// its autoload was off.
-	SkbVerdict *bridge.SockMap
+	SkbVerdict *bridge.SockMap `skelgen:"skb_verdict"`
 	// SockCreate is program sock_create (section cgroup/sock_create); nil when its
 	// autoload was off.
-	SockCreate *bridge.Cgroup
+	SockCreate *bridge.Cgroup `skelgen:"sock_create"`
 	// SockOps is program sock_ops (section sockops); nil when its autoload was
 	// off.
-	SockOps *bridge.Cgroup
+	SockOps *bridge.Cgroup `skelgen:"sock_ops"`
 	// TpAny is program tp_any (section tracepoint); nil when its autoload was off.
-	TpAny *bridge.Tracepoint
+	TpAny *bridge.Tracepoint `skelgen:"tp_any"`
 	// TpbtfsEnter is program tpbtfs_enter (section tp_btf.s/sys_enter); nil when
 	// its autoload was off.
-	TpbtfsEnter *bridge.Tracing
+	TpbtfsEnter *bridge.Tracing `skelgen:"tpbtfs_enter"`
 	// TpsGetppid is program tps_getppid (section tp.s/syscalls/sys_enter_getppid);
 	// nil when its autoload was off.
-	TpsGetppid *bridge.Tracepoint
+	TpsGetppid *bridge.Tracepoint `skelgen:"tps_getppid"`
 	// UpmAny is program upm_any (section uprobe.multi); nil when its autoload was
 	// off.
-	UpmAny *bridge.UprobeMulti
+	UpmAny *bridge.UprobeMulti `skelgen:"upm_any"`
 	// XdpPass is program xdp_pass (section xdp); nil when its autoload was off.
-	XdpPass *bridge.XDP
+	XdpPass *bridge.XDP `skelgen:"xdp_pass"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables SectionsVariables
@@ -398,90 +323,11 @@ type SectionsObjects struct {
 // SectionsVariables are the loaded global variables.
 type SectionsVariables struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 }
 
 func (o *SectionsObjects) init() error {
-	var err error
-	if o.Hits, err = bridge.NewMap[uint32, uint64](o.set, "hits"); err != nil {
-		return err
-	}
-	if o.Socks, err = bridge.RawMap(o.set, "socks"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "dissect", &o.Dissect); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "fentry_multi", &o.FentryMulti); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "kpm_getppid", &o.KpmGetppid); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "krpm_any", &o.KrpmAny); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "krs_getppid", &o.KrsGetppid); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "ks_getppid", &o.KsGetppid); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "lookup_pass", &o.LookupPass); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "lwt", &o.Lwt); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "msg_pass", &o.MsgPass); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "nf_accept", &o.NfAccept); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "nk_primary", &o.NkPrimary); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "rawtps_enter", &o.RawtpsEnter); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "reuse", &o.Reuse); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "sample", &o.Sample); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "skb_egress", &o.SkbEgress); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "skb_verdict", &o.SkbVerdict); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "sock_create", &o.SockCreate); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "sock_ops", &o.SockOps); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "tp_any", &o.TpAny); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "tpbtfs_enter", &o.TpbtfsEnter); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "tps_getppid", &o.TpsGetppid); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "upm_any", &o.UpmAny); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "xdp_pass", &o.XdpPass); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

@@ -38,24 +38,24 @@ type SizingSpec struct {
 // SizingMapSpecs are the object's maps before load.
 type SizingMapSpecs struct {
 	// Counts is map counts (Hash).
-	Counts *bridge.MapSpec
+	Counts *bridge.MapSpec `skelgen:"counts"`
 	// Outer is map outer (ArrayOfMaps).
-	Outer *bridge.MapSpec
+	Outer *bridge.MapSpec `skelgen:"outer"`
 	// Stacks is map stacks (StackTrace).
-	Stacks *bridge.RawMapSpec
+	Stacks *bridge.RawMapSpec `skelgen:"stacks"`
 }
 
 // SizingProgramSpecs are the object's programs before load.
 type SizingProgramSpecs struct {
 	// CountStacks is program count_stacks (section
 	// tracepoint/syscalls/sys_enter_getppid).
-	CountStacks *bridge.ProgramSpec
+	CountStacks *bridge.ProgramSpec `skelgen:"count_stacks"`
 }
 
 // SizingVariableSpecs are the object's global variables before load.
 type SizingVariableSpecs struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 }
 
 // LoadSizingSpec parses the embedded object.
@@ -65,19 +65,7 @@ func LoadSizingSpec() (*SizingSpec, error) {
 		return nil, fmt.Errorf("sizing: %w", err)
 	}
 	s := &SizingSpec{Spec: spec}
-	if s.Maps.Counts, err = bridge.NewMapSpec(spec, "counts"); err != nil {
-		return nil, fmt.Errorf("sizing: %w", err)
-	}
-	if s.Maps.Outer, err = bridge.NewMapSpec(spec, "outer"); err != nil {
-		return nil, fmt.Errorf("sizing: %w", err)
-	}
-	if s.Maps.Stacks, err = bridge.NewRawMapSpec(spec, "stacks"); err != nil {
-		return nil, fmt.Errorf("sizing: %w", err)
-	}
-	if s.Programs.CountStacks, err = bridge.NewProgramSpec(spec, "count_stacks"); err != nil {
-		return nil, fmt.Errorf("sizing: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("sizing: %w", err)
 	}
 	return s, nil
@@ -137,14 +125,14 @@ func (s *SizingSpec) Load(opts *SizingLoadOptions) (*SizingObjects, error) {
 // them.
 type SizingObjects struct {
 	// Counts is map counts (Hash, max_entries 0).
-	Counts *bridge.Map[uint32, uint64]
+	Counts *bridge.Map[uint32, uint64] `skelgen:"counts"`
 	// Outer is map outer (ArrayOfMaps, max_entries 1).
-	Outer *bridge.MapOfMaps[uint32]
+	Outer *bridge.MapOfMaps[uint32] `skelgen:"outer"`
 	// Stacks is map stacks (StackTrace, max_entries 0).
-	Stacks *bridge.StackTraceMap
+	Stacks *bridge.StackTraceMap `skelgen:"stacks"`
 	// CountStacks is program count_stacks (section
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
-	CountStacks *bridge.Tracepoint
+	CountStacks *bridge.Tracepoint `skelgen:"count_stacks"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables SizingVariables
@@ -155,27 +143,11 @@ type SizingObjects struct {
 // SizingVariables are the loaded global variables.
 type SizingVariables struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 }
 
 func (o *SizingObjects) init() error {
-	var err error
-	if o.Counts, err = bridge.NewMap[uint32, uint64](o.set, "counts"); err != nil {
-		return err
-	}
-	if o.Outer, err = bridge.NewMapOfMaps[uint32](o.set, "outer"); err != nil {
-		return err
-	}
-	if o.Stacks, err = bridge.NewStackTraceMap(o.set, "stacks"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "count_stacks", &o.CountStacks); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

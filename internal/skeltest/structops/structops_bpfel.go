@@ -90,23 +90,23 @@ type StructopsSpec struct {
 // StructopsMapSpecs are the object's maps before load.
 type StructopsMapSpecs struct {
 	// SkelgenNolink is map skelgen_nolink (StructOpsMap).
-	SkelgenNolink *bridge.StructOpsSpec[StructopsTcpCongestionOps]
+	SkelgenNolink *bridge.StructOpsSpec[StructopsTcpCongestionOps] `skelgen:"skelgen_nolink"`
 }
 
 // StructopsProgramSpecs are the object's programs before load.
 type StructopsProgramSpecs struct {
 	// NolinkCongAvoid is program nolink_cong_avoid (section struct_ops).
-	NolinkCongAvoid *bridge.ProgramSpec
+	NolinkCongAvoid *bridge.ProgramSpec `skelgen:"nolink_cong_avoid"`
 	// NolinkSsthresh is program nolink_ssthresh (section struct_ops).
-	NolinkSsthresh *bridge.ProgramSpec
+	NolinkSsthresh *bridge.ProgramSpec `skelgen:"nolink_ssthresh"`
 	// NolinkUndoCwnd is program nolink_undo_cwnd (section struct_ops).
-	NolinkUndoCwnd *bridge.ProgramSpec
+	NolinkUndoCwnd *bridge.ProgramSpec `skelgen:"nolink_undo_cwnd"`
 }
 
 // StructopsVariableSpecs are the object's global variables before load.
 type StructopsVariableSpecs struct {
 	// SsthreshCalls is ssthresh_calls in .bss.
-	SsthreshCalls *bridge.VarSpec[uint64]
+	SsthreshCalls *bridge.VarSpec[uint64] `skelgen:"ssthresh_calls"`
 }
 
 // LoadStructopsSpec parses the embedded object.
@@ -116,19 +116,7 @@ func LoadStructopsSpec() (*StructopsSpec, error) {
 		return nil, fmt.Errorf("structops: %w", err)
 	}
 	s := &StructopsSpec{Spec: spec}
-	if s.Maps.SkelgenNolink, err = bridge.NewStructOpsSpec[StructopsTcpCongestionOps](spec, "skelgen_nolink"); err != nil {
-		return nil, fmt.Errorf("structops: %w", err)
-	}
-	if s.Programs.NolinkCongAvoid, err = bridge.NewProgramSpec(spec, "nolink_cong_avoid"); err != nil {
-		return nil, fmt.Errorf("structops: %w", err)
-	}
-	if s.Programs.NolinkSsthresh, err = bridge.NewProgramSpec(spec, "nolink_ssthresh"); err != nil {
-		return nil, fmt.Errorf("structops: %w", err)
-	}
-	if s.Programs.NolinkUndoCwnd, err = bridge.NewProgramSpec(spec, "nolink_undo_cwnd"); err != nil {
-		return nil, fmt.Errorf("structops: %w", err)
-	}
-	if s.Variables.SsthreshCalls, err = bridge.NewVarSpec[uint64](spec.Variables["ssthresh_calls"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("structops: %w", err)
 	}
 	return s, nil
@@ -190,19 +178,19 @@ type StructopsObjects struct {
 	// SkelgenNolink is map skelgen_nolink (StructOpsMap, max_entries 1). Struct
 	// tcp_congestion_ops registered by Attach: cong_avoid is nolink_cong_avoid,
 	// ssthresh is nolink_ssthresh, undo_cwnd is nolink_undo_cwnd.
-	SkelgenNolink *bridge.StructOps
+	SkelgenNolink *bridge.StructOps `skelgen:"skelgen_nolink"`
 	// NolinkCongAvoid is program nolink_cong_avoid (section struct_ops); nil when
 	// its autoload was off. It has no Attach: it is a function member of a
 	// struct_ops map, registered with the map's Attach.
-	NolinkCongAvoid *bridge.Program
+	NolinkCongAvoid *bridge.Program `skelgen:"nolink_cong_avoid"`
 	// NolinkSsthresh is program nolink_ssthresh (section struct_ops); nil when its
 	// autoload was off. It has no Attach: it is a function member of a struct_ops
 	// map, registered with the map's Attach.
-	NolinkSsthresh *bridge.Program
+	NolinkSsthresh *bridge.Program `skelgen:"nolink_ssthresh"`
 	// NolinkUndoCwnd is program nolink_undo_cwnd (section struct_ops); nil when
 	// its autoload was off. It has no Attach: it is a function member of a
 	// struct_ops map, registered with the map's Attach.
-	NolinkUndoCwnd *bridge.Program
+	NolinkUndoCwnd *bridge.Program `skelgen:"nolink_undo_cwnd"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables StructopsVariables
@@ -213,27 +201,11 @@ type StructopsObjects struct {
 // StructopsVariables are the loaded global variables.
 type StructopsVariables struct {
 	// SsthreshCalls is ssthresh_calls in .bss.
-	SsthreshCalls *bridge.Var[uint64]
+	SsthreshCalls *bridge.Var[uint64] `skelgen:"ssthresh_calls"`
 }
 
 func (o *StructopsObjects) init() error {
-	var err error
-	if o.SkelgenNolink, err = bridge.NewStructOps(o.set, "skelgen_nolink"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "nolink_cong_avoid", &o.NolinkCongAvoid); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "nolink_ssthresh", &o.NolinkSsthresh); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "nolink_undo_cwnd", &o.NolinkUndoCwnd); err != nil {
-		return err
-	}
-	if o.Variables.SsthreshCalls, err = bridge.NewVar[uint64](o.set, "ssthresh_calls"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

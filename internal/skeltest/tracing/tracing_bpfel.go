@@ -41,26 +41,26 @@ type TracingMapSpecs struct{}
 // TracingProgramSpecs are the object's programs before load.
 type TracingProgramSpecs struct {
 	// EnterUnlinkat is program enter_unlinkat (section fentry/do_unlinkat).
-	EnterUnlinkat *bridge.ProgramSpec
+	EnterUnlinkat *bridge.ProgramSpec `skelgen:"enter_unlinkat"`
 	// ExitUnlinkat is program exit_unlinkat (section fexit/do_unlinkat).
-	ExitUnlinkat *bridge.ProgramSpec
+	ExitUnlinkat *bridge.ProgramSpec `skelgen:"exit_unlinkat"`
 	// TpUnlinkat is program tp_unlinkat (section
 	// tracepoint/syscalls/sys_enter_unlinkat).
-	TpUnlinkat *bridge.ProgramSpec
+	TpUnlinkat *bridge.ProgramSpec `skelgen:"tp_unlinkat"`
 }
 
 // TracingVariableSpecs are the object's global variables before load.
 type TracingVariableSpecs struct {
 	// Entries is entries in .bss.
-	Entries *bridge.VarSpec[uint64]
+	Entries *bridge.VarSpec[uint64] `skelgen:"entries"`
 	// Exits is exits in .bss.
-	Exits *bridge.VarSpec[uint64]
+	Exits *bridge.VarSpec[uint64] `skelgen:"exits"`
 	// SeenVersion is seen_version in .bss.
-	SeenVersion *bridge.VarSpec[uint32]
+	SeenVersion *bridge.VarSpec[uint32] `skelgen:"seen_version"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32]
+	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
 	// TpEntries is tp_entries in .bss.
-	TpEntries *bridge.VarSpec[uint64]
+	TpEntries *bridge.VarSpec[uint64] `skelgen:"tp_entries"`
 }
 
 // LoadTracingSpec parses the embedded object.
@@ -70,28 +70,7 @@ func LoadTracingSpec() (*TracingSpec, error) {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
 	s := &TracingSpec{Spec: spec}
-	if s.Programs.EnterUnlinkat, err = bridge.NewProgramSpec(spec, "enter_unlinkat"); err != nil {
-		return nil, fmt.Errorf("tracing: %w", err)
-	}
-	if s.Programs.ExitUnlinkat, err = bridge.NewProgramSpec(spec, "exit_unlinkat"); err != nil {
-		return nil, fmt.Errorf("tracing: %w", err)
-	}
-	if s.Programs.TpUnlinkat, err = bridge.NewProgramSpec(spec, "tp_unlinkat"); err != nil {
-		return nil, fmt.Errorf("tracing: %w", err)
-	}
-	if s.Variables.Entries, err = bridge.NewVarSpec[uint64](spec.Variables["entries"]); err != nil {
-		return nil, fmt.Errorf("tracing: %w", err)
-	}
-	if s.Variables.Exits, err = bridge.NewVarSpec[uint64](spec.Variables["exits"]); err != nil {
-		return nil, fmt.Errorf("tracing: %w", err)
-	}
-	if s.Variables.SeenVersion, err = bridge.NewVarSpec[uint32](spec.Variables["seen_version"]); err != nil {
-		return nil, fmt.Errorf("tracing: %w", err)
-	}
-	if s.Variables.TargetTgid, err = bridge.NewVarSpec[uint32](spec.Variables["target_tgid"]); err != nil {
-		return nil, fmt.Errorf("tracing: %w", err)
-	}
-	if s.Variables.TpEntries, err = bridge.NewVarSpec[uint64](spec.Variables["tp_entries"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
 	return s, nil
@@ -152,13 +131,13 @@ func (s *TracingSpec) Load(opts *TracingLoadOptions) (*TracingObjects, error) {
 type TracingObjects struct {
 	// EnterUnlinkat is program enter_unlinkat (section fentry/do_unlinkat); nil
 	// when its autoload was off.
-	EnterUnlinkat *bridge.Tracing
+	EnterUnlinkat *bridge.Tracing `skelgen:"enter_unlinkat"`
 	// ExitUnlinkat is program exit_unlinkat (section fexit/do_unlinkat); nil when
 	// its autoload was off.
-	ExitUnlinkat *bridge.Tracing
+	ExitUnlinkat *bridge.Tracing `skelgen:"exit_unlinkat"`
 	// TpUnlinkat is program tp_unlinkat (section
 	// tracepoint/syscalls/sys_enter_unlinkat); nil when its autoload was off.
-	TpUnlinkat *bridge.Tracepoint
+	TpUnlinkat *bridge.Tracepoint `skelgen:"tp_unlinkat"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables TracingVariables
@@ -169,44 +148,19 @@ type TracingObjects struct {
 // TracingVariables are the loaded global variables.
 type TracingVariables struct {
 	// Entries is entries in .bss.
-	Entries *bridge.Var[uint64]
+	Entries *bridge.Var[uint64] `skelgen:"entries"`
 	// Exits is exits in .bss.
-	Exits *bridge.Var[uint64]
+	Exits *bridge.Var[uint64] `skelgen:"exits"`
 	// SeenVersion is seen_version in .bss.
-	SeenVersion *bridge.Var[uint32]
+	SeenVersion *bridge.Var[uint32] `skelgen:"seen_version"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32]
+	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
 	// TpEntries is tp_entries in .bss.
-	TpEntries *bridge.Var[uint64]
+	TpEntries *bridge.Var[uint64] `skelgen:"tp_entries"`
 }
 
 func (o *TracingObjects) init() error {
-	var err error
-	if err = bridge.NewHandle(o.set, "enter_unlinkat", &o.EnterUnlinkat); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "exit_unlinkat", &o.ExitUnlinkat); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "tp_unlinkat", &o.TpUnlinkat); err != nil {
-		return err
-	}
-	if o.Variables.Entries, err = bridge.NewVar[uint64](o.set, "entries"); err != nil {
-		return err
-	}
-	if o.Variables.Exits, err = bridge.NewVar[uint64](o.set, "exits"); err != nil {
-		return err
-	}
-	if o.Variables.SeenVersion, err = bridge.NewVar[uint32](o.set, "seen_version"); err != nil {
-		return err
-	}
-	if o.Variables.TargetTgid, err = bridge.NewVar[uint32](o.set, "target_tgid"); err != nil {
-		return err
-	}
-	if o.Variables.TpEntries, err = bridge.NewVar[uint64](o.set, "tp_entries"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

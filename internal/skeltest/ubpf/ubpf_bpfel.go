@@ -66,30 +66,30 @@ type UbpfSpec struct {
 // UbpfMapSpecs are the object's maps before load.
 type UbpfMapSpecs struct {
 	// Counts is map counts (Hash).
-	Counts *bridge.MapSpec
+	Counts *bridge.MapSpec `skelgen:"counts"`
 	// Shared is map shared (Array).
-	Shared *bridge.MapSpec
+	Shared *bridge.MapSpec `skelgen:"shared"`
 	// UserHist is map user_hist (Array).
-	UserHist *bridge.MapSpec
+	UserHist *bridge.MapSpec `skelgen:"user_hist"`
 }
 
 // UbpfProgramSpecs are the object's programs before load.
 type UbpfProgramSpecs struct {
 	// CountGetppid is program count_getppid (section
 	// tracepoint/syscalls/sys_enter_getppid).
-	CountGetppid *bridge.ProgramSpec
+	CountGetppid *bridge.ProgramSpec `skelgen:"count_getppid"`
 	// BadRead is user-space program bad_read (section ubpf/bad_read).
-	BadRead *bridge.ProgramSpec
+	BadRead *bridge.ProgramSpec `skelgen:"bad_read"`
 	// Report is user-space program report (section ubpf/report).
-	Report *bridge.ProgramSpec
+	Report *bridge.ProgramSpec `skelgen:"report"`
 	// Spin is user-space program spin (section ubpf/spin).
-	Spin *bridge.ProgramSpec
+	Spin *bridge.ProgramSpec `skelgen:"spin"`
 }
 
 // UbpfVariableSpecs are the object's global variables before load.
 type UbpfVariableSpecs struct {
 	// KernelHits is kernel_hits in .bss.
-	KernelHits *bridge.VarSpec[uint64]
+	KernelHits *bridge.VarSpec[uint64] `skelgen:"kernel_hits"`
 }
 
 // LoadUbpfSpec parses the embedded object.
@@ -99,28 +99,7 @@ func LoadUbpfSpec() (*UbpfSpec, error) {
 		return nil, fmt.Errorf("ubpf: %w", err)
 	}
 	s := &UbpfSpec{Spec: spec}
-	if s.Maps.Counts, err = bridge.NewMapSpec(spec, "counts"); err != nil {
-		return nil, fmt.Errorf("ubpf: %w", err)
-	}
-	if s.Maps.Shared, err = bridge.NewMapSpec(spec, "shared"); err != nil {
-		return nil, fmt.Errorf("ubpf: %w", err)
-	}
-	if s.Maps.UserHist, err = bridge.NewMapSpec(spec, "user_hist"); err != nil {
-		return nil, fmt.Errorf("ubpf: %w", err)
-	}
-	if s.Programs.CountGetppid, err = bridge.NewProgramSpec(spec, "count_getppid"); err != nil {
-		return nil, fmt.Errorf("ubpf: %w", err)
-	}
-	if s.Programs.BadRead, err = bridge.NewProgramSpec(spec, "bad_read"); err != nil {
-		return nil, fmt.Errorf("ubpf: %w", err)
-	}
-	if s.Programs.Report, err = bridge.NewProgramSpec(spec, "report"); err != nil {
-		return nil, fmt.Errorf("ubpf: %w", err)
-	}
-	if s.Programs.Spin, err = bridge.NewProgramSpec(spec, "spin"); err != nil {
-		return nil, fmt.Errorf("ubpf: %w", err)
-	}
-	if s.Variables.KernelHits, err = bridge.NewVarSpec[uint64](spec.Variables["kernel_hits"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("ubpf: %w", err)
 	}
 	return s, nil
@@ -191,14 +170,14 @@ func (s *UbpfSpec) Load(opts *UbpfLoadOptions) (*UbpfObjects, error) {
 // them.
 type UbpfObjects struct {
 	// Counts is map counts (Hash, max_entries 1024).
-	Counts *bridge.Map[uint32, uint64]
+	Counts *bridge.Map[uint32, uint64] `skelgen:"counts"`
 	// Shared is map shared (Array, max_entries 4).
-	Shared *bridge.Map[uint32, uint64]
+	Shared *bridge.Map[uint32, uint64] `skelgen:"shared"`
 	// UserHist is map user_hist (Array, max_entries 16).
-	UserHist *bridge.Map[uint32, uint64]
+	UserHist *bridge.Map[uint32, uint64] `skelgen:"user_hist"`
 	// CountGetppid is program count_getppid (section
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
-	CountGetppid *bridge.Tracepoint
+	CountGetppid *bridge.Tracepoint `skelgen:"count_getppid"`
 	// BadRead is user-space program bad_read (section ubpf/bad_read), run in
 	// process; nil when its autoload was off.
 	BadRead *bridge.UserProgram[UbpfReportCtx]
@@ -218,23 +197,11 @@ type UbpfObjects struct {
 // UbpfVariables are the loaded global variables.
 type UbpfVariables struct {
 	// KernelHits is kernel_hits in .bss.
-	KernelHits *bridge.Var[uint64]
+	KernelHits *bridge.Var[uint64] `skelgen:"kernel_hits"`
 }
 
 func (o *UbpfObjects) init() error {
 	var err error
-	if o.Counts, err = bridge.NewMap[uint32, uint64](o.set, "counts"); err != nil {
-		return err
-	}
-	if o.Shared, err = bridge.NewMap[uint32, uint64](o.set, "shared"); err != nil {
-		return err
-	}
-	if o.UserHist, err = bridge.NewMap[uint32, uint64](o.set, "user_hist"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "count_getppid", &o.CountGetppid); err != nil {
-		return err
-	}
 	if !o.set.Disabled("bad_read") {
 		if o.BadRead, err = bridge.NewUserProgram[UbpfReportCtx](o.set, "bad_read", ubpfBadReadTranslation); err != nil {
 			return err
@@ -250,10 +217,7 @@ func (o *UbpfObjects) init() error {
 			return err
 		}
 	}
-	if o.Variables.KernelHits, err = bridge.NewVar[uint64](o.set, "kernel_hits"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

@@ -38,13 +38,13 @@ type UprobeSpec struct {
 // UprobeMapSpecs are the object's maps before load.
 type UprobeMapSpecs struct {
 	// Calls is map calls (Hash).
-	Calls *bridge.MapSpec
+	Calls *bridge.MapSpec `skelgen:"calls"`
 }
 
 // UprobeProgramSpecs are the object's programs before load.
 type UprobeProgramSpecs struct {
 	// CountCalls is program count_calls (section uprobe).
-	CountCalls *bridge.ProgramSpec
+	CountCalls *bridge.ProgramSpec `skelgen:"count_calls"`
 }
 
 // UprobeVariableSpecs are the object's global variables before load.
@@ -57,10 +57,7 @@ func LoadUprobeSpec() (*UprobeSpec, error) {
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}
 	s := &UprobeSpec{Spec: spec}
-	if s.Maps.Calls, err = bridge.NewMapSpec(spec, "calls"); err != nil {
-		return nil, fmt.Errorf("uprobe: %w", err)
-	}
-	if s.Programs.CountCalls, err = bridge.NewProgramSpec(spec, "count_calls"); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}
 	return s, nil
@@ -120,10 +117,10 @@ func (s *UprobeSpec) Load(opts *UprobeLoadOptions) (*UprobeObjects, error) {
 // them.
 type UprobeObjects struct {
 	// Calls is map calls (Hash, max_entries 64).
-	Calls *bridge.Map[uint32, uint64]
+	Calls *bridge.Map[uint32, uint64] `skelgen:"calls"`
 	// CountCalls is program count_calls (section uprobe); nil when its autoload
 	// was off.
-	CountCalls *bridge.Uprobe
+	CountCalls *bridge.Uprobe `skelgen:"count_calls"`
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.
 	Variables UprobeVariables
@@ -135,14 +132,7 @@ type UprobeObjects struct {
 type UprobeVariables struct{}
 
 func (o *UprobeObjects) init() error {
-	var err error
-	if o.Calls, err = bridge.NewMap[uint32, uint64](o.set, "calls"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "count_calls", &o.CountCalls); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

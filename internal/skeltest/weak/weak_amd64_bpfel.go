@@ -119,62 +119,62 @@ type WeakSpec struct {
 // WeakMapSpecs are the object's maps before load.
 type WeakMapSpecs struct {
 	// BpfUsdtIpToSpecId__ is map __bpf_usdt_ip_to_spec_id (Hash).
-	BpfUsdtIpToSpecId__ *bridge.MapSpec
+	BpfUsdtIpToSpecId__ *bridge.MapSpec `skelgen:"__bpf_usdt_ip_to_spec_id"`
 	// BpfUsdtSpecs__ is map __bpf_usdt_specs (Array).
-	BpfUsdtSpecs__ *bridge.MapSpec
+	BpfUsdtSpecs__ *bridge.MapSpec `skelgen:"__bpf_usdt_specs"`
 }
 
 // WeakProgramSpecs are the object's programs before load.
 type WeakProgramSpecs struct {
 	// OnProbe is program on_probe (section usdt).
-	OnProbe *bridge.ProgramSpec
+	OnProbe *bridge.ProgramSpec `skelgen:"on_probe"`
 	// ReadExterns is program read_externs (section xdp).
-	ReadExterns *bridge.ProgramSpec
+	ReadExterns *bridge.ProgramSpec `skelgen:"read_externs"`
 	// ReadRequired is program read_required (section xdp).
-	ReadRequired *bridge.ProgramSpec
+	ReadRequired *bridge.ProgramSpec `skelgen:"read_required"`
 	// UserExterns is user-space program user_externs (section ubpf/user_externs).
-	UserExterns *bridge.ProgramSpec
+	UserExterns *bridge.ProgramSpec `skelgen:"user_externs"`
 	// UserRequired is user-space program user_required (section
 	// ubpf/user_required).
-	UserRequired *bridge.ProgramSpec
+	UserRequired *bridge.ProgramSpec `skelgen:"user_required"`
 }
 
 // WeakVariableSpecs are the object's global variables before load.
 type WeakVariableSpecs struct {
 	// Absent is absent in .bss.
-	Absent *bridge.VarSpec[uint64]
+	Absent *bridge.VarSpec[uint64] `skelgen:"absent"`
 	// BpfJit is bpf_jit in .bss.
-	BpfJit *bridge.VarSpec[uint64]
+	BpfJit *bridge.VarSpec[uint64] `skelgen:"bpf_jit"`
 	// BpfSyscall is bpf_syscall in .bss.
-	BpfSyscall *bridge.VarSpec[uint64]
+	BpfSyscall *bridge.VarSpec[uint64] `skelgen:"bpf_syscall"`
 	// ConstKsymAbsent is const_ksym_absent in .bss.
-	ConstKsymAbsent *bridge.VarSpec[uint64]
+	ConstKsymAbsent *bridge.VarSpec[uint64] `skelgen:"const_ksym_absent"`
 	// ConstKsymPresent is const_ksym_present in .bss.
-	ConstKsymPresent *bridge.VarSpec[uint64]
+	ConstKsymPresent *bridge.VarSpec[uint64] `skelgen:"const_ksym_present"`
 	// HasCookie is has_cookie in .bss.
-	HasCookie *bridge.VarSpec[uint64]
+	HasCookie *bridge.VarSpec[uint64] `skelgen:"has_cookie"`
 	// HasWrapper is has_wrapper in .bss.
-	HasWrapper *bridge.VarSpec[uint64]
+	HasWrapper *bridge.VarSpec[uint64] `skelgen:"has_wrapper"`
 	// Hostname is hostname in .bss.
-	Hostname *bridge.VarSpec[[16]byte]
+	Hostname *bridge.VarSpec[[16]byte] `skelgen:"hostname"`
 	// Hz is hz in .bss.
-	Hz *bridge.VarSpec[uint64]
+	Hz *bridge.VarSpec[uint64] `skelgen:"hz"`
 	// KfuncAbsent is kfunc_absent in .bss.
-	KfuncAbsent *bridge.VarSpec[uint64]
+	KfuncAbsent *bridge.VarSpec[uint64] `skelgen:"kfunc_absent"`
 	// KsymAbsent is ksym_absent in .bss.
-	KsymAbsent *bridge.VarSpec[uint64]
+	KsymAbsent *bridge.VarSpec[uint64] `skelgen:"ksym_absent"`
 	// KsymPresent is ksym_present in .bss.
-	KsymPresent *bridge.VarSpec[uint64]
+	KsymPresent *bridge.VarSpec[uint64] `skelgen:"ksym_present"`
 	// LinuxAbsent is linux_absent in .bss.
-	LinuxAbsent *bridge.VarSpec[uint64]
+	LinuxAbsent *bridge.VarSpec[uint64] `skelgen:"linux_absent"`
 	// Required is required in .bss.
-	Required *bridge.VarSpec[uint64]
+	Required *bridge.VarSpec[uint64] `skelgen:"required"`
 	// UsdtArg is usdt_arg in .bss.
-	UsdtArg *bridge.VarSpec[uint64]
+	UsdtArg *bridge.VarSpec[uint64] `skelgen:"usdt_arg"`
 	// UsdtArg2 is usdt_arg2 in .bss.
-	UsdtArg2 *bridge.VarSpec[uint64]
+	UsdtArg2 *bridge.VarSpec[uint64] `skelgen:"usdt_arg2"`
 	// UsdtCalls is usdt_calls in .bss.
-	UsdtCalls *bridge.VarSpec[uint64]
+	UsdtCalls *bridge.VarSpec[uint64] `skelgen:"usdt_calls"`
 }
 
 // LoadWeakSpec parses the embedded object.
@@ -184,76 +184,7 @@ func LoadWeakSpec() (*WeakSpec, error) {
 		return nil, fmt.Errorf("weak: %w", err)
 	}
 	s := &WeakSpec{Spec: spec}
-	if s.Maps.BpfUsdtIpToSpecId__, err = bridge.NewMapSpec(spec, "__bpf_usdt_ip_to_spec_id"); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Maps.BpfUsdtSpecs__, err = bridge.NewMapSpec(spec, "__bpf_usdt_specs"); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Programs.OnProbe, err = bridge.NewProgramSpec(spec, "on_probe"); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Programs.ReadExterns, err = bridge.NewProgramSpec(spec, "read_externs"); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Programs.ReadRequired, err = bridge.NewProgramSpec(spec, "read_required"); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Programs.UserExterns, err = bridge.NewProgramSpec(spec, "user_externs"); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Programs.UserRequired, err = bridge.NewProgramSpec(spec, "user_required"); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.Absent, err = bridge.NewVarSpec[uint64](spec.Variables["absent"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.BpfJit, err = bridge.NewVarSpec[uint64](spec.Variables["bpf_jit"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.BpfSyscall, err = bridge.NewVarSpec[uint64](spec.Variables["bpf_syscall"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.ConstKsymAbsent, err = bridge.NewVarSpec[uint64](spec.Variables["const_ksym_absent"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.ConstKsymPresent, err = bridge.NewVarSpec[uint64](spec.Variables["const_ksym_present"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.HasCookie, err = bridge.NewVarSpec[uint64](spec.Variables["has_cookie"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.HasWrapper, err = bridge.NewVarSpec[uint64](spec.Variables["has_wrapper"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.Hostname, err = bridge.NewVarSpec[[16]byte](spec.Variables["hostname"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.Hz, err = bridge.NewVarSpec[uint64](spec.Variables["hz"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.KfuncAbsent, err = bridge.NewVarSpec[uint64](spec.Variables["kfunc_absent"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.KsymAbsent, err = bridge.NewVarSpec[uint64](spec.Variables["ksym_absent"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.KsymPresent, err = bridge.NewVarSpec[uint64](spec.Variables["ksym_present"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.LinuxAbsent, err = bridge.NewVarSpec[uint64](spec.Variables["linux_absent"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.Required, err = bridge.NewVarSpec[uint64](spec.Variables["required"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.UsdtArg, err = bridge.NewVarSpec[uint64](spec.Variables["usdt_arg"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.UsdtArg2, err = bridge.NewVarSpec[uint64](spec.Variables["usdt_arg2"]); err != nil {
-		return nil, fmt.Errorf("weak: %w", err)
-	}
-	if s.Variables.UsdtCalls, err = bridge.NewVarSpec[uint64](spec.Variables["usdt_calls"]); err != nil {
+	if err := bridge.BindSpec(spec, s); err != nil {
 		return nil, fmt.Errorf("weak: %w", err)
 	}
 	return s, nil
@@ -314,17 +245,17 @@ func (s *WeakSpec) Load(opts *WeakLoadOptions) (*WeakObjects, error) {
 type WeakObjects struct {
 	// BpfUsdtIpToSpecId__ is map __bpf_usdt_ip_to_spec_id (Hash, max_entries
 	// 1024).
-	BpfUsdtIpToSpecId__ *bridge.Map[int64, uint32]
+	BpfUsdtIpToSpecId__ *bridge.Map[int64, uint32] `skelgen:"__bpf_usdt_ip_to_spec_id"`
 	// BpfUsdtSpecs__ is map __bpf_usdt_specs (Array, max_entries 256).
-	BpfUsdtSpecs__ *bridge.Map[int32, WeakBpfUsdtSpec]
+	BpfUsdtSpecs__ *bridge.Map[int32, WeakBpfUsdtSpec] `skelgen:"__bpf_usdt_specs"`
 	// OnProbe is program on_probe (section usdt); nil when its autoload was off.
-	OnProbe *bridge.USDT
+	OnProbe *bridge.USDT `skelgen:"on_probe"`
 	// ReadExterns is program read_externs (section xdp); nil when its autoload was
 	// off.
-	ReadExterns *bridge.XDP
+	ReadExterns *bridge.XDP `skelgen:"read_externs"`
 	// ReadRequired is program read_required (section xdp); nil when its autoload
 	// was off.
-	ReadRequired *bridge.XDP
+	ReadRequired *bridge.XDP `skelgen:"read_required"`
 	// UserExterns is user-space program user_externs (section ubpf/user_externs),
 	// run in process; nil when its autoload was off.
 	UserExterns *bridge.UserProgram[WeakExterns]
@@ -341,58 +272,43 @@ type WeakObjects struct {
 // WeakVariables are the loaded global variables.
 type WeakVariables struct {
 	// Absent is absent in .bss.
-	Absent *bridge.Var[uint64]
+	Absent *bridge.Var[uint64] `skelgen:"absent"`
 	// BpfJit is bpf_jit in .bss.
-	BpfJit *bridge.Var[uint64]
+	BpfJit *bridge.Var[uint64] `skelgen:"bpf_jit"`
 	// BpfSyscall is bpf_syscall in .bss.
-	BpfSyscall *bridge.Var[uint64]
+	BpfSyscall *bridge.Var[uint64] `skelgen:"bpf_syscall"`
 	// ConstKsymAbsent is const_ksym_absent in .bss.
-	ConstKsymAbsent *bridge.Var[uint64]
+	ConstKsymAbsent *bridge.Var[uint64] `skelgen:"const_ksym_absent"`
 	// ConstKsymPresent is const_ksym_present in .bss.
-	ConstKsymPresent *bridge.Var[uint64]
+	ConstKsymPresent *bridge.Var[uint64] `skelgen:"const_ksym_present"`
 	// HasCookie is has_cookie in .bss.
-	HasCookie *bridge.Var[uint64]
+	HasCookie *bridge.Var[uint64] `skelgen:"has_cookie"`
 	// HasWrapper is has_wrapper in .bss.
-	HasWrapper *bridge.Var[uint64]
+	HasWrapper *bridge.Var[uint64] `skelgen:"has_wrapper"`
 	// Hostname is hostname in .bss.
-	Hostname *bridge.Var[[16]byte]
+	Hostname *bridge.Var[[16]byte] `skelgen:"hostname"`
 	// Hz is hz in .bss.
-	Hz *bridge.Var[uint64]
+	Hz *bridge.Var[uint64] `skelgen:"hz"`
 	// KfuncAbsent is kfunc_absent in .bss.
-	KfuncAbsent *bridge.Var[uint64]
+	KfuncAbsent *bridge.Var[uint64] `skelgen:"kfunc_absent"`
 	// KsymAbsent is ksym_absent in .bss.
-	KsymAbsent *bridge.Var[uint64]
+	KsymAbsent *bridge.Var[uint64] `skelgen:"ksym_absent"`
 	// KsymPresent is ksym_present in .bss.
-	KsymPresent *bridge.Var[uint64]
+	KsymPresent *bridge.Var[uint64] `skelgen:"ksym_present"`
 	// LinuxAbsent is linux_absent in .bss.
-	LinuxAbsent *bridge.Var[uint64]
+	LinuxAbsent *bridge.Var[uint64] `skelgen:"linux_absent"`
 	// Required is required in .bss.
-	Required *bridge.Var[uint64]
+	Required *bridge.Var[uint64] `skelgen:"required"`
 	// UsdtArg is usdt_arg in .bss.
-	UsdtArg *bridge.Var[uint64]
+	UsdtArg *bridge.Var[uint64] `skelgen:"usdt_arg"`
 	// UsdtArg2 is usdt_arg2 in .bss.
-	UsdtArg2 *bridge.Var[uint64]
+	UsdtArg2 *bridge.Var[uint64] `skelgen:"usdt_arg2"`
 	// UsdtCalls is usdt_calls in .bss.
-	UsdtCalls *bridge.Var[uint64]
+	UsdtCalls *bridge.Var[uint64] `skelgen:"usdt_calls"`
 }
 
 func (o *WeakObjects) init() error {
 	var err error
-	if o.BpfUsdtIpToSpecId__, err = bridge.NewMap[int64, uint32](o.set, "__bpf_usdt_ip_to_spec_id"); err != nil {
-		return err
-	}
-	if o.BpfUsdtSpecs__, err = bridge.NewMap[int32, WeakBpfUsdtSpec](o.set, "__bpf_usdt_specs"); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "on_probe", &o.OnProbe); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "read_externs", &o.ReadExterns); err != nil {
-		return err
-	}
-	if err = bridge.NewHandle(o.set, "read_required", &o.ReadRequired); err != nil {
-		return err
-	}
 	if !o.set.Disabled("user_externs") {
 		if o.UserExterns, err = bridge.NewUserProgram[WeakExterns](o.set, "user_externs", weakUserExternsTranslation); err != nil {
 			return err
@@ -403,58 +319,7 @@ func (o *WeakObjects) init() error {
 			return err
 		}
 	}
-	if o.Variables.Absent, err = bridge.NewVar[uint64](o.set, "absent"); err != nil {
-		return err
-	}
-	if o.Variables.BpfJit, err = bridge.NewVar[uint64](o.set, "bpf_jit"); err != nil {
-		return err
-	}
-	if o.Variables.BpfSyscall, err = bridge.NewVar[uint64](o.set, "bpf_syscall"); err != nil {
-		return err
-	}
-	if o.Variables.ConstKsymAbsent, err = bridge.NewVar[uint64](o.set, "const_ksym_absent"); err != nil {
-		return err
-	}
-	if o.Variables.ConstKsymPresent, err = bridge.NewVar[uint64](o.set, "const_ksym_present"); err != nil {
-		return err
-	}
-	if o.Variables.HasCookie, err = bridge.NewVar[uint64](o.set, "has_cookie"); err != nil {
-		return err
-	}
-	if o.Variables.HasWrapper, err = bridge.NewVar[uint64](o.set, "has_wrapper"); err != nil {
-		return err
-	}
-	if o.Variables.Hostname, err = bridge.NewVar[[16]byte](o.set, "hostname"); err != nil {
-		return err
-	}
-	if o.Variables.Hz, err = bridge.NewVar[uint64](o.set, "hz"); err != nil {
-		return err
-	}
-	if o.Variables.KfuncAbsent, err = bridge.NewVar[uint64](o.set, "kfunc_absent"); err != nil {
-		return err
-	}
-	if o.Variables.KsymAbsent, err = bridge.NewVar[uint64](o.set, "ksym_absent"); err != nil {
-		return err
-	}
-	if o.Variables.KsymPresent, err = bridge.NewVar[uint64](o.set, "ksym_present"); err != nil {
-		return err
-	}
-	if o.Variables.LinuxAbsent, err = bridge.NewVar[uint64](o.set, "linux_absent"); err != nil {
-		return err
-	}
-	if o.Variables.Required, err = bridge.NewVar[uint64](o.set, "required"); err != nil {
-		return err
-	}
-	if o.Variables.UsdtArg, err = bridge.NewVar[uint64](o.set, "usdt_arg"); err != nil {
-		return err
-	}
-	if o.Variables.UsdtArg2, err = bridge.NewVar[uint64](o.set, "usdt_arg2"); err != nil {
-		return err
-	}
-	if o.Variables.UsdtCalls, err = bridge.NewVar[uint64](o.set, "usdt_calls"); err != nil {
-		return err
-	}
-	return nil
+	return bridge.Bind(o.set, o)
 }
 
 // Collection returns the kernel part as a cilium/ebpf collection, or nil when

@@ -1,0 +1,76 @@
+package bridge
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf"
+)
+
+// TestBind fills tagged fields by their types, walks untagged structs,
+// and names the field it cannot fill.
+func TestBind(t *testing.T) {
+	spec := &ebpf.CollectionSpec{
+		Maps: map[string]*ebpf.MapSpec{
+			"counts": {Name: "counts", Type: ebpf.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 4},
+		},
+		Programs: map[string]*ebpf.ProgramSpec{
+			"x": {Name: "x", SectionName: "xdp", Type: ebpf.XDP},
+		},
+	}
+	var specs struct {
+		Maps struct {
+			Counts *MapSpec `skelgen:"counts"`
+		}
+		Programs struct {
+			X *ProgramSpec `skelgen:"x"`
+		}
+		other *MapSpec
+	}
+	if err := BindSpec(spec, &specs); err != nil {
+		t.Fatal(err)
+	}
+	if specs.Maps.Counts == nil || specs.Programs.X == nil || specs.other != nil {
+		t.Fatalf("BindSpec left %+v", specs)
+	}
+	s, err := LoadKernelOnly(spec, &Options[NoHost]{InProcess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var objs struct {
+		Counts    *Map[uint32, uint64] `skelgen:"counts"`
+		X         *XDP                 `skelgen:"x"`
+		Untouched *Map[uint32, uint64]
+	}
+	if err := Bind(s, &objs); err != nil {
+		t.Fatal(err)
+	}
+	if objs.Counts == nil || objs.X == nil || objs.Untouched != nil {
+		t.Fatalf("Bind left %+v", objs)
+	}
+	if err := objs.Counts.Put(1, 2); err != nil {
+		t.Fatal(err)
+	}
+	var wrongSize struct {
+		Counts *Map[uint32, uint32] `skelgen:"counts"`
+	}
+	if err := Bind(s, &wrongSize); err == nil || !strings.Contains(err.Error(), "counts") {
+		t.Errorf("value of the wrong size: %v", err)
+	}
+	var unknown struct {
+		Counts *int `skelgen:"counts"`
+	}
+	if err := Bind(s, &unknown); err == nil || !strings.Contains(err.Error(), "counts") {
+		t.Errorf("field of no handle type: %v", err)
+	}
+	var missing struct {
+		Gone *Map[uint32, uint64] `skelgen:"gone"`
+	}
+	if err := Bind(s, &missing); err == nil || !strings.Contains(err.Error(), "gone") {
+		t.Errorf("map not in the object: %v", err)
+	}
+	if err := Bind(s, objs); err == nil {
+		t.Error("Bind into a struct value: no error")
+	}
+}

@@ -28,6 +28,11 @@ type specBinder interface {
 }
 
 // Bind sets the tagged fields of the struct dst points to from s.
+//
+// It is not inlined: its body, inlined into a skeleton, would instantiate
+// reflect's generic helpers in every skeleton package.
+//
+//go:noinline
 func Bind(s *Set, dst any) error {
 	return eachTagged(dst, func(f reflect.Value, name string) error {
 		switch t := f.Type(); {
@@ -53,6 +58,9 @@ func Bind(s *Set, dst any) error {
 }
 
 // BindSpec sets the tagged fields of the struct dst points to from spec.
+// It is not inlined, as Bind.
+//
+//go:noinline
 func BindSpec(spec *ebpf.CollectionSpec, dst any) error {
 	return eachTagged(dst, func(f reflect.Value, name string) error {
 		var v any

@@ -53,7 +53,11 @@ type Tool struct {
 	attached map[string]bool
 }
 
-// NewTool returns a tool that runs the loaded object s.
+// NewTool returns a tool that runs the loaded object s. It is not
+// inlined into the skeleton's Serve, which would compile the generic code
+// its body reaches in every skeleton package.
+//
+//go:noinline
 func NewTool(s *Set) *Tool {
 	return &Tool{set: s, attachers: map[string]func() (link.Link, error){}, handlers: map[string]func([]byte){}}
 }

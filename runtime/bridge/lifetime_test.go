@@ -766,12 +766,12 @@ func TestKernelMapsAfterClose(t *testing.T) {
 	for range h.All(&iterErr) {
 		t.Error("All yields an entry after Close")
 	}
-	_, keysErr := h.Keys()
+	_, keysErr := Keys(h)
 	_, lookupErr := h.Lookup(1)
 	_, lookupDeleteErr := h.LookupAndDelete(1)
-	_, batchUpdateErr := h.BatchUpdate([]uint32{1}, []uint64{1}, ebpf.UpdateAny)
-	_, batchDeleteErr := h.BatchDelete([]uint32{1})
-	_, batchLookupErr := h.BatchLookup(new(ebpf.MapBatchCursor), make([]uint32, 1), make([]uint64, 1))
+	_, batchUpdateErr := BatchUpdate(h, []uint32{1}, []uint64{1}, ebpf.UpdateAny)
+	_, batchDeleteErr := BatchDelete(h, []uint32{1})
+	_, batchLookupErr := BatchLookup(h, new(ebpf.MapBatchCursor), make([]uint32, 1), make([]uint64, 1))
 	_, pcLookupErr := pc.Lookup(1)
 	var pcIterErr error
 	for range pc.All(&pcIterErr) {

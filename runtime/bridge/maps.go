@@ -330,8 +330,12 @@ func (m *Map[K, V]) All(errp *error) iter.Seq2[K, V] {
 	}
 }
 
-// Keys returns every key of the map.
-func (m *Map[K, V]) Keys() ([]K, error) {
+// Keys returns every key of the map m.
+//
+// Keys and the batch operations are functions, not methods of Map: a
+// method is compiled in every skeleton package for every map type it
+// declares, used or not; a function only where it is called.
+func Keys[K, V any](m *Map[K, V]) ([]K, error) {
 	var keys []K
 	var err error
 	for k := range m.All(&err) {
@@ -340,12 +344,12 @@ func (m *Map[K, V]) Keys() ([]K, error) {
 	return keys, err
 }
 
-// BatchLookup reads up to len(keys) entries starting at cursor (a zero
+// BatchLookup reads up to len(keys) entries of m starting at cursor (a zero
 // cursor starts at the beginning) and returns how many it read. At the end of
 // the map the error is ebpf.ErrKeyNotExist, with the last entries read.
 // Kernel maps only (cilium/ebpf's cursor is opaque): iterate a user-space
 // map with All.
-func (m *Map[K, V]) BatchLookup(cursor *ebpf.MapBatchCursor, keys []K, values []V) (int, error) {
+func BatchLookup[K, V any](m *Map[K, V], cursor *ebpf.MapBatchCursor, keys []K, values []V) (int, error) {
 	if m.h.k == nil {
 		return 0, ErrInProcess
 	}
@@ -359,10 +363,10 @@ func (m *Map[K, V]) BatchLookup(cursor *ebpf.MapBatchCursor, keys []K, values []
 	return m.h.k.BatchLookup(cursor, keys, values[:len(keys)], nil)
 }
 
-// BatchUpdate stores keys[i] → values[i] in one system call, or for a
+// BatchUpdate stores keys[i] → values[i] into m in one system call, or for a
 // user-space map in one step under its lock. It returns how many entries
 // it stored before any error.
-func (m *Map[K, V]) BatchUpdate(keys []K, values []V, flags ebpf.MapUpdateFlags) (int, error) {
+func BatchUpdate[K, V any](m *Map[K, V], keys []K, values []V, flags ebpf.MapUpdateFlags) (int, error) {
 	if len(values) != len(keys) {
 		return 0, errors.New("batch update: keys and values differ in length")
 	}
@@ -381,10 +385,10 @@ func (m *Map[K, V]) BatchUpdate(keys []K, values []V, flags ebpf.MapUpdateFlags)
 	return len(keys), nil
 }
 
-// BatchDelete removes keys in one system call, or for a user-space map in
+// BatchDelete removes keys from m in one system call, or for a user-space map in
 // one step under its lock. It returns how many it removed before any
 // error (a missing key is ebpf.ErrKeyNotExist).
-func (m *Map[K, V]) BatchDelete(keys []K) (int, error) {
+func BatchDelete[K, V any](m *Map[K, V], keys []K) (int, error) {
 	if err := m.h.begin(); err != nil {
 		return 0, err
 	}

@@ -207,7 +207,7 @@ func TestStress(t *testing.T) {
 					fail("All: %v", err)
 					return false
 				}
-				if _, err := objs.Counts.Keys(); ended(err) {
+				if _, err := bridge.Keys(objs.Counts); ended(err) {
 					return false
 				} else if err != nil && !errors.Is(err, ebpf.ErrIterationAborted) {
 					fail("Keys: %v", err)
@@ -226,7 +226,7 @@ func TestStress(t *testing.T) {
 				for i := range batchVals {
 					batchVals[i] = r.Uint64()
 				}
-				if n, err := objs.Counts.BatchUpdate(batchKeys, batchVals, ebpf.UpdateAny); ended(err) {
+				if n, err := bridge.BatchUpdate(objs.Counts, batchKeys, batchVals, ebpf.UpdateAny); ended(err) {
 					return false
 				} else if err != nil || n != 32 {
 					fail("BatchUpdate: %d, %v", n, err)
@@ -239,7 +239,7 @@ func TestStress(t *testing.T) {
 					fail("Lookup(%d) after BatchUpdate = %d, %v; want %d", batchKeys[k], v, err, batchVals[k])
 					return false
 				}
-				if n, err := objs.Counts.BatchDelete(batchKeys); ended(err) {
+				if n, err := bridge.BatchDelete(objs.Counts, batchKeys); ended(err) {
 					return false
 				} else if err != nil || n != 32 {
 					fail("BatchDelete: %d, %v", n, err)

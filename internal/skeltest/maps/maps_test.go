@@ -11,6 +11,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/skelgen/skelgen/internal/testenv"
+	"github.com/skelgen/skelgen/runtime/bridge"
 )
 
 func TestMapsThroughSkeleton(t *testing.T) {
@@ -193,13 +194,13 @@ func TestMapsThroughSkeleton(t *testing.T) {
 	if err := objs.Totals.Put(3, 42); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := objs.Totals.BatchUpdate([]uint32{1, 2}, []uint64{10, 20}, ebpf.UpdateAny); err != nil || n != 2 {
+	if n, err := bridge.BatchUpdate(objs.Totals, []uint32{1, 2}, []uint64{10, 20}, ebpf.UpdateAny); err != nil || n != 2 {
 		t.Errorf("batch update: %d, %v", n, err)
 	}
 	keys := make([]uint32, 4)
 	vals := make([]uint64, 4)
 	var cursor ebpf.MapBatchCursor
-	n, err := objs.Totals.BatchLookup(&cursor, keys, vals)
+	n, err := bridge.BatchLookup(objs.Totals, &cursor, keys, vals)
 	if err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
 		t.Fatal(err)
 	}

@@ -28,14 +28,19 @@
 //     function per section of the file, in the file's order: the user's
 //     types, the embedded object, the Spec with typed variable, map
 //     (sizes) and program (autoload) specs, Load, the Objects with typed
-//     maps (runtime/bridge's Map, PerCPUMap, RingBuf, ...), programs with
-//     Attach methods derived from section names (attach.go; iterators
-//     get Open too), typed
-//     variables, user-space programs (user.go) and the host interface their
-//     externs need, and Serve with its Handlers (serve.go), the one call
-//     that runs the object as a tool through runtime/bridge's Tool. Each target's translation goes to a file of its own,
-//     <stem>_<target>_aot.go. The regular parts (a struct field or an if
-//     statement per map, program and variable; the user's structs, enums
+//     maps (runtime/bridge's Map, PerCPUMap, RingBuf, ...), program handles
+//     typed by the kind their section names (runtime/bridge's Tracepoint,
+//     XDP, ...: bridge.KindOf, attach.go), typed variables, user-space
+//     programs (user.go) and the host interface their externs need, and
+//     Serve with its Handlers (serve.go), the one call that runs the
+//     object as a tool through runtime/bridge's Tool. The fields carry
+//     their C names as tags (skelgen:"name"), and bridge.BindSpec and
+//     bridge.Bind fill them: the package declares no type and no statement
+//     per program or map, and no generic call is inlined into it, so that
+//     its compile cost stays near bpf2go's (internal/weightbench measures
+//     it). Each target's translation goes to a file of its own,
+//     <stem>_<target>_aot.go. The regular parts (a struct field per map,
+//     program and variable; the user's structs, enums
 //     and accessor methods) are written as text already in gofmt's form and
 //     spliced in after go/format has formatted the rest (verbatim.go); the
 //     qualified names and the type expressions whose text is not known

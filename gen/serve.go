@@ -46,7 +46,7 @@ func (s *skeleton) serveDecls(f *jen.File, id skelIDs) {
 	}
 	for _, h := range hs {
 		fields = append(fields,
-			gocomment.Comment(fmt.Sprintf("%s receives each record of %s that its record hook (SEC(\"ubpf/record/%s\")) passes, or every record when it has none; it runs on Serve's goroutine, never beside a hook.", h.field, h.m.name, h.m.name)),
+			gocomment.Comment(fmt.Sprintf("%s receives each record of %s that its record hook (SEC(\"ubpf/record/%s\")) passes, or every record when it has none; it runs on Serve's goroutine, never beside a hook. The record it points to is reused for the next one: copy what you keep.", h.field, h.m.name, h.m.name)),
 			jen.Id(h.field).Func().Params(jen.Op("*").Add(h.rec)))
 	}
 	f.Add(gocomment.Commentf("%s are the Go side of Serve: the typed callbacks of the ring buffers and perf event arrays, and how the tool stops.", handlersT))

@@ -315,7 +315,8 @@ type SyslatHandlers struct {
 	OnLost func(stream string, n uint64)
 	// OnEvents receives each record of events that its record hook
 	// (SEC("ubpf/record/events")) passes, or every record when it has none; it
-	// runs on Serve's goroutine, never beside a hook.
+	// runs on Serve's goroutine, never beside a hook. The record it points to is
+	// reused for the next one: copy what you keep.
 	OnEvents func(*SyslatEvent)
 }
 

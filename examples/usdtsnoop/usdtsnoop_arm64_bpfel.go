@@ -268,7 +268,8 @@ type UsdtsnoopHandlers struct {
 	OnLost func(stream string, n uint64)
 	// OnHits receives each record of hits that its record hook
 	// (SEC("ubpf/record/hits")) passes, or every record when it has none; it runs
-	// on Serve's goroutine, never beside a hook.
+	// on Serve's goroutine, never beside a hook. The record it points to is reused
+	// for the next one: copy what you keep.
 	OnHits func(*UsdtsnoopHit)
 }
 

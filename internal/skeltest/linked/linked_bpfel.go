@@ -194,7 +194,8 @@ type LinkedHandlers struct {
 	OnLost func(stream string, n uint64)
 	// OnRecords receives each record of records that its record hook
 	// (SEC("ubpf/record/records")) passes, or every record when it has none; it
-	// runs on Serve's goroutine, never beside a hook.
+	// runs on Serve's goroutine, never beside a hook. The record it points to is
+	// reused for the next one: copy what you keep.
 	OnRecords func(*LinkedRec)
 }
 

@@ -246,15 +246,18 @@ type RecordsHandlers struct {
 	OnLost func(stream string, n uint64)
 	// OnPerf receives each record of perf that its record hook
 	// (SEC("ubpf/record/perf")) passes, or every record when it has none; it runs
-	// on Serve's goroutine, never beside a hook.
+	// on Serve's goroutine, never beside a hook. The record it points to is reused
+	// for the next one: copy what you keep.
 	OnPerf func(*RecordsRec)
 	// OnRb receives each record of rb that its record hook (SEC("ubpf/record/rb"))
 	// passes, or every record when it has none; it runs on Serve's goroutine,
-	// never beside a hook.
+	// never beside a hook. The record it points to is reused for the next one:
+	// copy what you keep.
 	OnRb func(*RecordsRec)
 	// OnSmallRb receives each record of small_rb that its record hook
 	// (SEC("ubpf/record/small_rb")) passes, or every record when it has none; it
-	// runs on Serve's goroutine, never beside a hook.
+	// runs on Serve's goroutine, never beside a hook. The record it points to is
+	// reused for the next one: copy what you keep.
 	OnSmallRb func(*RecordsSmall)
 }
 

@@ -30,8 +30,11 @@ func (r copyRefs) add(pkg, name string) {
 
 // addRefs adds to refs the identifiers the Go file data names from the
 // copy rc: the selectors on its imports of rc's packages (every identifier
-// of the file for a dot import). A file that does not parse counts for
-// what parses of it: the compiler reports the rest.
+// of the file for a dot import). Imports of skelgen's own runtime
+// packages count as the copy's: code written against them before the
+// first generate is pointed at the copy after it, and must find what it
+// names there. A file that does not parse counts for what parses of it:
+// the compiler reports the rest.
 func (rc runtimeCopy) addRefs(refs copyRefs, name string, data []byte) {
 	fset := token.NewFileSet()
 	f, _ := parser.ParseFile(fset, name, data, parser.ImportsOnly|parser.SkipObjectResolution)
@@ -44,9 +47,9 @@ func (rc runtimeCopy) addRefs(refs copyRefs, name string, data []byte) {
 		p, _ := strconv.Unquote(imp.Path.Value)
 		pkg := ""
 		switch p {
-		case rc.runtimePath:
+		case rc.runtimePath, RuntimeImport:
 			pkg = "runtime"
-		case rc.bridgePath:
+		case rc.bridgePath, RuntimeImport + "/bridge":
 			pkg = "bridge"
 		default:
 			continue

@@ -362,3 +362,26 @@ func main() {
 		t.Errorf("in-process syslat printed:\n%s", out)
 	}
 }
+
+// TestCopyRefsOfUpstreamImports: a file naming skelgen's own bridge (code
+// written before the first generate, pointed at the copy after it) roots
+// what it names, as one naming the copy does; other packages root nothing.
+func TestCopyRefsOfUpstreamImports(t *testing.T) {
+	rc := runtimeCopy{runtimePath: "example.com/m/internal/skelgenrt/runtime", bridgePath: "example.com/m/internal/skelgenrt/bridge"}
+	refs := copyRefs{}
+	rc.addRefs(refs, "main.go", []byte(`package main
+
+import (
+	"github.com/skelgen/skelgen/runtime/bridge"
+	rt "example.com/m/internal/skelgenrt/runtime"
+	other "example.com/other/bridge"
+)
+
+var _ = bridge.IterRecords[int]
+var _ = rt.ErrBudget
+var _ = other.NotOurs
+`))
+	if !refs["bridge"]["IterRecords"] || !refs["runtime"]["ErrBudget"] || refs["bridge"]["NotOurs"] {
+		t.Errorf("roots %v", refs)
+	}
+}

@@ -89,6 +89,11 @@ L17:
 	runtime.CheckBudget(b, 17)
 	return r0, b
 L18:
+	// When the budget covers the longest path from here to where control leaves
+	// instructions 8-16, 18-172, run their copy that checks none.
+	if b-9 >= 25 {
+		goto U18
+	}
 	// 18: mov32 %r2, %r5
 	r2 = uint64(uint32(r5))
 	// clangbench.bpf.c:183: const __u8 *in = data + pc;
@@ -720,6 +725,465 @@ L171:
 	b -= 23
 	runtime.CheckBudget(b-5, 172)
 	goto L13
+U8:
+	// clangbench.bpf.c:190: case 2: acc -= in[1] * 3; len = 2; break;
+	// 8: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 8)
+	// 9: mul %r6, -3
+	r6 *= 0xfffffffffffffffd
+U10:
+	// 10: add %r6, %r0
+	r6 += r0
+U11:
+	// 11: mov32 %r5, 2
+	r5 = 2
+U12:
+	// 12: mov %r0, %r6
+	r0 = r6
+U13:
+	// clangbench.bpf.c:225: fuel -= len;
+	// 13: sub32 %r3, %r5
+	r3 = uint64(uint32(r3) - uint32(r5))
+	// clangbench.bpf.c:224: pc = (pc + len) & 1023;
+	// 14: add32 %r5, %r2
+	r5 = uint64(uint32(r5) + uint32(r2))
+	// 15: and32 %r5, 1023
+	r5 = uint64(uint32(r5) & 1023)
+	// clangbench.bpf.c:182: for (int fuel = 1024; fuel > 0;) {
+	// 16: jsgt32 %r3, 0, +1 (to 18)
+	if int32(r3) > 0 {
+		goto L18
+	}
+	b -= 7
+	goto L17
+U18:
+	// 18: mov32 %r2, %r5
+	r2 = uint64(uint32(r5))
+	// clangbench.bpf.c:183: const __u8 *in = data + pc;
+	// 19: mov %r5, %r1
+	r5 = r1
+	// 20: add %r5, %r2
+	r5 += r2
+	// clangbench.bpf.c:185: if (in + 3 > end)
+	// 21: mov %r6, %r5
+	r6 = r5
+	// 22: add %r6, 3
+	r6 += 3
+	// 23: jgt %r6, %r4, -7 (to 17)
+	if r6 > r4 {
+		b -= 13
+		goto L17
+	}
+	// clangbench.bpf.c:187: switch (in[0] & 31) {
+	// 24: ldxb %r6, [%r5]
+	r6 = m.Load8At(r5, 24)
+	// 25: and32 %r6, 31
+	r6 = uint64(uint32(r6) & 31)
+	// 26: jsgt32 %r6, 15, +7 (to 34)
+	// Instructions 26-30, 34-37, 41-43, 48-50, 55-56, 61-62, 66-67, 72-73, 77, 83, 89, 94, 100, 105, 110, 116: a tree of 31 jumps on r6, as a switch.
+	switch uint32(r6) {
+	case 0:
+		goto U79
+	case 1:
+		goto U31
+	case 2:
+		b -= 22
+		goto U8
+	case 3:
+		goto U78
+	case 4:
+		goto U136
+	case 5:
+		goto U57
+	case 6:
+		goto U157
+	case 7:
+		goto U101
+	case 8:
+		goto U124
+	case 9:
+		goto U44
+	case 10:
+		goto U150
+	case 11:
+		goto U90
+	case 12:
+		goto U142
+	case 13:
+		goto U68
+	case 14:
+		goto U163
+	case 15:
+		goto U111
+	case 16:
+		goto U121
+	case 17:
+		goto U38
+	case 18:
+		goto U85
+	case 19:
+		goto U84
+	case 20:
+		goto U139
+	case 21:
+		goto U63
+	case 22:
+		goto U160
+	case 23:
+		goto U106
+	case 24:
+		goto U132
+	case 25:
+		goto U51
+	case 26:
+		goto U154
+	case 27:
+		goto U95
+	case 28:
+		goto U145
+	case 29:
+		goto U74
+	case 30:
+		goto U167
+	default:
+		if int32(r6) < 0 {
+			goto U31
+		} else {
+			goto U117
+		}
+	}
+U31:
+	// clangbench.bpf.c:189: case 1: acc ^= acc << 7; break;
+	// 31: mov %r6, %r0
+	r6 = r0
+	// 32: lsh %r6, 7
+	r6 <<= 7
+	// 33: ja +113 (to 147)
+	goto U147
+U38:
+	// 38: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:205: case 17: acc ^= 0x5bd1e995; break;
+	// 39: xor %r0, 1540483477
+	r0 ^= 1540483477
+	// 40: ja -28 (to 13)
+	b -= 20
+	goto U13
+U44:
+	// clangbench.bpf.c:197: case 9: acc ^= in[1] << 3; len = 2; break;
+	// 44: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 44)
+	// 45: lsh %r6, 3
+	r6 <<= 3
+	// 46: xor %r6, %r0
+	r6 ^= r0
+	// 47: ja -37 (to 11)
+	b -= 23
+	goto U11
+U51:
+	// clangbench.bpf.c:213: case 25: acc ^= in[1] * 0x45d9f3b; len = 2; break;
+	// 51: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 51)
+	// 52: mul32 %r6, 73244475
+	r6 = uint64(uint32(r6) * 73244475)
+	// 53: xor %r6, %r0
+	r6 ^= r0
+	// 54: ja -44 (to 11)
+	b -= 23
+	goto U11
+U57:
+	// clangbench.bpf.c:193: case 5: acc += acc >> 3; break;
+	// 57: mov %r6, %r0
+	r6 = r0
+	// 58: rsh %r6, 3
+	r6 >>= 3
+	// 59: add %r6, %r0
+	r6 += r0
+	// 60: ja +87 (to 148)
+	goto U148
+U63:
+	// 63: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:209: case 21: acc += 12345; break;
+	// 64: add %r0, 12345
+	r0 += 12345
+	// 65: ja -53 (to 13)
+	b -= 20
+	goto U13
+U68:
+	// clangbench.bpf.c:201: case 13: acc += in[1] * in[2]; len = 3; break;
+	// 68: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 68)
+	// 69: ldxb %r7, [%r5+2]
+	r7 = m.Load8At(r5+2, 69)
+	// 70: mul %r7, %r6
+	r7 *= r6
+	// 71: ja +56 (to 128)
+	goto U128
+U74:
+	// clangbench.bpf.c:217: case 29: acc += in[1] << 4; len = 2; break;
+	// 74: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 74)
+	// 75: lsh %r6, 4
+	r6 <<= 4
+	// 76: ja -67 (to 10)
+	b -= 23
+	goto U10
+U78:
+	// clangbench.bpf.c:191: case 3: acc = acc * 33 + in[1]; len = 2; break;
+	// 78: mul %r0, 33
+	r0 *= 33
+	b -= 1
+U79:
+	// 79: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 79)
+	// 80: add %r0, %r5
+	r0 += r5
+	// 81: mov32 %r5, 2
+	r5 = 2
+	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
+	// 82: ja -70 (to 13)
+	b -= 21
+	goto U13
+U84:
+	// clangbench.bpf.c:207: case 19: acc = acc * 7 - in[1]; len = 2; break;
+	// 84: mul %r0, 7
+	r0 *= 7
+	b -= 1
+U85:
+	// 85: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 85)
+	// 86: sub %r0, %r5
+	r0 -= r5
+	// 87: mov32 %r5, 2
+	r5 = 2
+	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
+	// 88: ja -76 (to 13)
+	b -= 21
+	goto U13
+U90:
+	// 90: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:199: case 11: acc = acc * 5 + 1; break;
+	// 91: mul %r0, 5
+	r0 *= 5
+	// 92: add %r0, 1
+	r0 += 1
+	// 93: ja -81 (to 13)
+	b -= 21
+	goto U13
+U95:
+	// clangbench.bpf.c:215: case 27: acc = acc * 3 + in[2]; len = 3; break;
+	// 95: mul %r0, 3
+	r0 *= 3
+	// 96: ldxb %r5, [%r5+2]
+	r5 = m.Load8At(r5+2, 96)
+	// 97: add %r0, %r5
+	r0 += r5
+	// 98: mov32 %r5, 3
+	r5 = 3
+	// 99: ja -87 (to 13)
+	b -= 22
+	goto U13
+U101:
+	// clangbench.bpf.c:195: case 7: acc |= in[1]; len = 2; break;
+	// 101: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 101)
+	// 102: or %r0, %r5
+	r0 |= r5
+	// 103: mov32 %r5, 2
+	r5 = 2
+	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
+	// 104: ja -92 (to 13)
+	b -= 21
+	goto U13
+U106:
+	// clangbench.bpf.c:211: case 23: acc |= (__u64)in[1] << 8; len = 2; break;
+	// 106: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 106)
+	// 107: lsh %r6, 8
+	r6 <<= 8
+	// 108: or %r6, %r0
+	r6 |= r0
+	// 109: ja -99 (to 11)
+	b -= 23
+	goto U11
+U111:
+	// clangbench.bpf.c:203: case 15: acc &= ~(__u64)in[1]; len = 2; break;
+	// 111: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 111)
+	// 112: xor %r5, -1
+	r5 ^= 0xffffffffffffffff
+	// 113: and %r0, %r5
+	r0 &= r5
+	// 114: mov32 %r5, 2
+	r5 = 2
+	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
+	// 115: ja -103 (to 13)
+	b -= 22
+	goto U13
+U117:
+	// clangbench.bpf.c:221: fuel -= 2;
+	// 117: add32 %r3, -2
+	r3 = uint64(uint32(r3) + 0xfffffffe)
+	// clangbench.bpf.c:220: pc = in[1];
+	// 118: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 118)
+	// clangbench.bpf.c:182: for (int fuel = 1024; fuel > 0;) {
+	// 119: jsgt32 %r3, 0, -102 (to 18)
+	if int32(r3) > 0 {
+		b -= 16
+		goto L18
+	}
+	// 120: ja -104 (to 17)
+	b -= 24
+	goto L17
+U121:
+	// 121: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:204: case 16: acc += acc << 2; break;
+	// 122: mul %r0, 5
+	r0 *= 5
+	// 123: ja -111 (to 13)
+	b -= 20
+	goto U13
+U124:
+	// clangbench.bpf.c:196: case 8: acc += in[1] | in[2] << 8; len = 3; break;
+	// 124: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 124)
+	// 125: ldxb %r7, [%r5+2]
+	r7 = m.Load8At(r5+2, 125)
+	// 126: lsh %r7, 8
+	r7 <<= 8
+	// 127: or %r7, %r6
+	r7 |= r6
+U128:
+	// 128: add %r7, %r0
+	r7 += r0
+	// 129: mov32 %r5, 3
+	r5 = 3
+	// 130: mov %r0, %r7
+	r0 = r7
+	// clangbench.bpf.c:201: case 13: acc += in[1] * in[2]; len = 3; break;
+	// 131: ja -119 (to 13)
+	b -= 25
+	goto U13
+U132:
+	// clangbench.bpf.c:212: case 24: acc += acc >> 11; break;
+	// 132: mov %r6, %r0
+	r6 = r0
+	// 133: rsh %r6, 11
+	r6 >>= 11
+	// 134: add %r6, %r0
+	r6 += r0
+	// 135: ja +12 (to 148)
+	goto U148
+U136:
+	// clangbench.bpf.c:192: case 4: acc ^= acc >> 9; break;
+	// 136: mov %r6, %r0
+	r6 = r0
+	// 137: rsh %r6, 9
+	r6 >>= 9
+	// 138: ja +8 (to 147)
+	goto U147
+U139:
+	// clangbench.bpf.c:208: case 20: acc ^= acc >> 17; break;
+	// 139: mov %r6, %r0
+	r6 = r0
+	// 140: rsh %r6, 17
+	r6 >>= 17
+	// 141: ja +5 (to 147)
+	goto U147
+U142:
+	// clangbench.bpf.c:200: case 12: acc ^= acc << 13; break;
+	// 142: mov %r6, %r0
+	r6 = r0
+	// 143: lsh %r6, 13
+	r6 <<= 13
+	// 144: ja +2 (to 147)
+	goto U147
+U145:
+	// clangbench.bpf.c:216: case 28: acc ^= acc << 21; break;
+	// 145: mov %r6, %r0
+	r6 = r0
+	// 146: lsh %r6, 21
+	r6 <<= 21
+	b += 1
+U147:
+	// 147: xor %r6, %r0
+	r6 ^= r0
+U148:
+	// 148: mov32 %r5, 1
+	r5 = 1
+	// 149: ja -138 (to 12)
+	b -= 24
+	goto U12
+U150:
+	// clangbench.bpf.c:198: case 10: acc -= acc >> 5; break;
+	// 150: mov %r5, %r0
+	r5 = r0
+	// 151: rsh %r5, 5
+	r5 >>= 5
+	// 152: sub %r0, %r5
+	r0 -= r5
+	// 153: ja +17 (to 171)
+	goto U171
+U154:
+	// 154: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:214: case 26: acc -= 77; break;
+	// 155: add %r0, -77
+	r0 -= 77
+	// 156: ja -144 (to 13)
+	b -= 20
+	goto U13
+U157:
+	// clangbench.bpf.c:194: case 6: acc = ~acc + in[1]; len = 2; break;
+	// 157: xor %r0, -1
+	r0 ^= 0xffffffffffffffff
+	// 158: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 158)
+	// 159: ja -150 (to 10)
+	b -= 23
+	goto U10
+U160:
+	// 160: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:210: case 22: acc = ~acc; break;
+	// 161: xor %r0, -1
+	r0 ^= 0xffffffffffffffff
+	// 162: ja -150 (to 13)
+	b -= 20
+	goto U13
+U163:
+	// clangbench.bpf.c:202: case 14: acc = (acc << 1) | (acc >> 63); break;
+	// 163: mov %r5, %r0
+	r5 = r0
+	// 164: rsh %r5, 63
+	r5 >>= 63
+	// 165: lsh %r0, 1
+	r0 <<= 1
+	// 166: ja +3 (to 170)
+	goto U170
+U167:
+	// clangbench.bpf.c:218: case 30: acc = (acc >> 1) | (acc << 63); break;
+	// 167: mov %r5, %r0
+	r5 = r0
+	// 168: rsh %r5, 1
+	r5 >>= 1
+	// 169: lsh %r0, 63
+	r0 <<= 63
+	b += 1
+U170:
+	// 170: or %r0, %r5
+	r0 |= r5
+	b -= 1
+U171:
+	// 171: mov32 %r5, 1
+	r5 = 1
+	// 172: ja -160 (to 13)
+	b -= 23
+	goto U13
 }
 
 // clangbenchChecksumUserTranslation returns the Go translation of program

@@ -176,24 +176,50 @@ func TestBudgetSweepDispatch(t *testing.T) {
 // counter steps by a register) around a compare tree or an if-else chain,
 // the copy that runs when the budget covers the loop's body checks the
 // budget nowhere, neither at the forward jumps of its arms nor at its back
-// edge; the guard before it compares once.
+// edge; the guard before it compares once. A 32-way switch, longer than
+// maxRegionCopy but dense in checks, gets its copy; a loop as long that
+// checks at only a few places does not.
 func TestProvenCopyChecksNothing(t *testing.T) {
-	progs := []struct{ name, asm string }{
-		{"if_else", "mov %r0, 0\nmov %r7, 0\nloop:\nmov %r3, %r1\nadd %r3, %r7\nldxb %r2, [%r3]\njgt %r2, 15, a\nadd %r0, %r2\nja next\n" +
-			"a:\njgt %r2, 63, b\nxor %r0, 7\nja next\nb:\njgt %r2, 127, c\nmul %r0, 3\nja next\nc:\nsub %r0, %r2\n" +
-			"next:\nand %r2, 1\nadd %r7, %r2\nadd %r7, 1\njlt %r7, 60, loop\nexit"},
-		{"switch", "mov %r0, 0\nmov %r7, 0\nloop:\nmov %r3, %r1\nadd %r3, %r7\nldxb %r2, [%r3]\nand %r2, 15\njgt %r2, 7, hi\njgt %r2, 3, m1\njgt %r2, 1, m2\nadd %r0, 1\nja next\n" +
+	const head = "mov %r0, 0\nmov %r7, 0\nloop:\nmov %r3, %r1\nadd %r3, %r7\nldxb %r2, [%r3]\n"
+	const tail = "next:\nand %r2, 1\nadd %r7, %r2\nadd %r7, 1\njlt %r7, 60, loop\nexit"
+	// tree is a compare tree on r2 over lo..hi whose leaves do arithmetic.
+	var tree func(lo, hi int) string
+	tree = func(lo, hi int) string {
+		if lo == hi {
+			return fmt.Sprintf("mul %%r0, %d\nadd %%r0, %d\nja next\n", lo+3, lo)
+		}
+		mid := (lo + hi) / 2
+		return fmt.Sprintf("jgt %%r2, %d, t%d\n", mid, mid+1) + tree(lo, mid) + fmt.Sprintf("t%d:\n", mid+1) + tree(mid+1, hi)
+	}
+	progs := []struct {
+		name, asm    string
+		long, copied bool // longer than maxRegionCopy; copied
+	}{
+		{"if_else", head + "jgt %r2, 15, a\nadd %r0, %r2\nja next\n" +
+			"a:\njgt %r2, 63, b\nxor %r0, 7\nja next\nb:\njgt %r2, 127, c\nmul %r0, 3\nja next\nc:\nsub %r0, %r2\n" + tail, false, true},
+		{"switch", head + "and %r2, 15\njgt %r2, 7, hi\njgt %r2, 3, m1\njgt %r2, 1, m2\nadd %r0, 1\nja next\n" +
 			"m2:\nadd %r0, 2\nja next\nm1:\njgt %r2, 5, m3\nadd %r0, 3\nja next\nm3:\nadd %r0, 4\nja next\n" +
-			"hi:\njgt %r2, 11, h1\njgt %r2, 9, h2\nadd %r0, 5\nja next\nh2:\nmul %r0, 3\nja next\nh1:\njgt %r2, 13, h3\nadd %r0, 7\nja next\nh3:\nxor %r0, 9\n" +
-			"next:\nand %r2, 1\nadd %r7, %r2\nadd %r7, 1\njlt %r7, 60, loop\nexit"},
+			"hi:\njgt %r2, 11, h1\njgt %r2, 9, h2\nadd %r0, 5\nja next\nh2:\nmul %r0, 3\nja next\nh1:\njgt %r2, 13, h3\nadd %r0, 7\nja next\nh3:\nxor %r0, 9\n" + tail, false, true},
+		{"switch32", head + "and %r2, 31\n" + tree(0, 31) + tail, true, true},
+		{"long_sparse", head + "jgt %r2, 15, a\n" + strings.Repeat("add %r0, %r2\nxor %r0, 5\n", 60) + "a:\nmul %r0, 3\n" + tail, true, false},
 	}
 	for _, p := range progs {
-		src := translateSource(t, p.name, assembleInsns(t, p.name, p.asm))
+		insns := assembleInsns(t, p.name, p.asm)
+		if p.long != (len(insns) > maxRegionCopy) {
+			t.Fatalf("%s: %d instructions against maxRegionCopy %d", p.name, len(insns), maxRegionCopy)
+		}
+		src := translateSource(t, p.name, insns)
 		if strings.Contains(src, "LoopTrips") {
 			t.Fatalf("%s: the hoister takes the loop:\n%s", p.name, src)
 		}
 		guard := strings.Index(src, "run their copy that checks none")
 		copyAt := strings.Index(src, "\nU")
+		if !p.copied {
+			if guard >= 0 || copyAt >= 0 {
+				t.Errorf("%s: a proven copy of a long loop that checks at few places:\n%s", p.name, src)
+			}
+			continue
+		}
 		if guard < 0 || copyAt < 0 {
 			t.Errorf("%s: no proven copy:\n%s", p.name, src)
 			continue

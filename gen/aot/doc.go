@@ -113,9 +113,11 @@
 //     checked code does but checks nothing (a loop's back edge returns to
 //     the comparison), else the checked code runs. So an if-else chain or
 //     a switch in a loop has no check, a call of its fault path, in its
-//     arms. Regions holding a hoisted loop, longer than 256 instructions,
-//     or past what would make the function longer than splitAbove, and
-//     functions split into parts, keep one checked copy (regions.go);
+//     arms. Regions holding a hoisted loop, longer than 96 instructions
+//     (256 when at least every fourth instruction checks, as in a
+//     switch's compare tree), or past what would make the function longer
+//     than splitAbove, and functions split into parts, keep one checked
+//     copy (regions.go);
 //   - division and modulo by zero, shifts and sign extension follow RFC 9669
 //     as the interpreter does;
 //   - a function of more than splitAbove instructions (8000) is split

@@ -28,11 +28,19 @@ type budgetRegion struct {
 }
 
 // Bounds on the regions copied. A region's copy doubles its code, which
-// every user's build compiles: regions longer than maxRegionCopy (a
+// every user's build compiles: regions longer than maxRegionCopy (a small
 // dispatch loop is shorter; a loop that prints a histogram is not) keep
-// their one checked copy, and a function's copies together stay within
-// what makes it no longer than splitAbove instructions.
-const maxRegionCopy = 96
+// their one checked copy, unless at least one instruction in
+// dispatchDensity is a check, as in a switch's compare tree, whose paths
+// are short and check at almost every step (a 32-way switch of a
+// byte-code interpreter: 164 instructions, 63 checks; syslat's histogram
+// loops: 157, 28), up to maxDispatchCopy. A function's copies together
+// stay within what makes it no longer than splitAbove instructions.
+const (
+	maxRegionCopy   = 96
+	maxDispatchCopy = 256
+	dispatchDensity = 4
+)
 
 // budgetRegions returns the regions of f that get a copy with no budget
 // check, by entry, and every instruction's region by instruction. Only a
@@ -136,7 +144,11 @@ func (p *aotProgram) budgetRegions(f *aotFunc, loops map[int]*hoistLoop, split b
 	room := splitAbove - len(f.body)
 	for _, e := range sortedKeys(regions) {
 		r := regions[e]
-		ok := loopHeads[e] && checks[e] >= 2 && len(r.pcs) <= min(maxRegionCopy, room)
+		limit := maxRegionCopy
+		if len(r.pcs) <= dispatchDensity*checks[e] {
+			limit = maxDispatchCopy
+		}
+		ok := loopHeads[e] && checks[e] >= 2 && len(r.pcs) <= min(limit, room)
 		for _, pc := range r.pcs {
 			for _, l := range loops {
 				if l.contains(pc) || l.entry == pc {

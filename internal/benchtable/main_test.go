@@ -17,6 +17,7 @@ BenchmarkClang/count/interp-2  	 100	 500 ns/op	 1000 insns/op	 1.400 ns/insn
 BenchmarkClang/count/aot-vs-kernel-2  	 1	 9 ns/op	 100 aot-ns/run	 2.000 aot/kernel
 BenchmarkClang/switch32/aot-vs-kernel-2  	 1	 9 ns/op	 100 aot-ns/run	 1.050 aot/kernel
 BenchmarkClang/ifelse/aot-vs-kernel-2  	 1	 9 ns/op	 100 aot-ns/run	 1.150 aot/kernel
+BenchmarkClang/bytecode/aot-vs-kernel-2  	 1	 9 ns/op	 100 aot-ns/run	 1.080 aot/kernel
 BenchmarkRun/one-aot-2  	 100	 33.50 ns/op
 BenchmarkRun/one-aot/parallel-2  	 100	 19.50 ns/op
 BenchmarkLockedPair-2  	 100	 13.10 ns/op
@@ -28,14 +29,15 @@ BenchmarkSustained-2  	 1	 0 ns/op	 320 lost-past	 2000000 records/s-lossy	 1500
 not a benchmark line
 `
 	got, n := table(lines)
-	if n != 16 {
-		t.Fatalf("parsed %d lines, want 16", n)
+	if n != 17 {
+		t.Fatalf("parsed %d lines, want 17", n)
 	}
 	for _, want := range []string{
 		"asm Sum                              0.50                   0.50",
 		"clang count                   2.00 (over)            1.40 (over)",
 		"clang switch32                       1.05                      -",
 		"clang ifelse                  1.15 (over)                      -",
+		"clang bytecode                       1.08                      -",
 		"geometric mean                1.05 (over)            0.84 (over)",
 		"translation (Compiled.Run)       13.6 (over)",
 		"kernel JIT (BPF_PROG_TEST_RUN)   5.0",

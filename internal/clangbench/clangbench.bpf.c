@@ -2,7 +2,8 @@
 
 // Workloads as users write them, compiled by clang-19 -O2 -mcpu=v3. Each
 // body is written once, over a buffer of N bytes the caller has proven it
-// can read; it runs as a user-space program (SEC("ubpf/<name>"), ubpf's
+// can read (and data_end, the buffer's end, where a body checks against
+// it); it runs as a user-space program (SEC("ubpf/<name>"), ubpf's
 // u64 f(u8 *data, u64 len)) and as an XDP program over a packet of the
 // same bytes, which stores its result in a global for the test to read.
 #include <linux/bpf.h>
@@ -166,6 +167,65 @@ static __always_inline __u64 ifelse(const __u8 *data)
 	}
 	return acc;
 }
+/* A byte-code interpreter: an instruction is an opcode byte, whose low
+ * five bits pick one of 32 operations, and up to two operand bytes. It
+ * starts at the offset the buffer's first byte holds and runs until its
+ * instructions have taken 1024 bytes (its fuel), the program counter
+ * wrapping around the buffer's first 1024 bytes; opcode 31 jumps to its
+ * operand. Neither the program counter nor the fuel steps by a constant,
+ * and it checks each instruction against the buffer's end, as the kernel's
+ * verifier asks of an index it cannot bound. */
+static __always_inline __u64 bytecode(const __u8 *data, const __u8 *end)
+{
+	__u64 acc = 1;
+	__u32 pc = data[0];
+	for (int fuel = 1024; fuel > 0;) {
+		const __u8 *in = data + pc;
+		__u32 len = 1;
+		if (in + 3 > end)
+			break;
+		switch (in[0] & 31) {
+		case 0: acc += in[1]; len = 2; break;
+		case 1: acc ^= acc << 7; break;
+		case 2: acc -= in[1] * 3; len = 2; break;
+		case 3: acc = acc * 33 + in[1]; len = 2; break;
+		case 4: acc ^= acc >> 9; break;
+		case 5: acc += acc >> 3; break;
+		case 6: acc = ~acc + in[1]; len = 2; break;
+		case 7: acc |= in[1]; len = 2; break;
+		case 8: acc += in[1] | in[2] << 8; len = 3; break;
+		case 9: acc ^= in[1] << 3; len = 2; break;
+		case 10: acc -= acc >> 5; break;
+		case 11: acc = acc * 5 + 1; break;
+		case 12: acc ^= acc << 13; break;
+		case 13: acc += in[1] * in[2]; len = 3; break;
+		case 14: acc = (acc << 1) | (acc >> 63); break;
+		case 15: acc &= ~(__u64)in[1]; len = 2; break;
+		case 16: acc += acc << 2; break;
+		case 17: acc ^= 0x5bd1e995; break;
+		case 18: acc -= in[1]; len = 2; break;
+		case 19: acc = acc * 7 - in[1]; len = 2; break;
+		case 20: acc ^= acc >> 17; break;
+		case 21: acc += 12345; break;
+		case 22: acc = ~acc; break;
+		case 23: acc |= (__u64)in[1] << 8; len = 2; break;
+		case 24: acc += acc >> 11; break;
+		case 25: acc ^= in[1] * 0x45d9f3b; len = 2; break;
+		case 26: acc -= 77; break;
+		case 27: acc = acc * 3 + in[2]; len = 3; break;
+		case 28: acc ^= acc << 21; break;
+		case 29: acc += in[1] << 4; len = 2; break;
+		case 30: acc = (acc >> 1) | (acc << 63); break;
+		default: /* jump */
+			pc = in[1];
+			fuel -= 2;
+			continue;
+		}
+		pc = (pc + len) & 1023;
+		fuel -= len;
+	}
+	return acc;
+}
 /* Counts the buffer's bytes in a hash map keyed by byte, one lookup and
  * one update or insert per byte, and returns the count of the last byte's
  * value. Each side has its own map. */
@@ -200,6 +260,7 @@ __u64 result SEC(".bss");
 	SEC("ubpf/" #name)                                                     \
 	__u64 name##_user(__u8 *data, __u64 len)                               \
 	{                                                                      \
+		__u8 *data_end = data + len;                                   \
 		if (len < N)                                                   \
 			return 0;                                              \
 		return call;                                                   \
@@ -223,6 +284,7 @@ WORKLOAD(fnv1a, fnv1a(data))
 WORKLOAD(words, words(data))
 WORKLOAD(switch32, switch32(data))
 WORKLOAD(ifelse, ifelse(data))
+WORKLOAD(bytecode, bytecode(data, data_end))
 
 SEC("ubpf/count")
 __u64 count_user(__u8 *data, __u64 len)

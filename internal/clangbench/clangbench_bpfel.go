@@ -13,7 +13,7 @@ import (
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
-// ClangbenchN is N (#define, clangbench.bpf.c:11).
+// ClangbenchN is N (#define, clangbench.bpf.c:12).
 const ClangbenchN int32 = 2048
 
 // clangbenchObject is the object built from clangbench.bpf.c for target bpfel.
@@ -48,6 +48,8 @@ type ClangbenchMapSpecs struct {
 
 // ClangbenchProgramSpecs are the object's programs before load.
 type ClangbenchProgramSpecs struct {
+	// BytecodeXdp is program bytecode_xdp (section xdp).
+	BytecodeXdp *bridge.ProgramSpec `skelgen:"bytecode_xdp"`
 	// ChecksumXdp is program checksum_xdp (section xdp).
 	ChecksumXdp *bridge.ProgramSpec `skelgen:"checksum_xdp"`
 	// CountXdp is program count_xdp (section xdp).
@@ -66,6 +68,8 @@ type ClangbenchProgramSpecs struct {
 	Switch32Xdp *bridge.ProgramSpec `skelgen:"switch32_xdp"`
 	// WordsXdp is program words_xdp (section xdp).
 	WordsXdp *bridge.ProgramSpec `skelgen:"words_xdp"`
+	// BytecodeUser is user-space program bytecode_user (section ubpf/bytecode).
+	BytecodeUser *bridge.ProgramSpec `skelgen:"bytecode_user"`
 	// ChecksumUser is user-space program checksum_user (section ubpf/checksum).
 	ChecksumUser *bridge.ProgramSpec `skelgen:"checksum_user"`
 	// CountUser is user-space program count_user (section ubpf/count).
@@ -143,7 +147,7 @@ func LoadClangbench(opts *ClangbenchLoadOptions) (*ClangbenchObjects, error) {
 // opts.InProcess, which loads every map in process and no kernel program) and
 // the user-space programs into the runtime; opts may be nil.
 func (s *ClangbenchSpec) Load(opts *ClangbenchLoadOptions) (*ClangbenchObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.ChecksumXdp, s.Programs.CountXdp, s.Programs.DispatchXdp, s.Programs.Fnv1aXdp, s.Programs.IfelseXdp, s.Programs.Log2sumXdp, s.Programs.PrimesXdp, s.Programs.Switch32Xdp, s.Programs.WordsXdp, s.Programs.ChecksumUser, s.Programs.CountUser, s.Programs.DispatchUser, s.Programs.Fnv1aUser, s.Programs.IfelseUser, s.Programs.Log2sumUser, s.Programs.PrimesUser, s.Programs.Switch32User, s.Programs.WordsUser))
+	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.BytecodeXdp, s.Programs.ChecksumXdp, s.Programs.CountXdp, s.Programs.DispatchXdp, s.Programs.Fnv1aXdp, s.Programs.IfelseXdp, s.Programs.Log2sumXdp, s.Programs.PrimesXdp, s.Programs.Switch32Xdp, s.Programs.WordsXdp, s.Programs.BytecodeUser, s.Programs.ChecksumUser, s.Programs.CountUser, s.Programs.DispatchUser, s.Programs.Fnv1aUser, s.Programs.IfelseUser, s.Programs.Log2sumUser, s.Programs.PrimesUser, s.Programs.Switch32User, s.Programs.WordsUser))
 	if err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}
@@ -162,6 +166,9 @@ type ClangbenchObjects struct {
 	KernelCounts *bridge.Map[uint32, uint64] `skelgen:"kernel_counts"`
 	// UserCounts is map user_counts (Hash, max_entries 256).
 	UserCounts *bridge.Map[uint32, uint64] `skelgen:"user_counts"`
+	// BytecodeXdp is program bytecode_xdp (section xdp); nil when its autoload was
+	// off.
+	BytecodeXdp *bridge.XDP `skelgen:"bytecode_xdp"`
 	// ChecksumXdp is program checksum_xdp (section xdp); nil when its autoload was
 	// off.
 	ChecksumXdp *bridge.XDP `skelgen:"checksum_xdp"`
@@ -186,6 +193,9 @@ type ClangbenchObjects struct {
 	Switch32Xdp *bridge.XDP `skelgen:"switch32_xdp"`
 	// WordsXdp is program words_xdp (section xdp); nil when its autoload was off.
 	WordsXdp *bridge.XDP `skelgen:"words_xdp"`
+	// BytecodeUser is user-space program bytecode_user (section ubpf/bytecode),
+	// run in process; nil when its autoload was off.
+	BytecodeUser *bridge.BufferProgram
 	// ChecksumUser is user-space program checksum_user (section ubpf/checksum),
 	// run in process; nil when its autoload was off.
 	ChecksumUser *bridge.BufferProgram
@@ -228,6 +238,11 @@ type ClangbenchVariables struct {
 
 func (o *ClangbenchObjects) init() error {
 	var err error
+	if !o.set.Disabled("bytecode_user") {
+		if o.BytecodeUser, err = bridge.NewBufferProgram(o.set, "bytecode_user", clangbenchBytecodeUserTranslation); err != nil {
+			return err
+		}
+	}
 	if !o.set.Disabled("checksum_user") {
 		if o.ChecksumUser, err = bridge.NewBufferProgram(o.set, "checksum_user", clangbenchChecksumUserTranslation); err != nil {
 			return err

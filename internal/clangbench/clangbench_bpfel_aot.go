@@ -9,6 +9,1183 @@ package clangbench
 
 import "github.com/skelgen/skelgen/runtime"
 
+// clangbenchBytecodeUserTranslation returns the Go translation of program
+// "bytecode_user", for runtime.Program.Bind.
+func clangbenchBytecodeUserTranslation() runtime.Translation {
+	return runtime.Translation{
+		Entry: clangbenchBytecodeUserEntry,
+		Insns: 173,
+	}
+}
+
+// clangbenchBytecodeUserEntry is the runtime.Entry of program "bytecode_user".
+func clangbenchBytecodeUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
+	return clangbenchBytecodeUserFn0(m, 0, b, r1, r2)
+}
+
+// clangbenchBytecodeUserFn0 is function bytecode_user (instruction 0) of
+// program "bytecode_user", run at call depth d with budget b; it returns r0
+// and the budget left.
+func clangbenchBytecodeUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
+	var r0, r3, r4, r5, r6, r7 uint64
+	// clangbench.bpf.c:287: WORKLOAD(bytecode, bytecode(data, data_end))
+	// 0: mov %r0, 0
+	r0 = 0
+	// 1: jlt %r2, 2048, +15 (to 17)
+	if r2 < 2048 {
+		runtime.CheckBudget(b-2, 1)
+		goto L17
+	}
+	// 2: mov32 %r3, 1024
+	r3 = 1024
+	// 3: mov %r0, 1
+	r0 = 1
+	// 4: mov %r4, %r1
+	r4 = runtime.Opaque(r1)
+	// 5: add %r4, %r2
+	r4 += r2
+	// clangbench.bpf.c:181: __u32 pc = data[0];
+	// 6: ldxb %r5, [%r1]
+	r5 = m.Load8At(r1, 6)
+	// 7: ja +10 (to 18)
+	b += 1
+	runtime.CheckBudget(b-9, 7)
+	goto L18
+L8:
+	// clangbench.bpf.c:190: case 2: acc -= in[1] * 3; len = 2; break;
+	// 8: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 8)
+	// 9: mul %r6, -3
+	r6 *= 0xfffffffffffffffd
+L10:
+	// 10: add %r6, %r0
+	r6 += r0
+L11:
+	// 11: mov32 %r5, 2
+	r5 = 2
+L12:
+	// 12: mov %r0, %r6
+	r0 = r6
+L13:
+	// clangbench.bpf.c:225: fuel -= len;
+	// 13: sub32 %r3, %r5
+	r3 = uint64(uint32(r3) - uint32(r5))
+	// clangbench.bpf.c:224: pc = (pc + len) & 1023;
+	// 14: add32 %r5, %r2
+	r5 = uint64(uint32(r5) + uint32(r2))
+	// 15: and32 %r5, 1023
+	r5 = uint64(uint32(r5) & 1023)
+	// clangbench.bpf.c:182: for (int fuel = 1024; fuel > 0;) {
+	// 16: jsgt32 %r3, 0, +1 (to 18)
+	if int32(r3) > 0 {
+		runtime.CheckBudget(b-9, 16)
+		goto L18
+	}
+	b -= 7
+L17:
+	// clangbench.bpf.c:287: WORKLOAD(bytecode, bytecode(data, data_end))
+	// 17: exit
+	b -= 3
+	runtime.CheckBudget(b, 17)
+	return r0, b
+L18:
+	// When the budget covers the longest path from here to where control leaves
+	// instructions 8-16, 18-172, run their copy that checks none.
+	if b-9 >= 25 {
+		goto U18
+	}
+	// 18: mov32 %r2, %r5
+	r2 = uint64(uint32(r5))
+	// clangbench.bpf.c:183: const __u8 *in = data + pc;
+	// 19: mov %r5, %r1
+	r5 = r1
+	// 20: add %r5, %r2
+	r5 += r2
+	// clangbench.bpf.c:185: if (in + 3 > end)
+	// 21: mov %r6, %r5
+	r6 = r5
+	// 22: add %r6, 3
+	r6 += 3
+	// 23: jgt %r6, %r4, -7 (to 17)
+	if r6 > r4 {
+		b -= 13
+		runtime.CheckBudget(b-2, 23)
+		goto L17
+	}
+	// clangbench.bpf.c:187: switch (in[0] & 31) {
+	// 24: ldxb %r6, [%r5]
+	r6 = m.Load8At(r5, 24)
+	// 25: and32 %r6, 31
+	r6 = uint64(uint32(r6) & 31)
+	// 26: jsgt32 %r6, 15, +7 (to 34)
+	// Instructions 26-30, 34-37, 41-43, 48-50, 55-56, 61-62, 66-67, 72-73, 77, 83, 89, 94, 100, 105, 110, 116: a tree of 31 jumps on r6, as a switch.
+	switch uint32(r6) {
+	case 0:
+		runtime.CheckBudget(b-22, 30)
+		goto L79
+	case 1:
+		goto L31
+	case 2:
+		b -= 21
+		runtime.CheckBudget(b, 29)
+		b -= 1
+		runtime.CheckBudget(b, 77)
+		goto L8
+	case 3:
+		b -= 21
+		runtime.CheckBudget(b, 29)
+		b += 21
+		goto L78
+	case 4:
+		b -= 20
+		runtime.CheckBudget(b, 28)
+		b += 20
+		runtime.CheckBudget(b-22, 56)
+		goto L136
+	case 5:
+		b -= 20
+		runtime.CheckBudget(b, 28)
+		b += 20
+		goto L57
+	case 6:
+		b -= 20
+		runtime.CheckBudget(b, 28)
+		b -= 1
+		runtime.CheckBudget(b, 55)
+		b += 21
+		runtime.CheckBudget(b-22, 100)
+		goto L157
+	case 7:
+		b -= 20
+		runtime.CheckBudget(b, 28)
+		b -= 1
+		runtime.CheckBudget(b, 55)
+		b += 21
+		goto L101
+	case 8:
+		b -= 19
+		runtime.CheckBudget(b, 27)
+		b += 19
+		runtime.CheckBudget(b-22, 43)
+		goto L124
+	case 9:
+		b -= 19
+		runtime.CheckBudget(b, 27)
+		b += 19
+		goto L44
+	case 10:
+		b -= 19
+		runtime.CheckBudget(b, 27)
+		b -= 2
+		runtime.CheckBudget(b, 42)
+		b += 21
+		runtime.CheckBudget(b-22, 89)
+		goto L150
+	case 11:
+		b -= 19
+		runtime.CheckBudget(b, 27)
+		b -= 2
+		runtime.CheckBudget(b, 42)
+		b += 21
+		goto L90
+	case 12:
+		b -= 19
+		runtime.CheckBudget(b, 27)
+		b -= 1
+		runtime.CheckBudget(b, 41)
+		b += 20
+		runtime.CheckBudget(b-22, 67)
+		goto L142
+	case 13:
+		b -= 19
+		runtime.CheckBudget(b, 27)
+		b -= 1
+		runtime.CheckBudget(b, 41)
+		b += 20
+		goto L68
+	case 14:
+		b -= 19
+		runtime.CheckBudget(b, 27)
+		b -= 1
+		runtime.CheckBudget(b, 41)
+		b -= 1
+		runtime.CheckBudget(b, 66)
+		b += 21
+		runtime.CheckBudget(b-22, 110)
+		goto L163
+	case 15:
+		b -= 19
+		runtime.CheckBudget(b, 27)
+		b -= 1
+		runtime.CheckBudget(b, 41)
+		b -= 1
+		runtime.CheckBudget(b, 66)
+		b += 21
+		goto L111
+	case 16:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b += 18
+		runtime.CheckBudget(b-22, 37)
+		goto L121
+	case 17:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b += 18
+		goto L38
+	case 18:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b -= 3
+		runtime.CheckBudget(b, 36)
+		b += 21
+		runtime.CheckBudget(b-22, 83)
+		goto L85
+	case 19:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b -= 3
+		runtime.CheckBudget(b, 36)
+		b += 21
+		goto L84
+	case 20:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b -= 2
+		runtime.CheckBudget(b, 35)
+		b += 20
+		runtime.CheckBudget(b-22, 62)
+		goto L139
+	case 21:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b -= 2
+		runtime.CheckBudget(b, 35)
+		b += 20
+		goto L63
+	case 22:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b -= 2
+		runtime.CheckBudget(b, 35)
+		b -= 1
+		runtime.CheckBudget(b, 61)
+		b += 21
+		runtime.CheckBudget(b-22, 105)
+		goto L160
+	case 23:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b -= 2
+		runtime.CheckBudget(b, 35)
+		b -= 1
+		runtime.CheckBudget(b, 61)
+		b += 21
+		goto L106
+	case 24:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b -= 1
+		runtime.CheckBudget(b, 34)
+		b += 19
+		runtime.CheckBudget(b-22, 50)
+		goto L132
+	case 25:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b -= 1
+		runtime.CheckBudget(b, 34)
+		b += 19
+		goto L51
+	case 26:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b -= 1
+		runtime.CheckBudget(b, 34)
+		b -= 2
+		runtime.CheckBudget(b, 49)
+		b += 21
+		runtime.CheckBudget(b-22, 94)
+		goto L154
+	case 27:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b -= 1
+		runtime.CheckBudget(b, 34)
+		b -= 2
+		runtime.CheckBudget(b, 49)
+		b += 21
+		goto L95
+	case 28:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b -= 1
+		runtime.CheckBudget(b, 34)
+		b -= 1
+		runtime.CheckBudget(b, 48)
+		b += 20
+		runtime.CheckBudget(b-22, 73)
+		goto L145
+	case 29:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b -= 1
+		runtime.CheckBudget(b, 34)
+		b -= 1
+		runtime.CheckBudget(b, 48)
+		b += 20
+		goto L74
+	case 30:
+		b -= 18
+		runtime.CheckBudget(b, 26)
+		b -= 1
+		runtime.CheckBudget(b, 34)
+		b -= 1
+		runtime.CheckBudget(b, 48)
+		b -= 1
+		runtime.CheckBudget(b, 72)
+		b += 21
+		runtime.CheckBudget(b-22, 116)
+		goto L167
+	default:
+		if int32(r6) < 0 {
+			goto L31
+		} else {
+			b -= 18
+			runtime.CheckBudget(b, 26)
+			b -= 1
+			runtime.CheckBudget(b, 34)
+			b -= 1
+			runtime.CheckBudget(b, 48)
+			b -= 1
+			runtime.CheckBudget(b, 72)
+			b += 21
+			goto L117
+		}
+	}
+L31:
+	// clangbench.bpf.c:189: case 1: acc ^= acc << 7; break;
+	// 31: mov %r6, %r0
+	r6 = r0
+	// 32: lsh %r6, 7
+	r6 <<= 7
+	// 33: ja +113 (to 147)
+	runtime.CheckBudget(b-25, 33)
+	goto L147
+L38:
+	// 38: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:205: case 17: acc ^= 0x5bd1e995; break;
+	// 39: xor %r0, 1540483477
+	r0 ^= 1540483477
+	// 40: ja -28 (to 13)
+	b -= 20
+	runtime.CheckBudget(b-5, 40)
+	goto L13
+L44:
+	// clangbench.bpf.c:197: case 9: acc ^= in[1] << 3; len = 2; break;
+	// 44: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 44)
+	// 45: lsh %r6, 3
+	r6 <<= 3
+	// 46: xor %r6, %r0
+	r6 ^= r0
+	// 47: ja -37 (to 11)
+	b -= 23
+	runtime.CheckBudget(b-3, 47)
+	goto L11
+L51:
+	// clangbench.bpf.c:213: case 25: acc ^= in[1] * 0x45d9f3b; len = 2; break;
+	// 51: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 51)
+	// 52: mul32 %r6, 73244475
+	r6 = uint64(uint32(r6) * 73244475)
+	// 53: xor %r6, %r0
+	r6 ^= r0
+	// 54: ja -44 (to 11)
+	b -= 23
+	runtime.CheckBudget(b-3, 54)
+	goto L11
+L57:
+	// clangbench.bpf.c:193: case 5: acc += acc >> 3; break;
+	// 57: mov %r6, %r0
+	r6 = r0
+	// 58: rsh %r6, 3
+	r6 >>= 3
+	// 59: add %r6, %r0
+	r6 += r0
+	// 60: ja +87 (to 148)
+	runtime.CheckBudget(b-26, 60)
+	goto L148
+L63:
+	// 63: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:209: case 21: acc += 12345; break;
+	// 64: add %r0, 12345
+	r0 += 12345
+	// 65: ja -53 (to 13)
+	b -= 20
+	runtime.CheckBudget(b-5, 65)
+	goto L13
+L68:
+	// clangbench.bpf.c:201: case 13: acc += in[1] * in[2]; len = 3; break;
+	// 68: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 68)
+	// 69: ldxb %r7, [%r5+2]
+	r7 = m.Load8At(r5+2, 69)
+	// 70: mul %r7, %r6
+	r7 *= r6
+	// 71: ja +56 (to 128)
+	runtime.CheckBudget(b-26, 71)
+	goto L128
+L74:
+	// clangbench.bpf.c:217: case 29: acc += in[1] << 4; len = 2; break;
+	// 74: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 74)
+	// 75: lsh %r6, 4
+	r6 <<= 4
+	// 76: ja -67 (to 10)
+	b -= 23
+	runtime.CheckBudget(b-2, 76)
+	goto L10
+L78:
+	// clangbench.bpf.c:191: case 3: acc = acc * 33 + in[1]; len = 2; break;
+	// 78: mul %r0, 33
+	r0 *= 33
+	b -= 1
+L79:
+	// 79: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 79)
+	// 80: add %r0, %r5
+	r0 += r5
+	// 81: mov32 %r5, 2
+	r5 = 2
+	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
+	// 82: ja -70 (to 13)
+	b -= 21
+	runtime.CheckBudget(b-5, 82)
+	goto L13
+L84:
+	// clangbench.bpf.c:207: case 19: acc = acc * 7 - in[1]; len = 2; break;
+	// 84: mul %r0, 7
+	r0 *= 7
+	b -= 1
+L85:
+	// 85: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 85)
+	// 86: sub %r0, %r5
+	r0 -= r5
+	// 87: mov32 %r5, 2
+	r5 = 2
+	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
+	// 88: ja -76 (to 13)
+	b -= 21
+	runtime.CheckBudget(b-5, 88)
+	goto L13
+L90:
+	// 90: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:199: case 11: acc = acc * 5 + 1; break;
+	// 91: mul %r0, 5
+	r0 *= 5
+	// 92: add %r0, 1
+	r0 += 1
+	// 93: ja -81 (to 13)
+	b -= 21
+	runtime.CheckBudget(b-5, 93)
+	goto L13
+L95:
+	// clangbench.bpf.c:215: case 27: acc = acc * 3 + in[2]; len = 3; break;
+	// 95: mul %r0, 3
+	r0 *= 3
+	// 96: ldxb %r5, [%r5+2]
+	r5 = m.Load8At(r5+2, 96)
+	// 97: add %r0, %r5
+	r0 += r5
+	// 98: mov32 %r5, 3
+	r5 = 3
+	// 99: ja -87 (to 13)
+	b -= 22
+	runtime.CheckBudget(b-5, 99)
+	goto L13
+L101:
+	// clangbench.bpf.c:195: case 7: acc |= in[1]; len = 2; break;
+	// 101: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 101)
+	// 102: or %r0, %r5
+	r0 |= r5
+	// 103: mov32 %r5, 2
+	r5 = 2
+	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
+	// 104: ja -92 (to 13)
+	b -= 21
+	runtime.CheckBudget(b-5, 104)
+	goto L13
+L106:
+	// clangbench.bpf.c:211: case 23: acc |= (__u64)in[1] << 8; len = 2; break;
+	// 106: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 106)
+	// 107: lsh %r6, 8
+	r6 <<= 8
+	// 108: or %r6, %r0
+	r6 |= r0
+	// 109: ja -99 (to 11)
+	b -= 23
+	runtime.CheckBudget(b-3, 109)
+	goto L11
+L111:
+	// clangbench.bpf.c:203: case 15: acc &= ~(__u64)in[1]; len = 2; break;
+	// 111: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 111)
+	// 112: xor %r5, -1
+	r5 ^= 0xffffffffffffffff
+	// 113: and %r0, %r5
+	r0 &= r5
+	// 114: mov32 %r5, 2
+	r5 = 2
+	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
+	// 115: ja -103 (to 13)
+	b -= 22
+	runtime.CheckBudget(b-5, 115)
+	goto L13
+L117:
+	// clangbench.bpf.c:221: fuel -= 2;
+	// 117: add32 %r3, -2
+	r3 = uint64(uint32(r3) + 0xfffffffe)
+	// clangbench.bpf.c:220: pc = in[1];
+	// 118: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 118)
+	// clangbench.bpf.c:182: for (int fuel = 1024; fuel > 0;) {
+	// 119: jsgt32 %r3, 0, -102 (to 18)
+	if int32(r3) > 0 {
+		b -= 16
+		runtime.CheckBudget(b-9, 119)
+		goto L18
+	}
+	// 120: ja -104 (to 17)
+	b -= 24
+	runtime.CheckBudget(b-2, 120)
+	goto L17
+L121:
+	// 121: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:204: case 16: acc += acc << 2; break;
+	// 122: mul %r0, 5
+	r0 *= 5
+	// 123: ja -111 (to 13)
+	b -= 20
+	runtime.CheckBudget(b-5, 123)
+	goto L13
+L124:
+	// clangbench.bpf.c:196: case 8: acc += in[1] | in[2] << 8; len = 3; break;
+	// 124: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 124)
+	// 125: ldxb %r7, [%r5+2]
+	r7 = m.Load8At(r5+2, 125)
+	// 126: lsh %r7, 8
+	r7 <<= 8
+	// 127: or %r7, %r6
+	r7 |= r6
+L128:
+	// 128: add %r7, %r0
+	r7 += r0
+	// 129: mov32 %r5, 3
+	r5 = 3
+	// 130: mov %r0, %r7
+	r0 = r7
+	// clangbench.bpf.c:201: case 13: acc += in[1] * in[2]; len = 3; break;
+	// 131: ja -119 (to 13)
+	b -= 25
+	runtime.CheckBudget(b-5, 131)
+	goto L13
+L132:
+	// clangbench.bpf.c:212: case 24: acc += acc >> 11; break;
+	// 132: mov %r6, %r0
+	r6 = r0
+	// 133: rsh %r6, 11
+	r6 >>= 11
+	// 134: add %r6, %r0
+	r6 += r0
+	// 135: ja +12 (to 148)
+	runtime.CheckBudget(b-26, 135)
+	goto L148
+L136:
+	// clangbench.bpf.c:192: case 4: acc ^= acc >> 9; break;
+	// 136: mov %r6, %r0
+	r6 = r0
+	// 137: rsh %r6, 9
+	r6 >>= 9
+	// 138: ja +8 (to 147)
+	runtime.CheckBudget(b-25, 138)
+	goto L147
+L139:
+	// clangbench.bpf.c:208: case 20: acc ^= acc >> 17; break;
+	// 139: mov %r6, %r0
+	r6 = r0
+	// 140: rsh %r6, 17
+	r6 >>= 17
+	// 141: ja +5 (to 147)
+	runtime.CheckBudget(b-25, 141)
+	goto L147
+L142:
+	// clangbench.bpf.c:200: case 12: acc ^= acc << 13; break;
+	// 142: mov %r6, %r0
+	r6 = r0
+	// 143: lsh %r6, 13
+	r6 <<= 13
+	// 144: ja +2 (to 147)
+	runtime.CheckBudget(b-25, 144)
+	goto L147
+L145:
+	// clangbench.bpf.c:216: case 28: acc ^= acc << 21; break;
+	// 145: mov %r6, %r0
+	r6 = r0
+	// 146: lsh %r6, 21
+	r6 <<= 21
+	b += 1
+L147:
+	// 147: xor %r6, %r0
+	r6 ^= r0
+L148:
+	// 148: mov32 %r5, 1
+	r5 = 1
+	// 149: ja -138 (to 12)
+	b -= 24
+	runtime.CheckBudget(b-4, 149)
+	goto L12
+L150:
+	// clangbench.bpf.c:198: case 10: acc -= acc >> 5; break;
+	// 150: mov %r5, %r0
+	r5 = r0
+	// 151: rsh %r5, 5
+	r5 >>= 5
+	// 152: sub %r0, %r5
+	r0 -= r5
+	// 153: ja +17 (to 171)
+	runtime.CheckBudget(b-26, 153)
+	goto L171
+L154:
+	// 154: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:214: case 26: acc -= 77; break;
+	// 155: add %r0, -77
+	r0 -= 77
+	// 156: ja -144 (to 13)
+	b -= 20
+	runtime.CheckBudget(b-5, 156)
+	goto L13
+L157:
+	// clangbench.bpf.c:194: case 6: acc = ~acc + in[1]; len = 2; break;
+	// 157: xor %r0, -1
+	r0 ^= 0xffffffffffffffff
+	// 158: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 158)
+	// 159: ja -150 (to 10)
+	b -= 23
+	runtime.CheckBudget(b-2, 159)
+	goto L10
+L160:
+	// 160: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:210: case 22: acc = ~acc; break;
+	// 161: xor %r0, -1
+	r0 ^= 0xffffffffffffffff
+	// 162: ja -150 (to 13)
+	b -= 20
+	runtime.CheckBudget(b-5, 162)
+	goto L13
+L163:
+	// clangbench.bpf.c:202: case 14: acc = (acc << 1) | (acc >> 63); break;
+	// 163: mov %r5, %r0
+	r5 = r0
+	// 164: rsh %r5, 63
+	r5 >>= 63
+	// 165: lsh %r0, 1
+	r0 <<= 1
+	// 166: ja +3 (to 170)
+	runtime.CheckBudget(b-26, 166)
+	goto L170
+L167:
+	// clangbench.bpf.c:218: case 30: acc = (acc >> 1) | (acc << 63); break;
+	// 167: mov %r5, %r0
+	r5 = r0
+	// 168: rsh %r5, 1
+	r5 >>= 1
+	// 169: lsh %r0, 63
+	r0 <<= 63
+	b += 1
+L170:
+	// 170: or %r0, %r5
+	r0 |= r5
+	b -= 1
+L171:
+	// 171: mov32 %r5, 1
+	r5 = 1
+	// 172: ja -160 (to 13)
+	b -= 23
+	runtime.CheckBudget(b-5, 172)
+	goto L13
+U8:
+	// clangbench.bpf.c:190: case 2: acc -= in[1] * 3; len = 2; break;
+	// 8: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 8)
+	// 9: mul %r6, -3
+	r6 *= 0xfffffffffffffffd
+U10:
+	// 10: add %r6, %r0
+	r6 += r0
+U11:
+	// 11: mov32 %r5, 2
+	r5 = 2
+U12:
+	// 12: mov %r0, %r6
+	r0 = r6
+U13:
+	// clangbench.bpf.c:225: fuel -= len;
+	// 13: sub32 %r3, %r5
+	r3 = uint64(uint32(r3) - uint32(r5))
+	// clangbench.bpf.c:224: pc = (pc + len) & 1023;
+	// 14: add32 %r5, %r2
+	r5 = uint64(uint32(r5) + uint32(r2))
+	// 15: and32 %r5, 1023
+	r5 = uint64(uint32(r5) & 1023)
+	// clangbench.bpf.c:182: for (int fuel = 1024; fuel > 0;) {
+	// 16: jsgt32 %r3, 0, +1 (to 18)
+	if int32(r3) > 0 {
+		goto L18
+	}
+	b -= 7
+	goto L17
+U18:
+	// 18: mov32 %r2, %r5
+	r2 = uint64(uint32(r5))
+	// clangbench.bpf.c:183: const __u8 *in = data + pc;
+	// 19: mov %r5, %r1
+	r5 = r1
+	// 20: add %r5, %r2
+	r5 += r2
+	// clangbench.bpf.c:185: if (in + 3 > end)
+	// 21: mov %r6, %r5
+	r6 = r5
+	// 22: add %r6, 3
+	r6 += 3
+	// 23: jgt %r6, %r4, -7 (to 17)
+	if r6 > r4 {
+		b -= 13
+		goto L17
+	}
+	// clangbench.bpf.c:187: switch (in[0] & 31) {
+	// 24: ldxb %r6, [%r5]
+	r6 = m.Load8At(r5, 24)
+	// 25: and32 %r6, 31
+	r6 = uint64(uint32(r6) & 31)
+	// 26: jsgt32 %r6, 15, +7 (to 34)
+	// Instructions 26-30, 34-37, 41-43, 48-50, 55-56, 61-62, 66-67, 72-73, 77, 83, 89, 94, 100, 105, 110, 116: a tree of 31 jumps on r6, as a switch.
+	switch uint32(r6) {
+	case 0:
+		goto U79
+	case 1:
+		goto U31
+	case 2:
+		b -= 22
+		goto U8
+	case 3:
+		goto U78
+	case 4:
+		goto U136
+	case 5:
+		goto U57
+	case 6:
+		goto U157
+	case 7:
+		goto U101
+	case 8:
+		goto U124
+	case 9:
+		goto U44
+	case 10:
+		goto U150
+	case 11:
+		goto U90
+	case 12:
+		goto U142
+	case 13:
+		goto U68
+	case 14:
+		goto U163
+	case 15:
+		goto U111
+	case 16:
+		goto U121
+	case 17:
+		goto U38
+	case 18:
+		goto U85
+	case 19:
+		goto U84
+	case 20:
+		goto U139
+	case 21:
+		goto U63
+	case 22:
+		goto U160
+	case 23:
+		goto U106
+	case 24:
+		goto U132
+	case 25:
+		goto U51
+	case 26:
+		goto U154
+	case 27:
+		goto U95
+	case 28:
+		goto U145
+	case 29:
+		goto U74
+	case 30:
+		goto U167
+	default:
+		if int32(r6) < 0 {
+			goto U31
+		} else {
+			goto U117
+		}
+	}
+U31:
+	// clangbench.bpf.c:189: case 1: acc ^= acc << 7; break;
+	// 31: mov %r6, %r0
+	r6 = r0
+	// 32: lsh %r6, 7
+	r6 <<= 7
+	// 33: ja +113 (to 147)
+	goto U147
+U38:
+	// 38: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:205: case 17: acc ^= 0x5bd1e995; break;
+	// 39: xor %r0, 1540483477
+	r0 ^= 1540483477
+	// 40: ja -28 (to 13)
+	b -= 20
+	goto U13
+U44:
+	// clangbench.bpf.c:197: case 9: acc ^= in[1] << 3; len = 2; break;
+	// 44: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 44)
+	// 45: lsh %r6, 3
+	r6 <<= 3
+	// 46: xor %r6, %r0
+	r6 ^= r0
+	// 47: ja -37 (to 11)
+	b -= 23
+	goto U11
+U51:
+	// clangbench.bpf.c:213: case 25: acc ^= in[1] * 0x45d9f3b; len = 2; break;
+	// 51: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 51)
+	// 52: mul32 %r6, 73244475
+	r6 = uint64(uint32(r6) * 73244475)
+	// 53: xor %r6, %r0
+	r6 ^= r0
+	// 54: ja -44 (to 11)
+	b -= 23
+	goto U11
+U57:
+	// clangbench.bpf.c:193: case 5: acc += acc >> 3; break;
+	// 57: mov %r6, %r0
+	r6 = r0
+	// 58: rsh %r6, 3
+	r6 >>= 3
+	// 59: add %r6, %r0
+	r6 += r0
+	// 60: ja +87 (to 148)
+	goto U148
+U63:
+	// 63: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:209: case 21: acc += 12345; break;
+	// 64: add %r0, 12345
+	r0 += 12345
+	// 65: ja -53 (to 13)
+	b -= 20
+	goto U13
+U68:
+	// clangbench.bpf.c:201: case 13: acc += in[1] * in[2]; len = 3; break;
+	// 68: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 68)
+	// 69: ldxb %r7, [%r5+2]
+	r7 = m.Load8At(r5+2, 69)
+	// 70: mul %r7, %r6
+	r7 *= r6
+	// 71: ja +56 (to 128)
+	goto U128
+U74:
+	// clangbench.bpf.c:217: case 29: acc += in[1] << 4; len = 2; break;
+	// 74: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 74)
+	// 75: lsh %r6, 4
+	r6 <<= 4
+	// 76: ja -67 (to 10)
+	b -= 23
+	goto U10
+U78:
+	// clangbench.bpf.c:191: case 3: acc = acc * 33 + in[1]; len = 2; break;
+	// 78: mul %r0, 33
+	r0 *= 33
+	b -= 1
+U79:
+	// 79: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 79)
+	// 80: add %r0, %r5
+	r0 += r5
+	// 81: mov32 %r5, 2
+	r5 = 2
+	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
+	// 82: ja -70 (to 13)
+	b -= 21
+	goto U13
+U84:
+	// clangbench.bpf.c:207: case 19: acc = acc * 7 - in[1]; len = 2; break;
+	// 84: mul %r0, 7
+	r0 *= 7
+	b -= 1
+U85:
+	// 85: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 85)
+	// 86: sub %r0, %r5
+	r0 -= r5
+	// 87: mov32 %r5, 2
+	r5 = 2
+	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
+	// 88: ja -76 (to 13)
+	b -= 21
+	goto U13
+U90:
+	// 90: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:199: case 11: acc = acc * 5 + 1; break;
+	// 91: mul %r0, 5
+	r0 *= 5
+	// 92: add %r0, 1
+	r0 += 1
+	// 93: ja -81 (to 13)
+	b -= 21
+	goto U13
+U95:
+	// clangbench.bpf.c:215: case 27: acc = acc * 3 + in[2]; len = 3; break;
+	// 95: mul %r0, 3
+	r0 *= 3
+	// 96: ldxb %r5, [%r5+2]
+	r5 = m.Load8At(r5+2, 96)
+	// 97: add %r0, %r5
+	r0 += r5
+	// 98: mov32 %r5, 3
+	r5 = 3
+	// 99: ja -87 (to 13)
+	b -= 22
+	goto U13
+U101:
+	// clangbench.bpf.c:195: case 7: acc |= in[1]; len = 2; break;
+	// 101: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 101)
+	// 102: or %r0, %r5
+	r0 |= r5
+	// 103: mov32 %r5, 2
+	r5 = 2
+	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
+	// 104: ja -92 (to 13)
+	b -= 21
+	goto U13
+U106:
+	// clangbench.bpf.c:211: case 23: acc |= (__u64)in[1] << 8; len = 2; break;
+	// 106: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 106)
+	// 107: lsh %r6, 8
+	r6 <<= 8
+	// 108: or %r6, %r0
+	r6 |= r0
+	// 109: ja -99 (to 11)
+	b -= 23
+	goto U11
+U111:
+	// clangbench.bpf.c:203: case 15: acc &= ~(__u64)in[1]; len = 2; break;
+	// 111: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 111)
+	// 112: xor %r5, -1
+	r5 ^= 0xffffffffffffffff
+	// 113: and %r0, %r5
+	r0 &= r5
+	// 114: mov32 %r5, 2
+	r5 = 2
+	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
+	// 115: ja -103 (to 13)
+	b -= 22
+	goto U13
+U117:
+	// clangbench.bpf.c:221: fuel -= 2;
+	// 117: add32 %r3, -2
+	r3 = uint64(uint32(r3) + 0xfffffffe)
+	// clangbench.bpf.c:220: pc = in[1];
+	// 118: ldxb %r5, [%r5+1]
+	r5 = m.Load8At(r5+1, 118)
+	// clangbench.bpf.c:182: for (int fuel = 1024; fuel > 0;) {
+	// 119: jsgt32 %r3, 0, -102 (to 18)
+	if int32(r3) > 0 {
+		b -= 16
+		goto L18
+	}
+	// 120: ja -104 (to 17)
+	b -= 24
+	goto L17
+U121:
+	// 121: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:204: case 16: acc += acc << 2; break;
+	// 122: mul %r0, 5
+	r0 *= 5
+	// 123: ja -111 (to 13)
+	b -= 20
+	goto U13
+U124:
+	// clangbench.bpf.c:196: case 8: acc += in[1] | in[2] << 8; len = 3; break;
+	// 124: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 124)
+	// 125: ldxb %r7, [%r5+2]
+	r7 = m.Load8At(r5+2, 125)
+	// 126: lsh %r7, 8
+	r7 <<= 8
+	// 127: or %r7, %r6
+	r7 |= r6
+U128:
+	// 128: add %r7, %r0
+	r7 += r0
+	// 129: mov32 %r5, 3
+	r5 = 3
+	// 130: mov %r0, %r7
+	r0 = r7
+	// clangbench.bpf.c:201: case 13: acc += in[1] * in[2]; len = 3; break;
+	// 131: ja -119 (to 13)
+	b -= 25
+	goto U13
+U132:
+	// clangbench.bpf.c:212: case 24: acc += acc >> 11; break;
+	// 132: mov %r6, %r0
+	r6 = r0
+	// 133: rsh %r6, 11
+	r6 >>= 11
+	// 134: add %r6, %r0
+	r6 += r0
+	// 135: ja +12 (to 148)
+	goto U148
+U136:
+	// clangbench.bpf.c:192: case 4: acc ^= acc >> 9; break;
+	// 136: mov %r6, %r0
+	r6 = r0
+	// 137: rsh %r6, 9
+	r6 >>= 9
+	// 138: ja +8 (to 147)
+	goto U147
+U139:
+	// clangbench.bpf.c:208: case 20: acc ^= acc >> 17; break;
+	// 139: mov %r6, %r0
+	r6 = r0
+	// 140: rsh %r6, 17
+	r6 >>= 17
+	// 141: ja +5 (to 147)
+	goto U147
+U142:
+	// clangbench.bpf.c:200: case 12: acc ^= acc << 13; break;
+	// 142: mov %r6, %r0
+	r6 = r0
+	// 143: lsh %r6, 13
+	r6 <<= 13
+	// 144: ja +2 (to 147)
+	goto U147
+U145:
+	// clangbench.bpf.c:216: case 28: acc ^= acc << 21; break;
+	// 145: mov %r6, %r0
+	r6 = r0
+	// 146: lsh %r6, 21
+	r6 <<= 21
+	b += 1
+U147:
+	// 147: xor %r6, %r0
+	r6 ^= r0
+U148:
+	// 148: mov32 %r5, 1
+	r5 = 1
+	// 149: ja -138 (to 12)
+	b -= 24
+	goto U12
+U150:
+	// clangbench.bpf.c:198: case 10: acc -= acc >> 5; break;
+	// 150: mov %r5, %r0
+	r5 = r0
+	// 151: rsh %r5, 5
+	r5 >>= 5
+	// 152: sub %r0, %r5
+	r0 -= r5
+	// 153: ja +17 (to 171)
+	goto U171
+U154:
+	// 154: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:214: case 26: acc -= 77; break;
+	// 155: add %r0, -77
+	r0 -= 77
+	// 156: ja -144 (to 13)
+	b -= 20
+	goto U13
+U157:
+	// clangbench.bpf.c:194: case 6: acc = ~acc + in[1]; len = 2; break;
+	// 157: xor %r0, -1
+	r0 ^= 0xffffffffffffffff
+	// 158: ldxb %r6, [%r5+1]
+	r6 = m.Load8At(r5+1, 158)
+	// 159: ja -150 (to 10)
+	b -= 23
+	goto U10
+U160:
+	// 160: mov32 %r5, 1
+	r5 = 1
+	// clangbench.bpf.c:210: case 22: acc = ~acc; break;
+	// 161: xor %r0, -1
+	r0 ^= 0xffffffffffffffff
+	// 162: ja -150 (to 13)
+	b -= 20
+	goto U13
+U163:
+	// clangbench.bpf.c:202: case 14: acc = (acc << 1) | (acc >> 63); break;
+	// 163: mov %r5, %r0
+	r5 = r0
+	// 164: rsh %r5, 63
+	r5 >>= 63
+	// 165: lsh %r0, 1
+	r0 <<= 1
+	// 166: ja +3 (to 170)
+	goto U170
+U167:
+	// clangbench.bpf.c:218: case 30: acc = (acc >> 1) | (acc << 63); break;
+	// 167: mov %r5, %r0
+	r5 = r0
+	// 168: rsh %r5, 1
+	r5 >>= 1
+	// 169: lsh %r0, 63
+	r0 <<= 63
+	b += 1
+U170:
+	// 170: or %r0, %r5
+	r0 |= r5
+	b -= 1
+U171:
+	// 171: mov32 %r5, 1
+	r5 = 1
+	// 172: ja -160 (to 13)
+	b -= 23
+	goto U13
+}
+
 // clangbenchChecksumUserTranslation returns the Go translation of program
 // "checksum_user", for runtime.Program.Bind.
 func clangbenchChecksumUserTranslation() runtime.Translation {
@@ -28,7 +1205,7 @@ func clangbenchChecksumUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (ui
 // and the budget left.
 func clangbenchChecksumUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
-	// clangbench.bpf.c:218: WORKLOAD(checksum, checksum(data))
+	// clangbench.bpf.c:279: WORKLOAD(checksum, checksum(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +16 (to 18)
@@ -77,7 +1254,7 @@ L4:
 L5:
 	// 5: mov %r5, %r4
 	r5 = r4
-	// clangbench.bpf.c:19: sum += *(const __u64 *)(data + i) ^ pass;
+	// clangbench.bpf.c:20: sum += *(const __u64 *)(data + i) ^ pass;
 	// 6: mov %r0, %r1
 	r0 = r1
 	// 7: add %r0, %r5
@@ -88,7 +1265,7 @@ L5:
 	r0 ^= r2
 	// 10: add %r0, %r3
 	r0 += r3
-	// clangbench.bpf.c:18: for (int i = 0; i < N; i += 8)
+	// clangbench.bpf.c:19: for (int i = 0; i < N; i += 8)
 	// 11: add %r4, 8
 	r4 += 8
 	// 12: mov %r3, %r0
@@ -100,7 +1277,7 @@ L5:
 		goto L5
 	}
 L14:
-	// clangbench.bpf.c:17: for (int pass = 0; pass < 32; pass++)
+	// clangbench.bpf.c:18: for (int pass = 0; pass < 32; pass++)
 	// 14: add %r2, 1
 	r2 += 1
 	// 15: mov %r3, %r0
@@ -116,7 +1293,7 @@ L14:
 	runtime.CheckBudget(b-4, 17)
 	goto L4
 L18:
-	// clangbench.bpf.c:218: WORKLOAD(checksum, checksum(data))
+	// clangbench.bpf.c:279: WORKLOAD(checksum, checksum(data))
 	// 18: exit
 	b -= 3
 	runtime.CheckBudget(b, 18)
@@ -152,12 +1329,12 @@ func clangbenchCountUserFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, 
 	var r0, r6, r7, r8, r9 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// clangbench.bpf.c:228: __u64 count_user(__u8 *data, __u64 len)
+	// clangbench.bpf.c:290: __u64 count_user(__u8 *data, __u64 len)
 	// 0: mov %r6, %r1
 	r6 = r1
 	// 1: mov %r7, 0
 	r7 = 0
-	// clangbench.bpf.c:230: if (len < N)
+	// clangbench.bpf.c:292: if (len < N)
 	// 2: jlt %r2, 2048, +31 (to 34)
 	if r2 < 2048 {
 		runtime.CheckBudget(b-3, 2)
@@ -172,7 +1349,7 @@ func clangbenchCountUserFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, 
 	runtime.CheckBudget(b-4, 5)
 	goto L12
 L6:
-	// clangbench.bpf.c:188: __sync_fetch_and_add(v, 1);
+	// clangbench.bpf.c:248: __sync_fetch_and_add(v, 1);
 	// 6: mov %r1, 1
 	r1 = 1
 	// 7: lock add [%r0], %r1
@@ -181,7 +1358,7 @@ L6:
 	} else {
 		runtime.Add64(m.Atomic64At(r0, 7), r1)
 	}
-	// clangbench.bpf.c:184: for (int i = 0; i < 512; i++) {
+	// clangbench.bpf.c:244: for (int i = 0; i < 512; i++) {
 	// 8: add %r8, 1
 	r8 += 1
 	// 9: jne %r8, 512, +2 (to 12)
@@ -189,7 +1366,7 @@ L6:
 		runtime.CheckBudget(b-4, 9)
 		goto L12
 	}
-	// clangbench.bpf.c:194: return v ? *v : 0;
+	// clangbench.bpf.c:254: return v ? *v : 0;
 	// 10: ldxdw %r7, [%r0]
 	r7 = m.Load64At(r0, 10)
 	// 11: ja +22 (to 34)
@@ -202,7 +1379,7 @@ L12:
 	if b-4 >= 22 {
 		goto U12
 	}
-	// clangbench.bpf.c:185: __u32 key = data[i];
+	// clangbench.bpf.c:245: __u32 key = data[i];
 	// 12: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
 	// 13: add %r1, %r8
@@ -215,7 +1392,7 @@ L12:
 	r2 = r10
 	// 17: add %r2, -4
 	r2 -= 4
-	// clangbench.bpf.c:186: v = bpf_map_lookup_elem(map, &key);
+	// clangbench.bpf.c:246: v = bpf_map_lookup_elem(map, &key);
 	// 18: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 20: call 1
@@ -224,14 +1401,14 @@ L12:
 	} else {
 		r0 = m.LookupAt(20, r1, r2, r3, r4, r5)
 	}
-	// clangbench.bpf.c:187: if (v) {
+	// clangbench.bpf.c:247: if (v) {
 	// 21: jne %r0, 0, -16 (to 6)
 	if r0 != 0 {
 		b -= 14
 		runtime.CheckBudget(b, 21)
 		goto L6
 	}
-	// clangbench.bpf.c:190: __u64 one = 1;
+	// clangbench.bpf.c:250: __u64 one = 1;
 	// 22: stxdw [%r10-16], %r9
 	runtime.PutLE64(fp[496:], r9)
 	// 23: mov %r2, %r10
@@ -242,7 +1419,7 @@ L12:
 	r3 = r10
 	// 26: add %r3, -16
 	r3 -= 16
-	// clangbench.bpf.c:191: bpf_map_update_elem(map, &key, &one, BPF_ANY);
+	// clangbench.bpf.c:251: bpf_map_update_elem(map, &key, &one, BPF_ANY);
 	// 27: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 29: mov %r4, 0
@@ -251,7 +1428,7 @@ L12:
 	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); !ok {
 		m.CallAt(30, r1, r2, r3, r4, r5)
 	}
-	// clangbench.bpf.c:184: for (int i = 0; i < 512; i++) {
+	// clangbench.bpf.c:244: for (int i = 0; i < 512; i++) {
 	// 31: add %r8, 1
 	r8 += 1
 	// 32: jeq %r8, 512, +1 (to 34)
@@ -265,7 +1442,7 @@ L12:
 	runtime.CheckBudget(b-4, 33)
 	goto L12
 L34:
-	// clangbench.bpf.c:233: }
+	// clangbench.bpf.c:295: }
 	// 34: mov %r0, %r7
 	r0 = r7
 	// 35: exit
@@ -273,7 +1450,7 @@ L34:
 	runtime.CheckBudget(b, 35)
 	return r0, b
 U6:
-	// clangbench.bpf.c:188: __sync_fetch_and_add(v, 1);
+	// clangbench.bpf.c:248: __sync_fetch_and_add(v, 1);
 	// 6: mov %r1, 1
 	r1 = 1
 	// 7: lock add [%r0], %r1
@@ -282,21 +1459,21 @@ U6:
 	} else {
 		runtime.Add64(m.Atomic64At(r0, 7), r1)
 	}
-	// clangbench.bpf.c:184: for (int i = 0; i < 512; i++) {
+	// clangbench.bpf.c:244: for (int i = 0; i < 512; i++) {
 	// 8: add %r8, 1
 	r8 += 1
 	// 9: jne %r8, 512, +2 (to 12)
 	if r8 != 512 {
 		goto L12
 	}
-	// clangbench.bpf.c:194: return v ? *v : 0;
+	// clangbench.bpf.c:254: return v ? *v : 0;
 	// 10: ldxdw %r7, [%r0]
 	r7 = m.Load64At(r0, 10)
 	// 11: ja +22 (to 34)
 	b -= 3
 	goto L34
 U12:
-	// clangbench.bpf.c:185: __u32 key = data[i];
+	// clangbench.bpf.c:245: __u32 key = data[i];
 	// 12: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
 	// 13: add %r1, %r8
@@ -309,7 +1486,7 @@ U12:
 	r2 = r10
 	// 17: add %r2, -4
 	r2 -= 4
-	// clangbench.bpf.c:186: v = bpf_map_lookup_elem(map, &key);
+	// clangbench.bpf.c:246: v = bpf_map_lookup_elem(map, &key);
 	// 18: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 20: call 1
@@ -318,13 +1495,13 @@ U12:
 	} else {
 		r0 = m.LookupAt(20, r1, r2, r3, r4, r5)
 	}
-	// clangbench.bpf.c:187: if (v) {
+	// clangbench.bpf.c:247: if (v) {
 	// 21: jne %r0, 0, -16 (to 6)
 	if r0 != 0 {
 		b -= 14
 		goto U6
 	}
-	// clangbench.bpf.c:190: __u64 one = 1;
+	// clangbench.bpf.c:250: __u64 one = 1;
 	// 22: stxdw [%r10-16], %r9
 	runtime.PutLE64(fp[496:], r9)
 	// 23: mov %r2, %r10
@@ -335,7 +1512,7 @@ U12:
 	r3 = r10
 	// 26: add %r3, -16
 	r3 -= 16
-	// clangbench.bpf.c:191: bpf_map_update_elem(map, &key, &one, BPF_ANY);
+	// clangbench.bpf.c:251: bpf_map_update_elem(map, &key, &one, BPF_ANY);
 	// 27: lddw %r1, map:0
 	r1 = 0x8000000000000000
 	// 29: mov %r4, 0
@@ -344,7 +1521,7 @@ U12:
 	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); !ok {
 		m.CallAt(30, r1, r2, r3, r4, r5)
 	}
-	// clangbench.bpf.c:184: for (int i = 0; i < 512; i++) {
+	// clangbench.bpf.c:244: for (int i = 0; i < 512; i++) {
 	// 31: add %r8, 1
 	r8 += 1
 	// 32: jeq %r8, 512, +1 (to 34)
@@ -376,7 +1553,7 @@ func clangbenchDispatchUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (ui
 // and the budget left.
 func clangbenchDispatchUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
-	// clangbench.bpf.c:220: WORKLOAD(dispatch, dispatch(data))
+	// clangbench.bpf.c:281: WORKLOAD(dispatch, dispatch(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +8 (to 10)
@@ -511,7 +1688,7 @@ func clangbenchDispatchUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64
 	}
 	goto L11
 L5:
-	// clangbench.bpf.c:54: case 6: acc = ~acc + c; break;
+	// clangbench.bpf.c:55: case 6: acc = ~acc + c; break;
 	// 5: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
 L6:
@@ -521,7 +1698,7 @@ L7:
 	// 7: mov %r0, %r3
 	r0 = r3
 L8:
-	// clangbench.bpf.c:45: for (int i = 0; i < N; i++) {
+	// clangbench.bpf.c:46: for (int i = 0; i < N; i++) {
 	// 8: add %r2, 1
 	r2 += 1
 	// 9: jne %r2, 2048, +1 (to 11)
@@ -531,20 +1708,20 @@ L8:
 	}
 	b -= 3
 L10:
-	// clangbench.bpf.c:220: WORKLOAD(dispatch, dispatch(data))
+	// clangbench.bpf.c:281: WORKLOAD(dispatch, dispatch(data))
 	// 10: exit
 	b -= 3
 	runtime.CheckBudget(b, 10)
 	return r0, b
 L11:
-	// clangbench.bpf.c:46: __u8 c = data[i];
+	// clangbench.bpf.c:47: __u8 c = data[i];
 	// 11: mov %r3, %r1
 	r3 = r1
 	// 12: add %r3, %r2
 	r3 += r2
 	// 13: ldxb %r3, [%r3]
 	r3 = m.Load8At(r3, 13)
-	// clangbench.bpf.c:47: switch (c & 7) {
+	// clangbench.bpf.c:48: switch (c & 7) {
 	// 14: mov32 %r4, %r3
 	r4 = uint64(uint32(r3))
 	// 15: and32 %r4, 7
@@ -600,7 +1777,7 @@ L11:
 		}
 	}
 L19:
-	// clangbench.bpf.c:49: case 1: acc ^= acc << 7; break;
+	// clangbench.bpf.c:50: case 1: acc ^= acc << 7; break;
 	// 19: mov %r3, %r0
 	r3 = r0
 	// 20: lsh %r3, 7
@@ -612,7 +1789,7 @@ L19:
 	runtime.CheckBudget(b-2, 22)
 	goto L7
 L25:
-	// clangbench.bpf.c:53: case 5: acc += acc >> 3; break;
+	// clangbench.bpf.c:54: case 5: acc += acc >> 3; break;
 	// 25: mov %r3, %r0
 	r3 = r0
 	// 26: rsh %r3, 3
@@ -622,7 +1799,7 @@ L25:
 	runtime.CheckBudget(b-1, 27)
 	goto L6
 L29:
-	// clangbench.bpf.c:51: case 3: acc = acc * 33 + c; break;
+	// clangbench.bpf.c:52: case 3: acc = acc * 33 + c; break;
 	// 29: mul %r0, 33
 	r0 *= 33
 	// 30: add %r0, %r3
@@ -632,7 +1809,7 @@ L29:
 	runtime.CheckBudget(b-3, 31)
 	goto L8
 L33:
-	// clangbench.bpf.c:55: default: acc |= c; break;
+	// clangbench.bpf.c:56: default: acc |= c; break;
 	// 33: or %r0, %r3
 	r0 |= r3
 	// 34: ja -27 (to 8)
@@ -640,16 +1817,16 @@ L33:
 	runtime.CheckBudget(b-3, 34)
 	goto L8
 L35:
-	// clangbench.bpf.c:48: case 0: acc += c; break;
+	// clangbench.bpf.c:49: case 0: acc += c; break;
 	// 35: add %r0, %r3
 	r0 += r3
-	// clangbench.bpf.c:51: case 3: acc = acc * 33 + c; break;
+	// clangbench.bpf.c:52: case 3: acc = acc * 33 + c; break;
 	// 36: ja -29 (to 8)
 	b -= 12
 	runtime.CheckBudget(b-3, 36)
 	goto L8
 L37:
-	// clangbench.bpf.c:52: case 4: acc ^= acc >> 9; break;
+	// clangbench.bpf.c:53: case 4: acc ^= acc >> 9; break;
 	// 37: mov %r3, %r0
 	r3 = r0
 	// 38: rsh %r3, 9
@@ -661,7 +1838,7 @@ L37:
 	runtime.CheckBudget(b-2, 40)
 	goto L7
 L41:
-	// clangbench.bpf.c:50: case 2: acc -= c * 3; break;
+	// clangbench.bpf.c:51: case 2: acc -= c * 3; break;
 	// 41: mul32 %r3, 3
 	r3 = uint64(uint32(r3) * 3)
 	// 42: sub %r0, %r3
@@ -691,7 +1868,7 @@ func clangbenchFnv1aUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint6
 // budget left.
 func clangbenchFnv1aUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
-	// clangbench.bpf.c:222: WORKLOAD(fnv1a, fnv1a(data))
+	// clangbench.bpf.c:283: WORKLOAD(fnv1a, fnv1a(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +12 (to 14)
@@ -735,7 +1912,7 @@ func clangbenchFnv1aUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (
 		}
 	}
 L7:
-	// clangbench.bpf.c:84: h ^= data[i];
+	// clangbench.bpf.c:85: h ^= data[i];
 	// 7: mov %r4, %r1
 	r4 = r1
 	// 8: add %r4, %r2
@@ -744,10 +1921,10 @@ L7:
 	r4 = m.Load8At(r4, 9)
 	// 10: xor %r0, %r4
 	r0 ^= r4
-	// clangbench.bpf.c:85: h *= 0x100000001b3ULL;
+	// clangbench.bpf.c:86: h *= 0x100000001b3ULL;
 	// 11: mul %r0, %r3
 	r0 *= r3
-	// clangbench.bpf.c:83: for (int i = 0; i < N; i++) {
+	// clangbench.bpf.c:84: for (int i = 0; i < N; i++) {
 	// 12: add %r2, 1
 	r2 += 1
 	// 13: jne %r2, 2048, -7 (to 7)
@@ -758,7 +1935,7 @@ L7:
 	}
 	b -= 12
 L14:
-	// clangbench.bpf.c:222: WORKLOAD(fnv1a, fnv1a(data))
+	// clangbench.bpf.c:283: WORKLOAD(fnv1a, fnv1a(data))
 	// 14: exit
 	b -= 3
 	runtime.CheckBudget(b, 14)
@@ -784,7 +1961,7 @@ func clangbenchIfelseUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint
 // budget left.
 func clangbenchIfelseUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3 uint64
-	// clangbench.bpf.c:225: WORKLOAD(ifelse, ifelse(data))
+	// clangbench.bpf.c:286: WORKLOAD(ifelse, ifelse(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +9 (to 11)
@@ -802,14 +1979,14 @@ L4:
 	if b-4 >= 18 {
 		goto U4
 	}
-	// clangbench.bpf.c:155: __u8 c = data[i];
+	// clangbench.bpf.c:156: __u8 c = data[i];
 	// 4: mov %r3, %r1
 	r3 = r1
 	// 5: add %r3, %r2
 	r3 += r2
 	// 6: ldxb %r3, [%r3]
 	r3 = m.Load8At(r3, 6)
-	// clangbench.bpf.c:156: if (c < 16) acc += c;
+	// clangbench.bpf.c:157: if (c < 16) acc += c;
 	// 7: jgt %r3, 15, +4 (to 12)
 	if r3 > 15 {
 		runtime.CheckBudget(b-8, 7)
@@ -819,7 +1996,7 @@ L8:
 	// 8: add %r0, %r3
 	r0 += r3
 L9:
-	// clangbench.bpf.c:154: for (int i = 0; i < N; i++) {
+	// clangbench.bpf.c:155: for (int i = 0; i < N; i++) {
 	// 9: add %r2, 1
 	r2 += 1
 	// 10: jne %r2, 2048, -7 (to 4)
@@ -830,13 +2007,13 @@ L9:
 	}
 	b -= 9
 L11:
-	// clangbench.bpf.c:225: WORKLOAD(ifelse, ifelse(data))
+	// clangbench.bpf.c:286: WORKLOAD(ifelse, ifelse(data))
 	// 11: exit
 	b -= 3
 	runtime.CheckBudget(b, 11)
 	return r0, b
 L12:
-	// clangbench.bpf.c:157: else if (c < 40) acc ^= acc << 7;
+	// clangbench.bpf.c:158: else if (c < 40) acc ^= acc << 7;
 	// 12: jgt32 %r3, 39, +5 (to 18)
 	// Instructions 12, 18, 23, 26, 30, 34, 39, 42: a tree of 8 jumps on r3, as a switch.
 	switch uint32(r3) {
@@ -948,26 +2125,26 @@ L15:
 	r3 ^= r0
 	// 16: mov %r0, %r3
 	r0 = r3
-	// clangbench.bpf.c:162: else if (c < 180) acc = ~acc + c;
+	// clangbench.bpf.c:163: else if (c < 180) acc = ~acc + c;
 	// 17: ja -9 (to 9)
 	b -= 5
 	runtime.CheckBudget(b-9, 17)
 	goto L9
 L19:
-	// clangbench.bpf.c:158: else if (c < 64) acc -= c * 3;
+	// clangbench.bpf.c:159: else if (c < 64) acc -= c * 3;
 	// 19: mul32 %r3, 3
 	r3 = uint64(uint32(r3) * 3)
 	// 20: and %r3, 255
 	r3 &= 255
 	// 21: sub %r0, %r3
 	r0 -= r3
-	// clangbench.bpf.c:164: else if (c < 240) acc -= acc >> 5;
+	// clangbench.bpf.c:165: else if (c < 240) acc -= acc >> 5;
 	// 22: ja -14 (to 9)
 	b -= 5
 	runtime.CheckBudget(b-9, 22)
 	goto L9
 L24:
-	// clangbench.bpf.c:159: else if (c < 90) acc = acc * 33 + c;
+	// clangbench.bpf.c:160: else if (c < 90) acc = acc * 33 + c;
 	// 24: mul %r0, 33
 	r0 *= 33
 	// 25: ja -18 (to 8)
@@ -975,7 +2152,7 @@ L24:
 	runtime.CheckBudget(b-8, 25)
 	goto L8
 L27:
-	// clangbench.bpf.c:160: else if (c < 120) acc ^= acc >> 9;
+	// clangbench.bpf.c:161: else if (c < 120) acc ^= acc >> 9;
 	// 27: mov %r3, %r0
 	r3 = r0
 	// 28: rsh %r3, 9
@@ -985,7 +2162,7 @@ L27:
 	runtime.CheckBudget(b-11, 29)
 	goto L15
 L31:
-	// clangbench.bpf.c:161: else if (c < 150) acc += acc >> 3;
+	// clangbench.bpf.c:162: else if (c < 150) acc += acc >> 3;
 	// 31: mov %r3, %r0
 	r3 = r0
 	// 32: rsh %r3, 3
@@ -994,7 +2171,7 @@ L31:
 	runtime.CheckBudget(b-16, 33)
 	goto L36
 L35:
-	// clangbench.bpf.c:162: else if (c < 180) acc = ~acc + c;
+	// clangbench.bpf.c:163: else if (c < 180) acc = ~acc + c;
 	// 35: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
 	b += 1
@@ -1008,7 +2185,7 @@ L36:
 	runtime.CheckBudget(b-9, 38)
 	goto L9
 L40:
-	// clangbench.bpf.c:163: else if (c < 210) acc |= c;
+	// clangbench.bpf.c:164: else if (c < 210) acc |= c;
 	// 40: or %r0, %r3
 	r0 |= r3
 	// 41: ja -33 (to 9)
@@ -1016,7 +2193,7 @@ L40:
 	runtime.CheckBudget(b-9, 41)
 	goto L9
 L43:
-	// clangbench.bpf.c:164: else if (c < 240) acc -= acc >> 5;
+	// clangbench.bpf.c:165: else if (c < 240) acc -= acc >> 5;
 	// 43: mov %r3, %r0
 	r3 = r0
 	// 44: rsh %r3, 5
@@ -1028,7 +2205,7 @@ L43:
 	runtime.CheckBudget(b-9, 46)
 	goto L9
 L47:
-	// clangbench.bpf.c:165: else acc ^= c;
+	// clangbench.bpf.c:166: else acc ^= c;
 	// 47: xor %r0, %r3
 	r0 ^= r3
 	// 48: ja -40 (to 9)
@@ -1036,14 +2213,14 @@ L47:
 	runtime.CheckBudget(b-9, 48)
 	goto L9
 U4:
-	// clangbench.bpf.c:155: __u8 c = data[i];
+	// clangbench.bpf.c:156: __u8 c = data[i];
 	// 4: mov %r3, %r1
 	r3 = r1
 	// 5: add %r3, %r2
 	r3 += r2
 	// 6: ldxb %r3, [%r3]
 	r3 = m.Load8At(r3, 6)
-	// clangbench.bpf.c:156: if (c < 16) acc += c;
+	// clangbench.bpf.c:157: if (c < 16) acc += c;
 	// 7: jgt %r3, 15, +4 (to 12)
 	if r3 > 15 {
 		goto U12
@@ -1052,7 +2229,7 @@ U8:
 	// 8: add %r0, %r3
 	r0 += r3
 U9:
-	// clangbench.bpf.c:154: for (int i = 0; i < N; i++) {
+	// clangbench.bpf.c:155: for (int i = 0; i < N; i++) {
 	// 9: add %r2, 1
 	r2 += 1
 	// 10: jne %r2, 2048, -7 (to 4)
@@ -1063,7 +2240,7 @@ U9:
 	b -= 9
 	goto L11
 U12:
-	// clangbench.bpf.c:157: else if (c < 40) acc ^= acc << 7;
+	// clangbench.bpf.c:158: else if (c < 40) acc ^= acc << 7;
 	// 12: jgt32 %r3, 39, +5 (to 18)
 	// Instructions 12, 18, 23, 26, 30, 34, 39, 42: a tree of 8 jumps on r3, as a switch.
 	switch uint32(r3) {
@@ -1096,31 +2273,31 @@ U15:
 	r3 ^= r0
 	// 16: mov %r0, %r3
 	r0 = r3
-	// clangbench.bpf.c:162: else if (c < 180) acc = ~acc + c;
+	// clangbench.bpf.c:163: else if (c < 180) acc = ~acc + c;
 	// 17: ja -9 (to 9)
 	b -= 5
 	goto U9
 U19:
-	// clangbench.bpf.c:158: else if (c < 64) acc -= c * 3;
+	// clangbench.bpf.c:159: else if (c < 64) acc -= c * 3;
 	// 19: mul32 %r3, 3
 	r3 = uint64(uint32(r3) * 3)
 	// 20: and %r3, 255
 	r3 &= 255
 	// 21: sub %r0, %r3
 	r0 -= r3
-	// clangbench.bpf.c:164: else if (c < 240) acc -= acc >> 5;
+	// clangbench.bpf.c:165: else if (c < 240) acc -= acc >> 5;
 	// 22: ja -14 (to 9)
 	b -= 5
 	goto U9
 U24:
-	// clangbench.bpf.c:159: else if (c < 90) acc = acc * 33 + c;
+	// clangbench.bpf.c:160: else if (c < 90) acc = acc * 33 + c;
 	// 24: mul %r0, 33
 	r0 *= 33
 	// 25: ja -18 (to 8)
 	b -= 5
 	goto U8
 U27:
-	// clangbench.bpf.c:160: else if (c < 120) acc ^= acc >> 9;
+	// clangbench.bpf.c:161: else if (c < 120) acc ^= acc >> 9;
 	// 27: mov %r3, %r0
 	r3 = r0
 	// 28: rsh %r3, 9
@@ -1129,7 +2306,7 @@ U27:
 	b -= 4
 	goto U15
 U31:
-	// clangbench.bpf.c:161: else if (c < 150) acc += acc >> 3;
+	// clangbench.bpf.c:162: else if (c < 150) acc += acc >> 3;
 	// 31: mov %r3, %r0
 	r3 = r0
 	// 32: rsh %r3, 3
@@ -1137,7 +2314,7 @@ U31:
 	// 33: ja +2 (to 36)
 	goto U36
 U35:
-	// clangbench.bpf.c:162: else if (c < 180) acc = ~acc + c;
+	// clangbench.bpf.c:163: else if (c < 180) acc = ~acc + c;
 	// 35: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
 	b += 1
@@ -1150,14 +2327,14 @@ U36:
 	b -= 10
 	goto U9
 U40:
-	// clangbench.bpf.c:163: else if (c < 210) acc |= c;
+	// clangbench.bpf.c:164: else if (c < 210) acc |= c;
 	// 40: or %r0, %r3
 	r0 |= r3
 	// 41: ja -33 (to 9)
 	b -= 8
 	goto U9
 U43:
-	// clangbench.bpf.c:164: else if (c < 240) acc -= acc >> 5;
+	// clangbench.bpf.c:165: else if (c < 240) acc -= acc >> 5;
 	// 43: mov %r3, %r0
 	r3 = r0
 	// 44: rsh %r3, 5
@@ -1168,7 +2345,7 @@ U43:
 	b -= 11
 	goto U9
 U47:
-	// clangbench.bpf.c:165: else acc ^= c;
+	// clangbench.bpf.c:166: else acc ^= c;
 	// 47: xor %r0, %r3
 	r0 ^= r3
 	// 48: ja -40 (to 9)
@@ -1195,7 +2372,7 @@ func clangbenchLog2sumUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uin
 // budget left.
 func clangbenchLog2sumUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5, r6, r7, r8, r9 uint64
-	// clangbench.bpf.c:219: WORKLOAD(log2sum, log2sum(data))
+	// clangbench.bpf.c:280: WORKLOAD(log2sum, log2sum(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +10 (to 12)
@@ -1375,13 +2552,13 @@ func clangbenchLog2sumUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64)
 	}
 	goto L13
 L6:
-	// clangbench.bpf.c:35: if (v >> 1) { r += 1; }
+	// clangbench.bpf.c:36: if (v >> 1) { r += 1; }
 	// 6: add %r0, %r6
 	r0 += r6
-	// clangbench.bpf.c:36: total += r;
+	// clangbench.bpf.c:37: total += r;
 	// 7: add %r0, %r7
 	r0 += r7
-	// clangbench.bpf.c:28: for (int i = 0; i < 1000; i++) {
+	// clangbench.bpf.c:29: for (int i = 0; i < 1000; i++) {
 	// 8: add32 %r2, 8
 	r2 = uint64(uint32(r2) + 8)
 	// 9: add32 %r5, 1
@@ -1395,13 +2572,13 @@ L6:
 	}
 	b -= 4
 L12:
-	// clangbench.bpf.c:219: WORKLOAD(log2sum, log2sum(data))
+	// clangbench.bpf.c:280: WORKLOAD(log2sum, log2sum(data))
 	// 12: exit
 	b -= 3
 	runtime.CheckBudget(b, 12)
 	return r0, b
 L13:
-	// clangbench.bpf.c:29: __u64 v = *(const __u64 *)(data + (i & 255) * 8) >> (i & 63), r = 0;
+	// clangbench.bpf.c:30: __u64 v = *(const __u64 *)(data + (i & 255) * 8) >> (i & 63), r = 0;
 	// 13: mov32 %r3, %r2
 	r3 = uint64(uint32(r2))
 	// 14: and32 %r3, 2040
@@ -1420,7 +2597,7 @@ L13:
 	r3 >>= (r4 & 63)
 	// 21: mov %r8, %r3
 	r8 = r3
-	// clangbench.bpf.c:30: if (v >> 32) { v >>= 32; r += 32; }
+	// clangbench.bpf.c:31: if (v >> 32) { v >>= 32; r += 32; }
 	// 22: lddw %r4, 0x100000000
 	r4 = 0x100000000
 	// 24: jlt %r3, %r4, +2 (to 27)
@@ -1438,7 +2615,7 @@ L27:
 	r7 = 1
 	// 28: mov32 %r0, 1
 	r0 = 1
-	// clangbench.bpf.c:29: __u64 v = *(const __u64 *)(data + (i & 255) * 8) >> (i & 63), r = 0;
+	// clangbench.bpf.c:30: __u64 v = *(const __u64 *)(data + (i & 255) * 8) >> (i & 63), r = 0;
 	// 29: lddw %r4, 0xffffffff
 	r4 = 0xffffffff
 	// 31: jgt %r3, %r4, +1 (to 33)
@@ -1450,10 +2627,10 @@ L27:
 	r0 = 0
 	b -= 1
 L33:
-	// clangbench.bpf.c:30: if (v >> 32) { v >>= 32; r += 32; }
+	// clangbench.bpf.c:31: if (v >> 32) { v >>= 32; r += 32; }
 	// 33: lsh %r0, 5
 	r0 <<= 5
-	// clangbench.bpf.c:31: if (v >> 16) { v >>= 16; r += 16; }
+	// clangbench.bpf.c:32: if (v >> 16) { v >>= 16; r += 16; }
 	// 34: jlt %r8, 65536, +1 (to 36)
 	if r8 < 65536 {
 		runtime.CheckBudget(b-25, 34)
@@ -1474,7 +2651,7 @@ L36:
 L38:
 	// 38: mov %r9, %r8
 	r9 = r8
-	// clangbench.bpf.c:32: if (v >> 8) { v >>= 8; r += 8; }
+	// clangbench.bpf.c:33: if (v >> 8) { v >>= 8; r += 8; }
 	// 39: jlt %r8, 256, +2 (to 42)
 	if r8 < 256 {
 		runtime.CheckBudget(b-28, 39)
@@ -1488,7 +2665,7 @@ L38:
 L42:
 	// 42: mov %r4, %r9
 	r4 = r9
-	// clangbench.bpf.c:33: if (v >> 4) { v >>= 4; r += 4; }
+	// clangbench.bpf.c:34: if (v >> 4) { v >>= 4; r += 4; }
 	// 43: jlt %r9, 16, +2 (to 46)
 	if r9 < 16 {
 		runtime.CheckBudget(b-30, 43)
@@ -1502,7 +2679,7 @@ L42:
 L46:
 	// 46: mov %r3, %r4
 	r3 = r4
-	// clangbench.bpf.c:34: if (v >> 2) { v >>= 2; r += 2; }
+	// clangbench.bpf.c:35: if (v >> 2) { v >>= 2; r += 2; }
 	// 47: jlt %r4, 4, +2 (to 50)
 	if r4 < 4 {
 		runtime.CheckBudget(b-32, 47)
@@ -1514,7 +2691,7 @@ L46:
 	r3 >>= 2
 	b -= 2
 L50:
-	// clangbench.bpf.c:35: if (v >> 1) { r += 1; }
+	// clangbench.bpf.c:36: if (v >> 1) { r += 1; }
 	// 50: jgt %r3, 1, +1 (to 52)
 	if r3 > 1 {
 		runtime.CheckBudget(b-33, 50)
@@ -1524,7 +2701,7 @@ L50:
 	r7 = 0
 	b -= 1
 L52:
-	// clangbench.bpf.c:32: if (v >> 8) { v >>= 8; r += 8; }
+	// clangbench.bpf.c:33: if (v >> 8) { v >>= 8; r += 8; }
 	// 52: jlt %r8, 256, +1 (to 54)
 	if r8 < 256 {
 		runtime.CheckBudget(b-34, 52)
@@ -1534,7 +2711,7 @@ L52:
 	r0 |= 8
 	b -= 1
 L54:
-	// clangbench.bpf.c:33: if (v >> 4) { v >>= 4; r += 4; }
+	// clangbench.bpf.c:34: if (v >> 4) { v >>= 4; r += 4; }
 	// 54: jlt %r9, 16, +1 (to 56)
 	if r9 < 16 {
 		runtime.CheckBudget(b-35, 54)
@@ -1544,7 +2721,7 @@ L54:
 	r0 |= 4
 	b -= 1
 L56:
-	// clangbench.bpf.c:34: if (v >> 2) { v >>= 2; r += 2; }
+	// clangbench.bpf.c:35: if (v >> 2) { v >>= 2; r += 2; }
 	// 56: jlt %r4, 4, -51 (to 6)
 	if r4 < 4 {
 		b -= 36
@@ -1578,7 +2755,7 @@ func clangbenchPrimesUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint
 // budget left.
 func clangbenchPrimesUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
-	// clangbench.bpf.c:221: WORKLOAD(primes, primes(data))
+	// clangbench.bpf.c:282: WORKLOAD(primes, primes(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +19 (to 21)
@@ -1590,10 +2767,10 @@ func clangbenchPrimesUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) 
 	r0 = 0
 	// 3: mov32 %r2, 2
 	r2 = 2
-	// clangbench.bpf.c:65: __u32 limit = 1500 + data[0], count = 0;
+	// clangbench.bpf.c:66: __u32 limit = 1500 + data[0], count = 0;
 	// 4: ldxb %r1, [%r1]
 	r1 = m.Load8At(r1, 4)
-	// clangbench.bpf.c:66: for (__u32 n = 2; n < limit && n < 2000; n++) {
+	// clangbench.bpf.c:67: for (__u32 n = 2; n < limit && n < 2000; n++) {
 	// 5: add32 %r1, 1500
 	r1 = uint64(uint32(r1) + 1500)
 	// 6: ja +15 (to 22)
@@ -1603,7 +2780,7 @@ func clangbenchPrimesUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) 
 L7:
 	// 7: mov32 %r0, 1
 	r0 = 1
-	// clangbench.bpf.c:68: for (__u32 d = 2; d * d <= n && d < 64; d++) {
+	// clangbench.bpf.c:69: for (__u32 d = 2; d * d <= n && d < 64; d++) {
 	// 8: jgt32 %r4, 62, +9 (to 18)
 	if uint32(r4) > 62 {
 		runtime.CheckBudget(b-2, 8)
@@ -1629,7 +2806,7 @@ L14:
 	if b-7 >= 11 {
 		goto U14
 	}
-	// clangbench.bpf.c:69: if (n % d == 0) {
+	// clangbench.bpf.c:70: if (n % d == 0) {
 	// 14: mov32 %r5, %r2
 	r5 = uint64(uint32(r2))
 	// 15: mod32 %r5, %r4
@@ -1648,10 +2825,10 @@ L14:
 	}
 	b -= 9
 L18:
-	// clangbench.bpf.c:74: count += prime;
+	// clangbench.bpf.c:75: count += prime;
 	// 18: add32 %r0, %r3
 	r0 = uint64(uint32(r0) + uint32(r3))
-	// clangbench.bpf.c:66: for (__u32 n = 2; n < limit && n < 2000; n++) {
+	// clangbench.bpf.c:67: for (__u32 n = 2; n < limit && n < 2000; n++) {
 	// 19: add32 %r2, 1
 	r2 = uint64(uint32(r2) + 1)
 	// 20: jlt32 %r2, %r1, +1 (to 22)
@@ -1661,7 +2838,7 @@ L18:
 	}
 	b -= 3
 L21:
-	// clangbench.bpf.c:221: WORKLOAD(primes, primes(data))
+	// clangbench.bpf.c:282: WORKLOAD(primes, primes(data))
 	// 21: exit
 	b -= 3
 	runtime.CheckBudget(b, 21)
@@ -1676,7 +2853,7 @@ L22:
 	r3 = uint64(uint32(r0))
 	// 23: mov32 %r0, 1
 	r0 = 1
-	// clangbench.bpf.c:68: for (__u32 d = 2; d * d <= n && d < 64; d++) {
+	// clangbench.bpf.c:69: for (__u32 d = 2; d * d <= n && d < 64; d++) {
 	// 24: jlt32 %r2, 4, -7 (to 18)
 	if uint32(r2) < 4 {
 		b -= 6
@@ -1692,7 +2869,7 @@ L22:
 U7:
 	// 7: mov32 %r0, 1
 	r0 = 1
-	// clangbench.bpf.c:68: for (__u32 d = 2; d * d <= n && d < 64; d++) {
+	// clangbench.bpf.c:69: for (__u32 d = 2; d * d <= n && d < 64; d++) {
 	// 8: jgt32 %r4, 62, +9 (to 18)
 	if uint32(r4) > 62 {
 		goto L18
@@ -1712,7 +2889,7 @@ U7:
 	}
 	goto L14
 U14:
-	// clangbench.bpf.c:69: if (n % d == 0) {
+	// clangbench.bpf.c:70: if (n % d == 0) {
 	// 14: mov32 %r5, %r2
 	r5 = uint64(uint32(r2))
 	// 15: mod32 %r5, %r4
@@ -1735,7 +2912,7 @@ U22:
 	r3 = uint64(uint32(r0))
 	// 23: mov32 %r0, 1
 	r0 = 1
-	// clangbench.bpf.c:68: for (__u32 d = 2; d * d <= n && d < 64; d++) {
+	// clangbench.bpf.c:69: for (__u32 d = 2; d * d <= n && d < 64; d++) {
 	// 24: jlt32 %r2, 4, -7 (to 18)
 	if uint32(r2) < 4 {
 		b -= 6
@@ -1767,7 +2944,7 @@ func clangbenchSwitch32UserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (ui
 // and the budget left.
 func clangbenchSwitch32UserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
-	// clangbench.bpf.c:224: WORKLOAD(switch32, switch32(data))
+	// clangbench.bpf.c:285: WORKLOAD(switch32, switch32(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +9 (to 11)
@@ -2128,7 +3305,7 @@ func clangbenchSwitch32UserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64
 	}
 	goto L12
 L5:
-	// clangbench.bpf.c:142: case 28: acc ^= acc << 21; break;
+	// clangbench.bpf.c:143: case 28: acc ^= acc << 21; break;
 	// 5: mov %r3, %r0
 	r3 = r0
 	// 6: lsh %r3, 21
@@ -2140,7 +3317,7 @@ L8:
 	// 8: mov %r0, %r3
 	r0 = r3
 L9:
-	// clangbench.bpf.c:111: for (int i = 0; i < N / 2; i++) {
+	// clangbench.bpf.c:112: for (int i = 0; i < N / 2; i++) {
 	// 9: add %r2, 1
 	r2 += 1
 	// 10: jne %r2, 1024, +1 (to 12)
@@ -2150,20 +3327,20 @@ L9:
 	}
 	b -= 4
 L11:
-	// clangbench.bpf.c:224: WORKLOAD(switch32, switch32(data))
+	// clangbench.bpf.c:285: WORKLOAD(switch32, switch32(data))
 	// 11: exit
 	b -= 3
 	runtime.CheckBudget(b, 11)
 	return r0, b
 L12:
-	// clangbench.bpf.c:112: __u8 c = data[i];
+	// clangbench.bpf.c:113: __u8 c = data[i];
 	// 12: mov %r3, %r1
 	r3 = r1
 	// 13: add %r3, %r2
 	r3 += r2
 	// 14: ldxb %r3, [%r3]
 	r3 = m.Load8At(r3, 14)
-	// clangbench.bpf.c:113: switch (c & 31) {
+	// clangbench.bpf.c:114: switch (c & 31) {
 	// 15: mov32 %r4, %r3
 	r4 = uint64(uint32(r3))
 	// 16: and32 %r4, 31
@@ -2415,7 +3592,7 @@ L12:
 		}
 	}
 L22:
-	// clangbench.bpf.c:115: case 1: acc ^= acc << 7; break;
+	// clangbench.bpf.c:116: case 1: acc ^= acc << 7; break;
 	// 22: mov %r3, %r0
 	r3 = r0
 	// 23: lsh %r3, 7
@@ -2425,7 +3602,7 @@ L22:
 	runtime.CheckBudget(b-2, 24)
 	goto L7
 L29:
-	// clangbench.bpf.c:131: case 17: acc ^= 0x5bd1e995; break;
+	// clangbench.bpf.c:132: case 17: acc ^= 0x5bd1e995; break;
 	// 29: xor %r0, 1540483477
 	r0 ^= 1540483477
 	// 30: ja -22 (to 9)
@@ -2433,7 +3610,7 @@ L29:
 	runtime.CheckBudget(b-4, 30)
 	goto L9
 L34:
-	// clangbench.bpf.c:123: case 9: acc ^= c << 3; break;
+	// clangbench.bpf.c:124: case 9: acc ^= c << 3; break;
 	// 34: lsh32 %r3, 3
 	r3 = uint64(uint32(r3) << 3)
 	// 35: xor %r0, %r3
@@ -2443,7 +3620,7 @@ L34:
 	runtime.CheckBudget(b-4, 36)
 	goto L9
 L40:
-	// clangbench.bpf.c:139: case 25: acc ^= c * 0x45d9f3b; break;
+	// clangbench.bpf.c:140: case 25: acc ^= c * 0x45d9f3b; break;
 	// 40: mul32 %r3, 73244475
 	r3 = uint64(uint32(r3) * 73244475)
 	// 41: xor %r0, %r3
@@ -2453,7 +3630,7 @@ L40:
 	runtime.CheckBudget(b-4, 42)
 	goto L9
 L45:
-	// clangbench.bpf.c:119: case 5: acc += acc >> 3; break;
+	// clangbench.bpf.c:120: case 5: acc += acc >> 3; break;
 	// 45: mov %r3, %r0
 	r3 = r0
 	// 46: rsh %r3, 3
@@ -2462,7 +3639,7 @@ L45:
 	runtime.CheckBudget(b-19, 47)
 	goto L119
 L50:
-	// clangbench.bpf.c:135: case 21: acc += 12345; break;
+	// clangbench.bpf.c:136: case 21: acc += 12345; break;
 	// 50: add %r0, 12345
 	r0 += 12345
 	// 51: ja -43 (to 9)
@@ -2470,12 +3647,12 @@ L50:
 	runtime.CheckBudget(b-4, 51)
 	goto L9
 L54:
-	// clangbench.bpf.c:127: case 13: acc += c * c; break;
+	// clangbench.bpf.c:128: case 13: acc += c * c; break;
 	// 54: mul32 %r3, %r3
 	r3 = uint64(uint32(r3) * uint32(r3))
 	// 55: add %r0, %r3
 	r0 += r3
-	// clangbench.bpf.c:143: case 29: acc += c << 4; break;
+	// clangbench.bpf.c:144: case 29: acc += c << 4; break;
 	// 56: ja -48 (to 9)
 	b -= 15
 	runtime.CheckBudget(b-4, 56)
@@ -2490,18 +3667,18 @@ L59:
 	runtime.CheckBudget(b-4, 61)
 	goto L9
 L63:
-	// clangbench.bpf.c:117: case 3: acc = acc * 33 + c; break;
+	// clangbench.bpf.c:118: case 3: acc = acc * 33 + c; break;
 	// 63: mul %r0, 33
 	r0 *= 33
 	// 64: add %r0, %r3
 	r0 += r3
-	// clangbench.bpf.c:143: case 29: acc += c << 4; break;
+	// clangbench.bpf.c:144: case 29: acc += c << 4; break;
 	// 65: ja -57 (to 9)
 	b -= 15
 	runtime.CheckBudget(b-4, 65)
 	goto L9
 L67:
-	// clangbench.bpf.c:133: case 19: acc = acc * 7 - c; break;
+	// clangbench.bpf.c:134: case 19: acc = acc * 7 - c; break;
 	// 67: mul %r0, 7
 	r0 *= 7
 	// 68: sub %r0, %r3
@@ -2511,7 +3688,7 @@ L67:
 	runtime.CheckBudget(b-4, 69)
 	goto L9
 L71:
-	// clangbench.bpf.c:125: case 11: acc = acc * 5 + 1; break;
+	// clangbench.bpf.c:126: case 11: acc = acc * 5 + 1; break;
 	// 71: mul %r0, 5
 	r0 *= 5
 	// 72: add %r0, 1
@@ -2521,23 +3698,23 @@ L71:
 	runtime.CheckBudget(b-4, 73)
 	goto L9
 L75:
-	// clangbench.bpf.c:141: case 27: acc = acc * 3 + c; break;
+	// clangbench.bpf.c:142: case 27: acc = acc * 3 + c; break;
 	// 75: mul %r0, 3
 	r0 *= 3
 	// 76: add %r0, %r3
 	r0 += r3
-	// clangbench.bpf.c:143: case 29: acc += c << 4; break;
+	// clangbench.bpf.c:144: case 29: acc += c << 4; break;
 	// 77: ja -69 (to 9)
 	b -= 15
 	runtime.CheckBudget(b-4, 77)
 	goto L9
 L79:
-	// clangbench.bpf.c:121: case 7: acc |= c; break;
+	// clangbench.bpf.c:122: case 7: acc |= c; break;
 	// 79: ja +50 (to 130)
 	runtime.CheckBudget(b-17, 79)
 	goto L130
 L81:
-	// clangbench.bpf.c:137: case 23: acc |= (__u64)c << 8; break;
+	// clangbench.bpf.c:138: case 23: acc |= (__u64)c << 8; break;
 	// 81: lsh %r3, 8
 	r3 <<= 8
 	// 82: or %r3, %r0
@@ -2547,7 +3724,7 @@ L81:
 	runtime.CheckBudget(b-3, 83)
 	goto L8
 L85:
-	// clangbench.bpf.c:129: case 15: acc &= ~(__u64)c; break;
+	// clangbench.bpf.c:130: case 15: acc &= ~(__u64)c; break;
 	// 85: xor %r3, -1
 	r3 ^= 0xffffffffffffffff
 	// 86: and %r0, %r3
@@ -2564,16 +3741,16 @@ L89:
 	runtime.CheckBudget(b-4, 90)
 	goto L9
 L91:
-	// clangbench.bpf.c:114: case 0: acc += c; break;
+	// clangbench.bpf.c:115: case 0: acc += c; break;
 	// 91: add %r0, %r3
 	r0 += r3
-	// clangbench.bpf.c:143: case 29: acc += c << 4; break;
+	// clangbench.bpf.c:144: case 29: acc += c << 4; break;
 	// 92: ja -84 (to 9)
 	b -= 14
 	runtime.CheckBudget(b-4, 92)
 	goto L9
 L93:
-	// clangbench.bpf.c:130: case 16: acc += acc << 2; break;
+	// clangbench.bpf.c:131: case 16: acc += acc << 2; break;
 	// 93: mul %r0, 5
 	r0 *= 5
 	// 94: ja -86 (to 9)
@@ -2581,7 +3758,7 @@ L93:
 	runtime.CheckBudget(b-4, 94)
 	goto L9
 L95:
-	// clangbench.bpf.c:122: case 8: acc += 0x9e37; break;
+	// clangbench.bpf.c:123: case 8: acc += 0x9e37; break;
 	// 95: add %r0, 40503
 	r0 += 40503
 	// 96: ja -88 (to 9)
@@ -2589,7 +3766,7 @@ L95:
 	runtime.CheckBudget(b-4, 96)
 	goto L9
 L97:
-	// clangbench.bpf.c:138: case 24: acc += acc >> 11; break;
+	// clangbench.bpf.c:139: case 24: acc += acc >> 11; break;
 	// 97: mov %r3, %r0
 	r3 = r0
 	// 98: rsh %r3, 11
@@ -2598,7 +3775,7 @@ L97:
 	runtime.CheckBudget(b-19, 99)
 	goto L119
 L100:
-	// clangbench.bpf.c:118: case 4: acc ^= acc >> 9; break;
+	// clangbench.bpf.c:119: case 4: acc ^= acc >> 9; break;
 	// 100: mov %r3, %r0
 	r3 = r0
 	// 101: rsh %r3, 9
@@ -2608,7 +3785,7 @@ L100:
 	runtime.CheckBudget(b-2, 102)
 	goto L7
 L103:
-	// clangbench.bpf.c:134: case 20: acc ^= acc >> 17; break;
+	// clangbench.bpf.c:135: case 20: acc ^= acc >> 17; break;
 	// 103: mov %r3, %r0
 	r3 = r0
 	// 104: rsh %r3, 17
@@ -2618,7 +3795,7 @@ L103:
 	runtime.CheckBudget(b-2, 105)
 	goto L7
 L106:
-	// clangbench.bpf.c:126: case 12: acc ^= acc << 13; break;
+	// clangbench.bpf.c:127: case 12: acc ^= acc << 13; break;
 	// 106: mov %r3, %r0
 	r3 = r0
 	// 107: lsh %r3, 13
@@ -2628,33 +3805,33 @@ L106:
 	runtime.CheckBudget(b-2, 108)
 	goto L7
 L109:
-	// clangbench.bpf.c:116: case 2: acc -= c * 3; break;
+	// clangbench.bpf.c:117: case 2: acc -= c * 3; break;
 	// 109: mul32 %r3, 3
 	r3 = uint64(uint32(r3) * 3)
 	b -= 1
 L110:
 	// 110: sub %r0, %r3
 	r0 -= r3
-	// clangbench.bpf.c:133: case 19: acc = acc * 7 - c; break;
+	// clangbench.bpf.c:134: case 19: acc = acc * 7 - c; break;
 	// 111: ja -103 (to 9)
 	b -= 14
 	runtime.CheckBudget(b-4, 111)
 	goto L9
 L112:
-	// clangbench.bpf.c:124: case 10: acc -= acc >> 5; break;
+	// clangbench.bpf.c:125: case 10: acc -= acc >> 5; break;
 	// 112: mov %r3, %r0
 	r3 = r0
 	// 113: rsh %r3, 5
 	r3 >>= 5
 	// 114: sub %r0, %r3
 	r0 -= r3
-	// clangbench.bpf.c:133: case 19: acc = acc * 7 - c; break;
+	// clangbench.bpf.c:134: case 19: acc = acc * 7 - c; break;
 	// 115: ja -107 (to 9)
 	b -= 16
 	runtime.CheckBudget(b-4, 115)
 	goto L9
 L116:
-	// clangbench.bpf.c:140: case 26: acc -= 77; break;
+	// clangbench.bpf.c:141: case 26: acc -= 77; break;
 	// 116: add %r0, -77
 	r0 -= 77
 	// 117: ja -109 (to 9)
@@ -2662,7 +3839,7 @@ L116:
 	runtime.CheckBudget(b-4, 117)
 	goto L9
 L118:
-	// clangbench.bpf.c:120: case 6: acc = ~acc + c; break;
+	// clangbench.bpf.c:121: case 6: acc = ~acc + c; break;
 	// 118: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
 	b += 2
@@ -2674,7 +3851,7 @@ L119:
 	runtime.CheckBudget(b-3, 120)
 	goto L8
 L121:
-	// clangbench.bpf.c:136: case 22: acc = ~acc; break;
+	// clangbench.bpf.c:137: case 22: acc = ~acc; break;
 	// 121: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
 	// 122: ja -114 (to 9)
@@ -2682,7 +3859,7 @@ L121:
 	runtime.CheckBudget(b-4, 122)
 	goto L9
 L123:
-	// clangbench.bpf.c:128: case 14: acc = (acc << 1) | (acc >> 63); break;
+	// clangbench.bpf.c:129: case 14: acc = (acc << 1) | (acc >> 63); break;
 	// 123: mov %r3, %r0
 	r3 = r0
 	// 124: rsh %r3, 63
@@ -2694,7 +3871,7 @@ L123:
 	runtime.CheckBudget(b-17, 126)
 	goto L130
 L127:
-	// clangbench.bpf.c:144: case 30: acc = (acc >> 1) | (acc << 63); break;
+	// clangbench.bpf.c:145: case 30: acc = (acc >> 1) | (acc << 63); break;
 	// 127: mov %r3, %r0
 	r3 = r0
 	// 128: rsh %r3, 1
@@ -2730,7 +3907,7 @@ func clangbenchWordsUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint6
 // budget left.
 func clangbenchWordsUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
-	// clangbench.bpf.c:223: WORKLOAD(words, words(data))
+	// clangbench.bpf.c:284: WORKLOAD(words, words(data))
 	// 0: mov %r0, 0
 	r0 = 0
 	// 1: jlt %r2, 2048, +10 (to 12)
@@ -2806,7 +3983,7 @@ func clangbenchWordsUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (
 	}
 	goto L13
 L5:
-	// clangbench.bpf.c:98: n += !space && !in;
+	// clangbench.bpf.c:99: n += !space && !in;
 	// 5: mov32 %r5, %r3
 	r5 = uint64(uint32(r3))
 	// 6: xor32 %r5, -1
@@ -2817,7 +3994,7 @@ L5:
 	r4 &= 1
 	// 9: add %r0, %r4
 	r0 += r4
-	// clangbench.bpf.c:95: for (int i = 0; i < N; i++) {
+	// clangbench.bpf.c:96: for (int i = 0; i < N; i++) {
 	// 10: add %r2, 1
 	r2 += 1
 	// 11: jne %r2, 2048, +1 (to 13)
@@ -2827,7 +4004,7 @@ L5:
 	}
 	b -= 5
 L12:
-	// clangbench.bpf.c:223: WORKLOAD(words, words(data))
+	// clangbench.bpf.c:284: WORKLOAD(words, words(data))
 	// 12: exit
 	b -= 3
 	runtime.CheckBudget(b, 12)
@@ -2835,7 +4012,7 @@ L12:
 L13:
 	// 13: mov32 %r4, %r3
 	r4 = uint64(uint32(r3))
-	// clangbench.bpf.c:96: __u8 c = data[i];
+	// clangbench.bpf.c:97: __u8 c = data[i];
 	// 14: mov %r3, %r1
 	r3 = r1
 	// 15: add %r3, %r2
@@ -2844,7 +4021,7 @@ L13:
 	r5 = m.Load8At(r3, 16)
 	// 17: mov32 %r3, 1
 	r3 = 1
-	// clangbench.bpf.c:97: int space = c == ' ' || c == '\n' || c == '\t';
+	// clangbench.bpf.c:98: int space = c == ' ' || c == '\n' || c == '\t';
 	// 18: jeq32 %r5, 32, -14 (to 5)
 	if uint32(r5) == 32 {
 		b -= 13

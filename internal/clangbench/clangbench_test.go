@@ -34,6 +34,7 @@ func workloads(o *ClangbenchObjects) []workload {
 		{"words", o.WordsUser, o.WordsXdp.Raw()},
 		{"switch32", o.Switch32User, o.Switch32Xdp.Raw()},
 		{"ifelse", o.IfelseUser, o.IfelseXdp.Raw()},
+		{"bytecode", o.BytecodeUser, o.BytecodeXdp.Raw()},
 		{"count", o.CountUser, o.CountXdp.Raw()},
 	}
 }

@@ -118,26 +118,45 @@ func (r *RingBufReader[E]) Lost() uint64 { return 0 }
 // ReadRecord is Read with the record's length and bytes: for records of
 // variable length, a fixed header then a payload (see Record).
 func (r *RingBufReader[E]) ReadRecord() (Record[E], error) {
-	rec := Record[E]{Raw: r.raw}
-	err := r.ReadInto(&rec)
-	r.raw = rec.Raw
-	return rec, err
-}
-
-// ReadInto is ReadRecord into rec, which it overwrites: a loop reusing
-// one Record allocates nothing per record (rec.Raw's array is reused
-// when it has room). rec.Raw is valid until the next read.
-func (r *RingBufReader[E]) ReadInto(rec *Record[E]) error {
+	var rec Record[E]
 	if r.h.set.life.closed() {
-		return r.h.closedErr()
+		return rec, r.h.closedErr()
 	}
 	var sample []byte
 	var err error
 	if r.u != nil {
 		sample, err = r.readUser()
 	} else {
-		sample, err = r.k.read(rec.Raw)
+		sample, err = r.k.read(r.raw)
 	}
+	if err != nil {
+		return rec, r.h.readErr(err)
+	}
+	r.raw = sample
+	rec.set(sample, 0, 0)
+	return rec, nil
+}
+
+// ReadInto is ReadRecord into rec, which it overwrites: a loop reusing
+// one Record allocates nothing per record. A kernel record is copied once,
+// from the ring into rec.Value; rec.Raw is then a view of rec.Value when
+// the record fits in E (so it shares its memory), else of rec.Raw's array
+// reused when it has room. rec.Raw is valid until the next read.
+func (r *RingBufReader[E]) ReadInto(rec *Record[E]) error {
+	if r.h.set.life.closed() {
+		return r.h.closedErr()
+	}
+	if r.u == nil {
+		// One copy, from the ring into Value; Raw is a view of it
+		// when the record fits.
+		sample, err := r.k.readTo(bytesOf(&rec.Value), rec.Raw)
+		if err != nil {
+			return r.h.readErr(err)
+		}
+		rec.Len, rec.Raw, rec.Lost, rec.CPU = len(sample), sample, 0, 0
+		return nil
+	}
+	sample, err := r.readUser()
 	if err != nil {
 		return r.h.readErr(err)
 	}

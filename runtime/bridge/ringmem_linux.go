@@ -158,10 +158,25 @@ func (r *ringMem) consume(max int, fn func(raw []byte, lost uint64, cpu int)) in
 // read returns the next record, waiting for one, as a copy into buf
 // (reused when it has room).
 func (r *ringMem) read(buf []byte) ([]byte, error) {
+	return r.readTo(nil, buf)
+}
+
+// readTo is read that copies the record into value, zero-filling the rest
+// of value, and returns it: as a view of value when it fits there (one
+// copy), else in buf's array or a new one. buf may be an earlier view of
+// value: its capacity is value's length, too short for a record that does
+// not fit, so append gives it a new array.
+func (r *ringMem) readTo(value, buf []byte) ([]byte, error) {
 	r.mu.Lock()
 	for !r.closed {
 		if rec, ok := r.next(); ok {
-			buf = append(buf[:0], rec...)
+			if len(rec) <= len(value) && value != nil {
+				clear(value[copy(value, rec):])
+				buf = value[:len(rec)]
+			} else {
+				buf = append(buf[:0], rec...)
+				copy(value, buf)
+			}
 			r.mu.Unlock()
 			return buf, nil
 		}

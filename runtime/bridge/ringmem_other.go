@@ -21,6 +21,7 @@ func newRingMem(m *ebpf.Map) (*ringMem, error) {
 
 func (r *ringMem) consume(int, func([]byte, uint64, int)) int { return 0 }
 func (r *ringMem) read([]byte) ([]byte, error)                { return nil, os.ErrClosed }
+func (r *ringMem) readTo(_, _ []byte) ([]byte, error)         { return nil, os.ErrClosed }
 func (r *ringMem) wait() error                                { return os.ErrClosed }
 func (r *ringMem) setDeadline(time.Time)                      {}
 func (r *ringMem) Close() error                               { return nil }

@@ -210,3 +210,31 @@ func TestSourceTypedReader(t *testing.T) {
 		t.Errorf("sequence numbers %v, want 3 distinct", seqs)
 	}
 }
+
+// TestRingBufReadInto reads the records through ReadInto into one reused
+// Record, twice over, so that a record that fits in the struct (whose Raw
+// is a view of Value) follows a longer one and the other way round.
+func TestRingBufReadInto(t *testing.T) {
+	objs := load(t)
+	rd, err := objs.Rb.NewReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var rec bridge.Record[RecordsRec]
+	for round := range 2 {
+		if err := objs.Variables.Calls.Set(0); err != nil {
+			t.Fatal(err)
+		}
+		for range 4 {
+			syscall.Getppid()
+		}
+		rd.SetDeadline(time.Now().Add(5 * time.Second))
+		for n := range 4 {
+			if err := rd.ReadInto(&rec); err != nil {
+				t.Fatalf("round %d, record %d: %v", round, n, err)
+			}
+			check(t, n, rec, 0)
+		}
+	}
+}

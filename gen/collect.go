@@ -126,12 +126,10 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 	raw := func(why string) {
 		m.rawValue = true
 		m.typ = genericRef{ptr: true, path: pkgEbpf, name: "Map"}
-		m.ctor = genericRef{path: b, name: "RawMap"}
 		m.doc = why
 	}
 	generic := func(wrapper string, params ...jen.Code) {
 		m.typ = genericRef{ptr: true, path: b, name: wrapper, params: params}
-		m.ctor = genericRef{path: b, name: "New" + wrapper, params: params}
 	}
 	switch ms.Type {
 	case ebpf.Hash, ebpf.Array, ebpf.LRUHash, ebpf.LPMTrie:
@@ -178,7 +176,6 @@ func (s *skeleton) typeMap(m *mapInfo, event btf.Type) error {
 	case ebpf.StructOpsMap:
 		m.rawValue = true
 		m.typ = genericRef{ptr: true, path: b, name: "StructOps"}
-		m.ctor = genericRef{path: b, name: "NewStructOps"}
 		m.specValue = value()
 		m.doc = s.structOpsDoc(ms)
 	case ebpf.UnspecifiedMap:
@@ -267,11 +264,4 @@ func (m *mapInfo) specType(bridge string) genericRef {
 		return genericRef{ptr: true, path: bridge, name: "RawMapSpec"}
 	}
 	return genericRef{ptr: true, path: bridge, name: "MapSpec"}
-}
-
-// specCtor is the function making the map's spec field.
-func (m *mapInfo) specCtor(bridge string) genericRef {
-	r := m.specType(bridge)
-	r.ptr, r.name = false, "New"+r.name
-	return r
 }

@@ -109,7 +109,6 @@ type mapInfo struct {
 	field string // Go field name in Objects
 	spec  *ebpf.MapSpec
 	typ   genericRef // field type
-	ctor  genericRef // function building the field from coll.Maps[name]
 	doc   string
 	// rawValue: the skeleton does not type the values, so the spec lets
 	// the value size be set before load.

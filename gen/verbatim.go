@@ -385,26 +385,6 @@ func (w *vtext) field(f vfield) bool {
 	return true
 }
 
-// stmts adds n statements to g: jenStmt(i) as jennifer code, or, when v is
-// not nil, all of them as one verbatim part written by vStmt(w, i) at one
-// tab of indentation.
-func (v *verbatim) stmts(g *jen.Group, n int, jenStmt func(i int) jen.Code, vStmt func(w *vtext, i int)) {
-	if n == 0 {
-		return
-	}
-	if v == nil {
-		for i := range n {
-			g.Add(jenStmt(i))
-		}
-		return
-	}
-	w := v.part()
-	for i := range n {
-		vStmt(w, i)
-	}
-	g.Add(v.placeholder(w))
-}
-
 // part starts a part.
 func (v *verbatim) part() *vtext {
 	return &vtext{v: v, first: len(v.pieces), last: len(v.pieces), start: len(v.text), end: len(v.text)}

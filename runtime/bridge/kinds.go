@@ -177,13 +177,10 @@ func noAttachWhy(kind, sec string) string {
 // method Program has.
 func NewHandle(s *Set, name string, dst any) error {
 	v := reflect.ValueOf(dst)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Pointer || v.Elem().Type().Elem().Kind() != reflect.Struct {
-		return fmt.Errorf("program %s: handle of type %T: not a pointer to a handle's pointer", name, dst)
+	if v.Kind() != reflect.Pointer || v.IsNil() || !isHandle(v.Elem().Type()) {
+		return fmt.Errorf("program %s: %T is not a pointer to a program handle", name, dst)
 	}
 	h := reflect.New(v.Elem().Type().Elem())
-	if h.Type() != reflect.TypeFor[*Program]() && (h.Elem().NumField() != 1 || h.Elem().Field(0).Type() != reflect.TypeFor[Program]()) {
-		return fmt.Errorf("program %s: %v is not a program handle", name, h.Type())
-	}
 	p, err := NewProgram(s, name)
 	if err != nil {
 		return err

@@ -119,18 +119,9 @@ func (r *RingBufReader[E]) Lost() uint64 { return 0 }
 // variable length, a fixed header then a payload (see Record).
 func (r *RingBufReader[E]) ReadRecord() (Record[E], error) {
 	var rec Record[E]
-	if r.h.set.life.closed() {
-		return rec, r.h.closedErr()
-	}
-	var sample []byte
-	var err error
-	if r.u != nil {
-		sample, err = r.readUser()
-	} else {
-		sample, err = r.k.read(r.raw)
-	}
+	sample, err := r.sample(r.raw)
 	if err != nil {
-		return rec, r.h.readErr(err)
+		return rec, err
 	}
 	r.raw = sample
 	rec.set(sample, 0, 0)
@@ -143,25 +134,43 @@ func (r *RingBufReader[E]) ReadRecord() (Record[E], error) {
 // the record fits in E (so it shares its memory), else of rec.Raw's array
 // reused when it has room. rec.Raw is valid until the next read.
 func (r *RingBufReader[E]) ReadInto(rec *Record[E]) error {
+	if r.u != nil {
+		sample, err := r.sample(nil)
+		if err != nil {
+			return err
+		}
+		rec.set(sample, 0, 0)
+		return nil
+	}
 	if r.h.set.life.closed() {
 		return r.h.closedErr()
 	}
-	if r.u == nil {
-		// One copy, from the ring into Value; Raw is a view of it
-		// when the record fits.
-		sample, err := r.k.readTo(bytesOf(&rec.Value), rec.Raw)
-		if err != nil {
-			return r.h.readErr(err)
-		}
-		rec.Len, rec.Raw, rec.Lost, rec.CPU = len(sample), sample, 0, 0
-		return nil
-	}
-	sample, err := r.readUser()
+	sample, err := r.k.readTo(bytesOf(&rec.Value), rec.Raw)
 	if err != nil {
 		return r.h.readErr(err)
 	}
-	rec.set(sample, 0, 0)
+	rec.Len, rec.Raw, rec.Lost, rec.CPU = len(sample), sample, 0, 0
 	return nil
+}
+
+// sample waits for the next record and returns its bytes: a kernel
+// record's in buf's array (reused when it has room), an in-process one's
+// in the runtime ring buffer's.
+func (r *RingBufReader[E]) sample(buf []byte) ([]byte, error) {
+	if r.h.set.life.closed() {
+		return nil, r.h.closedErr()
+	}
+	var sample []byte
+	var err error
+	if r.u != nil {
+		sample, err = r.readUser()
+	} else {
+		sample, err = r.k.read(buf)
+	}
+	if err != nil {
+		return nil, r.h.readErr(err)
+	}
+	return sample, nil
 }
 
 // readUser polls the in-process ring buffer: its records are written by

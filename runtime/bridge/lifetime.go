@@ -117,7 +117,11 @@ func (l *lifetime) take(b *seatCount) bool { return b.claim() && l.admit(b) }
 // the Go compiler to inline them (take is not: a typed Run writes it
 // out); what only a Close makes them do is in gaveClosing.
 func (l *lifetime) admit(b *seatCount) bool {
-	return l.state.Load()&closing == 0 || l.gaveClosing(b)
+	if l.state.Load()&closing == 0 {
+		return true
+	}
+	b.free()
+	return l.gaveClosing(b)
 }
 
 // give ends a run counted by take.
@@ -128,14 +132,18 @@ func (l *lifetime) give(b *seatCount) {
 	}
 }
 
-// gaveClosing is the rest of a give that saw closing. It returns false,
-// what take returns then.
+// gaveClosing is the rest of a give that saw closing, once b.free has
+// given the seat back. It returns false, what take returns then.
 // Not inlined, so that take and give are.
 //
 //go:noinline
 func (l *lifetime) gaveClosing(b *seatCount) bool {
-	// Seen by every processor before the seats are counted.
-	atomic.StoreUint32(&b.busy, 0)
+	// A locked instruction: the free is seen by every processor before
+	// the seats are counted. It must not store: another run may have
+	// claimed the seat since the free, before Close began, and a store
+	// of 0 would hide that run from Close, which would release the
+	// object under it.
+	atomic.AddUint32(&b.busy, 0)
 	l.settle(l.state.Load())
 	return false
 }

@@ -717,6 +717,39 @@ func TestCloseSeesLateGive(t *testing.T) {
 	}
 }
 
+// TestCloseSeesSeatRetaken: a run gives its seat back, another run takes
+// it before Close begins, and the first run's give then sees closing.
+// The give must not mark the seat free again: the second run still holds
+// it, and the object must outlive that run.
+func TestCloseSeesSeatRetaken(t *testing.T) {
+	var l lifetime
+	var s seatCount
+	l.seat(&s)
+	if !l.take(&s) {
+		t.Fatal("take of a free seat failed")
+	}
+	s.free() // the first run's give, up to its look at state
+	if !l.take(&s) {
+		t.Fatal("the second run could not take the seat given back")
+	}
+	var freed atomic.Bool
+	done := beginClose(&l, func() { freed.Store(true) })
+	_ = l.gaveClosing(&s) // the rest of the first run's give: it saw closing
+	select {
+	case <-done:
+		t.Fatal("Close returned while the second run held its seat")
+	case <-time.After(5 * time.Millisecond):
+	}
+	if freed.Load() {
+		t.Fatal("the object was released while the second run held its seat")
+	}
+	l.give(&s)
+	noHang(t, "Close after the second run's give", func() { <-done })
+	if !freed.Load() {
+		t.Error("the object was not released")
+	}
+}
+
 // TestKernelMapsAfterClose: typed calls on kernel maps, and a ring buffer
 // reader, return ErrClosed after Close, not the errors of a closed file
 // descriptor; a Read blocked when Close comes returns ErrClosed too.

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 	"github.com/dave/jennifer/jen"
 
 	"github.com/skelgen/skelgen/internal/gocomment"
@@ -245,12 +246,27 @@ func (s *skeleton) loadSpecDecl(f *jen.File, id skelIDs) {
 	}
 	f.Add(gocomment.Commentf("Load%sSpec parses the embedded object.", id.p))
 	f.Func().Id("Load"+id.p+"Spec").Params().Params(jen.Op("*").Id(id.specT), jen.Error()).BlockFunc(func(g *jen.Group) {
-		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(s.bridge, "ParseObject").Call(jen.Id(id.objVar))
+		args := []jen.Code{jen.Id(id.objVar)}
+		for _, f := range s.features() {
+			args = append(args, jen.Qual(s.bridge, f))
+		}
+		g.List(jen.Id("spec"), jen.Err()).Op(":=").Qual(s.bridge, "ParseObject").Call(args...)
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		g.Id("s").Op(":=").Op("&").Id(id.specT).Values(jen.Dict{jen.Id("Spec"): jen.Id("spec")})
 		g.If(jen.Err().Op(":=").Qual(s.bridge, "BindSpec").Call(jen.Id("spec"), jen.Id("s")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		g.Return(jen.Id("s"), jen.Nil())
 	})
+}
+
+// features are the names of the bridge.Feature values the object needs
+// at load, which LoadSpec passes to bridge.ParseObject: the runtime copy
+// keeps a feature's code only where a skeleton names it.
+func (s *skeleton) features() []string {
+	var ds *btf.Datasec
+	if s.obj.Spec.Types != nil && s.obj.Spec.Types.TypeByName(".kconfig", &ds) == nil {
+		return []string{"Kconfig"}
+	}
+	return nil
 }
 
 // loadDecls declares Load<X> and <X>Spec.Load. Every skeleton has the
@@ -463,7 +479,11 @@ func (s *skeleton) loadSpecVerbatim(id skelIDs) *vtext {
 	if !w.docComment(fmt.Sprintf("Load%sSpec parses the embedded object.", id.p)) {
 		return nil
 	}
-	w.s("func Load", id.p, "Spec() (*", id.specT, ", error) {\n\tspec, err := ").qual(s.bridge, "ParseObject").s("(", id.objVar, ")\n")
+	w.s("func Load", id.p, "Spec() (*", id.specT, ", error) {\n\tspec, err := ").qual(s.bridge, "ParseObject").s("(", id.objVar)
+	for _, f := range s.features() {
+		w.s(", ").qual(s.bridge, f)
+	}
+	w.s(")\n")
 	ifErr := func() {
 		w.s("; err != nil {\n\t\treturn nil, ").qual(pkgFmt, "Errorf").s("(").lit(s.cfg.Stem + ": %w").s(", err)\n\t}\n")
 	}

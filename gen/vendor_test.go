@@ -364,6 +364,13 @@ func TestKernelOnlyCopy(t *testing.T) {
 			t.Errorf("%s is in a kernel-only module's copy: %v", f, err)
 		}
 	}
+	// Nor what only some objects need: the .kconfig externs' values (the
+	// object reads none) and the user-space programs' views of kernel maps.
+	for f, decl := range map[string]string{"bridge/kconfig.go": "func resolveKconfig(", "bridge/kernelmaps.go": "func (u *UserSet) kernelMap("} {
+		if data, err := os.ReadFile(filepath.Join(mod, vendorDir, f)); bytes.Contains(data, []byte(decl)) {
+			t.Errorf("%s keeps %s in a kernel-only module's copy (%v)", f, decl, err)
+		}
+	}
 	write("main.go", []byte(`package main
 
 import (

@@ -143,7 +143,7 @@ type UsdtsnoopVariableSpecs struct {
 
 // LoadUsdtsnoopSpec parses the embedded object.
 func LoadUsdtsnoopSpec() (*UsdtsnoopSpec, error) {
-	spec, err := bridge.ParseObject(usdtsnoopObject)
+	spec, err := bridge.ParseObject(usdtsnoopObject, bridge.Kconfig)
 	if err != nil {
 		return nil, fmt.Errorf("usdtsnoop: %w", err)
 	}

@@ -39,7 +39,12 @@
 // translation is made with zeros in their place): from the kernel's configuration
 // (/boot/config-<release> or /proc/config.gz), LINUX_KERNEL_VERSION,
 // LINUX_HAS_BPF_COOKIE and LINUX_HAS_SYSCALL_WRAPPER; zero for a __weak
-// extern the kernel does not have, an error naming a strong one.
+// extern the kernel does not have, an error naming a strong one. That
+// support is a Feature, Kconfig, which the skeleton of an object with
+// .kconfig externs passes to ParseObject: a runtime copy keeps kconfig.go
+// only in modules where a skeleton names it, as it keeps the user-space
+// programs' views of kernel maps (kernelmaps.go) only where Load, not
+// LoadKernelOnly, is named (userParts).
 // usdt.go reads a binary's USDT notes and argument specifications for
 // AttachUSDT, which attaches usdt.bpf.h programs as libbpf does; iter.go
 // and iter_attach.go are the iterators' Attach and Open; attach_kinds.go

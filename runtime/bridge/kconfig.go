@@ -25,6 +25,12 @@ import (
 // a map of this name after filling it).
 const kconfigMap = ".kconfig"
 
+// Kconfig is the support of .kconfig externs (extern ... __kconfig): a
+// skeleton of an object that reads them passes it to ParseObject.
+var Kconfig = Feature{func() {
+	kconfigSupport.Store(&kconfigFuncs{resolve: resolveKconfig, normalize: normalizeKconfig})
+}}
+
 // resolveKconfig gives the .kconfig externs the kernel programs of k read
 // their values with libbpf's semantics, which cilium/ebpf covers only in
 // part: a __weak extern the kernel does not have is zero (cilium/ebpf

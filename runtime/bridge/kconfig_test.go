@@ -3,6 +3,8 @@ package bridge
 import (
 	"bytes"
 	"encoding/binary"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -91,5 +93,31 @@ func TestParseKernelConfig(t *testing.T) {
 	}
 	if len(got) != 2 || got["CONFIG_A"] != "y" || got["CONFIG_C"] != `"x y"` {
 		t.Errorf("parsed %v", got)
+	}
+}
+
+// TestKconfigFeature: an object that reads .kconfig externs loads only
+// with Kconfig, which its skeleton passes to ParseObject; without it, the
+// load fails before the kernel with an error that says so, and with it the
+// externs have their support.
+func TestKconfigFeature(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "internal", "skeltest", "tracing", "tracing_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := kconfigSupport.Swap(nil)
+	defer kconfigSupport.Store(saved)
+	spec, err := ParseObject(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadKernelOnly(spec, nil); err == nil || !strings.Contains(err.Error(), "bridge.Kconfig") {
+		t.Fatalf("load without Kconfig: %v, want an error naming bridge.Kconfig", err)
+	}
+	if _, err := ParseObject(data, Kconfig); err != nil {
+		t.Fatal(err)
+	}
+	if kc, err := kconfigOf(spec); kc == nil || err != nil {
+		t.Fatalf("after ParseObject with Kconfig: %v, %v", kc, err)
 	}
 }

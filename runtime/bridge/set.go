@@ -136,9 +136,8 @@ func LoadKernelOnly(spec *ebpf.CollectionSpec, opts *Options[NoHost], progs ...*
 	return load(spec, withoutHost(WithDisabled(opts, progs...)), nil)
 }
 
-// load is Load and LoadKernelOnly: programs, when not nil, loads the
-// user-space programs named into the set's UserSet (the VM's part).
-func load(spec *ebpf.CollectionSpec, o LoadOptions, programs func(s *Set, names []string, o *LoadOptions) error) (*Set, error) {
+// load is Load and LoadKernelOnly; vm is nil for LoadKernelOnly.
+func load(spec *ebpf.CollectionSpec, o LoadOptions, vm *userParts) (*Set, error) {
 	if o.Output == nil {
 		o.Output = os.Stdout
 	}
@@ -158,10 +157,16 @@ func load(spec *ebpf.CollectionSpec, o LoadOptions, programs func(s *Set, names 
 		return nil, err
 	}
 	if !o.InProcess {
-		if err := resolveKconfig(k); err != nil {
+		kc, err := kconfigOf(spec)
+		if err != nil {
 			return nil, err
 		}
-		normalizeKconfig(spec) // for specs ParseObject did not read
+		if kc != nil {
+			if err := kc.resolve(k); err != nil {
+				return nil, err
+			}
+			kc.normalize(spec) // for specs ParseObject did not read
+		}
 		kt, err := kernelTypes(k, &o)
 		if err != nil {
 			return nil, err
@@ -173,18 +178,14 @@ func load(spec *ebpf.CollectionSpec, o LoadOptions, programs func(s *Set, names 
 		}
 		s.Coll = coll
 	}
-	user, names, err := loadMaps(s, &o)
+	user, names, err := loadMaps(s, &o, vm)
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
 	s.User = user
 	if len(names) > 0 {
-		if programs == nil {
-			s.Close()
-			return nil, fmt.Errorf("the object has user-space programs (%s): LoadKernelOnly cannot load them, Load does", strings.Join(names, ", "))
-		}
-		if err := programs(s, names, &o); err != nil {
+		if err := vm.programs(s, names, &o); err != nil {
 			s.Close()
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -43,7 +44,16 @@ func LoadSpec(data []byte) (*ebpf.CollectionSpec, error) {
 // (structOpsAsLink): StructOps.Attach registers both through a link.
 // Programs of the section kinds libbpf added after cilium/ebpf's table
 // (newSectionDefs) are given their type as libbpf gives it.
-func ParseObject(data []byte) (*ebpf.CollectionSpec, error) {
+//
+// features are the load-time support the object needs beyond what every
+// object does (Kconfig): ParseObject makes them available to the loads
+// of every object in the process. A skeleton passes those its object
+// needs, so that a module's runtime copy keeps the code of a feature only
+// where a skeleton names it.
+func ParseObject(data []byte, features ...Feature) (*ebpf.CollectionSpec, error) {
+	for _, f := range features {
+		f.install()
+	}
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		// Malformed: cilium/ebpf says how.
@@ -65,6 +75,32 @@ func ParseObject(data []byte) (*ebpf.CollectionSpec, error) {
 		typeNewSection(p)
 	}
 	return spec, nil
+}
+
+// A Feature is load-time support that only some objects need, such as
+// Kconfig; see ParseObject.
+type Feature struct{ install func() }
+
+// kconfigFuncs is what Kconfig installs (kconfig.go).
+type kconfigFuncs struct {
+	resolve   func(k *ebpf.CollectionSpec) error
+	normalize func(spec *ebpf.CollectionSpec)
+}
+
+var kconfigSupport atomic.Pointer[kconfigFuncs]
+
+// kconfigOf returns the support for spec's .kconfig externs: nil when it
+// has none, an error when it has some and no skeleton passed Kconfig to
+// ParseObject.
+func kconfigOf(spec *ebpf.CollectionSpec) (*kconfigFuncs, error) {
+	var ds *btf.Datasec
+	if spec == nil || spec.Types == nil || spec.Types.TypeByName(kconfigMap, &ds) != nil {
+		return nil, nil
+	}
+	if kc := kconfigSupport.Load(); kc != nil {
+		return kc, nil
+	}
+	return nil, fmt.Errorf("the object reads %s externs, whose values need bridge.Kconfig: pass it to ParseObject, as the object's skeleton does (generate the skeleton again if it does not)", kconfigMap)
 }
 
 // objectExterns is what ParseObject reads of an object's symbols.

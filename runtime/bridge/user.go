@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 
 	"github.com/cilium/ebpf"
@@ -66,10 +67,23 @@ func (u *UserSet) close() {
 // Map returns the runtime's view of the map name, or nil.
 func (u *UserSet) Map(name string) runtime.Map { return u.maps[name] }
 
+// userParts is what Load gives load for the user-space programs: the VM's
+// part. LoadKernelOnly gives none, so that its code names none of it.
+type userParts struct {
+	// kernelView is the view user-space programs have of a kernel map.
+	kernelView func(u *UserSet, name string, ms *ebpf.MapSpec, km *ebpf.Map) (runtime.Map, error)
+	// kconfig is the .kconfig map of the externs progs read, nil when
+	// they read none.
+	kconfig func(spec *ebpf.CollectionSpec, progs []*ebpf.ProgramSpec, mem *runtime.MapMemory) (runtime.Map, error)
+	// programs loads the user-space programs names into the set's UserSet.
+	programs func(s *Set, names []string, o *LoadOptions) error
+}
+
 // loadMaps creates the UserSet of s: the runtime's view of the maps the
 // user-space programs (those o selects) use, and in process of every map.
-// It returns the names of those programs, sorted.
-func loadMaps(s *Set, o *LoadOptions) (*UserSet, []string, error) {
+// It returns the names of those programs, sorted; with some, vm must not
+// be nil.
+func loadMaps(s *Set, o *LoadOptions, vm *userParts) (*UserSet, []string, error) {
 	spec := s.Spec
 	u := &UserSet{maps: map[string]runtime.Map{}}
 	var userProgs []string
@@ -84,6 +98,9 @@ func loadMaps(s *Set, o *LoadOptions) (*UserSet, []string, error) {
 		}
 	}
 	sort.Strings(userProgs)
+	if len(userProgs) > 0 && vm == nil {
+		return nil, nil, fmt.Errorf("the object has user-space programs (%s): LoadKernelOnly cannot load them, Load does", strings.Join(userProgs, ", "))
+	}
 	if s.Coll == nil {
 		// In process every map lives here, so that the host reaches the
 		// kernel programs' maps too (to feed them synthetic data, say).
@@ -104,7 +121,7 @@ func loadMaps(s *Set, o *LoadOptions) (*UserSet, []string, error) {
 		var m runtime.Map
 		var err error
 		if s.Coll != nil && s.Coll.Maps[name] != nil {
-			m, err = u.kernelMap(name, ms, s.Coll.Maps[name])
+			m, err = vm.kernelView(u, name, ms, s.Coll.Maps[name])
 		} else {
 			m, err = userMap(withVariables(spec, name, ms), spec.ByteOrder, mem)
 		}
@@ -117,19 +134,21 @@ func loadMaps(s *Set, o *LoadOptions) (*UserSet, []string, error) {
 		}
 		u.maps[name] = m
 	}
-	// The .kconfig externs the user-space programs read, filled as for
-	// kernel programs.
-	progs := make([]*ebpf.ProgramSpec, len(userProgs))
-	for i, name := range userProgs {
-		progs[i] = spec.Programs[name]
-	}
-	ks, err := kconfigMapSpec(spec, progs, true)
-	if err == nil && ks != nil {
-		u.maps[kconfigMap], err = userMap(ks, spec.ByteOrder, mem)
-	}
-	if err != nil {
-		u.close()
-		return nil, nil, fmt.Errorf("user-space programs: %w", err)
+	if len(userProgs) > 0 {
+		// The .kconfig externs the user-space programs read, filled as
+		// for kernel programs.
+		progs := make([]*ebpf.ProgramSpec, len(userProgs))
+		for i, name := range userProgs {
+			progs[i] = spec.Programs[name]
+		}
+		m, err := vm.kconfig(spec, progs, mem)
+		if err != nil {
+			u.close()
+			return nil, nil, fmt.Errorf("user-space programs: %w", err)
+		}
+		if m != nil {
+			u.maps[kconfigMap] = m
+		}
 	}
 	return u, userProgs, nil
 }

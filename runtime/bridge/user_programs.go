@@ -14,9 +14,24 @@ import (
 // (unless opts.InProcess), its ubpf/ programs into the runtime, with
 // externs binding the host functions those programs call by name.
 func Load[H any](spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *Options[H]) (*Set, error) {
-	return load(spec, withoutHost(opts), func(s *Set, names []string, o *LoadOptions) error {
-		return loadPrograms(s, names, externs, o)
+	return load(spec, withoutHost(opts), &userParts{
+		kernelView: (*UserSet).kernelMap,
+		kconfig:    userKconfig,
+		programs: func(s *Set, names []string, o *LoadOptions) error {
+			return loadPrograms(s, names, externs, o)
+		},
 	})
+}
+
+// userKconfig returns the .kconfig map of the externs the user-space
+// programs progs read, filled as for kernel programs; nil when they read
+// none.
+func userKconfig(spec *ebpf.CollectionSpec, progs []*ebpf.ProgramSpec, mem *runtime.MapMemory) (runtime.Map, error) {
+	ks, err := kconfigMapSpec(spec, progs, true)
+	if ks == nil || err != nil {
+		return nil, err
+	}
+	return userMap(ks, spec.ByteOrder, mem)
 }
 
 // userPrograms are the loaded user-space programs of a set, and the

@@ -65,7 +65,7 @@ type TracingVariableSpecs struct {
 
 // LoadTracingSpec parses the embedded object.
 func LoadTracingSpec() (*TracingSpec, error) {
-	spec, err := bridge.ParseObject(tracingObject)
+	spec, err := bridge.ParseObject(tracingObject, bridge.Kconfig)
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}

@@ -179,7 +179,7 @@ type WeakVariableSpecs struct {
 
 // LoadWeakSpec parses the embedded object.
 func LoadWeakSpec() (*WeakSpec, error) {
-	spec, err := bridge.ParseObject(weakObject)
+	spec, err := bridge.ParseObject(weakObject, bridge.Kconfig)
 	if err != nil {
 		return nil, fmt.Errorf("weak: %w", err)
 	}

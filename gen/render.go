@@ -210,10 +210,21 @@ func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
 func (s *skeleton) varFields(name string) []vfield {
 	vs := make([]vfield, 0, len(s.vars))
 	for _, v := range s.vars {
-		vs = append(vs, s.genericField(v.field+" is "+v.name+" in "+v.spec.SectionName+".", v.field, name, v.typ).tagged(v.name))
+		doc := v.field + " is " + v.name + " in " + v.spec.SectionName + "."
+		if basic, ok := basicVars[fmt.Sprintf("%#v", v.typ)]; ok {
+			vs = append(vs, s.ptrField(doc, v.field, basic+name).tagged(v.name))
+			continue
+		}
+		vs = append(vs, s.genericField(doc, v.field, name, v.typ).tagged(v.name))
 	}
 	return vs
 }
+
+// basicVars name the runtime's own handle types of the variables of Go's
+// basic types (bridge.Uint32Var for a Var[uint32]): a skeleton package
+// compiles nothing for them, where it compiles every method of each
+// instantiation of Var and VarSpec it names.
+var basicVars = map[string]string{"bool": "Bool", "int8": "Int8", "uint8": "Uint8", "int16": "Int16", "uint16": "Uint16", "int32": "Int32", "uint32": "Uint32", "int64": "Int64", "uint64": "Uint64"}
 
 // idField is a field whose type is a name of the generated package.
 func idField(doc, field, typ string) vfield {

@@ -272,3 +272,31 @@ func TestMakeDepfile(t *testing.T) {
 		t.Errorf("depfile names a temporary file:\n%s", dep)
 	}
 }
+
+// TestBasicVarHandles: a variable of a basic type gets the runtime's own
+// handle type (bridge.Uint32Var), not an instantiation of Var or VarSpec,
+// whose methods the skeleton package would compile; other variables keep
+// Var[T].
+func TestBasicVarHandles(t *testing.T) {
+	root := testenv.ModuleRoot(t)
+	data, err := os.ReadFile(filepath.Join(root, "examples/killsnoop/killsnoop_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := ReadObject("killsnoop_bpfel.o", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _, err := Skeleton(obj, SkeletonConfig{Package: "p", Stem: "killsnoop", ObjectFile: "killsnoop_bpfel.o", Target: Target{Clang: "bpfel"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"*bridge.Uint32Var ", "*bridge.Int32Var ", "*bridge.BoolVar ", "*bridge.Uint32VarSpec ", "*bridge.BoolVarSpec "} {
+		if !bytes.Contains(src, []byte(want)) {
+			t.Errorf("the skeleton has no %s field", want)
+		}
+	}
+	if bytes.Contains(src, []byte("bridge.Var[")) || bytes.Contains(src, []byte("bridge.VarSpec[")) {
+		t.Error("the skeleton instantiates Var or VarSpec for a variable of a basic type")
+	}
+}

@@ -105,11 +105,11 @@ type ExecsnoopProgramSpecs struct {
 // ExecsnoopVariableSpecs are the object's global variables before load.
 type ExecsnoopVariableSpecs struct {
 	// IgnoreFailed is ignore_failed in .rodata.
-	IgnoreFailed *bridge.VarSpec[bool] `skelgen:"ignore_failed"`
+	IgnoreFailed *bridge.BoolVarSpec `skelgen:"ignore_failed"`
 	// MaxArgs is max_args in .rodata.
-	MaxArgs *bridge.VarSpec[uint32] `skelgen:"max_args"`
+	MaxArgs *bridge.Uint32VarSpec `skelgen:"max_args"`
 	// TargetUid is target_uid in .rodata.
-	TargetUid *bridge.VarSpec[uint32] `skelgen:"target_uid"`
+	TargetUid *bridge.Uint32VarSpec `skelgen:"target_uid"`
 }
 
 // LoadExecsnoopSpec parses the embedded object.
@@ -199,11 +199,11 @@ type ExecsnoopObjects struct {
 // ExecsnoopVariables are the loaded global variables.
 type ExecsnoopVariables struct {
 	// IgnoreFailed is ignore_failed in .rodata.
-	IgnoreFailed *bridge.Var[bool] `skelgen:"ignore_failed"`
+	IgnoreFailed *bridge.BoolVar `skelgen:"ignore_failed"`
 	// MaxArgs is max_args in .rodata.
-	MaxArgs *bridge.Var[uint32] `skelgen:"max_args"`
+	MaxArgs *bridge.Uint32Var `skelgen:"max_args"`
 	// TargetUid is target_uid in .rodata.
-	TargetUid *bridge.Var[uint32] `skelgen:"target_uid"`
+	TargetUid *bridge.Uint32Var `skelgen:"target_uid"`
 }
 
 func (o *ExecsnoopObjects) init() error {

@@ -91,11 +91,11 @@ type KillsnoopProgramSpecs struct {
 // KillsnoopVariableSpecs are the object's global variables before load.
 type KillsnoopVariableSpecs struct {
 	// FailedOnly is failed_only in .rodata.
-	FailedOnly *bridge.VarSpec[bool] `skelgen:"failed_only"`
+	FailedOnly *bridge.BoolVarSpec `skelgen:"failed_only"`
 	// TargetSignal is target_signal in .rodata.
-	TargetSignal *bridge.VarSpec[int32] `skelgen:"target_signal"`
+	TargetSignal *bridge.Int32VarSpec `skelgen:"target_signal"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 }
 
 // LoadKillsnoopSpec parses the embedded object.
@@ -185,11 +185,11 @@ type KillsnoopObjects struct {
 // KillsnoopVariables are the loaded global variables.
 type KillsnoopVariables struct {
 	// FailedOnly is failed_only in .rodata.
-	FailedOnly *bridge.Var[bool] `skelgen:"failed_only"`
+	FailedOnly *bridge.BoolVar `skelgen:"failed_only"`
 	// TargetSignal is target_signal in .rodata.
-	TargetSignal *bridge.Var[int32] `skelgen:"target_signal"`
+	TargetSignal *bridge.Int32Var `skelgen:"target_signal"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
 func (o *KillsnoopObjects) init() error {

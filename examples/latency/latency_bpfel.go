@@ -88,7 +88,7 @@ type LatencyProgramSpecs struct {
 // LatencyVariableSpecs are the object's global variables before load.
 type LatencyVariableSpecs struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 }
 
 // LoadLatencySpec parses the embedded object.
@@ -193,7 +193,7 @@ type LatencyObjects struct {
 // LatencyVariables are the loaded global variables.
 type LatencyVariables struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
 func (o *LatencyObjects) init() error {

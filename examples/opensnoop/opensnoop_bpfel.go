@@ -110,9 +110,9 @@ type OpensnoopProgramSpecs struct {
 // OpensnoopVariableSpecs are the object's global variables before load.
 type OpensnoopVariableSpecs struct {
 	// FailedOnly is failed_only in .rodata.
-	FailedOnly *bridge.VarSpec[bool] `skelgen:"failed_only"`
+	FailedOnly *bridge.BoolVarSpec `skelgen:"failed_only"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 }
 
 // LoadOpensnoopSpec parses the embedded object.
@@ -205,9 +205,9 @@ type OpensnoopObjects struct {
 // OpensnoopVariables are the loaded global variables.
 type OpensnoopVariables struct {
 	// FailedOnly is failed_only in .rodata.
-	FailedOnly *bridge.Var[bool] `skelgen:"failed_only"`
+	FailedOnly *bridge.BoolVar `skelgen:"failed_only"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
 func (o *OpensnoopObjects) init() error {

@@ -76,9 +76,9 @@ type ProfileProgramSpecs struct {
 // ProfileVariableSpecs are the object's global variables before load.
 type ProfileVariableSpecs struct {
 	// IncludeIdle is include_idle in .rodata.
-	IncludeIdle *bridge.VarSpec[bool] `skelgen:"include_idle"`
+	IncludeIdle *bridge.BoolVarSpec `skelgen:"include_idle"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 }
 
 // LoadProfileSpec parses the embedded object.
@@ -164,9 +164,9 @@ type ProfileObjects struct {
 // ProfileVariables are the loaded global variables.
 type ProfileVariables struct {
 	// IncludeIdle is include_idle in .rodata.
-	IncludeIdle *bridge.Var[bool] `skelgen:"include_idle"`
+	IncludeIdle *bridge.BoolVar `skelgen:"include_idle"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
 func (o *ProfileObjects) init() error {

@@ -76,7 +76,7 @@ type PslistProgramSpecs struct {
 // PslistVariableSpecs are the object's global variables before load.
 type PslistVariableSpecs struct {
 	// Threads is threads in .rodata.
-	Threads *bridge.VarSpec[bool] `skelgen:"threads"`
+	Threads *bridge.BoolVarSpec `skelgen:"threads"`
 }
 
 // LoadPslistSpec parses the embedded object.
@@ -158,7 +158,7 @@ type PslistObjects struct {
 // PslistVariables are the loaded global variables.
 type PslistVariables struct {
 	// Threads is threads in .rodata.
-	Threads *bridge.Var[bool] `skelgen:"threads"`
+	Threads *bridge.BoolVar `skelgen:"threads"`
 }
 
 func (o *PslistObjects) init() error {

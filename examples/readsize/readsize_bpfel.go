@@ -73,13 +73,13 @@ type ReadsizeProgramSpecs struct {
 // ReadsizeVariableSpecs are the object's global variables before load.
 type ReadsizeVariableSpecs struct {
 	// IntervalNs is interval_ns in .rodata.
-	IntervalNs *bridge.VarSpec[uint64] `skelgen:"interval_ns"`
+	IntervalNs *bridge.Uint64VarSpec `skelgen:"interval_ns"`
 	// IntervalStart is interval_start in .bss.
-	IntervalStart *bridge.VarSpec[uint64] `skelgen:"interval_start"`
+	IntervalStart *bridge.Uint64VarSpec `skelgen:"interval_start"`
 	// MinBytes is min_bytes in .rodata.
-	MinBytes *bridge.VarSpec[uint64] `skelgen:"min_bytes"`
+	MinBytes *bridge.Uint64VarSpec `skelgen:"min_bytes"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 }
 
 // LoadReadsizeSpec parses the embedded object.
@@ -174,13 +174,13 @@ type ReadsizeObjects struct {
 // ReadsizeVariables are the loaded global variables.
 type ReadsizeVariables struct {
 	// IntervalNs is interval_ns in .rodata.
-	IntervalNs *bridge.Var[uint64] `skelgen:"interval_ns"`
+	IntervalNs *bridge.Uint64Var `skelgen:"interval_ns"`
 	// IntervalStart is interval_start in .bss.
-	IntervalStart *bridge.Var[uint64] `skelgen:"interval_start"`
+	IntervalStart *bridge.Uint64Var `skelgen:"interval_start"`
 	// MinBytes is min_bytes in .rodata.
-	MinBytes *bridge.Var[uint64] `skelgen:"min_bytes"`
+	MinBytes *bridge.Uint64Var `skelgen:"min_bytes"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
 func (o *ReadsizeObjects) init() error {

@@ -76,11 +76,11 @@ type StackcountProgramSpecs struct {
 // StackcountVariableSpecs are the object's global variables before load.
 type StackcountVariableSpecs struct {
 	// PerProcess is per_process in .rodata.
-	PerProcess *bridge.VarSpec[bool] `skelgen:"per_process"`
+	PerProcess *bridge.BoolVarSpec `skelgen:"per_process"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 	// UserStacks is user_stacks in .rodata.
-	UserStacks *bridge.VarSpec[bool] `skelgen:"user_stacks"`
+	UserStacks *bridge.BoolVarSpec `skelgen:"user_stacks"`
 }
 
 // LoadStackcountSpec parses the embedded object.
@@ -166,11 +166,11 @@ type StackcountObjects struct {
 // StackcountVariables are the loaded global variables.
 type StackcountVariables struct {
 	// PerProcess is per_process in .rodata.
-	PerProcess *bridge.Var[bool] `skelgen:"per_process"`
+	PerProcess *bridge.BoolVar `skelgen:"per_process"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 	// UserStacks is user_stacks in .rodata.
-	UserStacks *bridge.Var[bool] `skelgen:"user_stacks"`
+	UserStacks *bridge.BoolVar `skelgen:"user_stacks"`
 }
 
 func (o *StackcountObjects) init() error {

@@ -119,19 +119,19 @@ type SyslatProgramSpecs struct {
 // SyslatVariableSpecs are the object's global variables before load.
 type SyslatVariableSpecs struct {
 	// DetachedAt is detached_at in .bss.
-	DetachedAt *bridge.VarSpec[uint64] `skelgen:"detached_at"`
+	DetachedAt *bridge.Uint64VarSpec `skelgen:"detached_at"`
 	// IntervalNs is interval_ns in .rodata.
-	IntervalNs *bridge.VarSpec[uint64] `skelgen:"interval_ns"`
+	IntervalNs *bridge.Uint64VarSpec `skelgen:"interval_ns"`
 	// IntervalStart is interval_start in .bss.
-	IntervalStart *bridge.VarSpec[uint64] `skelgen:"interval_start"`
+	IntervalStart *bridge.Uint64VarSpec `skelgen:"interval_start"`
 	// MaxRecords is max_records in .rodata.
-	MaxRecords *bridge.VarSpec[uint64] `skelgen:"max_records"`
+	MaxRecords *bridge.Uint64VarSpec `skelgen:"max_records"`
 	// Records is records in .bss.
-	Records *bridge.VarSpec[uint64] `skelgen:"records"`
+	Records *bridge.Uint64VarSpec `skelgen:"records"`
 	// SlowNs is slow_ns in .rodata.
-	SlowNs *bridge.VarSpec[uint64] `skelgen:"slow_ns"`
+	SlowNs *bridge.Uint64VarSpec `skelgen:"slow_ns"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 }
 
 // LoadSyslatSpec parses the embedded object.
@@ -241,19 +241,19 @@ type SyslatObjects struct {
 // SyslatVariables are the loaded global variables.
 type SyslatVariables struct {
 	// DetachedAt is detached_at in .bss.
-	DetachedAt *bridge.Var[uint64] `skelgen:"detached_at"`
+	DetachedAt *bridge.Uint64Var `skelgen:"detached_at"`
 	// IntervalNs is interval_ns in .rodata.
-	IntervalNs *bridge.Var[uint64] `skelgen:"interval_ns"`
+	IntervalNs *bridge.Uint64Var `skelgen:"interval_ns"`
 	// IntervalStart is interval_start in .bss.
-	IntervalStart *bridge.Var[uint64] `skelgen:"interval_start"`
+	IntervalStart *bridge.Uint64Var `skelgen:"interval_start"`
 	// MaxRecords is max_records in .rodata.
-	MaxRecords *bridge.Var[uint64] `skelgen:"max_records"`
+	MaxRecords *bridge.Uint64Var `skelgen:"max_records"`
 	// Records is records in .bss.
-	Records *bridge.Var[uint64] `skelgen:"records"`
+	Records *bridge.Uint64Var `skelgen:"records"`
 	// SlowNs is slow_ns in .rodata.
-	SlowNs *bridge.Var[uint64] `skelgen:"slow_ns"`
+	SlowNs *bridge.Uint64Var `skelgen:"slow_ns"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
 func (o *SyslatObjects) init() error {

@@ -139,7 +139,7 @@ type TcpccVariableSpecs struct {
 	// Calls is calls in .bss.
 	Calls *bridge.VarSpec[[4]uint64] `skelgen:"calls"`
 	// MaxCwnd is max_cwnd in .bss.
-	MaxCwnd *bridge.VarSpec[uint32] `skelgen:"max_cwnd"`
+	MaxCwnd *bridge.Uint32VarSpec `skelgen:"max_cwnd"`
 }
 
 // LoadTcpccSpec parses the embedded object.
@@ -240,7 +240,7 @@ type TcpccVariables struct {
 	// Calls is calls in .bss.
 	Calls *bridge.Var[[4]uint64] `skelgen:"calls"`
 	// MaxCwnd is max_cwnd in .bss.
-	MaxCwnd *bridge.Var[uint32] `skelgen:"max_cwnd"`
+	MaxCwnd *bridge.Uint32Var `skelgen:"max_cwnd"`
 }
 
 func (o *TcpccObjects) init() error {

@@ -138,7 +138,7 @@ type UsdtsnoopProgramSpecs struct {
 // UsdtsnoopVariableSpecs are the object's global variables before load.
 type UsdtsnoopVariableSpecs struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 }
 
 // LoadUsdtsnoopSpec parses the embedded object.
@@ -227,7 +227,7 @@ type UsdtsnoopObjects struct {
 // UsdtsnoopVariables are the loaded global variables.
 type UsdtsnoopVariables struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
 func (o *UsdtsnoopObjects) init() error {

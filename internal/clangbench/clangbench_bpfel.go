@@ -93,7 +93,7 @@ type ClangbenchProgramSpecs struct {
 // ClangbenchVariableSpecs are the object's global variables before load.
 type ClangbenchVariableSpecs struct {
 	// Result is result in .bss.
-	Result *bridge.VarSpec[uint64] `skelgen:"result"`
+	Result *bridge.Uint64VarSpec `skelgen:"result"`
 }
 
 // LoadClangbenchSpec parses the embedded object.
@@ -233,7 +233,7 @@ type ClangbenchObjects struct {
 // ClangbenchVariables are the loaded global variables.
 type ClangbenchVariables struct {
 	// Result is result in .bss.
-	Result *bridge.Var[uint64] `skelgen:"result"`
+	Result *bridge.Uint64Var `skelgen:"result"`
 }
 
 func (o *ClangbenchObjects) init() error {

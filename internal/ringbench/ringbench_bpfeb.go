@@ -66,25 +66,25 @@ type RingbenchProgramSpecs struct {
 // RingbenchVariableSpecs are the object's global variables before load.
 type RingbenchVariableSpecs struct {
 	// FirstNs is first_ns in .bss.
-	FirstNs *bridge.VarSpec[uint64] `skelgen:"first_ns"`
+	FirstNs *bridge.Uint64VarSpec `skelgen:"first_ns"`
 	// LastNs is last_ns in .bss.
-	LastNs *bridge.VarSpec[uint64] `skelgen:"last_ns"`
+	LastNs *bridge.Uint64VarSpec `skelgen:"last_ns"`
 	// Lost is lost in .bss.
-	Lost *bridge.VarSpec[uint64] `skelgen:"lost"`
+	Lost *bridge.Uint64VarSpec `skelgen:"lost"`
 	// PerRun is per_run in .bss.
-	PerRun *bridge.VarSpec[uint64] `skelgen:"per_run"`
+	PerRun *bridge.Uint64VarSpec `skelgen:"per_run"`
 	// RecSize is rec_size in .rodata.
-	RecSize *bridge.VarSpec[uint32] `skelgen:"rec_size"`
+	RecSize *bridge.Uint32VarSpec `skelgen:"rec_size"`
 	// Rsum is rsum in .bss.
-	Rsum *bridge.VarSpec[uint64] `skelgen:"rsum"`
+	Rsum *bridge.Uint64VarSpec `skelgen:"rsum"`
 	// Seen is seen in .bss.
-	Seen *bridge.VarSpec[uint64] `skelgen:"seen"`
+	Seen *bridge.Uint64VarSpec `skelgen:"seen"`
 	// Want is want in .bss.
-	Want *bridge.VarSpec[uint64] `skelgen:"want"`
+	Want *bridge.Uint64VarSpec `skelgen:"want"`
 	// Written is written in .bss.
-	Written *bridge.VarSpec[uint64] `skelgen:"written"`
+	Written *bridge.Uint64VarSpec `skelgen:"written"`
 	// Wsum is wsum in .bss.
-	Wsum *bridge.VarSpec[uint64] `skelgen:"wsum"`
+	Wsum *bridge.Uint64VarSpec `skelgen:"wsum"`
 }
 
 // LoadRingbenchSpec parses the embedded object.
@@ -175,25 +175,25 @@ type RingbenchObjects struct {
 // RingbenchVariables are the loaded global variables.
 type RingbenchVariables struct {
 	// FirstNs is first_ns in .bss.
-	FirstNs *bridge.Var[uint64] `skelgen:"first_ns"`
+	FirstNs *bridge.Uint64Var `skelgen:"first_ns"`
 	// LastNs is last_ns in .bss.
-	LastNs *bridge.Var[uint64] `skelgen:"last_ns"`
+	LastNs *bridge.Uint64Var `skelgen:"last_ns"`
 	// Lost is lost in .bss.
-	Lost *bridge.Var[uint64] `skelgen:"lost"`
+	Lost *bridge.Uint64Var `skelgen:"lost"`
 	// PerRun is per_run in .bss.
-	PerRun *bridge.Var[uint64] `skelgen:"per_run"`
+	PerRun *bridge.Uint64Var `skelgen:"per_run"`
 	// RecSize is rec_size in .rodata.
-	RecSize *bridge.Var[uint32] `skelgen:"rec_size"`
+	RecSize *bridge.Uint32Var `skelgen:"rec_size"`
 	// Rsum is rsum in .bss.
-	Rsum *bridge.Var[uint64] `skelgen:"rsum"`
+	Rsum *bridge.Uint64Var `skelgen:"rsum"`
 	// Seen is seen in .bss.
-	Seen *bridge.Var[uint64] `skelgen:"seen"`
+	Seen *bridge.Uint64Var `skelgen:"seen"`
 	// Want is want in .bss.
-	Want *bridge.Var[uint64] `skelgen:"want"`
+	Want *bridge.Uint64Var `skelgen:"want"`
 	// Written is written in .bss.
-	Written *bridge.Var[uint64] `skelgen:"written"`
+	Written *bridge.Uint64Var `skelgen:"written"`
 	// Wsum is wsum in .bss.
-	Wsum *bridge.Var[uint64] `skelgen:"wsum"`
+	Wsum *bridge.Uint64Var `skelgen:"wsum"`
 }
 
 func (o *RingbenchObjects) init() error {

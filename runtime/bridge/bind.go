@@ -134,10 +134,16 @@ func (*StructOps) bind(s *Set, name string) (any, error)     { return NewStructO
 func (*Var[T]) bind(s *Set, name string) (any, error)        { return NewVar[T](s, name) }
 
 func (*VarSpec[T]) bindSpec(spec *ebpf.CollectionSpec, name string) (any, error) {
+	v, err := variableSpec(spec, name, sizeOf[T]())
+	return &VarSpec[T]{v}, err
+}
+
+// variableSpec returns the variable name of spec, checking its size.
+func variableSpec(spec *ebpf.CollectionSpec, name string, size int) (*ebpf.VariableSpec, error) {
 	if spec.Variables[name] == nil {
 		return nil, fmt.Errorf("variable %s: not in the object", name)
 	}
-	return NewVarSpec[T](spec.Variables[name])
+	return spec.Variables[name], checkVarSpec(spec.Variables[name], size)
 }
 
 func (*StructOpsSpec[V]) bindSpec(spec *ebpf.CollectionSpec, name string) (any, error) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/cilium/ebpf"
 )
@@ -120,7 +121,17 @@ type Set struct {
 	//lint:ignore U1000 used by usdt_attach.go, which Windows does not build
 	usdtNext uint32
 	// tool is the Tool serving the object, nil when none is.
-	tool atomic.Pointer[Tool]
+	tool toolPointer
+}
+
+// toolPointer is atomic.Pointer[Tool] without the instantiation, whose
+// methods every package that names Set would compile again.
+type toolPointer struct{ p unsafe.Pointer }
+
+func (t *toolPointer) Load() *Tool   { return (*Tool)(atomic.LoadPointer(&t.p)) }
+func (t *toolPointer) Store(v *Tool) { atomic.StorePointer(&t.p, unsafe.Pointer(v)) }
+func (t *toolPointer) CompareAndSwap(old, new *Tool) bool {
+	return atomic.CompareAndSwapPointer(&t.p, unsafe.Pointer(old), unsafe.Pointer(new))
 }
 
 // LoadKernelOnly is Load for an object without user-space programs: its

@@ -56,11 +56,11 @@ type AtomicsProgramSpecs struct {
 // AtomicsVariableSpecs are the object's global variables before load.
 type AtomicsVariableSpecs struct {
 	// Drained is drained in .bss.
-	Drained *bridge.VarSpec[uint64] `skelgen:"drained"`
+	Drained *bridge.Uint64VarSpec `skelgen:"drained"`
 	// Hits is hits in .bss.
-	Hits *bridge.VarSpec[uint64] `skelgen:"hits"`
+	Hits *bridge.Uint64VarSpec `skelgen:"hits"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 }
 
 // LoadAtomicsSpec parses the embedded object.
@@ -154,11 +154,11 @@ type AtomicsObjects struct {
 // AtomicsVariables are the loaded global variables.
 type AtomicsVariables struct {
 	// Drained is drained in .bss.
-	Drained *bridge.Var[uint64] `skelgen:"drained"`
+	Drained *bridge.Uint64Var `skelgen:"drained"`
 	// Hits is hits in .bss.
-	Hits *bridge.Var[uint64] `skelgen:"hits"`
+	Hits *bridge.Uint64Var `skelgen:"hits"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
 func (o *AtomicsObjects) init() error {

@@ -126,7 +126,7 @@ type ConstsProgramSpecs struct {
 // ConstsVariableSpecs are the object's global variables before load.
 type ConstsVariableSpecs struct {
 	// LastColor is last_color in .bss.
-	LastColor *bridge.VarSpec[uint32] `skelgen:"last_color"`
+	LastColor *bridge.Uint32VarSpec `skelgen:"last_color"`
 }
 
 // LoadConstsSpec parses the embedded object.
@@ -209,7 +209,7 @@ type ConstsObjects struct {
 // ConstsVariables are the loaded global variables.
 type ConstsVariables struct {
 	// LastColor is last_color in .bss.
-	LastColor *bridge.Var[uint32] `skelgen:"last_color"`
+	LastColor *bridge.Uint32Var `skelgen:"last_color"`
 }
 
 func (o *ConstsObjects) init() error {

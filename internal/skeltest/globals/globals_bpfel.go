@@ -197,9 +197,9 @@ type GlobalsProgramSpecs struct {
 // GlobalsVariableSpecs are the object's global variables before load.
 type GlobalsVariableSpecs struct {
 	// Calls is calls in .data.
-	Calls *bridge.VarSpec[uint64] `skelgen:"calls"`
+	Calls *bridge.Uint64VarSpec `skelgen:"calls"`
 	// CustomCounter is custom_counter in .data.custom.
-	CustomCounter *bridge.VarSpec[uint64] `skelgen:"custom_counter"`
+	CustomCounter *bridge.Uint64VarSpec `skelgen:"custom_counter"`
 	// Hist is hist in .bss.
 	Hist *bridge.VarSpec[[8]uint32] `skelgen:"hist"`
 	// LastRecord is last_record in .data.
@@ -207,9 +207,9 @@ type GlobalsVariableSpecs struct {
 	// Limits is limits in .rodata.
 	Limits *bridge.VarSpec[GlobalsLimits] `skelgen:"limits"`
 	// Matched is matched in .bss.
-	Matched *bridge.VarSpec[uint64] `skelgen:"matched"`
+	Matched *bridge.Uint64VarSpec `skelgen:"matched"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 	// Weights is weights in .rodata.
 	Weights *bridge.VarSpec[[4]uint64] `skelgen:"weights"`
 }
@@ -293,9 +293,9 @@ type GlobalsObjects struct {
 // GlobalsVariables are the loaded global variables.
 type GlobalsVariables struct {
 	// Calls is calls in .data.
-	Calls *bridge.Var[uint64] `skelgen:"calls"`
+	Calls *bridge.Uint64Var `skelgen:"calls"`
 	// CustomCounter is custom_counter in .data.custom.
-	CustomCounter *bridge.Var[uint64] `skelgen:"custom_counter"`
+	CustomCounter *bridge.Uint64Var `skelgen:"custom_counter"`
 	// Hist is hist in .bss.
 	Hist *bridge.Var[[8]uint32] `skelgen:"hist"`
 	// LastRecord is last_record in .data.
@@ -303,9 +303,9 @@ type GlobalsVariables struct {
 	// Limits is limits in .rodata.
 	Limits *bridge.Var[GlobalsLimits] `skelgen:"limits"`
 	// Matched is matched in .bss.
-	Matched *bridge.Var[uint64] `skelgen:"matched"`
+	Matched *bridge.Uint64Var `skelgen:"matched"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 	// Weights is weights in .rodata.
 	Weights *bridge.Var[[4]uint64] `skelgen:"weights"`
 }

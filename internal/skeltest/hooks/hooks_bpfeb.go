@@ -133,19 +133,19 @@ type HooksProgramSpecs struct {
 // HooksVariableSpecs are the object's global variables before load.
 type HooksVariableSpecs struct {
 	// FailBegin is fail_begin in .rodata.
-	FailBegin *bridge.VarSpec[uint32] `skelgen:"fail_begin"`
+	FailBegin *bridge.Uint32VarSpec `skelgen:"fail_begin"`
 	// FaultAt is fault_at in .rodata.
-	FaultAt *bridge.VarSpec[uint64] `skelgen:"fault_at"`
+	FaultAt *bridge.Uint64VarSpec `skelgen:"fault_at"`
 	// PerTick is per_tick in .rodata.
-	PerTick *bridge.VarSpec[uint64] `skelgen:"per_tick"`
+	PerTick *bridge.Uint64VarSpec `skelgen:"per_tick"`
 	// Stats is stats in .bss.
 	Stats *bridge.VarSpec[HooksStats] `skelgen:"stats"`
 	// StopAfter is stop_after in .rodata.
-	StopAfter *bridge.VarSpec[uint64] `skelgen:"stop_after"`
+	StopAfter *bridge.Uint64VarSpec `skelgen:"stop_after"`
 	// StopCode is stop_code in .rodata.
-	StopCode *bridge.VarSpec[int32] `skelgen:"stop_code"`
+	StopCode *bridge.Int32VarSpec `skelgen:"stop_code"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 }
 
 // LoadHooksSpec parses the embedded object.
@@ -255,19 +255,19 @@ type HooksObjects struct {
 // HooksVariables are the loaded global variables.
 type HooksVariables struct {
 	// FailBegin is fail_begin in .rodata.
-	FailBegin *bridge.Var[uint32] `skelgen:"fail_begin"`
+	FailBegin *bridge.Uint32Var `skelgen:"fail_begin"`
 	// FaultAt is fault_at in .rodata.
-	FaultAt *bridge.Var[uint64] `skelgen:"fault_at"`
+	FaultAt *bridge.Uint64Var `skelgen:"fault_at"`
 	// PerTick is per_tick in .rodata.
-	PerTick *bridge.Var[uint64] `skelgen:"per_tick"`
+	PerTick *bridge.Uint64Var `skelgen:"per_tick"`
 	// Stats is stats in .bss.
 	Stats *bridge.Var[HooksStats] `skelgen:"stats"`
 	// StopAfter is stop_after in .rodata.
-	StopAfter *bridge.Var[uint64] `skelgen:"stop_after"`
+	StopAfter *bridge.Uint64Var `skelgen:"stop_after"`
 	// StopCode is stop_code in .rodata.
-	StopCode *bridge.Var[int32] `skelgen:"stop_code"`
+	StopCode *bridge.Int32Var `skelgen:"stop_code"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
 func (o *HooksObjects) init() error {

@@ -87,9 +87,9 @@ type HostileProgramSpecs struct {
 // HostileVariableSpecs are the object's global variables before load.
 type HostileVariableSpecs struct {
 	// KernelHits is kernel_hits in .bss.
-	KernelHits *bridge.VarSpec[uint64] `skelgen:"kernel_hits"`
+	KernelHits *bridge.Uint64VarSpec `skelgen:"kernel_hits"`
 	// Limit is limit in .rodata.
-	Limit *bridge.VarSpec[uint64] `skelgen:"limit"`
+	Limit *bridge.Uint64VarSpec `skelgen:"limit"`
 }
 
 // LoadHostileSpec parses the embedded object.
@@ -214,9 +214,9 @@ type HostileObjects struct {
 // HostileVariables are the loaded global variables.
 type HostileVariables struct {
 	// KernelHits is kernel_hits in .bss.
-	KernelHits *bridge.Var[uint64] `skelgen:"kernel_hits"`
+	KernelHits *bridge.Uint64Var `skelgen:"kernel_hits"`
 	// Limit is limit in .rodata.
-	Limit *bridge.Var[uint64] `skelgen:"limit"`
+	Limit *bridge.Uint64Var `skelgen:"limit"`
 }
 
 func (o *HostileObjects) init() error {

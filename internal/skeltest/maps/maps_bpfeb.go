@@ -121,7 +121,7 @@ type MapsProgramSpecs struct {
 // MapsVariableSpecs are the object's global variables before load.
 type MapsVariableSpecs struct {
 	// UnusedEvent is unused_event in .bss.
-	UnusedEvent *bridge.VarSpec[uint64] `skelgen:"unused_event"`
+	UnusedEvent *bridge.Uint64VarSpec `skelgen:"unused_event"`
 }
 
 // LoadMapsSpec parses the embedded object.
@@ -222,7 +222,7 @@ type MapsObjects struct {
 // MapsVariables are the loaded global variables.
 type MapsVariables struct {
 	// UnusedEvent is unused_event in .bss.
-	UnusedEvent *bridge.Var[uint64] `skelgen:"unused_event"`
+	UnusedEvent *bridge.Uint64Var `skelgen:"unused_event"`
 }
 
 func (o *MapsObjects) init() error {

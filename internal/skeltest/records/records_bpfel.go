@@ -105,9 +105,9 @@ type RecordsProgramSpecs struct {
 // RecordsVariableSpecs are the object's global variables before load.
 type RecordsVariableSpecs struct {
 	// Calls is calls in .bss.
-	Calls *bridge.VarSpec[uint32] `skelgen:"calls"`
+	Calls *bridge.Uint32VarSpec `skelgen:"calls"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 }
 
 // LoadRecordsSpec parses the embedded object.
@@ -203,9 +203,9 @@ type RecordsObjects struct {
 // RecordsVariables are the loaded global variables.
 type RecordsVariables struct {
 	// Calls is calls in .bss.
-	Calls *bridge.Var[uint32] `skelgen:"calls"`
+	Calls *bridge.Uint32Var `skelgen:"calls"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
 func (o *RecordsObjects) init() error {

@@ -171,7 +171,7 @@ type SectionsProgramSpecs struct {
 // SectionsVariableSpecs are the object's global variables before load.
 type SectionsVariableSpecs struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 }
 
 // LoadSectionsSpec parses the embedded object.
@@ -323,7 +323,7 @@ type SectionsObjects struct {
 // SectionsVariables are the loaded global variables.
 type SectionsVariables struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
 func (o *SectionsObjects) init() error {

@@ -55,7 +55,7 @@ type SizingProgramSpecs struct {
 // SizingVariableSpecs are the object's global variables before load.
 type SizingVariableSpecs struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 }
 
 // LoadSizingSpec parses the embedded object.
@@ -143,7 +143,7 @@ type SizingObjects struct {
 // SizingVariables are the loaded global variables.
 type SizingVariables struct {
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
 func (o *SizingObjects) init() error {

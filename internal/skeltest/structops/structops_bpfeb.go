@@ -106,7 +106,7 @@ type StructopsProgramSpecs struct {
 // StructopsVariableSpecs are the object's global variables before load.
 type StructopsVariableSpecs struct {
 	// SsthreshCalls is ssthresh_calls in .bss.
-	SsthreshCalls *bridge.VarSpec[uint64] `skelgen:"ssthresh_calls"`
+	SsthreshCalls *bridge.Uint64VarSpec `skelgen:"ssthresh_calls"`
 }
 
 // LoadStructopsSpec parses the embedded object.
@@ -201,7 +201,7 @@ type StructopsObjects struct {
 // StructopsVariables are the loaded global variables.
 type StructopsVariables struct {
 	// SsthreshCalls is ssthresh_calls in .bss.
-	SsthreshCalls *bridge.Var[uint64] `skelgen:"ssthresh_calls"`
+	SsthreshCalls *bridge.Uint64Var `skelgen:"ssthresh_calls"`
 }
 
 func (o *StructopsObjects) init() error {

@@ -52,15 +52,15 @@ type TracingProgramSpecs struct {
 // TracingVariableSpecs are the object's global variables before load.
 type TracingVariableSpecs struct {
 	// Entries is entries in .bss.
-	Entries *bridge.VarSpec[uint64] `skelgen:"entries"`
+	Entries *bridge.Uint64VarSpec `skelgen:"entries"`
 	// Exits is exits in .bss.
-	Exits *bridge.VarSpec[uint64] `skelgen:"exits"`
+	Exits *bridge.Uint64VarSpec `skelgen:"exits"`
 	// SeenVersion is seen_version in .bss.
-	SeenVersion *bridge.VarSpec[uint32] `skelgen:"seen_version"`
+	SeenVersion *bridge.Uint32VarSpec `skelgen:"seen_version"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.VarSpec[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32VarSpec `skelgen:"target_tgid"`
 	// TpEntries is tp_entries in .bss.
-	TpEntries *bridge.VarSpec[uint64] `skelgen:"tp_entries"`
+	TpEntries *bridge.Uint64VarSpec `skelgen:"tp_entries"`
 }
 
 // LoadTracingSpec parses the embedded object.
@@ -148,15 +148,15 @@ type TracingObjects struct {
 // TracingVariables are the loaded global variables.
 type TracingVariables struct {
 	// Entries is entries in .bss.
-	Entries *bridge.Var[uint64] `skelgen:"entries"`
+	Entries *bridge.Uint64Var `skelgen:"entries"`
 	// Exits is exits in .bss.
-	Exits *bridge.Var[uint64] `skelgen:"exits"`
+	Exits *bridge.Uint64Var `skelgen:"exits"`
 	// SeenVersion is seen_version in .bss.
-	SeenVersion *bridge.Var[uint32] `skelgen:"seen_version"`
+	SeenVersion *bridge.Uint32Var `skelgen:"seen_version"`
 	// TargetTgid is target_tgid in .rodata.
-	TargetTgid *bridge.Var[uint32] `skelgen:"target_tgid"`
+	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 	// TpEntries is tp_entries in .bss.
-	TpEntries *bridge.Var[uint64] `skelgen:"tp_entries"`
+	TpEntries *bridge.Uint64Var `skelgen:"tp_entries"`
 }
 
 func (o *TracingObjects) init() error {

@@ -89,7 +89,7 @@ type UbpfProgramSpecs struct {
 // UbpfVariableSpecs are the object's global variables before load.
 type UbpfVariableSpecs struct {
 	// KernelHits is kernel_hits in .bss.
-	KernelHits *bridge.VarSpec[uint64] `skelgen:"kernel_hits"`
+	KernelHits *bridge.Uint64VarSpec `skelgen:"kernel_hits"`
 }
 
 // LoadUbpfSpec parses the embedded object.
@@ -197,7 +197,7 @@ type UbpfObjects struct {
 // UbpfVariables are the loaded global variables.
 type UbpfVariables struct {
 	// KernelHits is kernel_hits in .bss.
-	KernelHits *bridge.Var[uint64] `skelgen:"kernel_hits"`
+	KernelHits *bridge.Uint64Var `skelgen:"kernel_hits"`
 }
 
 func (o *UbpfObjects) init() error {

@@ -142,39 +142,39 @@ type WeakProgramSpecs struct {
 // WeakVariableSpecs are the object's global variables before load.
 type WeakVariableSpecs struct {
 	// Absent is absent in .bss.
-	Absent *bridge.VarSpec[uint64] `skelgen:"absent"`
+	Absent *bridge.Uint64VarSpec `skelgen:"absent"`
 	// BpfJit is bpf_jit in .bss.
-	BpfJit *bridge.VarSpec[uint64] `skelgen:"bpf_jit"`
+	BpfJit *bridge.Uint64VarSpec `skelgen:"bpf_jit"`
 	// BpfSyscall is bpf_syscall in .bss.
-	BpfSyscall *bridge.VarSpec[uint64] `skelgen:"bpf_syscall"`
+	BpfSyscall *bridge.Uint64VarSpec `skelgen:"bpf_syscall"`
 	// ConstKsymAbsent is const_ksym_absent in .bss.
-	ConstKsymAbsent *bridge.VarSpec[uint64] `skelgen:"const_ksym_absent"`
+	ConstKsymAbsent *bridge.Uint64VarSpec `skelgen:"const_ksym_absent"`
 	// ConstKsymPresent is const_ksym_present in .bss.
-	ConstKsymPresent *bridge.VarSpec[uint64] `skelgen:"const_ksym_present"`
+	ConstKsymPresent *bridge.Uint64VarSpec `skelgen:"const_ksym_present"`
 	// HasCookie is has_cookie in .bss.
-	HasCookie *bridge.VarSpec[uint64] `skelgen:"has_cookie"`
+	HasCookie *bridge.Uint64VarSpec `skelgen:"has_cookie"`
 	// HasWrapper is has_wrapper in .bss.
-	HasWrapper *bridge.VarSpec[uint64] `skelgen:"has_wrapper"`
+	HasWrapper *bridge.Uint64VarSpec `skelgen:"has_wrapper"`
 	// Hostname is hostname in .bss.
 	Hostname *bridge.VarSpec[[16]byte] `skelgen:"hostname"`
 	// Hz is hz in .bss.
-	Hz *bridge.VarSpec[uint64] `skelgen:"hz"`
+	Hz *bridge.Uint64VarSpec `skelgen:"hz"`
 	// KfuncAbsent is kfunc_absent in .bss.
-	KfuncAbsent *bridge.VarSpec[uint64] `skelgen:"kfunc_absent"`
+	KfuncAbsent *bridge.Uint64VarSpec `skelgen:"kfunc_absent"`
 	// KsymAbsent is ksym_absent in .bss.
-	KsymAbsent *bridge.VarSpec[uint64] `skelgen:"ksym_absent"`
+	KsymAbsent *bridge.Uint64VarSpec `skelgen:"ksym_absent"`
 	// KsymPresent is ksym_present in .bss.
-	KsymPresent *bridge.VarSpec[uint64] `skelgen:"ksym_present"`
+	KsymPresent *bridge.Uint64VarSpec `skelgen:"ksym_present"`
 	// LinuxAbsent is linux_absent in .bss.
-	LinuxAbsent *bridge.VarSpec[uint64] `skelgen:"linux_absent"`
+	LinuxAbsent *bridge.Uint64VarSpec `skelgen:"linux_absent"`
 	// Required is required in .bss.
-	Required *bridge.VarSpec[uint64] `skelgen:"required"`
+	Required *bridge.Uint64VarSpec `skelgen:"required"`
 	// UsdtArg is usdt_arg in .bss.
-	UsdtArg *bridge.VarSpec[uint64] `skelgen:"usdt_arg"`
+	UsdtArg *bridge.Uint64VarSpec `skelgen:"usdt_arg"`
 	// UsdtArg2 is usdt_arg2 in .bss.
-	UsdtArg2 *bridge.VarSpec[uint64] `skelgen:"usdt_arg2"`
+	UsdtArg2 *bridge.Uint64VarSpec `skelgen:"usdt_arg2"`
 	// UsdtCalls is usdt_calls in .bss.
-	UsdtCalls *bridge.VarSpec[uint64] `skelgen:"usdt_calls"`
+	UsdtCalls *bridge.Uint64VarSpec `skelgen:"usdt_calls"`
 }
 
 // LoadWeakSpec parses the embedded object.
@@ -272,39 +272,39 @@ type WeakObjects struct {
 // WeakVariables are the loaded global variables.
 type WeakVariables struct {
 	// Absent is absent in .bss.
-	Absent *bridge.Var[uint64] `skelgen:"absent"`
+	Absent *bridge.Uint64Var `skelgen:"absent"`
 	// BpfJit is bpf_jit in .bss.
-	BpfJit *bridge.Var[uint64] `skelgen:"bpf_jit"`
+	BpfJit *bridge.Uint64Var `skelgen:"bpf_jit"`
 	// BpfSyscall is bpf_syscall in .bss.
-	BpfSyscall *bridge.Var[uint64] `skelgen:"bpf_syscall"`
+	BpfSyscall *bridge.Uint64Var `skelgen:"bpf_syscall"`
 	// ConstKsymAbsent is const_ksym_absent in .bss.
-	ConstKsymAbsent *bridge.Var[uint64] `skelgen:"const_ksym_absent"`
+	ConstKsymAbsent *bridge.Uint64Var `skelgen:"const_ksym_absent"`
 	// ConstKsymPresent is const_ksym_present in .bss.
-	ConstKsymPresent *bridge.Var[uint64] `skelgen:"const_ksym_present"`
+	ConstKsymPresent *bridge.Uint64Var `skelgen:"const_ksym_present"`
 	// HasCookie is has_cookie in .bss.
-	HasCookie *bridge.Var[uint64] `skelgen:"has_cookie"`
+	HasCookie *bridge.Uint64Var `skelgen:"has_cookie"`
 	// HasWrapper is has_wrapper in .bss.
-	HasWrapper *bridge.Var[uint64] `skelgen:"has_wrapper"`
+	HasWrapper *bridge.Uint64Var `skelgen:"has_wrapper"`
 	// Hostname is hostname in .bss.
 	Hostname *bridge.Var[[16]byte] `skelgen:"hostname"`
 	// Hz is hz in .bss.
-	Hz *bridge.Var[uint64] `skelgen:"hz"`
+	Hz *bridge.Uint64Var `skelgen:"hz"`
 	// KfuncAbsent is kfunc_absent in .bss.
-	KfuncAbsent *bridge.Var[uint64] `skelgen:"kfunc_absent"`
+	KfuncAbsent *bridge.Uint64Var `skelgen:"kfunc_absent"`
 	// KsymAbsent is ksym_absent in .bss.
-	KsymAbsent *bridge.Var[uint64] `skelgen:"ksym_absent"`
+	KsymAbsent *bridge.Uint64Var `skelgen:"ksym_absent"`
 	// KsymPresent is ksym_present in .bss.
-	KsymPresent *bridge.Var[uint64] `skelgen:"ksym_present"`
+	KsymPresent *bridge.Uint64Var `skelgen:"ksym_present"`
 	// LinuxAbsent is linux_absent in .bss.
-	LinuxAbsent *bridge.Var[uint64] `skelgen:"linux_absent"`
+	LinuxAbsent *bridge.Uint64Var `skelgen:"linux_absent"`
 	// Required is required in .bss.
-	Required *bridge.Var[uint64] `skelgen:"required"`
+	Required *bridge.Uint64Var `skelgen:"required"`
 	// UsdtArg is usdt_arg in .bss.
-	UsdtArg *bridge.Var[uint64] `skelgen:"usdt_arg"`
+	UsdtArg *bridge.Uint64Var `skelgen:"usdt_arg"`
 	// UsdtArg2 is usdt_arg2 in .bss.
-	UsdtArg2 *bridge.Var[uint64] `skelgen:"usdt_arg2"`
+	UsdtArg2 *bridge.Uint64Var `skelgen:"usdt_arg2"`
 	// UsdtCalls is usdt_calls in .bss.
-	UsdtCalls *bridge.Var[uint64] `skelgen:"usdt_calls"`
+	UsdtCalls *bridge.Uint64Var `skelgen:"usdt_calls"`
 }
 
 func (o *WeakObjects) init() error {

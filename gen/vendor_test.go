@@ -365,8 +365,10 @@ func TestKernelOnlyCopy(t *testing.T) {
 		}
 	}
 	// Nor what only some objects need: the .kconfig externs' values (the
-	// object reads none) and the user-space programs' views of kernel maps.
-	for f, decl := range map[string]string{"bridge/kconfig.go": "func resolveKconfig(", "bridge/kernelmaps.go": "func (u *UserSet) kernelMap("} {
+	// object reads none), the user-space programs' views of kernel maps,
+	// the reading of kernel BTF a skeleton carries (-btf-for), and of the
+	// ubpf/ programs' hooks.
+	for f, decl := range map[string]string{"bridge/kconfig.go": "func resolveKconfig(", "bridge/kernelmaps.go": "func (u *UserSet) kernelMap(", "bridge/kernelbtf.go": "func embeddedSpec(", "bridge/hooks.go": "func ParseHook("} {
 		if data, err := os.ReadFile(filepath.Join(mod, vendorDir, f)); bytes.Contains(data, []byte(decl)) {
 			t.Errorf("%s keeps %s in a kernel-only module's copy (%v)", f, decl, err)
 		}

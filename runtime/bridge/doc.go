@@ -44,7 +44,9 @@
 // .kconfig externs passes to ParseObject: a runtime copy keeps kconfig.go
 // only in modules where a skeleton names it, as it keeps the user-space
 // programs' views of kernel maps (kernelmaps.go) only where Load, not
-// LoadKernelOnly, is named (userParts).
+// LoadKernelOnly, is named (userParts), the hooks' reading (hooks.go)
+// only with the VM (programs.hooks), and the reading of carried kernel
+// BTF only where WithKernelBTF is named.
 // usdt.go reads a binary's USDT notes and argument specifications for
 // AttachUSDT, which attaches usdt.bpf.h programs as libbpf does; iter.go
 // and iter_attach.go are the iterators' Attach and Open; attach_kinds.go

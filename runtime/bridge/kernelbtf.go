@@ -45,7 +45,9 @@ func WithKernelBTF[H any](opts *Options[H], archive []byte) *Options[H] {
 	if opts != nil {
 		o = *opts
 	}
-	o.embedded = archive
+	o.embedded = func(release, what string, running bool) (*btf.Spec, error) {
+		return embeddedSpec(archive, release, what, running)
+	}
 	return &o
 }
 
@@ -84,7 +86,7 @@ func kernelTypes(k *ebpf.CollectionSpec, o *LoadOptions) (*btf.Spec, error) {
 		if o.embedded == nil {
 			return nil, fmt.Errorf("Options.Kernel %s: the object carries no kernel BTF (generate it with skelgen -btf-for)", o.Kernel)
 		}
-		return embeddedSpec(o.embedded, o.Kernel, "Kernel "+o.Kernel, false)
+		return o.embedded(o.Kernel, "Kernel "+o.Kernel, false)
 	}
 	if !hasCORERelocations(k) {
 		return nil, nil
@@ -103,7 +105,7 @@ func kernelTypes(k *ebpf.CollectionSpec, o *LoadOptions) (*btf.Spec, error) {
 		}
 		return nil, fmt.Errorf("running kernel %s has no BTF (%s), which the programs' CO-RE relocations need: generate the skeleton with skelgen -btf-for DIR to carry the BTF of the kernels it runs on, or load with Options.KernelBTF (a BTF file)", release, runningKernelBTF)
 	}
-	return embeddedSpec(o.embedded, release, "running kernel "+release, true)
+	return o.embedded(release, "running kernel "+release, true)
 }
 
 // embeddedSpec returns the BTF of release from archive; what names the

@@ -316,9 +316,13 @@ var beforeDetach func()
 // its own, and the streams to read.
 func (t *Tool) prepare() (begin, end *hookRun, intervals []*hookRun, err error) {
 	s := t.set
-	hooks, err := Hooks(s.Spec)
-	if err != nil {
-		return nil, nil, nil, err
+	// The hooks are the VM's part of the set: without user-space
+	// programs there are none, and their reading is not compiled in.
+	var hooks []loadedHook
+	if s.User != nil && s.User.progs != nil {
+		if hooks, err = s.User.progs.hooks(s.Spec); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	t.streams = map[string]*stream{}
 	t.machines = map[any]*hookRun{}
@@ -326,16 +330,8 @@ func (t *Tool) prepare() (begin, end *hookRun, intervals []*hookRun, err error) 
 		t.streamOf(name).deliver = fn
 	}
 	for _, h := range hooks {
-		var e hookRunner
-		var key any
-		if s.User != nil && s.User.progs != nil {
-			e, key = s.User.progs.hook(h.Program)
-		}
-		if e == nil {
-			continue // autoload off, or not in the skeleton
-		}
-		hr := &hookRun{Hook: h, set: s, e: e, size: contextSize(s.Spec.Programs[h.Program])}
-		t.machines[key] = hr
+		hr := &hookRun{Hook: h.Hook, set: s, e: h.e, size: h.size}
+		t.machines[h.key] = hr
 		switch h.Kind {
 		case HookBegin:
 			begin = hr

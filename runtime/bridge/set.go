@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 )
 
 // IsUserProgram reports whether a program runs in user space (section
@@ -74,8 +75,10 @@ type Options[H any] struct {
 	// carried BTF of its release.
 	Kernel string
 
-	// embedded is the skeleton's minimal kernel BTF (WithKernelBTF).
-	embedded []byte
+	// embedded reads the skeleton's minimal kernel BTF (WithKernelBTF)
+	// for a release (embeddedSpec): a function, so that only a module
+	// whose skeletons carry kernel BTF keeps the reading.
+	embedded func(release, what string, running bool) (*btf.Spec, error)
 }
 
 // LoadOptions are the options of Load when the caller binds host functions

@@ -42,10 +42,18 @@ type UserSet struct {
 // programs carries the maps without the VM (see the package doc).
 type programs interface {
 	close()
-	// hook returns run state of its own for the program name, for Serve
-	// to run it as a hook, with the key that finds the hook from a host
-	// function of its run (Tool.machines); nil when it is not loaded.
-	hook(name string) (hookRunner, any)
+	// hooks returns the hooks of spec whose programs are loaded, each
+	// with run state of its own for Serve to run it and the key that
+	// finds the hook from a host function of its run (Tool.machines).
+	hooks(spec *ebpf.CollectionSpec) ([]loadedHook, error)
+}
+
+// loadedHook is a hook of a set's loaded user-space programs.
+type loadedHook struct {
+	Hook
+	e    hookRunner
+	key  any
+	size int // of the program's context (contextSize)
 }
 
 // hookRunner runs a hook's program over a context and its length.

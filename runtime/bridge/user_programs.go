@@ -48,15 +48,23 @@ func (up *userPrograms) close() {
 	}
 }
 
-func (up *userPrograms) hook(name string) (hookRunner, any) {
-	up.mu.Lock()
-	run := up.runs[name]
-	up.mu.Unlock()
-	if run == nil {
-		return nil, nil
+func (up *userPrograms) hooks(spec *ebpf.CollectionSpec) ([]loadedHook, error) {
+	hooks, err := Hooks(spec)
+	if err != nil {
+		return nil, err
 	}
-	e := run.counted()
-	return e, e.prog.Machine()
+	var out []loadedHook
+	for _, h := range hooks {
+		up.mu.Lock()
+		run := up.runs[h.Program]
+		up.mu.Unlock()
+		if run == nil {
+			continue // autoload off, or not in the skeleton
+		}
+		e := run.counted()
+		out = append(out, loadedHook{Hook: h, e: e, key: e.prog.Machine(), size: contextSize(spec.Programs[h.Program])})
+	}
+	return out, nil
 }
 
 // userPrograms returns the set's user-space programs, nil when it has

@@ -40,7 +40,6 @@ type hostFunc struct {
 	method string
 	proto  *btf.FuncProto
 	params []hostParam
-	result *btf.Int // nil for void; enums are described by their size
 	signed bool
 	size   uint32
 	resTyp jen.Code

@@ -319,18 +319,17 @@ func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 		for _, up := range s.user {
 			args = append(args, jen.Id("s").Dot("Programs").Dot(up.field))
 		}
-		opts := jen.Qual(s.bridge, "WithDisabled").Call(args...)
-		if s.cfg.KernelBTFFile != "" {
-			opts = jen.Qual(s.bridge, "WithKernelBTF").Call(opts, jen.Id(id.kernelBTFVar))
-		}
 		if len(s.user) == 0 {
 			// Kernel-only: the module's runtime copy need not carry the VM.
-			args[0] = jen.Id("opts")
 			if s.cfg.KernelBTFFile != "" {
 				args[0] = jen.Qual(s.bridge, "WithKernelBTF").Call(jen.Id("opts"), jen.Id(id.kernelBTFVar))
 			}
 			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "LoadKernelOnly").Call(append([]jen.Code{jen.Id("s").Dot("Spec")}, args...)...)
 		} else {
+			opts := jen.Qual(s.bridge, "WithDisabled").Call(args...)
+			if s.cfg.KernelBTFFile != "" {
+				opts = jen.Qual(s.bridge, "WithKernelBTF").Call(opts, jen.Id(id.kernelBTFVar))
+			}
 			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, opts)
 		}
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))

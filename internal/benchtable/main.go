@@ -268,7 +268,9 @@ func weight(w io.Writer, byName map[string]result) {
 	}{
 		{"compile CPU, summed", "BenchmarkWeight/total", "cpu-ms-ratio", weightCPU, "%.2f"},
 		{"compile CPU, worst object", "BenchmarkWeight/total", "worst-cpu-ratio", 0, "%.2f"},
+		{"compile CPU, kernel-only", "BenchmarkWeight/total", "kernel-only-cpu-ratio", weightCPU, "%.2f"},
 		{"non-blank lines, summed", "BenchmarkWeight/total", "lines-ratio", weightLines, "%.2f"},
+		{"non-blank lines, kernel-only", "BenchmarkWeight/total", "kernel-only-lines-ratio", weightLines, "%.2f"},
 		{"execsnoop tool's binary", "BenchmarkWeight/binary", "bytes-ratio", weightBinary, "%.3f"},
 		{"no-op regeneration, s", "BenchmarkWeight/noop-regen", "s/regen", weightRegen, "%.2f"},
 	}

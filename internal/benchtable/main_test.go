@@ -61,7 +61,7 @@ not a benchmark line
 // the generated code's rows, marked against their targets.
 func TestWeight(t *testing.T) {
 	lines := `BenchmarkWeight/ex.execsnoop-2         	       1	 879806943 ns/op	        26.30 bpf2go-cpu-ms	       149.0 bpf2go-lines	        24.11 bpf2go-rss-MiB	        11.25 cpu-ms-ratio	         2.013 lines-ratio	         2.471 rss-MiB-ratio	       296.0 skelgen-cpu-ms	       300.0 skelgen-lines	        59.58 skelgen-rss-MiB
-BenchmarkWeight/total-2                         	       1	       361.0 ns/op	       974.7 bpf2go-cpu-ms	      3560 bpf2go-lines	         1.542 cpu-ms-ratio	         5.000 left-out	         2.854 lines-ratio	        27.00 objects	      5402 skelgen-cpu-ms	     10162 skelgen-lines	        19.49 worst-cpu-ratio
+BenchmarkWeight/total-2                         	       1	       361.0 ns/op	       974.7 bpf2go-cpu-ms	      3560 bpf2go-lines	         1.542 cpu-ms-ratio	         5.000 left-out	         1.812 kernel-only-cpu-ratio	         1.384 kernel-only-lines-ratio	         2.854 lines-ratio	        27.00 objects	      5402 skelgen-cpu-ms	     10162 skelgen-lines	        19.49 worst-cpu-ratio
 BenchmarkWeight/runtime-kernel-only-2           	       1	1016137858 ns/op	      1135 cpu-ms	        60.00 files	      8173 lines	       114.4 rss-MiB
 BenchmarkWeight/binary-2                        	       1	47625874109 ns/op	   5709495 bpf2go-bytes	         1.094 bytes-ratio	   6248140 skelgen-bytes
 BenchmarkWeight/noop-regen-2                    	       1	1048321594 ns/op	         1.648 s/regen
@@ -71,6 +71,8 @@ BenchmarkWeight/noop-regen-2                    	       1	1048321594 ns/op	     
 		"no-op regeneration of 50 packages <= 1.5 s), over 27 objects, 5 left out:",
 		"compile CPU, summed              1.54\n",
 		"compile CPU, worst object        19.49\n",
+		"compile CPU, kernel-only         1.81\n",
+		"non-blank lines, kernel-only     1.38\n",
 		"non-blank lines, summed          2.85 (over)",
 		"execsnoop tool's binary          1.094\n",
 		"no-op regeneration, s            1.65 (over)",

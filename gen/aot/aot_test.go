@@ -676,6 +676,63 @@ func TestRotatedWayBackPastStep(t *testing.T) {
 	agreeWithOutcomes(t, cases)
 }
 
+// TestLoopArms runs counted loops over data[i] laid out as clang lays out
+// a loop around an if-else chain: the arms lie past the loop's exit and
+// jump back into its latch, at its start or past it, one arm into the
+// tail of another, a chain of eight as a compare tree, one storing to the
+// context. The loop with its arms is hoisted: the load reads its view and
+// the fast copy checks no budget. An arm that leaves the program makes the
+// code past the exit no arm, and the loop stays checked. Each over the
+// context and past it, budgets from 1 to past the runs' needs; both
+// engines must agree.
+func TestLoopArms(t *testing.T) {
+	const head = "mov %r0, 1\nmov %r4, 0\nloop:\nmov %r3, %r1\nadd %r3, %r4\nldxb %r3, [%r3]\njgt %r3, 15, arms\n" +
+		"latch:\nadd %r0, %r3\nnext:\nadd %r4, 1\njlt %r4, %r2, loop\nexit\narms:\n"
+	chain := ""
+	for k, v := range []int{39, 63, 89, 119, 149, 179, 209, 239} {
+		chain += fmt.Sprintf("jgt32 %%r3, %d, c%d\nmul %%r0, %d\nja %s\nc%d:\n", v, k, k+3, []string{"latch", "next"}[k%2], k)
+	}
+	progs := []struct {
+		name, asm string
+		hoisted   bool
+	}{
+		{"arms", head + "jgt32 %r3, 39, a2\nmov %r5, %r0\nlsh %r5, 7\ntail:\nxor %r5, %r0\nmov %r0, %r5\nja next\n" +
+			"a2:\njgt32 %r3, 63, a3\nmul %r0, 33\nja latch\na3:\njgt32 %r3, 119, a4\nmov %r5, %r0\nrsh %r5, 9\nja tail\n" +
+			"a4:\njgt32 %r3, 200, a5\nstb [%r1+1], 7\nxor %r0, %r3\nja next\na5:\nsub %r0, %r3\nja next", true},
+		{"arms_tree", head + chain + "xor %r0, %r3\nja next", true},
+		{"arm_exits", head + "jgt32 %r3, 39, a2\nmul %r0, 33\nja latch\na2:\njgt32 %r3, 250, a3\nxor %r0, %r3\nja next\na3:\nmov %r0, 99\nexit", false},
+	}
+	var cases []aotCase
+	for _, p := range progs {
+		for _, n := range []int{64, 72} {
+			// r2 is the trip count: the 64-byte context, and past it.
+			insns := assembleInsns(t, p.name, fmt.Sprintf("mov %%r2, %d\n%s", n, p.asm))
+			src := translateSource(t, p.name, insns)
+			if !p.hoisted {
+				if strings.Contains(src, "SpanAt") {
+					t.Errorf("%s: a loop with an arm that exits is hoisted:\n%s", p.name, src)
+				}
+			} else if fast, _, ok := strings.Cut(src[strings.Index(src, "SpanAt")+1:], "\nL"); !ok || !strings.Contains(src, "with their arms at") {
+				t.Errorf("%s: the loop with its arms is not hoisted:\n%s", p.name, src)
+			} else if !strings.Contains(fast, "= uint64(vv3[k][0])") || strings.Contains(fast, "CheckBudget") || strings.Contains(fast, "Load8At") {
+				t.Errorf("%s: the fast copy checks its load or the budget:\n%s", p.name, fast)
+			}
+			budgets := []uint64{1 << 20}
+			for b := uint64(1); b <= 1500; b += 7 {
+				budgets = append(budgets, b)
+			}
+			for _, budget := range budgets {
+				mem := make([]byte, 64)
+				for i := range mem {
+					mem[i] = byte(i*37 + 11)
+				}
+				cases = append(cases, aotCase{Name: fmt.Sprintf("%s/n=%d/budget=%d", p.name, n, budget), Insns: insns, Mem: mem, Setup: "fuzz", Budget: budget})
+			}
+		}
+	}
+	agreeWithOutcomes(t, cases)
+}
+
 // TestMaskedIndex runs hoisted loops whose accesses go through a register
 // the loop does not write plus a masked index, as clang writes
 // data[(i & 255) * 8]: clang-19's and32 of a stepped index, 64-bit and32

@@ -229,3 +229,102 @@ func TestProvenCopyChecksNothing(t *testing.T) {
 		}
 	}
 }
+
+// armsProgram is random program i of seed: a loop counted by r8 over
+// data + r8 (r5) whose body branches to arms placed past the loop's exit,
+// as clang places the arms of an if-else chain; the arms do random
+// arithmetic and accesses and jump back into the latch, at its start or
+// past it, or into the tail of an earlier arm. The accesses through r5
+// stay within the context unless an arm moved r5. Now and then an arm
+// leaves the program instead, and the loop is no loop with arms.
+func armsProgram(seed uint64, i int) aotCase {
+	g := &progGen{rnd: rand.New(rand.NewPCG(seed, uint64(i))), nfuncs: 1, funcs: make([]int, 1), inLoop: true}
+	g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 6, Src: 1})
+	g.emit(runtime.Instruction{Opcode: runtime.OpMovImm, Dst: 8, Imm: int32(g.rnd.IntN(4))})
+	back := runtime.Instruction{Opcode: []runtime.Opcode{runtime.OpJltImm, runtime.OpJleImm, runtime.OpJneImm}[g.rnd.IntN(3)], Dst: 8, Imm: int32(40 + g.rnd.IntN(20))}
+	loop, latch, mid := g.newLabel(), g.newLabel(), g.newLabel()
+	g.place(loop)
+	g.emit(runtime.Instruction{Opcode: runtime.OpMovReg, Dst: 5, Src: 6})
+	g.emit(runtime.Instruction{Opcode: runtime.OpAddReg, Dst: 5, Src: 8})
+	g.emit(runtime.Instruction{Opcode: runtime.OpLdxb, Dst: 2, Src: 5, Offset: int16(g.rnd.IntN(4))})
+	arms := make([]int, 2+g.rnd.IntN(5))
+	for k := range arms {
+		arms[k] = g.newLabel()
+		g.jump(runtime.Instruction{Opcode: runtime.OpJgtImm, Dst: 2, Imm: int32(255 - 256*(k+1)/(len(arms)+1))}, arms[k])
+		if g.rnd.IntN(2) == 0 {
+			g.alu()
+		}
+	}
+	g.place(latch)
+	g.alu()
+	g.place(mid)
+	g.emit(runtime.Instruction{Opcode: runtime.OpAddImm, Dst: 8, Imm: 1})
+	g.jump(back, loop)
+	g.emit(runtime.Instruction{Opcode: runtime.OpExit})
+	var tails []int
+	for k := range arms {
+		g.place(arms[k])
+		g.alu()
+		tail := g.newLabel()
+		g.place(tail)
+		tails = append(tails, tail)
+		for range 1 + g.rnd.IntN(3) {
+			if g.rnd.IntN(2) == 0 {
+				g.alu()
+			} else {
+				g.access(5, int16(g.rnd.IntN(4)))
+			}
+		}
+		switch r := g.rnd.IntN(12); {
+		case r == 0:
+			g.emit(runtime.Instruction{Opcode: runtime.OpExit})
+		case r < 5 && k > 0:
+			g.jump(runtime.Instruction{Opcode: runtime.OpJa}, tails[g.rnd.IntN(k)])
+		default:
+			g.jump(runtime.Instruction{Opcode: runtime.OpJa}, []int{latch, mid}[g.rnd.IntN(2)])
+		}
+	}
+	mem := make([]byte, genCtxSize)
+	for j := range mem {
+		mem[j] = byte(g.rnd.Uint32())
+	}
+	return aotCase{Name: fmt.Sprintf("arms_%d_%d", seed, i), Insns: g.resolve(), Mem: mem, Setup: "fuzz"}
+}
+
+// TestBudgetSweepArms runs random loops with arms (armsProgram) with
+// budgets from 1 to past what they need: whether the fast copy of a loop with its arms runs or the
+// checked loop, the translation must fail at the instruction the
+// interpreter fails at, with the same r0 and memory, and leave the same
+// budget when it does not fail. Most loops must be hoisted with their
+// arms.
+func TestBudgetSweepArms(t *testing.T) {
+	const programs = 24
+	var cases []aotCase
+	for i := range programs {
+		c := armsProgram(3, i)
+		for b := uint64(1); b <= 4000; b += 11 {
+			c.Budget = b
+			c.Name = fmt.Sprintf("arms_3_%d/budget=%d", i, b)
+			cases = append(cases, c)
+		}
+	}
+	hoisted := 0
+	res := runEdited(t, cases, false, func(src []byte) []byte {
+		hoisted = strings.Count(string(src), "with their arms at")
+		return src
+	})
+	if hoisted < programs/2 {
+		t.Errorf("%d of %d loops hoisted with their arms", hoisted, programs)
+	}
+	classes := map[string]int{}
+	for i, l := range res.Lines {
+		classes[errorClass(l.Interp.Err)]++
+		if d := l.disagreement(false); d != "" {
+			t.Errorf("%s: %s\nprogram:\n%s", l.Name, d, disasmCase(cases[i]))
+		}
+	}
+	if classes["budget"] == 0 || classes["ok"] == 0 || classes["memory"] == 0 {
+		t.Errorf("the runs do not reach every outcome: %s", summary(classes))
+	}
+	t.Logf("%d loops hoisted with their arms; %s", hoisted, summary(classes))
+}

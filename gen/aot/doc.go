@@ -39,7 +39,10 @@
 //     through a register computed from it, as clang-19 tests i + 8 <= len;
 //     also the loops clang rotates, entered in the middle of their body,
 //     whose ways back may enter the latch past its start (the tails of a
-//     switch's cases that clang merged into it),
+//     switch's cases that clang merged into it), loops whose arms clang
+//     placed past their exit, jumping back into the latch (an if-else
+//     chain's), which the copy runs in an order where every jump goes
+//     forward (withArms),
 //     and loops that jumps from outside enter at their head; base
 //     registers stepping up or down by constants, or computed in the loop
 //     as a register it does not write plus an index masked by an

@@ -769,6 +769,18 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		*to = append(*to, gocomment.Linef("%d: %s (%s)", pc, in.text, note))
 		*to = append(*to, stmts...)
 	}
+	// apart: an instruction that falls into one placed elsewhere in the
+	// order (a loop with arms, see withArms) goes there.
+	apart := func(pc int) bool {
+		in := p.insns[pc]
+		nx := pc + in.slots
+		if pc == l.back || !e.falls(in) || l.order[l.pos[pc]+1] == nx {
+			return false
+		}
+		*to = append(*to, e.adjust(e.pending-e.phi[nx])...)
+		*to = append(*to, e.goTo(nx, e.labelOf(nx)))
+		return true
+	}
 	if e.views != nil {
 		// A range loop: j+1 iterations, its back edge's test left out.
 		var loop []jen.Code
@@ -788,6 +800,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 			}
 			fell = e.falls(p.insns[pc])
 			emit(pc, "fast copy")
+			fell = fell && !apart(pc)
 		}
 		if labels[l.back] {
 			if fell {
@@ -829,6 +842,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		}
 		fell = e.falls(in)
 		emit(pc, "fast copy")
+		fell = fell && !apart(pc)
 	}
 	if fell { // a conditional back edge: the loop ends when it is not taken
 		body = append(body, leave()...)
@@ -875,6 +889,9 @@ func (e *emitter) fastLoopGuard(l *hoistLoop, body []jen.Code) jen.Code {
 		body = append([]jen.Code{jen.If(code("k, ok := ", e.tripsUp(l, 0, xb), "; ok && k < j")).Block(code("j = k"))}, body...)
 	}
 	what := fmt.Sprintf("Instructions %d to %d are", l.head, l.back)
+	if lo, hi := l.arms(); lo >= 0 {
+		what = fmt.Sprintf("Instructions %d to %d, with their arms at %d to %d, are", l.head, l.back, lo, hi)
+	}
 	if l.entry >= 0 {
 		// A rotated loop: its body, then its latch.
 		what = fmt.Sprintf("Instructions %d to %d, then %d to %d, are", l.head, l.order[l.latch-1], l.order[l.latch], l.back)

@@ -38,7 +38,10 @@ import (
 //     entered by a jump into its body, whose ways back jump to a latch
 //     placed before it that steps and tests the counter (see rotated):
 //     its iteration runs the body, then the latch, whose jump forward to
-//     the body is the back edge;
+//     the body is the back edge; a loop that control falls into may have
+//     arms: code past the loop that only the loop's jumps reach and that
+//     control leaves only back into the loop, as clang places the arms of
+//     an if-else chain (see withArms);
 //   - the counter and each hoisted base written in the loop only by one
 //     "add reg, imm" (none for a base that stays put) that every iteration
 //     reaching the back edge runs: no jump inside the loop passes over it;
@@ -204,7 +207,7 @@ func (p *aotProgram) findLoops(f *aotFunc) map[int]*hoistLoop {
 		hi := slices.Index(f.body, head)
 		if hi > 0 && f.body[hi-1]+p.insns[f.body[hi-1]].slots == head && falls(p.insns[f.body[hi-1]]) && head != f.entry {
 			if loop := f.body[hi : i+1]; len(loop) == countInsns(p, loop) {
-				if l := p.hoistable(f, loop, -1, jumpsTo); l != nil {
+				if l := p.hoistable(f, p.withArms(f, loop, jumpsTo), -1, jumpsTo); l != nil {
 					out[l.head] = l
 				}
 			}
@@ -272,6 +275,117 @@ func (p *aotProgram) rotated(f *aotFunc, i int, jumpsTo map[int][]int) (loop []i
 		return nil, -1, 0
 	}
 	return append(slices.Clip(body), tail...), in.pc, len(body)
+}
+
+// withArms returns the loop whose instructions from head to back edge are
+// core together with its arms, in an order an iteration can run them: the
+// code outside core that jumps from core reach, that control leaves only
+// back into core and that nothing else reaches (clang places the arms of
+// an if-else chain in a loop past the loop's exit, jumping back into its
+// latch). The order is topological (every jump and fall-through goes
+// forward in it, but the back edge, which comes last), keeps a
+// fall-through adjacent where it can, and places an instruction that falls
+// elsewhere before a jump target only, whose label the fast copy's goto
+// takes (see fastLoop). With no arms, or none that fit, it returns core.
+func (p *aotProgram) withArms(f *aotFunc, core []int, jumpsTo map[int][]int) []int {
+	head, back := core[0], core[len(core)-1]
+	set := map[int]bool{}
+	for _, pc := range core {
+		set[pc] = true
+	}
+	// arm returns the instructions outside set that control reaches from
+	// t before it comes back into set, or nil when it can go elsewhere.
+	arm := func(t int) map[int]bool {
+		out := map[int]bool{}
+		for work := []int{t}; len(work) > 0; work = work[1:] {
+			x := work[0]
+			in, ok := p.insns[x]
+			if set[x] || out[x] {
+				continue
+			}
+			if !ok || !f.inFn[x] || x == f.entry || x == back+p.insns[back].slots || in.op == runtime.OpExit || in.op == runtime.OpCall || in.op == runtime.OpCallx {
+				return nil
+			}
+			out[x] = true
+			work = append(work, p.successors(in)...)
+		}
+		return out
+	}
+	arms := false
+	for _, pc := range core {
+		if in := p.insns[pc]; pc != back && isJump(in.op) && !set[in.target] {
+			if a := arm(in.target); a != nil {
+				for x := range a {
+					set[x] = true
+				}
+				arms = true
+			}
+		}
+	}
+	if !arms {
+		return core
+	}
+	// Nothing outside falls into an arm.
+	for i, pc := range f.body[:len(f.body)-1] {
+		if nx := f.body[i+1]; set[nx] && !set[pc] && nx != head && falls(p.insns[pc]) && pc+p.insns[pc].slots == nx {
+			return core
+		}
+	}
+	// Kahn's order over the jumps and fall-throughs within the loop but
+	// the back edge: the instruction the last one falls into when it is
+	// ready, else the first ready one, the back edge only when nothing
+	// else is.
+	preds, succs := map[int]int{}, map[int][]int{}
+	for x := range set {
+		if x == back {
+			continue
+		}
+		for _, s := range p.successors(p.insns[x]) {
+			if set[s] {
+				succs[x] = append(succs[x], s)
+				preds[s]++
+			}
+		}
+	}
+	var ready, order []int
+	for x := range set {
+		if preds[x] == 0 {
+			ready = append(ready, x)
+		}
+	}
+	for len(ready) > 0 {
+		slices.Sort(ready)
+		i := 0
+		if len(order) > 0 {
+			last := p.insns[order[len(order)-1]]
+			if k := slices.Index(ready, last.pc+last.slots); falls(last) && k >= 0 {
+				i = k
+			}
+		}
+		if ready[i] == back && len(ready) > 1 {
+			i = 0
+			if ready[0] == back {
+				i = 1
+			}
+		}
+		x := ready[i]
+		ready = slices.Delete(ready, i, i+1)
+		order = append(order, x)
+		for _, s := range succs[x] {
+			if preds[s]--; preds[s] == 0 {
+				ready = append(ready, s)
+			}
+		}
+	}
+	if len(order) != len(set) || order[0] != head || order[len(order)-1] != back {
+		return core // a cycle other than the back edge's, or code no path runs
+	}
+	for i, x := range order[:len(order)-1] {
+		if in := p.insns[x]; falls(in) && order[i+1] != x+in.slots && len(jumpsTo[x+in.slots]) == 0 {
+			return core
+		}
+	}
+	return order
 }
 
 // hoistable checks the loop whose instructions are loop, in the order an
@@ -376,9 +490,12 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 			return nil
 		}
 	}
-	// skipped reports whether some jump in the loop passes over pc.
+	// adjacent reports whether a falls into b.
+	adjacent := func(a, b int) bool { in := p.insns[a]; return falls(in) && a+in.slots == b }
+	// skipped reports whether some jump in the loop passes over pc, or a
+	// fall-through to an instruction placed later (see withArms).
 	skipped := func(at int) bool {
-		for _, pc := range loop {
+		for i, pc := range loop {
 			in := p.insns[pc]
 			if pc != back.pc && in.target >= 0 && (isJump(in.op)) {
 				// A jump out of the loop ends it; only one that goes on
@@ -386,6 +503,9 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 				if inside(in.target) && before(pc, at) && before(at, in.target) {
 					return true
 				}
+			}
+			if nx := pc + in.slots; pc != back.pc && falls(in) && i+1 < len(loop) && loop[i+1] != nx && inside(nx) && before(pc, at) && before(at, nx) {
+				return true
 			}
 		}
 		return false
@@ -407,7 +527,7 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 			}
 			mv := p.insns[loop[i-1]]
 			if in.op == runtime.OpAddImm && in.dst == r && in.imm > 0 && !skipped(in.pc) &&
-				(mv.op == runtime.OpMovReg && mv.off == 0 && mv.dst == r && mv.src == counter && !skipped(mv.pc) || defs[r] == 1) {
+				(adjacent(mv.pc, in.pc) && mv.op == runtime.OpMovReg && mv.off == 0 && mv.dst == r && mv.src == counter && !skipped(mv.pc) || defs[r] == 1) {
 				copied, copyFrom = int64(in.imm), r
 			}
 			break
@@ -464,7 +584,7 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 			return nil
 		}
 		mv, ad := p.insns[loop[i-1]], p.insns[loop[i]]
-		if ad.op != runtime.OpAddImm || ad.dst != t || mv.op != runtime.OpMovReg || mv.off != 0 || mv.dst != t || mv.src == t || mv.src == 10 || skipped(mv.pc) || skipped(ad.pc) {
+		if !adjacent(mv.pc, ad.pc) || ad.op != runtime.OpAddImm || ad.dst != t || mv.op != runtime.OpMovReg || mv.off != 0 || mv.dst != t || mv.src == t || mv.src == 10 || skipped(mv.pc) || skipped(ad.pc) {
 			return nil
 		}
 		y := mv.src
@@ -582,7 +702,7 @@ func (p *aotProgram) hoistable(f *aotFunc, loop []int, entry int, jumpsTo map[in
 				continue
 			}
 			mv, ad := p.insns[loop[i-1]], p.insns[x]
-			if mv.op != runtime.OpMovReg || mv.off != 0 || mv.dst != r || ad.op != runtime.OpAddReg || ad.dst != r {
+			if !adjacent(mv.pc, x) || mv.op != runtime.OpMovReg || mv.off != 0 || mv.dst != r || ad.op != runtime.OpAddReg || ad.dst != r {
 				return 0, 0, nil, 0, 0, 0, false
 			}
 			m := mv.pc
@@ -803,6 +923,21 @@ type shadow struct {
 func (l *hoistLoop) contains(pc int) bool {
 	_, ok := l.pos[pc]
 	return ok
+}
+
+// arms returns the first and last instruction of l outside its head to
+// back edge (see withArms), -1 when there are none.
+func (l *hoistLoop) arms() (lo, hi int) {
+	lo, hi = -1, -1
+	for _, pc := range l.order {
+		if l.entry < 0 && (pc < l.head || pc > l.back) {
+			if lo < 0 || pc < lo {
+				lo = pc
+			}
+			hi = max(hi, pc)
+		}
+	}
+	return lo, hi
 }
 
 // base returns the hoisted base of register r.

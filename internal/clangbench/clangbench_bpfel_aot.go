@@ -1973,12 +1973,144 @@ func clangbenchIfelseUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) 
 	r0 = 1
 	// 3: mov %r2, 0
 	r2 = 0
-L4:
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 4-10, 12-48, run their copy that checks none.
-	if b-4 >= 18 {
-		goto U4
+	// Instructions 4 to 10, with their arms at 12 to 48, are a counted loop: when
+	// its accesses through r3 stay in their regions and the budget lasts, run a
+	// copy that checks neither.
+	if j, ok := runtime.LoopTrips(r2, 2048, 1); ok {
+		if b-4 >= int64(j+1)*44 {
+			if fv3, ok := m.SpanAt(r1+r2, 1+1*j, false); ok {
+				b -= 7 * int64(j)
+				n := int(j + 1)
+				vv3 := runtime.Views[[1]byte](fv3, n)
+				for k := range n {
+					// 4: mov %r3, %r1 (fast copy)
+					r3 = r1
+					// 5: add %r3, %r2 (fast copy)
+					r3 += r2
+					// 6: ldxb %r3, [%r3] (fast copy)
+					r3 = uint64(vv3[k][0])
+					// 7: jgt %r3, 15, +4 (to 12) (fast copy)
+					if r3 > 15 {
+						goto F12
+					}
+					goto F8
+				F12:
+					// 12: jgt32 %r3, 39, +5 (to 18) (fast copy)
+					// Instructions 12, 18, 23, 26, 30, 34, 39, 42: a tree of 8 jumps on r3, as a switch.
+					switch uint32(r3) {
+					case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39:
+						goto F13
+					case 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63:
+						goto F19
+					case 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89:
+						goto F24
+					case 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119:
+						goto F27
+					case 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149:
+						goto F31
+					case 150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 174, 175, 176, 177, 178, 179:
+						goto F35
+					case 180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 198, 199, 200, 201, 202, 203, 204, 205, 206, 207, 208, 209:
+						goto F40
+					case 210, 211, 212, 213, 214, 215, 216, 217, 218, 219, 220, 221, 222, 223, 224, 225, 226, 227, 228, 229, 230, 231, 232, 233, 234, 235, 236, 237, 238, 239:
+						goto F43
+					default:
+						goto F47
+					}
+				F13:
+					// 13: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 14: lsh %r3, 7 (fast copy)
+					r3 <<= 7
+					goto F15
+				F19:
+					// 19: mul32 %r3, 3 (fast copy)
+					r3 = uint64(uint32(r3) * 3)
+					// 20: and %r3, 255 (fast copy)
+					r3 &= 255
+					// 21: sub %r0, %r3 (fast copy)
+					r0 -= r3
+					// 22: ja -14 (to 9) (fast copy)
+					b -= 5
+					goto F9
+				F24:
+					// 24: mul %r0, 33 (fast copy)
+					r0 *= 33
+					// 25: ja -18 (to 8) (fast copy)
+					b -= 5
+					goto F8
+				F8:
+					// 8: add %r0, %r3 (fast copy)
+					r0 += r3
+					goto F9
+				F27:
+					// 27: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 28: rsh %r3, 9 (fast copy)
+					r3 >>= 9
+					// 29: ja -15 (to 15) (fast copy)
+					b -= 4
+					goto F15
+				F15:
+					// 15: xor %r3, %r0 (fast copy)
+					r3 ^= r0
+					// 16: mov %r0, %r3 (fast copy)
+					r0 = r3
+					// 17: ja -9 (to 9) (fast copy)
+					b -= 5
+					goto F9
+				F31:
+					// 31: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 32: rsh %r3, 3 (fast copy)
+					r3 >>= 3
+					// 33: ja +2 (to 36) (fast copy)
+					goto F36
+				F35:
+					// 35: xor %r0, -1 (fast copy)
+					r0 ^= 0xffffffffffffffff
+					b += 1
+				F36:
+					// 36: add %r3, %r0 (fast copy)
+					r3 += r0
+					// 37: mov %r0, %r3 (fast copy)
+					r0 = r3
+					// 38: ja -30 (to 9) (fast copy)
+					b -= 10
+					goto F9
+				F40:
+					// 40: or %r0, %r3 (fast copy)
+					r0 |= r3
+					// 41: ja -33 (to 9) (fast copy)
+					b -= 8
+					goto F9
+				F43:
+					// 43: mov %r3, %r0 (fast copy)
+					r3 = r0
+					// 44: rsh %r3, 5 (fast copy)
+					r3 >>= 5
+					// 45: sub %r0, %r3 (fast copy)
+					r0 -= r3
+					// 46: ja -38 (to 9) (fast copy)
+					b -= 11
+					goto F9
+				F47:
+					// 47: xor %r0, %r3 (fast copy)
+					r0 ^= r3
+					// 48: ja -40 (to 9) (fast copy)
+					b -= 9
+					goto F9
+				F9:
+					// 9: add %r2, 1 (fast copy)
+					r2 += 1
+					// 10: jne %r2, 2048, -7 (to 4) (fast copy: the range's end)
+				}
+				b -= 9
+				goto L11
+			}
+		}
 	}
+L4:
 	// clangbench.bpf.c:156: __u8 c = data[i];
 	// 4: mov %r3, %r1
 	r3 = r1
@@ -2212,145 +2344,6 @@ L47:
 	b -= 9
 	runtime.CheckBudget(b-9, 48)
 	goto L9
-U4:
-	// clangbench.bpf.c:156: __u8 c = data[i];
-	// 4: mov %r3, %r1
-	r3 = r1
-	// 5: add %r3, %r2
-	r3 += r2
-	// 6: ldxb %r3, [%r3]
-	r3 = m.Load8At(r3, 6)
-	// clangbench.bpf.c:157: if (c < 16) acc += c;
-	// 7: jgt %r3, 15, +4 (to 12)
-	if r3 > 15 {
-		goto U12
-	}
-U8:
-	// 8: add %r0, %r3
-	r0 += r3
-U9:
-	// clangbench.bpf.c:155: for (int i = 0; i < N; i++) {
-	// 9: add %r2, 1
-	r2 += 1
-	// 10: jne %r2, 2048, -7 (to 4)
-	if r2 != 2048 {
-		b -= 7
-		goto L4
-	}
-	b -= 9
-	goto L11
-U12:
-	// clangbench.bpf.c:158: else if (c < 40) acc ^= acc << 7;
-	// 12: jgt32 %r3, 39, +5 (to 18)
-	// Instructions 12, 18, 23, 26, 30, 34, 39, 42: a tree of 8 jumps on r3, as a switch.
-	switch uint32(r3) {
-	case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39:
-		goto U13
-	case 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63:
-		goto U19
-	case 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89:
-		goto U24
-	case 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119:
-		goto U27
-	case 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149:
-		goto U31
-	case 150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 174, 175, 176, 177, 178, 179:
-		goto U35
-	case 180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 192, 193, 194, 195, 196, 197, 198, 199, 200, 201, 202, 203, 204, 205, 206, 207, 208, 209:
-		goto U40
-	case 210, 211, 212, 213, 214, 215, 216, 217, 218, 219, 220, 221, 222, 223, 224, 225, 226, 227, 228, 229, 230, 231, 232, 233, 234, 235, 236, 237, 238, 239:
-		goto U43
-	default:
-		goto U47
-	}
-U13:
-	// 13: mov %r3, %r0
-	r3 = r0
-	// 14: lsh %r3, 7
-	r3 <<= 7
-U15:
-	// 15: xor %r3, %r0
-	r3 ^= r0
-	// 16: mov %r0, %r3
-	r0 = r3
-	// clangbench.bpf.c:163: else if (c < 180) acc = ~acc + c;
-	// 17: ja -9 (to 9)
-	b -= 5
-	goto U9
-U19:
-	// clangbench.bpf.c:159: else if (c < 64) acc -= c * 3;
-	// 19: mul32 %r3, 3
-	r3 = uint64(uint32(r3) * 3)
-	// 20: and %r3, 255
-	r3 &= 255
-	// 21: sub %r0, %r3
-	r0 -= r3
-	// clangbench.bpf.c:165: else if (c < 240) acc -= acc >> 5;
-	// 22: ja -14 (to 9)
-	b -= 5
-	goto U9
-U24:
-	// clangbench.bpf.c:160: else if (c < 90) acc = acc * 33 + c;
-	// 24: mul %r0, 33
-	r0 *= 33
-	// 25: ja -18 (to 8)
-	b -= 5
-	goto U8
-U27:
-	// clangbench.bpf.c:161: else if (c < 120) acc ^= acc >> 9;
-	// 27: mov %r3, %r0
-	r3 = r0
-	// 28: rsh %r3, 9
-	r3 >>= 9
-	// 29: ja -15 (to 15)
-	b -= 4
-	goto U15
-U31:
-	// clangbench.bpf.c:162: else if (c < 150) acc += acc >> 3;
-	// 31: mov %r3, %r0
-	r3 = r0
-	// 32: rsh %r3, 3
-	r3 >>= 3
-	// 33: ja +2 (to 36)
-	goto U36
-U35:
-	// clangbench.bpf.c:163: else if (c < 180) acc = ~acc + c;
-	// 35: xor %r0, -1
-	r0 ^= 0xffffffffffffffff
-	b += 1
-U36:
-	// 36: add %r3, %r0
-	r3 += r0
-	// 37: mov %r0, %r3
-	r0 = r3
-	// 38: ja -30 (to 9)
-	b -= 10
-	goto U9
-U40:
-	// clangbench.bpf.c:164: else if (c < 210) acc |= c;
-	// 40: or %r0, %r3
-	r0 |= r3
-	// 41: ja -33 (to 9)
-	b -= 8
-	goto U9
-U43:
-	// clangbench.bpf.c:165: else if (c < 240) acc -= acc >> 5;
-	// 43: mov %r3, %r0
-	r3 = r0
-	// 44: rsh %r3, 5
-	r3 >>= 5
-	// 45: sub %r0, %r3
-	r0 -= r3
-	// 46: ja -38 (to 9)
-	b -= 11
-	goto U9
-U47:
-	// clangbench.bpf.c:166: else acc ^= c;
-	// 47: xor %r0, %r3
-	r0 ^= r3
-	// 48: ja -40 (to 9)
-	b -= 9
-	goto U9
 }
 
 // clangbenchLog2sumUserTranslation returns the Go translation of program

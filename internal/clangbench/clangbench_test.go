@@ -3,7 +3,9 @@ package clangbench
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -119,6 +121,34 @@ func TestAgree(t *testing.T) {
 		}
 		if k == 0 {
 			t.Errorf("%s: the result is 0: the workload did no work", w.name)
+		}
+	}
+}
+
+// TestLoopsHoisted: the translation of every workload whose loop counts
+// over the buffer runs that loop as a hoisted loop, whose fast copy reads
+// the buffer without a check per byte and checks no budget: clang's
+// layouts of a switch, of a rotated loop and of an if-else chain whose arms
+// lie past the loop's exit all qualify.
+func TestLoopsHoisted(t *testing.T) {
+	src, err := os.ReadFile("clangbench_bpfel_aot.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Checksum", "Log2sum", "Dispatch", "Fnv1a", "Words", "Switch32", "Ifelse"} {
+		_, fn, ok := strings.Cut(string(src), "\nfunc clangbench"+name+"UserFn0(")
+		if !ok {
+			t.Fatalf("%s: no translation", name)
+		}
+		fn, _, _ = strings.Cut(fn, "\n}\n")
+		_, fast, ok := strings.Cut(fn, "runtime.LoopTrips")
+		if !ok {
+			t.Errorf("%s: the loop is not hoisted", name)
+			continue
+		}
+		fast, _, _ = strings.Cut(fast, "\nL")
+		if strings.Contains(fast, "CheckBudget") || strings.Contains(fast, "m.Load") {
+			t.Errorf("%s: the fast copy checks the budget or a load:\n%s", name, fast)
 		}
 	}
 }

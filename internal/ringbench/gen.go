@@ -8,29 +8,35 @@
 // loss, while kernel programs write from both CPUs; make bench's table
 // (internal/benchtable) ends with both.
 //
-// On a shared 2-core AMD EPYC host (load average near 12), medians of 5
-// rotating rounds, ns a record at 64 bytes, three runs (the Serve lines
-// of the code before in-place batches, in the same runs, in brackets):
+// On a shared 2-core AMD EPYC host (load average 4 to 7), medians of 5
+// rotating rounds, ns a record at 64 bytes, seven runs; in brackets,
+// typed-ReadInto with the reader before its seat and batch walk, in runs
+// alternating with these:
 //
-//	serve-hook        61-191  (481-1216)  1.6-4.8x cilium Read (0.35-0.46x)
-//	serve-callback    32-73   (491-988)
-//	typed-Read        101                 (a copy per record in the runs before)
-//	typed-ReadInto    24-45               0.90-1.21x cilium ReadInto
-//	cilium-Read       289-314
-//	cilium-ReadInto   26-54
-//	libbpf            3.6-4.8
+//	serve-hook        74-135        1.3-3.1x cilium Read
+//	serve-callback    30-47
+//	typed-Read        40-96
+//	typed-ReadInto    19-31 (18-43) 0.91-1.53x cilium ReadInto, median 1.19 (0.57-1.18, median 0.77)
+//	cilium-Read       147-286
+//	cilium-ReadInto   23-33
+//	libbpf            4.0-9.7
 //
-// No drain lost a record. The fastest rounds of ReadInto and cilium's
-// ReadInto are within 2 ns of each other (15.7 and 14.5, 17.7 and 15.0,
-// 23.3 and 28.8): both take a lock, copy the record out of the ring and
-// are bound by the same memory traffic; ReadInto also decodes the value,
-// cilium stores the consumer position per record. libbpf's consumer
-// reads each record in place under no lock and calls a C function: the
-// gap to it is the Go readers' lock and copy per record, and for Serve
-// the hook's context copy and the translated program's per-run setup
-// (stack, registers, map locks: about 20 ns), not the reading. At 256
-// bytes the copies of the records dominate for every consumer but libbpf
-// (which reads 16 of the bytes).
+// No drain lost a record. Between runs one consumer's median varies by
+// up to 2x on this host, more than the gap between ReadInto and cilium's
+// ReadInto, so two of the seven runs put ReadInto below 1.0x; in the
+// fastest rounds it takes 11.8-26 ns, cilium 15.6-24.6. Per record,
+// ReadInto takes the reader's seat with one compare-and-swap (cilium's
+// takes a mutex and stores the consumer position with an exchange: three
+// locked instructions), walks the records up to a producer position
+// loaded once per batch, and copies Value as an E and the record into
+// Raw (cilium copies once). libbpf's consumer reads each record in place
+// under no lock and calls a C function: the gap to it is the Go readers'
+// locked instructions and copies per record, and for Serve the hook's
+// context copy and the translated program's per-run setup (stack,
+// registers, map locks: about 20 ns), not the reading. Serve's lines
+// were 481-1216 and 491-988 before in-place batches. At 256 bytes the
+// copies of the records dominate for every consumer but libbpf (which
+// reads 16 of the bytes).
 //
 // Sustained, 64-byte records into an 8 MiB ring buffer from both CPUs
 // while Serve's record hook reads them: 1.9 million records a second

@@ -85,9 +85,12 @@ func (r *RingBuf[E]) NewReader() (*RingBufReader[E], error) {
 // RingBufReader reads typed records from a ring buffer. Closing the set
 // closes it too: Read then fails with ErrClosed.
 //
-// A kernel ring buffer is read in place from its mapped memory, and the
-// position the kernel sees is stored once per few kilobytes of records
-// read (and whenever the reader waits), not per record.
+// A kernel ring buffer is read in place from its mapped memory, with one
+// compare-and-swap a record and no mutex: the producer's position is
+// loaded once per batch of records, and the position the kernel sees is
+// stored once per few kilobytes of records read (and whenever the reader
+// waits), not per record. Reads on several goroutines take turns; Close
+// may come from any goroutine.
 type RingBufReader[E any] struct {
 	k *ringMem // a kernel ring buffer
 	h mapHandle
@@ -129,10 +132,11 @@ func (r *RingBufReader[E]) ReadRecord() (Record[E], error) {
 }
 
 // ReadInto is ReadRecord into rec, which it overwrites: a loop reusing
-// one Record allocates nothing per record. A kernel record is copied once,
-// from the ring into rec.Value; rec.Raw is then a view of rec.Value when
-// the record fits in E (so it shares its memory), else of rec.Raw's array
-// reused when it has room. rec.Raw is valid until the next read.
+// one Record allocates nothing per record. A kernel record is copied from
+// the ring into rec.Value; rec.Raw is then a view of rec.Value when the
+// record fits in E (so it shares its memory: one copy), else a copy in
+// rec.Raw's array, reused when it has room. rec.Raw is valid until the
+// next read.
 func (r *RingBufReader[E]) ReadInto(rec *Record[E]) error {
 	if r.u != nil {
 		sample, err := r.sample(nil)
@@ -145,11 +149,12 @@ func (r *RingBufReader[E]) ReadInto(rec *Record[E]) error {
 	if r.h.set.life.closed() {
 		return r.h.closedErr()
 	}
-	sample, err := r.k.readTo(bytesOf(&rec.Value), rec.Raw)
+	sample, err := r.k.take()
 	if err != nil {
 		return r.h.readErr(err)
 	}
-	rec.Len, rec.Raw, rec.Lost, rec.CPU = len(sample), sample, 0, 0
+	rec.copyIn(sample)
+	r.k.seat.free()
 	return nil
 }
 

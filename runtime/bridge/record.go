@@ -1,5 +1,7 @@
 package bridge
 
+import "unsafe"
+
 // Record is one record of a typed ring buffer or perf reader: the record
 // decoded as E, and all its bytes.
 //
@@ -47,4 +49,25 @@ func (r *Record[E]) set(sample []byte, lost uint64, cpu int) {
 	b := bytesOf(&r.Value)
 	clear(b[copy(b, sample):])
 	r.Len, r.Raw, r.Lost, r.CPU = len(sample), sample, lost, cpu
+}
+
+// copyIn makes r a copy of sample, a ring buffer's record in place: Value
+// decoded (a record as long as E or longer is copied as an E, which the
+// compiler does without a call for a small E), Raw a view of Value when
+// the record fits there, else a copy in Raw's array, reused when it has
+// room (a view of Value is too short for a record that does not fit).
+func (r *Record[E]) copyIn(sample []byte) {
+	b := bytesOf(&r.Value)
+	switch {
+	case len(sample) < len(b):
+		clear(b[copy(b, sample):])
+		r.Raw = b[:len(sample)]
+	case len(sample) == len(b):
+		r.Value = *(*E)(unsafe.Pointer(unsafe.SliceData(sample)))
+		r.Raw = b
+	default:
+		r.Value = *(*E)(unsafe.Pointer(unsafe.SliceData(sample)))
+		r.Raw = append(r.Raw[:0], sample...)
+	}
+	r.Len, r.Lost, r.CPU = len(sample), 0, 0
 }

@@ -3,7 +3,7 @@ package bridge
 import (
 	"fmt"
 	"os"
-	"sync"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -15,29 +15,41 @@ import (
 // ringMem reads a kernel ring buffer in place: its consumer page mapped
 // for writing, its producer page and data (mapped twice in a row by the
 // kernel, so that a record that wraps reads as one slice) for reading.
-// The consumer position the kernel sees is stored once per batch of
-// records and before every wait, not once per record: the producer then
-// finds the space of a batch freed at once. Waits go through Go's
-// poller on a non-blocking duplicate of the map's descriptor, so a
-// waiting reader holds no thread, and deadlines and Close wake it.
+// The producer position is loaded once per batch of records (those
+// reserved when it is loaded), not once per record, and the consumer
+// position the kernel sees is stored once per few kilobytes of records
+// and before every wait: the producer then finds the space of a batch
+// freed at once. Waits go through Go's poller on a non-blocking
+// duplicate of the map's descriptor, so a waiting reader holds no
+// thread, and deadlines and Close wake it.
 //
-// mu is held for every access to the mapping (and while waiting): Close
-// wakes a waiting read by closing the file, then takes mu to unmap.
+// A read holds seat while it uses the mapping and the positions: a
+// compare-and-swap takes it and, on x86, a plain store gives it back
+// (seatCount.free), where a mutex costs two locked instructions. A read
+// never blocks holding it, nor waits for a record: it gives the seat
+// back first, so that a read on another goroutine spins on it only as
+// long as a record's copy takes (or, for Serve's consume, its function).
+// Close marks the reader closing, closes the file (which wakes a waiting
+// read, and returns once no wait looks at the ring any more), then waits
+// for the seat to be free before it unmaps. A read takes the seat, then
+// looks for closing; Close sets closing, then looks at the seat: one of
+// them sees the other, so no read touches the ring once Close has
+// unmapped it.
 type ringMem struct {
-	mu       sync.Mutex
-	cons     []byte   // the consumer page
-	prodData []byte   // the producer page, then the data twice
-	consPos  *uintptr // in cons
-	prodPos  *uintptr // in prodData
+	seat     seatCount
+	consPos  *uintptr // in the consumer page
+	prodPos  *uintptr // in the producer page
 	data     []byte
 	mask     uintptr
 	pos      uintptr // the consumer position read up to
-	stored   uintptr // the one the kernel sees
+	prod     uintptr // the producer position last loaded
+	stored   uintptr // the consumer position the kernel sees
 	every    uintptr // store the position after this many bytes
+	cons     []byte  // the consumer page's mapping, for unmap
+	prodData []byte  // the producer page's and the data's
 	file     *os.File
 	conn     syscall.RawConn
-	closed   bool        // unmapped
-	closing  atomic.Bool // the file is closed
+	closing  atomic.Bool
 }
 
 const (
@@ -73,14 +85,21 @@ func newRingMem(m *ebpf.Map) (*ringMem, error) {
 		r.file.Close()
 		return nil, fmt.Errorf("ring buffer: mmap: %w", err)
 	}
-	r.consPos = (*uintptr)(unsafe.Pointer(&r.cons[0]))
-	r.prodPos = (*uintptr)(unsafe.Pointer(&r.prodData[0]))
-	r.data = r.prodData[page:]
+	r.init(r.cons, r.prodData[:page], r.prodData[page:])
+	return r, nil
+}
+
+// init points the reader at the consumer page, the producer page and the
+// data (twice its size: the ring mapped twice in a row).
+func (r *ringMem) init(cons, prod, data []byte) {
+	r.consPos = (*uintptr)(unsafe.Pointer(&cons[0]))
+	r.prodPos = (*uintptr)(unsafe.Pointer(&prod[0]))
+	r.data = data
+	size := len(data) / 2
 	r.mask = uintptr(size - 1)
 	r.pos = atomic.LoadUintptr(r.consPos)
-	r.stored = r.pos
+	r.stored, r.prod = r.pos, r.pos
 	r.every = uintptr(min(size/8, 8192))
-	return r, nil
 }
 
 func (r *ringMem) unmap() {
@@ -90,56 +109,84 @@ func (r *ringMem) unmap() {
 	if r.prodData != nil {
 		syscall.Munmap(r.prodData)
 	}
-	r.cons, r.prodData, r.data = nil, nil, nil
-}
-
-// head returns the record at the read position, whether there is one the
-// producer has committed (a discarded one included), and its length with
-// the header's bits. mu is held.
-func (r *ringMem) head(prod uintptr) (hdr uint32, ok bool) {
-	if r.pos == prod {
-		return 0, false
-	}
-	hdr = atomic.LoadUint32((*uint32)(unsafe.Pointer(&r.data[r.pos&r.mask])))
-	return hdr, hdr&ringBusy == 0
+	r.cons, r.prodData = nil, nil
 }
 
 // next returns the next record, in place, and moves past it: its bytes
 // stay valid until the position is stored, which next does (once the
 // records read since the last store add up to every) only before reading
-// further. ok is false when no committed record is there. mu is held.
+// further. ok is false when no committed record is there. The seat is
+// held.
 func (r *ringMem) next() (rec []byte, ok bool) {
-	if r.pos-r.stored >= r.every {
-		r.store()
-	}
-	prod := atomic.LoadUintptr(r.prodPos)
 	for {
-		hdr, ok := r.head(prod)
-		if !ok {
-			return nil, false
+		if rec, ok := r.inBatch(); ok {
+			return rec, true
 		}
-		n := uintptr(hdr &^ (ringBusy | ringDiscard))
-		off := r.pos&r.mask + ringHdrSize
-		r.pos += (ringHdrSize + n + 7) &^ 7
-		if hdr&ringDiscard == 0 {
-			return r.data[off : off+n], true
+		switch {
+		case r.pos-r.stored >= r.every:
+			r.store()
+		case r.pos == r.prod:
+			if r.prod = atomic.LoadUintptr(r.prodPos); r.pos == r.prod {
+				return nil, false
+			}
+		default: // a record reserved but not committed yet, or discarded
+			hdr := r.header(r.pos)
+			if hdr&ringBusy != 0 {
+				return nil, false
+			}
+			r.pos += (ringHdrSize + uintptr(hdr&^ringDiscard) + 7) &^ 7
 		}
 	}
 }
 
-// store makes the read position the one the kernel sees. mu is held.
+// inBatch is next's common case, small enough to inline: a committed
+// record before the producer position last loaded, with no store of the
+// position due.
+func (r *ringMem) inBatch() ([]byte, bool) {
+	if r.pos == r.prod || r.pos-r.stored >= r.every {
+		return nil, false
+	}
+	hdr := r.header(r.pos)
+	if hdr&(ringBusy|ringDiscard) != 0 {
+		return nil, false
+	}
+	off := r.pos&r.mask + ringHdrSize
+	r.pos += (ringHdrSize + uintptr(hdr) + 7) &^ 7
+	return r.data[off : off+uintptr(hdr)], true
+}
+
+// header returns the header of the record at pos. It is an atomic load:
+// the record's bytes are read after the kernel's store of a committed
+// length.
+func (r *ringMem) header(pos uintptr) uint32 {
+	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&r.data[pos&r.mask])))
+}
+
+// store makes the read position the one the kernel sees. The seat is
+// held.
 func (r *ringMem) store() {
 	atomic.StoreUintptr(r.consPos, r.pos)
 	r.stored = r.pos
 }
 
+// enter takes the seat, reporting false, holding nothing, once Close has
+// begun.
+func (r *ringMem) enter() bool {
+	for !r.seat.claim() {
+		runtime.Gosched() // a read on another goroutine, which does not block
+	}
+	if r.closing.Load() {
+		r.seat.free()
+		return false
+	}
+	return true
+}
+
 // consume passes up to max of the committed records to fn, in place,
 // then stores the position once. It returns how many it passed; 0 once
-// the reader is closed.
+// the reader is closed. fn runs holding the seat.
 func (r *ringMem) consume(max int, fn func(raw []byte, lost uint64, cpu int)) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
+	if !r.enter() {
 		return 0
 	}
 	n := 0
@@ -152,69 +199,69 @@ func (r *ringMem) consume(max int, fn func(raw []byte, lost uint64, cpu int)) in
 		n++
 	}
 	r.store()
+	r.seat.free()
 	return n
+}
+
+// take returns the next record, waiting for one, in place and holding
+// the seat: the caller copies what it needs, then gives the seat back
+// (seat.free).
+func (r *ringMem) take() ([]byte, error) {
+	if r.seat.claim() {
+		if !r.closing.Load() {
+			if rec, ok := r.inBatch(); ok {
+				return rec, nil
+			}
+		}
+		r.seat.free()
+	}
+	for r.enter() {
+		if rec, ok := r.next(); ok {
+			return rec, nil
+		}
+		if err := r.await(); err != nil {
+			return nil, err
+		}
+	}
+	return nil, os.ErrClosed
 }
 
 // read returns the next record, waiting for one, as a copy into buf
 // (reused when it has room).
 func (r *ringMem) read(buf []byte) ([]byte, error) {
-	return r.readTo(nil, buf)
-}
-
-// readTo is read that copies the record into value, zero-filling the rest
-// of value, and returns it: as a view of value when it fits there (one
-// copy), else in buf's array or a new one. buf may be an earlier view of
-// value: its capacity is value's length, too short for a record that does
-// not fit, so append gives it a new array.
-func (r *ringMem) readTo(value, buf []byte) ([]byte, error) {
-	r.mu.Lock()
-	for !r.closed {
-		if rec, ok := r.next(); ok {
-			if len(rec) <= len(value) && value != nil {
-				clear(value[copy(value, rec):])
-				buf = value[:len(rec)]
-			} else {
-				buf = append(buf[:0], rec...)
-				copy(value, buf)
-			}
-			r.mu.Unlock()
-			return buf, nil
-		}
-		if err := r.waitLocked(); err != nil {
-			r.mu.Unlock()
-			return nil, err
-		}
+	rec, err := r.take()
+	if err != nil {
+		return nil, err
 	}
-	r.mu.Unlock()
-	return nil, os.ErrClosed
+	buf = append(buf[:0], rec...)
+	r.seat.free()
+	return buf, nil
 }
 
 // wait blocks until a committed record is there, the deadline passes
 // (os.ErrDeadlineExceeded) or the reader is closed (os.ErrClosed).
 func (r *ringMem) wait() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
+	if !r.enter() {
 		return os.ErrClosed
 	}
-	return r.waitLocked()
+	return r.await()
 }
 
-// waitLocked waits for a committed record. The position is stored first:
-// the kernel wakes the reader only when a record is committed at the
-// position the reader stored.
-func (r *ringMem) waitLocked() error {
+// await stores the position, gives the seat back and waits for a
+// committed record at the position: the kernel wakes the reader only
+// when a record is committed at the position the reader stored. Without
+// the seat, the ring is looked at inside the file's read only, which
+// Close waits for when it closes the file.
+func (r *ringMem) await() error {
 	r.store()
-	ready := func() bool {
-		_, ok := r.head(atomic.LoadUintptr(r.prodPos))
-		return ok
-	}
-	if ready() {
+	pos := r.pos
+	ok := r.committed(pos)
+	r.seat.free()
+	if ok { // whether or not the deadline has passed
 		return nil
 	}
-	var ok bool
 	err := r.conn.Read(func(uintptr) bool {
-		ok = ready()
+		ok = r.committed(pos)
 		return ok
 	})
 	if ok {
@@ -226,20 +273,24 @@ func (r *ringMem) waitLocked() error {
 	return err
 }
 
+// committed reports whether a committed record is at pos.
+func (r *ringMem) committed(pos uintptr) bool {
+	return atomic.LoadUintptr(r.prodPos) != pos && r.header(pos)&ringBusy == 0
+}
+
 // setDeadline makes a wait fail with os.ErrDeadlineExceeded after t.
 func (r *ringMem) setDeadline(t time.Time) { r.file.SetReadDeadline(t) }
 
-// Close wakes a waiting reader, then unmaps the ring.
+// Close wakes a waiting reader, waits for a read holding the seat to give
+// it back, then unmaps the ring.
 func (r *ringMem) Close() error {
 	if r.closing.Swap(true) {
 		return nil
 	}
 	err := r.file.Close()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.closed {
-		r.closed = true
-		r.unmap()
+	for d := time.Microsecond; r.seat.held(); d = min(2*d, time.Millisecond) {
+		time.Sleep(d)
 	}
+	r.unmap()
 	return err
 }

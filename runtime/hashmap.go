@@ -453,7 +453,7 @@ func (h *hashMap) replace(s int32, key, value []byte) error {
 	clear(nl.val[copy(nl.val, value):])
 	copy(h.keyOf(n), key)
 	nl.used, sl.used = true, false
-	_, pos := h.find(key)
+	pos := h.entry(s)
 	h.table[pos] = h.table[pos]&^0xffffffff | uint64(n+1)
 	nl.before, nl.after = sl.before, sl.after
 	if sl.before >= 0 {
@@ -586,14 +586,23 @@ func (h *hashMap) removed(s int32) uint64 {
 // pointer then sees the new entry's value (again as in the kernel); it
 // never sees memory of another type or size.
 func (h *hashMap) remove(s int32) {
-	_, pos := h.find(h.keyOf(s))
-	h.unlinkTable(pos)
+	h.unlinkTable(h.entry(s))
 	h.count--
 	h.unlink(s)
 	h.detach(s)
 	sl := &h.slots[s]
 	sl.used = false
 	h.free = append(h.free, s)
+}
+
+// entry returns the table position of the entry of slot s, which is live.
+func (h *hashMap) entry(s int32) int {
+	mask := len(h.table) - 1
+	i := int(h.hashKey(h.keyOf(s))) & mask
+	for uint32(h.table[i]) != uint32(s)+1 {
+		i = (i + 1) & mask
+	}
+	return i
 }
 
 // unlinkTable empties table position i and moves later entries of its

@@ -117,9 +117,9 @@ func BenchmarkRunOverhead(b *testing.B) {
 // BenchmarkHelperWork runs programs that spend their run on one helper's
 // work over large inputs until the work meter (Machine.Charge) runs out,
 // and reports the time per unit charged, to compare with ns/insn of the
-// workloads: "copy" updates a 1 MiB value in place, "alloc" inserts new
-// 64 KiB values into a BPF_F_NO_PREALLOC map, "hash" looks up a 1 MiB key,
-// "strncmp" compares 64 KiB strings.
+// workloads: "copy" updates the 1 MiB value of one key (into the map's
+// spare slot), "alloc" inserts new 64 KiB values into a BPF_F_NO_PREALLOC
+// map, "hash" looks up a 1 MiB key, "strncmp" compares 64 KiB strings.
 func BenchmarkHelperWork(b *testing.B) {
 	const budget = 1 << 22
 	update := `

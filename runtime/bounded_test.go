@@ -162,7 +162,8 @@ func TestHostileWorkIsCharged(t *testing.T) {
 		if n == 0 || n > perRun/vs+1 {
 			t.Fatalf("%d updates of %d bytes in one run, want at most %d", n, vs, perRun/vs+1)
 		}
-		if a := m.(*hashMap).Allocated(); a > 2*vs {
+		// The key's value and the spare slot its replacements take.
+		if a := m.(*hashMap).Allocated(); a > 3*vs {
 			t.Fatalf("one key allocated %d bytes", a)
 		}
 	})

@@ -503,9 +503,9 @@ func (m *Machine) Lookup64(i int, k uint64) (uint64, bool) {
 // found) and arrays, when the program binds the built-in helper, the map
 // is writable and the run holds the map's lock. Otherwise it returns
 // false and has changed nothing: the translation then calls CallAt. It
-// declines an insert that would take memory (a larger table, a new block
-// of slots), which the helper charges for after the update and which may
-// fail, and an update the work left cannot pay for.
+// declines an update that would take memory (a larger table, a new block
+// of slots: see hashMap.allocates), which the helper charges for after the
+// update and which may fail, and an update the work left cannot pay for.
 func (m *Machine) Update32(i int, k uint32, val []byte, flags uint64) (uint64, bool) {
 	w, ok := m.writer(i, 4, true)
 	if !ok {
@@ -578,10 +578,8 @@ func (m *Machine) update(w *mapWriter, s int32, key, val []byte, flags uint64) (
 	if len(val) != w.vs {
 		return 0, false
 	}
-	if h != nil && s < 0 && flags != UpdateExist {
-		if _, _, _, alloc := h.insertPlan(); alloc {
-			return 0, false
-		}
+	if h != nil && h.allocates(s, flags) {
+		return 0, false
 	}
 	// The key is hashed and compared and the value copied, as the helper
 	// charges.

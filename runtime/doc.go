@@ -199,13 +199,22 @@
 // hash entry's value stays mapped, unchanged, until the run ends; an insert
 // may reuse its slot in the same run, and the old pointer then sees the new
 // value, as with the kernel's preallocated maps. An update of a key a hash
-// or LRU hash map holds writes its value in place, where the kernel puts a
-// new element in the old one's place: a pointer looked up before the
-// update reads the new value here and the old one in the kernel, and a
-// write through it reaches the map here only (arrays and per-CPU hash maps
-// update in place in both). A hash map's NextKey
-// follows insertion order, one step per call however many entries the map
-// held before; a key not in the map gives the first key, as in the kernel.
+// or LRU hash map holds puts the value in another slot, which takes the
+// old one's place, as the kernel puts a new element in the old one's
+// place: a pointer looked up before the update reads the old value, and a
+// write through it no longer reaches the map. The old slot is reused as
+// the kernel reuses the old element: by the next such update of a
+// preallocated hash map (the kernel's spare element), by the next update
+// or insert of the others; the pointer then sees that value. Arrays and
+// per-CPU hash maps update in place, as in the kernel. An update of a key
+// a full map holds does not fail with -E2BIG: a hash map has a slot more
+// than MaxEntries, and an LRU map, as the kernel's, takes a free slot
+// before it looks the key up (a per-CPU one unless the flags are
+// BPF_EXIST), evicting the least recently used entry when none is free,
+// even when the update then fails or the key is the one evicted. A hash
+// map's NextKey follows insertion order (a replacement keeps the key's
+// place), one step per call however many entries the map held before; a
+// key not in the map gives the first key, as in the kernel.
 //
 // NewMap refuses the key and value sizes the kernel refuses (hash maps:
 // key plus value under 4 MiB - 48; per-CPU values: 32 KiB; arrays: values

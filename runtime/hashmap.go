@@ -11,7 +11,9 @@ import (
 // hashMap is a hash, per-CPU hash or LRU hash. Entries live in slots that
 // keep their value buffers after deletion, so steady-state updates do not
 // allocate; the slots also form the recency list of the LRU variants and,
-// in a second list, the order NextKey walks.
+// in a second list, the order NextKey walks. An update of a key the map
+// holds moves it to another slot, except in the per-CPU maps (see
+// replace).
 //
 // Keys are stored back to back in one arena (slot s at s*KeySize) and found
 // through an open-addressing table with linear probing: each entry holds a
@@ -34,6 +36,9 @@ type hashMap struct {
 	sharedMap
 	spec        MapSpec
 	lru         bool
+	perCPU      bool  // an update of a key the map holds writes its value in place
+	spare       int32 // a preallocated hash map's slot for its next replacement (see replace), or -1
+	maxSlots    int   // MaxEntries, and one more for a hash map's replacements
 	seed        uint64
 	ks          int
 	stride      int // bytes between values in a block: ValueSize rounded up to 8
@@ -67,12 +72,24 @@ type slot struct {
 const slotSize = int64(unsafe.Sizeof(slot{}))
 
 // hashMapSize is the most memory a hash map of spec's sizes can allocate:
-// MaxEntries slots, keys, values and free-list entries, and the table at
-// its largest (a power of two at least twice MaxEntries).
+// its slots (see slotsOf) with their keys, values and free-list entries,
+// and the table at its largest (a power of two at least twice
+// MaxEntries).
 func hashMapSize(spec MapSpec) uint64 {
 	n := uint64(spec.MaxEntries)
 	entry := uint64(slotSize) + uint64(spec.KeySize) + (uint64(spec.ValueSize)+7)&^7 + 4
-	return n*entry + 8*tableLen(n)
+	return uint64(slotsOf(spec))*entry + 8*tableLen(n)
+}
+
+// slotsOf is the most slots a hash map of spec has: MaxEntries, and one
+// more for a hash map (not per-CPU, not LRU), which replaces an entry it
+// holds when the key is updated and may do so when it is full, as the
+// kernel's keeps a spare element for it (an LRU map evicts instead).
+func slotsOf(spec MapSpec) int {
+	if spec.Type == Hash {
+		return int(spec.MaxEntries) + 1
+	}
+	return int(spec.MaxEntries)
 }
 
 // tableLen is the table length that n entries grow the table to.
@@ -92,8 +109,11 @@ func tableLen(n uint64) uint64 {
 // with ErrNoMemory, as the kernel's allocation would.
 func newHashMap(spec MapSpec, mem *MapMemory) (*hashMap, error) {
 	h := &hashMap{
-		spec: spec,
-		lru:  spec.Type == LRUHash || spec.Type == LRUPerCPUHash,
+		spec:     spec,
+		lru:      spec.Type == LRUHash || spec.Type == LRUPerCPUHash,
+		perCPU:   spec.Type == PerCPUHash || spec.Type == LRUPerCPUHash,
+		spare:    -1,
+		maxSlots: slotsOf(spec),
 		// A random seed per map keeps keys a program chooses from being
 		// steered into one probe run.
 		seed:     rand.Uint64() | 1,
@@ -362,37 +382,42 @@ func checkHashFlags(flags uint64) error {
 // store is Update once the key's slot s is found (-1: the key is not in
 // the map) and flags checked.
 func (h *hashMap) store(s int32, key, value []byte, flags uint64) error {
+	if h.evicts(flags) {
+		// The kernel's LRU maps take a free element before they look the
+		// key up (the per-CPU one unless the flags are BPF_EXIST),
+		// evicting when none is free, whether the update then succeeds
+		// or not. The key itself may go: the update then inserts it.
+		t := h.tail
+		h.remove(t)
+		if t == s {
+			s = -1
+		}
+	}
 	if s >= 0 {
 		if flags == UpdateNoExist {
 			return ErrKeyExist
 		}
-		copy(h.slots[s].val, value)
-		h.touch(s)
-		return nil
+		if h.perCPU {
+			copy(h.slots[s].val, value)
+			h.touch(s)
+			return nil
+		}
+		return h.replace(s, key, value)
 	}
 	if flags == UpdateExist {
 		return ErrKeyNotExist
 	}
-	full, evict, grow, _ := h.insertPlan()
-	if full {
+	if h.count >= int(h.spec.MaxEntries) {
 		return ErrMapFull
 	}
-	if evict {
-		h.remove(h.tail)
-	}
-	if grow {
+	if (h.count+1)*2 > len(h.table) {
 		if err := h.grow(); err != nil {
 			return err
 		}
 	}
-	if n := len(h.free); n > 0 {
-		s = h.free[n-1]
-		h.free = h.free[:n-1]
-	} else {
-		var err error
-		if s, err = h.newSlot(); err != nil {
-			return err
-		}
+	s, err := h.take()
+	if err != nil {
+		return err
 	}
 	copy(h.keyOf(s), key)
 	sl := &h.slots[s]
@@ -406,22 +431,81 @@ func (h *hashMap) store(s int32, key, value []byte, flags uint64) error {
 	return nil
 }
 
-// insertPlan is what store does to insert a key that is not in the map:
-// full, the map refuses it; evict, an LRU map's least recent entry goes
-// first, and the key takes its slot; grow, the table doubles. alloc
-// reports whether the insert takes memory: a larger table, or a new block
-// of slots (see newSlot).
-func (h *hashMap) insertPlan() (full, evict, grow, alloc bool) {
-	n := h.count
-	if n >= int(h.spec.MaxEntries) {
-		if !h.lru {
-			return true, false, false, false
+// replace gives key, which slot s holds, a new slot with value, as the
+// kernel's hash and LRU hash maps put a new element in the old one's
+// place: a program's pointer to the old value keeps reading it, and its
+// writes no longer reach the map. The new slot takes the old one's place
+// in NextKey's order and is the most recently used. The old slot is a
+// preallocated hash map's spare, which its next replacement takes, as
+// the kernel's extra element, and is free for any insert in the others,
+// as the kernel's freed elements are.
+func (h *hashMap) replace(s int32, key, value []byte) error {
+	n := h.spare
+	if n >= 0 {
+		h.spare = -1
+	} else {
+		var err error
+		if n, err = h.take(); err != nil {
+			return err
 		}
-		evict, n = true, n-1
 	}
-	grow = (n+1)*2 > len(h.table)
-	alloc = grow || !evict && len(h.free) == 0 && len(h.slots) == cap(h.slots)
-	return false, evict, grow, alloc
+	nl, sl := &h.slots[n], &h.slots[s]
+	clear(nl.val[copy(nl.val, value):])
+	copy(h.keyOf(n), key)
+	nl.used, sl.used = true, false
+	pos := h.entry(s)
+	h.table[pos] = h.table[pos]&^0xffffffff | uint64(n+1)
+	nl.before, nl.after = sl.before, sl.after
+	if sl.before >= 0 {
+		h.slots[sl.before].after = n
+	} else {
+		h.first = n
+	}
+	if sl.after >= 0 {
+		h.slots[sl.after].before = n
+	} else {
+		h.last = n
+	}
+	sl.before, sl.after = -1, -1
+	h.unlink(s)
+	h.pushFront(n)
+	if h.spec.Type == Hash && h.reserved {
+		h.spare = s
+	} else {
+		h.free = append(h.free, s)
+	}
+	return nil
+}
+
+// evicts reports whether an update with flags evicts an LRU map's least
+// recently used entry first (see store).
+func (h *hashMap) evicts(flags uint64) bool {
+	return h.lru && h.count == int(h.spec.MaxEntries) && (!h.perCPU || flags != UpdateExist)
+}
+
+// allocates reports whether store(s, ..., flags) may take memory: a
+// larger table, or a new block of slots (see newSlot).
+func (h *hashMap) allocates(s int32, flags uint64) bool {
+	block := len(h.free) == 0 && len(h.slots) == cap(h.slots)
+	switch {
+	case h.evicts(flags):
+		return false // the evicted entry's slot is the update's
+	case s >= 0:
+		return flags != UpdateNoExist && !h.perCPU && h.spare < 0 && block
+	case flags == UpdateExist || h.count >= int(h.spec.MaxEntries):
+		return false // refused
+	}
+	return (h.count+1)*2 > len(h.table) || block
+}
+
+// take returns a free slot, the last one freed, or a new one.
+func (h *hashMap) take() (int32, error) {
+	if n := len(h.free); n > 0 {
+		s := h.free[n-1]
+		h.free = h.free[:n-1]
+		return s, nil
+	}
+	return h.newSlot()
 }
 
 // newSlot adds a slot with its key space and value, growing the arrays and
@@ -430,8 +514,8 @@ func (h *hashMap) newSlot() (int32, error) {
 	n := len(h.slots)
 	if n == cap(h.slots) {
 		// Start small when values are large, so that a first insert does
-		// not allocate many of them; then double, up to MaxEntries.
-		grown := min(int(h.spec.MaxEntries), max(2*n, min(8, max(1, 1<<16/h.stride))))
+		// not allocate many of them; then double, up to maxSlots.
+		grown := min(h.maxSlots, max(2*n, min(8, max(1, 1<<16/h.stride))))
 		add := grown - n
 		if err := h.grew(int64(add) * (slotSize + int64(h.ks) + int64(h.stride) + 4)); err != nil {
 			return -1, err
@@ -498,18 +582,27 @@ func (h *hashMap) removed(s int32) uint64 {
 // remove frees a slot. Its value buffer is neither released nor cleared:
 // a program may still hold a pointer to it until its run ends, and reads
 // the deleted value through it, as with the kernel's preallocated maps. A
-// later insert may reuse the slot, in the same run too, so such a stale
+// later insert or update may reuse the slot, in the same run too, so such a stale
 // pointer then sees the new entry's value (again as in the kernel); it
 // never sees memory of another type or size.
 func (h *hashMap) remove(s int32) {
-	_, pos := h.find(h.keyOf(s))
-	h.unlinkTable(pos)
+	h.unlinkTable(h.entry(s))
 	h.count--
 	h.unlink(s)
 	h.detach(s)
 	sl := &h.slots[s]
 	sl.used = false
 	h.free = append(h.free, s)
+}
+
+// entry returns the table position of the entry of slot s, which is live.
+func (h *hashMap) entry(s int32) int {
+	mask := len(h.table) - 1
+	i := int(h.hashKey(h.keyOf(s))) & mask
+	for uint32(h.table[i]) != uint32(s)+1 {
+		i = (i + 1) & mask
+	}
+	return i
 }
 
 // unlinkTable empties table position i and moves later entries of its

@@ -647,3 +647,103 @@ miss:
 		}
 	}
 }
+
+// TestHashMapReplace: an update of a key a hash or LRU hash map holds
+// puts the value in another slot, as the kernel puts a new element in
+// the old one's place, so the old value's memory keeps the old value and
+// a write to it does not reach the map; per-CPU hash maps update in
+// place. The key keeps its place in NextKey's order, and an update of a
+// key a full map holds succeeds, within the memory the map reserved.
+func TestHashMapReplace(t *testing.T) {
+	for _, spec := range []MapSpec{
+		{Type: Hash},
+		{Type: Hash, Flags: FlagNoPrealloc},
+		{Type: LRUHash},
+		{Type: PerCPUHash},
+		{Type: LRUPerCPUHash},
+	} {
+		spec.Name, spec.KeySize, spec.ValueSize, spec.MaxEntries = "h", 4, 8, 4
+		name := fmt.Sprintf("type %d, flags %#x", spec.Type, spec.Flags)
+		mem := NewMapMemory(hashMapSize(spec))
+		mp, err := NewMapIn(spec, mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range uint32(4) {
+			if err := mp.Update(key32(k), val64(uint64(10+k)), UpdateAny); err != nil {
+				t.Fatal(err)
+			}
+		}
+		old, err := mp.Lookup(key32(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mp.Update(key32(1), val64(21), UpdateAny); err != nil {
+			t.Fatalf("%s: update of a key the full map holds: %v", name, err)
+		}
+		want := uint64(11)
+		if spec.Type == PerCPUHash || spec.Type == LRUPerCPUHash {
+			want = 21
+		}
+		if got := binary.LittleEndian.Uint64(old); got != want {
+			t.Errorf("%s: the value looked up before the update reads %d, want %d", name, got, want)
+		}
+		binary.LittleEndian.PutUint64(old, 99)
+		if v, err := mp.Lookup(key32(1)); err != nil || binary.LittleEndian.Uint64(v) != map[bool]uint64{true: 99, false: 21}[want == 21] {
+			t.Errorf("%s: after a write through the old value, lookup gives %x, %v", name, v, err)
+		}
+		// An LRU map takes a free slot for the update, evicting the least
+		// recently used key, 0, as the kernel's does when none is free.
+		var keys []uint32
+		var k []byte
+		next := make([]byte, 4)
+		for mp.NextKey(k, next) == nil {
+			keys = append(keys, binary.LittleEndian.Uint32(next))
+			k = append(k[:0], next...)
+		}
+		wantKeys := []uint32{0, 1, 2, 3}
+		if spec.Type == LRUHash || spec.Type == LRUPerCPUHash {
+			wantKeys = wantKeys[1:]
+		}
+		if fmt.Sprint(keys) != fmt.Sprint(wantKeys) {
+			t.Errorf("%s: NextKey gives %v, want %v", name, keys, wantKeys)
+		}
+		for range 10 {
+			for k := range uint32(4) {
+				if err := mp.Update(key32(k), val64(uint64(30+k)), UpdateAny); err != nil {
+					t.Fatalf("%s: update of key %d: %v", name, k, err)
+				}
+			}
+		}
+		if mem.Used() > hashMapSize(spec) || uint64(mp.(*hashMap).Allocated()) > hashMapSize(spec) {
+			t.Errorf("%s: %d bytes used, %d allocated, more than the map's size, %d", name, mem.Used(), mp.(*hashMap).Allocated(), hashMapSize(spec))
+		}
+	}
+}
+
+// TestLRUReplaceEvictsItself: an update of the least recently used key of
+// a full LRU map evicts that key for the slot it takes, and then inserts
+// it, as the kernel's does: the slot is the old one, whose memory shows the
+// new value, and no other key goes.
+func TestLRUReplaceEvictsItself(t *testing.T) {
+	mp := mustMap(t, MapSpec{Name: "lru", Type: LRUHash, KeySize: 4, ValueSize: 8, MaxEntries: 3})
+	for k := range uint32(3) {
+		if err := mp.Update(key32(k), val64(uint64(10+k)), UpdateAny); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := mp.(*hashMap)
+	s, _ := h.find(key32(0))
+	old := h.slots[s].val // not Lookup, which would make key 0 the most recent
+	if err := mp.Update(key32(0), val64(20), UpdateAny); err != nil {
+		t.Fatal(err)
+	}
+	if got := binary.LittleEndian.Uint64(old); got != 20 {
+		t.Errorf("the evicted slot reads %d, want the new value 20", got)
+	}
+	for k, want := range []uint64{20, 11, 12} {
+		if v, err := mp.Lookup(key32(uint32(k))); err != nil || binary.LittleEndian.Uint64(v) != want {
+			t.Errorf("key %d: %x, %v; want %d", k, v, err, want)
+		}
+	}
+}

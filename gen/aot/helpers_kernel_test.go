@@ -32,6 +32,8 @@ const (
 	mapPCArr
 	mapPCHash
 	mapLRU
+	mapNPHash
+	mapLRUPC
 )
 
 func kernelMapSpecs(rodata int) []runtime.MapSpec {
@@ -43,6 +45,8 @@ func kernelMapSpecs(rodata int) []runtime.MapSpec {
 		{Name: "pcarr", Type: runtime.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 		{Name: "pchash", Type: runtime.PerCPUHash, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 		{Name: "lru", Type: runtime.LRUHash, KeySize: 4, ValueSize: 8, MaxEntries: 4},
+		{Name: "nphash", Type: runtime.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 4, Flags: runtime.FlagNoPrealloc},
+		{Name: "lrupc", Type: runtime.LRUPerCPUHash, KeySize: 4, ValueSize: 8, MaxEntries: 4},
 	}
 }
 
@@ -147,7 +151,7 @@ func runKernel(t *testing.T, c kcase) kresult {
 		}
 	}()
 	for i, s := range kernelMapSpecs(len(c.rodata)) {
-		spec := &ebpf.MapSpec{Type: ebpf.MapType(s.Type), KeySize: s.KeySize, ValueSize: s.ValueSize, MaxEntries: s.MaxEntries}
+		spec := &ebpf.MapSpec{Type: ebpf.MapType(s.Type), KeySize: s.KeySize, ValueSize: s.ValueSize, MaxEntries: s.MaxEntries, Flags: s.Flags}
 		if i == mapRodata {
 			spec.Flags = runtime.FlagRdonlyProg
 			spec.Contents = []ebpf.MapKV{{Key: uint32(0), Value: c.rodata}}
@@ -237,7 +241,7 @@ func kernelEntries(t *testing.T, maps []*ebpf.Map) string {
 		var v uint64
 		var vs []uint64
 		it := maps[i].Iterate()
-		perCPU := s.Type == runtime.PerCPUArray || s.Type == runtime.PerCPUHash
+		perCPU := s.Type == runtime.PerCPUArray || s.Type == runtime.PerCPUHash || s.Type == runtime.LRUPerCPUHash
 		for perCPU && it.Next(&k, &vs) || !perCPU && it.Next(&k, &v) {
 			if perCPU {
 				v = vs[0]
@@ -958,21 +962,35 @@ func mapCases() []kcase {
 			pk(0), pk(4), pk(7)}},
 		{"lookup_then_insert", []mapOp{u(0, 1, 0), u(1, 2, 0), u(2, 3, 0), pk(0), pk(1), u(3, 4, 0), pk(0), pk(1), pk(2), pk(3)}},
 	}
+	// Updates of a key the map holds, a pointer to its value looked up
+	// before: the kernel updates arrays' and per-CPU hash maps' values in
+	// place, and puts a new element in the old one's place in the other
+	// hash maps, so the pointer still reaches the old value until the old
+	// element is reused (see the runtime's package documentation). The
+	// LRU maps take an element for an update before they look its key up
+	// (the per-CPU one unless BPF_EXIST), evicting one when none is free.
+	seqs = append(seqs, []struct {
+		name string
+		ops  []mapOp
+	}{
+		{"stale_after_update", []mapOp{u(1, 5, 0), l(1), u(1, 6, 0), rd, pk(1), w(9), pk(1), rd}},
+		{"stale_after_updates", []mapOp{u(1, 5, 0), l(1), u(1, 6, 0), u(1, 7, 0), rd, pk(1), u(1, 8, 0), rd, pk(1)}},
+		{"stale_after_update_insert", []mapOp{u(1, 5, 0), l(1), u(1, 6, 0), u(2, 7, 0), rd, pk(1), pk(2), u(1, 8, 0), rd}},
+		{"stale_after_update_delete", []mapOp{u(1, 5, 0), u(2, 6, 0), l(1), u(1, 7, 0), d(2), u(3, 8, 0), rd, u(1, 9, 0), rd, pk(1), pk(3)}},
+		{"stale_after_update_flags", []mapOp{u(1, 5, 0), l(1), u(1, 6, 1), rd, u(1, 7, 2), rd, pk(1)}},
+		{"stale_after_update_full", []mapOp{u(0, 10, 0), u(1, 11, 0), u(2, 12, 0), u(3, 13, 0), l(2), u(2, 20, 0), rd,
+			pk(0), pk(1), pk(2), pk(3), u(2, 21, 0), rd, u(4, 14, 0), rd, pk(4)}},
+		{"update_full_flags", []mapOp{u(0, 10, 0), u(1, 11, 0), u(2, 12, 0), u(3, 13, 0), u(2, 20, 1),
+			pk(0), pk(1), pk(2), pk(3), u(9, 21, 2), pk(1), pk(2), pk(3), pk(9)}},
+		{"update_full_exist", []mapOp{u(0, 10, 0), u(1, 11, 0), u(2, 12, 0), u(3, 13, 0), l(2), u(9, 21, 2), rd,
+			pk(0), pk(1), pk(2), pk(3), u(2, 22, 2), rd, pk(0), pk(1), pk(2), pk(3)}},
+	}...)
 	var cases []kcase
-	for _, m := range []int{mapArr, mapHash, mapPCArr, mapPCHash, mapLRU} {
+	for _, m := range []int{mapArr, mapHash, mapPCArr, mapPCHash, mapLRU, mapNPHash, mapLRUPC} {
 		for _, s := range seqs {
 			cases = append(cases, kcase{name: fmt.Sprintf("map/%s/%s", kernelMapSpecs(8)[m].Name, s.name), body: mapProgram(m, s.ops),
 				rodata: make([]byte, 8), mem: make([]byte, 8*len(s.ops))})
 		}
-	}
-	// The kernel updates arrays' and per-CPU hash maps' values in place;
-	// a hash or LRU hash map's update puts a new element in the old one's
-	// place, which a pointer looked up before it still reaches, and the
-	// runtime's does not (see the runtime's package documentation).
-	stale := []mapOp{u(1, 5, 0), l(1), u(1, 6, 0), rd, pk(1), w(9), pk(1), rd}
-	for _, m := range []int{mapArr, mapPCArr, mapPCHash} {
-		cases = append(cases, kcase{name: fmt.Sprintf("map/%s/stale_after_update", kernelMapSpecs(8)[m].Name), body: mapProgram(m, stale),
-			rodata: make([]byte, 8), mem: make([]byte, 8*len(stale))})
 	}
 	return cases
 }

@@ -169,7 +169,7 @@ char LICENSE[] __attribute__((section("license"), used)) = "GPL";
 			t.Errorf("translation lacks %q", want)
 		}
 	}
-	for _, want := range []string{"\tX *bridge.XDP `skelgen:\"x\"`\n", "\tX__ *bridge.XDP `skelgen:\"__x\"`\n", "\tCount *bridge.Var[int32] `skelgen:\"count\"`\n", "\tCount__ *bridge.Var[int32] `skelgen:\"__count\"`\n"} {
+	for _, want := range []string{"\tX *bridge.XDP `skelgen:\"x\"`\n", "\tX__ *bridge.XDP `skelgen:\"__x\"`\n", "\tCount *bridge.Int32Var `skelgen:\"count\"`\n", "\tCount__ *bridge.Int32Var `skelgen:\"__count\"`\n"} {
 		if !strings.Contains(skel, want) {
 			t.Errorf("skeleton lacks %q", want)
 		}

@@ -5,9 +5,12 @@
 // instantiated generic type again in each package that names the type,
 // even through a type that embeds it; these types are not generic, so
 // their methods are compiled once, in the runtime. Run by go generate in
-// runtime/bridge; TestCurrent fails when the file differs from what this
-// writes.
+// this directory (the directive is here, not in the runtime, whose files a
+// module's runtime copy carries); TestCurrent fails when the file differs
+// from what this writes.
 package main
+
+//go:generate go run . ../../runtime/bridge/basicvars.go
 
 import (
 	"bytes"
@@ -22,7 +25,10 @@ import (
 var kinds = []string{"bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"}
 
 func main() {
-	if err := os.WriteFile("basicvars.go", source(), 0o644); err != nil {
+	if len(os.Args) != 2 {
+		log.Fatal("usage: basicvars FILE")
+	}
+	if err := os.WriteFile(os.Args[1], source(), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }

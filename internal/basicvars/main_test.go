@@ -14,6 +14,6 @@ func TestCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, source()) {
-		t.Error("runtime/bridge/basicvars.go is not what internal/basicvars writes: run go generate ./runtime/bridge")
+		t.Error("runtime/bridge/basicvars.go is not what internal/basicvars writes: run go generate ./internal/basicvars")
 	}
 }

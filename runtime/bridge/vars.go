@@ -58,8 +58,6 @@ type Var[T any] struct {
 // and Uint32VarSpec VarSpec[uint32], with the same methods. Skeletons name
 // these, since Go compiles every method of an instantiated type again in
 // each package that names it; these are compiled once, here.
-//
-//go:generate go run ../../internal/basicvars
 
 // variable is Var's untyped part: the generic methods convert and call it,
 // so that the code compiled per Go type is a few lines.

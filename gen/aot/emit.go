@@ -12,10 +12,7 @@ import (
 	"github.com/skelgen/skelgen/runtime"
 )
 
-const (
-	pkgBinary = "encoding/binary"
-	pkgBits   = "math/bits"
-)
+const pkgBits = "math/bits"
 
 // emitter writes the Go declarations of one translated program.
 type emitter struct {
@@ -94,8 +91,6 @@ func code(parts ...any) *jen.Statement {
 }
 
 func (e *emitter) rt(name string) *jen.Statement { return jen.Qual(e.opts.RuntimePath, name) }
-
-func le() *jen.Statement { return jen.Qual(pkgBinary, "LittleEndian") }
 
 // leLoad is the little-endian value of the size bytes at a[k:], a an
 // array pointer, spelled out byte by byte. The Go compiler merges the bytes

@@ -29,10 +29,14 @@ demo:
 
 # Every benchmark, then one table of the runtime's figures and of the
 # generated code's weight against bpf2go's, each against its target
-# (internal/benchtable). internal/weightbench runs once: each of its
+# (internal/benchtable). The translations' aot-vs-kernel benchmarks run
+# again in three builds that place the translated functions 32, 64 and 96
+# bytes further (the skelgen_align tags), and the table gives the mean of
+# the four placements. internal/weightbench runs once: each of its
 # iterations is a go build.
 bench:
 	{ $(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./internal/clangbench/ ./internal/ringbench/ ./runtime/bridge/ ./internal/skeltest/bytebuf/ ./runtime/ ./gen/ ./btfmin/ ./cmd/skelgen/; \
+	  for a in 1 2 3; do $(GO) test -tags skelgen_align$$a -run '^$$' -bench '^Benchmark(AOT|Clang)$$/./aot-vs-kernel' ./internal/aotbench/ ./internal/clangbench/; done; \
 	  $(GO) test -run '^$$' -bench . -benchtime 1x ./internal/weightbench/; } 2>&1 | $(GO) run ./internal/benchtable
 
 lint:

@@ -265,6 +265,9 @@ func versus(b *testing.B, w Workload) {
 	b.ReportMetric(median(goRatio), "go/kernel")
 	b.ReportMetric(median(aot), "aot-ns/run")
 	b.ReportMetric(median(kern), "kernel-ns/run")
+	if t, ok := translation(w.Name); ok {
+		testenv.ReportPlacement(b, t.Entry)
+	}
 }
 
 func median(v []float64) float64 {

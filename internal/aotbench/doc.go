@@ -34,7 +34,11 @@
 // Switch32's translated compare tree, the same machine code in two builds,
 // ran in 1.2–1.3 µs starting at a 64-byte boundary and in 2.0–2.9 µs
 // starting 32 bytes past one (Go aligns functions to 32 bytes); emitted as
-// a switch, it runs in 1.25–1.33 µs at both. For the same reason the
+// a switch, it runs in 1.25–1.33 µs at both. So make bench runs the
+// aot-vs-kernel benchmarks again in builds with the skelgen_align tags,
+// whose align files shift the translations by 32, 64 and 96 bytes, and
+// internal/benchtable reports the geometric mean of the four placements;
+// each run reports where its translation starts (entry%256). For the same reason the
 // runtime's BenchmarkWorkloads gives the interpreter's ns/insn, the mean
 // over all runs, beside ns/insn-median and ns/insn-fastest, its median and
 // fastest rounds of 100 runs.

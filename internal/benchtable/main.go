@@ -24,6 +24,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -58,10 +59,13 @@ func ratioTarget(workload string) float64 {
 }
 
 // result is one benchmark line: its name without the -N suffix and its
-// metrics by unit.
+// metrics by unit; runs holds the metrics of every line of that name, in
+// order, when the input repeats it (make bench runs the aot-vs-kernel
+// benchmarks at several placements).
 type result struct {
 	name    string
 	metrics map[string]float64
+	runs    []map[string]float64
 }
 
 var procs = regexp.MustCompile(`-\d+$`)
@@ -86,6 +90,37 @@ func parse(line string) (result, bool) {
 type row struct {
 	workload       string
 	ratio, perInsn float64 // 0: not measured
+	// placements is how the ratio was averaged: "-" for one run, else
+	// the number of runs and their range, and "one half" when the runs'
+	// translations all started in the same half of a 64-byte line.
+	placements string
+}
+
+// placed averages the aot/kernel ratios of a workload's runs at several
+// placements of its translation: their geometric mean, and what row's
+// placements says of them.
+func placed(runs []map[string]float64) (float64, string) {
+	var ratios []float64
+	halves := map[bool]bool{}
+	for _, m := range runs {
+		if v, ok := m["aot/kernel"]; ok {
+			ratios = append(ratios, v)
+			if e, ok := m["entry%256"]; ok {
+				halves[math.Mod(e, 64) >= 32] = true
+			}
+		}
+	}
+	switch len(ratios) {
+	case 0:
+		return 0, "-"
+	case 1:
+		return ratios[0], "-"
+	}
+	desc := fmt.Sprintf("%d: %.2f-%.2f", len(ratios), slices.Min(ratios), slices.Max(ratios))
+	if len(halves) < 2 {
+		desc += ", one half"
+	}
+	return geomean(ratios), desc
 }
 
 func main() {
@@ -101,10 +136,7 @@ func main() {
 			failed = true
 		}
 		if r, ok := parse(line); ok {
-			if _, seen := byName[r.name]; !seen {
-				order = append(order, r.name)
-			}
-			byName[r.name] = r
+			order = keep(byName, order, r)
 		}
 	}
 	if err := in.Err(); err != nil {
@@ -115,6 +147,18 @@ func main() {
 	if failed {
 		os.Exit(1)
 	}
+}
+
+// keep adds r to byName, its runs to those of earlier lines of its name,
+// and returns order with r's name appended if it is new.
+func keep(byName map[string]result, order []string, r result) []string {
+	prev, seen := byName[r.name]
+	if !seen {
+		order = append(order, r.name)
+	}
+	r.runs = append(prev.runs, r.metrics)
+	byName[r.name] = r
+	return order
 }
 
 // summarize prints the table from the results, in the order the workloads
@@ -147,8 +191,8 @@ func summarize(w io.Writer, byName map[string]result, order []string) {
 		workload := suite + parts[1]
 		switch parts[2] {
 		case "aot-vs-kernel":
-			if v, ok := r.metrics["aot/kernel"]; ok {
-				add(workload).ratio = v
+			if v, desc := placed(r.runs); v > 0 {
+				add(workload).ratio, add(workload).placements = v, desc
 			}
 		case "interp":
 			if v, ok := r.metrics["ns/insn"]; ok {
@@ -161,11 +205,11 @@ func summarize(w io.Writer, byName map[string]result, order []string) {
 	fmt.Fprintln(w, "and bytecode, and <= 0.9 geometric mean;")
 	fmt.Fprintln(w, "interpreter <= 0.8 ns per instruction; fixed cost <= 5 ns translated, <= 15 ns typed Run)")
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%-22s %18s %22s\n", "workload", "translation/kernel", "interpreter ns/insn")
+	fmt.Fprintf(w, "%-22s %18s %22s   %s\n", "workload", "translation/kernel", "interpreter ns/insn", "placements: runs, range")
 	var ratios, perInsn []float64
 	for _, n := range names {
 		r := rows[n]
-		fmt.Fprintf(w, "%-22s %18s %22s\n", n, mark(r.ratio, ratioTarget(n), "%.2f"), mark(r.perInsn, interpPerInsn, "%.2f"))
+		fmt.Fprintf(w, "%-22s %18s %22s   %s\n", n, mark(r.ratio, ratioTarget(n), "%.2f"), mark(r.perInsn, interpPerInsn, "%.2f"), r.placements)
 		if r.ratio > 0 {
 			ratios = append(ratios, r.ratio)
 		}

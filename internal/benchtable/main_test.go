@@ -89,13 +89,37 @@ BenchmarkWeight/noop-regen-2                    	       1	1048321594 ns/op	     
 func table(lines string) (string, int) {
 	byName := map[string]result{}
 	var order []string
+	n := 0
 	for _, l := range strings.Split(lines, "\n") {
 		if r, ok := parse(l); ok {
-			byName[r.name] = r
-			order = append(order, r.name)
+			order = keep(byName, order, r)
+			n++
 		}
 	}
 	var out bytes.Buffer
 	summarize(&out, byName, order)
-	return out.String(), len(order)
+	return out.String(), n
+}
+
+// TestPlacements: the runs of a workload at several placements give their
+// geometric mean, their range, and a warning when every run's
+// translation started in the same half of a 64-byte line.
+func TestPlacements(t *testing.T) {
+	lines := `BenchmarkClang/checksum/aot-vs-kernel-2  	 1	 9 ns/op	 0.5000 aot/kernel	 160.0 entry%256
+BenchmarkClang/words/aot-vs-kernel-2  	 1	 9 ns/op	 0.9000 aot/kernel	 0 entry%256
+BenchmarkClang/checksum/aot-vs-kernel-2  	 1	 9 ns/op	 2.000 aot/kernel	 192.0 entry%256
+BenchmarkClang/words/aot-vs-kernel-2  	 1	 9 ns/op	 0.8000 aot/kernel	 64.00 entry%256
+`
+	got, n := table(lines)
+	if n != 4 {
+		t.Fatalf("parsed %d lines, want 4", n)
+	}
+	for _, want := range []string{
+		"clang checksum                       1.00                      -   2: 0.50-2.00\n",
+		"clang words                          0.85                      -   2: 0.80-0.90, one half\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table lacks %q:\n%s", want, got)
+		}
+	}
 }

@@ -281,6 +281,54 @@ func (m *Memory) SpanAt(addr, n uint64, write bool) (span []byte, ok bool) {
 	return nil, false
 }
 
+// ReadTail returns the readable bytes from addr to the end of its region,
+// nil when addr is in none. Translated code takes the tail of a
+// function's first argument, a buffer it was given as (data, len), and
+// reads from it the loads that a comparison with data + len proves inside
+// the buffer (TailLoad8 and its siblings), in copies of loops whose entry
+// checks that len bytes fit in the tail. A tail stays valid until a helper
+// is called.
+func (m *Memory) ReadTail(addr uint64) []byte {
+	i, o := addr>>32, addr&0xffffffff
+	if i < uint64(len(m.rd)) && o <= uint64(len(m.rd[i])) {
+		return m.rd[i][o:]
+	}
+	return nil
+}
+
+// TailLoad8 .. TailLoad64 read the little-endian value at offset i of a
+// tail from ReadTail. The translation calls them only where i is proven
+// in range, so an access outside is a wrong translation: it fails the run
+// with a run error, and the fault path is a panic, which lets Go keep the
+// loop's values in registers.
+func TailLoad8(t []byte, i uint64) uint64 {
+	if i < uint64(len(t)) {
+		return uint64(t[i])
+	}
+	panic(errSpan)
+}
+
+func TailLoad16(t []byte, i uint64) uint64 {
+	if i < uint64(len(t)) && uint64(len(t))-i >= 2 {
+		return uint64(binary.LittleEndian.Uint16(t[i:]))
+	}
+	panic(errSpan)
+}
+
+func TailLoad32(t []byte, i uint64) uint64 {
+	if i < uint64(len(t)) && uint64(len(t))-i >= 4 {
+		return uint64(binary.LittleEndian.Uint32(t[i:]))
+	}
+	panic(errSpan)
+}
+
+func TailLoad64(t []byte, i uint64) uint64 {
+	if i < uint64(len(t)) && uint64(len(t))-i >= 8 {
+		return binary.LittleEndian.Uint64(t[i:])
+	}
+	panic(errSpan)
+}
+
 // BlockSpan is SpanAt for the straight-line runs of accesses through one
 // base that translated code checks once. It is not inlined: inlined into
 // such a run with a constant address, SpanAt made Go 1.26's compiler fail

@@ -121,6 +121,14 @@
 //     switch's compare tree), or past what would make the function longer
 //     than splitAbove, and functions split into parts, keep one checked
 //     copy (regions.go);
+//   - in such a copy with no call, a load that a comparison with the end
+//     of the buffer the function was given (r1 + r2 at its entry) proves
+//     inside that buffer, as the kernel's verifier proves a packet access
+//     (p = data + (u32)pc; if (p + 3 > data + len) exit; p[0..2]), reads
+//     the tail of the buffer's region, taken at the function's entry and
+//     after each call, at a bounds-checked offset (runtime.TailLoad8);
+//     the copy's guard also asks that len bytes from data lie in its
+//     region (bounds.go);
 //   - division and modulo by zero, shifts and sign extension follow RFC 9669
 //     as the interpreter does;
 //   - a function of more than splitAbove instructions (8000) is split

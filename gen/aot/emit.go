@@ -71,6 +71,11 @@ type emitter struct {
 	copies   map[int]*budgetRegion
 	regionOf map[int]int
 	copying  int
+	// tail are the loads proven inside the buffer the function was given
+	// (see tailLoads), tailRegions the copied regions that read them from
+	// its tail: those with such a load and no call.
+	tail        map[int]bool
+	tailRegions map[int]bool
 }
 
 // code builds one statement from raw Go text and jen values (qualified
@@ -315,6 +320,21 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			}
 		}
 	}
+	e.tail, e.tailRegions = nil, map[int]bool{}
+	if len(e.copies) > 0 {
+		e.tail = p.tailLoads(f)
+		for x, r := range e.copies {
+			reads, calls := false, false
+			for _, pc := range r.pcs {
+				op := p.insns[pc].op
+				reads = reads || e.tail[pc]
+				calls = calls || op == runtime.OpCall || op == runtime.OpCallx
+			}
+			if reads && !calls {
+				e.tailRegions[x] = true
+			}
+		}
+	}
 	e.budgetPlan(f, labels)
 	e.opaqueMoves(f)
 	e.sites = p.mapSites(f)
@@ -410,8 +430,13 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		}
 		if r := e.copies[pc]; r != nil {
 			entered[pc] = e.pending
-			body = append(body, gocomment.Commentf("When the budget covers the longest path from here to where control leaves instructions %s, run their copy that checks none.", joinInts(slices.Clone(r.pcs))).Line().
-				If(code(fmt.Sprintf("%s >= %d", offset("b", -int64(e.pending)), r.longest))).Block(jen.Goto().Id(proven(pc))))
+			cond := fmt.Sprintf("%s >= %d", offset("b", -int64(e.pending)), r.longest)
+			doc := gocomment.Commentf("When the budget covers the longest path from here to where control leaves instructions %s, run their copy that checks none.", joinInts(slices.Clone(r.pcs)))
+			if e.tailRegions[pc] {
+				cond += " && a2 <= uint64(len(tail))"
+				doc = gocomment.Commentf("When the budget covers the longest path from here to where control leaves instructions %s, and the a2 bytes from a1 lie in a1's region, run their copy that checks no budget and reads the loads proven inside those bytes from the region's tail.", joinInts(slices.Clone(r.pcs)))
+			}
+			body = append(body, doc.Line().If(code(cond)).Block(jen.Goto().Id(proven(pc))))
 		}
 		fell = e.falls(in)
 		if l := byEntry[pc]; l != nil {
@@ -478,6 +503,10 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	}
 	if e.used[10] {
 		decl = append(decl, jen.Id("r10").Op(":=").Add(e.rt("StackTop")).Call(jen.Id("d")))
+	}
+	if len(e.tailRegions) > 0 {
+		decl = append(decl, gocomment.Comment("a1 and a2 are the buffer the function was given, tail its region's bytes from a1 on (taken again after each call)."),
+			code("a1, a2 := r1, r2"), code("tail := m.ReadTail(a1)"))
 	}
 
 	return e.signature(f, "").Block(append(decl, body...)...)
@@ -1211,7 +1240,11 @@ func (e *emitter) insn(in *aotInsn) []jen.Code {
 		}
 		return e.store(in)
 	}
-	return e.jump(in)
+	stmts := e.jump(in)
+	if len(e.tailRegions) > 0 && (in.op == runtime.OpCall || in.op == runtime.OpCallx) {
+		stmts = append(stmts, code("tail = m.ReadTail(a1)"))
+	}
+	return stmts
 }
 
 func (e *emitter) alu64(in *aotInsn) []jen.Code {
@@ -1409,6 +1442,12 @@ func (e *emitter) load(in *aotInsn) []jen.Code {
 		}
 		e.frame = true
 		val = code(leLoad("fp", 512+int(in.off), size))
+	} else if e.copying >= 0 && e.tailRegions[e.copying] && e.tail[in.pc] {
+		// Proven inside the buffer, the access cannot fault.
+		if !live {
+			return nil
+		}
+		val = code(e.rt(fmt.Sprintf("TailLoad%d", size*8)).Call(code(fmt.Sprintf("tail, %s - a1", e.addr(in.src, in.off)))))
 	} else if pre, w, k, ok := e.windowAccess(in, in.src); ok {
 		// Proven in range, the access cannot fault: a dead one only
 		// takes its window.

@@ -28,6 +28,10 @@ func clangbenchBytecodeUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (ui
 // and the budget left.
 func clangbenchBytecodeUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5, r6, r7 uint64
+	// a1 and a2 are the buffer the function was given, tail its region's bytes
+	// from a1 on (taken again after each call).
+	a1, a2 := r1, r2
+	tail := m.ReadTail(a1)
 	// clangbench.bpf.c:287: WORKLOAD(bytecode, bytecode(data, data_end))
 	// 0: mov %r0, 0
 	r0 = 0
@@ -90,8 +94,10 @@ L17:
 	return r0, b
 L18:
 	// When the budget covers the longest path from here to where control leaves
-	// instructions 8-16, 18-172, run their copy that checks none.
-	if b-9 >= 25 {
+	// instructions 8-16, 18-172, and the a2 bytes from a1 lie in a1's region, run
+	// their copy that checks no budget and reads the loads proven inside those
+	// bytes from the region's tail.
+	if b-9 >= 25 && a2 <= uint64(len(tail)) {
 		goto U18
 	}
 	// 18: mov32 %r2, %r5
@@ -728,7 +734,7 @@ L171:
 U8:
 	// clangbench.bpf.c:190: case 2: acc -= in[1] * 3; len = 2; break;
 	// 8: ldxb %r6, [%r5+1]
-	r6 = m.Load8At(r5+1, 8)
+	r6 = runtime.TailLoad8(tail, r5+1-a1)
 	// 9: mul %r6, -3
 	r6 *= 0xfffffffffffffffd
 U10:
@@ -776,7 +782,7 @@ U18:
 	}
 	// clangbench.bpf.c:187: switch (in[0] & 31) {
 	// 24: ldxb %r6, [%r5]
-	r6 = m.Load8At(r5, 24)
+	r6 = runtime.TailLoad8(tail, r5-a1)
 	// 25: and32 %r6, 31
 	r6 = uint64(uint32(r6) & 31)
 	// 26: jsgt32 %r6, 15, +7 (to 34)
@@ -872,7 +878,7 @@ U38:
 U44:
 	// clangbench.bpf.c:197: case 9: acc ^= in[1] << 3; len = 2; break;
 	// 44: ldxb %r6, [%r5+1]
-	r6 = m.Load8At(r5+1, 44)
+	r6 = runtime.TailLoad8(tail, r5+1-a1)
 	// 45: lsh %r6, 3
 	r6 <<= 3
 	// 46: xor %r6, %r0
@@ -883,7 +889,7 @@ U44:
 U51:
 	// clangbench.bpf.c:213: case 25: acc ^= in[1] * 0x45d9f3b; len = 2; break;
 	// 51: ldxb %r6, [%r5+1]
-	r6 = m.Load8At(r5+1, 51)
+	r6 = runtime.TailLoad8(tail, r5+1-a1)
 	// 52: mul32 %r6, 73244475
 	r6 = uint64(uint32(r6) * 73244475)
 	// 53: xor %r6, %r0
@@ -913,9 +919,9 @@ U63:
 U68:
 	// clangbench.bpf.c:201: case 13: acc += in[1] * in[2]; len = 3; break;
 	// 68: ldxb %r6, [%r5+1]
-	r6 = m.Load8At(r5+1, 68)
+	r6 = runtime.TailLoad8(tail, r5+1-a1)
 	// 69: ldxb %r7, [%r5+2]
-	r7 = m.Load8At(r5+2, 69)
+	r7 = runtime.TailLoad8(tail, r5+2-a1)
 	// 70: mul %r7, %r6
 	r7 *= r6
 	// 71: ja +56 (to 128)
@@ -923,7 +929,7 @@ U68:
 U74:
 	// clangbench.bpf.c:217: case 29: acc += in[1] << 4; len = 2; break;
 	// 74: ldxb %r6, [%r5+1]
-	r6 = m.Load8At(r5+1, 74)
+	r6 = runtime.TailLoad8(tail, r5+1-a1)
 	// 75: lsh %r6, 4
 	r6 <<= 4
 	// 76: ja -67 (to 10)
@@ -936,7 +942,7 @@ U78:
 	b -= 1
 U79:
 	// 79: ldxb %r5, [%r5+1]
-	r5 = m.Load8At(r5+1, 79)
+	r5 = runtime.TailLoad8(tail, r5+1-a1)
 	// 80: add %r0, %r5
 	r0 += r5
 	// 81: mov32 %r5, 2
@@ -952,7 +958,7 @@ U84:
 	b -= 1
 U85:
 	// 85: ldxb %r5, [%r5+1]
-	r5 = m.Load8At(r5+1, 85)
+	r5 = runtime.TailLoad8(tail, r5+1-a1)
 	// 86: sub %r0, %r5
 	r0 -= r5
 	// 87: mov32 %r5, 2
@@ -977,7 +983,7 @@ U95:
 	// 95: mul %r0, 3
 	r0 *= 3
 	// 96: ldxb %r5, [%r5+2]
-	r5 = m.Load8At(r5+2, 96)
+	r5 = runtime.TailLoad8(tail, r5+2-a1)
 	// 97: add %r0, %r5
 	r0 += r5
 	// 98: mov32 %r5, 3
@@ -988,7 +994,7 @@ U95:
 U101:
 	// clangbench.bpf.c:195: case 7: acc |= in[1]; len = 2; break;
 	// 101: ldxb %r5, [%r5+1]
-	r5 = m.Load8At(r5+1, 101)
+	r5 = runtime.TailLoad8(tail, r5+1-a1)
 	// 102: or %r0, %r5
 	r0 |= r5
 	// 103: mov32 %r5, 2
@@ -1000,7 +1006,7 @@ U101:
 U106:
 	// clangbench.bpf.c:211: case 23: acc |= (__u64)in[1] << 8; len = 2; break;
 	// 106: ldxb %r6, [%r5+1]
-	r6 = m.Load8At(r5+1, 106)
+	r6 = runtime.TailLoad8(tail, r5+1-a1)
 	// 107: lsh %r6, 8
 	r6 <<= 8
 	// 108: or %r6, %r0
@@ -1011,7 +1017,7 @@ U106:
 U111:
 	// clangbench.bpf.c:203: case 15: acc &= ~(__u64)in[1]; len = 2; break;
 	// 111: ldxb %r5, [%r5+1]
-	r5 = m.Load8At(r5+1, 111)
+	r5 = runtime.TailLoad8(tail, r5+1-a1)
 	// 112: xor %r5, -1
 	r5 ^= 0xffffffffffffffff
 	// 113: and %r0, %r5
@@ -1028,7 +1034,7 @@ U117:
 	r3 = uint64(uint32(r3) + 0xfffffffe)
 	// clangbench.bpf.c:220: pc = in[1];
 	// 118: ldxb %r5, [%r5+1]
-	r5 = m.Load8At(r5+1, 118)
+	r5 = runtime.TailLoad8(tail, r5+1-a1)
 	// clangbench.bpf.c:182: for (int fuel = 1024; fuel > 0;) {
 	// 119: jsgt32 %r3, 0, -102 (to 18)
 	if int32(r3) > 0 {
@@ -1050,9 +1056,9 @@ U121:
 U124:
 	// clangbench.bpf.c:196: case 8: acc += in[1] | in[2] << 8; len = 3; break;
 	// 124: ldxb %r6, [%r5+1]
-	r6 = m.Load8At(r5+1, 124)
+	r6 = runtime.TailLoad8(tail, r5+1-a1)
 	// 125: ldxb %r7, [%r5+2]
-	r7 = m.Load8At(r5+2, 125)
+	r7 = runtime.TailLoad8(tail, r5+2-a1)
 	// 126: lsh %r7, 8
 	r7 <<= 8
 	// 127: or %r7, %r6
@@ -1142,7 +1148,7 @@ U157:
 	// 157: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
 	// 158: ldxb %r6, [%r5+1]
-	r6 = m.Load8At(r5+1, 158)
+	r6 = runtime.TailLoad8(tail, r5+1-a1)
 	// 159: ja -150 (to 10)
 	b -= 23
 	goto U10

@@ -596,281 +596,170 @@ L150:
 	b -= 27
 	runtime.CheckBudget(b-13, 161)
 	goto L139
-U58:
-	// syslat.bpf.c:253: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
-	// 58: ldxw %r1, [%r10-80]
-	r1 = uint64(fp[432]) | uint64(fp[433])<<8 | uint64(fp[434])<<16 | uint64(fp[435])<<24
-	// 59: add32 %r1, 1
-	r1 = uint64(uint32(r1) + 1)
-	// 60: stxw [%r10-80], %r1
-	runtime.PutLE32(fp[432:], r1)
-	// 61: jlt32 %r1, 512, +17 (to 79)
-	if uint32(r1) < 512 {
-		goto L79
+R79:
+	if b-4 >= 49 {
+		goto U79
 	}
-	// 62: mov %r1, 10
+	goto L79
+U58:
+	r1 = uint64(fp[432]) | uint64(fp[433])<<8 | uint64(fp[434])<<16 | uint64(fp[435])<<24
+	r1 = uint64(uint32(r1) + 1)
+	runtime.PutLE32(fp[432:], r1)
+	if uint32(r1) < 512 {
+		goto R79
+	}
 	r1 = 10
-	// syslat.bpf.c:258: skelgen_printf("\nHistograms of the top %d by time:\n", TOP);
-	// 63: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
-	// 64: mov %r3, %r10
 	r3 = r10
-	// 65: add %r3, -56
 	r3 -= 56
-	// 66: lddw %r1, value:1+240
 	r1 = 0xb000000f0
-	// 68: mov32 %r2, 36
 	r2 = 36
-	// 69: mov32 %r4, 8
 	r4 = 8
-	// 70: call runtime 0
 	m.CallAt(70, r1, r2, r3, r4, r5)
-	// 71: mov %r2, %r10
 	r2 = r10
-	// 72: add %r2, -56
 	r2 -= 56
-	// syslat.bpf.c:259: top_ten(&total, top, 0);
-	// 73: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 75: mov32 %r3, 0
 	r3 = 0
-	// 76: call local +85 (to 162)
 	m.CheckDepth(d, 76)
 	b -= 19
 	_, b, r3, r4, r5 = syslatEndFn162(m, d+1, b, r1, r2, r3, r4, r5)
 	goto L77
 U79:
-	// 79: mov %r2, %r10
 	r2 = r10
-	// 80: add %r2, -80
 	r2 -= 80
-	// syslat.bpf.c:254: struct stat *s = bpf_map_lookup_elem(&total, &id);
-	// 81: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 83: call 1
 	if v, ok := m.Lookup32(3, uint32(uint64(fp[432])|uint64(fp[433])<<8|uint64(fp[434])<<16|uint64(fp[435])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(83, r1, r2, r3, r4, r5)
 	}
-	// syslat.bpf.c:255: if (s && s->count)
-	// 84: jeq %r0, 0, -27 (to 58)
 	if r0 == 0 {
 		b -= 10
 		goto U58
 	}
-	// 85: ldxdw %r1, [%r0]
 	r1 = m.Load64At(r0, 85)
-	// 86: jeq %r1, 0, -29 (to 58)
 	if r1 == 0 {
 		b -= 12
 		goto U58
 	}
-	// syslat.bpf.c:256: print_row(id, s);
-	// 87: ldxw %r1, [%r10-80]
 	r1 = uint64(fp[432]) | uint64(fp[433])<<8 | uint64(fp[434])<<16 | uint64(fp[435])<<24
-	// syslat.bpf.c:176: skelgen_printf("%8u %10llu %12llu %10llu %10llu %8llu\n", id, s->count, s->total_ns / 1000,
-	// 88: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
 	// Instructions 89 to 99 access r0 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s89, ok := m.BlockSpan(r0, 32, false); ok {
 		v89 := runtime.WindowOf[[32]byte](s89).At(0)
-		// 89: ldxdw %r1, [%r0] (span checked)
 		r1 = uint64(v89[0]) | uint64(v89[1])<<8 | uint64(v89[2])<<16 | uint64(v89[3])<<24 | uint64(v89[4])<<32 | uint64(v89[5])<<40 | uint64(v89[6])<<48 | uint64(v89[7])<<56
-		// 90: stxdw [%r10-48], %r1 (span checked)
 		runtime.PutLE64(fp[464:], r1)
-		// 91: ldxdw %r2, [%r0+8] (span checked)
 		r2 = uint64(v89[8]) | uint64(v89[9])<<8 | uint64(v89[10])<<16 | uint64(v89[11])<<24 | uint64(v89[12])<<32 | uint64(v89[13])<<40 | uint64(v89[14])<<48 | uint64(v89[15])<<56
-		// 92: div %r2, 1000 (span checked)
 		r2 /= 1000
-		// 93: stxdw [%r10-40], %r2 (span checked)
 		runtime.PutLE64(fp[472:], r2)
-		// 94: div %r2, %r1 (span checked)
 		if r1 != 0 {
 			r2 /= r1
 		} else {
 			r2 = 0
 		}
-		// 95: stxdw [%r10-32], %r2 (span checked)
 		runtime.PutLE64(fp[480:], r2)
-		// 96: ldxdw %r1, [%r0+16] (span checked)
 		r1 = uint64(v89[16]) | uint64(v89[17])<<8 | uint64(v89[18])<<16 | uint64(v89[19])<<24 | uint64(v89[20])<<32 | uint64(v89[21])<<40 | uint64(v89[22])<<48 | uint64(v89[23])<<56
-		// 97: div %r1, 1000 (span checked)
 		r1 /= 1000
-		// 98: stxdw [%r10-24], %r1 (span checked)
 		runtime.PutLE64(fp[488:], r1)
-		// 99: ldxdw %r1, [%r0+24] (span checked)
 		r1 = uint64(v89[24]) | uint64(v89[25])<<8 | uint64(v89[26])<<16 | uint64(v89[27])<<24 | uint64(v89[28])<<32 | uint64(v89[29])<<40 | uint64(v89[30])<<48 | uint64(v89[31])<<56
 	} else {
-		// 89: ldxdw %r1, [%r0]
 		r1 = m.Load64At(r0, 89)
-		// 90: stxdw [%r10-48], %r1
 		runtime.PutLE64(fp[464:], r1)
-		// 91: ldxdw %r2, [%r0+8]
 		r2 = m.Load64At(r0+8, 91)
-		// 92: div %r2, 1000
 		r2 /= 1000
-		// 93: stxdw [%r10-40], %r2
 		runtime.PutLE64(fp[472:], r2)
-		// 94: div %r2, %r1
 		if r1 != 0 {
 			r2 /= r1
 		} else {
 			r2 = 0
 		}
-		// 95: stxdw [%r10-32], %r2
 		runtime.PutLE64(fp[480:], r2)
-		// 96: ldxdw %r1, [%r0+16]
 		r1 = m.Load64At(r0+16, 96)
-		// 97: div %r1, 1000
 		r1 /= 1000
-		// 98: stxdw [%r10-24], %r1
 		runtime.PutLE64(fp[488:], r1)
-		// 99: ldxdw %r1, [%r0+24]
 		r1 = m.Load64At(r0+24, 99)
 	}
-	// 100: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 101: mov %r3, %r10
 	r3 = r10
-	// 102: add %r3, -56
 	r3 -= 56
-	// 103: lddw %r1, value:1+319
 	r1 = 0xb0000013f
-	// 105: mov32 %r2, 39
 	r2 = 39
-	// 106: mov32 %r4, 48
 	r4 = 48
-	// 107: call runtime 0
 	m.CallAt(107, r1, r2, r3, r4, r5)
-	// 108: ja -51 (to 58)
 	b -= 34
 	goto U58
+R139:
+	if b-13 >= 39 {
+		goto U139
+	}
+	goto L139
 U109:
-	// syslat.bpf.c:267: __u64 v = n ? *n : 0;
-	// 109: stxdw [%r10-80], %r1
 	runtime.PutLE64(fp[432:], r1)
-	// 110: mov %r2, %r10
 	r2 = r10
-	// 111: add %r2, -60
 	r2 -= 60
-	// 112: mov %r3, %r10
 	r3 = r10
-	// 113: add %r3, -80
 	r3 -= 80
-	// syslat.bpf.c:268: bpf_map_update_elem(&scratch, &slot, &v, BPF_ANY);
-	// 114: lddw %r1, map:4
 	r1 = 0x8000000400000000
-	// 116: mov %r4, 0
 	r4 = 0
-	// 117: call 2
 	if _, ok := m.Update32(4, uint32(uint64(fp[452])|uint64(fp[453])<<8|uint64(fp[454])<<16|uint64(fp[455])<<24), fp[432:440], 0x0); !ok {
 		m.CallAt(117, r1, r2, r3, r4, r5)
 	}
-	// syslat.bpf.c:264: for (__u32 slot = 0; slot < SLOTS; slot++) {
-	// 118: ldxw %r1, [%r10-60]
 	r1 = uint64(fp[452]) | uint64(fp[453])<<8 | uint64(fp[454])<<16 | uint64(fp[455])<<24
-	// 119: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 120: stxw [%r10-60], %r1
 	runtime.PutLE32(fp[452:], r1)
-	// 121: jlt32 %r1, 32, +17 (to 139)
 	if uint32(r1) < 32 {
-		goto L139
+		goto R139
 	}
-	// syslat.bpf.c:270: skelgen_printf("\nsyscall %u:\n", id);
-	// 122: stxdw [%r10-80], %r7
 	runtime.PutLE64(fp[432:], r7)
-	// 123: mov %r3, %r10
 	r3 = r10
-	// 124: add %r3, -80
 	r3 -= 80
-	// 125: lddw %r1, value:1+276
 	r1 = 0xb00000114
-	// 127: mov32 %r2, 14
 	r2 = 14
-	// 128: mov32 %r4, 8
 	r4 = 8
-	// 129: call runtime 0
 	m.CallAt(129, r1, r2, r3, r4, r5)
-	// syslat.bpf.c:271: skelgen_print_log2_hist(&scratch, "usecs");
-	// 130: lddw %r1, map:4
 	r1 = 0x8000000400000000
-	// 132: lddw %r2, value:2+9
 	r2 = 0xc00000009
-	// 134: call runtime 1
 	m.CallAt(134, r1, r2, r3, r4, r5)
-	// syslat.bpf.c:260: for (int i = 0; i < TOP; i++) {
-	// 135: add %r6, 1
 	r6 += 1
-	// 136: jne %r6, 10, +13 (to 150)
 	if r6 != 10 {
 		goto L150
 	}
 	goto L137
 U139:
-	// syslat.bpf.c:265: __u32 key = id * SLOTS + slot;
-	// 139: or32 %r1, %r8
 	r1 = uint64(uint32(r1) | uint32(r8))
-	// 140: stxw [%r10-64], %r1
 	runtime.PutLE32(fp[448:], r1)
-	// 141: mov %r2, %r10
 	r2 = r10
-	// 142: add %r2, -64
 	r2 -= 64
-	// syslat.bpf.c:266: __u64 *n = bpf_map_lookup_elem(&hist, &key);
-	// 143: lddw %r1, map:5
 	r1 = 0x8000000500000000
-	// 145: call 1
 	if v, ok := m.Lookup32(5, uint32(uint64(fp[448])|uint64(fp[449])<<8|uint64(fp[450])<<16|uint64(fp[451])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(145, r1, r2, r3, r4, r5)
 	}
-	// 146: mov %r1, 0
 	r1 = 0
-	// syslat.bpf.c:267: __u64 v = n ? *n : 0;
-	// 147: jeq %r0, 0, -39 (to 109)
 	if r0 == 0 {
 		b -= 22
 		goto U109
 	}
-	// 148: ldxdw %r1, [%r0]
 	r1 = m.Load64At(r0, 148)
-	// 149: ja -41 (to 109)
 	b -= 24
 	goto U109
 U150:
-	// syslat.bpf.c:261: __u32 id = top[i];
-	// 150: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 151: lsh %r1, 2
 	r1 <<= 2
-	// 152: mov %r2, %r10
 	r2 = r10
-	// 153: add %r2, -56
 	r2 -= 56
-	// 154: add %r2, %r1
 	r2 += r1
-	// 155: ldxw %r7, [%r2]
 	r7 = m.Load32At(r2, 155)
-	// syslat.bpf.c:262: if (id == MAX_SYSCALLS)
-	// 156: jeq32 %r7, 512, -20 (to 137)
 	if uint32(r7) == 512 {
 		b -= 7
 		goto L137
 	}
-	// 157: mov32 %r1, 0
 	r1 = 0
-	// syslat.bpf.c:264: for (__u32 slot = 0; slot < SLOTS; slot++) {
-	// 158: stxw [%r10-60], %r1
 	runtime.PutLE32(fp[452:], r1)
-	// 159: mov32 %r8, %r7
 	r8 = uint64(uint32(r7))
-	// 160: lsh32 %r8, 5
 	r8 = uint64(uint32(r8) << 5)
-	// 161: ja -23 (to 139)
 	b -= 27
 	goto L139
 }
@@ -1630,127 +1519,81 @@ L413:
 	b -= 10
 	runtime.CheckBudget(b, 413)
 	return r0, b, r3, r4, r5
+R381:
+	if b-36 >= 34 {
+		goto U381
+	}
+	goto L381
 U379:
-	// syslat.bpf.c:210: for (int i = 0; i < TOP; i++) {
-	// 379: add %r8, 4
 	r8 += 4
-	// 380: jeq %r8, 40, +32 (to 413)
 	if r8 == 40 {
 		b += 7
 		goto L413
 	}
 	b += 34
-	goto L381
+	goto R381
 U381:
-	// syslat.bpf.c:211: __u32 id = top[i];
-	// 381: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 382: add %r1, %r8
 	r1 += r8
-	// 383: ldxw %r1, [%r1]
 	r1 = m.Load32At(r1, 383)
-	// 384: stxw [%r10-140], %r1
 	runtime.PutLE32(fp[372:], r1)
-	// syslat.bpf.c:212: if (id == MAX_SYSCALLS)
-	// 385: jeq32 %r1, 512, +27 (to 413)
 	if uint32(r1) == 512 {
 		b -= 32
 		goto L413
 	}
-	// 386: mov %r2, %r10
 	r2 = r10
-	// 387: add %r2, -140
 	r2 -= 140
-	// syslat.bpf.c:214: struct stat *s = bpf_map_lookup_elem(map, &id);
-	// 388: mov %r1, %r7
 	r1 = runtime.Opaque(r7)
-	// 389: call 1
 	r0 = m.LookupAt(389, r1, r2, r3, r4, r5)
-	// syslat.bpf.c:215: if (s)
-	// 390: jeq %r0, 0, -12 (to 379)
 	if r0 == 0 {
 		b -= 46
 		goto U379
 	}
-	// syslat.bpf.c:216: print_row(id, s);
-	// 391: ldxw %r1, [%r10-140]
 	r1 = uint64(fp[372]) | uint64(fp[373])<<8 | uint64(fp[374])<<16 | uint64(fp[375])<<24
-	// syslat.bpf.c:176: skelgen_printf("%8u %10llu %12llu %10llu %10llu %8llu\n", id, s->count, s->total_ns / 1000,
-	// 392: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
 	// Instructions 393 to 403 access r0 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s393, ok := m.BlockSpan(r0, 32, false); ok {
 		v393 := runtime.WindowOf[[32]byte](s393).At(0)
-		// 393: ldxdw %r1, [%r0] (span checked)
 		r1 = uint64(v393[0]) | uint64(v393[1])<<8 | uint64(v393[2])<<16 | uint64(v393[3])<<24 | uint64(v393[4])<<32 | uint64(v393[5])<<40 | uint64(v393[6])<<48 | uint64(v393[7])<<56
-		// 394: stxdw [%r10-48], %r1 (span checked)
 		runtime.PutLE64(fp[464:], r1)
-		// 395: ldxdw %r2, [%r0+8] (span checked)
 		r2 = uint64(v393[8]) | uint64(v393[9])<<8 | uint64(v393[10])<<16 | uint64(v393[11])<<24 | uint64(v393[12])<<32 | uint64(v393[13])<<40 | uint64(v393[14])<<48 | uint64(v393[15])<<56
-		// 396: div %r2, 1000 (span checked)
 		r2 /= 1000
-		// 397: stxdw [%r10-40], %r2 (span checked)
 		runtime.PutLE64(fp[472:], r2)
-		// 398: div %r2, %r1 (span checked)
 		if r1 != 0 {
 			r2 /= r1
 		} else {
 			r2 = 0
 		}
-		// 399: stxdw [%r10-32], %r2 (span checked)
 		runtime.PutLE64(fp[480:], r2)
-		// 400: ldxdw %r1, [%r0+16] (span checked)
 		r1 = uint64(v393[16]) | uint64(v393[17])<<8 | uint64(v393[18])<<16 | uint64(v393[19])<<24 | uint64(v393[20])<<32 | uint64(v393[21])<<40 | uint64(v393[22])<<48 | uint64(v393[23])<<56
-		// 401: div %r1, 1000 (span checked)
 		r1 /= 1000
-		// 402: stxdw [%r10-24], %r1 (span checked)
 		runtime.PutLE64(fp[488:], r1)
-		// 403: ldxdw %r1, [%r0+24] (span checked)
 		r1 = uint64(v393[24]) | uint64(v393[25])<<8 | uint64(v393[26])<<16 | uint64(v393[27])<<24 | uint64(v393[28])<<32 | uint64(v393[29])<<40 | uint64(v393[30])<<48 | uint64(v393[31])<<56
 	} else {
-		// 393: ldxdw %r1, [%r0]
 		r1 = m.Load64At(r0, 393)
-		// 394: stxdw [%r10-48], %r1
 		runtime.PutLE64(fp[464:], r1)
-		// 395: ldxdw %r2, [%r0+8]
 		r2 = m.Load64At(r0+8, 395)
-		// 396: div %r2, 1000
 		r2 /= 1000
-		// 397: stxdw [%r10-40], %r2
 		runtime.PutLE64(fp[472:], r2)
-		// 398: div %r2, %r1
 		if r1 != 0 {
 			r2 /= r1
 		} else {
 			r2 = 0
 		}
-		// 399: stxdw [%r10-32], %r2
 		runtime.PutLE64(fp[480:], r2)
-		// 400: ldxdw %r1, [%r0+16]
 		r1 = m.Load64At(r0+16, 400)
-		// 401: div %r1, 1000
 		r1 /= 1000
-		// 402: stxdw [%r10-24], %r1
 		runtime.PutLE64(fp[488:], r1)
-		// 403: ldxdw %r1, [%r0+24]
 		r1 = m.Load64At(r0+24, 403)
 	}
-	// 404: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 405: mov %r3, %r10
 	r3 = r10
-	// 406: add %r3, -56
 	r3 -= 56
-	// 407: lddw %r1, value:1+319
 	r1 = 0xb0000013f
-	// 409: mov32 %r2, 39
 	r2 = 39
-	// 410: mov32 %r4, 48
 	r4 = 48
-	// 411: call runtime 0
 	r0 = m.CallAt(411, r1, r2, r3, r4, r5)
-	// 412: ja -34 (to 379)
 	b -= 68
 	goto U379
 }
@@ -3288,127 +3131,81 @@ L298:
 	b -= 10
 	runtime.CheckBudget(b, 298)
 	return r0, b, r5
+R266:
+	if b-36 >= 34 {
+		goto U266
+	}
+	goto L266
 U264:
-	// syslat.bpf.c:210: for (int i = 0; i < TOP; i++) {
-	// 264: add %r8, 4
 	r8 += 4
-	// 265: jeq %r8, 40, +32 (to 298)
 	if r8 == 40 {
 		b += 7
 		goto L298
 	}
 	b += 34
-	goto L266
+	goto R266
 U266:
-	// syslat.bpf.c:211: __u32 id = top[i];
-	// 266: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 267: add %r1, %r8
 	r1 += r8
-	// 268: ldxw %r1, [%r1]
 	r1 = m.Load32At(r1, 268)
-	// 269: stxw [%r10-140], %r1
 	runtime.PutLE32(fp[372:], r1)
-	// syslat.bpf.c:212: if (id == MAX_SYSCALLS)
-	// 270: jeq32 %r1, 512, +27 (to 298)
 	if uint32(r1) == 512 {
 		b -= 32
 		goto L298
 	}
-	// 271: mov %r2, %r10
 	r2 = r10
-	// 272: add %r2, -140
 	r2 -= 140
-	// syslat.bpf.c:214: struct stat *s = bpf_map_lookup_elem(map, &id);
-	// 273: mov %r1, %r7
 	r1 = runtime.Opaque(r7)
-	// 274: call 1
 	r0 = m.LookupAt(274, r1, r2, r3, r4, r5)
-	// syslat.bpf.c:215: if (s)
-	// 275: jeq %r0, 0, -12 (to 264)
 	if r0 == 0 {
 		b -= 46
 		goto U264
 	}
-	// syslat.bpf.c:216: print_row(id, s);
-	// 276: ldxw %r1, [%r10-140]
 	r1 = uint64(fp[372]) | uint64(fp[373])<<8 | uint64(fp[374])<<16 | uint64(fp[375])<<24
-	// syslat.bpf.c:176: skelgen_printf("%8u %10llu %12llu %10llu %10llu %8llu\n", id, s->count, s->total_ns / 1000,
-	// 277: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
 	// Instructions 278 to 288 access r0 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s278, ok := m.BlockSpan(r0, 32, false); ok {
 		v278 := runtime.WindowOf[[32]byte](s278).At(0)
-		// 278: ldxdw %r1, [%r0] (span checked)
 		r1 = uint64(v278[0]) | uint64(v278[1])<<8 | uint64(v278[2])<<16 | uint64(v278[3])<<24 | uint64(v278[4])<<32 | uint64(v278[5])<<40 | uint64(v278[6])<<48 | uint64(v278[7])<<56
-		// 279: stxdw [%r10-48], %r1 (span checked)
 		runtime.PutLE64(fp[464:], r1)
-		// 280: ldxdw %r2, [%r0+8] (span checked)
 		r2 = uint64(v278[8]) | uint64(v278[9])<<8 | uint64(v278[10])<<16 | uint64(v278[11])<<24 | uint64(v278[12])<<32 | uint64(v278[13])<<40 | uint64(v278[14])<<48 | uint64(v278[15])<<56
-		// 281: div %r2, 1000 (span checked)
 		r2 /= 1000
-		// 282: stxdw [%r10-40], %r2 (span checked)
 		runtime.PutLE64(fp[472:], r2)
-		// 283: div %r2, %r1 (span checked)
 		if r1 != 0 {
 			r2 /= r1
 		} else {
 			r2 = 0
 		}
-		// 284: stxdw [%r10-32], %r2 (span checked)
 		runtime.PutLE64(fp[480:], r2)
-		// 285: ldxdw %r1, [%r0+16] (span checked)
 		r1 = uint64(v278[16]) | uint64(v278[17])<<8 | uint64(v278[18])<<16 | uint64(v278[19])<<24 | uint64(v278[20])<<32 | uint64(v278[21])<<40 | uint64(v278[22])<<48 | uint64(v278[23])<<56
-		// 286: div %r1, 1000 (span checked)
 		r1 /= 1000
-		// 287: stxdw [%r10-24], %r1 (span checked)
 		runtime.PutLE64(fp[488:], r1)
-		// 288: ldxdw %r1, [%r0+24] (span checked)
 		r1 = uint64(v278[24]) | uint64(v278[25])<<8 | uint64(v278[26])<<16 | uint64(v278[27])<<24 | uint64(v278[28])<<32 | uint64(v278[29])<<40 | uint64(v278[30])<<48 | uint64(v278[31])<<56
 	} else {
-		// 278: ldxdw %r1, [%r0]
 		r1 = m.Load64At(r0, 278)
-		// 279: stxdw [%r10-48], %r1
 		runtime.PutLE64(fp[464:], r1)
-		// 280: ldxdw %r2, [%r0+8]
 		r2 = m.Load64At(r0+8, 280)
-		// 281: div %r2, 1000
 		r2 /= 1000
-		// 282: stxdw [%r10-40], %r2
 		runtime.PutLE64(fp[472:], r2)
-		// 283: div %r2, %r1
 		if r1 != 0 {
 			r2 /= r1
 		} else {
 			r2 = 0
 		}
-		// 284: stxdw [%r10-32], %r2
 		runtime.PutLE64(fp[480:], r2)
-		// 285: ldxdw %r1, [%r0+16]
 		r1 = m.Load64At(r0+16, 285)
-		// 286: div %r1, 1000
 		r1 /= 1000
-		// 287: stxdw [%r10-24], %r1
 		runtime.PutLE64(fp[488:], r1)
-		// 288: ldxdw %r1, [%r0+24]
 		r1 = m.Load64At(r0+24, 288)
 	}
-	// 289: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 290: mov %r3, %r10
 	r3 = r10
-	// 291: add %r3, -56
 	r3 -= 56
-	// 292: lddw %r1, value:1+319
 	r1 = 0xb0000013f
-	// 294: mov32 %r2, 39
 	r2 = 39
-	// 295: mov32 %r4, 48
 	r4 = 48
-	// 296: call runtime 0
 	r0 = m.CallAt(296, r1, r2, r3, r4, r5)
-	// 297: ja -34 (to 264)
 	b -= 68
 	goto U264
 }

@@ -113,8 +113,10 @@
 //     with two checks or more, is emitted twice: at the head one
 //     comparison tells whether the budget
 //     covers its longest path, and then a copy runs that subtracts as the
-//     checked code does but checks nothing (a loop's back edge returns to
-//     the comparison), else the checked code runs. So an if-else chain or
+//     checked code does but checks nothing (a loop's back edge makes the
+//     comparison again, in the copy, and stays in it while the budget
+//     covers another pass), else the checked code runs. The copy carries
+//     no comments: the checked code's name each instruction and line. So an if-else chain or
 //     a switch in a loop has no check, a call of its fault path, in its
 //     arms. Regions holding a hoisted loop, longer than 96 instructions
 //     (256 when at least every fourth instruction checks, as in a

@@ -71,6 +71,11 @@ type emitter struct {
 	copies   map[int]*budgetRegion
 	regionOf map[int]int
 	copying  int
+	// reentry is, by region entry, the guard's condition, which a copy's
+	// jumps back to its entry test again at the copy's R label (see
+	// labelOf); reentered notes the copy being emitted jumped there.
+	reentry   map[int]string
+	reentered bool
 	// tail are the loads proven inside the buffer the function was given
 	// (see tailLoads), tailRegions the copied regions that read them from
 	// its tail: those with such a load and no call.
@@ -311,6 +316,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	// Where control falls out of a region's proven copy, the checked code
 	// goes on: at a label.
 	e.copies, e.regionOf = p.budgetRegions(f, loops, e.parts != nil)
+	e.reentry = map[int]string{}
 	for _, r := range e.copies {
 		for _, pc := range r.pcs {
 			if in := p.insns[pc]; e.falls(in) {
@@ -362,6 +368,13 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	// emitOne appends the code of the instruction at pc to *to.
 	emitOne := func(to *[]jen.Code, pc int, suffix string) {
 		in := p.insns[pc]
+		if e.copying >= 0 {
+			// A region's copy repeats the checked code, whose comments
+			// name each statement's instruction and source line; its
+			// labels name the instructions control comes to.
+			*to = append(*to, e.insn(in)...)
+			return
+		}
 		if line, ok := e.opts.Lines[pc]; ok && line != lastLine {
 			*to = append(*to, gocomment.Line(line))
 			lastLine = line
@@ -436,6 +449,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 				cond += " && a2 <= uint64(len(tail))"
 				doc = gocomment.Commentf("When the budget covers the longest path from here to where control leaves instructions %s, and the a2 bytes from a1 lie in a1's region, run their copy that checks no budget and reads the loads proven inside those bytes from the region's tail.", joinInts(slices.Clone(r.pcs)))
 			}
+			e.reentry[pc] = cond
 			body = append(body, doc.Line().If(code(cond)).Block(jen.Goto().Id(proven(pc))))
 		}
 		fell = e.falls(in)
@@ -454,7 +468,8 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 	// by jumps and returns.
 	for _, x := range sortedKeys(e.copies) {
 		r := e.copies[x]
-		e.copying, lastLine, fell = x, "", false
+		e.copying, lastLine, fell, e.reentered = x, "", false, false
+		start := len(body)
 		for _, pc := range r.pcs {
 			in := p.insns[pc]
 			if e.inTree[pc] {
@@ -477,9 +492,15 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			emitRun(&body, pc)
 			if nx := pc + in.slots; fell && (e.regionOf[nx] != x || nx == x) {
 				body = append(body, e.adjust(e.pending-e.phi[nx])...)
-				body = append(body, jen.Goto().Id(label(nx)))
+				body = append(body, e.goTo(nx, e.labelOf(nx)))
 				fell = false
 			}
+		}
+		if e.reentered {
+			// Back at the entry, the copy decides again, in place, rather
+			// than through the checked code's guard.
+			again := []jen.Code{jen.Id(reentry(x)).Op(":"), jen.If(code(e.reentry[x])).Block(jen.Goto().Id(proven(x))), jen.Goto().Id(label(x))}
+			body = slices.Insert(body, start, again...)
 		}
 		e.copying = -1
 	}
@@ -718,7 +739,14 @@ func (e *emitter) labelOf(target int) string {
 	if l := e.fast; l != nil && l.contains(target) {
 		return fmt.Sprintf("F%d", target)
 	}
-	if x := e.copying; x >= 0 && e.regionOf[target] == x && target != x {
+	if x := e.copying; x >= 0 && e.regionOf[target] == x {
+		if target == x {
+			if e.parts != nil {
+				return label(x)
+			}
+			e.reentered = true
+			return reentry(x)
+		}
 		return proven(target)
 	}
 	return label(target)

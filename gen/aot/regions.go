@@ -167,3 +167,7 @@ func (p *aotProgram) budgetRegions(f *aotFunc, loops map[int]*hoistLoop, split b
 // proven names the label of instruction pc in the copy of its region
 // that checks no budget.
 func proven(pc int) string { return fmt.Sprintf("U%d", pc) }
+
+// reentry names where a region's copy jumps back to its entry, deciding
+// again between the copy and the checked code.
+func reentry(pc int) string { return fmt.Sprintf("R%d", pc) }

@@ -81,43 +81,36 @@ L12:
 	b -= 12
 	runtime.CheckBudget(b, 14)
 	return r0, b
+R3:
+	if b-3 >= 9 {
+		goto U3
+	}
+	goto L3
 U3:
-	// 3: mov %r3, %r2
 	r3 = r2
-	// 4: mul %r3, %r2
 	r3 *= r2
-	// 5: jgt %r3, %r1, +5 (to 11)
 	if r3 > r1 {
 		goto U11
 	}
-	// 6: mov %r3, %r1
 	r3 = r1
-	// 7: mod %r3, %r2
 	if r2 != 0 {
 		r3 %= r2
 	}
-	// 8: jeq %r3, 0, +3 (to 12)
 	if r3 == 0 {
 		goto U12
 	}
-	// 9: add %r2, 1
 	r2 += 1
-	// 10: ja -8 (to 3)
 	b -= 8
-	goto L3
+	goto R3
 U11:
-	// 11: add %r0, 1
 	r0 += 1
 	b += 2
 U12:
-	// 12: add %r1, 1
 	r1 += 1
-	// 13: jlt %r1, 10000, -12 (to 2)
 	if r1 < 10000 {
 		b -= 9
 		goto L2
 	}
-	// 14: exit
 	b -= 12
 	return r0, b
 }
@@ -206,23 +199,21 @@ L7:
 	b -= 14
 	runtime.CheckBudget(b, 13)
 	return r0, b
+R7:
+	if b-7 >= 7 {
+		goto U7
+	}
+	goto L7
 U7:
-	// 7: mov %r4, %r0
 	r4 = r0
-	// 8: rsh %r4, 16
 	r4 >>= 16
-	// 9: and %r0, 65535
 	r0 &= 65535
-	// 10: add %r0, %r4
 	r0 += r4
-	// 11: jgt %r0, 65535, -5 (to 7)
 	if r0 > 65535 {
 		b -= 5
-		goto L7
+		goto R7
 	}
-	// 12: xor %r0, 65535
 	r0 ^= 65535
-	// 13: exit
 	b -= 14
 	return r0, b
 }
@@ -1412,43 +1403,35 @@ L34:
 	b -= 25
 	runtime.CheckBudget(b, 34)
 	return r0, b
+R1:
+	if b-1 >= 31 {
+		goto U1
+	}
+	goto L1
 U1:
-	// 1: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 2: mul %r1, 7
 	r1 *= 7
-	// 3: and %r1, 63
 	r1 &= 63
-	// 4: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
-	// 5: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 7: mov %r2, %r10
 	r2 = r10
-	// 8: add %r2, -4
 	r2 -= 4
-	// 9: call 1
 	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(9, r1, r2, r3, r4, r5)
 	}
-	// 10: jeq %r0, 0, +3 (to 14)
 	if r0 == 0 {
 		goto U14
 	}
-	// 11: mov %r1, 1
 	r1 = 1
-	// 12: lock add [%r0], %r1
 	if p := m.Owned64(r0); p != nil {
 		runtime.PlainAdd64(p, r1)
 	} else {
 		runtime.Add64(m.Atomic64At(r0, 12), r1)
 	}
-	// 13: ja +9 (to 23)
 	goto U23
 U14:
-	// 14: stdw [%r10-16], 1
 	fp[496] = 0x1
 	fp[497] = 0x0
 	fp[498] = 0x0
@@ -1457,58 +1440,40 @@ U14:
 	fp[501] = 0x0
 	fp[502] = 0x0
 	fp[503] = 0x0
-	// 15: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 17: mov %r2, %r10
 	r2 = r10
-	// 18: add %r2, -4
 	r2 -= 4
-	// 19: mov %r3, %r10
 	r3 = r10
-	// 20: add %r3, -16
 	r3 -= 16
-	// 21: mov %r4, 0
 	r4 = 0
-	// 22: call 2
 	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); !ok {
 		m.CallAt(22, r1, r2, r3, r4, r5)
 	}
 	b -= 6
 U23:
-	// 23: add %r6, 1
 	r6 += 1
-	// 24: jlt %r6, 1000, -24 (to 1)
 	if r6 < 1000 {
 		b -= 15
-		goto L1
+		goto R1
 	}
-	// 25: mov %r0, 0 (no effect)
-	// 26: stw [%r10-4], 7
 	fp[508] = 0x7
 	fp[509] = 0x0
 	fp[510] = 0x0
 	fp[511] = 0x0
-	// 27: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 29: mov %r2, %r10
 	r2 = r10
-	// 30: add %r2, -4
 	r2 -= 4
-	// 31: call 1
 	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(31, r1, r2, r3, r4, r5)
 	}
-	// 32: jeq %r0, 0, +1 (to 34)
 	if r0 == 0 {
 		goto U34
 	}
-	// 33: ldxdw %r0, [%r0]
 	r0 = m.Load64At(r0, 33)
 	b -= 1
 U34:
-	// 34: exit
 	b -= 25
 	return r0, b
 }

@@ -731,61 +731,41 @@ L171:
 	b -= 23
 	runtime.CheckBudget(b-5, 172)
 	goto L13
+R18:
+	if b-9 >= 25 && a2 <= uint64(len(tail)) {
+		goto U18
+	}
+	goto L18
 U8:
-	// clangbench.bpf.c:190: case 2: acc -= in[1] * 3; len = 2; break;
-	// 8: ldxb %r6, [%r5+1]
 	r6 = runtime.TailLoad8(tail, r5+1-a1)
-	// 9: mul %r6, -3
 	r6 *= 0xfffffffffffffffd
 U10:
-	// 10: add %r6, %r0
 	r6 += r0
 U11:
-	// 11: mov32 %r5, 2
 	r5 = 2
 U12:
-	// 12: mov %r0, %r6
 	r0 = r6
 U13:
-	// clangbench.bpf.c:225: fuel -= len;
-	// 13: sub32 %r3, %r5
 	r3 = uint64(uint32(r3) - uint32(r5))
-	// clangbench.bpf.c:224: pc = (pc + len) & 1023;
-	// 14: add32 %r5, %r2
 	r5 = uint64(uint32(r5) + uint32(r2))
-	// 15: and32 %r5, 1023
 	r5 = uint64(uint32(r5) & 1023)
-	// clangbench.bpf.c:182: for (int fuel = 1024; fuel > 0;) {
-	// 16: jsgt32 %r3, 0, +1 (to 18)
 	if int32(r3) > 0 {
-		goto L18
+		goto R18
 	}
 	b -= 7
 	goto L17
 U18:
-	// 18: mov32 %r2, %r5
 	r2 = uint64(uint32(r5))
-	// clangbench.bpf.c:183: const __u8 *in = data + pc;
-	// 19: mov %r5, %r1
 	r5 = r1
-	// 20: add %r5, %r2
 	r5 += r2
-	// clangbench.bpf.c:185: if (in + 3 > end)
-	// 21: mov %r6, %r5
 	r6 = r5
-	// 22: add %r6, 3
 	r6 += 3
-	// 23: jgt %r6, %r4, -7 (to 17)
 	if r6 > r4 {
 		b -= 13
 		goto L17
 	}
-	// clangbench.bpf.c:187: switch (in[0] & 31) {
-	// 24: ldxb %r6, [%r5]
 	r6 = runtime.TailLoad8(tail, r5-a1)
-	// 25: and32 %r6, 31
 	r6 = uint64(uint32(r6) & 31)
-	// 26: jsgt32 %r6, 15, +7 (to 34)
 	// Instructions 26-30, 34-37, 41-43, 48-50, 55-56, 61-62, 66-67, 72-73, 77, 83, 89, 94, 100, 105, 110, 116: a tree of 31 jumps on r6, as a switch.
 	switch uint32(r6) {
 	case 0:
@@ -859,335 +839,183 @@ U18:
 		}
 	}
 U31:
-	// clangbench.bpf.c:189: case 1: acc ^= acc << 7; break;
-	// 31: mov %r6, %r0
 	r6 = r0
-	// 32: lsh %r6, 7
 	r6 <<= 7
-	// 33: ja +113 (to 147)
 	goto U147
 U38:
-	// 38: mov32 %r5, 1
 	r5 = 1
-	// clangbench.bpf.c:205: case 17: acc ^= 0x5bd1e995; break;
-	// 39: xor %r0, 1540483477
 	r0 ^= 1540483477
-	// 40: ja -28 (to 13)
 	b -= 20
 	goto U13
 U44:
-	// clangbench.bpf.c:197: case 9: acc ^= in[1] << 3; len = 2; break;
-	// 44: ldxb %r6, [%r5+1]
 	r6 = runtime.TailLoad8(tail, r5+1-a1)
-	// 45: lsh %r6, 3
 	r6 <<= 3
-	// 46: xor %r6, %r0
 	r6 ^= r0
-	// 47: ja -37 (to 11)
 	b -= 23
 	goto U11
 U51:
-	// clangbench.bpf.c:213: case 25: acc ^= in[1] * 0x45d9f3b; len = 2; break;
-	// 51: ldxb %r6, [%r5+1]
 	r6 = runtime.TailLoad8(tail, r5+1-a1)
-	// 52: mul32 %r6, 73244475
 	r6 = uint64(uint32(r6) * 73244475)
-	// 53: xor %r6, %r0
 	r6 ^= r0
-	// 54: ja -44 (to 11)
 	b -= 23
 	goto U11
 U57:
-	// clangbench.bpf.c:193: case 5: acc += acc >> 3; break;
-	// 57: mov %r6, %r0
 	r6 = r0
-	// 58: rsh %r6, 3
 	r6 >>= 3
-	// 59: add %r6, %r0
 	r6 += r0
-	// 60: ja +87 (to 148)
 	goto U148
 U63:
-	// 63: mov32 %r5, 1
 	r5 = 1
-	// clangbench.bpf.c:209: case 21: acc += 12345; break;
-	// 64: add %r0, 12345
 	r0 += 12345
-	// 65: ja -53 (to 13)
 	b -= 20
 	goto U13
 U68:
-	// clangbench.bpf.c:201: case 13: acc += in[1] * in[2]; len = 3; break;
-	// 68: ldxb %r6, [%r5+1]
 	r6 = runtime.TailLoad8(tail, r5+1-a1)
-	// 69: ldxb %r7, [%r5+2]
 	r7 = runtime.TailLoad8(tail, r5+2-a1)
-	// 70: mul %r7, %r6
 	r7 *= r6
-	// 71: ja +56 (to 128)
 	goto U128
 U74:
-	// clangbench.bpf.c:217: case 29: acc += in[1] << 4; len = 2; break;
-	// 74: ldxb %r6, [%r5+1]
 	r6 = runtime.TailLoad8(tail, r5+1-a1)
-	// 75: lsh %r6, 4
 	r6 <<= 4
-	// 76: ja -67 (to 10)
 	b -= 23
 	goto U10
 U78:
-	// clangbench.bpf.c:191: case 3: acc = acc * 33 + in[1]; len = 2; break;
-	// 78: mul %r0, 33
 	r0 *= 33
 	b -= 1
 U79:
-	// 79: ldxb %r5, [%r5+1]
 	r5 = runtime.TailLoad8(tail, r5+1-a1)
-	// 80: add %r0, %r5
 	r0 += r5
-	// 81: mov32 %r5, 2
 	r5 = 2
-	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
-	// 82: ja -70 (to 13)
 	b -= 21
 	goto U13
 U84:
-	// clangbench.bpf.c:207: case 19: acc = acc * 7 - in[1]; len = 2; break;
-	// 84: mul %r0, 7
 	r0 *= 7
 	b -= 1
 U85:
-	// 85: ldxb %r5, [%r5+1]
 	r5 = runtime.TailLoad8(tail, r5+1-a1)
-	// 86: sub %r0, %r5
 	r0 -= r5
-	// 87: mov32 %r5, 2
 	r5 = 2
-	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
-	// 88: ja -76 (to 13)
 	b -= 21
 	goto U13
 U90:
-	// 90: mov32 %r5, 1
 	r5 = 1
-	// clangbench.bpf.c:199: case 11: acc = acc * 5 + 1; break;
-	// 91: mul %r0, 5
 	r0 *= 5
-	// 92: add %r0, 1
 	r0 += 1
-	// 93: ja -81 (to 13)
 	b -= 21
 	goto U13
 U95:
-	// clangbench.bpf.c:215: case 27: acc = acc * 3 + in[2]; len = 3; break;
-	// 95: mul %r0, 3
 	r0 *= 3
-	// 96: ldxb %r5, [%r5+2]
 	r5 = runtime.TailLoad8(tail, r5+2-a1)
-	// 97: add %r0, %r5
 	r0 += r5
-	// 98: mov32 %r5, 3
 	r5 = 3
-	// 99: ja -87 (to 13)
 	b -= 22
 	goto U13
 U101:
-	// clangbench.bpf.c:195: case 7: acc |= in[1]; len = 2; break;
-	// 101: ldxb %r5, [%r5+1]
 	r5 = runtime.TailLoad8(tail, r5+1-a1)
-	// 102: or %r0, %r5
 	r0 |= r5
-	// 103: mov32 %r5, 2
 	r5 = 2
-	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
-	// 104: ja -92 (to 13)
 	b -= 21
 	goto U13
 U106:
-	// clangbench.bpf.c:211: case 23: acc |= (__u64)in[1] << 8; len = 2; break;
-	// 106: ldxb %r6, [%r5+1]
 	r6 = runtime.TailLoad8(tail, r5+1-a1)
-	// 107: lsh %r6, 8
 	r6 <<= 8
-	// 108: or %r6, %r0
 	r6 |= r0
-	// 109: ja -99 (to 11)
 	b -= 23
 	goto U11
 U111:
-	// clangbench.bpf.c:203: case 15: acc &= ~(__u64)in[1]; len = 2; break;
-	// 111: ldxb %r5, [%r5+1]
 	r5 = runtime.TailLoad8(tail, r5+1-a1)
-	// 112: xor %r5, -1
 	r5 ^= 0xffffffffffffffff
-	// 113: and %r0, %r5
 	r0 &= r5
-	// 114: mov32 %r5, 2
 	r5 = 2
-	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
-	// 115: ja -103 (to 13)
 	b -= 22
 	goto U13
 U117:
-	// clangbench.bpf.c:221: fuel -= 2;
-	// 117: add32 %r3, -2
 	r3 = uint64(uint32(r3) + 0xfffffffe)
-	// clangbench.bpf.c:220: pc = in[1];
-	// 118: ldxb %r5, [%r5+1]
 	r5 = runtime.TailLoad8(tail, r5+1-a1)
-	// clangbench.bpf.c:182: for (int fuel = 1024; fuel > 0;) {
-	// 119: jsgt32 %r3, 0, -102 (to 18)
 	if int32(r3) > 0 {
 		b -= 16
-		goto L18
+		goto R18
 	}
-	// 120: ja -104 (to 17)
 	b -= 24
 	goto L17
 U121:
-	// 121: mov32 %r5, 1
 	r5 = 1
-	// clangbench.bpf.c:204: case 16: acc += acc << 2; break;
-	// 122: mul %r0, 5
 	r0 *= 5
-	// 123: ja -111 (to 13)
 	b -= 20
 	goto U13
 U124:
-	// clangbench.bpf.c:196: case 8: acc += in[1] | in[2] << 8; len = 3; break;
-	// 124: ldxb %r6, [%r5+1]
 	r6 = runtime.TailLoad8(tail, r5+1-a1)
-	// 125: ldxb %r7, [%r5+2]
 	r7 = runtime.TailLoad8(tail, r5+2-a1)
-	// 126: lsh %r7, 8
 	r7 <<= 8
-	// 127: or %r7, %r6
 	r7 |= r6
 U128:
-	// 128: add %r7, %r0
 	r7 += r0
-	// 129: mov32 %r5, 3
 	r5 = 3
-	// 130: mov %r0, %r7
 	r0 = r7
-	// clangbench.bpf.c:201: case 13: acc += in[1] * in[2]; len = 3; break;
-	// 131: ja -119 (to 13)
 	b -= 25
 	goto U13
 U132:
-	// clangbench.bpf.c:212: case 24: acc += acc >> 11; break;
-	// 132: mov %r6, %r0
 	r6 = r0
-	// 133: rsh %r6, 11
 	r6 >>= 11
-	// 134: add %r6, %r0
 	r6 += r0
-	// 135: ja +12 (to 148)
 	goto U148
 U136:
-	// clangbench.bpf.c:192: case 4: acc ^= acc >> 9; break;
-	// 136: mov %r6, %r0
 	r6 = r0
-	// 137: rsh %r6, 9
 	r6 >>= 9
-	// 138: ja +8 (to 147)
 	goto U147
 U139:
-	// clangbench.bpf.c:208: case 20: acc ^= acc >> 17; break;
-	// 139: mov %r6, %r0
 	r6 = r0
-	// 140: rsh %r6, 17
 	r6 >>= 17
-	// 141: ja +5 (to 147)
 	goto U147
 U142:
-	// clangbench.bpf.c:200: case 12: acc ^= acc << 13; break;
-	// 142: mov %r6, %r0
 	r6 = r0
-	// 143: lsh %r6, 13
 	r6 <<= 13
-	// 144: ja +2 (to 147)
 	goto U147
 U145:
-	// clangbench.bpf.c:216: case 28: acc ^= acc << 21; break;
-	// 145: mov %r6, %r0
 	r6 = r0
-	// 146: lsh %r6, 21
 	r6 <<= 21
 	b += 1
 U147:
-	// 147: xor %r6, %r0
 	r6 ^= r0
 U148:
-	// 148: mov32 %r5, 1
 	r5 = 1
-	// 149: ja -138 (to 12)
 	b -= 24
 	goto U12
 U150:
-	// clangbench.bpf.c:198: case 10: acc -= acc >> 5; break;
-	// 150: mov %r5, %r0
 	r5 = r0
-	// 151: rsh %r5, 5
 	r5 >>= 5
-	// 152: sub %r0, %r5
 	r0 -= r5
-	// 153: ja +17 (to 171)
 	goto U171
 U154:
-	// 154: mov32 %r5, 1
 	r5 = 1
-	// clangbench.bpf.c:214: case 26: acc -= 77; break;
-	// 155: add %r0, -77
 	r0 -= 77
-	// 156: ja -144 (to 13)
 	b -= 20
 	goto U13
 U157:
-	// clangbench.bpf.c:194: case 6: acc = ~acc + in[1]; len = 2; break;
-	// 157: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
-	// 158: ldxb %r6, [%r5+1]
 	r6 = runtime.TailLoad8(tail, r5+1-a1)
-	// 159: ja -150 (to 10)
 	b -= 23
 	goto U10
 U160:
-	// 160: mov32 %r5, 1
 	r5 = 1
-	// clangbench.bpf.c:210: case 22: acc = ~acc; break;
-	// 161: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
-	// 162: ja -150 (to 13)
 	b -= 20
 	goto U13
 U163:
-	// clangbench.bpf.c:202: case 14: acc = (acc << 1) | (acc >> 63); break;
-	// 163: mov %r5, %r0
 	r5 = r0
-	// 164: rsh %r5, 63
 	r5 >>= 63
-	// 165: lsh %r0, 1
 	r0 <<= 1
-	// 166: ja +3 (to 170)
 	goto U170
 U167:
-	// clangbench.bpf.c:218: case 30: acc = (acc >> 1) | (acc << 63); break;
-	// 167: mov %r5, %r0
 	r5 = r0
-	// 168: rsh %r5, 1
 	r5 >>= 1
-	// 169: lsh %r0, 63
 	r0 <<= 63
 	b += 1
 U170:
-	// 170: or %r0, %r5
 	r0 |= r5
 	b -= 1
 U171:
-	// 171: mov32 %r5, 1
 	r5 = 1
-	// 172: ja -160 (to 13)
 	b -= 23
 	goto U13
 }
@@ -1455,89 +1283,59 @@ L34:
 	b -= 5
 	runtime.CheckBudget(b, 35)
 	return r0, b
+R12:
+	if b-4 >= 22 {
+		goto U12
+	}
+	goto L12
 U6:
-	// clangbench.bpf.c:248: __sync_fetch_and_add(v, 1);
-	// 6: mov %r1, 1
 	r1 = 1
-	// 7: lock add [%r0], %r1
 	if p := m.Owned64(r0); p != nil {
 		runtime.PlainAdd64(p, r1)
 	} else {
 		runtime.Add64(m.Atomic64At(r0, 7), r1)
 	}
-	// clangbench.bpf.c:244: for (int i = 0; i < 512; i++) {
-	// 8: add %r8, 1
 	r8 += 1
-	// 9: jne %r8, 512, +2 (to 12)
 	if r8 != 512 {
-		goto L12
+		goto R12
 	}
-	// clangbench.bpf.c:254: return v ? *v : 0;
-	// 10: ldxdw %r7, [%r0]
 	r7 = m.Load64At(r0, 10)
-	// 11: ja +22 (to 34)
 	b -= 3
 	goto L34
 U12:
-	// clangbench.bpf.c:245: __u32 key = data[i];
-	// 12: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 13: add %r1, %r8
 	r1 += r8
-	// 14: ldxb %r1, [%r1]
 	r1 = m.Load8At(r1, 14)
-	// 15: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
-	// 16: mov %r2, %r10
 	r2 = r10
-	// 17: add %r2, -4
 	r2 -= 4
-	// clangbench.bpf.c:246: v = bpf_map_lookup_elem(map, &key);
-	// 18: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 20: call 1
 	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(20, r1, r2, r3, r4, r5)
 	}
-	// clangbench.bpf.c:247: if (v) {
-	// 21: jne %r0, 0, -16 (to 6)
 	if r0 != 0 {
 		b -= 14
 		goto U6
 	}
-	// clangbench.bpf.c:250: __u64 one = 1;
-	// 22: stxdw [%r10-16], %r9
 	runtime.PutLE64(fp[496:], r9)
-	// 23: mov %r2, %r10
 	r2 = r10
-	// 24: add %r2, -4
 	r2 -= 4
-	// 25: mov %r3, %r10
 	r3 = r10
-	// 26: add %r3, -16
 	r3 -= 16
-	// clangbench.bpf.c:251: bpf_map_update_elem(map, &key, &one, BPF_ANY);
-	// 27: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 29: mov %r4, 0
 	r4 = 0
-	// 30: call 2
 	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); !ok {
 		m.CallAt(30, r1, r2, r3, r4, r5)
 	}
-	// clangbench.bpf.c:244: for (int i = 0; i < 512; i++) {
-	// 31: add %r8, 1
 	r8 += 1
-	// 32: jeq %r8, 512, +1 (to 34)
 	if r8 == 512 {
 		b -= 22
 		goto L34
 	}
-	// 33: ja -22 (to 12)
 	b -= 22
-	goto L12
+	goto R12
 }
 
 // clangbenchDispatchUserTranslation returns the Go translation of program
@@ -2865,41 +2663,33 @@ L22:
 	b -= 3
 	runtime.CheckBudget(b-7, 26)
 	goto L14
+R14:
+	if b-7 >= 11 {
+		goto U14
+	}
+	goto L14
 U7:
-	// 7: mov32 %r0, 1
 	r0 = 1
-	// clangbench.bpf.c:69: for (__u32 d = 2; d * d <= n && d < 64; d++) {
-	// 8: jgt32 %r4, 62, +9 (to 18)
 	if uint32(r4) > 62 {
 		goto L18
 	}
-	// 9: add32 %r4, 1
 	r4 = uint64(uint32(r4) + 1)
-	// 10: mov32 %r5, %r4
 	r5 = uint64(uint32(r4))
-	// 11: mul32 %r5, %r5
 	r5 = uint64(uint32(r5) * uint32(r5))
-	// 12: mov32 %r0, 1
 	r0 = 1
-	// 13: jgt32 %r5, %r2, +4 (to 18)
 	if uint32(r5) > uint32(r2) {
 		b -= 5
 		goto L18
 	}
-	goto L14
+	goto R14
 U14:
-	// clangbench.bpf.c:70: if (n % d == 0) {
-	// 14: mov32 %r5, %r2
 	r5 = uint64(uint32(r2))
-	// 15: mod32 %r5, %r4
 	if s := uint32(r4); s != 0 {
 		r5 = uint64(uint32(r5) % s)
 	} else {
 		r5 = uint64(uint32(r5))
 	}
-	// 16: mov32 %r0, 0
 	r0 = 0
-	// 17: jne32 %r5, 0, -11 (to 7)
 	if uint32(r5) != 0 {
 		b -= 11
 		goto U7
@@ -2907,19 +2697,13 @@ U14:
 	b -= 9
 	goto L18
 U22:
-	// 22: mov32 %r3, %r0
 	r3 = uint64(uint32(r0))
-	// 23: mov32 %r0, 1
 	r0 = 1
-	// clangbench.bpf.c:69: for (__u32 d = 2; d * d <= n && d < 64; d++) {
-	// 24: jlt32 %r2, 4, -7 (to 18)
 	if uint32(r2) < 4 {
 		b -= 6
 		goto L18
 	}
-	// 25: mov32 %r4, 2
 	r4 = 2
-	// 26: ja -13 (to 14)
 	b -= 3
 	goto L14
 }

@@ -121,39 +121,30 @@ L25:
 	b -= 3
 	runtime.CheckBudget(b, 25)
 	return r0, b
+R13:
+	if b-13 >= 12 {
+		goto U13
+	}
+	goto L13
 U13:
-	// atomics.bpf.c:59: while ((seen = __sync_val_compare_and_swap(&c->cas, old, old + 1)) != old)
-	// 13: mov %r3, %r2
 	r3 = r2
-	// 14: add %r3, 1
 	r3 += 1
-	// 15: mov %r0, %r2
 	r0 = r2
-	// 16: lock cmpxchg [%r1+24], %r3
 	r0 = runtime.CmpXchg64(m.Atomic64At(r1+24, 16), r0, r3)
-	// 17: mov32 %r3, 1
 	r3 = 1
-	// 18: jeq %r0, %r2, +1 (to 20)
 	if r0 == r2 {
 		goto U20
 	}
-	// 19: mov32 %r3, 0
 	r3 = 0
 	b -= 1
 U20:
-	// 20: mov %r2, %r0
 	r2 = r0
-	// 21: jne32 %r3, 1, -9 (to 13)
 	if uint32(r3) != 1 {
 		b -= 8
-		goto L13
+		goto R13
 	}
-	// 22: mov %r2, 1
 	r2 = 1
-	// atomics.bpf.c:61: __sync_fetch_and_xor(&c->parity, 1);
-	// 23: lock xor [%r1+40], %r2
 	runtime.Xor64(m.Atomic64At(r1+40, 23), r2)
-	// 24: mov %r0, 0
 	r0 = 0
 	b -= 22
 	goto L25
@@ -271,39 +262,30 @@ L25:
 	b -= 3
 	runtime.CheckBudget(b, 25)
 	return r0, b
+R13:
+	if b-13 >= 12 {
+		goto U13
+	}
+	goto L13
 U13:
-	// atomics.bpf.c:59: while ((seen = __sync_val_compare_and_swap(&c->cas, old, old + 1)) != old)
-	// 13: mov %r3, %r2
 	r3 = r2
-	// 14: add %r3, 1
 	r3 += 1
-	// 15: mov %r0, %r2
 	r0 = r2
-	// 16: lock cmpxchg [%r1+24], %r3
 	r0 = runtime.CmpXchg64(m.Atomic64At(r1+24, 16), r0, r3)
-	// 17: mov32 %r3, 1
 	r3 = 1
-	// 18: jeq %r0, %r2, +1 (to 20)
 	if r0 == r2 {
 		goto U20
 	}
-	// 19: mov32 %r3, 0
 	r3 = 0
 	b -= 1
 U20:
-	// 20: mov %r2, %r0
 	r2 = r0
-	// 21: jne32 %r3, 1, -9 (to 13)
 	if uint32(r3) != 1 {
 		b -= 8
-		goto L13
+		goto R13
 	}
-	// 22: mov %r2, 1
 	r2 = 1
-	// atomics.bpf.c:61: __sync_fetch_and_xor(&c->parity, 1);
-	// 23: lock xor [%r1+40], %r2
 	runtime.Xor64(m.Atomic64At(r1+40, 23), r2)
-	// 24: mov %r0, 0
 	r0 = 0
 	b -= 22
 	goto L25

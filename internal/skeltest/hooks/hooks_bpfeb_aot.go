@@ -998,117 +998,76 @@ L30:
 	b -= 19
 	runtime.CheckBudget(b-12, 51)
 	goto L28
+R30:
+	if b-9 >= 25 {
+		goto U30
+	}
+	goto L30
 U19:
 	// Instructions 19 to 21 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s19, ok := m.BlockSpan(r6, 8, true); ok {
 		v19 := runtime.WindowOf[[8]byte](s19).At(0)
-		// hooks.bpf.c:117: stats.produced++;
-		// 19: ldxdw %r3, [%r6] (span checked)
 		r3 = uint64(v19[0]) | uint64(v19[1])<<8 | uint64(v19[2])<<16 | uint64(v19[3])<<24 | uint64(v19[4])<<32 | uint64(v19[5])<<40 | uint64(v19[6])<<48 | uint64(v19[7])<<56
-		// 20: add %r3, 1 (span checked)
 		r3 += 1
-		// 21: stxdw [%r6], %r3 (span checked)
 		runtime.PutLE64(v19[0:], r3)
 	} else {
-		// hooks.bpf.c:117: stats.produced++;
-		// 19: ldxdw %r3, [%r6]
 		r3 = m.Load64At(r6, 19)
-		// 20: add %r3, 1
 		r3 += 1
-		// 21: stxdw [%r6], %r3
 		m.Store64At(r6, r3, 21)
 	}
-	// hooks.bpf.c:107: for (__u64 i = 0; i < per_tick && i < 4096; i++) {
-	// 22: lddw %r1, value:1+8
 	r1 = 0xb00000008
-	// 24: ldxdw %r1, [%r1]
 	r1 = m.Load64At(r1, 24)
-	// 25: jgt %r8, 4094, +2 (to 28)
 	if r8 > 4094 {
 		b += 5
 		goto L28
 	}
-	// 26: add %r8, 1
 	r8 += 1
-	// 27: jlt %r8, %r1, +2 (to 30)
 	if r8 < r1 {
-		goto L30
+		goto R30
 	}
 	b += 3
 	goto L28
 U30:
-	// hooks.bpf.c:110: e.kind = e.seq & 1;
-	// 30: mov32 %r1, %r3
 	r1 = uint64(uint32(r3))
-	// 31: and32 %r1, 1
 	r1 = uint64(uint32(r1) & 1)
-	// 32: stxw [%r10-24], %r1
 	runtime.PutLE32(fp[488:], r1)
-	// hooks.bpf.c:109: e.seq = stats.produced;
-	// 33: stxdw [%r10-32], %r3
 	runtime.PutLE64(fp[480:], r3)
-	// hooks.bpf.c:111: e.len = 16 + e.seq % 17;
-	// 34: mod %r3, 17
 	r3 %= 17
-	// 35: add32 %r3, 16
 	r3 = uint64(uint32(r3) + 16)
-	// 36: stxw [%r10-20], %r3
 	runtime.PutLE32(fp[492:], r3)
 	// Instructions 37 to 38 access r9 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s37, ok := m.BlockSpan(r9, 16, true); ok {
 		v37 := runtime.WindowOf[[16]byte](s37).At(0)
-		// hooks.bpf.c:112: __builtin_memset(e.payload, 'u', sizeof(e.payload));
-		// 37: stxdw [%r9+8], %r7 (span checked)
 		runtime.PutLE64(v37[8:], r7)
-		// 38: stxdw [%r9], %r7 (span checked)
 		runtime.PutLE64(v37[0:], r7)
 	} else {
-		// hooks.bpf.c:112: __builtin_memset(e.payload, 'u', sizeof(e.payload));
-		// 37: stxdw [%r9+8], %r7
 		m.Store64At(r9+8, r7, 37)
-		// 38: stxdw [%r9], %r7
 		m.Store64At(r9, r7, 38)
 	}
-	// 39: mov %r2, %r10
 	r2 = r10
-	// 40: add %r2, -32
 	r2 -= 32
-	// hooks.bpf.c:113: if (bpf_ringbuf_output(&events, &e, e.len, 0)) {
-	// 41: lddw %r1, map:2
 	r1 = 0x8000000200000000
-	// 43: mov %r4, 0
 	r4 = 0
-	// 44: call 130
 	r0 = m.CallAt(44, r1, r2, r3, r4, r5)
-	// 45: jeq %r0, 0, -27 (to 19)
 	if r0 == 0 {
 		b -= 25
 		goto U19
 	}
-	// hooks.bpf.c:114: stats.full++;
-	// 46: lddw %r1, value:0
 	r1 = 0xa00000000
 	// Instructions 48 to 50 access r1 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s48, ok := m.BlockSpan(r1+8, 8, true); ok {
 		v48 := runtime.WindowOf[[8]byte](s48).At(0)
-		// 48: ldxdw %r2, [%r1+8] (span checked)
 		r2 = uint64(v48[0]) | uint64(v48[1])<<8 | uint64(v48[2])<<16 | uint64(v48[3])<<24 | uint64(v48[4])<<32 | uint64(v48[5])<<40 | uint64(v48[6])<<48 | uint64(v48[7])<<56
-		// 49: add %r2, 1 (span checked)
 		r2 += 1
-		// 50: stxdw [%r1+8], %r2 (span checked)
 		runtime.PutLE64(v48[0:], r2)
 	} else {
-		// 48: ldxdw %r2, [%r1+8]
 		r2 = m.Load64At(r1+8, 48)
-		// 49: add %r2, 1
 		r2 += 1
-		// 50: stxdw [%r1+8], %r2
 		m.Store64At(r1+8, r2, 50)
 	}
-	// 51: ja -24 (to 28)
 	b -= 19
 	goto L28
 }

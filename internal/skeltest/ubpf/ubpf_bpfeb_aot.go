@@ -335,116 +335,67 @@ L37:
 	b -= 80
 	runtime.CheckBudget(b, 85)
 	return r0, b
+R37:
+	if b-31 >= 49 {
+		goto U37
+	}
+	goto L37
 U37:
-	// ubpf.bpf.c:94: __u64 n = (i * 7) % 5;
-	// 37: mul32 %r1, 7
 	r1 = uint64(uint32(r1) * 7)
-	// 38: and32 %r1, 255
 	r1 = uint64(uint32(r1) & 255)
-	// 39: mod32 %r1, 5
 	r1 = uint64(uint32(r1) % 5)
-	// 40: stxdw [%r10-72], %r1
 	runtime.PutLE64(fp[440:], r1)
-	// 41: mov %r2, %r10
 	r2 = r10
-	// 42: add %r2, -28
 	r2 -= 28
-	// 43: mov %r3, %r10
 	r3 = r10
-	// 44: add %r3, -72
 	r3 -= 72
-	// ubpf.bpf.c:95: bpf_map_update_elem(&user_hist, &i, &n, BPF_ANY);
-	// 45: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 47: mov %r4, 0
 	r4 = 0
-	// 48: call 2
 	if _, ok := m.Update32(3, uint32(uint64(fp[484])|uint64(fp[485])<<8|uint64(fp[486])<<16|uint64(fp[487])<<24), fp[440:448], 0x0); !ok {
 		m.CallAt(48, r1, r2, r3, r4, r5)
 	}
-	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
-	// 49: ldxw %r1, [%r10-28]
 	r1 = uint64(fp[484]) | uint64(fp[485])<<8 | uint64(fp[486])<<16 | uint64(fp[487])<<24
-	// 50: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 51: stxw [%r10-28], %r1
 	runtime.PutLE32(fp[484:], r1)
-	// 52: jlt32 %r1, 16, -16 (to 37)
 	if uint32(r1) < 16 {
 		b -= 16
-		goto L37
+		goto R37
 	}
 	// Instructions 53 to 55 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s53, ok := m.BlockSpan(r6, 16, false); ok {
 		v53 := runtime.WindowOf[[16]byte](s53).At(0)
-		// ubpf.bpf.c:97: skelgen_printf("pid %d: %llu calls, kernel_hits %llu, flags %x\n", ctx->pid, ctx->count, kernel_hits, smp.flags);
-		// 53: ldxw %r1, [%r6] (span checked)
 		r1 = uint64(v53[0]) | uint64(v53[1])<<8 | uint64(v53[2])<<16 | uint64(v53[3])<<24
-		// 54: stxdw [%r10-72], %r1 (span checked)
 		runtime.PutLE64(fp[440:], r1)
-		// 55: ldxdw %r1, [%r6+8] (span checked)
 		r1 = uint64(v53[8]) | uint64(v53[9])<<8 | uint64(v53[10])<<16 | uint64(v53[11])<<24 | uint64(v53[12])<<32 | uint64(v53[13])<<40 | uint64(v53[14])<<48 | uint64(v53[15])<<56
 	} else {
-		// ubpf.bpf.c:97: skelgen_printf("pid %d: %llu calls, kernel_hits %llu, flags %x\n", ctx->pid, ctx->count, kernel_hits, smp.flags);
-		// 53: ldxw %r1, [%r6]
 		r1 = m.Load32At(r6, 53)
-		// 54: stxdw [%r10-72], %r1
 		runtime.PutLE64(fp[440:], r1)
-		// 55: ldxdw %r1, [%r6+8]
 		r1 = m.Load64At(r6+8, 55)
 	}
-	// 56: stxdw [%r10-64], %r1
 	runtime.PutLE64(fp[448:], r1)
-	// 57: lddw %r7, value:4
 	r7 = 0xb00000000
-	// 59: ldxdw %r1, [%r7]
 	r1 = m.Load64At(r7, 59)
-	// 60: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
-	// 61: ldxw %r1, [%r10-12]
 	r1 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
-	// 62: stxdw [%r10-48], %r1
 	runtime.PutLE64(fp[464:], r1)
-	// 63: mov %r3, %r10
 	r3 = r10
-	// 64: add %r3, -72
 	r3 -= 72
-	// 65: lddw %r1, value:5
 	r1 = 0xc00000000
-	// 67: mov32 %r2, 48
 	r2 = 48
-	// 68: mov32 %r4, 32
 	r4 = 32
-	// 69: call runtime 3
 	m.CallAt(69, r1, r2, r3, r4, r5)
-	// ubpf.bpf.c:98: skelgen_print_log2_hist(&user_hist, "usecs");
-	// 70: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 72: lddw %r2, value:2+6
 	r2 = 0xa00000006
-	// 74: call runtime 4
 	m.CallAt(74, r1, r2, r3, r4, r5)
-	// ubpf.bpf.c:99: skelgen_emit("kernel_hits", kernel_hits);
-	// 75: ldxdw %r2, [%r7]
 	r2 = m.Load64At(r7, 75)
-	// 76: lddw %r1, value:2+12
 	r1 = 0xa0000000c
-	// 78: call runtime 5
 	m.CallAt(78, r1, r2, r3, r4, r5)
-	// ubpf.bpf.c:100: bpf_printk("report done for %d", ctx->pid);
-	// 79: ldxw %r3, [%r6]
 	r3 = m.Load32At(r6, 79)
-	// 80: lddw %r1, value:5+48
 	r1 = 0xc00000030
-	// 82: mov32 %r2, 19
 	r2 = 19
-	// 83: call 6
 	m.CallAt(83, r1, r2, r3, r4, r5)
-	// ubpf.bpf.c:101: return smp.flags;
-	// 84: ldxw %r0, [%r10-12]
 	r0 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
-	// 85: exit
 	b -= 80
 	return r0, b
 }

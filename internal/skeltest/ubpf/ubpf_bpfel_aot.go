@@ -335,116 +335,67 @@ L36:
 	b -= 79
 	runtime.CheckBudget(b, 84)
 	return r0, b
+R36:
+	if b-30 >= 49 {
+		goto U36
+	}
+	goto L36
 U36:
-	// ubpf.bpf.c:94: __u64 n = (i * 7) % 5;
-	// 36: mul32 %r1, 7
 	r1 = uint64(uint32(r1) * 7)
-	// 37: and32 %r1, 255
 	r1 = uint64(uint32(r1) & 255)
-	// 38: mod32 %r1, 5
 	r1 = uint64(uint32(r1) % 5)
-	// 39: stxdw [%r10-72], %r1
 	runtime.PutLE64(fp[440:], r1)
-	// 40: mov %r2, %r10
 	r2 = r10
-	// 41: add %r2, -28
 	r2 -= 28
-	// 42: mov %r3, %r10
 	r3 = r10
-	// 43: add %r3, -72
 	r3 -= 72
-	// ubpf.bpf.c:95: bpf_map_update_elem(&user_hist, &i, &n, BPF_ANY);
-	// 44: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 46: mov %r4, 0
 	r4 = 0
-	// 47: call 2
 	if _, ok := m.Update32(3, uint32(uint64(fp[484])|uint64(fp[485])<<8|uint64(fp[486])<<16|uint64(fp[487])<<24), fp[440:448], 0x0); !ok {
 		m.CallAt(47, r1, r2, r3, r4, r5)
 	}
-	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
-	// 48: ldxw %r1, [%r10-28]
 	r1 = uint64(fp[484]) | uint64(fp[485])<<8 | uint64(fp[486])<<16 | uint64(fp[487])<<24
-	// 49: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 50: stxw [%r10-28], %r1
 	runtime.PutLE32(fp[484:], r1)
-	// 51: jlt32 %r1, 16, -16 (to 36)
 	if uint32(r1) < 16 {
 		b -= 16
-		goto L36
+		goto R36
 	}
 	// Instructions 52 to 54 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s52, ok := m.BlockSpan(r6, 16, false); ok {
 		v52 := runtime.WindowOf[[16]byte](s52).At(0)
-		// ubpf.bpf.c:97: skelgen_printf("pid %d: %llu calls, kernel_hits %llu, flags %x\n", ctx->pid, ctx->count, kernel_hits, smp.flags);
-		// 52: ldxw %r1, [%r6] (span checked)
 		r1 = uint64(v52[0]) | uint64(v52[1])<<8 | uint64(v52[2])<<16 | uint64(v52[3])<<24
-		// 53: stxdw [%r10-72], %r1 (span checked)
 		runtime.PutLE64(fp[440:], r1)
-		// 54: ldxdw %r1, [%r6+8] (span checked)
 		r1 = uint64(v52[8]) | uint64(v52[9])<<8 | uint64(v52[10])<<16 | uint64(v52[11])<<24 | uint64(v52[12])<<32 | uint64(v52[13])<<40 | uint64(v52[14])<<48 | uint64(v52[15])<<56
 	} else {
-		// ubpf.bpf.c:97: skelgen_printf("pid %d: %llu calls, kernel_hits %llu, flags %x\n", ctx->pid, ctx->count, kernel_hits, smp.flags);
-		// 52: ldxw %r1, [%r6]
 		r1 = m.Load32At(r6, 52)
-		// 53: stxdw [%r10-72], %r1
 		runtime.PutLE64(fp[440:], r1)
-		// 54: ldxdw %r1, [%r6+8]
 		r1 = m.Load64At(r6+8, 54)
 	}
-	// 55: stxdw [%r10-64], %r1
 	runtime.PutLE64(fp[448:], r1)
-	// 56: lddw %r7, value:4
 	r7 = 0xb00000000
-	// 58: ldxdw %r1, [%r7]
 	r1 = m.Load64At(r7, 58)
-	// 59: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
-	// 60: ldxw %r1, [%r10-12]
 	r1 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
-	// 61: stxdw [%r10-48], %r1
 	runtime.PutLE64(fp[464:], r1)
-	// 62: mov %r3, %r10
 	r3 = r10
-	// 63: add %r3, -72
 	r3 -= 72
-	// 64: lddw %r1, value:5
 	r1 = 0xc00000000
-	// 66: mov32 %r2, 48
 	r2 = 48
-	// 67: mov32 %r4, 32
 	r4 = 32
-	// 68: call runtime 3
 	m.CallAt(68, r1, r2, r3, r4, r5)
-	// ubpf.bpf.c:98: skelgen_print_log2_hist(&user_hist, "usecs");
-	// 69: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 71: lddw %r2, value:2+6
 	r2 = 0xa00000006
-	// 73: call runtime 4
 	m.CallAt(73, r1, r2, r3, r4, r5)
-	// ubpf.bpf.c:99: skelgen_emit("kernel_hits", kernel_hits);
-	// 74: ldxdw %r2, [%r7]
 	r2 = m.Load64At(r7, 74)
-	// 75: lddw %r1, value:2+12
 	r1 = 0xa0000000c
-	// 77: call runtime 5
 	m.CallAt(77, r1, r2, r3, r4, r5)
-	// ubpf.bpf.c:100: bpf_printk("report done for %d", ctx->pid);
-	// 78: ldxw %r3, [%r6]
 	r3 = m.Load32At(r6, 78)
-	// 79: lddw %r1, value:5+48
 	r1 = 0xc00000030
-	// 81: mov32 %r2, 19
 	r2 = 19
-	// 82: call 6
 	m.CallAt(82, r1, r2, r3, r4, r5)
-	// ubpf.bpf.c:101: return smp.flags;
-	// 83: ldxw %r0, [%r10-12]
 	r0 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
-	// 84: exit
 	b -= 79
 	return r0, b
 }

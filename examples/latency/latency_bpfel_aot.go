@@ -65,38 +65,26 @@ func latencyReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64)
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// latency.bpf.c:120: int report(struct summary *s)
-	// 0: mov %r6, %r1
 	r6 = r1
-	// 1: mov %r7, 0
 	r7 = 0
 	// latency.bpf.c:122: __u64 total = 0, cum = 0, zero64 = 0;
-	// 2: stxdw [%r10-8], %r7
 	runtime.PutLE64(fp[504:], r7)
-	// 3: mov32 %r1, 0
 	r1 = 0
 	// latency.bpf.c:123: __u32 zero = 0;
-	// 4: stxw [%r10-12], %r1
 	runtime.PutLE32(fp[500:], r1)
 	// latency.bpf.c:125: for (__u32 i = 0; i < MAX_SLOTS; i++) {
-	// 5: stxw [%r10-64], %r1
 	runtime.PutLE32(fp[448:], r1)
-	// 6: ja +5 (to 12)
 	b -= 3
 	runtime.CheckBudget(b-4, 6)
 	goto L12
 L7:
-	// 7: ldxw %r1, [%r10-64]
 	r1 = uint64(fp[448]) | uint64(fp[449])<<8 | uint64(fp[450])<<16 | uint64(fp[451])<<24
-	// 8: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 9: stxw [%r10-64], %r1
 	runtime.PutLE32(fp[448:], r1)
-	// 10: jlt32 %r1, 64, +1 (to 12)
 	if uint32(r1) < 64 {
 		runtime.CheckBudget(b-4, 10)
 		goto L12
 	}
-	// 11: ja +10 (to 22)
 	runtime.CheckBudget(b-5, 11)
 	goto L22
 L12:
@@ -105,113 +93,76 @@ L12:
 	if b-4 >= 35 {
 		goto U12
 	}
-	// 12: mov %r2, %r10
 	r2 = r10
-	// 13: add %r2, -64
 	r2 -= 64
 	// latency.bpf.c:126: __u64 *n = bpf_map_lookup_elem(&hist, &i);
-	// 14: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 16: call 1
 	if v, ok := m.Lookup32(0, uint32(uint64(fp[448])|uint64(fp[449])<<8|uint64(fp[450])<<16|uint64(fp[451])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(16, r1, r2, r3, r4, r5)
 	}
 	// latency.bpf.c:127: if (n)
-	// 17: jeq %r0, 0, -11 (to 7)
 	if r0 == 0 {
 		b -= 10
 		runtime.CheckBudget(b, 17)
 		goto L7
 	}
 	// latency.bpf.c:128: total += *n;
-	// 18: ldxdw %r1, [%r0]
 	r1 = m.Load64At(r0, 18)
-	// 19: add %r1, %r7
 	r1 += r7
-	// 20: mov %r7, %r1
 	r7 = r1
-	// 21: ja -15 (to 7)
 	b -= 14
 	runtime.CheckBudget(b, 21)
 	goto L7
 L22:
 	// latency.bpf.c:130: s->count = total;
-	// 22: stxdw [%r6], %r7
 	m.Store64At(r6, r7, 22)
 	// latency.bpf.c:131: if (total == 0)
-	// 23: jeq %r7, 0, +129 (to 153)
 	if r7 == 0 {
 		runtime.CheckBudget(b-7, 23)
 		goto L153
 	}
-	// 24: mov %r9, 0
 	r9 = 0
 	// Instructions 25 to 27 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s25, ok := m.BlockSpan(r6+8, 24, true); ok {
 		v25 := runtime.WindowOf[[24]byte](s25).At(0)
-		// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
-		// 25: stxdw [%r6+24], %r9 (span checked)
 		runtime.PutLE64(v25[16:], r9)
-		// 26: stxdw [%r6+16], %r9 (span checked)
 		runtime.PutLE64(v25[8:], r9)
-		// 27: stxdw [%r6+8], %r9 (span checked)
 		runtime.PutLE64(v25[0:], r9)
 	} else {
 		// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
-		// 25: stxdw [%r6+24], %r9
 		m.Store64At(r6+24, r9, 25)
-		// 26: stxdw [%r6+16], %r9
 		m.Store64At(r6+16, r9, 26)
-		// 27: stxdw [%r6+8], %r9
 		m.Store64At(r6+8, r9, 27)
 	}
-	// 28: mov32 %r1, 0
 	r1 = 0
 	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
-	// 29: stxw [%r10-64], %r1
 	runtime.PutLE32(fp[448:], r1)
-	// 30: mov %r1, %r7
 	r1 = runtime.Opaque(r7)
-	// 31: mul %r1, 99
 	r1 *= 99
-	// 32: stxdw [%r10-80], %r1
 	runtime.PutLE64(fp[432:], r1)
-	// 33: mov %r1, %r7
 	r1 = runtime.Opaque(r7)
-	// 34: mul %r1, 90
 	r1 *= 90
-	// 35: stxdw [%r10-88], %r1
 	runtime.PutLE64(fp[424:], r1)
-	// 36: mov %r1, %r7
 	r1 = runtime.Opaque(r7)
-	// 37: mul %r1, 50
 	r1 *= 50
-	// 38: stxdw [%r10-96], %r1
 	runtime.PutLE64(fp[416:], r1)
-	// 39: stxdw [%r10-72], %r6
 	runtime.PutLE64(fp[440:], r6)
 	// latency.bpf.c:133: s->p50_ns = s->p90_ns = s->p99_ns = 0;
-	// 40: add %r6, 8
 	r6 += 8
-	// 41: ja +4 (to 46)
 	b -= 22
 	runtime.CheckBudget(b-3, 41)
 	goto L46
 L42:
 	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
-	// 42: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 43: stxw [%r10-64], %r1
 	runtime.PutLE32(fp[448:], r1)
-	// 44: jlt32 %r1, 64, +1 (to 46)
 	if uint32(r1) < 64 {
 		runtime.CheckBudget(b-3, 44)
 		goto L46
 	}
-	// 45: ja +33 (to 79)
 	runtime.CheckBudget(b-4, 45)
 	goto L79
 L46:
@@ -221,157 +172,112 @@ L46:
 	if b-3 >= 87 {
 		goto U46
 	}
-	// 46: mov %r8, %r9
 	r8 = runtime.Opaque(r9)
-	// 47: mov %r2, %r10
 	r2 = r10
-	// 48: add %r2, -64
 	r2 -= 64
 	// latency.bpf.c:135: __u64 *n = bpf_map_lookup_elem(&hist, &i);
-	// 49: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 51: call 1
 	if v, ok := m.Lookup32(0, uint32(uint64(fp[448])|uint64(fp[449])<<8|uint64(fp[450])<<16|uint64(fp[451])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(51, r1, r2, r3, r4, r5)
 	}
 	// latency.bpf.c:134: for (__u32 i = 0; i < MAX_SLOTS; i++) {
-	// 52: ldxw %r1, [%r10-64]
 	r1 = uint64(fp[448]) | uint64(fp[449])<<8 | uint64(fp[450])<<16 | uint64(fp[451])<<24
 	// latency.bpf.c:136: if (!n)
-	// 53: jeq %r0, 0, -12 (to 42)
 	if r0 == 0 {
 		b -= 11
 		runtime.CheckBudget(b, 53)
 		goto L42
 	}
 	// latency.bpf.c:138: cum += *n;
-	// 54: ldxdw %r9, [%r0]
 	r9 = m.Load64At(r0, 54)
-	// 55: add %r9, %r8
 	r9 += r8
 	// latency.bpf.c:140: __u64 upper = (2ULL << i) - 1;
-	// 56: mov %r2, 2
 	r2 = 2
-	// 57: lsh %r2, %r1
 	r2 <<= (r1 & 63)
-	// 58: add %r2, -1
 	r2 -= 1
-	// 59: mov %r3, %r9
 	r3 = runtime.Opaque(r9)
-	// 60: mul %r3, 100
 	r3 *= 100
 	// latency.bpf.c:141: if (!s->p50_ns && cum * 100 >= total * 50)
-	// 61: ldxdw %r4, [%r6]
 	r4 = m.Load64At(r6, 61)
-	// 62: jne %r4, 0, +3 (to 66)
 	if r4 != 0 {
 		runtime.CheckBudget(b-20, 62)
 		goto L66
 	}
-	// 63: ldxdw %r4, [%r10-96]
 	r4 = uint64(fp[416]) | uint64(fp[417])<<8 | uint64(fp[418])<<16 | uint64(fp[419])<<24 | uint64(fp[420])<<32 | uint64(fp[421])<<40 | uint64(fp[422])<<48 | uint64(fp[423])<<56
-	// 64: jlt %r3, %r4, +1 (to 66)
 	if r3 < r4 {
 		b -= 2
 		runtime.CheckBudget(b-20, 64)
 		goto L66
 	}
 	// latency.bpf.c:142: s->p50_ns = upper;
-	// 65: stxdw [%r6], %r2
 	m.Store64At(r6, r2, 65)
 	b -= 3
 L66:
-	// 66: ldxdw %r5, [%r10-72]
 	r5 = uint64(fp[440]) | uint64(fp[441])<<8 | uint64(fp[442])<<16 | uint64(fp[443])<<24 | uint64(fp[444])<<32 | uint64(fp[445])<<40 | uint64(fp[446])<<48 | uint64(fp[447])<<56
 	// latency.bpf.c:143: if (!s->p90_ns && cum * 100 >= total * 90)
-	// 67: ldxdw %r4, [%r5+16]
 	r4 = m.Load64At(r5+16, 67)
-	// 68: jne %r4, 0, +3 (to 72)
 	if r4 != 0 {
 		runtime.CheckBudget(b-23, 68)
 		goto L72
 	}
-	// 69: ldxdw %r4, [%r10-88]
 	r4 = uint64(fp[424]) | uint64(fp[425])<<8 | uint64(fp[426])<<16 | uint64(fp[427])<<24 | uint64(fp[428])<<32 | uint64(fp[429])<<40 | uint64(fp[430])<<48 | uint64(fp[431])<<56
-	// 70: jlt %r3, %r4, +1 (to 72)
 	if r3 < r4 {
 		b -= 2
 		runtime.CheckBudget(b-23, 70)
 		goto L72
 	}
 	// latency.bpf.c:144: s->p90_ns = upper;
-	// 71: stxdw [%r5+16], %r2
 	m.Store64At(r5+16, r2, 71)
 	b -= 3
 L72:
 	// latency.bpf.c:145: if (!s->p99_ns && cum * 100 >= total * 99)
-	// 72: ldxdw %r4, [%r5+24]
 	r4 = m.Load64At(r5+24, 72)
-	// 73: jne %r4, 0, -32 (to 42)
 	if r4 != 0 {
 		b -= 25
 		runtime.CheckBudget(b, 73)
 		goto L42
 	}
-	// 74: ldxdw %r4, [%r10-80]
 	r4 = uint64(fp[432]) | uint64(fp[433])<<8 | uint64(fp[434])<<16 | uint64(fp[435])<<24 | uint64(fp[436])<<32 | uint64(fp[437])<<40 | uint64(fp[438])<<48 | uint64(fp[439])<<56
-	// 75: jlt %r3, %r4, -34 (to 42)
 	if r3 < r4 {
 		b -= 27
 		runtime.CheckBudget(b, 75)
 		goto L42
 	}
 	// latency.bpf.c:146: s->p99_ns = upper;
-	// 76: ldxdw %r3, [%r10-72]
 	r3 = uint64(fp[440]) | uint64(fp[441])<<8 | uint64(fp[442])<<16 | uint64(fp[443])<<24 | uint64(fp[444])<<32 | uint64(fp[445])<<40 | uint64(fp[446])<<48 | uint64(fp[447])<<56
-	// 77: stxdw [%r3+24], %r2
 	m.Store64At(r3+24, r2, 77)
-	// 78: ja -37 (to 42)
 	b -= 30
 	runtime.CheckBudget(b, 78)
 	goto L42
 L79:
-	// 79: mov %r2, %r10
 	r2 = r10
-	// 80: add %r2, -12
 	r2 -= 12
 	// latency.bpf.c:148: struct totals *t = bpf_map_lookup_elem(&totals, &zero);
-	// 81: lddw %r1, map:1
 	r1 = 0x8000000100000000
-	// 83: call 1
 	if v, ok := m.Lookup32(1, uint32(uint64(fp[500])|uint64(fp[501])<<8|uint64(fp[502])<<16|uint64(fp[503])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(83, r1, r2, r3, r4, r5)
 	}
-	// 84: ldxdw %r6, [%r10-72]
 	r6 = uint64(fp[440]) | uint64(fp[441])<<8 | uint64(fp[442])<<16 | uint64(fp[443])<<24 | uint64(fp[444])<<32 | uint64(fp[445])<<40 | uint64(fp[446])<<48 | uint64(fp[447])<<56
 	// latency.bpf.c:149: if (t) {
-	// 85: jeq %r0, 0, +8 (to 94)
 	if r0 == 0 {
 		runtime.CheckBudget(b-11, 85)
 		goto L94
 	}
 	// latency.bpf.c:150: s->max_ns = t->max_ns;
-	// 86: ldxdw %r1, [%r0+16]
 	r1 = m.Load64At(r0+16, 86)
-	// 87: stxdw [%r6+32], %r1
 	m.Store64At(r6+32, r1, 87)
-	// 88: mov %r1, 0
 	r1 = 0
 	// latency.bpf.c:151: s->mean_ns = t->count ? t->sum_ns / t->count : 0;
-	// 89: ldxdw %r2, [%r0]
 	r2 = m.Load64At(r0, 89)
-	// 90: jeq %r2, 0, +2 (to 93)
 	if r2 == 0 {
 		runtime.CheckBudget(b-16, 90)
 		goto L93
 	}
-	// 91: ldxdw %r1, [%r0+8]
 	r1 = m.Load64At(r0+8, 91)
-	// 92: div %r1, %r2
 	if r2 != 0 {
 		r1 /= r2
 	} else {
@@ -379,157 +285,96 @@ L79:
 	}
 	b -= 2
 L93:
-	// 93: stxdw [%r6+40], %r1
 	m.Store64At(r6+40, r1, 93)
 	b -= 6
 L94:
 	// latency.bpf.c:154: skelgen_print_log2_hist(&hist, "nsecs");
-	// 94: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 96: lddw %r2, value:2
 	r2 = 0xa00000000
-	// 98: call runtime 0
 	m.CallAt(98, r1, r2, r3, r4, r5)
 	// latency.bpf.c:155: skelgen_printf("%llu syscalls: p50 <= %llu ns, p90 <= %llu ns, p99 <= %llu ns, max %llu ns\n",
-	// 99: stxdw [%r10-64], %r7
 	runtime.PutLE64(fp[448:], r7)
 	// Instructions 100 to 106 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s100, ok := m.BlockSpan(r6+8, 32, false); ok {
 		v100 := runtime.WindowOf[[32]byte](s100).At(0)
-		// 100: ldxdw %r1, [%r6+8] (span checked)
 		r1 = uint64(v100[0]) | uint64(v100[1])<<8 | uint64(v100[2])<<16 | uint64(v100[3])<<24 | uint64(v100[4])<<32 | uint64(v100[5])<<40 | uint64(v100[6])<<48 | uint64(v100[7])<<56
-		// 101: stxdw [%r10-56], %r1 (span checked)
 		runtime.PutLE64(fp[456:], r1)
-		// 102: ldxdw %r1, [%r6+16] (span checked)
 		r1 = uint64(v100[8]) | uint64(v100[9])<<8 | uint64(v100[10])<<16 | uint64(v100[11])<<24 | uint64(v100[12])<<32 | uint64(v100[13])<<40 | uint64(v100[14])<<48 | uint64(v100[15])<<56
-		// 103: stxdw [%r10-48], %r1 (span checked)
 		runtime.PutLE64(fp[464:], r1)
-		// 104: ldxdw %r1, [%r6+24] (span checked)
 		r1 = uint64(v100[16]) | uint64(v100[17])<<8 | uint64(v100[18])<<16 | uint64(v100[19])<<24 | uint64(v100[20])<<32 | uint64(v100[21])<<40 | uint64(v100[22])<<48 | uint64(v100[23])<<56
-		// 105: stxdw [%r10-40], %r1 (span checked)
 		runtime.PutLE64(fp[472:], r1)
-		// 106: ldxdw %r1, [%r6+32] (span checked)
 		r1 = uint64(v100[24]) | uint64(v100[25])<<8 | uint64(v100[26])<<16 | uint64(v100[27])<<24 | uint64(v100[28])<<32 | uint64(v100[29])<<40 | uint64(v100[30])<<48 | uint64(v100[31])<<56
 	} else {
-		// 100: ldxdw %r1, [%r6+8]
 		r1 = m.Load64At(r6+8, 100)
-		// 101: stxdw [%r10-56], %r1
 		runtime.PutLE64(fp[456:], r1)
-		// 102: ldxdw %r1, [%r6+16]
 		r1 = m.Load64At(r6+16, 102)
-		// 103: stxdw [%r10-48], %r1
 		runtime.PutLE64(fp[464:], r1)
-		// 104: ldxdw %r1, [%r6+24]
 		r1 = m.Load64At(r6+24, 104)
-		// 105: stxdw [%r10-40], %r1
 		runtime.PutLE64(fp[472:], r1)
-		// 106: ldxdw %r1, [%r6+32]
 		r1 = m.Load64At(r6+32, 106)
 	}
-	// 107: stxdw [%r10-32], %r1
 	runtime.PutLE64(fp[480:], r1)
-	// 108: mov %r3, %r10
 	r3 = r10
-	// 109: add %r3, -64
 	r3 -= 64
-	// 110: lddw %r1, value:3+4
 	r1 = 0xb00000004
-	// 112: mov32 %r2, 76
 	r2 = 76
-	// 113: mov32 %r4, 40
 	r4 = 40
-	// 114: call runtime 1
 	m.CallAt(114, r1, r2, r3, r4, r5)
 	// latency.bpf.c:157: host_metric("syscalls", total);
-	// 115: lddw %r1, value:2+6
 	r1 = 0xa00000006
-	// 117: mov %r2, %r7
 	r2 = r7
-	// 118: call runtime 2
 	m.CallAt(118, r1, r2, r3, r4, r5)
 	// latency.bpf.c:158: host_metric("p50_ns", s->p50_ns);
-	// 119: ldxdw %r2, [%r6+8]
 	r2 = m.Load64At(r6+8, 119)
-	// 120: lddw %r1, value:2+15
 	r1 = 0xa0000000f
-	// 122: call runtime 2
 	m.CallAt(122, r1, r2, r3, r4, r5)
 	// latency.bpf.c:159: host_metric("p99_ns", s->p99_ns);
-	// 123: ldxdw %r2, [%r6+24]
 	r2 = m.Load64At(r6+24, 123)
-	// 124: lddw %r1, value:2+22
 	r1 = 0xa00000016
-	// 126: call runtime 2
 	m.CallAt(126, r1, r2, r3, r4, r5)
-	// 127: mov32 %r1, 0
 	r1 = 0
 	// latency.bpf.c:162: for (__u32 i = 0; i < MAX_SLOTS; i++)
-	// 128: stxw [%r10-64], %r1
 	runtime.PutLE32(fp[448:], r1)
 L129:
-	// 129: mov %r2, %r10
 	r2 = r10
-	// 130: add %r2, -64
 	r2 -= 64
-	// 131: mov %r3, %r10
 	r3 = r10
-	// 132: add %r3, -8
 	r3 -= 8
 	// latency.bpf.c:163: bpf_map_update_elem(&hist, &i, &zero64, BPF_ANY);
-	// 133: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 135: mov %r4, 0
 	r4 = 0
-	// 136: call 2
 	if _, ok := m.Update32(0, uint32(uint64(fp[448])|uint64(fp[449])<<8|uint64(fp[450])<<16|uint64(fp[451])<<24), fp[504:512], 0x0); !ok {
 		m.CallAt(136, r1, r2, r3, r4, r5)
 	}
 	// latency.bpf.c:162: for (__u32 i = 0; i < MAX_SLOTS; i++)
-	// 137: ldxw %r1, [%r10-64]
 	r1 = uint64(fp[448]) | uint64(fp[449])<<8 | uint64(fp[450])<<16 | uint64(fp[451])<<24
-	// 138: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 139: stxw [%r10-64], %r1
 	runtime.PutLE32(fp[448:], r1)
-	// 140: jlt32 %r1, 64, -12 (to 129)
 	if uint32(r1) < 64 {
 		b -= 12
 		runtime.CheckBudget(b-46, 140)
 		goto L129
 	}
-	// 141: mov %r1, 0
 	r1 = 0
 	// latency.bpf.c:164: struct totals empty = {};
-	// 142: stxdw [%r10-48], %r1
 	runtime.PutLE64(fp[464:], r1)
-	// 143: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
-	// 144: stxdw [%r10-64], %r1
 	runtime.PutLE64(fp[448:], r1)
-	// 145: mov %r2, %r10
 	r2 = r10
-	// 146: add %r2, -12
 	r2 -= 12
-	// 147: mov %r3, %r10
 	r3 = r10
-	// 148: add %r3, -64
 	r3 -= 64
 	// latency.bpf.c:165: bpf_map_update_elem(&totals, &zero, &empty, BPF_ANY);
-	// 149: lddw %r1, map:1
 	r1 = 0x8000000100000000
-	// 151: mov %r4, 0
 	r4 = 0
-	// 152: call 2
 	if _, ok := m.Update32(1, uint32(uint64(fp[500])|uint64(fp[501])<<8|uint64(fp[502])<<16|uint64(fp[503])<<24), fp[448:472], 0x0); !ok {
 		m.CallAt(152, r1, r2, r3, r4, r5)
 	}
 	b -= 63
 L153:
 	// latency.bpf.c:167: }
-	// 153: mov32 %r0, 0
 	r0 = 0
-	// 154: exit
 	b -= 9
 	runtime.CheckBudget(b, 154)
 	return r0, b

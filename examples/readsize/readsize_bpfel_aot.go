@@ -37,29 +37,18 @@ func readsizeBeginFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, r5 uin
 	var r0 uint64
 	r10 := runtime.StackTop(d)
 	// readsize.bpf.c:81: interval_start = bpf_ktime_get_ns();
-	// 0: call 5
 	r0 = m.CallAt(0, r1, r2, r3, r4, r5)
-	// 1: lddw %r1, value:0
 	r1 = 0xa00000000
-	// 3: stxdw [%r1], %r0
 	m.Store64At(r1, r0, 3)
-	// 4: mov %r3, %r10
 	r3 = r10
-	// 5: add %r3, -8
 	r3 -= 8
 	// readsize.bpf.c:82: skelgen_printf("Tracing read() sizes... Hit Ctrl-C to end.\n");
-	// 6: lddw %r1, value:1+24
 	r1 = 0xb00000018
-	// 8: mov32 %r2, 44
 	r2 = 44
-	// 9: mov32 %r4, 0
 	r4 = 0
-	// 10: call runtime 0
 	m.CallAt(10, r1, r2, r3, r4, r5)
 	// readsize.bpf.c:83: return 0;
-	// 11: mov32 %r0, 0
 	r0 = 0
-	// 12: exit
 	b -= 13
 	runtime.CheckBudget(b, 12)
 	return r0, b
@@ -110,12 +99,10 @@ func readsizeEndEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64
 func readsizeEndFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (uint64, int64) {
 	var r0 uint64
 	// readsize.bpf.c:124: return report();
-	// 0: call local +1 (to 2)
 	m.CheckDepth(d, 0)
 	b -= 1
 	runtime.CheckBudget(b, 0)
 	r0, b = readsizeEndFn2(m, d+1, b, r3, r4, r5)
-	// 1: exit
 	b -= 1
 	runtime.CheckBudget(b, 1)
 	return r0, b
@@ -128,196 +115,125 @@ func readsizeEndFn2(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (uint
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// readsize.bpf.c:87: static int report(void)
-	// 2: mov32 %r1, 0
 	r1 = 0
 	// readsize.bpf.c:89: __u32 zero = 0;
-	// 3: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
-	// 4: mov %r1, 0
 	r1 = 0
 	// readsize.bpf.c:90: __u64 zero64 = 0;
-	// 5: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 6: mov %r2, %r10
 	r2 = r10
-	// 7: add %r2, -4
 	r2 -= 4
 	// readsize.bpf.c:91: struct totals *t = bpf_map_lookup_elem(&totals, &zero);
-	// 8: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 10: call 1
 	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(10, r1, r2, r3, r4, r5)
 	}
-	// 11: mov %r7, %r0
 	r7 = r0
-	// 12: mov32 %r6, 1
 	r6 = 1
 	// readsize.bpf.c:92: if (!t)
-	// 13: jeq %r7, 0, +61 (to 75)
 	if r7 == 0 {
 		runtime.CheckBudget(b-12, 13)
 		goto L75
 	}
-	// 14: mov %r3, %r10
 	r3 = r10
-	// 15: add %r3, -48
 	r3 -= 48
-	// 16: mov32 %r6, 0
 	r6 = 0
 	// readsize.bpf.c:94: skelgen_printf("\n");
-	// 17: lddw %r1, value:1+68
 	r1 = 0xa00000044
-	// 19: mov32 %r2, 2
 	r2 = 2
-	// 20: mov32 %r4, 0
 	r4 = 0
-	// 21: call runtime 0
 	m.CallAt(21, r1, r2, r3, r4, r5)
 	// readsize.bpf.c:95: if (t->reads == 0) {
-	// 22: ldxdw %r1, [%r7]
 	r1 = m.Load64At(r7, 22)
-	// 23: jne %r1, 0, +8 (to 32)
 	if r1 != 0 {
 		runtime.CheckBudget(b-22, 23)
 		goto L32
 	}
-	// 24: mov %r3, %r10
 	r3 = r10
-	// 25: add %r3, -48
 	r3 -= 48
 	// readsize.bpf.c:96: skelgen_printf("no reads in this interval\n");
-	// 26: lddw %r1, value:1+70
 	r1 = 0xa00000046
-	// 28: mov32 %r2, 27
 	r2 = 27
-	// 29: mov32 %r4, 0
 	r4 = 0
-	// 30: call runtime 0
 	m.CallAt(30, r1, r2, r3, r4, r5)
 	// readsize.bpf.c:97: return 0;
-	// 31: ja +43 (to 75)
 	b -= 18
 	runtime.CheckBudget(b-12, 31)
 	goto L75
 L32:
 	// readsize.bpf.c:99: skelgen_print_log2_hist(&hist, "bytes");
-	// 32: lddw %r1, map:2
 	r1 = 0x8000000200000000
-	// 34: lddw %r2, value:3
 	r2 = 0xb00000000
-	// 36: call runtime 1
 	m.CallAt(36, r1, r2, r3, r4, r5)
 	// Instructions 37 to 39 access r7 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s37, ok := m.BlockSpan(r7, 16, false); ok {
 		v37 := runtime.WindowOf[[16]byte](s37).At(0)
-		// readsize.bpf.c:100: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", t->reads, t->bytes, t->bytes / t->reads);
-		// 37: ldxdw %r1, [%r7] (span checked)
 		r1 = uint64(v37[0]) | uint64(v37[1])<<8 | uint64(v37[2])<<16 | uint64(v37[3])<<24 | uint64(v37[4])<<32 | uint64(v37[5])<<40 | uint64(v37[6])<<48 | uint64(v37[7])<<56
-		// 38: stxdw [%r10-48], %r1 (span checked)
 		runtime.PutLE64(fp[464:], r1)
-		// 39: ldxdw %r2, [%r7+8] (span checked)
 		r2 = uint64(v37[8]) | uint64(v37[9])<<8 | uint64(v37[10])<<16 | uint64(v37[11])<<24 | uint64(v37[12])<<32 | uint64(v37[13])<<40 | uint64(v37[14])<<48 | uint64(v37[15])<<56
 	} else {
 		// readsize.bpf.c:100: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", t->reads, t->bytes, t->bytes / t->reads);
-		// 37: ldxdw %r1, [%r7]
 		r1 = m.Load64At(r7, 37)
-		// 38: stxdw [%r10-48], %r1
 		runtime.PutLE64(fp[464:], r1)
-		// 39: ldxdw %r2, [%r7+8]
 		r2 = m.Load64At(r7+8, 39)
 	}
-	// 40: stxdw [%r10-40], %r2
 	runtime.PutLE64(fp[472:], r2)
-	// 41: div %r2, %r1
 	if r1 != 0 {
 		r2 /= r1
 	} else {
 		r2 = 0
 	}
-	// 42: stxdw [%r10-32], %r2
 	runtime.PutLE64(fp[480:], r2)
-	// 43: mov %r3, %r10
 	r3 = r10
-	// 44: add %r3, -48
 	r3 -= 48
-	// 45: lddw %r1, value:1+97
 	r1 = 0xa00000061
-	// 47: mov32 %r2, 41
 	r2 = 41
-	// 48: mov32 %r4, 24
 	r4 = 24
-	// 49: call runtime 0
 	m.CallAt(49, r1, r2, r3, r4, r5)
 	// readsize.bpf.c:102: for (__u32 i = 0; i < MAX_SLOTS; i++)
-	// 50: stxw [%r10-48], %r6
 	runtime.PutLE32(fp[464:], r6)
 L51:
-	// 51: mov %r2, %r10
 	r2 = r10
-	// 52: add %r2, -48
 	r2 -= 48
-	// 53: mov %r3, %r10
 	r3 = r10
-	// 54: add %r3, -16
 	r3 -= 16
 	// readsize.bpf.c:103: bpf_map_update_elem(&hist, &i, &zero64, BPF_ANY);
-	// 55: lddw %r1, map:2
 	r1 = 0x8000000200000000
-	// 57: mov %r4, 0
 	r4 = 0
-	// 58: call 2
 	if _, ok := m.Update32(2, uint32(uint64(fp[464])|uint64(fp[465])<<8|uint64(fp[466])<<16|uint64(fp[467])<<24), fp[496:504], 0x0); !ok {
 		m.CallAt(58, r1, r2, r3, r4, r5)
 	}
 	// readsize.bpf.c:102: for (__u32 i = 0; i < MAX_SLOTS; i++)
-	// 59: ldxw %r1, [%r10-48]
 	r1 = uint64(fp[464]) | uint64(fp[465])<<8 | uint64(fp[466])<<16 | uint64(fp[467])<<24
-	// 60: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 61: stxw [%r10-48], %r1
 	runtime.PutLE32(fp[464:], r1)
-	// 62: jlt32 %r1, 32, -12 (to 51)
 	if uint32(r1) < 32 {
 		b -= 12
 		runtime.CheckBudget(b-41, 62)
 		goto L51
 	}
-	// 63: mov %r1, 0
 	r1 = 0
 	// readsize.bpf.c:104: struct totals empty = {};
-	// 64: stxdw [%r10-40], %r1
 	runtime.PutLE64(fp[472:], r1)
-	// 65: stxdw [%r10-48], %r1
 	runtime.PutLE64(fp[464:], r1)
-	// 66: mov %r2, %r10
 	r2 = r10
-	// 67: add %r2, -4
 	r2 -= 4
-	// 68: mov %r3, %r10
 	r3 = r10
-	// 69: add %r3, -48
 	r3 -= 48
 	// readsize.bpf.c:105: bpf_map_update_elem(&totals, &zero, &empty, BPF_ANY);
-	// 70: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 72: mov %r4, 0
 	r4 = 0
-	// 73: call 2
 	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[464:480], 0x0); !ok {
 		m.CallAt(73, r1, r2, r3, r4, r5)
 	}
-	// 74: mov32 %r6, 0
 	r6 = 0
 	b -= 53
 L75:
 	// readsize.bpf.c:107: }
-	// 75: mov32 %r0, %r6
 	r0 = uint64(uint32(r6))
-	// 76: exit
 	b -= 14
 	runtime.CheckBudget(b, 76)
 	return r0, b
@@ -374,43 +290,30 @@ func readsizeTickEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 func readsizeTickFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, r5 uint64) (uint64, int64) {
 	var r0, r6, r7 uint64
 	// readsize.bpf.c:113: __u64 now = bpf_ktime_get_ns();
-	// 0: call 5
 	r0 = m.CallAt(0, r1, r2, r3, r4, r5)
-	// 1: mov %r6, %r0
 	r6 = r0
-	// 2: mov32 %r0, 0
 	r0 = 0
 	// readsize.bpf.c:114: if (now - interval_start < interval_ns)
-	// 3: lddw %r7, value:0
 	r7 = 0xa00000000
-	// 5: ldxdw %r1, [%r7]
 	r1 = m.Load64At(r7, 5)
-	// 6: mov %r2, %r6
 	r2 = runtime.Opaque(r6)
-	// 7: sub %r2, %r1
 	r2 -= r1
-	// 8: lddw %r1, value:1+16
 	r1 = 0xb00000010
-	// 10: ldxdw %r1, [%r1]
 	r1 = m.Load64At(r1, 10)
-	// 11: jlt %r2, %r1, +2 (to 14)
 	if r2 < r1 {
 		runtime.CheckBudget(b-12, 11)
 		goto L14
 	}
 	// readsize.bpf.c:116: int err = report();
-	// 12: call local +2 (to 15)
 	m.CheckDepth(d, 12)
 	b -= 13
 	runtime.CheckBudget(b, 12)
 	r0, b = readsizeTickFn15(m, d+1, b, r3, r4, r5)
 	// readsize.bpf.c:117: interval_start = now;
-	// 13: stxdw [%r7], %r6
 	m.Store64At(r7, r6, 13)
 	b += 11
 L14:
 	// readsize.bpf.c:119: }
-	// 14: exit
 	b -= 13
 	runtime.CheckBudget(b, 14)
 	return r0, b
@@ -423,196 +326,125 @@ func readsizeTickFn15(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (ui
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// readsize.bpf.c:87: static int report(void)
-	// 15: mov32 %r1, 0
 	r1 = 0
 	// readsize.bpf.c:89: __u32 zero = 0;
-	// 16: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
-	// 17: mov %r1, 0
 	r1 = 0
 	// readsize.bpf.c:90: __u64 zero64 = 0;
-	// 18: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 19: mov %r2, %r10
 	r2 = r10
-	// 20: add %r2, -4
 	r2 -= 4
 	// readsize.bpf.c:91: struct totals *t = bpf_map_lookup_elem(&totals, &zero);
-	// 21: lddw %r1, map:2
 	r1 = 0x8000000200000000
-	// 23: call 1
 	if v, ok := m.Lookup32(2, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(23, r1, r2, r3, r4, r5)
 	}
-	// 24: mov %r7, %r0
 	r7 = r0
-	// 25: mov32 %r6, 1
 	r6 = 1
 	// readsize.bpf.c:92: if (!t)
-	// 26: jeq %r7, 0, +61 (to 88)
 	if r7 == 0 {
 		runtime.CheckBudget(b-12, 26)
 		goto L88
 	}
-	// 27: mov %r3, %r10
 	r3 = r10
-	// 28: add %r3, -48
 	r3 -= 48
-	// 29: mov32 %r6, 0
 	r6 = 0
 	// readsize.bpf.c:94: skelgen_printf("\n");
-	// 30: lddw %r1, value:1+68
 	r1 = 0xb00000044
-	// 32: mov32 %r2, 2
 	r2 = 2
-	// 33: mov32 %r4, 0
 	r4 = 0
-	// 34: call runtime 0
 	m.CallAt(34, r1, r2, r3, r4, r5)
 	// readsize.bpf.c:95: if (t->reads == 0) {
-	// 35: ldxdw %r1, [%r7]
 	r1 = m.Load64At(r7, 35)
-	// 36: jne %r1, 0, +8 (to 45)
 	if r1 != 0 {
 		runtime.CheckBudget(b-22, 36)
 		goto L45
 	}
-	// 37: mov %r3, %r10
 	r3 = r10
-	// 38: add %r3, -48
 	r3 -= 48
 	// readsize.bpf.c:96: skelgen_printf("no reads in this interval\n");
-	// 39: lddw %r1, value:1+70
 	r1 = 0xb00000046
-	// 41: mov32 %r2, 27
 	r2 = 27
-	// 42: mov32 %r4, 0
 	r4 = 0
-	// 43: call runtime 0
 	m.CallAt(43, r1, r2, r3, r4, r5)
 	// readsize.bpf.c:97: return 0;
-	// 44: ja +43 (to 88)
 	b -= 18
 	runtime.CheckBudget(b-12, 44)
 	goto L88
 L45:
 	// readsize.bpf.c:99: skelgen_print_log2_hist(&hist, "bytes");
-	// 45: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 47: lddw %r2, value:4
 	r2 = 0xc00000000
-	// 49: call runtime 1
 	m.CallAt(49, r1, r2, r3, r4, r5)
 	// Instructions 50 to 52 access r7 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s50, ok := m.BlockSpan(r7, 16, false); ok {
 		v50 := runtime.WindowOf[[16]byte](s50).At(0)
-		// readsize.bpf.c:100: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", t->reads, t->bytes, t->bytes / t->reads);
-		// 50: ldxdw %r1, [%r7] (span checked)
 		r1 = uint64(v50[0]) | uint64(v50[1])<<8 | uint64(v50[2])<<16 | uint64(v50[3])<<24 | uint64(v50[4])<<32 | uint64(v50[5])<<40 | uint64(v50[6])<<48 | uint64(v50[7])<<56
-		// 51: stxdw [%r10-48], %r1 (span checked)
 		runtime.PutLE64(fp[464:], r1)
-		// 52: ldxdw %r2, [%r7+8] (span checked)
 		r2 = uint64(v50[8]) | uint64(v50[9])<<8 | uint64(v50[10])<<16 | uint64(v50[11])<<24 | uint64(v50[12])<<32 | uint64(v50[13])<<40 | uint64(v50[14])<<48 | uint64(v50[15])<<56
 	} else {
 		// readsize.bpf.c:100: skelgen_printf("%llu reads, %llu bytes, mean %llu bytes\n", t->reads, t->bytes, t->bytes / t->reads);
-		// 50: ldxdw %r1, [%r7]
 		r1 = m.Load64At(r7, 50)
-		// 51: stxdw [%r10-48], %r1
 		runtime.PutLE64(fp[464:], r1)
-		// 52: ldxdw %r2, [%r7+8]
 		r2 = m.Load64At(r7+8, 52)
 	}
-	// 53: stxdw [%r10-40], %r2
 	runtime.PutLE64(fp[472:], r2)
-	// 54: div %r2, %r1
 	if r1 != 0 {
 		r2 /= r1
 	} else {
 		r2 = 0
 	}
-	// 55: stxdw [%r10-32], %r2
 	runtime.PutLE64(fp[480:], r2)
-	// 56: mov %r3, %r10
 	r3 = r10
-	// 57: add %r3, -48
 	r3 -= 48
-	// 58: lddw %r1, value:1+97
 	r1 = 0xb00000061
-	// 60: mov32 %r2, 41
 	r2 = 41
-	// 61: mov32 %r4, 24
 	r4 = 24
-	// 62: call runtime 0
 	m.CallAt(62, r1, r2, r3, r4, r5)
 	// readsize.bpf.c:102: for (__u32 i = 0; i < MAX_SLOTS; i++)
-	// 63: stxw [%r10-48], %r6
 	runtime.PutLE32(fp[464:], r6)
 L64:
-	// 64: mov %r2, %r10
 	r2 = r10
-	// 65: add %r2, -48
 	r2 -= 48
-	// 66: mov %r3, %r10
 	r3 = r10
-	// 67: add %r3, -16
 	r3 -= 16
 	// readsize.bpf.c:103: bpf_map_update_elem(&hist, &i, &zero64, BPF_ANY);
-	// 68: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 70: mov %r4, 0
 	r4 = 0
-	// 71: call 2
 	if _, ok := m.Update32(3, uint32(uint64(fp[464])|uint64(fp[465])<<8|uint64(fp[466])<<16|uint64(fp[467])<<24), fp[496:504], 0x0); !ok {
 		m.CallAt(71, r1, r2, r3, r4, r5)
 	}
 	// readsize.bpf.c:102: for (__u32 i = 0; i < MAX_SLOTS; i++)
-	// 72: ldxw %r1, [%r10-48]
 	r1 = uint64(fp[464]) | uint64(fp[465])<<8 | uint64(fp[466])<<16 | uint64(fp[467])<<24
-	// 73: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 74: stxw [%r10-48], %r1
 	runtime.PutLE32(fp[464:], r1)
-	// 75: jlt32 %r1, 32, -12 (to 64)
 	if uint32(r1) < 32 {
 		b -= 12
 		runtime.CheckBudget(b-41, 75)
 		goto L64
 	}
-	// 76: mov %r1, 0
 	r1 = 0
 	// readsize.bpf.c:104: struct totals empty = {};
-	// 77: stxdw [%r10-40], %r1
 	runtime.PutLE64(fp[472:], r1)
-	// 78: stxdw [%r10-48], %r1
 	runtime.PutLE64(fp[464:], r1)
-	// 79: mov %r2, %r10
 	r2 = r10
-	// 80: add %r2, -4
 	r2 -= 4
-	// 81: mov %r3, %r10
 	r3 = r10
-	// 82: add %r3, -48
 	r3 -= 48
 	// readsize.bpf.c:105: bpf_map_update_elem(&totals, &zero, &empty, BPF_ANY);
-	// 83: lddw %r1, map:2
 	r1 = 0x8000000200000000
-	// 85: mov %r4, 0
 	r4 = 0
-	// 86: call 2
 	if _, ok := m.Update32(2, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[464:480], 0x0); !ok {
 		m.CallAt(86, r1, r2, r3, r4, r5)
 	}
-	// 87: mov32 %r6, 0
 	r6 = 0
 	b -= 53
 L88:
 	// readsize.bpf.c:107: }
-	// 88: mov32 %r0, %r6
 	r0 = uint64(uint32(r6))
-	// 89: exit
 	b -= 14
 	runtime.CheckBudget(b, 89)
 	return r0, b

@@ -37,29 +37,18 @@ func syslatBeginFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, r5 uint6
 	var r0 uint64
 	r10 := runtime.StackTop(d)
 	// syslat.bpf.c:223: interval_start = bpf_ktime_get_ns();
-	// 0: call 5
 	r0 = m.CallAt(0, r1, r2, r3, r4, r5)
-	// 1: lddw %r1, value:0+16
 	r1 = 0xa00000010
-	// 3: stxdw [%r1], %r0
 	m.Store64At(r1, r0, 3)
-	// 4: mov %r3, %r10
 	r3 = r10
-	// 5: add %r3, -8
 	r3 -= 8
 	// syslat.bpf.c:224: skelgen_printf("Tracing system call latency... Hit Ctrl-C to end.\n");
-	// 6: lddw %r1, value:1+76
 	r1 = 0xb0000004c
-	// 8: mov32 %r2, 51
 	r2 = 51
-	// 9: mov32 %r4, 0
 	r4 = 0
-	// 10: call runtime 0
 	m.CallAt(10, r1, r2, r3, r4, r5)
 	// syslat.bpf.c:225: return 0;
-	// 11: mov32 %r0, 0
 	r0 = 0
-	// 12: exit
 	b -= 13
 	runtime.CheckBudget(b, 12)
 	return r0, b
@@ -175,157 +164,92 @@ func syslatEndFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, int64)
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// syslat.bpf.c:248: skelgen_printf("\n%llu system calls traced", records);
-	// 0: lddw %r1, value:0
 	r1 = 0xa00000000
-	// 2: ldxdw %r1, [%r1]
 	r1 = m.Load64At(r1, 2)
-	// 3: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
-	// 4: mov %r3, %r10
 	r3 = r10
-	// 5: add %r3, -56
 	r3 -= 56
-	// 6: lddw %r1, value:1+179
 	r1 = 0xb000000b3
-	// 8: mov32 %r2, 26
 	r2 = 26
-	// 9: mov32 %r4, 8
 	r4 = 8
-	// 10: call runtime 0
 	m.CallAt(10, r1, r2, r3, r4, r5)
 	// syslat.bpf.c:249: if (detached_at)
-	// 11: lddw %r1, value:0+8
 	r1 = 0xa00000008
-	// 13: ldxdw %r1, [%r1]
 	r1 = m.Load64At(r1, 13)
-	// 14: jeq %r1, 0, +8 (to 23)
 	if r1 == 0 {
 		runtime.CheckBudget(b-15, 14)
 		goto L23
 	}
 	// syslat.bpf.c:250: skelgen_printf(" (sys_exit detached after %llu)", detached_at);
-	// 15: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
-	// 16: mov %r3, %r10
 	r3 = r10
-	// 17: add %r3, -56
 	r3 -= 56
-	// 18: lddw %r1, value:1+205
 	r1 = 0xb000000cd
-	// 20: mov32 %r2, 32
 	r2 = 32
-	// 21: mov32 %r4, 8
 	r4 = 8
-	// 22: call runtime 0
 	m.CallAt(22, r1, r2, r3, r4, r5)
 	b -= 8
 L23:
-	// 23: mov %r3, %r10
 	r3 = r10
-	// 24: add %r3, -56
 	r3 -= 56
-	// 25: mov32 %r6, 0
 	r6 = 0
 	// syslat.bpf.c:251: skelgen_printf(":\n");
-	// 26: lddw %r1, value:1+237
 	r1 = 0xb000000ed
-	// 28: mov32 %r2, 3
 	r2 = 3
-	// 29: mov32 %r4, 0
 	r4 = 0
-	// 30: call runtime 0
 	m.CallAt(30, r1, r2, r3, r4, r5)
 	// syslat.bpf.c:171: skelgen_printf("%8s %10s %12s %10s %10s %8s\n", "SYSCALL", "COUNT", "TOTAL_us", "AVG_us", "MAX_us", "SLOW");
-	// 31: lddw %r1, value:2+52
 	r1 = 0xc00000034
-	// 33: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 34: lddw %r1, value:2+45
 	r1 = 0xc0000002d
-	// 36: stxdw [%r10-24], %r1
 	runtime.PutLE64(fp[488:], r1)
-	// 37: lddw %r1, value:2+38
 	r1 = 0xc00000026
-	// 39: stxdw [%r10-32], %r1
 	runtime.PutLE64(fp[480:], r1)
-	// 40: lddw %r1, value:2+29
 	r1 = 0xc0000001d
-	// 42: stxdw [%r10-40], %r1
 	runtime.PutLE64(fp[472:], r1)
-	// 43: lddw %r1, value:2+23
 	r1 = 0xc00000017
-	// 45: stxdw [%r10-48], %r1
 	runtime.PutLE64(fp[464:], r1)
-	// 46: lddw %r1, value:2+15
 	r1 = 0xc0000000f
-	// 48: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
-	// 49: mov %r3, %r10
 	r3 = r10
-	// 50: add %r3, -56
 	r3 -= 56
-	// 51: lddw %r1, value:1+290
 	r1 = 0xb00000122
-	// 53: mov32 %r2, 29
 	r2 = 29
-	// 54: mov32 %r4, 48
 	r4 = 48
-	// 55: call runtime 0
 	m.CallAt(55, r1, r2, r3, r4, r5)
 	// syslat.bpf.c:253: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
-	// 56: stxw [%r10-80], %r6
 	runtime.PutLE32(fp[432:], r6)
-	// 57: ja +21 (to 79)
 	b -= 46
 	runtime.CheckBudget(b-4, 57)
 	goto L79
 L58:
-	// 58: ldxw %r1, [%r10-80]
 	r1 = uint64(fp[432]) | uint64(fp[433])<<8 | uint64(fp[434])<<16 | uint64(fp[435])<<24
-	// 59: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 60: stxw [%r10-80], %r1
 	runtime.PutLE32(fp[432:], r1)
-	// 61: jlt32 %r1, 512, +17 (to 79)
 	if uint32(r1) < 512 {
 		runtime.CheckBudget(b-4, 61)
 		goto L79
 	}
-	// 62: mov %r1, 10
 	r1 = 10
 	// syslat.bpf.c:258: skelgen_printf("\nHistograms of the top %d by time:\n", TOP);
-	// 63: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
-	// 64: mov %r3, %r10
 	r3 = r10
-	// 65: add %r3, -56
 	r3 -= 56
-	// 66: lddw %r1, value:1+240
 	r1 = 0xb000000f0
-	// 68: mov32 %r2, 36
 	r2 = 36
-	// 69: mov32 %r4, 8
 	r4 = 8
-	// 70: call runtime 0
 	m.CallAt(70, r1, r2, r3, r4, r5)
-	// 71: mov %r2, %r10
 	r2 = r10
-	// 72: add %r2, -56
 	r2 -= 56
 	// syslat.bpf.c:259: top_ten(&total, top, 0);
-	// 73: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 75: mov32 %r3, 0
 	r3 = 0
-	// 76: call local +85 (to 162)
 	m.CheckDepth(d, 76)
 	b -= 19
 	runtime.CheckBudget(b, 76)
 	_, b, r3, r4, r5 = syslatEndFn162(m, d+1, b, r1, r2, r3, r4, r5)
 L77:
-	// 77: mov %r6, 0
 	r6 = 0
-	// 78: ja +71 (to 150)
 	b += 26
 	runtime.CheckBudget(b-28, 78)
 	goto L150
@@ -336,184 +260,119 @@ L79:
 	if b-4 >= 49 {
 		goto U79
 	}
-	// 79: mov %r2, %r10
 	r2 = r10
-	// 80: add %r2, -80
 	r2 -= 80
 	// syslat.bpf.c:254: struct stat *s = bpf_map_lookup_elem(&total, &id);
-	// 81: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 83: call 1
 	if v, ok := m.Lookup32(3, uint32(uint64(fp[432])|uint64(fp[433])<<8|uint64(fp[434])<<16|uint64(fp[435])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(83, r1, r2, r3, r4, r5)
 	}
 	// syslat.bpf.c:255: if (s && s->count)
-	// 84: jeq %r0, 0, -27 (to 58)
 	if r0 == 0 {
 		b -= 10
 		runtime.CheckBudget(b, 84)
 		goto L58
 	}
-	// 85: ldxdw %r1, [%r0]
 	r1 = m.Load64At(r0, 85)
-	// 86: jeq %r1, 0, -29 (to 58)
 	if r1 == 0 {
 		b -= 12
 		runtime.CheckBudget(b, 86)
 		goto L58
 	}
 	// syslat.bpf.c:256: print_row(id, s);
-	// 87: ldxw %r1, [%r10-80]
 	r1 = uint64(fp[432]) | uint64(fp[433])<<8 | uint64(fp[434])<<16 | uint64(fp[435])<<24
 	// syslat.bpf.c:176: skelgen_printf("%8u %10llu %12llu %10llu %10llu %8llu\n", id, s->count, s->total_ns / 1000,
-	// 88: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
 	// Instructions 89 to 99 access r0 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s89, ok := m.BlockSpan(r0, 32, false); ok {
 		v89 := runtime.WindowOf[[32]byte](s89).At(0)
-		// 89: ldxdw %r1, [%r0] (span checked)
 		r1 = uint64(v89[0]) | uint64(v89[1])<<8 | uint64(v89[2])<<16 | uint64(v89[3])<<24 | uint64(v89[4])<<32 | uint64(v89[5])<<40 | uint64(v89[6])<<48 | uint64(v89[7])<<56
-		// 90: stxdw [%r10-48], %r1 (span checked)
 		runtime.PutLE64(fp[464:], r1)
-		// 91: ldxdw %r2, [%r0+8] (span checked)
 		r2 = uint64(v89[8]) | uint64(v89[9])<<8 | uint64(v89[10])<<16 | uint64(v89[11])<<24 | uint64(v89[12])<<32 | uint64(v89[13])<<40 | uint64(v89[14])<<48 | uint64(v89[15])<<56
-		// 92: div %r2, 1000 (span checked)
 		r2 /= 1000
-		// 93: stxdw [%r10-40], %r2 (span checked)
 		runtime.PutLE64(fp[472:], r2)
-		// 94: div %r2, %r1 (span checked)
 		if r1 != 0 {
 			r2 /= r1
 		} else {
 			r2 = 0
 		}
-		// 95: stxdw [%r10-32], %r2 (span checked)
 		runtime.PutLE64(fp[480:], r2)
-		// 96: ldxdw %r1, [%r0+16] (span checked)
 		r1 = uint64(v89[16]) | uint64(v89[17])<<8 | uint64(v89[18])<<16 | uint64(v89[19])<<24 | uint64(v89[20])<<32 | uint64(v89[21])<<40 | uint64(v89[22])<<48 | uint64(v89[23])<<56
-		// 97: div %r1, 1000 (span checked)
 		r1 /= 1000
-		// 98: stxdw [%r10-24], %r1 (span checked)
 		runtime.PutLE64(fp[488:], r1)
-		// 99: ldxdw %r1, [%r0+24] (span checked)
 		r1 = uint64(v89[24]) | uint64(v89[25])<<8 | uint64(v89[26])<<16 | uint64(v89[27])<<24 | uint64(v89[28])<<32 | uint64(v89[29])<<40 | uint64(v89[30])<<48 | uint64(v89[31])<<56
 	} else {
-		// 89: ldxdw %r1, [%r0]
 		r1 = m.Load64At(r0, 89)
-		// 90: stxdw [%r10-48], %r1
 		runtime.PutLE64(fp[464:], r1)
-		// 91: ldxdw %r2, [%r0+8]
 		r2 = m.Load64At(r0+8, 91)
-		// 92: div %r2, 1000
 		r2 /= 1000
-		// 93: stxdw [%r10-40], %r2
 		runtime.PutLE64(fp[472:], r2)
-		// 94: div %r2, %r1
 		if r1 != 0 {
 			r2 /= r1
 		} else {
 			r2 = 0
 		}
-		// 95: stxdw [%r10-32], %r2
 		runtime.PutLE64(fp[480:], r2)
-		// 96: ldxdw %r1, [%r0+16]
 		r1 = m.Load64At(r0+16, 96)
-		// 97: div %r1, 1000
 		r1 /= 1000
-		// 98: stxdw [%r10-24], %r1
 		runtime.PutLE64(fp[488:], r1)
-		// 99: ldxdw %r1, [%r0+24]
 		r1 = m.Load64At(r0+24, 99)
 	}
-	// 100: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 101: mov %r3, %r10
 	r3 = r10
-	// 102: add %r3, -56
 	r3 -= 56
-	// 103: lddw %r1, value:1+319
 	r1 = 0xb0000013f
-	// 105: mov32 %r2, 39
 	r2 = 39
-	// 106: mov32 %r4, 48
 	r4 = 48
-	// 107: call runtime 0
 	m.CallAt(107, r1, r2, r3, r4, r5)
-	// 108: ja -51 (to 58)
 	b -= 34
 	runtime.CheckBudget(b, 108)
 	goto L58
 L109:
 	// syslat.bpf.c:267: __u64 v = n ? *n : 0;
-	// 109: stxdw [%r10-80], %r1
 	runtime.PutLE64(fp[432:], r1)
-	// 110: mov %r2, %r10
 	r2 = r10
-	// 111: add %r2, -60
 	r2 -= 60
-	// 112: mov %r3, %r10
 	r3 = r10
-	// 113: add %r3, -80
 	r3 -= 80
 	// syslat.bpf.c:268: bpf_map_update_elem(&scratch, &slot, &v, BPF_ANY);
-	// 114: lddw %r1, map:4
 	r1 = 0x8000000400000000
-	// 116: mov %r4, 0
 	r4 = 0
-	// 117: call 2
 	if _, ok := m.Update32(4, uint32(uint64(fp[452])|uint64(fp[453])<<8|uint64(fp[454])<<16|uint64(fp[455])<<24), fp[432:440], 0x0); !ok {
 		m.CallAt(117, r1, r2, r3, r4, r5)
 	}
 	// syslat.bpf.c:264: for (__u32 slot = 0; slot < SLOTS; slot++) {
-	// 118: ldxw %r1, [%r10-60]
 	r1 = uint64(fp[452]) | uint64(fp[453])<<8 | uint64(fp[454])<<16 | uint64(fp[455])<<24
-	// 119: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 120: stxw [%r10-60], %r1
 	runtime.PutLE32(fp[452:], r1)
-	// 121: jlt32 %r1, 32, +17 (to 139)
 	if uint32(r1) < 32 {
 		runtime.CheckBudget(b-13, 121)
 		goto L139
 	}
 	// syslat.bpf.c:270: skelgen_printf("\nsyscall %u:\n", id);
-	// 122: stxdw [%r10-80], %r7
 	runtime.PutLE64(fp[432:], r7)
-	// 123: mov %r3, %r10
 	r3 = r10
-	// 124: add %r3, -80
 	r3 -= 80
-	// 125: lddw %r1, value:1+276
 	r1 = 0xb00000114
-	// 127: mov32 %r2, 14
 	r2 = 14
-	// 128: mov32 %r4, 8
 	r4 = 8
-	// 129: call runtime 0
 	m.CallAt(129, r1, r2, r3, r4, r5)
 	// syslat.bpf.c:271: skelgen_print_log2_hist(&scratch, "usecs");
-	// 130: lddw %r1, map:4
 	r1 = 0x8000000400000000
-	// 132: lddw %r2, value:2+9
 	r2 = 0xc00000009
-	// 134: call runtime 1
 	m.CallAt(134, r1, r2, r3, r4, r5)
 	// syslat.bpf.c:260: for (int i = 0; i < TOP; i++) {
-	// 135: add %r6, 1
 	r6 += 1
-	// 136: jne %r6, 10, +13 (to 150)
 	if r6 != 10 {
 		runtime.CheckBudget(b-28, 136)
 		goto L150
 	}
 L137:
 	// syslat.bpf.c:273: return 0;
-	// 137: mov32 %r0, 0
 	r0 = 0
-	// 138: exit
 	b -= 30
 	runtime.CheckBudget(b, 138)
 	return r0, b
@@ -525,35 +384,25 @@ L139:
 		goto U139
 	}
 	// syslat.bpf.c:265: __u32 key = id * SLOTS + slot;
-	// 139: or32 %r1, %r8
 	r1 = uint64(uint32(r1) | uint32(r8))
-	// 140: stxw [%r10-64], %r1
 	runtime.PutLE32(fp[448:], r1)
-	// 141: mov %r2, %r10
 	r2 = r10
-	// 142: add %r2, -64
 	r2 -= 64
 	// syslat.bpf.c:266: __u64 *n = bpf_map_lookup_elem(&hist, &key);
-	// 143: lddw %r1, map:5
 	r1 = 0x8000000500000000
-	// 145: call 1
 	if v, ok := m.Lookup32(5, uint32(uint64(fp[448])|uint64(fp[449])<<8|uint64(fp[450])<<16|uint64(fp[451])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(145, r1, r2, r3, r4, r5)
 	}
-	// 146: mov %r1, 0
 	r1 = 0
 	// syslat.bpf.c:267: __u64 v = n ? *n : 0;
-	// 147: jeq %r0, 0, -39 (to 109)
 	if r0 == 0 {
 		b -= 22
 		runtime.CheckBudget(b, 147)
 		goto L109
 	}
-	// 148: ldxdw %r1, [%r0]
 	r1 = m.Load64At(r0, 148)
-	// 149: ja -41 (to 109)
 	b -= 24
 	runtime.CheckBudget(b, 149)
 	goto L109
@@ -564,35 +413,23 @@ L150:
 		goto U150
 	}
 	// syslat.bpf.c:261: __u32 id = top[i];
-	// 150: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 151: lsh %r1, 2
 	r1 <<= 2
-	// 152: mov %r2, %r10
 	r2 = r10
-	// 153: add %r2, -56
 	r2 -= 56
-	// 154: add %r2, %r1
 	r2 += r1
-	// 155: ldxw %r7, [%r2]
 	r7 = m.Load32At(r2, 155)
 	// syslat.bpf.c:262: if (id == MAX_SYSCALLS)
-	// 156: jeq32 %r7, 512, -20 (to 137)
 	if uint32(r7) == 512 {
 		b -= 7
 		runtime.CheckBudget(b-28, 156)
 		goto L137
 	}
-	// 157: mov32 %r1, 0
 	r1 = 0
 	// syslat.bpf.c:264: for (__u32 slot = 0; slot < SLOTS; slot++) {
-	// 158: stxw [%r10-60], %r1
 	runtime.PutLE32(fp[452:], r1)
-	// 159: mov32 %r8, %r7
 	r8 = uint64(uint32(r7))
-	// 160: lsh32 %r8, 5
 	r8 = uint64(uint32(r8) << 5)
-	// 161: ja -23 (to 139)
 	b -= 27
 	runtime.CheckBudget(b-13, 161)
 	goto L139
@@ -772,621 +609,398 @@ func syslatEndFn162(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, r5 uint6
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// syslat.bpf.c:182: static void top_ten(void *map, __u32 top[TOP], int print)
-	// 162: stxw [%r10-160], %r3
 	runtime.PutLE32(fp[352:], r3)
-	// 163: mov %r6, %r2
 	r6 = r2
-	// 164: mov %r7, %r1
 	r7 = r1
-	// 165: mov %r1, 0
 	r1 = 0
 	// syslat.bpf.c:184: __u64 best[TOP] = {};
-	// 166: stxdw [%r10-64], %r1
 	runtime.PutLE64(fp[448:], r1)
-	// 167: stxdw [%r10-72], %r1
 	runtime.PutLE64(fp[440:], r1)
-	// 168: stxdw [%r10-80], %r1
 	runtime.PutLE64(fp[432:], r1)
-	// 169: stxdw [%r10-88], %r1
 	runtime.PutLE64(fp[424:], r1)
-	// 170: stxdw [%r10-96], %r1
 	runtime.PutLE64(fp[416:], r1)
-	// 171: stxdw [%r10-104], %r1
 	runtime.PutLE64(fp[408:], r1)
-	// 172: stxdw [%r10-112], %r1
 	runtime.PutLE64(fp[400:], r1)
-	// 173: stxdw [%r10-120], %r1
 	runtime.PutLE64(fp[392:], r1)
-	// 174: stxdw [%r10-128], %r1
 	runtime.PutLE64(fp[384:], r1)
-	// 175: stxdw [%r10-136], %r1
 	runtime.PutLE64(fp[376:], r1)
-	// 176: mov32 %r1, 512
 	r1 = 512
 	// Instructions 177 to 186 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s177, ok := m.BlockSpan(r6, 40, true); ok {
 		v177 := runtime.WindowOf[[40]byte](s177).At(0)
-		// syslat.bpf.c:187: top[i] = MAX_SYSCALLS;
-		// 177: stxw [%r6+36], %r1 (span checked)
 		runtime.PutLE32(v177[36:], r1)
-		// 178: stxw [%r6+32], %r1 (span checked)
 		runtime.PutLE32(v177[32:], r1)
-		// 179: stxw [%r6+28], %r1 (span checked)
 		runtime.PutLE32(v177[28:], r1)
-		// 180: stxw [%r6+24], %r1 (span checked)
 		runtime.PutLE32(v177[24:], r1)
-		// 181: stxw [%r6+20], %r1 (span checked)
 		runtime.PutLE32(v177[20:], r1)
-		// 182: stxw [%r6+16], %r1 (span checked)
 		runtime.PutLE32(v177[16:], r1)
-		// 183: stxw [%r6+12], %r1 (span checked)
 		runtime.PutLE32(v177[12:], r1)
-		// 184: stxw [%r6+8], %r1 (span checked)
 		runtime.PutLE32(v177[8:], r1)
-		// 185: stxw [%r6+4], %r1 (span checked)
 		runtime.PutLE32(v177[4:], r1)
-		// 186: stxw [%r6], %r1 (span checked)
 		runtime.PutLE32(v177[0:], r1)
 	} else {
 		// syslat.bpf.c:187: top[i] = MAX_SYSCALLS;
-		// 177: stxw [%r6+36], %r1
 		m.Store32At(r6+36, r1, 177)
-		// 178: stxw [%r6+32], %r1
 		m.Store32At(r6+32, r1, 178)
-		// 179: stxw [%r6+28], %r1
 		m.Store32At(r6+28, r1, 179)
-		// 180: stxw [%r6+24], %r1
 		m.Store32At(r6+24, r1, 180)
-		// 181: stxw [%r6+20], %r1
 		m.Store32At(r6+20, r1, 181)
-		// 182: stxw [%r6+16], %r1
 		m.Store32At(r6+16, r1, 182)
-		// 183: stxw [%r6+12], %r1
 		m.Store32At(r6+12, r1, 183)
-		// 184: stxw [%r6+8], %r1
 		m.Store32At(r6+8, r1, 184)
-		// 185: stxw [%r6+4], %r1
 		m.Store32At(r6+4, r1, 185)
-		// 186: stxw [%r6], %r1
 		m.Store32At(r6, r1, 186)
 	}
-	// 187: mov32 %r1, 0
 	r1 = 0
 	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
-	// 188: stxw [%r10-56], %r1
 	runtime.PutLE32(fp[456:], r1)
 	// syslat.bpf.c:187: top[i] = MAX_SYSCALLS;
-	// 189: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 190: add %r1, 36
 	r1 += 36
-	// 191: stxdw [%r10-208], %r1
 	runtime.PutLE64(fp[304:], r1)
-	// 192: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 193: add %r1, 32
 	r1 += 32
-	// 194: stxdw [%r10-200], %r1
 	runtime.PutLE64(fp[312:], r1)
-	// 195: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 196: add %r1, 28
 	r1 += 28
-	// 197: stxdw [%r10-192], %r1
 	runtime.PutLE64(fp[320:], r1)
-	// 198: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 199: add %r1, 24
 	r1 += 24
-	// 200: stxdw [%r10-184], %r1
 	runtime.PutLE64(fp[328:], r1)
-	// 201: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 202: add %r1, 20
 	r1 += 20
-	// 203: stxdw [%r10-176], %r1
 	runtime.PutLE64(fp[336:], r1)
-	// 204: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 205: add %r1, 16
 	r1 += 16
-	// 206: stxdw [%r10-168], %r1
 	runtime.PutLE64(fp[344:], r1)
-	// 207: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 208: add %r1, 12
 	r1 += 12
-	// 209: stxdw [%r10-152], %r1
 	runtime.PutLE64(fp[360:], r1)
-	// 210: mov %r8, %r6
 	r8 = runtime.Opaque(r6)
-	// 211: add %r8, 8
 	r8 += 8
-	// 212: mov %r9, %r6
 	r9 = runtime.Opaque(r6)
-	// 213: add %r9, 4
 	r9 += 4
-	// 214: ja +16 (to 231)
 	b -= 47
 	runtime.CheckBudget(b-6, 214)
 	goto L231
 L215:
 	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
-	// 215: ldxw %r1, [%r10-56]
 	r1 = uint64(fp[456]) | uint64(fp[457])<<8 | uint64(fp[458])<<16 | uint64(fp[459])<<24
 	// syslat.bpf.c:190: if (!s || s->count == 0)
-	// 216: ldxdw %r2, [%r0]
 	r2 = m.Load64At(r0, 216)
-	// 217: jeq %r2, 0, +9 (to 227)
 	if r2 == 0 {
 		runtime.CheckBudget(b-3, 217)
 		goto L227
 	}
-	// 218: mov %r4, %r10
 	r4 = r10
-	// 219: add %r4, -64
 	r4 -= 64
 	// syslat.bpf.c:192: __u64 t = s->total_ns;
-	// 220: ldxdw %r3, [%r0+8]
 	r3 = m.Load64At(r0+8, 220)
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 221: ldxw %r0, [%r6]
 	r0 = m.Load32At(r6, 221)
-	// 222: mov32 %r2, %r1
 	r2 = uint64(uint32(r1))
-	// 223: mov %r5, %r6
 	r5 = runtime.Opaque(r6)
-	// 224: jne32 %r0, 512, +13 (to 238)
 	if uint32(r0) != 512 {
 		runtime.CheckBudget(b-10, 224)
 		goto L238
 	}
 L225:
 	// syslat.bpf.c:198: best[i] = t;
-	// 225: stxdw [%r4], %r3
 	m.Store64At(r4, r3, 225)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 226: stxw [%r5], %r2
 	m.Store32At(r5, r2, 226)
 	b -= 9
 L227:
 	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
-	// 227: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 228: stxw [%r10-56], %r1
 	runtime.PutLE32(fp[456:], r1)
-	// 229: jlt32 %r1, 512, +1 (to 231)
 	if uint32(r1) < 512 {
 		runtime.CheckBudget(b-6, 229)
 		goto L231
 	}
-	// 230: ja +119 (to 350)
 	runtime.CheckBudget(b-7, 230)
 	goto L350
 L231:
-	// 231: mov %r2, %r10
 	r2 = r10
-	// 232: add %r2, -56
 	r2 -= 56
 	// syslat.bpf.c:189: struct stat *s = bpf_map_lookup_elem(map, &id);
-	// 233: mov %r1, %r7
 	r1 = runtime.Opaque(r7)
-	// 234: call 1
 	r0 = m.LookupAt(234, r1, r2, r3, r4, r5)
 	// syslat.bpf.c:190: if (!s || s->count == 0)
-	// 235: jne %r0, 0, -21 (to 215)
 	if r0 != 0 {
 		b -= 11
 		runtime.CheckBudget(b, 235)
 		goto L215
 	}
 	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
-	// 236: ldxw %r1, [%r10-56]
 	r1 = uint64(fp[456]) | uint64(fp[457])<<8 | uint64(fp[458])<<16 | uint64(fp[459])<<24
 	// syslat.bpf.c:190: if (!s || s->count == 0)
-	// 237: ja -11 (to 227)
 	b -= 10
 	runtime.CheckBudget(b-3, 237)
 	goto L227
 L238:
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 238: ldxdw %r4, [%r10-64]
 	r4 = uint64(fp[448]) | uint64(fp[449])<<8 | uint64(fp[450])<<16 | uint64(fp[451])<<24 | uint64(fp[452])<<32 | uint64(fp[453])<<40 | uint64(fp[454])<<48 | uint64(fp[455])<<56
-	// 239: mov32 %r2, %r1
 	r2 = uint64(uint32(r1))
-	// 240: jle %r3, %r4, +4 (to 245)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-13, 240)
 		goto L245
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 241: stxdw [%r10-64], %r3
 	runtime.PutLE64(fp[448:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 242: stxw [%r6], %r1
 	m.Store32At(r6, r1, 242)
-	// 243: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 244: mov %r3, %r4
 	r3 = r4
 	b -= 4
 L245:
-	// 245: mov %r4, %r10
 	r4 = r10
-	// 246: add %r4, -72
 	r4 -= 72
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 247: ldxw %r0, [%r9]
 	r0 = m.Load32At(r9, 247)
-	// 248: mov %r5, %r9
 	r5 = runtime.Opaque(r9)
-	// 249: jeq32 %r0, 512, -25 (to 225)
 	if uint32(r0) == 512 {
 		b -= 8
 		runtime.CheckBudget(b-10, 249)
 		goto L225
 	}
-	// 250: ldxdw %r4, [%r10-72]
 	r4 = uint64(fp[440]) | uint64(fp[441])<<8 | uint64(fp[442])<<16 | uint64(fp[443])<<24 | uint64(fp[444])<<32 | uint64(fp[445])<<40 | uint64(fp[446])<<48 | uint64(fp[447])<<56
-	// 251: jle %r3, %r4, +4 (to 256)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-20, 251)
 		goto L256
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 252: stxdw [%r10-72], %r3
 	runtime.PutLE64(fp[440:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 253: stxw [%r9], %r2
 	m.Store32At(r9, r2, 253)
-	// 254: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 255: mov %r3, %r4
 	r3 = r4
 	b -= 4
 L256:
-	// 256: mov %r4, %r10
 	r4 = r10
-	// 257: add %r4, -80
 	r4 -= 80
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 258: ldxw %r0, [%r8]
 	r0 = m.Load32At(r8, 258)
-	// 259: mov %r5, %r8
 	r5 = runtime.Opaque(r8)
-	// 260: jeq32 %r0, 512, -36 (to 225)
 	if uint32(r0) == 512 {
 		b -= 15
 		runtime.CheckBudget(b-10, 260)
 		goto L225
 	}
-	// 261: ldxdw %r4, [%r10-80]
 	r4 = uint64(fp[432]) | uint64(fp[433])<<8 | uint64(fp[434])<<16 | uint64(fp[435])<<24 | uint64(fp[436])<<32 | uint64(fp[437])<<40 | uint64(fp[438])<<48 | uint64(fp[439])<<56
-	// 262: jle %r3, %r4, +4 (to 267)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-27, 262)
 		goto L267
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 263: stxdw [%r10-80], %r3
 	runtime.PutLE64(fp[432:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 264: stxw [%r8], %r2
 	m.Store32At(r8, r2, 264)
-	// 265: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 266: mov %r3, %r4
 	r3 = r4
 	b -= 4
 L267:
-	// 267: mov %r4, %r10
 	r4 = r10
-	// 268: add %r4, -88
 	r4 -= 88
-	// 269: ldxdw %r5, [%r10-152]
 	r5 = uint64(fp[360]) | uint64(fp[361])<<8 | uint64(fp[362])<<16 | uint64(fp[363])<<24 | uint64(fp[364])<<32 | uint64(fp[365])<<40 | uint64(fp[366])<<48 | uint64(fp[367])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 270: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 270)
-	// 271: jeq32 %r0, 512, -47 (to 225)
 	if uint32(r0) == 512 {
 		b -= 22
 		runtime.CheckBudget(b-10, 271)
 		goto L225
 	}
-	// 272: ldxdw %r4, [%r10-88]
 	r4 = uint64(fp[424]) | uint64(fp[425])<<8 | uint64(fp[426])<<16 | uint64(fp[427])<<24 | uint64(fp[428])<<32 | uint64(fp[429])<<40 | uint64(fp[430])<<48 | uint64(fp[431])<<56
-	// 273: jle %r3, %r4, +5 (to 279)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-34, 273)
 		goto L279
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 274: stxdw [%r10-88], %r3
 	runtime.PutLE64(fp[424:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 275: ldxdw %r3, [%r10-152]
 	r3 = uint64(fp[360]) | uint64(fp[361])<<8 | uint64(fp[362])<<16 | uint64(fp[363])<<24 | uint64(fp[364])<<32 | uint64(fp[365])<<40 | uint64(fp[366])<<48 | uint64(fp[367])<<56
-	// 276: stxw [%r3], %r2
 	m.Store32At(r3, r2, 276)
-	// 277: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 278: mov %r3, %r4
 	r3 = r4
 	b -= 5
 L279:
-	// 279: mov %r4, %r10
 	r4 = r10
-	// 280: add %r4, -96
 	r4 -= 96
-	// 281: ldxdw %r5, [%r10-168]
 	r5 = uint64(fp[344]) | uint64(fp[345])<<8 | uint64(fp[346])<<16 | uint64(fp[347])<<24 | uint64(fp[348])<<32 | uint64(fp[349])<<40 | uint64(fp[350])<<48 | uint64(fp[351])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 282: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 282)
-	// 283: jeq32 %r0, 512, -59 (to 225)
 	if uint32(r0) == 512 {
 		b -= 29
 		runtime.CheckBudget(b-10, 283)
 		goto L225
 	}
-	// 284: ldxdw %r4, [%r10-96]
 	r4 = uint64(fp[416]) | uint64(fp[417])<<8 | uint64(fp[418])<<16 | uint64(fp[419])<<24 | uint64(fp[420])<<32 | uint64(fp[421])<<40 | uint64(fp[422])<<48 | uint64(fp[423])<<56
-	// 285: jle %r3, %r4, +5 (to 291)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-41, 285)
 		goto L291
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 286: stxdw [%r10-96], %r3
 	runtime.PutLE64(fp[416:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 287: ldxdw %r3, [%r10-168]
 	r3 = uint64(fp[344]) | uint64(fp[345])<<8 | uint64(fp[346])<<16 | uint64(fp[347])<<24 | uint64(fp[348])<<32 | uint64(fp[349])<<40 | uint64(fp[350])<<48 | uint64(fp[351])<<56
-	// 288: stxw [%r3], %r2
 	m.Store32At(r3, r2, 288)
-	// 289: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 290: mov %r3, %r4
 	r3 = r4
 	b -= 5
 L291:
-	// 291: mov %r4, %r10
 	r4 = r10
-	// 292: add %r4, -104
 	r4 -= 104
-	// 293: ldxdw %r5, [%r10-176]
 	r5 = uint64(fp[336]) | uint64(fp[337])<<8 | uint64(fp[338])<<16 | uint64(fp[339])<<24 | uint64(fp[340])<<32 | uint64(fp[341])<<40 | uint64(fp[342])<<48 | uint64(fp[343])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 294: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 294)
-	// 295: jeq32 %r0, 512, -71 (to 225)
 	if uint32(r0) == 512 {
 		b -= 36
 		runtime.CheckBudget(b-10, 295)
 		goto L225
 	}
-	// 296: ldxdw %r4, [%r10-104]
 	r4 = uint64(fp[408]) | uint64(fp[409])<<8 | uint64(fp[410])<<16 | uint64(fp[411])<<24 | uint64(fp[412])<<32 | uint64(fp[413])<<40 | uint64(fp[414])<<48 | uint64(fp[415])<<56
-	// 297: jle %r3, %r4, +5 (to 303)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-48, 297)
 		goto L303
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 298: stxdw [%r10-104], %r3
 	runtime.PutLE64(fp[408:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 299: ldxdw %r3, [%r10-176]
 	r3 = uint64(fp[336]) | uint64(fp[337])<<8 | uint64(fp[338])<<16 | uint64(fp[339])<<24 | uint64(fp[340])<<32 | uint64(fp[341])<<40 | uint64(fp[342])<<48 | uint64(fp[343])<<56
-	// 300: stxw [%r3], %r2
 	m.Store32At(r3, r2, 300)
-	// 301: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 302: mov %r3, %r4
 	r3 = r4
 	b -= 5
 L303:
-	// 303: mov %r4, %r10
 	r4 = r10
-	// 304: add %r4, -112
 	r4 -= 112
-	// 305: ldxdw %r5, [%r10-184]
 	r5 = uint64(fp[328]) | uint64(fp[329])<<8 | uint64(fp[330])<<16 | uint64(fp[331])<<24 | uint64(fp[332])<<32 | uint64(fp[333])<<40 | uint64(fp[334])<<48 | uint64(fp[335])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 306: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 306)
-	// 307: jeq32 %r0, 512, -83 (to 225)
 	if uint32(r0) == 512 {
 		b -= 43
 		runtime.CheckBudget(b-10, 307)
 		goto L225
 	}
-	// 308: ldxdw %r4, [%r10-112]
 	r4 = uint64(fp[400]) | uint64(fp[401])<<8 | uint64(fp[402])<<16 | uint64(fp[403])<<24 | uint64(fp[404])<<32 | uint64(fp[405])<<40 | uint64(fp[406])<<48 | uint64(fp[407])<<56
-	// 309: jle %r3, %r4, +5 (to 315)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-55, 309)
 		goto L315
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 310: stxdw [%r10-112], %r3
 	runtime.PutLE64(fp[400:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 311: ldxdw %r3, [%r10-184]
 	r3 = uint64(fp[328]) | uint64(fp[329])<<8 | uint64(fp[330])<<16 | uint64(fp[331])<<24 | uint64(fp[332])<<32 | uint64(fp[333])<<40 | uint64(fp[334])<<48 | uint64(fp[335])<<56
-	// 312: stxw [%r3], %r2
 	m.Store32At(r3, r2, 312)
-	// 313: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 314: mov %r3, %r4
 	r3 = r4
 	b -= 5
 L315:
-	// 315: mov %r4, %r10
 	r4 = r10
-	// 316: add %r4, -120
 	r4 -= 120
-	// 317: ldxdw %r5, [%r10-192]
 	r5 = uint64(fp[320]) | uint64(fp[321])<<8 | uint64(fp[322])<<16 | uint64(fp[323])<<24 | uint64(fp[324])<<32 | uint64(fp[325])<<40 | uint64(fp[326])<<48 | uint64(fp[327])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 318: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 318)
-	// 319: jeq32 %r0, 512, -95 (to 225)
 	if uint32(r0) == 512 {
 		b -= 50
 		runtime.CheckBudget(b-10, 319)
 		goto L225
 	}
-	// 320: ldxdw %r4, [%r10-120]
 	r4 = uint64(fp[392]) | uint64(fp[393])<<8 | uint64(fp[394])<<16 | uint64(fp[395])<<24 | uint64(fp[396])<<32 | uint64(fp[397])<<40 | uint64(fp[398])<<48 | uint64(fp[399])<<56
-	// 321: jle %r3, %r4, +5 (to 327)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-62, 321)
 		goto L327
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 322: stxdw [%r10-120], %r3
 	runtime.PutLE64(fp[392:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 323: ldxdw %r3, [%r10-192]
 	r3 = uint64(fp[320]) | uint64(fp[321])<<8 | uint64(fp[322])<<16 | uint64(fp[323])<<24 | uint64(fp[324])<<32 | uint64(fp[325])<<40 | uint64(fp[326])<<48 | uint64(fp[327])<<56
-	// 324: stxw [%r3], %r2
 	m.Store32At(r3, r2, 324)
-	// 325: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 326: mov %r3, %r4
 	r3 = r4
 	b -= 5
 L327:
-	// 327: mov %r4, %r10
 	r4 = r10
-	// 328: add %r4, -128
 	r4 -= 128
-	// 329: ldxdw %r5, [%r10-200]
 	r5 = uint64(fp[312]) | uint64(fp[313])<<8 | uint64(fp[314])<<16 | uint64(fp[315])<<24 | uint64(fp[316])<<32 | uint64(fp[317])<<40 | uint64(fp[318])<<48 | uint64(fp[319])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 330: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 330)
-	// 331: jeq32 %r0, 512, -107 (to 225)
 	if uint32(r0) == 512 {
 		b -= 57
 		runtime.CheckBudget(b-10, 331)
 		goto L225
 	}
-	// 332: ldxdw %r4, [%r10-128]
 	r4 = uint64(fp[384]) | uint64(fp[385])<<8 | uint64(fp[386])<<16 | uint64(fp[387])<<24 | uint64(fp[388])<<32 | uint64(fp[389])<<40 | uint64(fp[390])<<48 | uint64(fp[391])<<56
-	// 333: jle %r3, %r4, +5 (to 339)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-69, 333)
 		goto L339
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 334: stxdw [%r10-128], %r3
 	runtime.PutLE64(fp[384:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 335: ldxdw %r3, [%r10-200]
 	r3 = uint64(fp[312]) | uint64(fp[313])<<8 | uint64(fp[314])<<16 | uint64(fp[315])<<24 | uint64(fp[316])<<32 | uint64(fp[317])<<40 | uint64(fp[318])<<48 | uint64(fp[319])<<56
-	// 336: stxw [%r3], %r2
 	m.Store32At(r3, r2, 336)
-	// 337: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 338: mov %r3, %r4
 	r3 = r4
 	b -= 5
 L339:
-	// 339: mov %r4, %r10
 	r4 = r10
-	// 340: add %r4, -136
 	r4 -= 136
-	// 341: ldxdw %r5, [%r10-208]
 	r5 = uint64(fp[304]) | uint64(fp[305])<<8 | uint64(fp[306])<<16 | uint64(fp[307])<<24 | uint64(fp[308])<<32 | uint64(fp[309])<<40 | uint64(fp[310])<<48 | uint64(fp[311])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 342: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 342)
-	// 343: jeq32 %r0, 512, -119 (to 225)
 	if uint32(r0) == 512 {
 		b -= 64
 		runtime.CheckBudget(b-10, 343)
 		goto L225
 	}
-	// 344: ldxdw %r4, [%r10-136]
 	r4 = uint64(fp[376]) | uint64(fp[377])<<8 | uint64(fp[378])<<16 | uint64(fp[379])<<24 | uint64(fp[380])<<32 | uint64(fp[381])<<40 | uint64(fp[382])<<48 | uint64(fp[383])<<56
-	// 345: jle %r3, %r4, -119 (to 227)
 	if r3 <= r4 {
 		b -= 73
 		runtime.CheckBudget(b-3, 345)
 		goto L227
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 346: stxdw [%r10-136], %r3
 	runtime.PutLE64(fp[376:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 347: ldxdw %r3, [%r10-208]
 	r3 = uint64(fp[304]) | uint64(fp[305])<<8 | uint64(fp[306])<<16 | uint64(fp[307])<<24 | uint64(fp[308])<<32 | uint64(fp[309])<<40 | uint64(fp[310])<<48 | uint64(fp[311])<<56
-	// 348: stxw [%r3], %r2
 	m.Store32At(r3, r2, 348)
-	// 349: ja -123 (to 227)
 	b -= 77
 	runtime.CheckBudget(b-3, 349)
 	goto L227
 L350:
 	// syslat.bpf.c:207: if (!print)
-	// 350: ldxw %r1, [%r10-160]
 	r1 = uint64(fp[352]) | uint64(fp[353])<<8 | uint64(fp[354])<<16 | uint64(fp[355])<<24
-	// 351: jeq32 %r1, 0, +61 (to 413)
 	if uint32(r1) == 0 {
 		runtime.CheckBudget(b-9, 351)
 		goto L413
 	}
 	// syslat.bpf.c:171: skelgen_printf("%8s %10s %12s %10s %10s %8s\n", "SYSCALL", "COUNT", "TOTAL_us", "AVG_us", "MAX_us", "SLOW");
-	// 352: lddw %r1, value:2+52
 	r1 = 0xc00000034
-	// 354: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 355: lddw %r1, value:2+45
 	r1 = 0xc0000002d
-	// 357: stxdw [%r10-24], %r1
 	runtime.PutLE64(fp[488:], r1)
-	// 358: lddw %r1, value:2+38
 	r1 = 0xc00000026
-	// 360: stxdw [%r10-32], %r1
 	runtime.PutLE64(fp[480:], r1)
-	// 361: lddw %r1, value:2+29
 	r1 = 0xc0000001d
-	// 363: stxdw [%r10-40], %r1
 	runtime.PutLE64(fp[472:], r1)
-	// 364: lddw %r1, value:2+23
 	r1 = 0xc00000017
-	// 366: stxdw [%r10-48], %r1
 	runtime.PutLE64(fp[464:], r1)
-	// 367: lddw %r1, value:2+15
 	r1 = 0xc0000000f
-	// 369: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
-	// 370: mov %r3, %r10
 	r3 = r10
-	// 371: add %r3, -56
 	r3 -= 56
-	// 372: lddw %r1, value:1+290
 	r1 = 0xb00000122
-	// 374: mov32 %r2, 29
 	r2 = 29
-	// 375: mov32 %r4, 48
 	r4 = 48
-	// 376: call runtime 0
 	r0 = m.CallAt(376, r1, r2, r3, r4, r5)
-	// 377: mov %r8, 0
 	r8 = 0
-	// 378: ja +2 (to 381)
 	runtime.CheckBudget(b-36, 378)
 	goto L381
 L379:
 	// syslat.bpf.c:210: for (int i = 0; i < TOP; i++) {
-	// 379: add %r8, 4
 	r8 += 4
-	// 380: jeq %r8, 40, +32 (to 413)
 	if r8 == 40 {
 		b += 7
 		runtime.CheckBudget(b-9, 380)
@@ -1400,122 +1014,79 @@ L381:
 		goto U381
 	}
 	// syslat.bpf.c:211: __u32 id = top[i];
-	// 381: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 382: add %r1, %r8
 	r1 += r8
-	// 383: ldxw %r1, [%r1]
 	r1 = m.Load32At(r1, 383)
-	// 384: stxw [%r10-140], %r1
 	runtime.PutLE32(fp[372:], r1)
 	// syslat.bpf.c:212: if (id == MAX_SYSCALLS)
-	// 385: jeq32 %r1, 512, +27 (to 413)
 	if uint32(r1) == 512 {
 		b -= 32
 		runtime.CheckBudget(b-9, 385)
 		goto L413
 	}
-	// 386: mov %r2, %r10
 	r2 = r10
-	// 387: add %r2, -140
 	r2 -= 140
 	// syslat.bpf.c:214: struct stat *s = bpf_map_lookup_elem(map, &id);
-	// 388: mov %r1, %r7
 	r1 = runtime.Opaque(r7)
-	// 389: call 1
 	r0 = m.LookupAt(389, r1, r2, r3, r4, r5)
 	// syslat.bpf.c:215: if (s)
-	// 390: jeq %r0, 0, -12 (to 379)
 	if r0 == 0 {
 		b -= 46
 		runtime.CheckBudget(b, 390)
 		goto L379
 	}
 	// syslat.bpf.c:216: print_row(id, s);
-	// 391: ldxw %r1, [%r10-140]
 	r1 = uint64(fp[372]) | uint64(fp[373])<<8 | uint64(fp[374])<<16 | uint64(fp[375])<<24
 	// syslat.bpf.c:176: skelgen_printf("%8u %10llu %12llu %10llu %10llu %8llu\n", id, s->count, s->total_ns / 1000,
-	// 392: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
 	// Instructions 393 to 403 access r0 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s393, ok := m.BlockSpan(r0, 32, false); ok {
 		v393 := runtime.WindowOf[[32]byte](s393).At(0)
-		// 393: ldxdw %r1, [%r0] (span checked)
 		r1 = uint64(v393[0]) | uint64(v393[1])<<8 | uint64(v393[2])<<16 | uint64(v393[3])<<24 | uint64(v393[4])<<32 | uint64(v393[5])<<40 | uint64(v393[6])<<48 | uint64(v393[7])<<56
-		// 394: stxdw [%r10-48], %r1 (span checked)
 		runtime.PutLE64(fp[464:], r1)
-		// 395: ldxdw %r2, [%r0+8] (span checked)
 		r2 = uint64(v393[8]) | uint64(v393[9])<<8 | uint64(v393[10])<<16 | uint64(v393[11])<<24 | uint64(v393[12])<<32 | uint64(v393[13])<<40 | uint64(v393[14])<<48 | uint64(v393[15])<<56
-		// 396: div %r2, 1000 (span checked)
 		r2 /= 1000
-		// 397: stxdw [%r10-40], %r2 (span checked)
 		runtime.PutLE64(fp[472:], r2)
-		// 398: div %r2, %r1 (span checked)
 		if r1 != 0 {
 			r2 /= r1
 		} else {
 			r2 = 0
 		}
-		// 399: stxdw [%r10-32], %r2 (span checked)
 		runtime.PutLE64(fp[480:], r2)
-		// 400: ldxdw %r1, [%r0+16] (span checked)
 		r1 = uint64(v393[16]) | uint64(v393[17])<<8 | uint64(v393[18])<<16 | uint64(v393[19])<<24 | uint64(v393[20])<<32 | uint64(v393[21])<<40 | uint64(v393[22])<<48 | uint64(v393[23])<<56
-		// 401: div %r1, 1000 (span checked)
 		r1 /= 1000
-		// 402: stxdw [%r10-24], %r1 (span checked)
 		runtime.PutLE64(fp[488:], r1)
-		// 403: ldxdw %r1, [%r0+24] (span checked)
 		r1 = uint64(v393[24]) | uint64(v393[25])<<8 | uint64(v393[26])<<16 | uint64(v393[27])<<24 | uint64(v393[28])<<32 | uint64(v393[29])<<40 | uint64(v393[30])<<48 | uint64(v393[31])<<56
 	} else {
-		// 393: ldxdw %r1, [%r0]
 		r1 = m.Load64At(r0, 393)
-		// 394: stxdw [%r10-48], %r1
 		runtime.PutLE64(fp[464:], r1)
-		// 395: ldxdw %r2, [%r0+8]
 		r2 = m.Load64At(r0+8, 395)
-		// 396: div %r2, 1000
 		r2 /= 1000
-		// 397: stxdw [%r10-40], %r2
 		runtime.PutLE64(fp[472:], r2)
-		// 398: div %r2, %r1
 		if r1 != 0 {
 			r2 /= r1
 		} else {
 			r2 = 0
 		}
-		// 399: stxdw [%r10-32], %r2
 		runtime.PutLE64(fp[480:], r2)
-		// 400: ldxdw %r1, [%r0+16]
 		r1 = m.Load64At(r0+16, 400)
-		// 401: div %r1, 1000
 		r1 /= 1000
-		// 402: stxdw [%r10-24], %r1
 		runtime.PutLE64(fp[488:], r1)
-		// 403: ldxdw %r1, [%r0+24]
 		r1 = m.Load64At(r0+24, 403)
 	}
-	// 404: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 405: mov %r3, %r10
 	r3 = r10
-	// 406: add %r3, -56
 	r3 -= 56
-	// 407: lddw %r1, value:1+319
 	r1 = 0xb0000013f
-	// 409: mov32 %r2, 39
 	r2 = 39
-	// 410: mov32 %r4, 48
 	r4 = 48
-	// 411: call runtime 0
 	r0 = m.CallAt(411, r1, r2, r3, r4, r5)
-	// 412: ja -34 (to 379)
 	b -= 68
 	runtime.CheckBudget(b, 412)
 	goto L379
 L413:
 	// syslat.bpf.c:218: }
-	// 413: exit
 	b -= 10
 	runtime.CheckBudget(b, 413)
 	return r0, b, r3, r4, r5
@@ -1658,60 +1229,42 @@ func syslatOnSyscallFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint6
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// syslat.bpf.c:146: int on_syscall(struct event *e)
-	// 0: mov %r6, %r1
 	r6 = r1
-	// 1: mov32 %r0, 0
 	r0 = 0
 	// syslat.bpf.c:148: __u32 id = e->id;
-	// 2: ldxw %r7, [%r6+16]
 	r7 = m.Load32At(r6+16, 2)
 	// syslat.bpf.c:149: if (id >= MAX_SYSCALLS)
-	// 3: jgt32 %r7, 511, +152 (to 156)
 	if uint32(r7) > 511 {
 		runtime.CheckBudget(b-4, 3)
 		goto L156
 	}
 	// syslat.bpf.c:151: records++;
-	// 4: lddw %r1, value:0
 	r1 = 0xa00000000
 	// Instructions 6 to 8 access r1 at constant offsets: when the span they reach
 	// is in its region, run a copy that checks it once.
 	if s6, ok := m.BlockSpan(r1, 8, true); ok {
 		v6 := runtime.WindowOf[[8]byte](s6).At(0)
-		// 6: ldxdw %r2, [%r1] (span checked)
 		r2 = uint64(v6[0]) | uint64(v6[1])<<8 | uint64(v6[2])<<16 | uint64(v6[3])<<24 | uint64(v6[4])<<32 | uint64(v6[5])<<40 | uint64(v6[6])<<48 | uint64(v6[7])<<56
-		// 7: add %r2, 1 (span checked)
 		r2 += 1
-		// 8: stxdw [%r1], %r2 (span checked)
 		runtime.PutLE64(v6[0:], r2)
 	} else {
-		// 6: ldxdw %r2, [%r1]
 		r2 = m.Load64At(r1, 6)
-		// 7: add %r2, 1
 		r2 += 1
-		// 8: stxdw [%r1], %r2
 		m.Store64At(r1, r2, 8)
 	}
 	// syslat.bpf.c:152: account(&total, id, e->lat_ns);
-	// 9: ldxdw %r8, [%r6]
 	r8 = m.Load64At(r6, 9)
-	// 10: stxw [%r10-32], %r7
 	runtime.PutLE32(fp[480:], r7)
-	// 11: mov %r2, %r10
 	r2 = r10
-	// 12: add %r2, -32
 	r2 -= 32
 	// syslat.bpf.c:134: struct stat *s = bpf_map_lookup_elem(map, &id);
-	// 13: lddw %r1, map:1
 	r1 = 0x8000000100000000
-	// 15: call 1
 	if v, ok := m.Lookup32(1, uint32(uint64(fp[480])|uint64(fp[481])<<8|uint64(fp[482])<<16|uint64(fp[483])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(15, r1, r2, r3, r4, r5)
 	}
 	// syslat.bpf.c:135: if (!s)
-	// 16: jeq %r0, 0, +16 (to 33)
 	if r0 == 0 {
 		runtime.CheckBudget(b-17, 16)
 		goto L33
@@ -1720,58 +1273,36 @@ func syslatOnSyscallFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint6
 	// reach is in its region, run a copy that checks it once.
 	if s17, ok := m.BlockSpan(r0, 24, true); ok {
 		v17 := runtime.WindowOf[[24]byte](s17).At(0)
-		// syslat.bpf.c:137: s->count++;
-		// 17: ldxdw %r1, [%r0] (span checked)
 		r1 = uint64(v17[0]) | uint64(v17[1])<<8 | uint64(v17[2])<<16 | uint64(v17[3])<<24 | uint64(v17[4])<<32 | uint64(v17[5])<<40 | uint64(v17[6])<<48 | uint64(v17[7])<<56
-		// 18: add %r1, 1 (span checked)
 		r1 += 1
-		// 19: stxdw [%r0], %r1 (span checked)
 		runtime.PutLE64(v17[0:], r1)
-		// syslat.bpf.c:138: s->total_ns += lat;
-		// 20: ldxdw %r1, [%r0+8] (span checked)
 		r1 = uint64(v17[8]) | uint64(v17[9])<<8 | uint64(v17[10])<<16 | uint64(v17[11])<<24 | uint64(v17[12])<<32 | uint64(v17[13])<<40 | uint64(v17[14])<<48 | uint64(v17[15])<<56
-		// 21: add %r1, %r8 (span checked)
 		r1 += r8
-		// 22: stxdw [%r0+8], %r1 (span checked)
 		runtime.PutLE64(v17[8:], r1)
-		// syslat.bpf.c:139: if (lat > s->max_ns)
-		// 23: ldxdw %r1, [%r0+16] (span checked)
 		r1 = uint64(v17[16]) | uint64(v17[17])<<8 | uint64(v17[18])<<16 | uint64(v17[19])<<24 | uint64(v17[20])<<32 | uint64(v17[21])<<40 | uint64(v17[22])<<48 | uint64(v17[23])<<56
 	} else {
 		// syslat.bpf.c:137: s->count++;
-		// 17: ldxdw %r1, [%r0]
 		r1 = m.Load64At(r0, 17)
-		// 18: add %r1, 1
 		r1 += 1
-		// 19: stxdw [%r0], %r1
 		m.Store64At(r0, r1, 19)
 		// syslat.bpf.c:138: s->total_ns += lat;
-		// 20: ldxdw %r1, [%r0+8]
 		r1 = m.Load64At(r0+8, 20)
-		// 21: add %r1, %r8
 		r1 += r8
-		// 22: stxdw [%r0+8], %r1
 		m.Store64At(r0+8, r1, 22)
 		// syslat.bpf.c:139: if (lat > s->max_ns)
-		// 23: ldxdw %r1, [%r0+16]
 		r1 = m.Load64At(r0+16, 23)
 	}
-	// 24: jge %r1, %r8, +1 (to 26)
 	if r1 >= r8 {
 		runtime.CheckBudget(b-25, 24)
 		goto L26
 	}
 	// syslat.bpf.c:140: s->max_ns = lat;
-	// 25: stxdw [%r0+16], %r8
 	m.Store64At(r0+16, r8, 25)
 	b -= 1
 L26:
 	// syslat.bpf.c:141: if (lat >= slow_ns)
-	// 26: lddw %r1, value:2+8
 	r1 = 0xb00000008
-	// 28: ldxdw %r1, [%r1]
 	r1 = m.Load64At(r1, 28)
-	// 29: jgt %r1, %r8, +3 (to 33)
 	if r1 > r8 {
 		b -= 12
 		runtime.CheckBudget(b-17, 29)
@@ -1781,44 +1312,30 @@ L26:
 	// reach is in its region, run a copy that checks it once.
 	if s30, ok := m.BlockSpan(r0+24, 8, true); ok {
 		v30 := runtime.WindowOf[[8]byte](s30).At(0)
-		// syslat.bpf.c:142: s->slow++;
-		// 30: ldxdw %r1, [%r0+24] (span checked)
 		r1 = uint64(v30[0]) | uint64(v30[1])<<8 | uint64(v30[2])<<16 | uint64(v30[3])<<24 | uint64(v30[4])<<32 | uint64(v30[5])<<40 | uint64(v30[6])<<48 | uint64(v30[7])<<56
-		// 31: add %r1, 1 (span checked)
 		r1 += 1
-		// 32: stxdw [%r0+24], %r1 (span checked)
 		runtime.PutLE64(v30[0:], r1)
 	} else {
 		// syslat.bpf.c:142: s->slow++;
-		// 30: ldxdw %r1, [%r0+24]
 		r1 = m.Load64At(r0+24, 30)
-		// 31: add %r1, 1
 		r1 += 1
-		// 32: stxdw [%r0+24], %r1
 		m.Store64At(r0+24, r1, 32)
 	}
 	b -= 15
 L33:
 	// syslat.bpf.c:153: account(&window, id, e->lat_ns);
-	// 33: ldxdw %r8, [%r6]
 	r8 = m.Load64At(r6, 33)
-	// 34: stxw [%r10-32], %r7
 	runtime.PutLE32(fp[480:], r7)
-	// 35: mov %r2, %r10
 	r2 = r10
-	// 36: add %r2, -32
 	r2 -= 32
 	// syslat.bpf.c:134: struct stat *s = bpf_map_lookup_elem(map, &id);
-	// 37: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 39: call 1
 	if v, ok := m.Lookup32(3, uint32(uint64(fp[480])|uint64(fp[481])<<8|uint64(fp[482])<<16|uint64(fp[483])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(39, r1, r2, r3, r4, r5)
 	}
 	// syslat.bpf.c:135: if (!s)
-	// 40: jeq %r0, 0, +16 (to 57)
 	if r0 == 0 {
 		runtime.CheckBudget(b-25, 40)
 		goto L57
@@ -1827,58 +1344,36 @@ L33:
 	// reach is in its region, run a copy that checks it once.
 	if s41, ok := m.BlockSpan(r0, 24, true); ok {
 		v41 := runtime.WindowOf[[24]byte](s41).At(0)
-		// syslat.bpf.c:137: s->count++;
-		// 41: ldxdw %r1, [%r0] (span checked)
 		r1 = uint64(v41[0]) | uint64(v41[1])<<8 | uint64(v41[2])<<16 | uint64(v41[3])<<24 | uint64(v41[4])<<32 | uint64(v41[5])<<40 | uint64(v41[6])<<48 | uint64(v41[7])<<56
-		// 42: add %r1, 1 (span checked)
 		r1 += 1
-		// 43: stxdw [%r0], %r1 (span checked)
 		runtime.PutLE64(v41[0:], r1)
-		// syslat.bpf.c:138: s->total_ns += lat;
-		// 44: ldxdw %r1, [%r0+8] (span checked)
 		r1 = uint64(v41[8]) | uint64(v41[9])<<8 | uint64(v41[10])<<16 | uint64(v41[11])<<24 | uint64(v41[12])<<32 | uint64(v41[13])<<40 | uint64(v41[14])<<48 | uint64(v41[15])<<56
-		// 45: add %r1, %r8 (span checked)
 		r1 += r8
-		// 46: stxdw [%r0+8], %r1 (span checked)
 		runtime.PutLE64(v41[8:], r1)
-		// syslat.bpf.c:139: if (lat > s->max_ns)
-		// 47: ldxdw %r1, [%r0+16] (span checked)
 		r1 = uint64(v41[16]) | uint64(v41[17])<<8 | uint64(v41[18])<<16 | uint64(v41[19])<<24 | uint64(v41[20])<<32 | uint64(v41[21])<<40 | uint64(v41[22])<<48 | uint64(v41[23])<<56
 	} else {
 		// syslat.bpf.c:137: s->count++;
-		// 41: ldxdw %r1, [%r0]
 		r1 = m.Load64At(r0, 41)
-		// 42: add %r1, 1
 		r1 += 1
-		// 43: stxdw [%r0], %r1
 		m.Store64At(r0, r1, 43)
 		// syslat.bpf.c:138: s->total_ns += lat;
-		// 44: ldxdw %r1, [%r0+8]
 		r1 = m.Load64At(r0+8, 44)
-		// 45: add %r1, %r8
 		r1 += r8
-		// 46: stxdw [%r0+8], %r1
 		m.Store64At(r0+8, r1, 46)
 		// syslat.bpf.c:139: if (lat > s->max_ns)
-		// 47: ldxdw %r1, [%r0+16]
 		r1 = m.Load64At(r0+16, 47)
 	}
-	// 48: jge %r1, %r8, +1 (to 50)
 	if r1 >= r8 {
 		runtime.CheckBudget(b-33, 48)
 		goto L50
 	}
 	// syslat.bpf.c:140: s->max_ns = lat;
-	// 49: stxdw [%r0+16], %r8
 	m.Store64At(r0+16, r8, 49)
 	b -= 1
 L50:
 	// syslat.bpf.c:141: if (lat >= slow_ns)
-	// 50: lddw %r1, value:2+8
 	r1 = 0xb00000008
-	// 52: ldxdw %r1, [%r1]
 	r1 = m.Load64At(r1, 52)
-	// 53: jgt %r1, %r8, +3 (to 57)
 	if r1 > r8 {
 		b -= 12
 		runtime.CheckBudget(b-25, 53)
@@ -1888,215 +1383,147 @@ L50:
 	// reach is in its region, run a copy that checks it once.
 	if s54, ok := m.BlockSpan(r0+24, 8, true); ok {
 		v54 := runtime.WindowOf[[8]byte](s54).At(0)
-		// syslat.bpf.c:142: s->slow++;
-		// 54: ldxdw %r1, [%r0+24] (span checked)
 		r1 = uint64(v54[0]) | uint64(v54[1])<<8 | uint64(v54[2])<<16 | uint64(v54[3])<<24 | uint64(v54[4])<<32 | uint64(v54[5])<<40 | uint64(v54[6])<<48 | uint64(v54[7])<<56
-		// 55: add %r1, 1 (span checked)
 		r1 += 1
-		// 56: stxdw [%r0+24], %r1 (span checked)
 		runtime.PutLE64(v54[0:], r1)
 	} else {
 		// syslat.bpf.c:142: s->slow++;
-		// 54: ldxdw %r1, [%r0+24]
 		r1 = m.Load64At(r0+24, 54)
-		// 55: add %r1, 1
 		r1 += 1
-		// 56: stxdw [%r0+24], %r1
 		m.Store64At(r0+24, r1, 56)
 	}
 	b -= 15
 L57:
 	// syslat.bpf.c:154: __u32 slot = log2_u64(e->lat_ns / 1000);
-	// 57: ldxdw %r4, [%r6]
 	r4 = m.Load64At(r6, 57)
-	// 58: mov %r3, %r4
 	r3 = runtime.Opaque(r4)
-	// 59: div %r3, 1000
 	r3 /= 1000
-	// 60: lddw %r1, 0x3e800000000
 	r1 = 0x3e800000000
 	// syslat.bpf.c:124: if (v >= (1ULL << i)) {
-	// 62: jlt %r4, %r1, +1 (to 64)
 	if r4 < r1 {
 		runtime.CheckBudget(b-31, 62)
 		goto L64
 	}
-	// 63: rsh %r3, 32
 	r3 >>= 32
 	b -= 1
 L64:
-	// 64: mov32 %r1, 1
 	r1 = 1
-	// 65: lddw %r5, 0x3e7ffffffff
 	r5 = 0x3e7ffffffff
-	// 67: mov32 %r2, 1
 	r2 = 1
-	// 68: jgt %r4, %r5, +1 (to 70)
 	if r4 > r5 {
 		runtime.CheckBudget(b-36, 68)
 		goto L70
 	}
-	// 69: mov32 %r2, 0
 	r2 = 0
 	b -= 1
 L70:
-	// 70: mov %r4, %r3
 	r4 = runtime.Opaque(r3)
-	// 71: jlt %r3, 65536, +2 (to 74)
 	if r3 < 65536 {
 		runtime.CheckBudget(b-38, 71)
 		goto L74
 	}
-	// 72: mov %r4, %r3
 	r4 = runtime.Opaque(r3)
-	// 73: rsh %r4, 16
 	r4 >>= 16
 	b -= 2
 L74:
-	// 74: mov %r8, %r4
 	r8 = runtime.Opaque(r4)
-	// 75: jlt %r4, 256, +2 (to 78)
 	if r4 < 256 {
 		runtime.CheckBudget(b-40, 75)
 		goto L78
 	}
-	// 76: mov %r8, %r4
 	r8 = runtime.Opaque(r4)
-	// 77: rsh %r8, 8
 	r8 >>= 8
 	b -= 2
 L78:
-	// 78: mov %r9, %r8
 	r9 = runtime.Opaque(r8)
-	// 79: jlt %r8, 16, +2 (to 82)
 	if r8 < 16 {
 		runtime.CheckBudget(b-42, 79)
 		goto L82
 	}
-	// 80: mov %r9, %r8
 	r9 = runtime.Opaque(r8)
-	// 81: rsh %r9, 4
 	r9 >>= 4
 	b -= 2
 L82:
-	// 82: mov %r0, %r9
 	r0 = runtime.Opaque(r9)
-	// 83: jlt %r9, 4, +2 (to 86)
 	if r9 < 4 {
 		runtime.CheckBudget(b-44, 83)
 		goto L86
 	}
-	// 84: mov %r0, %r9
 	r0 = runtime.Opaque(r9)
-	// 85: rsh %r0, 2
 	r0 >>= 2
 	b -= 2
 L86:
-	// 86: mov32 %r5, 1
 	r5 = 1
-	// 87: jgt %r0, 1, +1 (to 89)
 	if r0 > 1 {
 		runtime.CheckBudget(b-46, 87)
 		goto L89
 	}
-	// 88: mov32 %r5, 0
 	r5 = 0
 	b -= 1
 L89:
-	// 89: mov32 %r0, 1
 	r0 = 1
-	// 90: jgt %r9, 3, +1 (to 92)
 	if r9 > 3 {
 		runtime.CheckBudget(b-48, 90)
 		goto L92
 	}
-	// 91: mov32 %r0, 0
 	r0 = 0
 	b -= 1
 L92:
-	// 92: mov32 %r9, 1
 	r9 = 1
-	// 93: jgt %r8, 15, +1 (to 95)
 	if r8 > 15 {
 		runtime.CheckBudget(b-50, 93)
 		goto L95
 	}
-	// 94: mov32 %r9, 0
 	r9 = 0
 	b -= 1
 L95:
-	// 95: mov32 %r8, 1
 	r8 = 1
-	// 96: jgt %r4, 255, +1 (to 98)
 	if r4 > 255 {
 		runtime.CheckBudget(b-52, 96)
 		goto L98
 	}
-	// 97: mov32 %r8, 0
 	r8 = 0
 	b -= 1
 L98:
-	// 98: jgt %r3, 65535, +1 (to 100)
 	if r3 > 65535 {
 		runtime.CheckBudget(b-53, 98)
 		goto L100
 	}
-	// 99: mov32 %r1, 0
 	r1 = 0
 	b -= 1
 L100:
-	// 100: lsh32 %r2, 5
 	r2 = uint64(uint32(r2) << 5)
-	// 101: lsh32 %r9, 2
 	r9 = uint64(uint32(r9) << 2)
-	// 102: or32 %r2, %r9
 	r2 = uint64(uint32(r2) | uint32(r9))
-	// 103: lsh32 %r8, 3
 	r8 = uint64(uint32(r8) << 3)
-	// 104: lsh32 %r1, 4
 	r1 = uint64(uint32(r1) << 4)
-	// 105: or32 %r1, %r8
 	r1 = uint64(uint32(r1) | uint32(r8))
-	// 106: or32 %r1, %r2
 	r1 = uint64(uint32(r1) | uint32(r2))
-	// 107: lsh32 %r0, 1
 	r0 = uint64(uint32(r0) << 1)
-	// 108: or32 %r1, %r0
 	r1 = uint64(uint32(r1) | uint32(r0))
-	// 109: or32 %r1, %r5
 	r1 = uint64(uint32(r1) | uint32(r5))
 	// syslat.bpf.c:155: if (slot >= SLOTS)
-	// 110: jlt32 %r1, 31, +1 (to 112)
 	if uint32(r1) < 31 {
 		runtime.CheckBudget(b-64, 110)
 		goto L112
 	}
-	// 111: mov32 %r1, 31
 	r1 = 31
 	b -= 1
 L112:
 	// syslat.bpf.c:157: __u32 key = id * SLOTS + slot;
-	// 112: lsh32 %r7, 5
 	r7 = uint64(uint32(r7) << 5)
-	// 113: or32 %r1, %r7
 	r1 = uint64(uint32(r1) | uint32(r7))
-	// 114: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
-	// 115: mov %r2, %r10
 	r2 = r10
-	// 116: add %r2, -4
 	r2 -= 4
 	// syslat.bpf.c:158: __u64 *n = bpf_map_lookup_elem(&hist, &key);
-	// 117: lddw %r1, map:4
 	r1 = 0x8000000400000000
-	// 119: call 1
 	if v, ok := m.Lookup32(4, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(119, r1, r2, r3, r4, r5)
 	}
 	// syslat.bpf.c:159: if (n)
-	// 120: jeq %r0, 0, +3 (to 124)
 	if r0 == 0 {
 		runtime.CheckBudget(b-73, 120)
 		goto L124
@@ -2105,98 +1532,64 @@ L112:
 	// reach is in its region, run a copy that checks it once.
 	if s121, ok := m.BlockSpan(r0, 8, true); ok {
 		v121 := runtime.WindowOf[[8]byte](s121).At(0)
-		// syslat.bpf.c:160: (*n)++;
-		// 121: ldxdw %r1, [%r0] (span checked)
 		r1 = uint64(v121[0]) | uint64(v121[1])<<8 | uint64(v121[2])<<16 | uint64(v121[3])<<24 | uint64(v121[4])<<32 | uint64(v121[5])<<40 | uint64(v121[6])<<48 | uint64(v121[7])<<56
-		// 122: add %r1, 1 (span checked)
 		r1 += 1
-		// 123: stxdw [%r0], %r1 (span checked)
 		runtime.PutLE64(v121[0:], r1)
 	} else {
 		// syslat.bpf.c:160: (*n)++;
-		// 121: ldxdw %r1, [%r0]
 		r1 = m.Load64At(r0, 121)
-		// 122: add %r1, 1
 		r1 += 1
-		// 123: stxdw [%r0], %r1
 		m.Store64At(r0, r1, 123)
 	}
 	b -= 3
 L124:
 	// syslat.bpf.c:161: if (max_records && records == max_records) {
-	// 124: lddw %r1, value:2+24
 	r1 = 0xb00000018
-	// 126: ldxdw %r2, [%r1]
 	r2 = m.Load64At(r1, 126)
-	// 127: jeq %r2, 0, +21 (to 149)
 	if r2 == 0 {
 		runtime.CheckBudget(b-77, 127)
 		goto L149
 	}
-	// 128: ldxdw %r1, [%r1]
 	r1 = m.Load64At(r1, 128)
-	// 129: lddw %r7, value:0
 	r7 = 0xa00000000
-	// 131: ldxdw %r2, [%r7]
 	r2 = m.Load64At(r7, 131)
-	// 132: jne %r2, %r1, +16 (to 149)
 	if r2 != r1 {
 		b -= 5
 		runtime.CheckBudget(b-77, 132)
 		goto L149
 	}
 	// syslat.bpf.c:162: long err = skelgen_detach("sys_exit");
-	// 133: lddw %r1, value:5
 	r1 = 0xc00000000
-	// 135: call runtime 0
 	r0 = m.CallAt(135, r1, r2, r3, r4, r5)
 	// syslat.bpf.c:163: detached_at = records;
-	// 136: ldxdw %r1, [%r7]
 	r1 = m.Load64At(r7, 136)
-	// 137: lddw %r2, value:0+8
 	r2 = 0xa00000008
-	// 139: stxdw [%r2], %r1
 	m.Store64At(r2, r1, 139)
 	// syslat.bpf.c:164: skelgen_printf("detached sys_exit after %llu records (%ld)\n", records, err);
-	// 140: stxdw [%r10-24], %r0
 	runtime.PutLE64(fp[488:], r0)
-	// 141: stxdw [%r10-32], %r1
 	runtime.PutLE64(fp[480:], r1)
-	// 142: mov %r3, %r10
 	r3 = r10
-	// 143: add %r3, -32
 	r3 -= 32
-	// 144: lddw %r1, value:2+32
 	r1 = 0xb00000020
-	// 146: mov32 %r2, 44
 	r2 = 44
-	// 147: mov32 %r4, 16
 	r4 = 16
-	// 148: call runtime 1
 	m.CallAt(148, r1, r2, r3, r4, r5)
 	b -= 21
 L149:
 	// syslat.bpf.c:166: return e->lat_ns >= slow_ns; /* fast calls stop here */
-	// 149: ldxdw %r1, [%r6]
 	r1 = m.Load64At(r6, 149)
-	// 150: lddw %r2, value:2+8
 	r2 = 0xb00000008
-	// 152: ldxdw %r2, [%r2]
 	r2 = m.Load64At(r2, 152)
-	// 153: mov32 %r0, 1
 	r0 = 1
-	// 154: jge %r1, %r2, +1 (to 156)
 	if r1 >= r2 {
 		b -= 79
 		runtime.CheckBudget(b-4, 154)
 		goto L156
 	}
-	// 155: mov32 %r0, 0
 	r0 = 0
 	b -= 80
 L156:
 	// syslat.bpf.c:167: }
-	// 156: exit
 	b -= 5
 	runtime.CheckBudget(b, 156)
 	return r0, b
@@ -2264,102 +1657,62 @@ func syslatTickFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, r5 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// syslat.bpf.c:231: __u64 now = bpf_ktime_get_ns();
-	// 0: call 5
 	r0 = m.CallAt(0, r1, r2, r3, r4, r5)
 	// syslat.bpf.c:232: if (now - interval_start < interval_ns)
-	// 1: lddw %r1, value:0+16
 	r1 = 0xa00000010
-	// 3: ldxdw %r2, [%r1]
 	r2 = m.Load64At(r1, 3)
-	// 4: mov %r3, %r0
 	r3 = runtime.Opaque(r0)
-	// 5: sub %r3, %r2
 	r3 -= r2
-	// 6: lddw %r2, value:1+16
 	r2 = 0xb00000010
-	// 8: ldxdw %r2, [%r2]
 	r2 = m.Load64At(r2, 8)
-	// 9: jlt %r3, %r2, +35 (to 45)
 	if r3 < r2 {
 		runtime.CheckBudget(b-10, 9)
 		goto L45
 	}
 	// syslat.bpf.c:234: interval_start = now;
-	// 10: stxdw [%r1], %r0
 	m.Store64At(r1, r0, 10)
-	// 11: mov %r1, 10
 	r1 = 10
 	// syslat.bpf.c:236: skelgen_printf("\nTop %d system calls by time in the last interval:\n", TOP);
-	// 12: stxdw [%r10-40], %r1
 	runtime.PutLE64(fp[472:], r1)
-	// 13: mov %r3, %r10
 	r3 = r10
-	// 14: add %r3, -40
 	r3 -= 40
-	// 15: lddw %r1, value:1+127
 	r1 = 0xb0000007f
-	// 17: mov32 %r2, 52
 	r2 = 52
-	// 18: mov32 %r4, 8
 	r4 = 8
-	// 19: call runtime 0
 	m.CallAt(19, r1, r2, r3, r4, r5)
-	// 20: mov %r2, %r10
 	r2 = r10
-	// 21: add %r2, -40
 	r2 -= 40
 	// syslat.bpf.c:237: top_ten(&window, top, 1);
-	// 22: lddw %r1, map:2
 	r1 = 0x8000000200000000
-	// 24: mov32 %r3, 1
 	r3 = 1
-	// 25: call local +21 (to 47)
 	m.CheckDepth(d, 25)
 	b -= 26
 	runtime.CheckBudget(b, 25)
 	_, b, r5 = syslatTickFn47(m, d+1, b, r1, r2, r3, r4, r5)
-	// 26: mov %r1, 0
 	r1 = 0
 	// syslat.bpf.c:238: struct stat zero = {};
-	// 27: stxdw [%r10-48], %r1
 	runtime.PutLE64(fp[464:], r1)
-	// 28: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
-	// 29: stxdw [%r10-64], %r1
 	runtime.PutLE64(fp[448:], r1)
-	// 30: stxdw [%r10-72], %r1
 	runtime.PutLE64(fp[440:], r1)
-	// 31: mov32 %r1, 0
 	r1 = 0
 	// syslat.bpf.c:239: for (__u32 id = 0; id < MAX_SYSCALLS; id++)
-	// 32: stxw [%r10-76], %r1
 	runtime.PutLE32(fp[436:], r1)
 L33:
-	// 33: mov %r2, %r10
 	r2 = r10
-	// 34: add %r2, -76
 	r2 -= 76
-	// 35: mov %r3, %r10
 	r3 = r10
-	// 36: add %r3, -72
 	r3 -= 72
 	// syslat.bpf.c:240: bpf_map_update_elem(&window, &id, &zero, BPF_ANY);
-	// 37: lddw %r1, map:2
 	r1 = 0x8000000200000000
-	// 39: mov %r4, 0
 	r4 = 0
-	// 40: call 2
 	if _, ok := m.Update32(2, uint32(uint64(fp[436])|uint64(fp[437])<<8|uint64(fp[438])<<16|uint64(fp[439])<<24), fp[440:472], 0x0); !ok {
 		m.CallAt(40, r1, r2, r3, r4, r5)
 	}
 	// syslat.bpf.c:239: for (__u32 id = 0; id < MAX_SYSCALLS; id++)
-	// 41: ldxw %r1, [%r10-76]
 	r1 = uint64(fp[436]) | uint64(fp[437])<<8 | uint64(fp[438])<<16 | uint64(fp[439])<<24
-	// 42: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 43: stxw [%r10-76], %r1
 	runtime.PutLE32(fp[436:], r1)
-	// 44: jlt32 %r1, 512, -12 (to 33)
 	if uint32(r1) < 512 {
 		b -= 12
 		runtime.CheckBudget(b-7, 44)
@@ -2368,9 +1721,7 @@ L33:
 	b -= 9
 L45:
 	// syslat.bpf.c:242: }
-	// 45: mov32 %r0, 0
 	r0 = 0
-	// 46: exit
 	b -= 12
 	runtime.CheckBudget(b, 46)
 	return r0, b
@@ -2384,621 +1735,398 @@ func syslatTickFn47(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, r5 uint6
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// syslat.bpf.c:182: static void top_ten(void *map, __u32 top[TOP], int print)
-	// 47: stxw [%r10-160], %r3
 	runtime.PutLE32(fp[352:], r3)
-	// 48: mov %r6, %r2
 	r6 = r2
-	// 49: mov %r7, %r1
 	r7 = r1
-	// 50: mov %r1, 0
 	r1 = 0
 	// syslat.bpf.c:184: __u64 best[TOP] = {};
-	// 51: stxdw [%r10-64], %r1
 	runtime.PutLE64(fp[448:], r1)
-	// 52: stxdw [%r10-72], %r1
 	runtime.PutLE64(fp[440:], r1)
-	// 53: stxdw [%r10-80], %r1
 	runtime.PutLE64(fp[432:], r1)
-	// 54: stxdw [%r10-88], %r1
 	runtime.PutLE64(fp[424:], r1)
-	// 55: stxdw [%r10-96], %r1
 	runtime.PutLE64(fp[416:], r1)
-	// 56: stxdw [%r10-104], %r1
 	runtime.PutLE64(fp[408:], r1)
-	// 57: stxdw [%r10-112], %r1
 	runtime.PutLE64(fp[400:], r1)
-	// 58: stxdw [%r10-120], %r1
 	runtime.PutLE64(fp[392:], r1)
-	// 59: stxdw [%r10-128], %r1
 	runtime.PutLE64(fp[384:], r1)
-	// 60: stxdw [%r10-136], %r1
 	runtime.PutLE64(fp[376:], r1)
-	// 61: mov32 %r1, 512
 	r1 = 512
 	// Instructions 62 to 71 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s62, ok := m.BlockSpan(r6, 40, true); ok {
 		v62 := runtime.WindowOf[[40]byte](s62).At(0)
-		// syslat.bpf.c:187: top[i] = MAX_SYSCALLS;
-		// 62: stxw [%r6+36], %r1 (span checked)
 		runtime.PutLE32(v62[36:], r1)
-		// 63: stxw [%r6+32], %r1 (span checked)
 		runtime.PutLE32(v62[32:], r1)
-		// 64: stxw [%r6+28], %r1 (span checked)
 		runtime.PutLE32(v62[28:], r1)
-		// 65: stxw [%r6+24], %r1 (span checked)
 		runtime.PutLE32(v62[24:], r1)
-		// 66: stxw [%r6+20], %r1 (span checked)
 		runtime.PutLE32(v62[20:], r1)
-		// 67: stxw [%r6+16], %r1 (span checked)
 		runtime.PutLE32(v62[16:], r1)
-		// 68: stxw [%r6+12], %r1 (span checked)
 		runtime.PutLE32(v62[12:], r1)
-		// 69: stxw [%r6+8], %r1 (span checked)
 		runtime.PutLE32(v62[8:], r1)
-		// 70: stxw [%r6+4], %r1 (span checked)
 		runtime.PutLE32(v62[4:], r1)
-		// 71: stxw [%r6], %r1 (span checked)
 		runtime.PutLE32(v62[0:], r1)
 	} else {
 		// syslat.bpf.c:187: top[i] = MAX_SYSCALLS;
-		// 62: stxw [%r6+36], %r1
 		m.Store32At(r6+36, r1, 62)
-		// 63: stxw [%r6+32], %r1
 		m.Store32At(r6+32, r1, 63)
-		// 64: stxw [%r6+28], %r1
 		m.Store32At(r6+28, r1, 64)
-		// 65: stxw [%r6+24], %r1
 		m.Store32At(r6+24, r1, 65)
-		// 66: stxw [%r6+20], %r1
 		m.Store32At(r6+20, r1, 66)
-		// 67: stxw [%r6+16], %r1
 		m.Store32At(r6+16, r1, 67)
-		// 68: stxw [%r6+12], %r1
 		m.Store32At(r6+12, r1, 68)
-		// 69: stxw [%r6+8], %r1
 		m.Store32At(r6+8, r1, 69)
-		// 70: stxw [%r6+4], %r1
 		m.Store32At(r6+4, r1, 70)
-		// 71: stxw [%r6], %r1
 		m.Store32At(r6, r1, 71)
 	}
-	// 72: mov32 %r1, 0
 	r1 = 0
 	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
-	// 73: stxw [%r10-56], %r1
 	runtime.PutLE32(fp[456:], r1)
 	// syslat.bpf.c:187: top[i] = MAX_SYSCALLS;
-	// 74: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 75: add %r1, 36
 	r1 += 36
-	// 76: stxdw [%r10-208], %r1
 	runtime.PutLE64(fp[304:], r1)
-	// 77: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 78: add %r1, 32
 	r1 += 32
-	// 79: stxdw [%r10-200], %r1
 	runtime.PutLE64(fp[312:], r1)
-	// 80: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 81: add %r1, 28
 	r1 += 28
-	// 82: stxdw [%r10-192], %r1
 	runtime.PutLE64(fp[320:], r1)
-	// 83: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 84: add %r1, 24
 	r1 += 24
-	// 85: stxdw [%r10-184], %r1
 	runtime.PutLE64(fp[328:], r1)
-	// 86: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 87: add %r1, 20
 	r1 += 20
-	// 88: stxdw [%r10-176], %r1
 	runtime.PutLE64(fp[336:], r1)
-	// 89: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 90: add %r1, 16
 	r1 += 16
-	// 91: stxdw [%r10-168], %r1
 	runtime.PutLE64(fp[344:], r1)
-	// 92: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 93: add %r1, 12
 	r1 += 12
-	// 94: stxdw [%r10-152], %r1
 	runtime.PutLE64(fp[360:], r1)
-	// 95: mov %r8, %r6
 	r8 = runtime.Opaque(r6)
-	// 96: add %r8, 8
 	r8 += 8
-	// 97: mov %r9, %r6
 	r9 = runtime.Opaque(r6)
-	// 98: add %r9, 4
 	r9 += 4
-	// 99: ja +16 (to 116)
 	b -= 47
 	runtime.CheckBudget(b-6, 99)
 	goto L116
 L100:
 	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
-	// 100: ldxw %r1, [%r10-56]
 	r1 = uint64(fp[456]) | uint64(fp[457])<<8 | uint64(fp[458])<<16 | uint64(fp[459])<<24
 	// syslat.bpf.c:190: if (!s || s->count == 0)
-	// 101: ldxdw %r2, [%r0]
 	r2 = m.Load64At(r0, 101)
-	// 102: jeq %r2, 0, +9 (to 112)
 	if r2 == 0 {
 		runtime.CheckBudget(b-3, 102)
 		goto L112
 	}
-	// 103: mov %r4, %r10
 	r4 = r10
-	// 104: add %r4, -64
 	r4 -= 64
 	// syslat.bpf.c:192: __u64 t = s->total_ns;
-	// 105: ldxdw %r3, [%r0+8]
 	r3 = m.Load64At(r0+8, 105)
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 106: ldxw %r0, [%r6]
 	r0 = m.Load32At(r6, 106)
-	// 107: mov32 %r2, %r1
 	r2 = uint64(uint32(r1))
-	// 108: mov %r5, %r6
 	r5 = runtime.Opaque(r6)
-	// 109: jne32 %r0, 512, +13 (to 123)
 	if uint32(r0) != 512 {
 		runtime.CheckBudget(b-10, 109)
 		goto L123
 	}
 L110:
 	// syslat.bpf.c:198: best[i] = t;
-	// 110: stxdw [%r4], %r3
 	m.Store64At(r4, r3, 110)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 111: stxw [%r5], %r2
 	m.Store32At(r5, r2, 111)
 	b -= 9
 L112:
 	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
-	// 112: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 113: stxw [%r10-56], %r1
 	runtime.PutLE32(fp[456:], r1)
-	// 114: jlt32 %r1, 512, +1 (to 116)
 	if uint32(r1) < 512 {
 		runtime.CheckBudget(b-6, 114)
 		goto L116
 	}
-	// 115: ja +119 (to 235)
 	runtime.CheckBudget(b-7, 115)
 	goto L235
 L116:
-	// 116: mov %r2, %r10
 	r2 = r10
-	// 117: add %r2, -56
 	r2 -= 56
 	// syslat.bpf.c:189: struct stat *s = bpf_map_lookup_elem(map, &id);
-	// 118: mov %r1, %r7
 	r1 = runtime.Opaque(r7)
-	// 119: call 1
 	r0 = m.LookupAt(119, r1, r2, r3, r4, r5)
 	// syslat.bpf.c:190: if (!s || s->count == 0)
-	// 120: jne %r0, 0, -21 (to 100)
 	if r0 != 0 {
 		b -= 11
 		runtime.CheckBudget(b, 120)
 		goto L100
 	}
 	// syslat.bpf.c:188: for (__u32 id = 0; id < MAX_SYSCALLS; id++) {
-	// 121: ldxw %r1, [%r10-56]
 	r1 = uint64(fp[456]) | uint64(fp[457])<<8 | uint64(fp[458])<<16 | uint64(fp[459])<<24
 	// syslat.bpf.c:190: if (!s || s->count == 0)
-	// 122: ja -11 (to 112)
 	b -= 10
 	runtime.CheckBudget(b-3, 122)
 	goto L112
 L123:
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 123: ldxdw %r4, [%r10-64]
 	r4 = uint64(fp[448]) | uint64(fp[449])<<8 | uint64(fp[450])<<16 | uint64(fp[451])<<24 | uint64(fp[452])<<32 | uint64(fp[453])<<40 | uint64(fp[454])<<48 | uint64(fp[455])<<56
-	// 124: mov32 %r2, %r1
 	r2 = uint64(uint32(r1))
-	// 125: jle %r3, %r4, +4 (to 130)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-13, 125)
 		goto L130
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 126: stxdw [%r10-64], %r3
 	runtime.PutLE64(fp[448:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 127: stxw [%r6], %r1
 	m.Store32At(r6, r1, 127)
-	// 128: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 129: mov %r3, %r4
 	r3 = r4
 	b -= 4
 L130:
-	// 130: mov %r4, %r10
 	r4 = r10
-	// 131: add %r4, -72
 	r4 -= 72
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 132: ldxw %r0, [%r9]
 	r0 = m.Load32At(r9, 132)
-	// 133: mov %r5, %r9
 	r5 = runtime.Opaque(r9)
-	// 134: jeq32 %r0, 512, -25 (to 110)
 	if uint32(r0) == 512 {
 		b -= 8
 		runtime.CheckBudget(b-10, 134)
 		goto L110
 	}
-	// 135: ldxdw %r4, [%r10-72]
 	r4 = uint64(fp[440]) | uint64(fp[441])<<8 | uint64(fp[442])<<16 | uint64(fp[443])<<24 | uint64(fp[444])<<32 | uint64(fp[445])<<40 | uint64(fp[446])<<48 | uint64(fp[447])<<56
-	// 136: jle %r3, %r4, +4 (to 141)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-20, 136)
 		goto L141
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 137: stxdw [%r10-72], %r3
 	runtime.PutLE64(fp[440:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 138: stxw [%r9], %r2
 	m.Store32At(r9, r2, 138)
-	// 139: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 140: mov %r3, %r4
 	r3 = r4
 	b -= 4
 L141:
-	// 141: mov %r4, %r10
 	r4 = r10
-	// 142: add %r4, -80
 	r4 -= 80
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 143: ldxw %r0, [%r8]
 	r0 = m.Load32At(r8, 143)
-	// 144: mov %r5, %r8
 	r5 = runtime.Opaque(r8)
-	// 145: jeq32 %r0, 512, -36 (to 110)
 	if uint32(r0) == 512 {
 		b -= 15
 		runtime.CheckBudget(b-10, 145)
 		goto L110
 	}
-	// 146: ldxdw %r4, [%r10-80]
 	r4 = uint64(fp[432]) | uint64(fp[433])<<8 | uint64(fp[434])<<16 | uint64(fp[435])<<24 | uint64(fp[436])<<32 | uint64(fp[437])<<40 | uint64(fp[438])<<48 | uint64(fp[439])<<56
-	// 147: jle %r3, %r4, +4 (to 152)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-27, 147)
 		goto L152
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 148: stxdw [%r10-80], %r3
 	runtime.PutLE64(fp[432:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 149: stxw [%r8], %r2
 	m.Store32At(r8, r2, 149)
-	// 150: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 151: mov %r3, %r4
 	r3 = r4
 	b -= 4
 L152:
-	// 152: mov %r4, %r10
 	r4 = r10
-	// 153: add %r4, -88
 	r4 -= 88
-	// 154: ldxdw %r5, [%r10-152]
 	r5 = uint64(fp[360]) | uint64(fp[361])<<8 | uint64(fp[362])<<16 | uint64(fp[363])<<24 | uint64(fp[364])<<32 | uint64(fp[365])<<40 | uint64(fp[366])<<48 | uint64(fp[367])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 155: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 155)
-	// 156: jeq32 %r0, 512, -47 (to 110)
 	if uint32(r0) == 512 {
 		b -= 22
 		runtime.CheckBudget(b-10, 156)
 		goto L110
 	}
-	// 157: ldxdw %r4, [%r10-88]
 	r4 = uint64(fp[424]) | uint64(fp[425])<<8 | uint64(fp[426])<<16 | uint64(fp[427])<<24 | uint64(fp[428])<<32 | uint64(fp[429])<<40 | uint64(fp[430])<<48 | uint64(fp[431])<<56
-	// 158: jle %r3, %r4, +5 (to 164)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-34, 158)
 		goto L164
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 159: stxdw [%r10-88], %r3
 	runtime.PutLE64(fp[424:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 160: ldxdw %r3, [%r10-152]
 	r3 = uint64(fp[360]) | uint64(fp[361])<<8 | uint64(fp[362])<<16 | uint64(fp[363])<<24 | uint64(fp[364])<<32 | uint64(fp[365])<<40 | uint64(fp[366])<<48 | uint64(fp[367])<<56
-	// 161: stxw [%r3], %r2
 	m.Store32At(r3, r2, 161)
-	// 162: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 163: mov %r3, %r4
 	r3 = r4
 	b -= 5
 L164:
-	// 164: mov %r4, %r10
 	r4 = r10
-	// 165: add %r4, -96
 	r4 -= 96
-	// 166: ldxdw %r5, [%r10-168]
 	r5 = uint64(fp[344]) | uint64(fp[345])<<8 | uint64(fp[346])<<16 | uint64(fp[347])<<24 | uint64(fp[348])<<32 | uint64(fp[349])<<40 | uint64(fp[350])<<48 | uint64(fp[351])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 167: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 167)
-	// 168: jeq32 %r0, 512, -59 (to 110)
 	if uint32(r0) == 512 {
 		b -= 29
 		runtime.CheckBudget(b-10, 168)
 		goto L110
 	}
-	// 169: ldxdw %r4, [%r10-96]
 	r4 = uint64(fp[416]) | uint64(fp[417])<<8 | uint64(fp[418])<<16 | uint64(fp[419])<<24 | uint64(fp[420])<<32 | uint64(fp[421])<<40 | uint64(fp[422])<<48 | uint64(fp[423])<<56
-	// 170: jle %r3, %r4, +5 (to 176)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-41, 170)
 		goto L176
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 171: stxdw [%r10-96], %r3
 	runtime.PutLE64(fp[416:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 172: ldxdw %r3, [%r10-168]
 	r3 = uint64(fp[344]) | uint64(fp[345])<<8 | uint64(fp[346])<<16 | uint64(fp[347])<<24 | uint64(fp[348])<<32 | uint64(fp[349])<<40 | uint64(fp[350])<<48 | uint64(fp[351])<<56
-	// 173: stxw [%r3], %r2
 	m.Store32At(r3, r2, 173)
-	// 174: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 175: mov %r3, %r4
 	r3 = r4
 	b -= 5
 L176:
-	// 176: mov %r4, %r10
 	r4 = r10
-	// 177: add %r4, -104
 	r4 -= 104
-	// 178: ldxdw %r5, [%r10-176]
 	r5 = uint64(fp[336]) | uint64(fp[337])<<8 | uint64(fp[338])<<16 | uint64(fp[339])<<24 | uint64(fp[340])<<32 | uint64(fp[341])<<40 | uint64(fp[342])<<48 | uint64(fp[343])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 179: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 179)
-	// 180: jeq32 %r0, 512, -71 (to 110)
 	if uint32(r0) == 512 {
 		b -= 36
 		runtime.CheckBudget(b-10, 180)
 		goto L110
 	}
-	// 181: ldxdw %r4, [%r10-104]
 	r4 = uint64(fp[408]) | uint64(fp[409])<<8 | uint64(fp[410])<<16 | uint64(fp[411])<<24 | uint64(fp[412])<<32 | uint64(fp[413])<<40 | uint64(fp[414])<<48 | uint64(fp[415])<<56
-	// 182: jle %r3, %r4, +5 (to 188)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-48, 182)
 		goto L188
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 183: stxdw [%r10-104], %r3
 	runtime.PutLE64(fp[408:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 184: ldxdw %r3, [%r10-176]
 	r3 = uint64(fp[336]) | uint64(fp[337])<<8 | uint64(fp[338])<<16 | uint64(fp[339])<<24 | uint64(fp[340])<<32 | uint64(fp[341])<<40 | uint64(fp[342])<<48 | uint64(fp[343])<<56
-	// 185: stxw [%r3], %r2
 	m.Store32At(r3, r2, 185)
-	// 186: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 187: mov %r3, %r4
 	r3 = r4
 	b -= 5
 L188:
-	// 188: mov %r4, %r10
 	r4 = r10
-	// 189: add %r4, -112
 	r4 -= 112
-	// 190: ldxdw %r5, [%r10-184]
 	r5 = uint64(fp[328]) | uint64(fp[329])<<8 | uint64(fp[330])<<16 | uint64(fp[331])<<24 | uint64(fp[332])<<32 | uint64(fp[333])<<40 | uint64(fp[334])<<48 | uint64(fp[335])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 191: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 191)
-	// 192: jeq32 %r0, 512, -83 (to 110)
 	if uint32(r0) == 512 {
 		b -= 43
 		runtime.CheckBudget(b-10, 192)
 		goto L110
 	}
-	// 193: ldxdw %r4, [%r10-112]
 	r4 = uint64(fp[400]) | uint64(fp[401])<<8 | uint64(fp[402])<<16 | uint64(fp[403])<<24 | uint64(fp[404])<<32 | uint64(fp[405])<<40 | uint64(fp[406])<<48 | uint64(fp[407])<<56
-	// 194: jle %r3, %r4, +5 (to 200)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-55, 194)
 		goto L200
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 195: stxdw [%r10-112], %r3
 	runtime.PutLE64(fp[400:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 196: ldxdw %r3, [%r10-184]
 	r3 = uint64(fp[328]) | uint64(fp[329])<<8 | uint64(fp[330])<<16 | uint64(fp[331])<<24 | uint64(fp[332])<<32 | uint64(fp[333])<<40 | uint64(fp[334])<<48 | uint64(fp[335])<<56
-	// 197: stxw [%r3], %r2
 	m.Store32At(r3, r2, 197)
-	// 198: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 199: mov %r3, %r4
 	r3 = r4
 	b -= 5
 L200:
-	// 200: mov %r4, %r10
 	r4 = r10
-	// 201: add %r4, -120
 	r4 -= 120
-	// 202: ldxdw %r5, [%r10-192]
 	r5 = uint64(fp[320]) | uint64(fp[321])<<8 | uint64(fp[322])<<16 | uint64(fp[323])<<24 | uint64(fp[324])<<32 | uint64(fp[325])<<40 | uint64(fp[326])<<48 | uint64(fp[327])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 203: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 203)
-	// 204: jeq32 %r0, 512, -95 (to 110)
 	if uint32(r0) == 512 {
 		b -= 50
 		runtime.CheckBudget(b-10, 204)
 		goto L110
 	}
-	// 205: ldxdw %r4, [%r10-120]
 	r4 = uint64(fp[392]) | uint64(fp[393])<<8 | uint64(fp[394])<<16 | uint64(fp[395])<<24 | uint64(fp[396])<<32 | uint64(fp[397])<<40 | uint64(fp[398])<<48 | uint64(fp[399])<<56
-	// 206: jle %r3, %r4, +5 (to 212)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-62, 206)
 		goto L212
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 207: stxdw [%r10-120], %r3
 	runtime.PutLE64(fp[392:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 208: ldxdw %r3, [%r10-192]
 	r3 = uint64(fp[320]) | uint64(fp[321])<<8 | uint64(fp[322])<<16 | uint64(fp[323])<<24 | uint64(fp[324])<<32 | uint64(fp[325])<<40 | uint64(fp[326])<<48 | uint64(fp[327])<<56
-	// 209: stxw [%r3], %r2
 	m.Store32At(r3, r2, 209)
-	// 210: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 211: mov %r3, %r4
 	r3 = r4
 	b -= 5
 L212:
-	// 212: mov %r4, %r10
 	r4 = r10
-	// 213: add %r4, -128
 	r4 -= 128
-	// 214: ldxdw %r5, [%r10-200]
 	r5 = uint64(fp[312]) | uint64(fp[313])<<8 | uint64(fp[314])<<16 | uint64(fp[315])<<24 | uint64(fp[316])<<32 | uint64(fp[317])<<40 | uint64(fp[318])<<48 | uint64(fp[319])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 215: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 215)
-	// 216: jeq32 %r0, 512, -107 (to 110)
 	if uint32(r0) == 512 {
 		b -= 57
 		runtime.CheckBudget(b-10, 216)
 		goto L110
 	}
-	// 217: ldxdw %r4, [%r10-128]
 	r4 = uint64(fp[384]) | uint64(fp[385])<<8 | uint64(fp[386])<<16 | uint64(fp[387])<<24 | uint64(fp[388])<<32 | uint64(fp[389])<<40 | uint64(fp[390])<<48 | uint64(fp[391])<<56
-	// 218: jle %r3, %r4, +5 (to 224)
 	if r3 <= r4 {
 		runtime.CheckBudget(b-69, 218)
 		goto L224
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 219: stxdw [%r10-128], %r3
 	runtime.PutLE64(fp[384:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 220: ldxdw %r3, [%r10-200]
 	r3 = uint64(fp[312]) | uint64(fp[313])<<8 | uint64(fp[314])<<16 | uint64(fp[315])<<24 | uint64(fp[316])<<32 | uint64(fp[317])<<40 | uint64(fp[318])<<48 | uint64(fp[319])<<56
-	// 221: stxw [%r3], %r2
 	m.Store32At(r3, r2, 221)
-	// 222: mov32 %r2, %r0
 	r2 = uint64(uint32(r0))
-	// 223: mov %r3, %r4
 	r3 = r4
 	b -= 5
 L224:
-	// 224: mov %r4, %r10
 	r4 = r10
-	// 225: add %r4, -136
 	r4 -= 136
-	// 226: ldxdw %r5, [%r10-208]
 	r5 = uint64(fp[304]) | uint64(fp[305])<<8 | uint64(fp[306])<<16 | uint64(fp[307])<<24 | uint64(fp[308])<<32 | uint64(fp[309])<<40 | uint64(fp[310])<<48 | uint64(fp[311])<<56
 	// syslat.bpf.c:195: if (top[i] == MAX_SYSCALLS || t > best[i]) {
-	// 227: ldxw %r0, [%r5]
 	r0 = m.Load32At(r5, 227)
-	// 228: jeq32 %r0, 512, -119 (to 110)
 	if uint32(r0) == 512 {
 		b -= 64
 		runtime.CheckBudget(b-10, 228)
 		goto L110
 	}
-	// 229: ldxdw %r4, [%r10-136]
 	r4 = uint64(fp[376]) | uint64(fp[377])<<8 | uint64(fp[378])<<16 | uint64(fp[379])<<24 | uint64(fp[380])<<32 | uint64(fp[381])<<40 | uint64(fp[382])<<48 | uint64(fp[383])<<56
-	// 230: jle %r3, %r4, -119 (to 112)
 	if r3 <= r4 {
 		b -= 73
 		runtime.CheckBudget(b-3, 230)
 		goto L112
 	}
 	// syslat.bpf.c:198: best[i] = t;
-	// 231: stxdw [%r10-136], %r3
 	runtime.PutLE64(fp[376:], r3)
 	// syslat.bpf.c:199: top[i] = cur;
-	// 232: ldxdw %r3, [%r10-208]
 	r3 = uint64(fp[304]) | uint64(fp[305])<<8 | uint64(fp[306])<<16 | uint64(fp[307])<<24 | uint64(fp[308])<<32 | uint64(fp[309])<<40 | uint64(fp[310])<<48 | uint64(fp[311])<<56
-	// 233: stxw [%r3], %r2
 	m.Store32At(r3, r2, 233)
-	// 234: ja -123 (to 112)
 	b -= 77
 	runtime.CheckBudget(b-3, 234)
 	goto L112
 L235:
 	// syslat.bpf.c:207: if (!print)
-	// 235: ldxw %r1, [%r10-160]
 	r1 = uint64(fp[352]) | uint64(fp[353])<<8 | uint64(fp[354])<<16 | uint64(fp[355])<<24
-	// 236: jeq32 %r1, 0, +61 (to 298)
 	if uint32(r1) == 0 {
 		runtime.CheckBudget(b-9, 236)
 		goto L298
 	}
 	// syslat.bpf.c:171: skelgen_printf("%8s %10s %12s %10s %10s %8s\n", "SYSCALL", "COUNT", "TOTAL_us", "AVG_us", "MAX_us", "SLOW");
-	// 237: lddw %r1, value:3+52
 	r1 = 0xc00000034
-	// 239: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 240: lddw %r1, value:3+45
 	r1 = 0xc0000002d
-	// 242: stxdw [%r10-24], %r1
 	runtime.PutLE64(fp[488:], r1)
-	// 243: lddw %r1, value:3+38
 	r1 = 0xc00000026
-	// 245: stxdw [%r10-32], %r1
 	runtime.PutLE64(fp[480:], r1)
-	// 246: lddw %r1, value:3+29
 	r1 = 0xc0000001d
-	// 248: stxdw [%r10-40], %r1
 	runtime.PutLE64(fp[472:], r1)
-	// 249: lddw %r1, value:3+23
 	r1 = 0xc00000017
-	// 251: stxdw [%r10-48], %r1
 	runtime.PutLE64(fp[464:], r1)
-	// 252: lddw %r1, value:3+15
 	r1 = 0xc0000000f
-	// 254: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
-	// 255: mov %r3, %r10
 	r3 = r10
-	// 256: add %r3, -56
 	r3 -= 56
-	// 257: lddw %r1, value:1+290
 	r1 = 0xb00000122
-	// 259: mov32 %r2, 29
 	r2 = 29
-	// 260: mov32 %r4, 48
 	r4 = 48
-	// 261: call runtime 0
 	r0 = m.CallAt(261, r1, r2, r3, r4, r5)
-	// 262: mov %r8, 0
 	r8 = 0
-	// 263: ja +2 (to 266)
 	runtime.CheckBudget(b-36, 263)
 	goto L266
 L264:
 	// syslat.bpf.c:210: for (int i = 0; i < TOP; i++) {
-	// 264: add %r8, 4
 	r8 += 4
-	// 265: jeq %r8, 40, +32 (to 298)
 	if r8 == 40 {
 		b += 7
 		runtime.CheckBudget(b-9, 265)
@@ -3012,122 +2140,79 @@ L266:
 		goto U266
 	}
 	// syslat.bpf.c:211: __u32 id = top[i];
-	// 266: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 267: add %r1, %r8
 	r1 += r8
-	// 268: ldxw %r1, [%r1]
 	r1 = m.Load32At(r1, 268)
-	// 269: stxw [%r10-140], %r1
 	runtime.PutLE32(fp[372:], r1)
 	// syslat.bpf.c:212: if (id == MAX_SYSCALLS)
-	// 270: jeq32 %r1, 512, +27 (to 298)
 	if uint32(r1) == 512 {
 		b -= 32
 		runtime.CheckBudget(b-9, 270)
 		goto L298
 	}
-	// 271: mov %r2, %r10
 	r2 = r10
-	// 272: add %r2, -140
 	r2 -= 140
 	// syslat.bpf.c:214: struct stat *s = bpf_map_lookup_elem(map, &id);
-	// 273: mov %r1, %r7
 	r1 = runtime.Opaque(r7)
-	// 274: call 1
 	r0 = m.LookupAt(274, r1, r2, r3, r4, r5)
 	// syslat.bpf.c:215: if (s)
-	// 275: jeq %r0, 0, -12 (to 264)
 	if r0 == 0 {
 		b -= 46
 		runtime.CheckBudget(b, 275)
 		goto L264
 	}
 	// syslat.bpf.c:216: print_row(id, s);
-	// 276: ldxw %r1, [%r10-140]
 	r1 = uint64(fp[372]) | uint64(fp[373])<<8 | uint64(fp[374])<<16 | uint64(fp[375])<<24
 	// syslat.bpf.c:176: skelgen_printf("%8u %10llu %12llu %10llu %10llu %8llu\n", id, s->count, s->total_ns / 1000,
-	// 277: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
 	// Instructions 278 to 288 access r0 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s278, ok := m.BlockSpan(r0, 32, false); ok {
 		v278 := runtime.WindowOf[[32]byte](s278).At(0)
-		// 278: ldxdw %r1, [%r0] (span checked)
 		r1 = uint64(v278[0]) | uint64(v278[1])<<8 | uint64(v278[2])<<16 | uint64(v278[3])<<24 | uint64(v278[4])<<32 | uint64(v278[5])<<40 | uint64(v278[6])<<48 | uint64(v278[7])<<56
-		// 279: stxdw [%r10-48], %r1 (span checked)
 		runtime.PutLE64(fp[464:], r1)
-		// 280: ldxdw %r2, [%r0+8] (span checked)
 		r2 = uint64(v278[8]) | uint64(v278[9])<<8 | uint64(v278[10])<<16 | uint64(v278[11])<<24 | uint64(v278[12])<<32 | uint64(v278[13])<<40 | uint64(v278[14])<<48 | uint64(v278[15])<<56
-		// 281: div %r2, 1000 (span checked)
 		r2 /= 1000
-		// 282: stxdw [%r10-40], %r2 (span checked)
 		runtime.PutLE64(fp[472:], r2)
-		// 283: div %r2, %r1 (span checked)
 		if r1 != 0 {
 			r2 /= r1
 		} else {
 			r2 = 0
 		}
-		// 284: stxdw [%r10-32], %r2 (span checked)
 		runtime.PutLE64(fp[480:], r2)
-		// 285: ldxdw %r1, [%r0+16] (span checked)
 		r1 = uint64(v278[16]) | uint64(v278[17])<<8 | uint64(v278[18])<<16 | uint64(v278[19])<<24 | uint64(v278[20])<<32 | uint64(v278[21])<<40 | uint64(v278[22])<<48 | uint64(v278[23])<<56
-		// 286: div %r1, 1000 (span checked)
 		r1 /= 1000
-		// 287: stxdw [%r10-24], %r1 (span checked)
 		runtime.PutLE64(fp[488:], r1)
-		// 288: ldxdw %r1, [%r0+24] (span checked)
 		r1 = uint64(v278[24]) | uint64(v278[25])<<8 | uint64(v278[26])<<16 | uint64(v278[27])<<24 | uint64(v278[28])<<32 | uint64(v278[29])<<40 | uint64(v278[30])<<48 | uint64(v278[31])<<56
 	} else {
-		// 278: ldxdw %r1, [%r0]
 		r1 = m.Load64At(r0, 278)
-		// 279: stxdw [%r10-48], %r1
 		runtime.PutLE64(fp[464:], r1)
-		// 280: ldxdw %r2, [%r0+8]
 		r2 = m.Load64At(r0+8, 280)
-		// 281: div %r2, 1000
 		r2 /= 1000
-		// 282: stxdw [%r10-40], %r2
 		runtime.PutLE64(fp[472:], r2)
-		// 283: div %r2, %r1
 		if r1 != 0 {
 			r2 /= r1
 		} else {
 			r2 = 0
 		}
-		// 284: stxdw [%r10-32], %r2
 		runtime.PutLE64(fp[480:], r2)
-		// 285: ldxdw %r1, [%r0+16]
 		r1 = m.Load64At(r0+16, 285)
-		// 286: div %r1, 1000
 		r1 /= 1000
-		// 287: stxdw [%r10-24], %r1
 		runtime.PutLE64(fp[488:], r1)
-		// 288: ldxdw %r1, [%r0+24]
 		r1 = m.Load64At(r0+24, 288)
 	}
-	// 289: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 290: mov %r3, %r10
 	r3 = r10
-	// 291: add %r3, -56
 	r3 -= 56
-	// 292: lddw %r1, value:1+319
 	r1 = 0xb0000013f
-	// 294: mov32 %r2, 39
 	r2 = 39
-	// 295: mov32 %r4, 48
 	r4 = 48
-	// 296: call runtime 0
 	r0 = m.CallAt(296, r1, r2, r3, r4, r5)
-	// 297: ja -34 (to 264)
 	b -= 68
 	runtime.CheckBudget(b, 297)
 	goto L264
 L298:
 	// syslat.bpf.c:218: }
-	// 298: exit
 	b -= 10
 	runtime.CheckBudget(b, 298)
 	return r0, b, r5

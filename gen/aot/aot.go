@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"go/token"
 	"sort"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -110,7 +109,6 @@ type aotInsn struct {
 	pseudo bool   // lddw with a pseudo source: imm64 is checked by Bind
 	slots  int    // 2 for lddw
 	target int    // jump, local call or function-address target; -1 if none
-	text   string // the instruction in assembly, for the comment above it
 }
 
 func (in *aotInsn) class() runtime.Class { return in.op.Class() }
@@ -146,11 +144,10 @@ func decodeProgram(spec *runtime.ProgramSpec, loaded *runtime.Program) *aotProgr
 	raw := spec.Instructions
 	for i := 0; i < len(raw); i++ {
 		r := raw[i]
-		in := &aotInsn{pc: i, op: r.Opcode, dst: r.Dst, src: r.Src, off: r.Offset, imm: r.Imm, slots: 1, target: -1, text: r.String()}
+		in := &aotInsn{pc: i, op: r.Opcode, dst: r.Dst, src: r.Src, off: r.Offset, imm: r.Imm, slots: 1, target: -1}
 		switch {
 		case r.Opcode == runtime.OpLddw:
 			in.slots = 2
-			in.text = strings.TrimSuffix(runtime.Disassemble(raw[i:i+2]), "\n")
 			in.imm64, _ = loaded.Imm64(i)
 			in.pseudo = r.Src != 0
 			if r.Src == runtime.PseudoFunc {
@@ -166,9 +163,6 @@ func decodeProgram(spec *runtime.ProgramSpec, loaded *runtime.Program) *aotProgr
 			}
 		case isCondJump(r.Opcode) || r.Opcode == runtime.OpJa:
 			in.target = i + 1 + int(r.Offset)
-		}
-		if in.target >= 0 {
-			in.text += fmt.Sprintf(" (to %d)", in.target)
 		}
 		p.insns[i] = in
 		p.order = append(p.order, i)

@@ -855,7 +855,7 @@ func TestSpanBlocks(t *testing.T) {
 	for _, p := range progs {
 		insns := assembleInsns(t, p.name, p.asm)
 		src := translateSource(t, p.name, insns)
-		if !strings.Contains(src, "(span checked)") {
+		if !strings.Contains(src, "run a copy that checks it once") {
 			t.Errorf("%s: no span block", p.name)
 		}
 		for budget := uint64(1); budget <= 12; budget++ {

@@ -116,9 +116,9 @@
 //     checked code does but checks nothing (a loop's back edge makes the
 //     comparison again, in the copy, and stays in it while the budget
 //     covers another pass), else the checked code runs. The copy carries
-//     no comments: the checked code's name each instruction and line. So an if-else chain or
-//     a switch in a loop has no check, a call of its fault path, in its
-//     arms. Regions holding a hoisted loop, longer than 96 instructions
+//     no comments: the checked code's give the source lines. So an
+//     if-else chain or a switch in a loop has no check, a call of its
+//     fault path, in its arms. Regions holding a hoisted loop, longer than 96 instructions
 //     (256 when at least every fourth instruction checks, as in a
 //     switch's compare tree), or past what would make the function longer
 //     than splitAbove, and functions split into parts, keep one checked
@@ -154,9 +154,11 @@
 //     internal compiler error (opaqueMoves).
 //
 // The generated code is gofmt'd (when rendered through a jen.File),
-// vet-clean and deterministic; above each instruction a comment gives its
-// index, its assembly (runtime.Instruction.String, the dialect of package
-// asm) and, when Options.Lines has it, the C source line.
+// vet-clean and deterministic. Where Options.Lines has an instruction's C
+// source line, a comment gives it above the instruction's code, once per
+// line; labels (L<pc>) name the instructions control comes to. The
+// instructions themselves are not repeated in comments: an object's
+// disassembly (llvm-objdump -d) has them.
 //
 // The translator works from the program as runtime.Load prepared it: the
 // values of lddw's pseudo sources (map handles, addresses of globals and

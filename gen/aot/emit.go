@@ -365,27 +365,18 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		body, fell, lastLine = nil, false, ""
 		e.frame, e.used[10] = false, false
 	}
-	// emitOne appends the code of the instruction at pc to *to.
-	emitOne := func(to *[]jen.Code, pc int, suffix string) {
+	// emitOne appends the code of the instruction at pc to *to, after
+	// its source line when that starts there and lines is set. Copies (a
+	// region's, a span block's fast one) repeat the checked code, whose
+	// comments give the source lines; labels name the instructions
+	// control comes to.
+	emitOne := func(to *[]jen.Code, pc int, lines bool) {
 		in := p.insns[pc]
-		if e.copying >= 0 {
-			// A region's copy repeats the checked code, whose comments
-			// name each statement's instruction and source line; its
-			// labels name the instructions control comes to.
-			*to = append(*to, e.insn(in)...)
-			return
-		}
-		if line, ok := e.opts.Lines[pc]; ok && line != lastLine {
+		if line, ok := e.opts.Lines[pc]; ok && line != lastLine && lines && e.copying < 0 {
 			*to = append(*to, gocomment.Line(line))
 			lastLine = line
 		}
-		stmts := e.insn(in)
-		note := suffix
-		if len(stmts) == 0 {
-			note += " (no effect)"
-		}
-		*to = append(*to, gocomment.Linef("%d: %s%s", pc, in.text, note))
-		*to = append(*to, stmts...)
+		*to = append(*to, e.insn(in)...)
 	}
 	var g *spanBlock // the span block being emitted
 	var run []int    // its instructions
@@ -396,7 +387,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			g, run = blocks[pc], nil
 		}
 		if g == nil {
-			emitOne(to, pc, "")
+			emitOne(to, pc, true)
 			return
 		}
 		run = append(run, pc)
@@ -409,11 +400,11 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 		var fast, checked []jen.Code
 		e.blk = g
 		for _, x := range run {
-			emitOne(&fast, x, " (span checked)")
+			emitOne(&fast, x, false)
 		}
 		e.blk, e.pending, lastLine = nil, pending, line
 		for _, x := range run {
-			emitOne(&checked, x, "")
+			emitOne(&checked, x, true)
 		}
 		*to = append(*to, e.spanBlock(g, fast, checked))
 		g = nil
@@ -457,7 +448,7 @@ func (e *emitter) function(f *aotFunc) jen.Code {
 			// The jump into a rotated loop: the fast copy goes after its
 			// budget adjustment and check, before its goto.
 			var ja []jen.Code
-			emitOne(&ja, pc, "")
+			emitOne(&ja, pc, true)
 			body = append(body, ja[:len(ja)-1]...)
 			body = append(body, e.fastLoop(l, labels), ja[len(ja)-1])
 			continue
@@ -811,15 +802,12 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 		return append(out, e.goTo(next, label(next)))
 	}
 	var to *[]jen.Code // where emit appends
-	emit := func(pc int, note string) {
-		in := p.insns[pc]
-		stmts := e.insn(in)
+	emit := func(pc int) {
+		*to = append(*to, e.insn(p.insns[pc])...)
 		if b := counts[pc]; b != nil {
 			// A base's step is its stepping register's.
-			stmts = append(stmts, code(addTo(fmt.Sprintf("o%d", b.by), b.step)))
+			*to = append(*to, code(addTo(fmt.Sprintf("o%d", b.by), b.step)))
 		}
-		*to = append(*to, gocomment.Linef("%d: %s (%s)", pc, in.text, note))
-		*to = append(*to, stmts...)
 	}
 	// apart: an instruction that falls into one placed elsewhere in the
 	// order (a loop with arms, see withArms) goes there.
@@ -851,7 +839,7 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 				e.pending = e.phi[pc]
 			}
 			fell = e.falls(p.insns[pc])
-			emit(pc, "fast copy")
+			emit(pc)
 			fell = fell && !apart(pc)
 		}
 		if labels[l.back] {
@@ -862,7 +850,6 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 			e.pending = e.phi[l.back]
 		}
 		e.pending += p.insns[l.back].slots
-		loop = append(loop, gocomment.Linef("%d: %s (fast copy: the range's end)", l.back, p.insns[l.back].text))
 		body = append(body, jen.For(code("k := range n")).Block(loop...))
 		body = append(body, leave()...)
 		return e.fastLoopGuard(l, body)
@@ -885,15 +872,14 @@ func (e *emitter) fastLoop(l *hoistLoop, labels map[int]bool) jen.Code {
 			// The first of two iterations per pass: its test leaves when
 			// the loop ends, and the second runs the body again.
 			e.pending += in.slots
-			body = append(body, gocomment.Linef("%d: %s (fast copy, first of two iterations)", pc, in.text))
 			body = append(body, jen.If(code("!("+e.cond(in)+")")).Block(leave()...))
 			e.pending = e.phi[l.head]
 			for _, x := range l.order[:len(l.order)-1] {
-				emit(x, "fast copy, second iteration")
+				emit(x)
 			}
 		}
 		fell = e.falls(in)
-		emit(pc, "fast copy")
+		emit(pc)
 		fell = fell && !apart(pc)
 	}
 	if fell { // a conditional back edge: the loop ends when it is not taken

@@ -1053,7 +1053,7 @@ func TestRandomProgramsHoist(t *testing.T) {
 		if strings.Contains(src, "runtime.Views[") {
 			views++
 		}
-		if strings.Contains(src, "(span checked)") {
+		if strings.Contains(src, "run a copy that checks it once") {
 			blocks++
 		}
 		// The generator's counter is r8, its derived test r6 = Y + c

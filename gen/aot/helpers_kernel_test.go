@@ -279,6 +279,26 @@ func canonMaps(s string) string {
 	return strings.Join(out, "; ")
 }
 
+// roomyTraceBuffer makes the kernel's trace buffer as large as tracing
+// makes it on first use (1408 KiB a CPU). On a machine just booted it holds
+// 7 KiB a CPU until a tracer expands it, which bpf_trace_printk does not:
+// a few lines that programs of tests running beside this one print
+// overwrite a case's line before it is read.
+func roomyTraceBuffer(t *testing.T) {
+	const file, want = "/sys/kernel/tracing/buffer_size_kb", 1408
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := strconv.Atoi(strings.Fields(string(data))[0])
+	if err != nil || kb >= want {
+		return
+	}
+	if err := os.WriteFile(file, []byte(strconv.Itoa(want)), 0); err != nil {
+		t.Fatalf("growing the trace buffer from %d KiB: %v", kb, err)
+	}
+}
+
 // traceLines keeps the lines of trace_printk text that hold marker.
 func traceLines(text, marker string) string {
 	var out []string
@@ -420,6 +440,7 @@ func runtimeEntries(maps []runtime.Map) string {
 func TestHelpersKernelDifferential(t *testing.T) {
 	testenv.Kernel(t)
 	testenv.Tracefs(t)
+	roomyTraceBuffer(t)
 	var cases []kcase
 	cases = append(cases, ringbufCases()...)
 	cases = append(cases, snprintfCases()...)

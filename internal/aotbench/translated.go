@@ -25,12 +25,9 @@ func primesEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
 // depth d with budget b; it returns r0 and the budget left.
 func primesFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1, r2, r3 uint64
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: mov %r1, 2
 	r1 = 2
 L2:
-	// 2: mov %r2, 2
 	r2 = 2
 L3:
 	// When the budget covers the longest path from here to where control leaves
@@ -38,46 +35,34 @@ L3:
 	if b-3 >= 9 {
 		goto U3
 	}
-	// 3: mov %r3, %r2
 	r3 = r2
-	// 4: mul %r3, %r2
 	r3 *= r2
-	// 5: jgt %r3, %r1, +5 (to 11)
 	if r3 > r1 {
 		runtime.CheckBudget(b-6, 5)
 		goto L11
 	}
-	// 6: mov %r3, %r1
 	r3 = r1
-	// 7: mod %r3, %r2
 	if r2 != 0 {
 		r3 %= r2
 	}
-	// 8: jeq %r3, 0, +3 (to 12)
 	if r3 == 0 {
 		runtime.CheckBudget(b-9, 8)
 		goto L12
 	}
-	// 9: add %r2, 1
 	r2 += 1
-	// 10: ja -8 (to 3)
 	b -= 8
 	runtime.CheckBudget(b-3, 10)
 	goto L3
 L11:
-	// 11: add %r0, 1
 	r0 += 1
 	b += 2
 L12:
-	// 12: add %r1, 1
 	r1 += 1
-	// 13: jlt %r1, 10000, -12 (to 2)
 	if r1 < 10000 {
 		b -= 9
 		runtime.CheckBudget(b-2, 13)
 		goto L2
 	}
-	// 14: exit
 	b -= 12
 	runtime.CheckBudget(b, 14)
 	return r0, b
@@ -133,11 +118,8 @@ func checksum64KEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64
 // run at call depth d with budget b; it returns r0 and the budget left.
 func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: mov %r3, %r1
 	r3 = runtime.Opaque(r1)
-	// 2: add %r3, %r2
 	r3 += r2
 	// Instructions 3 to 6 are a counted loop: when its accesses through r1 stay in
 	// their regions and the budget lasts, run a copy that checks neither.
@@ -148,26 +130,18 @@ func checksum64KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 				n := int(j + 1)
 				vv1 := runtime.Views[[4]byte](fv1, n)
 				for k := range n {
-					// 3: ldxw %r4, [%r1] (fast copy)
 					r4 = uint64(vv1[k][0]) | uint64(vv1[k][1])<<8 | uint64(vv1[k][2])<<16 | uint64(vv1[k][3])<<24
-					// 4: add %r0, %r4 (fast copy)
 					r0 += r4
-					// 5: add %r1, 4 (fast copy)
 					r1 += 4
-					// 6: jlt %r1, %r3, -4 (to 3) (fast copy: the range's end)
 				}
 				goto L7
 			}
 		}
 	}
 L3:
-	// 3: ldxw %r4, [%r1]
 	r4 = m.Load32At(r1, 3)
-	// 4: add %r0, %r4
 	r0 += r4
-	// 5: add %r1, 4
 	r1 += 4
-	// 6: jlt %r1, %r3, -4 (to 3)
 	if r1 < r3 {
 		b -= 4
 		runtime.CheckBudget(b-3, 6)
@@ -179,23 +153,16 @@ L7:
 	if b-7 >= 7 {
 		goto U7
 	}
-	// 7: mov %r4, %r0
 	r4 = r0
-	// 8: rsh %r4, 16
 	r4 >>= 16
-	// 9: and %r0, 65535
 	r0 &= 65535
-	// 10: add %r0, %r4
 	r0 += r4
-	// 11: jgt %r0, 65535, -5 (to 7)
 	if r0 > 65535 {
 		b -= 5
 		runtime.CheckBudget(b-7, 11)
 		goto L7
 	}
-	// 12: xor %r0, 65535
 	r0 ^= 65535
-	// 13: exit
 	b -= 14
 	runtime.CheckBudget(b, 13)
 	return r0, b
@@ -236,11 +203,8 @@ func log2Entry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
 // depth d with budget b; it returns r0 and the budget left.
 func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1, r2, r3, r4, r5 uint64
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: mov %r1, 1
 	r1 = 1
-	// 2: lddw %r5, 0x9e3779b97f4a7c15
 	r5 = 0x9e3779b97f4a7c15
 	// Instructions 4 to 38 are a counted loop: when the budget lasts, run a copy
 	// that does not check it.
@@ -249,99 +213,64 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 			r5 = runtime.Opaque(r5)
 			b -= 24 * int64(j)
 		F4:
-			// 4: mov %r2, %r1 (fast copy)
 			r2 = r1
-			// 5: mul %r2, %r5 (fast copy)
 			r2 *= r5
-			// 6: mov %r3, 0 (fast copy)
 			r3 = 0
-			// 7: mov %r4, %r2 (fast copy)
 			r4 = r2
-			// 8: rsh %r4, 32 (fast copy)
 			r4 >>= 32
-			// 9: jeq %r4, 0, +2 (to 12) (fast copy)
 			if r4 == 0 {
 				goto F12
 			}
-			// 10: mov %r2, %r4 (fast copy)
 			r2 = r4
-			// 11: add %r3, 32 (fast copy)
 			r3 += 32
 			b -= 2
 		F12:
-			// 12: mov %r4, %r2 (fast copy)
 			r4 = r2
-			// 13: rsh %r4, 16 (fast copy)
 			r4 >>= 16
-			// 14: jeq %r4, 0, +2 (to 17) (fast copy)
 			if r4 == 0 {
 				goto F17
 			}
-			// 15: mov %r2, %r4 (fast copy)
 			r2 = r4
-			// 16: add %r3, 16 (fast copy)
 			r3 += 16
 			b -= 2
 		F17:
-			// 17: mov %r4, %r2 (fast copy)
 			r4 = r2
-			// 18: rsh %r4, 8 (fast copy)
 			r4 >>= 8
-			// 19: jeq %r4, 0, +2 (to 22) (fast copy)
 			if r4 == 0 {
 				goto F22
 			}
-			// 20: mov %r2, %r4 (fast copy)
 			r2 = r4
-			// 21: add %r3, 8 (fast copy)
 			r3 += 8
 			b -= 2
 		F22:
-			// 22: mov %r4, %r2 (fast copy)
 			r4 = r2
-			// 23: rsh %r4, 4 (fast copy)
 			r4 >>= 4
-			// 24: jeq %r4, 0, +2 (to 27) (fast copy)
 			if r4 == 0 {
 				goto F27
 			}
-			// 25: mov %r2, %r4 (fast copy)
 			r2 = r4
-			// 26: add %r3, 4 (fast copy)
 			r3 += 4
 			b -= 2
 		F27:
-			// 27: mov %r4, %r2 (fast copy)
 			r4 = r2
-			// 28: rsh %r4, 2 (fast copy)
 			r4 >>= 2
-			// 29: jeq %r4, 0, +2 (to 32) (fast copy)
 			if r4 == 0 {
 				goto F32
 			}
-			// 30: mov %r2, %r4 (fast copy)
 			r2 = r4
-			// 31: add %r3, 2 (fast copy)
 			r3 += 2
 			b -= 2
 		F32:
-			// 32: mov %r4, %r2 (fast copy)
 			r4 = r2
-			// 33: rsh %r4, 1 (fast copy)
 			r4 >>= 1
-			// 34: jeq %r4, 0, +1 (to 36) (fast copy)
 			if r4 == 0 {
 				goto F36
 			}
-			// 35: add %r3, 1 (fast copy)
 			r3 += 1
 			b -= 1
 		F36:
-			// 36: add %r0, %r3 (fast copy)
 			r0 += r3
-			// 37: add %r1, 1 (fast copy)
 			r1 += 1
-			// 38: jle %r1, 1000, -35 (to 4) (fast copy)
 			if r1 <= 1000 {
 				goto F4
 			}
@@ -349,112 +278,76 @@ func log2Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 		}
 	}
 L4:
-	// 4: mov %r2, %r1
 	r2 = r1
-	// 5: mul %r2, %r5
 	r2 *= r5
-	// 6: mov %r3, 0
 	r3 = 0
-	// 7: mov %r4, %r2
 	r4 = r2
-	// 8: rsh %r4, 32
 	r4 >>= 32
-	// 9: jeq %r4, 0, +2 (to 12)
 	if r4 == 0 {
 		runtime.CheckBudget(b-10, 9)
 		goto L12
 	}
-	// 10: mov %r2, %r4
 	r2 = r4
-	// 11: add %r3, 32
 	r3 += 32
 	b -= 2
 L12:
-	// 12: mov %r4, %r2
 	r4 = r2
-	// 13: rsh %r4, 16
 	r4 >>= 16
-	// 14: jeq %r4, 0, +2 (to 17)
 	if r4 == 0 {
 		runtime.CheckBudget(b-13, 14)
 		goto L17
 	}
-	// 15: mov %r2, %r4
 	r2 = r4
-	// 16: add %r3, 16
 	r3 += 16
 	b -= 2
 L17:
-	// 17: mov %r4, %r2
 	r4 = r2
-	// 18: rsh %r4, 8
 	r4 >>= 8
-	// 19: jeq %r4, 0, +2 (to 22)
 	if r4 == 0 {
 		runtime.CheckBudget(b-16, 19)
 		goto L22
 	}
-	// 20: mov %r2, %r4
 	r2 = r4
-	// 21: add %r3, 8
 	r3 += 8
 	b -= 2
 L22:
-	// 22: mov %r4, %r2
 	r4 = r2
-	// 23: rsh %r4, 4
 	r4 >>= 4
-	// 24: jeq %r4, 0, +2 (to 27)
 	if r4 == 0 {
 		runtime.CheckBudget(b-19, 24)
 		goto L27
 	}
-	// 25: mov %r2, %r4
 	r2 = r4
-	// 26: add %r3, 4
 	r3 += 4
 	b -= 2
 L27:
-	// 27: mov %r4, %r2
 	r4 = r2
-	// 28: rsh %r4, 2
 	r4 >>= 2
-	// 29: jeq %r4, 0, +2 (to 32)
 	if r4 == 0 {
 		runtime.CheckBudget(b-22, 29)
 		goto L32
 	}
-	// 30: mov %r2, %r4
 	r2 = r4
-	// 31: add %r3, 2
 	r3 += 2
 	b -= 2
 L32:
-	// 32: mov %r4, %r2
 	r4 = r2
-	// 33: rsh %r4, 1
 	r4 >>= 1
-	// 34: jeq %r4, 0, +1 (to 36)
 	if r4 == 0 {
 		runtime.CheckBudget(b-25, 34)
 		goto L36
 	}
-	// 35: add %r3, 1
 	r3 += 1
 	b -= 1
 L36:
-	// 36: add %r0, %r3
 	r0 += r3
-	// 37: add %r1, 1
 	r1 += 1
-	// 38: jle %r1, 1000, -35 (to 4)
 	if r1 <= 1000 {
 		b -= 24
 		runtime.CheckBudget(b-4, 38)
 		goto L4
 	}
 L39:
-	// 39: exit
 	b -= 29
 	runtime.CheckBudget(b, 39)
 	return r0, b
@@ -478,9 +371,7 @@ func switch32Entry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
 // call depth d with budget b; it returns r0 and the budget left.
 func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1, r2 uint64
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: mov %r1, 0
 	r1 = 0
 	// Instructions 2 to 101 are a counted loop: when the budget lasts, run a copy
 	// that does not check it.
@@ -488,13 +379,9 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 		if b-2 >= int64(j+1)*100 {
 			b -= 12 * int64(j)
 		F2:
-			// 2: mov %r2, %r1 (fast copy)
 			r2 = r1
-			// 3: mul %r2, 13 (fast copy)
 			r2 *= 13
-			// 4: and %r2, 31 (fast copy)
 			r2 &= 31
-			// 5: jgt %r2, 15, +47 (to 53) (fast copy)
 			// Instructions 5-9, 14, 19-20, 25, 30-32, 37, 42-43, 48, 53-56, 61, 66-67, 72, 77-79, 84, 89-90, 95: a tree of 31 jumps on r2, as a switch.
 			switch r2 {
 			case 0:
@@ -563,169 +450,103 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 				goto F98
 			}
 		F10:
-			// 10: add %r0, 1 (fast copy)
 			r0 += 1
-			// 11: ja +88 (to 100) (fast copy)
 			goto F100
 		F12:
-			// 12: xor %r0, 8 (fast copy)
 			r0 ^= 8
-			// 13: ja +86 (to 100) (fast copy)
 			goto F100
 		F15:
-			// 15: mul %r0, 3 (fast copy)
 			r0 *= 3
-			// 16: ja +83 (to 100) (fast copy)
 			goto F100
 		F17:
-			// 17: add %r0, 22 (fast copy)
 			r0 += 22
-			// 18: ja +81 (to 100) (fast copy)
 			goto F100
 		F21:
-			// 21: xor %r0, 29 (fast copy)
 			r0 ^= 29
-			// 22: ja +77 (to 100) (fast copy)
 			goto F100
 		F23:
-			// 23: mul %r0, 3 (fast copy)
 			r0 *= 3
-			// 24: ja +75 (to 100) (fast copy)
 			goto F100
 		F26:
-			// 26: add %r0, 43 (fast copy)
 			r0 += 43
-			// 27: ja +72 (to 100) (fast copy)
 			goto F100
 		F28:
-			// 28: xor %r0, 50 (fast copy)
 			r0 ^= 50
-			// 29: ja +70 (to 100) (fast copy)
 			goto F100
 		F33:
-			// 33: mul %r0, 3 (fast copy)
 			r0 *= 3
-			// 34: ja +65 (to 100) (fast copy)
 			goto F100
 		F35:
-			// 35: add %r0, 64 (fast copy)
 			r0 += 64
-			// 36: ja +63 (to 100) (fast copy)
 			goto F100
 		F38:
-			// 38: xor %r0, 71 (fast copy)
 			r0 ^= 71
-			// 39: ja +60 (to 100) (fast copy)
 			goto F100
 		F40:
-			// 40: mul %r0, 3 (fast copy)
 			r0 *= 3
-			// 41: ja +58 (to 100) (fast copy)
 			goto F100
 		F44:
-			// 44: add %r0, 85 (fast copy)
 			r0 += 85
-			// 45: ja +54 (to 100) (fast copy)
 			goto F100
 		F46:
-			// 46: xor %r0, 92 (fast copy)
 			r0 ^= 92
-			// 47: ja +52 (to 100) (fast copy)
 			goto F100
 		F49:
-			// 49: mul %r0, 3 (fast copy)
 			r0 *= 3
-			// 50: ja +49 (to 100) (fast copy)
 			goto F100
 		F51:
-			// 51: add %r0, 106 (fast copy)
 			r0 += 106
-			// 52: ja +47 (to 100) (fast copy)
 			goto F100
 		F57:
-			// 57: xor %r0, 113 (fast copy)
 			r0 ^= 113
-			// 58: ja +41 (to 100) (fast copy)
 			goto F100
 		F59:
-			// 59: mul %r0, 3 (fast copy)
 			r0 *= 3
-			// 60: ja +39 (to 100) (fast copy)
 			goto F100
 		F62:
-			// 62: add %r0, 127 (fast copy)
 			r0 += 127
-			// 63: ja +36 (to 100) (fast copy)
 			goto F100
 		F64:
-			// 64: xor %r0, 134 (fast copy)
 			r0 ^= 134
-			// 65: ja +34 (to 100) (fast copy)
 			goto F100
 		F68:
-			// 68: mul %r0, 3 (fast copy)
 			r0 *= 3
-			// 69: ja +30 (to 100) (fast copy)
 			goto F100
 		F70:
-			// 70: add %r0, 148 (fast copy)
 			r0 += 148
-			// 71: ja +28 (to 100) (fast copy)
 			goto F100
 		F73:
-			// 73: xor %r0, 155 (fast copy)
 			r0 ^= 155
-			// 74: ja +25 (to 100) (fast copy)
 			goto F100
 		F75:
-			// 75: mul %r0, 3 (fast copy)
 			r0 *= 3
-			// 76: ja +23 (to 100) (fast copy)
 			goto F100
 		F80:
-			// 80: add %r0, 169 (fast copy)
 			r0 += 169
-			// 81: ja +18 (to 100) (fast copy)
 			goto F100
 		F82:
-			// 82: xor %r0, 176 (fast copy)
 			r0 ^= 176
-			// 83: ja +16 (to 100) (fast copy)
 			goto F100
 		F85:
-			// 85: mul %r0, 3 (fast copy)
 			r0 *= 3
-			// 86: ja +13 (to 100) (fast copy)
 			goto F100
 		F87:
-			// 87: add %r0, 190 (fast copy)
 			r0 += 190
-			// 88: ja +11 (to 100) (fast copy)
 			goto F100
 		F91:
-			// 91: xor %r0, 197 (fast copy)
 			r0 ^= 197
-			// 92: ja +7 (to 100) (fast copy)
 			goto F100
 		F93:
-			// 93: mul %r0, 3 (fast copy)
 			r0 *= 3
-			// 94: ja +5 (to 100) (fast copy)
 			goto F100
 		F96:
-			// 96: add %r0, 211 (fast copy)
 			r0 += 211
-			// 97: ja +2 (to 100) (fast copy)
 			goto F100
 		F98:
-			// 98: xor %r0, 218 (fast copy)
 			r0 ^= 218
-			// 99: ja +0 (to 100) (fast copy)
 			goto F100
 		F100:
-			// 100: add %r1, 1 (fast copy)
 			r1 += 1
-			// 101: jlt %r1, 1000, -100 (to 2) (fast copy)
 			if r1 < 1000 {
 				goto F2
 			}
@@ -733,13 +554,9 @@ func switch32Fn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 		}
 	}
 L2:
-	// 2: mov %r2, %r1
 	r2 = r1
-	// 3: mul %r2, 13
 	r2 *= 13
-	// 4: and %r2, 31
 	r2 &= 31
-	// 5: jgt %r2, 15, +47 (to 53)
 	// Instructions 5-9, 14, 19-20, 25, 30-32, 37, 42-43, 48, 53-56, 61, 66-67, 72, 77-79, 84, 89-90, 95: a tree of 31 jumps on r2, as a switch.
 	switch r2 {
 	case 0:
@@ -982,208 +799,141 @@ L2:
 		goto L98
 	}
 L10:
-	// 10: add %r0, 1
 	r0 += 1
-	// 11: ja +88 (to 100)
 	runtime.CheckBudget(b-12, 11)
 	goto L100
 L12:
-	// 12: xor %r0, 8
 	r0 ^= 8
-	// 13: ja +86 (to 100)
 	runtime.CheckBudget(b-12, 13)
 	goto L100
 L15:
-	// 15: mul %r0, 3
 	r0 *= 3
-	// 16: ja +83 (to 100)
 	runtime.CheckBudget(b-12, 16)
 	goto L100
 L17:
-	// 17: add %r0, 22
 	r0 += 22
-	// 18: ja +81 (to 100)
 	runtime.CheckBudget(b-12, 18)
 	goto L100
 L21:
-	// 21: xor %r0, 29
 	r0 ^= 29
-	// 22: ja +77 (to 100)
 	runtime.CheckBudget(b-12, 22)
 	goto L100
 L23:
-	// 23: mul %r0, 3
 	r0 *= 3
-	// 24: ja +75 (to 100)
 	runtime.CheckBudget(b-12, 24)
 	goto L100
 L26:
-	// 26: add %r0, 43
 	r0 += 43
-	// 27: ja +72 (to 100)
 	runtime.CheckBudget(b-12, 27)
 	goto L100
 L28:
-	// 28: xor %r0, 50
 	r0 ^= 50
-	// 29: ja +70 (to 100)
 	runtime.CheckBudget(b-12, 29)
 	goto L100
 L33:
-	// 33: mul %r0, 3
 	r0 *= 3
-	// 34: ja +65 (to 100)
 	runtime.CheckBudget(b-12, 34)
 	goto L100
 L35:
-	// 35: add %r0, 64
 	r0 += 64
-	// 36: ja +63 (to 100)
 	runtime.CheckBudget(b-12, 36)
 	goto L100
 L38:
-	// 38: xor %r0, 71
 	r0 ^= 71
-	// 39: ja +60 (to 100)
 	runtime.CheckBudget(b-12, 39)
 	goto L100
 L40:
-	// 40: mul %r0, 3
 	r0 *= 3
-	// 41: ja +58 (to 100)
 	runtime.CheckBudget(b-12, 41)
 	goto L100
 L44:
-	// 44: add %r0, 85
 	r0 += 85
-	// 45: ja +54 (to 100)
 	runtime.CheckBudget(b-12, 45)
 	goto L100
 L46:
-	// 46: xor %r0, 92
 	r0 ^= 92
-	// 47: ja +52 (to 100)
 	runtime.CheckBudget(b-12, 47)
 	goto L100
 L49:
-	// 49: mul %r0, 3
 	r0 *= 3
-	// 50: ja +49 (to 100)
 	runtime.CheckBudget(b-12, 50)
 	goto L100
 L51:
-	// 51: add %r0, 106
 	r0 += 106
-	// 52: ja +47 (to 100)
 	runtime.CheckBudget(b-12, 52)
 	goto L100
 L57:
-	// 57: xor %r0, 113
 	r0 ^= 113
-	// 58: ja +41 (to 100)
 	runtime.CheckBudget(b-12, 58)
 	goto L100
 L59:
-	// 59: mul %r0, 3
 	r0 *= 3
-	// 60: ja +39 (to 100)
 	runtime.CheckBudget(b-12, 60)
 	goto L100
 L62:
-	// 62: add %r0, 127
 	r0 += 127
-	// 63: ja +36 (to 100)
 	runtime.CheckBudget(b-12, 63)
 	goto L100
 L64:
-	// 64: xor %r0, 134
 	r0 ^= 134
-	// 65: ja +34 (to 100)
 	runtime.CheckBudget(b-12, 65)
 	goto L100
 L68:
-	// 68: mul %r0, 3
 	r0 *= 3
-	// 69: ja +30 (to 100)
 	runtime.CheckBudget(b-12, 69)
 	goto L100
 L70:
-	// 70: add %r0, 148
 	r0 += 148
-	// 71: ja +28 (to 100)
 	runtime.CheckBudget(b-12, 71)
 	goto L100
 L73:
-	// 73: xor %r0, 155
 	r0 ^= 155
-	// 74: ja +25 (to 100)
 	runtime.CheckBudget(b-12, 74)
 	goto L100
 L75:
-	// 75: mul %r0, 3
 	r0 *= 3
-	// 76: ja +23 (to 100)
 	runtime.CheckBudget(b-12, 76)
 	goto L100
 L80:
-	// 80: add %r0, 169
 	r0 += 169
-	// 81: ja +18 (to 100)
 	runtime.CheckBudget(b-12, 81)
 	goto L100
 L82:
-	// 82: xor %r0, 176
 	r0 ^= 176
-	// 83: ja +16 (to 100)
 	runtime.CheckBudget(b-12, 83)
 	goto L100
 L85:
-	// 85: mul %r0, 3
 	r0 *= 3
-	// 86: ja +13 (to 100)
 	runtime.CheckBudget(b-12, 86)
 	goto L100
 L87:
-	// 87: add %r0, 190
 	r0 += 190
-	// 88: ja +11 (to 100)
 	runtime.CheckBudget(b-12, 88)
 	goto L100
 L91:
-	// 91: xor %r0, 197
 	r0 ^= 197
-	// 92: ja +7 (to 100)
 	runtime.CheckBudget(b-12, 92)
 	goto L100
 L93:
-	// 93: mul %r0, 3
 	r0 *= 3
-	// 94: ja +5 (to 100)
 	runtime.CheckBudget(b-12, 94)
 	goto L100
 L96:
-	// 96: add %r0, 211
 	r0 += 211
-	// 97: ja +2 (to 100)
 	runtime.CheckBudget(b-12, 97)
 	goto L100
 L98:
-	// 98: xor %r0, 218
 	r0 ^= 218
-	// 99: ja +0 (to 100)
 	runtime.CheckBudget(b-12, 99)
 	goto L100
 L100:
-	// 100: add %r1, 1
 	r1 += 1
-	// 101: jlt %r1, 1000, -100 (to 2)
 	if r1 < 1000 {
 		b -= 12
 		runtime.CheckBudget(b-2, 101)
 		goto L2
 	}
 L102:
-	// 102: exit
 	b -= 15
 	runtime.CheckBudget(b, 102)
 	return r0, b
@@ -1207,13 +957,9 @@ func fNV1a2KEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
 // call depth d with budget b; it returns r0 and the budget left.
 func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
-	// 0: lddw %r0, 0xcbf29ce484222325
 	r0 = 0xcbf29ce484222325
-	// 2: lddw %r5, 0x100000001b3
 	r5 = 0x100000001b3
-	// 4: mov %r3, %r1
 	r3 = runtime.Opaque(r1)
-	// 5: add %r3, %r2
 	r3 += r2
 	// Instructions 6 to 10 are a counted loop: when its accesses through r1 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -1225,37 +971,26 @@ func fNV1a2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int6
 				n := int(j + 1)
 				vv1 := runtime.Views[[1]byte](fv1, n)
 				for k := range n {
-					// 6: ldxb %r4, [%r1] (fast copy)
 					r4 = uint64(vv1[k][0])
-					// 7: xor %r0, %r4 (fast copy)
 					r0 ^= r4
-					// 8: mul %r0, %r5 (fast copy)
 					r0 *= r5
-					// 9: add %r1, 1 (fast copy)
 					r1 += 1
-					// 10: jlt %r1, %r3, -5 (to 6) (fast copy: the range's end)
 				}
 				goto L11
 			}
 		}
 	}
 L6:
-	// 6: ldxb %r4, [%r1]
 	r4 = m.Load8At(r1, 6)
-	// 7: xor %r0, %r4
 	r0 ^= r4
-	// 8: mul %r0, %r5
 	r0 *= r5
-	// 9: add %r1, 1
 	r1 += 1
-	// 10: jlt %r1, %r3, -5 (to 6)
 	if r1 < r3 {
 		b -= 5
 		runtime.CheckBudget(b-6, 10)
 		goto L6
 	}
 L11:
-	// 11: exit
 	b -= 12
 	runtime.CheckBudget(b, 11)
 	return r0, b
@@ -1292,7 +1027,6 @@ func hashCountFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (uint64
 	var r0, r1, r2, r6 uint64
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
-	// 0: mov %r6, 0
 	r6 = 0
 L1:
 	// When the budget covers the longest path from here to where control leaves
@@ -1300,44 +1034,31 @@ L1:
 	if b-1 >= 31 {
 		goto U1
 	}
-	// 1: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 2: mul %r1, 7
 	r1 *= 7
-	// 3: and %r1, 63
 	r1 &= 63
-	// 4: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
-	// 5: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 7: mov %r2, %r10
 	r2 = r10
-	// 8: add %r2, -4
 	r2 -= 4
-	// 9: call 1
 	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(9, r1, r2, r3, r4, r5)
 	}
-	// 10: jeq %r0, 0, +3 (to 14)
 	if r0 == 0 {
 		runtime.CheckBudget(b-11, 10)
 		goto L14
 	}
-	// 11: mov %r1, 1
 	r1 = 1
-	// 12: lock add [%r0], %r1
 	if p := m.Owned64(r0); p != nil {
 		runtime.PlainAdd64(p, r1)
 	} else {
 		runtime.Add64(m.Atomic64At(r0, 12), r1)
 	}
-	// 13: ja +9 (to 23)
 	runtime.CheckBudget(b-14, 13)
 	goto L23
 L14:
-	// 14: stdw [%r10-16], 1
 	fp[496] = 0x1
 	fp[497] = 0x0
 	fp[498] = 0x0
@@ -1346,60 +1067,42 @@ L14:
 	fp[501] = 0x0
 	fp[502] = 0x0
 	fp[503] = 0x0
-	// 15: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 17: mov %r2, %r10
 	r2 = r10
-	// 18: add %r2, -4
 	r2 -= 4
-	// 19: mov %r3, %r10
 	r3 = r10
-	// 20: add %r3, -16
 	r3 -= 16
-	// 21: mov %r4, 0
 	r4 = 0
-	// 22: call 2
 	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); !ok {
 		m.CallAt(22, r1, r2, r3, r4, r5)
 	}
 	b -= 6
 L23:
-	// 23: add %r6, 1
 	r6 += 1
-	// 24: jlt %r6, 1000, -24 (to 1)
 	if r6 < 1000 {
 		b -= 15
 		runtime.CheckBudget(b-1, 24)
 		goto L1
 	}
-	// 25: mov %r0, 0 (no effect)
-	// 26: stw [%r10-4], 7
 	fp[508] = 0x7
 	fp[509] = 0x0
 	fp[510] = 0x0
 	fp[511] = 0x0
-	// 27: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 29: mov %r2, %r10
 	r2 = r10
-	// 30: add %r2, -4
 	r2 -= 4
-	// 31: call 1
 	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(31, r1, r2, r3, r4, r5)
 	}
-	// 32: jeq %r0, 0, +1 (to 34)
 	if r0 == 0 {
 		runtime.CheckBudget(b-24, 32)
 		goto L34
 	}
-	// 33: ldxdw %r0, [%r0]
 	r0 = m.Load64At(r0, 33)
 	b -= 1
 L34:
-	// 34: exit
 	b -= 25
 	runtime.CheckBudget(b, 34)
 	return r0, b
@@ -1497,13 +1200,11 @@ func atomicsEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
 func atomicsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 	var r0, r2, r3, r4, r5, r6, r7, r8 uint64
 	fp := m.Frame(d)
-	// 0: mov %r6, %r1
 	r6 = r1
 	// Instructions 1 to 4 access r6 at constant offsets: when the span they reach
 	// is in its region, run a copy that checks it once.
 	if s1, ok := m.BlockSpan(r6, 32, true); ok {
 		v1 := runtime.WindowOf[[32]byte](s1).At(0)
-		// 1: stdw [%r6], 0 (span checked)
 		v1[0] = 0x0
 		v1[1] = 0x0
 		v1[2] = 0x0
@@ -1512,7 +1213,6 @@ func atomicsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 		v1[5] = 0x0
 		v1[6] = 0x0
 		v1[7] = 0x0
-		// 2: stdw [%r6+8], 0 (span checked)
 		v1[8] = 0x0
 		v1[9] = 0x0
 		v1[10] = 0x0
@@ -1521,7 +1221,6 @@ func atomicsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 		v1[13] = 0x0
 		v1[14] = 0x0
 		v1[15] = 0x0
-		// 3: stdw [%r6+16], 0 (span checked)
 		v1[16] = 0x0
 		v1[17] = 0x0
 		v1[18] = 0x0
@@ -1530,7 +1229,6 @@ func atomicsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 		v1[21] = 0x0
 		v1[22] = 0x0
 		v1[23] = 0x0
-		// 4: stdw [%r6+24], 0 (span checked)
 		v1[24] = 0x0
 		v1[25] = 0x0
 		v1[26] = 0x0
@@ -1540,16 +1238,11 @@ func atomicsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 		v1[30] = 0x0
 		v1[31] = 0x0
 	} else {
-		// 1: stdw [%r6], 0
 		m.Store64At(r6, 0, 1)
-		// 2: stdw [%r6+8], 0
 		m.Store64At(r6+8, 0, 2)
-		// 3: stdw [%r6+16], 0
 		m.Store64At(r6+16, 0, 3)
-		// 4: stdw [%r6+24], 0
 		m.Store64At(r6+24, 0, 4)
 	}
-	// 5: stdw [%r10-8], 0
 	fp[504] = 0x0
 	fp[505] = 0x0
 	fp[506] = 0x0
@@ -1558,9 +1251,7 @@ func atomicsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 	fp[509] = 0x0
 	fp[510] = 0x0
 	fp[511] = 0x0
-	// 6: mov %r7, 0
 	r7 = 0
-	// 7: mov %r8, 0
 	r8 = 0
 	// Instructions 8 to 23 are a counted loop: when the budget lasts, run a copy
 	// that does not check it.
@@ -1568,48 +1259,32 @@ func atomicsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 		if b-8 >= int64(j+1)*16 {
 			b -= 16 * int64(j)
 		F8:
-			// 8: mov %r2, 1 (fast copy)
 			r2 = 1
-			// 9: lock add [%r6], %r2 (fast copy)
 			if p := m.Owned64(r6); p != nil {
 				runtime.PlainAdd64(p, r2)
 			} else {
 				runtime.Add64(m.Atomic64At(r6, 9), r2)
 			}
-			// 10: mov %r3, %r7 (fast copy)
 			r3 = r7
-			// 11: lock fetch add [%r6+8], %r3 (fast copy)
 			if p := m.Owned64(r6 + 8); p != nil {
 				r3 = runtime.PlainAdd64(p, r3)
 			} else {
 				r3 = runtime.FetchAdd64(m.Atomic64At(r6+8, 11), r3)
 			}
-			// 12: add %r8, %r3 (fast copy)
 			r8 += r3
-			// 13: mov %r4, %r7 (fast copy)
 			r4 = r7
-			// 14: lock xchg32 [%r6+16], %r4 (fast copy)
 			r4 = uint64(runtime.Swap32(m.Atomic32At(r6+16, 14), uint32(r4)))
-			// 15: add %r8, %r4 (fast copy)
 			r8 += r4
-			// 16: mov %r0, %r7 (fast copy)
 			r0 = r7
-			// 17: mov %r5, %r7 (fast copy)
 			r5 = r7
-			// 18: add %r5, 1 (fast copy)
 			r5 += 1
-			// 19: lock cmpxchg [%r6+24], %r5 (fast copy)
 			r0 = runtime.CmpXchg64(m.Atomic64At(r6+24, 19), r0, r5)
-			// 20: add %r8, %r0 (fast copy)
 			r8 += r0
-			// 21: lock add [%r10-8], %r7 (fast copy)
 			{
 				old := uint64(fp[504]) | uint64(fp[505])<<8 | uint64(fp[506])<<16 | uint64(fp[507])<<24 | uint64(fp[508])<<32 | uint64(fp[509])<<40 | uint64(fp[510])<<48 | uint64(fp[511])<<56
 				runtime.PutLE64(fp[504:], old+r7)
 			}
-			// 22: add %r7, 1 (fast copy)
 			r7 += 1
-			// 23: jlt %r7, 1000, -16 (to 8) (fast copy)
 			if r7 < 1000 {
 				goto F8
 			}
@@ -1617,63 +1292,42 @@ func atomicsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 		}
 	}
 L8:
-	// 8: mov %r2, 1
 	r2 = 1
-	// 9: lock add [%r6], %r2
 	if p := m.Owned64(r6); p != nil {
 		runtime.PlainAdd64(p, r2)
 	} else {
 		runtime.Add64(m.Atomic64At(r6, 9), r2)
 	}
-	// 10: mov %r3, %r7
 	r3 = r7
-	// 11: lock fetch add [%r6+8], %r3
 	if p := m.Owned64(r6 + 8); p != nil {
 		r3 = runtime.PlainAdd64(p, r3)
 	} else {
 		r3 = runtime.FetchAdd64(m.Atomic64At(r6+8, 11), r3)
 	}
-	// 12: add %r8, %r3
 	r8 += r3
-	// 13: mov %r4, %r7
 	r4 = r7
-	// 14: lock xchg32 [%r6+16], %r4
 	r4 = uint64(runtime.Swap32(m.Atomic32At(r6+16, 14), uint32(r4)))
-	// 15: add %r8, %r4
 	r8 += r4
-	// 16: mov %r0, %r7
 	r0 = r7
-	// 17: mov %r5, %r7
 	r5 = r7
-	// 18: add %r5, 1
 	r5 += 1
-	// 19: lock cmpxchg [%r6+24], %r5
 	r0 = runtime.CmpXchg64(m.Atomic64At(r6+24, 19), r0, r5)
-	// 20: add %r8, %r0
 	r8 += r0
-	// 21: lock add [%r10-8], %r7
 	{
 		old := uint64(fp[504]) | uint64(fp[505])<<8 | uint64(fp[506])<<16 | uint64(fp[507])<<24 | uint64(fp[508])<<32 | uint64(fp[509])<<40 | uint64(fp[510])<<48 | uint64(fp[511])<<56
 		runtime.PutLE64(fp[504:], old+r7)
 	}
-	// 22: add %r7, 1
 	r7 += 1
-	// 23: jlt %r7, 1000, -16 (to 8)
 	if r7 < 1000 {
 		b -= 16
 		runtime.CheckBudget(b-8, 23)
 		goto L8
 	}
 L24:
-	// 24: ldxdw %r0, [%r10-8]
 	r0 = uint64(fp[504]) | uint64(fp[505])<<8 | uint64(fp[506])<<16 | uint64(fp[507])<<24 | uint64(fp[508])<<32 | uint64(fp[509])<<40 | uint64(fp[510])<<48 | uint64(fp[511])<<56
-	// 25: add %r0, %r8
 	r0 += r8
-	// 26: ldxdw %r1, [%r6]
 	r1 = m.Load64At(r6, 26)
-	// 27: add %r0, %r1
 	r0 += r1
-	// 28: exit
 	b -= 29
 	runtime.CheckBudget(b, 28)
 	return r0, b
@@ -1697,25 +1351,17 @@ func csumBuf2KEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) 
 // call depth d with budget b; it returns r0 and the budget left.
 func csumBuf2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5, r6, r7 uint64
-	// 0: add %r2, %r1
 	r2 += r1
-	// 1: mov %r0, 0
 	r0 = 0
-	// 2: mov %r3, %r1
 	r3 = runtime.Opaque(r1)
-	// 3: add %r3, 2048
 	r3 += 2048
-	// 4: jgt %r3, %r2, +13 (to 18)
 	if r3 > r2 {
 		runtime.CheckBudget(b-5, 4)
 		goto L18
 	}
-	// 5: mov %r6, 0
 	r6 = 0
 L6:
-	// 6: mov %r3, %r1
 	r3 = r1
-	// 7: mov %r7, 0
 	r7 = 0
 	// Instructions 8 to 12 are a counted loop: when its accesses through r3 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -1726,53 +1372,37 @@ L6:
 				n := int(j + 1)
 				vv3 := runtime.Views[[8]byte](fv3, n)
 				for k := range n {
-					// 8: ldxdw %r5, [%r3] (fast copy)
 					r5 = uint64(vv3[k][0]) | uint64(vv3[k][1])<<8 | uint64(vv3[k][2])<<16 | uint64(vv3[k][3])<<24 | uint64(vv3[k][4])<<32 | uint64(vv3[k][5])<<40 | uint64(vv3[k][6])<<48 | uint64(vv3[k][7])<<56
-					// 9: add %r0, %r5 (fast copy)
 					r0 += r5
-					// 10: add %r3, 8 (fast copy)
 					r3 += 8
-					// 11: add %r7, 1 (fast copy)
 					r7 += 1
-					// 12: jlt %r7, 256, -5 (to 8) (fast copy: the range's end)
 				}
 				goto L13
 			}
 		}
 	}
 L8:
-	// 8: ldxdw %r5, [%r3]
 	r5 = m.Load64At(r3, 8)
-	// 9: add %r0, %r5
 	r0 += r5
-	// 10: add %r3, 8
 	r3 += 8
-	// 11: add %r7, 1
 	r7 += 1
-	// 12: jlt %r7, 256, -5 (to 8)
 	if r7 < 256 {
 		b -= 5
 		runtime.CheckBudget(b-8, 12)
 		goto L8
 	}
 L13:
-	// 13: add %r6, 1
 	r6 += 1
-	// 14: jlt %r6, 32, -9 (to 6)
 	if r6 < 32 {
 		b -= 9
 		runtime.CheckBudget(b-6, 14)
 		goto L6
 	}
-	// 15: mov %r4, %r0
 	r4 = runtime.Opaque(r0)
-	// 16: rsh %r4, 32
 	r4 >>= 32
-	// 17: add %r0, %r4
 	r0 += r4
 	b -= 13
 L18:
-	// 18: exit
 	b -= 6
 	runtime.CheckBudget(b, 18)
 	return r0, b
@@ -1796,25 +1426,17 @@ func parseHdr2KEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64)
 // at call depth d with budget b; it returns r0 and the budget left.
 func parseHdr2KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r5, r6, r7, r8, r9 uint64
-	// 0: add %r2, %r1
 	r2 += r1
-	// 1: mov %r0, 0
 	r0 = 0
-	// 2: mov %r3, %r1
 	r3 = runtime.Opaque(r1)
-	// 3: add %r3, 2048
 	r3 += 2048
-	// 4: jgt %r3, %r2, +34 (to 39)
 	if r3 > r2 {
 		runtime.CheckBudget(b-5, 4)
 		goto L39
 	}
-	// 5: mov %r6, 0
 	r6 = 0
 L6:
-	// 6: mov %r3, %r1
 	r3 = r1
-	// 7: mov %r7, 0
 	r7 = 0
 	// Instructions 8 to 36 are a counted loop: when its accesses through r3 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -1826,70 +1448,41 @@ L6:
 				var w8 *[26]byte
 				v3x26 := runtime.WindowOf[[26]byte](fv3)
 			F8:
-				// 8: ldxh %r5, [%r3+12] (fast copy)
 				w8 = v3x26.At(o3)
 				r5 = uint64(w8[0]) | uint64(w8[1])<<8
-				// 9: be16 %r5 (fast copy)
 				r5 = uint64(bits.ReverseBytes16(uint16(r5)))
-				// 10: jne %r5, 2048, +22 (to 33) (fast copy)
 				if r5 != 2048 {
 					goto F33
 				}
-				// 11: ldxb %r5, [%r3+14] (fast copy)
 				r5 = uint64(w8[2])
-				// 12: and %r5, 15 (fast copy)
 				r5 &= 15
-				// 13: lsh %r5, 2 (fast copy)
 				r5 <<= 2
-				// 14: add %r0, %r5 (fast copy)
 				r0 += r5
-				// 15: mul %r0, 31 (fast copy)
 				r0 *= 31
-				// 16: ldxb %r5, [%r3+23] (fast copy)
 				r5 = uint64(w8[11])
-				// 17: xor %r0, %r5 (fast copy)
 				r0 ^= r5
-				// 18: ldxw %r8, [%r3+26] (fast copy)
 				r8 = uint64(w8[14]) | uint64(w8[15])<<8 | uint64(w8[16])<<16 | uint64(w8[17])<<24
-				// 19: be32 %r8 (fast copy)
 				r8 = uint64(bits.ReverseBytes32(uint32(r8)))
-				// 20: ldxw %r9, [%r3+30] (fast copy)
 				r9 = uint64(w8[18]) | uint64(w8[19])<<8 | uint64(w8[20])<<16 | uint64(w8[21])<<24
-				// 21: be32 %r9 (fast copy)
 				r9 = uint64(bits.ReverseBytes32(uint32(r9)))
-				// 22: xor %r8, %r9 (fast copy)
 				r8 ^= r9
-				// 23: add %r0, %r8 (fast copy)
 				r0 += r8
-				// 24: ldxh %r5, [%r3+34] (fast copy)
 				r5 = uint64(w8[22]) | uint64(w8[23])<<8
-				// 25: be16 %r5 (fast copy)
 				r5 = uint64(bits.ReverseBytes16(uint16(r5)))
-				// 26: ldxh %r8, [%r3+36] (fast copy)
 				r8 = uint64(w8[24]) | uint64(w8[25])<<8
-				// 27: be16 %r8 (fast copy)
 				r8 = uint64(bits.ReverseBytes16(uint16(r8)))
-				// 28: lsh %r5, 16 (fast copy)
 				r5 <<= 16
-				// 29: or %r5, %r8 (fast copy)
 				r5 |= r8
-				// 30: mul %r0, 31 (fast copy)
 				r0 *= 31
-				// 31: xor %r0, %r5 (fast copy)
 				r0 ^= r5
-				// 32: ja +1 (to 34) (fast copy)
 				goto F34
 			F33:
-				// 33: add %r0, 1 (fast copy)
 				r0 += 1
 				b += 21
 			F34:
-				// 34: add %r3, 64 (fast copy)
 				r3 += 64
 				o3 += 64
-				// 35: add %r7, 1 (fast copy)
 				r7 += 1
-				// 36: jlt %r7, 32, -29 (to 8) (fast copy)
 				if r7 < 32 {
 					goto F8
 				}
@@ -1898,79 +1491,48 @@ L6:
 		}
 	}
 L8:
-	// 8: ldxh %r5, [%r3+12]
 	r5 = m.Load16At(r3+12, 8)
-	// 9: be16 %r5
 	r5 = uint64(bits.ReverseBytes16(uint16(r5)))
-	// 10: jne %r5, 2048, +22 (to 33)
 	if r5 != 2048 {
 		runtime.CheckBudget(b-11, 10)
 		goto L33
 	}
-	// 11: ldxb %r5, [%r3+14]
 	r5 = m.Load8At(r3+14, 11)
-	// 12: and %r5, 15
 	r5 &= 15
-	// 13: lsh %r5, 2
 	r5 <<= 2
-	// 14: add %r0, %r5
 	r0 += r5
-	// 15: mul %r0, 31
 	r0 *= 31
-	// 16: ldxb %r5, [%r3+23]
 	r5 = m.Load8At(r3+23, 16)
-	// 17: xor %r0, %r5
 	r0 ^= r5
-	// 18: ldxw %r8, [%r3+26]
 	r8 = m.Load32At(r3+26, 18)
-	// 19: be32 %r8
 	r8 = uint64(bits.ReverseBytes32(uint32(r8)))
-	// 20: ldxw %r9, [%r3+30]
 	r9 = m.Load32At(r3+30, 20)
-	// 21: be32 %r9
 	r9 = uint64(bits.ReverseBytes32(uint32(r9)))
-	// 22: xor %r8, %r9
 	r8 ^= r9
-	// 23: add %r0, %r8
 	r0 += r8
-	// 24: ldxh %r5, [%r3+34]
 	r5 = m.Load16At(r3+34, 24)
-	// 25: be16 %r5
 	r5 = uint64(bits.ReverseBytes16(uint16(r5)))
-	// 26: ldxh %r8, [%r3+36]
 	r8 = m.Load16At(r3+36, 26)
-	// 27: be16 %r8
 	r8 = uint64(bits.ReverseBytes16(uint16(r8)))
-	// 28: lsh %r5, 16
 	r5 <<= 16
-	// 29: or %r5, %r8
 	r5 |= r8
-	// 30: mul %r0, 31
 	r0 *= 31
-	// 31: xor %r0, %r5
 	r0 ^= r5
-	// 32: ja +1 (to 34)
 	runtime.CheckBudget(b-33, 32)
 	goto L34
 L33:
-	// 33: add %r0, 1
 	r0 += 1
 	b += 21
 L34:
-	// 34: add %r3, 64
 	r3 += 64
-	// 35: add %r7, 1
 	r7 += 1
-	// 36: jlt %r7, 32, -29 (to 8)
 	if r7 < 32 {
 		b -= 28
 		runtime.CheckBudget(b-8, 36)
 		goto L8
 	}
 L37:
-	// 37: add %r6, 1
 	r6 += 1
-	// 38: jlt %r6, 16, -33 (to 6)
 	if r6 < 16 {
 		b -= 32
 		runtime.CheckBudget(b-6, 38)
@@ -1978,7 +1540,6 @@ L37:
 	}
 	b -= 33
 L39:
-	// 39: exit
 	b -= 6
 	runtime.CheckBudget(b, 39)
 	return r0, b
@@ -2002,22 +1563,15 @@ func classify1KEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64)
 // at call depth d with budget b; it returns r0 and the budget left.
 func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r5, r7 uint64
-	// 0: add %r2, %r1
 	r2 += r1
-	// 1: mov %r0, 0
 	r0 = 0
-	// 2: mov %r3, %r1
 	r3 = runtime.Opaque(r1)
-	// 3: add %r3, 1024
 	r3 += 1024
-	// 4: jgt %r3, %r2, +28 (to 33)
 	if r3 > r2 {
 		runtime.CheckBudget(b-5, 4)
 		goto L33
 	}
-	// 5: mov %r3, %r1
 	r3 = r1
-	// 6: mov %r7, 0
 	r7 = 0
 	// Instructions 7 to 32 are a counted loop: when its accesses through r3 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -2028,9 +1582,7 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 				n := int(j + 1)
 				vv3 := runtime.Views[[1]byte](fv3, n)
 				for k := range n {
-					// 7: ldxb %r5, [%r3] (fast copy)
 					r5 = uint64(vv3[k][0])
-					// 8: jlt %r5, 48, +8 (to 17) (fast copy)
 					// Instructions 8-14, 17-18: a tree of 9 jumps on r5, as a switch.
 					switch r5 {
 					case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31:
@@ -2059,50 +1611,34 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 						goto F15
 					}
 				F15:
-					// 15: add %r0, 85 (fast copy)
 					r0 += 85
-					// 16: ja +13 (to 30) (fast copy)
 					goto F30
 				F19:
-					// 19: add %r0, 1 (fast copy)
 					r0 += 1
-					// 20: ja +9 (to 30) (fast copy)
 					b += 4
 					goto F30
 				F21:
-					// 21: add %r0, 3 (fast copy)
 					r0 += 3
-					// 22: ja +7 (to 30) (fast copy)
 					b += 5
 					goto F30
 				F23:
-					// 23: add %r0, 5 (fast copy)
 					r0 += 5
-					// 24: ja +5 (to 30) (fast copy)
 					b += 4
 					goto F30
 				F25:
-					// 25: add %r0, 256 (fast copy)
 					r0 += 256
-					// 26: ja +3 (to 30) (fast copy)
 					b += 5
 					goto F30
 				F27:
-					// 27: add %r0, 65536 (fast copy)
 					r0 += 65536
-					// 28: ja +1 (to 30) (fast copy)
 					b += 3
 					goto F30
 				F29:
-					// 29: add %r0, 16777216 (fast copy)
 					r0 += 16777216
 					b += 2
 				F30:
-					// 30: add %r3, 1 (fast copy)
 					r3 += 1
-					// 31: add %r7, 1 (fast copy)
 					r7 += 1
-					// 32: jlt %r7, 1024, -26 (to 7) (fast copy: the range's end)
 				}
 				b -= 15
 				goto L33
@@ -2110,9 +1646,7 @@ func classify1KFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, i
 		}
 	}
 L7:
-	// 7: ldxb %r5, [%r3]
 	r5 = m.Load8At(r3, 7)
-	// 8: jlt %r5, 48, +8 (to 17)
 	// Instructions 8-14, 17-18: a tree of 9 jumps on r5, as a switch.
 	switch r5 {
 	case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31:
@@ -2158,56 +1692,40 @@ L7:
 		goto L15
 	}
 L15:
-	// 15: add %r0, 85
 	r0 += 85
-	// 16: ja +13 (to 30)
 	runtime.CheckBudget(b-17, 16)
 	goto L30
 L19:
-	// 19: add %r0, 1
 	r0 += 1
-	// 20: ja +9 (to 30)
 	b += 4
 	runtime.CheckBudget(b-17, 20)
 	goto L30
 L21:
-	// 21: add %r0, 3
 	r0 += 3
-	// 22: ja +7 (to 30)
 	b += 5
 	runtime.CheckBudget(b-17, 22)
 	goto L30
 L23:
-	// 23: add %r0, 5
 	r0 += 5
-	// 24: ja +5 (to 30)
 	b += 4
 	runtime.CheckBudget(b-17, 24)
 	goto L30
 L25:
-	// 25: add %r0, 256
 	r0 += 256
-	// 26: ja +3 (to 30)
 	b += 5
 	runtime.CheckBudget(b-17, 26)
 	goto L30
 L27:
-	// 27: add %r0, 65536
 	r0 += 65536
-	// 28: ja +1 (to 30)
 	b += 3
 	runtime.CheckBudget(b-17, 28)
 	goto L30
 L29:
-	// 29: add %r0, 16777216
 	r0 += 16777216
 	b += 2
 L30:
-	// 30: add %r3, 1
 	r3 += 1
-	// 31: add %r7, 1
 	r7 += 1
-	// 32: jlt %r7, 1024, -26 (to 7)
 	if r7 < 1024 {
 		b -= 13
 		runtime.CheckBudget(b-7, 32)
@@ -2215,7 +1733,6 @@ L30:
 	}
 	b -= 15
 L33:
-	// 33: exit
 	b -= 6
 	runtime.CheckBudget(b, 33)
 	return r0, b
@@ -2239,9 +1756,7 @@ func overheadEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64) {
 // call depth d with budget b; it returns r0 and the budget left.
 func overheadFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0 uint64
-	// 0: mov %r0, 1
 	r0 = 1
-	// 1: exit
 	b -= 2
 	runtime.CheckBudget(b, 1)
 	return r0, b

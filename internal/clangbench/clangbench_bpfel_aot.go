@@ -33,54 +33,37 @@ func clangbenchBytecodeUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64
 	a1, a2 := r1, r2
 	tail := m.ReadTail(a1)
 	// clangbench.bpf.c:287: WORKLOAD(bytecode, bytecode(data, data_end))
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: jlt %r2, 2048, +15 (to 17)
 	if r2 < 2048 {
 		runtime.CheckBudget(b-2, 1)
 		goto L17
 	}
-	// 2: mov32 %r3, 1024
 	r3 = 1024
-	// 3: mov %r0, 1
 	r0 = 1
-	// 4: mov %r4, %r1
 	r4 = runtime.Opaque(r1)
-	// 5: add %r4, %r2
 	r4 += r2
 	// clangbench.bpf.c:181: __u32 pc = data[0];
-	// 6: ldxb %r5, [%r1]
 	r5 = m.Load8At(r1, 6)
-	// 7: ja +10 (to 18)
 	b += 1
 	runtime.CheckBudget(b-9, 7)
 	goto L18
 L8:
 	// clangbench.bpf.c:190: case 2: acc -= in[1] * 3; len = 2; break;
-	// 8: ldxb %r6, [%r5+1]
 	r6 = m.Load8At(r5+1, 8)
-	// 9: mul %r6, -3
 	r6 *= 0xfffffffffffffffd
 L10:
-	// 10: add %r6, %r0
 	r6 += r0
 L11:
-	// 11: mov32 %r5, 2
 	r5 = 2
 L12:
-	// 12: mov %r0, %r6
 	r0 = r6
 L13:
 	// clangbench.bpf.c:225: fuel -= len;
-	// 13: sub32 %r3, %r5
 	r3 = uint64(uint32(r3) - uint32(r5))
 	// clangbench.bpf.c:224: pc = (pc + len) & 1023;
-	// 14: add32 %r5, %r2
 	r5 = uint64(uint32(r5) + uint32(r2))
-	// 15: and32 %r5, 1023
 	r5 = uint64(uint32(r5) & 1023)
 	// clangbench.bpf.c:182: for (int fuel = 1024; fuel > 0;) {
-	// 16: jsgt32 %r3, 0, +1 (to 18)
 	if int32(r3) > 0 {
 		runtime.CheckBudget(b-9, 16)
 		goto L18
@@ -88,7 +71,6 @@ L13:
 	b -= 7
 L17:
 	// clangbench.bpf.c:287: WORKLOAD(bytecode, bytecode(data, data_end))
-	// 17: exit
 	b -= 3
 	runtime.CheckBudget(b, 17)
 	return r0, b
@@ -100,30 +82,21 @@ L18:
 	if b-9 >= 25 && a2 <= uint64(len(tail)) {
 		goto U18
 	}
-	// 18: mov32 %r2, %r5
 	r2 = uint64(uint32(r5))
 	// clangbench.bpf.c:183: const __u8 *in = data + pc;
-	// 19: mov %r5, %r1
 	r5 = r1
-	// 20: add %r5, %r2
 	r5 += r2
 	// clangbench.bpf.c:185: if (in + 3 > end)
-	// 21: mov %r6, %r5
 	r6 = r5
-	// 22: add %r6, 3
 	r6 += 3
-	// 23: jgt %r6, %r4, -7 (to 17)
 	if r6 > r4 {
 		b -= 13
 		runtime.CheckBudget(b-2, 23)
 		goto L17
 	}
 	// clangbench.bpf.c:187: switch (in[0] & 31) {
-	// 24: ldxb %r6, [%r5]
 	r6 = m.Load8At(r5, 24)
-	// 25: and32 %r6, 31
 	r6 = uint64(uint32(r6) & 31)
-	// 26: jsgt32 %r6, 15, +7 (to 34)
 	// Instructions 26-30, 34-37, 41-43, 48-50, 55-56, 61-62, 66-67, 72-73, 77, 83, 89, 94, 100, 105, 110, 116: a tree of 31 jumps on r6, as a switch.
 	switch uint32(r6) {
 	case 0:
@@ -371,363 +344,247 @@ L18:
 	}
 L31:
 	// clangbench.bpf.c:189: case 1: acc ^= acc << 7; break;
-	// 31: mov %r6, %r0
 	r6 = r0
-	// 32: lsh %r6, 7
 	r6 <<= 7
-	// 33: ja +113 (to 147)
 	runtime.CheckBudget(b-25, 33)
 	goto L147
 L38:
-	// 38: mov32 %r5, 1
 	r5 = 1
 	// clangbench.bpf.c:205: case 17: acc ^= 0x5bd1e995; break;
-	// 39: xor %r0, 1540483477
 	r0 ^= 1540483477
-	// 40: ja -28 (to 13)
 	b -= 20
 	runtime.CheckBudget(b-5, 40)
 	goto L13
 L44:
 	// clangbench.bpf.c:197: case 9: acc ^= in[1] << 3; len = 2; break;
-	// 44: ldxb %r6, [%r5+1]
 	r6 = m.Load8At(r5+1, 44)
-	// 45: lsh %r6, 3
 	r6 <<= 3
-	// 46: xor %r6, %r0
 	r6 ^= r0
-	// 47: ja -37 (to 11)
 	b -= 23
 	runtime.CheckBudget(b-3, 47)
 	goto L11
 L51:
 	// clangbench.bpf.c:213: case 25: acc ^= in[1] * 0x45d9f3b; len = 2; break;
-	// 51: ldxb %r6, [%r5+1]
 	r6 = m.Load8At(r5+1, 51)
-	// 52: mul32 %r6, 73244475
 	r6 = uint64(uint32(r6) * 73244475)
-	// 53: xor %r6, %r0
 	r6 ^= r0
-	// 54: ja -44 (to 11)
 	b -= 23
 	runtime.CheckBudget(b-3, 54)
 	goto L11
 L57:
 	// clangbench.bpf.c:193: case 5: acc += acc >> 3; break;
-	// 57: mov %r6, %r0
 	r6 = r0
-	// 58: rsh %r6, 3
 	r6 >>= 3
-	// 59: add %r6, %r0
 	r6 += r0
-	// 60: ja +87 (to 148)
 	runtime.CheckBudget(b-26, 60)
 	goto L148
 L63:
-	// 63: mov32 %r5, 1
 	r5 = 1
 	// clangbench.bpf.c:209: case 21: acc += 12345; break;
-	// 64: add %r0, 12345
 	r0 += 12345
-	// 65: ja -53 (to 13)
 	b -= 20
 	runtime.CheckBudget(b-5, 65)
 	goto L13
 L68:
 	// clangbench.bpf.c:201: case 13: acc += in[1] * in[2]; len = 3; break;
-	// 68: ldxb %r6, [%r5+1]
 	r6 = m.Load8At(r5+1, 68)
-	// 69: ldxb %r7, [%r5+2]
 	r7 = m.Load8At(r5+2, 69)
-	// 70: mul %r7, %r6
 	r7 *= r6
-	// 71: ja +56 (to 128)
 	runtime.CheckBudget(b-26, 71)
 	goto L128
 L74:
 	// clangbench.bpf.c:217: case 29: acc += in[1] << 4; len = 2; break;
-	// 74: ldxb %r6, [%r5+1]
 	r6 = m.Load8At(r5+1, 74)
-	// 75: lsh %r6, 4
 	r6 <<= 4
-	// 76: ja -67 (to 10)
 	b -= 23
 	runtime.CheckBudget(b-2, 76)
 	goto L10
 L78:
 	// clangbench.bpf.c:191: case 3: acc = acc * 33 + in[1]; len = 2; break;
-	// 78: mul %r0, 33
 	r0 *= 33
 	b -= 1
 L79:
-	// 79: ldxb %r5, [%r5+1]
 	r5 = m.Load8At(r5+1, 79)
-	// 80: add %r0, %r5
 	r0 += r5
-	// 81: mov32 %r5, 2
 	r5 = 2
 	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
-	// 82: ja -70 (to 13)
 	b -= 21
 	runtime.CheckBudget(b-5, 82)
 	goto L13
 L84:
 	// clangbench.bpf.c:207: case 19: acc = acc * 7 - in[1]; len = 2; break;
-	// 84: mul %r0, 7
 	r0 *= 7
 	b -= 1
 L85:
-	// 85: ldxb %r5, [%r5+1]
 	r5 = m.Load8At(r5+1, 85)
-	// 86: sub %r0, %r5
 	r0 -= r5
-	// 87: mov32 %r5, 2
 	r5 = 2
 	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
-	// 88: ja -76 (to 13)
 	b -= 21
 	runtime.CheckBudget(b-5, 88)
 	goto L13
 L90:
-	// 90: mov32 %r5, 1
 	r5 = 1
 	// clangbench.bpf.c:199: case 11: acc = acc * 5 + 1; break;
-	// 91: mul %r0, 5
 	r0 *= 5
-	// 92: add %r0, 1
 	r0 += 1
-	// 93: ja -81 (to 13)
 	b -= 21
 	runtime.CheckBudget(b-5, 93)
 	goto L13
 L95:
 	// clangbench.bpf.c:215: case 27: acc = acc * 3 + in[2]; len = 3; break;
-	// 95: mul %r0, 3
 	r0 *= 3
-	// 96: ldxb %r5, [%r5+2]
 	r5 = m.Load8At(r5+2, 96)
-	// 97: add %r0, %r5
 	r0 += r5
-	// 98: mov32 %r5, 3
 	r5 = 3
-	// 99: ja -87 (to 13)
 	b -= 22
 	runtime.CheckBudget(b-5, 99)
 	goto L13
 L101:
 	// clangbench.bpf.c:195: case 7: acc |= in[1]; len = 2; break;
-	// 101: ldxb %r5, [%r5+1]
 	r5 = m.Load8At(r5+1, 101)
-	// 102: or %r0, %r5
 	r0 |= r5
-	// 103: mov32 %r5, 2
 	r5 = 2
 	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
-	// 104: ja -92 (to 13)
 	b -= 21
 	runtime.CheckBudget(b-5, 104)
 	goto L13
 L106:
 	// clangbench.bpf.c:211: case 23: acc |= (__u64)in[1] << 8; len = 2; break;
-	// 106: ldxb %r6, [%r5+1]
 	r6 = m.Load8At(r5+1, 106)
-	// 107: lsh %r6, 8
 	r6 <<= 8
-	// 108: or %r6, %r0
 	r6 |= r0
-	// 109: ja -99 (to 11)
 	b -= 23
 	runtime.CheckBudget(b-3, 109)
 	goto L11
 L111:
 	// clangbench.bpf.c:203: case 15: acc &= ~(__u64)in[1]; len = 2; break;
-	// 111: ldxb %r5, [%r5+1]
 	r5 = m.Load8At(r5+1, 111)
-	// 112: xor %r5, -1
 	r5 ^= 0xffffffffffffffff
-	// 113: and %r0, %r5
 	r0 &= r5
-	// 114: mov32 %r5, 2
 	r5 = 2
 	// clangbench.bpf.c:206: case 18: acc -= in[1]; len = 2; break;
-	// 115: ja -103 (to 13)
 	b -= 22
 	runtime.CheckBudget(b-5, 115)
 	goto L13
 L117:
 	// clangbench.bpf.c:221: fuel -= 2;
-	// 117: add32 %r3, -2
 	r3 = uint64(uint32(r3) + 0xfffffffe)
 	// clangbench.bpf.c:220: pc = in[1];
-	// 118: ldxb %r5, [%r5+1]
 	r5 = m.Load8At(r5+1, 118)
 	// clangbench.bpf.c:182: for (int fuel = 1024; fuel > 0;) {
-	// 119: jsgt32 %r3, 0, -102 (to 18)
 	if int32(r3) > 0 {
 		b -= 16
 		runtime.CheckBudget(b-9, 119)
 		goto L18
 	}
-	// 120: ja -104 (to 17)
 	b -= 24
 	runtime.CheckBudget(b-2, 120)
 	goto L17
 L121:
-	// 121: mov32 %r5, 1
 	r5 = 1
 	// clangbench.bpf.c:204: case 16: acc += acc << 2; break;
-	// 122: mul %r0, 5
 	r0 *= 5
-	// 123: ja -111 (to 13)
 	b -= 20
 	runtime.CheckBudget(b-5, 123)
 	goto L13
 L124:
 	// clangbench.bpf.c:196: case 8: acc += in[1] | in[2] << 8; len = 3; break;
-	// 124: ldxb %r6, [%r5+1]
 	r6 = m.Load8At(r5+1, 124)
-	// 125: ldxb %r7, [%r5+2]
 	r7 = m.Load8At(r5+2, 125)
-	// 126: lsh %r7, 8
 	r7 <<= 8
-	// 127: or %r7, %r6
 	r7 |= r6
 L128:
-	// 128: add %r7, %r0
 	r7 += r0
-	// 129: mov32 %r5, 3
 	r5 = 3
-	// 130: mov %r0, %r7
 	r0 = r7
 	// clangbench.bpf.c:201: case 13: acc += in[1] * in[2]; len = 3; break;
-	// 131: ja -119 (to 13)
 	b -= 25
 	runtime.CheckBudget(b-5, 131)
 	goto L13
 L132:
 	// clangbench.bpf.c:212: case 24: acc += acc >> 11; break;
-	// 132: mov %r6, %r0
 	r6 = r0
-	// 133: rsh %r6, 11
 	r6 >>= 11
-	// 134: add %r6, %r0
 	r6 += r0
-	// 135: ja +12 (to 148)
 	runtime.CheckBudget(b-26, 135)
 	goto L148
 L136:
 	// clangbench.bpf.c:192: case 4: acc ^= acc >> 9; break;
-	// 136: mov %r6, %r0
 	r6 = r0
-	// 137: rsh %r6, 9
 	r6 >>= 9
-	// 138: ja +8 (to 147)
 	runtime.CheckBudget(b-25, 138)
 	goto L147
 L139:
 	// clangbench.bpf.c:208: case 20: acc ^= acc >> 17; break;
-	// 139: mov %r6, %r0
 	r6 = r0
-	// 140: rsh %r6, 17
 	r6 >>= 17
-	// 141: ja +5 (to 147)
 	runtime.CheckBudget(b-25, 141)
 	goto L147
 L142:
 	// clangbench.bpf.c:200: case 12: acc ^= acc << 13; break;
-	// 142: mov %r6, %r0
 	r6 = r0
-	// 143: lsh %r6, 13
 	r6 <<= 13
-	// 144: ja +2 (to 147)
 	runtime.CheckBudget(b-25, 144)
 	goto L147
 L145:
 	// clangbench.bpf.c:216: case 28: acc ^= acc << 21; break;
-	// 145: mov %r6, %r0
 	r6 = r0
-	// 146: lsh %r6, 21
 	r6 <<= 21
 	b += 1
 L147:
-	// 147: xor %r6, %r0
 	r6 ^= r0
 L148:
-	// 148: mov32 %r5, 1
 	r5 = 1
-	// 149: ja -138 (to 12)
 	b -= 24
 	runtime.CheckBudget(b-4, 149)
 	goto L12
 L150:
 	// clangbench.bpf.c:198: case 10: acc -= acc >> 5; break;
-	// 150: mov %r5, %r0
 	r5 = r0
-	// 151: rsh %r5, 5
 	r5 >>= 5
-	// 152: sub %r0, %r5
 	r0 -= r5
-	// 153: ja +17 (to 171)
 	runtime.CheckBudget(b-26, 153)
 	goto L171
 L154:
-	// 154: mov32 %r5, 1
 	r5 = 1
 	// clangbench.bpf.c:214: case 26: acc -= 77; break;
-	// 155: add %r0, -77
 	r0 -= 77
-	// 156: ja -144 (to 13)
 	b -= 20
 	runtime.CheckBudget(b-5, 156)
 	goto L13
 L157:
 	// clangbench.bpf.c:194: case 6: acc = ~acc + in[1]; len = 2; break;
-	// 157: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
-	// 158: ldxb %r6, [%r5+1]
 	r6 = m.Load8At(r5+1, 158)
-	// 159: ja -150 (to 10)
 	b -= 23
 	runtime.CheckBudget(b-2, 159)
 	goto L10
 L160:
-	// 160: mov32 %r5, 1
 	r5 = 1
 	// clangbench.bpf.c:210: case 22: acc = ~acc; break;
-	// 161: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
-	// 162: ja -150 (to 13)
 	b -= 20
 	runtime.CheckBudget(b-5, 162)
 	goto L13
 L163:
 	// clangbench.bpf.c:202: case 14: acc = (acc << 1) | (acc >> 63); break;
-	// 163: mov %r5, %r0
 	r5 = r0
-	// 164: rsh %r5, 63
 	r5 >>= 63
-	// 165: lsh %r0, 1
 	r0 <<= 1
-	// 166: ja +3 (to 170)
 	runtime.CheckBudget(b-26, 166)
 	goto L170
 L167:
 	// clangbench.bpf.c:218: case 30: acc = (acc >> 1) | (acc << 63); break;
-	// 167: mov %r5, %r0
 	r5 = r0
-	// 168: rsh %r5, 1
 	r5 >>= 1
-	// 169: lsh %r0, 63
 	r0 <<= 63
 	b += 1
 L170:
-	// 170: or %r0, %r5
 	r0 |= r5
 	b -= 1
 L171:
-	// 171: mov32 %r5, 1
 	r5 = 1
-	// 172: ja -160 (to 13)
 	b -= 23
 	runtime.CheckBudget(b-5, 172)
 	goto L13
@@ -1040,19 +897,14 @@ func clangbenchChecksumUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (ui
 func clangbenchChecksumUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
 	// clangbench.bpf.c:279: WORKLOAD(checksum, checksum(data))
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: jlt %r2, 2048, +16 (to 18)
 	if r2 < 2048 {
 		runtime.CheckBudget(b-2, 1)
 		goto L18
 	}
-	// 2: mov %r2, 0
 	r2 = 0
-	// 3: mov %r3, 0
 	r3 = 0
 L4:
-	// 4: mov %r4, 0
 	r4 = 0
 	// Instructions 5 to 13 are a counted loop: when its accesses through r0 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -1063,48 +915,30 @@ L4:
 				n := int(j + 1)
 				vv0 := runtime.Views[[8]byte](fv0, n)
 				for k := range n {
-					// 5: mov %r5, %r4 (fast copy)
 					r5 = r4
-					// 6: mov %r0, %r1 (fast copy)
 					r0 = r1
-					// 7: add %r0, %r5 (fast copy)
 					r0 += r5
-					// 8: ldxdw %r0, [%r0] (fast copy)
 					r0 = uint64(vv0[k][0]) | uint64(vv0[k][1])<<8 | uint64(vv0[k][2])<<16 | uint64(vv0[k][3])<<24 | uint64(vv0[k][4])<<32 | uint64(vv0[k][5])<<40 | uint64(vv0[k][6])<<48 | uint64(vv0[k][7])<<56
-					// 9: xor %r0, %r2 (fast copy)
 					r0 ^= r2
-					// 10: add %r0, %r3 (fast copy)
 					r0 += r3
-					// 11: add %r4, 8 (fast copy)
 					r4 += 8
-					// 12: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 13: jlt %r5, 2040, -9 (to 5) (fast copy: the range's end)
 				}
 				goto L14
 			}
 		}
 	}
 L5:
-	// 5: mov %r5, %r4
 	r5 = r4
 	// clangbench.bpf.c:20: sum += *(const __u64 *)(data + i) ^ pass;
-	// 6: mov %r0, %r1
 	r0 = r1
-	// 7: add %r0, %r5
 	r0 += r5
-	// 8: ldxdw %r0, [%r0]
 	r0 = m.Load64At(r0, 8)
-	// 9: xor %r0, %r2
 	r0 ^= r2
-	// 10: add %r0, %r3
 	r0 += r3
 	// clangbench.bpf.c:19: for (int i = 0; i < N; i += 8)
-	// 11: add %r4, 8
 	r4 += 8
-	// 12: mov %r3, %r0
 	r3 = r0
-	// 13: jlt %r5, 2040, -9 (to 5)
 	if r5 < 2040 {
 		b -= 9
 		runtime.CheckBudget(b-5, 13)
@@ -1112,23 +946,18 @@ L5:
 	}
 L14:
 	// clangbench.bpf.c:18: for (int pass = 0; pass < 32; pass++)
-	// 14: add %r2, 1
 	r2 += 1
-	// 15: mov %r3, %r0
 	r3 = r0
-	// 16: jeq %r2, 32, +1 (to 18)
 	if r2 == 32 {
 		b -= 15
 		runtime.CheckBudget(b-2, 16)
 		goto L18
 	}
-	// 17: ja -14 (to 4)
 	b -= 14
 	runtime.CheckBudget(b-4, 17)
 	goto L4
 L18:
 	// clangbench.bpf.c:279: WORKLOAD(checksum, checksum(data))
-	// 18: exit
 	b -= 3
 	runtime.CheckBudget(b, 18)
 	return r0, b
@@ -1164,46 +993,34 @@ func clangbenchCountUserFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, 
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// clangbench.bpf.c:290: __u64 count_user(__u8 *data, __u64 len)
-	// 0: mov %r6, %r1
 	r6 = r1
-	// 1: mov %r7, 0
 	r7 = 0
 	// clangbench.bpf.c:292: if (len < N)
-	// 2: jlt %r2, 2048, +31 (to 34)
 	if r2 < 2048 {
 		runtime.CheckBudget(b-3, 2)
 		goto L34
 	}
-	// 3: mov %r8, 0
 	r8 = 0
-	// 4: mov %r9, 1
 	r9 = 1
-	// 5: ja +6 (to 12)
 	b -= 2
 	runtime.CheckBudget(b-4, 5)
 	goto L12
 L6:
 	// clangbench.bpf.c:248: __sync_fetch_and_add(v, 1);
-	// 6: mov %r1, 1
 	r1 = 1
-	// 7: lock add [%r0], %r1
 	if p := m.Owned64(r0); p != nil {
 		runtime.PlainAdd64(p, r1)
 	} else {
 		runtime.Add64(m.Atomic64At(r0, 7), r1)
 	}
 	// clangbench.bpf.c:244: for (int i = 0; i < 512; i++) {
-	// 8: add %r8, 1
 	r8 += 1
-	// 9: jne %r8, 512, +2 (to 12)
 	if r8 != 512 {
 		runtime.CheckBudget(b-4, 9)
 		goto L12
 	}
 	// clangbench.bpf.c:254: return v ? *v : 0;
-	// 10: ldxdw %r7, [%r0]
 	r7 = m.Load64At(r0, 10)
-	// 11: ja +22 (to 34)
 	b -= 3
 	runtime.CheckBudget(b-3, 11)
 	goto L34
@@ -1214,72 +1031,50 @@ L12:
 		goto U12
 	}
 	// clangbench.bpf.c:245: __u32 key = data[i];
-	// 12: mov %r1, %r6
 	r1 = runtime.Opaque(r6)
-	// 13: add %r1, %r8
 	r1 += r8
-	// 14: ldxb %r1, [%r1]
 	r1 = m.Load8At(r1, 14)
-	// 15: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
-	// 16: mov %r2, %r10
 	r2 = r10
-	// 17: add %r2, -4
 	r2 -= 4
 	// clangbench.bpf.c:246: v = bpf_map_lookup_elem(map, &key);
-	// 18: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 20: call 1
 	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(20, r1, r2, r3, r4, r5)
 	}
 	// clangbench.bpf.c:247: if (v) {
-	// 21: jne %r0, 0, -16 (to 6)
 	if r0 != 0 {
 		b -= 14
 		runtime.CheckBudget(b, 21)
 		goto L6
 	}
 	// clangbench.bpf.c:250: __u64 one = 1;
-	// 22: stxdw [%r10-16], %r9
 	runtime.PutLE64(fp[496:], r9)
-	// 23: mov %r2, %r10
 	r2 = r10
-	// 24: add %r2, -4
 	r2 -= 4
-	// 25: mov %r3, %r10
 	r3 = r10
-	// 26: add %r3, -16
 	r3 -= 16
 	// clangbench.bpf.c:251: bpf_map_update_elem(map, &key, &one, BPF_ANY);
-	// 27: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 29: mov %r4, 0
 	r4 = 0
-	// 30: call 2
 	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); !ok {
 		m.CallAt(30, r1, r2, r3, r4, r5)
 	}
 	// clangbench.bpf.c:244: for (int i = 0; i < 512; i++) {
-	// 31: add %r8, 1
 	r8 += 1
-	// 32: jeq %r8, 512, +1 (to 34)
 	if r8 == 512 {
 		b -= 22
 		runtime.CheckBudget(b-3, 32)
 		goto L34
 	}
-	// 33: ja -22 (to 12)
 	b -= 22
 	runtime.CheckBudget(b-4, 33)
 	goto L12
 L34:
 	// clangbench.bpf.c:295: }
-	// 34: mov %r0, %r7
 	r0 = r7
-	// 35: exit
 	b -= 5
 	runtime.CheckBudget(b, 35)
 	return r0, b
@@ -1358,18 +1153,13 @@ func clangbenchDispatchUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (ui
 func clangbenchDispatchUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
 	// clangbench.bpf.c:281: WORKLOAD(dispatch, dispatch(data))
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: jlt %r2, 2048, +8 (to 10)
 	if r2 < 2048 {
 		runtime.CheckBudget(b-2, 1)
 		goto L10
 	}
-	// 2: mov %r0, 1
 	r0 = 1
-	// 3: mov %r2, 0
 	r2 = 0
-	// 4: ja +6 (to 11)
 	runtime.CheckBudget(b-5, 4)
 	// Instructions 11 to 43, then 5 to 9, are a counted loop: when its accesses
 	// through r3 stay in their regions and the budget lasts, run a copy that
@@ -1380,17 +1170,11 @@ func clangbenchDispatchUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64
 				n := int(j + 1)
 				vv3 := runtime.Views[[1]byte](fv3, n)
 				for k := range n {
-					// 11: mov %r3, %r1 (fast copy)
 					r3 = r1
-					// 12: add %r3, %r2 (fast copy)
 					r3 += r2
-					// 13: ldxb %r3, [%r3] (fast copy)
 					r3 = uint64(vv3[k][0])
-					// 14: mov32 %r4, %r3 (fast copy)
 					r4 = uint64(uint32(r3))
-					// 15: and32 %r4, 7 (fast copy)
 					r4 = uint64(uint32(r4) & 7)
-					// 16: jsgt32 %r4, 3, +6 (to 23) (fast copy)
 					// Instructions 16-18, 23-24, 28, 32: a tree of 7 jumps on r4, as a switch.
 					switch uint32(r4) {
 					case 0:
@@ -1416,74 +1200,48 @@ func clangbenchDispatchUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64
 						}
 					}
 				F19:
-					// 19: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 20: lsh %r3, 7 (fast copy)
 					r3 <<= 7
-					// 21: xor %r3, %r0 (fast copy)
 					r3 ^= r0
-					// 22: ja -16 (to 7) (fast copy)
 					b -= 15
 					goto F7
 				F25:
-					// 25: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 26: rsh %r3, 3 (fast copy)
 					r3 >>= 3
-					// 27: ja -22 (to 6) (fast copy)
 					b -= 15
 					goto F6
 				F29:
-					// 29: mul %r0, 33 (fast copy)
 					r0 *= 33
-					// 30: add %r0, %r3 (fast copy)
 					r0 += r3
-					// 31: ja -24 (to 8) (fast copy)
 					b -= 13
 					goto F8
 				F33:
-					// 33: or %r0, %r3 (fast copy)
 					r0 |= r3
-					// 34: ja -27 (to 8) (fast copy)
 					b -= 12
 					goto F8
 				F35:
-					// 35: add %r0, %r3 (fast copy)
 					r0 += r3
-					// 36: ja -29 (to 8) (fast copy)
 					b -= 12
 					goto F8
 				F37:
-					// 37: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 38: rsh %r3, 9 (fast copy)
 					r3 >>= 9
-					// 39: xor %r3, %r0 (fast copy)
 					r3 ^= r0
-					// 40: ja -34 (to 7) (fast copy)
 					b -= 15
 					goto F7
 				F41:
-					// 41: mul32 %r3, 3 (fast copy)
 					r3 = uint64(uint32(r3) * 3)
-					// 42: sub %r0, %r3 (fast copy)
 					r0 -= r3
-					// 43: ja -36 (to 8) (fast copy)
 					b -= 13
 					goto F8
 				F5:
-					// 5: xor %r0, -1 (fast copy)
 					r0 ^= 0xffffffffffffffff
 				F6:
-					// 6: add %r3, %r0 (fast copy)
 					r3 += r0
 				F7:
-					// 7: mov %r0, %r3 (fast copy)
 					r0 = r3
 				F8:
-					// 8: add %r2, 1 (fast copy)
 					r2 += 1
-					// 9: jne %r2, 2048, +1 (to 11) (fast copy: the range's end)
 				}
 				b -= 3
 				goto L10
@@ -1493,19 +1251,14 @@ func clangbenchDispatchUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64
 	goto L11
 L5:
 	// clangbench.bpf.c:55: case 6: acc = ~acc + c; break;
-	// 5: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
 L6:
-	// 6: add %r3, %r0
 	r3 += r0
 L7:
-	// 7: mov %r0, %r3
 	r0 = r3
 L8:
 	// clangbench.bpf.c:46: for (int i = 0; i < N; i++) {
-	// 8: add %r2, 1
 	r2 += 1
-	// 9: jne %r2, 2048, +1 (to 11)
 	if r2 != 2048 {
 		runtime.CheckBudget(b-5, 9)
 		goto L11
@@ -1513,24 +1266,17 @@ L8:
 	b -= 3
 L10:
 	// clangbench.bpf.c:281: WORKLOAD(dispatch, dispatch(data))
-	// 10: exit
 	b -= 3
 	runtime.CheckBudget(b, 10)
 	return r0, b
 L11:
 	// clangbench.bpf.c:47: __u8 c = data[i];
-	// 11: mov %r3, %r1
 	r3 = r1
-	// 12: add %r3, %r2
 	r3 += r2
-	// 13: ldxb %r3, [%r3]
 	r3 = m.Load8At(r3, 13)
 	// clangbench.bpf.c:48: switch (c & 7) {
-	// 14: mov32 %r4, %r3
 	r4 = uint64(uint32(r3))
-	// 15: and32 %r4, 7
 	r4 = uint64(uint32(r4) & 7)
-	// 16: jsgt32 %r4, 3, +6 (to 23)
 	// Instructions 16-18, 23-24, 28, 32: a tree of 7 jumps on r4, as a switch.
 	switch uint32(r4) {
 	case 0:
@@ -1582,72 +1328,51 @@ L11:
 	}
 L19:
 	// clangbench.bpf.c:50: case 1: acc ^= acc << 7; break;
-	// 19: mov %r3, %r0
 	r3 = r0
-	// 20: lsh %r3, 7
 	r3 <<= 7
-	// 21: xor %r3, %r0
 	r3 ^= r0
-	// 22: ja -16 (to 7)
 	b -= 15
 	runtime.CheckBudget(b-2, 22)
 	goto L7
 L25:
 	// clangbench.bpf.c:54: case 5: acc += acc >> 3; break;
-	// 25: mov %r3, %r0
 	r3 = r0
-	// 26: rsh %r3, 3
 	r3 >>= 3
-	// 27: ja -22 (to 6)
 	b -= 15
 	runtime.CheckBudget(b-1, 27)
 	goto L6
 L29:
 	// clangbench.bpf.c:52: case 3: acc = acc * 33 + c; break;
-	// 29: mul %r0, 33
 	r0 *= 33
-	// 30: add %r0, %r3
 	r0 += r3
-	// 31: ja -24 (to 8)
 	b -= 13
 	runtime.CheckBudget(b-3, 31)
 	goto L8
 L33:
 	// clangbench.bpf.c:56: default: acc |= c; break;
-	// 33: or %r0, %r3
 	r0 |= r3
-	// 34: ja -27 (to 8)
 	b -= 12
 	runtime.CheckBudget(b-3, 34)
 	goto L8
 L35:
 	// clangbench.bpf.c:49: case 0: acc += c; break;
-	// 35: add %r0, %r3
 	r0 += r3
 	// clangbench.bpf.c:52: case 3: acc = acc * 33 + c; break;
-	// 36: ja -29 (to 8)
 	b -= 12
 	runtime.CheckBudget(b-3, 36)
 	goto L8
 L37:
 	// clangbench.bpf.c:53: case 4: acc ^= acc >> 9; break;
-	// 37: mov %r3, %r0
 	r3 = r0
-	// 38: rsh %r3, 9
 	r3 >>= 9
-	// 39: xor %r3, %r0
 	r3 ^= r0
-	// 40: ja -34 (to 7)
 	b -= 15
 	runtime.CheckBudget(b-2, 40)
 	goto L7
 L41:
 	// clangbench.bpf.c:51: case 2: acc -= c * 3; break;
-	// 41: mul32 %r3, 3
 	r3 = uint64(uint32(r3) * 3)
-	// 42: sub %r0, %r3
 	r0 -= r3
-	// 43: ja -36 (to 8)
 	b -= 13
 	runtime.CheckBudget(b-3, 43)
 	goto L8
@@ -1673,18 +1398,13 @@ func clangbenchFnv1aUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint6
 func clangbenchFnv1aUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
 	// clangbench.bpf.c:283: WORKLOAD(fnv1a, fnv1a(data))
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: jlt %r2, 2048, +12 (to 14)
 	if r2 < 2048 {
 		runtime.CheckBudget(b-2, 1)
 		goto L14
 	}
-	// 2: lddw %r0, 0xcbf29ce484222325
 	r0 = 0xcbf29ce484222325
-	// 4: mov %r2, 0
 	r2 = 0
-	// 5: lddw %r3, 0x100000001b3
 	r3 = 0x100000001b3
 	// Instructions 7 to 13 are a counted loop: when its accesses through r4 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -1696,19 +1416,12 @@ func clangbenchFnv1aUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (
 				n := int(j + 1)
 				vv4 := runtime.Views[[1]byte](fv4, n)
 				for k := range n {
-					// 7: mov %r4, %r1 (fast copy)
 					r4 = r1
-					// 8: add %r4, %r2 (fast copy)
 					r4 += r2
-					// 9: ldxb %r4, [%r4] (fast copy)
 					r4 = uint64(vv4[k][0])
-					// 10: xor %r0, %r4 (fast copy)
 					r0 ^= r4
-					// 11: mul %r0, %r3 (fast copy)
 					r0 *= r3
-					// 12: add %r2, 1 (fast copy)
 					r2 += 1
-					// 13: jne %r2, 2048, -7 (to 7) (fast copy: the range's end)
 				}
 				b -= 12
 				goto L14
@@ -1717,21 +1430,14 @@ func clangbenchFnv1aUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (
 	}
 L7:
 	// clangbench.bpf.c:85: h ^= data[i];
-	// 7: mov %r4, %r1
 	r4 = r1
-	// 8: add %r4, %r2
 	r4 += r2
-	// 9: ldxb %r4, [%r4]
 	r4 = m.Load8At(r4, 9)
-	// 10: xor %r0, %r4
 	r0 ^= r4
 	// clangbench.bpf.c:86: h *= 0x100000001b3ULL;
-	// 11: mul %r0, %r3
 	r0 *= r3
 	// clangbench.bpf.c:84: for (int i = 0; i < N; i++) {
-	// 12: add %r2, 1
 	r2 += 1
-	// 13: jne %r2, 2048, -7 (to 7)
 	if r2 != 2048 {
 		b -= 7
 		runtime.CheckBudget(b-7, 13)
@@ -1740,7 +1446,6 @@ L7:
 	b -= 12
 L14:
 	// clangbench.bpf.c:283: WORKLOAD(fnv1a, fnv1a(data))
-	// 14: exit
 	b -= 3
 	runtime.CheckBudget(b, 14)
 	return r0, b
@@ -1766,16 +1471,12 @@ func clangbenchIfelseUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint
 func clangbenchIfelseUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3 uint64
 	// clangbench.bpf.c:286: WORKLOAD(ifelse, ifelse(data))
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: jlt %r2, 2048, +9 (to 11)
 	if r2 < 2048 {
 		runtime.CheckBudget(b-2, 1)
 		goto L11
 	}
-	// 2: mov %r0, 1
 	r0 = 1
-	// 3: mov %r2, 0
 	r2 = 0
 	// Instructions 4 to 10, with their arms at 12 to 48, are a counted loop: when
 	// its accesses through r3 stay in their regions and the budget lasts, run a
@@ -1787,19 +1488,14 @@ func clangbenchIfelseUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) 
 				n := int(j + 1)
 				vv3 := runtime.Views[[1]byte](fv3, n)
 				for k := range n {
-					// 4: mov %r3, %r1 (fast copy)
 					r3 = r1
-					// 5: add %r3, %r2 (fast copy)
 					r3 += r2
-					// 6: ldxb %r3, [%r3] (fast copy)
 					r3 = uint64(vv3[k][0])
-					// 7: jgt %r3, 15, +4 (to 12) (fast copy)
 					if r3 > 15 {
 						goto F12
 					}
 					goto F8
 				F12:
-					// 12: jgt32 %r3, 39, +5 (to 18) (fast copy)
 					// Instructions 12, 18, 23, 26, 30, 34, 39, 42: a tree of 8 jumps on r3, as a switch.
 					switch uint32(r3) {
 					case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39:
@@ -1822,92 +1518,60 @@ func clangbenchIfelseUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) 
 						goto F47
 					}
 				F13:
-					// 13: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 14: lsh %r3, 7 (fast copy)
 					r3 <<= 7
 					goto F15
 				F19:
-					// 19: mul32 %r3, 3 (fast copy)
 					r3 = uint64(uint32(r3) * 3)
-					// 20: and %r3, 255 (fast copy)
 					r3 &= 255
-					// 21: sub %r0, %r3 (fast copy)
 					r0 -= r3
-					// 22: ja -14 (to 9) (fast copy)
 					b -= 5
 					goto F9
 				F24:
-					// 24: mul %r0, 33 (fast copy)
 					r0 *= 33
-					// 25: ja -18 (to 8) (fast copy)
 					b -= 5
 					goto F8
 				F8:
-					// 8: add %r0, %r3 (fast copy)
 					r0 += r3
 					goto F9
 				F27:
-					// 27: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 28: rsh %r3, 9 (fast copy)
 					r3 >>= 9
-					// 29: ja -15 (to 15) (fast copy)
 					b -= 4
 					goto F15
 				F15:
-					// 15: xor %r3, %r0 (fast copy)
 					r3 ^= r0
-					// 16: mov %r0, %r3 (fast copy)
 					r0 = r3
-					// 17: ja -9 (to 9) (fast copy)
 					b -= 5
 					goto F9
 				F31:
-					// 31: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 32: rsh %r3, 3 (fast copy)
 					r3 >>= 3
-					// 33: ja +2 (to 36) (fast copy)
 					goto F36
 				F35:
-					// 35: xor %r0, -1 (fast copy)
 					r0 ^= 0xffffffffffffffff
 					b += 1
 				F36:
-					// 36: add %r3, %r0 (fast copy)
 					r3 += r0
-					// 37: mov %r0, %r3 (fast copy)
 					r0 = r3
-					// 38: ja -30 (to 9) (fast copy)
 					b -= 10
 					goto F9
 				F40:
-					// 40: or %r0, %r3 (fast copy)
 					r0 |= r3
-					// 41: ja -33 (to 9) (fast copy)
 					b -= 8
 					goto F9
 				F43:
-					// 43: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 44: rsh %r3, 5 (fast copy)
 					r3 >>= 5
-					// 45: sub %r0, %r3 (fast copy)
 					r0 -= r3
-					// 46: ja -38 (to 9) (fast copy)
 					b -= 11
 					goto F9
 				F47:
-					// 47: xor %r0, %r3 (fast copy)
 					r0 ^= r3
-					// 48: ja -40 (to 9) (fast copy)
 					b -= 9
 					goto F9
 				F9:
-					// 9: add %r2, 1 (fast copy)
 					r2 += 1
-					// 10: jne %r2, 2048, -7 (to 4) (fast copy: the range's end)
 				}
 				b -= 9
 				goto L11
@@ -1916,26 +1580,19 @@ func clangbenchIfelseUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) 
 	}
 L4:
 	// clangbench.bpf.c:156: __u8 c = data[i];
-	// 4: mov %r3, %r1
 	r3 = r1
-	// 5: add %r3, %r2
 	r3 += r2
-	// 6: ldxb %r3, [%r3]
 	r3 = m.Load8At(r3, 6)
 	// clangbench.bpf.c:157: if (c < 16) acc += c;
-	// 7: jgt %r3, 15, +4 (to 12)
 	if r3 > 15 {
 		runtime.CheckBudget(b-8, 7)
 		goto L12
 	}
 L8:
-	// 8: add %r0, %r3
 	r0 += r3
 L9:
 	// clangbench.bpf.c:155: for (int i = 0; i < N; i++) {
-	// 9: add %r2, 1
 	r2 += 1
-	// 10: jne %r2, 2048, -7 (to 4)
 	if r2 != 2048 {
 		b -= 7
 		runtime.CheckBudget(b-4, 10)
@@ -1944,13 +1601,11 @@ L9:
 	b -= 9
 L11:
 	// clangbench.bpf.c:286: WORKLOAD(ifelse, ifelse(data))
-	// 11: exit
 	b -= 3
 	runtime.CheckBudget(b, 11)
 	return r0, b
 L12:
 	// clangbench.bpf.c:158: else if (c < 40) acc ^= acc << 7;
-	// 12: jgt32 %r3, 39, +5 (to 18)
 	// Instructions 12, 18, 23, 26, 30, 34, 39, 42: a tree of 8 jumps on r3, as a switch.
 	switch uint32(r3) {
 	case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39:
@@ -2052,99 +1707,70 @@ L12:
 		goto L47
 	}
 L13:
-	// 13: mov %r3, %r0
 	r3 = r0
-	// 14: lsh %r3, 7
 	r3 <<= 7
 L15:
-	// 15: xor %r3, %r0
 	r3 ^= r0
-	// 16: mov %r0, %r3
 	r0 = r3
 	// clangbench.bpf.c:163: else if (c < 180) acc = ~acc + c;
-	// 17: ja -9 (to 9)
 	b -= 5
 	runtime.CheckBudget(b-9, 17)
 	goto L9
 L19:
 	// clangbench.bpf.c:159: else if (c < 64) acc -= c * 3;
-	// 19: mul32 %r3, 3
 	r3 = uint64(uint32(r3) * 3)
-	// 20: and %r3, 255
 	r3 &= 255
-	// 21: sub %r0, %r3
 	r0 -= r3
 	// clangbench.bpf.c:165: else if (c < 240) acc -= acc >> 5;
-	// 22: ja -14 (to 9)
 	b -= 5
 	runtime.CheckBudget(b-9, 22)
 	goto L9
 L24:
 	// clangbench.bpf.c:160: else if (c < 90) acc = acc * 33 + c;
-	// 24: mul %r0, 33
 	r0 *= 33
-	// 25: ja -18 (to 8)
 	b -= 5
 	runtime.CheckBudget(b-8, 25)
 	goto L8
 L27:
 	// clangbench.bpf.c:161: else if (c < 120) acc ^= acc >> 9;
-	// 27: mov %r3, %r0
 	r3 = r0
-	// 28: rsh %r3, 9
 	r3 >>= 9
-	// 29: ja -15 (to 15)
 	b -= 4
 	runtime.CheckBudget(b-11, 29)
 	goto L15
 L31:
 	// clangbench.bpf.c:162: else if (c < 150) acc += acc >> 3;
-	// 31: mov %r3, %r0
 	r3 = r0
-	// 32: rsh %r3, 3
 	r3 >>= 3
-	// 33: ja +2 (to 36)
 	runtime.CheckBudget(b-16, 33)
 	goto L36
 L35:
 	// clangbench.bpf.c:163: else if (c < 180) acc = ~acc + c;
-	// 35: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
 	b += 1
 L36:
-	// 36: add %r3, %r0
 	r3 += r0
-	// 37: mov %r0, %r3
 	r0 = r3
-	// 38: ja -30 (to 9)
 	b -= 10
 	runtime.CheckBudget(b-9, 38)
 	goto L9
 L40:
 	// clangbench.bpf.c:164: else if (c < 210) acc |= c;
-	// 40: or %r0, %r3
 	r0 |= r3
-	// 41: ja -33 (to 9)
 	b -= 8
 	runtime.CheckBudget(b-9, 41)
 	goto L9
 L43:
 	// clangbench.bpf.c:165: else if (c < 240) acc -= acc >> 5;
-	// 43: mov %r3, %r0
 	r3 = r0
-	// 44: rsh %r3, 5
 	r3 >>= 5
-	// 45: sub %r0, %r3
 	r0 -= r3
-	// 46: ja -38 (to 9)
 	b -= 11
 	runtime.CheckBudget(b-9, 46)
 	goto L9
 L47:
 	// clangbench.bpf.c:166: else acc ^= c;
-	// 47: xor %r0, %r3
 	r0 ^= r3
-	// 48: ja -40 (to 9)
 	b -= 9
 	runtime.CheckBudget(b-9, 48)
 	goto L9
@@ -2170,20 +1796,14 @@ func clangbenchLog2sumUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uin
 func clangbenchLog2sumUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5, r6, r7, r8, r9 uint64
 	// clangbench.bpf.c:280: WORKLOAD(log2sum, log2sum(data))
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: jlt %r2, 2048, +10 (to 12)
 	if r2 < 2048 {
 		runtime.CheckBudget(b-2, 1)
 		goto L12
 	}
-	// 2: mov %r6, 0
 	r6 = 0
-	// 3: mov32 %r2, 0
 	r2 = 0
-	// 4: mov32 %r5, 0
 	r5 = 0
-	// 5: ja +7 (to 13)
 	runtime.CheckBudget(b-6, 5)
 	// Instructions 13 to 58, then 6 to 11, are a counted loop: when its accesses
 	// through r4 stay in their regions and the budget lasts, run a copy that
@@ -2194,151 +1814,101 @@ func clangbenchLog2sumUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64)
 				var w17 *[8]byte
 				v4x8 := runtime.WindowOf[[8]byte](fv4)
 			F13:
-				// 13: mov32 %r3, %r2 (fast copy)
 				r3 = uint64(uint32(r2))
-				// 14: and32 %r3, 2040 (fast copy)
 				r3 = uint64(uint32(r3) & 2040)
-				// 15: mov %r4, %r1 (fast copy)
 				r4 = r1
-				// 16: add %r4, %r3 (fast copy)
 				r4 += r3
-				// 17: ldxdw %r3, [%r4] (fast copy)
 				w17 = v4x8.At(r4 - r1)
 				r3 = uint64(w17[0]) | uint64(w17[1])<<8 | uint64(w17[2])<<16 | uint64(w17[3])<<24 | uint64(w17[4])<<32 | uint64(w17[5])<<40 | uint64(w17[6])<<48 | uint64(w17[7])<<56
-				// 18: mov32 %r4, %r5 (fast copy)
 				r4 = uint64(uint32(r5))
-				// 19: and32 %r4, 63 (fast copy)
 				r4 = uint64(uint32(r4) & 63)
-				// 20: rsh %r3, %r4 (fast copy)
 				r3 >>= (r4 & 63)
-				// 21: mov %r8, %r3 (fast copy)
 				r8 = r3
-				// 22: lddw %r4, 0x100000000 (fast copy)
 				r4 = 0x100000000
-				// 24: jlt %r3, %r4, +2 (to 27) (fast copy)
 				if r3 < r4 {
 					goto F27
 				}
-				// 25: mov %r8, %r3 (fast copy)
 				r8 = r3
-				// 26: rsh %r8, 32 (fast copy)
 				r8 >>= 32
 				b -= 2
 			F27:
-				// 27: mov32 %r7, 1 (fast copy)
 				r7 = 1
-				// 28: mov32 %r0, 1 (fast copy)
 				r0 = 1
-				// 29: lddw %r4, 0xffffffff (fast copy)
 				r4 = 0xffffffff
-				// 31: jgt %r3, %r4, +1 (to 33) (fast copy)
 				if r3 > r4 {
 					goto F33
 				}
-				// 32: mov32 %r0, 0 (fast copy)
 				r0 = 0
 				b -= 1
 			F33:
-				// 33: lsh %r0, 5 (fast copy)
 				r0 <<= 5
-				// 34: jlt %r8, 65536, +1 (to 36) (fast copy)
 				if r8 < 65536 {
 					goto F36
 				}
-				// 35: or %r0, 16 (fast copy)
 				r0 |= 16
 				b -= 1
 			F36:
-				// 36: jlt %r8, 65536, +1 (to 38) (fast copy)
 				if r8 < 65536 {
 					goto F38
 				}
-				// 37: rsh %r8, 16 (fast copy)
 				r8 >>= 16
 				b -= 1
 			F38:
-				// 38: mov %r9, %r8 (fast copy)
 				r9 = r8
-				// 39: jlt %r8, 256, +2 (to 42) (fast copy)
 				if r8 < 256 {
 					goto F42
 				}
-				// 40: mov %r9, %r8 (fast copy)
 				r9 = r8
-				// 41: rsh %r9, 8 (fast copy)
 				r9 >>= 8
 				b -= 2
 			F42:
-				// 42: mov %r4, %r9 (fast copy)
 				r4 = r9
-				// 43: jlt %r9, 16, +2 (to 46) (fast copy)
 				if r9 < 16 {
 					goto F46
 				}
-				// 44: mov %r4, %r9 (fast copy)
 				r4 = r9
-				// 45: rsh %r4, 4 (fast copy)
 				r4 >>= 4
 				b -= 2
 			F46:
-				// 46: mov %r3, %r4 (fast copy)
 				r3 = r4
-				// 47: jlt %r4, 4, +2 (to 50) (fast copy)
 				if r4 < 4 {
 					goto F50
 				}
-				// 48: mov %r3, %r4 (fast copy)
 				r3 = r4
-				// 49: rsh %r3, 2 (fast copy)
 				r3 >>= 2
 				b -= 2
 			F50:
-				// 50: jgt %r3, 1, +1 (to 52) (fast copy)
 				if r3 > 1 {
 					goto F52
 				}
-				// 51: mov32 %r7, 0 (fast copy)
 				r7 = 0
 				b -= 1
 			F52:
-				// 52: jlt %r8, 256, +1 (to 54) (fast copy)
 				if r8 < 256 {
 					goto F54
 				}
-				// 53: or %r0, 8 (fast copy)
 				r0 |= 8
 				b -= 1
 			F54:
-				// 54: jlt %r9, 16, +1 (to 56) (fast copy)
 				if r9 < 16 {
 					goto F56
 				}
-				// 55: or %r0, 4 (fast copy)
 				r0 |= 4
 				b -= 1
 			F56:
-				// 56: jlt %r4, 4, -51 (to 6) (fast copy)
 				if r4 < 4 {
 					b -= 36
 					goto F6
 				}
-				// 57: add %r0, 2 (fast copy)
 				r0 += 2
-				// 58: ja -53 (to 6) (fast copy)
 				b -= 38
 				goto F6
 			F6:
-				// 6: add %r0, %r6 (fast copy)
 				r0 += r6
-				// 7: add %r0, %r7 (fast copy)
 				r0 += r7
-				// 8: add32 %r2, 8 (fast copy)
 				r2 = uint64(uint32(r2) + 8)
-				// 9: add32 %r5, 1 (fast copy)
 				r5 = uint64(uint32(r5) + 1)
-				// 10: mov %r6, %r0 (fast copy)
 				r6 = r0
-				// 11: jne32 %r5, 1000, +1 (to 13) (fast copy)
 				if uint32(r5) != 1000 {
 					goto F13
 				}
@@ -2350,19 +1920,13 @@ func clangbenchLog2sumUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64)
 	goto L13
 L6:
 	// clangbench.bpf.c:36: if (v >> 1) { r += 1; }
-	// 6: add %r0, %r6
 	r0 += r6
 	// clangbench.bpf.c:37: total += r;
-	// 7: add %r0, %r7
 	r0 += r7
 	// clangbench.bpf.c:29: for (int i = 0; i < 1000; i++) {
-	// 8: add32 %r2, 8
 	r2 = uint64(uint32(r2) + 8)
-	// 9: add32 %r5, 1
 	r5 = uint64(uint32(r5) + 1)
-	// 10: mov %r6, %r0
 	r6 = r0
-	// 11: jne32 %r5, 1000, +1 (to 13)
 	if uint32(r5) != 1000 {
 		runtime.CheckBudget(b-6, 11)
 		goto L13
@@ -2370,164 +1934,119 @@ L6:
 	b -= 4
 L12:
 	// clangbench.bpf.c:280: WORKLOAD(log2sum, log2sum(data))
-	// 12: exit
 	b -= 3
 	runtime.CheckBudget(b, 12)
 	return r0, b
 L13:
 	// clangbench.bpf.c:30: __u64 v = *(const __u64 *)(data + (i & 255) * 8) >> (i & 63), r = 0;
-	// 13: mov32 %r3, %r2
 	r3 = uint64(uint32(r2))
-	// 14: and32 %r3, 2040
 	r3 = uint64(uint32(r3) & 2040)
-	// 15: mov %r4, %r1
 	r4 = r1
-	// 16: add %r4, %r3
 	r4 += r3
-	// 17: ldxdw %r3, [%r4]
 	r3 = m.Load64At(r4, 17)
-	// 18: mov32 %r4, %r5
 	r4 = uint64(uint32(r5))
-	// 19: and32 %r4, 63
 	r4 = uint64(uint32(r4) & 63)
-	// 20: rsh %r3, %r4
 	r3 >>= (r4 & 63)
-	// 21: mov %r8, %r3
 	r8 = r3
 	// clangbench.bpf.c:31: if (v >> 32) { v >>= 32; r += 32; }
-	// 22: lddw %r4, 0x100000000
 	r4 = 0x100000000
-	// 24: jlt %r3, %r4, +2 (to 27)
 	if r3 < r4 {
 		runtime.CheckBudget(b-18, 24)
 		goto L27
 	}
-	// 25: mov %r8, %r3
 	r8 = r3
-	// 26: rsh %r8, 32
 	r8 >>= 32
 	b -= 2
 L27:
-	// 27: mov32 %r7, 1
 	r7 = 1
-	// 28: mov32 %r0, 1
 	r0 = 1
 	// clangbench.bpf.c:30: __u64 v = *(const __u64 *)(data + (i & 255) * 8) >> (i & 63), r = 0;
-	// 29: lddw %r4, 0xffffffff
 	r4 = 0xffffffff
-	// 31: jgt %r3, %r4, +1 (to 33)
 	if r3 > r4 {
 		runtime.CheckBudget(b-23, 31)
 		goto L33
 	}
-	// 32: mov32 %r0, 0
 	r0 = 0
 	b -= 1
 L33:
 	// clangbench.bpf.c:31: if (v >> 32) { v >>= 32; r += 32; }
-	// 33: lsh %r0, 5
 	r0 <<= 5
 	// clangbench.bpf.c:32: if (v >> 16) { v >>= 16; r += 16; }
-	// 34: jlt %r8, 65536, +1 (to 36)
 	if r8 < 65536 {
 		runtime.CheckBudget(b-25, 34)
 		goto L36
 	}
-	// 35: or %r0, 16
 	r0 |= 16
 	b -= 1
 L36:
-	// 36: jlt %r8, 65536, +1 (to 38)
 	if r8 < 65536 {
 		runtime.CheckBudget(b-26, 36)
 		goto L38
 	}
-	// 37: rsh %r8, 16
 	r8 >>= 16
 	b -= 1
 L38:
-	// 38: mov %r9, %r8
 	r9 = r8
 	// clangbench.bpf.c:33: if (v >> 8) { v >>= 8; r += 8; }
-	// 39: jlt %r8, 256, +2 (to 42)
 	if r8 < 256 {
 		runtime.CheckBudget(b-28, 39)
 		goto L42
 	}
-	// 40: mov %r9, %r8
 	r9 = r8
-	// 41: rsh %r9, 8
 	r9 >>= 8
 	b -= 2
 L42:
-	// 42: mov %r4, %r9
 	r4 = r9
 	// clangbench.bpf.c:34: if (v >> 4) { v >>= 4; r += 4; }
-	// 43: jlt %r9, 16, +2 (to 46)
 	if r9 < 16 {
 		runtime.CheckBudget(b-30, 43)
 		goto L46
 	}
-	// 44: mov %r4, %r9
 	r4 = r9
-	// 45: rsh %r4, 4
 	r4 >>= 4
 	b -= 2
 L46:
-	// 46: mov %r3, %r4
 	r3 = r4
 	// clangbench.bpf.c:35: if (v >> 2) { v >>= 2; r += 2; }
-	// 47: jlt %r4, 4, +2 (to 50)
 	if r4 < 4 {
 		runtime.CheckBudget(b-32, 47)
 		goto L50
 	}
-	// 48: mov %r3, %r4
 	r3 = r4
-	// 49: rsh %r3, 2
 	r3 >>= 2
 	b -= 2
 L50:
 	// clangbench.bpf.c:36: if (v >> 1) { r += 1; }
-	// 50: jgt %r3, 1, +1 (to 52)
 	if r3 > 1 {
 		runtime.CheckBudget(b-33, 50)
 		goto L52
 	}
-	// 51: mov32 %r7, 0
 	r7 = 0
 	b -= 1
 L52:
 	// clangbench.bpf.c:33: if (v >> 8) { v >>= 8; r += 8; }
-	// 52: jlt %r8, 256, +1 (to 54)
 	if r8 < 256 {
 		runtime.CheckBudget(b-34, 52)
 		goto L54
 	}
-	// 53: or %r0, 8
 	r0 |= 8
 	b -= 1
 L54:
 	// clangbench.bpf.c:34: if (v >> 4) { v >>= 4; r += 4; }
-	// 54: jlt %r9, 16, +1 (to 56)
 	if r9 < 16 {
 		runtime.CheckBudget(b-35, 54)
 		goto L56
 	}
-	// 55: or %r0, 4
 	r0 |= 4
 	b -= 1
 L56:
 	// clangbench.bpf.c:35: if (v >> 2) { v >>= 2; r += 2; }
-	// 56: jlt %r4, 4, -51 (to 6)
 	if r4 < 4 {
 		b -= 36
 		runtime.CheckBudget(b, 56)
 		goto L6
 	}
-	// 57: add %r0, 2
 	r0 += 2
-	// 58: ja -53 (to 6)
 	b -= 38
 	runtime.CheckBudget(b, 58)
 	goto L6
@@ -2553,45 +2072,31 @@ func clangbenchPrimesUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint
 func clangbenchPrimesUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
 	// clangbench.bpf.c:282: WORKLOAD(primes, primes(data))
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: jlt %r2, 2048, +19 (to 21)
 	if r2 < 2048 {
 		runtime.CheckBudget(b-2, 1)
 		goto L21
 	}
-	// 2: mov32 %r0, 0
 	r0 = 0
-	// 3: mov32 %r2, 2
 	r2 = 2
 	// clangbench.bpf.c:66: __u32 limit = 1500 + data[0], count = 0;
-	// 4: ldxb %r1, [%r1]
 	r1 = m.Load8At(r1, 4)
 	// clangbench.bpf.c:67: for (__u32 n = 2; n < limit && n < 2000; n++) {
-	// 5: add32 %r1, 1500
 	r1 = uint64(uint32(r1) + 1500)
-	// 6: ja +15 (to 22)
 	b -= 2
 	runtime.CheckBudget(b-5, 6)
 	goto L22
 L7:
-	// 7: mov32 %r0, 1
 	r0 = 1
 	// clangbench.bpf.c:69: for (__u32 d = 2; d * d <= n && d < 64; d++) {
-	// 8: jgt32 %r4, 62, +9 (to 18)
 	if uint32(r4) > 62 {
 		runtime.CheckBudget(b-2, 8)
 		goto L18
 	}
-	// 9: add32 %r4, 1
 	r4 = uint64(uint32(r4) + 1)
-	// 10: mov32 %r5, %r4
 	r5 = uint64(uint32(r4))
-	// 11: mul32 %r5, %r5
 	r5 = uint64(uint32(r5) * uint32(r5))
-	// 12: mov32 %r0, 1
 	r0 = 1
-	// 13: jgt32 %r5, %r2, +4 (to 18)
 	if uint32(r5) > uint32(r2) {
 		b -= 5
 		runtime.CheckBudget(b-2, 13)
@@ -2604,17 +2109,13 @@ L14:
 		goto U14
 	}
 	// clangbench.bpf.c:70: if (n % d == 0) {
-	// 14: mov32 %r5, %r2
 	r5 = uint64(uint32(r2))
-	// 15: mod32 %r5, %r4
 	if s := uint32(r4); s != 0 {
 		r5 = uint64(uint32(r5) % s)
 	} else {
 		r5 = uint64(uint32(r5))
 	}
-	// 16: mov32 %r0, 0
 	r0 = 0
-	// 17: jne32 %r5, 0, -11 (to 7)
 	if uint32(r5) != 0 {
 		b -= 11
 		runtime.CheckBudget(b, 17)
@@ -2623,12 +2124,9 @@ L14:
 	b -= 9
 L18:
 	// clangbench.bpf.c:75: count += prime;
-	// 18: add32 %r0, %r3
 	r0 = uint64(uint32(r0) + uint32(r3))
 	// clangbench.bpf.c:67: for (__u32 n = 2; n < limit && n < 2000; n++) {
-	// 19: add32 %r2, 1
 	r2 = uint64(uint32(r2) + 1)
-	// 20: jlt32 %r2, %r1, +1 (to 22)
 	if uint32(r2) < uint32(r1) {
 		runtime.CheckBudget(b-5, 20)
 		goto L22
@@ -2636,7 +2134,6 @@ L18:
 	b -= 3
 L21:
 	// clangbench.bpf.c:282: WORKLOAD(primes, primes(data))
-	// 21: exit
 	b -= 3
 	runtime.CheckBudget(b, 21)
 	return r0, b
@@ -2646,20 +2143,15 @@ L22:
 	if b-5 >= 5 {
 		goto U22
 	}
-	// 22: mov32 %r3, %r0
 	r3 = uint64(uint32(r0))
-	// 23: mov32 %r0, 1
 	r0 = 1
 	// clangbench.bpf.c:69: for (__u32 d = 2; d * d <= n && d < 64; d++) {
-	// 24: jlt32 %r2, 4, -7 (to 18)
 	if uint32(r2) < 4 {
 		b -= 6
 		runtime.CheckBudget(b-2, 24)
 		goto L18
 	}
-	// 25: mov32 %r4, 2
 	r4 = 2
-	// 26: ja -13 (to 14)
 	b -= 3
 	runtime.CheckBudget(b-7, 26)
 	goto L14
@@ -2728,18 +2220,13 @@ func clangbenchSwitch32UserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (ui
 func clangbenchSwitch32UserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
 	// clangbench.bpf.c:285: WORKLOAD(switch32, switch32(data))
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: jlt %r2, 2048, +9 (to 11)
 	if r2 < 2048 {
 		runtime.CheckBudget(b-2, 1)
 		goto L11
 	}
-	// 2: mov %r0, 1
 	r0 = 1
-	// 3: mov %r2, 0
 	r2 = 0
-	// 4: ja +7 (to 12)
 	b += 1
 	runtime.CheckBudget(b-6, 4)
 	// Instructions 12 to 131, then 5 to 10, are a counted loop: when its accesses
@@ -2751,17 +2238,11 @@ func clangbenchSwitch32UserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64
 				n := int(j + 1)
 				vv3 := runtime.Views[[1]byte](fv3, n)
 				for k := range n {
-					// 12: mov %r3, %r1 (fast copy)
 					r3 = r1
-					// 13: add %r3, %r2 (fast copy)
 					r3 += r2
-					// 14: ldxb %r3, [%r3] (fast copy)
 					r3 = uint64(vv3[k][0])
-					// 15: mov32 %r4, %r3 (fast copy)
 					r4 = uint64(uint32(r3))
-					// 16: and32 %r4, 31 (fast copy)
 					r4 = uint64(uint32(r4) & 31)
-					// 17: jsgt32 %r4, 15, +7 (to 25) (fast copy)
 					// Instructions 17-21, 25-28, 31-33, 37-39, 43-44, 48-49, 52-53, 57-58, 62, 66, 70, 74, 78, 80, 84, 88: a tree of 31 jumps on r4, as a switch.
 					switch uint32(r4) {
 					case 0:
@@ -2835,251 +2316,161 @@ func clangbenchSwitch32UserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64
 						}
 					}
 				F22:
-					// 22: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 23: lsh %r3, 7 (fast copy)
 					r3 <<= 7
-					// 24: ja -18 (to 7) (fast copy)
 					b -= 17
 					goto F7
 				F29:
-					// 29: xor %r0, 1540483477 (fast copy)
 					r0 ^= 1540483477
-					// 30: ja -22 (to 9) (fast copy)
 					b -= 14
 					goto F9
 				F34:
-					// 34: lsh32 %r3, 3 (fast copy)
 					r3 = uint64(uint32(r3) << 3)
-					// 35: xor %r0, %r3 (fast copy)
 					r0 ^= r3
-					// 36: ja -28 (to 9) (fast copy)
 					b -= 15
 					goto F9
 				F40:
-					// 40: mul32 %r3, 73244475 (fast copy)
 					r3 = uint64(uint32(r3) * 73244475)
-					// 41: xor %r0, %r3 (fast copy)
 					r0 ^= r3
-					// 42: ja -34 (to 9) (fast copy)
 					b -= 15
 					goto F9
 				F45:
-					// 45: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 46: rsh %r3, 3 (fast copy)
 					r3 >>= 3
-					// 47: ja +71 (to 119) (fast copy)
 					goto F119
 				F50:
-					// 50: add %r0, 12345 (fast copy)
 					r0 += 12345
-					// 51: ja -43 (to 9) (fast copy)
 					b -= 14
 					goto F9
 				F54:
-					// 54: mul32 %r3, %r3 (fast copy)
 					r3 = uint64(uint32(r3) * uint32(r3))
-					// 55: add %r0, %r3 (fast copy)
 					r0 += r3
-					// 56: ja -48 (to 9) (fast copy)
 					b -= 15
 					goto F9
 				F59:
-					// 59: lsh32 %r3, 4 (fast copy)
 					r3 = uint64(uint32(r3) << 4)
-					// 60: add %r0, %r3 (fast copy)
 					r0 += r3
-					// 61: ja -53 (to 9) (fast copy)
 					b -= 15
 					goto F9
 				F63:
-					// 63: mul %r0, 33 (fast copy)
 					r0 *= 33
-					// 64: add %r0, %r3 (fast copy)
 					r0 += r3
-					// 65: ja -57 (to 9) (fast copy)
 					b -= 15
 					goto F9
 				F67:
-					// 67: mul %r0, 7 (fast copy)
 					r0 *= 7
-					// 68: sub %r0, %r3 (fast copy)
 					r0 -= r3
-					// 69: ja -61 (to 9) (fast copy)
 					b -= 15
 					goto F9
 				F71:
-					// 71: mul %r0, 5 (fast copy)
 					r0 *= 5
-					// 72: add %r0, 1 (fast copy)
 					r0 += 1
-					// 73: ja -65 (to 9) (fast copy)
 					b -= 15
 					goto F9
 				F75:
-					// 75: mul %r0, 3 (fast copy)
 					r0 *= 3
-					// 76: add %r0, %r3 (fast copy)
 					r0 += r3
-					// 77: ja -69 (to 9) (fast copy)
 					b -= 15
 					goto F9
 				F79:
-					// 79: ja +50 (to 130) (fast copy)
 					goto F130
 				F81:
-					// 81: lsh %r3, 8 (fast copy)
 					r3 <<= 8
-					// 82: or %r3, %r0 (fast copy)
 					r3 |= r0
-					// 83: ja -76 (to 8) (fast copy)
 					b -= 16
 					goto F8
 				F85:
-					// 85: xor %r3, -1 (fast copy)
 					r3 ^= 0xffffffffffffffff
-					// 86: and %r0, %r3 (fast copy)
 					r0 &= r3
-					// 87: ja -79 (to 9) (fast copy)
 					b -= 15
 					goto F9
 				F89:
-					// 89: xor %r0, %r3 (fast copy)
 					r0 ^= r3
-					// 90: ja -82 (to 9) (fast copy)
 					b -= 14
 					goto F9
 				F91:
-					// 91: add %r0, %r3 (fast copy)
 					r0 += r3
-					// 92: ja -84 (to 9) (fast copy)
 					b -= 14
 					goto F9
 				F93:
-					// 93: mul %r0, 5 (fast copy)
 					r0 *= 5
-					// 94: ja -86 (to 9) (fast copy)
 					b -= 14
 					goto F9
 				F95:
-					// 95: add %r0, 40503 (fast copy)
 					r0 += 40503
-					// 96: ja -88 (to 9) (fast copy)
 					b -= 14
 					goto F9
 				F97:
-					// 97: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 98: rsh %r3, 11 (fast copy)
 					r3 >>= 11
-					// 99: ja +19 (to 119) (fast copy)
 					goto F119
 				F100:
-					// 100: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 101: rsh %r3, 9 (fast copy)
 					r3 >>= 9
-					// 102: ja -96 (to 7) (fast copy)
 					b -= 17
 					goto F7
 				F103:
-					// 103: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 104: rsh %r3, 17 (fast copy)
 					r3 >>= 17
-					// 105: ja -99 (to 7) (fast copy)
 					b -= 17
 					goto F7
 				F106:
-					// 106: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 107: lsh %r3, 13 (fast copy)
 					r3 <<= 13
-					// 108: ja -102 (to 7) (fast copy)
 					b -= 17
 					goto F7
 				F109:
-					// 109: mul32 %r3, 3 (fast copy)
 					r3 = uint64(uint32(r3) * 3)
 					b -= 1
 				F110:
-					// 110: sub %r0, %r3 (fast copy)
 					r0 -= r3
-					// 111: ja -103 (to 9) (fast copy)
 					b -= 14
 					goto F9
 				F112:
-					// 112: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 113: rsh %r3, 5 (fast copy)
 					r3 >>= 5
-					// 114: sub %r0, %r3 (fast copy)
 					r0 -= r3
-					// 115: ja -107 (to 9) (fast copy)
 					b -= 16
 					goto F9
 				F116:
-					// 116: add %r0, -77 (fast copy)
 					r0 -= 77
-					// 117: ja -109 (to 9) (fast copy)
 					b -= 14
 					goto F9
 				F118:
-					// 118: xor %r0, -1 (fast copy)
 					r0 ^= 0xffffffffffffffff
 					b += 2
 				F119:
-					// 119: add %r3, %r0 (fast copy)
 					r3 += r0
-					// 120: ja -113 (to 8) (fast copy)
 					b -= 18
 					goto F8
 				F121:
-					// 121: xor %r0, -1 (fast copy)
 					r0 ^= 0xffffffffffffffff
-					// 122: ja -114 (to 9) (fast copy)
 					b -= 14
 					goto F9
 				F123:
-					// 123: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 124: rsh %r3, 63 (fast copy)
 					r3 >>= 63
-					// 125: lsh %r0, 1 (fast copy)
 					r0 <<= 1
-					// 126: ja +3 (to 130) (fast copy)
 					b -= 3
 					goto F130
 				F127:
-					// 127: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 128: rsh %r3, 1 (fast copy)
 					r3 >>= 1
-					// 129: lsh %r0, 63 (fast copy)
 					r0 <<= 63
 					b -= 2
 				F130:
-					// 130: or %r0, %r3 (fast copy)
 					r0 |= r3
-					// 131: ja -123 (to 9) (fast copy)
 					b -= 15
 					goto F9
 				F5:
-					// 5: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 6: lsh %r3, 21 (fast copy)
 					r3 <<= 21
 				F7:
-					// 7: xor %r3, %r0 (fast copy)
 					r3 ^= r0
 				F8:
-					// 8: mov %r0, %r3 (fast copy)
 					r0 = r3
 				F9:
-					// 9: add %r2, 1 (fast copy)
 					r2 += 1
-					// 10: jne %r2, 1024, +1 (to 12) (fast copy: the range's end)
 				}
 				b -= 4
 				goto L11
@@ -3089,21 +2480,15 @@ func clangbenchSwitch32UserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64
 	goto L12
 L5:
 	// clangbench.bpf.c:143: case 28: acc ^= acc << 21; break;
-	// 5: mov %r3, %r0
 	r3 = r0
-	// 6: lsh %r3, 21
 	r3 <<= 21
 L7:
-	// 7: xor %r3, %r0
 	r3 ^= r0
 L8:
-	// 8: mov %r0, %r3
 	r0 = r3
 L9:
 	// clangbench.bpf.c:112: for (int i = 0; i < N / 2; i++) {
-	// 9: add %r2, 1
 	r2 += 1
-	// 10: jne %r2, 1024, +1 (to 12)
 	if r2 != 1024 {
 		runtime.CheckBudget(b-6, 10)
 		goto L12
@@ -3111,24 +2496,17 @@ L9:
 	b -= 4
 L11:
 	// clangbench.bpf.c:285: WORKLOAD(switch32, switch32(data))
-	// 11: exit
 	b -= 3
 	runtime.CheckBudget(b, 11)
 	return r0, b
 L12:
 	// clangbench.bpf.c:113: __u8 c = data[i];
-	// 12: mov %r3, %r1
 	r3 = r1
-	// 13: add %r3, %r2
 	r3 += r2
-	// 14: ldxb %r3, [%r3]
 	r3 = m.Load8At(r3, 14)
 	// clangbench.bpf.c:114: switch (c & 31) {
-	// 15: mov32 %r4, %r3
 	r4 = uint64(uint32(r3))
-	// 16: and32 %r4, 31
 	r4 = uint64(uint32(r4) & 31)
-	// 17: jsgt32 %r4, 15, +7 (to 25)
 	// Instructions 17-21, 25-28, 31-33, 37-39, 43-44, 48-49, 52-53, 57-58, 62, 66, 70, 74, 78, 80, 84, 88: a tree of 31 jumps on r4, as a switch.
 	switch uint32(r4) {
 	case 0:
@@ -3376,296 +2754,212 @@ L12:
 	}
 L22:
 	// clangbench.bpf.c:116: case 1: acc ^= acc << 7; break;
-	// 22: mov %r3, %r0
 	r3 = r0
-	// 23: lsh %r3, 7
 	r3 <<= 7
-	// 24: ja -18 (to 7)
 	b -= 17
 	runtime.CheckBudget(b-2, 24)
 	goto L7
 L29:
 	// clangbench.bpf.c:132: case 17: acc ^= 0x5bd1e995; break;
-	// 29: xor %r0, 1540483477
 	r0 ^= 1540483477
-	// 30: ja -22 (to 9)
 	b -= 14
 	runtime.CheckBudget(b-4, 30)
 	goto L9
 L34:
 	// clangbench.bpf.c:124: case 9: acc ^= c << 3; break;
-	// 34: lsh32 %r3, 3
 	r3 = uint64(uint32(r3) << 3)
-	// 35: xor %r0, %r3
 	r0 ^= r3
-	// 36: ja -28 (to 9)
 	b -= 15
 	runtime.CheckBudget(b-4, 36)
 	goto L9
 L40:
 	// clangbench.bpf.c:140: case 25: acc ^= c * 0x45d9f3b; break;
-	// 40: mul32 %r3, 73244475
 	r3 = uint64(uint32(r3) * 73244475)
-	// 41: xor %r0, %r3
 	r0 ^= r3
-	// 42: ja -34 (to 9)
 	b -= 15
 	runtime.CheckBudget(b-4, 42)
 	goto L9
 L45:
 	// clangbench.bpf.c:120: case 5: acc += acc >> 3; break;
-	// 45: mov %r3, %r0
 	r3 = r0
-	// 46: rsh %r3, 3
 	r3 >>= 3
-	// 47: ja +71 (to 119)
 	runtime.CheckBudget(b-19, 47)
 	goto L119
 L50:
 	// clangbench.bpf.c:136: case 21: acc += 12345; break;
-	// 50: add %r0, 12345
 	r0 += 12345
-	// 51: ja -43 (to 9)
 	b -= 14
 	runtime.CheckBudget(b-4, 51)
 	goto L9
 L54:
 	// clangbench.bpf.c:128: case 13: acc += c * c; break;
-	// 54: mul32 %r3, %r3
 	r3 = uint64(uint32(r3) * uint32(r3))
-	// 55: add %r0, %r3
 	r0 += r3
 	// clangbench.bpf.c:144: case 29: acc += c << 4; break;
-	// 56: ja -48 (to 9)
 	b -= 15
 	runtime.CheckBudget(b-4, 56)
 	goto L9
 L59:
-	// 59: lsh32 %r3, 4
 	r3 = uint64(uint32(r3) << 4)
-	// 60: add %r0, %r3
 	r0 += r3
-	// 61: ja -53 (to 9)
 	b -= 15
 	runtime.CheckBudget(b-4, 61)
 	goto L9
 L63:
 	// clangbench.bpf.c:118: case 3: acc = acc * 33 + c; break;
-	// 63: mul %r0, 33
 	r0 *= 33
-	// 64: add %r0, %r3
 	r0 += r3
 	// clangbench.bpf.c:144: case 29: acc += c << 4; break;
-	// 65: ja -57 (to 9)
 	b -= 15
 	runtime.CheckBudget(b-4, 65)
 	goto L9
 L67:
 	// clangbench.bpf.c:134: case 19: acc = acc * 7 - c; break;
-	// 67: mul %r0, 7
 	r0 *= 7
-	// 68: sub %r0, %r3
 	r0 -= r3
-	// 69: ja -61 (to 9)
 	b -= 15
 	runtime.CheckBudget(b-4, 69)
 	goto L9
 L71:
 	// clangbench.bpf.c:126: case 11: acc = acc * 5 + 1; break;
-	// 71: mul %r0, 5
 	r0 *= 5
-	// 72: add %r0, 1
 	r0 += 1
-	// 73: ja -65 (to 9)
 	b -= 15
 	runtime.CheckBudget(b-4, 73)
 	goto L9
 L75:
 	// clangbench.bpf.c:142: case 27: acc = acc * 3 + c; break;
-	// 75: mul %r0, 3
 	r0 *= 3
-	// 76: add %r0, %r3
 	r0 += r3
 	// clangbench.bpf.c:144: case 29: acc += c << 4; break;
-	// 77: ja -69 (to 9)
 	b -= 15
 	runtime.CheckBudget(b-4, 77)
 	goto L9
 L79:
 	// clangbench.bpf.c:122: case 7: acc |= c; break;
-	// 79: ja +50 (to 130)
 	runtime.CheckBudget(b-17, 79)
 	goto L130
 L81:
 	// clangbench.bpf.c:138: case 23: acc |= (__u64)c << 8; break;
-	// 81: lsh %r3, 8
 	r3 <<= 8
-	// 82: or %r3, %r0
 	r3 |= r0
-	// 83: ja -76 (to 8)
 	b -= 16
 	runtime.CheckBudget(b-3, 83)
 	goto L8
 L85:
 	// clangbench.bpf.c:130: case 15: acc &= ~(__u64)c; break;
-	// 85: xor %r3, -1
 	r3 ^= 0xffffffffffffffff
-	// 86: and %r0, %r3
 	r0 &= r3
-	// 87: ja -79 (to 9)
 	b -= 15
 	runtime.CheckBudget(b-4, 87)
 	goto L9
 L89:
-	// 89: xor %r0, %r3
 	r0 ^= r3
-	// 90: ja -82 (to 9)
 	b -= 14
 	runtime.CheckBudget(b-4, 90)
 	goto L9
 L91:
 	// clangbench.bpf.c:115: case 0: acc += c; break;
-	// 91: add %r0, %r3
 	r0 += r3
 	// clangbench.bpf.c:144: case 29: acc += c << 4; break;
-	// 92: ja -84 (to 9)
 	b -= 14
 	runtime.CheckBudget(b-4, 92)
 	goto L9
 L93:
 	// clangbench.bpf.c:131: case 16: acc += acc << 2; break;
-	// 93: mul %r0, 5
 	r0 *= 5
-	// 94: ja -86 (to 9)
 	b -= 14
 	runtime.CheckBudget(b-4, 94)
 	goto L9
 L95:
 	// clangbench.bpf.c:123: case 8: acc += 0x9e37; break;
-	// 95: add %r0, 40503
 	r0 += 40503
-	// 96: ja -88 (to 9)
 	b -= 14
 	runtime.CheckBudget(b-4, 96)
 	goto L9
 L97:
 	// clangbench.bpf.c:139: case 24: acc += acc >> 11; break;
-	// 97: mov %r3, %r0
 	r3 = r0
-	// 98: rsh %r3, 11
 	r3 >>= 11
-	// 99: ja +19 (to 119)
 	runtime.CheckBudget(b-19, 99)
 	goto L119
 L100:
 	// clangbench.bpf.c:119: case 4: acc ^= acc >> 9; break;
-	// 100: mov %r3, %r0
 	r3 = r0
-	// 101: rsh %r3, 9
 	r3 >>= 9
-	// 102: ja -96 (to 7)
 	b -= 17
 	runtime.CheckBudget(b-2, 102)
 	goto L7
 L103:
 	// clangbench.bpf.c:135: case 20: acc ^= acc >> 17; break;
-	// 103: mov %r3, %r0
 	r3 = r0
-	// 104: rsh %r3, 17
 	r3 >>= 17
-	// 105: ja -99 (to 7)
 	b -= 17
 	runtime.CheckBudget(b-2, 105)
 	goto L7
 L106:
 	// clangbench.bpf.c:127: case 12: acc ^= acc << 13; break;
-	// 106: mov %r3, %r0
 	r3 = r0
-	// 107: lsh %r3, 13
 	r3 <<= 13
-	// 108: ja -102 (to 7)
 	b -= 17
 	runtime.CheckBudget(b-2, 108)
 	goto L7
 L109:
 	// clangbench.bpf.c:117: case 2: acc -= c * 3; break;
-	// 109: mul32 %r3, 3
 	r3 = uint64(uint32(r3) * 3)
 	b -= 1
 L110:
-	// 110: sub %r0, %r3
 	r0 -= r3
 	// clangbench.bpf.c:134: case 19: acc = acc * 7 - c; break;
-	// 111: ja -103 (to 9)
 	b -= 14
 	runtime.CheckBudget(b-4, 111)
 	goto L9
 L112:
 	// clangbench.bpf.c:125: case 10: acc -= acc >> 5; break;
-	// 112: mov %r3, %r0
 	r3 = r0
-	// 113: rsh %r3, 5
 	r3 >>= 5
-	// 114: sub %r0, %r3
 	r0 -= r3
 	// clangbench.bpf.c:134: case 19: acc = acc * 7 - c; break;
-	// 115: ja -107 (to 9)
 	b -= 16
 	runtime.CheckBudget(b-4, 115)
 	goto L9
 L116:
 	// clangbench.bpf.c:141: case 26: acc -= 77; break;
-	// 116: add %r0, -77
 	r0 -= 77
-	// 117: ja -109 (to 9)
 	b -= 14
 	runtime.CheckBudget(b-4, 117)
 	goto L9
 L118:
 	// clangbench.bpf.c:121: case 6: acc = ~acc + c; break;
-	// 118: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
 	b += 2
 L119:
-	// 119: add %r3, %r0
 	r3 += r0
-	// 120: ja -113 (to 8)
 	b -= 18
 	runtime.CheckBudget(b-3, 120)
 	goto L8
 L121:
 	// clangbench.bpf.c:137: case 22: acc = ~acc; break;
-	// 121: xor %r0, -1
 	r0 ^= 0xffffffffffffffff
-	// 122: ja -114 (to 9)
 	b -= 14
 	runtime.CheckBudget(b-4, 122)
 	goto L9
 L123:
 	// clangbench.bpf.c:129: case 14: acc = (acc << 1) | (acc >> 63); break;
-	// 123: mov %r3, %r0
 	r3 = r0
-	// 124: rsh %r3, 63
 	r3 >>= 63
-	// 125: lsh %r0, 1
 	r0 <<= 1
-	// 126: ja +3 (to 130)
 	b -= 3
 	runtime.CheckBudget(b-17, 126)
 	goto L130
 L127:
 	// clangbench.bpf.c:145: case 30: acc = (acc >> 1) | (acc << 63); break;
-	// 127: mov %r3, %r0
 	r3 = r0
-	// 128: rsh %r3, 1
 	r3 >>= 1
-	// 129: lsh %r0, 63
 	r0 <<= 63
 	b -= 2
 L130:
-	// 130: or %r0, %r3
 	r0 |= r3
-	// 131: ja -123 (to 9)
 	b -= 15
 	runtime.CheckBudget(b-4, 131)
 	goto L9
@@ -3691,18 +2985,13 @@ func clangbenchWordsUserEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint6
 func clangbenchWordsUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
 	// clangbench.bpf.c:284: WORKLOAD(words, words(data))
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: jlt %r2, 2048, +10 (to 12)
 	if r2 < 2048 {
 		runtime.CheckBudget(b-2, 1)
 		goto L12
 	}
-	// 2: mov32 %r3, 1
 	r3 = 1
-	// 3: mov %r2, 0
 	r2 = 0
-	// 4: ja +8 (to 13)
 	b += 2
 	runtime.CheckBudget(b-7, 4)
 	// Instructions 13 to 22, then 5 to 11, are a counted loop: when its accesses
@@ -3714,50 +3003,33 @@ func clangbenchWordsUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (
 				n := int(j + 1)
 				vv3 := runtime.Views[[1]byte](fv3, n)
 				for k := range n {
-					// 13: mov32 %r4, %r3 (fast copy)
 					r4 = uint64(uint32(r3))
-					// 14: mov %r3, %r1 (fast copy)
 					r3 = r1
-					// 15: add %r3, %r2 (fast copy)
 					r3 += r2
-					// 16: ldxb %r5, [%r3] (fast copy)
 					r5 = uint64(vv3[k][0])
-					// 17: mov32 %r3, 1 (fast copy)
 					r3 = 1
-					// 18: jeq32 %r5, 32, -14 (to 5) (fast copy)
 					if uint32(r5) == 32 {
 						b -= 13
 						goto F5
 					}
-					// 19: jeq32 %r5, 10, -15 (to 5) (fast copy)
 					if uint32(r5) == 10 {
 						b -= 14
 						goto F5
 					}
-					// 20: jeq32 %r5, 9, -16 (to 5) (fast copy)
 					if uint32(r5) == 9 {
 						b -= 15
 						goto F5
 					}
-					// 21: mov32 %r3, 0 (fast copy)
 					r3 = 0
-					// 22: ja -18 (to 5) (fast copy)
 					b -= 17
 					goto F5
 				F5:
-					// 5: mov32 %r5, %r3 (fast copy)
 					r5 = uint64(uint32(r3))
-					// 6: xor32 %r5, -1 (fast copy)
 					r5 = uint64(uint32(r5) ^ 0xffffffff)
-					// 7: and32 %r4, %r5 (fast copy)
 					r4 = uint64(uint32(r4) & uint32(r5))
-					// 8: and %r4, 1 (fast copy)
 					r4 &= 1
-					// 9: add %r0, %r4 (fast copy)
 					r0 += r4
-					// 10: add %r2, 1 (fast copy)
 					r2 += 1
-					// 11: jne %r2, 2048, +1 (to 13) (fast copy: the range's end)
 				}
 				b -= 5
 				goto L12
@@ -3767,20 +3039,13 @@ func clangbenchWordsUserFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (
 	goto L13
 L5:
 	// clangbench.bpf.c:99: n += !space && !in;
-	// 5: mov32 %r5, %r3
 	r5 = uint64(uint32(r3))
-	// 6: xor32 %r5, -1
 	r5 = uint64(uint32(r5) ^ 0xffffffff)
-	// 7: and32 %r4, %r5
 	r4 = uint64(uint32(r4) & uint32(r5))
-	// 8: and %r4, 1
 	r4 &= 1
-	// 9: add %r0, %r4
 	r0 += r4
 	// clangbench.bpf.c:96: for (int i = 0; i < N; i++) {
-	// 10: add %r2, 1
 	r2 += 1
-	// 11: jne %r2, 2048, +1 (to 13)
 	if r2 != 2048 {
 		runtime.CheckBudget(b-7, 11)
 		goto L13
@@ -3788,44 +3053,33 @@ L5:
 	b -= 5
 L12:
 	// clangbench.bpf.c:284: WORKLOAD(words, words(data))
-	// 12: exit
 	b -= 3
 	runtime.CheckBudget(b, 12)
 	return r0, b
 L13:
-	// 13: mov32 %r4, %r3
 	r4 = uint64(uint32(r3))
 	// clangbench.bpf.c:97: __u8 c = data[i];
-	// 14: mov %r3, %r1
 	r3 = r1
-	// 15: add %r3, %r2
 	r3 += r2
-	// 16: ldxb %r5, [%r3]
 	r5 = m.Load8At(r3, 16)
-	// 17: mov32 %r3, 1
 	r3 = 1
 	// clangbench.bpf.c:98: int space = c == ' ' || c == '\n' || c == '\t';
-	// 18: jeq32 %r5, 32, -14 (to 5)
 	if uint32(r5) == 32 {
 		b -= 13
 		runtime.CheckBudget(b, 18)
 		goto L5
 	}
-	// 19: jeq32 %r5, 10, -15 (to 5)
 	if uint32(r5) == 10 {
 		b -= 14
 		runtime.CheckBudget(b, 19)
 		goto L5
 	}
-	// 20: jeq32 %r5, 9, -16 (to 5)
 	if uint32(r5) == 9 {
 		b -= 15
 		runtime.CheckBudget(b, 20)
 		goto L5
 	}
-	// 21: mov32 %r3, 0
 	r3 = 0
-	// 22: ja -18 (to 5)
 	b -= 17
 	runtime.CheckBudget(b, 22)
 	goto L5

@@ -72,72 +72,42 @@ func ringbenchEndEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 func ringbenchEndFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint64) (uint64, int64) {
 	var r0, r1, r2 uint64
 	// ringbench.bpf.c:85: skelgen_emit("written", written);
-	// 0: lddw %r1, value:0+48
 	r1 = 0xa00000030
-	// 2: ldxdw %r2, [%r1]
 	r2 = m.Load64At(r1, 2)
-	// 3: lddw %r1, value:1
 	r1 = 0xb00000000
-	// 5: call runtime 0
 	m.CallAt(5, r1, r2, r3, r4, r5)
 	// ringbench.bpf.c:86: skelgen_emit("lost", lost);
-	// 6: lddw %r1, value:0+56
 	r1 = 0xa00000038
-	// 8: ldxdw %r2, [%r1]
 	r2 = m.Load64At(r1, 8)
-	// 9: lddw %r1, value:1+8
 	r1 = 0xb00000008
-	// 11: call runtime 0
 	m.CallAt(11, r1, r2, r3, r4, r5)
 	// ringbench.bpf.c:87: skelgen_emit("wsum", wsum);
-	// 12: lddw %r1, value:0+64
 	r1 = 0xa00000040
-	// 14: ldxdw %r2, [%r1]
 	r2 = m.Load64At(r1, 14)
-	// 15: lddw %r1, value:1+13
 	r1 = 0xb0000000d
-	// 17: call runtime 0
 	m.CallAt(17, r1, r2, r3, r4, r5)
 	// ringbench.bpf.c:88: skelgen_emit("seen", seen);
-	// 18: lddw %r1, value:0+8
 	r1 = 0xa00000008
-	// 20: ldxdw %r2, [%r1]
 	r2 = m.Load64At(r1, 20)
-	// 21: lddw %r1, value:1+18
 	r1 = 0xb00000012
-	// 23: call runtime 0
 	m.CallAt(23, r1, r2, r3, r4, r5)
 	// ringbench.bpf.c:89: skelgen_emit("rsum", rsum);
-	// 24: lddw %r1, value:0+24
 	r1 = 0xa00000018
-	// 26: ldxdw %r2, [%r1]
 	r2 = m.Load64At(r1, 26)
-	// 27: lddw %r1, value:1+23
 	r1 = 0xb00000017
-	// 29: call runtime 0
 	m.CallAt(29, r1, r2, r3, r4, r5)
 	// ringbench.bpf.c:90: skelgen_emit("first_ns", first_ns);
-	// 30: lddw %r1, value:0+16
 	r1 = 0xa00000010
-	// 32: ldxdw %r2, [%r1]
 	r2 = m.Load64At(r1, 32)
-	// 33: lddw %r1, value:1+28
 	r1 = 0xb0000001c
-	// 35: call runtime 0
 	m.CallAt(35, r1, r2, r3, r4, r5)
 	// ringbench.bpf.c:91: skelgen_emit("last_ns", last_ns);
-	// 36: lddw %r1, value:0+40
 	r1 = 0xa00000028
-	// 38: ldxdw %r2, [%r1]
 	r2 = m.Load64At(r1, 38)
-	// 39: lddw %r1, value:1+37
 	r1 = 0xb00000025
-	// 41: call runtime 0
 	m.CallAt(41, r1, r2, r3, r4, r5)
 	// ringbench.bpf.c:92: return 0;
-	// 42: mov32 %r0, 0
 	r0 = 0
-	// 43: exit
 	b -= 44
 	runtime.CheckBudget(b, 43)
 	return r0, b
@@ -180,85 +150,57 @@ func ringbenchOnEventEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, 
 func ringbenchOnEventFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, r5 uint64) (uint64, int64) {
 	var r0, r6, r7 uint64
 	// ringbench.bpf.c:68: int on_event(struct rec *e, __u64 len)
-	// 0: mov %r6, %r1
 	r6 = r1
 	// ringbench.bpf.c:70: if (seen == 0)
-	// 1: lddw %r7, value:0+8
 	r7 = 0xa00000008
-	// 3: ldxdw %r1, [%r7]
 	r1 = m.Load64At(r7, 3)
-	// 4: jne %r1, 0, +5 (to 10)
 	if r1 != 0 {
 		runtime.CheckBudget(b-5, 4)
 		goto L10
 	}
 	// ringbench.bpf.c:71: first_ns = bpf_ktime_get_ns();
-	// 5: call 5
 	r0 = m.CallAt(5, r1, r2, r3, r4, r5)
-	// 6: lddw %r1, value:0+16
 	r1 = 0xa00000010
-	// 8: stxdw [%r1], %r0
 	m.Store64At(r1, r0, 8)
 	// ringbench.bpf.c:72: seen++;
-	// 9: ldxdw %r1, [%r7]
 	r1 = m.Load64At(r7, 9)
 	b -= 5
 L10:
-	// 10: add %r1, 1
 	r1 += 1
-	// 11: stxdw [%r7], %r1
 	m.Store64At(r7, r1, 11)
 	// ringbench.bpf.c:73: rsum += e->val;
-	// 12: ldxdw %r2, [%r6+8]
 	r2 = m.Load64At(r6+8, 12)
-	// 13: lddw %r3, value:0+24
 	r3 = 0xa00000018
 	// Instructions 15 to 17 access r3 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s15, ok := m.BlockSpan(r3, 8, true); ok {
 		v15 := runtime.WindowOf[[8]byte](s15).At(0)
-		// 15: ldxdw %r4, [%r3] (span checked)
 		r4 = uint64(v15[0]) | uint64(v15[1])<<8 | uint64(v15[2])<<16 | uint64(v15[3])<<24 | uint64(v15[4])<<32 | uint64(v15[5])<<40 | uint64(v15[6])<<48 | uint64(v15[7])<<56
-		// 16: add %r4, %r2 (span checked)
 		r4 += r2
-		// 17: stxdw [%r3], %r4 (span checked)
 		runtime.PutLE64(v15[0:], r4)
 	} else {
-		// 15: ldxdw %r4, [%r3]
 		r4 = m.Load64At(r3, 15)
-		// 16: add %r4, %r2
 		r4 += r2
-		// 17: stxdw [%r3], %r4
 		m.Store64At(r3, r4, 17)
 	}
 	// ringbench.bpf.c:74: if (seen == want) {
-	// 18: lddw %r2, value:0+32
 	r2 = 0xa00000020
-	// 20: ldxdw %r2, [%r2]
 	r2 = m.Load64At(r2, 20)
-	// 21: jne %r1, %r2, +6 (to 28)
 	if r1 != r2 {
 		runtime.CheckBudget(b-17, 21)
 		goto L28
 	}
 	// ringbench.bpf.c:75: last_ns = bpf_ktime_get_ns();
-	// 22: call 5
 	r0 = m.CallAt(22, r1, r2, r3, r4, r5)
-	// 23: lddw %r1, value:0+40
 	r1 = 0xa00000028
-	// 25: stxdw [%r1], %r0
 	m.Store64At(r1, r0, 25)
 	// ringbench.bpf.c:76: skelgen_stop(0);
-	// 26: mov32 %r1, 0
 	r1 = 0
-	// 27: call runtime 0
 	m.CallAt(27, r1, r2, r3, r4, r5)
 	b -= 6
 L28:
 	// ringbench.bpf.c:78: return 0;
-	// 28: mov32 %r0, 0
 	r0 = 0
-	// 29: exit
 	b -= 19
 	runtime.CheckBudget(b, 29)
 	return r0, b

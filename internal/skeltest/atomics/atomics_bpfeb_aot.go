@@ -28,47 +28,34 @@ func atomicsBumpAEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 func atomicsBumpAFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3 uint64
 	// atomics.bpf.c:68: __u64 bump_a(__u8 *data, __u64 len)
-	// 0: mov %r0, 1
 	r0 = 1
 	// atomics.bpf.c:51: if (len < sizeof(*c))
-	// 1: jlt %r2, 48, +23 (to 25)
 	if r2 < 48 {
 		runtime.CheckBudget(b-2, 1)
 		goto L25
 	}
-	// 2: mov %r2, 1
 	r2 = 1
 	// atomics.bpf.c:53: __sync_fetch_and_add(&c->hits, 1);
-	// 3: mov %r3, 1
 	r3 = 1
-	// 4: lock add [%r1], %r3
 	if p := m.Owned64(r1); p != nil {
 		runtime.PlainAdd64(p, r3)
 	} else {
 		runtime.Add64(m.Atomic64At(r1, 4), r3)
 	}
-	// 5: mov32 %r3, 1
 	r3 = 1
 	// atomics.bpf.c:54: __sync_fetch_and_add(&c->hits32, 1);
-	// 6: lock add32 [%r1+16], %r3
 	if p := m.Owned32(r1 + 16); p != nil {
 		runtime.PlainAdd32(p, uint32(r3))
 	} else {
 		runtime.Add32(m.Atomic32At(r1+16, 6), uint32(r3))
 	}
 	// atomics.bpf.c:55: __sync_fetch_and_xor(&c->parity, 1);
-	// 7: lock xor [%r1+40], %r2
 	runtime.Xor64(m.Atomic64At(r1+40, 7), r2)
-	// 8: mov %r2, 0
 	r2 = 0
 	// atomics.bpf.c:58: old = __sync_val_compare_and_swap(&c->cas, 0, 0);
-	// 9: mov %r0, 0
 	r0 = 0
-	// 10: lock cmpxchg [%r1+24], %r2
 	r0 = runtime.CmpXchg64(m.Atomic64At(r1+24, 10), r0, r2)
-	// 11: mov %r2, %r0
 	r2 = r0
-	// 12: jeq %r2, 0, +0 (to 13)
 	if r2 == 0 {
 		runtime.CheckBudget(b-13, 12)
 		goto L13
@@ -80,44 +67,31 @@ L13:
 		goto U13
 	}
 	// atomics.bpf.c:59: while ((seen = __sync_val_compare_and_swap(&c->cas, old, old + 1)) != old)
-	// 13: mov %r3, %r2
 	r3 = r2
-	// 14: add %r3, 1
 	r3 += 1
-	// 15: mov %r0, %r2
 	r0 = r2
-	// 16: lock cmpxchg [%r1+24], %r3
 	r0 = runtime.CmpXchg64(m.Atomic64At(r1+24, 16), r0, r3)
-	// 17: mov32 %r3, 1
 	r3 = 1
-	// 18: jeq %r0, %r2, +1 (to 20)
 	if r0 == r2 {
 		runtime.CheckBudget(b-19, 18)
 		goto L20
 	}
-	// 19: mov32 %r3, 0
 	r3 = 0
 	b -= 1
 L20:
-	// 20: mov %r2, %r0
 	r2 = r0
-	// 21: jne32 %r3, 1, -9 (to 13)
 	if uint32(r3) != 1 {
 		b -= 8
 		runtime.CheckBudget(b-13, 21)
 		goto L13
 	}
-	// 22: mov %r2, 1
 	r2 = 1
 	// atomics.bpf.c:61: __sync_fetch_and_xor(&c->parity, 1);
-	// 23: lock xor [%r1+40], %r2
 	runtime.Xor64(m.Atomic64At(r1+40, 23), r2)
-	// 24: mov %r0, 0
 	r0 = 0
 	b -= 22
 L25:
 	// atomics.bpf.c:70: return bump_all(data, len);
-	// 25: exit
 	b -= 3
 	runtime.CheckBudget(b, 25)
 	return r0, b
@@ -169,47 +143,34 @@ func atomicsBumpBEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 func atomicsBumpBFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3 uint64
 	// atomics.bpf.c:74: __u64 bump_b(__u8 *data, __u64 len)
-	// 0: mov %r0, 1
 	r0 = 1
 	// atomics.bpf.c:51: if (len < sizeof(*c))
-	// 1: jlt %r2, 48, +23 (to 25)
 	if r2 < 48 {
 		runtime.CheckBudget(b-2, 1)
 		goto L25
 	}
-	// 2: mov %r2, 1
 	r2 = 1
 	// atomics.bpf.c:53: __sync_fetch_and_add(&c->hits, 1);
-	// 3: mov %r3, 1
 	r3 = 1
-	// 4: lock add [%r1], %r3
 	if p := m.Owned64(r1); p != nil {
 		runtime.PlainAdd64(p, r3)
 	} else {
 		runtime.Add64(m.Atomic64At(r1, 4), r3)
 	}
-	// 5: mov32 %r3, 1
 	r3 = 1
 	// atomics.bpf.c:54: __sync_fetch_and_add(&c->hits32, 1);
-	// 6: lock add32 [%r1+16], %r3
 	if p := m.Owned32(r1 + 16); p != nil {
 		runtime.PlainAdd32(p, uint32(r3))
 	} else {
 		runtime.Add32(m.Atomic32At(r1+16, 6), uint32(r3))
 	}
 	// atomics.bpf.c:55: __sync_fetch_and_xor(&c->parity, 1);
-	// 7: lock xor [%r1+40], %r2
 	runtime.Xor64(m.Atomic64At(r1+40, 7), r2)
-	// 8: mov %r2, 0
 	r2 = 0
 	// atomics.bpf.c:58: old = __sync_val_compare_and_swap(&c->cas, 0, 0);
-	// 9: mov %r0, 0
 	r0 = 0
-	// 10: lock cmpxchg [%r1+24], %r2
 	r0 = runtime.CmpXchg64(m.Atomic64At(r1+24, 10), r0, r2)
-	// 11: mov %r2, %r0
 	r2 = r0
-	// 12: jeq %r2, 0, +0 (to 13)
 	if r2 == 0 {
 		runtime.CheckBudget(b-13, 12)
 		goto L13
@@ -221,44 +182,31 @@ L13:
 		goto U13
 	}
 	// atomics.bpf.c:59: while ((seen = __sync_val_compare_and_swap(&c->cas, old, old + 1)) != old)
-	// 13: mov %r3, %r2
 	r3 = r2
-	// 14: add %r3, 1
 	r3 += 1
-	// 15: mov %r0, %r2
 	r0 = r2
-	// 16: lock cmpxchg [%r1+24], %r3
 	r0 = runtime.CmpXchg64(m.Atomic64At(r1+24, 16), r0, r3)
-	// 17: mov32 %r3, 1
 	r3 = 1
-	// 18: jeq %r0, %r2, +1 (to 20)
 	if r0 == r2 {
 		runtime.CheckBudget(b-19, 18)
 		goto L20
 	}
-	// 19: mov32 %r3, 0
 	r3 = 0
 	b -= 1
 L20:
-	// 20: mov %r2, %r0
 	r2 = r0
-	// 21: jne32 %r3, 1, -9 (to 13)
 	if uint32(r3) != 1 {
 		b -= 8
 		runtime.CheckBudget(b-13, 21)
 		goto L13
 	}
-	// 22: mov %r2, 1
 	r2 = 1
 	// atomics.bpf.c:61: __sync_fetch_and_xor(&c->parity, 1);
-	// 23: lock xor [%r1+40], %r2
 	runtime.Xor64(m.Atomic64At(r1+40, 23), r2)
-	// 24: mov %r0, 0
 	r0 = 0
 	b -= 22
 L25:
 	// atomics.bpf.c:76: return bump_all(data, len);
-	// 25: exit
 	b -= 3
 	runtime.CheckBudget(b, 25)
 	return r0, b
@@ -317,26 +265,19 @@ func atomicsDrainEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 func atomicsDrainFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1, r2 uint64
 	// atomics.bpf.c:26: __u64 drain(void *ctx)
-	// 0: mov %r0, 0
 	r0 = 0
 	// atomics.bpf.c:28: __u64 took = __atomic_exchange_n(&hits, 0, __ATOMIC_SEQ_CST);
-	// 1: lddw %r1, value:0
 	r1 = 0xa00000000
-	// 3: lock xchg [%r1], %r0
 	r0 = runtime.Swap64(m.Atomic64At(r1, 3), r0)
 	// atomics.bpf.c:30: __sync_fetch_and_add(&drained, took);
-	// 4: lddw %r1, value:0+8
 	r1 = 0xa00000008
-	// 6: mov %r2, %r0
 	r2 = runtime.Opaque(r0)
-	// 7: lock add [%r1], %r2
 	if p := m.Owned64(r1); p != nil {
 		runtime.PlainAdd64(p, r2)
 	} else {
 		runtime.Add64(m.Atomic64At(r1, 7), r2)
 	}
 	// atomics.bpf.c:31: return took;
-	// 8: exit
 	b -= 9
 	runtime.CheckBudget(b, 8)
 	return r0, b
@@ -361,33 +302,24 @@ func atomicsTakeEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64
 func atomicsTakeFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0 uint64
 	// atomics.bpf.c:80: __u64 take(__u8 *data, __u64 len)
-	// 0: mov %r0, 1
 	r0 = 1
 	// atomics.bpf.c:84: if (len < sizeof(*c))
-	// 1: jlt %r2, 48, +7 (to 9)
 	if r2 < 48 {
 		runtime.CheckBudget(b-2, 1)
 		goto L9
 	}
-	// 2: mov %r0, 0
 	r0 = 0
 	// atomics.bpf.c:86: __sync_fetch_and_add(&c->drained, __atomic_exchange_n(&c->hits, 0, __ATOMIC_SEQ_CST));
-	// 3: mov %r2, 0
 	r2 = 0
-	// 4: lock xchg [%r1], %r2
 	r2 = runtime.Swap64(m.Atomic64At(r1, 4), r2)
-	// 5: lock add [%r1+8], %r2
 	if p := m.Owned64(r1 + 8); p != nil {
 		runtime.PlainAdd64(p, r2)
 	} else {
 		runtime.Add64(m.Atomic64At(r1+8, 5), r2)
 	}
-	// 6: mov32 %r2, 0
 	r2 = 0
 	// atomics.bpf.c:87: __sync_fetch_and_add(&c->drained32, __atomic_exchange_n(&c->hits32, 0, __ATOMIC_SEQ_CST));
-	// 7: lock xchg32 [%r1+16], %r2
 	r2 = uint64(runtime.Swap32(m.Atomic32At(r1+16, 7), uint32(r2)))
-	// 8: lock add [%r1+32], %r2
 	if p := m.Owned64(r1 + 32); p != nil {
 		runtime.PlainAdd64(p, r2)
 	} else {
@@ -396,7 +328,6 @@ func atomicsTakeFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	b -= 7
 L9:
 	// atomics.bpf.c:89: }
-	// 9: exit
 	b -= 3
 	runtime.CheckBudget(b, 9)
 	return r0, b

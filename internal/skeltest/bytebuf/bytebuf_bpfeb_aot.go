@@ -29,26 +29,21 @@ func bytebufBackhashEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, i
 func bytebufBackhashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3 uint64
 	// bytebuf.bpf.c:181: __u64 backhash(__u8 *data, __u64 len)
-	// 0: mov %r0, 0
 	r0 = 0
 	// bytebuf.bpf.c:186: for (__u64 i = len; i-- > 0;)
-	// 1: jeq %r2, 0, +11 (to 13)
 	if r2 == 0 {
 		runtime.CheckBudget(b-2, 1)
 		goto L13
 	}
 	// bytebuf.bpf.c:184: if (len > 4096)
-	// 2: jlt %r2, 4096, +1 (to 4)
 	if r2 < 4096 {
 		runtime.CheckBudget(b-3, 2)
 		goto L4
 	}
-	// 3: mov %r2, 4096
 	r2 = 4096
 	b -= 1
 L4:
 	// bytebuf.bpf.c:186: for (__u64 i = len; i-- > 0;)
-	// 4: add %r1, -1
 	r1 -= 1
 	// Instructions 5 to 12 are a counted loop: when its accesses through r3 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -60,57 +55,40 @@ L4:
 				var w7 *[1]byte
 				v3x1 := runtime.WindowOf[[1]byte](fv3)
 			F5:
-				// 5: mov %r3, %r1 (fast copy)
 				r3 = r1
-				// 6: add %r3, %r2 (fast copy)
 				r3 += r2
-				// 7: ldxb %r3, [%r3] (fast copy)
 				w7 = v3x1.At(r2 - c0 + 1*j)
 				r3 = uint64(w7[0])
-				// 8: mul %r0, 31 (fast copy)
 				r0 *= 31
-				// 9: add %r0, %r3 (fast copy)
 				r0 += r3
-				// 10: add %r2, -1 (fast copy)
 				r2 -= 1
-				// 11: jeq %r2, 0, +1 (to 13) (fast copy)
 				if r2 == 0 {
 					b -= 9
 					goto L13
 				}
-				// 12: ja -8 (to 5) (fast copy)
 				goto F5
 			}
 		}
 	}
 L5:
 	// bytebuf.bpf.c:187: s = s * 31 + data[i];
-	// 5: mov %r3, %r1
 	r3 = r1
-	// 6: add %r3, %r2
 	r3 += r2
-	// 7: ldxb %r3, [%r3]
 	r3 = m.Load8At(r3, 7)
-	// 8: mul %r0, 31
 	r0 *= 31
-	// 9: add %r0, %r3
 	r0 += r3
 	// bytebuf.bpf.c:186: for (__u64 i = len; i-- > 0;)
-	// 10: add %r2, -1
 	r2 -= 1
-	// 11: jeq %r2, 0, +1 (to 13)
 	if r2 == 0 {
 		b -= 9
 		runtime.CheckBudget(b-2, 11)
 		goto L13
 	}
-	// 12: ja -8 (to 5)
 	b -= 8
 	runtime.CheckBudget(b-4, 12)
 	goto L5
 L13:
 	// bytebuf.bpf.c:188: return s;
-	// 13: exit
 	b -= 3
 	runtime.CheckBudget(b, 13)
 	return r0, b
@@ -135,20 +113,15 @@ func bytebufBe32sumEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, in
 func bytebufBe32sumFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5, r6, r7 uint64
 	// bytebuf.bpf.c:146: __u64 be32sum(__u8 *data, __u64 len)
-	// 0: mov %r0, 0
 	r0 = 0
 	// bytebuf.bpf.c:149: for (__u64 i = 0; i + 4 <= len && i < 4096; i += 4)
-	// 1: jlt %r2, 4, +23 (to 25)
 	if r2 < 4 {
 		runtime.CheckBudget(b-2, 1)
 		goto L25
 	}
-	// 2: mov %r4, 0
 	r4 = 0
-	// 3: mov %r5, 0
 	r5 = 0
 	// bytebuf.bpf.c:150: s += (__u32)data[i] << 24 | (__u32)data[i + 1] << 16 |
-	// 4: mov %r3, 0
 	r3 = 0
 	// Instructions 5 to 24 are a counted loop: when its accesses through r6 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -162,49 +135,29 @@ func bytebufBe32sumFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint6
 				n := int(j + 1)
 				vv6 := runtime.Views[[4]byte](fv6, n)
 				for k := range n {
-					// 5: mov %r6, %r1 (fast copy)
 					r6 = r1
-					// 6: add %r6, %r4 (fast copy)
 					r6 += r4
-					// 7: ldxb %r7, [%r6] (fast copy)
 					r7 = uint64(vv6[k][0])
-					// 8: lsh %r7, 24 (fast copy)
 					r7 <<= 24
-					// 9: ldxb %r0, [%r6+1] (fast copy)
 					r0 = uint64(vv6[k][1])
-					// 10: lsh %r0, 16 (fast copy)
 					r0 <<= 16
-					// 11: or %r0, %r7 (fast copy)
 					r0 |= r7
-					// 12: ldxb %r7, [%r6+2] (fast copy)
 					r7 = uint64(vv6[k][2])
-					// 13: lsh %r7, 8 (fast copy)
 					r7 <<= 8
-					// 14: or %r0, %r7 (fast copy)
 					r0 |= r7
-					// 15: ldxb %r6, [%r6+3] (fast copy)
 					r6 = uint64(vv6[k][3])
-					// 16: or %r0, %r6 (fast copy)
 					r0 |= r6
-					// 17: add %r0, %r5 (fast copy)
 					r0 += r5
-					// 18: add %r3, 4 (fast copy)
 					r3 += 4
-					// 19: jgt %r3, 4095, +5 (to 25) (fast copy)
 					if r3 > 4095 {
 						b -= 18
 						b -= 20 * (int64((r3-c0)/4) - 1)
 						goto L25
 					}
-					// 20: mov %r6, %r4 (fast copy)
 					r6 = r4
-					// 21: add %r6, 8 (fast copy)
 					r6 += 8
-					// 22: mov %r4, %r3 (fast copy)
 					r4 = r3
-					// 23: mov %r5, %r0 (fast copy)
 					r5 = r0
-					// 24: jle %r6, %r2, -20 (to 5) (fast copy: the range's end)
 				}
 				b -= 23
 				b -= 20 * (int64((r3-c0)/4) - 1)
@@ -213,54 +166,34 @@ func bytebufBe32sumFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint6
 		}
 	}
 L5:
-	// 5: mov %r6, %r1
 	r6 = r1
-	// 6: add %r6, %r4
 	r6 += r4
-	// 7: ldxb %r7, [%r6]
 	r7 = m.Load8At(r6, 7)
-	// 8: lsh %r7, 24
 	r7 <<= 24
-	// 9: ldxb %r0, [%r6+1]
 	r0 = m.Load8At(r6+1, 9)
-	// 10: lsh %r0, 16
 	r0 <<= 16
-	// 11: or %r0, %r7
 	r0 |= r7
 	// bytebuf.bpf.c:151: (__u32)data[i + 2] << 8 | data[i + 3];
-	// 12: ldxb %r7, [%r6+2]
 	r7 = m.Load8At(r6+2, 12)
-	// 13: lsh %r7, 8
 	r7 <<= 8
 	// bytebuf.bpf.c:150: s += (__u32)data[i] << 24 | (__u32)data[i + 1] << 16 |
-	// 14: or %r0, %r7
 	r0 |= r7
 	// bytebuf.bpf.c:151: (__u32)data[i + 2] << 8 | data[i + 3];
-	// 15: ldxb %r6, [%r6+3]
 	r6 = m.Load8At(r6+3, 15)
-	// 16: or %r0, %r6
 	r0 |= r6
 	// bytebuf.bpf.c:150: s += (__u32)data[i] << 24 | (__u32)data[i + 1] << 16 |
-	// 17: add %r0, %r5
 	r0 += r5
-	// 18: add %r3, 4
 	r3 += 4
 	// bytebuf.bpf.c:149: for (__u64 i = 0; i + 4 <= len && i < 4096; i += 4)
-	// 19: jgt %r3, 4095, +5 (to 25)
 	if r3 > 4095 {
 		b -= 18
 		runtime.CheckBudget(b-2, 19)
 		goto L25
 	}
-	// 20: mov %r6, %r4
 	r6 = r4
-	// 21: add %r6, 8
 	r6 += 8
-	// 22: mov %r4, %r3
 	r4 = r3
-	// 23: mov %r5, %r0
 	r5 = r0
-	// 24: jle %r6, %r2, -20 (to 5)
 	if r6 <= r2 {
 		b -= 20
 		runtime.CheckBudget(b-5, 24)
@@ -269,7 +202,6 @@ L5:
 	b -= 23
 L25:
 	// bytebuf.bpf.c:152: return s;
-	// 25: exit
 	b -= 3
 	runtime.CheckBudget(b, 25)
 	return r0, b
@@ -294,15 +226,12 @@ func bytebufBumpEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64
 func bytebufBumpFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3 uint64
 	// bytebuf.bpf.c:95: __u64 bump(__u8 *data, __u64 len)
-	// 0: mov %r0, 0
 	r0 = 0
 	// bytebuf.bpf.c:98: for (i = 0; i < len / 8 && i < 512; i++)
-	// 1: jlt %r2, 8, +8 (to 10)
 	if r2 < 8 {
 		runtime.CheckBudget(b-2, 1)
 		goto L10
 	}
-	// 2: rsh %r2, 3
 	r2 >>= 3
 	// Instructions 3 to 9 are a counted loop: when its accesses through r1 stay in
 	// their regions and the budget lasts, run a copy that checks neither.
@@ -316,23 +245,16 @@ func bytebufBumpFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 				n := int(j + 1)
 				vv1 := runtime.Views[[8]byte](fv1, n)
 				for k := range n {
-					// 3: ldxdw %r3, [%r1] (fast copy)
 					r3 = uint64(vv1[k][0]) | uint64(vv1[k][1])<<8 | uint64(vv1[k][2])<<16 | uint64(vv1[k][3])<<24 | uint64(vv1[k][4])<<32 | uint64(vv1[k][5])<<40 | uint64(vv1[k][6])<<48 | uint64(vv1[k][7])<<56
-					// 4: add %r3, 3 (fast copy)
 					r3 += 3
-					// 5: stxdw [%r1], %r3 (fast copy)
 					runtime.PutLE64(vv1[k][0:], r3)
-					// 6: add %r0, 1 (fast copy)
 					r0 += 1
-					// 7: jge %r0, %r2, +2 (to 10) (fast copy)
 					if r0 >= r2 {
 						b -= 6
 						b -= 7 * (int64((r0-c0)/1) - 1)
 						goto L10
 					}
-					// 8: add %r1, 8 (fast copy)
 					r1 += 8
-					// 9: jlt %r0, 512, -7 (to 3) (fast copy: the range's end)
 				}
 				b -= 8
 				b -= 7 * (int64((r0-c0)/1) - 1)
@@ -342,24 +264,17 @@ func bytebufBumpFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	}
 L3:
 	// bytebuf.bpf.c:99: w[i] += 3;
-	// 3: ldxdw %r3, [%r1]
 	r3 = m.Load64At(r1, 3)
-	// 4: add %r3, 3
 	r3 += 3
-	// 5: stxdw [%r1], %r3
 	m.Store64At(r1, r3, 5)
 	// bytebuf.bpf.c:98: for (i = 0; i < len / 8 && i < 512; i++)
-	// 6: add %r0, 1
 	r0 += 1
-	// 7: jge %r0, %r2, +2 (to 10)
 	if r0 >= r2 {
 		b -= 6
 		runtime.CheckBudget(b-2, 7)
 		goto L10
 	}
-	// 8: add %r1, 8
 	r1 += 8
-	// 9: jlt %r0, 512, -7 (to 3)
 	if r0 < 512 {
 		b -= 7
 		runtime.CheckBudget(b-3, 9)
@@ -368,7 +283,6 @@ L3:
 	b -= 8
 L10:
 	// bytebuf.bpf.c:100: return i;
-	// 10: exit
 	b -= 3
 	runtime.CheckBudget(b, 10)
 	return r0, b
@@ -394,19 +308,14 @@ func bytebufChecksumEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, i
 func bytebufChecksumFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5, r6 uint64
 	// bytebuf.bpf.c:11: __u64 checksum(__u8 *data, __u64 len)
-	// 0: mov %r0, 0
 	r0 = 0
-	// 1: mov %r3, 0
 	r3 = 0
 	// bytebuf.bpf.c:14: for (; i + 8 <= len && i < 1 << 20; i += 8)
-	// 2: jlt %r2, 8, +13 (to 16)
 	if r2 < 8 {
 		runtime.CheckBudget(b-3, 2)
 		goto L16
 	}
-	// 3: mov %r4, 0
 	r4 = 0
-	// 4: mov %r5, 0
 	r5 = 0
 	// Instructions 5 to 15 are a counted loop: when its accesses through r0 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -420,31 +329,20 @@ func bytebufChecksumFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint
 				n := int(j + 1)
 				vv0 := runtime.Views[[8]byte](fv0, n)
 				for k := range n {
-					// 5: mov %r0, %r1 (fast copy)
 					r0 = r1
-					// 6: add %r0, %r4 (fast copy)
 					r0 += r4
-					// 7: ldxdw %r0, [%r0] (fast copy)
 					r0 = uint64(vv0[k][0]) | uint64(vv0[k][1])<<8 | uint64(vv0[k][2])<<16 | uint64(vv0[k][3])<<24 | uint64(vv0[k][4])<<32 | uint64(vv0[k][5])<<40 | uint64(vv0[k][6])<<48 | uint64(vv0[k][7])<<56
-					// 8: add %r0, %r5 (fast copy)
 					r0 += r5
-					// 9: add %r3, 8 (fast copy)
 					r3 += 8
-					// 10: jgt %r3, 1048575, +5 (to 16) (fast copy)
 					if r3 > 1048575 {
 						b -= 8
 						b -= 11 * (int64((r3-c0)/8) - 1)
 						goto L16
 					}
-					// 11: mov %r6, %r4 (fast copy)
 					r6 = r4
-					// 12: add %r6, 16 (fast copy)
 					r6 += 16
-					// 13: mov %r4, %r3 (fast copy)
 					r4 = r3
-					// 14: mov %r5, %r0 (fast copy)
 					r5 = r0
-					// 15: jle %r6, %r2, -11 (to 5) (fast copy: the range's end)
 				}
 				b -= 13
 				b -= 11 * (int64((r3-c0)/8) - 1)
@@ -454,32 +352,21 @@ func bytebufChecksumFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint
 	}
 L5:
 	// bytebuf.bpf.c:15: sum += *(__u64 *)(data + i);
-	// 5: mov %r0, %r1
 	r0 = r1
-	// 6: add %r0, %r4
 	r0 += r4
-	// 7: ldxdw %r0, [%r0]
 	r0 = m.Load64At(r0, 7)
-	// 8: add %r0, %r5
 	r0 += r5
-	// 9: add %r3, 8
 	r3 += 8
 	// bytebuf.bpf.c:14: for (; i + 8 <= len && i < 1 << 20; i += 8)
-	// 10: jgt %r3, 1048575, +5 (to 16)
 	if r3 > 1048575 {
 		b -= 8
 		runtime.CheckBudget(b-3, 10)
 		goto L16
 	}
-	// 11: mov %r6, %r4
 	r6 = r4
-	// 12: add %r6, 16
 	r6 += 16
-	// 13: mov %r4, %r3
 	r4 = r3
-	// 14: mov %r5, %r0
 	r5 = r0
-	// 15: jle %r6, %r2, -11 (to 5)
 	if r6 <= r2 {
 		b -= 11
 		runtime.CheckBudget(b-5, 15)
@@ -487,19 +374,15 @@ L5:
 	}
 	b -= 13
 L16:
-	// 16: mov %r4, %r2
 	r4 = runtime.Opaque(r2)
 	// bytebuf.bpf.c:16: for (; i < len && i < 1 << 20; i++)
-	// 17: jlt %r2, 1048576, +1 (to 19)
 	if r2 < 1048576 {
 		runtime.CheckBudget(b-5, 17)
 		goto L19
 	}
-	// 18: mov %r4, 1048576
 	r4 = 1048576
 	b -= 1
 L19:
-	// 19: jge %r3, %r4, +7 (to 27)
 	if r3 >= r4 {
 		runtime.CheckBudget(b-6, 19)
 		goto L27
@@ -516,23 +399,16 @@ L19:
 				n := int(j + 1)
 				vv4 := runtime.Views[[1]byte](fv4, n)
 				for k := range n {
-					// 20: mov %r4, %r1 (fast copy)
 					r4 = r1
-					// 21: add %r4, %r3 (fast copy)
 					r4 += r3
-					// 22: ldxb %r4, [%r4] (fast copy)
 					r4 = uint64(vv4[k][0])
-					// 23: add %r0, %r4 (fast copy)
 					r0 += r4
-					// 24: add %r3, 1 (fast copy)
 					r3 += 1
-					// 25: jge %r3, %r2, +1 (to 27) (fast copy)
 					if r3 >= r2 {
 						b -= 6
 						b -= 7 * (int64((r3-c0)/1) - 1)
 						goto L27
 					}
-					// 26: jlt %r3, 1048576, -7 (to 20) (fast copy: the range's end)
 				}
 				b -= 7
 				b -= 7 * (int64((r3-c0)/1) - 1)
@@ -542,24 +418,17 @@ L19:
 	}
 L20:
 	// bytebuf.bpf.c:17: sum += data[i];
-	// 20: mov %r4, %r1
 	r4 = r1
-	// 21: add %r4, %r3
 	r4 += r3
-	// 22: ldxb %r4, [%r4]
 	r4 = m.Load8At(r4, 22)
-	// 23: add %r0, %r4
 	r0 += r4
 	// bytebuf.bpf.c:16: for (; i < len && i < 1 << 20; i++)
-	// 24: add %r3, 1
 	r3 += 1
-	// 25: jge %r3, %r2, +1 (to 27)
 	if r3 >= r2 {
 		b -= 6
 		runtime.CheckBudget(b-6, 25)
 		goto L27
 	}
-	// 26: jlt %r3, 1048576, -7 (to 20)
 	if r3 < 1048576 {
 		b -= 7
 		runtime.CheckBudget(b-6, 26)
@@ -568,7 +437,6 @@ L20:
 	b -= 7
 L27:
 	// bytebuf.bpf.c:18: return sum;
-	// 27: exit
 	b -= 7
 	runtime.CheckBudget(b, 27)
 	return r0, b
@@ -594,17 +462,13 @@ func bytebufClassifyEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, i
 func bytebufClassifyFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5, r6 uint64
 	// bytebuf.bpf.c:121: __u64 classify(__u8 *data, __u64 len)
-	// 0: mov %r0, 0
 	r0 = 0
 	// bytebuf.bpf.c:124: for (__u64 i = 0; i < len && i < 4096; i++) {
-	// 1: jeq %r2, 0, +6 (to 8)
 	if r2 == 0 {
 		runtime.CheckBudget(b-2, 1)
 		goto L8
 	}
-	// 2: mov %r3, 0
 	r3 = 0
-	// 3: ja +5 (to 9)
 	runtime.CheckBudget(b-4, 3)
 	// Instructions 9 to 31, then 4 to 7, are a counted loop: when its accesses
 	// through r5 stay in their regions and the budget lasts, run a copy that
@@ -618,79 +482,52 @@ func bytebufClassifyFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint
 				n := int(j + 1)
 				vv5 := runtime.Views[[1]byte](fv5, n)
 				for k := range n {
-					// 9: mov %r5, %r1 (fast copy)
 					r5 = r1
-					// 10: add %r5, %r3 (fast copy)
 					r5 += r3
-					// 11: mov %r4, 1 (fast copy)
 					r4 = 1
-					// 12: ldxb %r5, [%r5] (fast copy)
 					r5 = uint64(vv5[k][0])
-					// 13: jlt32 %r5, 32, -10 (to 4) (fast copy)
 					if uint32(r5) < 32 {
 						b -= 9
 						goto F4
 					}
-					// 14: mov %r4, 3 (fast copy)
 					r4 = 3
-					// 15: jeq32 %r5, 32, -12 (to 4) (fast copy)
 					if uint32(r5) == 32 {
 						b -= 11
 						goto F4
 					}
-					// 16: mov %r4, 256 (fast copy)
 					r4 = 256
-					// 17: mov32 %r6, %r5 (fast copy)
 					r6 = uint64(uint32(r5))
-					// 18: add32 %r6, -48 (fast copy)
 					r6 = uint64(uint32(r6) + 0xffffffd0)
-					// 19: and32 %r6, 255 (fast copy)
 					r6 = uint64(uint32(r6) & 255)
-					// 20: jlt32 %r6, 10, -17 (to 4) (fast copy)
 					if uint32(r6) < 10 {
 						b -= 16
 						goto F4
 					}
-					// 21: mov %r4, 65536 (fast copy)
 					r4 = 65536
-					// 22: mov32 %r6, %r5 (fast copy)
 					r6 = uint64(uint32(r5))
-					// 23: add32 %r6, -65 (fast copy)
 					r6 = uint64(uint32(r6) + 0xffffffbf)
-					// 24: and32 %r6, 255 (fast copy)
 					r6 = uint64(uint32(r6) & 255)
-					// 25: jlt32 %r6, 26, -22 (to 4) (fast copy)
 					if uint32(r6) < 26 {
 						b -= 21
 						goto F4
 					}
-					// 26: add32 %r5, -97 (fast copy)
 					r5 = uint64(uint32(r5) + 0xffffff9f)
-					// 27: and32 %r5, 255 (fast copy)
 					r5 = uint64(uint32(r5) & 255)
-					// 28: mov %r4, 16777216 (fast copy)
 					r4 = 16777216
-					// 29: jlt32 %r5, 26, -26 (to 4) (fast copy)
 					if uint32(r5) < 26 {
 						b -= 25
 						goto F4
 					}
-					// 30: mov %r4, 5 (fast copy)
 					r4 = 5
-					// 31: ja -28 (to 4) (fast copy)
 					b -= 27
 					goto F4
 				F4:
-					// 4: add %r0, %r4 (fast copy)
 					r0 += r4
-					// 5: add %r3, 1 (fast copy)
 					r3 += 1
-					// 6: jge %r3, %r2, +1 (to 8) (fast copy)
 					if r3 >= r2 {
 						b -= 1
 						goto L8
 					}
-					// 7: jlt %r3, 4096, +1 (to 9) (fast copy: the range's end)
 				}
 				b -= 2
 				goto L8
@@ -699,17 +536,13 @@ func bytebufClassifyFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint
 	}
 	goto L9
 L4:
-	// 4: add %r0, %r4
 	r0 += r4
-	// 5: add %r3, 1
 	r3 += 1
-	// 6: jge %r3, %r2, +1 (to 8)
 	if r3 >= r2 {
 		b -= 1
 		runtime.CheckBudget(b-2, 6)
 		goto L8
 	}
-	// 7: jlt %r3, 4096, +1 (to 9)
 	if r3 < 4096 {
 		runtime.CheckBudget(b-4, 7)
 		goto L9
@@ -717,82 +550,58 @@ L4:
 	b -= 2
 L8:
 	// bytebuf.bpf.c:139: return n;
-	// 8: exit
 	b -= 3
 	runtime.CheckBudget(b, 8)
 	return r0, b
 L9:
 	// bytebuf.bpf.c:125: __u8 c = data[i];
-	// 9: mov %r5, %r1
 	r5 = r1
-	// 10: add %r5, %r3
 	r5 += r3
-	// 11: mov %r4, 1
 	r4 = 1
-	// 12: ldxb %r5, [%r5]
 	r5 = m.Load8At(r5, 12)
 	// bytebuf.bpf.c:126: if (c < 0x20)
-	// 13: jlt32 %r5, 32, -10 (to 4)
 	if uint32(r5) < 32 {
 		b -= 9
 		runtime.CheckBudget(b, 13)
 		goto L4
 	}
-	// 14: mov %r4, 3
 	r4 = 3
 	// bytebuf.bpf.c:128: else if (c == 0x20)
-	// 15: jeq32 %r5, 32, -12 (to 4)
 	if uint32(r5) == 32 {
 		b -= 11
 		runtime.CheckBudget(b, 15)
 		goto L4
 	}
-	// 16: mov %r4, 256
 	r4 = 256
 	// bytebuf.bpf.c:130: else if (c >= '0' && c <= '9')
-	// 17: mov32 %r6, %r5
 	r6 = uint64(uint32(r5))
-	// 18: add32 %r6, -48
 	r6 = uint64(uint32(r6) + 0xffffffd0)
-	// 19: and32 %r6, 255
 	r6 = uint64(uint32(r6) & 255)
-	// 20: jlt32 %r6, 10, -17 (to 4)
 	if uint32(r6) < 10 {
 		b -= 16
 		runtime.CheckBudget(b, 20)
 		goto L4
 	}
-	// 21: mov %r4, 65536
 	r4 = 65536
 	// bytebuf.bpf.c:132: else if (c >= 'A' && c <= 'Z')
-	// 22: mov32 %r6, %r5
 	r6 = uint64(uint32(r5))
-	// 23: add32 %r6, -65
 	r6 = uint64(uint32(r6) + 0xffffffbf)
-	// 24: and32 %r6, 255
 	r6 = uint64(uint32(r6) & 255)
-	// 25: jlt32 %r6, 26, -22 (to 4)
 	if uint32(r6) < 26 {
 		b -= 21
 		runtime.CheckBudget(b, 25)
 		goto L4
 	}
 	// bytebuf.bpf.c:134: else if (c >= 'a' && c <= 'z')
-	// 26: add32 %r5, -97
 	r5 = uint64(uint32(r5) + 0xffffff9f)
-	// 27: and32 %r5, 255
 	r5 = uint64(uint32(r5) & 255)
-	// 28: mov %r4, 16777216
 	r4 = 16777216
-	// 29: jlt32 %r5, 26, -26 (to 4)
 	if uint32(r5) < 26 {
 		b -= 25
 		runtime.CheckBudget(b, 29)
 		goto L4
 	}
-	// 30: mov %r4, 5
 	r4 = 5
-	// 31: ja -28 (to 4)
 	b -= 27
 	runtime.CheckBudget(b, 31)
 	goto L4
@@ -817,15 +626,12 @@ func bytebufHashEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64
 func bytebufHashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
 	// bytebuf.bpf.c:46: __u64 hash(__u8 *data, __u64 len)
-	// 0: mov %r0, 0
 	r0 = 0
 	// bytebuf.bpf.c:49: for (__u64 i = 0; i < len; i++)
-	// 1: jeq %r2, 0, +8 (to 10)
 	if r2 == 0 {
 		runtime.CheckBudget(b-2, 1)
 		goto L10
 	}
-	// 2: mov %r3, 0
 	r3 = 0
 	// Instructions 3 to 9 are a counted loop: when its accesses through r4 stay in
 	// their regions and the budget lasts, run a copy that checks neither.
@@ -836,19 +642,12 @@ func bytebufHashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 				n := int(j + 1)
 				vv4 := runtime.Views[[1]byte](fv4, n)
 				for k := range n {
-					// 3: mov %r4, %r1 (fast copy)
 					r4 = r1
-					// 4: add %r4, %r3 (fast copy)
 					r4 += r3
-					// 5: ldxb %r4, [%r4] (fast copy)
 					r4 = uint64(vv4[k][0])
-					// 6: mul %r0, 31 (fast copy)
 					r0 *= 31
-					// 7: add %r0, %r4 (fast copy)
 					r0 += r4
-					// 8: add %r3, 1 (fast copy)
 					r3 += 1
-					// 9: jlt %r3, %r2, -7 (to 3) (fast copy: the range's end)
 				}
 				b -= 8
 				goto L10
@@ -857,20 +656,13 @@ func bytebufHashFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, 
 	}
 L3:
 	// bytebuf.bpf.c:50: h = h * 31 + data[i];
-	// 3: mov %r4, %r1
 	r4 = r1
-	// 4: add %r4, %r3
 	r4 += r3
-	// 5: ldxb %r4, [%r4]
 	r4 = m.Load8At(r4, 5)
-	// 6: mul %r0, 31
 	r0 *= 31
-	// 7: add %r0, %r4
 	r0 += r4
 	// bytebuf.bpf.c:49: for (__u64 i = 0; i < len; i++)
-	// 8: add %r3, 1
 	r3 += 1
-	// 9: jlt %r3, %r2, -7 (to 3)
 	if r3 < r2 {
 		b -= 7
 		runtime.CheckBudget(b-3, 9)
@@ -879,7 +671,6 @@ L3:
 	b -= 8
 L10:
 	// bytebuf.bpf.c:51: return h;
-	// 10: exit
 	b -= 3
 	runtime.CheckBudget(b, 10)
 	return r0, b
@@ -904,15 +695,12 @@ func bytebufInvertEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int
 func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
 	// bytebuf.bpf.c:35: __u64 invert(char *data, unsigned int len)
-	// 0: mov %r0, 0
 	r0 = 0
 	// bytebuf.bpf.c:38: for (i = 0; i < len && i < 4096; i++)
-	// 1: jeq32 %r2, 0, +9 (to 11)
 	if uint32(r2) == 0 {
 		runtime.CheckBudget(b-2, 1)
 		goto L11
 	}
-	// 2: mov32 %r2, %r2
 	r2 = uint64(uint32(r2))
 	// Instructions 3 to 10 are a counted loop: when its accesses through r3 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -926,25 +714,17 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 				n := int(j + 1)
 				vv3 := runtime.Views[[1]byte](fv3, n)
 				for k := range n {
-					// 3: mov %r3, %r1 (fast copy)
 					r3 = r1
-					// 4: add %r3, %r0 (fast copy)
 					r3 += r0
-					// 5: ldxb %r4, [%r3] (fast copy)
 					r4 = uint64(vv3[k][0])
-					// 6: xor32 %r4, -1 (fast copy)
 					r4 = uint64(uint32(r4) ^ 0xffffffff)
-					// 7: stxb [%r3], %r4 (fast copy)
 					vv3[k][0] = byte(r4)
-					// 8: add %r0, 1 (fast copy)
 					r0 += 1
-					// 9: jge %r0, %r2, +1 (to 11) (fast copy)
 					if r0 >= r2 {
 						b -= 8
 						b -= 8 * (int64((r0-c0)/1) - 1)
 						goto L11
 					}
-					// 10: jlt %r0, 4096, -8 (to 3) (fast copy: the range's end)
 				}
 				b -= 9
 				b -= 8 * (int64((r0-c0)/1) - 1)
@@ -954,26 +734,18 @@ func bytebufInvertFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 	}
 L3:
 	// bytebuf.bpf.c:39: data[i] = ~data[i];
-	// 3: mov %r3, %r1
 	r3 = r1
-	// 4: add %r3, %r0
 	r3 += r0
-	// 5: ldxb %r4, [%r3]
 	r4 = m.Load8At(r3, 5)
-	// 6: xor32 %r4, -1
 	r4 = uint64(uint32(r4) ^ 0xffffffff)
-	// 7: stxb [%r3], %r4
 	m.Store8At(r3, r4, 7)
 	// bytebuf.bpf.c:38: for (i = 0; i < len && i < 4096; i++)
-	// 8: add %r0, 1
 	r0 += 1
-	// 9: jge %r0, %r2, +1 (to 11)
 	if r0 >= r2 {
 		b -= 8
 		runtime.CheckBudget(b-2, 9)
 		goto L11
 	}
-	// 10: jlt %r0, 4096, -8 (to 3)
 	if r0 < 4096 {
 		b -= 8
 		runtime.CheckBudget(b-3, 10)
@@ -982,7 +754,6 @@ L3:
 	b -= 9
 L11:
 	// bytebuf.bpf.c:40: return i;
-	// 11: exit
 	b -= 3
 	runtime.CheckBudget(b, 11)
 	return r0, b
@@ -1007,17 +778,13 @@ func bytebufLinesEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 func bytebufLinesFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
 	// bytebuf.bpf.c:107: __u64 lines(__u8 *data, __u64 len)
-	// 0: mov %r0, 0
 	r0 = 0
 	// bytebuf.bpf.c:110: for (__u64 i = 0; i < len && i < 4096; i++) {
-	// 1: jeq %r2, 0, +6 (to 8)
 	if r2 == 0 {
 		runtime.CheckBudget(b-2, 1)
 		goto L8
 	}
-	// 2: mov %r3, 0
 	r3 = 0
-	// 3: ja +5 (to 9)
 	runtime.CheckBudget(b-4, 3)
 	// Instructions 9 to 15, then 4 to 7, are a counted loop: when its accesses
 	// through r4 stay in their regions and the budget lasts, run a copy that
@@ -1031,35 +798,24 @@ func bytebufLinesFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 				n := int(j + 1)
 				vv4 := runtime.Views[[1]byte](fv4, n)
 				for k := range n {
-					// 9: mov %r4, %r1 (fast copy)
 					r4 = r1
-					// 10: add %r4, %r3 (fast copy)
 					r4 += r3
-					// 11: ldxb %r5, [%r4] (fast copy)
 					r5 = uint64(vv4[k][0])
-					// 12: mov32 %r4, 1 (fast copy)
 					r4 = 1
-					// 13: jeq32 %r5, 10, -10 (to 4) (fast copy)
 					if uint32(r5) == 10 {
 						b -= 9
 						goto F4
 					}
-					// 14: mov32 %r4, 0 (fast copy)
 					r4 = 0
-					// 15: ja -12 (to 4) (fast copy)
 					b -= 11
 					goto F4
 				F4:
-					// 4: add %r0, %r4 (fast copy)
 					r0 += r4
-					// 5: add %r3, 1 (fast copy)
 					r3 += 1
-					// 6: jge %r3, %r2, +1 (to 8) (fast copy)
 					if r3 >= r2 {
 						b -= 1
 						goto L8
 					}
-					// 7: jlt %r3, 4096, +1 (to 9) (fast copy: the range's end)
 				}
 				b -= 2
 				goto L8
@@ -1069,18 +825,14 @@ func bytebufLinesFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	goto L9
 L4:
 	// bytebuf.bpf.c:111: if (data[i] == '\n')
-	// 4: add %r0, %r4
 	r0 += r4
 	// bytebuf.bpf.c:110: for (__u64 i = 0; i < len && i < 4096; i++) {
-	// 5: add %r3, 1
 	r3 += 1
-	// 6: jge %r3, %r2, +1 (to 8)
 	if r3 >= r2 {
 		b -= 1
 		runtime.CheckBudget(b-2, 6)
 		goto L8
 	}
-	// 7: jlt %r3, 4096, +1 (to 9)
 	if r3 < 4096 {
 		runtime.CheckBudget(b-4, 7)
 		goto L9
@@ -1088,29 +840,21 @@ L4:
 	b -= 2
 L8:
 	// bytebuf.bpf.c:114: return n;
-	// 8: exit
 	b -= 3
 	runtime.CheckBudget(b, 8)
 	return r0, b
 L9:
 	// bytebuf.bpf.c:111: if (data[i] == '\n')
-	// 9: mov %r4, %r1
 	r4 = r1
-	// 10: add %r4, %r3
 	r4 += r3
-	// 11: ldxb %r5, [%r4]
 	r5 = m.Load8At(r4, 11)
-	// 12: mov32 %r4, 1
 	r4 = 1
-	// 13: jeq32 %r5, 10, -10 (to 4)
 	if uint32(r5) == 10 {
 		b -= 9
 		runtime.CheckBudget(b, 13)
 		goto L4
 	}
-	// 14: mov32 %r4, 0
 	r4 = 0
-	// 15: ja -12 (to 4)
 	b -= 11
 	runtime.CheckBudget(b, 15)
 	goto L4
@@ -1135,19 +879,14 @@ func bytebufParseEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 func bytebufParseFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0 uint64
 	// bytebuf.bpf.c:24: __s64 parse(void *data, __u64 len)
-	// 0: mov %r0, -1
 	r0 = 0xffffffffffffffff
 	// bytebuf.bpf.c:27: if (len < 20 || (p[0] >> 4) != 4)
-	// 1: jlt %r2, 20, +10 (to 12)
 	if r2 < 20 {
 		runtime.CheckBudget(b-2, 1)
 		goto L12
 	}
-	// 2: ldxb %r2, [%r1]
 	r2 = m.Load8At(r1, 2)
-	// 3: and32 %r2, 240
 	r2 = uint64(uint32(r2) & 240)
-	// 4: jne32 %r2, 64, +7 (to 12)
 	if uint32(r2) != 64 {
 		b -= 3
 		runtime.CheckBudget(b-2, 4)
@@ -1157,40 +896,25 @@ func bytebufParseFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	// is in its region, run a copy that checks it once.
 	if s5, ok := m.BlockSpan(r1+2, 8, false); ok {
 		v5 := runtime.WindowOf[[8]byte](s5).At(0)
-		// bytebuf.bpf.c:29: __u64 total = (__u64)p[2] << 8 | p[3];
-		// 5: ldxb %r2, [%r1+3] (span checked)
 		r2 = uint64(v5[1])
-		// 6: ldxb %r0, [%r1+2] (span checked)
 		r0 = uint64(v5[0])
-		// 7: lsh %r0, 8 (span checked)
 		r0 <<= 8
-		// 8: or %r0, %r2 (span checked)
 		r0 |= r2
-		// bytebuf.bpf.c:30: return (__s64)((__u64)p[9] << 32 | total);
-		// 9: ldxb %r1, [%r1+9] (span checked)
 		r1 = uint64(v5[7])
 	} else {
 		// bytebuf.bpf.c:29: __u64 total = (__u64)p[2] << 8 | p[3];
-		// 5: ldxb %r2, [%r1+3]
 		r2 = m.Load8At(r1+3, 5)
-		// 6: ldxb %r0, [%r1+2]
 		r0 = m.Load8At(r1+2, 6)
-		// 7: lsh %r0, 8
 		r0 <<= 8
-		// 8: or %r0, %r2
 		r0 |= r2
 		// bytebuf.bpf.c:30: return (__s64)((__u64)p[9] << 32 | total);
-		// 9: ldxb %r1, [%r1+9]
 		r1 = m.Load8At(r1+9, 9)
 	}
-	// 10: lsh %r1, 32
 	r1 <<= 32
-	// 11: or %r0, %r1
 	r0 |= r1
 	b -= 10
 L12:
 	// bytebuf.bpf.c:31: }
-	// 12: exit
 	b -= 3
 	runtime.CheckBudget(b, 12)
 	return r0, b
@@ -1215,15 +939,12 @@ func bytebufRtrimEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 func bytebufRtrimFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3 uint64
 	// bytebuf.bpf.c:172: __u64 rtrim(__u8 *data, __u64 n)
-	// 0: mov %r0, 0
 	r0 = 0
 	// bytebuf.bpf.c:174: while (n > 0 && data[n - 1] == ' ')
-	// 1: jeq %r2, 0, +9 (to 11)
 	if r2 == 0 {
 		runtime.CheckBudget(b-2, 1)
 		goto L11
 	}
-	// 2: add %r1, -1
 	r1 -= 1
 	// Instructions 3 to 10 are a counted loop: when its accesses through r3 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -1234,26 +955,18 @@ func bytebufRtrimFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 				var w5 *[1]byte
 				v3x1 := runtime.WindowOf[[1]byte](fv3)
 			F3:
-				// 3: mov %r3, %r1 (fast copy)
 				r3 = r1
-				// 4: add %r3, %r2 (fast copy)
 				r3 += r2
-				// 5: ldxb %r3, [%r3] (fast copy)
 				w5 = v3x1.At(r2 - c0 + 1*j)
 				r3 = uint64(w5[0])
-				// 6: mov %r0, %r2 (fast copy)
 				r0 = r2
-				// 7: jne32 %r3, 32, +3 (to 11) (fast copy)
 				if uint32(r3) != 32 {
 					b -= 6
 					b -= 8 * (int64((c0 - r2) / 1))
 					goto L11
 				}
-				// 8: add %r2, -1 (fast copy)
 				r2 -= 1
-				// 9: mov %r0, 0 (fast copy)
 				r0 = 0
-				// 10: jne %r2, 0, -8 (to 3) (fast copy)
 				if r2 != 0 {
 					goto F3
 				}
@@ -1264,27 +977,19 @@ func bytebufRtrimFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 		}
 	}
 L3:
-	// 3: mov %r3, %r1
 	r3 = r1
-	// 4: add %r3, %r2
 	r3 += r2
-	// 5: ldxb %r3, [%r3]
 	r3 = m.Load8At(r3, 5)
-	// 6: mov %r0, %r2
 	r0 = r2
-	// 7: jne32 %r3, 32, +3 (to 11)
 	if uint32(r3) != 32 {
 		b -= 6
 		runtime.CheckBudget(b-2, 7)
 		goto L11
 	}
 	// bytebuf.bpf.c:175: n--;
-	// 8: add %r2, -1
 	r2 -= 1
-	// 9: mov %r0, 0
 	r0 = 0
 	// bytebuf.bpf.c:174: while (n > 0 && data[n - 1] == ' ')
-	// 10: jne %r2, 0, -8 (to 3)
 	if r2 != 0 {
 		b -= 8
 		runtime.CheckBudget(b-3, 10)
@@ -1293,7 +998,6 @@ L3:
 	b -= 9
 L11:
 	// bytebuf.bpf.c:176: return n;
-	// 11: exit
 	b -= 3
 	runtime.CheckBudget(b, 11)
 	return r0, b
@@ -1318,17 +1022,13 @@ func bytebufSum256Entry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int
 func bytebufSum256Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4 uint64
 	// bytebuf.bpf.c:57: __u64 sum256(__u8 *data, __u64 len)
-	// 0: mov %r0, 0
 	r0 = 0
 	// bytebuf.bpf.c:60: if (len < 2048)
-	// 1: jlt %r2, 2048, +9 (to 11)
 	if r2 < 2048 {
 		runtime.CheckBudget(b-2, 1)
 		goto L11
 	}
-	// 2: mov %r2, 0
 	r2 = 0
-	// 3: mov %r3, 0
 	r3 = 0
 	// Instructions 4 to 10 are a counted loop: when its accesses through r4 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -1339,19 +1039,12 @@ func bytebufSum256Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 				n := int(j + 1)
 				vv4 := runtime.Views[[8]byte](fv4, n)
 				for k := range n {
-					// 4: mov %r4, %r1 (fast copy)
 					r4 = r1
-					// 5: add %r4, %r2 (fast copy)
 					r4 += r2
-					// 6: ldxdw %r0, [%r4] (fast copy)
 					r0 = uint64(vv4[k][0]) | uint64(vv4[k][1])<<8 | uint64(vv4[k][2])<<16 | uint64(vv4[k][3])<<24 | uint64(vv4[k][4])<<32 | uint64(vv4[k][5])<<40 | uint64(vv4[k][6])<<48 | uint64(vv4[k][7])<<56
-					// 7: add %r0, %r3 (fast copy)
 					r0 += r3
-					// 8: add %r2, 8 (fast copy)
 					r2 += 8
-					// 9: mov %r3, %r0 (fast copy)
 					r3 = r0
-					// 10: jne %r2, 2048, -7 (to 4) (fast copy: the range's end)
 				}
 				b -= 9
 				goto L11
@@ -1360,20 +1053,13 @@ func bytebufSum256Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64
 	}
 L4:
 	// bytebuf.bpf.c:63: sum += ((__u64 *)data)[i];
-	// 4: mov %r4, %r1
 	r4 = r1
-	// 5: add %r4, %r2
 	r4 += r2
-	// 6: ldxdw %r0, [%r4]
 	r0 = m.Load64At(r4, 6)
-	// 7: add %r0, %r3
 	r0 += r3
 	// bytebuf.bpf.c:62: for (int i = 0; i < 256; i++)
-	// 8: add %r2, 8
 	r2 += 8
-	// 9: mov %r3, %r0
 	r3 = r0
-	// 10: jne %r2, 2048, -7 (to 4)
 	if r2 != 2048 {
 		b -= 7
 		runtime.CheckBudget(b-4, 10)
@@ -1382,7 +1068,6 @@ L4:
 	b -= 9
 L11:
 	// bytebuf.bpf.c:65: }
-	// 11: exit
 	b -= 3
 	runtime.CheckBudget(b, 11)
 	return r0, b
@@ -1407,17 +1092,13 @@ func bytebufSum32Entry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 func bytebufSum32Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
 	// bytebuf.bpf.c:71: __u64 sum32(__u8 *data, __u64 len)
-	// 0: mov %r3, 0
 	r3 = 0
 	// bytebuf.bpf.c:75: for (i = 0; i < len / 4 && i < 4096; i++)
-	// 1: jlt %r2, 4, +10 (to 12)
 	if r2 < 4 {
 		runtime.CheckBudget(b-2, 1)
 		goto L12
 	}
-	// 2: rsh %r2, 2
 	r2 >>= 2
-	// 3: mov %r5, 1
 	r5 = 1
 	// Instructions 4 to 11 are a counted loop: when its accesses through r1 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -1431,25 +1112,17 @@ func bytebufSum32Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 				n := int(j + 1)
 				vv1 := runtime.Views[[4]byte](fv1, n)
 				for k := range n {
-					// 4: mov %r4, %r5 (fast copy)
 					r4 = r5
-					// 5: ldxw %r5, [%r1] (fast copy)
 					r5 = uint64(vv1[k][0]) | uint64(vv1[k][1])<<8 | uint64(vv1[k][2])<<16 | uint64(vv1[k][3])<<24
-					// 6: add %r3, %r5 (fast copy)
 					r3 += r5
-					// 7: jge %r4, %r2, +4 (to 12) (fast copy)
 					if r4 >= r2 {
 						b -= 6
 						b -= 8 * (int64((r4-c0)/1) - 1)
 						goto L12
 					}
-					// 8: add %r1, 4 (fast copy)
 					r1 += 4
-					// 9: mov %r5, %r4 (fast copy)
 					r5 = r4
-					// 10: add %r5, 1 (fast copy)
 					r5 += 1
-					// 11: jlt %r4, 4096, -8 (to 4) (fast copy: the range's end)
 				}
 				b -= 10
 				b -= 8 * (int64((r4-c0)/1) - 1)
@@ -1458,27 +1131,19 @@ func bytebufSum32Fn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 		}
 	}
 L4:
-	// 4: mov %r4, %r5
 	r4 = r5
 	// bytebuf.bpf.c:76: sum += w[i];
-	// 5: ldxw %r5, [%r1]
 	r5 = m.Load32At(r1, 5)
-	// 6: add %r3, %r5
 	r3 += r5
 	// bytebuf.bpf.c:75: for (i = 0; i < len / 4 && i < 4096; i++)
-	// 7: jge %r4, %r2, +4 (to 12)
 	if r4 >= r2 {
 		b -= 6
 		runtime.CheckBudget(b-2, 7)
 		goto L12
 	}
-	// 8: add %r1, 4
 	r1 += 4
-	// 9: mov %r5, %r4
 	r5 = r4
-	// 10: add %r5, 1
 	r5 += 1
-	// 11: jlt %r4, 4096, -8 (to 4)
 	if r4 < 4096 {
 		b -= 8
 		runtime.CheckBudget(b-4, 11)
@@ -1487,13 +1152,9 @@ L4:
 	b -= 10
 L12:
 	// bytebuf.bpf.c:77: return sum + (sum >> 32);
-	// 12: mov %r0, %r3
 	r0 = runtime.Opaque(r3)
-	// 13: rsh %r0, 32
 	r0 >>= 32
-	// 14: add %r0, %r3
 	r0 += r3
-	// 15: exit
 	b -= 6
 	runtime.CheckBudget(b, 15)
 	return r0, b
@@ -1518,21 +1179,17 @@ func bytebufSumdownEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, in
 func bytebufSumdownFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3 uint64
 	// bytebuf.bpf.c:159: __u64 sumdown(__u8 *p, __u64 len)
-	// 0: mov %r0, 0
 	r0 = 0
 	// bytebuf.bpf.c:164: while (len--)
-	// 1: jeq %r2, 0, +7 (to 9)
 	if r2 == 0 {
 		runtime.CheckBudget(b-2, 1)
 		goto L9
 	}
 	// bytebuf.bpf.c:162: if (len > 4096)
-	// 2: jlt %r2, 4096, +1 (to 4)
 	if r2 < 4096 {
 		runtime.CheckBudget(b-3, 2)
 		goto H4
 	}
-	// 3: mov %r2, 4096
 	r2 = 4096
 	b -= 1
 H4:
@@ -1545,15 +1202,10 @@ H4:
 				n := int(j + 1)
 				vv1 := runtime.Views[[1]byte](fv1, n)
 				for k := range n {
-					// 4: ldxb %r3, [%r1] (fast copy)
 					r3 = uint64(vv1[k][0])
-					// 5: add %r0, %r3 (fast copy)
 					r0 += r3
-					// 6: add %r1, 1 (fast copy)
 					r1 += 1
-					// 7: add %r2, -1 (fast copy)
 					r2 -= 1
-					// 8: jne %r2, 0, -5 (to 4) (fast copy: the range's end)
 				}
 				b -= 6
 				goto L9
@@ -1562,16 +1214,11 @@ H4:
 	}
 L4:
 	// bytebuf.bpf.c:165: s += *p++;
-	// 4: ldxb %r3, [%r1]
 	r3 = m.Load8At(r1, 4)
-	// 5: add %r0, %r3
 	r0 += r3
-	// 6: add %r1, 1
 	r1 += 1
 	// bytebuf.bpf.c:164: while (len--)
-	// 7: add %r2, -1
 	r2 -= 1
-	// 8: jne %r2, 0, -5 (to 4)
 	if r2 != 0 {
 		b -= 5
 		runtime.CheckBudget(b-3, 8)
@@ -1580,7 +1227,6 @@ L4:
 	b -= 6
 L9:
 	// bytebuf.bpf.c:166: return s;
-	// 9: exit
 	b -= 3
 	runtime.CheckBudget(b, 9)
 	return r0, b
@@ -1605,26 +1251,20 @@ func bytebufZeroEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64
 func bytebufZeroFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5 uint64
 	// bytebuf.bpf.c:83: __u64 zero(__u8 *data, __u64 len)
-	// 0: mov %r3, %r2
 	r3 = runtime.Opaque(r2)
 	// bytebuf.bpf.c:86: for (i = 0; i < len && i < 4096; i++)
-	// 1: jlt %r2, 4096, +1 (to 3)
 	if r2 < 4096 {
 		runtime.CheckBudget(b-2, 1)
 		goto L3
 	}
-	// 2: mov %r3, 4096
 	r3 = 4096
 	b -= 1
 L3:
-	// 3: mov %r0, 0
 	r0 = 0
-	// 4: jeq %r2, 0, +11 (to 16)
 	if r2 == 0 {
 		runtime.CheckBudget(b-4, 4)
 		goto L16
 	}
-	// 5: mov %r4, 0
 	r4 = 0
 	// Instructions 6 to 15 are a counted loop: when its accesses through r5 stay
 	// in their regions and the budget lasts, run a copy that checks neither.
@@ -1638,33 +1278,23 @@ L3:
 				n := int(j + 1)
 				vv5 := runtime.Views[[1]byte](fv5, n)
 				for k := range n {
-					// 6: mov %r5, %r1 (fast copy)
 					r5 = r1
-					// 7: add %r5, %r4 (fast copy)
 					r5 += r4
-					// 8: ldxb %r5, [%r5] (fast copy)
 					r5 = uint64(vv5[k][0])
-					// 9: mov %r0, %r4 (fast copy)
 					r0 = r4
-					// 10: jeq32 %r5, 0, +5 (to 16) (fast copy)
 					if uint32(r5) == 0 {
 						b -= 6
 						b -= 10 * (int64((r4 - c0) / 1))
 						goto L16
 					}
-					// 11: add %r4, 1 (fast copy)
 					r4 += 1
-					// 12: mov %r0, %r3 (fast copy)
 					r0 = r3
-					// 13: jge %r4, %r2, +2 (to 16) (fast copy)
 					if r4 >= r2 {
 						b -= 9
 						b -= 10 * (int64((r4-c0)/1) - 1)
 						goto L16
 					}
-					// 14: mov %r0, %r3 (fast copy)
 					r0 = r3
-					// 15: jlt %r4, 4096, -10 (to 6) (fast copy: the range's end)
 				}
 				b -= 11
 				b -= 10 * (int64((r4-c0)/1) - 1)
@@ -1674,34 +1304,24 @@ L3:
 	}
 L6:
 	// bytebuf.bpf.c:87: if (data[i] == 0)
-	// 6: mov %r5, %r1
 	r5 = r1
-	// 7: add %r5, %r4
 	r5 += r4
-	// 8: ldxb %r5, [%r5]
 	r5 = m.Load8At(r5, 8)
-	// 9: mov %r0, %r4
 	r0 = r4
-	// 10: jeq32 %r5, 0, +5 (to 16)
 	if uint32(r5) == 0 {
 		b -= 6
 		runtime.CheckBudget(b-4, 10)
 		goto L16
 	}
 	// bytebuf.bpf.c:86: for (i = 0; i < len && i < 4096; i++)
-	// 11: add %r4, 1
 	r4 += 1
-	// 12: mov %r0, %r3
 	r0 = r3
-	// 13: jge %r4, %r2, +2 (to 16)
 	if r4 >= r2 {
 		b -= 9
 		runtime.CheckBudget(b-4, 13)
 		goto L16
 	}
-	// 14: mov %r0, %r3
 	r0 = r3
-	// 15: jlt %r4, 4096, -10 (to 6)
 	if r4 < 4096 {
 		b -= 10
 		runtime.CheckBudget(b-5, 15)
@@ -1710,7 +1330,6 @@ L6:
 	b -= 11
 L16:
 	// bytebuf.bpf.c:89: return i;
-	// 16: exit
 	b -= 5
 	runtime.CheckBudget(b, 16)
 	return r0, b

@@ -61,87 +61,53 @@ func hooksBeginFn0(m *runtime.Machine, d int, b int64, r1, r5 uint64) (uint64, i
 	var r0, r2, r3, r4, r6 uint64
 	r10 := runtime.StackTop(d)
 	// hooks.bpf.c:89: if (fail_begin)
-	// 0: lddw %r2, value:0+40
 	r2 = 0xa00000028
-	// 2: ldxw %r2, [%r2]
 	r2 = m.Load32At(r2, 2)
-	// 3: jeq32 %r2, 0, +2 (to 6)
 	if uint32(r2) == 0 {
 		runtime.CheckBudget(b-4, 3)
 		goto L6
 	}
 	// hooks.bpf.c:90: return *(volatile __u64 *)ctx; /* no context: out of bounds */
-	// 4: ldxdw %r6, [%r1]
 	r6 = m.Load64At(r1, 4)
-	// 5: ja +36 (to 42)
 	runtime.CheckBudget(b-6, 5)
 	goto L42
 L6:
-	// 6: mov %r3, %r10
 	r3 = r10
-	// 7: add %r3, -8
 	r3 -= 8
-	// 8: mov32 %r6, 0
 	r6 = 0
 	// hooks.bpf.c:91: skelgen_printf("begin\n");
-	// 9: lddw %r1, value:0+44
 	r1 = 0xa0000002c
-	// 11: mov32 %r2, 7
 	r2 = 7
-	// 12: mov32 %r4, 0
 	r4 = 0
-	// 13: call runtime 0
 	m.CallAt(13, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:93: skelgen_emit("detach", skelgen_detach("produce"));
-	// 14: lddw %r1, value:1+7
 	r1 = 0xb00000007
-	// 16: call runtime 1
 	r0 = m.CallAt(16, r1, r2, r3, r4, r5)
-	// 17: lddw %r1, value:1
 	r1 = 0xb00000000
-	// 19: mov %r2, %r0
 	r2 = r0
-	// 20: call runtime 2
 	m.CallAt(20, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:94: skelgen_emit("detach_again", skelgen_detach("produce"));
-	// 21: lddw %r1, value:1+7
 	r1 = 0xb00000007
-	// 23: call runtime 1
 	r0 = m.CallAt(23, r1, r2, r3, r4, r5)
-	// 24: lddw %r1, value:1+15
 	r1 = 0xb0000000f
-	// 26: mov %r2, %r0
 	r2 = r0
-	// 27: call runtime 2
 	m.CallAt(27, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:95: skelgen_emit("attach", skelgen_attach("produce"));
-	// 28: lddw %r1, value:1+7
 	r1 = 0xb00000007
-	// 30: call runtime 3
 	r0 = m.CallAt(30, r1, r2, r3, r4, r5)
-	// 31: lddw %r1, value:1+28
 	r1 = 0xb0000001c
-	// 33: mov %r2, %r0
 	r2 = r0
-	// 34: call runtime 2
 	m.CallAt(34, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:96: skelgen_emit("attach_nosuch", skelgen_attach("nosuch"));
-	// 35: lddw %r1, value:1+49
 	r1 = 0xb00000031
-	// 37: call runtime 3
 	r0 = m.CallAt(37, r1, r2, r3, r4, r5)
-	// 38: lddw %r1, value:1+35
 	r1 = 0xb00000023
-	// 40: mov %r2, %r0
 	r2 = r0
-	// 41: call runtime 2
 	m.CallAt(41, r1, r2, r3, r4, r5)
 	b -= 34
 L42:
 	// hooks.bpf.c:98: }
-	// 42: mov32 %r0, %r6
 	r0 = uint64(uint32(r6))
-	// 43: exit
 	b -= 8
 	runtime.CheckBudget(b, 43)
 	return r0, b
@@ -221,164 +187,96 @@ func hooksEndFn0(m *runtime.Machine, d int, b int64, r4, r5 uint64) (uint64, int
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// hooks.bpf.c:152: int end(void *ctx)
-	// 0: mov %r1, 0
 	r1 = 0
 	// hooks.bpf.c:154: struct event m = { .kind = 99, .len = sizeof(m) };
-	// 1: stxdw [%r10-8], %r1
 	runtime.PutLE64(fp[504:], r1)
-	// 2: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 3: lddw %r1, 0x6300000020
 	r1 = 0x6300000020
-	// 5: stxdw [%r10-24], %r1
 	runtime.PutLE64(fp[488:], r1)
 	// hooks.bpf.c:155: m.seq = stats.produced;
-	// 6: lddw %r6, value:0
 	r6 = 0xa00000000
-	// 8: ldxdw %r1, [%r6]
 	r1 = m.Load64At(r6, 8)
-	// 9: stxdw [%r10-32], %r1
 	runtime.PutLE64(fp[480:], r1)
-	// 10: mov %r2, %r10
 	r2 = r10
-	// 11: add %r2, -32
 	r2 -= 32
 	// hooks.bpf.c:156: skelgen_emit("output", skelgen_output(&events, &m, sizeof(m)));
-	// 12: lddw %r1, map:1
 	r1 = 0x8000000100000000
-	// 14: mov %r3, 32
 	r3 = 32
-	// 15: call runtime 0
 	r0 = m.CallAt(15, r1, r2, r3, r4, r5)
-	// 16: lddw %r1, value:2+56
 	r1 = 0xb00000038
-	// 18: mov %r2, %r0
 	r2 = r0
-	// 19: call runtime 1
 	m.CallAt(19, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:157: if (per_tick) {
-	// 20: lddw %r1, value:3+8
 	r1 = 0xc00000008
-	// 22: ldxdw %r1, [%r1]
 	r1 = m.Load64At(r1, 22)
-	// 23: jeq %r1, 0, +13 (to 37)
 	if r1 == 0 {
 		runtime.CheckBudget(b-24, 23)
 		goto L37
 	}
-	// 24: mov32 %r1, 98
 	r1 = 98
 	// hooks.bpf.c:159: m.kind = 98;
-	// 25: stxw [%r10-24], %r1
 	runtime.PutLE32(fp[488:], r1)
-	// 26: mov %r2, %r10
 	r2 = r10
-	// 27: add %r2, -32
 	r2 -= 32
 	// hooks.bpf.c:160: skelgen_emit("late", bpf_ringbuf_output(&events, &m, sizeof(m), 0));
-	// 28: lddw %r1, map:1
 	r1 = 0x8000000100000000
-	// 30: mov %r3, 32
 	r3 = 32
-	// 31: mov %r4, 0
 	r4 = 0
-	// 32: call 130
 	r0 = m.CallAt(32, r1, r2, r3, r4, r5)
-	// 33: lddw %r1, value:2+63
 	r1 = 0xb0000003f
-	// 35: mov %r2, %r0
 	r2 = r0
-	// 36: call runtime 1
 	m.CallAt(36, r1, r2, r3, r4, r5)
 	b -= 13
 L37:
 	// hooks.bpf.c:162: skelgen_emit("produced", stats.produced);
-	// 37: ldxdw %r2, [%r6]
 	r2 = m.Load64At(r6, 37)
-	// 38: lddw %r1, value:2+68
 	r1 = 0xb00000044
-	// 40: call runtime 1
 	m.CallAt(40, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:163: skelgen_emit("full", stats.full);
-	// 41: ldxdw %r2, [%r6+8]
 	r2 = m.Load64At(r6+8, 41)
-	// 42: lddw %r1, value:2+77
 	r1 = 0xb0000004d
-	// 44: call runtime 1
 	m.CallAt(44, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:164: skelgen_emit("seen", stats.seen);
-	// 45: ldxdw %r2, [%r6+16]
 	r2 = m.Load64At(r6+16, 45)
-	// 46: lddw %r1, value:2+82
 	r1 = 0xb00000052
-	// 48: call runtime 1
 	m.CallAt(48, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:165: skelgen_emit("passed", stats.passed);
-	// 49: ldxdw %r2, [%r6+24]
 	r2 = m.Load64At(r6+24, 49)
-	// 50: lddw %r1, value:2+87
 	r1 = 0xb00000057
-	// 52: call runtime 1
 	m.CallAt(52, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:166: skelgen_emit("bad_len", stats.bad_len);
-	// 53: ldxdw %r2, [%r6+32]
 	r2 = m.Load64At(r6+32, 53)
-	// 54: lddw %r1, value:2+94
 	r1 = 0xb0000005e
-	// 56: call runtime 1
 	m.CallAt(56, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:167: skelgen_emit("ticks", stats.ticks);
-	// 57: ldxdw %r2, [%r6+40]
 	r2 = m.Load64At(r6+40, 57)
-	// 58: lddw %r1, value:2+102
 	r1 = 0xb00000066
-	// 60: call runtime 1
 	m.CallAt(60, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:168: skelgen_emit("samples", stats.samples);
-	// 61: ldxdw %r2, [%r6+48]
 	r2 = m.Load64At(r6+48, 61)
-	// 62: lddw %r1, value:2+108
 	r1 = 0xb0000006c
-	// 64: call runtime 1
 	m.CallAt(64, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:169: skelgen_emit("lost", stats.lost);
-	// 65: ldxdw %r2, [%r6+56]
 	r2 = m.Load64At(r6+56, 65)
-	// 66: lddw %r1, value:2+116
 	r1 = 0xb00000074
-	// 68: call runtime 1
 	m.CallAt(68, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:170: skelgen_emit("lost_notices", stats.lost_notices);
-	// 69: ldxdw %r2, [%r6+64]
 	r2 = m.Load64At(r6+64, 69)
-	// 70: lddw %r1, value:2+121
 	r1 = 0xb00000079
-	// 72: call runtime 1
 	m.CallAt(72, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:171: skelgen_emit("hook_runs", stats.hook_runs);
-	// 73: ldxdw %r2, [%r6+72]
 	r2 = m.Load64At(r6+72, 73)
-	// 74: lddw %r1, value:2+134
 	r1 = 0xb00000086
-	// 76: call runtime 1
 	m.CallAt(76, r1, r2, r3, r4, r5)
-	// 77: mov %r3, %r10
 	r3 = r10
-	// 78: add %r3, -40
 	r3 -= 40
 	// hooks.bpf.c:172: skelgen_printf("end\n");
-	// 79: lddw %r1, value:3+51
 	r1 = 0xc00000033
-	// 81: mov32 %r2, 5
 	r2 = 5
-	// 82: mov32 %r4, 0
 	r4 = 0
-	// 83: call runtime 2
 	m.CallAt(83, r1, r2, r3, r4, r5)
 	// hooks.bpf.c:173: return 0;
-	// 84: mov32 %r0, 0
 	r0 = 0
-	// 85: exit
 	b -= 73
 	runtime.CheckBudget(b, 85)
 	return r0, b
@@ -423,46 +321,29 @@ func hooksOnEventEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 func hooksOnEventFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64, int64) {
 	var r0, r3, r4, r5, r6, r7 uint64
 	// hooks.bpf.c:125: stats.seen++;
-	// 0: lddw %r4, value:0
 	r4 = 0xa00000000
 	// Instructions 2 to 7 access r4 at constant offsets: when the span they reach
 	// is in its region, run a copy that checks it once.
 	if s2, ok := m.BlockSpan(r4+16, 64, true); ok {
 		v2 := runtime.WindowOf[[64]byte](s2).At(0)
-		// hooks.bpf.c:126: stats.hook_runs++;
-		// 2: ldxdw %r3, [%r4+72] (span checked)
 		r3 = uint64(v2[56]) | uint64(v2[57])<<8 | uint64(v2[58])<<16 | uint64(v2[59])<<24 | uint64(v2[60])<<32 | uint64(v2[61])<<40 | uint64(v2[62])<<48 | uint64(v2[63])<<56
-		// 3: add %r3, 1 (span checked)
 		r3 += 1
-		// 4: stxdw [%r4+72], %r3 (span checked)
 		runtime.PutLE64(v2[56:], r3)
-		// hooks.bpf.c:125: stats.seen++;
-		// 5: ldxdw %r3, [%r4+16] (span checked)
 		r3 = uint64(v2[0]) | uint64(v2[1])<<8 | uint64(v2[2])<<16 | uint64(v2[3])<<24 | uint64(v2[4])<<32 | uint64(v2[5])<<40 | uint64(v2[6])<<48 | uint64(v2[7])<<56
-		// 6: add %r3, 1 (span checked)
 		r3 += 1
-		// 7: stxdw [%r4+16], %r3 (span checked)
 		runtime.PutLE64(v2[0:], r3)
 	} else {
 		// hooks.bpf.c:126: stats.hook_runs++;
-		// 2: ldxdw %r3, [%r4+72]
 		r3 = m.Load64At(r4+72, 2)
-		// 3: add %r3, 1
 		r3 += 1
-		// 4: stxdw [%r4+72], %r3
 		m.Store64At(r4+72, r3, 4)
 		// hooks.bpf.c:125: stats.seen++;
-		// 5: ldxdw %r3, [%r4+16]
 		r3 = m.Load64At(r4+16, 5)
-		// 6: add %r3, 1
 		r3 += 1
-		// 7: stxdw [%r4+16], %r3
 		m.Store64At(r4+16, r3, 7)
 	}
 	// hooks.bpf.c:127: if (len != e->len)
-	// 8: ldxw %r5, [%r1+12]
 	r5 = m.Load32At(r1+12, 8)
-	// 9: jeq %r5, %r2, +3 (to 13)
 	if r5 == r2 {
 		runtime.CheckBudget(b-10, 9)
 		goto L13
@@ -471,160 +352,110 @@ func hooksOnEventFn0(m *runtime.Machine, d int, b int64, r1, r2 uint64) (uint64,
 	// reach is in its region, run a copy that checks it once.
 	if s10, ok := m.BlockSpan(r4+32, 8, true); ok {
 		v10 := runtime.WindowOf[[8]byte](s10).At(0)
-		// hooks.bpf.c:128: stats.bad_len++;
-		// 10: ldxdw %r5, [%r4+32] (span checked)
 		r5 = uint64(v10[0]) | uint64(v10[1])<<8 | uint64(v10[2])<<16 | uint64(v10[3])<<24 | uint64(v10[4])<<32 | uint64(v10[5])<<40 | uint64(v10[6])<<48 | uint64(v10[7])<<56
-		// 11: add %r5, 1 (span checked)
 		r5 += 1
-		// 12: stxdw [%r4+32], %r5 (span checked)
 		runtime.PutLE64(v10[0:], r5)
 	} else {
 		// hooks.bpf.c:128: stats.bad_len++;
-		// 10: ldxdw %r5, [%r4+32]
 		r5 = m.Load64At(r4+32, 10)
-		// 11: add %r5, 1
 		r5 += 1
-		// 12: stxdw [%r4+32], %r5
 		m.Store64At(r4+32, r5, 12)
 	}
 	b -= 3
 L13:
 	// hooks.bpf.c:129: if (e->seq == fault_at)
-	// 13: ldxdw %r4, [%r1]
 	r4 = m.Load64At(r1, 13)
-	// 14: lddw %r5, value:1+32
 	r5 = 0xb00000020
-	// 16: ldxdw %r5, [%r5]
 	r5 = m.Load64At(r5, 16)
-	// 17: jne %r4, %r5, +2 (to 20)
 	if r4 != r5 {
 		runtime.CheckBudget(b-15, 17)
 		goto L20
 	}
 	// hooks.bpf.c:130: return *(volatile __u64 *)((char *)e + 4096); /* out of bounds */
-	// 18: ldxdw %r0, [%r1+4096]
 	r0 = m.Load64At(r1+4096, 18)
-	// 19: ja +34 (to 54)
 	b += 5
 	runtime.CheckBudget(b-22, 19)
 	goto L54
 L20:
 	// hooks.bpf.c:131: if (stop_after && stats.seen == stop_after)
-	// 20: lddw %r4, value:1+16
 	r4 = 0xb00000010
-	// 22: ldxdw %r5, [%r4]
 	r5 = m.Load64At(r4, 22)
-	// 23: jeq %r5, 0, +11 (to 35)
 	if r5 == 0 {
 		runtime.CheckBudget(b-19, 23)
 		goto L35
 	}
-	// 24: ldxdw %r4, [%r4]
 	r4 = m.Load64At(r4, 24)
-	// 25: jne %r3, %r4, +9 (to 35)
 	if r3 != r4 {
 		b -= 2
 		runtime.CheckBudget(b-19, 25)
 		goto L35
 	}
 	// hooks.bpf.c:132: skelgen_stop(stop_code);
-	// 26: lddw %r3, value:1+24
 	r3 = 0xb00000018
-	// 28: ldxw %r3, [%r3]
 	r3 = m.Load32At(r3, 28)
-	// 29: mov %r6, %r1
 	r6 = r1
-	// 30: mov32 %r1, %r3
 	r1 = uint64(uint32(r3))
-	// 31: mov %r7, %r2
 	r7 = runtime.Opaque(r2)
-	// 32: call runtime 0
 	m.CallAt(32, r1, r2, r3, r4, r5)
-	// 33: mov %r2, %r7
 	r2 = r7
-	// 34: mov %r1, %r6
 	r1 = r6
 	b -= 11
 L35:
-	// 35: mov32 %r0, 0
 	r0 = 0
 	// hooks.bpf.c:133: if (e->kind == 1)
-	// 36: ldxw %r3, [%r1+8]
 	r3 = m.Load32At(r1+8, 36)
-	// 37: jeq32 %r3, 1, +16 (to 54)
 	if uint32(r3) == 1 {
 		runtime.CheckBudget(b-22, 37)
 		goto L54
 	}
 	// hooks.bpf.c:136: if (len <= 16 + 15 && e->payload[15] != 0)
-	// 38: jgt %r2, 31, +7 (to 46)
 	if r2 > 31 {
 		runtime.CheckBudget(b-23, 38)
 		goto L46
 	}
-	// 39: ldxb %r2, [%r1+31]
 	r2 = m.Load8At(r1+31, 39)
-	// 40: jeq32 %r2, 0, +5 (to 46)
 	if uint32(r2) == 0 {
 		b -= 2
 		runtime.CheckBudget(b-23, 40)
 		goto L46
 	}
 	// hooks.bpf.c:137: stats.bad_len++;
-	// 41: lddw %r2, value:0
 	r2 = 0xa00000000
 	// Instructions 43 to 45 access r2 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s43, ok := m.BlockSpan(r2+32, 8, true); ok {
 		v43 := runtime.WindowOf[[8]byte](s43).At(0)
-		// 43: ldxdw %r3, [%r2+32] (span checked)
 		r3 = uint64(v43[0]) | uint64(v43[1])<<8 | uint64(v43[2])<<16 | uint64(v43[3])<<24 | uint64(v43[4])<<32 | uint64(v43[5])<<40 | uint64(v43[6])<<48 | uint64(v43[7])<<56
-		// 44: add %r3, 1 (span checked)
 		r3 += 1
-		// 45: stxdw [%r2+32], %r3 (span checked)
 		runtime.PutLE64(v43[0:], r3)
 	} else {
-		// 43: ldxdw %r3, [%r2+32]
 		r3 = m.Load64At(r2+32, 43)
-		// 44: add %r3, 1
 		r3 += 1
-		// 45: stxdw [%r2+32], %r3
 		m.Store64At(r2+32, r3, 45)
 	}
 	b -= 7
 L46:
-	// 46: mov32 %r2, 104
 	r2 = 104
 	// hooks.bpf.c:138: e->payload[0] = 'h'; /* Go sees the hook's writes */
-	// 47: stxb [%r1+16], %r2
 	m.Store8At(r1+16, r2, 47)
 	// hooks.bpf.c:139: stats.passed++;
-	// 48: lddw %r1, value:0
 	r1 = 0xa00000000
 	// Instructions 50 to 52 access r1 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s50, ok := m.BlockSpan(r1+24, 8, true); ok {
 		v50 := runtime.WindowOf[[8]byte](s50).At(0)
-		// 50: ldxdw %r2, [%r1+24] (span checked)
 		r2 = uint64(v50[0]) | uint64(v50[1])<<8 | uint64(v50[2])<<16 | uint64(v50[3])<<24 | uint64(v50[4])<<32 | uint64(v50[5])<<40 | uint64(v50[6])<<48 | uint64(v50[7])<<56
-		// 51: add %r2, 1 (span checked)
 		r2 += 1
-		// 52: stxdw [%r1+24], %r2 (span checked)
 		runtime.PutLE64(v50[0:], r2)
 	} else {
-		// 50: ldxdw %r2, [%r1+24]
 		r2 = m.Load64At(r1+24, 50)
-		// 51: add %r2, 1
 		r2 += 1
-		// 52: stxdw [%r1+24], %r2
 		m.Store64At(r1+24, r2, 52)
 	}
-	// 53: mov32 %r0, 1
 	r0 = 1
 	b -= 9
 L54:
 	// hooks.bpf.c:141: }
-	// 54: exit
 	b -= 23
 	runtime.CheckBudget(b, 54)
 	return r0, b
@@ -653,46 +484,29 @@ func hooksOnLostEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int64
 func hooksOnLostFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 	var r0, r2, r3 uint64
 	// hooks.bpf.c:146: stats.lost += l->count;
-	// 0: ldxdw %r1, [%r1]
 	r1 = m.Load64At(r1, 0)
-	// 1: lddw %r2, value:0
 	r2 = 0xa00000000
 	// Instructions 3 to 8 access r2 at constant offsets: when the span they reach
 	// is in its region, run a copy that checks it once.
 	if s3, ok := m.BlockSpan(r2+56, 16, true); ok {
 		v3 := runtime.WindowOf[[16]byte](s3).At(0)
-		// 3: ldxdw %r3, [%r2+56] (span checked)
 		r3 = uint64(v3[0]) | uint64(v3[1])<<8 | uint64(v3[2])<<16 | uint64(v3[3])<<24 | uint64(v3[4])<<32 | uint64(v3[5])<<40 | uint64(v3[6])<<48 | uint64(v3[7])<<56
-		// 4: add %r3, %r1 (span checked)
 		r3 += r1
-		// 5: stxdw [%r2+56], %r3 (span checked)
 		runtime.PutLE64(v3[0:], r3)
-		// hooks.bpf.c:147: stats.lost_notices++;
-		// 6: ldxdw %r1, [%r2+64] (span checked)
 		r1 = uint64(v3[8]) | uint64(v3[9])<<8 | uint64(v3[10])<<16 | uint64(v3[11])<<24 | uint64(v3[12])<<32 | uint64(v3[13])<<40 | uint64(v3[14])<<48 | uint64(v3[15])<<56
-		// 7: add %r1, 1 (span checked)
 		r1 += 1
-		// 8: stxdw [%r2+64], %r1 (span checked)
 		runtime.PutLE64(v3[8:], r1)
 	} else {
-		// 3: ldxdw %r3, [%r2+56]
 		r3 = m.Load64At(r2+56, 3)
-		// 4: add %r3, %r1
 		r3 += r1
-		// 5: stxdw [%r2+56], %r3
 		m.Store64At(r2+56, r3, 5)
 		// hooks.bpf.c:147: stats.lost_notices++;
-		// 6: ldxdw %r1, [%r2+64]
 		r1 = m.Load64At(r2+64, 6)
-		// 7: add %r1, 1
 		r1 += 1
-		// 8: stxdw [%r2+64], %r1
 		m.Store64At(r2+64, r1, 8)
 	}
 	// hooks.bpf.c:148: return 0;
-	// 9: mov32 %r0, 0
 	r0 = 0
-	// 10: exit
 	b -= 11
 	runtime.CheckBudget(b, 10)
 	return r0, b
@@ -728,44 +542,27 @@ func hooksOutsideEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, int6
 func hooksOutsideFn0(m *runtime.Machine, d int, b int64, r1, r2, r3, r4, r5 uint64) (uint64, int64) {
 	var r0, r6 uint64
 	// hooks.bpf.c:182: int outside(struct outside *o)
-	// 0: mov %r6, %r1
 	r6 = r1
 	// hooks.bpf.c:184: o->stop = skelgen_stop(0);
-	// 1: mov32 %r1, 0
 	r1 = 0
-	// 2: call runtime 0
 	r0 = m.CallAt(2, r1, r2, r3, r4, r5)
-	// 3: stxdw [%r6], %r0
 	m.Store64At(r6, r0, 3)
 	// hooks.bpf.c:185: o->attach = skelgen_attach("produce");
-	// 4: lddw %r1, value:0+7
 	r1 = 0xa00000007
-	// 6: call runtime 1
 	r0 = m.CallAt(6, r1, r2, r3, r4, r5)
-	// 7: stxdw [%r6+8], %r0
 	m.Store64At(r6+8, r0, 7)
 	// hooks.bpf.c:186: o->detach = skelgen_detach("produce");
-	// 8: lddw %r1, value:0+7
 	r1 = 0xa00000007
-	// 10: call runtime 2
 	r0 = m.CallAt(10, r1, r2, r3, r4, r5)
-	// 11: stxdw [%r6+16], %r0
 	m.Store64At(r6+16, r0, 11)
 	// hooks.bpf.c:187: o->output = skelgen_output(&events, o, 8);
-	// 12: lddw %r1, map:1
 	r1 = 0x8000000100000000
-	// 14: mov %r2, %r6
 	r2 = runtime.Opaque(r6)
-	// 15: mov %r3, 8
 	r3 = 8
-	// 16: call runtime 3
 	r0 = m.CallAt(16, r1, r2, r3, r4, r5)
-	// 17: stxdw [%r6+24], %r0
 	m.Store64At(r6+24, r0, 17)
 	// hooks.bpf.c:188: return 0;
-	// 18: mov32 %r0, 0
 	r0 = 0
-	// 19: exit
 	b -= 20
 	runtime.CheckBudget(b, 19)
 	return r0, b
@@ -809,62 +606,39 @@ func hooksTickFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, int64)
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// hooks.bpf.c:105: stats.ticks++;
-	// 0: lddw %r6, value:0
 	r6 = 0xa00000000
 	// Instructions 2 to 7 access r6 at constant offsets: when the span they reach
 	// is in its region, run a copy that checks it once.
 	if s2, ok := m.BlockSpan(r6+40, 40, true); ok {
 		v2 := runtime.WindowOf[[40]byte](s2).At(0)
-		// 2: ldxdw %r1, [%r6+40] (span checked)
 		r1 = uint64(v2[0]) | uint64(v2[1])<<8 | uint64(v2[2])<<16 | uint64(v2[3])<<24 | uint64(v2[4])<<32 | uint64(v2[5])<<40 | uint64(v2[6])<<48 | uint64(v2[7])<<56
-		// 3: add %r1, 1 (span checked)
 		r1 += 1
-		// 4: stxdw [%r6+40], %r1 (span checked)
 		runtime.PutLE64(v2[0:], r1)
-		// hooks.bpf.c:106: stats.hook_runs++;
-		// 5: ldxdw %r1, [%r6+72] (span checked)
 		r1 = uint64(v2[32]) | uint64(v2[33])<<8 | uint64(v2[34])<<16 | uint64(v2[35])<<24 | uint64(v2[36])<<32 | uint64(v2[37])<<40 | uint64(v2[38])<<48 | uint64(v2[39])<<56
-		// 6: add %r1, 1 (span checked)
 		r1 += 1
-		// 7: stxdw [%r6+72], %r1 (span checked)
 		runtime.PutLE64(v2[32:], r1)
 	} else {
-		// 2: ldxdw %r1, [%r6+40]
 		r1 = m.Load64At(r6+40, 2)
-		// 3: add %r1, 1
 		r1 += 1
-		// 4: stxdw [%r6+40], %r1
 		m.Store64At(r6+40, r1, 4)
 		// hooks.bpf.c:106: stats.hook_runs++;
-		// 5: ldxdw %r1, [%r6+72]
 		r1 = m.Load64At(r6+72, 5)
-		// 6: add %r1, 1
 		r1 += 1
-		// 7: stxdw [%r6+72], %r1
 		m.Store64At(r6+72, r1, 7)
 	}
 	// hooks.bpf.c:107: for (__u64 i = 0; i < per_tick && i < 4096; i++) {
-	// 8: lddw %r1, value:1+8
 	r1 = 0xb00000008
-	// 10: ldxdw %r1, [%r1]
 	r1 = m.Load64At(r1, 10)
-	// 11: jeq %r1, 0, +16 (to 28)
 	if r1 == 0 {
 		runtime.CheckBudget(b-12, 11)
 		goto L28
 	}
-	// 12: mov %r8, 0
 	r8 = 0
-	// 13: mov %r9, %r10
 	r9 = r10
-	// 14: add %r9, -16
 	r9 -= 16
 	// hooks.bpf.c:109: e.seq = stats.produced;
-	// 15: ldxdw %r3, [%r6]
 	r3 = m.Load64At(r6, 15)
-	// 16: lddw %r7, 0x7575757575757575
 	r7 = 0x7575757575757575
-	// 18: ja +11 (to 30)
 	b -= 10
 	runtime.CheckBudget(b-9, 18)
 	goto L30
@@ -873,36 +647,24 @@ L19:
 	// reach is in its region, run a copy that checks it once.
 	if s19, ok := m.BlockSpan(r6, 8, true); ok {
 		v19 := runtime.WindowOf[[8]byte](s19).At(0)
-		// hooks.bpf.c:117: stats.produced++;
-		// 19: ldxdw %r3, [%r6] (span checked)
 		r3 = uint64(v19[0]) | uint64(v19[1])<<8 | uint64(v19[2])<<16 | uint64(v19[3])<<24 | uint64(v19[4])<<32 | uint64(v19[5])<<40 | uint64(v19[6])<<48 | uint64(v19[7])<<56
-		// 20: add %r3, 1 (span checked)
 		r3 += 1
-		// 21: stxdw [%r6], %r3 (span checked)
 		runtime.PutLE64(v19[0:], r3)
 	} else {
 		// hooks.bpf.c:117: stats.produced++;
-		// 19: ldxdw %r3, [%r6]
 		r3 = m.Load64At(r6, 19)
-		// 20: add %r3, 1
 		r3 += 1
-		// 21: stxdw [%r6], %r3
 		m.Store64At(r6, r3, 21)
 	}
 	// hooks.bpf.c:107: for (__u64 i = 0; i < per_tick && i < 4096; i++) {
-	// 22: lddw %r1, value:1+8
 	r1 = 0xb00000008
-	// 24: ldxdw %r1, [%r1]
 	r1 = m.Load64At(r1, 24)
-	// 25: jgt %r8, 4094, +2 (to 28)
 	if r8 > 4094 {
 		b += 5
 		runtime.CheckBudget(b-12, 25)
 		goto L28
 	}
-	// 26: add %r8, 1
 	r8 += 1
-	// 27: jlt %r8, %r1, +2 (to 30)
 	if r8 < r1 {
 		runtime.CheckBudget(b-9, 27)
 		goto L30
@@ -910,9 +672,7 @@ L19:
 	b += 3
 L28:
 	// hooks.bpf.c:119: return 0;
-	// 28: mov32 %r0, 0
 	r0 = 0
-	// 29: exit
 	b -= 14
 	runtime.CheckBudget(b, 29)
 	return r0, b
@@ -924,77 +684,51 @@ L30:
 		goto U30
 	}
 	// hooks.bpf.c:110: e.kind = e.seq & 1;
-	// 30: mov32 %r1, %r3
 	r1 = uint64(uint32(r3))
-	// 31: and32 %r1, 1
 	r1 = uint64(uint32(r1) & 1)
-	// 32: stxw [%r10-24], %r1
 	runtime.PutLE32(fp[488:], r1)
 	// hooks.bpf.c:109: e.seq = stats.produced;
-	// 33: stxdw [%r10-32], %r3
 	runtime.PutLE64(fp[480:], r3)
 	// hooks.bpf.c:111: e.len = 16 + e.seq % 17;
-	// 34: mod %r3, 17
 	r3 %= 17
-	// 35: add32 %r3, 16
 	r3 = uint64(uint32(r3) + 16)
-	// 36: stxw [%r10-20], %r3
 	runtime.PutLE32(fp[492:], r3)
 	// Instructions 37 to 38 access r9 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s37, ok := m.BlockSpan(r9, 16, true); ok {
 		v37 := runtime.WindowOf[[16]byte](s37).At(0)
-		// hooks.bpf.c:112: __builtin_memset(e.payload, 'u', sizeof(e.payload));
-		// 37: stxdw [%r9+8], %r7 (span checked)
 		runtime.PutLE64(v37[8:], r7)
-		// 38: stxdw [%r9], %r7 (span checked)
 		runtime.PutLE64(v37[0:], r7)
 	} else {
 		// hooks.bpf.c:112: __builtin_memset(e.payload, 'u', sizeof(e.payload));
-		// 37: stxdw [%r9+8], %r7
 		m.Store64At(r9+8, r7, 37)
-		// 38: stxdw [%r9], %r7
 		m.Store64At(r9, r7, 38)
 	}
-	// 39: mov %r2, %r10
 	r2 = r10
-	// 40: add %r2, -32
 	r2 -= 32
 	// hooks.bpf.c:113: if (bpf_ringbuf_output(&events, &e, e.len, 0)) {
-	// 41: lddw %r1, map:2
 	r1 = 0x8000000200000000
-	// 43: mov %r4, 0
 	r4 = 0
-	// 44: call 130
 	r0 = m.CallAt(44, r1, r2, r3, r4, r5)
-	// 45: jeq %r0, 0, -27 (to 19)
 	if r0 == 0 {
 		b -= 25
 		runtime.CheckBudget(b, 45)
 		goto L19
 	}
 	// hooks.bpf.c:114: stats.full++;
-	// 46: lddw %r1, value:0
 	r1 = 0xa00000000
 	// Instructions 48 to 50 access r1 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s48, ok := m.BlockSpan(r1+8, 8, true); ok {
 		v48 := runtime.WindowOf[[8]byte](s48).At(0)
-		// 48: ldxdw %r2, [%r1+8] (span checked)
 		r2 = uint64(v48[0]) | uint64(v48[1])<<8 | uint64(v48[2])<<16 | uint64(v48[3])<<24 | uint64(v48[4])<<32 | uint64(v48[5])<<40 | uint64(v48[6])<<48 | uint64(v48[7])<<56
-		// 49: add %r2, 1 (span checked)
 		r2 += 1
-		// 50: stxdw [%r1+8], %r2 (span checked)
 		runtime.PutLE64(v48[0:], r2)
 	} else {
-		// 48: ldxdw %r2, [%r1+8]
 		r2 = m.Load64At(r1+8, 48)
-		// 49: add %r2, 1
 		r2 += 1
-		// 50: stxdw [%r1+8], %r2
 		m.Store64At(r1+8, r2, 50)
 	}
-	// 51: ja -24 (to 28)
 	b -= 19
 	runtime.CheckBudget(b-12, 51)
 	goto L28

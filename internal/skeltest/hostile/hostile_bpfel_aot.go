@@ -44,118 +44,84 @@ func hostileBumpFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// hostile.bpf.c:123: int bump(struct bump_ctx *c)
-	// 0: mov %r6, %r1
 	r6 = r1
 	// hostile.bpf.c:125: __u32 k = c->key;
-	// 1: ldxw %r1, [%r6]
 	r1 = m.Load32At(r6, 1)
-	// 2: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
-	// 3: mov %r7, 1
 	r7 = 1
 	// hostile.bpf.c:126: __u64 one = 1;
-	// 4: stxdw [%r10-16], %r7
 	runtime.PutLE64(fp[496:], r7)
-	// 5: mov %r2, %r10
 	r2 = r10
-	// 6: add %r2, -4
 	r2 -= 4
 	// hostile.bpf.c:127: __u64 *v = bpf_map_lookup_elem(&counts, &k);
-	// 7: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 9: call 1
 	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(9, r1, r2, r3, r4, r5)
 	}
 	// hostile.bpf.c:128: if (v)
-	// 10: jeq %r0, 0, +2 (to 13)
 	if r0 == 0 {
 		runtime.CheckBudget(b-11, 10)
 		goto L13
 	}
 	// hostile.bpf.c:129: __sync_fetch_and_add(v, 1);
-	// 11: lock add [%r0], %r7
 	if p := m.Owned64(r0); p != nil {
 		runtime.PlainAdd64(p, r7)
 	} else {
 		runtime.Add64(m.Atomic64At(r0, 11), r7)
 	}
-	// 12: ja +8 (to 21)
 	runtime.CheckBudget(b-13, 12)
 	goto L21
 L13:
-	// 13: mov %r2, %r10
 	r2 = r10
-	// 14: add %r2, -4
 	r2 -= 4
-	// 15: mov %r3, %r10
 	r3 = r10
-	// 16: add %r3, -16
 	r3 -= 16
 	// hostile.bpf.c:131: bpf_map_update_elem(&counts, &k, &one, BPF_NOEXIST);
-	// 17: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 19: mov %r4, 1
 	r4 = 1
-	// 20: call 2
 	if _, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x1); !ok {
 		m.CallAt(20, r1, r2, r3, r4, r5)
 	}
 	b -= 6
 L21:
-	// 21: mov %r2, %r10
 	r2 = r10
-	// 22: add %r2, -4
 	r2 -= 4
 	// hostile.bpf.c:132: v = bpf_map_lookup_elem(&counts, &k);
-	// 23: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 25: call 1
 	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(25, r1, r2, r3, r4, r5)
 	}
 	// hostile.bpf.c:133: if (v)
-	// 26: jeq %r0, 0, +2 (to 29)
 	if r0 == 0 {
 		runtime.CheckBudget(b-19, 26)
 		goto L29
 	}
 	// hostile.bpf.c:134: c->seen = *v;
-	// 27: ldxdw %r1, [%r0]
 	r1 = m.Load64At(r0, 27)
-	// 28: stxdw [%r6+8], %r1
 	m.Store64At(r6+8, r1, 28)
 	b -= 2
 L29:
 	// hostile.bpf.c:135: if (c->del)
-	// 29: ldxw %r1, [%r6+4]
 	r1 = m.Load32At(r6+4, 29)
-	// 30: jeq32 %r1, 0, +5 (to 36)
 	if uint32(r1) == 0 {
 		runtime.CheckBudget(b-21, 30)
 		goto L36
 	}
-	// 31: mov %r2, %r10
 	r2 = r10
-	// 32: add %r2, -4
 	r2 -= 4
 	// hostile.bpf.c:136: bpf_map_delete_elem(&counts, &k);
-	// 33: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 35: call 3
 	if _, ok := m.Delete32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); !ok {
 		m.CallAt(35, r1, r2, r3, r4, r5)
 	}
 	b -= 5
 L36:
 	// hostile.bpf.c:137: return 0;
-	// 36: mov32 %r0, 0
 	r0 = 0
-	// 37: exit
 	b -= 23
 	runtime.CheckBudget(b, 37)
 	return r0, b
@@ -203,73 +169,43 @@ func hostileHugeHistFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// hostile.bpf.c:102: int huge_hist(void *ctx)
-	// 0: mov32 %r1, 3
 	r1 = 3
 	// hostile.bpf.c:104: __u32 k = 3;
-	// 1: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
-	// 2: mov %r1, 5
 	r1 = 5
 	// hostile.bpf.c:105: __u64 v = 5;
-	// 3: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 4: mov %r6, %r10
 	r6 = r10
-	// 5: add %r6, -4
 	r6 -= 4
-	// 6: mov %r7, %r10
 	r7 = r10
-	// 7: add %r7, -16
 	r7 -= 16
 	// hostile.bpf.c:106: bpf_map_update_elem(&huge, &k, &v, BPF_ANY);
-	// 8: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 10: mov %r2, %r6
 	r2 = runtime.Opaque(r6)
-	// 11: mov %r3, %r7
 	r3 = runtime.Opaque(r7)
-	// 12: mov %r4, 0
 	r4 = 0
-	// 13: call 2
 	m.CallAt(13, r1, r2, r3, r4, r5)
-	// 14: mov32 %r1, -16
 	r1 = 0xfffffff0
 	// hostile.bpf.c:107: k = 0xfffffff0;
-	// 15: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
 	// hostile.bpf.c:108: bpf_map_update_elem(&huge, &k, &v, BPF_ANY);
-	// 16: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 18: mov %r2, %r6
 	r2 = r6
-	// 19: mov %r3, %r7
 	r3 = r7
-	// 20: mov %r4, 0
 	r4 = 0
-	// 21: call 2
 	m.CallAt(21, r1, r2, r3, r4, r5)
 	// hostile.bpf.c:109: skelgen_print_log2_hist(&huge, "ns");
-	// 22: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 24: lddw %r2, value:1
 	r2 = 0xa00000000
-	// 26: call runtime 0
 	m.CallAt(26, r1, r2, r3, r4, r5)
 	// hostile.bpf.c:110: skelgen_print_linear_hist(&huge, 0, 1, "slot");
-	// 27: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 29: mov %r2, 0
 	r2 = 0
-	// 30: mov %r3, 1
 	r3 = 1
-	// 31: lddw %r4, value:1+3
 	r4 = 0xa00000003
-	// 33: call runtime 1
 	m.CallAt(33, r1, r2, r3, r4, r5)
 	// hostile.bpf.c:111: return 0;
-	// 34: mov32 %r0, 0
 	r0 = 0
-	// 35: exit
 	b -= 36
 	runtime.CheckBudget(b, 35)
 	return r0, b
@@ -296,16 +232,11 @@ func hostileReadNullMinusOneEntry(m *runtime.Machine, r1, r2 uint64, b int64) (u
 func hostileReadNullMinusOneFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1 uint64
 	// hostile.bpf.c:95: int read_null_minus_one(void *ctx)
-	// 0: mov %r1, -1
 	r1 = 0xffffffffffffffff
 	// hostile.bpf.c:98: return p[-1];
-	// 1: ldxb %r0, [%r1]
 	r0 = m.Load8At(r1, 1)
-	// 2: lsh32 %r0, 24
 	r0 = uint64(uint32(r0) << 24)
-	// 3: arsh32 %r0, 24
 	r0 = uint64(uint32(int32(r0) >> 24))
-	// 4: exit
 	b -= 5
 	runtime.CheckBudget(b, 4)
 	return r0, b
@@ -338,36 +269,24 @@ func hostileUpdateKhashFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint6
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// hostile.bpf.c:61: long update_khash(void *ctx)
-	// 0: mov32 %r1, 2
 	r1 = 2
 	// hostile.bpf.c:63: __u32 k = 2;
-	// 1: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
-	// 2: mov %r1, 3
 	r1 = 3
 	// hostile.bpf.c:64: __u64 v = 3;
-	// 3: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 4: mov %r2, %r10
 	r2 = r10
-	// 5: add %r2, -4
 	r2 -= 4
-	// 6: mov %r3, %r10
 	r3 = r10
-	// 7: add %r3, -16
 	r3 -= 16
 	// hostile.bpf.c:65: return bpf_map_update_elem(&khash, &k, &v, BPF_ANY);
-	// 8: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 10: mov %r4, 0
 	r4 = 0
-	// 11: call 2
 	if v, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); ok {
 		r0 = v
 	} else {
 		r0 = m.CallAt(11, r1, r2, r3, r4, r5)
 	}
-	// 12: exit
 	b -= 13
 	runtime.CheckBudget(b, 12)
 	return r0, b
@@ -400,36 +319,24 @@ func hostileUpdateRoFn0(m *runtime.Machine, d int, b int64, r5 uint64) (uint64, 
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// hostile.bpf.c:80: long update_ro(void *ctx)
-	// 0: mov32 %r1, 1
 	r1 = 1
 	// hostile.bpf.c:82: __u32 k = 1;
-	// 1: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
-	// 2: mov %r1, 1
 	r1 = 1
 	// hostile.bpf.c:83: __u64 one = 1;
-	// 3: stxdw [%r10-16], %r1
 	runtime.PutLE64(fp[496:], r1)
-	// 4: mov %r2, %r10
 	r2 = r10
-	// 5: add %r2, -4
 	r2 -= 4
-	// 6: mov %r3, %r10
 	r3 = r10
-	// 7: add %r3, -16
 	r3 -= 16
 	// hostile.bpf.c:84: return bpf_map_update_elem(&ro_arr, &k, &one, BPF_ANY);
-	// 8: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 10: mov %r4, 0
 	r4 = 0
-	// 11: call 2
 	if v, ok := m.Update32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24), fp[496:504], 0x0); ok {
 		r0 = v
 	} else {
 		r0 = m.CallAt(11, r1, r2, r3, r4, r5)
 	}
-	// 12: exit
 	b -= 13
 	runtime.CheckBudget(b, 12)
 	return r0, b
@@ -456,32 +363,22 @@ func hostileViaHostEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, in
 func hostileViaHostFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (uint64, int64) {
 	var r0, r2, r6 uint64
 	// hostile.bpf.c:146: int via_host(struct bump_ctx *c)
-	// 0: mov %r6, %r1
 	r6 = r1
 	// Instructions 1 to 2 access r6 at constant offsets: when the span they reach
 	// is in its region, run a copy that checks it once.
 	if s1, ok := m.BlockSpan(r6, 8, false); ok {
 		v1 := runtime.WindowOf[[8]byte](s1).At(0)
-		// hostile.bpf.c:148: c->seen = host_bump(c->key, c->del);
-		// 1: ldxw %r2, [%r6+4] (span checked)
 		r2 = uint64(v1[4]) | uint64(v1[5])<<8 | uint64(v1[6])<<16 | uint64(v1[7])<<24
-		// 2: ldxw %r1, [%r6] (span checked)
 		r1 = uint64(v1[0]) | uint64(v1[1])<<8 | uint64(v1[2])<<16 | uint64(v1[3])<<24
 	} else {
 		// hostile.bpf.c:148: c->seen = host_bump(c->key, c->del);
-		// 1: ldxw %r2, [%r6+4]
 		r2 = m.Load32At(r6+4, 1)
-		// 2: ldxw %r1, [%r6]
 		r1 = m.Load32At(r6, 2)
 	}
-	// 3: call runtime 0
 	r0 = m.CallAt(3, r1, r2, r3, r4, r5)
-	// 4: stxdw [%r6+8], %r0
 	m.Store64At(r6+8, r0, 4)
 	// hostile.bpf.c:149: return 0;
-	// 5: mov32 %r0, 0
 	r0 = 0
-	// 6: exit
 	b -= 7
 	runtime.CheckBudget(b, 6)
 	return r0, b
@@ -514,43 +411,31 @@ func hostileWriteRoLookupFn0(m *runtime.Machine, d int, b int64, r3, r4, r5 uint
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// hostile.bpf.c:69: int write_ro_lookup(void *ctx)
-	// 0: mov32 %r6, 1
 	r6 = 1
 	// hostile.bpf.c:71: __u32 k = 1;
-	// 1: stxw [%r10-4], %r6
 	runtime.PutLE32(fp[508:], r6)
-	// 2: mov %r2, %r10
 	r2 = r10
-	// 3: add %r2, -4
 	r2 -= 4
 	// hostile.bpf.c:72: __u64 *v = bpf_map_lookup_elem(&ro_arr, &k);
-	// 4: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 6: call 1
 	if v, ok := m.Lookup32(0, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(6, r1, r2, r3, r4, r5)
 	}
 	// hostile.bpf.c:73: if (!v)
-	// 7: jeq %r0, 0, +3 (to 11)
 	if r0 == 0 {
 		runtime.CheckBudget(b-8, 7)
 		goto L11
 	}
-	// 8: mov %r1, 1
 	r1 = 1
 	// hostile.bpf.c:75: *v = 1;
-	// 9: stxdw [%r0], %r1
 	m.Store64At(r0, r1, 9)
-	// 10: mov32 %r6, 0
 	r6 = 0
 	b -= 3
 L11:
 	// hostile.bpf.c:77: }
-	// 11: mov32 %r0, %r6
 	r0 = uint64(uint32(r6))
-	// 12: exit
 	b -= 10
 	runtime.CheckBudget(b, 12)
 	return r0, b
@@ -580,16 +465,11 @@ func hostileWriteRodataEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64
 func hostileWriteRodataFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r0, r1, r2 uint64
 	// hostile.bpf.c:90: *(volatile __u64 *)&limit = 99;
-	// 0: lddw %r1, value:0
 	r1 = 0xa00000000
-	// 2: mov %r2, 99
 	r2 = 99
-	// 3: stxdw [%r1], %r2
 	m.Store64At(r1, r2, 3)
 	// hostile.bpf.c:91: return 0;
-	// 4: mov32 %r0, 0
 	r0 = 0
-	// 5: exit
 	b -= 6
 	runtime.CheckBudget(b, 5)
 	return r0, b

@@ -29,19 +29,13 @@ func ubpfBadReadFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int6
 	var r0, r2 uint64
 	fp := m.Frame(d)
 	// ubpf.bpf.c:106: int bad_read(struct report_ctx *ctx)
-	// 0: mov32 %r2, 64
 	r2 = 64
 	// ubpf.bpf.c:108: volatile __u32 i = 64;
-	// 1: stxw [%r10-4], %r2
 	runtime.PutLE32(fp[508:], r2)
 	// ubpf.bpf.c:109: return *(__u32 *)((char *)ctx + i);
-	// 2: ldxw %r2, [%r10-4]
 	r2 = uint64(fp[508]) | uint64(fp[509])<<8 | uint64(fp[510])<<16 | uint64(fp[511])<<24
-	// 3: add %r1, %r2
 	r1 += r2
-	// 4: ldxw %r0, [%r1]
 	r0 = m.Load32At(r1, 4)
-	// 5: exit
 	b -= 6
 	runtime.CheckBudget(b, 5)
 	return r0, b
@@ -100,120 +94,81 @@ func ubpfReportFn0(m *runtime.Machine, d int, b int64, r1, r3, r4, r5 uint64) (u
 	fp := m.Frame(d)
 	r10 := runtime.StackTop(d)
 	// ubpf.bpf.c:76: int report(struct report_ctx *ctx)
-	// 0: mov %r6, %r1
 	r6 = r1
-	// 1: mov32 %r1, 0
 	r1 = 0
 	// ubpf.bpf.c:78: __u32 zero = 0;
-	// 2: stxw [%r10-4], %r1
 	runtime.PutLE32(fp[508:], r1)
 	// ubpf.bpf.c:79: __u64 *c = bpf_map_lookup_elem(&counts, &ctx->pid);
-	// 3: lddw %r1, map:0
 	r1 = 0x8000000000000000
-	// 5: mov %r2, %r6
 	r2 = runtime.Opaque(r6)
-	// 6: call 1
 	r0 = m.LookupAt(6, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:81: if (c) {
-	// 7: jeq %r0, 0, +4 (to 12)
 	if r0 == 0 {
 		runtime.CheckBudget(b-8, 7)
 		goto L12
 	}
-	// 8: mov32 %r1, 1
 	r1 = 1
 	// ubpf.bpf.c:82: ctx->seen = 1;
-	// 9: stxw [%r6+4], %r1
 	m.Store32At(r6+4, r1, 9)
 	// ubpf.bpf.c:83: ctx->count = *c;
-	// 10: ldxdw %r1, [%r0]
 	r1 = m.Load64At(r0, 10)
-	// 11: stxdw [%r6+8], %r1
 	m.Store64At(r6+8, r1, 11)
 	b -= 4
 L12:
-	// 12: mov %r2, %r10
 	r2 = r10
-	// 13: add %r2, -4
 	r2 -= 4
 	// ubpf.bpf.c:85: __u64 *s = bpf_map_lookup_elem(&shared, &zero);
-	// 14: lddw %r1, map:1
 	r1 = 0x8000000100000000
-	// 16: call 1
 	if v, ok := m.Lookup32(1, uint32(uint64(fp[508])|uint64(fp[509])<<8|uint64(fp[510])<<16|uint64(fp[511])<<24)); ok {
 		r0 = v
 	} else {
 		r0 = m.LookupAt(16, r1, r2, r3, r4, r5)
 	}
 	// ubpf.bpf.c:86: if (s)
-	// 17: jeq %r0, 0, +2 (to 20)
 	if r0 == 0 {
 		runtime.CheckBudget(b-14, 17)
 		goto L20
 	}
 	// ubpf.bpf.c:87: ctx->shared_hits = *s;
-	// 18: ldxdw %r1, [%r0]
 	r1 = m.Load64At(r0, 18)
-	// 19: stxdw [%r6+16], %r1
 	m.Store64At(r6+16, r1, 19)
 	b -= 2
 L20:
 	// ubpf.bpf.c:88: ctx->now = host_now();
-	// 20: call runtime 0
 	r0 = m.CallAt(20, r1, r2, r3, r4, r5)
 	// Instructions 21 to 22 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s21, ok := m.BlockSpan(r6+8, 24, true); ok {
 		v21 := runtime.WindowOf[[24]byte](s21).At(0)
-		// 21: stxdw [%r6+24], %r0 (span checked)
 		runtime.PutLE64(v21[16:], r0)
-		// ubpf.bpf.c:89: ctx->emit_ret = host_emit("count", ctx->count);
-		// 22: ldxdw %r2, [%r6+8] (span checked)
 		r2 = uint64(v21[0]) | uint64(v21[1])<<8 | uint64(v21[2])<<16 | uint64(v21[3])<<24 | uint64(v21[4])<<32 | uint64(v21[5])<<40 | uint64(v21[6])<<48 | uint64(v21[7])<<56
 	} else {
-		// 21: stxdw [%r6+24], %r0
 		m.Store64At(r6+24, r0, 21)
 		// ubpf.bpf.c:89: ctx->emit_ret = host_emit("count", ctx->count);
-		// 22: ldxdw %r2, [%r6+8]
 		r2 = m.Load64At(r6+8, 22)
 	}
-	// 23: lddw %r1, value:2
 	r1 = 0xa00000000
-	// 25: call runtime 1
 	r0 = m.CallAt(25, r1, r2, r3, r4, r5)
 	// Instructions 26 to 27 access r6 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s26, ok := m.BlockSpan(r6+8, 28, true); ok {
 		v26 := runtime.WindowOf[[28]byte](s26).At(0)
-		// 26: stxw [%r6+32], %r0 (span checked)
 		runtime.PutLE32(v26[24:], r0)
-		// ubpf.bpf.c:91: struct sample smp = { .value = ctx->count, .slot = 3 };
-		// 27: ldxdw %r1, [%r6+8] (span checked)
 		r1 = uint64(v26[0]) | uint64(v26[1])<<8 | uint64(v26[2])<<16 | uint64(v26[3])<<24 | uint64(v26[4])<<32 | uint64(v26[5])<<40 | uint64(v26[6])<<48 | uint64(v26[7])<<56
 	} else {
-		// 26: stxw [%r6+32], %r0
 		m.Store32At(r6+32, r0, 26)
 		// ubpf.bpf.c:91: struct sample smp = { .value = ctx->count, .slot = 3 };
-		// 27: ldxdw %r1, [%r6+8]
 		r1 = m.Load64At(r6+8, 27)
 	}
-	// 28: mov %r2, 3
 	r2 = 3
-	// 29: stxdw [%r10-16], %r2
 	runtime.PutLE64(fp[496:], r2)
-	// 30: stxdw [%r10-24], %r1
 	runtime.PutLE64(fp[488:], r1)
-	// 31: mov %r1, %r10
 	r1 = r10
-	// 32: add %r1, -24
 	r1 -= 24
 	// ubpf.bpf.c:92: host_record(&smp);
-	// 33: call runtime 2
 	m.CallAt(33, r1, r2, r3, r4, r5)
-	// 34: mov32 %r1, 0
 	r1 = 0
 	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
-	// 35: stxw [%r10-28], %r1
 	runtime.PutLE32(fp[484:], r1)
 L36:
 	// When the budget covers the longest path from here to where control leaves
@@ -223,39 +178,24 @@ L36:
 		goto U36
 	}
 	// ubpf.bpf.c:94: __u64 n = (i * 7) % 5;
-	// 36: mul32 %r1, 7
 	r1 = uint64(uint32(r1) * 7)
-	// 37: and32 %r1, 255
 	r1 = uint64(uint32(r1) & 255)
-	// 38: mod32 %r1, 5
 	r1 = uint64(uint32(r1) % 5)
-	// 39: stxdw [%r10-72], %r1
 	runtime.PutLE64(fp[440:], r1)
-	// 40: mov %r2, %r10
 	r2 = r10
-	// 41: add %r2, -28
 	r2 -= 28
-	// 42: mov %r3, %r10
 	r3 = r10
-	// 43: add %r3, -72
 	r3 -= 72
 	// ubpf.bpf.c:95: bpf_map_update_elem(&user_hist, &i, &n, BPF_ANY);
-	// 44: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 46: mov %r4, 0
 	r4 = 0
-	// 47: call 2
 	if _, ok := m.Update32(3, uint32(uint64(fp[484])|uint64(fp[485])<<8|uint64(fp[486])<<16|uint64(fp[487])<<24), fp[440:448], 0x0); !ok {
 		m.CallAt(47, r1, r2, r3, r4, r5)
 	}
 	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
-	// 48: ldxw %r1, [%r10-28]
 	r1 = uint64(fp[484]) | uint64(fp[485])<<8 | uint64(fp[486])<<16 | uint64(fp[487])<<24
-	// 49: add32 %r1, 1
 	r1 = uint64(uint32(r1) + 1)
-	// 50: stxw [%r10-28], %r1
 	runtime.PutLE32(fp[484:], r1)
-	// 51: jlt32 %r1, 16, -16 (to 36)
 	if uint32(r1) < 16 {
 		b -= 16
 		runtime.CheckBudget(b-30, 51)
@@ -265,73 +205,42 @@ L36:
 	// reach is in its region, run a copy that checks it once.
 	if s52, ok := m.BlockSpan(r6, 16, false); ok {
 		v52 := runtime.WindowOf[[16]byte](s52).At(0)
-		// ubpf.bpf.c:97: skelgen_printf("pid %d: %llu calls, kernel_hits %llu, flags %x\n", ctx->pid, ctx->count, kernel_hits, smp.flags);
-		// 52: ldxw %r1, [%r6] (span checked)
 		r1 = uint64(v52[0]) | uint64(v52[1])<<8 | uint64(v52[2])<<16 | uint64(v52[3])<<24
-		// 53: stxdw [%r10-72], %r1 (span checked)
 		runtime.PutLE64(fp[440:], r1)
-		// 54: ldxdw %r1, [%r6+8] (span checked)
 		r1 = uint64(v52[8]) | uint64(v52[9])<<8 | uint64(v52[10])<<16 | uint64(v52[11])<<24 | uint64(v52[12])<<32 | uint64(v52[13])<<40 | uint64(v52[14])<<48 | uint64(v52[15])<<56
 	} else {
 		// ubpf.bpf.c:97: skelgen_printf("pid %d: %llu calls, kernel_hits %llu, flags %x\n", ctx->pid, ctx->count, kernel_hits, smp.flags);
-		// 52: ldxw %r1, [%r6]
 		r1 = m.Load32At(r6, 52)
-		// 53: stxdw [%r10-72], %r1
 		runtime.PutLE64(fp[440:], r1)
-		// 54: ldxdw %r1, [%r6+8]
 		r1 = m.Load64At(r6+8, 54)
 	}
-	// 55: stxdw [%r10-64], %r1
 	runtime.PutLE64(fp[448:], r1)
-	// 56: lddw %r7, value:4
 	r7 = 0xb00000000
-	// 58: ldxdw %r1, [%r7]
 	r1 = m.Load64At(r7, 58)
-	// 59: stxdw [%r10-56], %r1
 	runtime.PutLE64(fp[456:], r1)
-	// 60: ldxw %r1, [%r10-12]
 	r1 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
-	// 61: stxdw [%r10-48], %r1
 	runtime.PutLE64(fp[464:], r1)
-	// 62: mov %r3, %r10
 	r3 = r10
-	// 63: add %r3, -72
 	r3 -= 72
-	// 64: lddw %r1, value:5
 	r1 = 0xc00000000
-	// 66: mov32 %r2, 48
 	r2 = 48
-	// 67: mov32 %r4, 32
 	r4 = 32
-	// 68: call runtime 3
 	m.CallAt(68, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:98: skelgen_print_log2_hist(&user_hist, "usecs");
-	// 69: lddw %r1, map:3
 	r1 = 0x8000000300000000
-	// 71: lddw %r2, value:2+6
 	r2 = 0xa00000006
-	// 73: call runtime 4
 	m.CallAt(73, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:99: skelgen_emit("kernel_hits", kernel_hits);
-	// 74: ldxdw %r2, [%r7]
 	r2 = m.Load64At(r7, 74)
-	// 75: lddw %r1, value:2+12
 	r1 = 0xa0000000c
-	// 77: call runtime 5
 	m.CallAt(77, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:100: bpf_printk("report done for %d", ctx->pid);
-	// 78: ldxw %r3, [%r6]
 	r3 = m.Load32At(r6, 78)
-	// 79: lddw %r1, value:5+48
 	r1 = 0xc00000030
-	// 81: mov32 %r2, 19
 	r2 = 19
-	// 82: call 6
 	m.CallAt(82, r1, r2, r3, r4, r5)
 	// ubpf.bpf.c:101: return smp.flags;
-	// 83: ldxw %r0, [%r10-12]
 	r0 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
-	// 84: exit
 	b -= 79
 	runtime.CheckBudget(b, 84)
 	return r0, b
@@ -420,21 +329,15 @@ func ubpfSpinFn0(m *runtime.Machine, d int, b int64) (uint64, int64) {
 	var r1 uint64
 	fp := m.Frame(d)
 	// ubpf.bpf.c:114: int spin(void *ctx)
-	// 0: mov %r1, 0
 	r1 = 0
 	// ubpf.bpf.c:116: volatile __u64 n = 0;
-	// 1: stxdw [%r10-8], %r1
 	runtime.PutLE64(fp[504:], r1)
 L2:
 	// ubpf.bpf.c:119: n++;
-	// 2: ldxdw %r1, [%r10-8]
 	r1 = uint64(fp[504]) | uint64(fp[505])<<8 | uint64(fp[506])<<16 | uint64(fp[507])<<24 | uint64(fp[508])<<32 | uint64(fp[509])<<40 | uint64(fp[510])<<48 | uint64(fp[511])<<56
-	// 3: add %r1, 1
 	r1 += 1
-	// 4: stxdw [%r10-8], %r1
 	runtime.PutLE64(fp[504:], r1)
 	// ubpf.bpf.c:118: for (;;)
-	// 5: ja -4 (to 2)
 	b -= 4
 	runtime.CheckBudget(b-2, 5)
 	goto L2

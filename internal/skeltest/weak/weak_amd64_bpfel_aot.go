@@ -54,147 +54,83 @@ func weakUserExternsEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, i
 func weakUserExternsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 	var r0, r2, r3 uint64
 	// weak.bpf.c:91: e->bpf_syscall = CONFIG_BPF_SYSCALL;
-	// 0: lddw %r2, value:0
 	r2 = 0xa00000000
-	// 2: ldxb %r2, [%r2]
 	r2 = m.Load8At(r2, 2)
-	// 3: stxdw [%r1], %r2
 	m.Store64At(r1, r2, 3)
 	// weak.bpf.c:92: e->bpf_jit = CONFIG_BPF_JIT;
-	// 4: lddw %r2, value:0+4
 	r2 = 0xa00000004
-	// 6: ldxw %r2, [%r2]
 	r2 = m.Load32At(r2, 6)
-	// 7: stxdw [%r1+8], %r2
 	m.Store64At(r1+8, r2, 7)
 	// weak.bpf.c:93: e->hz = CONFIG_HZ;
-	// 8: lddw %r2, value:0+8
 	r2 = 0xa00000008
-	// 10: ldxw %r2, [%r2]
 	r2 = m.Load32At(r2, 10)
-	// 11: lsh %r2, 32
 	r2 <<= 32
-	// 12: arsh %r2, 32
 	r2 = uint64(int64(r2) >> 32)
-	// 13: stxdw [%r1+16], %r2
 	m.Store64At(r1+16, r2, 13)
 	// weak.bpf.c:94: __builtin_memcpy(e->hostname, CONFIG_DEFAULT_HOSTNAME, sizeof(e->hostname));
-	// 14: lddw %r2, value:0+12
 	r2 = 0xa0000000c
-	// 16: ldxb %r3, [%r2+7]
 	r3 = m.Load8At(r2+7, 16)
-	// 17: stxb [%r1+63], %r3
 	m.Store8At(r1+63, r3, 17)
-	// 18: ldxb %r3, [%r2+6]
 	r3 = m.Load8At(r2+6, 18)
-	// 19: stxb [%r1+62], %r3
 	m.Store8At(r1+62, r3, 19)
-	// 20: ldxb %r3, [%r2+5]
 	r3 = m.Load8At(r2+5, 20)
-	// 21: stxb [%r1+61], %r3
 	m.Store8At(r1+61, r3, 21)
-	// 22: ldxb %r3, [%r2+4]
 	r3 = m.Load8At(r2+4, 22)
-	// 23: stxb [%r1+60], %r3
 	m.Store8At(r1+60, r3, 23)
-	// 24: ldxb %r3, [%r2+3]
 	r3 = m.Load8At(r2+3, 24)
-	// 25: stxb [%r1+59], %r3
 	m.Store8At(r1+59, r3, 25)
-	// 26: ldxb %r3, [%r2+2]
 	r3 = m.Load8At(r2+2, 26)
-	// 27: stxb [%r1+58], %r3
 	m.Store8At(r1+58, r3, 27)
-	// 28: ldxb %r3, [%r2+1]
 	r3 = m.Load8At(r2+1, 28)
-	// 29: stxb [%r1+57], %r3
 	m.Store8At(r1+57, r3, 29)
-	// 30: ldxb %r3, [%r2]
 	r3 = m.Load8At(r2, 30)
-	// 31: stxb [%r1+56], %r3
 	m.Store8At(r1+56, r3, 31)
-	// 32: ldxb %r3, [%r2+15]
 	r3 = m.Load8At(r2+15, 32)
-	// 33: stxb [%r1+71], %r3
 	m.Store8At(r1+71, r3, 33)
-	// 34: ldxb %r3, [%r2+14]
 	r3 = m.Load8At(r2+14, 34)
-	// 35: stxb [%r1+70], %r3
 	m.Store8At(r1+70, r3, 35)
-	// 36: ldxb %r3, [%r2+13]
 	r3 = m.Load8At(r2+13, 36)
-	// 37: stxb [%r1+69], %r3
 	m.Store8At(r1+69, r3, 37)
-	// 38: ldxb %r3, [%r2+12]
 	r3 = m.Load8At(r2+12, 38)
-	// 39: stxb [%r1+68], %r3
 	m.Store8At(r1+68, r3, 39)
-	// 40: ldxb %r3, [%r2+11]
 	r3 = m.Load8At(r2+11, 40)
-	// 41: stxb [%r1+67], %r3
 	m.Store8At(r1+67, r3, 41)
-	// 42: ldxb %r3, [%r2+10]
 	r3 = m.Load8At(r2+10, 42)
-	// 43: stxb [%r1+66], %r3
 	m.Store8At(r1+66, r3, 43)
-	// 44: ldxb %r3, [%r2+9]
 	r3 = m.Load8At(r2+9, 44)
-	// 45: stxb [%r1+65], %r3
 	m.Store8At(r1+65, r3, 45)
-	// 46: ldxb %r2, [%r2+8]
 	r2 = m.Load8At(r2+8, 46)
-	// 47: stxb [%r1+64], %r2
 	m.Store8At(r1+64, r2, 47)
 	// weak.bpf.c:95: e->absent = CONFIG_SKELGEN_ABSENT;
-	// 48: lddw %r2, value:0+28
 	r2 = 0xa0000001c
-	// 50: ldxw %r2, [%r2]
 	r2 = m.Load32At(r2, 50)
-	// 51: lsh %r2, 32
 	r2 <<= 32
-	// 52: arsh %r2, 32
 	r2 = uint64(int64(r2) >> 32)
-	// 53: stxdw [%r1+24], %r2
 	m.Store64At(r1+24, r2, 53)
 	// weak.bpf.c:97: e->has_cookie = LINUX_HAS_BPF_COOKIE;
-	// 54: lddw %r2, value:0+40
 	r2 = 0xa00000028
-	// 56: ldxb %r2, [%r2]
 	r2 = m.Load8At(r2, 56)
 	// weak.bpf.c:96: e->linux_absent = LINUX_SKELGEN_ABSENT;
-	// 57: lddw %r3, value:0+32
 	r3 = 0xa00000020
-	// 59: ldxdw %r3, [%r3]
 	r3 = m.Load64At(r3, 59)
 	// Instructions 60 to 61 access r1 at constant offsets: when the span they
 	// reach is in its region, run a copy that checks it once.
 	if s60, ok := m.BlockSpan(r1+32, 16, true); ok {
 		v60 := runtime.WindowOf[[16]byte](s60).At(0)
-		// weak.bpf.c:97: e->has_cookie = LINUX_HAS_BPF_COOKIE;
-		// 60: stxdw [%r1+40], %r2 (span checked)
 		runtime.PutLE64(v60[8:], r2)
-		// weak.bpf.c:96: e->linux_absent = LINUX_SKELGEN_ABSENT;
-		// 61: stxdw [%r1+32], %r3 (span checked)
 		runtime.PutLE64(v60[0:], r3)
 	} else {
 		// weak.bpf.c:97: e->has_cookie = LINUX_HAS_BPF_COOKIE;
-		// 60: stxdw [%r1+40], %r2
 		m.Store64At(r1+40, r2, 60)
 		// weak.bpf.c:96: e->linux_absent = LINUX_SKELGEN_ABSENT;
-		// 61: stxdw [%r1+32], %r3
 		m.Store64At(r1+32, r3, 61)
 	}
 	// weak.bpf.c:98: e->has_wrapper = LINUX_HAS_SYSCALL_WRAPPER;
-	// 62: lddw %r2, value:0+41
 	r2 = 0xa00000029
-	// 64: ldxb %r2, [%r2]
 	r2 = m.Load8At(r2, 64)
-	// 65: stxdw [%r1+48], %r2
 	m.Store64At(r1+48, r2, 65)
 	// weak.bpf.c:99: return 0;
-	// 66: mov32 %r0, 0
 	r0 = 0
-	// 67: exit
 	b -= 68
 	runtime.CheckBudget(b, 67)
 	return r0, b
@@ -224,20 +160,13 @@ func weakUserRequiredEntry(m *runtime.Machine, r1, r2 uint64, b int64) (uint64, 
 func weakUserRequiredFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, int64) {
 	var r0, r2 uint64
 	// weak.bpf.c:105: e->hz = CONFIG_SKELGEN_REQUIRED;
-	// 0: lddw %r2, value:0+44
 	r2 = 0xa0000002c
-	// 2: ldxw %r2, [%r2]
 	r2 = m.Load32At(r2, 2)
-	// 3: lsh %r2, 32
 	r2 <<= 32
-	// 4: arsh %r2, 32
 	r2 = uint64(int64(r2) >> 32)
-	// 5: stxdw [%r1+16], %r2
 	m.Store64At(r1+16, r2, 5)
 	// weak.bpf.c:106: return 0;
-	// 6: mov32 %r0, 0
 	r0 = 0
-	// 7: exit
 	b -= 8
 	runtime.CheckBudget(b, 7)
 	return r0, b

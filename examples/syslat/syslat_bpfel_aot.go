@@ -407,11 +407,6 @@ L139:
 	runtime.CheckBudget(b, 149)
 	goto L109
 L150:
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 150-161, run their copy that checks none.
-	if b-28 >= 12 {
-		goto U150
-	}
 	// syslat.bpf.c:261: __u32 id = top[i];
 	r1 = runtime.Opaque(r6)
 	r1 <<= 2
@@ -582,23 +577,6 @@ U139:
 	r1 = m.Load64At(r0, 148)
 	b -= 24
 	goto U109
-U150:
-	r1 = runtime.Opaque(r6)
-	r1 <<= 2
-	r2 = r10
-	r2 -= 56
-	r2 += r1
-	r7 = m.Load32At(r2, 155)
-	if uint32(r7) == 512 {
-		b -= 7
-		goto L137
-	}
-	r1 = 0
-	runtime.PutLE32(fp[452:], r1)
-	r8 = uint64(uint32(r7))
-	r8 = uint64(uint32(r8) << 5)
-	b -= 27
-	goto L139
 }
 
 // syslatEndFn162 is function top_ten (instruction 162) of program "end", run

@@ -178,8 +178,14 @@ func TestBudgetSweepDispatch(t *testing.T) {
 // budget nowhere, neither at the forward jumps of its arms nor at its back
 // edge; the guard before it compares once. A 32-way switch, longer than
 // maxRegionCopy but dense in checks, gets its copy; a loop as long that
-// checks at only a few places does not.
+// checks at only a few places does not, nor does a loop whose passes take
+// one check only.
 func TestProvenCopyChecksNothing(t *testing.T) {
+	// rotated is a loop entered at its test, body in its body.
+	rotated := func(body string) string {
+		return "mov %r0, 0\nmov %r7, 0\nja test\nloop:\nmov %r3, %r1\nadd %r3, %r7\nldxb %r2, [%r3]\n" + body +
+			"add %r0, %r2\nand %r2, 1\nadd %r7, %r2\ntest:\nadd %r7, 1\njlt %r7, 60, loop\nexit"
+	}
 	const head = "mov %r0, 0\nmov %r7, 0\nloop:\nmov %r3, %r1\nadd %r3, %r7\nldxb %r2, [%r3]\n"
 	const tail = "next:\nand %r2, 1\nadd %r7, %r2\nadd %r7, 1\njlt %r7, 60, loop\nexit"
 	// tree is a compare tree on r2 over lo..hi whose leaves do arithmetic.
@@ -202,6 +208,11 @@ func TestProvenCopyChecksNothing(t *testing.T) {
 			"hi:\njgt %r2, 11, h1\njgt %r2, 9, h2\nadd %r0, 5\nja next\nh2:\nmul %r0, 3\nja next\nh1:\njgt %r2, 13, h3\nadd %r0, 7\nja next\nh3:\nxor %r0, 9\n" + tail, false, true},
 		{"switch32", head + "and %r2, 31\n" + tree(0, 31) + tail, true, true},
 		{"long_sparse", head + "jgt %r2, 15, a\n" + strings.Repeat("add %r0, %r2\nxor %r0, 5\n", 60) + "a:\nmul %r0, 3\n" + tail, true, false},
+		// Rotated loops: control enters at the test, and the body falls
+		// back into it. One taken jump a pass (the test's) costs what the
+		// copy's comparison does; with an if in the body, two may.
+		{"rotated_one_check", rotated(""), false, false},
+		{"rotated_two_checks", rotated("jgt %r2, 15, big\nadd %r0, %r2\nbig:\n"), false, true},
 	}
 	for _, p := range progs {
 		insns := assembleInsns(t, p.name, p.asm)
@@ -216,7 +227,7 @@ func TestProvenCopyChecksNothing(t *testing.T) {
 		copyAt := strings.Index(src, "\nU")
 		if !p.copied {
 			if guard >= 0 || copyAt >= 0 {
-				t.Errorf("%s: a proven copy of a long loop that checks at few places:\n%s", p.name, src)
+				t.Errorf("%s: a proven copy of a loop that checks too few times to gain from it:\n%s", p.name, src)
 			}
 			continue
 		}

@@ -48,8 +48,8 @@ const (
 // again: code outside loops runs its few checks once a run, which its copy
 // would spare at the cost of its size. A function split into parts, and a
 // region holding a hoisted loop (whose fast copy checks nothing already)
-// or too few checks to gain from a copy (one check per path costs what the
-// comparison does), gets none.
+// or too few checks on a pass through its loop to gain from a copy (one
+// costs what the comparison does), gets none.
 func (p *aotProgram) budgetRegions(f *aotFunc, loops map[int]*hoistLoop, split bool) (map[int]*budgetRegion, map[int]int) {
 	// A depth-first search from the entry: back edges and a reverse
 	// postorder, in which every other edge goes forward.
@@ -125,7 +125,14 @@ func (p *aotProgram) budgetRegions(f *aotFunc, loops map[int]*hoistLoop, split b
 		longest[pc] = in.slots + n
 	}
 	regions := map[int]*budgetRegion{}
-	checks := map[int]int{}
+	// checks counts a region's checks (taken jumps, exits and calls);
+	// passes those a pass through its loop may take: its jumps that stay
+	// in it or go back to its entry (of[entry] is entry). A pass that takes one check
+	// costs what the copy's comparison at the entry does, so a region
+	// gains from a copy when passes may take two (a jump out of the loop
+	// is taken once a run, a loop that falls back to its head takes none
+	// there).
+	checks, passes := map[int]int{}, map[int]int{}
 	for _, pc := range f.body {
 		r := regions[of[pc]]
 		if r == nil {
@@ -135,6 +142,9 @@ func (p *aotProgram) budgetRegions(f *aotFunc, loops map[int]*hoistLoop, split b
 		r.pcs = append(r.pcs, pc)
 		if in := p.insns[pc]; isJump(in.op) || in.op == runtime.OpExit || in.op == runtime.OpCallx || in.op == runtime.OpCall && in.src == runtime.PseudoCall {
 			checks[r.entry]++
+			if isJump(in.op) && of[in.target] == r.entry {
+				passes[r.entry]++
+			}
 		}
 	}
 	copied := map[int]*budgetRegion{}
@@ -148,7 +158,7 @@ func (p *aotProgram) budgetRegions(f *aotFunc, loops map[int]*hoistLoop, split b
 		if len(r.pcs) <= dispatchDensity*checks[e] {
 			limit = maxDispatchCopy
 		}
-		ok := loopHeads[e] && checks[e] >= 2 && len(r.pcs) <= min(limit, room)
+		ok := loopHeads[e] && passes[e] >= 2 && len(r.pcs) <= min(limit, room)
 		for _, pc := range r.pcs {
 			for _, l := range loops {
 				if l.contains(pc) || l.entry == pc {

@@ -148,11 +148,6 @@ L3:
 		goto L3
 	}
 L7:
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 7-13, run their copy that checks none.
-	if b-7 >= 7 {
-		goto U7
-	}
 	r4 = r0
 	r4 >>= 16
 	r0 &= 65535
@@ -165,23 +160,6 @@ L7:
 	r0 ^= 65535
 	b -= 14
 	runtime.CheckBudget(b, 13)
-	return r0, b
-R7:
-	if b-7 >= 7 {
-		goto U7
-	}
-	goto L7
-U7:
-	r4 = r0
-	r4 >>= 16
-	r0 &= 65535
-	r0 += r4
-	if r0 > 65535 {
-		b -= 5
-		goto R7
-	}
-	r0 ^= 65535
-	b -= 14
 	return r0, b
 }
 

@@ -2103,11 +2103,6 @@ L7:
 		goto L18
 	}
 L14:
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 7-17, run their copy that checks none.
-	if b-7 >= 11 {
-		goto U14
-	}
 	// clangbench.bpf.c:70: if (n % d == 0) {
 	r5 = uint64(uint32(r2))
 	if s := uint32(r4); s != 0 {
@@ -2138,11 +2133,6 @@ L21:
 	runtime.CheckBudget(b, 21)
 	return r0, b
 L22:
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 22-26, run their copy that checks none.
-	if b-5 >= 5 {
-		goto U22
-	}
 	r3 = uint64(uint32(r0))
 	r0 = 1
 	// clangbench.bpf.c:69: for (__u32 d = 2; d * d <= n && d < 64; d++) {
@@ -2154,49 +2144,6 @@ L22:
 	r4 = 2
 	b -= 3
 	runtime.CheckBudget(b-7, 26)
-	goto L14
-R14:
-	if b-7 >= 11 {
-		goto U14
-	}
-	goto L14
-U7:
-	r0 = 1
-	if uint32(r4) > 62 {
-		goto L18
-	}
-	r4 = uint64(uint32(r4) + 1)
-	r5 = uint64(uint32(r4))
-	r5 = uint64(uint32(r5) * uint32(r5))
-	r0 = 1
-	if uint32(r5) > uint32(r2) {
-		b -= 5
-		goto L18
-	}
-	goto R14
-U14:
-	r5 = uint64(uint32(r2))
-	if s := uint32(r4); s != 0 {
-		r5 = uint64(uint32(r5) % s)
-	} else {
-		r5 = uint64(uint32(r5))
-	}
-	r0 = 0
-	if uint32(r5) != 0 {
-		b -= 11
-		goto U7
-	}
-	b -= 9
-	goto L18
-U22:
-	r3 = uint64(uint32(r0))
-	r0 = 1
-	if uint32(r2) < 4 {
-		b -= 6
-		goto L18
-	}
-	r4 = 2
-	b -= 3
 	goto L14
 }
 

@@ -171,12 +171,6 @@ L20:
 	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
 	runtime.PutLE32(fp[484:], r1)
 L37:
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 37-45, 47-57, 59-65, 67-70, 72, 74-76, 78-80, 82-85, run their
-	// copy that checks none.
-	if b-31 >= 49 {
-		goto U37
-	}
 	// ubpf.bpf.c:94: __u64 n = (i * 7) % 5;
 	r1 = uint64(uint32(r1) * 7)
 	r1 = uint64(uint32(r1) & 255)
@@ -243,69 +237,6 @@ L37:
 	r0 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
 	b -= 80
 	runtime.CheckBudget(b, 85)
-	return r0, b
-R37:
-	if b-31 >= 49 {
-		goto U37
-	}
-	goto L37
-U37:
-	r1 = uint64(uint32(r1) * 7)
-	r1 = uint64(uint32(r1) & 255)
-	r1 = uint64(uint32(r1) % 5)
-	runtime.PutLE64(fp[440:], r1)
-	r2 = r10
-	r2 -= 28
-	r3 = r10
-	r3 -= 72
-	r1 = 0x8000000300000000
-	r4 = 0
-	if _, ok := m.Update32(3, uint32(uint64(fp[484])|uint64(fp[485])<<8|uint64(fp[486])<<16|uint64(fp[487])<<24), fp[440:448], 0x0); !ok {
-		m.CallAt(48, r1, r2, r3, r4, r5)
-	}
-	r1 = uint64(fp[484]) | uint64(fp[485])<<8 | uint64(fp[486])<<16 | uint64(fp[487])<<24
-	r1 = uint64(uint32(r1) + 1)
-	runtime.PutLE32(fp[484:], r1)
-	if uint32(r1) < 16 {
-		b -= 16
-		goto R37
-	}
-	// Instructions 53 to 55 access r6 at constant offsets: when the span they
-	// reach is in its region, run a copy that checks it once.
-	if s53, ok := m.BlockSpan(r6, 16, false); ok {
-		v53 := runtime.WindowOf[[16]byte](s53).At(0)
-		r1 = uint64(v53[0]) | uint64(v53[1])<<8 | uint64(v53[2])<<16 | uint64(v53[3])<<24
-		runtime.PutLE64(fp[440:], r1)
-		r1 = uint64(v53[8]) | uint64(v53[9])<<8 | uint64(v53[10])<<16 | uint64(v53[11])<<24 | uint64(v53[12])<<32 | uint64(v53[13])<<40 | uint64(v53[14])<<48 | uint64(v53[15])<<56
-	} else {
-		r1 = m.Load32At(r6, 53)
-		runtime.PutLE64(fp[440:], r1)
-		r1 = m.Load64At(r6+8, 55)
-	}
-	runtime.PutLE64(fp[448:], r1)
-	r7 = 0xb00000000
-	r1 = m.Load64At(r7, 59)
-	runtime.PutLE64(fp[456:], r1)
-	r1 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
-	runtime.PutLE64(fp[464:], r1)
-	r3 = r10
-	r3 -= 72
-	r1 = 0xc00000000
-	r2 = 48
-	r4 = 32
-	m.CallAt(69, r1, r2, r3, r4, r5)
-	r1 = 0x8000000300000000
-	r2 = 0xa00000006
-	m.CallAt(74, r1, r2, r3, r4, r5)
-	r2 = m.Load64At(r7, 75)
-	r1 = 0xa0000000c
-	m.CallAt(78, r1, r2, r3, r4, r5)
-	r3 = m.Load32At(r6, 79)
-	r1 = 0xc00000030
-	r2 = 19
-	m.CallAt(83, r1, r2, r3, r4, r5)
-	r0 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
-	b -= 80
 	return r0, b
 }
 

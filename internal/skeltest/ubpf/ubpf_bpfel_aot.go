@@ -171,12 +171,6 @@ L20:
 	// ubpf.bpf.c:93: for (__u32 i = 0; i < 16; i++) {
 	runtime.PutLE32(fp[484:], r1)
 L36:
-	// When the budget covers the longest path from here to where control leaves
-	// instructions 36-44, 46-56, 58-64, 66-69, 71, 73-75, 77-79, 81-84, run their
-	// copy that checks none.
-	if b-30 >= 49 {
-		goto U36
-	}
 	// ubpf.bpf.c:94: __u64 n = (i * 7) % 5;
 	r1 = uint64(uint32(r1) * 7)
 	r1 = uint64(uint32(r1) & 255)
@@ -243,69 +237,6 @@ L36:
 	r0 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
 	b -= 79
 	runtime.CheckBudget(b, 84)
-	return r0, b
-R36:
-	if b-30 >= 49 {
-		goto U36
-	}
-	goto L36
-U36:
-	r1 = uint64(uint32(r1) * 7)
-	r1 = uint64(uint32(r1) & 255)
-	r1 = uint64(uint32(r1) % 5)
-	runtime.PutLE64(fp[440:], r1)
-	r2 = r10
-	r2 -= 28
-	r3 = r10
-	r3 -= 72
-	r1 = 0x8000000300000000
-	r4 = 0
-	if _, ok := m.Update32(3, uint32(uint64(fp[484])|uint64(fp[485])<<8|uint64(fp[486])<<16|uint64(fp[487])<<24), fp[440:448], 0x0); !ok {
-		m.CallAt(47, r1, r2, r3, r4, r5)
-	}
-	r1 = uint64(fp[484]) | uint64(fp[485])<<8 | uint64(fp[486])<<16 | uint64(fp[487])<<24
-	r1 = uint64(uint32(r1) + 1)
-	runtime.PutLE32(fp[484:], r1)
-	if uint32(r1) < 16 {
-		b -= 16
-		goto R36
-	}
-	// Instructions 52 to 54 access r6 at constant offsets: when the span they
-	// reach is in its region, run a copy that checks it once.
-	if s52, ok := m.BlockSpan(r6, 16, false); ok {
-		v52 := runtime.WindowOf[[16]byte](s52).At(0)
-		r1 = uint64(v52[0]) | uint64(v52[1])<<8 | uint64(v52[2])<<16 | uint64(v52[3])<<24
-		runtime.PutLE64(fp[440:], r1)
-		r1 = uint64(v52[8]) | uint64(v52[9])<<8 | uint64(v52[10])<<16 | uint64(v52[11])<<24 | uint64(v52[12])<<32 | uint64(v52[13])<<40 | uint64(v52[14])<<48 | uint64(v52[15])<<56
-	} else {
-		r1 = m.Load32At(r6, 52)
-		runtime.PutLE64(fp[440:], r1)
-		r1 = m.Load64At(r6+8, 54)
-	}
-	runtime.PutLE64(fp[448:], r1)
-	r7 = 0xb00000000
-	r1 = m.Load64At(r7, 58)
-	runtime.PutLE64(fp[456:], r1)
-	r1 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
-	runtime.PutLE64(fp[464:], r1)
-	r3 = r10
-	r3 -= 72
-	r1 = 0xc00000000
-	r2 = 48
-	r4 = 32
-	m.CallAt(68, r1, r2, r3, r4, r5)
-	r1 = 0x8000000300000000
-	r2 = 0xa00000006
-	m.CallAt(73, r1, r2, r3, r4, r5)
-	r2 = m.Load64At(r7, 74)
-	r1 = 0xa0000000c
-	m.CallAt(77, r1, r2, r3, r4, r5)
-	r3 = m.Load32At(r6, 78)
-	r1 = 0xc00000030
-	r2 = 19
-	m.CallAt(82, r1, r2, r3, r4, r5)
-	r0 = uint64(fp[500]) | uint64(fp[501])<<8 | uint64(fp[502])<<16 | uint64(fp[503])<<24
-	b -= 79
 	return r0, b
 }
 

@@ -608,8 +608,8 @@ func loopsAfterHost(host string) asm.Instructions {
 }
 
 // closeDuringRun runs p (a loopsAfterHost program) over a one-byte
-// context from another goroutine, closes s once p's host function has
-// closed started, and reports whether the run had written its context's
+// context from another goroutine, closes s once p has left the host
+// function that closed started, and reports whether the run had written its context's
 // byte by the time Close returned: whether Close waited for it.
 func closeDuringRun(t *testing.T, s *Set, p *BufferProgram, started <-chan struct{}) bool {
 	t.Helper()
@@ -620,6 +620,14 @@ func closeDuringRun(t *testing.T, s *Set, p *BufferProgram, started <-chan struc
 		runErr <- err
 	}()
 	<-started
+	// The run closed started inside a host function, which Close does
+	// not wait for (a run there fails with ErrClosed when it returns):
+	// Close is to come once the run has left it for its loop.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); goruntime.Gosched() {
+		if _, running := s.life.seated(); running > 0 {
+			break
+		}
+	}
 	noHang(t, "Close", func() {
 		if err := s.Close(); err != nil {
 			t.Errorf("Close: %v", err)

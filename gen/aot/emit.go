@@ -732,9 +732,6 @@ func (e *emitter) labelOf(target int) string {
 	}
 	if x := e.copying; x >= 0 && e.regionOf[target] == x {
 		if target == x {
-			if e.parts != nil {
-				return label(x)
-			}
 			e.reentered = true
 			return reentry(x)
 		}

@@ -290,7 +290,11 @@ func roomyTraceBuffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kb, err := strconv.Atoi(strings.Fields(string(data))[0])
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		t.Fatalf("%s is empty", file)
+	}
+	kb, err := strconv.Atoi(fields[0])
 	if err != nil || kb >= want {
 		return
 	}

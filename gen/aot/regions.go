@@ -127,11 +127,11 @@ func (p *aotProgram) budgetRegions(f *aotFunc, loops map[int]*hoistLoop, split b
 	regions := map[int]*budgetRegion{}
 	// checks counts a region's checks (taken jumps, exits and calls);
 	// passes those a pass through its loop may take: its jumps that stay
-	// in it or go back to its entry (of[entry] is entry). A pass that takes one check
-	// costs what the copy's comparison at the entry does, so a region
-	// gains from a copy when passes may take two (a jump out of the loop
-	// is taken once a run, a loop that falls back to its head takes none
-	// there).
+	// in it or go back to its entry (of[entry] is entry). A pass that
+	// takes one check costs what the copy's comparison at the entry does,
+	// so a region gains from a copy when passes may take two (a jump out
+	// of the loop is taken once a run; a loop that falls back to its head
+	// takes none there).
 	checks, passes := map[int]int{}, map[int]int{}
 	for _, pc := range f.body {
 		r := regions[of[pc]]

@@ -36,7 +36,7 @@ demo:
 # iterations is a go build.
 bench:
 	{ $(GO) test -run '^$$' -bench . -benchmem ./internal/aotbench/ ./internal/clangbench/ ./internal/ringbench/ ./runtime/bridge/ ./internal/skeltest/bytebuf/ ./runtime/ ./gen/ ./btfmin/ ./cmd/skelgen/; \
-	  for a in 1 2 3; do $(GO) test -tags skelgen_align$$a -run '^$$' -bench '^Benchmark(AOT|Clang)$$/./aot-vs-kernel' ./internal/aotbench/ ./internal/clangbench/; done; \
+	  for a in 1 2 3; do $(GO) test -tags skelgen_align$$a -run '^$$' -bench '^Benchmark(AOT|Clang)$$/./(aot|varied)-vs-kernel' ./internal/aotbench/ ./internal/clangbench/; done; \
 	  $(GO) test -run '^$$' -bench . -benchtime 1x ./internal/weightbench/; } 2>&1 | $(GO) run ./internal/benchtable
 
 lint:

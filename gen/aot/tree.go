@@ -19,6 +19,13 @@ import (
 // into a jump table: one indirect jump instead of a compare and a branch
 // per level. A tree of densely packed branches also runs at speeds that
 // vary with where the linker happens to place it; the table does not.
+// The same tree as a binary search of Go ifs over the ranges of values
+// (one compare a level, as the kernel's JIT runs clang's tree) ran
+// clangbench's switch32 in 21-24 µs against the table's 11 µs, and
+// bytecode in 3.9-4.2 µs against 2.4-2.7, on inputs that differ from run
+// to run: a level's branch is a coin toss there, the table's one indirect
+// jump mispredicts once. On one input repeated, the predictor learns
+// either; which it learns better changes from process to process.
 //
 // Each value gets the statements its path through the tree would run: the
 // budget subtracted and checked where the tree's own jumps would, then the

@@ -15,40 +15,19 @@ func latencyReportTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{16, 51, 83, 98, 114, 118, 122, 126, 136, 152},
 		Entry: latencyReportEntry,
-		Imms: []runtime.Imm{{
-			Insn:  14,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  49,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  81,
-			Value: 0x8000000100000000,
-		}, {
-			Insn:  94,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  96,
-			Value: 0xa00000000,
-		}, {
-			Insn:  110,
-			Value: 0xb00000004,
-		}, {
-			Insn:  115,
-			Value: 0xa00000006,
-		}, {
-			Insn:  120,
-			Value: 0xa0000000f,
-		}, {
-			Insn:  124,
-			Value: 0xa00000016,
-		}, {
-			Insn:  133,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  149,
-			Value: 0x8000000100000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 14, Value: 0x8000000000000000},
+			{Insn: 49, Value: 0x8000000000000000},
+			{Insn: 81, Value: 0x8000000100000000},
+			{Insn: 94, Value: 0x8000000000000000},
+			{Insn: 96, Value: 0xa00000000},
+			{Insn: 110, Value: 0xb00000004},
+			{Insn: 115, Value: 0xa00000006},
+			{Insn: 120, Value: 0xa0000000f},
+			{Insn: 124, Value: 0xa00000016},
+			{Insn: 133, Value: 0x8000000000000000},
+			{Insn: 149, Value: 0x8000000100000000},
+		},
 		Insns: 155,
 	}
 }

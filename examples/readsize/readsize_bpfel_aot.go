@@ -15,13 +15,10 @@ func readsizeBeginTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{0, 10},
 		Entry: readsizeBeginEntry,
-		Imms: []runtime.Imm{{
-			Insn:  1,
-			Value: 0xa00000000,
-		}, {
-			Insn:  6,
-			Value: 0xb00000018,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 1, Value: 0xa00000000},
+			{Insn: 6, Value: 0xb00000018},
+		},
 		Insns: 13,
 	}
 }
@@ -60,31 +57,16 @@ func readsizeEndTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{10, 21, 30, 36, 49, 58, 73},
 		Entry: readsizeEndEntry,
-		Imms: []runtime.Imm{{
-			Insn:  8,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  17,
-			Value: 0xa00000044,
-		}, {
-			Insn:  26,
-			Value: 0xa00000046,
-		}, {
-			Insn:  32,
-			Value: 0x8000000200000000,
-		}, {
-			Insn:  34,
-			Value: 0xb00000000,
-		}, {
-			Insn:  45,
-			Value: 0xa00000061,
-		}, {
-			Insn:  55,
-			Value: 0x8000000200000000,
-		}, {
-			Insn:  70,
-			Value: 0x8000000000000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 8, Value: 0x8000000000000000},
+			{Insn: 17, Value: 0xa00000044},
+			{Insn: 26, Value: 0xa00000046},
+			{Insn: 32, Value: 0x8000000200000000},
+			{Insn: 34, Value: 0xb00000000},
+			{Insn: 45, Value: 0xa00000061},
+			{Insn: 55, Value: 0x8000000200000000},
+			{Insn: 70, Value: 0x8000000000000000},
+		},
 		Insns: 77,
 	}
 }
@@ -245,37 +227,18 @@ func readsizeTickTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{0, 23, 34, 43, 49, 62, 71, 86},
 		Entry: readsizeTickEntry,
-		Imms: []runtime.Imm{{
-			Insn:  3,
-			Value: 0xa00000000,
-		}, {
-			Insn:  8,
-			Value: 0xb00000010,
-		}, {
-			Insn:  21,
-			Value: 0x8000000200000000,
-		}, {
-			Insn:  30,
-			Value: 0xb00000044,
-		}, {
-			Insn:  39,
-			Value: 0xb00000046,
-		}, {
-			Insn:  45,
-			Value: 0x8000000300000000,
-		}, {
-			Insn:  47,
-			Value: 0xc00000000,
-		}, {
-			Insn:  58,
-			Value: 0xb00000061,
-		}, {
-			Insn:  68,
-			Value: 0x8000000300000000,
-		}, {
-			Insn:  83,
-			Value: 0x8000000200000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 3, Value: 0xa00000000},
+			{Insn: 8, Value: 0xb00000010},
+			{Insn: 21, Value: 0x8000000200000000},
+			{Insn: 30, Value: 0xb00000044},
+			{Insn: 39, Value: 0xb00000046},
+			{Insn: 45, Value: 0x8000000300000000},
+			{Insn: 47, Value: 0xc00000000},
+			{Insn: 58, Value: 0xb00000061},
+			{Insn: 68, Value: 0x8000000300000000},
+			{Insn: 83, Value: 0x8000000200000000},
+		},
 		Insns: 90,
 	}
 }

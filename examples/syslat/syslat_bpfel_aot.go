@@ -15,13 +15,10 @@ func syslatBeginTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{0, 10},
 		Entry: syslatBeginEntry,
-		Imms: []runtime.Imm{{
-			Insn:  1,
-			Value: 0xa00000010,
-		}, {
-			Insn:  6,
-			Value: 0xb0000004c,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 1, Value: 0xa00000010},
+			{Insn: 6, Value: 0xb0000004c},
+		},
 		Insns: 13,
 	}
 }
@@ -60,94 +57,37 @@ func syslatEndTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{10, 22, 30, 55, 70, 83, 107, 117, 129, 134, 145, 234, 376, 389, 411},
 		Entry: syslatEndEntry,
-		Imms: []runtime.Imm{{
-			Insn:  0,
-			Value: 0xa00000000,
-		}, {
-			Insn:  6,
-			Value: 0xb000000b3,
-		}, {
-			Insn:  11,
-			Value: 0xa00000008,
-		}, {
-			Insn:  18,
-			Value: 0xb000000cd,
-		}, {
-			Insn:  26,
-			Value: 0xb000000ed,
-		}, {
-			Insn:  31,
-			Value: 0xc00000034,
-		}, {
-			Insn:  34,
-			Value: 0xc0000002d,
-		}, {
-			Insn:  37,
-			Value: 0xc00000026,
-		}, {
-			Insn:  40,
-			Value: 0xc0000001d,
-		}, {
-			Insn:  43,
-			Value: 0xc00000017,
-		}, {
-			Insn:  46,
-			Value: 0xc0000000f,
-		}, {
-			Insn:  51,
-			Value: 0xb00000122,
-		}, {
-			Insn:  66,
-			Value: 0xb000000f0,
-		}, {
-			Insn:  73,
-			Value: 0x8000000300000000,
-		}, {
-			Insn:  81,
-			Value: 0x8000000300000000,
-		}, {
-			Insn:  103,
-			Value: 0xb0000013f,
-		}, {
-			Insn:  114,
-			Value: 0x8000000400000000,
-		}, {
-			Insn:  125,
-			Value: 0xb00000114,
-		}, {
-			Insn:  130,
-			Value: 0x8000000400000000,
-		}, {
-			Insn:  132,
-			Value: 0xc00000009,
-		}, {
-			Insn:  143,
-			Value: 0x8000000500000000,
-		}, {
-			Insn:  352,
-			Value: 0xc00000034,
-		}, {
-			Insn:  355,
-			Value: 0xc0000002d,
-		}, {
-			Insn:  358,
-			Value: 0xc00000026,
-		}, {
-			Insn:  361,
-			Value: 0xc0000001d,
-		}, {
-			Insn:  364,
-			Value: 0xc00000017,
-		}, {
-			Insn:  367,
-			Value: 0xc0000000f,
-		}, {
-			Insn:  372,
-			Value: 0xb00000122,
-		}, {
-			Insn:  407,
-			Value: 0xb0000013f,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 0, Value: 0xa00000000},
+			{Insn: 6, Value: 0xb000000b3},
+			{Insn: 11, Value: 0xa00000008},
+			{Insn: 18, Value: 0xb000000cd},
+			{Insn: 26, Value: 0xb000000ed},
+			{Insn: 31, Value: 0xc00000034},
+			{Insn: 34, Value: 0xc0000002d},
+			{Insn: 37, Value: 0xc00000026},
+			{Insn: 40, Value: 0xc0000001d},
+			{Insn: 43, Value: 0xc00000017},
+			{Insn: 46, Value: 0xc0000000f},
+			{Insn: 51, Value: 0xb00000122},
+			{Insn: 66, Value: 0xb000000f0},
+			{Insn: 73, Value: 0x8000000300000000},
+			{Insn: 81, Value: 0x8000000300000000},
+			{Insn: 103, Value: 0xb0000013f},
+			{Insn: 114, Value: 0x8000000400000000},
+			{Insn: 125, Value: 0xb00000114},
+			{Insn: 130, Value: 0x8000000400000000},
+			{Insn: 132, Value: 0xc00000009},
+			{Insn: 143, Value: 0x8000000500000000},
+			{Insn: 352, Value: 0xc00000034},
+			{Insn: 355, Value: 0xc0000002d},
+			{Insn: 358, Value: 0xc00000026},
+			{Insn: 361, Value: 0xc0000001d},
+			{Insn: 364, Value: 0xc00000017},
+			{Insn: 367, Value: 0xc0000000f},
+			{Insn: 372, Value: 0xb00000122},
+			{Insn: 407, Value: 0xb0000013f},
+		},
 		Insns: 414,
 	}
 }
@@ -1153,43 +1093,20 @@ func syslatOnSyscallTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{15, 39, 119, 135, 148},
 		Entry: syslatOnSyscallEntry,
-		Imms: []runtime.Imm{{
-			Insn:  4,
-			Value: 0xa00000000,
-		}, {
-			Insn:  13,
-			Value: 0x8000000100000000,
-		}, {
-			Insn:  26,
-			Value: 0xb00000008,
-		}, {
-			Insn:  37,
-			Value: 0x8000000300000000,
-		}, {
-			Insn:  50,
-			Value: 0xb00000008,
-		}, {
-			Insn:  117,
-			Value: 0x8000000400000000,
-		}, {
-			Insn:  124,
-			Value: 0xb00000018,
-		}, {
-			Insn:  129,
-			Value: 0xa00000000,
-		}, {
-			Insn:  133,
-			Value: 0xc00000000,
-		}, {
-			Insn:  137,
-			Value: 0xa00000008,
-		}, {
-			Insn:  144,
-			Value: 0xb00000020,
-		}, {
-			Insn:  150,
-			Value: 0xb00000008,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 4, Value: 0xa00000000},
+			{Insn: 13, Value: 0x8000000100000000},
+			{Insn: 26, Value: 0xb00000008},
+			{Insn: 37, Value: 0x8000000300000000},
+			{Insn: 50, Value: 0xb00000008},
+			{Insn: 117, Value: 0x8000000400000000},
+			{Insn: 124, Value: 0xb00000018},
+			{Insn: 129, Value: 0xa00000000},
+			{Insn: 133, Value: 0xc00000000},
+			{Insn: 137, Value: 0xa00000008},
+			{Insn: 144, Value: 0xb00000020},
+			{Insn: 150, Value: 0xb00000008},
+		},
 		Insns: 157,
 	}
 }
@@ -1579,46 +1496,21 @@ func syslatTickTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{0, 19, 40, 119, 261, 274, 296},
 		Entry: syslatTickEntry,
-		Imms: []runtime.Imm{{
-			Insn:  1,
-			Value: 0xa00000010,
-		}, {
-			Insn:  6,
-			Value: 0xb00000010,
-		}, {
-			Insn:  15,
-			Value: 0xb0000007f,
-		}, {
-			Insn:  22,
-			Value: 0x8000000200000000,
-		}, {
-			Insn:  37,
-			Value: 0x8000000200000000,
-		}, {
-			Insn:  237,
-			Value: 0xc00000034,
-		}, {
-			Insn:  240,
-			Value: 0xc0000002d,
-		}, {
-			Insn:  243,
-			Value: 0xc00000026,
-		}, {
-			Insn:  246,
-			Value: 0xc0000001d,
-		}, {
-			Insn:  249,
-			Value: 0xc00000017,
-		}, {
-			Insn:  252,
-			Value: 0xc0000000f,
-		}, {
-			Insn:  257,
-			Value: 0xb00000122,
-		}, {
-			Insn:  292,
-			Value: 0xb0000013f,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 1, Value: 0xa00000010},
+			{Insn: 6, Value: 0xb00000010},
+			{Insn: 15, Value: 0xb0000007f},
+			{Insn: 22, Value: 0x8000000200000000},
+			{Insn: 37, Value: 0x8000000200000000},
+			{Insn: 237, Value: 0xc00000034},
+			{Insn: 240, Value: 0xc0000002d},
+			{Insn: 243, Value: 0xc00000026},
+			{Insn: 246, Value: 0xc0000001d},
+			{Insn: 249, Value: 0xc00000017},
+			{Insn: 252, Value: 0xc0000000f},
+			{Insn: 257, Value: 0xb00000122},
+			{Insn: 292, Value: 0xb0000013f},
+		},
 		Insns: 299,
 	}
 }

@@ -213,11 +213,12 @@ func (e *emitter) translation(note string) jen.Code {
 		jen.Id("Insns"): jen.Lit(p.nslots),
 	}
 	if len(imms) > 0 {
+		// One line an immediate.
 		var list []jen.Code
 		for _, pc := range sortedKeys(imms) {
-			list = append(list, jen.Values(jen.Dict{jen.Id("Insn"): jen.Lit(pc), jen.Id("Value"): jen.Id(fmt.Sprintf("%#x", imms[pc]))}))
+			list = append(list, jen.Values(jen.Id("Insn").Op(":").Lit(pc), jen.Id("Value").Op(":").Id(fmt.Sprintf("%#x", imms[pc]))))
 		}
-		fields[jen.Id("Imms")] = jen.Index().Add(e.rt("Imm")).Values(list...)
+		fields[jen.Id("Imms")] = jen.Index().Add(e.rt("Imm")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, list...)
 	}
 	if len(calls) > 0 {
 		var list []jen.Code

@@ -980,16 +980,11 @@ func hashCountTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{9, 22, 31},
 		Entry: hashCountEntry,
-		Imms: []runtime.Imm{{
-			Insn:  5,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  15,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  27,
-			Value: 0x8000000000000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 5, Value: 0x8000000000000000},
+			{Insn: 15, Value: 0x8000000000000000},
+			{Insn: 27, Value: 0x8000000000000000},
+		},
 		Insns: 35,
 	}
 }

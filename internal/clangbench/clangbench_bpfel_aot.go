@@ -969,13 +969,10 @@ func clangbenchCountUserTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{20, 30},
 		Entry: clangbenchCountUserEntry,
-		Imms: []runtime.Imm{{
-			Insn:  18,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  27,
-			Value: 0x8000000000000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 18, Value: 0x8000000000000000},
+			{Insn: 27, Value: 0x8000000000000000},
+		},
 		Insns: 36,
 	}
 }

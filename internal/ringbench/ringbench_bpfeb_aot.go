@@ -15,49 +15,22 @@ func ringbenchEndTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{5, 11, 17, 23, 29, 35, 41},
 		Entry: ringbenchEndEntry,
-		Imms: []runtime.Imm{{
-			Insn:  0,
-			Value: 0xa00000030,
-		}, {
-			Insn:  3,
-			Value: 0xb00000000,
-		}, {
-			Insn:  6,
-			Value: 0xa00000038,
-		}, {
-			Insn:  9,
-			Value: 0xb00000008,
-		}, {
-			Insn:  12,
-			Value: 0xa00000040,
-		}, {
-			Insn:  15,
-			Value: 0xb0000000d,
-		}, {
-			Insn:  18,
-			Value: 0xa00000008,
-		}, {
-			Insn:  21,
-			Value: 0xb00000012,
-		}, {
-			Insn:  24,
-			Value: 0xa00000018,
-		}, {
-			Insn:  27,
-			Value: 0xb00000017,
-		}, {
-			Insn:  30,
-			Value: 0xa00000010,
-		}, {
-			Insn:  33,
-			Value: 0xb0000001c,
-		}, {
-			Insn:  36,
-			Value: 0xa00000028,
-		}, {
-			Insn:  39,
-			Value: 0xb00000025,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 0, Value: 0xa00000030},
+			{Insn: 3, Value: 0xb00000000},
+			{Insn: 6, Value: 0xa00000038},
+			{Insn: 9, Value: 0xb00000008},
+			{Insn: 12, Value: 0xa00000040},
+			{Insn: 15, Value: 0xb0000000d},
+			{Insn: 18, Value: 0xa00000008},
+			{Insn: 21, Value: 0xb00000012},
+			{Insn: 24, Value: 0xa00000018},
+			{Insn: 27, Value: 0xb00000017},
+			{Insn: 30, Value: 0xa00000010},
+			{Insn: 33, Value: 0xb0000001c},
+			{Insn: 36, Value: 0xa00000028},
+			{Insn: 39, Value: 0xb00000025},
+		},
 		Insns: 44,
 	}
 }
@@ -119,22 +92,13 @@ func ringbenchOnEventTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{5, 22, 27},
 		Entry: ringbenchOnEventEntry,
-		Imms: []runtime.Imm{{
-			Insn:  1,
-			Value: 0xa00000008,
-		}, {
-			Insn:  6,
-			Value: 0xa00000010,
-		}, {
-			Insn:  13,
-			Value: 0xa00000018,
-		}, {
-			Insn:  18,
-			Value: 0xa00000020,
-		}, {
-			Insn:  23,
-			Value: 0xa00000028,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 1, Value: 0xa00000008},
+			{Insn: 6, Value: 0xa00000010},
+			{Insn: 13, Value: 0xa00000018},
+			{Insn: 18, Value: 0xa00000020},
+			{Insn: 23, Value: 0xa00000028},
+		},
 		Insns: 30,
 	}
 }

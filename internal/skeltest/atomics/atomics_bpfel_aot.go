@@ -244,13 +244,10 @@ U20:
 func atomicsDrainTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: atomicsDrainEntry,
-		Imms: []runtime.Imm{{
-			Insn:  1,
-			Value: 0xa00000000,
-		}, {
-			Insn:  4,
-			Value: 0xa00000008,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 1, Value: 0xa00000000},
+			{Insn: 4, Value: 0xa00000008},
+		},
 		Insns: 9,
 	}
 }

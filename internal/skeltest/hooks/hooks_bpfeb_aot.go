@@ -15,37 +15,18 @@ func hooksBeginTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{13, 16, 20, 23, 27, 30, 34, 37, 41},
 		Entry: hooksBeginEntry,
-		Imms: []runtime.Imm{{
-			Insn:  0,
-			Value: 0xa00000028,
-		}, {
-			Insn:  9,
-			Value: 0xa0000002c,
-		}, {
-			Insn:  14,
-			Value: 0xb00000007,
-		}, {
-			Insn:  17,
-			Value: 0xb00000000,
-		}, {
-			Insn:  21,
-			Value: 0xb00000007,
-		}, {
-			Insn:  24,
-			Value: 0xb0000000f,
-		}, {
-			Insn:  28,
-			Value: 0xb00000007,
-		}, {
-			Insn:  31,
-			Value: 0xb0000001c,
-		}, {
-			Insn:  35,
-			Value: 0xb00000031,
-		}, {
-			Insn:  38,
-			Value: 0xb00000023,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 0, Value: 0xa00000028},
+			{Insn: 9, Value: 0xa0000002c},
+			{Insn: 14, Value: 0xb00000007},
+			{Insn: 17, Value: 0xb00000000},
+			{Insn: 21, Value: 0xb00000007},
+			{Insn: 24, Value: 0xb0000000f},
+			{Insn: 28, Value: 0xb00000007},
+			{Insn: 31, Value: 0xb0000001c},
+			{Insn: 35, Value: 0xb00000031},
+			{Insn: 38, Value: 0xb00000023},
+		},
 		Insns: 44,
 	}
 }
@@ -119,58 +100,25 @@ func hooksEndTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{15, 19, 32, 36, 40, 44, 48, 52, 56, 60, 64, 68, 72, 76, 83},
 		Entry: hooksEndEntry,
-		Imms: []runtime.Imm{{
-			Insn:  6,
-			Value: 0xa00000000,
-		}, {
-			Insn:  12,
-			Value: 0x8000000100000000,
-		}, {
-			Insn:  16,
-			Value: 0xb00000038,
-		}, {
-			Insn:  20,
-			Value: 0xc00000008,
-		}, {
-			Insn:  28,
-			Value: 0x8000000100000000,
-		}, {
-			Insn:  33,
-			Value: 0xb0000003f,
-		}, {
-			Insn:  38,
-			Value: 0xb00000044,
-		}, {
-			Insn:  42,
-			Value: 0xb0000004d,
-		}, {
-			Insn:  46,
-			Value: 0xb00000052,
-		}, {
-			Insn:  50,
-			Value: 0xb00000057,
-		}, {
-			Insn:  54,
-			Value: 0xb0000005e,
-		}, {
-			Insn:  58,
-			Value: 0xb00000066,
-		}, {
-			Insn:  62,
-			Value: 0xb0000006c,
-		}, {
-			Insn:  66,
-			Value: 0xb00000074,
-		}, {
-			Insn:  70,
-			Value: 0xb00000079,
-		}, {
-			Insn:  74,
-			Value: 0xb00000086,
-		}, {
-			Insn:  79,
-			Value: 0xc00000033,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 6, Value: 0xa00000000},
+			{Insn: 12, Value: 0x8000000100000000},
+			{Insn: 16, Value: 0xb00000038},
+			{Insn: 20, Value: 0xc00000008},
+			{Insn: 28, Value: 0x8000000100000000},
+			{Insn: 33, Value: 0xb0000003f},
+			{Insn: 38, Value: 0xb00000044},
+			{Insn: 42, Value: 0xb0000004d},
+			{Insn: 46, Value: 0xb00000052},
+			{Insn: 50, Value: 0xb00000057},
+			{Insn: 54, Value: 0xb0000005e},
+			{Insn: 58, Value: 0xb00000066},
+			{Insn: 62, Value: 0xb0000006c},
+			{Insn: 66, Value: 0xb00000074},
+			{Insn: 70, Value: 0xb00000079},
+			{Insn: 74, Value: 0xb00000086},
+			{Insn: 79, Value: 0xc00000033},
+		},
 		Insns: 86,
 	}
 }
@@ -288,25 +236,14 @@ func hooksOnEventTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{32},
 		Entry: hooksOnEventEntry,
-		Imms: []runtime.Imm{{
-			Insn:  0,
-			Value: 0xa00000000,
-		}, {
-			Insn:  14,
-			Value: 0xb00000020,
-		}, {
-			Insn:  20,
-			Value: 0xb00000010,
-		}, {
-			Insn:  26,
-			Value: 0xb00000018,
-		}, {
-			Insn:  41,
-			Value: 0xa00000000,
-		}, {
-			Insn:  48,
-			Value: 0xa00000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 0, Value: 0xa00000000},
+			{Insn: 14, Value: 0xb00000020},
+			{Insn: 20, Value: 0xb00000010},
+			{Insn: 26, Value: 0xb00000018},
+			{Insn: 41, Value: 0xa00000000},
+			{Insn: 48, Value: 0xa00000000},
+		},
 		Insns: 55,
 	}
 }
@@ -466,10 +403,9 @@ L54:
 func hooksOnLostTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: hooksOnLostEntry,
-		Imms: []runtime.Imm{{
-			Insn:  1,
-			Value: 0xa00000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 1, Value: 0xa00000000},
+		},
 		Insns: 11,
 	}
 }
@@ -518,16 +454,11 @@ func hooksOutsideTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{2, 6, 10, 16},
 		Entry: hooksOutsideEntry,
-		Imms: []runtime.Imm{{
-			Insn:  4,
-			Value: 0xa00000007,
-		}, {
-			Insn:  8,
-			Value: 0xa00000007,
-		}, {
-			Insn:  12,
-			Value: 0x8000000100000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 4, Value: 0xa00000007},
+			{Insn: 8, Value: 0xa00000007},
+			{Insn: 12, Value: 0x8000000100000000},
+		},
 		Insns: 20,
 	}
 }
@@ -574,22 +505,13 @@ func hooksTickTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{44},
 		Entry: hooksTickEntry,
-		Imms: []runtime.Imm{{
-			Insn:  0,
-			Value: 0xa00000000,
-		}, {
-			Insn:  8,
-			Value: 0xb00000008,
-		}, {
-			Insn:  22,
-			Value: 0xb00000008,
-		}, {
-			Insn:  41,
-			Value: 0x8000000200000000,
-		}, {
-			Insn:  46,
-			Value: 0xa00000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 0, Value: 0xa00000000},
+			{Insn: 8, Value: 0xb00000008},
+			{Insn: 22, Value: 0xb00000008},
+			{Insn: 41, Value: 0x8000000200000000},
+			{Insn: 46, Value: 0xa00000000},
+		},
 		Insns: 52,
 	}
 }

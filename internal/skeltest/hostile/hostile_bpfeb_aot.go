@@ -15,19 +15,12 @@ func hostileBumpTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{9, 20, 25, 35},
 		Entry: hostileBumpEntry,
-		Imms: []runtime.Imm{{
-			Insn:  7,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  17,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  23,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  33,
-			Value: 0x8000000000000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 7, Value: 0x8000000000000000},
+			{Insn: 17, Value: 0x8000000000000000},
+			{Insn: 23, Value: 0x8000000000000000},
+			{Insn: 33, Value: 0x8000000000000000},
+		},
 		Insns: 38,
 	}
 }
@@ -133,25 +126,14 @@ func hostileHugeHistTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{13, 21, 26, 33},
 		Entry: hostileHugeHistEntry,
-		Imms: []runtime.Imm{{
-			Insn:  8,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  16,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  22,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  24,
-			Value: 0xa00000000,
-		}, {
-			Insn:  27,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  31,
-			Value: 0xa00000003,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 8, Value: 0x8000000000000000},
+			{Insn: 16, Value: 0x8000000000000000},
+			{Insn: 22, Value: 0x8000000000000000},
+			{Insn: 24, Value: 0xa00000000},
+			{Insn: 27, Value: 0x8000000000000000},
+			{Insn: 31, Value: 0xa00000003},
+		},
 		Insns: 36,
 	}
 }
@@ -248,10 +230,9 @@ func hostileUpdateKhashTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{11},
 		Entry: hostileUpdateKhashEntry,
-		Imms: []runtime.Imm{{
-			Insn:  8,
-			Value: 0x8000000000000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 8, Value: 0x8000000000000000},
+		},
 		Insns: 13,
 	}
 }
@@ -298,10 +279,9 @@ func hostileUpdateRoTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{11},
 		Entry: hostileUpdateRoEntry,
-		Imms: []runtime.Imm{{
-			Insn:  8,
-			Value: 0x8000000000000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 8, Value: 0x8000000000000000},
+		},
 		Insns: 13,
 	}
 }
@@ -390,10 +370,9 @@ func hostileWriteRoLookupTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{6},
 		Entry: hostileWriteRoLookupEntry,
-		Imms: []runtime.Imm{{
-			Insn:  4,
-			Value: 0x8000000000000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 4, Value: 0x8000000000000000},
+		},
 		Insns: 13,
 	}
 }
@@ -446,10 +425,9 @@ L11:
 func hostileWriteRodataTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: hostileWriteRodataEntry,
-		Imms: []runtime.Imm{{
-			Insn:  0,
-			Value: 0xa00000000,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 0, Value: 0xa00000000},
+		},
 		Insns: 6,
 	}
 }

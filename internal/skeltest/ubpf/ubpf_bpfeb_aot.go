@@ -47,37 +47,18 @@ func ubpfReportTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{6, 16, 20, 25, 34, 48, 69, 74, 78, 83},
 		Entry: ubpfReportEntry,
-		Imms: []runtime.Imm{{
-			Insn:  3,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  14,
-			Value: 0x8000000100000000,
-		}, {
-			Insn:  23,
-			Value: 0xa00000000,
-		}, {
-			Insn:  45,
-			Value: 0x8000000300000000,
-		}, {
-			Insn:  57,
-			Value: 0xb00000000,
-		}, {
-			Insn:  65,
-			Value: 0xc00000000,
-		}, {
-			Insn:  70,
-			Value: 0x8000000300000000,
-		}, {
-			Insn:  72,
-			Value: 0xa00000006,
-		}, {
-			Insn:  76,
-			Value: 0xa0000000c,
-		}, {
-			Insn:  80,
-			Value: 0xc00000030,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 3, Value: 0x8000000000000000},
+			{Insn: 14, Value: 0x8000000100000000},
+			{Insn: 23, Value: 0xa00000000},
+			{Insn: 45, Value: 0x8000000300000000},
+			{Insn: 57, Value: 0xb00000000},
+			{Insn: 65, Value: 0xc00000000},
+			{Insn: 70, Value: 0x8000000300000000},
+			{Insn: 72, Value: 0xa00000006},
+			{Insn: 76, Value: 0xa0000000c},
+			{Insn: 80, Value: 0xc00000030},
+		},
 		Insns: 86,
 	}
 }

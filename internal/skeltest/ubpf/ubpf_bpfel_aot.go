@@ -47,37 +47,18 @@ func ubpfReportTranslation() runtime.Translation {
 	return runtime.Translation{
 		Calls: []int{6, 16, 20, 25, 33, 47, 68, 73, 77, 82},
 		Entry: ubpfReportEntry,
-		Imms: []runtime.Imm{{
-			Insn:  3,
-			Value: 0x8000000000000000,
-		}, {
-			Insn:  14,
-			Value: 0x8000000100000000,
-		}, {
-			Insn:  23,
-			Value: 0xa00000000,
-		}, {
-			Insn:  44,
-			Value: 0x8000000300000000,
-		}, {
-			Insn:  56,
-			Value: 0xb00000000,
-		}, {
-			Insn:  64,
-			Value: 0xc00000000,
-		}, {
-			Insn:  69,
-			Value: 0x8000000300000000,
-		}, {
-			Insn:  71,
-			Value: 0xa00000006,
-		}, {
-			Insn:  75,
-			Value: 0xa0000000c,
-		}, {
-			Insn:  79,
-			Value: 0xc00000030,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 3, Value: 0x8000000000000000},
+			{Insn: 14, Value: 0x8000000100000000},
+			{Insn: 23, Value: 0xa00000000},
+			{Insn: 44, Value: 0x8000000300000000},
+			{Insn: 56, Value: 0xb00000000},
+			{Insn: 64, Value: 0xc00000000},
+			{Insn: 69, Value: 0x8000000300000000},
+			{Insn: 71, Value: 0xa00000006},
+			{Insn: 75, Value: 0xa0000000c},
+			{Insn: 79, Value: 0xc00000030},
+		},
 		Insns: 85,
 	}
 }

@@ -14,31 +14,16 @@ import "github.com/skelgen/skelgen/runtime"
 func weakUserExternsTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: weakUserExternsEntry,
-		Imms: []runtime.Imm{{
-			Insn:  0,
-			Value: 0xa00000000,
-		}, {
-			Insn:  4,
-			Value: 0xa00000004,
-		}, {
-			Insn:  8,
-			Value: 0xa00000008,
-		}, {
-			Insn:  14,
-			Value: 0xa0000000c,
-		}, {
-			Insn:  48,
-			Value: 0xa0000001c,
-		}, {
-			Insn:  54,
-			Value: 0xa00000028,
-		}, {
-			Insn:  57,
-			Value: 0xa00000020,
-		}, {
-			Insn:  62,
-			Value: 0xa00000029,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 0, Value: 0xa00000000},
+			{Insn: 4, Value: 0xa00000004},
+			{Insn: 8, Value: 0xa00000008},
+			{Insn: 14, Value: 0xa0000000c},
+			{Insn: 48, Value: 0xa0000001c},
+			{Insn: 54, Value: 0xa00000028},
+			{Insn: 57, Value: 0xa00000020},
+			{Insn: 62, Value: 0xa00000029},
+		},
 		Insns: 68,
 	}
 }
@@ -141,10 +126,9 @@ func weakUserExternsFn0(m *runtime.Machine, d int, b int64, r1 uint64) (uint64, 
 func weakUserRequiredTranslation() runtime.Translation {
 	return runtime.Translation{
 		Entry: weakUserRequiredEntry,
-		Imms: []runtime.Imm{{
-			Insn:  0,
-			Value: 0xa0000002c,
-		}},
+		Imms: []runtime.Imm{
+			{Insn: 0, Value: 0xa0000002c},
+		},
 		Insns: 8,
 	}
 }

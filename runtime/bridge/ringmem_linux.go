@@ -134,6 +134,9 @@ func (r *ringMem) next() (rec []byte, ok bool) {
 			if hdr&ringBusy != 0 {
 				return nil, false
 			}
+			if hdr&ringDiscard == 0 {
+				continue // committed since inBatch looked: read it
+			}
 			r.pos += (ringHdrSize + uintptr(hdr&^ringDiscard) + 7) &^ 7
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -177,6 +178,52 @@ func TestRingReadBatches(t *testing.T) {
 	if laps := f.head / 4096; laps < 10 {
 		t.Fatalf("the records went round the ring %d times", laps)
 	}
+}
+
+// TestRingCommitWhileReading: the producer commits each record while the
+// reader polls for it, at a moment that varies, on another goroutine. A
+// record committed between the reader's two looks at its header (busy at
+// the first, committed at the second) must be read, not skipped as a
+// discarded one; the producer waits for each record to be read before it
+// reserves the next.
+func TestRingCommitWhileReading(t *testing.T) {
+	f := newFakeRing(t, 4096)
+	const records = 20000
+	var read atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range records {
+			for read.Load() < int64(i) {
+			}
+			pos := f.reserve(16)
+			for range i % 64 { // a varying wait before the commit
+				runtime.Gosched()
+			}
+			f.write(pos+ringHdrSize, record(i, 16))
+			atomic.StoreUint32((*uint32)(unsafe.Pointer(&f.data[pos&4095])), 16)
+		}
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for i := range records {
+		for {
+			rec, ok := f.r.next()
+			if ok {
+				if want := record(i, 16); string(rec) != string(want) {
+					t.Fatalf("record %d: read %x, want %x", i, rec, want)
+				}
+				break
+			}
+			if f.r.pos > uintptr(i)*24 {
+				t.Fatalf("record %d: the reader moved past it (position %d) without reading it", i, f.r.pos)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("record %d: not read in a minute (position %d)", i, f.r.pos)
+			}
+		}
+		read.Store(int64(i + 1))
+	}
+	<-done
 }
 
 // TestRingWaitPastDeadline: wait returns at once when a committed record

@@ -14,18 +14,35 @@ __u64 entries, exits, tp_entries;
 extern __u32 LINUX_KERNEL_VERSION __kconfig;
 __u32 seen_version;
 
+/* Calls of the target process only, counted atomically: other processes
+ * unlink files too, on other CPUs. */
+static __always_inline int ours(void)
+{
+	return !target_tgid || (bpf_get_current_pid_tgid() >> 32) == target_tgid;
+}
+
 SEC("fentry/do_unlinkat")
-int BPF_PROG(enter_unlinkat) { entries++; return 0; }
+int BPF_PROG(enter_unlinkat)
+{
+	if (ours())
+		__sync_fetch_and_add(&entries, 1);
+	return 0;
+}
 
 SEC("fexit/do_unlinkat")
-int BPF_PROG(exit_unlinkat) { exits++; return 0; }
+int BPF_PROG(exit_unlinkat)
+{
+	if (ours())
+		__sync_fetch_and_add(&exits, 1);
+	return 0;
+}
 
 SEC("tracepoint/syscalls/sys_enter_unlinkat")
 int tp_unlinkat(void *ctx)
 {
-	if (target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid)
+	if (!ours())
 		return 0;
-	tp_entries++;
+	__sync_fetch_and_add(&tp_entries, 1);
 	seen_version = LINUX_KERNEL_VERSION;
 	return 0;
 }

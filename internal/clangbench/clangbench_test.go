@@ -214,18 +214,14 @@ func BenchmarkClang(b *testing.B) {
 				}
 				b.ReportMetric(float64(per.Nanoseconds()), "ns/op")
 			})
+			var xdps []*ebpf.Program // the workload in each load
+			for _, l := range loads {
+				xdps = append(xdps, l[i].xdp)
+			}
 			b.Run("aot-vs-kernel", func(b *testing.B) {
-				var xdps []*ebpf.Program
-				for _, l := range loads {
-					xdps = append(xdps, l[i].xdp)
-				}
 				ratios[w.name] = versus(b, w, xdps, data)
 			})
 			b.Run("varied-vs-kernel", func(b *testing.B) {
-				var xdps []*ebpf.Program
-				for _, l := range loads {
-					xdps = append(xdps, l[i].xdp)
-				}
 				versusVaried(b, w, xdps, varied)
 			})
 		})
@@ -289,8 +285,8 @@ func variedInputs() [][]byte {
 }
 
 // versusVaried is versus on inputs that differ from one run to the next,
-// a round each b.Loop.
-// aot-vs-kernel runs each side on the same bytes round after round, and a
+// a round each b.Loop. aot-vs-kernel runs each side on the same bytes
+// round after round, and a
 // branch predictor learns much of a dispatch loop's 1,024 decisions when
 // they repeat: which side learns more, a Go switch's jump table or the
 // JIT's tree of branches, changes from one process to the next. Here a

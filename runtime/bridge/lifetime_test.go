@@ -609,8 +609,9 @@ func loopsAfterHost(host string) asm.Instructions {
 
 // closeDuringRun runs p (a loopsAfterHost program) over a one-byte
 // context from another goroutine, closes s once p has left the host
-// function that closed started, and reports whether the run had written its context's
-// byte by the time Close returned: whether Close waited for it.
+// function that closed started, and reports whether the run had written
+// its context's byte by the time Close returned: whether Close waited for
+// it.
 func closeDuringRun(t *testing.T, s *Set, p *BufferProgram, started <-chan struct{}) bool {
 	t.Helper()
 	ctx := make([]byte, 1)
@@ -623,9 +624,12 @@ func closeDuringRun(t *testing.T, s *Set, p *BufferProgram, started <-chan struc
 	// The run closed started inside a host function, which Close does
 	// not wait for (a run there fails with ErrClosed when it returns):
 	// Close is to come once the run has left it for its loop.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); goruntime.Gosched() {
+	for deadline := time.Now().Add(10 * time.Second); ; goruntime.Gosched() {
 		if _, running := s.life.seated(); running > 0 {
 			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run did not leave its host function in 10 s")
 		}
 	}
 	noHang(t, "Close", func() {

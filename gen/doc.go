@@ -55,7 +55,8 @@
 //     named after the types, and its named enums for types generated
 //     without -type;
 //   - package gen/aot turns each ubpf/ program into Go functions that
-//     the runtime binds at load (-aot);
+//     the runtime binds at load (-aot; by default only the programs
+//     that can run often: record hooks and those Go runs);
 //   - with -runtime vendor (the default) the module gets one copy of the
 //     runtime and bridge under <module root>/internal/skelgenrt
 //     (vendor.go), from the sources those packages embed, shared by all its

@@ -25,6 +25,36 @@ type StringList []string
 func (s *StringList) String() string     { return strings.Join(*s, ",") }
 func (s *StringList) Set(v string) error { *s = append(*s, v); return nil }
 
+// aotFlag is -aot: a boolean flag (-aot alone is -aot=true) that also
+// takes auto, the default.
+type aotFlag Config
+
+func (a *aotFlag) IsBoolFlag() bool { return true }
+
+func (a *aotFlag) String() string {
+	switch {
+	case a == nil || a.AOT && a.InterpretHooks:
+		return "auto"
+	case a.AOT:
+		return "true"
+	}
+	return "false"
+}
+
+func (a *aotFlag) Set(v string) error {
+	switch v {
+	case "auto":
+		a.AOT, a.InterpretHooks = true, true
+	case "true", "1":
+		a.AOT, a.InterpretHooks = true, false
+	case "false", "0":
+		a.AOT, a.InterpretHooks = false, false
+	default:
+		return fmt.Errorf("want true, false or auto")
+	}
+	return nil
+}
+
 // Usage is the main command's synopsis.
 const Usage = "skelgen [flags] INPUT...  (INPUT is x.bpf.o or x.bpf.c, or several .bpf.c linked into one object; flags come first)"
 
@@ -38,7 +68,8 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	f.cc.Define(fs)
 	fs.Var((*StringList)(&f.cfg.Types), "type", "C `type` to generate even if unused; also types ring buffer and perf records (\"event\" or \"map=event\"); repeatable")
 	fs.StringVar(&f.runtime, "runtime", "vendor", "how the package gets the runtime for ubpf/ programs: vendor (carry a copy) or import")
-	fs.BoolVar(&f.cfg.AOT, "aot", true, "translate ubpf/ programs to Go ahead of time")
+	f.cfg.AOT, f.cfg.InterpretHooks = true, true
+	fs.Var((*aotFlag)(&f.cfg), "aot", "translate ubpf/ programs to Go ahead of time: true (all), false (none: interpret them) or auto (the programs that can run often: record hooks and those Go runs; begin, end, interval and lost hooks are interpreted)")
 	fs.StringVar(&f.cfg.MakeBase, "makebase", "", "write make depfiles with paths relative to `dir`")
 	fs.StringVar(&f.cfg.Header, "header", "", "regenerate the minimal CO-RE `file` (e.g. vmlinux.h) the C input includes, beside the skeleton")
 	fs.StringVar(&f.cfg.Kernels, "kernels", "", "fail unless every kernel program loads on each kernel BTF file in `dir` (.btf, .btf.tar.xz, vmlinux ELF): the matrix of skelgen check -kernels")

@@ -60,6 +60,11 @@ type Config struct {
 	ImportRuntime bool
 	// AOT translates ubpf/ programs to Go (-aot).
 	AOT bool
+	// InterpretHooks, with AOT, leaves the hooks that run once or on a
+	// timer (begin, end, interval, lost) to the interpreter and
+	// translates the rest: record hooks, which run per record, and the
+	// programs Go runs itself (-aot=auto, the default).
+	InterpretHooks bool
 	// Header, when set for a C input, is the minimal CO-RE header the
 	// source includes: it is regenerated from the compiled object (see
 	// btfmin) and written with the skeleton.
@@ -337,7 +342,7 @@ func generate(ctx context.Context, cfg Config) ([]File, *runtimeCopy, error) {
 			carried = append(carried, names)
 		}
 	}
-	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types, AOT: cfg.AOT}
+	skelCfg := SkeletonConfig{Package: pkg, Stem: stem, Source: filepath.Base(cfg.Input), Types: cfg.Types, AOT: cfg.AOT, InterpretHooks: cfg.InterpretHooks}
 	if cfg.Warn != nil {
 		// Every target's translation tells alike: say it once.
 		told := map[string]bool{}
@@ -865,16 +870,16 @@ func missingTypes(obj *Object, cfg SkeletonConfig) []string {
 	return names
 }
 
-// aotStub is what a translation file holds once -aot=false keeps the
-// package's user programs in the interpreter.
+// aotStub is what a translation file holds once no user program of the
+// package is translated (-aot=false, or -aot=auto with hooks that run
+// rarely only).
 func aotStub(pkg string) []byte {
 	return []byte(skeletonStamp + `
 
-// This file held the Go translation of the package's user programs; with
-// -aot=false they run in the interpreter. skelgen leaves this stub in its
-// place because go generate, which lists a package's files before it runs
-// their go:generate lines, fails on a file removed under it. It may be
-// deleted.
+// This file held the Go translation of the package's user programs; they
+// now run in the interpreter (-aot). skelgen leaves this stub in its place
+// because go generate, which lists a package's files before it runs their
+// go:generate lines, fails on a file removed under it. It may be deleted.
 
 package ` + pkg + "\n")
 }

@@ -52,6 +52,9 @@ type SkeletonConfig struct {
 	// AOT translates user-space programs to Go; otherwise they run in the
 	// interpreter.
 	AOT bool
+	// InterpretHooks, with AOT, leaves the begin, end, interval and lost
+	// hooks to the interpreter (Config.InterpretHooks).
+	InterpretHooks bool
 	// Warn, when set, receives what the translation tells about a
 	// program (see aot.Options.Note): that it was split into more Go
 	// functions than it has BPF functions.

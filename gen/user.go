@@ -90,7 +90,7 @@ func (s *skeleton) collectUser(fields map[string]string) error {
 			}
 			up.ctx = code
 		}
-		if s.cfg.AOT {
+		if s.cfg.AOT && !(s.cfg.InterpretHooks && runsRarely(p)) {
 			if err := s.translate(up); err != nil {
 				return fmt.Errorf("user program %q: translation: %w", name, err)
 			}
@@ -116,6 +116,22 @@ func (s *skeleton) collectUser(fields map[string]string) error {
 		s.host = append(s.host, hf)
 	}
 	return nil
+}
+
+// runsRarely reports whether p is a hook that runs once or on a timer
+// (begin, end, interval) or on a notice of lost samples: translating it
+// costs every build of the package compile time and saves next to
+// nothing at run time.
+func runsRarely(p *ebpf.ProgramSpec) bool {
+	h, err := bridge.ParseHook(p.SectionName)
+	if err != nil {
+		return false
+	}
+	switch h.Kind {
+	case bridge.HookBegin, bridge.HookEnd, bridge.HookInterval, bridge.HookLost:
+		return true
+	}
+	return false
 }
 
 // typ is the Go type of the program's field in the objects.

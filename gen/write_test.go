@@ -2,8 +2,11 @@ package gen
 
 import (
 	"context"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +106,64 @@ func TestAOTOffStubsTranslation(t *testing.T) {
 		if f.Path == aot {
 			t.Errorf("-aot=false with no translation file writes %s", f.Path)
 		}
+	}
+}
+
+// TestAOTAuto: -aot reads true, false and auto (the default), and auto
+// translates the record hook and the program Go runs while the begin,
+// interval, lost and end hooks are left to the interpreter.
+func TestAOTAuto(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "internal/skeltest/hooks/hooks_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "hooks.bpf.o")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	all := []string{"Begin", "Tick", "OnEvent", "OnLost", "End", "Outside"}
+	for _, c := range []struct {
+		args       []string
+		translated []string
+	}{
+		{nil, []string{"OnEvent", "Outside"}},
+		{[]string{"-aot=auto"}, []string{"OnEvent", "Outside"}},
+		{[]string{"-aot"}, all},
+		{[]string{"-aot=true"}, all},
+		{[]string{"-aot=false"}, nil},
+	} {
+		fs := flag.NewFlagSet("skelgen", flag.ContinueOnError)
+		f := NewFlags(fs)
+		if err := fs.Parse(append(c.args, "-runtime", "import", "-pkg", "hooks", in)); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := f.Config(fs.Args())
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := Generate(context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		var src string
+		for _, f := range files {
+			if strings.HasSuffix(f.Path, "_aot.go") {
+				src = string(f.Data)
+			}
+		}
+		for _, name := range all {
+			want := slices.Contains(c.translated, name)
+			if got := strings.Contains(src, "func hooks"+name+"Translation()"); got != want {
+				t.Errorf("%v: program %s translated: %v, want %v", c.args, name, got, want)
+			}
+		}
+	}
+	fs := flag.NewFlagSet("skelgen", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	NewFlags(fs)
+	if err := fs.Parse([]string{"-aot=sometimes", in}); err == nil || !strings.Contains(err.Error(), "want true, false or auto") {
+		t.Errorf("-aot=sometimes: %v, want an error naming the values", err)
 	}
 }
 

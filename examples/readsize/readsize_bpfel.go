@@ -186,17 +186,17 @@ type ReadsizeVariables struct {
 func (o *ReadsizeObjects) init() error {
 	var err error
 	if !o.set.Disabled("begin") {
-		if o.Begin, err = bridge.NewUserProgram[struct{}](o.set, "begin", readsizeBeginTranslation); err != nil {
+		if o.Begin, err = bridge.NewUserProgram[struct{}](o.set, "begin", nil); err != nil {
 			return err
 		}
 	}
 	if !o.set.Disabled("end") {
-		if o.End, err = bridge.NewUserProgram[struct{}](o.set, "end", readsizeEndTranslation); err != nil {
+		if o.End, err = bridge.NewUserProgram[struct{}](o.set, "end", nil); err != nil {
 			return err
 		}
 	}
 	if !o.set.Disabled("tick") {
-		if o.Tick, err = bridge.NewUserProgram[struct{}](o.set, "tick", readsizeTickTranslation); err != nil {
+		if o.Tick, err = bridge.NewUserProgram[struct{}](o.set, "tick", nil); err != nil {
 			return err
 		}
 	}

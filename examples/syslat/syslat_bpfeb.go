@@ -259,12 +259,12 @@ type SyslatVariables struct {
 func (o *SyslatObjects) init() error {
 	var err error
 	if !o.set.Disabled("begin") {
-		if o.Begin, err = bridge.NewUserProgram[struct{}](o.set, "begin", syslatBeginTranslation); err != nil {
+		if o.Begin, err = bridge.NewUserProgram[struct{}](o.set, "begin", nil); err != nil {
 			return err
 		}
 	}
 	if !o.set.Disabled("end") {
-		if o.End, err = bridge.NewUserProgram[struct{}](o.set, "end", syslatEndTranslation); err != nil {
+		if o.End, err = bridge.NewUserProgram[struct{}](o.set, "end", nil); err != nil {
 			return err
 		}
 	}
@@ -274,7 +274,7 @@ func (o *SyslatObjects) init() error {
 		}
 	}
 	if !o.set.Disabled("tick") {
-		if o.Tick, err = bridge.NewUserProgram[struct{}](o.set, "tick", syslatTickTranslation); err != nil {
+		if o.Tick, err = bridge.NewUserProgram[struct{}](o.set, "tick", nil); err != nil {
 			return err
 		}
 	}

@@ -199,7 +199,7 @@ type RingbenchVariables struct {
 func (o *RingbenchObjects) init() error {
 	var err error
 	if !o.set.Disabled("end") {
-		if o.End, err = bridge.NewUserProgram[struct{}](o.set, "end", ringbenchEndTranslation); err != nil {
+		if o.End, err = bridge.NewUserProgram[struct{}](o.set, "end", nil); err != nil {
 			return err
 		}
 	}

@@ -273,12 +273,12 @@ type HooksVariables struct {
 func (o *HooksObjects) init() error {
 	var err error
 	if !o.set.Disabled("begin") {
-		if o.Begin, err = bridge.NewUserProgram[struct{}](o.set, "begin", hooksBeginTranslation); err != nil {
+		if o.Begin, err = bridge.NewUserProgram[struct{}](o.set, "begin", nil); err != nil {
 			return err
 		}
 	}
 	if !o.set.Disabled("end") {
-		if o.End, err = bridge.NewUserProgram[struct{}](o.set, "end", hooksEndTranslation); err != nil {
+		if o.End, err = bridge.NewUserProgram[struct{}](o.set, "end", nil); err != nil {
 			return err
 		}
 	}
@@ -288,7 +288,7 @@ func (o *HooksObjects) init() error {
 		}
 	}
 	if !o.set.Disabled("on_lost") {
-		if o.OnLost, err = bridge.NewUserProgram[HooksSkelgenLost](o.set, "on_lost", hooksOnLostTranslation); err != nil {
+		if o.OnLost, err = bridge.NewUserProgram[HooksSkelgenLost](o.set, "on_lost", nil); err != nil {
 			return err
 		}
 	}
@@ -298,7 +298,7 @@ func (o *HooksObjects) init() error {
 		}
 	}
 	if !o.set.Disabled("tick") {
-		if o.Tick, err = bridge.NewUserProgram[struct{}](o.set, "tick", hooksTickTranslation); err != nil {
+		if o.Tick, err = bridge.NewUserProgram[struct{}](o.set, "tick", nil); err != nil {
 			return err
 		}
 	}

@@ -373,7 +373,11 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 	}
 	fields := s.verb.fields(kernel)
 	for _, up := range s.user {
-		fields = append(fields, gocomment.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process; nil when its autoload was off.", up.field, up.name, up.spec.SectionName)),
+		engine := "by the interpreter"
+		if up.translation != nil {
+			engine = "translated to Go"
+		}
+		fields = append(fields, gocomment.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process %s; nil when its autoload was off.", up.field, up.name, up.spec.SectionName, engine)),
 			jen.Id(up.field).Add(up.typ(s.bridge)))
 	}
 	fields = append(fields,

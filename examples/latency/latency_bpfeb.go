@@ -180,8 +180,8 @@ type LatencyObjects struct {
 	// OnExit is program on_exit (section tracepoint/raw_syscalls/sys_exit); nil
 	// when its autoload was off.
 	OnExit *bridge.Tracepoint `skelgen:"on_exit"`
-	// Report is user-space program report (section ubpf/report), run in process;
-	// nil when its autoload was off.
+	// Report is user-space program report (section ubpf/report), run in process
+	// translated to Go; nil when its autoload was off.
 	Report *bridge.UserProgram[LatencySummary]
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.

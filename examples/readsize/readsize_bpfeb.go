@@ -155,14 +155,14 @@ type ReadsizeObjects struct {
 	// ReadDone is program read_done (section tracepoint/syscalls/sys_exit_read);
 	// nil when its autoload was off.
 	ReadDone *bridge.Tracepoint `skelgen:"read_done"`
-	// Begin is user-space program begin (section ubpf/begin), run in process; nil
-	// when its autoload was off.
+	// Begin is user-space program begin (section ubpf/begin), run in process by
+	// the interpreter; nil when its autoload was off.
 	Begin *bridge.UserProgram[struct{}]
-	// End is user-space program end (section ubpf/end), run in process; nil when
-	// its autoload was off.
+	// End is user-space program end (section ubpf/end), run in process by the
+	// interpreter; nil when its autoload was off.
 	End *bridge.UserProgram[struct{}]
 	// Tick is user-space program tick (section ubpf/interval/100ms), run in
-	// process; nil when its autoload was off.
+	// process by the interpreter; nil when its autoload was off.
 	Tick *bridge.UserProgram[struct{}]
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.

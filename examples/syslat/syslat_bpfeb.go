@@ -219,17 +219,17 @@ type SyslatObjects struct {
 	// SysExit is program sys_exit (section tracepoint/raw_syscalls/sys_exit); nil
 	// when its autoload was off.
 	SysExit *bridge.Tracepoint `skelgen:"sys_exit"`
-	// Begin is user-space program begin (section ubpf/begin), run in process; nil
-	// when its autoload was off.
+	// Begin is user-space program begin (section ubpf/begin), run in process by
+	// the interpreter; nil when its autoload was off.
 	Begin *bridge.UserProgram[struct{}]
-	// End is user-space program end (section ubpf/end), run in process; nil when
-	// its autoload was off.
+	// End is user-space program end (section ubpf/end), run in process by the
+	// interpreter; nil when its autoload was off.
 	End *bridge.UserProgram[struct{}]
 	// OnSyscall is user-space program on_syscall (section ubpf/record/events), run
-	// in process; nil when its autoload was off.
+	// in process translated to Go; nil when its autoload was off.
 	OnSyscall *bridge.UserProgram[SyslatEvent]
 	// Tick is user-space program tick (section ubpf/interval/100ms), run in
-	// process; nil when its autoload was off.
+	// process by the interpreter; nil when its autoload was off.
 	Tick *bridge.UserProgram[struct{}]
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.

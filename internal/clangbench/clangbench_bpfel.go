@@ -194,34 +194,34 @@ type ClangbenchObjects struct {
 	// WordsXdp is program words_xdp (section xdp); nil when its autoload was off.
 	WordsXdp *bridge.XDP `skelgen:"words_xdp"`
 	// BytecodeUser is user-space program bytecode_user (section ubpf/bytecode),
-	// run in process; nil when its autoload was off.
+	// run in process translated to Go; nil when its autoload was off.
 	BytecodeUser *bridge.BufferProgram
 	// ChecksumUser is user-space program checksum_user (section ubpf/checksum),
-	// run in process; nil when its autoload was off.
+	// run in process translated to Go; nil when its autoload was off.
 	ChecksumUser *bridge.BufferProgram
 	// CountUser is user-space program count_user (section ubpf/count), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	CountUser *bridge.BufferProgram
 	// DispatchUser is user-space program dispatch_user (section ubpf/dispatch),
-	// run in process; nil when its autoload was off.
+	// run in process translated to Go; nil when its autoload was off.
 	DispatchUser *bridge.BufferProgram
 	// Fnv1aUser is user-space program fnv1a_user (section ubpf/fnv1a), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	Fnv1aUser *bridge.BufferProgram
 	// IfelseUser is user-space program ifelse_user (section ubpf/ifelse), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	IfelseUser *bridge.BufferProgram
 	// Log2sumUser is user-space program log2sum_user (section ubpf/log2sum), run
-	// in process; nil when its autoload was off.
+	// in process translated to Go; nil when its autoload was off.
 	Log2sumUser *bridge.BufferProgram
 	// PrimesUser is user-space program primes_user (section ubpf/primes), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	PrimesUser *bridge.BufferProgram
 	// Switch32User is user-space program switch32_user (section ubpf/switch32),
-	// run in process; nil when its autoload was off.
+	// run in process translated to Go; nil when its autoload was off.
 	Switch32User *bridge.BufferProgram
 	// WordsUser is user-space program words_user (section ubpf/words), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	WordsUser *bridge.BufferProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.

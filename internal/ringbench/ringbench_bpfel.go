@@ -159,11 +159,11 @@ type RingbenchObjects struct {
 	// Fill is program fill (section syscall); nil when its autoload was off. It
 	// has no Attach: syscall programs are run (Raw().Run), not attached.
 	Fill *bridge.Program `skelgen:"fill"`
-	// End is user-space program end (section ubpf/end), run in process; nil when
-	// its autoload was off.
+	// End is user-space program end (section ubpf/end), run in process by the
+	// interpreter; nil when its autoload was off.
 	End *bridge.UserProgram[struct{}]
 	// OnEvent is user-space program on_event (section ubpf/record/events), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	OnEvent *bridge.UserProgram[RingbenchRec]
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.

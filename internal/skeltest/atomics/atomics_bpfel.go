@@ -132,17 +132,17 @@ type AtomicsObjects struct {
 	// CountGetppid is program count_getppid (section
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
 	CountGetppid *bridge.Tracepoint `skelgen:"count_getppid"`
-	// BumpA is user-space program bump_a (section ubpf/bump_a), run in process;
-	// nil when its autoload was off.
+	// BumpA is user-space program bump_a (section ubpf/bump_a), run in process
+	// translated to Go; nil when its autoload was off.
 	BumpA *bridge.BufferProgram
-	// BumpB is user-space program bump_b (section ubpf/bump_b), run in process;
-	// nil when its autoload was off.
+	// BumpB is user-space program bump_b (section ubpf/bump_b), run in process
+	// translated to Go; nil when its autoload was off.
 	BumpB *bridge.BufferProgram
-	// Drain is user-space program drain (section ubpf/drain), run in process; nil
-	// when its autoload was off.
+	// Drain is user-space program drain (section ubpf/drain), run in process
+	// translated to Go; nil when its autoload was off.
 	Drain *bridge.UserProgram[struct{}]
-	// Take is user-space program take (section ubpf/take), run in process; nil
-	// when its autoload was off.
+	// Take is user-space program take (section ubpf/take), run in process
+	// translated to Go; nil when its autoload was off.
 	Take *bridge.BufferProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.

@@ -140,46 +140,46 @@ func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 // them.
 type BytebufObjects struct {
 	// Backhash is user-space program backhash (section ubpf/backhash), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	Backhash *bridge.BufferProgram
-	// Be32sum is user-space program be32sum (section ubpf/be32sum), run in
-	// process; nil when its autoload was off.
+	// Be32sum is user-space program be32sum (section ubpf/be32sum), run in process
+	// translated to Go; nil when its autoload was off.
 	Be32sum *bridge.BufferProgram
-	// Bump is user-space program bump (section ubpf/bump), run in process; nil
-	// when its autoload was off.
+	// Bump is user-space program bump (section ubpf/bump), run in process
+	// translated to Go; nil when its autoload was off.
 	Bump *bridge.BufferProgram
 	// Checksum is user-space program checksum (section ubpf/checksum), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	Checksum *bridge.BufferProgram
 	// Classify is user-space program classify (section ubpf/classify), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	Classify *bridge.BufferProgram
-	// Hash is user-space program hash (section ubpf/hash), run in process; nil
-	// when its autoload was off.
+	// Hash is user-space program hash (section ubpf/hash), run in process
+	// translated to Go; nil when its autoload was off.
 	Hash *bridge.BufferProgram
-	// Invert is user-space program invert (section ubpf/invert), run in process;
-	// nil when its autoload was off.
+	// Invert is user-space program invert (section ubpf/invert), run in process
+	// translated to Go; nil when its autoload was off.
 	Invert *bridge.BufferProgram
-	// Lines is user-space program lines (section ubpf/lines), run in process; nil
-	// when its autoload was off.
+	// Lines is user-space program lines (section ubpf/lines), run in process
+	// translated to Go; nil when its autoload was off.
 	Lines *bridge.BufferProgram
-	// Parse is user-space program parse (section ubpf/parse), run in process; nil
-	// when its autoload was off.
+	// Parse is user-space program parse (section ubpf/parse), run in process
+	// translated to Go; nil when its autoload was off.
 	Parse *bridge.BufferProgram
-	// Rtrim is user-space program rtrim (section ubpf/rtrim), run in process; nil
-	// when its autoload was off.
+	// Rtrim is user-space program rtrim (section ubpf/rtrim), run in process
+	// translated to Go; nil when its autoload was off.
 	Rtrim *bridge.BufferProgram
-	// Sum256 is user-space program sum256 (section ubpf/sum256), run in process;
-	// nil when its autoload was off.
+	// Sum256 is user-space program sum256 (section ubpf/sum256), run in process
+	// translated to Go; nil when its autoload was off.
 	Sum256 *bridge.BufferProgram
-	// Sum32 is user-space program sum32 (section ubpf/sum32), run in process; nil
-	// when its autoload was off.
+	// Sum32 is user-space program sum32 (section ubpf/sum32), run in process
+	// translated to Go; nil when its autoload was off.
 	Sum32 *bridge.BufferProgram
-	// Sumdown is user-space program sumdown (section ubpf/sumdown), run in
-	// process; nil when its autoload was off.
+	// Sumdown is user-space program sumdown (section ubpf/sumdown), run in process
+	// translated to Go; nil when its autoload was off.
 	Sumdown *bridge.BufferProgram
-	// Zero is user-space program zero (section ubpf/zero), run in process; nil
-	// when its autoload was off.
+	// Zero is user-space program zero (section ubpf/zero), run in process
+	// translated to Go; nil when its autoload was off.
 	Zero *bridge.BufferProgram
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.

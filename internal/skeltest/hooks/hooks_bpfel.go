@@ -227,23 +227,23 @@ type HooksObjects struct {
 	// Sample is program sample (section tracepoint/syscalls/sys_enter_getpgid);
 	// nil when its autoload was off.
 	Sample *bridge.Tracepoint `skelgen:"sample"`
-	// Begin is user-space program begin (section ubpf/begin), run in process; nil
-	// when its autoload was off.
+	// Begin is user-space program begin (section ubpf/begin), run in process by
+	// the interpreter; nil when its autoload was off.
 	Begin *bridge.UserProgram[struct{}]
-	// End is user-space program end (section ubpf/end), run in process; nil when
-	// its autoload was off.
+	// End is user-space program end (section ubpf/end), run in process by the
+	// interpreter; nil when its autoload was off.
 	End *bridge.UserProgram[struct{}]
 	// OnEvent is user-space program on_event (section ubpf/record/events), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	OnEvent *bridge.UserProgram[HooksEvent]
 	// OnLost is user-space program on_lost (section ubpf/lost/samples), run in
-	// process; nil when its autoload was off.
+	// process by the interpreter; nil when its autoload was off.
 	OnLost *bridge.UserProgram[HooksSkelgenLost]
-	// Outside is user-space program outside (section ubpf/outside), run in
-	// process; nil when its autoload was off.
+	// Outside is user-space program outside (section ubpf/outside), run in process
+	// translated to Go; nil when its autoload was off.
 	Outside *bridge.UserProgram[HooksOutside]
-	// Tick is user-space program tick (section ubpf/interval/2ms), run in process;
-	// nil when its autoload was off.
+	// Tick is user-space program tick (section ubpf/interval/2ms), run in process
+	// by the interpreter; nil when its autoload was off.
 	Tick *bridge.UserProgram[struct{}]
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.

@@ -180,29 +180,31 @@ type HostileObjects struct {
 	// Kern is program kern (section tracepoint/syscalls/sys_enter_getppid); nil
 	// when its autoload was off.
 	Kern *bridge.Tracepoint `skelgen:"kern"`
-	// Bump is user-space program bump (section ubpf/bump), run in process; nil
-	// when its autoload was off.
+	// Bump is user-space program bump (section ubpf/bump), run in process
+	// translated to Go; nil when its autoload was off.
 	Bump *bridge.UserProgram[HostileBumpCtx]
 	// HugeHist is user-space program huge_hist (section ubpf/huge_hist), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	HugeHist *bridge.UserProgram[struct{}]
 	// ReadNullMinusOne is user-space program read_null_minus_one (section
-	// ubpf/read_null_minus_one), run in process; nil when its autoload was off.
+	// ubpf/read_null_minus_one), run in process translated to Go; nil when its
+	// autoload was off.
 	ReadNullMinusOne *bridge.UserProgram[struct{}]
 	// UpdateKhash is user-space program update_khash (section ubpf/update_khash),
-	// run in process; nil when its autoload was off.
+	// run in process translated to Go; nil when its autoload was off.
 	UpdateKhash *bridge.UserProgram[struct{}]
 	// UpdateRo is user-space program update_ro (section ubpf/update_ro), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	UpdateRo *bridge.UserProgram[struct{}]
 	// ViaHost is user-space program via_host (section ubpf/via_host), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	ViaHost *bridge.UserProgram[HostileBumpCtx]
 	// WriteRoLookup is user-space program write_ro_lookup (section
-	// ubpf/write_ro_lookup), run in process; nil when its autoload was off.
+	// ubpf/write_ro_lookup), run in process translated to Go; nil when its
+	// autoload was off.
 	WriteRoLookup *bridge.UserProgram[struct{}]
 	// WriteRodata is user-space program write_rodata (section ubpf/write_rodata),
-	// run in process; nil when its autoload was off.
+	// run in process translated to Go; nil when its autoload was off.
 	WriteRodata *bridge.UserProgram[struct{}]
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.

@@ -179,13 +179,13 @@ type UbpfObjects struct {
 	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
 	CountGetppid *bridge.Tracepoint `skelgen:"count_getppid"`
 	// BadRead is user-space program bad_read (section ubpf/bad_read), run in
-	// process; nil when its autoload was off.
+	// process translated to Go; nil when its autoload was off.
 	BadRead *bridge.UserProgram[UbpfReportCtx]
-	// Report is user-space program report (section ubpf/report), run in process;
-	// nil when its autoload was off.
+	// Report is user-space program report (section ubpf/report), run in process
+	// translated to Go; nil when its autoload was off.
 	Report *bridge.UserProgram[UbpfReportCtx]
-	// Spin is user-space program spin (section ubpf/spin), run in process; nil
-	// when its autoload was off.
+	// Spin is user-space program spin (section ubpf/spin), run in process
+	// translated to Go; nil when its autoload was off.
 	Spin *bridge.UserProgram[struct{}]
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.

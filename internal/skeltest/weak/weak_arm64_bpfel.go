@@ -257,10 +257,11 @@ type WeakObjects struct {
 	// was off.
 	ReadRequired *bridge.XDP `skelgen:"read_required"`
 	// UserExterns is user-space program user_externs (section ubpf/user_externs),
-	// run in process; nil when its autoload was off.
+	// run in process translated to Go; nil when its autoload was off.
 	UserExterns *bridge.UserProgram[WeakExterns]
 	// UserRequired is user-space program user_required (section
-	// ubpf/user_required), run in process; nil when its autoload was off.
+	// ubpf/user_required), run in process translated to Go; nil when its autoload
+	// was off.
 	UserRequired *bridge.UserProgram[WeakExterns]
 	// Variables are the global variables, read and written through memory-mapped
 	// sections.

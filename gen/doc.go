@@ -57,7 +57,11 @@
 //   - package gen/aot turns each ubpf/ program into Go functions that
 //     the runtime binds at load (-aot; by default only the programs
 //     that can run often: record hooks and those Go runs);
-//   - with -runtime vendor (the default) the module gets one copy of the
+//   - with -runtime auto (the default) the package imports skelgen's
+//     runtime where the module's go.mod requires skelgen's module, naming
+//     the bridge's constant of this release (VersionConst), and vendors
+//     it otherwise;
+//   - with -runtime vendor the module gets one copy of the
 //     runtime and bridge under <module root>/internal/skelgenrt
 //     (vendor.go), from the sources those packages embed, shared by all its
 //     skeleton packages, holding only what the module uses (prune.go): the

@@ -67,7 +67,7 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.target, "target", "bpfel,bpfeb", "comma-separated `targets` of a C input: bpfel, bpfeb or GOARCH names")
 	f.cc.Define(fs)
 	fs.Var((*StringList)(&f.cfg.Types), "type", "C `type` to generate even if unused; also types ring buffer and perf records (\"event\" or \"map=event\"); repeatable")
-	fs.StringVar(&f.runtime, "runtime", "vendor", "how the package gets the runtime for ubpf/ programs: vendor (carry a copy) or import")
+	fs.StringVar(&f.runtime, "runtime", "auto", "how the package gets skelgen's runtime: import (from skelgen's module), vendor (a copy in the module, under internal/skelgenrt) or auto (import when the module's go.mod requires skelgen's module, as go tool skelgen's does; else vendor)")
 	f.cfg.AOT, f.cfg.InterpretHooks = true, true
 	fs.Var((*aotFlag)(&f.cfg), "aot", "translate ubpf/ programs to Go ahead of time: true (all), false (none: interpret them) or auto (the programs that can run often: record hooks and those Go runs; begin, end, interval and lost hooks are interpreted)")
 	fs.StringVar(&f.cfg.MakeBase, "makebase", "", "write make depfiles with paths relative to `dir`")
@@ -107,12 +107,14 @@ func (f *Flags) Config(args []string) (Config, error) {
 		}
 	}
 	switch f.runtime {
+	case "auto":
+		cfg.ImportRuntime, cfg.RuntimeAuto = false, true
 	case "vendor":
-		cfg.ImportRuntime = false
+		cfg.ImportRuntime, cfg.RuntimeAuto = false, false
 	case "import":
-		cfg.ImportRuntime = true
+		cfg.ImportRuntime, cfg.RuntimeAuto = true, false
 	default:
-		return cfg, fmt.Errorf("-runtime %q: want vendor or import", f.runtime)
+		return cfg, fmt.Errorf("-runtime %q: want auto, vendor or import", f.runtime)
 	}
 	return cfg, nil
 }

@@ -58,6 +58,11 @@ type Config struct {
 	// ImportRuntime makes the package import the skelgen runtime instead
 	// of carrying a copy of it (-runtime import).
 	ImportRuntime bool
+	// RuntimeAuto, with ImportRuntime unset, imports the runtime when the
+	// module's go.mod requires skelgen's module (-runtime auto, the
+	// default): the module then depends on skelgen already, and a copy
+	// would repeat what go mod vendor carries. Otherwise it carries a copy.
+	RuntimeAuto bool
 	// AOT translates ubpf/ programs to Go (-aot).
 	AOT bool
 	// InterpretHooks, with AOT, leaves the hooks that run once or on a
@@ -370,10 +375,13 @@ func generate(ctx context.Context, cfg Config) ([]File, *runtimeCopy, error) {
 				// The skeleton's API names cilium/ebpf's types.
 				files = append(files, f)
 			}
-			skelCfg.RuntimeImport, skelCfg.BridgeImport = rc.runtimePath, rc.bridgePath
-			vendor = &rc
+			if !cfg.RuntimeAuto || !requiresOwn(rc.goMod) {
+				skelCfg.RuntimeImport, skelCfg.BridgeImport = rc.runtimePath, rc.bridgePath
+				vendor = &rc
+			}
 		}
 	}
+	skelCfg.VersionGuard = vendor == nil
 	required := typeArgs(cfg.Types)
 	for i, b := range builds {
 		obj := objs[i]

@@ -103,6 +103,7 @@ func (s *skeleton) file() (*jen.File, error) {
 	s.constDecls(f)
 	id := s.ids()
 	s.embedDecl(f, id)
+	s.versionGuard(f)
 	s.kernelBTFDecls(f, id)
 	s.specDecls(f, id)
 	s.loadSpecDecl(f, id)
@@ -134,6 +135,17 @@ func (s *skeleton) embedDecl(f *jen.File, id skelIDs) {
 	f.Comment("")
 	f.Comment("//go:embed " + gocomment.Text(s.cfg.ObjectFile))
 	f.Var().Id(id.objVar).Index().Byte()
+}
+
+// versionGuard names the imported bridge's constant of this skelgen's
+// release (VersionGuard).
+func (s *skeleton) versionGuard(f *jen.File) {
+	if !s.cfg.VersionGuard {
+		return
+	}
+	f.Comment("Fails to compile unless the runtime imported is that of skelgen " + gocomment.Text(Version) + ", which")
+	f.Comment("wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).")
+	f.Const().Id("_").Op("=").Qual(s.bridge, VersionConst)
 }
 
 // kernelBTFDecls embeds the kernels' minimal BTF (-btf-for) and lists

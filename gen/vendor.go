@@ -36,6 +36,33 @@ type runtimeCopy struct {
 	runtimePath, bridgePath string // their import paths
 }
 
+// VersionConst is the bridge's constant that only this release of skelgen
+// declares (runtime/bridge/version.go): v0.1.0-dev's is SkelgenV0_1_0_dev.
+var VersionConst = "Skelgen" + strings.Map(func(r rune) rune {
+	if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+		return r
+	}
+	return '_'
+}, strings.ToUpper(Version[:1])+Version[1:])
+
+// requiresOwn reports whether the go.mod file requires skelgen's module.
+func requiresOwn(goMod string) bool {
+	data, err := readOutput(goMod)
+	if err != nil {
+		return false
+	}
+	mf, err := modfile.ParseLax(goMod, data, nil)
+	if err != nil {
+		return false
+	}
+	for _, r := range mf.Require {
+		if r.Mod.Path == ownModule {
+			return true
+		}
+	}
+	return false
+}
+
 // ownModule is skelgen's own module path: its packages import the runtime
 // they sit beside, and it carries no copy of it.
 var ownModule = strings.TrimSuffix(RuntimeImport, "/runtime")

@@ -428,3 +428,65 @@ func goIn(t *testing.T, dir string, args ...string) string {
 	}
 	return string(out)
 }
+
+// TestRuntimeAuto: -runtime auto (the default) imports skelgen's runtime
+// where the module's go.mod requires skelgen's module, naming the bridge's
+// constant of this release, and carries a copy where it does not; the
+// bridge declares that constant.
+func TestRuntimeAuto(t *testing.T) {
+	root := testenv.ModuleRoot(t)
+	obj, err := os.ReadFile(filepath.Join(root, "examples/pslist/pslist_bpfel.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := "const _ = bridge." + VersionConst
+	for _, c := range []struct {
+		name, goMod, args string
+		imports           bool
+	}{
+		{"requires skelgen", "require github.com/skelgen/skelgen v0.0.0\n", "", true},
+		{"requires skelgen, -runtime vendor", "require github.com/skelgen/skelgen v0.0.0\n", "vendor", false},
+		{"cilium only", "require github.com/cilium/ebpf v0.22.0\n", "", false},
+		{"cilium only, -runtime import", "require github.com/cilium/ebpf v0.22.0\n", "import", true},
+	} {
+		mod := t.TempDir()
+		if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/app\n\ngo 1.26\n\n"+c.goMod), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in := filepath.Join(mod, "p", "pslist.bpf.o")
+		os.MkdirAll(filepath.Dir(in), 0o755)
+		if err := os.WriteFile(in, obj, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"-pkg", "p"}
+		if c.args != "" {
+			args = append(args, "-runtime", c.args)
+		}
+		files, err := Generate(context.Background(), flagConfig(t, append(args, in)...))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var skel string
+		copied := 0
+		for _, f := range files {
+			switch {
+			case strings.HasSuffix(f.Path, "pslist_bpfel.go"):
+				skel = string(f.Data)
+			case strings.Contains(filepath.ToSlash(f.Path), "/internal/skelgenrt/"):
+				copied++
+			}
+		}
+		imports := strings.Contains(skel, `"`+BridgeImport+`"`)
+		if imports != c.imports || strings.Contains(skel, guard) != c.imports || (copied > 0) == c.imports {
+			t.Errorf("%s: imports skelgen's bridge %v, names %s %v, %d files of a copy; want import %v", c.name, imports, VersionConst, strings.Contains(skel, guard), copied, c.imports)
+		}
+	}
+	// The bridge declares the constant the skeletons name.
+	data, err := os.ReadFile(filepath.Join(root, "runtime/bridge/version.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "\nconst "+VersionConst+" = true\n") {
+		t.Errorf("runtime/bridge/version.go does not declare %s, the constant skeletons of skelgen %s name", VersionConst, Version)
+	}
+}

@@ -109,6 +109,21 @@ func TestAOTOffStubsTranslation(t *testing.T) {
 	}
 }
 
+// flagConfig is the Config of the generator's command line args.
+func flagConfig(t *testing.T, args ...string) Config {
+	t.Helper()
+	fs := flag.NewFlagSet("skelgen", flag.ContinueOnError)
+	f := NewFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := f.Config(fs.Args())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
 // TestAOTAuto: -aot reads true, false and auto (the default), and auto
 // translates the record hook and the program Go runs while the begin,
 // interval, lost and end hooks are left to the interpreter.
@@ -133,16 +148,7 @@ func TestAOTAuto(t *testing.T) {
 		{[]string{"-aot=true"}, all},
 		{[]string{"-aot=false"}, nil},
 	} {
-		fs := flag.NewFlagSet("skelgen", flag.ContinueOnError)
-		f := NewFlags(fs)
-		if err := fs.Parse(append(c.args, "-runtime", "import", "-pkg", "hooks", in)); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := f.Config(fs.Args())
-		if err != nil {
-			t.Fatal(err)
-		}
-		files, err := Generate(context.Background(), cfg)
+		files, err := Generate(context.Background(), flagConfig(t, append(c.args, "-runtime", "import", "-pkg", "hooks", in)...))
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}

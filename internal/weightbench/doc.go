@@ -17,7 +17,9 @@
 // are the medians. The module's runtime copy (internal/skelgenrt) is
 // compiled once per module, not per package, and is reported apart, for a
 // module of kernel-only objects and for one whose objects have ubpf/
-// programs.
+// programs. The scratch modules' go.mod does not require skelgen, so the
+// default -runtime auto carries a copy there; a module that requires it,
+// as go tool skelgen's does, imports the runtime and carries none.
 //
 // make bench runs it with -benchtime 1x (under a minute of CPU on two
 // cores once the build cache is warm); internal/benchtable prints the

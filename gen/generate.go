@@ -365,7 +365,11 @@ func generate(ctx context.Context, cfg Config) ([]File, *runtimeCopy, error) {
 	}
 	var vendor *runtimeCopy
 	if !cfg.ImportRuntime {
-		rc, own, err := moduleCopy(outDir)
+		mode := "-runtime vendor"
+		if cfg.RuntimeAuto {
+			mode = "-runtime auto (the default)"
+		}
+		rc, own, err := moduleCopy(outDir, mode)
 		if err != nil {
 			return nil, nil, err
 		}

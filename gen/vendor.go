@@ -71,8 +71,8 @@ var ownModule = strings.TrimSuffix(RuntimeImport, "/runtime")
 // dir, through the go.mod above it: above the directory the files land
 // in, with symbolic links resolved, so that a link to a directory of
 // another tree is that directory. In skelgen's own module it returns own:
-// the package imports the runtime.
-func moduleCopy(dir string) (rc runtimeCopy, own bool, err error) {
+// the package imports the runtime. mode names the -runtime flag in errors.
+func moduleCopy(dir, mode string) (rc runtimeCopy, own bool, err error) {
 	real, err := resolveDir(dir)
 	if err != nil {
 		return runtimeCopy{}, false, err
@@ -82,14 +82,14 @@ func moduleCopy(dir string) (rc runtimeCopy, own bool, err error) {
 		if abs, _ := filepath.Abs(dir); abs != real {
 			err = fmt.Errorf("%w, where %s leads", err, dir)
 		}
-		return runtimeCopy{}, false, fmt.Errorf("-runtime vendor: %w (or use -runtime import)", err)
+		return runtimeCopy{}, false, fmt.Errorf("%s: %w (or use -runtime import)", mode, err)
 	}
 	if mod == ownModule {
 		return runtimeCopy{goMod: filepath.Join(root, "go.mod")}, true, nil
 	}
 	for _, pkg := range []string{"runtime", "bridge"} {
 		if err := noSymlinks(root, filepath.Join(filepath.FromSlash(vendorDir), pkg)); err != nil {
-			return runtimeCopy{}, false, fmt.Errorf("-runtime vendor: %w", err)
+			return runtimeCopy{}, false, fmt.Errorf("%s: %w", mode, err)
 		}
 	}
 	base := path.Join(mod, vendorDir)

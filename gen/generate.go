@@ -385,7 +385,6 @@ func generate(ctx context.Context, cfg Config) ([]File, *runtimeCopy, error) {
 			}
 		}
 	}
-	skelCfg.VersionGuard = vendor == nil
 	required := typeArgs(cfg.Types)
 	for i, b := range builds {
 		obj := objs[i]

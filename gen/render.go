@@ -137,14 +137,14 @@ func (s *skeleton) embedDecl(f *jen.File, id skelIDs) {
 	f.Var().Id(id.objVar).Index().Byte()
 }
 
-// versionGuard names the imported bridge's constant of this skelgen's
-// release (VersionGuard).
+// versionGuard makes a skeleton that imports skelgen's runtime, not a
+// copy, name the bridge's constant of this skelgen's release
+// (VersionConst), so that it compiles only against that release's runtime.
 func (s *skeleton) versionGuard(f *jen.File) {
-	if !s.cfg.VersionGuard {
+	if s.bridge != BridgeImport {
 		return
 	}
-	f.Comment("Fails to compile unless the runtime imported is that of skelgen " + gocomment.Text(Version) + ", which")
-	f.Comment("wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).")
+	f.Add(gocomment.Commentf("Fails to compile unless the runtime imported is that of skelgen %s, which wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).", Version))
 	f.Const().Id("_").Op("=").Qual(s.bridge, VersionConst)
 }
 

@@ -52,11 +52,6 @@ type SkeletonConfig struct {
 	// AOT translates user-space programs to Go; otherwise they run in the
 	// interpreter.
 	AOT bool
-	// VersionGuard makes the skeleton name the bridge's constant of the
-	// skelgen that wrote it (bridge.SkelgenV...), so that it compiles only
-	// against that release's runtime: set where it imports skelgen's
-	// runtime rather than a copy.
-	VersionGuard bool
 	// InterpretHooks, with AOT, leaves the begin, end, interval and lost
 	// hooks to the interpreter (Config.InterpretHooks).
 	InterpretHooks bool

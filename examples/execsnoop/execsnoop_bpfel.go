@@ -67,8 +67,9 @@ const ExecsnoopNoUid uint32 = 4294967295
 //go:embed execsnoop_bpfel.o
 var execsnoopObject []byte
 
-// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev, which
-// wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).
+// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev,
+// which wrote this file: generate again with the skelgen go.mod requires (go
+// tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
 // ExecsnoopSpec is the object's collection spec with typed handles to its

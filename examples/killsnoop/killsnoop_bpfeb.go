@@ -54,8 +54,9 @@ var _ = [1]struct{}{}[unsafe.Sizeof(KillsnoopKillArgs{})-8]
 //go:embed killsnoop_bpfeb.o
 var killsnoopObject []byte
 
-// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev, which
-// wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).
+// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev,
+// which wrote this file: generate again with the skelgen go.mod requires (go
+// tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
 // KillsnoopSpec is the object's collection spec with typed handles to its

@@ -48,8 +48,9 @@ const LatencyMaxSlots int32 = 64
 //go:embed latency_bpfeb.o
 var latencyObject []byte
 
-// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev, which
-// wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).
+// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev,
+// which wrote this file: generate again with the skelgen go.mod requires (go
+// tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
 // LatencySpec is the object's collection spec with typed handles to its global

@@ -47,8 +47,9 @@ const PslistCommLen int32 = 16
 //go:embed pslist_bpfel.o
 var pslistObject []byte
 
-// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev, which
-// wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).
+// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev,
+// which wrote this file: generate again with the skelgen go.mod requires (go
+// tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
 // PslistSpec is the object's collection spec with typed handles to its global

@@ -33,8 +33,9 @@ const ReadsizeMaxSlots int32 = 32
 //go:embed readsize_bpfeb.o
 var readsizeObject []byte
 
-// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev, which
-// wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).
+// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev,
+// which wrote this file: generate again with the skelgen go.mod requires (go
+// tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
 // ReadsizeSpec is the object's collection spec with typed handles to its

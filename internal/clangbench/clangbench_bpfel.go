@@ -21,8 +21,9 @@ const ClangbenchN int32 = 2048
 //go:embed clangbench_bpfel.o
 var clangbenchObject []byte
 
-// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev, which
-// wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).
+// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev,
+// which wrote this file: generate again with the skelgen go.mod requires (go
+// tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
 // ClangbenchSpec is the object's collection spec with typed handles to its

@@ -94,8 +94,9 @@ const ConstsAnonEleven int32 = 11
 //go:embed consts_bpfel.o
 var constsObject []byte
 
-// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev, which
-// wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).
+// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev,
+// which wrote this file: generate again with the skelgen go.mod requires (go
+// tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
 // ConstsSpec is the object's collection spec with typed handles to its global

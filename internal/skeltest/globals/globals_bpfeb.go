@@ -168,8 +168,9 @@ var _ = [1]struct{}{}[unsafe.Sizeof(GlobalsRecord_Anon0_Anon0{})-4]
 //go:embed globals_bpfeb.o
 var globalsObject []byte
 
-// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev, which
-// wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).
+// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev,
+// which wrote this file: generate again with the skelgen go.mod requires (go
+// tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
 // GlobalsSpec is the object's collection spec with typed handles to its global

@@ -31,8 +31,9 @@ var _ = [1]struct{}{}[unsafe.Sizeof(HostileBumpCtx{})-16]
 //go:embed hostile_bpfeb.o
 var hostileObject []byte
 
-// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev, which
-// wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).
+// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev,
+// which wrote this file: generate again with the skelgen go.mod requires (go
+// tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
 // HostileSpec is the object's collection spec with typed handles to its global

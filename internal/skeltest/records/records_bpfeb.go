@@ -64,8 +64,9 @@ const RecordsDataMax int32 = 64
 //go:embed records_bpfeb.o
 var recordsObject []byte
 
-// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev, which
-// wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).
+// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev,
+// which wrote this file: generate again with the skelgen go.mod requires (go
+// tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
 // RecordsSpec is the object's collection spec with typed handles to its global

@@ -70,8 +70,9 @@ func (s *StructopsTcpCongestionOps) NameString() string {
 //go:embed structops_bpfeb.o
 var structopsObject []byte
 
-// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev, which
-// wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).
+// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev,
+// which wrote this file: generate again with the skelgen go.mod requires (go
+// tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
 // StructopsSpec is the object's collection spec with typed handles to its

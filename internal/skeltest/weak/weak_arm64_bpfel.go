@@ -99,8 +99,9 @@ func (s *WeakExterns) HostnameString() string {
 //go:embed weak_arm64_bpfel.o
 var weakObject []byte
 
-// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev, which
-// wrote this file: generate again with the skelgen go.mod requires (go tool skelgen).
+// Fails to compile unless the runtime imported is that of skelgen v0.1.0-dev,
+// which wrote this file: generate again with the skelgen go.mod requires (go
+// tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
 // WeakSpec is the object's collection spec with typed handles to its global

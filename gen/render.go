@@ -6,17 +6,17 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"github.com/dave/jennifer/jen"
 
 	"github.com/skelgen/skelgen/internal/gocomment"
 )
 
-// aliases declares the load options and the runtime's types and errors
-// that users of the skeleton need, so that they never import the runtime:
-// a package that carries its copy keeps it internal. Every skeleton
-// declares them, whatever its object holds.
+// aliases declares the load options and, for an object with user-space
+// programs, the runtime's types and errors that only they can cause, so
+// that code handling them names the skeleton's package, wherever its
+// runtime lives. (A kernel-only object's in-process errors are
+// bridge.ErrInProcess.)
 func (s *skeleton) aliases(f *jen.File, id skelIDs) {
 	p := s.prefix
 	host := jen.Qual(s.bridge, "NoHost")
@@ -25,11 +25,14 @@ func (s *skeleton) aliases(f *jen.File, id skelIDs) {
 		host = jen.Id(id.hostT)
 		hostDoc = fmt.Sprintf("Its Host implements %s, the functions the user-space programs call.", id.hostT)
 	}
-	f.Add(gocomment.Commentf("%sLoadOptions configure Load: in process or with the kernel (Collection holds cilium/ebpf's options), where output and records go, the instruction budget. %s", p, hostDoc))
+	f.Add(gocomment.Commentf("%sLoadOptions configure Load (see bridge.Options). %s", p, hostDoc))
 	f.Type().Id(p+"LoadOptions").Op("=").Qual(s.bridge, "Options").Types(host)
 	if len(s.host) > 0 {
 		f.Add(gocomment.Commentf("%sPointer is an untyped pointer argument of a host function.", p))
 		f.Type().Id(p+"Pointer").Op("=").Qual(s.bridge, "Pointer")
+	}
+	if len(s.user) == 0 {
+		return
 	}
 	f.Add(gocomment.Commentf("%sMemoryError is the error of a user program that accessed memory out of bounds.", p))
 	f.Type().Id(p+"MemoryError").Op("=").Qual(s.cfg.RuntimeImport, "MemoryError")
@@ -189,10 +192,10 @@ func (s *skeleton) loadOptsVerbatim(w *vtext, id skelIDs) {
 // its maps, programs and variables before load.
 func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
 	spec := []vfield{
-		{doc: "Spec is the whole object as cilium/ebpf reads it, user-space programs included.", name: "Spec",
+		{doc: "Spec is the object as cilium/ebpf reads it, user-space programs included.", name: "Spec",
 			ref: genericRef{ptr: true, path: pkgEbpf, name: "CollectionSpec"}},
-		idField("Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton does not type the values).", "Maps", id.mapSpecsT),
-		idField("Programs switch programs off before load (SetAutoload(false)): a disabled program is not loaded.", "Programs", id.progSpecsT),
+		idField("Maps size maps before load (SetMaxEntries, SetValueSize).", "Maps", id.mapSpecsT),
+		idField("Programs switch programs off before load (SetAutoload(false)).", "Programs", id.progSpecsT),
 		idField("Variables are the object's global variables before load.", "Variables", id.varSpecsT),
 	}
 	ps := make([]vfield, 0, len(s.programs)+len(s.user))
@@ -209,8 +212,7 @@ func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
 	vs := s.varFields("VarSpec")
 	s.verb.structDecls(f, []vstruct{
 		{docs: []string{
-			fmt.Sprintf("%s is the object's collection spec with typed handles to its global variables.", id.specT),
-			"Change variables (for .rodata, the constants the verifier sees) before Load.",
+			fmt.Sprintf("%s is the object before Load: change variables (for .rodata, the constants the verifier sees) here.", id.specT),
 		}, name: id.specT, fields: spec},
 		{docs: []string{fmt.Sprintf("%s are the object's maps before load.", id.mapSpecsT)}, name: id.mapSpecsT, fields: ms},
 		{docs: []string{fmt.Sprintf("%s are the object's programs before load.", id.progSpecsT)}, name: id.progSpecsT, fields: ps},
@@ -296,7 +298,10 @@ func (s *skeleton) features() []string {
 // same ones, taking *<X>LoadOptions: host functions are in the options.
 func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 	s.aliases(f, id)
-	loadDoc := "loads the kernel programs and the maps they use into the kernel (unless opts.InProcess, which loads every map in process and no kernel program) and the user-space programs into the runtime; opts may be nil."
+	loadDoc := "Load loads the programs and the maps they use into the kernel, or with opts.InProcess every map in process and no program; opts may be nil."
+	if len(s.user) > 0 {
+		loadDoc = "Load loads the kernel programs and the maps they use into the kernel, or with opts.InProcess every map in process and no kernel program, and the user-space programs into the runtime; opts may be nil."
+	}
 	if len(s.host) > 0 {
 		loadDoc += " opts.Host implements the functions the user-space programs call: without it, loading a program that calls one fails."
 	}
@@ -307,14 +312,14 @@ func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 		}
 	}
 	optsType := jen.Op("*").Id(id.p + "LoadOptions")
-	f.Add(gocomment.Commentf("Load%s parses the embedded object and %s", id.p, loadDoc))
+	f.Add(gocomment.Commentf("Load%s is Load%sSpec then Load.", id.p, id.p))
 	f.Func().Id("Load"+id.p).Params(jen.Id("opts").Add(optsType)).Params(jen.Op("*").Id(id.objsT), jen.Error()).Block(
 		jen.List(jen.Id("spec"), jen.Err()).Op(":=").Id("Load"+id.p+"Spec").Call(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("spec").Dot("Load").Call(jen.Id("opts"))),
 	)
 
-	f.Add(gocomment.Comment("Load " + loadDoc))
+	f.Add(gocomment.Comment(loadDoc))
 	f.Func().Params(jen.Id("s").Op("*").Id(id.specT)).Id("Load").Params(jen.Id("opts").Add(optsType)).Params(jen.Op("*").Id(id.objsT), jen.Error()).BlockFunc(func(g *jen.Group) {
 		externs := jen.Nil()
 		if len(s.host) > 0 {
@@ -346,7 +351,11 @@ func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 		}
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		g.Id("o").Op(":=").Op("&").Id(id.objsT).Values(jen.Dict{jen.Id("set"): jen.Id("set")})
-		g.If(jen.Err().Op(":=").Id("o").Dot("init").Call(), jen.Err().Op("!=").Nil()).Block(
+		bind := jen.Qual(s.bridge, "Bind").Call(jen.Id("set"), jen.Id("o"))
+		if len(s.user) > 0 {
+			bind = jen.Id("o").Dot("init").Call()
+		}
+		g.If(jen.Err().Op(":=").Add(bind), jen.Err().Op("!=").Nil()).Block(
 			jen.Id("set").Dot("Close").Call(),
 			jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")),
 		)
@@ -370,12 +379,12 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 	}
 	if s.verb != nil && len(s.user) == 0 {
 		w := s.verb.part()
-		ok := w.docComment(fmt.Sprintf("%s are the loaded maps, programs and variables. Close releases them.", id.objsT))
+		ok := w.docComment(fmt.Sprintf(objectsDoc, id.objsT))
 		w.s("type ", id.objsT, " struct {\n")
 		for _, f := range kernel {
 			ok = ok && w.field(f)
 		}
-		ok = ok && w.field(idField("Variables are the global variables, read and written through memory-mapped sections.", "Variables", id.varsT))
+		ok = ok && w.field(idField(variablesDoc, "Variables", id.varsT))
 		w.s("\n\tset *").qual(s.bridge, "Set").s("\n}\n")
 		if ok {
 			f.Add(s.verb.placeholder(w))
@@ -389,26 +398,32 @@ func (s *skeleton) objectDecls(f *jen.File, id skelIDs) {
 		if up.translation != nil {
 			engine = "translated to Go"
 		}
-		fields = append(fields, gocomment.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process %s; nil when its autoload was off.", up.field, up.name, up.spec.SectionName, engine)),
+		fields = append(fields, gocomment.Comment(fmt.Sprintf("%s is user-space program %s (section %s), run in process %s.", up.field, up.name, up.spec.SectionName, engine)),
 			jen.Id(up.field).Add(up.typ(s.bridge)))
 	}
 	fields = append(fields,
-		gocomment.Comment("Variables are the global variables, read and written through memory-mapped sections."),
+		gocomment.Comment(variablesDoc),
 		jen.Id("Variables").Id(id.varsT),
 		jen.Line(),
 		jen.Id("set").Op("*").Qual(s.bridge, "Set"),
 	)
-	f.Add(gocomment.Commentf("%s are the loaded maps, programs and variables. Close releases them.", id.objsT))
+	f.Add(gocomment.Commentf(objectsDoc, id.objsT))
 	f.Type().Id(id.objsT).Struct(fields...)
 	s.objectTail(f, id)
 }
 
+// objectsDoc is the doc comment of <X>Objects, and variablesDoc that of
+// its Variables.
+const (
+	objectsDoc   = "%s are the loaded maps, programs (nil where autoload was off) and variables. Close releases them."
+	variablesDoc = "Variables are the global variables, in memory-mapped sections."
+)
+
 // objectTail declares what follows the Objects struct: the Variables
 // struct, init, Collection, Close and AttachAll.
 func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
-	autos := s.autoattached()
 	if s.verb != nil {
-		if w := s.objectTailVerbatim(id, autos); w != nil {
+		if w := s.objectTailVerbatim(id); w != nil {
 			f.Add(s.verb.placeholder(w))
 			return
 		}
@@ -418,52 +433,52 @@ func (s *skeleton) objectTail(f *jen.File, id skelIDs) {
 	f.Add(gocomment.Commentf("%s are the loaded global variables.", id.varsT))
 	f.Type().Id(id.varsT).Struct(s.verb.fields(vs)...)
 
-	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("init").Params().Error().BlockFunc(func(g *jen.Group) {
-		if len(s.user) > 0 {
+	if len(s.user) > 0 {
+		f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("init").Params().Error().BlockFunc(func(g *jen.Group) {
 			g.Var().Err().Error()
-		}
-		for _, up := range s.user {
-			translation := jen.Nil()
-			if up.translation != nil {
-				translation = jen.Id(up.translationFn)
+			for _, up := range s.user {
+				translation := jen.Nil()
+				if up.translation != nil {
+					translation = jen.Id(up.translationFn)
+				}
+				g.If(jen.Op("!").Id("o").Dot("set").Dot("Disabled").Call(jen.Lit(up.name))).Block(
+					jen.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Add(up.ctor(s.bridge)).Call(jen.Id("o").Dot("set"), jen.Lit(up.name), translation), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+				)
 			}
-			g.If(jen.Op("!").Id("o").Dot("set").Dot("Disabled").Call(jen.Lit(up.name))).Block(
-				jen.If(jen.List(jen.Id("o").Dot(up.field), jen.Err()).Op("=").Add(up.ctor(s.bridge)).Call(jen.Id("o").Dot("set"), jen.Lit(up.name), translation), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			)
-		}
-		g.Return(jen.Qual(s.bridge, "Bind").Call(jen.Id("o").Dot("set"), jen.Id("o")))
-	})
+			g.Return(jen.Qual(s.bridge, "Bind").Call(jen.Id("o").Dot("set"), jen.Id("o")))
+		})
+	}
 
-	f.Add(gocomment.Comment("Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process."))
+	f.Add(gocomment.Comment(collectionDoc))
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("Collection").Params().Op("*").Qual(pkgEbpf, "Collection").Block(jen.Return(jen.Id("o").Dot("set").Dot("Coll")))
 
-	f.Add(gocomment.Comment("Close detaches every link made by Attach methods and releases all programs and maps."))
+	f.Add(gocomment.Comment(closeDoc))
 	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("Close").Params().Error().Block(jen.Return(jen.Id("o").Dot("set").Dot("Close").Call()))
 
 	f.Add(gocomment.Comment(attachAllDoc))
-	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("AttachAll").Params(jen.Id("opts").Op("...").Qual(s.bridge, "AttachOption")).Error().BlockFunc(func(g *jen.Group) {
-		args := []jen.Code{jen.Id("opts")}
-		for _, field := range autos {
-			args = append(args, jen.Id("o").Dot(field))
-		}
-		g.Return(jen.Id("o").Dot("set").Dot("AttachAll").Call(args...))
-	})
+	f.Func().Params(jen.Id("o").Op("*").Id(id.objsT)).Id("AttachAll").Params(jen.Id("opts").Op("...").Qual(s.bridge, "AttachOption")).Error().Block(
+		jen.Return(jen.Id("o").Dot("set").Dot("AttachAll").Call(jen.Id("opts").Op("..."))))
 }
 
-// attachAllDoc is the doc comment of AttachAll.
-const attachAllDoc = "AttachAll attaches every program whose section names its attach point and registers every struct_ops map, skipping programs whose autoload or autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the errors of all that failed, joined. When some failed it detaches the programs it attached, unless opts hold bridge.KeepGoing."
+// The doc comments of Collection, Close and AttachAll; what AttachAll
+// does in detail is bridge.Set.AttachAll's to say.
+const (
+	collectionDoc = "Collection is the kernel part as a cilium/ebpf collection, nil in process."
+	closeDoc      = "Close detaches the links of Attach methods and releases programs and maps."
+	attachAllDoc  = "AttachAll attaches the programs whose sections name their attach points and registers the struct_ops maps: see bridge.Set.AttachAll."
+)
 
 // loadVerbatim is loadDecls as a verbatim part, nil if a doc comment
 // might be changed by go/format.
 func (s *skeleton) loadVerbatim(id skelIDs, loadDoc string) *vtext {
 	w := s.verb.part()
-	if !w.docComment(fmt.Sprintf("Load%s parses the embedded object and %s", id.p, loadDoc)) {
+	if !w.docComment(fmt.Sprintf("Load%s is Load%sSpec then Load.", id.p, id.p)) {
 		return nil
 	}
 	sig := "(opts *" + id.p + "LoadOptions) (*" + id.objsT + ", error) {\n"
 	w.s("func Load", id.p, sig)
 	w.s("\tspec, err := Load", id.p, "Spec()\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn spec.Load(opts)\n}\n\n")
-	if !w.docComment("Load " + loadDoc) {
+	if !w.docComment(loadDoc) {
 		return nil
 	}
 	w.s("func (s *", id.specT, ") Load", sig)
@@ -492,7 +507,13 @@ func (s *skeleton) loadVerbatim(id skelIDs, loadDoc string) *vtext {
 	}
 	w.s(")\n\tif err != nil {\n")
 	wrap()
-	w.s("\t}\n\to := &", id.objsT, "{set: set}\n\tif err := o.init(); err != nil {\n\t\tset.Close()\n")
+	w.s("\t}\n\to := &", id.objsT, "{set: set}\n\tif err := ")
+	if len(s.user) > 0 {
+		w.s("o.init()")
+	} else {
+		w.qual(s.bridge, "Bind").s("(set, o)")
+	}
+	w.s("; err != nil {\n\t\tset.Close()\n")
 	wrap()
 	w.s("\t}\n\treturn o, nil\n}\n")
 	return w
@@ -524,16 +545,16 @@ func (s *skeleton) loadSpecVerbatim(id skelIDs) *vtext {
 // objectTailVerbatim is the rest of objectDecls after the Objects struct
 // as a verbatim part: the Variables struct, init, Collection, Close and
 // AttachAll; nil if a comment might be changed by go/format.
-func (s *skeleton) objectTailVerbatim(id skelIDs, autos []string) *vtext {
+func (s *skeleton) objectTailVerbatim(id skelIDs) *vtext {
 	w := s.verb.part()
 	vs := s.varFields("Var")
 	if !w.structDecl(vstruct{docs: []string{fmt.Sprintf("%s are the loaded global variables.", id.varsT)}, name: id.varsT, fields: vs}) {
 		return nil
 	}
 	recv := "func (o *" + id.objsT + ") "
-	w.s("\n", recv, "init() error {\n")
+	w.s("\n")
 	if len(s.user) > 0 {
-		w.s("\tvar err error\n")
+		w.s(recv, "init() error {\n\tvar err error\n")
 	}
 	for _, up := range s.user {
 		translation := "nil"
@@ -543,49 +564,28 @@ func (s *skeleton) objectTailVerbatim(id skelIDs, autos []string) *vtext {
 		w.s("\tif !o.set.Disabled(").lit(up.name).s(") {\n\t\tif o.", up.field, ", err = ").expr(up.ctor(s.bridge)).s("(o.set, ").lit(up.name).
 			s(", " + translation + "); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
 	}
-	w.s("\treturn ").qual(s.bridge, "Bind").s("(o.set, o)\n}\n\n")
-
-	if !w.docComment("Collection returns the kernel part as a cilium/ebpf collection, or nil when the object runs in process.") {
+	if len(s.user) > 0 {
+		w.s("\treturn ").qual(s.bridge, "Bind").s("(o.set, o)\n}\n\n")
+	}
+	if !w.docComment(collectionDoc) {
 		return nil
 	}
 	w.s(recv, "Collection() *").qual(pkgEbpf, "Collection").s(" {\n\treturn o.set.Coll\n}\n\n")
-	if !w.docComment("Close detaches every link made by Attach methods and releases all programs and maps.") {
+	if !w.docComment(closeDoc) {
 		return nil
 	}
 	w.s(recv, "Close() error {\n\treturn o.set.Close()\n}\n\n")
 	if !w.docComment(attachAllDoc) {
 		return nil
 	}
-	w.s(recv, "AttachAll(opts ...").qual(s.bridge, "AttachOption").s(") error {\n\treturn o.set.AttachAll(opts")
-	for _, field := range autos {
-		w.s(", o.", field)
-	}
-	w.s(")\n}\n")
+	w.s(recv, "AttachAll(opts ...").qual(s.bridge, "AttachOption").s(") error {\n\treturn o.set.AttachAll(opts...)\n}\n")
 	return w
-}
-
-// autoattached are the fields AttachAll attaches: the programs whose
-// section names their attach point, and the struct_ops maps, which
-// register through their Attach.
-func (s *skeleton) autoattached() []string {
-	var fields []string
-	for _, pi := range s.programs {
-		if pi.kind.Auto {
-			fields = append(fields, pi.field)
-		}
-	}
-	for _, m := range s.maps {
-		if m.spec.Type == ebpf.StructOpsMap {
-			fields = append(fields, m.field)
-		}
-	}
-	return fields
 }
 
 // programDoc is the doc comment of a program's field: what it is, and why
 // it has no Attach when it has none.
 func programDoc(pi *progInfo) string {
-	doc := fmt.Sprintf("%s is program %s (section %s); nil when its autoload was off.", pi.field, pi.name, pi.spec.SectionName)
+	doc := fmt.Sprintf("%s is program %s (section %s).", pi.field, pi.name, pi.spec.SectionName)
 	if pi.kind.Handle == "Program" {
 		doc += " It has no Attach: " + pi.kind.Why
 	}

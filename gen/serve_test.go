@@ -38,8 +38,9 @@ char LICENSE[] SEC("license") = "GPL";
 }
 
 // TestServeGenerated: a skeleton with streams gets a handler per typed
-// stream, named after its map, and a Serve registering the programs
-// AttachAll attaches; a program named serve leaves the method its name.
+// stream, named after its map, and a Serve that leaves the programs to
+// the tool (bridge.NewTool registers those Bind bound); a program named
+// serve leaves the method its name.
 func TestServeGenerated(t *testing.T) {
 	testenv.Clang(t)
 	dir := t.TempDir()
@@ -69,11 +70,14 @@ char LICENSE[] SEC("license") = "GPL";
 		"type ToolHandlers struct {",
 		"OnLostRecords func(*ToolEvent)", // OnLost is the handlers' own
 		"func (o *ToolObjects) Serve(ctx context.Context, h *ToolHandlers) error {",
-		`t.Program("serve", o.C_serve.Attach)`, // Serve is the method
+		"C_serve *bridge.Tracepoint `skelgen:\"serve\"`", // Serve is the method
 		"bridge.Handle(t, o.Lost, h.OnLostRecords)",
 	} {
 		if !strings.Contains(skel, want) {
 			t.Errorf("skeleton lacks %q", want)
 		}
+	}
+	if strings.Contains(skel, "t.Program(") {
+		t.Error("Serve registers programs itself: the tool registers those Bind bound")
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -72,18 +71,14 @@ var execsnoopObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// ExecsnoopSpec is the object's collection spec with typed handles to its
-// global variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// ExecsnoopSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type ExecsnoopSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps ExecsnoopMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs ExecsnoopProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables ExecsnoopVariableSpecs
@@ -130,32 +125,11 @@ func LoadExecsnoopSpec() (*ExecsnoopSpec, error) {
 	return s, nil
 }
 
-// ExecsnoopLoadOptions configure Load: in process or with the kernel
-// (Collection holds cilium/ebpf's options), where output and records go, the
-// instruction budget. Its Host is unused: the object calls no host functions.
+// ExecsnoopLoadOptions configure Load (see bridge.Options). Its Host is
+// unused: the object calls no host functions.
 type ExecsnoopLoadOptions = bridge.Options[bridge.NoHost]
 
-// ExecsnoopMemoryError is the error of a user program that accessed memory out
-// of bounds.
-type ExecsnoopMemoryError = runtime.MemoryError
-
-var (
-	// ExecsnoopErrBudget: a user program ran out of its instruction budget.
-	ExecsnoopErrBudget = runtime.ErrBudget
-	// ExecsnoopErrCallDepth: a user program nested calls too deeply.
-	ExecsnoopErrCallDepth = runtime.ErrCallDepth
-	// ExecsnoopErrInProcess: a kernel operation on an object loaded in process.
-	ExecsnoopErrInProcess = bridge.ErrInProcess
-)
-
-// ExecsnoopExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type ExecsnoopExitError = bridge.ExitError
-
-// LoadExecsnoop parses the embedded object and loads the kernel programs and
-// the maps they use into the kernel (unless opts.InProcess, which loads every
-// map in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadExecsnoop is LoadExecsnoopSpec then Load.
 func LoadExecsnoop(opts *ExecsnoopLoadOptions) (*ExecsnoopObjects, error) {
 	spec, err := LoadExecsnoopSpec()
 	if err != nil {
@@ -164,24 +138,23 @@ func LoadExecsnoop(opts *ExecsnoopLoadOptions) (*ExecsnoopObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *ExecsnoopSpec) Load(opts *ExecsnoopLoadOptions) (*ExecsnoopObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.EnterExecve, s.Programs.ExitExecve)
 	if err != nil {
 		return nil, fmt.Errorf("execsnoop: %w", err)
 	}
 	o := &ExecsnoopObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("execsnoop: %w", err)
 	}
 	return o, nil
 }
 
-// ExecsnoopObjects are the loaded maps, programs and variables. Close releases
-// them.
+// ExecsnoopObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type ExecsnoopObjects struct {
 	// Events is map events (RingBuf, max_entries 262144). Record type struct
 	// event, as written at execsnoop.bpf.c:110 (bpf_ringbuf_output).
@@ -189,13 +162,12 @@ type ExecsnoopObjects struct {
 	// Execs is map execs (Hash, max_entries 10240).
 	Execs *bridge.Map[uint32, ExecsnoopEvent] `skelgen:"execs"`
 	// EnterExecve is program enter_execve (section
-	// tracepoint/syscalls/sys_enter_execve); nil when its autoload was off.
+	// tracepoint/syscalls/sys_enter_execve).
 	EnterExecve *bridge.Tracepoint `skelgen:"enter_execve"`
 	// ExitExecve is program exit_execve (section
-	// tracepoint/syscalls/sys_exit_execve); nil when its autoload was off.
+	// tracepoint/syscalls/sys_exit_execve).
 	ExitExecve *bridge.Tracepoint `skelgen:"exit_execve"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables ExecsnoopVariables
 
 	set *bridge.Set
@@ -211,69 +183,46 @@ type ExecsnoopVariables struct {
 	TargetUid *bridge.Uint32Var `skelgen:"target_uid"`
 }
 
-func (o *ExecsnoopObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *ExecsnoopObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *ExecsnoopObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *ExecsnoopObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.EnterExecve, o.ExitExecve)
+	return o.set.AttachAll(opts...)
 }
 
-// ExecsnoopHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// ExecsnoopHandlers are Serve's typed record callbacks and how the tool stops.
 type ExecsnoopHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
-	// OnEvents receives each record of events that its record hook
-	// (SEC("ubpf/record/events")) passes, or every record when it has none; it
-	// runs on Serve's goroutine, never beside a hook. The record it points to is
-	// reused for the next one: copy what you keep.
+	// OnEvents receives each record of events that ubpf/record/events passes (all
+	// without one), on Serve's goroutine; the record is reused: copy what you
+	// keep.
 	OnEvents func(*ExecsnoopEvent)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *ExecsnoopExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *ExecsnoopObjects) Serve(ctx context.Context, h *ExecsnoopHandlers) error {
 	if h == nil {
 		h = &ExecsnoopHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.EnterExecve != nil {
-		t.Program("enter_execve", o.EnterExecve.Attach)
-	}
-	if o.ExitExecve != nil {
-		t.Program("exit_execve", o.ExitExecve.Attach)
-	}
 	bridge.Handle(t, o.Events, h.OnEvents)
 	return t.Serve(ctx)
 }

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -59,18 +58,14 @@ var killsnoopObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// KillsnoopSpec is the object's collection spec with typed handles to its
-// global variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// KillsnoopSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type KillsnoopSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps KillsnoopMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs KillsnoopProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables KillsnoopVariableSpecs
@@ -116,32 +111,11 @@ func LoadKillsnoopSpec() (*KillsnoopSpec, error) {
 	return s, nil
 }
 
-// KillsnoopLoadOptions configure Load: in process or with the kernel
-// (Collection holds cilium/ebpf's options), where output and records go, the
-// instruction budget. Its Host is unused: the object calls no host functions.
+// KillsnoopLoadOptions configure Load (see bridge.Options). Its Host is
+// unused: the object calls no host functions.
 type KillsnoopLoadOptions = bridge.Options[bridge.NoHost]
 
-// KillsnoopMemoryError is the error of a user program that accessed memory out
-// of bounds.
-type KillsnoopMemoryError = runtime.MemoryError
-
-var (
-	// KillsnoopErrBudget: a user program ran out of its instruction budget.
-	KillsnoopErrBudget = runtime.ErrBudget
-	// KillsnoopErrCallDepth: a user program nested calls too deeply.
-	KillsnoopErrCallDepth = runtime.ErrCallDepth
-	// KillsnoopErrInProcess: a kernel operation on an object loaded in process.
-	KillsnoopErrInProcess = bridge.ErrInProcess
-)
-
-// KillsnoopExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type KillsnoopExitError = bridge.ExitError
-
-// LoadKillsnoop parses the embedded object and loads the kernel programs and
-// the maps they use into the kernel (unless opts.InProcess, which loads every
-// map in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadKillsnoop is LoadKillsnoopSpec then Load.
 func LoadKillsnoop(opts *KillsnoopLoadOptions) (*KillsnoopObjects, error) {
 	spec, err := LoadKillsnoopSpec()
 	if err != nil {
@@ -150,24 +124,23 @@ func LoadKillsnoop(opts *KillsnoopLoadOptions) (*KillsnoopObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *KillsnoopSpec) Load(opts *KillsnoopLoadOptions) (*KillsnoopObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.EnterKill, s.Programs.ExitKill)
 	if err != nil {
 		return nil, fmt.Errorf("killsnoop: %w", err)
 	}
 	o := &KillsnoopObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("killsnoop: %w", err)
 	}
 	return o, nil
 }
 
-// KillsnoopObjects are the loaded maps, programs and variables. Close releases
-// them.
+// KillsnoopObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type KillsnoopObjects struct {
 	// Events is map events (PerfEventArray, max_entries 0). Record type struct
 	// event, as written at killsnoop.bpf.c:71 (bpf_perf_event_output).
@@ -175,13 +148,11 @@ type KillsnoopObjects struct {
 	// Start is map start (Hash, max_entries 10240).
 	Start *bridge.Map[uint32, KillsnoopKillArgs] `skelgen:"start"`
 	// EnterKill is program enter_kill (section
-	// tracepoint/syscalls/sys_enter_kill); nil when its autoload was off.
+	// tracepoint/syscalls/sys_enter_kill).
 	EnterKill *bridge.Tracepoint `skelgen:"enter_kill"`
-	// ExitKill is program exit_kill (section tracepoint/syscalls/sys_exit_kill);
-	// nil when its autoload was off.
+	// ExitKill is program exit_kill (section tracepoint/syscalls/sys_exit_kill).
 	ExitKill *bridge.Tracepoint `skelgen:"exit_kill"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables KillsnoopVariables
 
 	set *bridge.Set
@@ -197,69 +168,46 @@ type KillsnoopVariables struct {
 	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
-func (o *KillsnoopObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *KillsnoopObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *KillsnoopObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *KillsnoopObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.EnterKill, o.ExitKill)
+	return o.set.AttachAll(opts...)
 }
 
-// KillsnoopHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// KillsnoopHandlers are Serve's typed record callbacks and how the tool stops.
 type KillsnoopHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
-	// OnEvents receives each record of events that its record hook
-	// (SEC("ubpf/record/events")) passes, or every record when it has none; it
-	// runs on Serve's goroutine, never beside a hook. The record it points to is
-	// reused for the next one: copy what you keep.
+	// OnEvents receives each record of events that ubpf/record/events passes (all
+	// without one), on Serve's goroutine; the record is reused: copy what you
+	// keep.
 	OnEvents func(*KillsnoopEvent)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *KillsnoopExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *KillsnoopObjects) Serve(ctx context.Context, h *KillsnoopHandlers) error {
 	if h == nil {
 		h = &KillsnoopHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.EnterKill != nil {
-		t.Program("enter_kill", o.EnterKill.Attach)
-	}
-	if o.ExitKill != nil {
-		t.Program("exit_kill", o.ExitKill.Attach)
-	}
 	bridge.Handle(t, o.Events, h.OnEvents)
 	return t.Serve(ctx)
 }

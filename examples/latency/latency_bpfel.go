@@ -53,18 +53,14 @@ var latencyObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// LatencySpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// LatencySpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type LatencySpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps LatencyMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs LatencyProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables LatencyVariableSpecs
@@ -109,10 +105,8 @@ func LoadLatencySpec() (*LatencySpec, error) {
 	return s, nil
 }
 
-// LatencyLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host implements LatencyHost, the functions the user-space
-// programs call.
+// LatencyLoadOptions configure Load (see bridge.Options). Its Host implements
+// LatencyHost, the functions the user-space programs call.
 type LatencyLoadOptions = bridge.Options[LatencyHost]
 
 // LatencyPointer is an untyped pointer argument of a host function.
@@ -135,11 +129,7 @@ var (
 // non-zero exit code (skelgen_stop).
 type LatencyExitError = bridge.ExitError
 
-// LoadLatency parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil. opts.Host implements the functions the user-space
-// programs call: without it, loading a program that calls one fails.
+// LoadLatency is LoadLatencySpec then Load.
 func LoadLatency(opts *LatencyLoadOptions) (*LatencyObjects, error) {
 	spec, err := LoadLatencySpec()
 	if err != nil {
@@ -148,11 +138,11 @@ func LoadLatency(opts *LatencyLoadOptions) (*LatencyObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil. opts.Host
-// implements the functions the user-space programs call: without it, loading a
-// program that calls one fails.
+// Load loads the kernel programs and the maps they use into the kernel, or
+// with opts.InProcess every map in process and no kernel program, and the
+// user-space programs into the runtime; opts may be nil. opts.Host implements
+// the functions the user-space programs call: without it, loading a program
+// that calls one fails.
 func (s *LatencySpec) Load(opts *LatencyLoadOptions) (*LatencyObjects, error) {
 	var externs map[string]runtime.Func
 	if opts != nil && opts.Host != nil {
@@ -170,8 +160,8 @@ func (s *LatencySpec) Load(opts *LatencyLoadOptions) (*LatencyObjects, error) {
 	return o, nil
 }
 
-// LatencyObjects are the loaded maps, programs and variables. Close releases
-// them.
+// LatencyObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type LatencyObjects struct {
 	// Hist is map hist (Array, max_entries 64).
 	Hist *bridge.Map[uint32, uint64] `skelgen:"hist"`
@@ -179,17 +169,14 @@ type LatencyObjects struct {
 	Start *bridge.Map[uint32, uint64] `skelgen:"start"`
 	// Totals is map totals (Array, max_entries 1).
 	Totals *bridge.Map[uint32, LatencyTotals] `skelgen:"totals"`
-	// OnEnter is program on_enter (section tracepoint/raw_syscalls/sys_enter); nil
-	// when its autoload was off.
+	// OnEnter is program on_enter (section tracepoint/raw_syscalls/sys_enter).
 	OnEnter *bridge.Tracepoint `skelgen:"on_enter"`
-	// OnExit is program on_exit (section tracepoint/raw_syscalls/sys_exit); nil
-	// when its autoload was off.
+	// OnExit is program on_exit (section tracepoint/raw_syscalls/sys_exit).
 	OnExit *bridge.Tracepoint `skelgen:"on_exit"`
 	// Report is user-space program report (section ubpf/report), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Report *bridge.UserProgram[LatencySummary]
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables LatencyVariables
 
 	set *bridge.Set
@@ -211,60 +198,43 @@ func (o *LatencyObjects) init() error {
 	return bridge.Bind(o.set, o)
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *LatencyObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *LatencyObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *LatencyObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.OnEnter, o.OnExit)
+	return o.set.AttachAll(opts...)
 }
 
-// LatencyHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// LatencyHandlers are Serve's typed record callbacks and how the tool stops.
 type LatencyHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *LatencyExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error; a
+// stop with a non-zero exit code is a *LatencyExitError.
 func (o *LatencyObjects) Serve(ctx context.Context, h *LatencyHandlers) error {
 	if h == nil {
 		h = &LatencyHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.OnEnter != nil {
-		t.Program("on_enter", o.OnEnter.Attach)
-	}
-	if o.OnExit != nil {
-		t.Program("on_exit", o.OnExit.Attach)
-	}
 	return t.Serve(ctx)
 }
 

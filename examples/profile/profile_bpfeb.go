@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -47,18 +46,14 @@ var profileObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// ProfileSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// ProfileSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type ProfileSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps ProfileMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs ProfileProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables ProfileVariableSpecs
@@ -99,32 +94,11 @@ func LoadProfileSpec() (*ProfileSpec, error) {
 	return s, nil
 }
 
-// ProfileLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// ProfileLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type ProfileLoadOptions = bridge.Options[bridge.NoHost]
 
-// ProfileMemoryError is the error of a user program that accessed memory out
-// of bounds.
-type ProfileMemoryError = runtime.MemoryError
-
-var (
-	// ProfileErrBudget: a user program ran out of its instruction budget.
-	ProfileErrBudget = runtime.ErrBudget
-	// ProfileErrCallDepth: a user program nested calls too deeply.
-	ProfileErrCallDepth = runtime.ErrCallDepth
-	// ProfileErrInProcess: a kernel operation on an object loaded in process.
-	ProfileErrInProcess = bridge.ErrInProcess
-)
-
-// ProfileExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type ProfileExitError = bridge.ExitError
-
-// LoadProfile parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadProfile is LoadProfileSpec then Load.
 func LoadProfile(opts *ProfileLoadOptions) (*ProfileObjects, error) {
 	spec, err := LoadProfileSpec()
 	if err != nil {
@@ -133,34 +107,31 @@ func LoadProfile(opts *ProfileLoadOptions) (*ProfileObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *ProfileSpec) Load(opts *ProfileLoadOptions) (*ProfileObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.Sample)
 	if err != nil {
 		return nil, fmt.Errorf("profile: %w", err)
 	}
 	o := &ProfileObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("profile: %w", err)
 	}
 	return o, nil
 }
 
-// ProfileObjects are the loaded maps, programs and variables. Close releases
-// them.
+// ProfileObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type ProfileObjects struct {
 	// Counts is map counts (Hash, max_entries 16384).
 	Counts *bridge.Map[ProfileKey, uint64] `skelgen:"counts"`
 	// Stacks is map stacks (StackTrace, max_entries 16384).
 	Stacks *bridge.StackTraceMap `skelgen:"stacks"`
-	// Sample is program sample (section perf_event); nil when its autoload was
-	// off.
+	// Sample is program sample (section perf_event).
 	Sample *bridge.PerfEvent `skelgen:"sample"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables ProfileVariables
 
 	set *bridge.Set
@@ -174,52 +145,36 @@ type ProfileVariables struct {
 	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
-func (o *ProfileObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *ProfileObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *ProfileObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *ProfileObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts)
+	return o.set.AttachAll(opts...)
 }
 
-// ProfileHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// ProfileHandlers are Serve's typed record callbacks and how the tool stops.
 type ProfileHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *ProfileExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *ProfileObjects) Serve(ctx context.Context, h *ProfileHandlers) error {
 	if h == nil {
 		h = &ProfileHandlers{}

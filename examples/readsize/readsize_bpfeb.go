@@ -38,18 +38,14 @@ var readsizeObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// ReadsizeSpec is the object's collection spec with typed handles to its
-// global variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// ReadsizeSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type ReadsizeSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps ReadsizeMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs ReadsizeProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables ReadsizeVariableSpecs
@@ -100,9 +96,8 @@ func LoadReadsizeSpec() (*ReadsizeSpec, error) {
 	return s, nil
 }
 
-// ReadsizeLoadOptions configure Load: in process or with the kernel
-// (Collection holds cilium/ebpf's options), where output and records go, the
-// instruction budget. Its Host is unused: the object calls no host functions.
+// ReadsizeLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type ReadsizeLoadOptions = bridge.Options[bridge.NoHost]
 
 // ReadsizeMemoryError is the error of a user program that accessed memory out
@@ -122,10 +117,7 @@ var (
 // non-zero exit code (skelgen_stop).
 type ReadsizeExitError = bridge.ExitError
 
-// LoadReadsize parses the embedded object and loads the kernel programs and
-// the maps they use into the kernel (unless opts.InProcess, which loads every
-// map in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadReadsize is LoadReadsizeSpec then Load.
 func LoadReadsize(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error) {
 	spec, err := LoadReadsizeSpec()
 	if err != nil {
@@ -134,9 +126,9 @@ func LoadReadsize(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the kernel programs and the maps they use into the kernel, or
+// with opts.InProcess every map in process and no kernel program, and the
+// user-space programs into the runtime; opts may be nil.
 func (s *ReadsizeSpec) Load(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.ReadDone, s.Programs.Begin, s.Programs.End, s.Programs.Tick))
 	if err != nil {
@@ -150,27 +142,25 @@ func (s *ReadsizeSpec) Load(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error)
 	return o, nil
 }
 
-// ReadsizeObjects are the loaded maps, programs and variables. Close releases
-// them.
+// ReadsizeObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type ReadsizeObjects struct {
 	// Hist is map hist (Array, max_entries 32).
 	Hist *bridge.Map[uint32, uint64] `skelgen:"hist"`
 	// Totals is map totals (Array, max_entries 1).
 	Totals *bridge.Map[uint32, ReadsizeTotals] `skelgen:"totals"`
-	// ReadDone is program read_done (section tracepoint/syscalls/sys_exit_read);
-	// nil when its autoload was off.
+	// ReadDone is program read_done (section tracepoint/syscalls/sys_exit_read).
 	ReadDone *bridge.Tracepoint `skelgen:"read_done"`
 	// Begin is user-space program begin (section ubpf/begin), run in process by
-	// the interpreter; nil when its autoload was off.
+	// the interpreter.
 	Begin *bridge.UserProgram[struct{}]
 	// End is user-space program end (section ubpf/end), run in process by the
-	// interpreter; nil when its autoload was off.
+	// interpreter.
 	End *bridge.UserProgram[struct{}]
 	// Tick is user-space program tick (section ubpf/interval/100ms), run in
-	// process by the interpreter; nil when its autoload was off.
+	// process by the interpreter.
 	Tick *bridge.UserProgram[struct{}]
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables ReadsizeVariables
 
 	set *bridge.Set
@@ -208,56 +198,42 @@ func (o *ReadsizeObjects) init() error {
 	return bridge.Bind(o.set, o)
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *ReadsizeObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *ReadsizeObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *ReadsizeObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.ReadDone)
+	return o.set.AttachAll(opts...)
 }
 
-// ReadsizeHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// ReadsizeHandlers are Serve's typed record callbacks and how the tool stops.
 type ReadsizeHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *ReadsizeExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error; a
+// stop with a non-zero exit code is a *ReadsizeExitError.
 func (o *ReadsizeObjects) Serve(ctx context.Context, h *ReadsizeHandlers) error {
 	if h == nil {
 		h = &ReadsizeHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.ReadDone != nil {
-		t.Program("read_done", o.ReadDone.Attach)
-	}
 	return t.Serve(ctx)
 }

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -47,18 +46,14 @@ var stackcountObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// StackcountSpec is the object's collection spec with typed handles to its
-// global variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// StackcountSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type StackcountSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps StackcountMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs StackcountProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables StackcountVariableSpecs
@@ -101,32 +96,11 @@ func LoadStackcountSpec() (*StackcountSpec, error) {
 	return s, nil
 }
 
-// StackcountLoadOptions configure Load: in process or with the kernel
-// (Collection holds cilium/ebpf's options), where output and records go, the
-// instruction budget. Its Host is unused: the object calls no host functions.
+// StackcountLoadOptions configure Load (see bridge.Options). Its Host is
+// unused: the object calls no host functions.
 type StackcountLoadOptions = bridge.Options[bridge.NoHost]
 
-// StackcountMemoryError is the error of a user program that accessed memory
-// out of bounds.
-type StackcountMemoryError = runtime.MemoryError
-
-var (
-	// StackcountErrBudget: a user program ran out of its instruction budget.
-	StackcountErrBudget = runtime.ErrBudget
-	// StackcountErrCallDepth: a user program nested calls too deeply.
-	StackcountErrCallDepth = runtime.ErrCallDepth
-	// StackcountErrInProcess: a kernel operation on an object loaded in process.
-	StackcountErrInProcess = bridge.ErrInProcess
-)
-
-// StackcountExitError is the error of Serve when a hook stopped the tool with
-// a non-zero exit code (skelgen_stop).
-type StackcountExitError = bridge.ExitError
-
-// LoadStackcount parses the embedded object and loads the kernel programs and
-// the maps they use into the kernel (unless opts.InProcess, which loads every
-// map in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadStackcount is LoadStackcountSpec then Load.
 func LoadStackcount(opts *StackcountLoadOptions) (*StackcountObjects, error) {
 	spec, err := LoadStackcountSpec()
 	if err != nil {
@@ -135,34 +109,31 @@ func LoadStackcount(opts *StackcountLoadOptions) (*StackcountObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *StackcountSpec) Load(opts *StackcountLoadOptions) (*StackcountObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.CountStack)
 	if err != nil {
 		return nil, fmt.Errorf("stackcount: %w", err)
 	}
 	o := &StackcountObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("stackcount: %w", err)
 	}
 	return o, nil
 }
 
-// StackcountObjects are the loaded maps, programs and variables. Close
-// releases them.
+// StackcountObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type StackcountObjects struct {
 	// Counts is map counts (Hash, max_entries 0).
 	Counts *bridge.Map[StackcountKey, uint64] `skelgen:"counts"`
 	// Stacks is map stacks (StackTrace, max_entries 0).
 	Stacks *bridge.StackTraceMap `skelgen:"stacks"`
-	// CountStack is program count_stack (section tracepoint); nil when its
-	// autoload was off.
+	// CountStack is program count_stack (section tracepoint).
 	CountStack *bridge.Tracepoint `skelgen:"count_stack"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables StackcountVariables
 
 	set *bridge.Set
@@ -178,52 +149,37 @@ type StackcountVariables struct {
 	UserStacks *bridge.BoolVar `skelgen:"user_stacks"`
 }
 
-func (o *StackcountObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *StackcountObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *StackcountObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *StackcountObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts)
+	return o.set.AttachAll(opts...)
 }
 
-// StackcountHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// StackcountHandlers are Serve's typed record callbacks and how the tool
+// stops.
 type StackcountHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *StackcountExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *StackcountObjects) Serve(ctx context.Context, h *StackcountHandlers) error {
 	if h == nil {
 		h = &StackcountHandlers{}

@@ -72,18 +72,14 @@ var syslatObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// SyslatSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// SyslatSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type SyslatSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps SyslatMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs SyslatProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables SyslatVariableSpecs
@@ -152,9 +148,8 @@ func LoadSyslatSpec() (*SyslatSpec, error) {
 	return s, nil
 }
 
-// SyslatLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// SyslatLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type SyslatLoadOptions = bridge.Options[bridge.NoHost]
 
 // SyslatMemoryError is the error of a user program that accessed memory out of
@@ -174,10 +169,7 @@ var (
 // non-zero exit code (skelgen_stop).
 type SyslatExitError = bridge.ExitError
 
-// LoadSyslat parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadSyslat is LoadSyslatSpec then Load.
 func LoadSyslat(opts *SyslatLoadOptions) (*SyslatObjects, error) {
 	spec, err := LoadSyslatSpec()
 	if err != nil {
@@ -186,9 +178,9 @@ func LoadSyslat(opts *SyslatLoadOptions) (*SyslatObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the kernel programs and the maps they use into the kernel, or
+// with opts.InProcess every map in process and no kernel program, and the
+// user-space programs into the runtime; opts may be nil.
 func (s *SyslatSpec) Load(opts *SyslatLoadOptions) (*SyslatObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.SysEnter, s.Programs.SysExit, s.Programs.Begin, s.Programs.End, s.Programs.OnSyscall, s.Programs.Tick))
 	if err != nil {
@@ -202,8 +194,8 @@ func (s *SyslatSpec) Load(opts *SyslatLoadOptions) (*SyslatObjects, error) {
 	return o, nil
 }
 
-// SyslatObjects are the loaded maps, programs and variables. Close releases
-// them.
+// SyslatObjects are the loaded maps, programs (nil where autoload was off) and
+// variables. Close releases them.
 type SyslatObjects struct {
 	// Events is map events (RingBuf, max_entries 4194304). Record type struct
 	// event, as written at syslat.bpf.c:73 (bpf_ringbuf_reserve).
@@ -218,26 +210,23 @@ type SyslatObjects struct {
 	Total *bridge.Map[uint32, SyslatStat] `skelgen:"total"`
 	// Window is map window (Array, max_entries 512).
 	Window *bridge.Map[uint32, SyslatStat] `skelgen:"window"`
-	// SysEnter is program sys_enter (section tracepoint/raw_syscalls/sys_enter);
-	// nil when its autoload was off.
+	// SysEnter is program sys_enter (section tracepoint/raw_syscalls/sys_enter).
 	SysEnter *bridge.Tracepoint `skelgen:"sys_enter"`
-	// SysExit is program sys_exit (section tracepoint/raw_syscalls/sys_exit); nil
-	// when its autoload was off.
+	// SysExit is program sys_exit (section tracepoint/raw_syscalls/sys_exit).
 	SysExit *bridge.Tracepoint `skelgen:"sys_exit"`
 	// Begin is user-space program begin (section ubpf/begin), run in process by
-	// the interpreter; nil when its autoload was off.
+	// the interpreter.
 	Begin *bridge.UserProgram[struct{}]
 	// End is user-space program end (section ubpf/end), run in process by the
-	// interpreter; nil when its autoload was off.
+	// interpreter.
 	End *bridge.UserProgram[struct{}]
 	// OnSyscall is user-space program on_syscall (section ubpf/record/events), run
-	// in process translated to Go; nil when its autoload was off.
+	// in process translated to Go.
 	OnSyscall *bridge.UserProgram[SyslatEvent]
 	// Tick is user-space program tick (section ubpf/interval/100ms), run in
-	// process by the interpreter; nil when its autoload was off.
+	// process by the interpreter.
 	Tick *bridge.UserProgram[struct{}]
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables SyslatVariables
 
 	set *bridge.Set
@@ -286,65 +275,47 @@ func (o *SyslatObjects) init() error {
 	return bridge.Bind(o.set, o)
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *SyslatObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *SyslatObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *SyslatObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.SysEnter, o.SysExit)
+	return o.set.AttachAll(opts...)
 }
 
-// SyslatHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// SyslatHandlers are Serve's typed record callbacks and how the tool stops.
 type SyslatHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
-	// OnEvents receives each record of events that its record hook
-	// (SEC("ubpf/record/events")) passes, or every record when it has none; it
-	// runs on Serve's goroutine, never beside a hook. The record it points to is
-	// reused for the next one: copy what you keep.
+	// OnEvents receives each record of events that ubpf/record/events passes (all
+	// without one), on Serve's goroutine; the record is reused: copy what you
+	// keep.
 	OnEvents func(*SyslatEvent)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *SyslatExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error; a
+// stop with a non-zero exit code is a *SyslatExitError.
 func (o *SyslatObjects) Serve(ctx context.Context, h *SyslatHandlers) error {
 	if h == nil {
 		h = &SyslatHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.SysEnter != nil {
-		t.Program("sys_enter", o.SysEnter.Attach)
-	}
-	if o.SysExit != nil {
-		t.Program("sys_exit", o.SysExit.Attach)
-	}
 	bridge.Handle(t, o.Events, h.OnEvents)
 	return t.Serve(ctx)
 }

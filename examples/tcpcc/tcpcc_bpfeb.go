@@ -13,7 +13,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -104,18 +103,14 @@ var tcpccObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// TcpccSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// TcpccSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type TcpccSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps TcpccMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs TcpccProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables TcpccVariableSpecs
@@ -160,32 +155,11 @@ func LoadTcpccSpec() (*TcpccSpec, error) {
 	return s, nil
 }
 
-// TcpccLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// TcpccLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type TcpccLoadOptions = bridge.Options[bridge.NoHost]
 
-// TcpccMemoryError is the error of a user program that accessed memory out of
-// bounds.
-type TcpccMemoryError = runtime.MemoryError
-
-var (
-	// TcpccErrBudget: a user program ran out of its instruction budget.
-	TcpccErrBudget = runtime.ErrBudget
-	// TcpccErrCallDepth: a user program nested calls too deeply.
-	TcpccErrCallDepth = runtime.ErrCallDepth
-	// TcpccErrInProcess: a kernel operation on an object loaded in process.
-	TcpccErrInProcess = bridge.ErrInProcess
-)
-
-// TcpccExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type TcpccExitError = bridge.ExitError
-
-// LoadTcpcc parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadTcpcc is LoadTcpccSpec then Load.
 func LoadTcpcc(opts *TcpccLoadOptions) (*TcpccObjects, error) {
 	spec, err := LoadTcpccSpec()
 	if err != nil {
@@ -194,47 +168,44 @@ func LoadTcpcc(opts *TcpccLoadOptions) (*TcpccObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *TcpccSpec) Load(opts *TcpccLoadOptions) (*TcpccObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.RenoCongAvoid, s.Programs.RenoInit, s.Programs.RenoSsthresh, s.Programs.RenoUndoCwnd)
 	if err != nil {
 		return nil, fmt.Errorf("tcpcc: %w", err)
 	}
 	o := &TcpccObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("tcpcc: %w", err)
 	}
 	return o, nil
 }
 
-// TcpccObjects are the loaded maps, programs and variables. Close releases
-// them.
+// TcpccObjects are the loaded maps, programs (nil where autoload was off) and
+// variables. Close releases them.
 type TcpccObjects struct {
 	// SkelgenReno is map skelgen_reno (StructOpsMap, max_entries 1). Struct
 	// tcp_congestion_ops registered by Attach: cong_avoid is reno_cong_avoid, init
 	// is reno_init, ssthresh is reno_ssthresh, undo_cwnd is reno_undo_cwnd.
 	SkelgenReno *bridge.StructOps `skelgen:"skelgen_reno"`
-	// RenoCongAvoid is program reno_cong_avoid (section struct_ops); nil when its
-	// autoload was off. It has no Attach: it is a function member of a struct_ops
-	// map, registered with the map's Attach.
+	// RenoCongAvoid is program reno_cong_avoid (section struct_ops). It has no
+	// Attach: it is a function member of a struct_ops map, registered with the
+	// map's Attach.
 	RenoCongAvoid *bridge.Program `skelgen:"reno_cong_avoid"`
-	// RenoInit is program reno_init (section struct_ops); nil when its autoload
-	// was off. It has no Attach: it is a function member of a struct_ops map,
-	// registered with the map's Attach.
+	// RenoInit is program reno_init (section struct_ops). It has no Attach: it is
+	// a function member of a struct_ops map, registered with the map's Attach.
 	RenoInit *bridge.Program `skelgen:"reno_init"`
-	// RenoSsthresh is program reno_ssthresh (section struct_ops); nil when its
-	// autoload was off. It has no Attach: it is a function member of a struct_ops
-	// map, registered with the map's Attach.
+	// RenoSsthresh is program reno_ssthresh (section struct_ops). It has no
+	// Attach: it is a function member of a struct_ops map, registered with the
+	// map's Attach.
 	RenoSsthresh *bridge.Program `skelgen:"reno_ssthresh"`
-	// RenoUndoCwnd is program reno_undo_cwnd (section struct_ops); nil when its
-	// autoload was off. It has no Attach: it is a function member of a struct_ops
-	// map, registered with the map's Attach.
+	// RenoUndoCwnd is program reno_undo_cwnd (section struct_ops). It has no
+	// Attach: it is a function member of a struct_ops map, registered with the
+	// map's Attach.
 	RenoUndoCwnd *bridge.Program `skelgen:"reno_undo_cwnd"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables TcpccVariables
 
 	set *bridge.Set
@@ -248,52 +219,36 @@ type TcpccVariables struct {
 	MaxCwnd *bridge.Uint32Var `skelgen:"max_cwnd"`
 }
 
-func (o *TcpccObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *TcpccObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *TcpccObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *TcpccObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.SkelgenReno)
+	return o.set.AttachAll(opts...)
 }
 
-// TcpccHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// TcpccHandlers are Serve's typed record callbacks and how the tool stops.
 type TcpccHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *TcpccExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *TcpccObjects) Serve(ctx context.Context, h *TcpccHandlers) error {
 	if h == nil {
 		h = &TcpccHandlers{}

@@ -13,7 +13,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -107,18 +106,14 @@ var usdtsnoopObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// UsdtsnoopSpec is the object's collection spec with typed handles to its
-// global variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// UsdtsnoopSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type UsdtsnoopSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps UsdtsnoopMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs UsdtsnoopProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables UsdtsnoopVariableSpecs
@@ -159,32 +154,11 @@ func LoadUsdtsnoopSpec() (*UsdtsnoopSpec, error) {
 	return s, nil
 }
 
-// UsdtsnoopLoadOptions configure Load: in process or with the kernel
-// (Collection holds cilium/ebpf's options), where output and records go, the
-// instruction budget. Its Host is unused: the object calls no host functions.
+// UsdtsnoopLoadOptions configure Load (see bridge.Options). Its Host is
+// unused: the object calls no host functions.
 type UsdtsnoopLoadOptions = bridge.Options[bridge.NoHost]
 
-// UsdtsnoopMemoryError is the error of a user program that accessed memory out
-// of bounds.
-type UsdtsnoopMemoryError = runtime.MemoryError
-
-var (
-	// UsdtsnoopErrBudget: a user program ran out of its instruction budget.
-	UsdtsnoopErrBudget = runtime.ErrBudget
-	// UsdtsnoopErrCallDepth: a user program nested calls too deeply.
-	UsdtsnoopErrCallDepth = runtime.ErrCallDepth
-	// UsdtsnoopErrInProcess: a kernel operation on an object loaded in process.
-	UsdtsnoopErrInProcess = bridge.ErrInProcess
-)
-
-// UsdtsnoopExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type UsdtsnoopExitError = bridge.ExitError
-
-// LoadUsdtsnoop parses the embedded object and loads the kernel programs and
-// the maps they use into the kernel (unless opts.InProcess, which loads every
-// map in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadUsdtsnoop is LoadUsdtsnoopSpec then Load.
 func LoadUsdtsnoop(opts *UsdtsnoopLoadOptions) (*UsdtsnoopObjects, error) {
 	spec, err := LoadUsdtsnoopSpec()
 	if err != nil {
@@ -193,24 +167,23 @@ func LoadUsdtsnoop(opts *UsdtsnoopLoadOptions) (*UsdtsnoopObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *UsdtsnoopSpec) Load(opts *UsdtsnoopLoadOptions) (*UsdtsnoopObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.OnProbe)
 	if err != nil {
 		return nil, fmt.Errorf("usdtsnoop: %w", err)
 	}
 	o := &UsdtsnoopObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("usdtsnoop: %w", err)
 	}
 	return o, nil
 }
 
-// UsdtsnoopObjects are the loaded maps, programs and variables. Close releases
-// them.
+// UsdtsnoopObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type UsdtsnoopObjects struct {
 	// BpfUsdtIpToSpecId__ is map __bpf_usdt_ip_to_spec_id (Hash, max_entries
 	// 1024).
@@ -220,10 +193,9 @@ type UsdtsnoopObjects struct {
 	// Hits is map hits (RingBuf, max_entries 262144). Record type struct hit, as
 	// written at usdtsnoop.bpf.c:42 (bpf_ringbuf_reserve).
 	Hits *bridge.RingBuf[UsdtsnoopHit] `skelgen:"hits"`
-	// OnProbe is program on_probe (section usdt); nil when its autoload was off.
+	// OnProbe is program on_probe (section usdt).
 	OnProbe *bridge.USDT `skelgen:"on_probe"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables UsdtsnoopVariables
 
 	set *bridge.Set
@@ -235,57 +207,40 @@ type UsdtsnoopVariables struct {
 	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
-func (o *UsdtsnoopObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *UsdtsnoopObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *UsdtsnoopObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *UsdtsnoopObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts)
+	return o.set.AttachAll(opts...)
 }
 
-// UsdtsnoopHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// UsdtsnoopHandlers are Serve's typed record callbacks and how the tool stops.
 type UsdtsnoopHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
-	// OnHits receives each record of hits that its record hook
-	// (SEC("ubpf/record/hits")) passes, or every record when it has none; it runs
-	// on Serve's goroutine, never beside a hook. The record it points to is reused
-	// for the next one: copy what you keep.
+	// OnHits receives each record of hits that ubpf/record/hits passes (all
+	// without one), on Serve's goroutine; the record is reused: copy what you
+	// keep.
 	OnHits func(*UsdtsnoopHit)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *UsdtsnoopExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *UsdtsnoopObjects) Serve(ctx context.Context, h *UsdtsnoopHandlers) error {
 	if h == nil {
 		h = &UsdtsnoopHandlers{}

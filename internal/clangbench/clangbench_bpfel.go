@@ -26,18 +26,14 @@ var clangbenchObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// ClangbenchSpec is the object's collection spec with typed handles to its
-// global variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// ClangbenchSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type ClangbenchSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps ClangbenchMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs ClangbenchProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables ClangbenchVariableSpecs
@@ -114,9 +110,8 @@ func LoadClangbenchSpec() (*ClangbenchSpec, error) {
 	return s, nil
 }
 
-// ClangbenchLoadOptions configure Load: in process or with the kernel
-// (Collection holds cilium/ebpf's options), where output and records go, the
-// instruction budget. Its Host is unused: the object calls no host functions.
+// ClangbenchLoadOptions configure Load (see bridge.Options). Its Host is
+// unused: the object calls no host functions.
 type ClangbenchLoadOptions = bridge.Options[bridge.NoHost]
 
 // ClangbenchMemoryError is the error of a user program that accessed memory
@@ -136,10 +131,7 @@ var (
 // a non-zero exit code (skelgen_stop).
 type ClangbenchExitError = bridge.ExitError
 
-// LoadClangbench parses the embedded object and loads the kernel programs and
-// the maps they use into the kernel (unless opts.InProcess, which loads every
-// map in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadClangbench is LoadClangbenchSpec then Load.
 func LoadClangbench(opts *ClangbenchLoadOptions) (*ClangbenchObjects, error) {
 	spec, err := LoadClangbenchSpec()
 	if err != nil {
@@ -148,9 +140,9 @@ func LoadClangbench(opts *ClangbenchLoadOptions) (*ClangbenchObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the kernel programs and the maps they use into the kernel, or
+// with opts.InProcess every map in process and no kernel program, and the
+// user-space programs into the runtime; opts may be nil.
 func (s *ClangbenchSpec) Load(opts *ClangbenchLoadOptions) (*ClangbenchObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.BytecodeXdp, s.Programs.ChecksumXdp, s.Programs.CountXdp, s.Programs.DispatchXdp, s.Programs.Fnv1aXdp, s.Programs.IfelseXdp, s.Programs.Log2sumXdp, s.Programs.PrimesXdp, s.Programs.Switch32Xdp, s.Programs.WordsXdp, s.Programs.BytecodeUser, s.Programs.ChecksumUser, s.Programs.CountUser, s.Programs.DispatchUser, s.Programs.Fnv1aUser, s.Programs.IfelseUser, s.Programs.Log2sumUser, s.Programs.PrimesUser, s.Programs.Switch32User, s.Programs.WordsUser))
 	if err != nil {
@@ -164,72 +156,64 @@ func (s *ClangbenchSpec) Load(opts *ClangbenchLoadOptions) (*ClangbenchObjects, 
 	return o, nil
 }
 
-// ClangbenchObjects are the loaded maps, programs and variables. Close
-// releases them.
+// ClangbenchObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type ClangbenchObjects struct {
 	// KernelCounts is map kernel_counts (Hash, max_entries 256).
 	KernelCounts *bridge.Map[uint32, uint64] `skelgen:"kernel_counts"`
 	// UserCounts is map user_counts (Hash, max_entries 256).
 	UserCounts *bridge.Map[uint32, uint64] `skelgen:"user_counts"`
-	// BytecodeXdp is program bytecode_xdp (section xdp); nil when its autoload was
-	// off.
+	// BytecodeXdp is program bytecode_xdp (section xdp).
 	BytecodeXdp *bridge.XDP `skelgen:"bytecode_xdp"`
-	// ChecksumXdp is program checksum_xdp (section xdp); nil when its autoload was
-	// off.
+	// ChecksumXdp is program checksum_xdp (section xdp).
 	ChecksumXdp *bridge.XDP `skelgen:"checksum_xdp"`
-	// CountXdp is program count_xdp (section xdp); nil when its autoload was off.
+	// CountXdp is program count_xdp (section xdp).
 	CountXdp *bridge.XDP `skelgen:"count_xdp"`
-	// DispatchXdp is program dispatch_xdp (section xdp); nil when its autoload was
-	// off.
+	// DispatchXdp is program dispatch_xdp (section xdp).
 	DispatchXdp *bridge.XDP `skelgen:"dispatch_xdp"`
-	// Fnv1aXdp is program fnv1a_xdp (section xdp); nil when its autoload was off.
+	// Fnv1aXdp is program fnv1a_xdp (section xdp).
 	Fnv1aXdp *bridge.XDP `skelgen:"fnv1a_xdp"`
-	// IfelseXdp is program ifelse_xdp (section xdp); nil when its autoload was
-	// off.
+	// IfelseXdp is program ifelse_xdp (section xdp).
 	IfelseXdp *bridge.XDP `skelgen:"ifelse_xdp"`
-	// Log2sumXdp is program log2sum_xdp (section xdp); nil when its autoload was
-	// off.
+	// Log2sumXdp is program log2sum_xdp (section xdp).
 	Log2sumXdp *bridge.XDP `skelgen:"log2sum_xdp"`
-	// PrimesXdp is program primes_xdp (section xdp); nil when its autoload was
-	// off.
+	// PrimesXdp is program primes_xdp (section xdp).
 	PrimesXdp *bridge.XDP `skelgen:"primes_xdp"`
-	// Switch32Xdp is program switch32_xdp (section xdp); nil when its autoload was
-	// off.
+	// Switch32Xdp is program switch32_xdp (section xdp).
 	Switch32Xdp *bridge.XDP `skelgen:"switch32_xdp"`
-	// WordsXdp is program words_xdp (section xdp); nil when its autoload was off.
+	// WordsXdp is program words_xdp (section xdp).
 	WordsXdp *bridge.XDP `skelgen:"words_xdp"`
 	// BytecodeUser is user-space program bytecode_user (section ubpf/bytecode),
-	// run in process translated to Go; nil when its autoload was off.
+	// run in process translated to Go.
 	BytecodeUser *bridge.BufferProgram
 	// ChecksumUser is user-space program checksum_user (section ubpf/checksum),
-	// run in process translated to Go; nil when its autoload was off.
+	// run in process translated to Go.
 	ChecksumUser *bridge.BufferProgram
 	// CountUser is user-space program count_user (section ubpf/count), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	CountUser *bridge.BufferProgram
 	// DispatchUser is user-space program dispatch_user (section ubpf/dispatch),
-	// run in process translated to Go; nil when its autoload was off.
+	// run in process translated to Go.
 	DispatchUser *bridge.BufferProgram
 	// Fnv1aUser is user-space program fnv1a_user (section ubpf/fnv1a), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	Fnv1aUser *bridge.BufferProgram
 	// IfelseUser is user-space program ifelse_user (section ubpf/ifelse), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	IfelseUser *bridge.BufferProgram
 	// Log2sumUser is user-space program log2sum_user (section ubpf/log2sum), run
-	// in process translated to Go; nil when its autoload was off.
+	// in process translated to Go.
 	Log2sumUser *bridge.BufferProgram
 	// PrimesUser is user-space program primes_user (section ubpf/primes), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	PrimesUser *bridge.BufferProgram
 	// Switch32User is user-space program switch32_user (section ubpf/switch32),
-	// run in process translated to Go; nil when its autoload was off.
+	// run in process translated to Go.
 	Switch32User *bridge.BufferProgram
 	// WordsUser is user-space program words_user (section ubpf/words), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	WordsUser *bridge.BufferProgram
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables ClangbenchVariables
 
 	set *bridge.Set
@@ -296,48 +280,38 @@ func (o *ClangbenchObjects) init() error {
 	return bridge.Bind(o.set, o)
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *ClangbenchObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *ClangbenchObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *ClangbenchObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts)
+	return o.set.AttachAll(opts...)
 }
 
-// ClangbenchHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// ClangbenchHandlers are Serve's typed record callbacks and how the tool
+// stops.
 type ClangbenchHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *ClangbenchExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error; a
+// stop with a non-zero exit code is a *ClangbenchExitError.
 func (o *ClangbenchObjects) Serve(ctx context.Context, h *ClangbenchHandlers) error {
 	if h == nil {
 		h = &ClangbenchHandlers{}

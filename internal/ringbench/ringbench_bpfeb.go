@@ -35,18 +35,14 @@ var ringbenchObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// RingbenchSpec is the object's collection spec with typed handles to its
-// global variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// RingbenchSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type RingbenchSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps RingbenchMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs RingbenchProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables RingbenchVariableSpecs
@@ -105,9 +101,8 @@ func LoadRingbenchSpec() (*RingbenchSpec, error) {
 	return s, nil
 }
 
-// RingbenchLoadOptions configure Load: in process or with the kernel
-// (Collection holds cilium/ebpf's options), where output and records go, the
-// instruction budget. Its Host is unused: the object calls no host functions.
+// RingbenchLoadOptions configure Load (see bridge.Options). Its Host is
+// unused: the object calls no host functions.
 type RingbenchLoadOptions = bridge.Options[bridge.NoHost]
 
 // RingbenchMemoryError is the error of a user program that accessed memory out
@@ -127,10 +122,7 @@ var (
 // non-zero exit code (skelgen_stop).
 type RingbenchExitError = bridge.ExitError
 
-// LoadRingbench parses the embedded object and loads the kernel programs and
-// the maps they use into the kernel (unless opts.InProcess, which loads every
-// map in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadRingbench is LoadRingbenchSpec then Load.
 func LoadRingbench(opts *RingbenchLoadOptions) (*RingbenchObjects, error) {
 	spec, err := LoadRingbenchSpec()
 	if err != nil {
@@ -139,9 +131,9 @@ func LoadRingbench(opts *RingbenchLoadOptions) (*RingbenchObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the kernel programs and the maps they use into the kernel, or
+// with opts.InProcess every map in process and no kernel program, and the
+// user-space programs into the runtime; opts may be nil.
 func (s *RingbenchSpec) Load(opts *RingbenchLoadOptions) (*RingbenchObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Fill, s.Programs.End, s.Programs.OnEvent))
 	if err != nil {
@@ -155,23 +147,22 @@ func (s *RingbenchSpec) Load(opts *RingbenchLoadOptions) (*RingbenchObjects, err
 	return o, nil
 }
 
-// RingbenchObjects are the loaded maps, programs and variables. Close releases
-// them.
+// RingbenchObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type RingbenchObjects struct {
 	// Events is map events (RingBuf, max_entries 67108864). Records typed by
 	// -type.
 	Events *bridge.RingBuf[RingbenchRec] `skelgen:"events"`
-	// Fill is program fill (section syscall); nil when its autoload was off. It
-	// has no Attach: syscall programs are run (Raw().Run), not attached.
+	// Fill is program fill (section syscall). It has no Attach: syscall programs
+	// are run (Raw().Run), not attached.
 	Fill *bridge.Program `skelgen:"fill"`
 	// End is user-space program end (section ubpf/end), run in process by the
-	// interpreter; nil when its autoload was off.
+	// interpreter.
 	End *bridge.UserProgram[struct{}]
 	// OnEvent is user-space program on_event (section ubpf/record/events), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	OnEvent *bridge.UserProgram[RingbenchRec]
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables RingbenchVariables
 
 	set *bridge.Set
@@ -216,53 +207,41 @@ func (o *RingbenchObjects) init() error {
 	return bridge.Bind(o.set, o)
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *RingbenchObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *RingbenchObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *RingbenchObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts)
+	return o.set.AttachAll(opts...)
 }
 
-// RingbenchHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// RingbenchHandlers are Serve's typed record callbacks and how the tool stops.
 type RingbenchHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
-	// OnEvents receives each record of events that its record hook
-	// (SEC("ubpf/record/events")) passes, or every record when it has none; it
-	// runs on Serve's goroutine, never beside a hook. The record it points to is
-	// reused for the next one: copy what you keep.
+	// OnEvents receives each record of events that ubpf/record/events passes (all
+	// without one), on Serve's goroutine; the record is reused: copy what you
+	// keep.
 	OnEvents func(*RingbenchRec)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *RingbenchExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error; a
+// stop with a non-zero exit code is a *RingbenchExitError.
 func (o *RingbenchObjects) Serve(ctx context.Context, h *RingbenchHandlers) error {
 	if h == nil {
 		h = &RingbenchHandlers{}

@@ -49,12 +49,19 @@ func (p Program) Autoattach() bool {
 	return !p.set.manual[p.name]
 }
 
-// AttachAll attaches progs in order, except those not loaded (autoload
-// off, a nil handle) and those whose autoattach is off. It tries every one and returns
-// the errors of all that failed, joined (each names its program). When
-// some failed it detaches the links it made, unless opts hold KeepGoing;
-// the links it keeps are closed with s.
-func (s *Set) AttachAll(opts []AttachOption, progs ...Autoattacher) error {
+// AttachAll attaches the programs of a skeleton's Objects whose sections
+// name their attach points, then registers its struct_ops maps: the
+// handles Bind set, in field order. It leaves out programs not loaded
+// (autoload off) and those whose autoattach is off (SetAutoattach). It
+// tries every one and returns the errors of all that failed, joined (each
+// names its program). When some failed it detaches the links it made,
+// unless opts hold KeepGoing; the links it keeps are closed with s.
+func (s *Set) AttachAll(opts ...AttachOption) error {
+	return s.attachAll(opts, append(slices.Clip(s.autoProgs), s.autoMaps...)...)
+}
+
+// attachAll is AttachAll of progs, in order.
+func (s *Set) attachAll(opts []AttachOption, progs ...autoattacher) error {
 	keep := slices.Contains(opts, KeepGoing)
 	var errs []error
 	var made []link.Link

@@ -35,7 +35,7 @@ func TestAttachAllReportsEveryFailure(t *testing.T) {
 			s := &Set{disabled: map[string]bool{"off": true}, manual: map[string]bool{"manual": true}}
 			closed := map[string]bool{}
 			tried := map[string]bool{}
-			auto := func(name string, fail bool) Autoattacher {
+			auto := func(name string, fail bool) autoattacher {
 				return fakeAuto{name, func() (link.Link, error) {
 					tried[name] = true
 					if fail {
@@ -48,7 +48,7 @@ func TestAttachAllReportsEveryFailure(t *testing.T) {
 			if keep {
 				opts = append(opts, KeepGoing)
 			}
-			err := s.AttachAll(opts, auto("a", false), auto("b", true), auto("c", false), auto("d", true), auto("off", false), auto("manual", false))
+			err := s.attachAll(opts, auto("a", false), auto("b", true), auto("c", false), auto("d", true), auto("off", false), auto("manual", false))
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -72,11 +72,11 @@ func TestAttachAllReportsEveryFailure(t *testing.T) {
 		})
 	}
 	s := &Set{}
-	if err := s.AttachAll(nil, fakeAuto{"a", func() (link.Link, error) { return nil, nil }}); err != nil {
+	if err := s.attachAll(nil, fakeAuto{"a", func() (link.Link, error) { return nil, nil }}); err != nil {
 		t.Errorf("AttachAll of a program that attaches: %v", err)
 	}
 	var one error = errors.New("program x: attach: refused")
-	if err := s.AttachAll(nil, fakeAuto{"x", func() (link.Link, error) { return nil, one }}); !errors.Is(err, one) {
+	if err := s.attachAll(nil, fakeAuto{"x", func() (link.Link, error) { return nil, one }}); !errors.Is(err, one) {
 		t.Errorf("AttachAll error %v does not wrap the program's", err)
 	}
 }

@@ -27,17 +27,26 @@ type specBinder interface {
 	bindSpec(spec *ebpf.CollectionSpec, name string) (any, error)
 }
 
-// Bind sets the tagged fields of the struct dst points to from s.
+// Bind sets the tagged fields of the struct dst points to from s. It
+// remembers, in field order, the program handles it set and the
+// struct_ops maps: what AttachAll attaches and a Tool may attach.
 //
 // It is not inlined: its body, inlined into a skeleton, would instantiate
 // reflect's generic helpers in every skeleton package.
 //
 //go:noinline
 func Bind(s *Set, dst any) error {
+	s.autoProgs, s.autoMaps = nil, nil
 	return eachTagged(dst, func(f reflect.Value, name string) error {
 		switch t := f.Type(); {
 		case isHandle(t):
-			return NewHandle(s, name, f.Addr().Interface())
+			if err := NewHandle(s, name, f.Addr().Interface()); err != nil || f.IsNil() {
+				return err
+			}
+			if a, ok := f.Interface().(autoattacher); ok {
+				s.autoProgs = append(s.autoProgs, a)
+			}
+			return nil
 		case t == reflect.TypeFor[*ebpf.Map]():
 			m, err := RawMap(s, name)
 			if err == nil {
@@ -52,6 +61,9 @@ func Bind(s *Set, dst any) error {
 		v, err := b.bind(s, name)
 		if err == nil {
 			f.Set(reflect.ValueOf(v))
+			if a, ok := v.(*StructOps); ok && a != nil {
+				s.autoMaps = append(s.autoMaps, a)
+			}
 		}
 		return err
 	})

@@ -74,3 +74,49 @@ func TestBind(t *testing.T) {
 		t.Error("Bind into a struct value: no error")
 	}
 }
+
+// TestBindRemembersAutoattached: Bind keeps, in field order, the program
+// handles it set, which AttachAll attaches and NewTool registers: those
+// whose sections name their attach points, not a program whose autoload
+// was off nor one that names no attach point.
+func TestBindRemembersAutoattached(t *testing.T) {
+	spec := &ebpf.CollectionSpec{
+		Programs: map[string]*ebpf.ProgramSpec{
+			"tp":  {Name: "tp", SectionName: "tracepoint/syscalls/sys_enter_getppid", Type: ebpf.TracePoint},
+			"x":   {Name: "x", SectionName: "xdp", Type: ebpf.XDP},
+			"off": {Name: "off", SectionName: "tracepoint/syscalls/sys_enter_getpid", Type: ebpf.TracePoint},
+			"kp":  {Name: "kp", SectionName: "kprobe/do_nanosleep", Type: ebpf.Kprobe},
+			"any": {Name: "any", SectionName: "kprobe", Type: ebpf.Kprobe},
+		},
+	}
+	s, err := LoadKernelOnly(spec, &Options[NoHost]{InProcess: true, Disabled: []string{"off"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var objs struct {
+		Kp  *Kprobe     `skelgen:"kp"`
+		X   *XDP        `skelgen:"x"`
+		Off *Tracepoint `skelgen:"off"`
+		Any *Kprobe     `skelgen:"any"`
+		Tp  *Tracepoint `skelgen:"tp"`
+	}
+	// Twice: a second Bind starts the list over.
+	for range 2 {
+		if err := Bind(s, &objs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var bound []string
+	for _, a := range s.autoProgs {
+		if name, _ := a.autoattach(); name != "" {
+			bound = append(bound, name)
+		}
+	}
+	if got := strings.Join(bound, " "); got != "kp tp" {
+		t.Errorf("AttachAll's programs: %q, want \"kp tp\"", got)
+	}
+	if got := strings.Join(NewTool(s).order, " "); got != "kp tp" {
+		t.Errorf("NewTool registers %q, want \"kp tp\"", got)
+	}
+}

@@ -204,9 +204,9 @@ func NewHandle(s *Set, name string, dst any) error {
 	return nil
 }
 
-// Autoattacher is what AttachAll attaches: the handle of a program whose
+// autoattacher is what AttachAll attaches: the handle of a program whose
 // section names its attach point, or a struct_ops map.
-type Autoattacher interface {
+type autoattacher interface {
 	// autoattach returns the program's C name and its Attach; "" for a
 	// nil handle (autoload off) or a program whose section names no
 	// attach point.

@@ -18,10 +18,11 @@ import (
 )
 
 // Tool runs a loaded object as a whole tool: the driving call behind a
-// skeleton's Serve method. The generated Serve registers the programs it
-// may attach (Program) and the Go callbacks of the record streams
-// (Handle), then calls Serve; the hooks are the object's user programs in
-// hook sections (see Hooks), found by Serve itself. The package
+// skeleton's Serve method. NewTool registers the programs AttachAll
+// attaches (those Bind bound); the generated Serve registers the Go
+// callbacks of the record streams (Handle), then calls Serve; the hooks
+// are the object's user programs in hook sections (see Hooks), found by
+// Serve itself. The package
 // documentation describes the order of events and what runs where.
 type Tool struct {
 	set *Set
@@ -53,13 +54,23 @@ type Tool struct {
 	attached map[string]bool
 }
 
-// NewTool returns a tool that runs the loaded object s. It is not
+// NewTool returns a tool that runs the loaded object s, with the programs
+// whose sections name their attach points registered (Program), in the
+// order of the skeleton's fields that Bind set. It is not
 // inlined into the skeleton's Serve, which would compile the generic code
 // its body reaches in every skeleton package.
 //
 //go:noinline
 func NewTool(s *Set) *Tool {
-	return &Tool{set: s, attachers: map[string]func() (link.Link, error){}, handlers: map[string]func([]byte){}}
+	t := &Tool{set: s, attachers: map[string]func() (link.Link, error){}, handlers: map[string]func([]byte){}}
+	if s != nil {
+		for _, p := range s.autoProgs {
+			if name, attach := p.autoattach(); name != "" {
+				t.Program(name, attach)
+			}
+		}
+	}
+	return t
 }
 
 // Program registers a kernel program that Serve attaches at start (in the

@@ -123,6 +123,9 @@ type Set struct {
 	manual map[string]bool
 	//lint:ignore U1000 used by usdt_attach.go, which Windows does not build
 	usdtNext uint32
+	// autoProgs and autoMaps are the program handles and struct_ops maps
+	// that Bind set, in field order (AttachAll, NewTool).
+	autoProgs, autoMaps []autoattacher
 	// tool is the Tool serving the object, nil when none is.
 	tool toolPointer
 }

@@ -23,18 +23,14 @@ var atomicsObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// AtomicsSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// AtomicsSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type AtomicsSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps AtomicsMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs AtomicsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables AtomicsVariableSpecs
@@ -81,9 +77,8 @@ func LoadAtomicsSpec() (*AtomicsSpec, error) {
 	return s, nil
 }
 
-// AtomicsLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// AtomicsLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type AtomicsLoadOptions = bridge.Options[bridge.NoHost]
 
 // AtomicsMemoryError is the error of a user program that accessed memory out
@@ -103,10 +98,7 @@ var (
 // non-zero exit code (skelgen_stop).
 type AtomicsExitError = bridge.ExitError
 
-// LoadAtomics parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadAtomics is LoadAtomicsSpec then Load.
 func LoadAtomics(opts *AtomicsLoadOptions) (*AtomicsObjects, error) {
 	spec, err := LoadAtomicsSpec()
 	if err != nil {
@@ -115,9 +107,9 @@ func LoadAtomics(opts *AtomicsLoadOptions) (*AtomicsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the kernel programs and the maps they use into the kernel, or
+// with opts.InProcess every map in process and no kernel program, and the
+// user-space programs into the runtime; opts may be nil.
 func (s *AtomicsSpec) Load(opts *AtomicsLoadOptions) (*AtomicsObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.CountGetppid, s.Programs.BumpA, s.Programs.BumpB, s.Programs.Drain, s.Programs.Take))
 	if err != nil {
@@ -131,26 +123,25 @@ func (s *AtomicsSpec) Load(opts *AtomicsLoadOptions) (*AtomicsObjects, error) {
 	return o, nil
 }
 
-// AtomicsObjects are the loaded maps, programs and variables. Close releases
-// them.
+// AtomicsObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type AtomicsObjects struct {
 	// CountGetppid is program count_getppid (section
-	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
+	// tracepoint/syscalls/sys_enter_getppid).
 	CountGetppid *bridge.Tracepoint `skelgen:"count_getppid"`
 	// BumpA is user-space program bump_a (section ubpf/bump_a), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	BumpA *bridge.BufferProgram
 	// BumpB is user-space program bump_b (section ubpf/bump_b), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	BumpB *bridge.BufferProgram
 	// Drain is user-space program drain (section ubpf/drain), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Drain *bridge.UserProgram[struct{}]
 	// Take is user-space program take (section ubpf/take), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Take *bridge.BufferProgram
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables AtomicsVariables
 
 	set *bridge.Set
@@ -191,56 +182,42 @@ func (o *AtomicsObjects) init() error {
 	return bridge.Bind(o.set, o)
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *AtomicsObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *AtomicsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *AtomicsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.CountGetppid)
+	return o.set.AttachAll(opts...)
 }
 
-// AtomicsHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// AtomicsHandlers are Serve's typed record callbacks and how the tool stops.
 type AtomicsHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *AtomicsExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error; a
+// stop with a non-zero exit code is a *AtomicsExitError.
 func (o *AtomicsObjects) Serve(ctx context.Context, h *AtomicsHandlers) error {
 	if h == nil {
 		h = &AtomicsHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.CountGetppid != nil {
-		t.Program("count_getppid", o.CountGetppid.Attach)
-	}
 	return t.Serve(ctx)
 }

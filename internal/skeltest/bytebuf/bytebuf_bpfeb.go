@@ -23,18 +23,14 @@ var bytebufObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// BytebufSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// BytebufSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type BytebufSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps BytebufMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs BytebufProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables BytebufVariableSpecs
@@ -91,9 +87,8 @@ func LoadBytebufSpec() (*BytebufSpec, error) {
 	return s, nil
 }
 
-// BytebufLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// BytebufLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type BytebufLoadOptions = bridge.Options[bridge.NoHost]
 
 // BytebufMemoryError is the error of a user program that accessed memory out
@@ -113,10 +108,7 @@ var (
 // non-zero exit code (skelgen_stop).
 type BytebufExitError = bridge.ExitError
 
-// LoadBytebuf parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadBytebuf is LoadBytebufSpec then Load.
 func LoadBytebuf(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 	spec, err := LoadBytebufSpec()
 	if err != nil {
@@ -125,9 +117,9 @@ func LoadBytebuf(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the kernel programs and the maps they use into the kernel, or
+// with opts.InProcess every map in process and no kernel program, and the
+// user-space programs into the runtime; opts may be nil.
 func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Backhash, s.Programs.Be32sum, s.Programs.Bump, s.Programs.Checksum, s.Programs.Classify, s.Programs.Hash, s.Programs.Invert, s.Programs.Lines, s.Programs.Parse, s.Programs.Rtrim, s.Programs.Sum256, s.Programs.Sum32, s.Programs.Sumdown, s.Programs.Zero))
 	if err != nil {
@@ -141,53 +133,52 @@ func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 	return o, nil
 }
 
-// BytebufObjects are the loaded maps, programs and variables. Close releases
-// them.
+// BytebufObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type BytebufObjects struct {
 	// Backhash is user-space program backhash (section ubpf/backhash), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	Backhash *bridge.BufferProgram
 	// Be32sum is user-space program be32sum (section ubpf/be32sum), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Be32sum *bridge.BufferProgram
 	// Bump is user-space program bump (section ubpf/bump), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Bump *bridge.BufferProgram
 	// Checksum is user-space program checksum (section ubpf/checksum), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	Checksum *bridge.BufferProgram
 	// Classify is user-space program classify (section ubpf/classify), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	Classify *bridge.BufferProgram
 	// Hash is user-space program hash (section ubpf/hash), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Hash *bridge.BufferProgram
 	// Invert is user-space program invert (section ubpf/invert), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Invert *bridge.BufferProgram
 	// Lines is user-space program lines (section ubpf/lines), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Lines *bridge.BufferProgram
 	// Parse is user-space program parse (section ubpf/parse), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Parse *bridge.BufferProgram
 	// Rtrim is user-space program rtrim (section ubpf/rtrim), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Rtrim *bridge.BufferProgram
 	// Sum256 is user-space program sum256 (section ubpf/sum256), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Sum256 *bridge.BufferProgram
 	// Sum32 is user-space program sum32 (section ubpf/sum32), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Sum32 *bridge.BufferProgram
 	// Sumdown is user-space program sumdown (section ubpf/sumdown), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Sumdown *bridge.BufferProgram
 	// Zero is user-space program zero (section ubpf/zero), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Zero *bridge.BufferProgram
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables BytebufVariables
 
 	set *bridge.Set
@@ -271,48 +262,37 @@ func (o *BytebufObjects) init() error {
 	return bridge.Bind(o.set, o)
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *BytebufObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *BytebufObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *BytebufObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts)
+	return o.set.AttachAll(opts...)
 }
 
-// BytebufHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// BytebufHandlers are Serve's typed record callbacks and how the tool stops.
 type BytebufHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *BytebufExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error; a
+// stop with a non-zero exit code is a *BytebufExitError.
 func (o *BytebufObjects) Serve(ctx context.Context, h *BytebufHandlers) error {
 	if h == nil {
 		h = &BytebufHandlers{}

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -99,18 +98,14 @@ var constsObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// ConstsSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// ConstsSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type ConstsSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps ConstsMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs ConstsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables ConstsVariableSpecs
@@ -147,32 +142,11 @@ func LoadConstsSpec() (*ConstsSpec, error) {
 	return s, nil
 }
 
-// ConstsLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// ConstsLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type ConstsLoadOptions = bridge.Options[bridge.NoHost]
 
-// ConstsMemoryError is the error of a user program that accessed memory out of
-// bounds.
-type ConstsMemoryError = runtime.MemoryError
-
-var (
-	// ConstsErrBudget: a user program ran out of its instruction budget.
-	ConstsErrBudget = runtime.ErrBudget
-	// ConstsErrCallDepth: a user program nested calls too deeply.
-	ConstsErrCallDepth = runtime.ErrCallDepth
-	// ConstsErrInProcess: a kernel operation on an object loaded in process.
-	ConstsErrInProcess = bridge.ErrInProcess
-)
-
-// ConstsExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type ConstsExitError = bridge.ExitError
-
-// LoadConsts parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadConsts is LoadConstsSpec then Load.
 func LoadConsts(opts *ConstsLoadOptions) (*ConstsObjects, error) {
 	spec, err := LoadConstsSpec()
 	if err != nil {
@@ -181,31 +155,29 @@ func LoadConsts(opts *ConstsLoadOptions) (*ConstsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *ConstsSpec) Load(opts *ConstsLoadOptions) (*ConstsObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.Count)
 	if err != nil {
 		return nil, fmt.Errorf("consts: %w", err)
 	}
 	o := &ConstsObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("consts: %w", err)
 	}
 	return o, nil
 }
 
-// ConstsObjects are the loaded maps, programs and variables. Close releases
-// them.
+// ConstsObjects are the loaded maps, programs (nil where autoload was off) and
+// variables. Close releases them.
 type ConstsObjects struct {
 	// Slots is map slots (Array, max_entries 27).
 	Slots *bridge.Map[uint32, ConstsSlot] `skelgen:"slots"`
-	// Count is program count (section xdp); nil when its autoload was off.
+	// Count is program count (section xdp).
 	Count *bridge.XDP `skelgen:"count"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables ConstsVariables
 
 	set *bridge.Set
@@ -217,52 +189,36 @@ type ConstsVariables struct {
 	LastColor *bridge.Uint32Var `skelgen:"last_color"`
 }
 
-func (o *ConstsObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *ConstsObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *ConstsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *ConstsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts)
+	return o.set.AttachAll(opts...)
 }
 
-// ConstsHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// ConstsHandlers are Serve's typed record callbacks and how the tool stops.
 type ConstsHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *ConstsExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *ConstsObjects) Serve(ctx context.Context, h *ConstsHandlers) error {
 	if h == nil {
 		h = &ConstsHandlers{}

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -49,18 +48,14 @@ var corehdrObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// CorehdrSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// CorehdrSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type CorehdrSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps CorehdrMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs CorehdrProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables CorehdrVariableSpecs
@@ -94,32 +89,11 @@ func LoadCorehdrSpec() (*CorehdrSpec, error) {
 	return s, nil
 }
 
-// CorehdrLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// CorehdrLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type CorehdrLoadOptions = bridge.Options[bridge.NoHost]
 
-// CorehdrMemoryError is the error of a user program that accessed memory out
-// of bounds.
-type CorehdrMemoryError = runtime.MemoryError
-
-var (
-	// CorehdrErrBudget: a user program ran out of its instruction budget.
-	CorehdrErrBudget = runtime.ErrBudget
-	// CorehdrErrCallDepth: a user program nested calls too deeply.
-	CorehdrErrCallDepth = runtime.ErrCallDepth
-	// CorehdrErrInProcess: a kernel operation on an object loaded in process.
-	CorehdrErrInProcess = bridge.ErrInProcess
-)
-
-// CorehdrExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type CorehdrExitError = bridge.ExitError
-
-// LoadCorehdr parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadCorehdr is LoadCorehdrSpec then Load.
 func LoadCorehdr(opts *CorehdrLoadOptions) (*CorehdrObjects, error) {
 	spec, err := LoadCorehdrSpec()
 	if err != nil {
@@ -128,32 +102,29 @@ func LoadCorehdr(opts *CorehdrLoadOptions) (*CorehdrObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *CorehdrSpec) Load(opts *CorehdrLoadOptions) (*CorehdrObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.OnExec)
 	if err != nil {
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}
 	o := &CorehdrObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("corehdr: %w", err)
 	}
 	return o, nil
 }
 
-// CorehdrObjects are the loaded maps, programs and variables. Close releases
-// them.
+// CorehdrObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type CorehdrObjects struct {
 	// LastExec is map last_exec (Hash, max_entries 1024).
 	LastExec *bridge.Map[uint32, CorehdrExecInfo] `skelgen:"last_exec"`
-	// OnExec is program on_exec (section tracepoint/sched/sched_process_exec); nil
-	// when its autoload was off.
+	// OnExec is program on_exec (section tracepoint/sched/sched_process_exec).
 	OnExec *bridge.Tracepoint `skelgen:"on_exec"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables CorehdrVariables
 
 	set *bridge.Set
@@ -162,60 +133,41 @@ type CorehdrObjects struct {
 // CorehdrVariables are the loaded global variables.
 type CorehdrVariables struct{}
 
-func (o *CorehdrObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *CorehdrObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *CorehdrObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *CorehdrObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.OnExec)
+	return o.set.AttachAll(opts...)
 }
 
-// CorehdrHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// CorehdrHandlers are Serve's typed record callbacks and how the tool stops.
 type CorehdrHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *CorehdrExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *CorehdrObjects) Serve(ctx context.Context, h *CorehdrHandlers) error {
 	if h == nil {
 		h = &CorehdrHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.OnExec != nil {
-		t.Program("on_exec", o.OnExec.Attach)
-	}
 	return t.Serve(ctx)
 }

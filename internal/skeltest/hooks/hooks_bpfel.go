@@ -90,18 +90,14 @@ var hooksObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// HooksSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// HooksSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type HooksSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps HooksMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs HooksProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables HooksVariableSpecs
@@ -166,9 +162,8 @@ func LoadHooksSpec() (*HooksSpec, error) {
 	return s, nil
 }
 
-// HooksLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// HooksLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type HooksLoadOptions = bridge.Options[bridge.NoHost]
 
 // HooksMemoryError is the error of a user program that accessed memory out of
@@ -188,10 +183,7 @@ var (
 // non-zero exit code (skelgen_stop).
 type HooksExitError = bridge.ExitError
 
-// LoadHooks parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadHooks is LoadHooksSpec then Load.
 func LoadHooks(opts *HooksLoadOptions) (*HooksObjects, error) {
 	spec, err := LoadHooksSpec()
 	if err != nil {
@@ -200,9 +192,9 @@ func LoadHooks(opts *HooksLoadOptions) (*HooksObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the kernel programs and the maps they use into the kernel, or
+// with opts.InProcess every map in process and no kernel program, and the
+// user-space programs into the runtime; opts may be nil.
 func (s *HooksSpec) Load(opts *HooksLoadOptions) (*HooksObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Produce, s.Programs.Sample, s.Programs.Begin, s.Programs.End, s.Programs.OnEvent, s.Programs.OnLost, s.Programs.Outside, s.Programs.Tick))
 	if err != nil {
@@ -216,8 +208,8 @@ func (s *HooksSpec) Load(opts *HooksLoadOptions) (*HooksObjects, error) {
 	return o, nil
 }
 
-// HooksObjects are the loaded maps, programs and variables. Close releases
-// them.
+// HooksObjects are the loaded maps, programs (nil where autoload was off) and
+// variables. Close releases them.
 type HooksObjects struct {
 	// Events is map events (RingBuf, max_entries 262144). Record type struct
 	// event, as written at hooks.bpf.c:62 (bpf_ringbuf_reserve), hooks.bpf.c:113
@@ -226,32 +218,29 @@ type HooksObjects struct {
 	// Samples is map samples (PerfEventArray, max_entries 0). Record type struct
 	// event, as written at hooks.bpf.c:82 (bpf_perf_event_output).
 	Samples *bridge.PerfEventArray[HooksEvent] `skelgen:"samples"`
-	// Produce is program produce (section tracepoint/syscalls/sys_enter_getppid);
-	// nil when its autoload was off.
+	// Produce is program produce (section tracepoint/syscalls/sys_enter_getppid).
 	Produce *bridge.Tracepoint `skelgen:"produce"`
-	// Sample is program sample (section tracepoint/syscalls/sys_enter_getpgid);
-	// nil when its autoload was off.
+	// Sample is program sample (section tracepoint/syscalls/sys_enter_getpgid).
 	Sample *bridge.Tracepoint `skelgen:"sample"`
 	// Begin is user-space program begin (section ubpf/begin), run in process by
-	// the interpreter; nil when its autoload was off.
+	// the interpreter.
 	Begin *bridge.UserProgram[struct{}]
 	// End is user-space program end (section ubpf/end), run in process by the
-	// interpreter; nil when its autoload was off.
+	// interpreter.
 	End *bridge.UserProgram[struct{}]
 	// OnEvent is user-space program on_event (section ubpf/record/events), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	OnEvent *bridge.UserProgram[HooksEvent]
 	// OnLost is user-space program on_lost (section ubpf/lost/samples), run in
-	// process by the interpreter; nil when its autoload was off.
+	// process by the interpreter.
 	OnLost *bridge.UserProgram[HooksSkelgenLost]
 	// Outside is user-space program outside (section ubpf/outside), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Outside *bridge.UserProgram[HooksOutside]
 	// Tick is user-space program tick (section ubpf/interval/2ms), run in process
-	// by the interpreter; nil when its autoload was off.
+	// by the interpreter.
 	Tick *bridge.UserProgram[struct{}]
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables HooksVariables
 
 	set *bridge.Set
@@ -310,70 +299,51 @@ func (o *HooksObjects) init() error {
 	return bridge.Bind(o.set, o)
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *HooksObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *HooksObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *HooksObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.Produce, o.Sample)
+	return o.set.AttachAll(opts...)
 }
 
-// HooksHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// HooksHandlers are Serve's typed record callbacks and how the tool stops.
 type HooksHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
-	// OnEvents receives each record of events that its record hook
-	// (SEC("ubpf/record/events")) passes, or every record when it has none; it
-	// runs on Serve's goroutine, never beside a hook. The record it points to is
-	// reused for the next one: copy what you keep.
+	// OnEvents receives each record of events that ubpf/record/events passes (all
+	// without one), on Serve's goroutine; the record is reused: copy what you
+	// keep.
 	OnEvents func(*HooksEvent)
-	// OnSamples receives each record of samples that its record hook
-	// (SEC("ubpf/record/samples")) passes, or every record when it has none; it
-	// runs on Serve's goroutine, never beside a hook. The record it points to is
-	// reused for the next one: copy what you keep.
+	// OnSamples receives each record of samples that ubpf/record/samples passes
+	// (all without one), on Serve's goroutine; the record is reused: copy what you
+	// keep.
 	OnSamples func(*HooksEvent)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *HooksExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error; a
+// stop with a non-zero exit code is a *HooksExitError.
 func (o *HooksObjects) Serve(ctx context.Context, h *HooksHandlers) error {
 	if h == nil {
 		h = &HooksHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.Produce != nil {
-		t.Program("produce", o.Produce.Attach)
-	}
-	if o.Sample != nil {
-		t.Program("sample", o.Sample.Attach)
-	}
 	bridge.Handle(t, o.Events, h.OnEvents)
 	bridge.Handle(t, o.Samples, h.OnSamples)
 	return t.Serve(ctx)

@@ -36,18 +36,14 @@ var hostileObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// HostileSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// HostileSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type HostileSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps HostileMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs HostileProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables HostileVariableSpecs
@@ -110,10 +106,8 @@ func LoadHostileSpec() (*HostileSpec, error) {
 	return s, nil
 }
 
-// HostileLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host implements HostileHost, the functions the user-space
-// programs call.
+// HostileLoadOptions configure Load (see bridge.Options). Its Host implements
+// HostileHost, the functions the user-space programs call.
 type HostileLoadOptions = bridge.Options[HostileHost]
 
 // HostilePointer is an untyped pointer argument of a host function.
@@ -136,11 +130,7 @@ var (
 // non-zero exit code (skelgen_stop).
 type HostileExitError = bridge.ExitError
 
-// LoadHostile parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil. opts.Host implements the functions the user-space
-// programs call: without it, loading a program that calls one fails.
+// LoadHostile is LoadHostileSpec then Load.
 func LoadHostile(opts *HostileLoadOptions) (*HostileObjects, error) {
 	spec, err := LoadHostileSpec()
 	if err != nil {
@@ -149,11 +139,11 @@ func LoadHostile(opts *HostileLoadOptions) (*HostileObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil. opts.Host
-// implements the functions the user-space programs call: without it, loading a
-// program that calls one fails.
+// Load loads the kernel programs and the maps they use into the kernel, or
+// with opts.InProcess every map in process and no kernel program, and the
+// user-space programs into the runtime; opts may be nil. opts.Host implements
+// the functions the user-space programs call: without it, loading a program
+// that calls one fails.
 func (s *HostileSpec) Load(opts *HostileLoadOptions) (*HostileObjects, error) {
 	var externs map[string]runtime.Func
 	if opts != nil && opts.Host != nil {
@@ -171,8 +161,8 @@ func (s *HostileSpec) Load(opts *HostileLoadOptions) (*HostileObjects, error) {
 	return o, nil
 }
 
-// HostileObjects are the loaded maps, programs and variables. Close releases
-// them.
+// HostileObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type HostileObjects struct {
 	// Counts is map counts (Hash, max_entries 4096).
 	Counts *bridge.Map[uint32, uint64] `skelgen:"counts"`
@@ -182,37 +172,33 @@ type HostileObjects struct {
 	Khash *bridge.Map[uint32, uint64] `skelgen:"khash"`
 	// RoArr is map ro_arr (Array, max_entries 4).
 	RoArr *bridge.Map[uint32, uint64] `skelgen:"ro_arr"`
-	// Kern is program kern (section tracepoint/syscalls/sys_enter_getppid); nil
-	// when its autoload was off.
+	// Kern is program kern (section tracepoint/syscalls/sys_enter_getppid).
 	Kern *bridge.Tracepoint `skelgen:"kern"`
 	// Bump is user-space program bump (section ubpf/bump), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Bump *bridge.UserProgram[HostileBumpCtx]
 	// HugeHist is user-space program huge_hist (section ubpf/huge_hist), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	HugeHist *bridge.UserProgram[struct{}]
 	// ReadNullMinusOne is user-space program read_null_minus_one (section
-	// ubpf/read_null_minus_one), run in process translated to Go; nil when its
-	// autoload was off.
+	// ubpf/read_null_minus_one), run in process translated to Go.
 	ReadNullMinusOne *bridge.UserProgram[struct{}]
 	// UpdateKhash is user-space program update_khash (section ubpf/update_khash),
-	// run in process translated to Go; nil when its autoload was off.
+	// run in process translated to Go.
 	UpdateKhash *bridge.UserProgram[struct{}]
 	// UpdateRo is user-space program update_ro (section ubpf/update_ro), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	UpdateRo *bridge.UserProgram[struct{}]
 	// ViaHost is user-space program via_host (section ubpf/via_host), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	ViaHost *bridge.UserProgram[HostileBumpCtx]
 	// WriteRoLookup is user-space program write_ro_lookup (section
-	// ubpf/write_ro_lookup), run in process translated to Go; nil when its
-	// autoload was off.
+	// ubpf/write_ro_lookup), run in process translated to Go.
 	WriteRoLookup *bridge.UserProgram[struct{}]
 	// WriteRodata is user-space program write_rodata (section ubpf/write_rodata),
-	// run in process translated to Go; nil when its autoload was off.
+	// run in process translated to Go.
 	WriteRodata *bridge.UserProgram[struct{}]
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables HostileVariables
 
 	set *bridge.Set
@@ -271,57 +257,43 @@ func (o *HostileObjects) init() error {
 	return bridge.Bind(o.set, o)
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *HostileObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *HostileObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *HostileObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.Kern)
+	return o.set.AttachAll(opts...)
 }
 
-// HostileHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// HostileHandlers are Serve's typed record callbacks and how the tool stops.
 type HostileHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *HostileExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error; a
+// stop with a non-zero exit code is a *HostileExitError.
 func (o *HostileObjects) Serve(ctx context.Context, h *HostileHandlers) error {
 	if h == nil {
 		h = &HostileHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.Kern != nil {
-		t.Program("kern", o.Kern.Attach)
-	}
 	return t.Serve(ctx)
 }
 

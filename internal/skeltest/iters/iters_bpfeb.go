@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -23,18 +22,14 @@ var itersObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// ItersSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// ItersSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type ItersSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps ItersMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs ItersProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables ItersVariableSpecs
@@ -74,32 +69,11 @@ func LoadItersSpec() (*ItersSpec, error) {
 	return s, nil
 }
 
-// ItersLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// ItersLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type ItersLoadOptions = bridge.Options[bridge.NoHost]
 
-// ItersMemoryError is the error of a user program that accessed memory out of
-// bounds.
-type ItersMemoryError = runtime.MemoryError
-
-var (
-	// ItersErrBudget: a user program ran out of its instruction budget.
-	ItersErrBudget = runtime.ErrBudget
-	// ItersErrCallDepth: a user program nested calls too deeply.
-	ItersErrCallDepth = runtime.ErrCallDepth
-	// ItersErrInProcess: a kernel operation on an object loaded in process.
-	ItersErrInProcess = bridge.ErrInProcess
-)
-
-// ItersExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type ItersExitError = bridge.ExitError
-
-// LoadIters parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadIters is LoadItersSpec then Load.
 func LoadIters(opts *ItersLoadOptions) (*ItersObjects, error) {
 	spec, err := LoadItersSpec()
 	if err != nil {
@@ -108,41 +82,35 @@ func LoadIters(opts *ItersLoadOptions) (*ItersObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *ItersSpec) Load(opts *ItersLoadOptions) (*ItersObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.DumpCgroup, s.Programs.DumpCounts, s.Programs.DumpMaps, s.Programs.DumpTask)
 	if err != nil {
 		return nil, fmt.Errorf("iters: %w", err)
 	}
 	o := &ItersObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("iters: %w", err)
 	}
 	return o, nil
 }
 
-// ItersObjects are the loaded maps, programs and variables. Close releases
-// them.
+// ItersObjects are the loaded maps, programs (nil where autoload was off) and
+// variables. Close releases them.
 type ItersObjects struct {
 	// Counts is map counts (Hash, max_entries 64).
 	Counts *bridge.Map[uint32, uint64] `skelgen:"counts"`
-	// DumpCgroup is program dump_cgroup (section iter/cgroup); nil when its
-	// autoload was off.
+	// DumpCgroup is program dump_cgroup (section iter/cgroup).
 	DumpCgroup *bridge.CgroupIter `skelgen:"dump_cgroup"`
-	// DumpCounts is program dump_counts (section iter/bpf_map_elem); nil when its
-	// autoload was off.
+	// DumpCounts is program dump_counts (section iter/bpf_map_elem).
 	DumpCounts *bridge.MapIter `skelgen:"dump_counts"`
-	// DumpMaps is program dump_maps (section iter/bpf_map); nil when its autoload
-	// was off.
+	// DumpMaps is program dump_maps (section iter/bpf_map).
 	DumpMaps *bridge.Iter `skelgen:"dump_maps"`
-	// DumpTask is program dump_task (section iter/task); nil when its autoload was
-	// off.
+	// DumpTask is program dump_task (section iter/task).
 	DumpTask *bridge.TaskIter `skelgen:"dump_task"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables ItersVariables
 
 	set *bridge.Set
@@ -151,60 +119,41 @@ type ItersObjects struct {
 // ItersVariables are the loaded global variables.
 type ItersVariables struct{}
 
-func (o *ItersObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *ItersObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *ItersObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *ItersObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.DumpMaps)
+	return o.set.AttachAll(opts...)
 }
 
-// ItersHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// ItersHandlers are Serve's typed record callbacks and how the tool stops.
 type ItersHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *ItersExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *ItersObjects) Serve(ctx context.Context, h *ItersHandlers) error {
 	if h == nil {
 		h = &ItersHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.DumpMaps != nil {
-		t.Program("dump_maps", o.DumpMaps.Attach)
-	}
 	return t.Serve(ctx)
 }

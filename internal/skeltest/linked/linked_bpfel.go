@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -40,18 +39,14 @@ var linkedObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// LinkedSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// LinkedSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type LinkedSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps LinkedMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs LinkedProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables LinkedVariableSpecs
@@ -89,32 +84,11 @@ func LoadLinkedSpec() (*LinkedSpec, error) {
 	return s, nil
 }
 
-// LinkedLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// LinkedLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type LinkedLoadOptions = bridge.Options[bridge.NoHost]
 
-// LinkedMemoryError is the error of a user program that accessed memory out of
-// bounds.
-type LinkedMemoryError = runtime.MemoryError
-
-var (
-	// LinkedErrBudget: a user program ran out of its instruction budget.
-	LinkedErrBudget = runtime.ErrBudget
-	// LinkedErrCallDepth: a user program nested calls too deeply.
-	LinkedErrCallDepth = runtime.ErrCallDepth
-	// LinkedErrInProcess: a kernel operation on an object loaded in process.
-	LinkedErrInProcess = bridge.ErrInProcess
-)
-
-// LinkedExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type LinkedExitError = bridge.ExitError
-
-// LoadLinked parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadLinked is LoadLinkedSpec then Load.
 func LoadLinked(opts *LinkedLoadOptions) (*LinkedObjects, error) {
 	spec, err := LoadLinkedSpec()
 	if err != nil {
@@ -123,36 +97,34 @@ func LoadLinked(opts *LinkedLoadOptions) (*LinkedObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *LinkedSpec) Load(opts *LinkedLoadOptions) (*LinkedObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.ProgA, s.Programs.ProgB)
 	if err != nil {
 		return nil, fmt.Errorf("linked: %w", err)
 	}
 	o := &LinkedObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("linked: %w", err)
 	}
 	return o, nil
 }
 
-// LinkedObjects are the loaded maps, programs and variables. Close releases
-// them.
+// LinkedObjects are the loaded maps, programs (nil where autoload was off) and
+// variables. Close releases them.
 type LinkedObjects struct {
 	// Counts is map counts (Array, max_entries 1).
 	Counts *bridge.Map[uint32, uint64] `skelgen:"counts"`
 	// Records is map records (RingBuf, max_entries 4096). Record type struct rec,
 	// as written at second.bpf.c:42 (bpf_ringbuf_reserve).
 	Records *bridge.RingBuf[LinkedRec] `skelgen:"records"`
-	// ProgA is program prog_a (section xdp); nil when its autoload was off.
+	// ProgA is program prog_a (section xdp).
 	ProgA *bridge.XDP `skelgen:"prog_a"`
-	// ProgB is program prog_b (section xdp); nil when its autoload was off.
+	// ProgB is program prog_b (section xdp).
 	ProgB *bridge.XDP `skelgen:"prog_b"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables LinkedVariables
 
 	set *bridge.Set
@@ -161,57 +133,40 @@ type LinkedObjects struct {
 // LinkedVariables are the loaded global variables.
 type LinkedVariables struct{}
 
-func (o *LinkedObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *LinkedObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *LinkedObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *LinkedObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts)
+	return o.set.AttachAll(opts...)
 }
 
-// LinkedHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// LinkedHandlers are Serve's typed record callbacks and how the tool stops.
 type LinkedHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
-	// OnRecords receives each record of records that its record hook
-	// (SEC("ubpf/record/records")) passes, or every record when it has none; it
-	// runs on Serve's goroutine, never beside a hook. The record it points to is
-	// reused for the next one: copy what you keep.
+	// OnRecords receives each record of records that ubpf/record/records passes
+	// (all without one), on Serve's goroutine; the record is reused: copy what you
+	// keep.
 	OnRecords func(*LinkedRec)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *LinkedExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *LinkedObjects) Serve(ctx context.Context, h *LinkedHandlers) error {
 	if h == nil {
 		h = &LinkedHandlers{}

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -77,18 +76,14 @@ var mapsObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// MapsSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// MapsSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type MapsSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps MapsMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs MapsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables MapsVariableSpecs
@@ -142,32 +137,11 @@ func LoadMapsSpec() (*MapsSpec, error) {
 	return s, nil
 }
 
-// MapsLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// MapsLoadOptions configure Load (see bridge.Options). Its Host is unused: the
+// object calls no host functions.
 type MapsLoadOptions = bridge.Options[bridge.NoHost]
 
-// MapsMemoryError is the error of a user program that accessed memory out of
-// bounds.
-type MapsMemoryError = runtime.MemoryError
-
-var (
-	// MapsErrBudget: a user program ran out of its instruction budget.
-	MapsErrBudget = runtime.ErrBudget
-	// MapsErrCallDepth: a user program nested calls too deeply.
-	MapsErrCallDepth = runtime.ErrCallDepth
-	// MapsErrInProcess: a kernel operation on an object loaded in process.
-	MapsErrInProcess = bridge.ErrInProcess
-)
-
-// MapsExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type MapsExitError = bridge.ExitError
-
-// LoadMaps parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadMaps is LoadMapsSpec then Load.
 func LoadMaps(opts *MapsLoadOptions) (*MapsObjects, error) {
 	spec, err := LoadMapsSpec()
 	if err != nil {
@@ -176,24 +150,23 @@ func LoadMaps(opts *MapsLoadOptions) (*MapsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *MapsSpec) Load(opts *MapsLoadOptions) (*MapsObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.CountGetppid)
 	if err != nil {
 		return nil, fmt.Errorf("maps: %w", err)
 	}
 	o := &MapsObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("maps: %w", err)
 	}
 	return o, nil
 }
 
-// MapsObjects are the loaded maps, programs and variables. Close releases
-// them.
+// MapsObjects are the loaded maps, programs (nil where autoload was off) and
+// variables. Close releases them.
 type MapsObjects struct {
 	// Counts is map counts (Hash, max_entries 1024).
 	Counts *bridge.Map[MapsKey, MapsStats] `skelgen:"counts"`
@@ -215,10 +188,9 @@ type MapsObjects struct {
 	// Totals is map totals (Array, max_entries 4).
 	Totals *bridge.Map[uint32, uint64] `skelgen:"totals"`
 	// CountGetppid is program count_getppid (section
-	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
+	// tracepoint/syscalls/sys_enter_getppid).
 	CountGetppid *bridge.Tracepoint `skelgen:"count_getppid"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables MapsVariables
 
 	set *bridge.Set
@@ -230,71 +202,50 @@ type MapsVariables struct {
 	UnusedEvent *bridge.Uint64Var `skelgen:"unused_event"`
 }
 
-func (o *MapsObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *MapsObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *MapsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *MapsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.CountGetppid)
+	return o.set.AttachAll(opts...)
 }
 
-// MapsHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// MapsHandlers are Serve's typed record callbacks and how the tool stops.
 type MapsHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
-	// OnEvents receives each record of events that its record hook
-	// (SEC("ubpf/record/events")) passes, or every record when it has none; it
-	// runs on Serve's goroutine, never beside a hook. The record it points to is
-	// reused for the next one: copy what you keep.
+	// OnEvents receives each record of events that ubpf/record/events passes (all
+	// without one), on Serve's goroutine; the record is reused: copy what you
+	// keep.
 	OnEvents func(*MapsEvent)
-	// OnPerfEvents receives each record of perf_events that its record hook
-	// (SEC("ubpf/record/perf_events")) passes, or every record when it has none;
-	// it runs on Serve's goroutine, never beside a hook. The record it points to
-	// is reused for the next one: copy what you keep.
+	// OnPerfEvents receives each record of perf_events that
+	// ubpf/record/perf_events passes (all without one), on Serve's goroutine; the
+	// record is reused: copy what you keep.
 	OnPerfEvents func(*MapsEvent)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *MapsExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *MapsObjects) Serve(ctx context.Context, h *MapsHandlers) error {
 	if h == nil {
 		h = &MapsHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.CountGetppid != nil {
-		t.Program("count_getppid", o.CountGetppid.Attach)
-	}
 	bridge.Handle(t, o.Events, h.OnEvents)
 	bridge.Handle(t, o.PerfEvents, h.OnPerfEvents)
 	return t.Serve(ctx)

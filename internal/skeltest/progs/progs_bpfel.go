@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -23,18 +22,14 @@ var progsObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// ProgsSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// ProgsSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type ProgsSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps ProgsMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs ProgsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables ProgsVariableSpecs
@@ -85,32 +80,11 @@ func LoadProgsSpec() (*ProgsSpec, error) {
 	return s, nil
 }
 
-// ProgsLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// ProgsLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type ProgsLoadOptions = bridge.Options[bridge.NoHost]
 
-// ProgsMemoryError is the error of a user program that accessed memory out of
-// bounds.
-type ProgsMemoryError = runtime.MemoryError
-
-var (
-	// ProgsErrBudget: a user program ran out of its instruction budget.
-	ProgsErrBudget = runtime.ErrBudget
-	// ProgsErrCallDepth: a user program nested calls too deeply.
-	ProgsErrCallDepth = runtime.ErrCallDepth
-	// ProgsErrInProcess: a kernel operation on an object loaded in process.
-	ProgsErrInProcess = bridge.ErrInProcess
-)
-
-// ProgsExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type ProgsExitError = bridge.ExitError
-
-// LoadProgs parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadProgs is LoadProgsSpec then Load.
 func LoadProgs(opts *ProgsLoadOptions) (*ProgsObjects, error) {
 	spec, err := LoadProgsSpec()
 	if err != nil {
@@ -119,53 +93,46 @@ func LoadProgs(opts *ProgsLoadOptions) (*ProgsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *ProgsSpec) Load(opts *ProgsLoadOptions) (*ProgsObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.BtfExec, s.Programs.KpOpenat, s.Programs.KrpOpenat, s.Programs.RawSysEnter, s.Programs.SockAll, s.Programs.TcIngress, s.Programs.TpGetppid, s.Programs.UpAny, s.Programs.XdpPass)
 	if err != nil {
 		return nil, fmt.Errorf("progs: %w", err)
 	}
 	o := &ProgsObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("progs: %w", err)
 	}
 	return o, nil
 }
 
-// ProgsObjects are the loaded maps, programs and variables. Close releases
-// them.
+// ProgsObjects are the loaded maps, programs (nil where autoload was off) and
+// variables. Close releases them.
 type ProgsObjects struct {
 	// Hits is map hits (Array, max_entries 8).
 	Hits *bridge.Map[uint32, uint64] `skelgen:"hits"`
-	// BtfExec is program btf_exec (section tp_btf/sched_process_exec); nil when
-	// its autoload was off.
+	// BtfExec is program btf_exec (section tp_btf/sched_process_exec).
 	BtfExec *bridge.Tracing `skelgen:"btf_exec"`
-	// KpOpenat is program kp_openat (section kprobe/do_sys_openat2); nil when its
-	// autoload was off.
+	// KpOpenat is program kp_openat (section kprobe/do_sys_openat2).
 	KpOpenat *bridge.Kprobe `skelgen:"kp_openat"`
-	// KrpOpenat is program krp_openat (section kretprobe/do_sys_openat2); nil when
-	// its autoload was off.
+	// KrpOpenat is program krp_openat (section kretprobe/do_sys_openat2).
 	KrpOpenat *bridge.Kprobe `skelgen:"krp_openat"`
-	// RawSysEnter is program raw_sys_enter (section raw_tp/sys_enter); nil when
-	// its autoload was off.
+	// RawSysEnter is program raw_sys_enter (section raw_tp/sys_enter).
 	RawSysEnter *bridge.RawTracepoint `skelgen:"raw_sys_enter"`
-	// SockAll is program sock_all (section socket); nil when its autoload was off.
+	// SockAll is program sock_all (section socket).
 	SockAll *bridge.Socket `skelgen:"sock_all"`
-	// TcIngress is program tc_ingress (section tcx/ingress); nil when its autoload
-	// was off.
+	// TcIngress is program tc_ingress (section tcx/ingress).
 	TcIngress *bridge.TCX `skelgen:"tc_ingress"`
 	// TpGetppid is program tp_getppid (section
-	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
+	// tracepoint/syscalls/sys_enter_getppid).
 	TpGetppid *bridge.Tracepoint `skelgen:"tp_getppid"`
-	// UpAny is program up_any (section uprobe); nil when its autoload was off.
+	// UpAny is program up_any (section uprobe).
 	UpAny *bridge.Uprobe `skelgen:"up_any"`
-	// XdpPass is program xdp_pass (section xdp); nil when its autoload was off.
+	// XdpPass is program xdp_pass (section xdp).
 	XdpPass *bridge.XDP `skelgen:"xdp_pass"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables ProgsVariables
 
 	set *bridge.Set
@@ -174,72 +141,41 @@ type ProgsObjects struct {
 // ProgsVariables are the loaded global variables.
 type ProgsVariables struct{}
 
-func (o *ProgsObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *ProgsObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *ProgsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *ProgsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.BtfExec, o.KpOpenat, o.KrpOpenat, o.RawSysEnter, o.TpGetppid)
+	return o.set.AttachAll(opts...)
 }
 
-// ProgsHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// ProgsHandlers are Serve's typed record callbacks and how the tool stops.
 type ProgsHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *ProgsExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *ProgsObjects) Serve(ctx context.Context, h *ProgsHandlers) error {
 	if h == nil {
 		h = &ProgsHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.BtfExec != nil {
-		t.Program("btf_exec", o.BtfExec.Attach)
-	}
-	if o.KpOpenat != nil {
-		t.Program("kp_openat", o.KpOpenat.Attach)
-	}
-	if o.KrpOpenat != nil {
-		t.Program("krp_openat", o.KrpOpenat.Attach)
-	}
-	if o.RawSysEnter != nil {
-		t.Program("raw_sys_enter", o.RawSysEnter.Attach)
-	}
-	if o.TpGetppid != nil {
-		t.Program("tp_getppid", o.TpGetppid.Attach)
-	}
 	return t.Serve(ctx)
 }

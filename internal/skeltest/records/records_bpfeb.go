@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -69,18 +68,14 @@ var recordsObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// RecordsSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// RecordsSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type RecordsSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps RecordsMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs RecordsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables RecordsVariableSpecs
@@ -128,32 +123,11 @@ func LoadRecordsSpec() (*RecordsSpec, error) {
 	return s, nil
 }
 
-// RecordsLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// RecordsLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type RecordsLoadOptions = bridge.Options[bridge.NoHost]
 
-// RecordsMemoryError is the error of a user program that accessed memory out
-// of bounds.
-type RecordsMemoryError = runtime.MemoryError
-
-var (
-	// RecordsErrBudget: a user program ran out of its instruction budget.
-	RecordsErrBudget = runtime.ErrBudget
-	// RecordsErrCallDepth: a user program nested calls too deeply.
-	RecordsErrCallDepth = runtime.ErrCallDepth
-	// RecordsErrInProcess: a kernel operation on an object loaded in process.
-	RecordsErrInProcess = bridge.ErrInProcess
-)
-
-// RecordsExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type RecordsExitError = bridge.ExitError
-
-// LoadRecords parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadRecords is LoadRecordsSpec then Load.
 func LoadRecords(opts *RecordsLoadOptions) (*RecordsObjects, error) {
 	spec, err := LoadRecordsSpec()
 	if err != nil {
@@ -162,24 +136,23 @@ func LoadRecords(opts *RecordsLoadOptions) (*RecordsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *RecordsSpec) Load(opts *RecordsLoadOptions) (*RecordsObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.Emit, s.Programs.EmitSmall)
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
 	o := &RecordsObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("records: %w", err)
 	}
 	return o, nil
 }
 
-// RecordsObjects are the loaded maps, programs and variables. Close releases
-// them.
+// RecordsObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type RecordsObjects struct {
 	// Buf is map buf (PerCPUArray, max_entries 1).
 	Buf *bridge.PerCPUMap[uint32, RecordsScratch] `skelgen:"buf"`
@@ -192,14 +165,12 @@ type RecordsObjects struct {
 	// SmallRb is map small_rb (RingBuf, max_entries 4096). Record type struct
 	// small, as written at records.bpf.c:91 (bpf_ringbuf_reserve).
 	SmallRb *bridge.RingBuf[RecordsSmall] `skelgen:"small_rb"`
-	// Emit is program emit (section tracepoint/syscalls/sys_enter_getppid); nil
-	// when its autoload was off.
+	// Emit is program emit (section tracepoint/syscalls/sys_enter_getppid).
 	Emit *bridge.Tracepoint `skelgen:"emit"`
 	// EmitSmall is program emit_small (section
-	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
+	// tracepoint/syscalls/sys_enter_getppid).
 	EmitSmall *bridge.Tracepoint `skelgen:"emit_small"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables RecordsVariables
 
 	set *bridge.Set
@@ -213,79 +184,53 @@ type RecordsVariables struct {
 	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
-func (o *RecordsObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *RecordsObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *RecordsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *RecordsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.Emit, o.EmitSmall)
+	return o.set.AttachAll(opts...)
 }
 
-// RecordsHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// RecordsHandlers are Serve's typed record callbacks and how the tool stops.
 type RecordsHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
-	// OnPerf receives each record of perf that its record hook
-	// (SEC("ubpf/record/perf")) passes, or every record when it has none; it runs
-	// on Serve's goroutine, never beside a hook. The record it points to is reused
-	// for the next one: copy what you keep.
+	// OnPerf receives each record of perf that ubpf/record/perf passes (all
+	// without one), on Serve's goroutine; the record is reused: copy what you
+	// keep.
 	OnPerf func(*RecordsRec)
-	// OnRb receives each record of rb that its record hook (SEC("ubpf/record/rb"))
-	// passes, or every record when it has none; it runs on Serve's goroutine,
-	// never beside a hook. The record it points to is reused for the next one:
-	// copy what you keep.
+	// OnRb receives each record of rb that ubpf/record/rb passes (all without
+	// one), on Serve's goroutine; the record is reused: copy what you keep.
 	OnRb func(*RecordsRec)
-	// OnSmallRb receives each record of small_rb that its record hook
-	// (SEC("ubpf/record/small_rb")) passes, or every record when it has none; it
-	// runs on Serve's goroutine, never beside a hook. The record it points to is
-	// reused for the next one: copy what you keep.
+	// OnSmallRb receives each record of small_rb that ubpf/record/small_rb passes
+	// (all without one), on Serve's goroutine; the record is reused: copy what you
+	// keep.
 	OnSmallRb func(*RecordsSmall)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *RecordsExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *RecordsObjects) Serve(ctx context.Context, h *RecordsHandlers) error {
 	if h == nil {
 		h = &RecordsHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.Emit != nil {
-		t.Program("emit", o.Emit.Attach)
-	}
-	if o.EmitSmall != nil {
-		t.Program("emit_small", o.EmitSmall.Attach)
-	}
 	bridge.Handle(t, o.Perf, h.OnPerf)
 	bridge.Handle(t, o.Rb, h.OnRb)
 	bridge.Handle(t, o.SmallRb, h.OnSmallRb)

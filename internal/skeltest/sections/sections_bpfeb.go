@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -98,18 +97,14 @@ var sectionsObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// SectionsSpec is the object's collection spec with typed handles to its
-// global variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// SectionsSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type SectionsSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps SectionsMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs SectionsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables SectionsVariableSpecs
@@ -192,32 +187,11 @@ func LoadSectionsSpec() (*SectionsSpec, error) {
 	return s, nil
 }
 
-// SectionsLoadOptions configure Load: in process or with the kernel
-// (Collection holds cilium/ebpf's options), where output and records go, the
-// instruction budget. Its Host is unused: the object calls no host functions.
+// SectionsLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type SectionsLoadOptions = bridge.Options[bridge.NoHost]
 
-// SectionsMemoryError is the error of a user program that accessed memory out
-// of bounds.
-type SectionsMemoryError = runtime.MemoryError
-
-var (
-	// SectionsErrBudget: a user program ran out of its instruction budget.
-	SectionsErrBudget = runtime.ErrBudget
-	// SectionsErrCallDepth: a user program nested calls too deeply.
-	SectionsErrCallDepth = runtime.ErrCallDepth
-	// SectionsErrInProcess: a kernel operation on an object loaded in process.
-	SectionsErrInProcess = bridge.ErrInProcess
-)
-
-// SectionsExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type SectionsExitError = bridge.ExitError
-
-// LoadSections parses the embedded object and loads the kernel programs and
-// the maps they use into the kernel (unless opts.InProcess, which loads every
-// map in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadSections is LoadSectionsSpec then Load.
 func LoadSections(opts *SectionsLoadOptions) (*SectionsObjects, error) {
 	spec, err := LoadSectionsSpec()
 	if err != nil {
@@ -226,100 +200,80 @@ func LoadSections(opts *SectionsLoadOptions) (*SectionsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *SectionsSpec) Load(opts *SectionsLoadOptions) (*SectionsObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.Dissect, s.Programs.FentryMulti, s.Programs.KpmGetppid, s.Programs.KrpmAny, s.Programs.KrsGetppid, s.Programs.KsGetppid, s.Programs.LookupPass, s.Programs.Lwt, s.Programs.MsgPass, s.Programs.NfAccept, s.Programs.NkPrimary, s.Programs.RawtpsEnter, s.Programs.Reuse, s.Programs.Sample, s.Programs.SkbEgress, s.Programs.SkbVerdict, s.Programs.SockCreate, s.Programs.SockOps, s.Programs.TpAny, s.Programs.TpbtfsEnter, s.Programs.TpsGetppid, s.Programs.UpmAny, s.Programs.XdpPass)
 	if err != nil {
 		return nil, fmt.Errorf("sections: %w", err)
 	}
 	o := &SectionsObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("sections: %w", err)
 	}
 	return o, nil
 }
 
-// SectionsObjects are the loaded maps, programs and variables. Close releases
-// them.
+// SectionsObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type SectionsObjects struct {
 	// Hits is map hits (Array, max_entries 16).
 	Hits *bridge.Map[uint32, uint64] `skelgen:"hits"`
 	// Socks is map socks (SockMap, max_entries 4). Sockmap map: no typed view.
 	Socks *ebpf.Map `skelgen:"socks"`
-	// Dissect is program dissect (section flow_dissector); nil when its autoload
-	// was off.
+	// Dissect is program dissect (section flow_dissector).
 	Dissect *bridge.NetNs `skelgen:"dissect"`
-	// FentryMulti is program fentry_multi (section fentry.multi/bpf_fentry_test*);
-	// nil when its autoload was off. It has no Attach: cilium/ebpf v0.22, which
-	// attaches the skeleton's programs, has no tracing-multi link (the kernel's
-	// link of one program to every kernel function whose BTF matches a pattern).
+	// FentryMulti is program fentry_multi (section fentry.multi/bpf_fentry_test*).
+	// It has no Attach: cilium/ebpf v0.22, which attaches the skeleton's programs,
+	// has no tracing-multi link (the kernel's link of one program to every kernel
+	// function whose BTF matches a pattern).
 	FentryMulti *bridge.Program `skelgen:"fentry_multi"`
-	// KpmGetppid is program kpm_getppid (section kprobe.multi/*sys_getppid); nil
-	// when its autoload was off.
+	// KpmGetppid is program kpm_getppid (section kprobe.multi/*sys_getppid).
 	KpmGetppid *bridge.KprobeMulti `skelgen:"kpm_getppid"`
-	// KrpmAny is program krpm_any (section kretprobe.multi); nil when its autoload
-	// was off.
+	// KrpmAny is program krpm_any (section kretprobe.multi).
 	KrpmAny *bridge.KprobeMulti `skelgen:"krpm_any"`
-	// KrsGetppid is program krs_getppid (section kretsyscall/getppid); nil when
-	// its autoload was off.
+	// KrsGetppid is program krs_getppid (section kretsyscall/getppid).
 	KrsGetppid *bridge.Ksyscall `skelgen:"krs_getppid"`
-	// KsGetppid is program ks_getppid (section ksyscall/getppid); nil when its
-	// autoload was off.
+	// KsGetppid is program ks_getppid (section ksyscall/getppid).
 	KsGetppid *bridge.Ksyscall `skelgen:"ks_getppid"`
-	// LookupPass is program lookup_pass (section sk_lookup); nil when its autoload
-	// was off.
+	// LookupPass is program lookup_pass (section sk_lookup).
 	LookupPass *bridge.NetNs `skelgen:"lookup_pass"`
-	// Lwt is program lwt (section lwt_xmit); nil when its autoload was off. It has
-	// no Attach: lightweight tunnel programs are attached to a route (ip route ...
-	// encap bpf) through netlink, which skeletons do not speak.
+	// Lwt is program lwt (section lwt_xmit). It has no Attach: lightweight tunnel
+	// programs are attached to a route (ip route ... encap bpf) through netlink,
+	// which skeletons do not speak.
 	Lwt *bridge.Program `skelgen:"lwt"`
-	// MsgPass is program msg_pass (section sk_msg); nil when its autoload was off.
+	// MsgPass is program msg_pass (section sk_msg).
 	MsgPass *bridge.SockMap `skelgen:"msg_pass"`
-	// NfAccept is program nf_accept (section netfilter); nil when its autoload was
-	// off.
+	// NfAccept is program nf_accept (section netfilter).
 	NfAccept *bridge.Netfilter `skelgen:"nf_accept"`
-	// NkPrimary is program nk_primary (section netkit/primary); nil when its
-	// autoload was off.
+	// NkPrimary is program nk_primary (section netkit/primary).
 	NkPrimary *bridge.Netkit `skelgen:"nk_primary"`
-	// RawtpsEnter is program rawtps_enter (section raw_tp.s/sys_enter); nil when
-	// its autoload was off.
+	// RawtpsEnter is program rawtps_enter (section raw_tp.s/sys_enter).
 	RawtpsEnter *bridge.RawTracepoint `skelgen:"rawtps_enter"`
-	// Reuse is program reuse (section sk_reuseport); nil when its autoload was
-	// off.
+	// Reuse is program reuse (section sk_reuseport).
 	Reuse *bridge.Reuseport `skelgen:"reuse"`
-	// Sample is program sample (section perf_event); nil when its autoload was
-	// off.
+	// Sample is program sample (section perf_event).
 	Sample *bridge.PerfEvent `skelgen:"sample"`
-	// SkbEgress is program skb_egress (section cgroup_skb/egress); nil when its
-	// autoload was off.
+	// SkbEgress is program skb_egress (section cgroup_skb/egress).
 	SkbEgress *bridge.Cgroup `skelgen:"skb_egress"`
-	// SkbVerdict is program skb_verdict (section sk_skb/stream_verdict); nil when
-	// its autoload was off.
+	// SkbVerdict is program skb_verdict (section sk_skb/stream_verdict).
 	SkbVerdict *bridge.SockMap `skelgen:"skb_verdict"`
-	// SockCreate is program sock_create (section cgroup/sock_create); nil when its
-	// autoload was off.
+	// SockCreate is program sock_create (section cgroup/sock_create).
 	SockCreate *bridge.Cgroup `skelgen:"sock_create"`
-	// SockOps is program sock_ops (section sockops); nil when its autoload was
-	// off.
+	// SockOps is program sock_ops (section sockops).
 	SockOps *bridge.Cgroup `skelgen:"sock_ops"`
-	// TpAny is program tp_any (section tracepoint); nil when its autoload was off.
+	// TpAny is program tp_any (section tracepoint).
 	TpAny *bridge.Tracepoint `skelgen:"tp_any"`
-	// TpbtfsEnter is program tpbtfs_enter (section tp_btf.s/sys_enter); nil when
-	// its autoload was off.
+	// TpbtfsEnter is program tpbtfs_enter (section tp_btf.s/sys_enter).
 	TpbtfsEnter *bridge.Tracing `skelgen:"tpbtfs_enter"`
-	// TpsGetppid is program tps_getppid (section tp.s/syscalls/sys_enter_getppid);
-	// nil when its autoload was off.
+	// TpsGetppid is program tps_getppid (section tp.s/syscalls/sys_enter_getppid).
 	TpsGetppid *bridge.Tracepoint `skelgen:"tps_getppid"`
-	// UpmAny is program upm_any (section uprobe.multi); nil when its autoload was
-	// off.
+	// UpmAny is program upm_any (section uprobe.multi).
 	UpmAny *bridge.UprobeMulti `skelgen:"upm_any"`
-	// XdpPass is program xdp_pass (section xdp); nil when its autoload was off.
+	// XdpPass is program xdp_pass (section xdp).
 	XdpPass *bridge.XDP `skelgen:"xdp_pass"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables SectionsVariables
 
 	set *bridge.Set
@@ -331,75 +285,41 @@ type SectionsVariables struct {
 	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
-func (o *SectionsObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *SectionsObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *SectionsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *SectionsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.KpmGetppid, o.KrsGetppid, o.KsGetppid, o.RawtpsEnter, o.TpbtfsEnter, o.TpsGetppid)
+	return o.set.AttachAll(opts...)
 }
 
-// SectionsHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// SectionsHandlers are Serve's typed record callbacks and how the tool stops.
 type SectionsHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *SectionsExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *SectionsObjects) Serve(ctx context.Context, h *SectionsHandlers) error {
 	if h == nil {
 		h = &SectionsHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.KpmGetppid != nil {
-		t.Program("kpm_getppid", o.KpmGetppid.Attach)
-	}
-	if o.KrsGetppid != nil {
-		t.Program("krs_getppid", o.KrsGetppid.Attach)
-	}
-	if o.KsGetppid != nil {
-		t.Program("ks_getppid", o.KsGetppid.Attach)
-	}
-	if o.RawtpsEnter != nil {
-		t.Program("rawtps_enter", o.RawtpsEnter.Attach)
-	}
-	if o.TpbtfsEnter != nil {
-		t.Program("tpbtfs_enter", o.TpbtfsEnter.Attach)
-	}
-	if o.TpsGetppid != nil {
-		t.Program("tps_getppid", o.TpsGetppid.Attach)
-	}
 	return t.Serve(ctx)
 }

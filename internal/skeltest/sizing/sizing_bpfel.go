@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -23,18 +22,14 @@ var sizingObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// SizingSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// SizingSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type SizingSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps SizingMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs SizingProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables SizingVariableSpecs
@@ -76,32 +71,11 @@ func LoadSizingSpec() (*SizingSpec, error) {
 	return s, nil
 }
 
-// SizingLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// SizingLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type SizingLoadOptions = bridge.Options[bridge.NoHost]
 
-// SizingMemoryError is the error of a user program that accessed memory out of
-// bounds.
-type SizingMemoryError = runtime.MemoryError
-
-var (
-	// SizingErrBudget: a user program ran out of its instruction budget.
-	SizingErrBudget = runtime.ErrBudget
-	// SizingErrCallDepth: a user program nested calls too deeply.
-	SizingErrCallDepth = runtime.ErrCallDepth
-	// SizingErrInProcess: a kernel operation on an object loaded in process.
-	SizingErrInProcess = bridge.ErrInProcess
-)
-
-// SizingExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type SizingExitError = bridge.ExitError
-
-// LoadSizing parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadSizing is LoadSizingSpec then Load.
 func LoadSizing(opts *SizingLoadOptions) (*SizingObjects, error) {
 	spec, err := LoadSizingSpec()
 	if err != nil {
@@ -110,24 +84,23 @@ func LoadSizing(opts *SizingLoadOptions) (*SizingObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *SizingSpec) Load(opts *SizingLoadOptions) (*SizingObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.CountStacks)
 	if err != nil {
 		return nil, fmt.Errorf("sizing: %w", err)
 	}
 	o := &SizingObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("sizing: %w", err)
 	}
 	return o, nil
 }
 
-// SizingObjects are the loaded maps, programs and variables. Close releases
-// them.
+// SizingObjects are the loaded maps, programs (nil where autoload was off) and
+// variables. Close releases them.
 type SizingObjects struct {
 	// Counts is map counts (Hash, max_entries 0).
 	Counts *bridge.Map[uint32, uint64] `skelgen:"counts"`
@@ -136,10 +109,9 @@ type SizingObjects struct {
 	// Stacks is map stacks (StackTrace, max_entries 0).
 	Stacks *bridge.StackTraceMap `skelgen:"stacks"`
 	// CountStacks is program count_stacks (section
-	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
+	// tracepoint/syscalls/sys_enter_getppid).
 	CountStacks *bridge.Tracepoint `skelgen:"count_stacks"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables SizingVariables
 
 	set *bridge.Set
@@ -151,60 +123,41 @@ type SizingVariables struct {
 	TargetTgid *bridge.Uint32Var `skelgen:"target_tgid"`
 }
 
-func (o *SizingObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *SizingObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *SizingObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *SizingObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.CountStacks)
+	return o.set.AttachAll(opts...)
 }
 
-// SizingHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// SizingHandlers are Serve's typed record callbacks and how the tool stops.
 type SizingHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *SizingExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *SizingObjects) Serve(ctx context.Context, h *SizingHandlers) error {
 	if h == nil {
 		h = &SizingHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.CountStacks != nil {
-		t.Program("count_stacks", o.CountStacks.Attach)
-	}
 	return t.Serve(ctx)
 }

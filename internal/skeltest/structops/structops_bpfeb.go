@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -75,18 +74,14 @@ var structopsObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// StructopsSpec is the object's collection spec with typed handles to its
-// global variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// StructopsSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type StructopsSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps StructopsMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs StructopsProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables StructopsVariableSpecs
@@ -127,32 +122,11 @@ func LoadStructopsSpec() (*StructopsSpec, error) {
 	return s, nil
 }
 
-// StructopsLoadOptions configure Load: in process or with the kernel
-// (Collection holds cilium/ebpf's options), where output and records go, the
-// instruction budget. Its Host is unused: the object calls no host functions.
+// StructopsLoadOptions configure Load (see bridge.Options). Its Host is
+// unused: the object calls no host functions.
 type StructopsLoadOptions = bridge.Options[bridge.NoHost]
 
-// StructopsMemoryError is the error of a user program that accessed memory out
-// of bounds.
-type StructopsMemoryError = runtime.MemoryError
-
-var (
-	// StructopsErrBudget: a user program ran out of its instruction budget.
-	StructopsErrBudget = runtime.ErrBudget
-	// StructopsErrCallDepth: a user program nested calls too deeply.
-	StructopsErrCallDepth = runtime.ErrCallDepth
-	// StructopsErrInProcess: a kernel operation on an object loaded in process.
-	StructopsErrInProcess = bridge.ErrInProcess
-)
-
-// StructopsExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type StructopsExitError = bridge.ExitError
-
-// LoadStructops parses the embedded object and loads the kernel programs and
-// the maps they use into the kernel (unless opts.InProcess, which loads every
-// map in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadStructops is LoadStructopsSpec then Load.
 func LoadStructops(opts *StructopsLoadOptions) (*StructopsObjects, error) {
 	spec, err := LoadStructopsSpec()
 	if err != nil {
@@ -161,43 +135,41 @@ func LoadStructops(opts *StructopsLoadOptions) (*StructopsObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *StructopsSpec) Load(opts *StructopsLoadOptions) (*StructopsObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.NolinkCongAvoid, s.Programs.NolinkSsthresh, s.Programs.NolinkUndoCwnd)
 	if err != nil {
 		return nil, fmt.Errorf("structops: %w", err)
 	}
 	o := &StructopsObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("structops: %w", err)
 	}
 	return o, nil
 }
 
-// StructopsObjects are the loaded maps, programs and variables. Close releases
-// them.
+// StructopsObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type StructopsObjects struct {
 	// SkelgenNolink is map skelgen_nolink (StructOpsMap, max_entries 1). Struct
 	// tcp_congestion_ops registered by Attach: cong_avoid is nolink_cong_avoid,
 	// ssthresh is nolink_ssthresh, undo_cwnd is nolink_undo_cwnd.
 	SkelgenNolink *bridge.StructOps `skelgen:"skelgen_nolink"`
-	// NolinkCongAvoid is program nolink_cong_avoid (section struct_ops); nil when
-	// its autoload was off. It has no Attach: it is a function member of a
-	// struct_ops map, registered with the map's Attach.
+	// NolinkCongAvoid is program nolink_cong_avoid (section struct_ops). It has no
+	// Attach: it is a function member of a struct_ops map, registered with the
+	// map's Attach.
 	NolinkCongAvoid *bridge.Program `skelgen:"nolink_cong_avoid"`
-	// NolinkSsthresh is program nolink_ssthresh (section struct_ops); nil when its
-	// autoload was off. It has no Attach: it is a function member of a struct_ops
-	// map, registered with the map's Attach.
+	// NolinkSsthresh is program nolink_ssthresh (section struct_ops). It has no
+	// Attach: it is a function member of a struct_ops map, registered with the
+	// map's Attach.
 	NolinkSsthresh *bridge.Program `skelgen:"nolink_ssthresh"`
-	// NolinkUndoCwnd is program nolink_undo_cwnd (section struct_ops); nil when
-	// its autoload was off. It has no Attach: it is a function member of a
-	// struct_ops map, registered with the map's Attach.
+	// NolinkUndoCwnd is program nolink_undo_cwnd (section struct_ops). It has no
+	// Attach: it is a function member of a struct_ops map, registered with the
+	// map's Attach.
 	NolinkUndoCwnd *bridge.Program `skelgen:"nolink_undo_cwnd"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables StructopsVariables
 
 	set *bridge.Set
@@ -209,52 +181,36 @@ type StructopsVariables struct {
 	SsthreshCalls *bridge.Uint64Var `skelgen:"ssthresh_calls"`
 }
 
-func (o *StructopsObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *StructopsObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *StructopsObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *StructopsObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.SkelgenNolink)
+	return o.set.AttachAll(opts...)
 }
 
-// StructopsHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// StructopsHandlers are Serve's typed record callbacks and how the tool stops.
 type StructopsHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *StructopsExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *StructopsObjects) Serve(ctx context.Context, h *StructopsHandlers) error {
 	if h == nil {
 		h = &StructopsHandlers{}

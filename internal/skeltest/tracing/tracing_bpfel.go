@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -23,18 +22,14 @@ var tracingObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// TracingSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// TracingSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type TracingSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps TracingMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs TracingProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables TracingVariableSpecs
@@ -81,32 +76,11 @@ func LoadTracingSpec() (*TracingSpec, error) {
 	return s, nil
 }
 
-// TracingLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// TracingLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type TracingLoadOptions = bridge.Options[bridge.NoHost]
 
-// TracingMemoryError is the error of a user program that accessed memory out
-// of bounds.
-type TracingMemoryError = runtime.MemoryError
-
-var (
-	// TracingErrBudget: a user program ran out of its instruction budget.
-	TracingErrBudget = runtime.ErrBudget
-	// TracingErrCallDepth: a user program nested calls too deeply.
-	TracingErrCallDepth = runtime.ErrCallDepth
-	// TracingErrInProcess: a kernel operation on an object loaded in process.
-	TracingErrInProcess = bridge.ErrInProcess
-)
-
-// TracingExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type TracingExitError = bridge.ExitError
-
-// LoadTracing parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadTracing is LoadTracingSpec then Load.
 func LoadTracing(opts *TracingLoadOptions) (*TracingObjects, error) {
 	spec, err := LoadTracingSpec()
 	if err != nil {
@@ -115,36 +89,32 @@ func LoadTracing(opts *TracingLoadOptions) (*TracingObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *TracingSpec) Load(opts *TracingLoadOptions) (*TracingObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.EnterUnlinkat, s.Programs.ExitUnlinkat, s.Programs.TpUnlinkat)
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
 	o := &TracingObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
 	return o, nil
 }
 
-// TracingObjects are the loaded maps, programs and variables. Close releases
-// them.
+// TracingObjects are the loaded maps, programs (nil where autoload was off)
+// and variables. Close releases them.
 type TracingObjects struct {
-	// EnterUnlinkat is program enter_unlinkat (section fentry/do_unlinkat); nil
-	// when its autoload was off.
+	// EnterUnlinkat is program enter_unlinkat (section fentry/do_unlinkat).
 	EnterUnlinkat *bridge.Tracing `skelgen:"enter_unlinkat"`
-	// ExitUnlinkat is program exit_unlinkat (section fexit/do_unlinkat); nil when
-	// its autoload was off.
+	// ExitUnlinkat is program exit_unlinkat (section fexit/do_unlinkat).
 	ExitUnlinkat *bridge.Tracing `skelgen:"exit_unlinkat"`
 	// TpUnlinkat is program tp_unlinkat (section
-	// tracepoint/syscalls/sys_enter_unlinkat); nil when its autoload was off.
+	// tracepoint/syscalls/sys_enter_unlinkat).
 	TpUnlinkat *bridge.Tracepoint `skelgen:"tp_unlinkat"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables TracingVariables
 
 	set *bridge.Set
@@ -164,66 +134,41 @@ type TracingVariables struct {
 	TpEntries *bridge.Uint64Var `skelgen:"tp_entries"`
 }
 
-func (o *TracingObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *TracingObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *TracingObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *TracingObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.EnterUnlinkat, o.ExitUnlinkat, o.TpUnlinkat)
+	return o.set.AttachAll(opts...)
 }
 
-// TracingHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// TracingHandlers are Serve's typed record callbacks and how the tool stops.
 type TracingHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *TracingExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *TracingObjects) Serve(ctx context.Context, h *TracingHandlers) error {
 	if h == nil {
 		h = &TracingHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.EnterUnlinkat != nil {
-		t.Program("enter_unlinkat", o.EnterUnlinkat.Attach)
-	}
-	if o.ExitUnlinkat != nil {
-		t.Program("exit_unlinkat", o.ExitUnlinkat.Attach)
-	}
-	if o.TpUnlinkat != nil {
-		t.Program("tp_unlinkat", o.TpUnlinkat.Attach)
-	}
 	return t.Serve(ctx)
 }

@@ -51,18 +51,14 @@ var ubpfObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// UbpfSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// UbpfSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type UbpfSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps UbpfMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs UbpfProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables UbpfVariableSpecs
@@ -110,10 +106,8 @@ func LoadUbpfSpec() (*UbpfSpec, error) {
 	return s, nil
 }
 
-// UbpfLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host implements UbpfHost, the functions the user-space programs
-// call.
+// UbpfLoadOptions configure Load (see bridge.Options). Its Host implements
+// UbpfHost, the functions the user-space programs call.
 type UbpfLoadOptions = bridge.Options[UbpfHost]
 
 // UbpfPointer is an untyped pointer argument of a host function.
@@ -136,11 +130,7 @@ var (
 // non-zero exit code (skelgen_stop).
 type UbpfExitError = bridge.ExitError
 
-// LoadUbpf parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil. opts.Host implements the functions the user-space
-// programs call: without it, loading a program that calls one fails.
+// LoadUbpf is LoadUbpfSpec then Load.
 func LoadUbpf(opts *UbpfLoadOptions) (*UbpfObjects, error) {
 	spec, err := LoadUbpfSpec()
 	if err != nil {
@@ -149,11 +139,11 @@ func LoadUbpf(opts *UbpfLoadOptions) (*UbpfObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil. opts.Host
-// implements the functions the user-space programs call: without it, loading a
-// program that calls one fails.
+// Load loads the kernel programs and the maps they use into the kernel, or
+// with opts.InProcess every map in process and no kernel program, and the
+// user-space programs into the runtime; opts may be nil. opts.Host implements
+// the functions the user-space programs call: without it, loading a program
+// that calls one fails.
 func (s *UbpfSpec) Load(opts *UbpfLoadOptions) (*UbpfObjects, error) {
 	var externs map[string]runtime.Func
 	if opts != nil && opts.Host != nil {
@@ -171,8 +161,8 @@ func (s *UbpfSpec) Load(opts *UbpfLoadOptions) (*UbpfObjects, error) {
 	return o, nil
 }
 
-// UbpfObjects are the loaded maps, programs and variables. Close releases
-// them.
+// UbpfObjects are the loaded maps, programs (nil where autoload was off) and
+// variables. Close releases them.
 type UbpfObjects struct {
 	// Counts is map counts (Hash, max_entries 1024).
 	Counts *bridge.Map[uint32, uint64] `skelgen:"counts"`
@@ -181,19 +171,18 @@ type UbpfObjects struct {
 	// UserHist is map user_hist (Array, max_entries 16).
 	UserHist *bridge.Map[uint32, uint64] `skelgen:"user_hist"`
 	// CountGetppid is program count_getppid (section
-	// tracepoint/syscalls/sys_enter_getppid); nil when its autoload was off.
+	// tracepoint/syscalls/sys_enter_getppid).
 	CountGetppid *bridge.Tracepoint `skelgen:"count_getppid"`
 	// BadRead is user-space program bad_read (section ubpf/bad_read), run in
-	// process translated to Go; nil when its autoload was off.
+	// process translated to Go.
 	BadRead *bridge.UserProgram[UbpfReportCtx]
 	// Report is user-space program report (section ubpf/report), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Report *bridge.UserProgram[UbpfReportCtx]
 	// Spin is user-space program spin (section ubpf/spin), run in process
-	// translated to Go; nil when its autoload was off.
+	// translated to Go.
 	Spin *bridge.UserProgram[struct{}]
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables UbpfVariables
 
 	set *bridge.Set
@@ -225,57 +214,43 @@ func (o *UbpfObjects) init() error {
 	return bridge.Bind(o.set, o)
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *UbpfObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *UbpfObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *UbpfObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts, o.CountGetppid)
+	return o.set.AttachAll(opts...)
 }
 
-// UbpfHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// UbpfHandlers are Serve's typed record callbacks and how the tool stops.
 type UbpfHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *UbpfExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error; a
+// stop with a non-zero exit code is a *UbpfExitError.
 func (o *UbpfObjects) Serve(ctx context.Context, h *UbpfHandlers) error {
 	if h == nil {
 		h = &UbpfHandlers{}
 	}
 	t := bridge.NewTool(o.set)
 	t.Signals, t.Started, t.Lost = h.Signals, h.OnStart, h.OnLost
-	if o.CountGetppid != nil {
-		t.Program("count_getppid", o.CountGetppid.Attach)
-	}
 	return t.Serve(ctx)
 }
 

@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
-	"github.com/skelgen/skelgen/runtime"
 	bridge "github.com/skelgen/skelgen/runtime/bridge"
 )
 
@@ -23,18 +22,14 @@ var uprobeObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// UprobeSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// UprobeSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type UprobeSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps UprobeMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs UprobeProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables UprobeVariableSpecs
@@ -68,32 +63,11 @@ func LoadUprobeSpec() (*UprobeSpec, error) {
 	return s, nil
 }
 
-// UprobeLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// UprobeLoadOptions configure Load (see bridge.Options). Its Host is unused:
+// the object calls no host functions.
 type UprobeLoadOptions = bridge.Options[bridge.NoHost]
 
-// UprobeMemoryError is the error of a user program that accessed memory out of
-// bounds.
-type UprobeMemoryError = runtime.MemoryError
-
-var (
-	// UprobeErrBudget: a user program ran out of its instruction budget.
-	UprobeErrBudget = runtime.ErrBudget
-	// UprobeErrCallDepth: a user program nested calls too deeply.
-	UprobeErrCallDepth = runtime.ErrCallDepth
-	// UprobeErrInProcess: a kernel operation on an object loaded in process.
-	UprobeErrInProcess = bridge.ErrInProcess
-)
-
-// UprobeExitError is the error of Serve when a hook stopped the tool with a
-// non-zero exit code (skelgen_stop).
-type UprobeExitError = bridge.ExitError
-
-// LoadUprobe parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadUprobe is LoadUprobeSpec then Load.
 func LoadUprobe(opts *UprobeLoadOptions) (*UprobeObjects, error) {
 	spec, err := LoadUprobeSpec()
 	if err != nil {
@@ -102,32 +76,29 @@ func LoadUprobe(opts *UprobeLoadOptions) (*UprobeObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the programs and the maps they use into the kernel, or with
+// opts.InProcess every map in process and no program; opts may be nil.
 func (s *UprobeSpec) Load(opts *UprobeLoadOptions) (*UprobeObjects, error) {
 	set, err := bridge.LoadKernelOnly(s.Spec, opts, s.Programs.CountCalls)
 	if err != nil {
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}
 	o := &UprobeObjects{set: set}
-	if err := o.init(); err != nil {
+	if err := bridge.Bind(set, o); err != nil {
 		set.Close()
 		return nil, fmt.Errorf("uprobe: %w", err)
 	}
 	return o, nil
 }
 
-// UprobeObjects are the loaded maps, programs and variables. Close releases
-// them.
+// UprobeObjects are the loaded maps, programs (nil where autoload was off) and
+// variables. Close releases them.
 type UprobeObjects struct {
 	// Calls is map calls (Hash, max_entries 64).
 	Calls *bridge.Map[uint32, uint64] `skelgen:"calls"`
-	// CountCalls is program count_calls (section uprobe); nil when its autoload
-	// was off.
+	// CountCalls is program count_calls (section uprobe).
 	CountCalls *bridge.Uprobe `skelgen:"count_calls"`
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables UprobeVariables
 
 	set *bridge.Set
@@ -136,52 +107,36 @@ type UprobeObjects struct {
 // UprobeVariables are the loaded global variables.
 type UprobeVariables struct{}
 
-func (o *UprobeObjects) init() error {
-	return bridge.Bind(o.set, o)
-}
-
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *UprobeObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *UprobeObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *UprobeObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts)
+	return o.set.AttachAll(opts...)
 }
 
-// UprobeHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// UprobeHandlers are Serve's typed record callbacks and how the tool stops.
 type UprobeHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *UprobeExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error.
 func (o *UprobeObjects) Serve(ctx context.Context, h *UprobeHandlers) error {
 	if h == nil {
 		h = &UprobeHandlers{}

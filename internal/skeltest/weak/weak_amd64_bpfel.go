@@ -104,18 +104,14 @@ var weakObject []byte
 // tool skelgen).
 const _ = bridge.SkelgenV0_1_0_dev
 
-// WeakSpec is the object's collection spec with typed handles to its global
-// variables.
-// Change variables (for .rodata, the constants the verifier sees) before Load.
+// WeakSpec is the object before Load: change variables (for .rodata, the
+// constants the verifier sees) here.
 type WeakSpec struct {
-	// Spec is the whole object as cilium/ebpf reads it, user-space programs
-	// included.
+	// Spec is the object as cilium/ebpf reads it, user-space programs included.
 	Spec *ebpf.CollectionSpec
-	// Maps size maps before load (SetMaxEntries; SetValueSize where the skeleton
-	// does not type the values).
+	// Maps size maps before load (SetMaxEntries, SetValueSize).
 	Maps WeakMapSpecs
-	// Programs switch programs off before load (SetAutoload(false)): a disabled
-	// program is not loaded.
+	// Programs switch programs off before load (SetAutoload(false)).
 	Programs WeakProgramSpecs
 	// Variables are the object's global variables before load.
 	Variables WeakVariableSpecs
@@ -195,9 +191,8 @@ func LoadWeakSpec() (*WeakSpec, error) {
 	return s, nil
 }
 
-// WeakLoadOptions configure Load: in process or with the kernel (Collection
-// holds cilium/ebpf's options), where output and records go, the instruction
-// budget. Its Host is unused: the object calls no host functions.
+// WeakLoadOptions configure Load (see bridge.Options). Its Host is unused: the
+// object calls no host functions.
 type WeakLoadOptions = bridge.Options[bridge.NoHost]
 
 // WeakMemoryError is the error of a user program that accessed memory out of
@@ -217,10 +212,7 @@ var (
 // non-zero exit code (skelgen_stop).
 type WeakExitError = bridge.ExitError
 
-// LoadWeak parses the embedded object and loads the kernel programs and the
-// maps they use into the kernel (unless opts.InProcess, which loads every map
-// in process and no kernel program) and the user-space programs into the
-// runtime; opts may be nil.
+// LoadWeak is LoadWeakSpec then Load.
 func LoadWeak(opts *WeakLoadOptions) (*WeakObjects, error) {
 	spec, err := LoadWeakSpec()
 	if err != nil {
@@ -229,9 +221,9 @@ func LoadWeak(opts *WeakLoadOptions) (*WeakObjects, error) {
 	return spec.Load(opts)
 }
 
-// Load loads the kernel programs and the maps they use into the kernel (unless
-// opts.InProcess, which loads every map in process and no kernel program) and
-// the user-space programs into the runtime; opts may be nil.
+// Load loads the kernel programs and the maps they use into the kernel, or
+// with opts.InProcess every map in process and no kernel program, and the
+// user-space programs into the runtime; opts may be nil.
 func (s *WeakSpec) Load(opts *WeakLoadOptions) (*WeakObjects, error) {
 	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.OnProbe, s.Programs.ReadExterns, s.Programs.ReadRequired, s.Programs.UserExterns, s.Programs.UserRequired))
 	if err != nil {
@@ -245,31 +237,27 @@ func (s *WeakSpec) Load(opts *WeakLoadOptions) (*WeakObjects, error) {
 	return o, nil
 }
 
-// WeakObjects are the loaded maps, programs and variables. Close releases
-// them.
+// WeakObjects are the loaded maps, programs (nil where autoload was off) and
+// variables. Close releases them.
 type WeakObjects struct {
 	// BpfUsdtIpToSpecId__ is map __bpf_usdt_ip_to_spec_id (Hash, max_entries
 	// 1024).
 	BpfUsdtIpToSpecId__ *bridge.Map[int64, uint32] `skelgen:"__bpf_usdt_ip_to_spec_id"`
 	// BpfUsdtSpecs__ is map __bpf_usdt_specs (Array, max_entries 256).
 	BpfUsdtSpecs__ *bridge.Map[int32, WeakBpfUsdtSpec] `skelgen:"__bpf_usdt_specs"`
-	// OnProbe is program on_probe (section usdt); nil when its autoload was off.
+	// OnProbe is program on_probe (section usdt).
 	OnProbe *bridge.USDT `skelgen:"on_probe"`
-	// ReadExterns is program read_externs (section xdp); nil when its autoload was
-	// off.
+	// ReadExterns is program read_externs (section xdp).
 	ReadExterns *bridge.XDP `skelgen:"read_externs"`
-	// ReadRequired is program read_required (section xdp); nil when its autoload
-	// was off.
+	// ReadRequired is program read_required (section xdp).
 	ReadRequired *bridge.XDP `skelgen:"read_required"`
 	// UserExterns is user-space program user_externs (section ubpf/user_externs),
-	// run in process translated to Go; nil when its autoload was off.
+	// run in process translated to Go.
 	UserExterns *bridge.UserProgram[WeakExterns]
 	// UserRequired is user-space program user_required (section
-	// ubpf/user_required), run in process translated to Go; nil when its autoload
-	// was off.
+	// ubpf/user_required), run in process translated to Go.
 	UserRequired *bridge.UserProgram[WeakExterns]
-	// Variables are the global variables, read and written through memory-mapped
-	// sections.
+	// Variables are the global variables, in memory-mapped sections.
 	Variables WeakVariables
 
 	set *bridge.Set
@@ -328,48 +316,37 @@ func (o *WeakObjects) init() error {
 	return bridge.Bind(o.set, o)
 }
 
-// Collection returns the kernel part as a cilium/ebpf collection, or nil when
-// the object runs in process.
+// Collection is the kernel part as a cilium/ebpf collection, nil in process.
 func (o *WeakObjects) Collection() *ebpf.Collection {
 	return o.set.Coll
 }
 
-// Close detaches every link made by Attach methods and releases all programs
-// and maps.
+// Close detaches the links of Attach methods and releases programs and maps.
 func (o *WeakObjects) Close() error {
 	return o.set.Close()
 }
 
-// AttachAll attaches every program whose section names its attach point and
-// registers every struct_ops map, skipping programs whose autoload or
-// autoattach was off (bridge.ProgramSpec.SetAutoattach), and returns the
-// errors of all that failed, joined. When some failed it detaches the programs
-// it attached, unless opts hold bridge.KeepGoing.
+// AttachAll attaches the programs whose sections name their attach points and
+// registers the struct_ops maps: see bridge.Set.AttachAll.
 func (o *WeakObjects) AttachAll(opts ...bridge.AttachOption) error {
-	return o.set.AttachAll(opts)
+	return o.set.AttachAll(opts...)
 }
 
-// WeakHandlers are the Go side of Serve: the typed callbacks of the ring
-// buffers and perf event arrays, and how the tool stops.
+// WeakHandlers are Serve's typed record callbacks and how the tool stops.
 type WeakHandlers struct {
 	// Signals stops the tool on SIGINT and SIGTERM too.
 	Signals bool
-	// OnStart is called once the programs are attached and the begin hook has run,
-	// before any record is read.
+	// OnStart runs once the programs are attached and ubpf/begin has run.
 	OnStart func()
-	// OnLost receives the count of each notice of samples the kernel lost on a
-	// perf event array, with the map's C name.
+	// OnLost receives the samples each perf event array lost, by C name.
 	OnLost func(stream string, n uint64)
 }
 
-// Serve runs the object as a tool: it attaches the programs AttachAll
-// attaches, runs the user program of SEC("ubpf/begin"), reads the ring buffers
-// and perf event arrays that have a record hook or a callback in h and passes
-// each record to its hook then its callback, runs the ubpf/interval/<duration>
-// hooks, and, when ctx ends or a hook fails or calls skelgen_stop (or, with
-// h.Signals, on SIGINT or SIGTERM), detaches, delivers the records already
-// written, runs ubpf/end and closes the objects. It returns the first error; a
-// stop with a non-zero exit code is a *WeakExitError. h may be nil.
+// Serve runs the object as a tool until ctx ends, a hook stops it or, with
+// h.Signals, SIGINT or SIGTERM comes: it attaches what AttachAll attaches,
+// passes each record to its hook then to its callback in h (h may be nil) and
+// closes the objects (see bridge.Tool.Serve). It returns the first error; a
+// stop with a non-zero exit code is a *WeakExitError.
 func (o *WeakObjects) Serve(ctx context.Context, h *WeakHandlers) error {
 	if h == nil {
 		h = &WeakHandlers{}

@@ -56,6 +56,10 @@ func (p Program) Autoattach() bool {
 // tries every one and returns the errors of all that failed, joined (each
 // names its program). When some failed it detaches the links it made,
 // unless opts hold KeepGoing; the links it keeps are closed with s.
+//
+// It is not inlined into the skeleton's AttachAll.
+//
+//go:noinline
 func (s *Set) AttachAll(opts ...AttachOption) error {
 	return s.attachAll(opts, append(slices.Clip(s.autoProgs), s.autoMaps...)...)
 }

@@ -12,6 +12,7 @@ import (
 // not a Map: Push adds a value and Contains tests one. Only the kernel has
 // bloom filters; in process both return ErrInProcess.
 type BloomFilter[V any] struct {
+	_ incomparable
 	h mapHandle
 }
 

@@ -5,6 +5,7 @@ import "github.com/cilium/ebpf"
 // MapOfMaps is an array or hash of maps: its values are inner kernel maps.
 // It exists only in the kernel.
 type MapOfMaps[K any] struct {
+	_ incomparable
 	m *ebpf.Map
 	h mapHandle
 }

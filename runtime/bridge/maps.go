@@ -57,7 +57,7 @@ func (s *Set) userHandle(name string) mapHandle {
 
 // begin starts a call on the map: it counts the call in the set's lifetime
 // and takes a user-space map's lock. end ends it.
-func (h mapHandle) begin() error {
+func (h *mapHandle) begin() error {
 	if err := h.set.life.enter(); err != nil {
 		return fmt.Errorf("map %s: %w", h.name, err)
 	}
@@ -67,7 +67,7 @@ func (h mapHandle) begin() error {
 	return nil
 }
 
-func (h mapHandle) end() {
+func (h *mapHandle) end() {
 	if h.l != nil {
 		h.l.Unlock()
 	}
@@ -75,7 +75,7 @@ func (h mapHandle) end() {
 }
 
 // call runs f as one call on the map (see begin).
-func (h mapHandle) call(f func() error) error {
+func (h *mapHandle) call(f func() error) error {
 	if err := h.begin(); err != nil {
 		return err
 	}
@@ -83,21 +83,21 @@ func (h mapHandle) call(f func() error) error {
 	return f()
 }
 
-func (h mapHandle) keySize() int {
+func (h *mapHandle) keySize() int {
 	if h.k != nil {
 		return int(h.k.KeySize())
 	}
 	return int(h.u.Spec().KeySize)
 }
 
-func (h mapHandle) valueSize() int {
+func (h *mapHandle) valueSize() int {
 	if h.k != nil {
 		return int(h.k.ValueSize())
 	}
 	return int(h.u.Spec().ValueSize)
 }
 
-func (h mapHandle) checkSizes(ks, vs int) error {
+func (h *mapHandle) checkSizes(ks, vs int) error {
 	if k := h.keySize(); k != 0 && k != ks {
 		return fmt.Errorf("map %s: key size %d, Go key type has %d bytes", h.name, k, ks)
 	}
@@ -121,7 +121,7 @@ func userErr(err error) error {
 	return err
 }
 
-func (h mapHandle) lookup(key, value []byte) error {
+func (h *mapHandle) lookup(key, value []byte) error {
 	if err := h.begin(); err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (h mapHandle) lookup(key, value []byte) error {
 	return h.lookupLocked(key, value)
 }
 
-func (h mapHandle) lookupLocked(key, value []byte) error {
+func (h *mapHandle) lookupLocked(key, value []byte) error {
 	v, err := h.u.Lookup(key)
 	if err != nil {
 		return userErr(err)
@@ -141,7 +141,7 @@ func (h mapHandle) lookupLocked(key, value []byte) error {
 	return nil
 }
 
-func (h mapHandle) update(key, value []byte, flags ebpf.MapUpdateFlags) error {
+func (h *mapHandle) update(key, value []byte, flags ebpf.MapUpdateFlags) error {
 	if err := h.begin(); err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func (h mapHandle) update(key, value []byte, flags ebpf.MapUpdateFlags) error {
 	return userErr(h.u.Update(key, value, uint64(flags)))
 }
 
-func (h mapHandle) delete(key []byte) error {
+func (h *mapHandle) delete(key []byte) error {
 	if err := h.begin(); err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func (h mapHandle) delete(key []byte) error {
 
 // lookupAndDelete copies the value under key into value and removes the
 // entry, in one step for user-space maps as for kernel maps.
-func (h mapHandle) lookupAndDelete(key, value []byte) error {
+func (h *mapHandle) lookupAndDelete(key, value []byte) error {
 	if err := h.begin(); err != nil {
 		return err
 	}
@@ -187,7 +187,7 @@ const maxIterationRestarts = 100
 // copied into value, or nil at the end, in one step under the map's lock.
 // restarted reports that key was no longer in the map, so the key returned
 // is the first.
-func (h mapHandle) nextEntry(key, value []byte) (next []byte, restarted bool, err error) {
+func (h *mapHandle) nextEntry(key, value []byte) (next []byte, restarted bool, err error) {
 	if err := h.begin(); err != nil {
 		return nil, false, err
 	}
@@ -211,7 +211,7 @@ func (h mapHandle) nextEntry(key, value []byte) (next []byte, restarted bool, er
 // copied into value, each entry read in one step under the map's lock.
 // When the key iteration stood on was deleted meanwhile it starts over,
 // as the kernel and cilium/ebpf's iterator do, a bounded number of times.
-func (h mapHandle) userEntries(value []byte, yield func(key []byte) bool) error {
+func (h *mapHandle) userEntries(value []byte, yield func(key []byte) bool) error {
 	var key []byte
 	restarts := 0
 	for {
@@ -231,10 +231,26 @@ func (h mapHandle) userEntries(value []byte, yield func(key []byte) bool) error 
 	}
 }
 
+// entries calls yield with each entry of the map copied into key and
+// value (a shorter entry leaves the rest zero), kernel or user-space.
+func (h *mapHandle) entries(key, value []byte, yield func() bool) error {
+	if h.k != nil {
+		return h.kernelEntries(func(kb, vb []byte) bool {
+			clear(key[copy(key, kb):])
+			clear(value[copy(value, vb):])
+			return yield()
+		})
+	}
+	return h.userEntries(value, func(kb []byte) bool {
+		clear(key[copy(key, kb):])
+		return yield()
+	})
+}
+
 // kernelEntries calls yield with each entry of a kernel map. Each step of
 // the iteration is a call of its own, so yield runs outside any: it may
 // close the set, and iteration then ends with ErrClosed.
-func (h mapHandle) kernelEntries(yield func(key, value []byte) bool) error {
+func (h *mapHandle) kernelEntries(yield func(key, value []byte) bool) error {
 	it := h.k.Iterate()
 	var kb, vb []byte
 	for {
@@ -254,29 +270,44 @@ func (h mapHandle) kernelEntries(yield func(key, value []byte) bool) error {
 // Map is a map with keys of type K and values of type V: a kernel map, or
 // a user-space map when the object runs in process or only user-space
 // programs use the map.
+//
+// Its methods are compiled in every skeleton package for every Map type
+// it declares, so each is a thin typed door to mapHandle's untyped code.
 type Map[K, V any] struct {
+	_ incomparable
 	h mapHandle
 }
+
+// incomparable, the first field of the generic handle types, makes them
+// incomparable: a package that declares one compiles no equality function
+// for it. (First, because a zero-size last field is padded.)
+type incomparable [0]func()
 
 // NewMap returns the map name of s, checking that the Go types have the
 // map's key and value sizes, so a mismatch is found at load time and not as
 // corrupted data.
 func NewMap[K, V any](s *Set, name string) (*Map[K, V], error) {
-	h, err := typedHandle[K, V](s, name)
-	if err != nil {
+	m := new(Map[K, V])
+	if err := typedHandle[K, V](s, name, &m.h); err != nil {
 		return nil, err
 	}
-	return &Map[K, V]{h: h}, nil
+	return m, nil
 }
 
-// typedHandle returns the map name of s after checking that K and V have
-// its key and value sizes.
-func typedHandle[K, V any](s *Set, name string) (mapHandle, error) {
-	h, err := s.mapHandle(name)
-	if err != nil {
-		return h, err
+// typedHandle sets *h to the map name of s after checking that K and V
+// have its key and value sizes.
+func typedHandle[K, V any](s *Set, name string, h *mapHandle) error {
+	return s.sizedHandle(h, name, sizeOf[K](), sizeOf[V]())
+}
+
+// sizedHandle sets *h to the map name of s after checking that its keys
+// have ks bytes and its values vs (vs < 0: any).
+func (s *Set) sizedHandle(h *mapHandle, name string, ks, vs int) error {
+	var err error
+	if *h, err = s.mapHandle(name); err != nil {
+		return err
 	}
-	return h, h.checkSizes(sizeOf[K](), sizeOf[V]())
+	return h.checkSizes(ks, vs)
 }
 
 // Raw returns the kernel map, or nil when the map lives in the process.
@@ -317,13 +348,9 @@ func (m *Map[K, V]) LookupAndDelete(key K) (V, error) {
 // which *errp receives when errp is not nil.
 func (m *Map[K, V]) All(errp *error) iter.Seq2[K, V] {
 	return func(yield func(K, V) bool) {
-		var err error
-		if m.h.k != nil {
-			err = m.h.kernelEntries(func(kb, vb []byte) bool { return yield(fromBytes[K](kb), fromBytes[V](vb)) })
-		} else {
-			var v V
-			err = m.h.userEntries(bytesOf(&v), func(kb []byte) bool { return yield(fromBytes[K](kb), v) })
-		}
+		var k K
+		var v V
+		err := m.h.entries(bytesOf(&k), bytesOf(&v), func() bool { return yield(k, v) })
 		if errp != nil {
 			*errp = err
 		}

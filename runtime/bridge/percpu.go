@@ -10,16 +10,17 @@ import (
 // PerCPUMap is a per-CPU map: each key holds one V per possible CPU. In
 // process, the runtime has one CPU, so each key holds one V.
 type PerCPUMap[K, V any] struct {
+	_ incomparable
 	h mapHandle
 }
 
 // NewPerCPUMap returns the map name of s, checking the key and value sizes.
 func NewPerCPUMap[K, V any](s *Set, name string) (*PerCPUMap[K, V], error) {
-	h, err := typedHandle[K, V](s, name)
-	if err != nil {
+	m := new(PerCPUMap[K, V])
+	if err := typedHandle[K, V](s, name, &m.h); err != nil {
 		return nil, err
 	}
-	return &PerCPUMap[K, V]{h: h}, nil
+	return m, nil
 }
 
 // Raw returns the kernel map, or nil when the map lives in the process.

@@ -16,6 +16,7 @@ import (
 // RingBuf is a BPF_MAP_TYPE_RINGBUF whose records are of type E: a kernel
 // ring buffer, or the runtime's when the map lives in the process.
 type RingBuf[E any] struct {
+	_ incomparable
 	h mapHandle
 }
 
@@ -227,6 +228,7 @@ func (r *RingBufReader[E]) Close() error {
 // PerfEventArray is a BPF_MAP_TYPE_PERF_EVENT_ARRAY whose samples are of
 // type E. It exists only in the kernel.
 type PerfEventArray[E any] struct {
+	_ incomparable
 	m *ebpf.Map
 	h mapHandle
 }
@@ -284,7 +286,7 @@ func (rs *readers) close() {
 // ever, and Close closes the readers instead of waiting. The error is
 // os.ErrClosed too, which read loops written for cilium/ebpf's readers
 // stop on.
-func (h mapHandle) closedErr() error {
+func (h *mapHandle) closedErr() error {
 	if h.set.life.closed() {
 		return fmt.Errorf("map %s: %w (%w)", h.name, ErrClosed, os.ErrClosed)
 	}
@@ -293,7 +295,7 @@ func (h mapHandle) closedErr() error {
 
 // readErr is the error of a failed read: ErrClosed once the set is
 // closing (Close closed the reader), else err.
-func (h mapHandle) readErr(err error) error {
+func (h *mapHandle) readErr(err error) error {
 	if cerr := h.closedErr(); cerr != nil {
 		return cerr
 	}

@@ -169,25 +169,6 @@ func (s *skeleton) kernelBTFDecls(f *jen.File, id skelIDs) {
 	f.Func().Id(id.p + "Kernels").Params().Index().String().Block(jen.Return(jen.Index().String().Values(lits...)))
 }
 
-// loadOptsVerbatim writes the options argument of bridge.Load in
-// <X>Spec.Load: opts with the programs switched off, and the kernels' BTF.
-func (s *skeleton) loadOptsVerbatim(w *vtext, id skelIDs) {
-	if s.cfg.KernelBTFFile != "" {
-		w.qual(s.bridge, "WithKernelBTF").s("(")
-	}
-	w.qual(s.bridge, "WithDisabled").s("(opts")
-	for _, pi := range s.programs {
-		w.s(", s.Programs.", pi.field)
-	}
-	for _, up := range s.user {
-		w.s(", s.Programs.", up.field)
-	}
-	w.s(")")
-	if s.cfg.KernelBTFFile != "" {
-		w.s(", ", id.kernelBTFVar, ")")
-	}
-}
-
 // specDecls declares the spec: the collection spec with typed handles to
 // its maps, programs and variables before load.
 func (s *skeleton) specDecls(f *jen.File, id skelIDs) {
@@ -329,26 +310,24 @@ func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 			)
 			externs = jen.Id("externs")
 		}
-		args := []jen.Code{jen.Id("opts")}
+		// Kernel-only: the module's runtime copy need not carry the VM.
+		args := []jen.Code{jen.Id("s").Dot("Spec")}
+		load := "LoadKernelOnly"
+		if len(s.user) > 0 {
+			args, load = append(args, externs), "Load"
+		}
+		opts := jen.Id("opts")
+		if s.cfg.KernelBTFFile != "" {
+			opts = jen.Qual(s.bridge, "WithKernelBTF").Call(jen.Id("opts"), jen.Id(id.kernelBTFVar))
+		}
+		args = append(args, opts)
 		for _, pi := range s.programs {
 			args = append(args, jen.Id("s").Dot("Programs").Dot(pi.field))
 		}
 		for _, up := range s.user {
 			args = append(args, jen.Id("s").Dot("Programs").Dot(up.field))
 		}
-		if len(s.user) == 0 {
-			// Kernel-only: the module's runtime copy need not carry the VM.
-			if s.cfg.KernelBTFFile != "" {
-				args[0] = jen.Qual(s.bridge, "WithKernelBTF").Call(jen.Id("opts"), jen.Id(id.kernelBTFVar))
-			}
-			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "LoadKernelOnly").Call(append([]jen.Code{jen.Id("s").Dot("Spec")}, args...)...)
-		} else {
-			opts := jen.Qual(s.bridge, "WithDisabled").Call(args...)
-			if s.cfg.KernelBTFFile != "" {
-				opts = jen.Qual(s.bridge, "WithKernelBTF").Call(opts, jen.Id(id.kernelBTFVar))
-			}
-			g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, "Load").Call(jen.Id("s").Dot("Spec"), externs, opts)
-		}
+		g.List(jen.Id("set"), jen.Err()).Op(":=").Qual(s.bridge, load).Call(args...)
 		g.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrapErr(s.cfg.Stem+": %w")))
 		g.Id("o").Op(":=").Op("&").Id(id.objsT).Values(jen.Dict{jen.Id("set"): jen.Id("set")})
 		bind := jen.Qual(s.bridge, "Bind").Call(jen.Id("set"), jen.Id("o"))
@@ -490,20 +469,22 @@ func (s *skeleton) loadVerbatim(id skelIDs, loadDoc string) *vtext {
 		w.s("\tvar externs map[string]").qual(s.cfg.RuntimeImport, "Func").s("\n\tif opts != nil && opts.Host != nil {\n\t\texterns = ", id.bindFn, "(opts.Host)\n\t}\n")
 		externs = "externs"
 	}
+	// Kernel-only: the module's runtime copy need not carry the VM.
 	if len(s.user) == 0 {
-		// Kernel-only: the module's runtime copy need not carry the VM.
 		w.s("\tset, err := ").qual(s.bridge, "LoadKernelOnly").s("(s.Spec, ")
-		if s.cfg.KernelBTFFile != "" {
-			w.qual(s.bridge, "WithKernelBTF").s("(opts, ", id.kernelBTFVar, ")")
-		} else {
-			w.s("opts")
-		}
-		for _, pi := range s.programs {
-			w.s(", s.Programs.", pi.field)
-		}
 	} else {
 		w.s("\tset, err := ").qual(s.bridge, "Load").s("(s.Spec, ", externs, ", ")
-		s.loadOptsVerbatim(w, id)
+	}
+	if s.cfg.KernelBTFFile != "" {
+		w.qual(s.bridge, "WithKernelBTF").s("(opts, ", id.kernelBTFVar, ")")
+	} else {
+		w.s("opts")
+	}
+	for _, pi := range s.programs {
+		w.s(", s.Programs.", pi.field)
+	}
+	for _, up := range s.user {
+		w.s(", s.Programs.", up.field)
 	}
 	w.s(")\n\tif err != nil {\n")
 	wrap()

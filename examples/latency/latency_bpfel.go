@@ -148,7 +148,7 @@ func (s *LatencySpec) Load(opts *LatencyLoadOptions) (*LatencyObjects, error) {
 	if opts != nil && opts.Host != nil {
 		externs = latencyExterns(opts.Host)
 	}
-	set, err := bridge.Load(s.Spec, externs, bridge.WithDisabled(opts, s.Programs.OnEnter, s.Programs.OnExit, s.Programs.Report))
+	set, err := bridge.Load(s.Spec, externs, opts, s.Programs.OnEnter, s.Programs.OnExit, s.Programs.Report)
 	if err != nil {
 		return nil, fmt.Errorf("latency: %w", err)
 	}

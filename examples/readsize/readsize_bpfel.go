@@ -130,7 +130,7 @@ func LoadReadsize(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error) {
 // with opts.InProcess every map in process and no kernel program, and the
 // user-space programs into the runtime; opts may be nil.
 func (s *ReadsizeSpec) Load(opts *ReadsizeLoadOptions) (*ReadsizeObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.ReadDone, s.Programs.Begin, s.Programs.End, s.Programs.Tick))
+	set, err := bridge.Load(s.Spec, nil, opts, s.Programs.ReadDone, s.Programs.Begin, s.Programs.End, s.Programs.Tick)
 	if err != nil {
 		return nil, fmt.Errorf("readsize: %w", err)
 	}

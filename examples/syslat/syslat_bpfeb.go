@@ -182,7 +182,7 @@ func LoadSyslat(opts *SyslatLoadOptions) (*SyslatObjects, error) {
 // with opts.InProcess every map in process and no kernel program, and the
 // user-space programs into the runtime; opts may be nil.
 func (s *SyslatSpec) Load(opts *SyslatLoadOptions) (*SyslatObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.SysEnter, s.Programs.SysExit, s.Programs.Begin, s.Programs.End, s.Programs.OnSyscall, s.Programs.Tick))
+	set, err := bridge.Load(s.Spec, nil, opts, s.Programs.SysEnter, s.Programs.SysExit, s.Programs.Begin, s.Programs.End, s.Programs.OnSyscall, s.Programs.Tick)
 	if err != nil {
 		return nil, fmt.Errorf("syslat: %w", err)
 	}

@@ -144,7 +144,7 @@ func LoadClangbench(opts *ClangbenchLoadOptions) (*ClangbenchObjects, error) {
 // with opts.InProcess every map in process and no kernel program, and the
 // user-space programs into the runtime; opts may be nil.
 func (s *ClangbenchSpec) Load(opts *ClangbenchLoadOptions) (*ClangbenchObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.BytecodeXdp, s.Programs.ChecksumXdp, s.Programs.CountXdp, s.Programs.DispatchXdp, s.Programs.Fnv1aXdp, s.Programs.IfelseXdp, s.Programs.Log2sumXdp, s.Programs.PrimesXdp, s.Programs.Switch32Xdp, s.Programs.WordsXdp, s.Programs.BytecodeUser, s.Programs.ChecksumUser, s.Programs.CountUser, s.Programs.DispatchUser, s.Programs.Fnv1aUser, s.Programs.IfelseUser, s.Programs.Log2sumUser, s.Programs.PrimesUser, s.Programs.Switch32User, s.Programs.WordsUser))
+	set, err := bridge.Load(s.Spec, nil, opts, s.Programs.BytecodeXdp, s.Programs.ChecksumXdp, s.Programs.CountXdp, s.Programs.DispatchXdp, s.Programs.Fnv1aXdp, s.Programs.IfelseXdp, s.Programs.Log2sumXdp, s.Programs.PrimesXdp, s.Programs.Switch32Xdp, s.Programs.WordsXdp, s.Programs.BytecodeUser, s.Programs.ChecksumUser, s.Programs.CountUser, s.Programs.DispatchUser, s.Programs.Fnv1aUser, s.Programs.IfelseUser, s.Programs.Log2sumUser, s.Programs.PrimesUser, s.Programs.Switch32User, s.Programs.WordsUser)
 	if err != nil {
 		return nil, fmt.Errorf("clangbench: %w", err)
 	}

@@ -135,7 +135,7 @@ func LoadRingbench(opts *RingbenchLoadOptions) (*RingbenchObjects, error) {
 // with opts.InProcess every map in process and no kernel program, and the
 // user-space programs into the runtime; opts may be nil.
 func (s *RingbenchSpec) Load(opts *RingbenchLoadOptions) (*RingbenchObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Fill, s.Programs.End, s.Programs.OnEvent))
+	set, err := bridge.Load(s.Spec, nil, opts, s.Programs.Fill, s.Programs.End, s.Programs.OnEvent)
 	if err != nil {
 		return nil, fmt.Errorf("ringbench: %w", err)
 	}

@@ -45,14 +45,10 @@ func (p *ProgramSpec) SetAutoload(on bool) { p.off = !on }
 // Autoload reports whether Load will load the program.
 func (p *ProgramSpec) Autoload() bool { return !p.off }
 
-// WithDisabled returns a copy of opts (nil: the zero options) whose
-// Disabled list also names the programs among progs with autoload off,
-// and whose Manual list those with autoattach off.
-func WithDisabled[H any](opts *Options[H], progs ...*ProgramSpec) *Options[H] {
-	var o Options[H]
-	if opts != nil {
-		o = *opts
-	}
+// withDisabled is o whose Disabled list also names the programs among
+// progs with autoload off, and whose Manual list those with autoattach
+// off; it shares no list with o.
+func withDisabled(o LoadOptions, progs []*ProgramSpec) LoadOptions {
 	o.Disabled = append([]string(nil), o.Disabled...)
 	o.Manual = append([]string(nil), o.Manual...)
 	for _, p := range progs {
@@ -63,7 +59,7 @@ func WithDisabled[H any](opts *Options[H], progs ...*ProgramSpec) *Options[H] {
 			o.Manual = append(o.Manual, p.name)
 		}
 	}
-	return &o
+	return o
 }
 
 // Disabled reports whether the program name was left out of the load

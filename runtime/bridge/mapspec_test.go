@@ -55,10 +55,10 @@ func TestWithDisabled(t *testing.T) {
 	}
 	k.SetAutoload(false)
 	u.SetAutoload(false)
-	o := WithDisabled(&LoadOptions{Disabled: []string{"v"}}, k, u, nil)
+	o := withDisabled(LoadOptions{Disabled: []string{"v"}}, []*ProgramSpec{k, u, nil})
 	s := &Set{Spec: spec}
 	kspec := spec.Copy()
-	if err := s.applyDisabled(kspec, o); err != nil {
+	if err := s.applyDisabled(kspec, &o); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := kspec.Programs["k"]; ok || !s.Disabled("k") || !s.Disabled("u") || !s.Disabled("v") {

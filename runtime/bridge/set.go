@@ -90,12 +90,15 @@ type LoadOptions = Options[NoHost]
 type NoHost struct{}
 
 // withoutHost is o without its Host, which Load does not use: generated
-// skeletons turn it into the externs argument.
-func withoutHost[H any](o *Options[H]) LoadOptions {
+// skeletons turn it into the externs argument. It is not inlined into
+// Load, which every skeleton with user programs instantiates.
+//
+//go:noinline
+func withoutHost[H any](o *Options[H]) *LoadOptions {
 	if o == nil {
-		return LoadOptions{}
+		return &LoadOptions{}
 	}
-	return LoadOptions{Collection: o.Collection, InProcess: o.InProcess, Output: o.Output, Records: o.Records,
+	return &LoadOptions{Collection: o.Collection, InProcess: o.InProcess, Output: o.Output, Records: o.Records,
 		Budget: o.Budget, MapMemory: o.MapMemory, Programs: o.Programs, Disabled: o.Disabled, Manual: o.Manual,
 		KernelBTF: o.KernelBTF, Kernel: o.Kernel, embedded: o.embedded}
 }
@@ -145,12 +148,13 @@ func (t *toolPointer) CompareAndSwap(old, new *Tool) bool {
 // maps alone into the runtime's maps. It uses nothing of the runtime's VM,
 // so a module whose objects are all of this kind carries no VM. An object
 // with user-space programs makes it fail: those need Load. progs are the
-// skeleton's program specs: those switched off are left out (WithDisabled).
+// skeleton's program specs: those switched off (SetAutoload) are left
+// out, and those whose autoattach is off stay out of AttachAll.
 //
 // It is not generic, as Load is, so that no skeleton package compiles an
 // instantiation of it: a kernel-only object's options have no host.
 func LoadKernelOnly(spec *ebpf.CollectionSpec, opts *Options[NoHost], progs ...*ProgramSpec) (*Set, error) {
-	return load(spec, withoutHost(WithDisabled(opts, progs...)), nil)
+	return load(spec, withDisabled(*withoutHost(opts), progs), nil)
 }
 
 // load is Load and LoadKernelOnly; vm is nil for LoadKernelOnly.

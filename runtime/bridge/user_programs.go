@@ -12,9 +12,18 @@ import (
 
 // Load loads spec: its kernel programs and the maps they use into the kernel
 // (unless opts.InProcess), its ubpf/ programs into the runtime, with
-// externs binding the host functions those programs call by name.
-func Load[H any](spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *Options[H]) (*Set, error) {
-	return load(spec, withoutHost(opts), &userParts{
+// externs binding the host functions those programs call by name. progs
+// are the skeleton's program specs, as for LoadKernelOnly.
+//
+// Its generic part is only the options' copy without their host: a
+// skeleton package compiles no more of it.
+func Load[H any](spec *ebpf.CollectionSpec, externs map[string]runtime.Func, opts *Options[H], progs ...*ProgramSpec) (*Set, error) {
+	return loadUser(spec, externs, withoutHost(opts), progs)
+}
+
+// loadUser is Load without the host.
+func loadUser(spec *ebpf.CollectionSpec, externs map[string]runtime.Func, o *LoadOptions, progs []*ProgramSpec) (*Set, error) {
+	return load(spec, withDisabled(*o, progs), &userParts{
 		kernelView: (*UserSet).kernelMap,
 		kconfig:    userKconfig,
 		programs: func(s *Set, names []string, o *LoadOptions) error {

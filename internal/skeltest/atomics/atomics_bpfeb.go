@@ -111,7 +111,7 @@ func LoadAtomics(opts *AtomicsLoadOptions) (*AtomicsObjects, error) {
 // with opts.InProcess every map in process and no kernel program, and the
 // user-space programs into the runtime; opts may be nil.
 func (s *AtomicsSpec) Load(opts *AtomicsLoadOptions) (*AtomicsObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.CountGetppid, s.Programs.BumpA, s.Programs.BumpB, s.Programs.Drain, s.Programs.Take))
+	set, err := bridge.Load(s.Spec, nil, opts, s.Programs.CountGetppid, s.Programs.BumpA, s.Programs.BumpB, s.Programs.Drain, s.Programs.Take)
 	if err != nil {
 		return nil, fmt.Errorf("atomics: %w", err)
 	}

@@ -121,7 +121,7 @@ func LoadBytebuf(opts *BytebufLoadOptions) (*BytebufObjects, error) {
 // with opts.InProcess every map in process and no kernel program, and the
 // user-space programs into the runtime; opts may be nil.
 func (s *BytebufSpec) Load(opts *BytebufLoadOptions) (*BytebufObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Backhash, s.Programs.Be32sum, s.Programs.Bump, s.Programs.Checksum, s.Programs.Classify, s.Programs.Hash, s.Programs.Invert, s.Programs.Lines, s.Programs.Parse, s.Programs.Rtrim, s.Programs.Sum256, s.Programs.Sum32, s.Programs.Sumdown, s.Programs.Zero))
+	set, err := bridge.Load(s.Spec, nil, opts, s.Programs.Backhash, s.Programs.Be32sum, s.Programs.Bump, s.Programs.Checksum, s.Programs.Classify, s.Programs.Hash, s.Programs.Invert, s.Programs.Lines, s.Programs.Parse, s.Programs.Rtrim, s.Programs.Sum256, s.Programs.Sum32, s.Programs.Sumdown, s.Programs.Zero)
 	if err != nil {
 		return nil, fmt.Errorf("bytebuf: %w", err)
 	}

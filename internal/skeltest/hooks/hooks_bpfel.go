@@ -196,7 +196,7 @@ func LoadHooks(opts *HooksLoadOptions) (*HooksObjects, error) {
 // with opts.InProcess every map in process and no kernel program, and the
 // user-space programs into the runtime; opts may be nil.
 func (s *HooksSpec) Load(opts *HooksLoadOptions) (*HooksObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.Produce, s.Programs.Sample, s.Programs.Begin, s.Programs.End, s.Programs.OnEvent, s.Programs.OnLost, s.Programs.Outside, s.Programs.Tick))
+	set, err := bridge.Load(s.Spec, nil, opts, s.Programs.Produce, s.Programs.Sample, s.Programs.Begin, s.Programs.End, s.Programs.OnEvent, s.Programs.OnLost, s.Programs.Outside, s.Programs.Tick)
 	if err != nil {
 		return nil, fmt.Errorf("hooks: %w", err)
 	}

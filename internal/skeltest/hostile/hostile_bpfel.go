@@ -149,7 +149,7 @@ func (s *HostileSpec) Load(opts *HostileLoadOptions) (*HostileObjects, error) {
 	if opts != nil && opts.Host != nil {
 		externs = hostileExterns(opts.Host)
 	}
-	set, err := bridge.Load(s.Spec, externs, bridge.WithDisabled(opts, s.Programs.Kern, s.Programs.Bump, s.Programs.HugeHist, s.Programs.ReadNullMinusOne, s.Programs.UpdateKhash, s.Programs.UpdateRo, s.Programs.ViaHost, s.Programs.WriteRoLookup, s.Programs.WriteRodata))
+	set, err := bridge.Load(s.Spec, externs, opts, s.Programs.Kern, s.Programs.Bump, s.Programs.HugeHist, s.Programs.ReadNullMinusOne, s.Programs.UpdateKhash, s.Programs.UpdateRo, s.Programs.ViaHost, s.Programs.WriteRoLookup, s.Programs.WriteRodata)
 	if err != nil {
 		return nil, fmt.Errorf("hostile: %w", err)
 	}

@@ -149,7 +149,7 @@ func (s *UbpfSpec) Load(opts *UbpfLoadOptions) (*UbpfObjects, error) {
 	if opts != nil && opts.Host != nil {
 		externs = ubpfExterns(opts.Host)
 	}
-	set, err := bridge.Load(s.Spec, externs, bridge.WithDisabled(opts, s.Programs.CountGetppid, s.Programs.BadRead, s.Programs.Report, s.Programs.Spin))
+	set, err := bridge.Load(s.Spec, externs, opts, s.Programs.CountGetppid, s.Programs.BadRead, s.Programs.Report, s.Programs.Spin)
 	if err != nil {
 		return nil, fmt.Errorf("ubpf: %w", err)
 	}

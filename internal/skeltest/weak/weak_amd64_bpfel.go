@@ -225,7 +225,7 @@ func LoadWeak(opts *WeakLoadOptions) (*WeakObjects, error) {
 // with opts.InProcess every map in process and no kernel program, and the
 // user-space programs into the runtime; opts may be nil.
 func (s *WeakSpec) Load(opts *WeakLoadOptions) (*WeakObjects, error) {
-	set, err := bridge.Load(s.Spec, nil, bridge.WithDisabled(opts, s.Programs.OnProbe, s.Programs.ReadExterns, s.Programs.ReadRequired, s.Programs.UserExterns, s.Programs.UserRequired))
+	set, err := bridge.Load(s.Spec, nil, opts, s.Programs.OnProbe, s.Programs.ReadExterns, s.Programs.ReadRequired, s.Programs.UserExterns, s.Programs.UserRequired)
 	if err != nil {
 		return nil, fmt.Errorf("weak: %w", err)
 	}

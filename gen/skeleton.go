@@ -165,6 +165,7 @@ func writeSkeleton(obj *Object, cfg SkeletonConfig, fast bool) (src, aotSrc []by
 		s.types.verb = s.verb
 	}
 	s.types.Prefix = s.prefix
+	s.types.Bridge = s.bridge
 	// The skeleton's own top-level names win over C type names.
 	for _, suffix := range []string{"Spec", "VariableSpecs", "ProgramSpecs", "MapSpecs", "Objects", "Variables", "Host", "LoadOptions", "Pointer", "MemoryError", "ErrBudget", "ErrCallDepth", "ErrInProcess", "Kernels", "ExitError", "Handlers"} {
 		s.types.taken[s.prefix+suffix] = true

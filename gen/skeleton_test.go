@@ -143,6 +143,18 @@ func TestSkeletonConcurrent(t *testing.T) {
 // TestGeneratedPackagesBuildStandalone copies each generated skeleton (Go
 // files and objects, without tests or C sources) into a fresh module that
 // requires skelgen through a replace directive, then builds and vets it.
+// requiringSkelgen returns the go.mod of a scratch module named path that
+// requires this module, from its directory, and this module's go.sum.
+func requiringSkelgen(t *testing.T, path string) (goMod, goSum []byte) {
+	t.Helper()
+	root := testenv.ModuleRoot(t)
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []byte("module " + path + "\n\ngo 1.26\n\nrequire github.com/skelgen/skelgen v0.0.0-00010101000000-000000000000\n\nreplace github.com/skelgen/skelgen => " + root + "\n"), sum
+}
+
 func TestGeneratedPackagesBuildStandalone(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -150,12 +162,8 @@ func TestGeneratedPackagesBuildStandalone(t *testing.T) {
 	}
 	root := testenv.ModuleRoot(t)
 	mod := t.TempDir()
-	goMod := "module example.com/scratch\n\ngo 1.26\n\nrequire github.com/skelgen/skelgen v0.0.0-00010101000000-000000000000\n\nreplace github.com/skelgen/skelgen => " + root + "\n"
-	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(goMod), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
+	goMod, sum := requiringSkelgen(t, "example.com/scratch")
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), goMod, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(mod, "go.sum"), sum, 0o644); err != nil {

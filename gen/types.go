@@ -73,6 +73,9 @@ type TypeGen struct {
 	codes map[string]jen.Code
 	// byteArrays are the texts of [n]byte, by n.
 	byteArrays map[uint32]string
+	// Bridge is the import path of the bridge package, whose CString the
+	// C string methods call.
+	Bridge string
 }
 
 // NewTypeGen returns a generator for BTF of the given byte order, the byte
@@ -1117,11 +1120,7 @@ func (g *TypeGen) renderMethods(p *tyPlan, out []jen.Code) []jen.Code {
 	for _, c := range p.cstrs {
 		out = append(out, gocomment.Comment(c.doc(p)).Line().
 			Func().Params(jen.Id("s").Op("*").Id(p.goName)).Id(c.method).Params().String().Block(
-			jen.Id("b").Op(":=").Id("s").Dot(c.field).Index(jen.Op(":")),
-			jen.If(jen.Id("i").Op(":=").Qual("bytes", "IndexByte").Call(jen.Id("b"), jen.Lit(0)), jen.Id("i").Op(">=").Lit(0)).Block(
-				jen.Id("b").Op("=").Id("b").Index(jen.Op(":").Id("i")),
-			),
-			jen.Return(jen.String().Call(jen.Id("b"))),
+			jen.Return(jen.Qual(g.Bridge, "CString").Call(jen.Id("s").Dot(c.field).Index(jen.Op(":")))),
 		))
 	}
 	return out
@@ -1197,8 +1196,7 @@ func (g *TypeGen) methodsVerbatim(p *tyPlan) *vtext {
 		if !doc(c.doc(p)) {
 			return nil
 		}
-		w.s(recv, c.method, "() string {\n\tb := s.", c.field, "[:]\n\tif i := ").qual("bytes", "IndexByte")
-		w.s("(b, 0); i >= 0 {\n\t\tb = b[:i]\n\t}\n\treturn string(b)\n}\n")
+		w.s(recv, c.method, "() string {\n\treturn ").qual(g.Bridge, "CString").s("(s.", c.field, "[:])\n}\n")
 	}
 	return w
 }

@@ -65,6 +65,7 @@ func loadTypesFixtureFrom(t *testing.T, dir, name string, order binary.ByteOrder
 		t.Fatalf("%s: byte order %v, want %v", name, spec.ByteOrder, order)
 	}
 	g := NewTypeGen(order)
+	g.Bridge = BridgeImport
 	var roots []btf.Type
 	for _, m := range slices.Sorted(maps.Keys(spec.Maps)) {
 		ms := spec.Maps[m]
@@ -196,8 +197,10 @@ func TestTypesLayout(t *testing.T) {
 func (fx *typesFixture) runLayoutTest(t *testing.T, goBin string, test []byte, tests int) {
 	t.Helper()
 	dir := t.TempDir()
+	goMod, goSum := requiringSkelgen(t, "x")
 	writeModule(t, dir, map[string][]byte{
-		"go.mod":               []byte("module x\n\ngo 1.26\n"),
+		"go.mod":               goMod,
+		"go.sum":               goSum,
 		"types.go":             fx.src,
 		"types_layout_test.go": test,
 	})
@@ -225,6 +228,7 @@ func TestTypesKernelLayout(t *testing.T) {
 		t.Skip("no kernel BTF to read:", err)
 	}
 	g := NewTypeGen(binary.NativeEndian)
+	g.Bridge = BridgeImport
 	for _, name := range []string{"task_struct", "sk_buff", "sock", "net_device", "file", "inode",
 		"bpf_prog", "bpf_map", "page", "perf_event", "xdp_buff"} {
 		var s *btf.Struct

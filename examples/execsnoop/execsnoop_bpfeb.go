@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -33,20 +32,12 @@ var _ = [1]struct{}{}[unsafe.Sizeof(ExecsnoopEvent{})-1064]
 
 // CommString returns struct event.comm (char[16]) up to its first NUL byte.
 func (s *ExecsnoopEvent) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Comm[:])
 }
 
 // ArgsString returns struct event.args (char[1024]) up to its first NUL byte.
 func (s *ExecsnoopEvent) ArgsString() string {
-	b := s.Args[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Args[:])
 }
 
 // ExecsnoopArgsMax is ARGS_MAX (#define, execsnoop.bpf.c:13).

@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -30,11 +29,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(KillsnoopEvent{})-32]
 
 // CommString returns struct event.comm (char[16]) up to its first NUL byte.
 func (s *KillsnoopEvent) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Comm[:])
 }
 
 // KillsnoopKillArgs is struct kill_args (8 bytes) with its C layout.

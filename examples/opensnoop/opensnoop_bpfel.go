@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -45,20 +44,12 @@ var _ = [1]struct{}{}[unsafe.Sizeof(OpensnoopEvent{})-304]
 
 // CommString returns struct event.comm (char[16]) up to its first NUL byte.
 func (s *OpensnoopEvent) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Comm[:])
 }
 
 // FnameString returns struct event.fname (char[256]) up to its first NUL byte.
 func (s *OpensnoopEvent) FnameString() string {
-	b := s.Fname[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Fname[:])
 }
 
 // OpensnoopNameMaxLen is NAME_MAX_LEN (#define, opensnoop.bpf.c:14).

@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -29,11 +28,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(ProfileKey{})-28]
 
 // CommString returns struct key.comm (char[16]) up to its first NUL byte.
 func (s *ProfileKey) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Comm[:])
 }
 
 // profileObject is the object built from profile.bpf.c for target bpfeb.

@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -31,11 +30,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(PslistProc{})-36]
 
 // CommString returns struct proc.comm (char[16]) up to its first NUL byte.
 func (s *PslistProc) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Comm[:])
 }
 
 // PslistCommLen is COMM_LEN (#define, pslist.bpf.c:45).

@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -86,11 +85,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(TcpccTcpCongestionOps{})-152]
 // NameString returns struct tcp_congestion_ops.name (char[16]) up to its first
 // NUL byte.
 func (s *TcpccTcpCongestionOps) NameString() string {
-	b := s.Name[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Name[:])
 }
 
 // tcpccObject is the object built from tcpcc.bpf.c for target bpfeb.

@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -85,11 +84,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(UsdtsnoopHit{})-88]
 
 // CommString returns struct hit.comm (char[16]) up to its first NUL byte.
 func (s *UsdtsnoopHit) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Comm[:])
 }
 
 // UsdtsnoopMaxArgs is MAX_ARGS (#define, usdtsnoop.bpf.c:13).

@@ -1,6 +1,9 @@
 package bridge
 
-import "unsafe"
+import (
+	"bytes"
+	"unsafe"
+)
 
 // bytesOf returns the memory of *v as a byte slice (no copy).
 func bytesOf[T any](v *T) []byte {
@@ -18,4 +21,13 @@ func fromBytes[T any](b []byte) T {
 	var v T
 	copy(bytesOf(&v), b)
 	return v
+}
+
+// CString returns b up to its first NUL byte, as C reads a char array:
+// the C string methods of a skeleton's types call it.
+func CString(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
 }

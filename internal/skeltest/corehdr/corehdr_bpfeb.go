@@ -4,7 +4,6 @@
 package corehdr
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -31,11 +30,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(CorehdrExecInfo{})-28]
 // CommString returns struct exec_info.comm (char[16]) up to its first NUL
 // byte.
 func (s *CorehdrExecInfo) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Comm[:])
 }
 
 // corehdrObject is the object built from corehdr.bpf.c for target bpfeb.

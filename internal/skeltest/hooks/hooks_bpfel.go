@@ -4,7 +4,6 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -31,11 +30,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(HooksEvent{})-32]
 // PayloadString returns struct event.payload (char[16]) up to its first NUL
 // byte.
 func (s *HooksEvent) PayloadString() string {
-	b := s.Payload[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Payload[:])
 }
 
 // HooksOutside is struct outside (32 bytes) with its C layout.

@@ -4,7 +4,6 @@
 package maps
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -29,11 +28,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(MapsEvent{})-32]
 
 // CommString returns struct event.comm (char[16]) up to its first NUL byte.
 func (s *MapsEvent) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Comm[:])
 }
 
 // MapsKey is struct key (8 bytes) with its C layout.
@@ -59,11 +54,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(MapsStats{})-32]
 
 // CommString returns struct stats.comm (char[16]) up to its first NUL byte.
 func (s *MapsStats) CommString() string {
-	b := s.Comm[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Comm[:])
 }
 
 // mapsObject is the object built from maps.bpf.c for target bpfel.

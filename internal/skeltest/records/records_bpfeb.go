@@ -4,7 +4,6 @@
 package records
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -28,11 +27,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(RecordsRec{})-72]
 
 // DataString returns struct rec.data (char[64]) up to its first NUL byte.
 func (s *RecordsRec) DataString() string {
-	b := s.Data[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Data[:])
 }
 
 // RecordsScratch is struct scratch (104 bytes) with its C layout.

@@ -4,7 +4,6 @@
 package structops
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -57,11 +56,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(StructopsTcpCongestionOps{})-152]
 // NameString returns struct tcp_congestion_ops.name (char[16]) up to its first
 // NUL byte.
 func (s *StructopsTcpCongestionOps) NameString() string {
-	b := s.Name[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Name[:])
 }
 
 // structopsObject is the object built from structops.bpf.c for target bpfeb.

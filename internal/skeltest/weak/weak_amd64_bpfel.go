@@ -4,7 +4,6 @@
 package weak
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -87,11 +86,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(WeakExterns{})-72]
 // HostnameString returns struct externs.hostname (char[16]) up to its first
 // NUL byte.
 func (s *WeakExterns) HostnameString() string {
-	b := s.Hostname[:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
+	return bridge.CString(s.Hostname[:])
 }
 
 // weakObject is the object built from weak.bpf.c for target amd64_bpfel.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
 )
 
 // TestBind fills tagged fields by their types, walks untagged structs,
@@ -116,7 +117,18 @@ func TestBindRemembersAutoattached(t *testing.T) {
 	if got := strings.Join(bound, " "); got != "kp tp" {
 		t.Errorf("AttachAll's programs: %q, want \"kp tp\"", got)
 	}
-	if got := strings.Join(NewTool(s).order, " "); got != "kp tp" {
+	tool := NewTool(s)
+	if got := strings.Join(tool.order, " "); got != "kp tp" {
 		t.Errorf("NewTool registers %q, want \"kp tp\"", got)
+	}
+	// Serve attaches at start what AttachAll would: not a program whose
+	// autoattach is off, which stays registered for skelgen_attach.
+	objs.Kp.SetAutoattach(false)
+	tool.links, tool.attached = map[string]link.Link{}, map[string]bool{}
+	if err := tool.attachAtStart(); err != nil {
+		t.Fatal(err)
+	}
+	if !tool.attached["tp"] || tool.attached["kp"] || tool.attachers["kp"] == nil {
+		t.Errorf("attached at start: %v, want tp alone (kp registered: %v)", tool.attached, tool.attachers["kp"] != nil)
 	}
 }

@@ -265,10 +265,8 @@ func (t *Tool) Serve(ctx context.Context) error {
 }
 
 func (t *Tool) serve(ctx context.Context, begin, end *hookRun, intervals []*hookRun) error {
-	for _, name := range t.order {
-		if err := t.attach(name); err != nil {
-			return err
-		}
+	if err := t.attachAtStart(); err != nil {
+		return err
 	}
 	if begin != nil {
 		if err := begin.runEmpty(); err != nil {
@@ -613,6 +611,21 @@ func (t *Tool) attach(name string) error {
 		t.links[name] = lk
 	}
 	t.attached[name] = true
+	return nil
+}
+
+// attachAtStart attaches the registered programs, in order, as AttachAll
+// does: not those whose autoattach is off, which stay registered for
+// skelgen_attach.
+func (t *Tool) attachAtStart() error {
+	for _, name := range t.order {
+		if t.set != nil && !(Program{set: t.set, name: name}).Autoattach() {
+			continue
+		}
+		if err := t.attach(name); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

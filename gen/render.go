@@ -310,7 +310,8 @@ func (s *skeleton) loadDecls(f *jen.File, id skelIDs) {
 			)
 			externs = jen.Id("externs")
 		}
-		// Kernel-only: the module's runtime copy need not carry the VM.
+		// LoadKernelOnly for a kernel-only object: the module's runtime
+		// copy need not carry the VM.
 		args := []jen.Code{jen.Id("s").Dot("Spec")}
 		load := "LoadKernelOnly"
 		if len(s.user) > 0 {
@@ -469,7 +470,8 @@ func (s *skeleton) loadVerbatim(id skelIDs, loadDoc string) *vtext {
 		w.s("\tvar externs map[string]").qual(s.cfg.RuntimeImport, "Func").s("\n\tif opts != nil && opts.Host != nil {\n\t\texterns = ", id.bindFn, "(opts.Host)\n\t}\n")
 		externs = "externs"
 	}
-	// Kernel-only: the module's runtime copy need not carry the VM.
+	// LoadKernelOnly for a kernel-only object: the module's runtime copy
+	// need not carry the VM.
 	if len(s.user) == 0 {
 		w.s("\tset, err := ").qual(s.bridge, "LoadKernelOnly").s("(s.Spec, ")
 	} else {
@@ -536,16 +538,14 @@ func (s *skeleton) objectTailVerbatim(id skelIDs) *vtext {
 	w.s("\n")
 	if len(s.user) > 0 {
 		w.s(recv, "init() error {\n\tvar err error\n")
-	}
-	for _, up := range s.user {
-		translation := "nil"
-		if up.translation != nil {
-			translation = up.translationFn
+		for _, up := range s.user {
+			translation := "nil"
+			if up.translation != nil {
+				translation = up.translationFn
+			}
+			w.s("\tif !o.set.Disabled(").lit(up.name).s(") {\n\t\tif o.", up.field, ", err = ").expr(up.ctor(s.bridge)).s("(o.set, ").lit(up.name).
+				s(", " + translation + "); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
 		}
-		w.s("\tif !o.set.Disabled(").lit(up.name).s(") {\n\t\tif o.", up.field, ", err = ").expr(up.ctor(s.bridge)).s("(o.set, ").lit(up.name).
-			s(", " + translation + "); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n")
-	}
-	if len(s.user) > 0 {
 		w.s("\treturn ").qual(s.bridge, "Bind").s("(o.set, o)\n}\n\n")
 	}
 	if !w.docComment(collectionDoc) {

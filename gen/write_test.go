@@ -128,15 +128,9 @@ func flagConfig(t *testing.T, args ...string) Config {
 // translates the record hook and the program Go runs while the begin,
 // interval, lost and end hooks are left to the interpreter.
 func TestAOTAuto(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "internal/skeltest/hooks/hooks_bpfel.o"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
+	writeModule(t, dir, map[string][]byte{"hooks.bpf.o": readSkeltestObject(t, "hooks")})
 	in := filepath.Join(dir, "hooks.bpf.o")
-	if err := os.WriteFile(in, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	all := []string{"Begin", "Tick", "OnEvent", "OnLost", "End", "Outside"}
 	for _, c := range []struct {
 		args       []string
